@@ -93,9 +93,8 @@ def _as_joint_codes(codes: np.ndarray, sizes: tuple[int, ...]) -> np.ndarray:
     if c2.shape[0] == 0:
         raise UsageError("codes: no records")
     lim = np.asarray(sizes)
-    bad = (c2 < 0) | (c2 >= lim)
-    if bad.any():
-        i, j = np.argwhere(bad)[0]
+    if (c2.min(axis=0) < 0).any() or (c2.max(axis=0) >= lim).any():  # cheap check first
+        i, j = np.argwhere((c2 < 0) | (c2 >= lim))[0]
         raise UsageError(
             f"codes: record {i}, attribute {j}: code {c2[i, j]} outside 0..{sizes[j] - 1}"
         )
@@ -263,7 +262,10 @@ class UniformMixture:
         a = self.keep
         if a >= 1.0:
             return np.array(codes, copy=True)
-        fresh = np.minimum(((u - a) / (1.0 - a) * self.N).astype(np.int64), self.N - 1)
+        fresh = u - a
+        fresh *= self.N / (1.0 - a)
+        fresh = fresh.astype(np.int64)
+        np.minimum(fresh, self.N - 1, out=fresh)
         out = np.where(u < a, flat, fresh)
         return _from_joint(out, np.asarray(codes), self._sizes)
 
