@@ -157,12 +157,14 @@ class LambdaRandomization:
     @property
     def epsilons(self) -> tuple[float, ...]:
         """Exact local epsilon of each factor."""
-        return tuple(factor_epsilon(lam, n) for lam, n in zip(self._lambdas, self._sizes, strict=True))
+        pairs = zip(self._lambdas, self._sizes, strict=True)
+        return tuple(factor_epsilon(lam, n) for lam, n in pairs)
 
     @property
     def entropies(self) -> tuple[float, ...]:
         """Entropy rate ``H(P_i)`` (bits) of each factor."""
-        return tuple(factor_entropy(lam, n) for lam, n in zip(self._lambdas, self._sizes, strict=True))
+        pairs = zip(self._lambdas, self._sizes, strict=True)
+        return tuple(factor_entropy(lam, n) for lam, n in pairs)
 
     @property
     def entropy(self) -> float:
@@ -287,4 +289,3 @@ def paper_example() -> list[StrengthRow]:
         )
     )
     return rows
-

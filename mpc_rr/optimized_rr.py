@@ -100,9 +100,12 @@ class PatternMechanism:
 
     * ``levels``: the ``2^k`` probabilities ``X_S`` indexed by bit mask
       ``S = sum_{i in S} 2**i`` (LP results; any λ-randomization product);
-    * ``compact=(x0, singles, log_rest)``: ``X_empty = x0``, ``X_{i} =
-      singles[i]`` and every level with two or more differing attributes
-      equal to ``exp(log_rest)`` (heuristic results, any ``k``).
+    * ``compact=(d0, singles, log_rest)``: every level with two or more
+      differing attributes equals ``R = exp(log_rest)``, ``X_empty = R + d0``
+      and ``X_{i} = R + singles[i]`` (heuristic results, any ``k``).  Storing
+      the *excess over R* keeps full precision when ``R`` is astronomically
+      small (it underflows for k = 10,000) -- and the excesses are exactly
+      what Algorithm 3's induction leaves invariant.
 
     Rows must sum to one: ``sum_S X_S t_S = 1``.
     """
@@ -131,12 +134,12 @@ class PatternMechanism:
             self._compact = None
         else:
             assert compact is not None
-            x0, singles, log_rest = compact
+            d0, singles, log_rest = compact
             singles = np.asarray(singles, dtype=float)
             if singles.shape != (k,):
                 raise UsageError(f"compact singles must have {k} entries, got {singles.shape}")
             self._levels = None
-            self._compact = (float(x0), singles, float(log_rest))
+            self._compact = (float(d0), singles, float(log_rest))
 
     @property
     def sizes(self) -> tuple[int, ...]:
@@ -150,10 +153,11 @@ class PatternMechanism:
         k = len(self._sizes)
         if k > 26:
             raise UsageError(f"a 2**k level table is not formed for k = {k} attributes")
-        x0, singles, log_rest = self._compact  # type: ignore[misc]
-        table = np.full(1 << k, math.exp(log_rest))
-        table[0] = x0
-        table[1 << np.arange(k)] = singles
+        d0, singles, log_rest = self._compact  # type: ignore[misc]
+        rest = math.exp(log_rest)
+        table = np.full(1 << k, rest)
+        table[0] = rest + d0
+        table[1 << np.arange(k)] = rest + singles
         return table
 
     def _log_levels_extremes(self) -> tuple[float, float]:
@@ -161,12 +165,14 @@ class PatternMechanism:
         if self._levels is not None:
             lo, hi = float(self._levels.min()), float(self._levels.max())
             return math.log(hi), (math.log(lo) if lo > 0 else -math.inf)
-        x0, singles, log_rest = self._compact  # type: ignore[misc]
-        vals = np.append(singles, x0)
-        hi = max(math.log(float(vals.max())), log_rest)
-        lo_val = float(vals.min())
-        lo = min(math.log(lo_val) if lo_val > 0 else -math.inf, log_rest)
-        return hi, lo
+        d0, singles, log_rest = self._compact  # type: ignore[misc]
+        excess = np.append(singles, d0)
+        d_hi, d_lo = float(excess.max()), float(excess.min())
+        hi = float(np.logaddexp(log_rest, math.log(d_hi))) if d_hi > 0 else log_rest
+        if d_lo >= 0:
+            return hi, log_rest
+        lo_val = math.exp(log_rest) + d_lo
+        return hi, (math.log(lo_val) if lo_val > 0 else -math.inf)
 
     @property
     def epsilon(self) -> float:
@@ -191,19 +197,12 @@ class PatternMechanism:
                 pair = weighted.sum(axis=tuple(j for j in range(k) if j != ax))
                 keep[i], changed[i] = pair[0], pair[1]
             return keep, changed / (a - 1.0)
-        x0, singles, log_rest = self._compact  # type: ignore[misc]
-        rest = math.exp(log_rest)
+        d0, singles, log_rest = self._compact  # type: ignore[misc]
         log_n = float(np.sum(np.log(a)))
-        q_over_a = np.exp(log_rest + log_n - np.log(a))  # rest * N / a_j
+        q_over_a = np.exp(log_rest + log_n - np.log(a))  # R * N / a_j
         total_single = float(np.sum((a - 1.0) * singles))
-        keep = (
-            x0
-            + total_single
-            - (a - 1.0) * singles
-            + q_over_a
-            - rest * (a.sum() - a - k + 2)
-        )
-        other = singles + q_over_a - rest
+        keep = d0 + total_single - (a - 1.0) * singles + q_over_a
+        other = singles + q_over_a
         return keep, other
 
     @property
@@ -235,8 +234,10 @@ class PatternMechanism:
                 shift = rng.integers(1, sizes[i], size=n)
                 out[:, i] = np.where(change, (out[:, i] + shift) % sizes[i], out[:, i])
         else:
-            x0, singles, log_rest = self._compact  # type: ignore[misc]
-            single_mass = (sizes - 1) * singles
+            d0, singles, log_rest = self._compact  # type: ignore[misc]
+            rest = math.exp(log_rest)
+            x0 = rest + d0
+            single_mass = (sizes - 1) * (rest + singles)
             rest_mass = max(0.0, 1.0 - x0 - float(single_mass.sum()))
             probs = np.concatenate(([x0], single_mass, [rest_mass]))
             branch = rng.choice(k + 2, size=n, p=probs / probs.sum())
@@ -372,57 +373,46 @@ def solve_lp(sizes: Sequence[int], epsilons: Sequence[float]) -> OptimizedRR:
 def _heuristic_compact(
     sizes: tuple[int, ...], eps: tuple[float, ...]
 ) -> tuple[float, np.ndarray, float, tuple[int, ...]]:
-    """Algorithm 3 in probability units; returns ``(x0, singles, log_rest, fallbacks)``.
+    """Algorithm 3 in probability units; returns ``(d0, singles, log_rest, fallbacks)``.
 
-    State after attribute ``i``: ``X0`` (no change), the single-change levels,
-    and the rest level ``R`` (log-tracked).  Marginalizing attribute ``i`` out
-    of the ``i``-attribute mechanism must give the ``(i−1)``-attribute one
-    (Eq. 9): ``R_i = R_{i−1}/a_i``, ``X_j -= (a_i − 1) R_i`` for ``j < i`` and
-    ``X0_i + (a_i − 1) X_i = X0_{i−1}``; Eq. 7 fixes ``X_i``.  ``Q = R N`` is
-    invariant.  Running sums make each step ``O(1)``.
+    State after attribute ``i``: the rest level ``R_i`` (log-tracked) and the
+    excesses over it, ``d0 = X0 − R`` and ``d_j = X_j − R``.  In the paper's
+    ratio units ``x = X / R`` the induction (Eq. 9) reads
+    ``x_{i,j} − 1 = a_i (x_{i−1,j} − 1)`` and ``R_i = R_{i−1} / a_i``, so the
+    excesses ``d_j`` do not change once set, and ``d0`` loses ``(a_i − 1) d_i``.
+    Eq. 7 becomes ``Q/a_i + d0_i + D = e^{eps_i} (Q/a_i + d_i)`` with
+    ``Q = R N`` (invariant) and ``D = sum_{h<i} (a_h − 1) d_h``, solved for
+    ``d_i``.  The fallback test (step 8) is ``d0_i < 0``, ``d_i < 0`` or
+    ``d0_i < max_{j <= i} d_j``; the fallback (step 9) sets ``d_i = 0``.
+    Each step is ``O(1)``: ``O(k)`` overall, no overflow, no cancellation.
     """
     k = len(sizes)
     a1, a2 = sizes[0], sizes[1]
     x0, x1, x2, _ = closed_form_two(a1, a2, eps[0], eps[1])
     z = x0 + (a1 - 1) * x1 + (a2 - 1) * x2 + (a1 - 1) * (a2 - 1)
-    big_x0 = x0 / z
-    step_single = [x1 / z, x2 / z]
+    d0 = (x0 - 1.0) / z
+    singles = [(x1 - 1.0) / z, (x2 - 1.0) / z]
     log_rest = -math.log(z)
-    step_log_rest = [log_rest, log_rest]
     q = a1 * a2 / z  # rest level times the current domain size: invariant
-    sum_single = (a1 - 1) * step_single[0] + (a2 - 1) * step_single[1]
-    sum_am1 = float(a1 - 1 + a2 - 1)
-    sum_a = float(a1 + a2)
-    max_single = max(step_single)
+    sum_d = (a1 - 1) * singles[0] + (a2 - 1) * singles[1]
+    max_d = max(singles)
     fallbacks = []
     for i in range(2, k):
         a = sizes[i]
         e = math.exp(eps[i])
         log_rest -= math.log(a)
-        rest = math.exp(log_rest)
-        big_a = sum_single - (a - 1) * rest * sum_am1
-        big_b = q / a - rest * (sum_a - i + 1)
-        big_c = q / a - rest
-        xi = (big_x0 + big_a + big_b - e * big_c) / (e + a - 1)
-        new_x0 = big_x0 - (a - 1) * xi
-        new_max = max_single - (a - 1) * rest
-        if new_x0 < rest or xi < rest or new_x0 < new_max or new_x0 < xi:
-            xi = rest  # Algorithm 3, steps 8-10: eps_i is no longer the requested one
-            new_x0 = big_x0 - (a - 1) * rest
+        qa = q / a
+        di = (d0 + sum_d + qa * (1.0 - e)) / (e + a - 1)
+        new_d0 = d0 - (a - 1) * di
+        if new_d0 < 0 or di < 0 or new_d0 < max(max_d, di):
+            di = 0.0  # Algorithm 3, steps 8-10: eps_i is no longer the requested one
+            new_d0 = d0
             fallbacks.append(i)
-        big_x0 = new_x0
-        sum_single = big_a + (a - 1) * xi
-        max_single = max(new_max, xi)
-        sum_am1 += a - 1
-        sum_a += a
-        step_single.append(xi)
-        step_log_rest.append(log_rest)
-    a_arr = np.asarray(sizes, dtype=float)
-    dec = (a_arr - 1.0) * np.exp(np.asarray(step_log_rest))
-    dec[:2] = 0.0  # the first two singles were set at step 2
-    tail = np.concatenate((np.cumsum(dec[::-1])[::-1][1:], [0.0]))  # sum_{h > j} dec[h]
-    singles = np.asarray(step_single) - tail
-    return big_x0, singles, log_rest, tuple(fallbacks)
+        d0 = new_d0
+        sum_d += (a - 1) * di
+        max_d = max(max_d, di)
+        singles.append(di)
+    return d0, np.asarray(singles), log_rest, tuple(fallbacks)
 
 
 def _candidate_orders(sizes: tuple[int, ...], eps: tuple[float, ...]) -> list[tuple[int, ...]]:
@@ -454,10 +444,10 @@ def _heuristic_in_order(
 ) -> tuple[PatternMechanism, tuple[int, ...]]:
     perm_sizes = tuple(sizes[j] for j in order)
     perm_eps = tuple(eps[j] for j in order)
-    x0, singles_perm, log_rest, fb = _heuristic_compact(perm_sizes, perm_eps)
+    d0, singles_perm, log_rest, fb = _heuristic_compact(perm_sizes, perm_eps)
     singles = np.empty(len(sizes))
     singles[list(order)] = singles_perm
-    mech = PatternMechanism(sizes, compact=(x0, singles, log_rest))
+    mech = PatternMechanism(sizes, compact=(d0, singles, log_rest))
     return mech, tuple(order[i] for i in fb)
 
 
@@ -636,4 +626,3 @@ class OptimizedRR(PatternMechanism):
             f"OptimizedRR(sizes={self.sizes}, method={self.method!r}, "
             f"overall_epsilon={self.overall_epsilon:.6g}, kronecker={self.kronecker_epsilon:.6g})"
         )
-
