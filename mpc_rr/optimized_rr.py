@@ -512,16 +512,21 @@ def solve_heuristic(
             best = (mech, cand, fb)
     if best is None:
         cand, achieved, bad = first_failure  # type: ignore[misc]
-        detail = ", ".join(
-            f"attribute {i}: requested {eps[i]:.6g}, achieved {achieved[i]:.6g}"
-            + (" (weaker)" if achieved[i] > eps[i] else " (stronger)")
-            for i in bad
+        more = f" (and {len(bad) - 5} more attributes)" if len(bad) > 5 else ""
+        detail = (
+            ", ".join(
+                f"attribute {i}: requested {eps[i]:.6g}, achieved {achieved[i]:.6g}"
+                + (" (weaker)" if achieved[i] > eps[i] else " (stronger)")
+                for i in bad[:5]
+            )
+            + more
         )
+        shown = str(cand) if k <= 12 else f"({cand[0]}, {cand[1]}, ..., {cand[-1]})"
         if on_mismatch == "reorder":
-            tried = f"any of {len(orders)} attribute orders (e.g. order {cand})"
+            tried = f"any of {len(orders)} attribute orders (e.g. order {shown})"
             hint = "use method='lp' (exact)"
         else:
-            tried = f"order {cand}"
+            tried = f"order {shown}"
             hint = "use method='lp' (exact) or on_mismatch='reorder'"
         raise UsageError(
             f"the heuristic (Algorithm 3) cannot meet the requested epsilons with {tried}: "
