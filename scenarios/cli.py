@@ -13,7 +13,7 @@ import importlib
 import sys
 from collections.abc import Sequence
 
-COMMANDS: tuple[str, ...] = ("reproduce",)
+COMMANDS: tuple[str, ...] = ("reproduce", "mechanism")
 
 
 def build_parser() -> argparse.ArgumentParser:
