@@ -266,3 +266,28 @@ def test_party_refuses_a_broadcast_that_differs_from_its_own_clustering() -> Non
     run_roles(roles)
     errs = [roles[i].error for i in range(1, n + 1)]
     assert all(e is not None and "does not match the one computed locally" in str(e) for e in errs)
+
+
+@pytest.mark.parametrize("mechanism", ["lambda", "optimized"])
+def test_structured_mechanisms_in_the_pipeline(mechanism: str) -> None:
+    n, seed = 60, 11
+    x = records(n, 12)
+    cfg = config(n, mechanism=mechanism)
+    roles = pipeline_roles(cfg, x, seed, KEY)
+    run_roles(roles)
+    res = roles[COORDINATOR].result
+    gens = party_generators(seed, n)
+    rr_independent(
+        x, cfg.sizes, cfg.attribute_mechanisms(), gens
+    )  # same draws as the dependence phase
+    rel = release_groups(
+        x, cfg.sizes, res.clustering.clusters, cfg.release_mechanisms(res.clustering.clusters), gens
+    )
+    np.testing.assert_array_equal(res.randomized, rel.randomized)
+    for a, b in zip(res.estimates, rel.estimates, strict=True):
+        np.testing.assert_allclose(a.distribution, b.distribution)
+    eps_sum = sum(cfg.attribute_epsilons())
+    if mechanism == "lambda":
+        assert res.epsilon["release"] == pytest.approx(eps_sum)
+    else:  # the optimized joint mechanism meets every eps_A with less overall epsilon
+        assert res.epsilon["release"] < eps_sum

@@ -8,13 +8,15 @@ from dataclasses import dataclass, field
 from mpc_rr.errors import UsageError
 from mpc_rr.estimation import METHODS
 from mpc_rr.joint import JointMechanism
+from mpc_rr.lambda_rr import LambdaRandomization
 from mpc_rr.mechanisms import cluster_matrix, keep_or_uniform
+from mpc_rr.optimized_rr import optimize
 from mpc_rr.schema import Schema
 
 __all__ = ["DEPENDENCE_SOURCES", "MECHANISMS", "PipelineConfig"]
 
 DEPENDENCE_SOURCES = ("rr", "secure-sum", "pairwise-rr")
-MECHANISMS = ("cluster",)
+MECHANISMS = ("cluster", "lambda", "optimized")
 
 
 @dataclass(frozen=True)
@@ -36,8 +38,14 @@ class PipelineConfig:
     dependence:
         ``rr`` (Sec. 4.1), ``secure-sum`` (4.2) or ``pairwise-rr`` (4.3).
     mechanism:
-        Release mechanism per cluster: ``cluster`` (Sec. 6.3.2 matrix at
-        eps_C = sum of eps_A).
+        Release mechanism per cluster, all at the per-attribute epsilons
+        eps_A: ``cluster`` (Sec. 6.3.2 matrix, k-RR on the cluster's joint
+        domain at eps_C = sum of eps_A), ``lambda`` (Ruiz: the Kronecker
+        product of keep-or-uniform(p) factors, estimated jointly with the exact
+        axis-wise inverse), ``optimized`` (Yamamoto & Shibuya: the
+        privacy-optimized matrix meeting every eps_A with the least overall
+        epsilon; exact LP up to 12 attributes, else the heuristic, which
+        refuses rather than weakening a request).
     estimator:
         Repair of Eq. 2 estimates (``clip``, ``project``, ``ibu``, ``none``).
     adjust:
@@ -97,10 +105,16 @@ class PipelineConfig:
     def release_mechanisms(self, clusters: tuple[tuple[int, ...], ...]) -> list[JointMechanism]:
         """One joint mechanism per cluster at equal risk to RR-Independent (Sec. 6.3.2)."""
         eps = self.attribute_epsilons()
-        return [
-            cluster_matrix([self.sizes[i] for i in c], math.fsum(eps[i] for i in c))
-            for c in clusters
-        ]
+        out: list[JointMechanism] = []
+        for c in clusters:
+            sizes = [self.sizes[i] for i in c]
+            if self.mechanism == "cluster" or (self.mechanism == "optimized" and len(c) == 1):
+                out.append(cluster_matrix(sizes, math.fsum(eps[i] for i in c)))
+            elif self.mechanism == "lambda":
+                out.append(LambdaRandomization(sizes, [self.p] * len(c)))
+            else:
+                out.append(optimize(sizes, [eps[i] for i in c], method="auto", on_mismatch="raise"))
+        return out
 
     def dependence_epsilon(self) -> float:
         """Per-party epsilon spent by the dependence phase.
