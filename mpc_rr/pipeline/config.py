@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, field
+from functools import lru_cache
 
 from mpc_rr.errors import UsageError
 from mpc_rr.estimation import METHODS
@@ -97,24 +98,22 @@ class PipelineConfig:
 
     def attribute_mechanisms(self) -> list[JointMechanism]:
         """Per-attribute keep-or-uniform(p): the Sec. 4.1 dependence release and RR-Independent."""
-        return [keep_or_uniform(s, self.p) for s in self.sizes]
+        return list(_attribute_mechanisms(self.sizes, self.p))
 
     def attribute_epsilons(self) -> list[float]:
-        return [m.epsilon for m in self.attribute_mechanisms()]
+        return [m.epsilon for m in _attribute_mechanisms(self.sizes, self.p)]
 
     def release_mechanisms(self, clusters: tuple[tuple[int, ...], ...]) -> list[JointMechanism]:
-        """One joint mechanism per cluster at equal risk to RR-Independent (Sec. 6.3.2)."""
-        eps = self.attribute_epsilons()
-        out: list[JointMechanism] = []
-        for c in clusters:
-            sizes = [self.sizes[i] for i in c]
-            if self.mechanism == "cluster" or (self.mechanism == "optimized" and len(c) == 1):
-                out.append(cluster_matrix(sizes, math.fsum(eps[i] for i in c)))
-            elif self.mechanism == "lambda":
-                out.append(LambdaRandomization(sizes, [self.p] * len(c)))
-            else:
-                out.append(optimize(sizes, [eps[i] for i in c], method="auto", on_mismatch="raise"))
-        return out
+        """One joint mechanism per cluster at equal risk to RR-Independent (Sec. 6.3.2).
+
+        Memoized per process: every party of a simulation builds the same
+        mechanisms (an LP solve for ``optimized``) from the same public inputs.
+        """
+        return list(
+            _release_mechanisms(
+                self.mechanism, self.sizes, self.p, tuple(tuple(c) for c in clusters)
+            )
+        )
 
     def dependence_epsilon(self) -> float:
         """Per-party epsilon spent by the dependence phase.
@@ -128,3 +127,25 @@ class PipelineConfig:
         if self.dependence == "secure-sum":
             return math.inf
         raise UsageError(f"no epsilon accounting for dependence source {self.dependence!r} yet")
+
+
+@lru_cache(maxsize=64)
+def _attribute_mechanisms(sizes: tuple[int, ...], p: float) -> tuple[JointMechanism, ...]:
+    return tuple(keep_or_uniform(s, p) for s in sizes)
+
+
+@lru_cache(maxsize=64)
+def _release_mechanisms(
+    mechanism: str, all_sizes: tuple[int, ...], p: float, clusters: tuple[tuple[int, ...], ...]
+) -> tuple[JointMechanism, ...]:
+    eps = [m.epsilon for m in _attribute_mechanisms(all_sizes, p)]
+    out: list[JointMechanism] = []
+    for c in clusters:
+        sizes = [all_sizes[i] for i in c]
+        if mechanism == "cluster" or (mechanism == "optimized" and len(c) == 1):
+            out.append(cluster_matrix(sizes, math.fsum(eps[i] for i in c)))
+        elif mechanism == "lambda":
+            out.append(LambdaRandomization(sizes, [p] * len(c)))
+        else:
+            out.append(optimize(sizes, [eps[i] for i in c], method="auto", on_mismatch="raise"))
+    return tuple(out)

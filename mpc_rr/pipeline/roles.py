@@ -124,6 +124,27 @@ class PipelineResult:
     estimates: tuple[Estimate, ...]  # one per cluster
     adjustment: AdjustmentResult | None
     epsilon: dict[str, float]
+    dependence_randomized: np.ndarray | None = None  # Sec. 4.1 records (source "rr"), id order
+
+    def independent(self) -> tuple[tuple[Estimate, ...], WeightedRecords | None] | None:
+        """RR-Independent from the Sec. 4.1 records (source ``rr`` only): marginal
+        estimates and, if ``adjust``, the RR-Adjustment of those records."""
+        y = self.dependence_randomized
+        if y is None:
+            return None
+        cfg = self.config
+        mechs = cfg.attribute_mechanisms()
+        ests = tuple(
+            estimate_distribution(m, np.bincount(y[:, j], minlength=cfg.sizes[j]), cfg.estimator)
+            for j, m in enumerate(mechs)
+        )
+        if not cfg.adjust:
+            return ests, None
+        singles = [(j,) for j in range(len(cfg.sizes))]
+        adj = rr_adjustment(
+            y, cfg.sizes, singles, [e.distribution for e in ests], max_iter=cfg.adjust_iterations
+        )
+        return ests, WeightedRecords(cfg.sizes, y, adj.weights)
 
     @property
     def model(self) -> FactorModel:
@@ -332,6 +353,8 @@ class Coordinator(Role):
         self.dep_parties: tuple[int, ...] = ()
         self.dependences: np.ndarray | None = None
         self.clustering: Clustering | None = None
+        self.dep_randomized: np.ndarray | None = None
+        self.progress: Callable[[str, int, int], None] | None = None  # (phase, received, expected)
         self.sub: SubProtocol | None = None
         self.message_types = PIPELINE_MESSAGES
         if config.dependence != "rr":
@@ -392,6 +415,8 @@ class Coordinator(Role):
                 src,
             )
         store[src] = rec
+        if self.progress is not None:
+            self.progress(self.state, len(store), len(self.expected))
         return self._advance() if len(store) == len(self.expected) else []
 
     def _after_sub(self) -> list[Send]:
@@ -417,6 +442,7 @@ class Coordinator(Role):
             ids = sorted(self.records)
             self.dep_parties = tuple(ids)
             y = np.stack([self.records[i] for i in ids])
+            self.dep_randomized = y
             self.dependences = dependence_matrix(y, self.cfg.schema)
             return self._broadcast()
         if self.state == "RELEASE":
@@ -480,6 +506,7 @@ class Coordinator(Role):
             ests,
             adj,
             _epsilons(cfg, clusters),
+            self.dep_randomized,
         )
         self._done = True
         self.state = "DONE"

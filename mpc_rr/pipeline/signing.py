@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from functools import lru_cache
+
 from cryptography.exceptions import InvalidSignature
 from cryptography.hazmat.primitives import serialization
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey, Ed25519PublicKey
@@ -30,7 +32,15 @@ def sign(key: Ed25519PrivateKey, payload: bytes) -> bytes:
     return key.sign(payload)
 
 
+@lru_cache(maxsize=1024)
 def verify(public_key: bytes, signature: bytes, payload: bytes) -> bool:
+    """Ed25519 verification.
+
+    Memoized on the exact bytes: verification is a pure function, so when a
+    simulation runs thousands of parties in one process the identical
+    broadcast is verified once; any altered key, signature or payload is a
+    different cache key and is verified afresh.
+    """
     try:
         Ed25519PublicKey.from_public_bytes(public_key).verify(signature, payload)
     except (InvalidSignature, ValueError):
