@@ -221,12 +221,13 @@ def test_heuristic_validation():
 
 
 @settings(max_examples=25, deadline=None)
-@given(problem=small_problems(max_k=5, max_cells=1200), seed=st.integers(0, 2**32 - 1))
+@given(problem=small_problems(max_k=5, max_cells=300), seed=st.integers(0, 2**32 - 1))
 def test_structured_estimate_matches_dense_solve(problem, seed):
     sizes, eps = problem
     mech = solve_lp(sizes, eps)
     obs = np.random.default_rng(seed).random(sizes) * 50
-    if np.linalg.cond(mech.dense_matrix()) > 1e10:
+    spectrum = np.abs(np.linalg.eigvalsh(mech.dense_matrix()))  # P is symmetric
+    if spectrum.min() < 1e-10 * spectrum.max():
         # some LP optima are singular (e.g. sizes (2,)*5, eps 1 each): refused, not garbage
         with pytest.raises(UsageError, match="singular"):
             mech.estimate(obs)
