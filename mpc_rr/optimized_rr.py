@@ -33,7 +33,9 @@ the attribute order.  Here every result reports requested and achieved
 epsilons (computed from the built mechanism), and the caller chooses with
 ``on_mismatch``: ``"raise"`` refuses with a :class:`UsageError`, ``"reorder"``
 searches attribute orders and returns the best order that meets every request
-(refusing if none does).
+(refusing if none does).  Algorithm 3 can also be *worse* than the Kronecker
+construction for small epsilons; then the Kronecker mechanism is returned
+(``method="kronecker"``), so the result is never weaker than that baseline.
 
 Estimation never forms the ``N x N`` matrix: it lies in the algebra spanned by
 per-attribute ``I`` and ``J`` and is inverted exactly in its joint eigenbasis
