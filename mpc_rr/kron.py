@@ -178,30 +178,34 @@ def _householder(tensor: np.ndarray, axis: int) -> np.ndarray:
 
     ``H`` is symmetric and orthogonal (an involution) and maps the unit
     all-ones vector to ``e_0``, hence the complement of the all-ones direction
-    onto the span of ``e_1 .. e_{n-1}``.
+    onto the span of ``e_1 .. e_{n-1}``.  With ``w`` this simple,
+    ``w . x = sum(x)/sqrt(n) - x_0`` and the update is one broadcast
+    subtraction plus a correction of slice 0: ``O(N)`` per axis.
     """
     n = tensor.shape[axis]
-    w = np.full(n, 1.0 / np.sqrt(n))
-    w[0] -= 1.0
-    scale = 2.0 / float(w @ w)
-    d = np.tensordot(w, tensor, axes=([0], [axis]))  # shape without `axis`
-    shape = [1] * tensor.ndim
-    shape[axis] = n
-    tensor -= scale * w.reshape(shape) * np.expand_dims(d, axis)
+    root = np.sqrt(n)
+    scale = 2.0 / (2.0 - 2.0 / root)  # 2 / (w . w)
+    first = [slice(None)] * tensor.ndim
+    first[axis] = slice(0, 1)
+    head = tensor[tuple(first)]
+    d = tensor.sum(axis=axis, keepdims=True) / root - head
+    d *= scale
+    tensor -= d / root
+    head += d  # head is a view into tensor
     return tensor
 
 
-def _eigen_index(sizes: tuple[int, ...]) -> np.ndarray:
-    """For every eigen-coordinate cell ``j``, the bit mask ``T = {i : j_i == 0}``."""
+def _eigen_divisor(mu: np.ndarray, sizes: tuple[int, ...]) -> np.ndarray:
+    """Tensor of shape ``sizes`` holding ``mu_T`` with ``T = {i : j_i == 0}`` at cell ``j``."""
     k = len(sizes)
-    idx = np.zeros(sizes, dtype=np.int64)
-    for i, n in enumerate(sizes):
-        shape = [1] * k
-        shape[i] = n
-        v = np.zeros(n, dtype=np.int64)
-        v[0] = 1 << i
-        idx += v.reshape(shape)
-    return idx
+    table = np.asarray(mu, dtype=float).reshape((2,) * k)
+    table = np.transpose(table, tuple(range(k - 1, -1, -1)))  # axis i <-> attribute i
+    selectors = []
+    for n in sizes:
+        sel = np.zeros(n, dtype=np.intp)
+        sel[0] = 1
+        selectors.append(sel)
+    return table[np.ix_(*selectors)]
 
 
 def solve_pattern(observed: np.ndarray, mu: np.ndarray) -> np.ndarray:
@@ -236,7 +240,7 @@ def solve_pattern(observed: np.ndarray, mu: np.ndarray) -> np.ndarray:
     z = np.array(observed, dtype=float, copy=True)
     for axis in range(z.ndim):
         _householder(z, axis)
-    z /= mu[_eigen_index(z.shape)]
+    z /= _eigen_divisor(mu, z.shape)
     for axis in range(z.ndim):
         _householder(z, axis)
     return z

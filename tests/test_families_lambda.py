@@ -63,7 +63,7 @@ def test_is_a_joint_mechanism():
 # -- exact inverse -------------------------------------------------------------------
 
 
-@settings(max_examples=60, deadline=None)
+@settings(max_examples=40, deadline=None)
 @given(mech=lambda_mechanisms(), seed=st.integers(0, 2**32 - 1))
 def test_structured_estimate_matches_dense_solve(mech, seed):
     obs = np.random.default_rng(seed).random(mech.sizes) * 100
