@@ -1,10 +1,13 @@
 """The sparse communication graph of SecAgg+ (Bell et al. 2020): random, k-regular.
 
-Construction: place the parties ``1..n`` on a ring in a uniformly random order
-(a public permutation drawn from the injected numpy ``Generator``; the graph
-is public, so a non-cryptographic source is fine) and connect each party to
-the ``k/2`` nearest parties on either side.  Every party has exactly ``k``
-neighbours, and the neighbourhoods are random subsets as seen from outside.
+Construction: a random circulant.  Place the parties ``1..n`` on a ring in a
+uniformly random order and draw ``k/2`` distinct random offsets ``s`` from
+``1 .. floor((n-1)/2)``; each party is joined to the parties ``+-s`` ring
+positions away (both the permutation and the offsets come from the injected
+numpy ``Generator``: the graph is public, so a non-cryptographic source is
+fine).  Every party has exactly ``k`` neighbours; random offsets (rather than
+the ``k/2`` nearest) keep neighbourhoods from overlapping, so local dropouts
+do not cascade through threshold pruning.
 When ``k >= n - 1`` the graph is complete (the original SecAgg of Bonawitz et
 al. 2017).  Each party's neighbour list is O(k) to read once the graph is
 built (O(n k) total, vectorized).
@@ -55,12 +58,13 @@ class Graph:
         else:
             half = (degree + 1) // 2
             k = 2 * half
-            if k >= n - 1:
+            if half > (n - 1) // 2:
                 return cls.random_regular(n, n - 1, rng)
             order = rng.permutation(n) + 1  # ring position -> party id
             pos = np.empty(n + 1, np.int64)
             pos[order] = np.arange(n)
-            offs = np.concatenate([np.arange(-half, 0), np.arange(1, half + 1)])
+            steps = rng.choice(np.arange(1, (n - 1) // 2 + 1), size=half, replace=False)
+            offs = np.concatenate([-steps, steps])
             nb = order[(pos[1:, None] + offs[None, :]) % n]
             nb.sort(axis=1)
         out = np.zeros((n + 1, k), np.int64)

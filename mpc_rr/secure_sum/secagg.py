@@ -58,7 +58,7 @@ Threat model (what the docstring promises, and what tests check):
   the step is still open; an identical duplicate is reported and ignored.
 
 Modulus: sums are computed mod ``R`` (default the smallest power of two above
-``n * max_value``: 2^16 for Adult's 0/1 cells), and masked vectors travel in the
+``n * max_value``: 2^15 for Adult's 0/1 cells), and masked vectors travel in the
 smallest unsigned dtype holding ``R - 1`` (uint16 for Adult).
 
 Reference: K. Bonawitz et al., "Practical Secure Aggregation for
@@ -188,26 +188,29 @@ SECAGG_MESSAGES: tuple[type[Message], ...] = (
 
 # -- parameters ---------------------------------------------------------------------
 def default_degree(n: int) -> int:
-    """Graph degree ``2 * ceil(log2 n)`` (even), or the complete graph when that is >= n - 1."""
-    k = 2 * math.ceil(math.log2(max(n, 2)))
-    return min(n - 1, k)
+    """Graph degree ``2 * ceil(log2 n)`` (even); the complete graph for ``n <= 32``."""
+    if n <= 32:
+        return n - 1
+    return min(n - 1, 2 * math.ceil(math.log2(n)))
 
 
 def default_threshold(n: int, degree: int, max_dropout: float, failure: float = 1e-6) -> int:
     """Largest Shamir threshold that survives ``max_dropout`` (with prob. >= 1 - ``failure``).
 
-    Complete graph (``degree == n - 1``): ``degree - floor(max_dropout * n)``, which
-    every party keeps whatever parties drop.  Sparse graph: the largest ``t``
-    with ``n * P[Binomial(degree, 1 - max_dropout) < t] <= failure`` (a union
-    bound over parties for dropouts independent of the graph).
+    The larger of two guarantees: ``degree - floor(max_dropout * n)`` live
+    neighbours, which every party keeps whatever parties drop (the rule for a
+    complete graph), and the largest ``t`` with
+    ``n * P[Binomial(degree, 1 - max_dropout) < t] <= failure`` (a union bound
+    over parties, for dropouts independent of the graph).
     """
     from scipy.stats import binom
 
+    deterministic = degree - math.floor(max_dropout * n)
     if degree >= n - 1:
-        return degree - math.floor(max_dropout * n)
+        return deterministic
     ts = np.arange(1, degree + 1)
     ok = n * binom.cdf(ts - 1, degree, 1.0 - max_dropout) <= failure
-    return int(ts[ok].max()) if ok.any() else 0
+    return max(deterministic, int(ts[ok].max()) if ok.any() else 0)
 
 
 @dataclass(frozen=True)
@@ -221,7 +224,8 @@ class SecAggConfig:
     modulus:
         ``R``; every input is in ``[0, (R - 1) // n]``.
     degree, threshold:
-        Graph degree ``k`` and Shamir threshold ``t`` (``2 <= t <= k``).
+        Graph degree ``k`` and Shamir threshold ``t`` (``2 <= t <= k``; ``t = 1`` only
+        when ``n = 2``).
     max_dropout:
         Largest tolerated fraction of parties that drop out (cumulative).
     run:
@@ -272,9 +276,10 @@ class SecAggConfig:
         if k >= n - 1:
             k = n - 1
         t = default_threshold(n, k, max_dropout, failure) if threshold is None else threshold
-        if not 2 <= t <= k:
+        t_min = 1 if n == 2 else 2  # with 2 parties the sum reveals the other input anyway
+        if not t_min <= t <= k:
             raise UsageError(
-                f"SecAggConfig: threshold must be in [2, degree={k}], got {t} (a degree this "
+                f"SecAggConfig: threshold must be in [{t_min}, degree={k}], got {t} (a degree this "
                 f"small cannot tolerate max_dropout={max_dropout}; raise degree)"
             )
         return cls(int(n), int(cells), int(modulus), k, int(t), float(max_dropout), run)
@@ -348,6 +353,7 @@ class SecAggClient(Role):
             raise UsageError(f"x must have {config.cells} cells, got {self.x.size}")
         self.entropy = entropy if entropy is not None else SystemEntropy()
         self.state = "keys"
+        self._handled: set[type[Message]] = set()
         self._table: dict[tuple[str, type[Message]], Callable[[Message], list[Send]]] = {
             ("keys", NeighborKeys): self._on_neighbor_keys,
             ("shares", ForwardedShares): self._on_forwarded,
@@ -385,12 +391,18 @@ class SecAggClient(Role):
             self.abort(f"party {self.party_id}: aggregator aborted: {msg.reason}")
             return []
         handler = self._table.get((self.state, type(msg)))
+        if handler is None and type(msg) in self._handled:
+            raise PeerError(
+                f"party {self.party_id}: duplicate {type(msg).__name__} from aggregator ignored",
+                src,
+            )
         if handler is None or msg.run != self.cfg.run:
             raise PeerError(
                 f"party {self.party_id}: cannot handle {type(msg).__name__} (run {msg.run!r}) "
                 f"from party {src} in state {self.state!r}",
                 src,
             )
+        self._handled.add(type(msg))
         try:
             return handler(msg)
         except (PeerError, ValueError, crypto.InvalidTag) as exc:
@@ -690,7 +702,8 @@ class SecAggServer(Role):
             self._s_pk[u] = np.frombuffer(msg.s_pk, np.uint8)
             self._commit[u] = np.frombuffer(msg.b_commit, np.uint8)
         self._got, self._digest = {}, {}
-        self._prune("too few live neighbours after key advertisement")
+        self._bound()
+        self._prune("pruned: too few live neighbours after key advertisement")
         self._bound()
         self.phase = "shares"
         out: list[Send] = []
@@ -710,8 +723,8 @@ class SecAggServer(Role):
         return out
 
     def _close_shares(self) -> list[Send]:
-        members = self.alive.copy()
-        self._prune("too few neighbours left after share distribution")
+        self._bound()
+        self._prune("pruned: too few live neighbours after share distribution")
         self._bound()
         got = {u: m for u, m in self._got.items() if self.alive[u]}
         self._got, self._digest = {}, {}
@@ -728,7 +741,6 @@ class SecAggServer(Role):
         snd, rcv, cts = snd[keep], rcv[keep], cts[keep]
         order = np.lexsort((snd, rcv))
         snd, rcv, cts = snd[order], rcv[order], cts[order]
-        del members
         bounds = np.searchsorted(rcv, np.arange(self.cfg.n + 2))
         out: list[Send] = []
         self._mask_sets: dict[int, np.ndarray] = {}
