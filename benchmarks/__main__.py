@@ -1,0 +1,27 @@
+"""Run every benchmark module of this package that defines ``main()``."""
+
+from __future__ import annotations
+
+import importlib
+import pkgutil
+import sys
+
+import benchmarks
+
+
+def main() -> int:
+    only = set(sys.argv[1:])
+    for mod in sorted(
+        m.name for m in pkgutil.iter_modules(benchmarks.__path__) if not m.name.startswith("_")
+    ):
+        if only and mod not in only:
+            continue
+        print(f"\n##### benchmarks.{mod}", flush=True)
+        m = importlib.import_module(f"benchmarks.{mod}")
+        if hasattr(m, "main"):
+            m.main()
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
