@@ -13,7 +13,7 @@ import importlib
 import sys
 from collections.abc import Sequence
 
-COMMANDS: tuple[str, ...] = ("reproduce",)
+COMMANDS: tuple[str, ...] = ("reproduce", "secure_sum")
 
 
 def build_parser() -> argparse.ArgumentParser:
