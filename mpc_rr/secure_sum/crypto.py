@@ -34,6 +34,7 @@ __all__ = [
     "InvalidTag",
     "agree",
     "decrypt",
+    "enc_keys",
     "encrypt",
     "expand_mask",
     "expand_masks",
@@ -51,6 +52,8 @@ def hkdf_sha256(ikm: bytes, info: bytes, length: int = 32, salt: bytes = b"") ->
     if length > 255 * 32:
         raise UsageError(f"hkdf_sha256: length {length} too large")
     prk = hmac.digest(salt or bytes(32), ikm, "sha256")
+    if length <= 32:  # one expand block: the common case, two HMAC calls in all
+        return hmac.digest(prk, info + b"\x01", "sha256")[:length]
     out, block, i = b"", b"", 1
     while len(out) < length:
         block = hmac.digest(prk, block + info + bytes([i]), "sha256")
@@ -80,6 +83,14 @@ def pair_key(shared: bytes, purpose: str, run: str, a: int, b: int) -> bytes:
     """Derive a 32-byte key for ``purpose`` from a shared secret, bound to run and ids ``a, b``."""
     info = f"mpc_rr/secagg/v1/{purpose}/{run}/{a}/{b}".encode()
     return hkdf_sha256(shared, info)
+
+
+def enc_keys(shared: bytes, run: str, a: int, b: int) -> tuple[bytes, bytes]:
+    """The two direction keys ``(a -> b, b -> a)`` of a pair from one 64-byte HKDF output."""
+    lo, hi = min(a, b), max(a, b)
+    okm = hkdf_sha256(shared, f"mpc_rr/secagg/v1/enc/{run}/{lo}/{hi}".encode(), 64)
+    k_lo_hi, k_hi_lo = okm[:32], okm[32:]
+    return (k_lo_hi, k_hi_lo) if a == lo else (k_hi_lo, k_lo_hi)
 
 
 def _keystream(key: bytes, nbytes: int) -> bytes:

@@ -418,26 +418,26 @@ class SecAggClient(Role):
         m = ids.size
         c_pks = msg.c_pks.to_numpy(dtype=np.uint8, shape=(m, 32), sender=COORDINATOR)
         s_pks = msg.s_pks.to_numpy(dtype=np.uint8, shape=(m, 32), sender=COORDINATOR)
-        mine = self.graph.of(self.party_id)
-        if m and (np.any(np.diff(ids) <= 0) or not np.isin(ids, mine).all()):
+        mine = set(self.graph.of(self.party_id).tolist())
+        id_list = ids.tolist()
+        if m and (np.any(np.diff(ids) <= 0) or not mine.issuperset(id_list)):
             raise PeerError("neighbour ids are not a sorted subset of my graph neighbours", 0)
         t = self.cfg.threshold
         if m < t:
             raise PeerError(f"only {m} live neighbours, threshold is {t}", 0)
         self._nb_ids = ids
-        self._nb_s_pks = [bytes(r) for r in s_pks]
+        self._nb_s_pks = [r.tobytes() for r in s_pks]
         u, run = self.party_id, self.cfg.run
         secrets = np.frombuffer(crypto.private_bytes(self._s_sk) + self._b, np.uint8)
         chunks = shamir.bytes_to_chunks(secrets.reshape(2, 32)).reshape(-1)
         shares = shamir.share(chunks, ids, t, self.entropy).astype(_SHARE)  # (m, 22)
-        self._enc_shared: dict[int, bytes] = {}
-        cts = np.empty((m, CIPHERTEXT_LEN), np.uint8)
-        for i, v in enumerate(ids.tolist()):
-            shared = crypto.agree(self._c_sk, bytes(c_pks[i]))
-            self._enc_shared[v] = shared
-            key = crypto.pair_key(shared, "enc", run, u, v)
-            aad = f"{run}/{u}/{v}".encode()
-            cts[i] = np.frombuffer(crypto.encrypt(key, shares[i].tobytes(), aad), np.uint8)
+        self._dec_key: dict[int, bytes] = {}
+        cts = []
+        for i, v in enumerate(id_list):
+            shared = crypto.agree(self._c_sk, c_pks[i].tobytes())
+            k_out, self._dec_key[v] = crypto.enc_keys(shared, run, u, v)
+            cts.append(crypto.encrypt(k_out, shares[i].tobytes(), f"{run}/{u}/{v}".encode()))
+        cts = np.frombuffer(b"".join(cts), np.uint8).reshape(m, CIPHERTEXT_LEN)
         self.state = "shares"
         out = self._msg(
             EncryptedShares, 1, recipients=_wire(ids, _IDS), ciphertexts=_wire(cts, np.uint8)
@@ -449,24 +449,25 @@ class SecAggClient(Role):
         senders = _ids(msg.senders, COORDINATOR, "senders")
         m = senders.size
         cts = msg.ciphertexts.to_numpy(dtype=np.uint8, shape=(m, CIPHERTEXT_LEN), sender=0)
-        if m and (np.any(np.diff(senders) <= 0) or not np.isin(senders, self._nb_ids).all()):
+        sender_list = senders.tolist()
+        if m and (np.any(np.diff(senders) <= 0) or not set(self._dec_key).issuperset(sender_list)):
             raise PeerError("share senders are not a sorted subset of my live neighbours", 0)
         u, run = self.party_id, self.cfg.run
-        plain = np.empty((m, 2 * shamir.CHUNKS), np.uint64)
-        for i, v in enumerate(senders.tolist()):
-            key = crypto.pair_key(self._enc_shared[v], "enc", run, v, u)
-            pt = crypto.decrypt(key, cts[i].tobytes(), f"{run}/{v}/{u}".encode())
-            plain[i] = np.frombuffer(pt, _SHARE)
+        pts = [
+            crypto.decrypt(self._dec_key[v], cts[i].tobytes(), f"{run}/{v}/{u}".encode())
+            for i, v in enumerate(sender_list)
+        ]
+        plain = np.frombuffer(b"".join(pts), _SHARE).reshape(m, 2 * shamir.CHUNKS)
         if plain.size and int(plain.max()) >= shamir.PRIME:
             raise PeerError("a decrypted share is not a field element", 0)
         self._holders = senders
         self._held = plain  # row i: shares of s_sk (first 11) and b (last 11) of senders[i]
         # masked input: y = x + PRG(b) + sum_v sign(u, v) PRG(s_uv)  (mod R)
         pk_of = dict(zip(self._nb_ids.tolist(), self._nb_s_pks, strict=True))
-        keys = []
-        for v in senders.tolist():
-            shared = crypto.agree(self._s_sk, pk_of[v])
-            keys.append(crypto.pair_key(shared, "mask", run, min(u, v), max(u, v)))
+        keys = [
+            crypto.pair_key(crypto.agree(self._s_sk, pk_of[v]), "mask", run, min(u, v), max(u, v))
+            for v in sender_list
+        ]
         signs = np.where(senders > u, 1, -1)
         self_key = crypto.pair_key(self._b, "self", run, u, u)
         mask = _mask_sum(self_key, keys, signs, self.cfg.cells, self.cfg.modulus)
@@ -476,10 +477,11 @@ class SecAggClient(Role):
 
     def _on_unmask_request(self, msg: Message) -> list[Send]:
         assert isinstance(msg, UnmaskRequest)
-        dropped = _ids(msg.dropped, COORDINATOR, "dropped")
-        if not np.isin(dropped, self._holders).all():
+        dropped = set(_ids(msg.dropped, COORDINATOR, "dropped").tolist())
+        holders = self._holders.tolist()
+        if not dropped.issubset(holders):
             raise PeerError("unmask request names parties whose shares I do not hold", 0)
-        is_dropped = np.isin(self._holders, dropped)
+        is_dropped = np.array([h in dropped for h in holders], bool)
         alive = ~is_dropped
         c = shamir.CHUNKS
         out = self._msg(
@@ -621,20 +623,27 @@ class SecAggServer(Role):
                 raise PeerError(
                     f"aggregator: duplicate {expected.__name__} from party {src} ignored", src
                 )
-            del self._got[src]
+            self._forget(src)
             self._exclude(src)  # the step then closes at its deadline (on_timeout)
             raise PeerError(
                 f"aggregator: party {src} sent two different {expected.__name__}; excluded", src
             )
         try:
-            self._validate(src, msg)
+            payload = self._validate(src, msg)
         except PeerError as exc:
             self._exclude(src)
             raise PeerError(f"{exc}; party {src} excluded as a dropout", src) from None
-        self._got[src] = msg
+        self._got[src] = payload
         self._digest[src] = digest
+        if isinstance(msg, MaskedInput):
+            self._y_acc += payload
         self._expect.discard(src)
         return self._maybe_close()
+
+    def _forget(self, u: int) -> None:
+        payload = self._got.pop(u)
+        if self.phase == "masked":
+            self._y_acc -= payload
 
     def _exclude(self, u: int) -> None:
         self.culprits.append(u)
@@ -646,22 +655,27 @@ class SecAggServer(Role):
         return self._close()
 
     # -- validation of each step's message ------------------------------------------
-    def _validate(self, u: int, msg: Message) -> None:
+    def _validate(self, u: int, msg: Message) -> object:
+        """Check one step message from party ``u``; return the decoded payload."""
         cfg = self.cfg
         if isinstance(msg, AdvertiseKeys):
             for name in ("c_pk", "s_pk", "b_commit"):
                 if len(getattr(msg, name)) != 32:
                     raise PeerError(f"aggregator: {name} from party {u} is not 32 bytes", u)
-        elif isinstance(msg, EncryptedShares):
+            return msg
+        if isinstance(msg, EncryptedShares):
             rec = _ids(msg.recipients, u, "recipients")
             if not np.array_equal(rec, self._sent_ids[u]):
                 raise PeerError(f"aggregator: party {u} addressed shares to the wrong parties", u)
-            msg.ciphertexts.to_numpy(dtype=np.uint8, shape=(rec.size, CIPHERTEXT_LEN), sender=u)
-        elif isinstance(msg, MaskedInput):
-            read_residues(msg.y, cfg.modulus, cfg.cells, u, "masked input")
-        elif isinstance(msg, UnmaskShares):
+            return msg.ciphertexts.to_numpy(
+                dtype=np.uint8, shape=(rec.size, CIPHERTEXT_LEN), sender=u
+            )
+        if isinstance(msg, MaskedInput):
+            return read_residues(msg.y, cfg.modulus, cfg.cells, u, "masked input")
+        if isinstance(msg, UnmaskShares):
             holders = self._mask_sets[u]
             is_dropped = ~self._inputs[holders]  # status frozen when the unmask step opened
+            out = []
             for owners_w, shares_w, want in (
                 (msg.b_owners, msg.b_shares, holders[~is_dropped]),
                 (msg.s_owners, msg.s_shares, holders[is_dropped]),
@@ -674,6 +688,9 @@ class SecAggServer(Role):
                 sh = shares_w.to_numpy(dtype=_SHARE, shape=(want.size, shamir.CHUNKS), sender=u)
                 if sh.size and int(sh.max()) >= shamir.PRIME:
                     raise PeerError(f"aggregator: share from party {u} is not a field element", u)
+                out += [want, sh]
+            return out
+        raise PeerError(f"aggregator: unexpected {type(msg).__name__} from party {u}", u)
 
     # -- step transitions ------------------------------------------------------------
     def _close(self) -> list[Send]:
@@ -733,10 +750,7 @@ class SecAggServer(Role):
             [np.full(self._sent_ids[u].size, u) for u in got] or [np.zeros(0, int)]
         )
         rcv = np.concatenate([self._sent_ids[u] for u in got] or [np.zeros(0, int)])
-        cts = np.concatenate(
-            [m.ciphertexts.to_numpy().reshape(-1, CIPHERTEXT_LEN) for m in got.values()]
-            or [np.zeros((0, CIPHERTEXT_LEN), np.uint8)]
-        )
+        cts = np.concatenate(list(got.values()) or [np.zeros((0, CIPHERTEXT_LEN), np.uint8)])
         keep = self.alive[rcv]
         snd, rcv, cts = snd[keep], rcv[keep], cts[keep]
         order = np.lexsort((snd, rcv))
@@ -755,17 +769,14 @@ class SecAggServer(Role):
             )
             out.append(Send(v, msg))
         self._sharers = self.alive.copy()  # U2: parties whose seeds are shared
+        self._y_acc = np.zeros(self.cfg.cells, np.uint64)
         return out
 
     def _close_masked(self) -> list[Send]:
         self._bound()
         cfg = self.cfg
         self._inputs = self.alive.copy()  # U3
-        acc = np.zeros(cfg.cells, np.uint64)
-        for msg in self._got.values():
-            assert isinstance(msg, MaskedInput)
-            acc += msg.y.to_numpy()
-        self._y_sum = acc % np.uint64(cfg.modulus)
+        self._y_sum = self._y_acc % np.uint64(cfg.modulus)
         self._got, self._digest = {}, {}
         # every party whose seed must be rebuilt needs t live share holders among U3
         dropped_sharers = self._sharers & ~self._inputs
@@ -789,12 +800,12 @@ class SecAggServer(Role):
 
     def _gather(self, which: str) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         own, hold, sh = [], [], []
-        for v, msg in self._got.items():
-            assert isinstance(msg, UnmaskShares)
-            owners = getattr(msg, f"{which}_owners").to_numpy().astype(np.int64)
+        k = 0 if which == "b" else 2
+        for v, payload in self._got.items():
+            owners, shares = payload[k], payload[k + 1]
             own.append(owners)
             hold.append(np.full(owners.size, v))
-            sh.append(getattr(msg, f"{which}_shares").to_numpy().reshape(-1, shamir.CHUNKS))
+            sh.append(shares)
         if not own:
             return np.zeros(0, np.int64), np.zeros(0, np.int64), np.zeros((0, shamir.CHUNKS))
         return np.concatenate(own), np.concatenate(hold), np.concatenate(sh)
