@@ -269,7 +269,13 @@ class SecAggConfig:
                 f"SecAggConfig: modulus must be in [2, 2^32] and exceed n * max_value = "
                 f"{n * max_value}, got {modulus}"
             )
-        k = default_degree(n) if degree is None else int(degree)
+        if degree is None and threshold is None:
+            # grow the default degree until the dropout tolerance admits a threshold >= 2
+            k = default_degree(n)
+            while k < n - 1 and default_threshold(n, k, max_dropout, failure) < 2:
+                k += 2
+        else:
+            k = default_degree(n) if degree is None else int(degree)
         if k < 1:
             raise UsageError(f"SecAggConfig: degree must be >= 1, got {degree}")
         k = n - 1 if k >= n - 1 else k + (k % 2)  # the graph rounds odd degrees up
