@@ -12,8 +12,8 @@ from mpc_rr.dependence import dependence_matrix
 from mpc_rr.errors import PeerError, UsageError
 from mpc_rr.harness import run_roles
 from mpc_rr.messages import Codec, Message, WireArray
+from mpc_rr.pair_cells import PairLayout
 from mpc_rr.pipeline import PIPELINE_MESSAGES, DataParty, PipelineConfig, pipeline_roles, signing
-from mpc_rr.pipeline.pair_cells import PairCells
 from mpc_rr.pipeline.roles import SignedClustering, party_generators
 from mpc_rr.roles import COORDINATOR, Role, Send
 from mpc_rr.rr_protocols import release_groups, rr_independent
@@ -221,7 +221,7 @@ class PlainServer(Role):
 
 
 def plain_factory(cfg: PipelineConfig, pid: int, x: np.ndarray | None) -> Role:
-    cells = PairCells(cfg.sizes).cells
+    cells = PairLayout(cfg.sizes).cells
     return PlainServer(cfg.n, cells) if pid == COORDINATOR else PlainClient(pid, x)
 
 

@@ -48,11 +48,12 @@ from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 from mpc_rr.adjustment import AdjustmentResult, rr_adjustment
 from mpc_rr.clustering import Clustering, cluster_attributes
 from mpc_rr.compose import SubProtocol
-from mpc_rr.dependence import dependence_matrix
+from mpc_rr.dependence import dependence_matrix, dependence_matrix_from_tables
 from mpc_rr.errors import PeerError, UsageError
 from mpc_rr.estimation import Estimate, estimate_distribution
 from mpc_rr.messages import Message, WireArray
 from mpc_rr.models import FactorModel, WeightedRecords
+from mpc_rr.pair_cells import PairLayout
 from mpc_rr.pipeline import signing
 from mpc_rr.pipeline.config import PipelineConfig
 from mpc_rr.roles import COORDINATOR, Role, Send
@@ -225,9 +226,7 @@ class DataParty(Role):
             self.message_types = PIPELINE_MESSAGES + tuple(self.sub.role.message_types)
 
     def _dependence_input(self) -> np.ndarray:
-        from mpc_rr.pipeline.pair_cells import PairCells
-
-        return PairCells(self.cfg.sizes).one_hot(self.record)
+        return PairLayout(self.cfg.sizes).one_hot(self.record[None, :])[0]
 
     def start(self) -> list[Send]:
         if self.sub is None:
@@ -278,10 +277,10 @@ class DataParty(Role):
         if self.sub.role.error is not None:
             self.abort(f"party {self.party_id}: dependence phase failed: {self.sub.role.error}")
             return []
-        from mpc_rr.pipeline.pair_cells import PairCells
-
         total = self.sub.role.result.total
-        deps = PairCells(self.cfg.sizes).dependences(total, self.cfg.schema)
+        deps = dependence_matrix_from_tables(
+            PairLayout(self.cfg.sizes).decode(total), self.cfg.schema
+        )
         self.own_clustering = cluster_attributes(deps, self.cfg.sizes, self.cfg.tv, self.cfg.td)
         self.state = "AWAIT_CLUSTERING"
         out: list[Send] = []
@@ -429,11 +428,11 @@ class Coordinator(Role):
                 self.sub.role.error.culprits,
             )
             return []
-        from mpc_rr.pipeline.pair_cells import PairCells
-
         res = self.sub.role.result
         self.dep_parties = tuple(int(i) for i in res.included)
-        self.dependences = PairCells(self.cfg.sizes).dependences(res.total, self.cfg.schema)
+        self.dependences = dependence_matrix_from_tables(
+            PairLayout(self.cfg.sizes).decode(res.total), self.cfg.schema
+        )
         self.expected = set(self.dep_parties)
         return self._broadcast()
 

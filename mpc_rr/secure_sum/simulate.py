@@ -1,0 +1,206 @@
+"""Run a secure sum end to end with the synchronous harness and account its costs.
+
+This is the transport-free driver used by tests, the ``secure-sum`` command
+(``--transport harness``) and the benchmarks: it builds the roles of a
+protocol, runs them with :func:`mpc_rr.harness.run_roles` (optionally making
+chosen parties drop out at a chosen step), and reports messages and encoded
+bytes per role from the delivery trace (each message encoded once with the
+protocol's strict codec, exactly the bytes a transport would carry).
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Literal
+
+import numpy as np
+
+from mpc_rr.errors import ProtocolAbort, UsageError
+from mpc_rr.harness import run_roles
+from mpc_rr.messages import Codec, Message
+from mpc_rr.roles import COORDINATOR, Role
+from mpc_rr.secure_sum import full_mesh, secagg
+from mpc_rr.secure_sum.entropy import Entropy, SeededEntropy
+from mpc_rr.secure_sum.graph import Graph
+
+__all__ = ["Protocol", "SumReport", "build_roles", "costs", "run_secure_sum"]
+
+Protocol = Literal["full-mesh", "full-mesh-board", "secagg"]
+DropStep = Literal["keys", "shares", "masked", "unmask"]
+_DROP_MESSAGE = {
+    "keys": secagg.AdvertiseKeys,
+    "shares": secagg.EncryptedShares,
+    "masked": secagg.MaskedInput,
+    "unmask": secagg.UnmaskShares,
+}
+
+
+@dataclass
+class SumReport:
+    """Outcome and costs of one run (JSON-friendly via :meth:`as_dict`)."""
+
+    protocol: str
+    parties: int
+    cells: int
+    exact: bool
+    aborted: str | None
+    survivors: int
+    messages: int
+    bytes: int
+    bytes_per_party_sent: float
+    bytes_per_party_received: float
+    aggregator_bytes_sent: int
+    aggregator_bytes_received: int
+    wall_s: float
+    total: np.ndarray | None = field(default=None, repr=False)
+    params: dict = field(default_factory=dict)
+
+    def as_dict(self) -> dict:
+        d = {k: v for k, v in self.__dict__.items() if k != "total"}
+        return d
+
+
+def build_roles(
+    protocol: Protocol,
+    inputs: np.ndarray,
+    *,
+    entropy: Callable[[int], Entropy] | None = None,
+    rng: np.random.Generator | None = None,
+    max_dropout: float = 0.0,
+    degree: int | None = None,
+    threshold: int | None = None,
+    failure: float = 1e-6,
+    run: str = "",
+) -> tuple[dict[int, Role], Codec, dict]:
+    """Roles, codec and public parameters for one run over the rows of ``inputs``."""
+    x = np.asarray(inputs)
+    n, cells = x.shape
+    if protocol in ("full-mesh", "full-mesh-board"):
+        pub = "board" if protocol == "full-mesh-board" else "all-to-all"
+        roles = full_mesh.full_mesh_roles(x, publication=pub, entropy=entropy, run=run)
+        return roles, Codec(full_mesh.MESH_MESSAGES), {"publication": pub, "modulus": n + 1}
+    if protocol == "secagg":
+        cfg = secagg.SecAggConfig.create(
+            n,
+            cells,
+            max_value=max(1, int(x.max(initial=0))),
+            degree=degree,
+            threshold=threshold,
+            max_dropout=max_dropout,
+            failure=failure,
+            run=run,
+        )
+        graph = Graph.random_regular(n, cfg.degree, rng or np.random.default_rng(0))
+        roles = secagg.secagg_roles(x, cfg, graph, entropy=entropy)
+        params = {
+            "modulus": cfg.modulus,
+            "degree": cfg.degree,
+            "threshold": cfg.threshold,
+            "max_dropout": cfg.max_dropout,
+        }
+        return roles, Codec(secagg.SECAGG_MESSAGES), params
+    raise UsageError(
+        f"protocol must be 'full-mesh', 'full-mesh-board' or 'secagg', got {protocol!r}"
+    )
+
+
+def costs(trace, codec: Codec, n: int) -> dict:
+    """Messages and encoded bytes per role from a harness trace."""
+    sent = np.zeros(n + 1, np.int64)
+    recv = np.zeros(n + 1, np.int64)
+    msgs = 0
+    for t in trace:
+        if not t.delivered:
+            continue
+        size = len(codec.encode(t.msg))
+        sent[t.src] += size
+        recv[t.dst] += size
+        msgs += 1
+    return {"messages": msgs, "sent": sent, "recv": recv}
+
+
+def run_secure_sum(
+    protocol: Protocol,
+    inputs: np.ndarray,
+    *,
+    seed: int = 0,
+    dropout: float = 0.0,
+    drop_step: DropStep = "masked",
+    max_dropout: float | None = None,
+    degree: int | None = None,
+    threshold: int | None = None,
+    failure: float = 1e-6,
+    deterministic: bool = False,
+    count_bytes: bool = True,
+) -> SumReport:
+    """Run one secure sum with the harness and check it against the plaintext sum.
+
+    Parameters
+    ----------
+    dropout:
+        Fraction of data parties (chosen with ``seed``) that vanish at ``drop_step``
+        (SecAgg only; the full mesh has no dropout tolerance and aborts).
+    max_dropout:
+        SecAgg's tolerated fraction (default: ``dropout``).
+    deterministic:
+        Use :class:`SeededEntropy` (reproducible; tests only) instead of the OS CSPRNG.
+    """
+    x = np.asarray(inputs)
+    n, cells = x.shape
+    rng = np.random.default_rng(seed)
+    ent = SeededEntropy(seed).spawn if deterministic else None
+    roles, codec, params = build_roles(
+        protocol,
+        x,
+        entropy=ent,
+        rng=rng,
+        max_dropout=dropout if max_dropout is None else max_dropout,
+        degree=degree,
+        threshold=threshold,
+        failure=failure,
+    )
+    victims = set(rng.choice(np.arange(1, n + 1), size=round(dropout * n), replace=False).tolist())
+    drop_type: type[Message] = (
+        _DROP_MESSAGE[drop_step] if protocol == "secagg" else full_mesh.MeshPublish
+    )
+
+    def drop(src: int, dst: int, msg: Message) -> bool:
+        return src in victims and isinstance(msg, drop_type)
+
+    t0 = time.perf_counter()
+    res = run_roles(roles, rng=rng, drop=drop if victims else 0.0, timeouts=6)
+    wall = time.perf_counter() - t0
+    watcher = roles[COORDINATOR] if COORDINATOR in roles else roles[min(set(roles) - victims)]
+    aborted = None
+    total = None
+    included: tuple[int, ...] = ()
+    try:
+        r = watcher.result
+        total, included = r.total, r.included
+    except ProtocolAbort as exc:
+        aborted = str(exc)
+    except RuntimeError as exc:
+        aborted = f"did not finish: {exc}"
+    exact = total is not None and np.array_equal(
+        total, x[np.asarray(included, int) - 1].sum(axis=0)
+    )
+    c = costs(res.trace, codec, n) if count_bytes else None
+    return SumReport(
+        protocol=protocol,
+        parties=n,
+        cells=cells,
+        exact=bool(exact),
+        aborted=aborted,
+        survivors=len(included),
+        messages=res.messages,
+        bytes=int(c["sent"].sum()) if c else -1,
+        bytes_per_party_sent=float(c["sent"][1:].mean()) if c else -1.0,
+        bytes_per_party_received=float(c["recv"][1:].mean()) if c else -1.0,
+        aggregator_bytes_sent=int(c["sent"][0]) if c else -1,
+        aggregator_bytes_received=int(c["recv"][0]) if c else -1,
+        wall_s=wall,
+        total=total,
+        params=params,
+    )

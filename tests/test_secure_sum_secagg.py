@@ -1,0 +1,287 @@
+"""SecAgg+: exact sums, dropouts in every step on both sides of the bounds, misbehaviour."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from mpc_rr.errors import ProtocolAbort, UsageError
+from mpc_rr.harness import run_roles
+from mpc_rr.messages import Codec, WireArray
+from mpc_rr.roles import COORDINATOR
+from mpc_rr.secure_sum import crypto
+from mpc_rr.secure_sum.entropy import SeededEntropy
+from mpc_rr.secure_sum.graph import Graph
+from mpc_rr.secure_sum.secagg import (
+    SECAGG_MESSAGES,
+    AdvertiseKeys,
+    Aggregate,
+    EncryptedShares,
+    MaskedInput,
+    SecAggClient,
+    SecAggConfig,
+    UnmaskShares,
+    default_threshold,
+    secagg_roles,
+)
+
+CODEC = Codec(SECAGG_MESSAGES)
+STEP_MESSAGE = {
+    "keys": AdvertiseKeys,
+    "shares": EncryptedShares,
+    "masked": MaskedInput,
+    "unmask": UnmaskShares,
+}
+
+
+def setup(n: int, cells: int = 5, seed: int = 0, **kw):
+    rng = np.random.default_rng(seed)
+    cfg = SecAggConfig.create(n, cells, **kw)
+    graph = Graph.random_regular(n, cfg.degree, rng)
+    x = rng.integers(0, 2, size=(n, cells))
+    roles = secagg_roles(x, cfg, graph, entropy=SeededEntropy(seed).spawn)
+    return cfg, graph, x, roles
+
+
+def run(roles, **kw):
+    kw.setdefault("timeouts", 6)
+    return run_roles(roles, **kw)
+
+
+def expected_over(x: np.ndarray, included) -> np.ndarray:
+    return x[np.asarray(included, int) - 1].sum(axis=0)
+
+
+@pytest.mark.parametrize(("n", "degree"), [(2, None), (3, None), (10, None), (60, 12)])
+def test_exact_sum_shuffled_through_the_codec(n: int, degree) -> None:
+    _cfg, _, x, roles = setup(n, degree=degree, max_dropout=0.0 if n < 4 else 0.1, seed=n)
+    res = run(roles, rng=np.random.default_rng(n), shuffle=True, codec=CODEC)
+    server = roles[COORDINATOR].result
+    np.testing.assert_array_equal(server.total, x.sum(axis=0))
+    assert server.included == tuple(range(1, n + 1))
+    for i in range(1, n + 1):
+        np.testing.assert_array_equal(roles[i].result.total, x.sum(axis=0))
+        assert roles[i].result.n_included == n
+    assert res.messages == 8 * n and not res.peer_errors
+
+
+@settings(max_examples=8, deadline=None)
+@given(n=st.integers(4, 80), seed=st.integers(0, 10**6), cells=st.integers(1, 6))
+def test_property_exact_with_random_dropouts_within_bound(n: int, seed: int, cells: int) -> None:
+    cfg, _, x, roles = setup(n, cells=cells, degree=min(n - 1, 16), max_dropout=0.25, seed=seed)
+    rng = np.random.default_rng(seed)
+    k = cfg.max_dropped
+    victims = rng.choice(np.arange(1, n + 1), size=k, replace=False)
+    steps = rng.choice(list(STEP_MESSAGE), size=k)
+    plan = {int(v): STEP_MESSAGE[s] for v, s in zip(victims, steps, strict=True)}
+    res = run(roles, drop=lambda s, d, m: s in plan and isinstance(m, plan[s]))
+    server = roles[COORDINATOR]
+    if server.error is not None:  # only the documented local-threshold abort is allowed
+        assert "live share holders" in str(server.error) or "shares of the" in str(server.error)
+        return
+    included = server.result.included
+    np.testing.assert_array_equal(server.result.total, expected_over(x, included))
+    lost_input = {v for v, m in plan.items() if m in (AdvertiseKeys, EncryptedShares, MaskedInput)}
+    kept = {u for u in range(1, n + 1) if server.dropped.get(u) in (None, "unmask")}
+    assert set(included) == kept and not (lost_input & kept)
+    assert not res.peer_errors
+
+
+@pytest.mark.parametrize("step", list(STEP_MESSAGE))
+def test_each_step_tolerates_dropouts_up_to_the_bound_and_aborts_beyond(step: str) -> None:
+    n = 12  # complete graph: the default threshold makes the bound deterministic
+    msg_type = STEP_MESSAGE[step]
+    cfg, _, x, roles = setup(n, max_dropout=0.25, seed=3)
+    assert cfg.max_dropped == 3 and cfg.degree == 11 and cfg.threshold == 8
+    within = {2, 5, 11}
+    run(roles, drop=lambda s, d, m: s in within and isinstance(m, msg_type))
+    server = roles[COORDINATOR].result
+    survivors = set(range(1, n + 1)) - (within if step != "unmask" else set())
+    assert set(server.included) == survivors
+    np.testing.assert_array_equal(server.total, expected_over(x, server.included))
+    for i in set(range(1, n + 1)) - within:
+        np.testing.assert_array_equal(roles[i].result.total, server.total)
+
+    _, _, _, roles = setup(n, max_dropout=0.25, seed=3)
+    beyond = {2, 5, 11, 12}
+    run(roles, drop=lambda s, d, m: s in beyond and isinstance(m, msg_type))
+    err = roles[COORDINATOR].error
+    assert isinstance(err, ProtocolAbort) and set(err.culprits) == beyond
+    with pytest.raises(ProtocolAbort, match=rf"4 of 12 parties dropped out by step '{step}'"):
+        _ = roles[COORDINATOR].result
+    for i in set(range(1, n + 1)) - beyond:  # survivors are told, nobody gets a sum
+        with pytest.raises(ProtocolAbort, match="aggregator aborted"):
+            _ = roles[i].result
+
+
+def test_ten_percent_drop_after_masked_input_sparse_graph() -> None:
+    n = 300
+    _cfg, _, x, roles = setup(n, cells=40, degree=16, max_dropout=0.1, seed=7)
+    victims = set(np.random.default_rng(7).choice(np.arange(1, n + 1), 30, replace=False).tolist())
+    run(roles, drop=lambda s, d, m: s in victims and isinstance(m, UnmaskShares))
+    server = roles[COORDINATOR].result
+    assert server.included == tuple(range(1, n + 1))  # inputs were in; only unmasking lost
+    np.testing.assert_array_equal(server.total, x.sum(axis=0))
+
+
+def test_local_threshold_failure_aborts_naming_the_party() -> None:
+    n = 40
+    _cfg, graph, _, roles = setup(n, degree=8, threshold=6, max_dropout=0.25, seed=5)
+    target = 7
+    victims = set(graph.of(target)[:3].tolist())  # 3 of its 8 neighbours: only 5 holders left
+    run(roles, drop=lambda s, d, m: s in victims and isinstance(m, MaskedInput))
+    err = roles[COORDINATOR].error
+    assert isinstance(err, ProtocolAbort) and target in err.culprits
+    with pytest.raises(ProtocolAbort, match="fewer than t=6 live share holders"):
+        _ = roles[COORDINATOR].result
+
+
+def test_weak_parties_are_pruned_at_key_advertisement() -> None:
+    n = 40
+    _cfg, graph, x, roles = setup(n, degree=8, threshold=6, max_dropout=0.25, seed=5)
+    target = 7
+    victims = set(graph.of(target)[:3].tolist())
+    run(roles, drop=lambda s, d, m: s in victims and isinstance(m, AdvertiseKeys))
+    server = roles[COORDINATOR]
+    assert target not in server.result.included and target in server.dropped
+    np.testing.assert_array_equal(server.result.total, expected_over(x, server.result.included))
+
+
+def _tamper(roles, victim: int, msg_type, change):
+    client = roles[victim]
+    orig = client.receive
+
+    def receive(src, msg):
+        return [
+            type(s)(s.dst, change(s.msg)) if isinstance(s.msg, msg_type) else s
+            for s in orig(src, msg)
+        ]
+
+    client.receive = receive
+
+
+@pytest.mark.parametrize(
+    ("change", "match"),
+    [
+        (lambda m: MaskedInput(y=WireArray.from_numpy(m.y.to_numpy().astype("<u4"))), "dtype"),
+        (lambda m: MaskedInput(y=WireArray.from_numpy(m.y.to_numpy()[:-1])), "shape"),
+        (lambda m: MaskedInput(y=WireArray.from_numpy(np.full(5, 1000, "<u2"))), "out of range"),
+    ],
+)
+def test_malformed_masked_input_is_reported_and_excluded(change, match: str) -> None:
+    n = 10
+    _cfg, _, x, roles = setup(n, modulus=1000, max_dropout=0.2, seed=9)
+    _tamper(roles, 4, MaskedInput, change)
+    res = run(roles)
+    assert [e.peer for e in res.peer_errors] == [4]
+    assert match in str(res.peer_errors[0]) and "party 4 excluded" in str(res.peer_errors[0])
+    server = roles[COORDINATOR]
+    assert server.culprits == [4] and 4 not in server.result.included
+    np.testing.assert_array_equal(server.result.total, expected_over(x, server.result.included))
+
+
+def test_wrong_share_recipients_and_out_of_field_shares_are_excluded() -> None:
+    n = 10
+    _cfg, _, x, roles = setup(n, max_dropout=0.2, seed=11)
+
+    def reroute(m):
+        r = m.recipients.to_numpy().copy()
+        r[0] = 0
+        return EncryptedShares(recipients=WireArray.from_numpy(r), ciphertexts=m.ciphertexts)
+
+    _tamper(roles, 3, EncryptedShares, reroute)
+
+    def bad_field(m):
+        s = m.b_shares.to_numpy().copy()
+        s[0, 0] = 2**31
+        return UnmaskShares(
+            b_owners=m.b_owners,
+            b_shares=WireArray.from_numpy(s),
+            s_owners=m.s_owners,
+            s_shares=m.s_shares,
+        )
+
+    _tamper(roles, 6, UnmaskShares, bad_field)
+    res = run(roles)
+    assert sorted(e.peer for e in res.peer_errors) == [3, 6]
+    assert any("wrong parties" in str(e) for e in res.peer_errors)
+    assert any("not a field element" in str(e) for e in res.peer_errors)
+    server = roles[COORDINATOR].result
+    assert 3 not in server.included and 6 in server.included  # 6 only failed to unmask
+    np.testing.assert_array_equal(server.total, expected_over(x, server.included))
+
+
+def test_duplicates_ignored_conflicting_second_message_excludes_sender() -> None:
+    n = 8
+    _cfg, _, x, roles = setup(n, max_dropout=0.25, seed=12)
+    res = run(roles, rng=np.random.default_rng(0), duplicate=1.0)
+    np.testing.assert_array_equal(roles[COORDINATOR].result.total, x.sum(axis=0))
+    assert res.peer_errors and all("duplicate" in str(e) for e in res.peer_errors)
+
+    _cfg, _, x, roles = setup(n, max_dropout=0.25, seed=12)
+    server = roles[COORDINATOR]
+    client = roles[5]
+    orig = client.receive
+
+    def twice(src, msg):
+        out = orig(src, msg)
+        extra = [
+            type(s)(s.dst, MaskedInput(y=WireArray.from_numpy((s.msg.y.to_numpy() + 1) % 16)))
+            for s in out
+            if isinstance(s.msg, MaskedInput)
+        ]
+        return out + extra
+
+    client.receive = twice
+    res = run(roles)
+    assert any("two different MaskedInput" in str(e) and e.peer == 5 for e in res.peer_errors)
+    assert 5 not in server.result.included
+    np.testing.assert_array_equal(server.result.total, expected_over(x, server.result.included))
+
+
+def test_distinct_pairs_never_share_a_mask_stream_and_keys_agree() -> None:
+    n = 30
+    cfg, graph, _, roles = setup(n, degree=8, threshold=4, seed=13)
+    run(roles)
+    keys = {}
+    for u in range(1, n + 1):
+        for v in graph.of(u).tolist():
+            shared = crypto.agree(roles[u]._s_sk, roles[v]._s_sk.public_key().public_bytes_raw())
+            keys[(u, v)] = crypto.pair_key(shared, "mask", "", min(u, v), max(u, v))
+    for (u, v), key in keys.items():
+        assert key == keys[(v, u)]  # both ends derive the same stream
+    distinct = {k for (u, v), k in keys.items() if u < v}
+    assert len(distinct) == n * cfg.degree // 2
+    streams = crypto.expand_masks(sorted(distinct), 64, cfg.modulus)
+    assert len({s.tobytes() for s in streams}) == len(distinct)
+
+
+def test_every_receiver_gets_its_own_read_only_bytes_and_server_cannot_read_shares() -> None:
+    n = 6
+    _cfg, _, _x, roles = setup(n, seed=14)
+    res = run(roles, codec=CODEC)
+    aggs = [t.msg for t in res.trace if isinstance(t.msg, Aggregate)]
+    assert len(aggs) == n and len({id(a) for a in aggs}) == n
+    assert len({id(a.total.data) for a in aggs}) == n
+    arr = aggs[0].total.to_numpy()
+    assert not arr.flags.writeable
+    cts = [t.msg for t in res.trace if isinstance(t.msg, EncryptedShares)]
+    assert all(c.ciphertexts.to_numpy().shape[1] == 2 * 11 * 4 + 16 for c in cts)
+
+
+def test_wire_sizes_and_config_validation() -> None:
+    cfg = SecAggConfig.create(32_561, 1582, degree=16, max_dropout=0.1, failure=1e-3)
+    assert cfg.modulus == 2**15 and cfg.dtype == np.uint16  # 32,561 < 2^15
+    assert cfg.threshold == default_threshold(32_561, 16, 0.1, 1e-3) >= 5
+    assert SecAggConfig.create(12, 3, max_dropout=0.25).threshold == 11 - 3
+    with pytest.raises(UsageError, match=r"cannot tolerate max_dropout=0\.5"):
+        SecAggConfig.create(1000, 3, degree=4, max_dropout=0.5)
+    with pytest.raises(UsageError, match="max_dropout must be in"):
+        SecAggConfig.create(10, 3, max_dropout=1.0)
+    with pytest.raises(UsageError, match="exceed n \\* max_value"):
+        SecAggConfig.create(10, 3, modulus=8)
+    g = Graph.random_regular(10, 9, np.random.default_rng(0))
+    with pytest.raises(UsageError, match="x must have 3 cells"):
+        SecAggClient(1, SecAggConfig.create(10, 3), g, np.zeros(4, int))
