@@ -291,3 +291,61 @@ def test_structured_mechanisms_in_the_pipeline(mechanism: str) -> None:
         assert res.epsilon["release"] == pytest.approx(eps_sum)
     else:  # the optimized joint mechanism meets every eps_A with less overall epsilon
         assert res.epsilon["release"] < eps_sum
+
+
+# ---- the real secure sum (SecAgg+) as the dependence phase
+
+
+def _secagg_factory(source: str):
+    from mpc_rr.secure_sum.entropy import SeededEntropy
+    from scenarios.secure_sum_factory import sub_factory_for
+
+    return sub_factory_for(source, entropy=lambda pid: SeededEntropy(99, pid))
+
+
+def test_secagg_exact_counts_give_the_true_dependences() -> None:
+    n = 40
+    x = records(n, 21)
+    cfg = config(n, dependence="secure-sum", run="ss")
+    roles = pipeline_roles(cfg, x, 4, KEY, sub_factory=_secagg_factory("secure-sum"))
+    run_roles(
+        roles,
+        rng=np.random.default_rng(3),
+        shuffle=True,
+        codec=Codec(roles[COORDINATOR].message_types),
+    )
+    res = roles[COORDINATOR].result
+    np.testing.assert_allclose(res.dependences, dependence_matrix(x, SCHEMA), atol=1e-12)
+    assert res.parties_dependence == tuple(range(1, n + 1))
+    assert all(roles[i].result.clusters == res.clustering.clusters for i in range(1, n + 1))
+
+
+def test_secagg_pairwise_rr_matches_the_centralized_estimate() -> None:
+    from mpc_rr.estimation import estimate_distribution
+
+    n, seed = 40, 8
+    x = records(n, 22)
+    cfg = config(n, dependence="pairwise-rr", run="prr", p=0.6)
+    roles = pipeline_roles(cfg, x, seed, KEY, sub_factory=_secagg_factory("pairwise-rr"))
+    run_roles(roles)
+    res = roles[COORDINATOR].result
+    # centrally: the same per-party draws, pair by pair, then Eq. 2 per pair table
+    layout = PairLayout(cfg.sizes)
+    gens = party_generators(seed, n)
+    tables = {pair: np.zeros((cfg.sizes[pair[0]], cfg.sizes[pair[1]])) for pair in layout.pairs}
+    for r, g in zip(x, gens, strict=True):
+        for (i, j), mech in zip(layout.pairs, cfg.pair_mechanisms(), strict=True):
+            a, b = mech.perturb(r[[i, j]][None, :], g)[0]
+            tables[(i, j)][a, b] += 1
+    from mpc_rr.dependence import dependence_matrix_from_tables
+
+    est = {
+        k: estimate_distribution(m, t, "clip").distribution * n
+        for (k, t), m in zip(tables.items(), cfg.pair_mechanisms(), strict=True)
+    }
+    np.testing.assert_allclose(
+        res.dependences, dependence_matrix_from_tables(est, SCHEMA), atol=1e-12
+    )
+    acc = cfg.dependence_epsilons_per_attribute()
+    assert all(p <= s for p, s in zip(acc["parallel"], acc["sequential"], strict=True))
+    assert res.epsilon["dependence"] == pytest.approx(sum(m.epsilon for m in cfg.pair_mechanisms()))

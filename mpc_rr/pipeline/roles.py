@@ -172,6 +172,21 @@ def _epsilons(cfg: PipelineConfig, clusters: tuple[tuple[int, ...], ...]) -> dic
     return {"dependence": dep, "release": rel, "total": dep + rel}
 
 
+def dependences_from_aggregate(cfg: PipelineConfig, total: np.ndarray) -> np.ndarray:
+    """Dependence matrix from the secure-sum aggregate of pair cells.
+
+    ``secure-sum``: the aggregate holds the exact bivariate tables.
+    ``pairwise-rr``: it holds the tables of randomized pairs; each is estimated
+    by Eq. 2 (and the configured repair; ``clip`` if none) before measuring dependence.
+    """
+    tables = PairLayout(cfg.sizes).decode(np.asarray(total))
+    if cfg.dependence == "pairwise-rr":
+        repair = cfg.estimator if cfg.estimator != "none" else "clip"
+        for (pair, table), mech in zip(list(tables.items()), cfg.pair_mechanisms(), strict=True):
+            tables[pair] = estimate_distribution(mech, table, repair).distribution * table.sum()
+    return dependence_matrix_from_tables(tables, cfg.schema)
+
+
 def _read_record(w: WireArray, cfg: PipelineConfig, src: int, what: str) -> np.ndarray:
     m = len(cfg.sizes)
     if w.dtype not in ("|u1", "<u2", "<i8"):
@@ -226,7 +241,18 @@ class DataParty(Role):
             self.message_types = PIPELINE_MESSAGES + tuple(self.sub.role.message_types)
 
     def _dependence_input(self) -> np.ndarray:
-        return PairLayout(self.cfg.sizes).one_hot(self.record[None, :])[0]
+        """The secure-sum input: one-hot pair cells of the true record (4.2) or of
+        its pairwise-randomized values (4.3, drawn pair by pair from the party's generator)."""
+        layout = PairLayout(self.cfg.sizes)
+        if self.cfg.dependence != "pairwise-rr":
+            return layout.one_hot(self.record[None, :])[0]
+        x = np.zeros(layout.cells, np.uint8)
+        for k, ((i, j), mech) in enumerate(
+            zip(layout.pairs, self.cfg.pair_mechanisms(), strict=True)
+        ):
+            a, b = mech.perturb(self.record[[i, j]][None, :], self.rng)[0]
+            x[layout.offsets[k] + a * self.cfg.sizes[j] + b] = 1
+        return x
 
     def start(self) -> list[Send]:
         if self.sub is None:
@@ -277,10 +303,7 @@ class DataParty(Role):
         if self.sub.role.error is not None:
             self.abort(f"party {self.party_id}: dependence phase failed: {self.sub.role.error}")
             return []
-        total = self.sub.role.result.total
-        deps = dependence_matrix_from_tables(
-            PairLayout(self.cfg.sizes).decode(total), self.cfg.schema
-        )
+        deps = dependences_from_aggregate(self.cfg, self.sub.role.result.total)
         self.own_clustering = cluster_attributes(deps, self.cfg.sizes, self.cfg.tv, self.cfg.td)
         self.state = "AWAIT_CLUSTERING"
         out: list[Send] = []
@@ -430,9 +453,7 @@ class Coordinator(Role):
             return []
         res = self.sub.role.result
         self.dep_parties = tuple(int(i) for i in res.included)
-        self.dependences = dependence_matrix_from_tables(
-            PairLayout(self.cfg.sizes).decode(res.total), self.cfg.schema
-        )
+        self.dependences = dependences_from_aggregate(self.cfg, res.total)
         self.expected = set(self.dep_parties)
         return self._broadcast()
 
