@@ -41,6 +41,7 @@ from __future__ import annotations
 import math
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from functools import lru_cache
 
 import numpy as np
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
@@ -187,6 +188,14 @@ def dependences_from_aggregate(cfg: PipelineConfig, total: np.ndarray) -> np.nda
     return dependence_matrix_from_tables(tables, cfg.schema)
 
 
+@lru_cache(maxsize=8)
+def _local_clustering(cfg: PipelineConfig, total: bytes) -> Clustering:
+    """A party's own clustering from the public aggregate (memoized on its exact bytes:
+    a pure function, so thousands of simulated parties in one process compute it once)."""
+    deps = dependences_from_aggregate(cfg, np.frombuffer(total, dtype=np.int64))
+    return cluster_attributes(deps, cfg.sizes, cfg.tv, cfg.td)
+
+
 def _read_record(w: WireArray, cfg: PipelineConfig, src: int, what: str) -> np.ndarray:
     m = len(cfg.sizes)
     if w.dtype not in ("|u1", "<u2", "<i8"):
@@ -303,8 +312,8 @@ class DataParty(Role):
         if self.sub.role.error is not None:
             self.abort(f"party {self.party_id}: dependence phase failed: {self.sub.role.error}")
             return []
-        deps = dependences_from_aggregate(self.cfg, self.sub.role.result.total)
-        self.own_clustering = cluster_attributes(deps, self.cfg.sizes, self.cfg.tv, self.cfg.td)
+        total = np.ascontiguousarray(self.sub.role.result.total, dtype=np.int64)
+        self.own_clustering = _local_clustering(self.cfg, total.tobytes())
         self.state = "AWAIT_CLUSTERING"
         out: list[Send] = []
         for src, msg in self._early:
