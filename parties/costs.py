@@ -78,6 +78,7 @@ class CostReport:
     parties: dict[int, PartyStats]
     wall_s: float
     transport: str = "memory"
+    extra: dict[str, Any] = field(default_factory=dict)
 
     @property
     def messages(self) -> int:
@@ -130,6 +131,7 @@ class CostReport:
             "wall_s": self.wall_s,
             "peer_errors": self.peer_errors,
             "per_role": self.per_role(),
+            **self.extra,
         }
         if per_party:
             d["per_party"] = [self.parties[p].to_json() for p in sorted(self.parties)]
