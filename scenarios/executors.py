@@ -20,7 +20,15 @@ from mpc_rr.harness import run_roles
 from mpc_rr.messages import Codec
 from mpc_rr.roles import COORDINATOR, Role
 
-__all__ = ["Execution", "RoleCost", "get_executor", "harness_executor"]
+__all__ = [
+    "EXECUTORS",
+    "Execution",
+    "RoleCost",
+    "get_executor",
+    "harness_executor",
+    "memory_executor",
+    "tcp_executor",
+]
 
 
 @dataclass
@@ -79,7 +87,42 @@ def harness_executor(roles: Mapping[int, Role], *, seed: int = 0) -> Execution:
     return Execution(roles, wall, costs, "harness", list(res.peer_errors))
 
 
+def _from_run(roles: Mapping[int, Role], run: Any, transport: str) -> Execution:
+    costs = {
+        pid: RoleCost(st.messages_sent, st.bytes_sent, st.messages_received, st.bytes_received)
+        for pid, st in run.costs.parties.items()
+    }
+    errs = [e for st in run.costs.parties.values() for e in st.peer_errors]
+    ex = Execution(roles, run.costs.wall_s, costs, transport, errs)
+    ex.rounds = run.costs.rounds  # type: ignore[attr-defined]
+    return ex
+
+
+def memory_executor(roles: Mapping[int, Role], *, step_timeout: float = 600.0) -> Execution:
+    """Party actors over the in-memory transport (one trio nursery)."""
+    from parties.runner import run_memory_sync
+
+    return _from_run(roles, run_memory_sync(roles, step_timeout=step_timeout), "memory")
+
+
+def tcp_executor(roles: Mapping[int, Role], *, step_timeout: float = 600.0) -> Execution:
+    """Party actors, each behind its own mutually authenticated TLS connection to the hub on loopback."""
+    from parties.tcp_runner import run_tcp_sync
+
+    return _from_run(roles, run_tcp_sync(roles, step_timeout=step_timeout), "tcp")
+
+
+EXECUTORS: dict[str, Executor] = {
+    "harness": harness_executor,
+    "memory": memory_executor,
+    "tcp": tcp_executor,
+}
+
+
 def get_executor(transport: str) -> Executor:
-    if transport == "harness":
-        return harness_executor
-    raise UsageError(f"transport {transport!r} is not available in this build (have: harness)")
+    try:
+        return EXECUTORS[transport]
+    except KeyError:
+        raise UsageError(
+            f"transport must be one of {sorted(EXECUTORS)}, got {transport!r}"
+        ) from None
