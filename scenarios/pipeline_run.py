@@ -109,6 +109,8 @@ def run_pipeline(
         )
         models["RR-Independent"] = rel.model
         models["RR-Independent+Adjustment"] = adjust(rel, max_iter=cfg.adjust_iterations)[0]
+    order = ("RR-Independent", "RR-Clusters", "RR-Independent+Adjustment", "RR-Clusters+Adjustment")
+    models = {m: models[m] for m in order if m in models}
     qrng = np.random.default_rng(np.random.SeedSequence([opts.seed, 0x9E]))
     errors: dict[str, dict[str, float]] = {m: {} for m in models}
     n_rel = len(included)
