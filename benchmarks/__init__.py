@@ -1,0 +1,1 @@
+"""Benchmarks (``python -m benchmarks.<name>``): ours next to a baseline, medians, ratios."""
