@@ -4,9 +4,11 @@ Each process builds its own role from ``(roster size, seed, params)`` through
 the protocol registry (:mod:`parties.registry`), so the same command works
 on one host or many.  The hub (party 0) listens, runs its role, then keeps
 relaying until every other party has connected and left again (bounded by
-``linger`` seconds).  The outcome is a JSON-able dict: ``ok``, ``result``,
-``error``, ``stats`` (messages / bytes / rounds / wall time) and optionally
-the transcript of payloads it sent (hex).
+``linger`` seconds).  A start barrier (:meth:`~transports.tcp.TcpHub.start_all`)
+makes every party begin only when all are connected, so slow process
+start-up does not eat into the per-step timeouts.  The outcome is a
+JSON-able dict: ``ok``, ``result``, ``error``, ``stats`` (messages / bytes /
+rounds / wall time) and optionally the transcript of payloads it sent (hex).
 """
 
 from __future__ import annotations
@@ -90,6 +92,10 @@ async def run_node(
                 os.replace(tmp, port_file)
             party = Party(role, hub, step_timeout=step_timeout, transcript=transcript)
             with trio.move_on_after(timeout):
+                try:  # everyone present before any step timer starts
+                    await hub.start_all(timeout=linger)
+                except TransportError as exc:
+                    extra["start_error"] = str(exc)
                 await party.run()
             if not role.done and party.stats.error is None:
                 party.stats.error = ProtocolAbort(f"party {pid}: run timed out after {timeout} s")
@@ -106,6 +112,8 @@ async def run_node(
         party = Party(role, ep, step_timeout=step_timeout, transcript=transcript)
         try:
             with trio.move_on_after(timeout):
+                with trio.move_on_after(linger):
+                    await ep.wait_start()
                 await party.run()
             if not role.done and party.stats.error is None:
                 party.stats.error = ProtocolAbort(f"party {pid}: run timed out after {timeout} s")

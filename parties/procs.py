@@ -130,7 +130,7 @@ def _run(protocol: str, n: int, seed: int, params: dict[str, Any], tls: bool, wo
         live = roster.with_hub_address("127.0.0.1", int(port_file.read_text()))
         live_path = live.save(workdir / "keys" / "roster-live.json")
         for pid in sorted(roster.ids - {roster.hub}):
-            start(pid, live_path, [])
+            start(pid, live_path, ["--linger", str(timeout)])
         end = time.monotonic() + timeout + 30
         for p in procs.values():
             try:

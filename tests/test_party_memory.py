@@ -123,3 +123,15 @@ def test_registry_builds_roles_and_names_unknown_protocols() -> None:
 async def test_run_memory_in_an_existing_trio_run() -> None:
     res = await run_memory(roles_for(3, seed=1))
     assert res.ok and res.costs.messages == 6
+
+
+@pytest.mark.slow
+def test_adult_scale_32561_parties_over_memory_well_under_a_minute() -> None:
+    import time
+
+    n = 32_561
+    t0 = time.perf_counter()
+    res = run_memory_sync(roles_for(n, seed=1, cells=8))
+    assert res.ok and res.costs.messages == 2 * n
+    np.testing.assert_array_equal(res.results()[0], expected_total(n, 1, 8))
+    assert time.perf_counter() - t0 < 60

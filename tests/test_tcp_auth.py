@@ -110,3 +110,28 @@ async def test_malformed_frames_are_reported_and_other_peers_kept(tmp_path) -> N
         assert await hub.receive() == (2, b"still here")
         await good.aclose()
         await bad.aclose()
+
+
+async def test_start_barrier_waits_for_everyone_and_keeps_early_payloads(tmp_path) -> None:
+    roster = roster_for(3, tmp_path)
+    async with open_hub(roster, port=0) as hub:
+        r = roster.with_hub_address("127.0.0.1", hub.port)
+        c1 = await connect_client(r, 1)
+        started = False
+
+        async def barrier() -> None:
+            nonlocal started
+            await hub.start_all(timeout=5)
+            started = True
+
+        async with trio.open_nursery() as nursery:
+            nursery.start_soon(barrier)
+            await trio.sleep(0.1)
+            assert not started  # party 2 is not there yet
+            c2 = await connect_client(r, 2)
+            await c2.send(1, b"early")  # may overtake the start signal on c1's link
+        assert started
+        await c1.wait_start()
+        assert await c1.receive() == (2, b"early")
+        await c1.aclose()
+        await c2.aclose()

@@ -27,6 +27,7 @@ from __future__ import annotations
 
 import logging
 import math
+from collections import deque
 from collections.abc import AsyncIterator, Iterable
 from contextlib import asynccontextmanager
 from typing import Any
@@ -178,6 +179,21 @@ class TcpHub(Endpoint):
         await self._wait(
             lambda: not self.connected, timeout, f"parties {sorted(self.connected)[:10]} to leave"
         )
+
+    async def start_all(self, timeout: float | None = None) -> None:
+        """Start barrier: wait until every roster party is connected, then signal each.
+
+        Parties started by hand on several hosts come up at different times;
+        clients that call :meth:`TcpClient.wait_start` begin their protocol
+        (and their step timeouts) only once everybody is there.
+        """
+        await self.wait_connected(timeout=timeout)
+        go = _control(go=True)
+        for pid in sorted(self._out_s):
+            try:
+                await self._out_s[pid].send((CONTROL, go))
+            except trio.BrokenResourceError:
+                pass
 
     # -- connection handling -------------------------------------------------
 
@@ -379,6 +395,7 @@ class TcpClient(Endpoint):
         self._stream = stream
         self._reader = reader
         self._send_lock = trio.StrictFIFOLock()
+        self._pending: deque[tuple[int, bytes]] = deque()
         self._closed = False
 
     async def send(self, dst: int, payload: bytes) -> None:
@@ -400,35 +417,57 @@ class TcpClient(Endpoint):
                     + ("endpoint closed" if self._closed else "connection to the hub lost")
                 ) from None
 
-    async def receive(self) -> tuple[int, bytes]:
+    async def _next_frame(self) -> tuple[int, bytes]:
+        """Next frame from the hub, translating stream errors into EndpointClosed."""
         hub = self.roster.hub
+        if self._closed:
+            raise EndpointClosed(f"party {self.party_id}: endpoint closed")
+        try:
+            frame = await self._reader.read()
+        except FrameError as exc:
+            self.peer_errors.append(
+                PeerError(f"party {self.party_id}: hub sent a malformed frame ({exc})", hub)
+            )
+            await self.aclose()
+            raise EndpointClosed(
+                f"party {self.party_id}: connection dropped after a malformed frame"
+            ) from None
+        except _BROKEN:
+            raise EndpointClosed(f"party {self.party_id}: endpoint closed") from None
+        if frame is None:
+            self._closed = True
+            raise EndpointClosed(f"party {self.party_id}: the hub closed the connection")
+        return frame
+
+    async def receive(self) -> tuple[int, bytes]:
+        if self._pending:
+            return self._pending.popleft()
         while True:
-            if self._closed:
-                raise EndpointClosed(f"party {self.party_id}: endpoint closed")
-            try:
-                frame = await self._reader.read()
-            except FrameError as exc:
-                self.peer_errors.append(
-                    PeerError(f"party {self.party_id}: hub sent a malformed frame ({exc})", hub)
-                )
-                await self.aclose()
-                raise EndpointClosed(
-                    f"party {self.party_id}: connection dropped after a malformed frame"
-                ) from None
-            except _BROKEN:
-                raise EndpointClosed(f"party {self.party_id}: endpoint closed") from None
-            if frame is None:
-                self._closed = True
-                raise EndpointClosed(f"party {self.party_id}: the hub closed the connection")
-            src, payload = frame
+            src, payload = await self._next_frame()
             if src == CONTROL:
                 continue
             if src not in self.peers:
                 self.peer_errors.append(
-                    PeerError(f"party {self.party_id}: hub relayed a frame from unknown {src}", hub)
+                    PeerError(
+                        f"party {self.party_id}: hub relayed a frame from unknown {src}",
+                        self.roster.hub,
+                    )
                 )
                 continue
             return src, payload
+
+    async def wait_start(self) -> None:
+        """Wait for the hub's start signal (see :meth:`TcpHub.start_all`).
+
+        Payloads arriving before it are kept for :meth:`receive`.
+        """
+        while True:
+            src, payload = await self._next_frame()
+            if src == CONTROL:
+                if _parse_control(payload).get("go") is True:
+                    return
+            elif src in self.peers:
+                self._pending.append((src, payload))
 
     async def aclose(self) -> None:
         if not self._closed:
