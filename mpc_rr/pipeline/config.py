@@ -150,17 +150,14 @@ class PipelineConfig:
         epsilon is the largest pair epsilon involving A.  (Only as good as the
         unlinkability; the adversary module measures that.)
         """
+        from mpc_rr.secure_sum.pairwise_rr import composed_epsilons
+
         m = len(self.sizes)
-        eps = dict(
-            zip(
-                [(i, j) for i in range(m) for j in range(i + 1, m)],
-                (x.epsilon for x in self.pair_mechanisms()),
-                strict=True,
-            )
+        pairs = [(i, j) for i in range(m) for j in range(i + 1, m)]
+        seq, par = composed_epsilons(
+            dict(zip(pairs, (x.epsilon for x in self.pair_mechanisms()), strict=True)), m
         )
-        seq = [math.fsum(e for (i, j), e in eps.items() if a in (i, j)) for a in range(m)]
-        par = [max(e for (i, j), e in eps.items() if a in (i, j)) for a in range(m)]
-        return {"sequential": seq, "parallel": par}
+        return {"sequential": seq.tolist(), "parallel": par.tolist()}
 
 
 @lru_cache(maxsize=64)
