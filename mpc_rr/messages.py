@@ -68,7 +68,8 @@ class WireArray(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
     def from_numpy(cls, arr: np.ndarray) -> WireArray:
         a = np.asarray(arr)
         dt = a.dtype.newbyteorder("<") if a.dtype.byteorder == ">" else a.dtype
-        a = np.ascontiguousarray(a, dtype=dt)
+        shape = a.shape  # np.ascontiguousarray turns 0-d arrays into shape (1,)
+        a = np.ascontiguousarray(a, dtype=dt).reshape(shape)
         if a.dtype.str not in _ALLOWED_DTYPES:
             raise UsageError(f"WireArray: dtype {a.dtype.str!r} not allowed on the wire")
         return cls(dtype=a.dtype.str, shape=tuple(int(s) for s in a.shape), data=a.tobytes())

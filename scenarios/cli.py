@@ -13,7 +13,7 @@ import importlib
 import sys
 from collections.abc import Sequence
 
-COMMANDS: tuple[str, ...] = ("reproduce", "secure_sum")
+COMMANDS: tuple[str, ...] = ("reproduce", "keys", "party", "ping", "secure_sum")
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -23,7 +23,14 @@ def build_parser() -> argparse.ArgumentParser:
     )
     sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
     for name in COMMANDS:
-        importlib.import_module(f"scenarios.commands.{name}").register(sub)
+        module = f"scenarios.commands.{name}"
+        try:
+            mod = importlib.import_module(module)
+        except ModuleNotFoundError as exc:  # a command not merged in this checkout yet
+            if exc.name != module:
+                raise
+            continue
+        mod.register(sub)
     return parser
 
 

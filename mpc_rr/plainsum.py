@@ -1,0 +1,156 @@
+"""Plaintext sum through a hub: the reference protocol that proves the runtime.
+
+How this protocol works (no privacy at all -- it is a smoke test):
+
+1. every client ``i`` in ``1..n`` sends its integer vector ``x_i`` to the hub
+   (party 0) in a :class:`PlainValue` (step 0);
+2. the hub adds the vectors; when all ``n`` arrived it sends the total to
+   every client in a :class:`PlainTotal` (step 1);
+3. each client's result is the total; the hub's result is the total.
+
+Transitions (anything else raises :class:`~mpc_rr.errors.PeerError`):
+
+=========  ===============  =====================================
+role       message          handler
+=========  ===============  =====================================
+hub        PlainValue       add ``x``; broadcast total when complete
+client     PlainTotal       store total, done
+=========  ===============  =====================================
+
+Inputs are drawn from ``SeedSequence(seed, spawn_key=(i,))`` -- the same
+stream as ``SeedSequence(seed).spawn(n)[i]`` -- so any process can build
+party ``i``'s role from ``(n, seed, params)`` alone.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+import numpy as np
+
+from mpc_rr.errors import PeerError, UsageError
+from mpc_rr.messages import Message, WireArray
+from mpc_rr.roles import COORDINATOR, Role, Send
+
+__all__ = [
+    "PlainSumClient",
+    "PlainSumHub",
+    "PlainTotal",
+    "PlainValue",
+    "client_input",
+    "expected_total",
+    "make_role",
+]
+
+
+class PlainValue(Message, frozen=True):
+    """A client's vector, sent to the hub."""
+
+    x: WireArray
+
+
+class PlainTotal(Message, frozen=True):
+    """The hub's total, sent to every client."""
+
+    total: WireArray
+
+
+def client_input(party_id: int, seed: int, cells: int, high: int = 100) -> np.ndarray:
+    """Party ``party_id``'s input vector (int64, values in ``[0, high)``)."""
+    rng = np.random.default_rng(np.random.SeedSequence(int(seed), spawn_key=(int(party_id),)))
+    return rng.integers(0, high, size=int(cells), dtype=np.int64)
+
+
+def expected_total(n_clients: int, seed: int, cells: int) -> np.ndarray:
+    """The plaintext sum the protocol must produce (computed without the protocol)."""
+    total = np.zeros(int(cells), np.int64)
+    for i in range(1, int(n_clients) + 1):
+        total += client_input(i, seed, cells)
+    return total
+
+
+class PlainSumClient(Role):
+    """Client ``i``: send ``x`` to the hub, receive the total."""
+
+    message_types = (PlainTotal,)
+
+    def __init__(self, party_id: int, x: np.ndarray, *, run: str = "") -> None:
+        super().__init__(party_id)
+        if party_id == COORDINATOR:
+            raise UsageError(f"PlainSumClient: party_id must not be the hub ({COORDINATOR})")
+        self.x = np.asarray(x, dtype=np.int64)
+        self.run = run
+
+    def start(self) -> list[Send]:
+        return [Send(COORDINATOR, PlainValue(x=WireArray.from_numpy(self.x), run=self.run))]
+
+    def waiting_for(self) -> set[int]:
+        return set() if self._done else {COORDINATOR}
+
+    def receive(self, src: int, msg: Message) -> list[Send]:
+        if src != COORDINATOR or not isinstance(msg, PlainTotal) or msg.run != self.run:
+            raise PeerError(
+                f"cannot handle {type(msg).__name__} from party {src} in state "
+                f"{'done' if self._done else 'waiting'} (client {self.party_id})",
+                src,
+            )
+        if self._done:
+            raise PeerError(f"client {self.party_id}: duplicate PlainTotal from party {src}", src)
+        self._result = msg.total.to_numpy(dtype=np.int64, shape=self.x.shape, sender=src)
+        self._done = True
+        return []
+
+
+class PlainSumHub(Role):
+    """The hub: add the clients' vectors, then broadcast the total."""
+
+    message_types = (PlainValue,)
+
+    def __init__(self, n_clients: int, cells: int, *, run: str = "") -> None:
+        super().__init__(COORDINATOR)
+        if int(n_clients) < 1:
+            raise UsageError(f"PlainSumHub: n_clients must be >= 1, got {n_clients!r}")
+        self.n_clients = int(n_clients)
+        self.cells = int(cells)
+        self.run = run
+        self._missing = set(range(1, self.n_clients + 1))
+        self._sum = np.zeros(self.cells, np.int64)
+
+    def start(self) -> list[Send]:
+        return []
+
+    def waiting_for(self) -> set[int]:
+        return set(self._missing)
+
+    def receive(self, src: int, msg: Message) -> list[Send]:
+        if not isinstance(msg, PlainValue) or msg.run != self.run or self._done:
+            raise PeerError(
+                f"cannot handle {type(msg).__name__} from party {src} in state "
+                f"{'done' if self._done else 'collecting'} (hub)",
+                src,
+            )
+        if src not in self._missing:
+            raise PeerError(f"hub: unexpected or duplicate PlainValue from party {src}", src)
+        self._sum += msg.x.to_numpy(dtype=np.int64, shape=(self.cells,), sender=src)
+        self._missing.discard(src)
+        if self._missing:
+            return []
+        self._result = self._sum.copy()
+        self._done = True
+        total = PlainTotal(total=WireArray.from_numpy(self._sum), run=self.run, step=1)
+        return [Send(i, total) for i in range(1, self.n_clients + 1)]
+
+
+def make_role(party_id: int, n_parties: int, seed: int, params: Mapping[str, Any]) -> Role:
+    """Protocol factory: the role of ``party_id`` in a deployment of ``n_parties`` (hub included).
+
+    ``params``: ``cells`` (vector length, default 4), ``run`` (run id, default "").
+    """
+    cells = int(params.get("cells", 4))
+    run = str(params.get("run", ""))
+    if not 0 <= party_id < n_parties:
+        raise UsageError(f"plainsum: party_id must be in [0, {n_parties}), got {party_id}")
+    if party_id == COORDINATOR:
+        return PlainSumHub(n_parties - 1, cells, run=run)
+    return PlainSumClient(party_id, client_input(party_id, seed, cells), run=run)

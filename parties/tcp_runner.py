@@ -1,0 +1,107 @@
+"""Run roles as Party actors over real TCP (+TLS) sockets, all in this process.
+
+Every non-hub party opens its own connection (and TLS handshake) to the hub
+on loopback.  Used by tests (same transcript as the memory transport), by
+``mpc-rr ping --transport tcp`` and by the TCP benchmark.  For separate OS
+processes see :mod:`parties.procs`.
+"""
+
+from __future__ import annotations
+
+import functools
+import tempfile
+import time
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+
+import trio
+
+from mpc_rr.errors import UsageError
+from mpc_rr.messages import DEFAULT_MAX_FRAME
+from mpc_rr.roles import Role
+from parties.party import Party
+from parties.runner import RunResult, run_parties
+from transports.base import Endpoint
+from transports.memory import DEFAULT_BUFFER
+from transports.pki import Roster, client_context, generate_deployment
+from transports.tap import Tap
+from transports.tcp import connect_client, open_hub
+
+__all__ = ["run_tcp", "run_tcp_sync"]
+
+
+async def run_tcp(
+    roles: Mapping[int, Role],
+    *,
+    roster: Roster | None = None,
+    tls: bool = True,
+    tap: Tap | None = None,
+    buffer: int = DEFAULT_BUFFER,
+    max_frame: int = DEFAULT_MAX_FRAME,
+    step_timeout: float | None = None,
+    max_timeouts: int = 1,
+    timeout: float | None = None,
+    transcript: bool = False,
+    connect_limit: int = 64,
+) -> RunResult:
+    """Run ``roles`` over TCP on 127.0.0.1 (hub = party ``roster.hub``, port chosen by the OS).
+
+    ``roster`` defaults to a fresh deployment in a temporary directory with
+    ids ``0..len(roles)-1``.  ``connect_limit`` bounds concurrent handshakes.
+    The report's ``handshake_s`` attribute (in ``costs``) is the time to
+    connect every party.
+    """
+    ids = sorted(roles)
+    with tempfile.TemporaryDirectory(prefix="mpc-rr-keys-") as tmp:
+        if roster is None:
+            if ids != list(range(len(ids))):
+                raise UsageError("run_tcp: without a roster, party ids must be 0..n-1")
+            roster = generate_deployment(len(ids), Path(tmp), hub_port=0)
+        if set(ids) != set(roster.ids):
+            raise UsageError("run_tcp: roles and roster list different parties")
+        async with open_hub(
+            roster, host="127.0.0.1", port=0, tls=tls, buffer=buffer, tap=tap, max_frame=max_frame
+        ) as hub:
+            r = roster.with_hub_address("127.0.0.1", hub.port)
+            eps: dict[int, Endpoint] = {r.hub: hub}
+            limiter = trio.CapacityLimiter(connect_limit)
+
+            async def conn(i: int) -> None:
+                async with limiter:
+                    ctx = client_context(r, i) if tls else None
+                    eps[i] = await connect_client(
+                        r, i, tls=tls, tap=tap, max_frame=max_frame, ssl_context=ctx
+                    )
+
+            t0 = time.perf_counter()
+            async with trio.open_nursery() as nursery:
+                for i in ids:
+                    if i != r.hub:
+                        nursery.start_soon(conn, i)
+            handshake_s = time.perf_counter() - t0
+            try:
+                parties = {
+                    pid: Party(
+                        role,
+                        eps[pid],
+                        step_timeout=step_timeout,
+                        max_timeouts=max_timeouts,
+                        transcript=transcript,
+                        max_frame=max_frame,
+                    )
+                    for pid, role in roles.items()
+                }
+                result = await run_parties(parties, timeout=timeout, transport="tcp")
+            finally:
+                for pid, ep in eps.items():
+                    if pid != r.hub:
+                        await ep.aclose()
+    result.costs.extra["handshake_s"] = handshake_s
+    result.costs.extra["handshakes"] = len(ids) - 1
+    return result
+
+
+def run_tcp_sync(roles: Mapping[int, Role], **kwargs: Any) -> RunResult:
+    """``trio.run(run_tcp(roles, **kwargs))``."""
+    return trio.run(functools.partial(run_tcp, roles, **kwargs))

@@ -1,0 +1,65 @@
+"""The one interface every transport implements.
+
+An :class:`Endpoint` belongs to one party.  It moves opaque byte payloads:
+
+* ``await send(dst, payload)`` -- hand ``payload`` to the network for party
+  ``dst``.  May block (back-pressure) when buffers towards ``dst`` are full.
+  Raises :class:`~transports.errors.UnknownDestination` if ``dst`` is not in
+  the deployment, :class:`~transports.errors.EndpointClosed` if this endpoint
+  was closed.  A payload for a peer that has already left is silently
+  dropped (counted in ``dropped``), as a real network would; the protocol's
+  timeouts deal with it.
+* ``await receive()`` -> ``(src, payload)`` -- the next payload for this
+  party, with its *authenticated* source.  Payloads from one sender arrive in
+  the order they were sent (per-link FIFO); there is no order between
+  different senders.  Raises ``EndpointClosed`` once the endpoint is closed
+  (also in a task blocked in ``receive`` at that moment).
+* ``await aclose()`` -- idempotent.
+
+Misbehaving peers (garbage frames, frames for unknown parties) are recorded
+in ``peer_errors`` (each a :class:`~mpc_rr.errors.PeerError` naming the peer)
+and the endpoint keeps serving everyone else.
+"""
+
+from __future__ import annotations
+
+import abc
+from collections.abc import Iterable
+
+from mpc_rr.errors import PeerError
+
+__all__ = ["Endpoint"]
+
+
+class Endpoint(abc.ABC):
+    """One party's connection to the network (see module docstring)."""
+
+    party_id: int
+    peers: frozenset[int]
+    peer_errors: list[PeerError]
+    dropped: int
+
+    def _init_endpoint(self, party_id: int, peers: Iterable[int]) -> None:
+        self.party_id = int(party_id)
+        # shared, not copied: 32,561 endpoints must not hold 32,561 sets each
+        self.peers = peers if isinstance(peers, frozenset) else frozenset(int(p) for p in peers)
+        self.peer_errors = []
+        self.dropped = 0
+
+    @abc.abstractmethod
+    async def send(self, dst: int, payload: bytes) -> None:
+        """Send ``payload`` to party ``dst`` (see module docstring)."""
+
+    @abc.abstractmethod
+    async def receive(self) -> tuple[int, bytes]:
+        """Return the next ``(src, payload)`` addressed to this party."""
+
+    @abc.abstractmethod
+    async def aclose(self) -> None:
+        """Close the endpoint (idempotent)."""
+
+    async def __aenter__(self) -> Endpoint:
+        return self
+
+    async def __aexit__(self, *exc: object) -> None:
+        await self.aclose()

@@ -1,0 +1,19 @@
+"""Exceptions raised by transports (one place, translated from trio/OS errors)."""
+
+from __future__ import annotations
+
+from mpc_rr.errors import UsageError
+
+__all__ = ["EndpointClosed", "TransportError", "UnknownDestination"]
+
+
+class TransportError(Exception):
+    """Base of the transport-level errors."""
+
+
+class UnknownDestination(TransportError, UsageError):
+    """``send`` was called with a party id that is not part of the deployment."""
+
+
+class EndpointClosed(TransportError):
+    """The endpoint was closed (locally, or its connection to the hub is gone)."""

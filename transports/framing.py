@@ -1,0 +1,99 @@
+"""Length-prefixed frames on a byte stream, and a stream wrapper that taps sends.
+
+Frame layout (big-endian)::
+
+    u32 body_length | u32 peer | payload (body_length - 4 bytes)
+
+``peer`` is the destination on a client -> hub frame and the source on a
+hub -> client frame; :data:`CONTROL` marks a control frame (hello / welcome /
+refusal).  A body longer than ``max_frame + 4`` is a :class:`FrameError`:
+the stream cannot be resynchronised, so the connection is dropped.
+"""
+
+from __future__ import annotations
+
+import struct
+
+import trio
+
+from transports.tap import Tap
+
+__all__ = ["CONTROL", "FrameError", "FrameReader", "TappedStream", "pack_frame"]
+
+CONTROL = 0xFFFFFFFF
+_HEAD = struct.Struct(">II")
+_BIG = 1 << 16
+
+
+class FrameError(Exception):
+    """The byte stream does not follow the framing (oversize, truncated)."""
+
+
+def pack_frame(peer: int, payload: bytes) -> list[bytes]:
+    """Frame pieces to write in order (one piece for small payloads, no big copy otherwise)."""
+    head = _HEAD.pack(len(payload) + 4, peer)
+    if len(payload) < _BIG:
+        return [head + payload]
+    return [head, payload]
+
+
+class FrameReader:
+    """Reads frames from ``stream``; ``max_frame`` bounds the payload size."""
+
+    def __init__(self, stream: trio.abc.ReceiveStream, max_frame: int) -> None:
+        self._stream = stream
+        self._max_body = int(max_frame) + 4
+        self._buf = bytearray()
+
+    async def _fill(self, n: int) -> bool:
+        buf = self._buf
+        while len(buf) < n:
+            chunk = await self._stream.receive_some(max(65536, min(n - len(buf), 1 << 22)))
+            if not chunk:
+                if buf:
+                    raise FrameError(f"stream ended inside a frame ({len(buf)} bytes buffered)")
+                return False
+            buf += chunk
+        return True
+
+    async def read(self) -> tuple[int, bytes] | None:
+        """The next ``(peer, payload)``, or ``None`` on a clean end of stream."""
+        if not await self._fill(8):
+            return None
+        body, peer = _HEAD.unpack_from(self._buf)
+        if body < 4 or body > self._max_body:
+            raise FrameError(
+                f"frame length {body - 4} outside [0, {self._max_body - 4}] (max_frame)"
+            )
+        if not await self._fill(4 + body):
+            raise FrameError("connection closed inside a frame")
+        payload = bytes(self._buf[8 : 4 + body])
+        del self._buf[: 4 + body]
+        return peer, payload
+
+
+class TappedStream(trio.abc.Stream):
+    """Wraps the raw socket stream (beneath TLS) and records every chunk sent.
+
+    ``src``/``dst`` label the hop; ``dst`` may be updated once the peer is
+    authenticated (handshake bytes before that carry ``dst = -1``).
+    """
+
+    def __init__(self, inner: trio.abc.Stream, tap: Tap, src: int, dst: int) -> None:
+        self.inner = inner
+        self.tap = tap
+        self.src = src
+        self.dst = dst
+
+    async def send_all(self, data: bytes | bytearray | memoryview) -> None:
+        self.tap.record(trio.current_time(), self.src, self.dst, data)
+        await self.inner.send_all(data)
+
+    async def wait_send_all_might_not_block(self) -> None:
+        await self.inner.wait_send_all_might_not_block()
+
+    async def receive_some(self, max_bytes: int | None = None) -> bytes | bytearray:
+        return await self.inner.receive_some(max_bytes)
+
+    async def aclose(self) -> None:
+        await self.inner.aclose()

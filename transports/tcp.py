@@ -1,0 +1,537 @@
+"""TCP transport through a hub, mutually authenticated with TLS 1.3 by default.
+
+Topology: party 0 (the hub / coordinator) listens; every other party opens
+exactly one connection to it.  A frame from party ``i`` addressed to ``j``
+is relayed by the hub, so ``n`` parties need ``n - 1`` connections instead of
+a full mesh of ``n (n - 1) / 2`` (MPyC's full mesh runs out of ports near 180
+parties).  The hub is also a party: frames addressed to 0 are delivered to its
+own :meth:`TcpHub.receive`.  Relaying preserves per-link order (one reader per
+connection, one writer per destination).
+
+Authentication (``tls=True``, the default): the TLS handshake verifies the
+peer certificate against the deployment CA (:mod:`transports.pki`); then the
+client sends a hello naming its party id and the hub checks that the
+certificate's fingerprint is in the roster *for that id* and that the
+certificate's CN says the same id.  Anything else is refused, logged on the
+``transports.tcp`` logger and recorded in ``hub.peer_errors`` / ``hub.refused``.
+The client checks the hub's certificate fingerprint against the roster.
+``tls=False`` (explicit, for classroom traces) trusts the hello.
+
+Taps sit beneath TLS (a :class:`~transports.framing.TappedStream` wraps the
+raw socket stream), so they record ciphertext; hops are labelled
+``(i, 0)`` / ``(0, i)``; hub-side bytes sent before the peer is
+authenticated are labelled with ``dst = -1``.
+"""
+
+from __future__ import annotations
+
+import logging
+import math
+from collections import deque
+from collections.abc import AsyncIterator, Iterable
+from contextlib import asynccontextmanager
+from typing import Any
+
+import msgspec
+import trio
+
+from mpc_rr.errors import PeerError, UsageError
+from mpc_rr.messages import DEFAULT_MAX_FRAME
+from transports.base import Endpoint
+from transports.errors import EndpointClosed, TransportError, UnknownDestination
+from transports.framing import CONTROL, FrameError, FrameReader, TappedStream, pack_frame
+from transports.memory import DEFAULT_BUFFER
+from transports.pki import Roster, cert_party_id, client_context, fingerprint, server_context
+from transports.tap import Tap
+
+__all__ = ["TcpClient", "TcpHub", "connect_client", "open_hub"]
+
+log = logging.getLogger("transports.tcp")
+
+_MAX_CONTROL = 4096
+_BROKEN = (trio.BrokenResourceError, trio.ClosedResourceError)
+
+
+def _control(**fields: Any) -> bytes:
+    return msgspec.json.encode(fields)
+
+
+def _parse_control(payload: bytes) -> dict[str, Any]:
+    try:
+        d = msgspec.json.decode(payload)
+    except msgspec.DecodeError:
+        return {}
+    return d if isinstance(d, dict) else {}
+
+
+async def _quiet_close(stream: trio.abc.AsyncResource) -> None:
+    with trio.move_on_after(1) as scope:
+        scope.shield = True
+        try:
+            await stream.aclose()
+        except (*_BROKEN, OSError):
+            pass
+
+
+class TcpHub(Endpoint):
+    """The hub's endpoint (party ``roster.hub``); create with :func:`open_hub`.
+
+    Attributes
+    ----------
+    port:
+        The port actually listened on (useful with port 0).
+    connected:
+        Party ids currently connected and authenticated.
+    refused:
+        One line per refused connection (also logged).
+    handshakes:
+        Number of authenticated connections so far.
+    """
+
+    def __init__(
+        self,
+        roster: Roster,
+        *,
+        tls: bool = True,
+        max_frame: int = DEFAULT_MAX_FRAME,
+        buffer: int = DEFAULT_BUFFER,
+        tap: Tap | None = None,
+        handshake_timeout: float = 10.0,
+    ) -> None:
+        self._init_endpoint(roster.hub, roster.ids)
+        self.roster = roster
+        self.tls = bool(tls)
+        self.max_frame = int(max_frame)
+        self.tap = tap
+        self.handshake_timeout = float(handshake_timeout)
+        self._ctx = server_context(roster) if self.tls else None
+        self._fingerprints = roster.by_fingerprint()
+        self._in_s, self._in_r = trio.open_memory_channel[tuple[int, bytes]](buffer)
+        self._out_s: dict[int, trio.MemorySendChannel[tuple[int, bytes]]] = {}
+        self._out_r: dict[int, trio.MemoryReceiveChannel[tuple[int, bytes]]] = {}
+        for pid in roster.ids - {roster.hub}:
+            s, r = trio.open_memory_channel[tuple[int, bytes]](buffer)
+            self._out_s[pid], self._out_r[pid] = s, r
+        self.connected: set[int] = set()
+        self._ever: set[int] = set()
+        self.refused: list[str] = []
+        self.handshakes = 0
+        self._changed = trio.Event()
+        self._closed = False
+        self.port = 0
+
+    # -- Endpoint interface --------------------------------------------------
+
+    async def send(self, dst: int, payload: bytes) -> None:
+        if self._closed:
+            raise EndpointClosed(f"hub {self.party_id}: send on a closed endpoint")
+        if type(payload) is not bytes:
+            payload = bytes(payload)
+        if dst == self.party_id:
+            await self._in_s.send((self.party_id, payload))
+            return
+        out = self._out_s.get(dst)
+        if out is None:
+            raise UnknownDestination(
+                f"hub {self.party_id}: unknown destination {dst!r} (not in the roster)"
+            )
+        try:
+            await out.send((self.party_id, payload))
+        except trio.BrokenResourceError:
+            self.dropped += 1  # that party has left
+
+    async def receive(self) -> tuple[int, bytes]:
+        try:
+            return await self._in_r.receive()
+        except (trio.ClosedResourceError, trio.EndOfChannel):
+            raise EndpointClosed(f"hub {self.party_id}: endpoint closed") from None
+
+    async def aclose(self) -> None:
+        if not self._closed:
+            self._closed = True
+            self._in_r.close()
+            nursery = getattr(self, "_nursery", None)
+            if nursery is not None:
+                nursery.cancel_scope.cancel()
+        await trio.lowlevel.checkpoint()
+
+    # -- waiting helpers -----------------------------------------------------
+
+    async def _wait(self, pred: Any, timeout: float | None, what: str) -> None:
+        with trio.move_on_after(math.inf if timeout is None else timeout):
+            while not pred():
+                self._changed = trio.Event()
+                await self._changed.wait()
+            return
+        raise TransportError(f"hub: timed out after {timeout} s waiting for {what}")
+
+    async def wait_connected(
+        self, parties: Iterable[int] | None = None, timeout: float | None = None
+    ) -> None:
+        """Wait until all ``parties`` (default: every non-hub party) have connected."""
+        want = set(self._out_s) if parties is None else {int(p) for p in parties}
+        await self._wait(
+            lambda: want <= self._ever, timeout, f"parties {sorted(want - self._ever)[:10]}"
+        )
+
+    async def wait_disconnected(self, timeout: float | None = None) -> None:
+        """Wait until every party that connected has disconnected again."""
+        await self._wait(
+            lambda: not self.connected, timeout, f"parties {sorted(self.connected)[:10]} to leave"
+        )
+
+    async def start_all(self, timeout: float | None = None) -> None:
+        """Start barrier: wait until every roster party is connected, then signal each.
+
+        Parties started by hand on several hosts come up at different times;
+        clients that call :meth:`TcpClient.wait_start` begin their protocol
+        (and their step timeouts) only once everybody is there.
+        """
+        await self.wait_connected(timeout=timeout)
+        go = _control(go=True)
+        for pid in sorted(self._out_s):
+            try:
+                await self._out_s[pid].send((CONTROL, go))
+            except trio.BrokenResourceError:
+                pass
+
+    # -- connection handling -------------------------------------------------
+
+    def _refuse(self, why: str, peer: int | None) -> None:
+        self.refused.append(why)
+        self.peer_errors.append(PeerError(f"hub refused a connection: {why}", peer))
+        log.warning("hub refused a connection: %s", why)
+        self._changed.set()
+
+    async def _authenticate(
+        self, sock: trio.SocketStream
+    ) -> tuple[trio.abc.Stream, FrameReader, int, TappedStream | None] | None:
+        tapped = TappedStream(sock, self.tap, self.party_id, -1) if self.tap is not None else None
+        raw: trio.abc.Stream = tapped if tapped is not None else sock
+        addr = _peer_addr(sock)
+        cert_id: int | None = None
+        if self._ctx is not None:
+            stream: trio.abc.Stream = trio.SSLStream(raw, self._ctx, server_side=True)
+            try:
+                await stream.do_handshake()  # type: ignore[attr-defined]
+            except _BROKEN as exc:
+                cause = exc.__cause__ or exc
+                self._refuse(f"{addr}: TLS handshake failed ({cause})", None)
+                return None
+            der = stream.getpeercert(binary_form=True)  # type: ignore[attr-defined]
+            fp = fingerprint(der)
+            roster_id = self._fingerprints.get(fp)
+            if roster_id is None:
+                self._refuse(f"{addr}: certificate {fp[:23]}... is not in the roster", None)
+                await _quiet_close(stream)
+                return None
+            cert_id = cert_party_id(der)
+            if cert_id != roster_id:
+                self._refuse(f"{addr}: certificate CN is {cert_id}, roster says {roster_id}", None)
+                await _quiet_close(stream)
+                return None
+        else:
+            stream = raw
+        reader = FrameReader(stream, _MAX_CONTROL)
+        try:
+            first = await reader.read()
+        except (FrameError, *_BROKEN) as exc:
+            self._refuse(f"{addr}: bad hello ({exc})", cert_id)
+            await _quiet_close(stream)
+            return None
+        hello = _parse_control(first[1]) if first is not None and first[0] == CONTROL else {}
+        claimed = hello.get("hello")
+        if not isinstance(claimed, int) or claimed not in self._out_s:
+            self._refuse(f"{addr}: hello without a valid party id ({hello!r})", cert_id)
+            await _quiet_close(stream)
+            return None
+        if cert_id is not None and claimed != cert_id:
+            why = f"{addr}: claims party {claimed} but its certificate is party {cert_id}"
+            self._refuse(why, cert_id)
+            await _send_control(stream, refused=why)
+            await _quiet_close(stream)
+            return None
+        if claimed in self.connected:
+            why = f"{addr}: party {claimed} is already connected"
+            self._refuse(why, claimed)
+            await _send_control(stream, refused=why)
+            await _quiet_close(stream)
+            return None
+        reader = FrameReader(stream, self.max_frame)
+        await _send_control(stream, welcome=claimed)
+        return stream, reader, claimed, tapped
+
+    async def _handle(self, sock: trio.SocketStream) -> None:
+        auth = None
+        with trio.move_on_after(self.handshake_timeout):
+            auth = await self._authenticate(sock)
+        if auth is None:
+            await _quiet_close(sock)
+            return
+        stream, reader, pid, tapped = auth
+        if tapped is not None:
+            tapped.dst = pid
+        self.connected.add(pid)
+        self._ever.add(pid)
+        self.handshakes += 1
+        self._changed.set()
+        try:
+            async with trio.open_nursery() as nursery:
+                nursery.start_soon(self._writer, stream, pid, nursery.cancel_scope)
+                await self._reader(reader, pid)
+                nursery.cancel_scope.cancel()
+        finally:
+            self.connected.discard(pid)
+            self._out_r[pid].close()  # later frames for pid are dropped
+            self._changed.set()
+            await _quiet_close(stream)
+
+    async def _reader(self, reader: FrameReader, pid: int) -> None:
+        hub = self.party_id
+        while True:
+            try:
+                frame = await reader.read()
+            except FrameError as exc:
+                err = PeerError(f"hub: party {pid} sent a malformed frame ({exc}); dropped it", pid)
+                self.peer_errors.append(err)
+                log.warning("%s", err)
+                return
+            except _BROKEN:
+                return
+            if frame is None:
+                return
+            dst, payload = frame
+            if dst == hub:
+                try:
+                    await self._in_s.send((pid, payload))
+                except trio.BrokenResourceError:
+                    self.dropped += 1
+                continue
+            out = self._out_s.get(dst)
+            if out is None:
+                if dst != CONTROL:
+                    self.peer_errors.append(
+                        PeerError(f"hub: party {pid} sent a frame to unknown party {dst}", pid)
+                    )
+                continue
+            try:
+                await out.send((pid, payload))
+            except trio.BrokenResourceError:
+                self.dropped += 1
+
+    async def _writer(self, stream: trio.abc.Stream, pid: int, scope: trio.CancelScope) -> None:
+        try:
+            async for src, payload in self._out_r[pid]:
+                for piece in pack_frame(src, payload):
+                    await stream.send_all(piece)
+        except _BROKEN:
+            pass
+        scope.cancel()
+
+
+def _peer_addr(sock: trio.SocketStream) -> str:
+    try:
+        host, port = sock.socket.getpeername()[:2]
+        return f"{host}:{port}"
+    except OSError:
+        return "?"
+
+
+async def _send_control(stream: trio.abc.Stream, **fields: Any) -> None:
+    try:
+        for piece in pack_frame(CONTROL, _control(**fields)):
+            await stream.send_all(piece)
+    except _BROKEN:
+        pass
+
+
+@asynccontextmanager
+async def open_hub(
+    roster: Roster,
+    *,
+    host: str | None = None,
+    port: int | None = None,
+    tls: bool = True,
+    max_frame: int = DEFAULT_MAX_FRAME,
+    buffer: int = DEFAULT_BUFFER,
+    tap: Tap | None = None,
+    handshake_timeout: float = 10.0,
+) -> AsyncIterator[TcpHub]:
+    """Listen as the hub; ``host``/``port`` default to the roster entry (port 0 = any)."""
+    entry = roster.parties[roster.hub]
+    hub = TcpHub(
+        roster,
+        tls=tls,
+        max_frame=max_frame,
+        buffer=buffer,
+        tap=tap,
+        handshake_timeout=handshake_timeout,
+    )
+    listeners = await trio.open_tcp_listeners(
+        entry.port if port is None else port, host=entry.host if host is None else host
+    )
+    hub.port = listeners[0].socket.getsockname()[1]
+    async with trio.open_nursery() as nursery:
+        hub._nursery = nursery  # type: ignore[attr-defined]
+        nursery.start_soon(trio.serve_listeners, hub._handle, listeners)
+        try:
+            yield hub
+        finally:
+            await hub.aclose()
+
+
+class TcpClient(Endpoint):
+    """A non-hub party's endpoint: one connection to the hub; create with :func:`connect_client`."""
+
+    def __init__(
+        self,
+        roster: Roster,
+        party_id: int,
+        stream: trio.abc.Stream,
+        reader: FrameReader,
+    ) -> None:
+        self._init_endpoint(party_id, roster.ids)
+        self.roster = roster
+        self._stream = stream
+        self._reader = reader
+        self._send_lock = trio.StrictFIFOLock()
+        self._pending: deque[tuple[int, bytes]] = deque()
+        self._closed = False
+
+    async def send(self, dst: int, payload: bytes) -> None:
+        if self._closed:
+            raise EndpointClosed(f"party {self.party_id}: send on a closed endpoint")
+        if dst not in self.peers:
+            raise UnknownDestination(
+                f"party {self.party_id}: unknown destination {dst!r} (not in the roster)"
+            )
+        if type(payload) is not bytes:
+            payload = bytes(payload)
+        async with self._send_lock:
+            try:
+                for piece in pack_frame(dst, payload):
+                    await self._stream.send_all(piece)
+            except _BROKEN:
+                raise EndpointClosed(
+                    f"party {self.party_id}: "
+                    + ("endpoint closed" if self._closed else "connection to the hub lost")
+                ) from None
+
+    async def _next_frame(self) -> tuple[int, bytes]:
+        """Next frame from the hub, translating stream errors into EndpointClosed."""
+        hub = self.roster.hub
+        if self._closed:
+            raise EndpointClosed(f"party {self.party_id}: endpoint closed")
+        try:
+            frame = await self._reader.read()
+        except FrameError as exc:
+            self.peer_errors.append(
+                PeerError(f"party {self.party_id}: hub sent a malformed frame ({exc})", hub)
+            )
+            await self.aclose()
+            raise EndpointClosed(
+                f"party {self.party_id}: connection dropped after a malformed frame"
+            ) from None
+        except _BROKEN:
+            raise EndpointClosed(f"party {self.party_id}: endpoint closed") from None
+        if frame is None:
+            self._closed = True
+            raise EndpointClosed(f"party {self.party_id}: the hub closed the connection")
+        return frame
+
+    async def receive(self) -> tuple[int, bytes]:
+        if self._pending:
+            return self._pending.popleft()
+        while True:
+            src, payload = await self._next_frame()
+            if src == CONTROL:
+                continue
+            if src not in self.peers:
+                self.peer_errors.append(
+                    PeerError(
+                        f"party {self.party_id}: hub relayed a frame from unknown {src}",
+                        self.roster.hub,
+                    )
+                )
+                continue
+            return src, payload
+
+    async def wait_start(self) -> None:
+        """Wait for the hub's start signal (see :meth:`TcpHub.start_all`).
+
+        Payloads arriving before it are kept for :meth:`receive`.
+        """
+        while True:
+            src, payload = await self._next_frame()
+            if src == CONTROL:
+                if _parse_control(payload).get("go") is True:
+                    return
+            elif src in self.peers:
+                self._pending.append((src, payload))
+
+    async def aclose(self) -> None:
+        if not self._closed:
+            self._closed = True
+            await _quiet_close(self._stream)
+        await trio.lowlevel.checkpoint()
+
+
+async def connect_client(
+    roster: Roster,
+    party_id: int,
+    *,
+    host: str | None = None,
+    port: int | None = None,
+    tls: bool = True,
+    max_frame: int = DEFAULT_MAX_FRAME,
+    tap: Tap | None = None,
+    handshake_timeout: float = 10.0,
+    ssl_context: Any = None,
+) -> TcpClient:
+    """Connect party ``party_id`` to the hub and authenticate; return its endpoint.
+
+    Raises :class:`TransportError` if the hub refuses us or is not who the
+    roster says; :class:`UsageError` for a party id not in the roster.
+    """
+    if party_id not in roster.parties or party_id == roster.hub:
+        raise UsageError(f"connect_client: party_id {party_id!r} is not a non-hub roster party")
+    entry = roster.parties[roster.hub]
+    sock = await trio.open_tcp_stream(
+        entry.host if host is None else host, entry.port if port is None else port
+    )
+    raw: trio.abc.Stream = sock if tap is None else TappedStream(sock, tap, party_id, roster.hub)
+    stream: trio.abc.Stream = raw
+    try:
+        with trio.fail_after(handshake_timeout):
+            if tls:
+                ctx = ssl_context if ssl_context is not None else client_context(roster, party_id)
+                stream = trio.SSLStream(raw, ctx, server_side=False)
+                try:
+                    await stream.do_handshake()  # type: ignore[attr-defined]
+                except _BROKEN as exc:
+                    raise TransportError(
+                        f"party {party_id}: TLS handshake with the hub failed "
+                        f"({exc.__cause__ or exc})"
+                    ) from None
+                fp = fingerprint(stream.getpeercert(binary_form=True))  # type: ignore[attr-defined]
+                if fp != entry.fingerprint:
+                    raise TransportError(
+                        f"party {party_id}: hub certificate {fp[:23]}... does not match the roster"
+                    )
+            for piece in pack_frame(CONTROL, _control(hello=int(party_id))):
+                await stream.send_all(piece)
+            reader = FrameReader(stream, _MAX_CONTROL)
+            try:
+                first = await reader.read()
+            except (FrameError, *_BROKEN):
+                first = None
+            reply = _parse_control(first[1]) if first is not None and first[0] == CONTROL else {}
+            if reply.get("welcome") != party_id:
+                raise TransportError(
+                    f"party {party_id}: hub refused the connection: "
+                    f"{reply.get('refused', 'no welcome (connection closed)')}"
+                )
+    except BaseException:
+        await _quiet_close(stream)
+        raise
+    return TcpClient(roster, party_id, stream, FrameReader(stream, max_frame))
