@@ -31,6 +31,14 @@ def test_dropouts_within_and_beyond_tolerance(capsys: pytest.CaptureFixture[str]
     assert not out["exact"] and "8 of 40 parties dropped out" in out["aborted"]
 
 
+@pytest.mark.parametrize("transport", ["harness", "tcp"])
+def test_transports(transport: str, capsys: pytest.CaptureFixture[str]) -> None:
+    args = ["secure-sum", "--parties", "6", "--cells", "8", "--transport", transport, "--json"]
+    assert main(args) == 0
+    out = json.loads(capsys.readouterr().out)
+    assert out["exact"] and out["transport"] == transport and out["messages"] == 48
+
+
 def test_usage_errors_exit_2(capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["secure-sum", "--parties", "1"]) == 2
     assert "--parties must be >= 2" in capsys.readouterr().err

@@ -76,7 +76,10 @@ def agree(sk: X25519PrivateKey | bytes, peer_pk: bytes) -> bytes:
     """The full 32-byte X25519 shared secret (raises ValueError on an invalid peer key)."""
     if isinstance(sk, bytes):
         sk = X25519PrivateKey.from_private_bytes(sk)
-    return sk.exchange(X25519PublicKey.from_public_bytes(peer_pk))
+    return sk.exchange(_load_pk(peer_pk))
+
+
+_load_pk = X25519PublicKey.from_public_bytes
 
 
 def pair_key(shared: bytes, purpose: str, run: str, a: int, b: int) -> bytes:

@@ -545,7 +545,6 @@ class SecAggServer(Role):
         self.phase = "keys"
         self._expect: set[int] = set(range(1, n + 1))  # live parties still silent this step
         self._got: dict[int, Message] = {}
-        self._digest: dict[int, bytes] = {}
         self._c_pk = np.zeros((n + 1, 32), np.uint8)
         self._s_pk = np.zeros((n + 1, 32), np.uint8)
         self._commit = np.zeros((n + 1, 32), np.uint8)
@@ -623,9 +622,15 @@ class SecAggServer(Role):
         if not self.alive[src]:
             self.late.append((src, type(msg).__name__))
             return []
-        digest = crypto.digest(msgspec_bytes(msg))
+        try:
+            payload = self._validate(src, msg)
+        except PeerError as exc:
+            if src in self._got:
+                self._forget(src)
+            self._exclude(src)
+            raise PeerError(f"{exc}; party {src} excluded as a dropout", src) from None
         if src in self._got:
-            if self._digest[src] == digest:
+            if _same(self._got[src], payload):
                 raise PeerError(
                     f"aggregator: duplicate {expected.__name__} from party {src} ignored", src
                 )
@@ -634,13 +639,7 @@ class SecAggServer(Role):
             raise PeerError(
                 f"aggregator: party {src} sent two different {expected.__name__}; excluded", src
             )
-        try:
-            payload = self._validate(src, msg)
-        except PeerError as exc:
-            self._exclude(src)
-            raise PeerError(f"{exc}; party {src} excluded as a dropout", src) from None
         self._got[src] = payload
-        self._digest[src] = digest
         if isinstance(msg, MaskedInput):
             self._y_acc += payload
         self._expect.discard(src)
@@ -724,7 +723,7 @@ class SecAggServer(Role):
             self._c_pk[u] = np.frombuffer(msg.c_pk, np.uint8)
             self._s_pk[u] = np.frombuffer(msg.s_pk, np.uint8)
             self._commit[u] = np.frombuffer(msg.b_commit, np.uint8)
-        self._got, self._digest = {}, {}
+        self._got = {}
         self._bound()
         self._prune("pruned: too few live neighbours after key advertisement")
         self._bound()
@@ -750,7 +749,7 @@ class SecAggServer(Role):
         self._prune("pruned: too few live neighbours after share distribution")
         self._bound()
         got = {u: m for u, m in self._got.items() if self.alive[u]}
-        self._got, self._digest = {}, {}
+        self._got = {}
         self.phase = "masked"
         snd = np.concatenate(
             [np.full(self._sent_ids[u].size, u) for u in got] or [np.zeros(0, int)]
@@ -783,7 +782,7 @@ class SecAggServer(Role):
         cfg = self.cfg
         self._inputs = self.alive.copy()  # U3
         self._y_sum = self._y_acc % np.uint64(cfg.modulus)
-        self._got, self._digest = {}, {}
+        self._got = {}
         # every party whose seed must be rebuilt needs t live share holders among U3
         dropped_sharers = self._sharers & ~self._inputs
         holders = self._live_degree(self._inputs)
@@ -904,10 +903,13 @@ class _Abort(Exception):
         self.culprits = culprits
 
 
-def msgspec_bytes(msg: Message) -> bytes:
-    import msgspec
-
-    return msgspec.msgpack.encode(msg)
+def _same(a: object, b: object) -> bool:
+    """Equality of two decoded step payloads (messages, arrays or lists of arrays)."""
+    if isinstance(a, np.ndarray) and isinstance(b, np.ndarray):
+        return a.shape == b.shape and bool(np.array_equal(a, b))
+    if isinstance(a, list) and isinstance(b, list):
+        return len(a) == len(b) and all(_same(x, y) for x, y in zip(a, b, strict=True))
+    return a == b
 
 
 def secagg_roles(

@@ -1,11 +1,20 @@
-"""Run a secure sum end to end with the synchronous harness and account its costs.
+"""Run a secure sum end to end and account its costs.
 
-This is the transport-free driver used by tests, the ``secure-sum`` command
-(``--transport harness``) and the benchmarks: it builds the roles of a
-protocol, runs them with :func:`mpc_rr.harness.run_roles` (optionally making
-chosen parties drop out at a chosen step), and reports messages and encoded
-bytes per role from the delivery trace (each message encoded once with the
-protocol's strict codec, exactly the bytes a transport would carry).
+Used by tests, the ``secure-sum`` command and the benchmarks: it builds the
+roles of a protocol, makes chosen parties crash at a chosen step
+(:class:`DropAt`), and runs them with
+
+* ``transport="harness"``: :func:`mpc_rr.harness.run_roles` (synchronous, no
+  transport); messages and encoded bytes per role come from the delivery
+  trace (each message encoded once with the protocol's strict codec, exactly
+  the bytes a transport carries);
+* ``transport="memory"`` / ``"tcp"``: the Party actors of :mod:`parties` over
+  the in-memory transport (virtual time, so step timeouts cost nothing) or
+  TCP + mutual TLS on 127.0.0.1 in one process; costs from the runtime's
+  :class:`~parties.costs.CostReport`.
+
+(``mpc_rr`` stays free of trio: the runtime is imported lazily, only for
+those two transports.)
 """
 
 from __future__ import annotations
@@ -20,12 +29,12 @@ import numpy as np
 from mpc_rr.errors import ProtocolAbort, UsageError
 from mpc_rr.harness import run_roles
 from mpc_rr.messages import Codec, Message
-from mpc_rr.roles import COORDINATOR, Role
+from mpc_rr.roles import COORDINATOR, Role, Send
 from mpc_rr.secure_sum import full_mesh, secagg
 from mpc_rr.secure_sum.entropy import Entropy, SeededEntropy
 from mpc_rr.secure_sum.graph import Graph
 
-__all__ = ["Protocol", "SumReport", "build_roles", "costs", "run_secure_sum"]
+__all__ = ["DropAt", "Protocol", "SumReport", "build_roles", "costs", "run_secure_sum"]
 
 Protocol = Literal["full-mesh", "full-mesh-board", "secagg"]
 DropStep = Literal["keys", "shares", "masked", "unmask"]
@@ -35,6 +44,60 @@ _DROP_MESSAGE = {
     "masked": secagg.MaskedInput,
     "unmask": secagg.UnmaskShares,
 }
+
+
+class DropAt(Role):
+    """Test double: behaves like ``inner`` until it would send a ``at`` message, then crashes.
+
+    The crashed party sends nothing more and ignores everything (``done`` with
+    no result), which is what a dropout looks like to everyone else.
+    """
+
+    def __init__(self, inner: Role, at: type[Message]) -> None:
+        super().__init__(inner.party_id)
+        self.inner = inner
+        self.at = at
+        self.message_types = inner.message_types
+        self.crashed = False
+
+    def _filter(self, sends: list[Send]) -> list[Send]:
+        if any(isinstance(s.msg, self.at) for s in sends):
+            self.crashed = True
+            self._done = True
+            return []
+        if self.inner.done:
+            self._done = True
+            self._error = self.inner.error
+            self._result = None if self.inner.error else self.inner.result
+        return sends
+
+    def start(self) -> list[Send]:
+        return self._filter(self.inner.start())
+
+    def receive(self, src: int, msg: Message) -> list[Send]:
+        return [] if self._done else self._filter(self.inner.receive(src, msg))
+
+    def on_timeout(self) -> list[Send]:
+        return [] if self._done else self._filter(self.inner.on_timeout())
+
+    def waiting_for(self) -> set[int]:
+        return set() if self._done else self.inner.waiting_for()
+
+
+class _Idle(Role):
+    """Party 0 when the protocol has no role for it (the TCP hub still relays frames)."""
+
+    message_types = full_mesh.MESH_MESSAGES
+
+    def __init__(self) -> None:
+        super().__init__(COORDINATOR)
+
+    def start(self) -> list[Send]:
+        self._done = True
+        return []
+
+    def receive(self, src: int, msg: Message) -> list[Send]:
+        return []
 
 
 @dataclass
@@ -134,6 +197,8 @@ def run_secure_sum(
     failure: float = 1e-6,
     deterministic: bool = False,
     count_bytes: bool = True,
+    transport: str = "harness",
+    step_timeout: float = 30.0,
 ) -> SumReport:
     """Run one secure sum with the harness and check it against the plaintext sum.
 
@@ -146,7 +211,13 @@ def run_secure_sum(
         SecAgg's tolerated fraction (default: ``dropout``).
     deterministic:
         Use :class:`SeededEntropy` (reproducible; tests only) instead of the OS CSPRNG.
+    transport:
+        ``"harness"``, ``"memory"`` (virtual time) or ``"tcp"`` (TLS, one process).
+    step_timeout:
+        Seconds without progress before a role's ``on_timeout`` (memory: virtual).
     """
+    if transport not in ("harness", "memory", "tcp"):
+        raise UsageError(f"transport must be 'harness', 'memory' or 'tcp', got {transport!r}")
     x = np.asarray(inputs)
     n, cells = x.shape
     rng = np.random.default_rng(seed)
@@ -165,14 +236,46 @@ def run_secure_sum(
     drop_type: type[Message] = (
         _DROP_MESSAGE[drop_step] if protocol == "secagg" else full_mesh.MeshPublish
     )
-
-    def drop(src: int, dst: int, msg: Message) -> bool:
-        return src in victims and isinstance(msg, drop_type)
+    for v in victims:
+        roles[v] = DropAt(roles[v], drop_type)
+    inner = {pid: (r.inner if isinstance(r, DropAt) else r) for pid, r in roles.items()}
 
     t0 = time.perf_counter()
-    res = run_roles(roles, rng=rng, drop=drop if victims else 0.0, timeouts=6)
+    if transport == "harness":
+        res = run_roles(roles, rng=rng, timeouts=6)
+        c = costs(res.trace, codec, n) if count_bytes else None
+        messages = res.messages
+    else:
+        import trio.testing
+
+        from parties.runner import run_memory_sync
+        from parties.tcp_runner import run_tcp_sync
+
+        if transport == "memory":
+            out = run_memory_sync(
+                roles,
+                clock=trio.testing.MockClock(autojump_threshold=0),
+                step_timeout=step_timeout,
+                max_timeouts=8,
+            )
+        else:
+            if COORDINATOR not in roles:  # all-to-all mesh: the TCP hub relays, holds no role
+                roles = {COORDINATOR: _Idle(), **roles}
+            out = run_tcp_sync(roles, step_timeout=step_timeout, max_timeouts=8)
+        st = out.costs.parties
+        c = {
+            "sent": np.array([st[i].bytes_sent if i in st else 0 for i in range(n + 1)]),
+            "recv": np.array([st[i].bytes_received if i in st else 0 for i in range(n + 1)]),
+        }
+        messages = out.costs.messages
     wall = time.perf_counter() - t0
-    watcher = roles[COORDINATOR] if COORDINATOR in roles else roles[min(set(roles) - victims)]
+    roles = inner
+    watcher = (
+        roles[COORDINATOR]
+        if COORDINATOR in roles and not isinstance(roles[COORDINATOR], _Idle)
+        else roles[min(set(roles) - victims - {COORDINATOR})]
+    )
+    params["transport"] = transport
     aborted = None
     total = None
     included: tuple[int, ...] = ()
@@ -186,7 +289,6 @@ def run_secure_sum(
     exact = total is not None and np.array_equal(
         total, x[np.asarray(included, int) - 1].sum(axis=0)
     )
-    c = costs(res.trace, codec, n) if count_bytes else None
     return SumReport(
         protocol=protocol,
         parties=n,
@@ -194,7 +296,7 @@ def run_secure_sum(
         exact=bool(exact),
         aborted=aborted,
         survivors=len(included),
-        messages=res.messages,
+        messages=messages,
         bytes=int(c["sent"].sum()) if c else -1,
         bytes_per_party_sent=float(c["sent"][1:].mean()) if c else -1.0,
         bytes_per_party_received=float(c["recv"][1:].mean()) if c else -1.0,

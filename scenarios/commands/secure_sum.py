@@ -32,7 +32,16 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     )
     p.add_argument("--parties", type=int, required=True, help="number of data parties n")
     p.add_argument("--cells", type=int, default=1582, help="vector length D (default 1582)")
-    p.add_argument("--transport", choices=TRANSPORTS, default="harness")
+    p.add_argument(
+        "--transport",
+        choices=TRANSPORTS,
+        default="memory",
+        help="memory: Party actors over the in-memory transport (virtual time); tcp: TCP + "
+        "mutual TLS on 127.0.0.1, one process; harness: synchronous driver, no transport",
+    )
+    p.add_argument(
+        "--step-timeout", type=float, default=30.0, help="seconds before a step's dropouts"
+    )
     p.add_argument("--dropout", type=float, default=0.0, help="fraction of parties that drop")
     p.add_argument(
         "--drop-step",
@@ -58,11 +67,6 @@ def run(args: argparse.Namespace) -> int:
         raise UsageError(f"--cells must be >= 1, got {args.cells}")
     if not 0.0 <= args.dropout < 1.0:
         raise UsageError(f"--dropout must be in [0, 1), got {args.dropout}")
-    if args.transport != "harness":
-        raise UsageError(
-            f"--transport {args.transport}: the party runtime is not merged on this branch yet; "
-            "use --transport harness"
-        )
     rng = np.random.default_rng(args.seed)
     x = np.zeros((args.parties, args.cells), np.uint8)
     x[np.arange(args.parties), rng.integers(0, args.cells, args.parties)] = 1
@@ -79,6 +83,8 @@ def run(args: argparse.Namespace) -> int:
         degree=args.degree,
         threshold=args.threshold,
         failure=args.failure,
+        transport=args.transport,
+        step_timeout=args.step_timeout,
     )
     out = rep.as_dict()
     out["transport"] = args.transport
