@@ -82,14 +82,14 @@ def adult(quick: bool = False, transport: str = "memory") -> None:
         )
 
 
-def sweep(quick: bool = False) -> None:
+def sweep(quick: bool = False, transport: str = "memory") -> None:
     rng = np.random.default_rng(0)
     grid = [(n, 1582) for n in (10, 30, 50, 100, 200, 300)] + [
         (n, 16) for n in (10, 50, 100, 300, 1000)
     ]
     if quick:
         grid = [(10, 1582), (30, 1582), (100, 1582), (10, 16), (100, 16)]
-    print(f"full mesh vs SecAgg+ (medians); {_load()}")
+    print(f"full mesh vs SecAgg+ (medians), transport {transport}; {_load()}")
     print(
         f"  {'n':>5} {'D':>5} {'protocol':16} {'wall_s':>8} {'cpu_s':>8} {'messages':>9} "
         f"{'bytes':>12} {'ratio_wall':>10} {'ratio_bytes':>11}"
@@ -103,7 +103,9 @@ def sweep(quick: bool = False) -> None:
         for protocol in ("full-mesh", "full-mesh-board", "secagg"):
             walls, cpus = [], []
             for r in range(reps):
-                rep, cpu = _run(protocol, x, seed=r, max_dropout=0.1, count_bytes=(r == 0))
+                rep, cpu = _run(
+                    protocol, x, seed=r, max_dropout=0.1, count_bytes=(r == 0), transport=transport
+                )
                 if r == 0:
                     first = rep
                 assert rep.exact, (protocol, n, d, rep.aborted)
@@ -137,7 +139,7 @@ def main(argv: list[str] | None = None) -> None:
     p.add_argument("--transport", choices=("memory", "harness", "tcp"), default="memory")
     args = p.parse_args(argv)
     if args.part in ("sweep", "all"):
-        sweep(args.quick)
+        sweep(args.quick, args.transport)
     if args.part in ("adult", "all"):
         adult(args.quick, args.transport)
 
