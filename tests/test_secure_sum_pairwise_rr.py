@@ -39,7 +39,7 @@ def test_estimates_are_unbiased_and_epsilons_compose() -> None:
     codes = np.stack([a, rng.integers(0, 2, n), (a + rng.integers(0, 2, n)) % 4], axis=1)
     eps = 2.0
     out = pairwise_rr(
-        codes, SCHEMA, lambda s: k_rr(s, eps), rng, protocol="full-mesh-board", method="none"
+        codes, SCHEMA, lambda s: k_rr(s, eps), rng, protocol="secagg", method="none", degree=8
     )
     truth = crosstabs(codes, SCHEMA.sizes)
     for k, t in truth.items():

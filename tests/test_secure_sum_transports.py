@@ -25,6 +25,18 @@ def test_property_memory_transport_exact(n: int, seed: int, protocol: str) -> No
     assert rep.exact and rep.survivors == n, rep.aborted
 
 
+@settings(max_examples=3, deadline=None)
+@given(
+    n=st.integers(2, 40),
+    seed=st.integers(0, 10**6),
+    protocol=st.sampled_from(["full-mesh", "full-mesh-board", "secagg"]),
+)
+def test_property_tcp_tls_exact(n: int, seed: int, protocol: str) -> None:
+    x = np.random.default_rng(seed).integers(0, 2, size=(n, 3))
+    rep = run_secure_sum(protocol, x, seed=seed, transport="tcp", max_dropout=0.1)
+    assert rep.exact and rep.survivors == n, rep.aborted
+
+
 @pytest.mark.parametrize("protocol", ["full-mesh", "full-mesh-board", "secagg"])
 @pytest.mark.parametrize("n", [2, 9])
 def test_tcp_tls_matches_harness_costs(protocol: str, n: int) -> None:
