@@ -14,7 +14,7 @@ $(STAMP): pyproject.toml
 	touch $(STAMP)
 
 demo: $(STAMP)
-	$(BIN)/mpc-rr reproduce mdrr-table1 --runs 5 --seed 1
+	$(BIN)/mpc-rr run adult
 
 test: $(STAMP)
 	$(BIN)/ruff check .

@@ -77,8 +77,9 @@ def run_roles(
         Predicate ``(party, step_index, msg)`` telling that ``party`` is gone
         when it would handle ``msg``: it receives and sends nothing from then on.
     timeouts:
-        When the queue runs dry and some roles are not done, call their
-        ``on_timeout`` up to this many times in total per role.
+        When the queue runs dry and some roles are not done, the pending role
+        with the lowest id gets ``on_timeout`` (then delivery resumes); each
+        role gets at most this many timeouts.
     """
     if rng is None:
         rng = np.random.default_rng(0)
@@ -150,7 +151,9 @@ def run_roles(
         ]
         if not pending:
             break
-        for pid in pending:
-            timeouts_used[pid] += 1
-            enqueue(pid, roles[pid].on_timeout())
+        # one deadline at a time, lowest id first (the coordinator's deadline is the
+        # shortest): its reaction may unblock the others before their own deadlines
+        pid = min(pending)
+        timeouts_used[pid] += 1
+        enqueue(pid, roles[pid].on_timeout())
     return out

@@ -255,8 +255,13 @@ class UniformMixture:
         """Keep with probability ``a``, else uniform over the joint domain.
 
         One uniform per record decides keep-or-redraw and, rescaled, gives the
-        new joint cell: O(n) with a single random array.
+        new joint cell: O(n) with a single random array.  A single record (one
+        party randomizing its own value) takes a scalar path that consumes the
+        generator exactly as the array path does.
         """
+        c = np.asarray(codes)
+        if c.size == len(self._sizes) and c.ndim <= 2 and np.issubdtype(c.dtype, np.integer):
+            return self._perturb_one(c, rng)
         flat = _as_joint_codes(codes, self._sizes)
         u = rng.random(flat.shape[0])
         a = self.keep
@@ -268,6 +273,25 @@ class UniformMixture:
         np.minimum(fresh, self.N - 1, out=fresh)
         out = np.where(u < a, flat, fresh)
         return _from_joint(out, np.asarray(codes), self._sizes)
+
+    def _perturb_one(self, c: np.ndarray, rng: np.random.Generator) -> np.ndarray:
+        vals = c.reshape(-1).tolist()
+        if (len(c.shape) == 1 and len(self._sizes) > 1) or (
+            len(c.shape) == 2 and c.shape[1] != len(self._sizes)
+        ):
+            return _from_joint(
+                _as_joint_codes(c, self._sizes), c, self._sizes
+            )  # raises the shape error
+        for j, (v, s) in enumerate(zip(vals, self._sizes, strict=True)):
+            if not 0 <= v < s:
+                raise UsageError(f"codes: record 0, attribute {j}: code {v} outside 0..{s - 1}")
+        u = rng.random()
+        a = self.keep
+        if a >= 1.0 or u < a:
+            return c.copy()
+        cell = min(int((u - a) * (self.N / (1.0 - a))), self.N - 1)
+        out = np.unravel_index(cell, self._sizes) if len(self._sizes) > 1 else (cell,)
+        return np.array(out, dtype=c.dtype).reshape(c.shape)
 
     def forward(self, pi: np.ndarray) -> np.ndarray:
         p = np.asarray(pi, dtype=float)

@@ -31,6 +31,7 @@ __all__ = [
     "GroupRelease",
     "adjust",
     "joint_counts",
+    "perturb_record",
     "release_groups",
     "rr_clusters",
     "rr_independent",
@@ -88,15 +89,17 @@ def release_groups(
     sizes: Sequence[int],
     groups: Sequence[Sequence[int]],
     mechanisms: Sequence[JointMechanism],
-    rng: np.random.Generator,
+    rng: np.random.Generator | Sequence[np.random.Generator],
     *,
     method: str = "clip",
 ) -> GroupRelease:
     """Randomize each group jointly with its mechanism and estimate each group (Eq. 2).
 
-    Groups must partition the attributes.  Draws happen group by group in the
-    given order from ``rng`` (so a party that randomizes its own record with
-    the same generator reproduces exactly the same release).
+    Groups must partition the attributes.  ``rng`` is either one generator
+    (vectorized over records, group by group) or one generator per record:
+    then record ``i`` is randomized exactly as party ``i`` does it in the
+    distributed protocol (:func:`perturb_record`), so both give identical
+    releases and estimates for the same per-party seeds.
     """
     c = np.asarray(codes)
     sizes = tuple(int(s) for s in sizes)
@@ -116,11 +119,14 @@ def release_groups(
         ):
             raise UsageError(f"mechanism for group {g} has sizes {mech.sizes}, expected {want}")
         part = c[:, list(g)]
-        if len(mech.sizes) == 1 and len(g) > 1:  # a dense mechanism over the flattened cluster
-            flat = np.ravel_multi_index(tuple(part.T), want)
-            out = np.stack(np.unravel_index(mech.perturb(flat, rng), want), axis=1)
+        if isinstance(rng, np.random.Generator):
+            out = _perturb_group(mech, part, want, rng)
         else:
-            out = mech.perturb(part if len(g) > 1 else part[:, 0], rng)
+            if len(rng) != c.shape[0]:
+                raise UsageError(f"need one generator per record: {len(rng)} for {c.shape[0]}")
+            out = np.concatenate(
+                [_perturb_group(mech, part[i : i + 1], want, r) for i, r in enumerate(rng)]
+            )
         y[:, list(g)] = out.reshape(-1, len(g))
         counts = joint_counts(y, g, sizes)
         obs = counts if len(mech.sizes) == len(g) else counts.reshape(-1)
@@ -128,11 +134,37 @@ def release_groups(
     return GroupRelease(sizes, groups_t, tuple(mechanisms), y, tuple(ests))
 
 
+def _perturb_group(
+    mech: JointMechanism, part: np.ndarray, dims: tuple[int, ...], rng: np.random.Generator
+) -> np.ndarray:
+    """Perturb ``(n, len(dims))`` codes of one group; dense mechanisms act on the flat joint index."""
+    if len(mech.sizes) == 1 and len(dims) > 1:
+        flat = np.ravel_multi_index(tuple(part.T), dims)
+        return np.stack(np.unravel_index(mech.perturb(flat, rng), dims), axis=1)
+    return mech.perturb(part if len(dims) > 1 else part[:, 0], rng).reshape(-1, len(dims))
+
+
+def perturb_record(
+    record: np.ndarray,
+    sizes: Sequence[int],
+    groups: Sequence[Sequence[int]],
+    mechanisms: Sequence[JointMechanism],
+    rng: np.random.Generator,
+) -> np.ndarray:
+    """One party's randomized record: each group perturbed jointly, in order, from ``rng``."""
+    rec = np.asarray(record).reshape(1, -1)
+    out = np.empty_like(rec)
+    for g, mech in zip(groups, mechanisms, strict=True):
+        g = list(g)
+        out[:, g] = _perturb_group(mech, rec[:, g], tuple(int(sizes[i]) for i in g), rng)
+    return out[0]
+
+
 def rr_independent(
     codes: np.ndarray,
     sizes: Sequence[int],
     mechanisms: Sequence[JointMechanism],
-    rng: np.random.Generator,
+    rng: np.random.Generator | Sequence[np.random.Generator],
     *,
     method: str = "clip",
 ) -> GroupRelease:
@@ -163,7 +195,7 @@ def rr_clusters(
     sizes: Sequence[int],
     clusters: Sequence[Sequence[int]],
     mechanisms: Sequence[JointMechanism],
-    rng: np.random.Generator,
+    rng: np.random.Generator | Sequence[np.random.Generator],
     *,
     method: str = "clip",
 ) -> GroupRelease:

@@ -15,6 +15,7 @@ import csv
 import math
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
+from functools import cached_property
 from pathlib import Path
 
 import numpy as np
@@ -47,7 +48,7 @@ class Attribute:
 
 @dataclass(frozen=True)
 class Schema:
-    """An ordered set of attributes."""
+    """An ordered set of attributes (hashable; names and sizes are cached)."""
 
     attributes: tuple[Attribute, ...]
 
@@ -58,11 +59,11 @@ class Schema:
         if len(set(names)) != len(names):
             raise UsageError(f"Schema: duplicate attribute names in {names}")
 
-    @property
+    @cached_property
     def names(self) -> tuple[str, ...]:
         return tuple(a.name for a in self.attributes)
 
-    @property
+    @cached_property
     def sizes(self) -> tuple[int, ...]:
         return tuple(a.size for a in self.attributes)
 

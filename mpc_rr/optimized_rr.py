@@ -1,0 +1,687 @@
+"""Privacy-optimized multi-attribute RR (Yamamoto & Shibuya).
+
+A mechanism over ``k`` attributes with ``a_i`` categories whose matrix entry
+``P[u, v] = X_S`` depends only on the set ``S`` of attributes in which input
+``u`` and output ``v`` differ (Sec. IV-A).  Level ``X_S`` appears
+``t_S = prod_{i in S} (a_i - 1)`` times per row, so a record is randomized by
+drawing ``S`` with probability ``X_S t_S`` and then, for every ``i`` in ``S``,
+a value uniformly among the *other* ``a_i - 1`` categories.
+
+Per-attribute epsilon (Eq. 2) is the epsilon of the *marginal* mechanism of
+attribute ``i`` (which does not depend on the other attributes' values):
+diagonal ``sum_{S not containing i} X_S t_S`` against off-diagonal
+``sum_{S containing i} X_S t_S / (a_i - 1)``.  The overall epsilon is
+``ln(max_S X_S / min_S X_S)``.  Given requested per-attribute epsilons, the
+optimized mechanism minimizes the overall one:
+
+* :func:`solve_lp` -- the exact linear programme over the ``2^k − 1`` ratios
+  ``x_S = X_S / X_full`` (Algorithms 1–2, Eq. 3), built as scipy.sparse
+  matrices (two non-zeros per monotonicity row; the ``x_S >= 1`` rows become
+  bounds) and solved with HiGHS;
+* :func:`closed_form_two` -- the closed-form optimum for ``k = 2``
+  (Sec. IV-B1, cases I–IV);
+* :func:`solve_heuristic` -- the inductive heuristic (Algorithm 3), where all
+  levels with two or more differing attributes are equal.  Implemented in
+  ``O(k)`` (running sums replace the ``O(k)`` inner loop of the paper) and in
+  probability units with a log-tracked "rest" level, so it neither overflows
+  (ratios reach ``exp(sum eps)``) nor underflows for ``k = 10,000``.
+
+The heuristic's fallback (Algorithm 3, steps 8–10) silently replaces an
+attribute's requested epsilon by another one -- e.g. sizes (5,5,5,5,5),
+eps (5,4,3,2,1) yields eps_5 = 5 instead of 1 -- and its outcome depends on
+the attribute order.  Here every result reports requested and achieved
+epsilons (computed from the built mechanism), and the caller chooses with
+``on_mismatch``: ``"raise"`` refuses with a :class:`UsageError`, ``"reorder"``
+searches attribute orders and returns the best order that meets every request
+(refusing if none does).  Algorithm 3 can also be *worse* than the Kronecker
+construction for small epsilons; then the Kronecker mechanism is returned
+(``method="kronecker"``), so the result is never weaker than that baseline.
+
+Estimation never forms the ``N x N`` matrix: it lies in the algebra spanned by
+per-attribute ``I`` and ``J`` and is inverted exactly in its joint eigenbasis
+(:mod:`mpc_rr.kron`).  A dense solve is offered for ``N <= 4096`` only.
+"""
+
+from __future__ import annotations
+
+import itertools
+import math
+import time
+from collections.abc import Sequence
+
+import numpy as np
+import scipy.sparse as sp
+from scipy.optimize import linprog
+
+from mpc_rr.errors import UsageError
+from mpc_rr.kron import (
+    check_codes,
+    check_observed,
+    check_sizes,
+    eigenvalues_from_levels,
+    pattern_matrix,
+    solve_pattern,
+    subset_counts,
+)
+from mpc_rr.lambda_rr import LambdaRandomization
+
+__all__ = [
+    "LP_MAX_ATTRIBUTES",
+    "OptimizedRR",
+    "PatternMechanism",
+    "closed_form_two",
+    "kronecker_mechanism",
+    "optimize",
+    "solve_heuristic",
+    "solve_lp",
+]
+
+#: Largest k for which the exact LP (2^k − 1 variables) is attempted.
+LP_MAX_ATTRIBUTES = 16
+#: Largest per-attribute epsilon accepted (exp(eps) must stay far from overflow).
+MAX_EPSILON = 300.0
+#: Relative tolerance for "the achieved epsilon equals the requested one".
+MATCH_RTOL = 1e-6
+
+
+def _check_epsilons(epsilons: Sequence[float], k: int) -> tuple[float, ...]:
+    eps = tuple(float(e) for e in epsilons)
+    if len(eps) != k:
+        raise UsageError(f"need one epsilon per attribute: {k} sizes but {len(eps)} epsilons")
+    for i, e in enumerate(eps):
+        if not (0.0 < e <= MAX_EPSILON):  # also rejects nan
+            raise UsageError(f"epsilons[{i}] must satisfy 0 < eps <= {MAX_EPSILON}, got {e!r}")
+    return eps
+
+
+# -- the mechanism ----------------------------------------------------------------
+
+
+class PatternMechanism:
+    """Joint mechanism with ``P[u, v] = X_{S(u, v)}`` (difference-pattern levels).
+
+    Exactly one representation is given:
+
+    * ``levels``: the ``2^k`` probabilities ``X_S`` indexed by bit mask
+      ``S = sum_{i in S} 2**i`` (LP results; any λ-randomization product);
+    * ``compact=(d0, singles, log_rest)``: every level with two or more
+      differing attributes equals ``R = exp(log_rest)``, ``X_empty = R + d0``
+      and ``X_{i} = R + singles[i]`` (heuristic results, any ``k``).  Storing
+      the *excess over R* keeps full precision when ``R`` is astronomically
+      small (it underflows for k = 10,000) -- and the excesses are exactly
+      what Algorithm 3's induction leaves invariant;
+    * ``product``: a :class:`~mpc_rr.lambda_rr.LambdaRandomization` (the
+      Kronecker construction of Wang et al., used when it beats the heuristic).
+
+    Rows must sum to one: ``sum_S X_S t_S = 1``.
+    """
+
+    def __init__(
+        self,
+        sizes: Sequence[int],
+        *,
+        levels: np.ndarray | None = None,
+        compact: tuple[float, np.ndarray, float] | None = None,
+        product: LambdaRandomization | None = None,
+    ) -> None:
+        self._sizes = check_sizes(sizes)
+        k = len(self._sizes)
+        if sum(v is not None for v in (levels, compact, product)) != 1:
+            raise UsageError("give exactly one of levels=, compact= or product=")
+        self._product = product
+        self._levels: np.ndarray | None = None
+        self._compact: tuple[float, np.ndarray, float] | None = None
+        if product is not None:
+            if product.sizes != self._sizes:
+                raise UsageError(f"product sizes {product.sizes} differ from sizes {self._sizes}")
+        elif levels is not None:
+            arr = np.asarray(levels, dtype=float)
+            if arr.shape != (1 << k,):
+                raise UsageError(f"levels must have 2**{k} = {1 << k} entries, got {arr.shape}")
+            if np.any(arr < 0):
+                raise UsageError("levels must be non-negative probabilities")
+            total = float(arr @ subset_counts(self._sizes))
+            if abs(total - 1.0) > 1e-9:
+                raise UsageError(f"levels do not make a stochastic matrix (row sum {total!r})")
+            self._levels = arr
+        else:
+            assert compact is not None
+            d0, singles, log_rest = compact
+            singles = np.asarray(singles, dtype=float)
+            if singles.shape != (k,):
+                raise UsageError(f"compact singles must have {k} entries, got {singles.shape}")
+            self._compact = (float(d0), singles, float(log_rest))
+
+    @property
+    def sizes(self) -> tuple[int, ...]:
+        return self._sizes
+
+    # -- levels and privacy ---------------------------------------------------
+    def levels(self) -> np.ndarray:
+        """The full ``2^k`` level table (built from the compact form if needed)."""
+        if self._levels is not None:
+            return self._levels
+        if self._product is not None:
+            return self._product.levels()
+        k = len(self._sizes)
+        if k > 26:
+            raise UsageError(f"a 2**k level table is not formed for k = {k} attributes")
+        d0, singles, log_rest = self._compact  # type: ignore[misc]
+        rest = math.exp(log_rest)
+        table = np.full(1 << k, rest)
+        table[0] = rest + d0
+        table[1 << np.arange(k)] = rest + singles
+        return table
+
+    def _log_levels_extremes(self) -> tuple[float, float]:
+        """``(log max level, log min level)``; ``-inf`` min when a level is zero."""
+        if self._product is not None:
+            return self._product.epsilon, 0.0  # only the difference is used
+        if self._levels is not None:
+            lo, hi = float(self._levels.min()), float(self._levels.max())
+            return math.log(hi), (math.log(lo) if lo > 0 else -math.inf)
+        d0, singles, log_rest = self._compact  # type: ignore[misc]
+        excess = np.append(singles, d0)
+        d_hi, d_lo = float(excess.max()), float(excess.min())
+        hi = float(np.logaddexp(log_rest, math.log(d_hi))) if d_hi > 0 else log_rest
+        if d_lo >= 0:
+            return hi, log_rest
+        lo_val = math.exp(log_rest) + d_lo
+        return hi, (math.log(lo_val) if lo_val > 0 else -math.inf)
+
+    @property
+    def epsilon(self) -> float:
+        """Overall local epsilon ``ln(max_S X_S / min_S X_S)`` (every column holds every level)."""
+        hi, lo = self._log_levels_extremes()
+        return math.inf if lo == -math.inf else hi - lo
+
+    def marginal_probabilities(self) -> tuple[np.ndarray, np.ndarray]:
+        """Per attribute: (keep probability, probability of each specific other value).
+
+        The marginal mechanism of attribute ``i`` has ``keep[i]`` on its
+        diagonal and ``other[i]`` off it.
+        """
+        k = len(self._sizes)
+        a = np.asarray(self._sizes, dtype=float)
+        if self._product is not None:
+            lam = np.asarray(self._product.lambdas)
+            return lam + (1.0 - lam) / a, (1.0 - lam) / a
+        if self._levels is not None:
+            weighted = (self._levels * subset_counts(self._sizes)).reshape((2,) * k)
+            keep = np.empty(k)
+            changed = np.empty(k)
+            for i in range(k):
+                ax = k - 1 - i
+                pair = weighted.sum(axis=tuple(j for j in range(k) if j != ax))
+                keep[i], changed[i] = pair[0], pair[1]
+            return keep, changed / (a - 1.0)
+        d0, singles, log_rest = self._compact  # type: ignore[misc]
+        log_n = float(np.sum(np.log(a)))
+        q_over_a = np.exp(log_rest + log_n - np.log(a))  # R * N / a_j
+        total_single = float(np.sum((a - 1.0) * singles))
+        keep = d0 + total_single - (a - 1.0) * singles + q_over_a
+        other = singles + q_over_a
+        return keep, other
+
+    @property
+    def epsilons(self) -> tuple[float, ...]:
+        """Per-attribute epsilon of the built mechanism (Eq. 2, marginal mechanisms)."""
+        keep, other = self.marginal_probabilities()
+        out = []
+        for p, q in zip(keep, other, strict=True):
+            hi, lo = max(p, q), min(p, q)
+            out.append(math.inf if lo <= 0 else math.log(hi) - math.log(lo))
+        return tuple(out)
+
+    # -- JointMechanism -----------------------------------------------------------
+    def perturb(self, codes: np.ndarray, rng: np.random.Generator) -> np.ndarray:
+        """Randomize records: draw the changed set ``S`` w.p. ``X_S t_S``, then new values.
+
+        Every attribute in ``S`` gets a value drawn uniformly among its other
+        ``a_i − 1`` categories.  Vectorized over records.
+        """
+        if self._product is not None:
+            return self._product.perturb(codes, rng)
+        arr = check_codes(codes, self._sizes)
+        out = arr.astype(np.int64, copy=True)
+        n, k = arr.shape
+        sizes = np.asarray(self._sizes, dtype=np.int64)
+        if self._levels is not None:
+            probs = self._levels * subset_counts(self._sizes)
+            subset = rng.choice(probs.size, size=n, p=probs / probs.sum())
+            for i in range(k):
+                change = ((subset >> i) & 1).astype(bool)
+                shift = rng.integers(1, sizes[i], size=n)
+                out[:, i] = np.where(change, (out[:, i] + shift) % sizes[i], out[:, i])
+        else:
+            d0, singles, log_rest = self._compact  # type: ignore[misc]
+            rest = math.exp(log_rest)
+            x0 = rest + d0
+            single_mass = (sizes - 1) * (rest + singles)
+            rest_mass = max(0.0, 1.0 - x0 - float(single_mass.sum()))
+            probs = np.concatenate(([x0], single_mass, [rest_mass]))
+            branch = rng.choice(k + 2, size=n, p=probs / probs.sum())
+            rows = np.flatnonzero((branch >= 1) & (branch <= k))
+            cols = branch[rows] - 1
+            shift = rng.integers(1, sizes[cols]) if rows.size else np.zeros(0, np.int64)
+            out[rows, cols] = (out[rows, cols] + shift) % sizes[cols]
+            pending = np.flatnonzero(branch == k + 1)
+            original = out[pending].copy()
+            while pending.size:  # uniform record conditioned on >= 2 differences
+                draw = rng.integers(0, sizes, size=(pending.size, k))
+                ok = (draw != original).sum(axis=1) >= 2
+                out[pending[ok]] = draw[ok]
+                pending, original = pending[~ok], original[~ok]
+        return out.reshape(np.shape(codes)).astype(np.asarray(codes).dtype, copy=False)
+
+    def estimate(self, observed: np.ndarray, *, method: str = "structured") -> np.ndarray:
+        """Solve ``P^T π = observed`` exactly (Eq. 2 of Domingo-Ferrer & Soria-Comas).
+
+        ``"structured"``: eigen-decomposition of the I/J algebra, ``O(N k)``.
+        ``"dense"``: ``numpy.linalg.solve`` on the formed matrix, ``N <= 4096``.
+        """
+        obs = check_observed(observed, self._sizes)
+        if method == "dense":
+            mat = self.dense_matrix()
+            return np.linalg.solve(mat.T, obs.ravel()).reshape(self._sizes)
+        if method != "structured":
+            raise UsageError(f"method must be 'structured' or 'dense', got {method!r}")
+        if self._product is not None:
+            return self._product.estimate(obs)
+        mu = eigenvalues_from_levels(self.levels(), self._sizes)
+        return solve_pattern(obs, mu)  # P is symmetric: P^T = P
+
+    def dense_matrix(self) -> np.ndarray:
+        """The matrix as a dense array (only for ``N <= 4096``)."""
+        return pattern_matrix(self.levels(), self._sizes)
+
+
+# -- the three constructions ---------------------------------------------------------
+
+
+def closed_form_two(m: int, n: int, eps1: float, eps2: float) -> tuple[float, float, float, str]:
+    """Optimal ``(x_{2,0}, x_{2,1}, x_{2,2})`` for two attributes (Sec. IV-B1).
+
+    Ratios to the all-differ level ``X_3``; returns the case label I–IV too.
+    """
+    e1, e2 = math.exp(eps1), math.exp(eps2)
+    if e1 * e2 >= (m - 1) * (n - 1):
+        if n * (e1 - 1) >= m * (e2 - 1):
+            x0 = (n * e1 * e2 + (m - 1) * (n - 1) * (e2 - 1)) / (e2 + n - 1)
+            return x0, 1.0, (n * e1 - (m - 1) * (e2 - 1)) / (e2 + n - 1), "I"
+        x0 = (m * e1 * e2 + (m - 1) * (n - 1) * (e1 - 1)) / (e1 + m - 1)
+        return x0, (m * e2 - (n - 1) * (e1 - 1)) / (e1 + m - 1), 1.0, "II"
+    if (n - m) * e1 * e2 - m * (n - 1) * e1 + (m - 1) * n * e2 >= 0:
+        den = -(e1 - 1) * e2 + m * (n - 1)
+        x0 = (n - 1) * (e1 + m - 1) * e2 / den
+        return x0, x0, (m * (n - 1) * e1 + (m - 1) * (e1 - 1) * e2) / den, "III"
+    den = -e1 * (e2 - 1) + (m - 1) * n
+    x0 = (m - 1) * e1 * (e2 + n - 1) / den
+    return x0, ((m - 1) * n * e2 + (n - 1) * e1 * (e2 - 1)) / den, x0, "IV"
+
+
+def lp_matrices(
+    sizes: tuple[int, ...], epsilons: tuple[float, ...]
+) -> tuple[np.ndarray, sp.csr_matrix, np.ndarray, sp.csr_matrix, np.ndarray]:
+    """Sparse LP of Algorithms 1–2: ``(c, A_ub, b_ub, A_eq, b_eq)`` over ``x_0 .. x_{2^k−2}``.
+
+    Variable ``x_S`` (bit mask ``S``) is ``X_S / X_full``.  Monotonicity
+    ``x_{S ∪ {i}} <= x_S`` gives ``k 2^{k−1} − k`` rows with two non-zeros;
+    the ``k`` rows ``x_S >= x_full = 1`` are left to the bounds.  Equality
+    ``i`` is Eq. 3 multiplied out, scaled to unit max coefficient.
+    """
+    k = len(sizes)
+    full = (1 << k) - 1
+    masks = np.arange(1 << k)
+    t = subset_counts(sizes)
+    rows, cols, vals = [], [], []
+    r = 0
+    for i in range(k):
+        lower = masks[(masks & (1 << i)) == 0]
+        upper = lower | (1 << i)
+        keep = upper != full
+        lower, upper = lower[keep], upper[keep]
+        m = lower.size
+        idx = np.arange(r, r + m)
+        rows += [idx, idx]
+        cols += [upper, lower]
+        vals += [np.ones(m), -np.ones(m)]
+        r += m
+    a_ub = sp.csr_matrix(
+        (np.concatenate(vals), (np.concatenate(rows), np.concatenate(cols))), shape=(r, full)
+    )
+    b_ub = np.zeros(r)
+    eq = np.empty((k, full))
+    b_eq = np.empty(k)
+    for i in range(k):
+        ratio = math.exp(epsilons[i]) / (sizes[i] - 1)
+        has_i = (masks & (1 << i)) != 0
+        coef = np.where(has_i, -ratio * t, t)
+        scale = float(np.max(np.abs(coef)))
+        eq[i] = coef[:full] / scale
+        b_eq[i] = ratio * t[full] / scale
+    c = np.zeros(full)
+    c[0] = 1.0
+    return c, a_ub, b_ub, sp.csr_matrix(eq), b_eq
+
+
+def solve_lp(sizes: Sequence[int], epsilons: Sequence[float]) -> OptimizedRR:
+    """Exact privacy-optimized mechanism by linear programming (Sec. IV-A, HiGHS).
+
+    Raises
+    ------
+    UsageError
+        For ``k < 2``, ``k > LP_MAX_ATTRIBUTES``, or if HiGHS fails.
+    """
+    start = time.perf_counter()
+    sz = check_sizes(sizes)
+    k = len(sz)
+    if not 2 <= k <= LP_MAX_ATTRIBUTES:
+        raise UsageError(
+            f"the exact LP needs 2 <= k <= {LP_MAX_ATTRIBUTES} attributes (2^k − 1 variables), "
+            f"got k = {k}; use method='heuristic'"
+        )
+    eps = _check_epsilons(epsilons, k)
+    c, a_ub, b_ub, a_eq, b_eq = lp_matrices(sz, eps)
+    res = linprog(c, A_ub=a_ub, b_ub=b_ub, A_eq=a_eq, b_eq=b_eq, bounds=(1, None), method="highs")
+    if res.status != 0:
+        raise UsageError(f"HiGHS could not solve the LP for sizes {sz}, eps {eps}: {res.message}")
+    ratios = np.append(res.x, 1.0)
+    levels = ratios / float(ratios @ subset_counts(sz))
+    mech = PatternMechanism(sz, levels=levels)
+    return OptimizedRR._wrap(mech, eps, "lp", tuple(range(k)), (), time.perf_counter() - start)
+
+
+def _heuristic_compact(
+    sizes: tuple[int, ...], eps: tuple[float, ...]
+) -> tuple[float, np.ndarray, float, tuple[int, ...]]:
+    """Algorithm 3 in probability units; returns ``(d0, singles, log_rest, fallbacks)``.
+
+    State after attribute ``i``: the rest level ``R_i`` (log-tracked) and the
+    excesses over it, ``d0 = X0 − R`` and ``d_j = X_j − R``.  In the paper's
+    ratio units ``x = X / R`` the induction (Eq. 9) reads
+    ``x_{i,j} − 1 = a_i (x_{i−1,j} − 1)`` and ``R_i = R_{i−1} / a_i``, so the
+    excesses ``d_j`` do not change once set, and ``d0`` loses ``(a_i − 1) d_i``.
+    Eq. 7 becomes ``Q/a_i + d0_i + D = e^{eps_i} (Q/a_i + d_i)`` with
+    ``Q = R N`` (invariant) and ``D = sum_{h<i} (a_h − 1) d_h``, solved for
+    ``d_i``.  The fallback test (step 8) is ``d0_i < 0``, ``d_i < 0`` or
+    ``d0_i < max_{j <= i} d_j``; the fallback (step 9) sets ``d_i = 0``.
+    Each step is ``O(1)``: ``O(k)`` overall, no overflow, no cancellation.
+    """
+    k = len(sizes)
+    a1, a2 = sizes[0], sizes[1]
+    x0, x1, x2, _ = closed_form_two(a1, a2, eps[0], eps[1])
+    z = x0 + (a1 - 1) * x1 + (a2 - 1) * x2 + (a1 - 1) * (a2 - 1)
+    d0 = (x0 - 1.0) / z
+    singles = [(x1 - 1.0) / z, (x2 - 1.0) / z]
+    log_rest = -math.log(z)
+    q = a1 * a2 / z  # rest level times the current domain size: invariant
+    sum_d = (a1 - 1) * singles[0] + (a2 - 1) * singles[1]
+    max_d = max(singles)
+    fallbacks = []
+    for i in range(2, k):
+        a = sizes[i]
+        e = math.exp(eps[i])
+        log_rest -= math.log(a)
+        qa = q / a
+        di = (d0 + sum_d + qa * (1.0 - e)) / (e + a - 1)
+        new_d0 = d0 - (a - 1) * di
+        if new_d0 < 0 or di < 0 or new_d0 < max(max_d, di):
+            di = 0.0  # Algorithm 3, steps 8-10: eps_i is no longer the requested one
+            new_d0 = d0
+            fallbacks.append(i)
+        d0 = new_d0
+        sum_d += (a - 1) * di
+        max_d = max(max_d, di)
+        singles.append(di)
+    return d0, np.asarray(singles), log_rest, tuple(fallbacks)
+
+
+def _candidate_orders(sizes: tuple[int, ...], eps: tuple[float, ...]) -> list[tuple[int, ...]]:
+    k = len(sizes)
+    if k <= 6:
+        return list(itertools.permutations(range(k)))
+    e = np.asarray(eps)
+    a = np.asarray(sizes)
+    cands = [
+        np.arange(k),
+        np.argsort(e, kind="stable"),
+        np.argsort(-e, kind="stable"),
+        np.lexsort((e, a)),
+        np.lexsort((-e, -a)),
+        np.argsort(e / np.log(a), kind="stable"),
+        np.argsort(-e / np.log(a), kind="stable"),
+    ]
+    seen, out = set(), []
+    for cand in cands:
+        key = tuple(int(v) for v in cand)
+        if key not in seen:
+            seen.add(key)
+            out.append(key)
+    return out
+
+
+def _heuristic_in_order(
+    sizes: tuple[int, ...], eps: tuple[float, ...], order: tuple[int, ...]
+) -> tuple[PatternMechanism, tuple[int, ...]]:
+    perm_sizes = tuple(sizes[j] for j in order)
+    perm_eps = tuple(eps[j] for j in order)
+    d0, singles_perm, log_rest, fb = _heuristic_compact(perm_sizes, perm_eps)
+    singles = np.empty(len(sizes))
+    singles[list(order)] = singles_perm
+    mech = PatternMechanism(sizes, compact=(d0, singles, log_rest))
+    return mech, tuple(order[i] for i in fb)
+
+
+def _mismatches(requested: tuple[float, ...], achieved: tuple[float, ...]) -> list[int]:
+    return [
+        i
+        for i, (r, a) in enumerate(zip(requested, achieved, strict=True))
+        if not abs(a - r) <= MATCH_RTOL * max(1.0, r)
+    ]
+
+
+def solve_heuristic(
+    sizes: Sequence[int],
+    epsilons: Sequence[float],
+    *,
+    on_mismatch: str = "raise",
+    order: Sequence[int] | None = None,
+) -> OptimizedRR:
+    """Near-optimal mechanism by the inductive heuristic (Algorithm 3), ``O(k)`` here.
+
+    Parameters
+    ----------
+    sizes, epsilons:
+        Category counts (each ``>= 2``, ``k >= 2``) and requested epsilons.
+    on_mismatch:
+        What to do when Algorithm 3's fallback changes an attribute's epsilon:
+        ``"raise"`` (refuse with :class:`UsageError` naming the attributes and
+        their requested/achieved epsilons) or ``"reorder"`` (try attribute
+        orders -- all of them for ``k <= 6``, a few sorted ones otherwise --
+        and return the lowest overall epsilon among orders meeting every
+        request; refuse if none does).
+    order:
+        Attribute order to run the induction in (default: as given).  Ignored
+        by ``"reorder"``.
+
+    Returns
+    -------
+    OptimizedRR
+        ``method="heuristic"``, or ``method="kronecker"`` when Algorithm 3's
+        result has a larger overall epsilon than the Kronecker construction
+        (it can, for small epsilons: sizes (2, 2, 2), eps 0.25 each gives
+        0.7590 > 0.75), which then is returned instead.
+
+    Raises
+    ------
+    UsageError
+        When the requested epsilons cannot be met (see ``on_mismatch``), or on
+        invalid parameters.
+    """
+    start = time.perf_counter()
+    sz = check_sizes(sizes)
+    k = len(sz)
+    if k < 2:
+        raise UsageError(f"the optimized mechanisms need k >= 2 attributes, got k = {k}")
+    eps = _check_epsilons(epsilons, k)
+    if on_mismatch not in ("raise", "reorder"):
+        raise UsageError(f"on_mismatch must be 'raise' or 'reorder', got {on_mismatch!r}")
+    if on_mismatch == "reorder":
+        orders = _candidate_orders(sz, eps)
+    else:
+        base = tuple(range(k)) if order is None else tuple(int(v) for v in order)
+        if sorted(base) != list(range(k)):
+            raise UsageError(f"order must be a permutation of 0..{k - 1}, got {order!r}")
+        orders = [base]
+    best = None
+    first_failure = None
+    for cand in orders:
+        mech, fb = _heuristic_in_order(sz, eps, cand)
+        achieved = mech.epsilons
+        bad = _mismatches(eps, achieved)
+        if bad:
+            if first_failure is None:
+                first_failure = (cand, achieved, bad)
+            continue
+        if best is None or mech.epsilon < best[0].epsilon:
+            best = (mech, cand, fb)
+    if best is None:
+        cand, achieved, bad = first_failure  # type: ignore[misc]
+        more = f" (and {len(bad) - 5} more attributes)" if len(bad) > 5 else ""
+        detail = (
+            ", ".join(
+                f"attribute {i}: requested {eps[i]:.6g}, achieved {achieved[i]:.6g}"
+                + (" (weaker)" if achieved[i] > eps[i] else " (stronger)")
+                for i in bad[:5]
+            )
+            + more
+        )
+        shown = str(cand) if k <= 12 else f"({cand[0]}, {cand[1]}, ..., {cand[-1]})"
+        if on_mismatch == "reorder":
+            tried = f"any of {len(orders)} attribute orders (e.g. order {shown})"
+            hint = "use method='lp' (exact)"
+        else:
+            tried = f"order {shown}"
+            hint = "use method='lp' (exact) or on_mismatch='reorder'"
+        raise UsageError(
+            f"the heuristic (Algorithm 3) cannot meet the requested epsilons with {tried}: "
+            f"{detail}; {hint}"
+        )
+    mech, cand, fb = best
+    kron = kronecker_mechanism(sz, eps)
+    if kron.epsilon < mech.epsilon:
+        # Algorithm 3 can be worse than the baseline for small epsilons, e.g. sizes
+        # (2, 2, 2), eps 0.25 each: 0.7590 vs 0.75.  Never return a worse guarantee.
+        return OptimizedRR._wrap(kron, eps, "kronecker", cand, fb, time.perf_counter() - start)
+    return OptimizedRR._wrap(mech, eps, "heuristic", cand, fb, time.perf_counter() - start)
+
+
+def kronecker_mechanism(sizes: Sequence[int], epsilons: Sequence[float]) -> PatternMechanism:
+    """The Kronecker construction (Wang et al., Yamamoto & Shibuya Eq. 1) as a mechanism.
+
+    Each factor is the optimal single-attribute RR, ``e^eps/(e^eps + a − 1)``
+    on the diagonal -- i.e. ``P(λ)`` with ``λ = (e^eps − 1)/(e^eps + a − 1)``
+    -- so this is λ-randomization; its epsilon is ``sum(eps)``.
+    """
+    sz = check_sizes(sizes)
+    eps = _check_epsilons(epsilons, len(sz))
+    lams = [math.expm1(e) / (math.exp(e) + a - 1) for e, a in zip(eps, sz, strict=True)]
+    return PatternMechanism(sz, product=LambdaRandomization(sz, lams))
+
+
+def optimize(
+    sizes: Sequence[int],
+    epsilons: Sequence[float],
+    *,
+    method: str = "auto",
+    on_mismatch: str = "raise",
+) -> OptimizedRR:
+    """Privacy-optimized RR: ``method`` is ``"lp"``, ``"heuristic"`` or ``"auto"``.
+
+    ``"auto"`` solves the exact LP for ``k <= 12`` (under a few seconds) and
+    runs the heuristic otherwise.
+    """
+    if method == "lp":
+        return solve_lp(sizes, epsilons)
+    if method == "heuristic":
+        return solve_heuristic(sizes, epsilons, on_mismatch=on_mismatch)
+    if method == "auto":
+        k = len(tuple(sizes))
+        if 2 <= k <= 12:
+            return solve_lp(sizes, epsilons)
+        return solve_heuristic(sizes, epsilons, on_mismatch=on_mismatch)
+    raise UsageError(f"method must be 'lp', 'heuristic' or 'auto', got {method!r}")
+
+
+class OptimizedRR(PatternMechanism):
+    """A privacy-optimized mechanism together with how it was obtained.
+
+    Attributes
+    ----------
+    requested_epsilons, achieved_epsilons:
+        Per attribute; achieved ones are computed from the built mechanism.
+    overall_epsilon:
+        ``ln(max level / min level)`` of the built mechanism.
+    kronecker_epsilon:
+        ``sum(requested)``, the epsilon of the Kronecker construction.
+    method:
+        ``"lp"`` or ``"heuristic"``.
+    order:
+        Attribute order the heuristic ran in (identity for the LP).
+    fallback_attributes:
+        Attributes where Algorithm 3 fell back in that order (their epsilon
+        then happened to still match, or the result would have been refused).
+    seconds:
+        Construction time.
+    """
+
+    requested_epsilons: tuple[float, ...]
+    achieved_epsilons: tuple[float, ...]
+    overall_epsilon: float
+    kronecker_epsilon: float
+    method: str
+    order: tuple[int, ...]
+    fallback_attributes: tuple[int, ...]
+    seconds: float
+
+    @classmethod
+    def _wrap(
+        cls,
+        mech: PatternMechanism,
+        requested: tuple[float, ...],
+        method: str,
+        order: tuple[int, ...],
+        fallbacks: tuple[int, ...],
+        seconds: float,
+    ) -> OptimizedRR:
+        obj = cls.__new__(cls)
+        obj.__dict__.update(mech.__dict__)
+        obj.requested_epsilons = requested
+        obj.achieved_epsilons = mech.epsilons
+        obj.overall_epsilon = mech.epsilon
+        obj.kronecker_epsilon = float(sum(requested))
+        obj.method = method
+        obj.order = tuple(int(v) for v in order)
+        obj.fallback_attributes = tuple(int(v) for v in fallbacks)
+        obj.seconds = seconds
+        return obj
+
+    def report(self) -> dict[str, object]:
+        """JSON-ready summary."""
+        return {
+            "sizes": list(self.sizes),
+            "method": self.method,
+            "requested_epsilons": list(self.requested_epsilons),
+            "achieved_epsilons": list(self.achieved_epsilons),
+            "overall_epsilon": self.overall_epsilon,
+            "kronecker_epsilon": self.kronecker_epsilon,
+            "order": list(self.order),
+            "seconds": self.seconds,
+        }
+
+    def __repr__(self) -> str:
+        return (
+            f"OptimizedRR(sizes={self.sizes}, method={self.method!r}, "
+            f"overall_epsilon={self.overall_epsilon:.6g}, kronecker={self.kronecker_epsilon:.6g})"
+        )

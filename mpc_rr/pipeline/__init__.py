@@ -1,0 +1,29 @@
+"""The distributed RR-Clusters pipeline (Domingo-Ferrer & Soria-Comas, Sections 4-5).
+
+Data parties ``1..n`` and an untrusted coordinator (party 0) run three phases:
+dependences (4.1 RR per attribute, 4.2 exact counts by secure sum, or 4.3
+pairwise RR by secure sum), a signed clustering broadcast (Algorithm 1), and
+the clustered release with estimation and optional RR-Adjustment.
+"""
+
+from mpc_rr.pipeline.config import DEPENDENCE_SOURCES, MECHANISMS, PipelineConfig
+from mpc_rr.pipeline.roles import (
+    PIPELINE_MESSAGES,
+    Coordinator,
+    DataParty,
+    PartyOutcome,
+    PipelineResult,
+    pipeline_roles,
+)
+
+__all__ = [
+    "DEPENDENCE_SOURCES",
+    "MECHANISMS",
+    "PIPELINE_MESSAGES",
+    "Coordinator",
+    "DataParty",
+    "PartyOutcome",
+    "PipelineConfig",
+    "PipelineResult",
+    "pipeline_roles",
+]

@@ -1,0 +1,351 @@
+"""The distributed pipeline as sans-I/O roles, driven by the synchronous harness."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+import pytest
+
+from mpc_rr.clustering import cluster_attributes
+from mpc_rr.dependence import dependence_matrix
+from mpc_rr.errors import PeerError, UsageError
+from mpc_rr.harness import run_roles
+from mpc_rr.messages import Codec, Message, WireArray
+from mpc_rr.pair_cells import PairLayout
+from mpc_rr.pipeline import PIPELINE_MESSAGES, DataParty, PipelineConfig, pipeline_roles, signing
+from mpc_rr.pipeline.roles import SignedClustering, party_generators
+from mpc_rr.roles import COORDINATOR, Role, Send
+from mpc_rr.rr_protocols import release_groups, rr_independent
+from mpc_rr.schema import Attribute, Schema
+
+SCHEMA = Schema(
+    (
+        Attribute("a", ("0", "1", "2")),
+        Attribute("b", ("0", "1", "2")),
+        Attribute("c", ("0", "1"), ordinal=True),
+        Attribute("d", ("0", "1", "2", "3"), ordinal=True),
+    )
+)
+KEY = signing.new_signing_key(bytes(range(32)))
+
+
+def records(n: int, seed: int) -> np.ndarray:
+    rng = np.random.default_rng(seed)
+    a = rng.integers(0, 3, n)
+    b = np.where(rng.random(n) < 0.85, a, rng.integers(0, 3, n))
+    c = rng.integers(0, 2, n)
+    d = np.clip(c * 2 + rng.integers(0, 2, n), 0, 3)
+    return np.stack([a, b, c, d], axis=1)
+
+
+def config(n: int, **kw: object) -> PipelineConfig:
+    base = dict(schema=SCHEMA, n=n, p=0.8, tv=12, td=0.2, coordinator_key=signing.public_bytes(KEY))
+    base.update(kw)
+    return PipelineConfig(**base)  # type: ignore[arg-type]
+
+
+@pytest.mark.parametrize("shuffle", [False, True])
+def test_distributed_equals_centralized(shuffle: bool) -> None:
+    n, seed = 120, 42
+    x = records(n, 1)
+    cfg = config(n)
+    roles = pipeline_roles(cfg, x, seed, KEY)
+    out = run_roles(
+        roles, rng=np.random.default_rng(5), shuffle=shuffle, codec=Codec(PIPELINE_MESSAGES)
+    )
+    res = roles[COORDINATOR].result
+
+    # the same computation with the centralized library functions and the same per-party seeds
+    gens = party_generators(seed, n)
+    dep_release = rr_independent(x, cfg.sizes, cfg.attribute_mechanisms(), gens)
+    deps = dependence_matrix(dep_release.randomized, SCHEMA)
+    cl = cluster_attributes(deps, cfg.sizes, cfg.tv, cfg.td)
+    rel = release_groups(x, cfg.sizes, cl.clusters, cfg.release_mechanisms(cl.clusters), gens)
+
+    np.testing.assert_array_equal(res.dependences, deps)
+    assert res.clustering.clusters == cl.clusters == ((0, 1), (2, 3))
+    np.testing.assert_array_equal(res.randomized, rel.randomized)
+    for a, b in zip(res.estimates, rel.estimates, strict=True):
+        np.testing.assert_array_equal(a.distribution, b.distribution)
+    assert res.epsilon["total"] == pytest.approx(res.epsilon["dependence"] + res.epsilon["release"])
+    assert res.epsilon["release"] == pytest.approx(
+        sum(cfg.attribute_epsilons())
+    )  # equal-risk release
+    outcomes = [roles[i].result for i in range(1, n + 1)]
+    assert all(o.clusters == cl.clusters for o in outcomes)
+    assert out.messages == 3 * n  # record, clustering, release
+
+
+def test_dropout_in_dependence_phase_goes_on_without_the_party() -> None:
+    n = 30
+    roles = pipeline_roles(config(n), records(n, 2), 7, KEY)
+    res = run_roles(roles, drop=lambda s, d, m: s == 5 and type(m).__name__ == "RandomizedRecord")
+    coord = roles[COORDINATOR].result
+    assert 5 not in coord.parties_dependence and len(coord.parties_release) == n - 1
+    err = roles[5].error
+    assert err is not None and "timed out waiting for parties [0]" in str(err)
+    assert not res.peer_errors
+
+
+def test_too_few_parties_aborts_cleanly() -> None:
+    n = 4
+    roles = pipeline_roles(config(n, min_parties=3), records(n, 3), 7, KEY)
+    run_roles(roles, drop=lambda s, d, m: s in (1, 2))
+    err = roles[COORDINATOR].error
+    assert err is not None and err.culprits == (1, 2)
+
+
+def test_duplicate_submission_is_reported_and_ignored() -> None:
+    n = 20
+    roles = pipeline_roles(config(n), records(n, 4), 9, KEY)
+    res = run_roles(roles, rng=np.random.default_rng(1), duplicate=0.3)
+    assert roles[COORDINATOR].result.parties_release == tuple(range(1, n + 1))
+    assert res.peer_errors and all(isinstance(e, PeerError) for e in res.peer_errors)
+    assert any("submitted twice" in str(e) for e in res.peer_errors)
+
+
+def test_party_refuses_a_forged_broadcast() -> None:
+    cfg = config(5)
+    party = DataParty(1, cfg, np.array([0, 0, 1, 2]), np.random.default_rng(0))
+    party.start()
+    forger = signing.new_signing_key(bytes(32))
+    clusters = [[0, 1], [2], [3]]
+    from mpc_rr.clustering import Clustering
+
+    digest = Clustering(((0, 1), (2,), (3,)), ()).digest()
+    sig = signing.sign(forger, signing.clustering_payload(cfg.run, "rr", clusters, digest))
+    assert (
+        party.receive(
+            COORDINATOR,
+            SignedClustering(
+                run=cfg.run, source="rr", clusters=clusters, digest=digest, signature=sig
+            ),
+        )
+        == []
+    )
+    assert party.error is not None and "invalid signature" in str(party.error)
+
+
+def test_bad_record_from_a_party_is_a_peer_error() -> None:
+    cfg = config(3)
+    roles = pipeline_roles(cfg, records(3, 5), 1, KEY)
+    coord = roles[COORDINATOR]
+    coord.start()
+    from mpc_rr.pipeline.roles import RandomizedRecord
+
+    with pytest.raises(PeerError, match="party 2: code outside"):
+        coord.receive(
+            2,
+            RandomizedRecord(
+                run=cfg.run, codes=WireArray.from_numpy(np.array([0, 9, 0, 0], np.uint8))
+            ),
+        )
+    with pytest.raises(PeerError, match=r"shape \(3,\), expected \(4,\)"):
+        coord.receive(
+            2,
+            RandomizedRecord(
+                run=cfg.run, codes=WireArray.from_numpy(np.array([0, 1, 0], np.uint8))
+            ),
+        )
+
+
+def test_config_validation() -> None:
+    with pytest.raises(UsageError, match="dependence must be one of"):
+        config(5, dependence="oracle")
+    with pytest.raises(UsageError, match=r"p must be in \(0, 1\]"):
+        config(5, p=0.0)
+    with pytest.raises(UsageError, match="needs a secure-sum sub_factory"):
+        DataParty(1, config(5, dependence="secure-sum"), np.zeros(4, int), np.random.default_rng(0))
+
+
+# ---- composition with a secure-sum sub-protocol (a plaintext stand-in with the same result shape)
+
+
+@dataclass(frozen=True)
+class _Sum:
+    total: np.ndarray
+    included: tuple[int, ...]
+
+
+class PlainShare(Message, frozen=True):
+    x: WireArray
+
+
+class PlainTotal(Message, frozen=True):
+    total: WireArray
+    included: list[int]
+
+
+class PlainClient(Role):
+    message_types = (PlainTotal,)
+
+    def __init__(self, pid: int, x: np.ndarray) -> None:
+        super().__init__(pid)
+        self.x = x
+
+    def start(self) -> list[Send]:
+        return [Send(COORDINATOR, PlainShare(x=WireArray.from_numpy(self.x)))]
+
+    def receive(self, src: int, msg: Message) -> list[Send]:
+        assert isinstance(msg, PlainTotal)
+        self._result = _Sum(msg.total.to_numpy().astype(np.int64), tuple(msg.included))
+        self._done = True
+        return []
+
+
+class PlainServer(Role):
+    message_types = (PlainShare,)
+
+    def __init__(self, n: int, cells: int) -> None:
+        super().__init__(COORDINATOR)
+        self.n, self.got = n, {}
+        self.cells = cells
+
+    def start(self) -> list[Send]:
+        return []
+
+    def waiting_for(self) -> set[int]:
+        return set(range(1, self.n + 1)) - set(self.got)
+
+    def receive(self, src: int, msg: Message) -> list[Send]:
+        assert isinstance(msg, PlainShare)
+        self.got[src] = msg.x.to_numpy()
+        if len(self.got) < self.n:
+            return []
+        total = np.sum(list(self.got.values()), axis=0)
+        self._result = _Sum(total, tuple(sorted(self.got)))
+        self._done = True
+        w = WireArray.from_numpy(total)
+        return [Send(i, PlainTotal(total=w, included=sorted(self.got))) for i in sorted(self.got)]
+
+
+def plain_factory(cfg: PipelineConfig, pid: int, x: np.ndarray | None) -> Role:
+    cells = PairLayout(cfg.sizes).cells
+    return PlainServer(cfg.n, cells) if pid == COORDINATOR else PlainClient(pid, x)
+
+
+def test_secure_sum_source_composes_and_parties_check_the_digest() -> None:
+    n = 80
+    x = records(n, 6)
+    cfg = config(n, dependence="secure-sum")
+    roles = pipeline_roles(cfg, x, 3, KEY, sub_factory=plain_factory)
+    run_roles(roles, rng=np.random.default_rng(2), shuffle=True)
+    res = roles[COORDINATOR].result
+    np.testing.assert_allclose(
+        res.dependences, dependence_matrix(x, SCHEMA)
+    )  # exact bivariate counts
+    assert all(roles[i].result.clusters == res.clustering.clusters for i in range(1, n + 1))
+    assert res.epsilon["dependence"] == float("inf")
+
+
+def test_party_refuses_a_broadcast_that_differs_from_its_own_clustering() -> None:
+    n = 10
+    x = records(n, 8)
+    cfg = config(n, dependence="secure-sum")
+    roles = pipeline_roles(cfg, x, 3, KEY, sub_factory=plain_factory)
+    coord = roles[COORDINATOR]
+    # a coordinator that lies about the clustering (validly signed, but not what the aggregate gives)
+    orig = coord._broadcast
+
+    def lying() -> list[Send]:
+        sends = orig()
+        clusters = [[0], [1], [2], [3]] if len(sends[0].msg.clusters) < 4 else [[0, 1], [2], [3]]
+        from mpc_rr.clustering import Clustering
+
+        digest = Clustering(tuple(tuple(c) for c in clusters), ()).digest()
+        sig = signing.sign(
+            KEY, signing.clustering_payload(cfg.run, cfg.dependence, clusters, digest)
+        )
+        msg = SignedClustering(
+            run=cfg.run, source=cfg.dependence, clusters=clusters, digest=digest, signature=sig
+        )
+        return [Send(s.dst, msg) for s in sends]
+
+    coord._broadcast = lying  # type: ignore[method-assign]
+    run_roles(roles)
+    errs = [roles[i].error for i in range(1, n + 1)]
+    assert all(e is not None and "does not match the one computed locally" in str(e) for e in errs)
+
+
+@pytest.mark.parametrize("mechanism", ["lambda", "optimized"])
+def test_structured_mechanisms_in_the_pipeline(mechanism: str) -> None:
+    n, seed = 60, 11
+    x = records(n, 12)
+    cfg = config(n, mechanism=mechanism)
+    roles = pipeline_roles(cfg, x, seed, KEY)
+    run_roles(roles)
+    res = roles[COORDINATOR].result
+    gens = party_generators(seed, n)
+    rr_independent(
+        x, cfg.sizes, cfg.attribute_mechanisms(), gens
+    )  # same draws as the dependence phase
+    rel = release_groups(
+        x, cfg.sizes, res.clustering.clusters, cfg.release_mechanisms(res.clustering.clusters), gens
+    )
+    np.testing.assert_array_equal(res.randomized, rel.randomized)
+    for a, b in zip(res.estimates, rel.estimates, strict=True):
+        np.testing.assert_allclose(a.distribution, b.distribution)
+    eps_sum = sum(cfg.attribute_epsilons())
+    if mechanism == "lambda":
+        assert res.epsilon["release"] == pytest.approx(eps_sum)
+    else:  # the optimized joint mechanism meets every eps_A with less overall epsilon
+        assert res.epsilon["release"] < eps_sum
+
+
+# ---- the real secure sum (SecAgg+) as the dependence phase
+
+
+def _secagg_factory(source: str):
+    from mpc_rr.secure_sum.entropy import SeededEntropy
+    from scenarios.secure_sum_factory import sub_factory_for
+
+    return sub_factory_for(source, entropy=lambda pid: SeededEntropy(99, pid))
+
+
+def test_secagg_exact_counts_give_the_true_dependences() -> None:
+    n = 40
+    x = records(n, 21)
+    cfg = config(n, dependence="secure-sum", run="ss")
+    roles = pipeline_roles(cfg, x, 4, KEY, sub_factory=_secagg_factory("secure-sum"))
+    run_roles(
+        roles,
+        rng=np.random.default_rng(3),
+        shuffle=True,
+        codec=Codec(roles[COORDINATOR].message_types),
+    )
+    res = roles[COORDINATOR].result
+    np.testing.assert_allclose(res.dependences, dependence_matrix(x, SCHEMA), atol=1e-12)
+    assert res.parties_dependence == tuple(range(1, n + 1))
+    assert all(roles[i].result.clusters == res.clustering.clusters for i in range(1, n + 1))
+
+
+def test_secagg_pairwise_rr_matches_the_centralized_estimate() -> None:
+    from mpc_rr.estimation import estimate_distribution
+
+    n, seed = 40, 8
+    x = records(n, 22)
+    cfg = config(n, dependence="pairwise-rr", run="prr", p=0.6)
+    roles = pipeline_roles(cfg, x, seed, KEY, sub_factory=_secagg_factory("pairwise-rr"))
+    run_roles(roles)
+    res = roles[COORDINATOR].result
+    # centrally: the same per-party draws, pair by pair, then Eq. 2 per pair table
+    layout = PairLayout(cfg.sizes)
+    gens = party_generators(seed, n)
+    tables = {pair: np.zeros((cfg.sizes[pair[0]], cfg.sizes[pair[1]])) for pair in layout.pairs}
+    for r, g in zip(x, gens, strict=True):
+        for (i, j), mech in zip(layout.pairs, cfg.pair_mechanisms(), strict=True):
+            a, b = mech.perturb(r[[i, j]][None, :], g)[0]
+            tables[(i, j)][a, b] += 1
+    from mpc_rr.dependence import dependence_matrix_from_tables
+
+    est = {
+        k: estimate_distribution(m, t, "clip").distribution * n
+        for (k, t), m in zip(tables.items(), cfg.pair_mechanisms(), strict=True)
+    }
+    np.testing.assert_allclose(
+        res.dependences, dependence_matrix_from_tables(est, SCHEMA), atol=1e-12
+    )
+    acc = cfg.dependence_epsilons_per_attribute()
+    assert all(p <= s for p, s in zip(acc["parallel"], acc["sequential"], strict=True))
+    assert res.epsilon["dependence"] == pytest.approx(sum(m.epsilon for m in cfg.pair_mechanisms()))
