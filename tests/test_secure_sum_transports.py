@@ -79,3 +79,15 @@ def test_bivariate_counts_300_parties_tcp_tls_equal_memory() -> None:
     assert tcp.report.cells == PairLayout(ADULT_SCHEMA.sizes).cells
     for k, t in mem.tables.items():
         np.testing.assert_array_equal(tcp.tables[k], t)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("protocol", ["secagg", "full-mesh-board"])
+def test_one_os_process_per_party_over_tls(protocol: str) -> None:
+    from mpc_rr.secure_sum.factories import expected_total
+    from parties.procs import run_processes
+
+    r = run_processes(protocol, 6, seed=3, params={"cells": 40}, timeout=120)
+    assert r.ok, r.errors
+    for pid in range(6):
+        np.testing.assert_array_equal(r.results[pid]["total"], expected_total(5, 3, 40))
