@@ -34,6 +34,7 @@ import numpy as np
 from mpc_rr.datasets import ADULT_SCHEMA, load_adult
 from mpc_rr.pair_cells import PairLayout, crosstabs
 from mpc_rr.secure_sum.simulate import SumReport, run_secure_sum
+from scenarios.secure_sum_runners import runner_for
 
 ADULT_DEGREE = 12
 ADULT_FAILURE = 1e-3
@@ -43,9 +44,9 @@ def _load() -> str:
     return "load average {:.2f} {:.2f} {:.2f}".format(*os.getloadavg())
 
 
-def _run(protocol: str, x: np.ndarray, **kw) -> tuple[SumReport, float]:
+def _run(protocol: str, x: np.ndarray, transport: str = "memory", **kw) -> tuple[SumReport, float]:
     c0 = time.process_time()
-    rep = run_secure_sum(protocol, x, **kw)
+    rep = run_secure_sum(protocol, x, runner=runner_for(transport), **kw)
     return rep, time.process_time() - c0
 
 
@@ -109,9 +110,7 @@ def sweep(quick: bool = False, transport: str = "memory") -> None:
         for protocol in ("full-mesh", "full-mesh-board", "secagg"):
             walls, cpus = [], []
             for r in range(reps):
-                rep, cpu = _run(
-                    protocol, x, seed=r, max_dropout=0.1, count_bytes=(r == 0), transport=transport
-                )
+                rep, cpu = _run(protocol, x, seed=r, max_dropout=0.1, transport=transport)
                 if r == 0:
                     first = rep
                 assert rep.exact, (protocol, n, d, rep.aborted)
