@@ -7,6 +7,8 @@ Run ``python -m benchmarks.secure_sum [--part adult|sweep|all] [--quick]``.
   plaintext crosstabs, wall and CPU time, messages and bytes per party and for
   the aggregator; then again with 10% of the parties dropping out after
   sending their masked input.
+* ``mpyc``: MPyC (installed into the venv by the benchmark, never a project
+  dependency) against ours, one OS process per party, m = 3, 5, 7.
 * ``sweep``: the faithful full mesh (Sec. 4.2, all-to-all) and the board
   variant against SecAgg+ for growing n, same inputs, same run: medians of
   wall time, messages, bytes, and the measured crossover n.
@@ -20,14 +22,19 @@ from __future__ import annotations
 
 import argparse
 import os
+import re
 import statistics
+import subprocess
+import sys
 import time
+from pathlib import Path
 
 import numpy as np
 
 from mpc_rr.datasets import ADULT_SCHEMA, load_adult
 from mpc_rr.pair_cells import PairLayout, crosstabs
 from mpc_rr.secure_sum.simulate import SumReport, run_secure_sum
+from scenarios.secure_sum_runners import runner_for
 
 ADULT_DEGREE = 12
 ADULT_FAILURE = 1e-3
@@ -37,9 +44,9 @@ def _load() -> str:
     return "load average {:.2f} {:.2f} {:.2f}".format(*os.getloadavg())
 
 
-def _run(protocol: str, x: np.ndarray, **kw) -> tuple[SumReport, float]:
+def _run(protocol: str, x: np.ndarray, transport: str = "memory", **kw) -> tuple[SumReport, float]:
     c0 = time.process_time()
-    rep = run_secure_sum(protocol, x, **kw)
+    rep = run_secure_sum(protocol, x, runner=runner_for(transport), **kw)
     return rep, time.process_time() - c0
 
 
@@ -103,9 +110,7 @@ def sweep(quick: bool = False, transport: str = "memory") -> None:
         for protocol in ("full-mesh", "full-mesh-board", "secagg"):
             walls, cpus = [], []
             for r in range(reps):
-                rep, cpu = _run(
-                    protocol, x, seed=r, max_dropout=0.1, count_bytes=(r == 0), transport=transport
-                )
+                rep, cpu = _run(protocol, x, seed=r, max_dropout=0.1, transport=transport)
                 if r == 0:
                     first = rep
                 assert rep.exact, (protocol, n, d, rep.aborted)
@@ -132,9 +137,120 @@ def sweep(quick: bool = False, transport: str = "memory") -> None:
     print(f"  {_load()}")
 
 
+def _mpyc_available() -> bool:
+    """MPyC is a benchmark-only peer: install it into this venv on first use, else skip."""
+    try:
+        import mpyc  # noqa: F401
+
+        return True
+    except ImportError:
+        pass
+    r = subprocess.run(
+        [sys.executable, "-m", "pip", "install", "-q", "mpyc"], capture_output=True, text=True
+    )
+    if r.returncode != 0:
+        print(f"  MPyC comparison skipped: pip install mpyc failed: {r.stderr.strip()[-300:]}")
+        return False
+    return True
+
+
+def _run_mpyc(m: int, cells: int, seed: int) -> dict[str, float]:
+    prog = Path(__file__).with_name("_mpyc_sum.py")
+    t0 = time.perf_counter()
+    procs = [
+        subprocess.Popen(
+            [
+                sys.executable,
+                str(prog),
+                f"-M{m}",
+                f"-I{i}",
+                "--cells",
+                str(cells),
+                "--seed",
+                str(seed),
+            ],
+            stdout=subprocess.PIPE,
+            stderr=subprocess.STDOUT,
+            text=True,
+        )
+        for i in range(m)
+    ]
+    outs = [p.communicate(timeout=300)[0] for p in procs]
+    total_wall = time.perf_counter() - t0
+    walls, sent, elapsed = [], [], []
+    for out in outs:
+        hit = re.search(r"RESULT pid=\d+ sum=(\d+) wall=([\d.]+) bytes_sent=(\d+)", out)
+        if hit is None:
+            raise RuntimeError(f"MPyC party failed:\n{out[-2000:]}")
+        if int(hit.group(1)) != m:
+            raise RuntimeError(f"MPyC sum {hit.group(1)} != {m}")
+        walls.append(float(hit.group(2)))
+        sent.append(int(hit.group(3)))
+        e = re.search(r"elapsed time: (\d+):(\d+):([\d.]+)", out)
+        if e:
+            elapsed.append(int(e.group(1)) * 3600 + int(e.group(2)) * 60 + float(e.group(3)))
+    return {
+        "protocol_s": max(walls),
+        "session_s": max(elapsed) if elapsed else float("nan"),
+        "processes_s": total_wall,
+        "bytes_per_party": statistics.mean(sent),
+    }
+
+
+def _run_ours(protocol: str, m: int, cells: int, seed: int) -> dict[str, float]:
+    from mpc_rr.secure_sum.factories import expected_total
+    from parties.procs import run_processes
+
+    t0 = time.perf_counter()
+    r = run_processes(protocol, m + 1, seed=seed, params={"cells": cells}, timeout=300)
+    total_wall = time.perf_counter() - t0
+    if not r.ok or not np.array_equal(r.results[0]["total"], expected_total(m, seed, cells)):
+        raise RuntimeError(f"{protocol} over processes failed: {r.errors}")
+    st = r.costs.parties
+    return {
+        "protocol_s": max(s.wall_s for s in st.values()),
+        "session_s": float("nan"),
+        "processes_s": total_wall,
+        "bytes_per_party": statistics.mean(st[i].bytes_sent for i in range(1, m + 1)),
+        "aggregator_bytes": st[0].bytes_sent,
+    }
+
+
+def mpyc_compare(quick: bool = False, repeat: int = 3) -> None:
+    """Secure sum of a 1,582-cell one-hot vector with m = 3, 5, 7 parties, one process each."""
+    if not _mpyc_available():
+        return
+    cells = 1582
+    print(f"MPyC (-M m, one process per party, TCP) vs ours (one process per party, TCP + mutual "
+          f"TLS via the hub), D = {cells}, medians of {repeat}; {_load()}")  # fmt: skip
+    print(f"  {'m':>3} {'system':18} {'protocol_s':>10} {'processes_s':>11} {'bytes/party':>11} "
+          f"{'aggregator':>10}")  # fmt: skip
+    for m in (3, 5) if quick else (3, 5, 7):
+        rows = {}
+        for name, fn in (
+            ("mpyc", lambda s, m=m: _run_mpyc(m, cells, s)),
+            ("ours secagg", lambda s, m=m: _run_ours("secagg", m, cells, s)),
+            ("ours full-mesh-board", lambda s, m=m: _run_ours("full-mesh-board", m, cells, s)),
+        ):
+            runs = [fn(seed) for seed in range(repeat)]
+            rows[name] = {k: statistics.median(r[k] for r in runs) for k in runs[0]}
+        base = rows["mpyc"]
+        for name, r in rows.items():
+            print(
+                f"  {m:>3} {name:18} {r['protocol_s']:10.3f} {r['processes_s']:11.2f} "
+                f"{r['bytes_per_party']:11.0f} {r.get('aggregator_bytes', 0):10.0f}   "
+                f"ratio to MPyC: protocol time {r['protocol_s'] / base['protocol_s']:.2f}, "
+                f"bytes/party {r['bytes_per_party'] / base['bytes_per_party']:.2f}",
+                flush=True,
+            )
+        print(f"  MPyC formula (m-1+t)(8d+12) with t=(m-1)//2: "
+              f"{(m - 1 + (m - 1) // 2) * (8 * cells + 12)}")  # fmt: skip
+    print(f"  {_load()}")
+
+
 def main(argv: list[str] | None = None) -> None:
     p = argparse.ArgumentParser(prog="python -m benchmarks.secure_sum")
-    p.add_argument("--part", choices=("adult", "sweep", "all"), default="all")
+    p.add_argument("--part", choices=("adult", "sweep", "mpyc", "all"), default="all")
     p.add_argument("--quick", action="store_true", help="smaller sizes (smoke run)")
     p.add_argument("--transport", choices=("memory", "harness", "tcp"), default="memory")
     args = p.parse_args(argv)
@@ -142,6 +258,8 @@ def main(argv: list[str] | None = None) -> None:
         sweep(args.quick, args.transport)
     if args.part in ("adult", "all"):
         adult(args.quick, args.transport)
+    if args.part in ("mpyc", "all"):
+        mpyc_compare(args.quick)
 
 
 if __name__ == "__main__":

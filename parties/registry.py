@@ -51,6 +51,8 @@ class ProtocolSpec:
 
 BUILTIN: dict[str, str] = {
     "plainsum": "mpc_rr.plainsum:make_role",
+    "secagg": "scenarios.secure_sum_protocols:SECAGG",
+    "full-mesh-board": "scenarios.secure_sum_protocols:BOARD",
 }
 """Lazily imported factories: ``name -> "module:callable"``."""
 

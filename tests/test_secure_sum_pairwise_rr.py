@@ -39,7 +39,9 @@ def test_estimates_are_unbiased_and_epsilons_compose() -> None:
     codes = np.stack([a, rng.integers(0, 2, n), (a + rng.integers(0, 2, n)) % 4], axis=1)
     eps = 2.0
     # the scalable protocol: the O(n^2) full mesh at n = 3000 took minutes (it has its own tests)
-    out = pairwise_rr(codes, SCHEMA, lambda s: k_rr(s, eps), rng, protocol="secagg", method="none")
+    out = pairwise_rr(
+        codes, SCHEMA, lambda s: k_rr(s, eps), rng, protocol="secagg", method="none", degree=8
+    )
     truth = crosstabs(codes, SCHEMA.sizes)
     for k, t in truth.items():
         assert abs(out.tables[k].sum() - n) < 1e-6

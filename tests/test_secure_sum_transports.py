@@ -11,6 +11,7 @@ from mpc_rr.datasets import ADULT_SCHEMA
 from mpc_rr.pair_cells import PairLayout, crosstabs
 from mpc_rr.secure_sum.bivariate import exact_bivariate_counts
 from mpc_rr.secure_sum.simulate import run_secure_sum
+from scenarios.secure_sum_runners import runner_for
 
 
 @settings(max_examples=6, deadline=None)
@@ -21,7 +22,19 @@ from mpc_rr.secure_sum.simulate import run_secure_sum
 )
 def test_property_memory_transport_exact(n: int, seed: int, protocol: str) -> None:
     x = np.random.default_rng(seed).integers(0, 2, size=(n, 3))
-    rep = run_secure_sum(protocol, x, seed=seed, transport="memory", max_dropout=0.1)
+    rep = run_secure_sum(protocol, x, seed=seed, runner=runner_for("memory"), max_dropout=0.1)
+    assert rep.exact and rep.survivors == n, rep.aborted
+
+
+@settings(max_examples=3, deadline=None)
+@given(
+    n=st.integers(2, 40),
+    seed=st.integers(0, 10**6),
+    protocol=st.sampled_from(["full-mesh", "full-mesh-board", "secagg"]),
+)
+def test_property_tcp_tls_exact(n: int, seed: int, protocol: str) -> None:
+    x = np.random.default_rng(seed).integers(0, 2, size=(n, 3))
+    rep = run_secure_sum(protocol, x, seed=seed, runner=runner_for("tcp"), max_dropout=0.1)
     assert rep.exact and rep.survivors == n, rep.aborted
 
 
@@ -29,8 +42,8 @@ def test_property_memory_transport_exact(n: int, seed: int, protocol: str) -> No
 @pytest.mark.parametrize("n", [2, 9])
 def test_tcp_tls_matches_harness_costs(protocol: str, n: int) -> None:
     x = np.random.default_rng(n).integers(0, 2, size=(n, 7))
-    tcp = run_secure_sum(protocol, x, seed=1, transport="tcp", step_timeout=5.0)
-    ref = run_secure_sum(protocol, x, seed=1, transport="harness")
+    tcp = run_secure_sum(protocol, x, seed=1, runner=runner_for("tcp"), step_timeout=5.0)
+    ref = run_secure_sum(protocol, x, seed=1, runner=runner_for("harness"))
     assert tcp.exact and ref.exact
     np.testing.assert_array_equal(tcp.total, ref.total)
     assert tcp.messages == ref.messages
@@ -41,7 +54,7 @@ def test_tcp_tls_matches_harness_costs(protocol: str, n: int) -> None:
 @pytest.mark.parametrize("transport", ["memory", "tcp"])
 def test_secagg_dropouts_over_transports_within_and_beyond(transport: str) -> None:
     x = np.random.default_rng(3).integers(0, 2, size=(20, 5))
-    kw = {"transport": transport, "step_timeout": 0.5, "max_dropout": 0.2, "seed": 4}
+    kw = {"runner": runner_for(transport), "step_timeout": 0.5, "max_dropout": 0.2, "seed": 4}
     for step in ("keys", "shares", "masked", "unmask"):
         rep = run_secure_sum("secagg", x, dropout=0.2, drop_step=step, **kw)
         assert rep.exact, (step, rep.aborted)
@@ -53,7 +66,7 @@ def test_secagg_dropouts_over_transports_within_and_beyond(transport: str) -> No
 def test_bivariate_counts_memory_transport() -> None:
     rng = np.random.default_rng(8)
     codes = rng.integers(0, ADULT_SCHEMA.sizes, size=(120, len(ADULT_SCHEMA)))
-    out = exact_bivariate_counts(codes, ADULT_SCHEMA, seed=2, transport="memory")
+    out = exact_bivariate_counts(codes, ADULT_SCHEMA, seed=2, runner=runner_for("memory"))
     for k, t in crosstabs(codes, ADULT_SCHEMA.sizes).items():
         np.testing.assert_array_equal(out.tables[k], t)
 
@@ -62,8 +75,20 @@ def test_bivariate_counts_memory_transport() -> None:
 def test_bivariate_counts_300_parties_tcp_tls_equal_memory() -> None:
     rng = np.random.default_rng(9)
     codes = rng.integers(0, ADULT_SCHEMA.sizes, size=(300, len(ADULT_SCHEMA)))
-    mem = exact_bivariate_counts(codes, ADULT_SCHEMA, seed=3, transport="memory")
-    tcp = exact_bivariate_counts(codes, ADULT_SCHEMA, seed=3, transport="tcp")
+    mem = exact_bivariate_counts(codes, ADULT_SCHEMA, seed=3, runner=runner_for("memory"))
+    tcp = exact_bivariate_counts(codes, ADULT_SCHEMA, seed=3, runner=runner_for("tcp"))
     assert tcp.report.cells == PairLayout(ADULT_SCHEMA.sizes).cells
     for k, t in mem.tables.items():
         np.testing.assert_array_equal(tcp.tables[k], t)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("protocol", ["secagg", "full-mesh-board"])
+def test_one_os_process_per_party_over_tls(protocol: str) -> None:
+    from mpc_rr.secure_sum.factories import expected_total
+    from parties.procs import run_processes
+
+    r = run_processes(protocol, 6, seed=3, params={"cells": 40}, timeout=120)
+    assert r.ok, r.errors
+    for pid in range(6):
+        np.testing.assert_array_equal(r.results[pid]["total"], expected_total(5, 3, 40))

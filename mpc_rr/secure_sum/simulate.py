@@ -4,17 +4,13 @@ Used by tests, the ``secure-sum`` command and the benchmarks: it builds the
 roles of a protocol, makes chosen parties crash at a chosen step
 (:class:`DropAt`), and runs them with
 
-* ``transport="harness"``: :func:`mpc_rr.harness.run_roles` (synchronous, no
-  transport); messages and encoded bytes per role come from the delivery
-  trace (each message encoded once with the protocol's strict codec, exactly
-  the bytes a transport carries);
-* ``transport="memory"`` / ``"tcp"``: the Party actors of :mod:`parties` over
-  the in-memory transport (virtual time, so step timeouts cost nothing) or
-  TCP + mutual TLS on 127.0.0.1 in one process; costs from the runtime's
-  :class:`~parties.costs.CostReport`.
-
-(``mpc_rr`` stays free of trio: the runtime is imported lazily, only for
-those two transports.)
+* the default :class:`HarnessRunner`: :func:`mpc_rr.harness.run_roles`
+  (synchronous, no transport); messages and encoded bytes per role come from
+  the delivery trace (each message encoded once with the protocol's strict
+  codec, exactly the bytes a transport carries);
+* any other :class:`Runner` passed in -- the memory and TCP + TLS runners over
+  the Party actors live in :mod:`scenarios.secure_sum_runners` (``mpc_rr``
+  never imports the runtime: layers only depend downwards).
 """
 
 from __future__ import annotations
@@ -23,6 +19,7 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Literal
+from typing import Protocol as _Protocol
 
 import numpy as np
 
@@ -34,7 +31,17 @@ from mpc_rr.secure_sum import full_mesh, secagg
 from mpc_rr.secure_sum.entropy import Entropy, SeededEntropy
 from mpc_rr.secure_sum.graph import Graph
 
-__all__ = ["DropAt", "Protocol", "SumReport", "build_roles", "costs", "run_secure_sum"]
+__all__ = [
+    "DropAt",
+    "HarnessRunner",
+    "Protocol",
+    "RunCosts",
+    "Runner",
+    "SumReport",
+    "build_roles",
+    "costs",
+    "run_secure_sum",
+]
 
 Protocol = Literal["full-mesh", "full-mesh-board", "secagg"]
 DropStep = Literal["keys", "shares", "masked", "unmask"]
@@ -44,6 +51,43 @@ _DROP_MESSAGE = {
     "masked": secagg.MaskedInput,
     "unmask": secagg.UnmaskShares,
 }
+
+
+@dataclass(frozen=True)
+class RunCosts:
+    """What a runner reports: delivered messages and bytes sent / received per party id."""
+
+    messages: int
+    sent: np.ndarray
+    recv: np.ndarray
+
+
+class Runner(_Protocol):
+    """Drives a dict of roles to completion and reports costs (``name`` goes in the report)."""
+
+    name: str
+
+    def __call__(
+        self, roles: dict[int, Role], *, codec: Codec, n: int, step_timeout: float
+    ) -> RunCosts: ...
+
+
+class HarnessRunner:
+    """The synchronous harness (no transport); ``count_bytes=False`` skips encoding."""
+
+    name = "harness"
+
+    def __init__(self, count_bytes: bool = True) -> None:
+        self.count_bytes = count_bytes
+
+    def __call__(
+        self, roles: dict[int, Role], *, codec: Codec, n: int, step_timeout: float
+    ) -> RunCosts:
+        res = run_roles(roles, timeouts=6)
+        if self.count_bytes:
+            c = costs(res.trace, codec, n)
+            return RunCosts(res.messages, c["sent"], c["recv"])
+        return RunCosts(res.messages, np.full(n + 1, -1), np.full(n + 1, -1))
 
 
 class DropAt(Role):
@@ -82,22 +126,6 @@ class DropAt(Role):
 
     def waiting_for(self) -> set[int]:
         return set() if self._done else self.inner.waiting_for()
-
-
-class _Idle(Role):
-    """Party 0 when the protocol has no role for it (the TCP hub still relays frames)."""
-
-    message_types = full_mesh.MESH_MESSAGES
-
-    def __init__(self) -> None:
-        super().__init__(COORDINATOR)
-
-    def start(self) -> list[Send]:
-        self._done = True
-        return []
-
-    def receive(self, src: int, msg: Message) -> list[Send]:
-        return []
 
 
 @dataclass
@@ -196,8 +224,7 @@ def run_secure_sum(
     threshold: int | None = None,
     failure: float = 1e-6,
     deterministic: bool = False,
-    count_bytes: bool = True,
-    transport: str = "harness",
+    runner: Runner | None = None,
     step_timeout: float = 30.0,
 ) -> SumReport:
     """Run one secure sum with the harness and check it against the plaintext sum.
@@ -211,13 +238,13 @@ def run_secure_sum(
         SecAgg's tolerated fraction (default: ``dropout``).
     deterministic:
         Use :class:`SeededEntropy` (reproducible; tests only) instead of the OS CSPRNG.
-    transport:
-        ``"harness"``, ``"memory"`` (virtual time) or ``"tcp"`` (TLS, one process).
+    runner:
+        How to run the roles (default :class:`HarnessRunner`); see
+        :mod:`scenarios.secure_sum_runners` for the memory and TCP transports.
     step_timeout:
-        Seconds without progress before a role's ``on_timeout`` (memory: virtual).
+        Seconds without progress before a role's ``on_timeout`` (for runners with time).
     """
-    if transport not in ("harness", "memory", "tcp"):
-        raise UsageError(f"transport must be 'harness', 'memory' or 'tcp', got {transport!r}")
+    runner = runner if runner is not None else HarnessRunner()
     x = np.asarray(inputs)
     n, cells = x.shape
     rng = np.random.default_rng(seed)
@@ -241,41 +268,15 @@ def run_secure_sum(
     inner = {pid: (r.inner if isinstance(r, DropAt) else r) for pid, r in roles.items()}
 
     t0 = time.perf_counter()
-    if transport == "harness":
-        res = run_roles(roles, rng=rng, timeouts=6)
-        c = costs(res.trace, codec, n) if count_bytes else None
-        messages = res.messages
-    else:
-        import trio.testing
-
-        from parties.runner import run_memory_sync
-        from parties.tcp_runner import run_tcp_sync
-
-        if transport == "memory":
-            out = run_memory_sync(
-                roles,
-                clock=trio.testing.MockClock(autojump_threshold=0),
-                step_timeout=step_timeout,
-                max_timeouts=8,
-            )
-        else:
-            if COORDINATOR not in roles:  # all-to-all mesh: the TCP hub relays, holds no role
-                roles = {COORDINATOR: _Idle(), **roles}
-            out = run_tcp_sync(roles, step_timeout=step_timeout, max_timeouts=8)
-        st = out.costs.parties
-        c = {
-            "sent": np.array([st[i].bytes_sent if i in st else 0 for i in range(n + 1)]),
-            "recv": np.array([st[i].bytes_received if i in st else 0 for i in range(n + 1)]),
-        }
-        messages = out.costs.messages
+    rc = runner(roles, codec=codec, n=n, step_timeout=step_timeout)
     wall = time.perf_counter() - t0
     roles = inner
     watcher = (
         roles[COORDINATOR]
-        if COORDINATOR in roles and not isinstance(roles[COORDINATOR], _Idle)
+        if COORDINATOR in roles
         else roles[min(set(roles) - victims - {COORDINATOR})]
     )
-    params["transport"] = transport
+    params["transport"] = runner.name
     aborted = None
     total = None
     included: tuple[int, ...] = ()
@@ -296,12 +297,12 @@ def run_secure_sum(
         exact=bool(exact),
         aborted=aborted,
         survivors=len(included),
-        messages=messages,
-        bytes=int(c["sent"].sum()) if c else -1,
-        bytes_per_party_sent=float(c["sent"][1:].mean()) if c else -1.0,
-        bytes_per_party_received=float(c["recv"][1:].mean()) if c else -1.0,
-        aggregator_bytes_sent=int(c["sent"][0]) if c else -1,
-        aggregator_bytes_received=int(c["recv"][0]) if c else -1,
+        messages=rc.messages,
+        bytes=int(rc.sent.sum()),
+        bytes_per_party_sent=float(rc.sent[1:].mean()),
+        bytes_per_party_received=float(rc.recv[1:].mean()),
+        aggregator_bytes_sent=int(rc.sent[0]),
+        aggregator_bytes_received=int(rc.recv[0]),
         wall_s=wall,
         total=total,
         params=params,

@@ -60,6 +60,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 def run(args: argparse.Namespace) -> int:
     from mpc_rr.secure_sum.simulate import run_secure_sum
+    from scenarios.secure_sum_runners import runner_for
 
     if args.parties < 2:
         raise UsageError(f"--parties must be >= 2, got {args.parties}")
@@ -83,7 +84,7 @@ def run(args: argparse.Namespace) -> int:
         degree=args.degree,
         threshold=args.threshold,
         failure=args.failure,
-        transport=args.transport,
+        runner=runner_for(args.transport),
         step_timeout=args.step_timeout,
     )
     out = rep.as_dict()
