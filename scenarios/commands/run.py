@@ -82,18 +82,24 @@ def run(args: argparse.Namespace) -> int:
     bars: dict[str, tqdm] = {}
 
     def progress(phase: str, done: int, total: int) -> None:
+        """One bar per phase; ``total == 0`` means not known in advance (secure-sum messages)."""
         bar = bars.get(phase)
         if bar is None:
-            label = {"DEPENDENCE": "dependence phase", "RELEASE": "release phase"}.get(phase, phase)
+            label = {
+                "DEPENDENCE": "dependence phase",
+                "SECURE SUM": "dependence phase (secure sum)",
+                "RELEASE": "release phase",
+            }.get(phase, phase)
+            unit = "msg" if phase == "SECURE SUM" else "party"
             bar = bars[phase] = tqdm(
-                total=total,
+                total=total or None,
                 desc=label,
-                unit="party",
+                unit=unit,
                 file=sys.stderr,
                 disable=None,
                 mininterval=0.5,
             )
-        bar.total = total
+        bar.total = total or None
         bar.n = done
         if done % 256 == 0 or done == total:
             bar.refresh()
