@@ -107,11 +107,15 @@ class PlainSumHub(Role):
 
     message_types = (PlainValue,)
 
-    def __init__(self, n_clients: int, cells: int, *, run: str = "") -> None:
+    def __init__(
+        self, n_clients: int, cells: int, *, run: str = "", proceed_on_timeout: bool = False
+    ) -> None:
         super().__init__(COORDINATOR)
         if int(n_clients) < 1:
             raise UsageError(f"PlainSumHub: n_clients must be >= 1, got {n_clients!r}")
         self.n_clients = int(n_clients)
+        self.proceed_on_timeout = bool(proceed_on_timeout)
+        self.dropped: tuple[int, ...] = ()
         self.cells = int(cells)
         self.run = run
         self._missing = set(range(1, self.n_clients + 1))
@@ -136,21 +140,33 @@ class PlainSumHub(Role):
         self._missing.discard(src)
         if self._missing:
             return []
+        return self._finish()
+
+    def on_timeout(self) -> list[Send]:
+        """Abort naming the silent clients, or (``proceed_on_timeout``) sum without them."""
+        if not self.proceed_on_timeout:
+            return super().on_timeout()
+        self.dropped = tuple(sorted(self._missing))
+        return self._finish()
+
+    def _finish(self) -> list[Send]:
         self._result = self._sum.copy()
         self._done = True
         total = PlainTotal(total=WireArray.from_numpy(self._sum), run=self.run, step=1)
-        return [Send(i, total) for i in range(1, self.n_clients + 1)]
+        return [Send(i, total) for i in range(1, self.n_clients + 1) if i not in self._missing]
 
 
 def make_role(party_id: int, n_parties: int, seed: int, params: Mapping[str, Any]) -> Role:
     """Protocol factory: the role of ``party_id`` in a deployment of ``n_parties`` (hub included).
 
-    ``params``: ``cells`` (vector length, default 4), ``run`` (run id, default "").
+    ``params``: ``cells`` (vector length, default 4), ``run`` (run id, default ""),
+    ``proceed_on_timeout`` (hub sums the clients that answered, default false).
     """
     cells = int(params.get("cells", 4))
     run = str(params.get("run", ""))
+    proceed = bool(params.get("proceed_on_timeout", False))
     if not 0 <= party_id < n_parties:
         raise UsageError(f"plainsum: party_id must be in [0, {n_parties}), got {party_id}")
     if party_id == COORDINATOR:
-        return PlainSumHub(n_parties - 1, cells, run=run)
+        return PlainSumHub(n_parties - 1, cells, run=run, proceed_on_timeout=proceed)
     return PlainSumClient(party_id, client_input(party_id, seed, cells), run=run)

@@ -71,6 +71,7 @@ async def run_node(
     seed: int = 0,
     params: Mapping[str, Any] | None = None,
     tls: bool = True,
+    bind: str | None = None,
     port: int | None = None,
     port_file: Path | None = None,
     step_timeout: float | None = 30.0,
@@ -78,14 +79,18 @@ async def run_node(
     linger: float = 30.0,
     transcript: bool = False,
 ) -> dict[str, Any]:
-    """Run party ``pid`` of ``protocol`` and return its JSON-able report."""
+    """Run party ``pid`` of ``protocol`` and return its JSON-able report.
+
+    The hub listens on ``bind`` (default: its roster host) and ``port``
+    (default: its roster port) and writes the bound port to ``port_file``.
+    """
     params = dict(params or {})
     spec = get_protocol(protocol)
     role = spec.make_role(pid, len(roster.parties), int(seed), params)
     t0 = time.perf_counter()
     extra: dict[str, Any] = {}
     if pid == roster.hub:
-        async with open_hub(roster, port=port, tls=tls) as hub:
+        async with open_hub(roster, host=bind, port=port, tls=tls) as hub:
             if port_file is not None:
                 tmp = Path(str(port_file) + ".tmp")
                 tmp.write_text(str(hub.port))

@@ -30,6 +30,13 @@ from transports.tap import Tap
 __all__ = ["RunResult", "run_memory", "run_memory_sync", "run_parties"]
 
 
+def _timeout_for(step_timeout: float | Mapping[int, float | None] | None, pid: int) -> float | None:
+    """One step timeout for everyone, or a per-party mapping (missing = no timeout)."""
+    if isinstance(step_timeout, Mapping):
+        return step_timeout.get(pid)
+    return step_timeout
+
+
 @dataclass
 class RunResult:
     """Outcome of a run: the roles, per-party errors, costs and transcripts."""
@@ -102,7 +109,7 @@ async def run_memory(
     link: LinkModel | Callable[[int, int], LinkModel] | None = None,
     rng: np.random.Generator | None = None,
     tap: Tap | None = None,
-    step_timeout: float | None = None,
+    step_timeout: float | Mapping[int, float | None] | None = None,
     max_timeouts: int = 1,
     timeout: float | None = None,
     transcript: bool = False,
@@ -111,7 +118,9 @@ async def run_memory(
 
     Parameters are those of :class:`~transports.memory.MemoryNetwork`
     (``buffer``, ``link``, ``rng``, ``tap``) and :class:`~parties.party.Party`
-    (``step_timeout``, ``max_timeouts``, ``transcript``); ``timeout`` bounds
+    (``step_timeout`` -- one value or a ``party -> seconds`` mapping, e.g. a
+    shorter one for the hub than for clients --, ``max_timeouts``,
+    ``transcript``); ``timeout`` bounds
     the whole run (unfinished parties get a ProtocolAbort naming whom they
     were waiting for).
     """
@@ -123,7 +132,7 @@ async def run_memory(
             pid: Party(
                 role,
                 net.endpoint(pid),
-                step_timeout=step_timeout,
+                step_timeout=_timeout_for(step_timeout, pid),
                 max_timeouts=max_timeouts,
                 transcript=transcript,
             )

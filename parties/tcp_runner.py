@@ -21,7 +21,7 @@ from mpc_rr.errors import UsageError
 from mpc_rr.messages import DEFAULT_MAX_FRAME
 from mpc_rr.roles import Role
 from parties.party import Party
-from parties.runner import RunResult, run_parties
+from parties.runner import RunResult, _timeout_for, run_parties
 from transports.base import Endpoint
 from transports.memory import DEFAULT_BUFFER
 from transports.pki import Roster, client_context, generate_deployment
@@ -39,7 +39,7 @@ async def run_tcp(
     tap: Tap | None = None,
     buffer: int = DEFAULT_BUFFER,
     max_frame: int = DEFAULT_MAX_FRAME,
-    step_timeout: float | None = None,
+    step_timeout: float | Mapping[int, float | None] | None = None,
     max_timeouts: int = 1,
     timeout: float | None = None,
     transcript: bool = False,
@@ -85,7 +85,7 @@ async def run_tcp(
                     pid: Party(
                         role,
                         eps[pid],
-                        step_timeout=step_timeout,
+                        step_timeout=_timeout_for(step_timeout, pid),
                         max_timeouts=max_timeouts,
                         transcript=transcript,
                         max_frame=max_frame,

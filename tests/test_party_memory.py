@@ -135,3 +135,23 @@ def test_adult_scale_32561_parties_over_memory_well_under_a_minute() -> None:
     assert res.ok and res.costs.messages == 2 * n
     np.testing.assert_array_equal(res.results()[0], expected_total(n, 1, 8))
     assert time.perf_counter() - t0 < 60
+
+
+def test_on_timeout_can_proceed_without_dropouts_in_virtual_time() -> None:
+    n, cells = 5, 2
+    roles = {i: make_role(i, n + 1, 8, {"cells": cells, "proceed_on_timeout": True})
+             for i in range(n + 1)}  # fmt: skip
+    for dead in (2, 4):
+        roles[dead].start = lambda: []  # type: ignore[method-assign]
+    clock = trio.testing.MockClock(autojump_threshold=0)
+    timeouts = {i: 10.0 if i == 0 else 30.0 for i in roles}  # clients wait longer than the hub
+    res = run_memory_sync(roles, clock=clock, step_timeout=timeouts, max_timeouts=1)
+    want = sum(client_input(i, 8, cells) for i in (1, 3, 5))
+    np.testing.assert_array_equal(roles[0].result, want)
+    assert roles[0].dropped == (2, 4)
+    for i in (1, 3, 5):
+        np.testing.assert_array_equal(roles[i].result, want)
+    # the dropouts never get a total: their own step timeout names the hub
+    assert res.errors[2].culprits == (COORDINATOR,) and set(res.errors) == {2, 4}
+    assert res.costs.parties[0].timeouts == 1 and res.costs.parties[0].messages_sent == 3
+    assert clock.current_time() == pytest.approx(30.0)  # the dropouts abort at their first

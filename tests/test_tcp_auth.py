@@ -135,3 +135,17 @@ async def test_start_barrier_waits_for_everyone_and_keeps_early_payloads(tmp_pat
         assert await c1.receive() == (2, b"early")
         await c1.aclose()
         await c2.aclose()
+
+
+async def test_a_silent_connection_is_dropped_after_the_handshake_timeout(tmp_path) -> None:
+    roster = roster_for(3, tmp_path)
+    async with open_hub(roster, port=0, handshake_timeout=0.3) as hub:
+        silent = await trio.open_tcp_stream("127.0.0.1", hub.port)
+        with trio.fail_after(5):
+            assert await silent.receive_some() == b""  # the hub hung up on us
+        await silent.aclose()
+        r = roster.with_hub_address("127.0.0.1", hub.port)
+        c = await connect_client(r, 1)
+        await c.send(0, b"ok")
+        assert await hub.receive() == (1, b"ok")
+        await c.aclose()

@@ -31,11 +31,17 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--seed", type=int, default=0, help="scenario seed (same on every party)")
     p.add_argument("--params", default="{}", help="protocol parameters as JSON")
     p.add_argument("--plaintext", action="store_true", help="NO TLS (classroom traces only)")
+    p.add_argument("--bind", default=None, help="hub: listen address (default: roster host)")
     p.add_argument("--port", type=int, default=None, help="hub: override the roster port")
     p.add_argument("--port-file", type=Path, default=None, help="hub: write the bound port here")
     p.add_argument("--step-timeout", type=float, default=30.0, help="seconds without progress")
     p.add_argument("--timeout", type=float, default=600.0, help="whole-run limit in seconds")
-    p.add_argument("--linger", type=float, default=30.0, help="hub: wait for others to leave")
+    p.add_argument(
+        "--linger",
+        type=float,
+        default=30.0,
+        help="seconds to wait for the others (hub: to arrive and leave; others: start signal)",
+    )
     p.add_argument("--transcript", action="store_true", help="include sent payloads (hex)")
     p.add_argument("--out", type=Path, default=None, help="write the JSON report here too")
     p.set_defaults(func=_run)
@@ -53,6 +59,7 @@ def _run(args: argparse.Namespace) -> int:
             seed=args.seed,
             params=params,
             tls=not args.plaintext,
+            bind=args.bind,
             port=args.port,
             port_file=args.port_file,
             step_timeout=args.step_timeout,
