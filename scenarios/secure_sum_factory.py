@@ -29,8 +29,13 @@ def sub_factory_for(
     source: str,
     *,
     max_dropout: float = 1 / 3,
+    degree: int | None = None,
+    failure: float = 1e-6,
     entropy: Callable[[int], Entropy] | None = None,
 ) -> Callable[[PipelineConfig, int, np.ndarray | None], Role]:
+    """SecAgg+ roles for the pipeline; ``max_dropout``, ``degree`` and ``failure`` are
+    :meth:`SecAggConfig.create`'s (a smaller degree is faster but gives a smaller
+    Shamir threshold or dropout tolerance: the caller's trade-off)."""
     if source not in ("secure-sum", "pairwise-rr"):
         raise UsageError(f"no secure-sum sub-protocol for dependence source {source!r}")
     cache: dict[tuple[str, int], tuple[SecAggConfig, Graph]] = {}
@@ -42,6 +47,8 @@ def sub_factory_for(
                 cfg.n,
                 PairLayout(cfg.sizes).cells,
                 max_dropout=max_dropout,
+                degree=degree,
+                failure=failure,
                 run=f"{cfg.run}/dependence",
             )
             seed = int.from_bytes(

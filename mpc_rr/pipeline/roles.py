@@ -385,6 +385,7 @@ class Coordinator(Role):
         self.dependences: np.ndarray | None = None
         self.clustering: Clustering | None = None
         self.dep_randomized: np.ndarray | None = None
+        self._sub_messages = 0
         self.progress: Callable[[str, int, int], None] | None = None  # (phase, received, expected)
         self.sub: SubProtocol | None = None
         self.message_types = PIPELINE_MESSAGES
@@ -421,6 +422,9 @@ class Coordinator(Role):
         if self.done:
             return []
         if self.state == "DEPENDENCE" and self.sub is not None and self.sub.accepts(msg):
+            self._sub_messages += 1
+            if self.progress is not None:
+                self.progress("SECURE SUM", self._sub_messages, 0)  # 0: total not known in advance
             return self.sub.receive(src, msg) + self._after_sub()
         if self.state == "DEPENDENCE" and isinstance(msg, RandomizedRecord) and self.sub is None:
             return self._store(

@@ -47,6 +47,24 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--estimator", choices=METHODS, default="clip")
     p.add_argument("--transport", default="memory", help="memory | tcp | harness")
     p.add_argument("--queries", type=int, default=200, help="count queries per sigma")
+    p.add_argument(
+        "--max-dropout",
+        type=float,
+        default=1 / 3,
+        help="secure-sum sources: tolerated dropout fraction (SecAgg+)",
+    )
+    p.add_argument(
+        "--secagg-degree",
+        type=int,
+        default=None,
+        help="secure-sum sources: SecAgg+ graph degree (default 2*ceil(log2 n))",
+    )
+    p.add_argument(
+        "--secagg-failure",
+        type=float,
+        default=1e-6,
+        help="secure-sum sources: allowed probability that a party loses its threshold",
+    )
     p.add_argument("--seed", type=int, default=1)
     p.add_argument(
         "--out", type=Path, default=None, help="output folder (default results/run-adult-<seed>)"
@@ -64,18 +82,24 @@ def run(args: argparse.Namespace) -> int:
     bars: dict[str, tqdm] = {}
 
     def progress(phase: str, done: int, total: int) -> None:
+        """One bar per phase; ``total == 0`` means not known in advance (secure-sum messages)."""
         bar = bars.get(phase)
         if bar is None:
-            label = {"DEPENDENCE": "dependence phase", "RELEASE": "release phase"}.get(phase, phase)
+            label = {
+                "DEPENDENCE": "dependence phase",
+                "SECURE SUM": "dependence phase (secure sum)",
+                "RELEASE": "release phase",
+            }.get(phase, phase)
+            unit = "msg" if phase == "SECURE SUM" else "party"
             bar = bars[phase] = tqdm(
-                total=total,
+                total=total or None,
                 desc=label,
-                unit="party",
+                unit=unit,
                 file=sys.stderr,
                 disable=None,
                 mininterval=0.5,
             )
-        bar.total = total
+        bar.total = total or None
         bar.n = done
         if done % 256 == 0 or done == total:
             bar.refresh()
@@ -84,7 +108,12 @@ def run(args: argparse.Namespace) -> int:
     if args.dependence != "rr":
         from scenarios.secure_sum_factory import sub_factory_for
 
-        sub_factory = sub_factory_for(args.dependence)
+        sub_factory = sub_factory_for(
+            args.dependence,
+            max_dropout=args.max_dropout,
+            degree=args.secagg_degree,
+            failure=args.secagg_failure,
+        )
     result, _ = run_pipeline(opts, executor, sub_factory=sub_factory, progress=progress)
     for bar in bars.values():
         bar.close()
