@@ -253,7 +253,7 @@ def main(argv: list[str] | None = None) -> None:
     p.add_argument("--part", choices=("adult", "sweep", "mpyc", "all"), default="all")
     p.add_argument("--quick", action="store_true", help="smaller sizes (smoke run)")
     p.add_argument("--transport", choices=("memory", "harness", "tcp"), default="memory")
-    args = p.parse_args(argv)
+    args = p.parse_args([] if argv is None else argv)  # ``python -m benchmarks`` passes none
     if args.part in ("sweep", "all"):
         sweep(args.quick, args.transport)
     if args.part in ("adult", "all"):
@@ -263,4 +263,4 @@ def main(argv: list[str] | None = None) -> None:
 
 
 if __name__ == "__main__":
-    main()
+    main(sys.argv[1:])
