@@ -28,7 +28,12 @@ import numpy as np
 from scipy.optimize import linprog
 
 from mpc_rr.lambda_rr import LambdaRandomization
-from mpc_rr.optimized_rr import _heuristic_in_order, closed_form_two, solve_heuristic, solve_lp
+from mpc_rr.optimized_rr import (
+    _heuristic_in_order,
+    heuristic_reference,
+    solve_heuristic,
+    solve_lp,
+)
 
 ADULT_SIZES = (9, 16, 7, 15, 6, 5, 2, 2)
 
@@ -50,34 +55,6 @@ def _paper_inputs(k: int, seed: int) -> tuple[tuple[int, ...], tuple[float, ...]
 
 
 # -- baselines ----------------------------------------------------------------------
-
-
-def literal_algorithm3(a: tuple[int, ...], eps: tuple[float, ...]) -> list[float]:
-    """Algorithm 3 transcribed literally (ratio units, O(k^2)); overflows to inf/nan
-    for large k (ratios reach exp(sum eps)), so it is a timing baseline only."""
-    k = len(a)
-    x0, x1, x2, _ = closed_form_two(a[0], a[1], eps[0], eps[1])
-    x = [x0, x1, x2]
-    prod, total = float(a[0] * a[1]), float(a[0] + a[1])
-    with np.errstate(all="ignore"):
-        for i in range(3, k + 1):
-            ai = a[i - 1]
-            new = [0.0] * (i + 1)
-            for j in range(1, i):
-                new[j] = ai * x[j] - ai + 1
-            big_a = sum((a[h - 1] - 1) * new[h] for h in range(1, i))
-            big_b = prod - total + i - 2
-            big_c = prod - 1
-            e = math.exp(eps[i - 1])
-            xi = (ai * x[0] + big_a + big_b - e * big_c) / (ai - 1 + e)
-            x0n = ai * x[0] - (ai - 1) * xi
-            if x0n < 1 or xi < 1 or any(x0n < new[j] for j in range(1, i)) or x0n < xi:
-                x0n, xi = ai * x[0] - ai + 1, 1.0
-            new[0], new[i] = x0n, xi
-            x = new
-            prod *= ai
-            total += ai
-    return x
 
 
 def dense_lp(sizes: tuple[int, ...], eps: tuple[float, ...]) -> float:
@@ -136,7 +113,7 @@ def bench_heuristic(repeats: int) -> None:
 
         t_ours, (mech, fb, _) = _median_seconds(ours, repeats)
         base_repeats = repeats if k <= 1_000 else 1
-        t_base, _ = _median_seconds(lambda s=sizes, e=eps: literal_algorithm3(s, e), base_repeats)
+        t_base, _ = _median_seconds(lambda s=sizes, e=eps: heuristic_reference(s, e), base_repeats)
         note = (
             f"overall eps {mech.epsilon:.1f} (Kronecker {sum(eps):.1f}); "
             f"fallback changed {len(fb)}/{k} epsilons"

@@ -70,6 +70,7 @@ __all__ = [
     "OptimizedRR",
     "PatternMechanism",
     "closed_form_two",
+    "heuristic_reference",
     "kronecker_mechanism",
     "optimize",
     "solve_heuristic",
@@ -318,6 +319,38 @@ def closed_form_two(m: int, n: int, eps1: float, eps2: float) -> tuple[float, fl
     den = -e1 * (e2 - 1) + (m - 1) * n
     x0 = (m - 1) * e1 * (e2 + n - 1) / den
     return x0, ((m - 1) * n * e2 + (n - 1) * e1 * (e2 - 1)) / den, x0, "IV"
+
+
+def heuristic_reference(a: Sequence[int], eps: Sequence[float]) -> list[float]:
+    """Algorithm 3 of Yamamoto & Shibuya transcribed literally (ratio units, O(k^2)).
+
+    The reference the fast O(k) heuristic is tested against and benchmarked
+    next to.  Ratios reach exp(sum eps), so it overflows to inf/nan for large
+    k: use it for small k as an oracle, for large k as a timing baseline only.
+    """
+    k = len(a)
+    x0, x1, x2, _ = closed_form_two(a[0], a[1], eps[0], eps[1])
+    x = [x0, x1, x2]
+    prod, total = float(a[0] * a[1]), float(a[0] + a[1])
+    with np.errstate(all="ignore"):
+        for i in range(3, k + 1):
+            ai = a[i - 1]
+            new = [0.0] * (i + 1)
+            for j in range(1, i):
+                new[j] = ai * x[j] - ai + 1
+            big_a = sum((a[h - 1] - 1) * new[h] for h in range(1, i))
+            big_b = prod - total + i - 2
+            big_c = prod - 1
+            e = math.exp(eps[i - 1])
+            xi = (ai * x[0] + big_a + big_b - e * big_c) / (ai - 1 + e)
+            x0n = ai * x[0] - (ai - 1) * xi
+            if x0n < 1 or xi < 1 or any(x0n < new[j] for j in range(1, i)) or x0n < xi:
+                x0n, xi = ai * x[0] - ai + 1, 1.0
+            new[0], new[i] = x0n, xi
+            x = new
+            prod *= ai
+            total += ai
+    return x
 
 
 def lp_matrices(

@@ -17,6 +17,7 @@ from mpc_rr.optimized_rr import (
     PatternMechanism,
     _heuristic_in_order,
     closed_form_two,
+    heuristic_reference,
     optimize,
     solve_heuristic,
     solve_lp,
@@ -40,30 +41,6 @@ def _marginal_epsilons_from_dense(mat: np.ndarray, sizes: tuple[int, ...]) -> li
         assert np.allclose(moved, moved[:, :1, :], atol=1e-13)  # independent of other inputs
         out.append(_dense_epsilon(moved[:, 0, :]))
     return out
-
-
-def _literal_algorithm3(a, eps):
-    """Algorithm 3 exactly as printed, in ratio units (small k only: it overflows)."""
-    k = len(a)
-    x0, x1, x2, _ = closed_form_two(a[0], a[1], eps[0], eps[1])
-    x = [x0, x1, x2]
-    for i in range(3, k + 1):
-        ai = a[i - 1]
-        new = [0.0] * (i + 1)
-        for j in range(1, i):
-            new[j] = ai * x[j] - ai + 1
-        big_a = sum((a[h - 1] - 1) * new[h] for h in range(1, i))
-        prod = math.prod(a[: i - 1])
-        big_b = prod - sum(a[: i - 1]) + i - 2
-        big_c = prod - 1
-        e = math.exp(eps[i - 1])
-        xi = (ai * x[0] + big_a + big_b - e * big_c) / (ai - 1 + e)
-        x0n = ai * x[0] - (ai - 1) * xi
-        if x0n < 1 or xi < 1 or any(x0n < new[j] for j in range(1, i)) or x0n < xi:
-            x0n, xi = ai * x[0] - ai + 1, 1.0
-        new[0], new[i] = x0n, xi
-        x = new
-    return np.array(x)
 
 
 # -- k = 2: closed form vs LP in all four cases --------------------------------------
@@ -160,7 +137,7 @@ def test_heuristic_matches_the_literal_algorithm():
     for k in (3, 5, 8, 20, 30):
         a = [int(v) for v in rng.integers(2, 6, k)]
         eps = [float(v) for v in rng.uniform(1, 10, k)]
-        ratios = _literal_algorithm3(a, eps)
+        ratios = np.array(heuristic_reference(a, eps))
         mech, _ = _heuristic_in_order(tuple(a), tuple(eps), tuple(range(k)))
         d0, singles, log_rest = mech._compact
         rest = math.exp(log_rest)
