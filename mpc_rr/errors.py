@@ -14,7 +14,9 @@ Two families, split by whose fault the problem is (the h11 convention):
 
 from __future__ import annotations
 
-__all__ = ["DecodeError", "PeerError", "ProtocolAbort", "UsageError"]
+from collections.abc import Iterator
+
+__all__ = ["DecodeError", "ErrorLog", "PeerError", "ProtocolAbort", "UsageError"]
 
 
 class UsageError(ValueError):
@@ -51,3 +53,60 @@ class ProtocolAbort(Exception):
     def __init__(self, message: str, culprits: tuple[int, ...] = ()) -> None:
         super().__init__(message)
         self.culprits = culprits
+
+
+class ErrorLog:
+    """A bounded record of :class:`PeerError` s: every error counted, a few kept per peer.
+
+    A hostile peer can make a role or an endpoint reject messages forever; an
+    unbounded list of errors (each with its traceback) is then a memory leak
+    the attacker controls.  ``ErrorLog`` keeps the first ``keep_per_peer``
+    errors of each peer with their traceback cleared, counts all of them, and
+    remembers at most ``max_peers`` distinct peers in detail (the rest are
+    only counted).  It behaves like a read-only list of the kept errors.
+    """
+
+    def __init__(self, keep_per_peer: int = 5, max_peers: int = 10_000) -> None:
+        if keep_per_peer < 1 or max_peers < 1:
+            raise UsageError("ErrorLog: keep_per_peer and max_peers must be >= 1")
+        self.keep_per_peer = int(keep_per_peer)
+        self.max_peers = int(max_peers)
+        self.counts: dict[int | None, int] = {}
+        self._kept: list[PeerError] = []
+        self.total = 0
+
+    def append(self, err: PeerError) -> None:
+        self.total += 1
+        peer = err.peer
+        seen = self.counts.get(peer)
+        if seen is None and len(self.counts) >= self.max_peers:
+            peer = None  # too many distinct peers: count them under "unknown"
+            seen = self.counts.get(None)
+        self.counts[peer] = (seen or 0) + 1
+        if (seen or 0) < self.keep_per_peer:
+            self._kept.append(err.with_traceback(None))
+
+    def __len__(self) -> int:
+        return self.total
+
+    def __bool__(self) -> bool:
+        return self.total > 0
+
+    def __iter__(self) -> Iterator[PeerError]:
+        return iter(self._kept)
+
+    def __getitem__(self, i: int) -> PeerError:
+        return self._kept[i]
+
+    @property
+    def kept(self) -> list[PeerError]:
+        return list(self._kept)
+
+    def summary(self) -> list[str]:
+        """The kept messages, plus one line per peer whose further errors were only counted."""
+        out = [str(e) for e in self._kept]
+        for peer, c in self.counts.items():
+            if c > self.keep_per_peer:
+                who = "unknown peers" if peer is None else f"party {peer}"
+                out.append(f"... and {c - self.keep_per_peer} more errors from {who}")
+        return out

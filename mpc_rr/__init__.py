@@ -1,0 +1,1 @@
+"""mpc_rr: randomized response and secure aggregation as sans-I/O protocols (the pure library)."""
