@@ -35,7 +35,7 @@ from mpc_rr.testing import DropAt
 from mpc_rr.transcript import Transcript
 from parties.party import Party
 from transports.errors import TransportError
-from transports.pki import Roster
+from transports.pki import Roster, client_context
 from transports.tcp import TcpClient, connect_client, open_hub
 
 __all__ = ["EXIT_CODES", "exit_code", "run_node"]
@@ -82,10 +82,11 @@ def _crashing(role: Role, type_name: str) -> Role:
 
 
 async def _connect_retrying(roster: Roster, pid: int, tls: bool, within: float) -> TcpClient:
+    ctx = client_context(roster, pid) if tls else None  # a missing key file is not worth retrying
     deadline = trio.current_time() + within
     while True:
         try:
-            return await connect_client(roster, pid, tls=tls)
+            return await connect_client(roster, pid, tls=tls, ssl_context=ctx)
         except OSError:  # hub not listening yet
             if trio.current_time() > deadline:
                 raise

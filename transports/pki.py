@@ -289,9 +289,19 @@ def generate_deployment(
 
 
 def _context(purpose: ssl.Purpose, roster: Roster, pid: int) -> ssl.SSLContext:
-    ctx = ssl.create_default_context(purpose, cafile=str(roster.ca_path()))
-    ctx.minimum_version = ssl.TLSVersion.TLSv1_3
-    ctx.load_cert_chain(str(roster.cert_path(pid)), str(roster.key_path(pid)))
+    """Raises UsageError naming the file when the CA, certificate or key cannot be loaded."""
+    files = (roster.ca_path(), roster.cert_path(pid), roster.key_path(pid))
+    try:
+        ctx = ssl.create_default_context(purpose, cafile=str(files[0]))
+        ctx.minimum_version = ssl.TLSVersion.TLSv1_3
+        ctx.load_cert_chain(str(files[1]), str(files[2]))
+    except (OSError, ssl.SSLError) as exc:
+        missing = [str(f) for f in files if not f.exists()]
+        what = f"missing {missing}" if missing else f"{type(exc).__name__}: {exc}"
+        raise UsageError(
+            f"party {pid}: cannot load the deployment's TLS files next to the roster "
+            f"({roster.directory}): {what}"
+        ) from None
     ctx.verify_mode = ssl.CERT_REQUIRED
     return ctx
 
