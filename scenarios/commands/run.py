@@ -6,8 +6,7 @@ import argparse
 import sys
 from pathlib import Path
 
-from mpc_rr.estimation import METHODS
-from mpc_rr.pipeline import DEPENDENCE_SOURCES, MECHANISMS
+from mpc_rr.choices import DEPENDENCE_SOURCES, ESTIMATORS, MECHANISMS
 from scenarios.commands import (
     int_at_least,
     open_open,
@@ -41,7 +40,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     )  # fmt: skip
     p.add_argument("--mechanism", choices=MECHANISMS, default="cluster", help="release mechanism per cluster")
     p.add_argument(
-        "--estimator", choices=METHODS, default="clip",
+        "--estimator", choices=ESTIMATORS, default="clip",
         help="repair of Eq. 2 estimates off the simplex (clip-and-rescale, simplex projection, "
         "iterative Bayesian update, none)",
     )  # fmt: skip
