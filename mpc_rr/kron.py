@@ -259,19 +259,3 @@ def pattern_matrix(levels: np.ndarray, sizes: tuple[int, ...]) -> np.ndarray:
     for i in range(len(sizes)):
         pattern |= (codes[i][:, None] != codes[i][None, :]).astype(np.int64) << i
     return np.asarray(levels, dtype=float)[pattern]
-
-
-def _dense_epsilon(matrix: np.ndarray) -> float:
-    """Exact local epsilon of a dense matrix with ``P[u, v] = Pr(v | u)``.
-
-    Max over report columns ``v`` of ``ln(max_u P[u, v] / min_u P[u, v])``;
-    ``inf`` when a column has a zero next to a positive entry.  Private helper
-    for cross-checks (the lead unifies epsilon helpers later).
-    """
-    m = np.asarray(matrix, dtype=float)
-    cmax = m.max(axis=0)
-    cmin = m.min(axis=0)
-    if np.any((cmin <= 0) & (cmax > 0)):
-        return float("inf")
-    used = cmax > 0
-    return float(np.max(np.log(cmax[used]) - np.log(cmin[used])))

@@ -33,6 +33,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from mpc_rr.epsilon import mixture_epsilon
 from mpc_rr.errors import UsageError
 from mpc_rr.kron import (
     DENSE_LIMIT,
@@ -63,10 +64,12 @@ def _check_lambda(lam: float, index: int) -> float:
 
 
 def factor_epsilon(lam: float, n: int) -> float:
-    """Exact local epsilon of ``P(λ)`` on ``n`` categories: ``ln(1 + λ n / (1 − λ))``."""
-    if lam >= 1.0:
-        return math.inf
-    return math.log1p(lam * n / (1.0 - lam))
+    """Exact local epsilon of ``P(λ)`` on ``n`` categories: ``ln(1 + λ n / (1 − λ))``.
+
+    ``P(λ)`` is the uniform mixture ``λI + (1 − λ)J/n``; its closed form lives
+    in :func:`mpc_rr.epsilon.mixture_epsilon`.
+    """
+    return mixture_epsilon(lam, n)
 
 
 def factor_entropy(lam: float, n: int) -> float:

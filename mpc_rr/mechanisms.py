@@ -25,7 +25,10 @@ Two implementations of :class:`mpc_rr.joint.JointMechanism`:
 
 Epsilon of keep-or-uniform (DESIGN note 1): the true value is
 ``ln(1 + p N / (1 - p))``; the paper prints ``|ln(p N / (1 - p))|``
-(:func:`paper_epsilon`, kept only so results can be compared).
+(:func:`paper_epsilon`, kept only so results can be compared).  The exact
+epsilon of a dense matrix is :func:`mpc_rr.epsilon.local_epsilon` (re-exported
+here); the structured family uses its closed form
+:func:`mpc_rr.epsilon.mixture_epsilon`.
 """
 
 from __future__ import annotations
@@ -35,6 +38,7 @@ from collections.abc import Sequence
 
 import numpy as np
 
+from mpc_rr.epsilon import local_epsilon, mixture_epsilon
 from mpc_rr.errors import UsageError
 
 __all__ = [
@@ -47,25 +51,6 @@ __all__ = [
     "local_epsilon",
     "paper_epsilon",
 ]
-
-_TOL = 1e-9
-
-
-def local_epsilon(matrix: np.ndarray) -> float:
-    """Exact local epsilon of a randomization matrix (Expression 4).
-
-    ``max`` over columns of ``ln(max / min)``; ``inf`` when a column has a zero
-    next to a positive entry.  All-zero columns (never reported) are ignored.
-    """
-    m = np.asarray(matrix, dtype=float)
-    hi = m.max(axis=0)
-    lo = m.min(axis=0)
-    used = hi > 0
-    if not used.any():
-        raise UsageError("local_epsilon: matrix has no positive entry")
-    if (lo[used] <= 0).any():
-        return math.inf
-    return float(np.max(np.log(hi[used]) - np.log(lo[used])))
 
 
 def _check_sizes(sizes: Sequence[int] | int) -> tuple[int, ...]:
@@ -242,12 +227,12 @@ class UniformMixture:
 
     @property
     def epsilon(self) -> float:
-        """``ln(1 + a N / (1 - a))``; ``inf`` for ``a = 1`` with ``N > 1``; 0 when N = 1."""
-        if self.N == 1 or self.keep == 0.0:
-            return 0.0
-        if self.keep >= 1.0:
-            return math.inf
-        return math.log1p(self.keep * self.N / (1.0 - self.keep))
+        """``ln(1 + a N / (1 - a))``; ``inf`` for ``a = 1`` with ``N > 1``; 0 when N = 1.
+
+        Closed form :func:`mpc_rr.epsilon.mixture_epsilon` (tested equal to
+        :func:`mpc_rr.epsilon.local_epsilon` of :meth:`dense`).
+        """
+        return mixture_epsilon(self.keep, self.N)
 
     def dense(self) -> np.ndarray:
         if self.N > 4096:

@@ -10,9 +10,10 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from mpc_rr.epsilon import local_epsilon
 from mpc_rr.errors import UsageError
 from mpc_rr.joint import JointMechanism
-from mpc_rr.kron import _dense_epsilon, subset_counts
+from mpc_rr.kron import subset_counts
 from mpc_rr.optimized_rr import (
     PatternMechanism,
     _heuristic_in_order,
@@ -39,7 +40,7 @@ def _marginal_epsilons_from_dense(mat: np.ndarray, sizes: tuple[int, ...]) -> li
         marg = tensor.sum(axis=other_out)  # shape sizes + (n_i,)
         moved = np.moveaxis(marg, i, 0).reshape(sizes[i], -1, sizes[i])
         assert np.allclose(moved, moved[:, :1, :], atol=1e-13)  # independent of other inputs
-        out.append(_dense_epsilon(moved[:, 0, :]))
+        out.append(local_epsilon(moved[:, 0, :]))
     return out
 
 
@@ -77,7 +78,7 @@ def test_known_value_555_eps_234():
     assert result.kronecker_epsilon == 9.0
     assert result.method == "lp"
     dense = result.dense_matrix()
-    assert _dense_epsilon(dense) == pytest.approx(result.overall_epsilon, rel=1e-12)
+    assert local_epsilon(dense) == pytest.approx(result.overall_epsilon, rel=1e-12)
     marginal = _marginal_epsilons_from_dense(dense, (5, 5, 5))
     np.testing.assert_allclose(marginal, [2, 3, 4], atol=1e-7)
 
@@ -102,7 +103,7 @@ def test_lp_and_heuristic_meet_requests_and_bounds(problem):
     # per-attribute epsilons computed from the built matrix equal the requested ones
     np.testing.assert_allclose(_marginal_epsilons_from_dense(dense, sizes), eps, atol=1e-6)
     np.testing.assert_allclose(lp.achieved_epsilons, eps, atol=1e-6)
-    assert _dense_epsilon(dense) == pytest.approx(lp.overall_epsilon, rel=1e-9)
+    assert local_epsilon(dense) == pytest.approx(lp.overall_epsilon, rel=1e-9)
     assert lp.overall_epsilon <= sum(eps) + 1e-7  # at most the Kronecker epsilon
     try:
         heur = solve_heuristic(sizes, eps, on_mismatch="reorder")
