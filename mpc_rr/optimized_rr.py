@@ -53,11 +53,9 @@ import numpy as np
 import scipy.sparse as sp
 from scipy.optimize import linprog
 
+from mpc_rr.domain import check_codes, check_observed, check_sizes
 from mpc_rr.errors import UsageError
 from mpc_rr.kron import (
-    check_codes,
-    check_observed,
-    check_sizes,
     eigenvalues_from_levels,
     pattern_matrix,
     solve_pattern,
@@ -83,6 +81,8 @@ LP_MAX_ATTRIBUTES = 16
 MAX_EPSILON = 300.0
 #: Relative tolerance for "the achieved epsilon equals the requested one".
 MATCH_RTOL = 1e-6
+#: Why these mechanisms need two categories per attribute (see :mod:`mpc_rr.domain`).
+_SIZES_WHY = "Yamamoto & Shibuya's Eqs. 2-3 divide by a_i - 1"
 
 
 def _check_epsilons(epsilons: Sequence[float], k: int) -> tuple[float, ...]:
@@ -125,7 +125,7 @@ class PatternMechanism:
         compact: tuple[float, np.ndarray, float] | None = None,
         product: LambdaRandomization | None = None,
     ) -> None:
-        self._sizes = check_sizes(sizes)
+        self._sizes = check_sizes(sizes, min_categories=2, why=_SIZES_WHY)
         k = len(self._sizes)
         if sum(v is not None for v in (levels, compact, product)) != 1:
             raise UsageError("give exactly one of levels=, compact= or product=")
@@ -407,7 +407,7 @@ def solve_lp(sizes: Sequence[int], epsilons: Sequence[float]) -> OptimizedRR:
         For ``k < 2``, ``k > LP_MAX_ATTRIBUTES``, or if HiGHS fails.
     """
     start = time.perf_counter()
-    sz = check_sizes(sizes)
+    sz = check_sizes(sizes, min_categories=2, why=_SIZES_WHY)
     k = len(sz)
     if not 2 <= k <= LP_MAX_ATTRIBUTES:
         raise UsageError(
@@ -553,7 +553,7 @@ def solve_heuristic(
         invalid parameters.
     """
     start = time.perf_counter()
-    sz = check_sizes(sizes)
+    sz = check_sizes(sizes, min_categories=2, why=_SIZES_WHY)
     k = len(sz)
     if k < 2:
         raise UsageError(f"the optimized mechanisms need k >= 2 attributes, got k = {k}")
@@ -617,7 +617,7 @@ def kronecker_mechanism(sizes: Sequence[int], epsilons: Sequence[float]) -> Patt
     on the diagonal -- i.e. ``P(λ)`` with ``λ = (e^eps − 1)/(e^eps + a − 1)``
     -- so this is λ-randomization; its epsilon is ``sum(eps)``.
     """
-    sz = check_sizes(sizes)
+    sz = check_sizes(sizes, min_categories=2, why=_SIZES_WHY)
     eps = _check_epsilons(epsilons, len(sz))
     lams = [math.expm1(e) / (math.exp(e) + a - 1) for e, a in zip(eps, sz, strict=True)]
     return PatternMechanism(sz, product=LambdaRandomization(sz, lams))
