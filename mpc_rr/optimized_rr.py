@@ -40,6 +40,9 @@ construction for small epsilons; then the Kronecker mechanism is returned
 Estimation never forms the ``N x N`` matrix: it lies in the algebra spanned by
 per-attribute ``I`` and ``J`` and is inverted exactly in its joint eigenbasis
 (:mod:`mpc_rr.kron`).  A dense solve is offered for ``N <= 4096`` only.
+
+The mechanism types live in :mod:`mpc_rr.patterns`, the result record
+:class:`OptimizedRR` in :mod:`mpc_rr.optimized_result`.
 """
 
 from __future__ import annotations
@@ -53,15 +56,17 @@ import numpy as np
 import scipy.sparse as sp
 from scipy.optimize import linprog
 
-from mpc_rr.domain import check_codes, check_observed, check_sizes
 from mpc_rr.errors import UsageError
-from mpc_rr.kron import (
-    eigenvalues_from_levels,
-    pattern_matrix,
-    solve_pattern,
-    subset_counts,
-)
+from mpc_rr.kron import subset_counts
 from mpc_rr.lambda_rr import LambdaRandomization
+from mpc_rr.optimized_result import MATCH_RTOL, OptimizedRR, check_epsilons
+from mpc_rr.patterns import (
+    CompactPattern,
+    KroneckerPattern,
+    PatternMechanism,
+    TablePattern,
+    check_pattern_sizes,
+)
 
 __all__ = [
     "LP_MAX_ATTRIBUTES",
@@ -77,280 +82,6 @@ __all__ = [
 
 #: Largest k for which the exact LP (2^k − 1 variables) is attempted.
 LP_MAX_ATTRIBUTES = 16
-#: Largest per-attribute epsilon accepted (exp(eps) must stay far from overflow).
-MAX_EPSILON = 300.0
-#: Relative tolerance for "the achieved epsilon equals the requested one".
-MATCH_RTOL = 1e-6
-#: Why these mechanisms need two categories per attribute (see :mod:`mpc_rr.domain`).
-_SIZES_WHY = "Yamamoto & Shibuya's Eqs. 2-3 divide by a_i - 1"
-
-
-def _check_epsilons(epsilons: Sequence[float], k: int) -> tuple[float, ...]:
-    eps = tuple(float(e) for e in epsilons)
-    if len(eps) != k:
-        raise UsageError(f"need one epsilon per attribute: {k} sizes but {len(eps)} epsilons")
-    for i, e in enumerate(eps):
-        if not (0.0 < e <= MAX_EPSILON):  # also rejects nan
-            raise UsageError(f"epsilons[{i}] must satisfy 0 < eps <= {MAX_EPSILON}, got {e!r}")
-    return eps
-
-
-# -- the mechanism ----------------------------------------------------------------
-
-
-class PatternMechanism:
-    """Joint mechanism with ``P[u, v] = X_{S(u, v)}`` (difference-pattern levels).
-
-    Exactly one representation is given:
-
-    * ``levels``: the ``2^k`` probabilities ``X_S`` indexed by bit mask
-      ``S = sum_{i in S} 2**i`` (LP results; any λ-randomization product);
-    * ``compact=(d0, singles, log_rest)``: every level with two or more
-      differing attributes equals ``R = exp(log_rest)``, ``X_empty = R + d0``
-      and ``X_{i} = R + singles[i]`` (heuristic results, any ``k``).  Storing
-      the *excess over R* keeps full precision when ``R`` is astronomically
-      small (it underflows for k = 10,000) -- and the excesses are exactly
-      what Algorithm 3's induction leaves invariant;
-    * ``product``: a :class:`~mpc_rr.lambda_rr.LambdaRandomization` (the
-      Kronecker construction of Wang et al., used when it beats the heuristic).
-
-    Rows must sum to one: ``sum_S X_S t_S = 1``.
-    """
-
-    def __init__(
-        self,
-        sizes: Sequence[int],
-        *,
-        levels: np.ndarray | None = None,
-        compact: tuple[float, np.ndarray, float] | None = None,
-        product: LambdaRandomization | None = None,
-    ) -> None:
-        self._sizes = check_sizes(sizes, min_categories=2, why=_SIZES_WHY)
-        k = len(self._sizes)
-        if sum(v is not None for v in (levels, compact, product)) != 1:
-            raise UsageError("give exactly one of levels=, compact= or product=")
-        self._product = product
-        self._levels: np.ndarray | None = None
-        self._compact: tuple[float, np.ndarray, float] | None = None
-        if product is not None:
-            if product.sizes != self._sizes:
-                raise UsageError(f"product sizes {product.sizes} differ from sizes {self._sizes}")
-        elif levels is not None:
-            arr = np.asarray(levels, dtype=float)
-            if arr.shape != (1 << k,):
-                raise UsageError(f"levels must have 2**{k} = {1 << k} entries, got {arr.shape}")
-            if np.any(arr < 0):
-                raise UsageError("levels must be non-negative probabilities")
-            total = float(arr @ subset_counts(self._sizes))
-            if abs(total - 1.0) > 1e-9:
-                raise UsageError(f"levels do not make a stochastic matrix (row sum {total!r})")
-            self._levels = arr
-        else:
-            assert compact is not None
-            d0, singles, log_rest = compact
-            singles = np.asarray(singles, dtype=float)
-            if singles.shape != (k,):
-                raise UsageError(f"compact singles must have {k} entries, got {singles.shape}")
-            self._compact = (float(d0), singles, float(log_rest))
-
-    @property
-    def sizes(self) -> tuple[int, ...]:
-        return self._sizes
-
-    # -- levels and privacy ---------------------------------------------------
-    def levels(self) -> np.ndarray:
-        """The full ``2^k`` level table (built from the compact form if needed)."""
-        if self._levels is not None:
-            return self._levels
-        if self._product is not None:
-            return self._product.levels()
-        k = len(self._sizes)
-        if k > 26:
-            raise UsageError(f"a 2**k level table is not formed for k = {k} attributes")
-        d0, singles, log_rest = self._compact  # type: ignore[misc]
-        rest = math.exp(log_rest)
-        table = np.full(1 << k, rest)
-        table[0] = rest + d0
-        table[1 << np.arange(k)] = rest + singles
-        return table
-
-    def _log_levels_extremes(self) -> tuple[float, float]:
-        """``(log max level, log min level)``; ``-inf`` min when a level is zero."""
-        if self._product is not None:
-            return self._product.epsilon, 0.0  # only the difference is used
-        if self._levels is not None:
-            lo, hi = float(self._levels.min()), float(self._levels.max())
-            return math.log(hi), (math.log(lo) if lo > 0 else -math.inf)
-        d0, singles, log_rest = self._compact  # type: ignore[misc]
-        excess = np.append(singles, d0)
-        d_hi, d_lo = float(excess.max()), float(excess.min())
-        hi = float(np.logaddexp(log_rest, math.log(d_hi))) if d_hi > 0 else log_rest
-        if d_lo >= 0:
-            return hi, log_rest
-        lo_val = math.exp(log_rest) + d_lo
-        return hi, (math.log(lo_val) if lo_val > 0 else -math.inf)
-
-    @property
-    def epsilon(self) -> float:
-        """Overall local epsilon ``ln(max_S X_S / min_S X_S)`` (every column holds every level)."""
-        hi, lo = self._log_levels_extremes()
-        return math.inf if lo == -math.inf else hi - lo
-
-    def marginal_probabilities(self) -> tuple[np.ndarray, np.ndarray]:
-        """Per attribute: (keep probability, probability of each specific other value).
-
-        The marginal mechanism of attribute ``i`` has ``keep[i]`` on its
-        diagonal and ``other[i]`` off it.
-        """
-        k = len(self._sizes)
-        a = np.asarray(self._sizes, dtype=float)
-        if self._product is not None:
-            lam = np.asarray(self._product.lambdas)
-            return lam + (1.0 - lam) / a, (1.0 - lam) / a
-        if self._levels is not None:
-            weighted = (self._levels * subset_counts(self._sizes)).reshape((2,) * k)
-            keep = np.empty(k)
-            changed = np.empty(k)
-            for i in range(k):
-                ax = k - 1 - i
-                pair = weighted.sum(axis=tuple(j for j in range(k) if j != ax))
-                keep[i], changed[i] = pair[0], pair[1]
-            return keep, changed / (a - 1.0)
-        d0, singles, log_rest = self._compact  # type: ignore[misc]
-        log_n = float(np.sum(np.log(a)))
-        q_over_a = np.exp(log_rest + log_n - np.log(a))  # R * N / a_j
-        total_single = float(np.sum((a - 1.0) * singles))
-        keep = d0 + total_single - (a - 1.0) * singles + q_over_a
-        other = singles + q_over_a
-        return keep, other
-
-    @property
-    def epsilons(self) -> tuple[float, ...]:
-        """Per-attribute epsilon of the built mechanism (Eq. 2, marginal mechanisms)."""
-        keep, other = self.marginal_probabilities()
-        out = []
-        for p, q in zip(keep, other, strict=True):
-            hi, lo = max(p, q), min(p, q)
-            out.append(math.inf if lo <= 0 else math.log(hi) - math.log(lo))
-        return tuple(out)
-
-    # -- JointMechanism -----------------------------------------------------------
-    def perturb(self, codes: np.ndarray, rng: np.random.Generator) -> np.ndarray:
-        """Randomize records: draw the changed set ``S`` w.p. ``X_S t_S``, then new values.
-
-        Every attribute in ``S`` gets a value drawn uniformly among its other
-        ``a_i − 1`` categories.  Vectorized over records.
-        """
-        if self._product is not None:
-            return self._product.perturb(codes, rng)
-        arr = check_codes(codes, self._sizes)
-        out = arr.astype(np.int64, copy=True)
-        n, k = arr.shape
-        sizes = np.asarray(self._sizes, dtype=np.int64)
-        if self._levels is not None:
-            probs = self._levels * subset_counts(self._sizes)
-            subset = rng.choice(probs.size, size=n, p=probs / probs.sum())
-            for i in range(k):
-                change = ((subset >> i) & 1).astype(bool)
-                shift = rng.integers(1, sizes[i], size=n)
-                out[:, i] = np.where(change, (out[:, i] + shift) % sizes[i], out[:, i])
-        else:
-            d0, singles, log_rest = self._compact  # type: ignore[misc]
-            rest = math.exp(log_rest)
-            x0 = rest + d0
-            single_mass = (sizes - 1) * (rest + singles)
-            rest_mass = max(0.0, 1.0 - x0 - float(single_mass.sum()))
-            probs = np.concatenate(([x0], single_mass, [rest_mass]))
-            branch = rng.choice(k + 2, size=n, p=probs / probs.sum())
-            rows = np.flatnonzero((branch >= 1) & (branch <= k))
-            cols = branch[rows] - 1
-            shift = rng.integers(1, sizes[cols]) if rows.size else np.zeros(0, np.int64)
-            out[rows, cols] = (out[rows, cols] + shift) % sizes[cols]
-            pending = np.flatnonzero(branch == k + 1)
-            original = out[pending].copy()
-            while pending.size:  # uniform record conditioned on >= 2 differences
-                draw = rng.integers(0, sizes, size=(pending.size, k))
-                ok = (draw != original).sum(axis=1) >= 2
-                out[pending[ok]] = draw[ok]
-                pending, original = pending[~ok], original[~ok]
-        return out.reshape(np.shape(codes)).astype(np.asarray(codes).dtype, copy=False)
-
-    def estimate(self, observed: np.ndarray, *, method: str = "structured") -> np.ndarray:
-        """Solve ``P^T π = observed`` exactly (Eq. 2 of Domingo-Ferrer & Soria-Comas).
-
-        ``"structured"``: eigen-decomposition of the I/J algebra, ``O(N k)``.
-        ``"dense"``: ``numpy.linalg.solve`` on the formed matrix, ``N <= 4096``.
-        """
-        obs = check_observed(observed, self._sizes)
-        if method == "dense":
-            mat = self.dense_matrix()
-            return np.linalg.solve(mat.T, obs.ravel()).reshape(self._sizes)
-        if method != "structured":
-            raise UsageError(f"method must be 'structured' or 'dense', got {method!r}")
-        if self._product is not None:
-            return self._product.estimate(obs)
-        mu = eigenvalues_from_levels(self.levels(), self._sizes)
-        return solve_pattern(obs, mu)  # P is symmetric: P^T = P
-
-    def dense_matrix(self) -> np.ndarray:
-        """The matrix as a dense array (only for ``N <= 4096``)."""
-        return pattern_matrix(self.levels(), self._sizes)
-
-
-# -- the three constructions ---------------------------------------------------------
-
-
-def closed_form_two(m: int, n: int, eps1: float, eps2: float) -> tuple[float, float, float, str]:
-    """Optimal ``(x_{2,0}, x_{2,1}, x_{2,2})`` for two attributes (Sec. IV-B1).
-
-    Ratios to the all-differ level ``X_3``; returns the case label I–IV too.
-    """
-    e1, e2 = math.exp(eps1), math.exp(eps2)
-    if e1 * e2 >= (m - 1) * (n - 1):
-        if n * (e1 - 1) >= m * (e2 - 1):
-            x0 = (n * e1 * e2 + (m - 1) * (n - 1) * (e2 - 1)) / (e2 + n - 1)
-            return x0, 1.0, (n * e1 - (m - 1) * (e2 - 1)) / (e2 + n - 1), "I"
-        x0 = (m * e1 * e2 + (m - 1) * (n - 1) * (e1 - 1)) / (e1 + m - 1)
-        return x0, (m * e2 - (n - 1) * (e1 - 1)) / (e1 + m - 1), 1.0, "II"
-    if (n - m) * e1 * e2 - m * (n - 1) * e1 + (m - 1) * n * e2 >= 0:
-        den = -(e1 - 1) * e2 + m * (n - 1)
-        x0 = (n - 1) * (e1 + m - 1) * e2 / den
-        return x0, x0, (m * (n - 1) * e1 + (m - 1) * (e1 - 1) * e2) / den, "III"
-    den = -e1 * (e2 - 1) + (m - 1) * n
-    x0 = (m - 1) * e1 * (e2 + n - 1) / den
-    return x0, ((m - 1) * n * e2 + (n - 1) * e1 * (e2 - 1)) / den, x0, "IV"
-
-
-def heuristic_reference(a: Sequence[int], eps: Sequence[float]) -> list[float]:
-    """Algorithm 3 of Yamamoto & Shibuya transcribed literally (ratio units, O(k^2)).
-
-    The reference the fast O(k) heuristic is tested against and benchmarked
-    next to.  Ratios reach exp(sum eps), so it overflows to inf/nan for large
-    k: use it for small k as an oracle, for large k as a timing baseline only.
-    """
-    k = len(a)
-    x0, x1, x2, _ = closed_form_two(a[0], a[1], eps[0], eps[1])
-    x = [x0, x1, x2]
-    prod, total = float(a[0] * a[1]), float(a[0] + a[1])
-    with np.errstate(all="ignore"):
-        for i in range(3, k + 1):
-            ai = a[i - 1]
-            new = [0.0] * (i + 1)
-            for j in range(1, i):
-                new[j] = ai * x[j] - ai + 1
-            big_a = sum((a[h - 1] - 1) * new[h] for h in range(1, i))
-            big_b = prod - total + i - 2
-            big_c = prod - 1
-            e = math.exp(eps[i - 1])
-            xi = (ai * x[0] + big_a + big_b - e * big_c) / (ai - 1 + e)
-            x0n = ai * x[0] - (ai - 1) * xi
-            if x0n < 1 or xi < 1 or any(x0n < new[j] for j in range(1, i)) or x0n < xi:
-                x0n, xi = ai * x[0] - ai + 1, 1.0
-            new[0], new[i] = x0n, xi
-            x = new
-            prod *= ai
-            total += ai
-    return x
 
 
 def lp_matrices(
@@ -407,22 +138,80 @@ def solve_lp(sizes: Sequence[int], epsilons: Sequence[float]) -> OptimizedRR:
         For ``k < 2``, ``k > LP_MAX_ATTRIBUTES``, or if HiGHS fails.
     """
     start = time.perf_counter()
-    sz = check_sizes(sizes, min_categories=2, why=_SIZES_WHY)
+    sz = check_pattern_sizes(sizes)
     k = len(sz)
     if not 2 <= k <= LP_MAX_ATTRIBUTES:
         raise UsageError(
             f"the exact LP needs 2 <= k <= {LP_MAX_ATTRIBUTES} attributes (2^k − 1 variables), "
             f"got k = {k}; use method='heuristic'"
         )
-    eps = _check_epsilons(epsilons, k)
+    eps = check_epsilons(epsilons, k)
     c, a_ub, b_ub, a_eq, b_eq = lp_matrices(sz, eps)
     res = linprog(c, A_ub=a_ub, b_ub=b_ub, A_eq=a_eq, b_eq=b_eq, bounds=(1, None), method="highs")
     if res.status != 0:
         raise UsageError(f"HiGHS could not solve the LP for sizes {sz}, eps {eps}: {res.message}")
     ratios = np.append(res.x, 1.0)
     levels = ratios / float(ratios @ subset_counts(sz))
-    mech = PatternMechanism(sz, levels=levels)
-    return OptimizedRR._wrap(mech, eps, "lp", tuple(range(k)), (), time.perf_counter() - start)
+    return OptimizedRR(
+        TablePattern(sz, levels),
+        requested_epsilons=eps,
+        method="lp",
+        order=range(k),
+        seconds=time.perf_counter() - start,
+    )
+
+
+def closed_form_two(m: int, n: int, eps1: float, eps2: float) -> tuple[float, float, float, str]:
+    """Optimal ``(x_{2,0}, x_{2,1}, x_{2,2})`` for two attributes (Sec. IV-B1).
+
+    Ratios to the all-differ level ``X_3``; returns the case label I–IV too.
+    """
+    e1, e2 = math.exp(eps1), math.exp(eps2)
+    if e1 * e2 >= (m - 1) * (n - 1):
+        if n * (e1 - 1) >= m * (e2 - 1):
+            x0 = (n * e1 * e2 + (m - 1) * (n - 1) * (e2 - 1)) / (e2 + n - 1)
+            return x0, 1.0, (n * e1 - (m - 1) * (e2 - 1)) / (e2 + n - 1), "I"
+        x0 = (m * e1 * e2 + (m - 1) * (n - 1) * (e1 - 1)) / (e1 + m - 1)
+        return x0, (m * e2 - (n - 1) * (e1 - 1)) / (e1 + m - 1), 1.0, "II"
+    if (n - m) * e1 * e2 - m * (n - 1) * e1 + (m - 1) * n * e2 >= 0:
+        den = -(e1 - 1) * e2 + m * (n - 1)
+        x0 = (n - 1) * (e1 + m - 1) * e2 / den
+        return x0, x0, (m * (n - 1) * e1 + (m - 1) * (e1 - 1) * e2) / den, "III"
+    den = -e1 * (e2 - 1) + (m - 1) * n
+    x0 = (m - 1) * e1 * (e2 + n - 1) / den
+    return x0, ((m - 1) * n * e2 + (n - 1) * e1 * (e2 - 1)) / den, x0, "IV"
+
+
+def heuristic_reference(a: Sequence[int], eps: Sequence[float]) -> list[float]:
+    """Algorithm 3 of Yamamoto & Shibuya transcribed literally (ratio units, O(k^2)).
+
+    The reference the fast O(k) heuristic is tested against and benchmarked
+    next to.  Ratios reach exp(sum eps), so it overflows to inf/nan for large
+    k: use it for small k as an oracle, for large k as a timing baseline only.
+    """
+    k = len(a)
+    x0, x1, x2, _ = closed_form_two(a[0], a[1], eps[0], eps[1])
+    x = [x0, x1, x2]
+    prod, total = float(a[0] * a[1]), float(a[0] + a[1])
+    with np.errstate(all="ignore"):
+        for i in range(3, k + 1):
+            ai = a[i - 1]
+            new = [0.0] * (i + 1)
+            for j in range(1, i):
+                new[j] = ai * x[j] - ai + 1
+            big_a = sum((a[h - 1] - 1) * new[h] for h in range(1, i))
+            big_b = prod - total + i - 2
+            big_c = prod - 1
+            e = math.exp(eps[i - 1])
+            xi = (ai * x[0] + big_a + big_b - e * big_c) / (ai - 1 + e)
+            x0n = ai * x[0] - (ai - 1) * xi
+            if x0n < 1 or xi < 1 or any(x0n < new[j] for j in range(1, i)) or x0n < xi:
+                x0n, xi = ai * x[0] - ai + 1, 1.0
+            new[0], new[i] = x0n, xi
+            x = new
+            prod *= ai
+            total += ai
+    return x
 
 
 def _heuristic_compact(
@@ -496,13 +285,13 @@ def _candidate_orders(sizes: tuple[int, ...], eps: tuple[float, ...]) -> list[tu
 
 def _heuristic_in_order(
     sizes: tuple[int, ...], eps: tuple[float, ...], order: tuple[int, ...]
-) -> tuple[PatternMechanism, tuple[int, ...]]:
+) -> tuple[CompactPattern, tuple[int, ...]]:
     perm_sizes = tuple(sizes[j] for j in order)
     perm_eps = tuple(eps[j] for j in order)
     d0, singles_perm, log_rest, fb = _heuristic_compact(perm_sizes, perm_eps)
     singles = np.empty(len(sizes))
     singles[list(order)] = singles_perm
-    mech = PatternMechanism(sizes, compact=(d0, singles, log_rest))
+    mech = CompactPattern(sizes, d0, singles, log_rest)
     return mech, tuple(order[i] for i in fb)
 
 
@@ -553,11 +342,11 @@ def solve_heuristic(
         invalid parameters.
     """
     start = time.perf_counter()
-    sz = check_sizes(sizes, min_categories=2, why=_SIZES_WHY)
+    sz = check_pattern_sizes(sizes)
     k = len(sz)
     if k < 2:
         raise UsageError(f"the optimized mechanisms need k >= 2 attributes, got k = {k}")
-    eps = _check_epsilons(epsilons, k)
+    eps = check_epsilons(epsilons, k)
     if on_mismatch not in ("raise", "reorder"):
         raise UsageError(f"on_mismatch must be 'raise' or 'reorder', got {on_mismatch!r}")
     if on_mismatch == "reorder":
@@ -603,24 +392,30 @@ def solve_heuristic(
         )
     mech, cand, fb = best
     kron = kronecker_mechanism(sz, eps)
-    if kron.epsilon < mech.epsilon:
-        # Algorithm 3 can be worse than the baseline for small epsilons, e.g. sizes
-        # (2, 2, 2), eps 0.25 each: 0.7590 vs 0.75.  Never return a worse guarantee.
-        return OptimizedRR._wrap(kron, eps, "kronecker", cand, fb, time.perf_counter() - start)
-    return OptimizedRR._wrap(mech, eps, "heuristic", cand, fb, time.perf_counter() - start)
+    # Algorithm 3 can be worse than the baseline for small epsilons, e.g. sizes
+    # (2, 2, 2), eps 0.25 each: 0.7590 vs 0.75.  Never return a worse guarantee.
+    baseline_wins = kron.epsilon < mech.epsilon
+    return OptimizedRR(
+        kron if baseline_wins else mech,
+        requested_epsilons=eps,
+        method="kronecker" if baseline_wins else "heuristic",
+        order=cand,
+        fallback_attributes=fb,
+        seconds=time.perf_counter() - start,
+    )
 
 
-def kronecker_mechanism(sizes: Sequence[int], epsilons: Sequence[float]) -> PatternMechanism:
+def kronecker_mechanism(sizes: Sequence[int], epsilons: Sequence[float]) -> KroneckerPattern:
     """The Kronecker construction (Wang et al., Yamamoto & Shibuya Eq. 1) as a mechanism.
 
     Each factor is the optimal single-attribute RR, ``e^eps/(e^eps + a − 1)``
     on the diagonal -- i.e. ``P(λ)`` with ``λ = (e^eps − 1)/(e^eps + a − 1)``
     -- so this is λ-randomization; its epsilon is ``sum(eps)``.
     """
-    sz = check_sizes(sizes, min_categories=2, why=_SIZES_WHY)
-    eps = _check_epsilons(epsilons, len(sz))
+    sz = check_pattern_sizes(sizes)
+    eps = check_epsilons(epsilons, len(sz))
     lams = [math.expm1(e) / (math.exp(e) + a - 1) for e, a in zip(eps, sz, strict=True)]
-    return PatternMechanism(sz, product=LambdaRandomization(sz, lams))
+    return KroneckerPattern(LambdaRandomization(sz, lams))
 
 
 def optimize(
@@ -645,76 +440,3 @@ def optimize(
             return solve_lp(sizes, epsilons)
         return solve_heuristic(sizes, epsilons, on_mismatch=on_mismatch)
     raise UsageError(f"method must be 'lp', 'heuristic' or 'auto', got {method!r}")
-
-
-class OptimizedRR(PatternMechanism):
-    """A privacy-optimized mechanism together with how it was obtained.
-
-    Attributes
-    ----------
-    requested_epsilons, achieved_epsilons:
-        Per attribute; achieved ones are computed from the built mechanism.
-    overall_epsilon:
-        ``ln(max level / min level)`` of the built mechanism.
-    kronecker_epsilon:
-        ``sum(requested)``, the epsilon of the Kronecker construction.
-    method:
-        ``"lp"`` or ``"heuristic"``.
-    order:
-        Attribute order the heuristic ran in (identity for the LP).
-    fallback_attributes:
-        Attributes where Algorithm 3 fell back in that order (their epsilon
-        then happened to still match, or the result would have been refused).
-    seconds:
-        Construction time.
-    """
-
-    requested_epsilons: tuple[float, ...]
-    achieved_epsilons: tuple[float, ...]
-    overall_epsilon: float
-    kronecker_epsilon: float
-    method: str
-    order: tuple[int, ...]
-    fallback_attributes: tuple[int, ...]
-    seconds: float
-
-    @classmethod
-    def _wrap(
-        cls,
-        mech: PatternMechanism,
-        requested: tuple[float, ...],
-        method: str,
-        order: tuple[int, ...],
-        fallbacks: tuple[int, ...],
-        seconds: float,
-    ) -> OptimizedRR:
-        obj = cls.__new__(cls)
-        obj.__dict__.update(mech.__dict__)
-        obj.requested_epsilons = requested
-        obj.achieved_epsilons = mech.epsilons
-        obj.overall_epsilon = mech.epsilon
-        obj.kronecker_epsilon = float(sum(requested))
-        obj.method = method
-        obj.order = tuple(int(v) for v in order)
-        obj.fallback_attributes = tuple(int(v) for v in fallbacks)
-        obj.seconds = seconds
-        return obj
-
-    def report(self) -> dict[str, object]:
-        """JSON-ready summary."""
-        return {
-            "sizes": list(self.sizes),
-            "method": self.method,
-            "requested_epsilons": list(self.requested_epsilons),
-            "achieved_epsilons": list(self.achieved_epsilons),
-            "overall_epsilon": self.overall_epsilon,
-            "kronecker_epsilon": self.kronecker_epsilon,
-            "order": list(self.order),
-            "seconds": self.seconds,
-        }
-
-    def __repr__(self) -> str:
-        return (
-            f"OptimizedRR(sizes={self.sizes}, method={self.method!r}, "
-            f"overall_epsilon={self.overall_epsilon:.6g}, kronecker={self.kronecker_epsilon:.6g})"
-        )

@@ -14,7 +14,7 @@ from mpc_rr.epsilon import local_epsilon, mixture_epsilon
 from mpc_rr.errors import UsageError
 from mpc_rr.lambda_rr import LambdaRandomization, factor_epsilon
 from mpc_rr.mechanisms import RandomizationMatrix, cluster_matrix, k_rr, keep_or_uniform
-from mpc_rr.optimized_rr import kronecker_mechanism, solve_heuristic, solve_lp
+from mpc_rr.optimized_rr import _heuristic_in_order, kronecker_mechanism, solve_heuristic, solve_lp
 
 
 def _mixture(keep: float, n: int) -> np.ndarray:
@@ -117,6 +117,8 @@ MECHANISMS = {
     ),
     "optimized kronecker": lambda: solve_heuristic((2, 2, 2), (0.25, 0.25, 0.25)),
     "kronecker": lambda: kronecker_mechanism((3, 4), (1.0, 2.0)),
+    "table pattern": lambda: solve_lp((2, 3, 4), (1.0, 0.7, 1.5)).mechanism,
+    "compact pattern": lambda: _heuristic_in_order((4, 3, 5), (4.0, 3.0, 5.0), (0, 1, 2))[0],
 }
 
 

@@ -15,7 +15,6 @@ from mpc_rr.errors import UsageError
 from mpc_rr.joint import JointMechanism
 from mpc_rr.kron import subset_counts
 from mpc_rr.optimized_rr import (
-    PatternMechanism,
     _heuristic_in_order,
     closed_form_two,
     heuristic_reference,
@@ -23,6 +22,7 @@ from mpc_rr.optimized_rr import (
     solve_heuristic,
     solve_lp,
 )
+from mpc_rr.patterns import CompactPattern, TablePattern
 
 
 def _marginal_epsilons_from_dense(mat: np.ndarray, sizes: tuple[int, ...]) -> list[float]:
@@ -140,7 +140,7 @@ def test_heuristic_matches_the_literal_algorithm():
         eps = [float(v) for v in rng.uniform(1, 10, k)]
         ratios = np.array(heuristic_reference(a, eps))
         mech, _ = _heuristic_in_order(tuple(a), tuple(eps), tuple(range(k)))
-        d0, singles, log_rest = mech._compact
+        d0, singles, log_rest = mech.d0, mech.singles, mech.log_rest
         rest = math.exp(log_rest)
         np.testing.assert_allclose(1 + d0 / rest, ratios[0], rtol=1e-10)
         np.testing.assert_allclose(1 + singles / rest, ratios[1:], rtol=1e-10)
@@ -227,14 +227,14 @@ def test_structured_estimate_for_heuristic_mechanism():
 
 def test_singular_mechanism_is_refused():
     sizes = (2, 3)
-    uniform = PatternMechanism(sizes, levels=np.full(4, 1 / 6))
+    uniform = TablePattern(sizes, np.full(4, 1 / 6))
     with pytest.raises(UsageError, match="singular"):
         uniform.estimate(np.ones(sizes))
 
 
 def test_levels_must_be_stochastic():
     with pytest.raises(UsageError, match="row sum"):
-        PatternMechanism((2, 2), levels=np.full(4, 0.5))
+        TablePattern((2, 2), np.full(4, 0.5))
 
 
 def _sampling_check(mech, record, n=150_000, seed=11):
@@ -254,14 +254,14 @@ def test_perturb_table_form_draws_from_matrix_rows():
 
 def test_perturb_compact_form_draws_from_matrix_rows():
     mech = solve_heuristic((3, 4, 2), (1.5, 1.0, 0.8), on_mismatch="reorder")
-    assert mech._compact is not None
+    assert isinstance(mech.mechanism, CompactPattern)
     _sampling_check(mech, [2, 1, 0])
 
 
 def test_perturb_compact_many_attributes():
     k, n = 100, 20_000
     mech = solve_heuristic((4,) * k, (4.0,) * k)
-    assert mech.method == "heuristic" and mech._compact is not None
+    assert mech.method == "heuristic" and isinstance(mech.mechanism, CompactPattern)
     rng = np.random.default_rng(1)
     codes = rng.integers(0, 4, size=(n, k), dtype=np.int32)
     out = mech.perturb(codes, rng)
@@ -272,7 +272,7 @@ def test_perturb_compact_many_attributes():
     kept = (out == codes).mean(axis=0)
     assert np.all(np.abs(kept - keep) <= 5 * np.sqrt(keep * (1 - keep) / n))
     # and unchanged records appear with probability X_empty
-    d0, _, log_rest = mech._compact
+    d0, log_rest = mech.mechanism.d0, mech.mechanism.log_rest
     x_empty = math.exp(log_rest) + d0
     unchanged = (out == codes).all(axis=1).mean()
     assert abs(unchanged - x_empty) <= 5 * math.sqrt(x_empty * (1 - x_empty) / n)
