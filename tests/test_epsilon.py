@@ -14,7 +14,8 @@ from mpc_rr.epsilon import local_epsilon, mixture_epsilon
 from mpc_rr.errors import UsageError
 from mpc_rr.lambda_rr import LambdaRandomization, factor_epsilon
 from mpc_rr.mechanisms import RandomizationMatrix, cluster_matrix, k_rr, keep_or_uniform
-from mpc_rr.optimized_rr import _heuristic_in_order, kronecker_mechanism, solve_heuristic, solve_lp
+from mpc_rr.optimized_heuristic import _heuristic_in_order
+from mpc_rr.optimized_rr import kronecker_mechanism, solve_heuristic, solve_lp
 
 
 def _mixture(keep: float, n: int) -> np.ndarray:

@@ -14,8 +14,8 @@ from mpc_rr.epsilon import local_epsilon
 from mpc_rr.errors import UsageError
 from mpc_rr.joint import JointMechanism
 from mpc_rr.kron import subset_counts
+from mpc_rr.optimized_heuristic import _heuristic_in_order
 from mpc_rr.optimized_rr import (
-    _heuristic_in_order,
     closed_form_two,
     heuristic_reference,
     optimize,

@@ -12,14 +12,9 @@ from mpc_rr.epsilon import local_epsilon
 from mpc_rr.errors import UsageError
 from mpc_rr.joint import JointMechanism
 from mpc_rr.lambda_rr import LambdaRandomization
+from mpc_rr.optimized_heuristic import _heuristic_in_order
 from mpc_rr.optimized_result import OptimizedRR
-from mpc_rr.optimized_rr import (
-    _heuristic_in_order,
-    kronecker_mechanism,
-    optimize,
-    solve_heuristic,
-    solve_lp,
-)
+from mpc_rr.optimized_rr import kronecker_mechanism, optimize, solve_heuristic, solve_lp
 from mpc_rr.patterns import CompactPattern, KroneckerPattern, PatternMechanism, TablePattern
 
 
