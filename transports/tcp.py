@@ -104,6 +104,8 @@ class TcpHub(Endpoint):
         self.tls = bool(tls)
         self.max_frame = int(max_frame)
         self.tap = tap
+        if tap is not None:
+            tap.attach(_tap_place(self.tls))
         self.handshake_timeout = float(handshake_timeout)
         self._ctx = server_context(roster) if self.tls else None
         self._fingerprints = roster.by_fingerprint()
@@ -353,6 +355,10 @@ class TcpHub(Endpoint):
         scope.cancel()
 
 
+def _tap_place(tls: bool) -> str:
+    return f"tcp wire {'beneath TLS' if tls else 'plaintext'} (hops i -> hub, hub -> j)"
+
+
 def _peer_addr(sock: trio.SocketStream) -> str:
     try:
         host, port = sock.socket.getpeername()[:2]
@@ -520,6 +526,8 @@ async def connect_client(
     if party_id not in roster.parties or party_id == roster.hub:
         raise UsageError(f"connect_client: party_id {party_id!r} is not a non-hub roster party")
     entry = roster.parties[roster.hub]
+    if tap is not None:
+        tap.attach(_tap_place(tls))
     sock = await trio.open_tcp_stream(
         entry.host if host is None else host, entry.port if port is None else port
     )
