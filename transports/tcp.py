@@ -120,6 +120,7 @@ class TcpHub(Endpoint):
         self.refused: list[str] = []
         self.handshakes = 0
         self._changed = trio.Event()
+        self._serving = trio.CancelScope()
         self._closed = False
         self.port = 0
 
@@ -149,13 +150,15 @@ class TcpHub(Endpoint):
         except (trio.ClosedResourceError, trio.EndOfChannel):
             raise EndpointClosed(f"hub {self.party_id}: endpoint closed") from None
 
-    async def aclose(self) -> None:
+    def close(self) -> None:
+        """Stop serving: close every connection and the inbox (synchronous, idempotent)."""
         if not self._closed:
             self._closed = True
             self._in_r.close()
-            nursery = getattr(self, "_nursery", None)
-            if nursery is not None:
-                nursery.cancel_scope.cancel()
+            self._serving.cancel()
+
+    async def aclose(self) -> None:
+        self.close()
         await trio.lowlevel.checkpoint()
 
     # -- waiting helpers -----------------------------------------------------
@@ -199,6 +202,16 @@ class TcpHub(Endpoint):
                 pass
 
     # -- connection handling -------------------------------------------------
+
+    async def _serve(
+        self,
+        listeners: list[trio.SocketListener],
+        *,
+        task_status: trio.TaskStatus[Any] = trio.TASK_STATUS_IGNORED,
+    ) -> None:
+        """Accept and serve connections until :meth:`close` (started by :func:`open_hub`)."""
+        with self._serving:
+            await trio.serve_listeners(self._handle, listeners, task_status=task_status)
 
     def _refuse(self, why: str, peer: int | None) -> None:
         self.refused.append(why)
@@ -387,7 +400,12 @@ async def open_hub(
     tap: Tap | None = None,
     handshake_timeout: float = 10.0,
 ) -> AsyncIterator[TcpHub]:
-    """Listen as the hub; ``host``/``port`` default to the roster entry (port 0 = any)."""
+    """Listen as the hub; ``host``/``port`` default to the roster entry (port 0 = any).
+
+    Leaving the block closes the hub and every connection.  An exception
+    raised in the block propagates unchanged (with its cause).  Raises
+    ``OSError`` if the address cannot be listened on.
+    """
     entry = roster.parties[roster.hub]
     hub = TcpHub(
         roster,
@@ -401,13 +419,25 @@ async def open_hub(
         entry.port if port is None else port, host=entry.host if host is None else host
     )
     hub.port = listeners[0].socket.getsockname()[1]
-    async with trio.open_nursery() as nursery:
-        hub._nursery = nursery  # type: ignore[attr-defined]
-        nursery.start_soon(trio.serve_listeners, hub._handle, listeners)
-        try:
-            yield hub
-        finally:
-            await hub.aclose()
+    # The body's exception is kept out of the nursery: a strict nursery would
+    # wrap it in an ExceptionGroup, and awaiting inside the cancelled nursery
+    # would replace it with Cancelled.  It is re-raised, unchanged, once the
+    # hub's tasks have stopped.
+    body_error: BaseException | None = None
+    try:
+        async with trio.open_nursery() as nursery:
+            await nursery.start(hub._serve, listeners)
+            try:
+                yield hub
+            except BaseException as exc:
+                body_error = exc
+            finally:
+                hub.close()
+    finally:
+        for listener in listeners:
+            listener.socket.close()
+    if body_error is not None:
+        raise body_error
 
 
 class TcpClient(Endpoint):
