@@ -106,14 +106,18 @@ class FrameReader:
 class TappedStream(trio.abc.Stream):
     """Wraps the raw socket stream (beneath TLS) and records every chunk sent.
 
-    ``src``/``dst`` label the hop; ``dst`` may be updated once the peer is
-    authenticated (handshake bytes before that carry ``dst = -1``).
+    ``src``/``dst`` label the hop; the hub calls :meth:`relabel` once the peer
+    is authenticated (handshake bytes before that carry ``dst = -1``).
     """
 
     def __init__(self, inner: trio.abc.Stream, tap: Tap, src: int, dst: int) -> None:
         self.inner = inner
         self.tap = tap
         self.src = src
+        self.dst = dst
+
+    def relabel(self, dst: int) -> None:
+        """Label the bytes sent from now on as going to ``dst``."""
         self.dst = dst
 
     async def send_all(self, data: bytes | bytearray | memoryview) -> None:

@@ -350,6 +350,7 @@ class TcpHub(Endpoint):
         task_status: trio.TaskStatus[Any] = trio.TASK_STATUS_IGNORED,
     ) -> None:
         """Accept and serve connections until :meth:`close` (started by :func:`open_hub`)."""
+        self.port = listeners[0].socket.getsockname()[1]
         with self._serving:
             await trio.serve_listeners(self._handle, listeners, task_status=task_status)
 
@@ -436,7 +437,7 @@ class TcpHub(Endpoint):
             with trio.CancelScope() as scope:
                 self._conns[pid] = scope
                 if tapped is not None:
-                    tapped.dst = pid
+                    tapped.relabel(pid)
                 self._notify()
                 with trio.move_on_after(self.handshake_timeout):
                     await _send_control(stream, welcome=pid)
@@ -591,7 +592,6 @@ async def open_hub(
     listeners = await trio.open_tcp_listeners(
         entry.port if port is None else port, host=entry.host if host is None else host
     )
-    hub.port = listeners[0].socket.getsockname()[1]
     # The body's exception is kept out of the nursery: a strict nursery would
     # wrap it in an ExceptionGroup, and awaiting inside the cancelled nursery
     # would replace it with Cancelled.  It is re-raised, unchanged, once the
