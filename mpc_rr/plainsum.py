@@ -133,6 +133,9 @@ class PlainSumHub(Role):
     def waiting_for(self) -> set[int]:
         return set() if self.done else set(self._missing)
 
+    def all_in(self) -> bool:
+        return self.done or not self._missing
+
     def _on_value(self, src: int, msg: PlainValue) -> list[Send]:
         if src not in self._missing:
             raise PeerError(f"{self.name}: unexpected or duplicate PlainValue from party {src}", src)

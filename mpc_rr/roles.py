@@ -174,6 +174,7 @@ class Role(abc.ABC):
         states = type(initial)
         if not {"DONE", "ABORTED"} <= set(states.__members__):
             raise UsageError(f"{type(self).__name__}: State enum needs DONE and ABORTED members")
+        self._ended = (states["DONE"], states["ABORTED"])  # `done` is asked several times a message
 
     # -- the interface drivers use ----------------------------------------------------
     @abc.abstractmethod
@@ -183,6 +184,15 @@ class Role(abc.ABC):
     def waiting_for(self) -> set[int]:
         """Parties whose message the role still needs for its current step."""
         return set()
+
+    def all_in(self) -> bool:
+        """``not waiting_for()``: the current step waits for nobody.
+
+        The dispatch asks this after every accepted message, so a role whose
+        ``waiting_for()`` builds a set of thousands of ids (an aggregator)
+        overrides it with an O(1) test that says the same.
+        """
+        return not self.waiting_for()
 
     def receive(self, src: int, msg: Message) -> list[Send]:
         """Consume one message from authenticated sender ``src`` (the one dispatch)."""
@@ -225,17 +235,17 @@ class Role(abc.ABC):
     def finish(self, result: Any) -> None:
         """End with ``result`` (state ``DONE``)."""
         self._result = result
-        self.state = type(self.state).__members__["DONE"]
+        self.state = self._ended[0]
 
     def abort(self, reason: str, culprits: Iterable[int] = ()) -> None:
         """Stop cleanly without a result (state ``ABORTED``); ``culprits`` by id."""
         if not self.done:
             self._error = ProtocolAbort(reason, tuple(int(c) for c in culprits))
-            self.state = type(self.state).__members__["ABORTED"]
+            self.state = self._ended[1]
 
     @property
     def done(self) -> bool:
-        return self.state.name in ("DONE", "ABORTED")
+        return self.state in self._ended
 
     @property
     def result(self) -> Any:
@@ -271,7 +281,7 @@ class Role(abc.ABC):
         if self.done:
             return []
         t = self.TRANSITIONS.get((self.state, AllIn))
-        if t is None or self.waiting_for():
+        if t is None or not self.all_in():
             return []
         return self._fire(t)
 

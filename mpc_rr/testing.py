@@ -65,6 +65,9 @@ class DropAt(Role):
     def waiting_for(self) -> set[int]:
         return set() if self.done else self.inner.waiting_for()
 
+    def all_in(self) -> bool:
+        return self.done or self.inner.all_in()
+
     @property
     def done(self) -> bool:
         return self.crashed or self.inner.done

@@ -103,6 +103,18 @@ class Coordinator(Role):
             return self.expected - set(self.records)
         return self.expected - set(self.releases)
 
+    def all_in(self) -> bool:
+        if self.done:
+            return True
+        if self.state is CoordState.DEPENDENCE:
+            if self.sub is not None:
+                return self.sub.done or self.sub.role.all_in()
+            have = self.records
+        else:
+            have = self.releases
+        # stores only hold expected ids (_store): compare sizes before any O(n) test
+        return len(have) >= len(self.expected) and self.expected <= have.keys()
+
     def _is_sub_message(self, msg: Message) -> bool:
         return self.sub is not None and self.sub.accepts(msg)
 

@@ -98,6 +98,13 @@ class DataParty(Role):
             return set() if self.sub.done else self.sub.role.waiting_for()
         return {COORDINATOR}
 
+    def all_in(self) -> bool:
+        if self.done:
+            return True
+        if self.state is PartyState.DEPENDENCE and self.sub is not None:
+            return self.sub.done or self.sub.role.all_in()
+        return False
+
     def _is_sub_message(self, msg: Message) -> bool:
         return self.sub is not None and self.sub.accepts(msg)
 

@@ -278,6 +278,9 @@ class BulletinBoard(Role):
     def waiting_for(self) -> set[int]:
         return set() if self.done else set(range(1, self.n + 1)) - set(self._got)
 
+    def all_in(self) -> bool:  # _got only holds ids in 1..n (checked on receipt)
+        return self.done or len(self._got) >= self.n
+
     def _on_publish(self, src: int, msg: MeshPublish) -> list[Send]:
         if not 1 <= src <= self.n:
             raise PeerError(f"{self.name}: publication from non-party {src}", src)
