@@ -235,6 +235,11 @@ def main(argv: list[str] | None = None) -> dict[str, object]:
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--repeats", type=int, default=3)
     p.add_argument("--baseline", default=BASELINE, help="git revision to compare with ('' = none)")
+    p.add_argument(
+        "--tree", type=Path, default=ROOT,
+        help="measure the code in this folder instead of this checkout (e.g. a `git archive` "
+        "snapshot, so that the checkout may change during a long run)",
+    )  # fmt: skip
     p.add_argument("--json", action="store_true")
     p.add_argument("--child", action="store_true", help=argparse.SUPPRESS)
     a = p.parse_args([] if argv is None else argv)
@@ -248,7 +253,7 @@ def main(argv: list[str] | None = None) -> dict[str, object]:
     args += ["--parties", str(a.parties)] if a.parties is not None else []
     args += ["--degree", str(a.degree)] if a.degree is not None else []
     with tempfile.TemporaryDirectory(prefix="mpc-rr-baseline-") as tmp:
-        trees = {"this checkout": ROOT}
+        trees = {"this checkout" if a.tree == ROOT else str(a.tree): a.tree.resolve()}
         if a.baseline:
             base = _extract(a.baseline, Path(tmp))
             if base is not None:

@@ -39,6 +39,7 @@ from mpc_rr.roles import COORDINATOR
 from mpc_rr.rr_protocols import adjust, rr_independent
 from mpc_rr.runs import Runner, RunResult
 from mpc_rr.schema import Dataset
+from parties.gc_policy import simulation_gc
 
 __all__ = [
     "Evaluation",
@@ -133,7 +134,8 @@ def execute(
     t0 = time.perf_counter()
     roles = pipeline_roles(cfg, data.codes, opts.seed, key, progress=progress)
     t1 = time.perf_counter()
-    run = runner(roles)
+    with simulation_gc():
+        run = runner(roles)
     protocol_s = time.perf_counter() - t1
     return Execution(dataset, data, cfg, roles[COORDINATOR].result, run, t1 - t0, protocol_s)
 

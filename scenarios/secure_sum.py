@@ -39,6 +39,7 @@ from mpc_rr.schema import Schema
 from mpc_rr.secure_sum.entropy import SeededEntropy
 from mpc_rr.secure_sum.factories import Protocol, secure_sum_roles, step_messages
 from mpc_rr.testing import DropAt
+from parties.gc_policy import simulation_gc
 
 __all__ = [
     "BivariateCounts",
@@ -153,7 +154,8 @@ def run_secure_sum(
     for v, step in plan.items():
         roles[v] = DropAt(roles[v], steps[step])
     t0 = time.perf_counter()
-    res = runner(roles)
+    with simulation_gc():
+        res = runner(roles)
     params["transport"] = runner.name
     params["wall_s"] = time.perf_counter() - t0
     watcher = roles[COORDINATOR] if COORDINATOR in roles else roles[min(set(roles) - set(plan))]
