@@ -88,6 +88,8 @@ def _check_dependence_flags(args: argparse.Namespace) -> None:
 def run(args: argparse.Namespace) -> int:
     import json
 
+    from mpc_rr.errors import UsageError
+
     from tqdm import tqdm
 
     from mpc_rr.datasets import load_adult
@@ -102,7 +104,10 @@ def run(args: argparse.Namespace) -> int:
         secagg_failure=args.secagg_failure,
     )  # fmt: skip
     out = args.out or Path("results") / f"run-{args.dataset}-{args.seed}"
-    output_dir(str(out))  # refuse an unwritable default before any work
+    try:  # refuse an unwritable default before any work
+        output_dir(str(out))
+    except argparse.ArgumentTypeError as exc:
+        raise UsageError(f"the default output folder: {exc}") from None
     runner = runner_for(args.transport, step_timeout=args.step_timeout, transcript=args.transcript is not None)
     bars: dict[str, tqdm] = {}
 
