@@ -88,11 +88,10 @@ def _check_dependence_flags(args: argparse.Namespace) -> None:
 def run(args: argparse.Namespace) -> int:
     import json
 
-    from mpc_rr.errors import UsageError
-
     from tqdm import tqdm
 
     from mpc_rr.datasets import load_adult
+    from mpc_rr.errors import UsageError
     from scenarios.pipeline_run import RunOptions, run_pipeline, write_outputs
     from scenarios.runners import runner_for
 
