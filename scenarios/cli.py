@@ -13,7 +13,16 @@ import importlib
 import sys
 from collections.abc import Sequence
 
-COMMANDS: tuple[str, ...] = ("reproduce", "mechanism", "run", "secure_sum", "keys", "party", "ping")
+COMMANDS: tuple[str, ...] = (
+    "reproduce",
+    "mechanism",
+    "run",
+    "secure_sum",
+    "keys",
+    "party",
+    "ping",
+    "rrba",
+)
 
 
 def build_parser() -> argparse.ArgumentParser:
