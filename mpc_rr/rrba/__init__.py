@@ -16,11 +16,13 @@ Modules, one job each:
 * :mod:`~mpc_rr.rrba.simulate` -- centralized engines built from the above.
 
 What a protocol role calls: the Client role :func:`client_answer`; the
-Aggregator role :func:`cover` (views), :class:`BlockAggregator` (``tables``
-to send, ``feed(counts, n)`` per block, ``active``, ``output()``).
+Aggregator role :func:`cover` (views, once), then per block
+:func:`assign_views`, :attr:`BlockAggregator.tables` / ``active`` (what to
+send), :func:`tally` (answers -> counts; or a secure sum of one-hot answers)
+and :meth:`BlockAggregator.feed`; at the end :meth:`BlockAggregator.output`.
 """
 
-from mpc_rr.rrba.aggregator import ESTIMATORS, STOPS, BlockAggregator, BlockReport
+from mpc_rr.rrba.aggregator import ESTIMATORS, STOPS, BlockAggregator, BlockReport, tally
 from mpc_rr.rrba.client import answers_from_uniforms, cdf_table, client_answer
 from mpc_rr.rrba.consistency import SOLVERS, Marginal, reconstruct
 from mpc_rr.rrba.independence import (
@@ -41,7 +43,7 @@ from mpc_rr.rrba.simulate import RRBARun, TableRuns, rrba_simulator, run_rrba, r
 from mpc_rr.rrba.stopping import holds, stable_from, tolerance
 from mpc_rr.rrba.tables import Layout, SubsetIndex
 from mpc_rr.rrba.update import REPAIRS, apply_floor, eq4, pooled, repair
-from mpc_rr.rrba.views import Cover, cover, pair_cover
+from mpc_rr.rrba.views import Cover, assign_views, cover, pair_cover
 
 __all__ = [
     "ESTIMATORS",
@@ -59,6 +61,7 @@ __all__ = [
     "TableRuns",
     "answers_from_uniforms",
     "apply_floor",
+    "assign_views",
     "cdf_table",
     "chi2_independence",
     "client_answer",
@@ -82,6 +85,7 @@ __all__ = [
     "run_tables",
     "stable_from",
     "table_epsilon",
+    "tally",
     "tolerance",
     "view_epsilon",
 ]

@@ -43,10 +43,27 @@ from mpc_rr.rrba.stopping import check_alpha, holds
 from mpc_rr.rrba.tables import Layout
 from mpc_rr.rrba.update import REPAIRS, apply_floor, check_floor, eq4, pooled, repair
 
-__all__ = ["ESTIMATORS", "STOPS", "BlockAggregator", "BlockReport"]
+__all__ = ["ESTIMATORS", "STOPS", "BlockAggregator", "BlockReport", "tally"]
 
 ESTIMATORS: tuple[str, ...] = ("pooled", "paper")
 STOPS: tuple[str, ...] = ("first", "never")
+
+
+def tally(
+    tables_of: np.ndarray, cells: np.ndarray, layout: Layout
+) -> tuple[np.ndarray, np.ndarray]:
+    """Per-table counts ``(S, W)`` and answer numbers ``(S,)`` of answers ``cells[j]`` to tables
+    ``tables_of[j]`` -- what the aggregator (or a secure sum of one-hot answers) computes."""
+    t = np.asarray(tables_of, dtype=np.int64)
+    c = np.asarray(cells, dtype=np.int64)
+    s, w = layout.n_tables, layout.width
+    if t.size and ((c < 0).any() or (c >= np.asarray(layout.cells)[t]).any()):
+        j = int(np.flatnonzero((c < 0) | (c >= np.asarray(layout.cells)[t]))[0])
+        raise UsageError(
+            f"tally: answer {j} names cell {c[j]} of table {t[j]}, which has {layout.cells[t[j]]}"
+        )
+    counts = np.bincount(t * w + c, minlength=s * w).reshape(s, w)
+    return counts, np.bincount(t, minlength=s)
 
 
 @dataclass(frozen=True)
@@ -70,7 +87,10 @@ class BlockReport:
 
 
 class BlockAggregator:
-    """Running RRBA state over the packed tables of ``layout`` (see the module docstring)."""
+    """Running RRBA state over the packed tables of ``layout`` (see the module docstring).
+
+    ``initial`` replaces the uniform starting tables (e.g. a public prior).
+    """
 
     def __init__(
         self,
@@ -83,6 +103,7 @@ class BlockAggregator:
         t_floor: float = 0.0,
         stop: str = "first",
         min_blocks: int = 2,
+        initial: np.ndarray | None = None,
     ) -> None:
         if estimator not in ESTIMATORS:
             raise UsageError(f"estimator must be one of {ESTIMATORS}, got {estimator!r}")
@@ -101,10 +122,12 @@ class BlockAggregator:
         self.stop = stop
         self.min_blocks = min_blocks
         s, w = layout.n_tables, layout.width
-        uniform = layout.uniform()
-        self._estimate = uniform.copy()  # T^{B_0}
-        self._previous = uniform.copy()
-        self._tables = apply_floor(uniform, layout, self.t_floor)
+        start = (
+            layout.uniform() if initial is None else layout.check_distributions(initial, "initial")
+        )
+        self._estimate = start.copy()  # T^{B_0}: uniform (Sec. 5, step 1) unless given
+        self._previous = start.copy()
+        self._tables = apply_floor(start, layout, self.t_floor)
         self._output = np.zeros((s, w))
         self._sum_counts = np.zeros((s, w))
         self._sum_nt = np.zeros((s, w))

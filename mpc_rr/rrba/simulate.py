@@ -31,12 +31,12 @@ from typing import Any
 import numpy as np
 
 from mpc_rr.errors import UsageError
-from mpc_rr.rrba.aggregator import BlockAggregator
+from mpc_rr.rrba.aggregator import BlockAggregator, tally
 from mpc_rr.rrba.client import answers_from_uniforms, cdf_table, check_p
 from mpc_rr.rrba.marginals import empirical_tables
 from mpc_rr.rrba.privacy import paper_epsilon
 from mpc_rr.rrba.tables import Layout, SubsetIndex
-from mpc_rr.rrba.views import Cover, cover
+from mpc_rr.rrba.views import Cover, assign_views, cover
 from mpc_rr.schema import Dataset
 
 __all__ = ["CLIENT_RNG", "RRBARun", "TableRuns", "rrba_simulator", "run_rrba", "run_tables"]
@@ -140,7 +140,6 @@ def run_rrba(
     shared = np.random.default_rng(client_ss) if client_rng == "shared" else None
     truth = lay.pack(empirical_tables(codes, sizes, cov.subsets))
     view_tables = cov.padded_tables()
-    width = lay.width
     n_total = codes.shape[0]
     tuples, errors, helds, eps_block = [], [], [], []
     eps_table_max = np.zeros(lay.n_tables)
@@ -149,12 +148,7 @@ def run_rrba(
         rows = np.arange(start, min(start + block, n_total))
         start = rows[-1] + 1
         active = agg.active
-        live_views = np.flatnonzero(
-            ((view_tables >= 0) & active[np.maximum(view_tables, 0)]).any(1)
-        )
-        assign = live_views[
-            agg_rng.permutation((assigned + np.arange(rows.size)) % live_views.size)
-        ]
+        assign = assign_views(rows.size, view_tables, active, assigned, agg_rng)
         assigned += rows.size
         tabs = view_tables[assign]
         asked = (tabs >= 0) & active[np.maximum(tabs, 0)]
@@ -169,9 +163,8 @@ def run_rrba(
             u_keep, q = _client_uniforms(gens, asked.sum(axis=1))
         cdf = cdf_table(agg.tables, lay)
         ans = answers_from_uniforms(truth_cells, t_ids, u_keep, q, cdf, p)
-        counts = np.bincount(t_ids * width + ans, minlength=lay.n_tables * width)
-        n = np.bincount(t_ids, minlength=lay.n_tables)
-        rep = agg.feed(counts.reshape(lay.n_tables, width), n)
+        counts, n = tally(t_ids, ans, lay)
+        rep = agg.feed(counts, n)
         per_client = np.bincount(ci, weights=rep.epsilon[t_ids], minlength=rows.size)
         eps_block.append(float(per_client.max()) if ci.size else 0.0)
         eps_table_max = np.maximum(eps_table_max, np.where(n > 0, rep.epsilon, 0.0))
@@ -266,8 +259,8 @@ def run_tables(
         truth = (rng.random(t_ids.size)[:, None] >= pi_cdf[t_ids]).sum(axis=1)
         u = rng.random((2, t_ids.size))
         ans = answers_from_uniforms(truth, t_ids, u[0], u[1], cdf_table(agg.tables, lay), p)
-        counts = np.bincount(t_ids * c + ans, minlength=r * c).reshape(r, c)
-        rep = agg.feed(counts, np.full(r, m))
+        counts, n = tally(t_ids, ans, lay)
+        rep = agg.feed(counts, n)
         est.append(rep.estimate)
         held.append(rep.held)
         eps.append(rep.epsilon)

@@ -137,8 +137,14 @@ class SubsetIndex:
         """Cell of record ``codes[rows[j]]`` in table ``tables[j]``, for every ``j`` at once."""
         attrs, strides = self._attrs_strides
         t = np.asarray(tables, dtype=np.int64)
-        r = np.asarray(rows, dtype=np.int64)
-        return np.asarray((np.asarray(codes)[r[:, None], attrs[t]] * strides[t]).sum(axis=1))
+        c = np.asarray(codes)
+        flat = c.reshape(-1)
+        base = np.asarray(rows, dtype=np.int64) * c.shape[1]
+        a, st = attrs[t], strides[t]
+        out = flat[base + a[:, 0]] * st[:, 0]
+        for j in range(1, a.shape[1]):  # over the <= k attributes of a subset, not over cells
+            out += flat[base + a[:, j]] * st[:, j]
+        return np.asarray(out)
 
     def check_codes(self, codes: np.ndarray, what: str = "records") -> np.ndarray:
         """Validate an ``(m, d)`` integer code array against :attr:`sizes`."""

@@ -36,7 +36,7 @@ import numpy as np
 
 from mpc_rr.errors import UsageError
 
-__all__ = ["MAX_SUBSETS", "Cover", "cover", "pair_cover"]
+__all__ = ["MAX_SUBSETS", "Cover", "assign_views", "cover", "pair_cover"]
 
 MAX_SUBSETS = 10_000
 
@@ -87,6 +87,25 @@ class Cover:
         for v, ids in enumerate(self.view_tables):
             out[v, : len(ids)] = ids
         return out
+
+
+def assign_views(
+    m: int, view_tables: np.ndarray, active: np.ndarray, offset: int, rng: np.random.Generator
+) -> np.ndarray:
+    """Views for the ``m`` clients of a block (the aggregator's draw).
+
+    The paper assigns views "arbitrarily, changing per client".  We balance
+    them: among the views with at least one subset still ``active``, client
+    ``offset + i`` (a running count of clients assigned so far) gets view
+    ``(offset + i) mod V`` and the block's list is shuffled with ``rng``, so
+    every view receives ``floor`` or ``ceil`` of its share in every block.
+    ``view_tables`` is :meth:`Cover.padded_tables`.
+    """
+    vt = np.asarray(view_tables)
+    live = np.flatnonzero(((vt >= 0) & np.asarray(active)[np.maximum(vt, 0)]).any(axis=1))
+    if live.size == 0:
+        raise UsageError("assign_views: no view has an active subset")
+    return np.asarray(live[rng.permutation((offset + np.arange(m)) % live.size)])
 
 
 def _check(d: int, k: int) -> None:
