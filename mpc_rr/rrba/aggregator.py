@@ -18,7 +18,7 @@ Per block and table ``s`` with ``n_s > 0`` answers:
    both estimates come from data; the paper would also compare block 1 with
    the uniform initialization);
 4. with ``stop="first"`` a table whose rule held is frozen and no longer
-   asked (:attr:`active` is False); with ``stop="never"`` it keeps collecting
+   asked (:attr:`active` is False); with ``stop="never"`` (default) it keeps collecting
    to the end.  The *output* is, for ``estimator="paper"``, the mean of the
    last two block estimates (Sec. 5, step 4); for ``"pooled"`` the latest
    estimate, which already averages every block (averaging it with its
@@ -101,7 +101,7 @@ class BlockAggregator:
         repair: str = "clip",
         alpha: float = 0.05,
         t_floor: float = 0.0,
-        stop: str = "first",
+        stop: str = "never",
         min_blocks: int = 2,
         initial: np.ndarray | None = None,
     ) -> None:

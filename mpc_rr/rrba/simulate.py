@@ -113,7 +113,7 @@ def run_rrba(
     repair: str = "clip",
     alpha: float = 0.05,
     t_floor: float = 0.0,
-    stop: str = "first",
+    stop: str = "never",
     min_blocks: int = 2,
     client_rng: str = "per-client",
     seed: int | np.random.SeedSequence = 0,

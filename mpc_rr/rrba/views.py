@@ -36,7 +36,7 @@ import numpy as np
 
 from mpc_rr.errors import UsageError
 
-__all__ = ["MAX_SUBSETS", "Cover", "assign_views", "cover", "pair_cover"]
+__all__ = ["MAX_SUBSETS", "Cover", "assign_views", "check_exact", "cover", "pair_cover"]
 
 MAX_SUBSETS = 10_000
 
