@@ -20,7 +20,16 @@ from collections.abc import Sequence
 
 from mpc_rr.errors import ProtocolAbort, UsageError
 
-COMMANDS: tuple[str, ...] = ("reproduce", "mechanism", "run", "secure_sum", "keys", "party", "ping")
+COMMANDS: tuple[str, ...] = (
+    "reproduce",
+    "mechanism",
+    "run",
+    "secure_sum",
+    "keys",
+    "party",
+    "ping",
+    "rrba",
+)
 
 EXIT_OK, EXIT_ABORT, EXIT_USAGE, EXIT_BUG = 0, 1, 2, 3
 
