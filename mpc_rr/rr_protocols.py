@@ -152,12 +152,13 @@ def perturb_record(
     rng: np.random.Generator,
 ) -> np.ndarray:
     """One party's randomized record: each group perturbed jointly, in order, from ``rng``."""
-    rec = np.asarray(record).reshape(1, -1)
-    out = np.empty_like(rec)
+    rec: np.ndarray = np.asarray(record).reshape(1, -1)
+    out: np.ndarray = np.empty_like(rec)
     for g, mech in zip(groups, mechanisms, strict=True):
         g = list(g)
         out[:, g] = _perturb_group(mech, rec[:, g], tuple(int(sizes[i]) for i in g), rng)
-    return out[0]
+    row: np.ndarray = out[0]
+    return row
 
 
 def rr_independent(
@@ -204,9 +205,10 @@ def rr_clusters(
 
 
 def adjust(
-    release: GroupRelease, *, tol: float = 1e-9, max_iter: int = 100
+    release: GroupRelease, *, tol: float = 1e-9, max_iter: int = 100, method: str = "anderson"
 ) -> tuple[WeightedRecords, AdjustmentResult]:
-    """RR-Adjustment (Algorithm 2) of a release towards its own group estimates."""
+    """RR-Adjustment (Algorithm 2) of a release towards its own group estimates
+    (``method``: ``anderson``, accelerated, or ``plain``; see :mod:`mpc_rr.adjustment`)."""
     res = rr_adjustment(
         release.randomized,
         release.sizes,
@@ -214,5 +216,6 @@ def adjust(
         [e.distribution for e in release.estimates],
         tol=tol,
         max_iter=max_iter,
+        method=method,
     )
     return WeightedRecords(release.sizes, release.randomized, res.weights), res
