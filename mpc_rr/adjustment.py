@@ -24,9 +24,15 @@ Decisions (the paper leaves them open):
   pass is exact coordinate ascent on the concave dual
   ``L(u) = sum_g <t_g, u_g> - log sum_i w0_i exp(U_i)`` (``t_g`` renormalized
   over the reachable cells).  Anderson acceleration (Walker & Ni 2011,
-  type II, memory 5) extrapolates in ``u``; a step is kept only if it does
+  type II, memory 5) extrapolates in ``u`` from the first slow pass on (one
+  that shrinks the weight change by less than 5x: fast cases cost what plain
+  IPF costs); a step is kept only if it does
   not lower ``L`` below the plain pass it replaces, otherwise the plain pass
-  is taken and the memory cleared.  Extrapolating ``u`` (not ``w``) keeps
+  is taken and the memory cleared.  When the targets conflict (estimates
+  are noisy: one group may ask a record for more mass than another group's
+  cell holds), ``L`` is unbounded and a few log-factors drift by the same
+  amount every pass while the weights converge; those coordinates take the
+  plain step and the others are extrapolated.  Extrapolating ``u`` (not ``w``) keeps
   every iterate in the multiplicative family of plain IPF, and ``L`` never
   decreases; a fixed point of the pass maximizes ``L``, and the maximizer in
   weight space is unique (the I-projection of ``w0`` onto the weights whose
@@ -55,6 +61,7 @@ __all__ = ["METHODS", "AdjustmentResult", "rr_adjustment"]
 
 METHODS = ("anderson", "plain")
 _MEMORY = 5  # Anderson memory (columns of the least-squares problem)
+_SLOW = 0.2  # start extrapolating at the first pass that shrinks the weight change < 5x
 
 FloatArray = npt.NDArray[np.float64]
 IntArray = npt.NDArray[np.int64]
@@ -155,9 +162,13 @@ def rr_adjustment(
     else:
         if not alive.any():
             raise UsageError("rr_adjustment: all weights vanished (targets disjoint from Y)")
-        w = np.zeros(n)
-        wa, it, converged = _Anderson(w0[alive], [c[alive] for c in cells], tgts).run(tol, max_iter)
-        w[alive] = wa
+        if alive.all():  # the common case: no record zeroed, nothing to copy
+            w, it, converged = _Anderson(w0, cells, tgts).run(tol, max_iter)
+        else:
+            w = np.zeros(n)
+            w[alive], it, converged = _Anderson(w0[alive], [c[alive] for c in cells], tgts).run(
+                tol, max_iter
+            )
     gap = max(
         float(np.abs(np.bincount(c, weights=w, minlength=t.size) - t).sum())
         for c, t in zip(cells, tgts, strict=True)
@@ -243,22 +254,43 @@ class _Anderson:
         d_g: list[FloatArray] = []  # differences of successive map values
         d_f: list[FloatArray] = []  # differences of successive residuals
         last: tuple[FloatArray, FloatArray] | None = None
+        prev_f: FloatArray | None = None
+        prev_res: float | None = None
+        active = False  # Anderson steps start at the first slow pass
         for it in range(1, max_iter + 1):
             g, wg, logz_g = self.passes(u, w, logz)
-            if np.abs(wg - w).sum() < tol:
+            res = float(np.abs(wg - w).sum())
+            if res < tol:
                 return wg, it, True
             if it == max_iter:
                 return wg, it, False
             f = g - u
+            # Drift: when the targets conflict (a group asks more of a record than another
+            # group's cell allows), some log-factors move by the same amount every pass
+            # while the weights still converge (records decaying to 0).  Those
+            # coordinates take the plain step; Anderson extrapolates the others.
+            drift = (
+                np.zeros(f.size, dtype=bool)
+                if prev_f is None
+                else (np.abs(f - prev_f) < 1e-3 * np.abs(f)) & (np.abs(f) > 1e-3)
+            )
+            prev_f = f
+            fm = np.where(drift, 0.0, f)
             if last is not None:
                 d_g.append(g - last[0])
-                d_f.append(f - last[1])
+                d_f.append(fm - last[1])
                 if len(d_g) > _MEMORY:
                     del d_g[0], d_f[0]
-            last = (g, f)
-            if d_f:
-                gamma = np.linalg.lstsq(np.stack(d_f, axis=1), f, rcond=None)[0]
-                cand = g - np.stack(d_g, axis=1) @ gamma
+            last = (g, fm)
+            active = active or (prev_res is not None and res > _SLOW * prev_res)
+            prev_res = res
+            if d_f and active:
+                dfm = np.stack(d_f, axis=1)
+                dfm[drift] = 0.0
+                gamma = np.linalg.lstsq(dfm, fm, rcond=None)[0]
+                step = np.stack(d_g, axis=1) @ gamma
+                step[drift] = 0.0
+                cand = g - step
                 if np.isfinite(cand).all():
                     wc, logz_c = self.point(cand)
                     slack = 1e-12 * (1.0 + abs(logz_g))

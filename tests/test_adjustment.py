@@ -214,3 +214,19 @@ def test_adult_release_at_p09_converges_within_the_pipeline_cap() -> None:
     ref = rr_adjustment(*args, tol=1e-14, max_iter=10_000, method="plain")
     assert ref.converged
     assert abs(fast.weights - ref.weights).sum() < 1e-8
+
+
+@pytest.mark.parametrize("method", METHODS)
+def test_conflicting_targets_converge_to_the_same_limit(method: str) -> None:
+    """Noisy estimates can conflict: the only record of B = 2 lies in A = 1, which the
+    target of A limits to 0.01 while B asks 0.03 of it.  The passes still converge (the
+    other A = 1 records decay to 0, the log-factors drift), to one limit for both methods."""
+    y = np.array([[0, 0]] * 40 + [[0, 1]] * 40 + [[1, 2]] + [[1, 0]] * 5)
+    targets = [np.array([0.99, 0.01]), np.array([0.5, 0.47, 0.03])]
+    args = (y, (2, 3), [(0,), (1,)], targets)
+    ref = rr_adjustment(*args, tol=1e-14, max_iter=100_000, method="plain")
+    res = rr_adjustment(*args, tol=1e-14, max_iter=100_000, method=method)
+    assert ref.converged and res.converged
+    assert abs(res.weights - ref.weights).sum() < 1e-9
+    assert res.weights[80] == pytest.approx(0.03) and res.weights[81:].max() < 1e-12
+    assert res.max_marginal_gap == pytest.approx(0.04)  # irreducible: B's 0.03 vs A's 0.01
