@@ -18,6 +18,7 @@ demo: $(STAMP)
 
 test: $(STAMP)
 	$(BIN)/ruff check .
+	$(BIN)/mypy --strict mpc_rr
 	$(BIN)/python -m pytest
 
 bench: $(STAMP)

@@ -65,7 +65,8 @@ def clip_rescale(v: np.ndarray) -> np.ndarray:
     s = x.sum()
     if s <= 0:
         return np.full_like(x, 1.0 / x.size)
-    return x / s
+    result: np.ndarray = x / s
+    return result
 
 
 def project_simplex(v: np.ndarray) -> np.ndarray:
@@ -79,7 +80,8 @@ def project_simplex(v: np.ndarray) -> np.ndarray:
     ks = np.arange(1, flat.size + 1)
     rho = np.flatnonzero(u - css / ks > 0)[-1]
     theta = css[rho] / (rho + 1.0)
-    return np.maximum(flat - theta, 0.0).reshape(x.shape)
+    result: np.ndarray = np.maximum(flat - theta, 0.0).reshape(x.shape)
+    return result
 
 
 def ibu(

@@ -152,13 +152,13 @@ def perturb_record(
     rng: np.random.Generator,
 ) -> np.ndarray:
     """One party's randomized record: each group perturbed jointly, in order, from ``rng``."""
-    rec: np.ndarray = np.asarray(record).reshape(1, -1)
-    out: np.ndarray = np.empty_like(rec)
+    rec = np.asarray(record).reshape(1, -1)
+    out = np.empty_like(rec)
     for g, mech in zip(groups, mechanisms, strict=True):
         g = list(g)
         out[:, g] = _perturb_group(mech, rec[:, g], tuple(int(sizes[i]) for i in g), rng)
-    row: np.ndarray = out[0]
-    return row
+    result: np.ndarray = out[0]
+    return result
 
 
 def rr_independent(
