@@ -74,13 +74,15 @@ def data_dir() -> Path:
 
 
 def load_adult(path: str | Path | None = None) -> Dataset:
-    """Adult's 8 categorical attributes as a :class:`Dataset` (32,561 records)."""
+    """Adult's 8 categorical attributes as a :class:`Dataset` (32,561 records), named
+    ``"adult"`` (a file given in Adult's format is named after it)."""
     p = Path(path) if path is not None else data_dir() / "adult.data"
     if not p.exists():
         raise UsageError(
             f"load_adult: {p} not found; set MPC_RR_DATA to the folder holding adult.data"
         )
-    return load_csv(p, ADULT_SCHEMA, header=ADULT_COLUMNS, name="adult")
+    # named "adult" (adult.data's stem); another file in Adult's format keeps its own stem
+    return load_csv(p, ADULT_SCHEMA, header=ADULT_COLUMNS, name=p.stem or "adult")
 
 
 def load_adult_test(path: str | Path | None = None) -> Dataset:

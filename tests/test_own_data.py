@@ -98,8 +98,17 @@ def test_dataset_names(tmp_path: Path) -> None:
     assert d.name == "mine" and d.repeat(3).name == "minex3"
     assert d.subsample(2, np.random.default_rng(0)).name == "mine"
     assert load_adult().name == "adult"
+    copy = tmp_path / "census1994.data"
+    copy.write_bytes(_adult_bytes())
+    assert load_adult(copy).name == "census1994"
     with pytest.raises(UsageError, match="name must be a non-empty string"):
         Dataset(schema, d.codes, " ")
+
+
+def _adult_bytes() -> bytes:
+    from mpc_rr.datasets import data_dir
+
+    return (data_dir() / "adult.data").read_bytes()
 
 
 def test_adult_test_is_the_other_half() -> None:
