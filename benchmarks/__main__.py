@@ -1,4 +1,8 @@
-"""Run every benchmark module of this package that defines ``main()``."""
+"""Run every benchmark module of this package that defines ``main()``.
+
+``python -m benchmarks [MODULE ...]`` runs the named modules only, each with its
+default options (the module names are not passed on as its arguments).
+"""
 
 from __future__ import annotations
 
@@ -19,7 +23,7 @@ def main() -> int:
         print(f"\n##### benchmarks.{mod}", flush=True)
         m = importlib.import_module(f"benchmarks.{mod}")
         if hasattr(m, "main"):
-            m.main()
+            m.main([])
     return 0
 
 

@@ -1,1 +1,99 @@
-"""mpc_rr: randomized response and secure aggregation as sans-I/O protocols (the pure library)."""
+"""mpc_rr: randomized response and secure aggregation as sans-I/O protocols (the pure library).
+
+Nothing here opens a socket, reads a clock or awaits: protocol roles are
+state machines (:mod:`mpc_rr.roles`), run by the synchronous harness here or by
+the Party actors of ``parties`` over the transports of ``transports``.
+
+The public API, importable from ``mpc_rr`` directly (loaded lazily, so the
+command line starts fast):
+
+* roles and running them: :class:`Role`, :class:`Send`, :class:`Transition`,
+  :func:`table`, :class:`AllIn`, :class:`Deadline`, :class:`SubMessage`,
+  :data:`COORDINATOR`, :class:`HarnessRunner`, :func:`run_roles`,
+  :class:`RunResult`, :class:`Runner`, :class:`ProtocolSpec`;
+* messages and observation: :class:`Message`, :class:`WireArray`,
+  :class:`Codec`, :class:`Transcript`, :class:`WireEvent`,
+  :class:`CostReport`, :class:`PartyStats`;
+* errors: :class:`UsageError`, :class:`PeerError`, :class:`DecodeError`,
+  :class:`ProtocolAbort`;
+* randomness: :func:`party_generators`, :func:`csprng_generator`.
+
+Subpackages: :mod:`mpc_rr.secure_sum` (Sec. 4.2 full mesh, SecAgg+),
+:mod:`mpc_rr.pipeline` (the distributed RR-Clusters pipeline); the RR math
+lives in the top-level modules (mechanisms, estimation, clustering, ...);
+:mod:`mpc_rr.testing` holds test doubles.
+"""
+
+from __future__ import annotations
+
+import importlib
+from typing import TYPE_CHECKING, Any
+
+__all__ = [
+    "COORDINATOR",
+    "AllIn",
+    "Codec",
+    "CostReport",
+    "Deadline",
+    "DecodeError",
+    "HarnessRunner",
+    "Message",
+    "PartyStats",
+    "PeerError",
+    "ProtocolAbort",
+    "ProtocolSpec",
+    "Role",
+    "RunResult",
+    "Runner",
+    "Send",
+    "SubMessage",
+    "Transcript",
+    "Transition",
+    "UsageError",
+    "WireArray",
+    "WireEvent",
+    "csprng_generator",
+    "party_generators",
+    "run_roles",
+    "table",
+]
+
+_HOME = {
+    "COORDINATOR": "roles", "AllIn": "roles", "Deadline": "roles", "Role": "roles",
+    "Send": "roles", "SubMessage": "roles", "Transition": "roles", "table": "roles",
+    "Codec": "messages", "Message": "messages", "WireArray": "messages",
+    "CostReport": "costs", "PartyStats": "costs",
+    "DecodeError": "errors", "PeerError": "errors", "ProtocolAbort": "errors",
+    "UsageError": "errors",
+    "HarnessRunner": "harness", "run_roles": "harness",
+    "ProtocolSpec": "runs", "RunResult": "runs", "Runner": "runs",
+    "Transcript": "transcript", "WireEvent": "transcript",
+    "csprng_generator": "randomness", "party_generators": "randomness",
+}  # fmt: skip
+
+
+def __getattr__(name: str) -> Any:
+    home = _HOME.get(name)
+    if home is None:
+        raise AttributeError(f"module 'mpc_rr' has no attribute {name!r}")
+    return getattr(importlib.import_module(f"mpc_rr.{home}"), name)
+
+
+if TYPE_CHECKING:
+    from mpc_rr.costs import CostReport, PartyStats
+    from mpc_rr.errors import DecodeError, PeerError, ProtocolAbort, UsageError
+    from mpc_rr.harness import HarnessRunner, run_roles
+    from mpc_rr.messages import Codec, Message, WireArray
+    from mpc_rr.randomness import csprng_generator, party_generators
+    from mpc_rr.roles import (
+        COORDINATOR,
+        AllIn,
+        Deadline,
+        Role,
+        Send,
+        SubMessage,
+        Transition,
+        table,
+    )
+    from mpc_rr.runs import ProtocolSpec, Runner, RunResult
+    from mpc_rr.transcript import Transcript, WireEvent

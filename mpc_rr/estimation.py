@@ -24,6 +24,7 @@ from typing import Literal
 
 import numpy as np
 
+from mpc_rr.choices import ESTIMATORS
 from mpc_rr.errors import UsageError
 from mpc_rr.joint import JointMechanism
 
@@ -37,7 +38,7 @@ __all__ = [
 ]
 
 Method = Literal["clip", "project", "ibu", "none"]
-METHODS: tuple[str, ...] = ("clip", "project", "ibu", "none")
+METHODS: tuple[str, ...] = ESTIMATORS
 
 
 @dataclass(frozen=True)

@@ -7,9 +7,14 @@ Its (possibly never materialized) randomization matrix ``P`` has
 ``N = prod(sizes)`` cells in C (row-major) order of the attribute tuple.
 
 Implementations: the dense :class:`mpc_rr.mechanisms.RandomizationMatrix`
-(one attribute, or a small joint domain), and the structured families of
-Ruiz (lambda-randomization, Kronecker) and Yamamoto & Shibuya
-(privacy-optimized RR), which never form an ``N x N`` matrix.
+(one attribute, or a small joint domain) and the structured
+:class:`mpc_rr.mechanisms.UniformMixture` (keep-or-uniform, k-RR, the
+cluster matrix); the families of Ruiz (:mod:`mpc_rr.lambda_rr`) and of
+Yamamoto & Shibuya (:mod:`mpc_rr.patterns`, one type per representation,
+built by :mod:`mpc_rr.optimized_rr`), which never form an ``N x N`` matrix.
+Sizes are validated by :func:`mpc_rr.domain.check_sizes`; ``epsilon`` is
+defined by :func:`mpc_rr.epsilon.local_epsilon` (structured mechanisms give
+a closed form, tested equal to it).
 
 Estimation is Eq. 2 of Domingo-Ferrer & Soria-Comas: the observed report
 distribution is ``lambda = P^T pi``, so the unbiased estimate of the true

@@ -40,72 +40,16 @@ from functools import reduce
 
 import numpy as np
 
+from mpc_rr.domain import check_dense_cells
 from mpc_rr.errors import UsageError
 
 __all__ = [
-    "DENSE_LIMIT",
     "apply_kron_ij",
-    "check_codes",
-    "check_observed",
-    "check_sizes",
     "eigenvalues_from_levels",
     "pattern_matrix",
     "solve_pattern",
     "subset_counts",
 ]
-
-#: Largest joint domain for which a dense ``N x N`` matrix may be formed.
-DENSE_LIMIT = 4096
-
-
-def check_sizes(sizes: Sequence[int], *, name: str = "sizes") -> tuple[int, ...]:
-    """Validate category counts: a non-empty sequence of integers ``>= 2``."""
-    try:
-        out = tuple(int(s) for s in sizes)
-    except (TypeError, ValueError):
-        raise UsageError(f"{name} must be a sequence of integers, got {sizes!r}") from None
-    if not out:
-        raise UsageError(f"{name} must name at least one attribute, got {sizes!r}")
-    if any(int(s) != s for s in sizes):
-        raise UsageError(f"{name} must be integers, got {sizes!r}")
-    bad = [s for s in out if s < 2]
-    if bad:
-        raise UsageError(f"{name}: every attribute needs at least 2 categories, got {out}")
-    return out
-
-
-def check_codes(codes: np.ndarray, sizes: tuple[int, ...]) -> np.ndarray:
-    """Validate a record array for ``perturb``; return it as a 2-D ``(n, k)`` view.
-
-    Accepts ``(n, k)``, or ``(n,)`` when ``k == 1``.
-    """
-    arr = np.asarray(codes)
-    k = len(sizes)
-    if not np.issubdtype(arr.dtype, np.integer):
-        raise UsageError(f"codes must be an integer array, got dtype {arr.dtype}")
-    if arr.ndim == 1 and k == 1:
-        arr = arr[:, None]
-    if arr.ndim != 2 or arr.shape[1] != k:
-        raise UsageError(f"codes must have shape (n, {k}) for sizes {sizes}, got {arr.shape}")
-    if arr.size:
-        lo = arr.min(axis=0)
-        hi = arr.max(axis=0)
-        for j in range(k):
-            if lo[j] < 0 or hi[j] >= sizes[j]:
-                raise UsageError(
-                    f"codes[:, {j}] must lie in [0, {sizes[j]}), got values in [{lo[j]}, {hi[j]}]"
-                )
-    return arr
-
-
-def check_observed(observed: np.ndarray, sizes: tuple[int, ...]) -> np.ndarray:
-    """Validate an observed count/proportion tensor of shape ``sizes``; return float64."""
-    arr = np.asarray(observed, dtype=float)
-    if arr.shape != sizes:
-        raise UsageError(f"observed must have shape {sizes} (the joint domain), got {arr.shape}")
-    if not np.all(np.isfinite(arr)):
-        raise UsageError("observed must be finite")
-    return arr
 
 
 def apply_kron_ij(
@@ -247,31 +191,10 @@ def solve_pattern(observed: np.ndarray, mu: np.ndarray) -> np.ndarray:
 
 
 def pattern_matrix(levels: np.ndarray, sizes: tuple[int, ...]) -> np.ndarray:
-    """Dense ``N x N`` matrix ``P[u, v] = X_{S(u, v)}``; only for ``N <= DENSE_LIMIT``."""
-    n_cells = int(np.prod(sizes))
-    if n_cells > DENSE_LIMIT:
-        raise UsageError(
-            f"a dense matrix is only formed for joint domains of at most {DENSE_LIMIT} cells; "
-            f"sizes {sizes} give {n_cells}"
-        )
+    """Dense ``N x N`` matrix ``P[u, v] = X_{S(u, v)}``; only for ``N <= DENSE_LIMIT`` (:mod:`mpc_rr.domain`)."""
+    n_cells = check_dense_cells(sizes)
     codes = np.indices(sizes).reshape(len(sizes), n_cells)
     pattern = np.zeros((n_cells, n_cells), dtype=np.int64)
     for i in range(len(sizes)):
         pattern |= (codes[i][:, None] != codes[i][None, :]).astype(np.int64) << i
     return np.asarray(levels, dtype=float)[pattern]
-
-
-def _dense_epsilon(matrix: np.ndarray) -> float:
-    """Exact local epsilon of a dense matrix with ``P[u, v] = Pr(v | u)``.
-
-    Max over report columns ``v`` of ``ln(max_u P[u, v] / min_u P[u, v])``;
-    ``inf`` when a column has a zero next to a positive entry.  Private helper
-    for cross-checks (the lead unifies epsilon helpers later).
-    """
-    m = np.asarray(matrix, dtype=float)
-    cmax = m.max(axis=0)
-    cmin = m.min(axis=0)
-    if np.any((cmin <= 0) & (cmax > 0)):
-        return float("inf")
-    used = cmax > 0
-    return float(np.max(np.log(cmax[used]) - np.log(cmin[used])))

@@ -33,14 +33,10 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from mpc_rr.domain import check_codes, check_dense_cells, check_observed, check_sizes
+from mpc_rr.epsilon import mixture_epsilon
 from mpc_rr.errors import UsageError
-from mpc_rr.kron import (
-    DENSE_LIMIT,
-    apply_kron_ij,
-    check_codes,
-    check_observed,
-    check_sizes,
-)
+from mpc_rr.kron import apply_kron_ij
 
 __all__ = [
     "PAPER_TABLE1",
@@ -50,6 +46,10 @@ __all__ = [
     "factor_epsilon",
     "paper_example",
 ]
+
+
+#: Why λ-randomization needs two categories per attribute (see :mod:`mpc_rr.domain`).
+_SIZES_WHY = "the strength H(P)/log2 n of Ruiz's Definition 1 is undefined for n = 1"
 
 
 def _check_lambda(lam: float, index: int) -> float:
@@ -63,10 +63,12 @@ def _check_lambda(lam: float, index: int) -> float:
 
 
 def factor_epsilon(lam: float, n: int) -> float:
-    """Exact local epsilon of ``P(λ)`` on ``n`` categories: ``ln(1 + λ n / (1 − λ))``."""
-    if lam >= 1.0:
-        return math.inf
-    return math.log1p(lam * n / (1.0 - lam))
+    """Exact local epsilon of ``P(λ)`` on ``n`` categories: ``ln(1 + λ n / (1 − λ))``.
+
+    ``P(λ)`` is the uniform mixture ``λI + (1 − λ)J/n``; its closed form lives
+    in :func:`mpc_rr.epsilon.mixture_epsilon`.
+    """
+    return mixture_epsilon(lam, n)
 
 
 def factor_entropy(lam: float, n: int) -> float:
@@ -87,7 +89,8 @@ class LambdaRandomization:
     Parameters
     ----------
     sizes:
-        Category counts ``(n_1, ..., n_k)``, each ``>= 2``.
+        Category counts ``(n_1, ..., n_k)``, each ``>= 2`` (the strength
+        ``H(P)/log2 n`` needs ``n >= 2``).
     lambdas:
         One ``λ_i`` per attribute with ``0 < λ_i <= 1`` (Ruiz Eq. 6).
 
@@ -98,7 +101,7 @@ class LambdaRandomization:
     """
 
     def __init__(self, sizes: Sequence[int], lambdas: Sequence[float]) -> None:
-        self._sizes = check_sizes(sizes)
+        self._sizes = check_sizes(sizes, min_categories=2, why=_SIZES_WHY)
         lams = tuple(lambdas)
         if len(lams) != len(self._sizes):
             raise UsageError(
@@ -202,12 +205,7 @@ class LambdaRandomization:
 
     def dense_matrix(self) -> np.ndarray:
         """The Kronecker product as a dense matrix (only for ``N <= 4096``)."""
-        n_cells = int(np.prod(self._sizes))
-        if n_cells > DENSE_LIMIT:
-            raise UsageError(
-                f"a dense matrix is only formed for joint domains of at most {DENSE_LIMIT} "
-                f"cells; sizes {self._sizes} give {n_cells}"
-            )
+        check_dense_cells(self._sizes)
         mat = np.ones((1, 1))
         for i in range(len(self._sizes)):
             mat = np.kron(mat, self.factor_matrix(i))

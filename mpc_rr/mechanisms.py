@@ -25,7 +25,10 @@ Two implementations of :class:`mpc_rr.joint.JointMechanism`:
 
 Epsilon of keep-or-uniform (DESIGN note 1): the true value is
 ``ln(1 + p N / (1 - p))``; the paper prints ``|ln(p N / (1 - p))|``
-(:func:`paper_epsilon`, kept only so results can be compared).
+(:func:`paper_epsilon`, kept only so results can be compared).  The exact
+epsilon of a dense matrix is :func:`mpc_rr.epsilon.local_epsilon` (re-exported
+here); the structured family uses its closed form
+:func:`mpc_rr.epsilon.mixture_epsilon`.
 """
 
 from __future__ import annotations
@@ -35,6 +38,8 @@ from collections.abc import Sequence
 
 import numpy as np
 
+from mpc_rr.domain import check_dense_cells, check_sizes
+from mpc_rr.epsilon import local_epsilon, mixture_epsilon
 from mpc_rr.errors import UsageError
 
 __all__ = [
@@ -47,32 +52,6 @@ __all__ = [
     "local_epsilon",
     "paper_epsilon",
 ]
-
-_TOL = 1e-9
-
-
-def local_epsilon(matrix: np.ndarray) -> float:
-    """Exact local epsilon of a randomization matrix (Expression 4).
-
-    ``max`` over columns of ``ln(max / min)``; ``inf`` when a column has a zero
-    next to a positive entry.  All-zero columns (never reported) are ignored.
-    """
-    m = np.asarray(matrix, dtype=float)
-    hi = m.max(axis=0)
-    lo = m.min(axis=0)
-    used = hi > 0
-    if not used.any():
-        raise UsageError("local_epsilon: matrix has no positive entry")
-    if (lo[used] <= 0).any():
-        return math.inf
-    return float(np.max(np.log(hi[used]) - np.log(lo[used])))
-
-
-def _check_sizes(sizes: Sequence[int] | int) -> tuple[int, ...]:
-    s = (int(sizes),) if isinstance(sizes, int | np.integer) else tuple(int(x) for x in sizes)
-    if not s or any(x < 1 for x in s):
-        raise UsageError(f"sizes must be a non-empty list of positive ints, got {sizes!r}")
-    return s
 
 
 def _as_joint_codes(codes: np.ndarray, sizes: tuple[int, ...]) -> np.ndarray:
@@ -150,7 +129,7 @@ class RandomizationMatrix:
             raise UsageError(f"randomization matrix row {r} sums to {float(sums[r]):.6g}, not 1")
         self.matrix = m
         self.matrix.setflags(write=False)
-        self._sizes = _check_sizes(sizes if sizes is not None else m.shape[0])
+        self._sizes = check_sizes(sizes if sizes is not None else m.shape[0])
         if math.prod(self._sizes) != m.shape[0]:
             raise UsageError(f"sizes {self._sizes} do not multiply to matrix order {m.shape[0]}")
         self._cdf: np.ndarray = np.cumsum(m, axis=1)
@@ -221,7 +200,7 @@ class UniformMixture:
     """
 
     def __init__(self, sizes: Sequence[int] | int, keep: float) -> None:
-        self._sizes = _check_sizes(sizes)
+        self._sizes = check_sizes(sizes)
         keep = float(keep)
         if not (0.0 <= keep <= 1.0) or math.isnan(keep):
             raise UsageError(f"keep probability must be in [0, 1], got {keep!r}")
@@ -242,16 +221,15 @@ class UniformMixture:
 
     @property
     def epsilon(self) -> float:
-        """``ln(1 + a N / (1 - a))``; ``inf`` for ``a = 1`` with ``N > 1``; 0 when N = 1."""
-        if self.N == 1 or self.keep == 0.0:
-            return 0.0
-        if self.keep >= 1.0:
-            return math.inf
-        return math.log1p(self.keep * self.N / (1.0 - self.keep))
+        """``ln(1 + a N / (1 - a))``; ``inf`` for ``a = 1`` with ``N > 1``; 0 when N = 1.
+
+        Closed form :func:`mpc_rr.epsilon.mixture_epsilon` (tested equal to
+        :func:`mpc_rr.epsilon.local_epsilon` of :meth:`dense`).
+        """
+        return mixture_epsilon(self.keep, self.N)
 
     def dense(self) -> np.ndarray:
-        if self.N > 4096:
-            raise UsageError(f"dense(): refusing to form a {self.N} x {self.N} matrix")
+        check_dense_cells(self._sizes)
         return np.full((self.N, self.N), self.off_diagonal) + self.keep * np.eye(self.N)
 
     def perturb(self, codes: np.ndarray, rng: np.random.Generator) -> np.ndarray:
@@ -324,7 +302,7 @@ def _check_p(p: float) -> float:
 
 def keep_or_uniform(size: int | Sequence[int], p: float) -> UniformMixture:
     """Corollary 1 mechanism: keep the true value w.p. ``p``, else uniform (DESIGN note 1)."""
-    return UniformMixture(size, _check_p(p))
+    return UniformMixture(check_sizes(size, name="size"), _check_p(p))
 
 
 def keep_or_uniform_epsilon(size: int, p: float) -> float:
@@ -334,15 +312,16 @@ def keep_or_uniform_epsilon(size: int, p: float) -> float:
 
 def paper_epsilon(size: int, p: float) -> float:
     """The paper's printed Sec. 6.3.1 formula ``|ln(p N / (1 - p))|`` (for comparison only)."""
+    n = math.prod(check_sizes(size, name="size"))
     p = _check_p(p)
     if p >= 1.0:
         return math.inf
-    return abs(math.log(p * int(size) / (1.0 - p)))
+    return abs(math.log(p * n / (1.0 - p)))
 
 
 def k_rr(size: int | Sequence[int], epsilon: float) -> UniformMixture:
     """Epsilon-optimal k-ary RR: ``e^eps / (e^eps + N - 1)`` on the diagonal."""
-    sizes = _check_sizes(size)
+    sizes = check_sizes(size, name="size")
     eps = float(epsilon)
     if not eps >= 0 or math.isnan(eps):
         raise UsageError(f"epsilon must be >= 0, got {epsilon!r}")
@@ -356,4 +335,4 @@ def k_rr(size: int | Sequence[int], epsilon: float) -> UniformMixture:
 
 def cluster_matrix(sizes: Sequence[int], epsilon: float) -> UniformMixture:
     """Sec. 6.3.2 cluster matrix at ``eps_C`` (sign slip fixed; equals k-RR on the cluster)."""
-    return k_rr(sizes, epsilon)
+    return k_rr(check_sizes(sizes), epsilon)

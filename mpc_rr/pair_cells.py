@@ -23,6 +23,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from mpc_rr.domain import check_sizes
 from mpc_rr.errors import UsageError
 
 __all__ = ["PairLayout", "crosstabs"]
@@ -38,9 +39,9 @@ class PairLayout:
     cells: int = field(init=False)
 
     def __post_init__(self) -> None:
-        sizes = tuple(int(s) for s in self.sizes)
-        if len(sizes) < 2 or min(sizes) < 1:
-            raise UsageError(f"PairLayout: need >= 2 attributes with >= 1 category, got {sizes}")
+        sizes = check_sizes(self.sizes, name="PairLayout sizes")
+        if len(sizes) < 2:
+            raise UsageError(f"PairLayout: need >= 2 attributes, got sizes {sizes}")
         pairs = tuple((i, j) for i in range(len(sizes)) for j in range(i + 1, len(sizes)))
         blocks = np.array([sizes[i] * sizes[j] for i, j in pairs], np.int64)
         offsets = np.concatenate([[0], np.cumsum(blocks)])

@@ -201,7 +201,8 @@ async def _run_hub(
             extra["linger_error"] = str(exc)
         extra["handshakes"] = hub.handshakes
         extra["refused"] = list(hub.refused)[:20]
-        extra["transport_errors"] = [str(e) for e in hub.peer_errors][:20]
+        extra["transport_errors"] = len(hub.peer_errors)
+        extra["transport_error_samples"] = hub.peer_errors.summary()[:20]
     return party, cause
 
 

@@ -25,12 +25,15 @@ from mpc_rr.runs import RunResult
 from parties.party import Party
 from parties.runner import StepTimeout, run_parties, sent_transcript, timeout_for
 from transports.base import Endpoint
+from transports.limits import ensure_fd_limit
 from transports.memory import DEFAULT_BUFFER
 from transports.pki import Roster, client_context, generate_deployment
 from transports.tap import Tap
 from transports.tcp import connect_client, open_hub
 
 __all__ = ["TcpRunner", "run_tcp", "run_tcp_sync"]
+
+_FD_HEADROOM = 64  # listening sockets, key files, logging, trio's own descriptors
 
 
 async def run_tcp(
@@ -52,9 +55,18 @@ async def run_tcp(
     ids ``0..len(roles)-1``.  ``connect_limit`` bounds concurrent handshakes.
     ``costs.extra`` holds ``handshakes`` and ``handshake_s`` (time to connect
     every party).
+
+    Raises :class:`UsageError` before any work if the process may not open
+    enough files for all the sockets (see
+    :func:`transports.limits.ensure_fd_limit`); errors while connecting or
+    running propagate with their cause.
     """
     ids = sorted(roles)
     trace = sent_transcript() if transcript else None
+    # every non-hub party holds two sockets in this process: its own and the hub's end
+    ensure_fd_limit(
+        2 * max(len(ids) - 1, 0) + _FD_HEADROOM, f"run_tcp with {len(ids)} parties in one process"
+    )
     with tempfile.TemporaryDirectory(prefix="mpc-rr-keys-") as tmp:
         if roster is None:
             if ids != list(range(len(ids))):
@@ -76,8 +88,8 @@ async def run_tcp(
                         r, i, tls=tls, tap=tap, max_frame=max_frame, ssl_context=ctx
                     )
 
-            t0 = time.perf_counter()
-            try:
+            try:  # close every client that connected, also when connecting failed
+                t0 = time.perf_counter()
                 async with trio.open_nursery() as nursery:
                     for i in ids:
                         if i != r.hub:
@@ -94,12 +106,12 @@ async def run_tcp(
                     for pid, role in roles.items()
                 }
                 result = await run_parties(parties, timeout=timeout, transport="tcp", transcript=trace)
+                result.costs.extra["handshake_s"] = handshake_s
+                result.costs.extra["handshakes"] = len(ids) - 1
             finally:
                 for pid, ep in eps.items():
                     if pid != r.hub:
                         await ep.aclose()
-    result.costs.extra["handshake_s"] = handshake_s
-    result.costs.extra["handshakes"] = len(ids) - 1
     return result
 
 

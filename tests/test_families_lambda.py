@@ -9,9 +9,10 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from mpc_rr.epsilon import local_epsilon
 from mpc_rr.errors import UsageError
 from mpc_rr.joint import JointMechanism
-from mpc_rr.kron import _dense_epsilon, apply_kron_ij, eigenvalues_from_levels, solve_pattern
+from mpc_rr.kron import apply_kron_ij, eigenvalues_from_levels, solve_pattern
 from mpc_rr.lambda_rr import (
     PAPER_TABLE1,
     LambdaRandomization,
@@ -109,10 +110,10 @@ def test_dense_method_agrees_with_structured():
 def test_epsilons_and_entropies_match_the_dense_matrices(mech):
     for i, (eps, h) in enumerate(zip(mech.epsilons, mech.entropies, strict=True)):
         factor = mech.factor_matrix(i)
-        assert eps == pytest.approx(_dense_epsilon(factor), rel=1e-12)
+        assert eps == pytest.approx(local_epsilon(factor), rel=1e-12)
         assert h == pytest.approx(_row_entropy_bits(factor), abs=1e-12)
     dense = mech.dense_matrix()
-    assert mech.epsilon == pytest.approx(_dense_epsilon(dense), rel=1e-12)
+    assert mech.epsilon == pytest.approx(local_epsilon(dense), rel=1e-12)
     # Theorem 2: entropy rates add under the Kronecker product
     assert mech.entropy == pytest.approx(_row_entropy_bits(dense), abs=1e-9)
     assert mech.entropy_share == pytest.approx(

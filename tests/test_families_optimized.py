@@ -10,18 +10,19 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from mpc_rr.epsilon import local_epsilon
 from mpc_rr.errors import UsageError
 from mpc_rr.joint import JointMechanism
-from mpc_rr.kron import _dense_epsilon, subset_counts
+from mpc_rr.kron import subset_counts
+from mpc_rr.optimized_heuristic import _heuristic_in_order
 from mpc_rr.optimized_rr import (
-    PatternMechanism,
-    _heuristic_in_order,
     closed_form_two,
     heuristic_reference,
     optimize,
     solve_heuristic,
     solve_lp,
 )
+from mpc_rr.patterns import CompactPattern, TablePattern
 
 
 def _marginal_epsilons_from_dense(mat: np.ndarray, sizes: tuple[int, ...]) -> list[float]:
@@ -39,7 +40,7 @@ def _marginal_epsilons_from_dense(mat: np.ndarray, sizes: tuple[int, ...]) -> li
         marg = tensor.sum(axis=other_out)  # shape sizes + (n_i,)
         moved = np.moveaxis(marg, i, 0).reshape(sizes[i], -1, sizes[i])
         assert np.allclose(moved, moved[:, :1, :], atol=1e-13)  # independent of other inputs
-        out.append(_dense_epsilon(moved[:, 0, :]))
+        out.append(local_epsilon(moved[:, 0, :]))
     return out
 
 
@@ -77,7 +78,7 @@ def test_known_value_555_eps_234():
     assert result.kronecker_epsilon == 9.0
     assert result.method == "lp"
     dense = result.dense_matrix()
-    assert _dense_epsilon(dense) == pytest.approx(result.overall_epsilon, rel=1e-12)
+    assert local_epsilon(dense) == pytest.approx(result.overall_epsilon, rel=1e-12)
     marginal = _marginal_epsilons_from_dense(dense, (5, 5, 5))
     np.testing.assert_allclose(marginal, [2, 3, 4], atol=1e-7)
 
@@ -102,7 +103,7 @@ def test_lp_and_heuristic_meet_requests_and_bounds(problem):
     # per-attribute epsilons computed from the built matrix equal the requested ones
     np.testing.assert_allclose(_marginal_epsilons_from_dense(dense, sizes), eps, atol=1e-6)
     np.testing.assert_allclose(lp.achieved_epsilons, eps, atol=1e-6)
-    assert _dense_epsilon(dense) == pytest.approx(lp.overall_epsilon, rel=1e-9)
+    assert local_epsilon(dense) == pytest.approx(lp.overall_epsilon, rel=1e-9)
     assert lp.overall_epsilon <= sum(eps) + 1e-7  # at most the Kronecker epsilon
     try:
         heur = solve_heuristic(sizes, eps, on_mismatch="reorder")
@@ -139,7 +140,7 @@ def test_heuristic_matches_the_literal_algorithm():
         eps = [float(v) for v in rng.uniform(1, 10, k)]
         ratios = np.array(heuristic_reference(a, eps))
         mech, _ = _heuristic_in_order(tuple(a), tuple(eps), tuple(range(k)))
-        d0, singles, log_rest = mech._compact
+        d0, singles, log_rest = mech.d0, mech.singles, mech.log_rest
         rest = math.exp(log_rest)
         np.testing.assert_allclose(1 + d0 / rest, ratios[0], rtol=1e-10)
         np.testing.assert_allclose(1 + singles / rest, ratios[1:], rtol=1e-10)
@@ -226,14 +227,14 @@ def test_structured_estimate_for_heuristic_mechanism():
 
 def test_singular_mechanism_is_refused():
     sizes = (2, 3)
-    uniform = PatternMechanism(sizes, levels=np.full(4, 1 / 6))
+    uniform = TablePattern(sizes, np.full(4, 1 / 6))
     with pytest.raises(UsageError, match="singular"):
         uniform.estimate(np.ones(sizes))
 
 
 def test_levels_must_be_stochastic():
     with pytest.raises(UsageError, match="row sum"):
-        PatternMechanism((2, 2), levels=np.full(4, 0.5))
+        TablePattern((2, 2), np.full(4, 0.5))
 
 
 def _sampling_check(mech, record, n=150_000, seed=11):
@@ -253,14 +254,14 @@ def test_perturb_table_form_draws_from_matrix_rows():
 
 def test_perturb_compact_form_draws_from_matrix_rows():
     mech = solve_heuristic((3, 4, 2), (1.5, 1.0, 0.8), on_mismatch="reorder")
-    assert mech._compact is not None
+    assert isinstance(mech.mechanism, CompactPattern)
     _sampling_check(mech, [2, 1, 0])
 
 
 def test_perturb_compact_many_attributes():
     k, n = 100, 20_000
     mech = solve_heuristic((4,) * k, (4.0,) * k)
-    assert mech.method == "heuristic" and mech._compact is not None
+    assert mech.method == "heuristic" and isinstance(mech.mechanism, CompactPattern)
     rng = np.random.default_rng(1)
     codes = rng.integers(0, 4, size=(n, k), dtype=np.int32)
     out = mech.perturb(codes, rng)
@@ -271,7 +272,7 @@ def test_perturb_compact_many_attributes():
     kept = (out == codes).mean(axis=0)
     assert np.all(np.abs(kept - keep) <= 5 * np.sqrt(keep * (1 - keep) / n))
     # and unchanged records appear with probability X_empty
-    d0, _, log_rest = mech._compact
+    d0, log_rest = mech.mechanism.d0, mech.mechanism.log_rest
     x_empty = math.exp(log_rest) + d0
     unchanged = (out == codes).all(axis=1).mean()
     assert abs(unchanged - x_empty) <= 5 * math.sqrt(x_empty * (1 - x_empty) / n)

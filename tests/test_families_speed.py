@@ -8,7 +8,8 @@ import numpy as np
 import pytest
 
 from mpc_rr.lambda_rr import LambdaRandomization
-from mpc_rr.optimized_rr import _heuristic_in_order, solve_lp
+from mpc_rr.optimized_heuristic import _heuristic_in_order
+from mpc_rr.optimized_rr import solve_lp
 
 pytestmark = pytest.mark.slow
 

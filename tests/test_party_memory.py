@@ -107,7 +107,7 @@ def test_same_seed_same_transcript_under_link_noise() -> None:
             transcript=True,
         )
         assert res.ok
-        return res.links(), sorted((r.src, r.dst, r.data) for r in tap.records)
+        return res.links(), sorted((r.src, r.dst, r.data) for r in tap.events)
 
     a, b = once(1), once(1)
     assert a == b

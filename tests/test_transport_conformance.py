@@ -9,6 +9,7 @@ import trio.testing
 
 from mpc_rr.errors import DecodeError
 from mpc_rr.plainsum import expected_total, make_role
+from mpc_rr.transcript import Transcript, WireEvent
 from parties import Party
 from tests.deploy import KINDS, deployment
 from transports import EndpointClosed, Tap, UnknownDestination
@@ -148,11 +149,26 @@ async def test_tap_records_what_the_wire_carries(kind: str, tmp_path) -> None:
     async with deployment(kind, 3, tmp_path, tap=tap) as eps:
         await eps[1].send(2, secret)
         assert await eps[2].receive() == (1, secret)
-    assert tap.records and all(r.size == len(r.data) for r in tap.records)
+    assert isinstance(tap, Transcript) and all(isinstance(e, WireEvent) for e in tap.events)
+    assert tap.events and all(e.size == len(e.data) for e in tap.events)
     if kind == "memory":
-        assert [(r.src, r.dst, r.data) for r in tap.records] == [(1, 2, secret)]
+        assert tap.observer == "memory network (payloads as handed to the network)"
+        assert [(e.src, e.dst, e.data) for e in tap.events] == [(1, 2, secret)]
     else:  # ciphertext beneath TLS, on the hops 1 -> hub -> 2
-        assert not any(secret[:15] in r.data for r in tap.records)
-        hops = {(r.src, r.dst) for r in tap.records}
+        assert tap.observer.startswith("tcp wire beneath TLS")
+        assert not any(secret[:15] in e.data for e in tap.events)
+        hops = {(e.src, e.dst) for e in tap.events}
         assert {(1, 0), (0, 2)} <= hops
-        assert sum(r.size for r in tap.records if (r.src, r.dst) == (0, 2)) > len(secret)
+        assert sum(e.size for e in tap.events if (e.src, e.dst) == (0, 2)) > len(secret)
+    # the one transcript type: it saves and loads, so the run can be attacked offline
+    back = Transcript.load(tap.save(tmp_path / "tap.mpcrr"))
+    assert back.observer == tap.observer and back.events == tap.events
+
+
+async def test_tap_without_data_keeps_sizes_only(kind: str, tmp_path) -> None:
+    tap = Tap(keep_data=False)
+    async with deployment(kind, 3, tmp_path, tap=tap) as eps:
+        await eps[1].send(2, bytes(100_000))
+        assert await eps[2].receive() == (1, bytes(100_000))
+    assert tap.events and all(e.data == b"" for e in tap.events)
+    assert tap.total_bytes >= 100_000

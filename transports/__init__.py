@@ -9,7 +9,7 @@ protocols.
 from transports.base import Endpoint
 from transports.errors import EndpointClosed, TransportError, UnknownDestination
 from transports.memory import LinkModel, MemoryEndpoint, MemoryNetwork
-from transports.tap import Tap, TapRecord
+from transports.tap import Tap
 
 __all__ = [
     "Endpoint",
@@ -18,7 +18,6 @@ __all__ = [
     "MemoryEndpoint",
     "MemoryNetwork",
     "Tap",
-    "TapRecord",
     "TransportError",
     "UnknownDestination",
 ]

@@ -16,8 +16,10 @@ An :class:`Endpoint` belongs to one party.  It moves opaque byte payloads:
   (also in a task blocked in ``receive`` at that moment).
 * ``await aclose()`` -- idempotent.
 
-Misbehaving peers (garbage frames, frames for unknown parties) are recorded
-in ``peer_errors`` (each a :class:`~mpc_rr.errors.PeerError` naming the peer)
+Misbehaving peers (garbage frames, frames for unknown parties, truncated
+frames) are recorded in ``peer_errors`` (an :class:`~mpc_rr.errors.ErrorLog`
+of :class:`~mpc_rr.errors.PeerError` s naming the peer: every error counted,
+the first few per peer kept, so a hostile peer cannot grow it without bound)
 and the endpoint keeps serving everyone else.
 """
 
@@ -26,7 +28,7 @@ from __future__ import annotations
 import abc
 from collections.abc import Iterable
 
-from mpc_rr.errors import PeerError
+from mpc_rr.errors import ErrorLog
 
 __all__ = ["Endpoint"]
 
@@ -36,14 +38,14 @@ class Endpoint(abc.ABC):
 
     party_id: int
     peers: frozenset[int]
-    peer_errors: list[PeerError]
+    peer_errors: ErrorLog
     dropped: int
 
     def _init_endpoint(self, party_id: int, peers: Iterable[int]) -> None:
         self.party_id = int(party_id)
         # shared, not copied: 32,561 endpoints must not hold 32,561 sets each
         self.peers = peers if isinstance(peers, frozenset) else frozenset(int(p) for p in peers)
-        self.peer_errors = []
+        self.peer_errors = ErrorLog()
         self.dropped = 0
 
     @abc.abstractmethod

@@ -38,35 +38,66 @@ def pack_frame(peer: int, payload: bytes) -> list[bytes]:
 
 
 class FrameReader:
-    """Reads frames from ``stream``; ``max_frame`` bounds the payload size."""
+    """Reads frames from ``stream``; ``max_frame`` bounds the payload size.
+
+    A stream that ends inside a frame -- cleanly, or abruptly
+    (``trio.BrokenResourceError``: a reset, or a TLS peer that closed the
+    socket without ``close_notify``) -- raises :class:`FrameError`: the peer
+    sent a truncated frame.  An abrupt end *between* frames propagates as
+    ``trio.BrokenResourceError`` (a disconnect, not a malformed frame).
+    """
 
     def __init__(self, stream: trio.abc.ReceiveStream, max_frame: int) -> None:
         self._stream = stream
         self._max_body = int(max_frame) + 4
         self._buf = bytearray()
 
+    def with_max_frame(self, max_frame: int) -> FrameReader:
+        """A reader of the same stream with another ``max_frame``, taking over the bytes buffered here."""
+        other = FrameReader(self._stream, max_frame)
+        other._buf, self._buf = self._buf, bytearray()
+        return other
+
+    def _truncated(self) -> str:
+        got = len(self._buf)
+        if got < _HEAD.size:
+            return f"connection ended inside a frame header ({got} of {_HEAD.size} bytes)"
+        body = _HEAD.unpack_from(self._buf)[0]
+        return (
+            f"connection ended inside a frame ({got - _HEAD.size} of {body - 4} payload bytes)"
+        )
+
     async def _fill(self, n: int) -> bool:
         buf = self._buf
         while len(buf) < n:
-            chunk = await self._stream.receive_some(max(65536, min(n - len(buf), 1 << 22)))
+            try:
+                chunk = await self._stream.receive_some(max(65536, min(n - len(buf), 1 << 22)))
+            except trio.BrokenResourceError as exc:
+                if buf:
+                    raise FrameError(self._truncated()) from exc
+                raise
             if not chunk:
                 if buf:
-                    raise FrameError(f"stream ended inside a frame ({len(buf)} bytes buffered)")
+                    raise FrameError(self._truncated())
                 return False
             buf += chunk
         return True
 
     async def read(self) -> tuple[int, bytes] | None:
-        """The next ``(peer, payload)``, or ``None`` on a clean end of stream."""
-        if not await self._fill(8):
+        """The next ``(peer, payload)``, or ``None`` on a clean end of stream.
+
+        Raises :class:`FrameError` for an oversize length or a truncated frame,
+        ``trio.BrokenResourceError`` if the stream broke between frames and
+        ``trio.ClosedResourceError`` if it was closed locally.
+        """
+        if not await self._fill(_HEAD.size):
             return None
         body, peer = _HEAD.unpack_from(self._buf)
         if body < 4 or body > self._max_body:
             raise FrameError(
                 f"frame length {body - 4} outside [0, {self._max_body - 4}] (max_frame)"
             )
-        if not await self._fill(4 + body):
-            raise FrameError("connection closed inside a frame")
+        await self._fill(4 + body)  # a frame header is buffered: this returns or raises
         payload = bytes(self._buf[8 : 4 + body])
         del self._buf[: 4 + body]
         return peer, payload
@@ -75,14 +106,18 @@ class FrameReader:
 class TappedStream(trio.abc.Stream):
     """Wraps the raw socket stream (beneath TLS) and records every chunk sent.
 
-    ``src``/``dst`` label the hop; ``dst`` may be updated once the peer is
-    authenticated (handshake bytes before that carry ``dst = -1``).
+    ``src``/``dst`` label the hop; the hub calls :meth:`relabel` once the peer
+    is authenticated (handshake bytes before that carry ``dst = -1``).
     """
 
     def __init__(self, inner: trio.abc.Stream, tap: Tap, src: int, dst: int) -> None:
         self.inner = inner
         self.tap = tap
         self.src = src
+        self.dst = dst
+
+    def relabel(self, dst: int) -> None:
+        """Label the bytes sent from now on as going to ``dst``."""
         self.dst = dst
 
     async def send_all(self, data: bytes | bytearray | memoryview) -> None:

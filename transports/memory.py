@@ -189,6 +189,8 @@ class MemoryNetwork:
         self.parties = frozenset(ids)
         self.buffer = int(buffer)
         self.tap = tap
+        if tap is not None:
+            tap.attach("memory network (payloads as handed to the network)")
         self._link = link
         self._inboxes: dict[int, trio.MemorySendChannel[tuple[int, bytes]]] = {}
         self._endpoints: dict[int, MemoryEndpoint] = {}

@@ -1,74 +1,41 @@
 """Wire taps: what an observer of the network would record.
 
-A :class:`Tap` is a plain recorder: transports call :meth:`Tap.record` for
-every transmission they put on a wire (for TCP: every chunk written to the
-socket *beneath* TLS, i.e. ciphertext; for the memory transport: every
-payload handed to the simulated network).  The adversary module reads
-``tap.records``; it never looks inside parties.
+A :class:`Tap` is a :class:`mpc_rr.transcript.Transcript` -- the project's
+one transcript type -- that a transport fills: transports call
+:meth:`Tap.record` for every transmission they put on a wire (for TCP: every
+chunk written to the socket *beneath* TLS, i.e. ciphertext; for the memory
+transport: every payload handed to the simulated network).  Each entry is a
+:class:`~mpc_rr.transcript.WireEvent` in ``tap.events``; the transport names
+where the tap sits in ``tap.observer``.  The adversary module reads taps (or
+their saved files); it never looks inside parties.
 
 Taps cost nothing when off: transports hold ``tap = None`` and guard the
-call with a single ``is not None`` check.
+call with a single ``is not None`` check.  ``Tap(keep_data=False)`` keeps
+metadata only (time, src, dst, size), cheap on 64 MiB frames.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from mpc_rr.transcript import Transcript
 
-__all__ = ["Tap", "TapRecord"]
+__all__ = ["Tap"]
 
 
-@dataclass(frozen=True, slots=True)
-class TapRecord:
-    """One observed transmission.
+class Tap(Transcript):
+    """A :class:`~mpc_rr.transcript.Transcript` recorded by a transport.
 
-    Attributes
-    ----------
-    time:
-        ``trio.current_time()`` when it was put on the wire (virtual time
-        under a ``MockClock``).
-    src, dst:
-        Ends of the *wire hop*.  On the memory transport these are the
-        logical sender and receiver; on TCP through a hub, one end is the
-        hub (party 0): an eavesdropper sees hops, not end-to-end routes.
-    size:
-        Number of bytes observed (``len(data)``).
-    data:
-        The bytes as sent (ciphertext for TLS).
+    Create it empty (``Tap()`` or ``Tap(keep_data=False)``) and hand it to a
+    transport; the transport calls :meth:`attach` with a description of the
+    place it observes, which becomes ``observer``.
     """
 
-    time: float
-    src: int
-    dst: int
-    size: int
-    data: bytes
+    def attach(self, place: str) -> None:
+        """Name the place this tap observes (called by the transport it is handed to).
 
-
-@dataclass
-class Tap:
-    """Append-only list of :class:`TapRecord` (optionally without the bytes).
-
-    Parameters
-    ----------
-    keep_data:
-        If ``False`` only metadata (time, src, dst, size) is kept and ``data``
-        is ``b""`` -- enough for traffic analysis, and cheap on 64 MiB frames.
-    """
-
-    keep_data: bool = True
-    records: list[TapRecord] = field(default_factory=list)
-
-    def record(self, time: float, src: int, dst: int, data: bytes | bytearray | memoryview) -> None:
-        """Append one observation (copies ``data`` into an immutable ``bytes``)."""
-        blob = bytes(data) if self.keep_data else b""
-        self.records.append(TapRecord(float(time), int(src), int(dst), len(data), blob))
-
-    def __len__(self) -> int:
-        return len(self.records)
-
-    @property
-    def total_bytes(self) -> int:
-        return sum(r.size for r in self.records)
-
-    def between(self, src: int, dst: int) -> list[TapRecord]:
-        """Records on the hop ``src -> dst`` in the order they were sent."""
-        return [r for r in self.records if r.src == src and r.dst == dst]
+        A tap handed to several transports of different kinds lists each
+        place once, separated by ``"; "``.
+        """
+        if not self.observer:
+            self.observer = place
+        elif place not in self.observer.split("; "):
+            self.observer = f"{self.observer}; {place}"

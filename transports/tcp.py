@@ -17,6 +17,16 @@ certificate's CN says the same id.  Anything else is refused, logged on the
 The client checks the hub's certificate fingerprint against the roster.
 ``tls=False`` (explicit, for classroom traces) trusts the hello.
 
+Memory and misbehaving parties: the hub's queues (one outbox per destination
+and its own inbox, :class:`~transports.queues.ByteQueue`) are bounded in
+bytes (``queue_bytes``) and frames (``buffer``).  A party sending to a full
+queue is throttled: the hub stops reading its connection, so TCP
+back-pressure reaches it.  A connected destination that accepts nothing for
+``stall_timeout`` seconds while a sender waits for room is named in
+``hub.peer_errors`` and disconnected, so one party that stops reading cannot
+hold the hub's memory or stall everyone who talks to it.  Error records are
+bounded (:class:`~mpc_rr.errors.ErrorLog`).
+
 Taps sit beneath TLS (a :class:`~transports.framing.TappedStream` wraps the
 raw socket stream), so they record ciphertext; hops are labelled
 ``(i, 0)`` / ``(0, i)``; hub-side bytes sent before the peer is
@@ -27,29 +37,45 @@ from __future__ import annotations
 
 import logging
 import math
+import operator
 from collections import deque
-from collections.abc import AsyncIterator, Iterable
+from collections.abc import AsyncIterator, Iterable, Iterator
 from contextlib import asynccontextmanager
 from typing import Any
 
 import msgspec
 import trio
 
-from mpc_rr.errors import PeerError, UsageError
+from mpc_rr.errors import ErrorLog, PeerError, UsageError
 from mpc_rr.messages import DEFAULT_MAX_FRAME
 from transports.base import Endpoint
 from transports.errors import EndpointClosed, TransportError, UnknownDestination
 from transports.framing import CONTROL, FrameError, FrameReader, TappedStream, pack_frame
 from transports.memory import DEFAULT_BUFFER
 from transports.pki import Roster, cert_party_id, client_context, fingerprint, server_context
+from transports.queues import ByteQueue, QueueStalled
 from transports.tap import Tap
 
-__all__ = ["TcpClient", "TcpHub", "connect_client", "open_hub"]
+__all__ = [
+    "DEFAULT_QUEUE_BYTES",
+    "DEFAULT_STALL_TIMEOUT",
+    "RefusalLog",
+    "TcpClient",
+    "TcpHub",
+    "connect_client",
+    "open_hub",
+]
 
 log = logging.getLogger("transports.tcp")
 
+DEFAULT_QUEUE_BYTES = 32 << 20
+"""Default bound of each hub queue (per destination, and the hub's inbox), in bytes."""
+DEFAULT_STALL_TIMEOUT = 60.0
+"""Default seconds a connected destination may accept nothing while a sender waits for room."""
+
 _MAX_CONTROL = 4096
 _BATCH = 1 << 16  # coalesce queued small frames up to this many bytes per write
+_CHUNK = 1 << 20  # write big payloads in pieces this size (progress marks, bounded TLS buffers)
 _BROKEN = (trio.BrokenResourceError, trio.ClosedResourceError)
 
 
@@ -74,6 +100,61 @@ async def _quiet_close(stream: trio.abc.AsyncResource) -> None:
             pass
 
 
+class RefusalLog:
+    """``hub.refused``: one line (``str``) per refused connection, bounded.
+
+    Backed by an :class:`~mpc_rr.errors.ErrorLog` (``.log``): every refusal
+    is counted (``len``), the first few per claimed party (or per unknown
+    peer) are kept; iterating and indexing give the kept lines.
+    """
+
+    def __init__(self) -> None:
+        self.log = ErrorLog()
+
+    def append(self, err: PeerError) -> None:
+        self.log.append(err)
+
+    def __len__(self) -> int:
+        return len(self.log)
+
+    def __bool__(self) -> bool:
+        return bool(self.log)
+
+    def __iter__(self) -> Iterator[str]:
+        return (str(e) for e in self.log)
+
+    def __getitem__(self, i: int) -> str:
+        return str(self.log[i])
+
+    def summary(self) -> list[str]:
+        return self.log.summary()
+
+
+def _count(name: str, value: object) -> int:
+    """``value`` as an int >= 1, else UsageError naming ``name``."""
+    try:
+        n = operator.index(value)  # type: ignore[call-overload]
+    except TypeError:
+        n = 0
+    if isinstance(value, bool) or n < 1:
+        raise UsageError(f"open_hub: {name} must be an int >= 1, got {value!r}")
+    return n
+
+
+def _stall(value: float | None) -> float | None:
+    if value is None:
+        return None
+    try:
+        t = float(value)
+    except (TypeError, ValueError):
+        t = math.nan
+    if not (math.isfinite(t) and t > 0):
+        raise UsageError(
+            f"open_hub: stall_timeout must be None or finite seconds > 0, got {value!r}"
+        )
+    return t
+
+
 class TcpHub(Endpoint):
     """The hub's endpoint (party ``roster.hub``); create with :func:`open_hub`.
 
@@ -82,11 +163,16 @@ class TcpHub(Endpoint):
     port:
         The port actually listened on (useful with port 0).
     connected:
-        Party ids currently connected and authenticated.
+        Party ids currently connected and authenticated (an id is reserved
+        here, atomically, the moment its hello is accepted).
     refused:
-        One line per refused connection (also logged).
+        One line per refused connection (also logged); a :class:`RefusalLog`.
     handshakes:
         Number of authenticated connections so far.
+    peer_errors:
+        :class:`~mpc_rr.errors.ErrorLog` of what parties did wrong (refusals,
+        malformed or truncated frames, frames for unknown parties, a
+        destination that stopped reading).
     """
 
     def __init__(
@@ -96,89 +182,126 @@ class TcpHub(Endpoint):
         tls: bool = True,
         max_frame: int = DEFAULT_MAX_FRAME,
         buffer: int = DEFAULT_BUFFER,
+        queue_bytes: int = DEFAULT_QUEUE_BYTES,
+        stall_timeout: float | None = DEFAULT_STALL_TIMEOUT,
         tap: Tap | None = None,
         handshake_timeout: float = 10.0,
     ) -> None:
+        buffer = _count("buffer (frames per queue)", buffer)
+        self.queue_bytes = _count("queue_bytes (bytes per queue)", queue_bytes)
+        self.stall_timeout = _stall(stall_timeout)
         self._init_endpoint(roster.hub, roster.ids)
         self.roster = roster
         self.tls = bool(tls)
         self.max_frame = int(max_frame)
         self.tap = tap
+        if tap is not None:
+            tap.attach(_tap_place(self.tls))
         self.handshake_timeout = float(handshake_timeout)
         self._ctx = server_context(roster) if self.tls else None
         self._fingerprints = roster.by_fingerprint()
-        self._in_s, self._in_r = trio.open_memory_channel[tuple[int, bytes]](buffer)
-        self._out_s: dict[int, trio.MemorySendChannel[tuple[int, bytes]]] = {}
-        self._out_r: dict[int, trio.MemoryReceiveChannel[tuple[int, bytes]]] = {}
-        for pid in roster.ids - {roster.hub}:
-            s, r = trio.open_memory_channel[tuple[int, bytes]](buffer)
-            self._out_s[pid], self._out_r[pid] = s, r
+        self._inbox = ByteQueue(self.queue_bytes, buffer)
+        self._out: dict[int, ByteQueue] = {
+            pid: ByteQueue(self.queue_bytes, buffer) for pid in roster.ids - {roster.hub}
+        }
+        self._conns: dict[int, trio.CancelScope] = {}
         self.connected: set[int] = set()
         self._ever: set[int] = set()
-        self.refused: list[str] = []
+        self.refused = RefusalLog()
         self.handshakes = 0
         self._changed = trio.Event()
+        self._serving = trio.CancelScope()
         self._closed = False
         self.port = 0
+
+    @property
+    def queued_bytes(self) -> int:
+        """Bytes held in the hub's queues now (payloads plus a per-frame overhead)."""
+        return self._inbox.nbytes + sum(q.nbytes for q in self._out.values())
 
     # -- Endpoint interface --------------------------------------------------
 
     async def send(self, dst: int, payload: bytes) -> None:
+        """Queue ``payload`` for party ``dst`` (blocks while its outbox is full).
+
+        Raises :class:`EndpointClosed` after close and :class:`UnknownDestination`
+        for an id not in the roster.  A payload for a party that left (or was
+        disconnected for not reading) is dropped and counted in ``dropped``.
+        """
         if self._closed:
             raise EndpointClosed(f"hub {self.party_id}: send on a closed endpoint")
         if type(payload) is not bytes:
             payload = bytes(payload)
         if dst == self.party_id:
-            await self._in_s.send((self.party_id, payload))
+            try:
+                await self._inbox.put((self.party_id, payload))
+            except trio.BrokenResourceError:
+                raise EndpointClosed(f"hub {self.party_id}: endpoint closed") from None
             return
-        out = self._out_s.get(dst)
-        if out is None:
+        if dst not in self._out:
             raise UnknownDestination(
                 f"hub {self.party_id}: unknown destination {dst!r} (not in the roster)"
             )
-        try:
-            await out.send((self.party_id, payload))
-        except trio.BrokenResourceError:
-            self.dropped += 1  # that party has left
+        await self._relay(self.party_id, dst, payload)
 
     async def receive(self) -> tuple[int, bytes]:
+        """The next ``(src, payload)`` for the hub; raises :class:`EndpointClosed` once closed."""
         try:
-            return await self._in_r.receive()
-        except (trio.ClosedResourceError, trio.EndOfChannel):
+            return await self._inbox.get()
+        except trio.ClosedResourceError:
             raise EndpointClosed(f"hub {self.party_id}: endpoint closed") from None
 
-    async def aclose(self) -> None:
+    def close(self) -> None:
+        """Stop serving: close every connection and queue (synchronous, idempotent)."""
         if not self._closed:
             self._closed = True
-            self._in_r.close()
-            nursery = getattr(self, "_nursery", None)
-            if nursery is not None:
-                nursery.cancel_scope.cancel()
+            self._inbox.close()
+            for q in self._out.values():
+                q.close()
+            self._serving.cancel()
+            self._notify()
+
+    async def aclose(self) -> None:
+        self.close()
         await trio.lowlevel.checkpoint()
 
     # -- waiting helpers -----------------------------------------------------
 
-    async def _wait(self, pred: Any, timeout: float | None, what: str) -> None:
+    def _notify(self) -> None:
+        ev, self._changed = self._changed, trio.Event()
+        ev.set()
+
+    async def _wait(self, pred: Any, timeout: float | None, what: Any) -> None:
+        """Wait until ``pred()``; on timeout raise TransportError naming ``what()`` *then*."""
         with trio.move_on_after(math.inf if timeout is None else timeout):
             while not pred():
-                self._changed = trio.Event()
                 await self._changed.wait()
             return
-        raise TransportError(f"hub: timed out after {timeout} s waiting for {what}")
+        raise TransportError(f"hub: timed out after {timeout} s waiting for {what()}")
 
     async def wait_connected(
         self, parties: Iterable[int] | None = None, timeout: float | None = None
     ) -> None:
-        """Wait until all ``parties`` (default: every non-hub party) have connected."""
-        want = set(self._out_s) if parties is None else {int(p) for p in parties}
+        """Wait until all ``parties`` (default: every non-hub party) have connected.
+
+        Raises :class:`TransportError` on timeout, naming the parties still missing then.
+        """
+        want = set(self._out) if parties is None else {int(p) for p in parties}
         await self._wait(
-            lambda: want <= self._ever, timeout, f"parties {sorted(want - self._ever)[:10]}"
+            lambda: want <= self._ever,
+            timeout,
+            lambda: f"parties {_ids(want - self._ever)} to connect",
         )
 
     async def wait_disconnected(self, timeout: float | None = None) -> None:
-        """Wait until every party that connected has disconnected again."""
+        """Wait until every party that connected has disconnected again.
+
+        Raises :class:`TransportError` on timeout, naming the parties still connected then.
+        """
         await self._wait(
-            lambda: not self.connected, timeout, f"parties {sorted(self.connected)[:10]} to leave"
+            lambda: not self.connected,
+            timeout,
+            lambda: f"parties {_ids(self.connected)} to leave",
         )
 
     async def start_all(self, timeout: float | None = None) -> None:
@@ -186,27 +309,62 @@ class TcpHub(Endpoint):
 
         Parties started by hand on several hosts come up at different times;
         clients that call :meth:`TcpClient.wait_start` begin their protocol
-        (and their step timeouts) only once everybody is there.
+        (and their step timeouts) only once everybody is there.  Raises
+        :class:`TransportError` on timeout (see :meth:`wait_connected`).
         """
         await self.wait_connected(timeout=timeout)
         go = _control(go=True)
-        for pid in sorted(self._out_s):
-            try:
-                await self._out_s[pid].send((CONTROL, go))
-            except trio.BrokenResourceError:
-                pass
+        for pid in sorted(self._out):
+            await self._relay(CONTROL, pid, go)
+
+    # -- relaying --------------------------------------------------------------
+
+    async def _relay(self, src: int, dst: int, payload: bytes) -> None:
+        """Queue one frame for ``dst``; throttles the caller while the outbox is full."""
+        q = self._out[dst]
+        try:
+            await q.put((src, payload), self.stall_timeout)
+        except trio.BrokenResourceError:
+            self.dropped += 1  # that party has left (or was disconnected)
+        except QueueStalled as exc:
+            self._evict(dst, f"{exc}; limit {q.max_bytes} bytes")
+            self.dropped += 1
+
+    def _evict(self, pid: int, why: str) -> None:
+        """Disconnect ``pid``, which stopped reading while others wait to send to it."""
+        scope = self._conns.get(pid)
+        if scope is None or scope.cancel_called:
+            return  # already gone or being evicted
+        err = PeerError(f"hub: party {pid} stopped reading ({why}); disconnected it", pid)
+        self.peer_errors.append(err)
+        log.warning("%s", err)
+        self._out[pid].close()
+        scope.cancel()
 
     # -- connection handling -------------------------------------------------
 
+    async def _serve(
+        self,
+        listeners: list[trio.SocketListener],
+        *,
+        task_status: trio.TaskStatus[Any] = trio.TASK_STATUS_IGNORED,
+    ) -> None:
+        """Accept and serve connections until :meth:`close` (started by :func:`open_hub`)."""
+        self.port = listeners[0].socket.getsockname()[1]
+        with self._serving:
+            await trio.serve_listeners(self._handle, listeners, task_status=task_status)
+
     def _refuse(self, why: str, peer: int | None) -> None:
-        self.refused.append(why)
-        self.peer_errors.append(PeerError(f"hub refused a connection: {why}", peer))
-        log.warning("hub refused a connection: %s", why)
-        self._changed.set()
+        err = PeerError(f"hub refused a connection: {why}", peer)
+        self.refused.append(PeerError(why, peer))
+        self.peer_errors.append(err)
+        log.warning("%s", err)
+        self._notify()
 
     async def _authenticate(
         self, sock: trio.SocketStream
     ) -> tuple[trio.abc.Stream, FrameReader, int, TappedStream | None] | None:
+        """TLS handshake, roster and hello checks; on success the party id is reserved."""
         tapped = TappedStream(sock, self.tap, self.party_id, -1) if self.tap is not None else None
         raw: trio.abc.Stream = tapped if tapped is not None else sock
         addr = _peer_addr(sock)
@@ -242,25 +400,30 @@ class TcpHub(Endpoint):
             return None
         hello = _parse_control(first[1]) if first is not None and first[0] == CONTROL else {}
         claimed = hello.get("hello")
-        if not isinstance(claimed, int) or claimed not in self._out_s:
+        if not isinstance(claimed, int) or claimed not in self._out:
             self._refuse(f"{addr}: hello without a valid party id ({hello!r})", cert_id)
             await _quiet_close(stream)
             return None
+        why = None
         if cert_id is not None and claimed != cert_id:
             why = f"{addr}: claims party {claimed} but its certificate is party {cert_id}"
-            self._refuse(why, cert_id)
+            who = cert_id
+        elif claimed in self.connected:
+            why, who = f"{addr}: party {claimed} is already connected", claimed
+        elif claimed in self._ever or self._closed:
+            why = f"{addr}: party {claimed} already left this run (reconnecting is not supported)"
+            who = claimed
+        if why is not None:
+            self._refuse(why, who)
             await _send_control(stream, refused=why)
             await _quiet_close(stream)
             return None
-        if claimed in self.connected:
-            why = f"{addr}: party {claimed} is already connected"
-            self._refuse(why, claimed)
-            await _send_control(stream, refused=why)
-            await _quiet_close(stream)
-            return None
-        reader = FrameReader(stream, self.max_frame)
-        await _send_control(stream, welcome=claimed)
-        return stream, reader, claimed, tapped
+        # Reserve the identity in the same step as the check above (no await in
+        # between), so two simultaneous hellos for one id cannot both pass.
+        self.connected.add(claimed)
+        self._ever.add(claimed)
+        self.handshakes += 1
+        return stream, reader.with_max_frame(self.max_frame), claimed, tapped
 
     async def _handle(self, sock: trio.SocketStream) -> None:
         auth = None
@@ -269,22 +432,24 @@ class TcpHub(Endpoint):
         if auth is None:
             await _quiet_close(sock)
             return
-        stream, reader, pid, tapped = auth
-        if tapped is not None:
-            tapped.dst = pid
-        self.connected.add(pid)
-        self._ever.add(pid)
-        self.handshakes += 1
-        self._changed.set()
+        stream, reader, pid, tapped = auth  # pid is reserved: release it in `finally`
         try:
-            async with trio.open_nursery() as nursery:
-                nursery.start_soon(self._writer, stream, pid, nursery.cancel_scope)
-                await self._reader(reader, pid)
-                nursery.cancel_scope.cancel()
+            with trio.CancelScope() as scope:
+                self._conns[pid] = scope
+                if tapped is not None:
+                    tapped.relabel(pid)
+                self._notify()
+                with trio.move_on_after(self.handshake_timeout):
+                    await _send_control(stream, welcome=pid)
+                async with trio.open_nursery() as nursery:
+                    nursery.start_soon(self._writer, stream, pid, nursery.cancel_scope)
+                    await self._reader(reader, pid)
+                    nursery.cancel_scope.cancel()
         finally:
+            self._conns.pop(pid, None)
             self.connected.discard(pid)
-            self._out_r[pid].close()  # later frames for pid are dropped
-            self._changed.set()
+            self._out[pid].close()  # later frames for pid are dropped
+            self._notify()
             await _quiet_close(stream)
 
     async def _reader(self, reader: FrameReader, pid: int) -> None:
@@ -293,7 +458,9 @@ class TcpHub(Endpoint):
             try:
                 frame = await reader.read()
             except FrameError as exc:
-                err = PeerError(f"hub: party {pid} sent a malformed frame ({exc}); dropped it", pid)
+                err = PeerError(
+                    f"hub: party {pid} sent a malformed frame ({exc}); connection dropped", pid
+                )
                 self.peer_errors.append(err)
                 log.warning("%s", err)
                 return
@@ -304,39 +471,37 @@ class TcpHub(Endpoint):
             dst, payload = frame
             if dst == hub:
                 try:
-                    await self._in_s.send((pid, payload))
+                    await self._inbox.put((pid, payload))
                 except trio.BrokenResourceError:
                     self.dropped += 1
-                continue
-            out = self._out_s.get(dst)
-            if out is None:
-                if dst != CONTROL:
-                    self.peer_errors.append(
-                        PeerError(f"hub: party {pid} sent a frame to unknown party {dst}", pid)
-                    )
-                continue
-            try:
-                await out.send((pid, payload))
-            except trio.BrokenResourceError:
-                self.dropped += 1
+            elif dst in self._out:
+                await self._relay(pid, dst, payload)
+            elif dst != CONTROL:
+                self.peer_errors.append(
+                    PeerError(f"hub: party {pid} sent a frame to unknown party {dst}", pid)
+                )
 
     async def _writer(self, stream: trio.abc.Stream, pid: int, scope: trio.CancelScope) -> None:
         """Write ``pid``'s outbox to its connection, coalescing queued small frames.
 
         Frames already waiting are joined into one ``send_all`` (up to
         :data:`_BATCH` bytes): fewer TLS records and system calls when the hub
-        relays many small messages to one party; order is unchanged.
+        relays many small messages to one party; order is unchanged.  Big
+        payloads go out in :data:`_CHUNK` pieces, each one marking progress
+        for the stall detection of the outbox.
         """
-        out = self._out_r[pid]
+        out = self._out[pid]
+        out.attach()
         try:
-            async for src, payload in out:
+            while True:
+                src, payload = await out.get()
                 pieces = pack_frame(src, payload)
                 if len(pieces) == 1:
                     small, size, big = pieces, len(pieces[0]), None
                     while size < _BATCH:
                         try:
-                            src, payload = out.receive_nowait()
-                        except (trio.WouldBlock, trio.EndOfChannel):
+                            src, payload = out.get_nowait()
+                        except trio.WouldBlock:
                             break
                         more = pack_frame(src, payload)
                         if len(more) > 1:  # a big frame: write it after the small ones
@@ -345,12 +510,28 @@ class TcpHub(Endpoint):
                         small.append(more[0])
                         size += len(more[0])
                     await stream.send_all(small[0] if len(small) == 1 else b"".join(small))
+                    out.progress()
                     pieces = big or []
                 for piece in pieces:
-                    await stream.send_all(piece)
+                    view = memoryview(piece)
+                    for at in range(0, len(view), _CHUNK):
+                        await stream.send_all(view[at : at + _CHUNK])
+                        out.progress()
         except _BROKEN:
             pass
         scope.cancel()
+
+
+def _tap_place(tls: bool) -> str:
+    return f"tcp wire {'beneath TLS' if tls else 'plaintext'} (hops i -> hub, hub -> j)"
+
+
+def _ids(ids: Iterable[int], limit: int = 10) -> str:
+    """``[1, 2, 3]``, or the first ``limit`` ids and how many there are in all."""
+    s = sorted(ids)
+    if len(s) <= limit:
+        return str(s)
+    return f"{str(s[:limit])[:-1]}, ...] ({len(s)} in all)"
 
 
 def _peer_addr(sock: trio.SocketStream) -> str:
@@ -378,30 +559,58 @@ async def open_hub(
     tls: bool = True,
     max_frame: int = DEFAULT_MAX_FRAME,
     buffer: int = DEFAULT_BUFFER,
+    queue_bytes: int = DEFAULT_QUEUE_BYTES,
+    stall_timeout: float | None = DEFAULT_STALL_TIMEOUT,
     tap: Tap | None = None,
     handshake_timeout: float = 10.0,
 ) -> AsyncIterator[TcpHub]:
-    """Listen as the hub; ``host``/``port`` default to the roster entry (port 0 = any)."""
+    """Listen as the hub; ``host``/``port`` default to the roster entry (port 0 = any).
+
+    ``buffer`` (frames) and ``queue_bytes`` (bytes) bound each of the hub's
+    queues -- one per destination and its own inbox; an empty queue always
+    admits one frame.  ``stall_timeout`` (seconds, ``None`` = never): a
+    connected party that accepts nothing for that long while a sender waits
+    to queue a frame for it is recorded in ``hub.peer_errors`` and
+    disconnected.
+
+    Leaving the block closes the hub and every connection.  An exception
+    raised in the block propagates unchanged (with its cause).  Raises
+    :class:`UsageError` for invalid parameters and ``OSError`` if the
+    address cannot be listened on.
+    """
     entry = roster.parties[roster.hub]
     hub = TcpHub(
         roster,
         tls=tls,
         max_frame=max_frame,
         buffer=buffer,
+        queue_bytes=queue_bytes,
+        stall_timeout=stall_timeout,
         tap=tap,
         handshake_timeout=handshake_timeout,
     )
     listeners = await trio.open_tcp_listeners(
         entry.port if port is None else port, host=entry.host if host is None else host
     )
-    hub.port = listeners[0].socket.getsockname()[1]
-    async with trio.open_nursery() as nursery:
-        hub._nursery = nursery  # type: ignore[attr-defined]
-        nursery.start_soon(trio.serve_listeners, hub._handle, listeners)
-        try:
-            yield hub
-        finally:
-            await hub.aclose()
+    # The body's exception is kept out of the nursery: a strict nursery would
+    # wrap it in an ExceptionGroup, and awaiting inside the cancelled nursery
+    # would replace it with Cancelled.  It is re-raised, unchanged, once the
+    # hub's tasks have stopped.
+    body_error: BaseException | None = None
+    try:
+        async with trio.open_nursery() as nursery:
+            await nursery.start(hub._serve, listeners)
+            try:
+                yield hub
+            except BaseException as exc:
+                body_error = exc
+            finally:
+                hub.close()
+    finally:
+        for listener in listeners:
+            listener.socket.close()
+    if body_error is not None:
+        raise body_error
 
 
 class TcpClient(Endpoint):
@@ -423,6 +632,14 @@ class TcpClient(Endpoint):
         self._closed = False
 
     async def send(self, dst: int, payload: bytes) -> None:
+        """Send ``payload`` to ``dst`` through the hub (blocks under back-pressure).
+
+        Raises :class:`EndpointClosed` if the endpoint is closed or the
+        connection is lost, :class:`UnknownDestination` for an id not in the
+        roster.  A send cancelled part-way may have written part of a frame,
+        after which the stream cannot be resynchronised: the endpoint is then
+        closed, and later calls raise :class:`EndpointClosed`.
+        """
         if self._closed:
             raise EndpointClosed(f"party {self.party_id}: send on a closed endpoint")
         if dst not in self.peers:
@@ -432,14 +649,22 @@ class TcpClient(Endpoint):
         if type(payload) is not bytes:
             payload = bytes(payload)
         async with self._send_lock:
+            if self._closed:  # closed while this call waited for the lock
+                raise EndpointClosed(f"party {self.party_id}: send on a closed endpoint")
+            written = False
             try:
                 for piece in pack_frame(dst, payload):
                     await self._stream.send_all(piece)
+                written = True
             except _BROKEN:
                 raise EndpointClosed(
                     f"party {self.party_id}: "
                     + ("endpoint closed" if self._closed else "connection to the hub lost")
                 ) from None
+            finally:
+                if not written and not self._closed:
+                    self._closed = True
+                    await _quiet_close(self._stream)
 
     async def _next_frame(self) -> tuple[int, bytes]:
         """Next frame from the hub, translating stream errors into EndpointClosed."""
@@ -457,7 +682,10 @@ class TcpClient(Endpoint):
                 f"party {self.party_id}: connection dropped after a malformed frame"
             ) from None
         except _BROKEN:
-            raise EndpointClosed(f"party {self.party_id}: endpoint closed") from None
+            raise EndpointClosed(
+                f"party {self.party_id}: "
+                + ("endpoint closed" if self._closed else "connection to the hub lost")
+            ) from None
         if frame is None:
             self._closed = True
             raise EndpointClosed(f"party {self.party_id}: the hub closed the connection")
@@ -520,6 +748,8 @@ async def connect_client(
     if party_id not in roster.parties or party_id == roster.hub:
         raise UsageError(f"connect_client: party_id {party_id!r} is not a non-hub roster party")
     entry = roster.parties[roster.hub]
+    if tap is not None:
+        tap.attach(_tap_place(tls))
     sock = await trio.open_tcp_stream(
         entry.host if host is None else host, entry.port if port is None else port
     )
@@ -558,4 +788,5 @@ async def connect_client(
     except BaseException:
         await _quiet_close(stream)
         raise
-    return TcpClient(roster, party_id, stream, FrameReader(stream, max_frame))
+    # keep what the hello reader already buffered: frames may follow the welcome at once
+    return TcpClient(roster, party_id, stream, reader.with_max_frame(max_frame))

@@ -6,6 +6,7 @@ import math
 from dataclasses import dataclass, field
 from functools import lru_cache
 
+from mpc_rr.choices import DEPENDENCE_SOURCES, MECHANISMS
 from mpc_rr.errors import UsageError
 from mpc_rr.estimation import METHODS
 from mpc_rr.joint import JointMechanism
@@ -17,8 +18,6 @@ from mpc_rr.schema import Schema
 
 __all__ = ["DEPENDENCE_SOURCES", "MECHANISMS", "PipelineConfig"]
 
-DEPENDENCE_SOURCES = ("rr", "secure-sum", "pairwise-rr")
-MECHANISMS = ("cluster", "lambda", "optimized")
 
 
 @dataclass(frozen=True)

@@ -58,11 +58,11 @@ def default_threshold(n: int, degree: int, max_dropout: float, failure: float = 
     ``n * P[Binomial(degree, 1 - max_dropout) < t] <= failure`` (a union bound
     over parties, for dropouts independent of the graph).
     """
-    from scipy.stats import binom
-
     deterministic = degree - math.floor(max_dropout * n)
     if degree >= n - 1:
         return deterministic
+    from scipy.stats import binom  # only sparse graphs need it (a slow import)
+
     ts = np.arange(1, degree + 1)
     ok = n * binom.cdf(ts - 1, degree, 1.0 - max_dropout) <= failure
     return max(deterministic, int(ts[ok].max()) if ok.any() else 0)

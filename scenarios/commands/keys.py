@@ -7,7 +7,6 @@ import json
 
 from mpc_rr.errors import UsageError
 from scenarios.commands import int_at_least, output_dir
-from transports.pki import generate_deployment
 
 
 def _parse_hub(text: str) -> tuple[str, int]:
@@ -46,6 +45,8 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 
 def _init(args: argparse.Namespace) -> int:
+    from transports.pki import generate_deployment
+
     host, port = args.hub
     existing = [p.name for p in (args.out / "roster.json", args.out / "ca.key") if p.exists()]
     if existing and not args.force:

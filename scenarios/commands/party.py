@@ -8,13 +8,9 @@ import json
 import sys
 from pathlib import Path
 
-import trio
-
 from mpc_rr.errors import UsageError
-from parties.node import exit_code, run_node
 from scenarios.commands import output_file, positive_float
 from scenarios.registry import get_protocol, protocol_names
-from transports.pki import Roster
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -54,6 +50,11 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 
 def _run(args: argparse.Namespace) -> int:
+    import trio
+
+    from parties.node import exit_code, run_node
+    from transports.pki import Roster
+
     roster = Roster.load(args.roster)
     if args.id not in roster.parties:
         raise UsageError(f"--id {args.id} is not in the roster {args.roster} (ids {sorted(roster.ids)[:10]}...)")

@@ -11,14 +11,13 @@ from __future__ import annotations
 
 import argparse
 import json
-from typing import Any
-
-import numpy as np
+from typing import TYPE_CHECKING, Any
 
 from mpc_rr.errors import UsageError
-from mpc_rr.plainsum import expected_total, make_role
-from mpc_rr.transcript import Transcript
 from scenarios.commands import int_at_least, output_file, positive_float
+
+if TYPE_CHECKING:
+    from mpc_rr.transcript import Transcript
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -55,6 +54,10 @@ def ping(
     transcript: bool = False,
 ) -> tuple[dict[str, Any], Transcript | None]:
     """Run the ping; return the report dict (see module docstring) and the transcript."""
+    import numpy as np
+
+    from mpc_rr.plainsum import expected_total, make_role
+
     if parties < 1:
         raise UsageError(f"ping: --parties must be >= 1, got {parties}")
     if processes and transport != "tcp":

@@ -6,8 +6,7 @@ import argparse
 import sys
 from pathlib import Path
 
-from mpc_rr.estimation import METHODS
-from mpc_rr.pipeline import DEPENDENCE_SOURCES, MECHANISMS
+from mpc_rr.choices import DEPENDENCE_SOURCES, ESTIMATORS, MECHANISMS
 from scenarios.commands import (
     int_at_least,
     open_open,
@@ -41,7 +40,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     )  # fmt: skip
     p.add_argument("--mechanism", choices=MECHANISMS, default="cluster", help="release mechanism per cluster")
     p.add_argument(
-        "--estimator", choices=METHODS, default="clip",
+        "--estimator", choices=ESTIMATORS, default="clip",
         help="repair of Eq. 2 estimates off the simplex (clip-and-rescale, simplex projection, "
         "iterative Bayesian update, none)",
     )  # fmt: skip
@@ -92,6 +91,7 @@ def run(args: argparse.Namespace) -> int:
     from tqdm import tqdm
 
     from mpc_rr.datasets import load_adult
+    from mpc_rr.errors import UsageError
     from scenarios.pipeline_run import RunOptions, run_pipeline, write_outputs
     from scenarios.runners import runner_for
 
@@ -103,7 +103,10 @@ def run(args: argparse.Namespace) -> int:
         secagg_failure=args.secagg_failure,
     )  # fmt: skip
     out = args.out or Path("results") / f"run-{args.dataset}-{args.seed}"
-    output_dir(str(out))  # refuse an unwritable default before any work
+    try:  # refuse an unwritable default before any work
+        output_dir(str(out))
+    except argparse.ArgumentTypeError as exc:
+        raise UsageError(f"the default output folder: {exc}") from None
     runner = runner_for(args.transport, step_timeout=args.step_timeout, transcript=args.transcript is not None)
     bars: dict[str, tqdm] = {}
 

@@ -1,0 +1,169 @@
+"""A FIFO of relayed frames bounded in bytes, with stall detection: the hub's queues.
+
+The hub keeps one :class:`ByteQueue` per destination (its outbox) and one for
+itself (its inbox).  A queue admits a frame while its bytes stay within
+``max_bytes`` and its frames within ``max_items``; an empty queue always
+admits one frame, so a frame of any allowed size (``max_frame``) passes.
+Each frame is charged ``len(payload) + ITEM_OVERHEAD`` bytes, so floods of
+empty frames are bounded too.
+
+A producer that finds no room waits (and, on the hub, stops reading its own
+connection, so TCP back-pressure reaches the sending party).  Waiting
+producers are served strictly in arrival order, so a large frame is not
+starved by a stream of small ones.  Once the consumer is attached
+(:meth:`ByteQueue.attach`), it reports progress with :meth:`ByteQueue.progress`;
+a producer that has waited ``stall_timeout`` seconds with no progress gets
+:class:`QueueStalled` -- the consumer has stopped reading.
+"""
+
+from __future__ import annotations
+
+import math
+from collections import deque
+
+import trio
+
+__all__ = ["ITEM_OVERHEAD", "ByteQueue", "QueueStalled"]
+
+ITEM_OVERHEAD = 128
+"""Bytes charged per queued frame on top of its payload (Python objects, frame header)."""
+
+Item = tuple[int, bytes]
+
+
+class QueueStalled(Exception):
+    """A producer waited ``stall_timeout`` seconds for room while the consumer made no progress."""
+
+
+class ByteQueue:
+    """FIFO of ``(peer, payload)`` bounded in bytes and frames (see module docstring)."""
+
+    __slots__ = (
+        "_attached",
+        "_closed",
+        "_getters",
+        "_items",
+        "_lock",
+        "_progress_at",
+        "_putters",
+        "max_bytes",
+        "max_items",
+        "nbytes",
+    )
+
+    def __init__(self, max_bytes: int, max_items: int) -> None:
+        self.max_bytes = int(max_bytes)
+        self.max_items = int(max_items)
+        self.nbytes = 0
+        self._items: deque[Item] = deque()
+        self._closed = False
+        self._attached = False
+        self._progress_at = -math.inf
+        # created on first use: a hub holds one queue per roster party
+        self._lock: trio.StrictFIFOLock | None = None
+        self._putters: trio.lowlevel.ParkingLot | None = None
+        self._getters: trio.lowlevel.ParkingLot | None = None
+
+    def __len__(self) -> int:
+        return len(self._items)
+
+    @property
+    def closed(self) -> bool:
+        return self._closed
+
+    def _room(self, cost: int) -> bool:
+        items = self._items
+        return not items or (
+            self.nbytes + cost <= self.max_bytes and len(items) < self.max_items
+        )
+
+    def _append(self, item: Item, cost: int) -> None:
+        self._items.append(item)
+        self.nbytes += cost
+        if self._getters is not None:
+            self._getters.unpark()
+
+    async def put(self, item: Item, stall_timeout: float | None = None) -> None:
+        """Append ``item``, waiting for room (in arrival order).
+
+        Raises ``trio.BrokenResourceError`` if the queue is or gets closed,
+        and :class:`QueueStalled` if ``stall_timeout`` (seconds) passes with
+        no progress of the attached consumer while this call waits.
+        """
+        await trio.lowlevel.checkpoint_if_cancelled()
+        if self._closed:
+            raise trio.BrokenResourceError("queue closed")
+        cost = len(item[1]) + ITEM_OVERHEAD
+        if (self._lock is None or not self._lock.locked()) and self._room(cost):
+            self._append(item, cost)
+            await trio.lowlevel.cancel_shielded_checkpoint()
+            return
+        if self._lock is None:
+            self._lock = trio.StrictFIFOLock()
+        async with self._lock:  # only the first waiting producer watches for room
+            if self._putters is None:
+                self._putters = trio.lowlevel.ParkingLot()
+            while True:
+                if self._closed:
+                    raise trio.BrokenResourceError("queue closed")
+                if self._room(cost):
+                    break
+                deadline = math.inf
+                if stall_timeout is not None and self._attached:
+                    deadline = self._progress_at + stall_timeout
+                    if trio.current_time() >= deadline:
+                        raise QueueStalled(
+                            f"no progress for {stall_timeout} s with {self.nbytes} bytes "
+                            f"in {len(self._items)} frames queued"
+                        )
+                with trio.move_on_at(deadline):
+                    await self._putters.park()
+            self._append(item, cost)
+
+    def _taken(self, item: Item) -> Item:
+        self.nbytes -= len(item[1]) + ITEM_OVERHEAD
+        self._progress_at = trio.current_time()
+        if self._putters is not None:
+            self._putters.unpark_all()
+        return item
+
+    def get_nowait(self) -> Item:
+        """The oldest item; raises ``trio.WouldBlock`` if empty, ``trio.ClosedResourceError`` if closed."""
+        if self._closed:
+            raise trio.ClosedResourceError("queue closed")
+        if not self._items:
+            raise trio.WouldBlock
+        return self._taken(self._items.popleft())
+
+    async def get(self) -> Item:
+        """The oldest item, waiting for one; raises ``trio.ClosedResourceError`` once closed."""
+        await trio.lowlevel.checkpoint_if_cancelled()
+        while not self._items:
+            if self._closed:
+                raise trio.ClosedResourceError("queue closed")
+            if self._getters is None:
+                self._getters = trio.lowlevel.ParkingLot()
+            await self._getters.park()
+        item = self.get_nowait()
+        await trio.lowlevel.cancel_shielded_checkpoint()
+        return item
+
+    def attach(self) -> None:
+        """A consumer is now draining this queue: start the stall clock."""
+        self._attached = True
+        self._progress_at = trio.current_time()
+        if self._putters is not None:
+            self._putters.unpark_all()  # waiting producers arm their stall deadline
+
+    def progress(self) -> None:
+        """The consumer made progress (e.g. wrote a chunk of a large frame)."""
+        self._progress_at = trio.current_time()
+
+    def close(self) -> None:
+        """Close and drop everything queued; waiting producers and consumers are woken (idempotent)."""
+        self._closed = True
+        self._items.clear()
+        self.nbytes = 0
+        for lot in (self._putters, self._getters):
+            if lot is not None:
+                lot.unpark_all()
