@@ -21,14 +21,15 @@ from collections.abc import Sequence
 from mpc_rr.errors import ProtocolAbort, UsageError
 
 COMMANDS: tuple[str, ...] = (
-    "reproduce",
-    "mechanism",
     "run",
     "secure_sum",
+    "rrba",
+    "schema",
+    "reproduce",
+    "mechanism",
     "keys",
     "party",
     "ping",
-    "rrba",
 )
 
 EXIT_OK, EXIT_ABORT, EXIT_USAGE, EXIT_BUG = 0, 1, 2, 3

@@ -90,7 +90,7 @@ def test_sampler_agrees_with_the_shipped_csv(name: str) -> None:
 def test_unknown_category_in_csv_is_a_usage_error(tmp_path) -> None:  # type: ignore[no-untyped-def]
     f = tmp_path / "s.csv"
     f.write_text("A,S,E,O,R,T\nadult,M,uni,emp,big,plane\n")
-    with pytest.raises(UsageError, match="attribute 'T' has unseen category 'plane'"):
+    with pytest.raises(UsageError, match=r"s.csv line 2: column 'T' has value 'plane', not a category"):
         load_csv(f, load_network("survey").schema)
 
 
