@@ -9,13 +9,14 @@ nominal (Cramér's V).
 
 from __future__ import annotations
 
+import csv
 import os
 from pathlib import Path
 
 from mpc_rr.errors import UsageError
-from mpc_rr.schema import Attribute, Dataset, Schema, load_csv
+from mpc_rr.schema import Attribute, Dataset, Schema, encode_columns, load_csv
 
-__all__ = ["ADULT_COLUMNS", "ADULT_SCHEMA", "data_dir", "load_adult"]
+__all__ = ["ADULT_COLUMNS", "ADULT_SCHEMA", "data_dir", "load_adult", "load_adult_test"]
 
 ADULT_COLUMNS = (
     "age", "workclass", "fnlwgt", "education", "education-num", "marital-status",
@@ -81,3 +82,28 @@ def load_adult(path: str | Path | None = None) -> Dataset:
             f"load_adult: {p} not found; set MPC_RR_DATA to the folder holding adult.data"
         )
     return load_csv(p, ADULT_SCHEMA, header=ADULT_COLUMNS)
+
+
+def load_adult_test(path: str | Path | None = None) -> Dataset:
+    """Adult's other half (``adult.test``, 16,281 records), same 8 attributes and codes.
+
+    The file starts with a banner line (``|1x3 Cross validator``) and its
+    income labels end with a period (``<=50K.``); both are removed here.
+    """
+    p = Path(path) if path is not None else data_dir() / "adult.test"
+    if not p.exists():
+        raise UsageError(
+            f"load_adult_test: {p} not found; set MPC_RR_DATA to the folder holding adult.test"
+        )
+    with p.open(newline="") as fh:
+        rows = [
+            [f.strip() for f in r]
+            for r in csv.reader(fh, skipinitialspace=True)
+            if r and not r[0].startswith("|") and any(f.strip() for f in r)
+        ]
+    width = len(ADULT_COLUMNS)
+    for i, r in enumerate(rows):
+        if len(r) != width:
+            raise UsageError(f"load_adult_test: {p} record {i} has {len(r)} fields, expected {width}")
+    cols = {name: [r[k].rstrip(".") for r in rows] for k, name in enumerate(ADULT_COLUMNS)}
+    return encode_columns(cols, ADULT_SCHEMA)
