@@ -13,7 +13,7 @@ import importlib
 import sys
 from collections.abc import Sequence
 
-COMMANDS: tuple[str, ...] = ("reproduce", "mechanism", "run", "secure_sum", "keys", "party", "ping")
+COMMANDS: tuple[str, ...] = ("reproduce", "mechanism", "run", "secure_sum", "keys", "party", "ping", "audit", "attack")
 
 
 def build_parser() -> argparse.ArgumentParser:

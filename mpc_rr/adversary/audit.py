@@ -50,6 +50,7 @@ __all__ = [
     "audit",
     "audit_curve",
     "epsilon_from_precision",
+    "ldp_auditor_audit",
     "ldp_auditor_epsilon",
     "run_guessing_game",
 ]
@@ -136,6 +137,31 @@ def ldp_auditor_epsilon(tp: int, fp: int, trials: int, alpha: float = 0.01) -> f
     if lo <= 0.0:
         return 0.0
     return math.log(lo / hi)
+
+
+def ldp_auditor_audit(
+    mechanism: JointMechanism,
+    trials: int,
+    rng: np.random.Generator,
+    *,
+    test: GuessingTest | None = None,
+    alpha: float = 0.01,
+) -> float:
+    """LDP-Auditor's design, vectorized: ``trials`` runs on each of two inputs, event "output = x_0".
+
+    ``x_0, x_1`` are the first two candidates of ``test`` (default: the
+    structured test), e.g. values ``0`` and ``k - 1`` of k-RR.  Returns
+    :func:`ldp_auditor_epsilon` of the two counts (``2 * trials`` runs in all).
+    """
+    trials = check_count(trials, "trials")
+    if test is None:
+        test = structured_test(mechanism)
+    x0 = test.inputs[0]
+    counts = []
+    for x in test.inputs[:2]:
+        out = np.asarray(mechanism.perturb(np.repeat(x[None, :], trials, axis=0), rng))
+        counts.append(int(np.count_nonzero((out.reshape(trials, -1) == x0).all(axis=1))))
+    return ldp_auditor_epsilon(counts[0], counts[1], trials, alpha)
 
 
 def run_guessing_game(

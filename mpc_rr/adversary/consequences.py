@@ -12,8 +12,9 @@ Given a regrouping of pairwise-RR reports (:mod:`mpc_rr.adversary.linkability`):
   released in ``m - 1`` pairs that the attacker links composes sequentially.
   Reported per attribute: the parallel figure claimed, the sequential one,
   and the figure the measured linking implies (mean over parties of the sum
-  of the epsilons of the pair releases about ``A`` that the handle's group
-  holds), with the share of parties for whom the whole sequential figure applies.
+  of the epsilons of ``i``'s own pair releases about ``A`` that the handle's
+  group holds), with the share of parties for whom the whole sequential
+  figure applies.
 * :func:`reidentification` -- with an auxiliary public table holding every
   party's record among others (e.g. the parties' half of Adult plus the other
   half, ``adult.test``), how often a linked group points at exactly one
@@ -52,30 +53,32 @@ def _first_pair(pairs: Sequence[tuple[int, int]], order: Sequence[int], attr: in
     raise UsageError(f"attribute {attr} is in no pair")
 
 
-def _attribute_evidence(grouping: Grouping, attr: int, groups: np.ndarray, only: int | None) -> np.ndarray:
-    """Log posterior (unnormalized) of ``attr`` for the given groups from their reports."""
+def _attribute_evidence(grouping: Grouping, attr: int, values: np.ndarray, only: int | None) -> np.ndarray:
+    """Log posterior (unnormalized) of ``attr`` from report profiles ``values`` (rows x pairs)."""
     model = grouping.model
-    post = np.log(np.maximum(model.attribute_prior(attr), 1e-300))[None, :].repeat(groups.size, 0)
+    post = np.log(np.maximum(model.attribute_prior(attr), 1e-300))[None, :].repeat(values.shape[0], 0)
     for t, (i, j) in enumerate(model.pairs):
         if attr not in (i, j) or (only is not None and t != only):
             continue
         table = model.evidence_i[t] if attr == i else model.evidence_j[t]
-        post += table[:, grouping.values[groups, t]].T
+        post += table[:, values[:, t]].T
     return np.asarray(post)
 
 
 @dataclass(frozen=True)
 class InferenceResult:
-    """Accuracy of guessing each attribute: prior / one pair / linked pairs.
+    """Accuracy of guessing each attribute: prior / one pair / linked pairs / all own pairs.
 
     ``success`` is the mean linked accuracy, ``baseline`` the mean prior
-    accuracy, ``ci`` the interval of the pooled linked guesses.
+    accuracy, ``ci`` the interval of the pooled linked guesses; ``own`` is
+    what perfect linking (the direct channel) would give.
     """
 
     attributes: tuple[str, ...]
     prior: tuple[float, ...]
     single: tuple[float, ...]
     linked: tuple[float, ...]
+    own: tuple[float, ...]
     linked_ci: tuple[tuple[float, float], ...]
     success: float
     single_mean: float
@@ -89,6 +92,7 @@ class InferenceResult:
             "prior": list(self.prior),
             "single": list(self.single),
             "linked": list(self.linked),
+            "own_pairs": list(self.own),
             "linked_ci": [list(c) for c in self.linked_ci],
             "success": self.success,
             "single_mean": self.single_mean,
@@ -114,7 +118,7 @@ def attribute_inference(
     if n != release.parties or m != len(release.sizes):
         raise UsageError(f"codes must have shape ({release.parties}, {len(release.sizes)}), got {c.shape}")
     names = tuple(names) if names is not None else tuple(f"A{a}" for a in range(m))
-    prior, single, linked, cis = [], [], [], []
+    prior, single, linked, own, cis = [], [], [], [], []
     hits = 0
     for a in range(m):
         t = _first_pair(release.pairs, grouping.order, a)
@@ -122,9 +126,12 @@ def attribute_inference(
         truth = c[:, a]
         mode = int(np.argmax(grouping.model.attribute_prior(a)))
         prior.append(float(np.mean(truth == mode)))
-        one = np.argmax(_attribute_evidence(grouping, a, g, t), axis=1)
+        held = grouping.values[g]
+        one = np.argmax(_attribute_evidence(grouping, a, held, t), axis=1)
         single.append(float(np.mean(one == truth)))
-        many = np.argmax(_attribute_evidence(grouping, a, g, None), axis=1)
+        mine = np.argmax(_attribute_evidence(grouping, a, release.reports, None), axis=1)
+        own.append(float(np.mean(mine == truth)))
+        many = np.argmax(_attribute_evidence(grouping, a, held, None), axis=1)
         k = int(np.sum(many == truth))
         hits += k
         linked.append(k / n)
@@ -134,6 +141,7 @@ def attribute_inference(
         prior=tuple(prior),
         single=tuple(single),
         linked=tuple(linked),
+        own=tuple(own),
         linked_ci=tuple(cis),
         success=float(np.mean(linked)),
         single_mean=float(np.mean(single)),
@@ -173,8 +181,11 @@ def epsilon_consequence(
     """Epsilon per attribute: claimed (parallel), sequential, and implied by the measured linking.
 
     A pair release about ``A`` counts as linked for party ``i`` when the group
-    holding ``i``'s handle report about ``A`` holds ``i``'s value for that
-    pair (the attacker then combines it: its epsilon adds up).
+    holding ``i``'s handle report about ``A`` holds ``i``'s *own* report of
+    that pair (the same randomization, not merely an equal value from someone
+    else, which costs ``i`` nothing): the attacker then combines ``i``'s
+    releases and their epsilons add up.  A random grouping implies the
+    parallel figure plus ``1/n`` of the rest.
     """
     m = len(release.sizes)
     names = tuple(names) if names is not None else tuple(f"A{a}" for a in range(m))
@@ -189,7 +200,7 @@ def epsilon_consequence(
         for t, p in enumerate(release.pairs):
             if a not in p:
                 continue
-            ok = grouping.values[g, t] == release.reports[:, t]
+            ok = party_groups(owners, grouping, t) == g
             total += eps[p] * ok
             every &= ok
         implied.append(float(total.mean()))
