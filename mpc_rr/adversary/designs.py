@@ -206,7 +206,10 @@ def search_test(
     inputs ``(u, w)``, the log ratio of each output.  Candidate guess sets are
     "guess ``u`` where the ratio is at least ``t``, ``w`` where it is at most
     ``-t``"; the pair and ``t`` with the largest *predicted* lower bound at
-    ``final_trials`` (normal approximation to Clopper-Pearson) win.  All pairs
+    ``final_trials`` win (normal approximation to Clopper-Pearson, widened by
+    the pilot's own sampling error), and among the candidates within one pilot
+    standard error of the best the one with the most guesses is taken, so
+    that pilot noise does not pick a needlessly small guess set.  All pairs
     and thresholds are scored at once (arrays of ``N^2 x N``).
 
     Raises
@@ -253,12 +256,22 @@ def search_test(
     r = c_all * final_trials
     prec = np.divide(c_right, c_all, out=np.zeros_like(c_all), where=c_all > 0)
     z = float(stats.norm.isf(1.0 - confidence))
-    lo = prec - z * np.sqrt(np.maximum(prec * (1 - prec), 1e-12) / np.maximum(r, 1e-12))
+    # the pilot's own noise counts too: a small guess set whose precision looks higher
+    # only by chance is not preferred to a larger one that is as good
+    r_pilot = c_all * 2 * per_input
+    spread = (1.0 / np.maximum(r, 1e-12)) + (1.0 / np.maximum(r_pilot, 1e-12))
+    lo = prec - z * np.sqrt(np.maximum(prec * (1 - prec), 1e-12) * spread)
     lo = np.clip(lo, 1e-12, 1 - 1e-12)
     pred = np.where(last & (r >= 1), np.log(lo / (1 - lo)), -np.inf)
     idx = np.arange(n_cells)
     pred[idx, idx, :] = -np.inf
-    u, w, j = np.unravel_index(int(np.argmax(pred)), pred.shape)
+    # one-standard-error rule (Breiman et al. 1984): among the candidates within one pilot
+    # standard error of the best (delta method for the logit), take the most guesses
+    best = np.unravel_index(int(np.argmax(pred)), pred.shape)
+    p_b = float(prec[best])
+    se = 1.0 / math.sqrt(max(float(r_pilot[best]) * p_b * (1.0 - p_b), 1e-12))
+    eligible = pred >= pred[best] - se
+    u, w, j = np.unravel_index(int(np.argmax(np.where(eligible, c_all, -1.0))), pred.shape)
     chosen = order[u, w, : j + 1]
     table = np.full(n_cells, -1, dtype=np.int64)
     table[chosen[d[u, w, chosen] >= 0]] = 0

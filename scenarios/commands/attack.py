@@ -52,7 +52,7 @@ def _register_linkability(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--parties", type=int, default=1000, help="parties drawn from adult.data")
     p.add_argument("--p", type=float, default=0.5, help="keep probability of the pair mechanisms")
     p.add_argument("--channel", choices=CHANNELS, default="anonymous")
-    p.add_argument("--sweeps", type=int, default=2, help="re-assignment passes after the first")
+    p.add_argument("--sweeps", type=int, default=0, help="re-assignment passes after the first")
     p.add_argument("--confidence", type=float, default=0.95)
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--reid-targets", type=int, default=1000, help="parties re-identified (sample)")
@@ -137,7 +137,8 @@ def _run_linkability(args: argparse.Namespace) -> int:
                 )
                 row[ch] = {"success": r.success, "ci": list(r.ci), "baseline": r.baseline}
             curve.append(row)
-        png = _plot(curve, args.p, args.out)
+        main = None if args.parties in grid else (args.parties, args.channel, res)
+        png = _plot(curve, args.p, args.out, main)
         out["curve"] = curve
         out["plot"] = str(png)
     out["seconds_total"] = time.perf_counter() - start
@@ -197,7 +198,10 @@ def _print(args: argparse.Namespace, res, inf, eps, reid, png) -> None:  # type:
         print(f"  plot: {png}")
 
 
-def _plot(curve: list[dict[str, object]], p: float, out: Path) -> Path:
+def _plot(
+    curve: list[dict[str, object]], p: float, out: Path,
+    main: tuple[int, str, LinkabilityResult] | None = None,
+) -> Path:
     import matplotlib
 
     matplotlib.use("Agg")
@@ -217,6 +221,13 @@ def _plot(curve: list[dict[str, object]], p: float, out: Path) -> Path:
         ax.fill_between(x, lo, hi, color=color, alpha=0.15)
     base = [row["anonymous"]["baseline"] for row in curve]  # type: ignore[index]
     ax.plot(x, base, ":", color="black", label="random grouping (baseline)")
+    if main is not None:
+        n, ch, r = main
+        ax.errorbar(
+            [n], [r.success], yerr=[[r.success - r.ci[0]], [r.ci[1] - r.success]], fmt="*",
+            ms=13, color=style[ch][0], mec="black", label=f"this run: {ch}, n = {n:,}",
+        )
+        ax.plot([n], [r.baseline], "_", ms=14, color="black")
     ax.set_xscale("log")
     ax.set_ylim(0, 1.05)
     ax.set_xlabel("parties n")
