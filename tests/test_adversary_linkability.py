@@ -112,6 +112,16 @@ def test_consequences_of_linking():
     assert all(p <= i < s for p, i, s in zip(eps_a.parallel, eps_a.implied, eps_a.sequential, strict=True))
 
 
+def test_inference_without_leak_is_the_prior():
+    rel, rng = _release(400, None, seed=8)  # uniform pair reports: nothing to infer from
+    codes = _records(400, 8)
+    for channel in ("direct", "anonymous"):
+        run = attack(rel, channel, rng)
+        inf = attribute_inference(rel, codes, run.owners, run.grouping)
+        assert inf.ci[0] <= inf.baseline <= inf.ci[1], (channel, inf)
+        assert inf.single_mean == pytest.approx(inf.baseline, abs=0.02)
+
+
 def test_reidentification_against_an_auxiliary_table():
     n = 120
     codes = _records(n, 7)

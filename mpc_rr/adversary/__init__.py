@@ -14,6 +14,8 @@ Modules, one job each:
   (Jagielski et al. 2020; LDP-Auditor, Arcolezi & Gambs 2024);
 * :mod:`~mpc_rr.adversary.one_run` -- one-run audit (Steinke, Nasr & Jagielski 2023);
 * :mod:`~mpc_rr.adversary.traffic` -- sizes, timing and participation seen on the wire;
+* :mod:`~mpc_rr.adversary.channels` -- pairwise-RR releases and the view each
+  channel (direct, anonymous, secure-sum) delivers;
 * :mod:`~mpc_rr.adversary.linkability` -- regrouping pairwise-RR submissions
   (Sec. 4.3), degree of anonymity (Diaz et al. 2002), anonymity set
   (Serjantov & Danezis 2002);

@@ -56,13 +56,22 @@ from __future__ import annotations
 
 import math
 import time
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 import numpy as np
 from scipy.optimize import linear_sum_assignment
 
 from mpc_rr.adversary._stats import check_confidence, check_count, cp_two_sided, mean_ci
+from mpc_rr.adversary.channels import (
+    CHANNELS,
+    ChannelView,
+    Pair,
+    PairwiseRelease,
+    expand_totals,
+    observe,
+    release_pairs,
+)
 from mpc_rr.errors import UsageError
 from mpc_rr.estimation import estimate_distribution
 from mpc_rr.joint import JointMechanism
@@ -86,143 +95,11 @@ __all__ = [
     "release_pairs",
 ]
 
-Pair = tuple[int, int]
-CHANNELS = ("direct", "anonymous", "secure-sum")
 SOLVERS = ("transport", "assignment")
 #: Largest n for the dense n x n reference solver.
 ASSIGNMENT_MAX = 5000
 _TINY = 1e-300
 _PRIOR_FLOOR = 1e-6
-
-
-@dataclass(frozen=True, eq=False)
-class PairwiseRelease:
-    """Every party's pairwise-RR reports; ``reports[i, t]`` is party ``i``'s cell of pair ``t``.
-
-    Ground truth for evaluation; the aggregator sees a :class:`ChannelView` of it.
-    Cells are row-major in the pair's domain (``a * |A_j| + b``), pairs in
-    :class:`~mpc_rr.pair_cells.PairLayout` order (``i < j``, lexicographic).
-    """
-
-    sizes: tuple[int, ...]
-    pairs: tuple[Pair, ...]
-    mechanisms: tuple[JointMechanism, ...]
-    reports: np.ndarray
-
-    @property
-    def parties(self) -> int:
-        return int(self.reports.shape[0])
-
-    def cells(self, t: int) -> int:
-        i, j = self.pairs[t]
-        return self.sizes[i] * self.sizes[j]
-
-
-def release_pairs(
-    codes: np.ndarray,
-    sizes: Sequence[int],
-    mechanisms: Sequence[JointMechanism] | Mapping[Pair, JointMechanism] | Callable[[Pair], JointMechanism],
-    rng: np.random.Generator,
-) -> PairwiseRelease:
-    """Randomize every attribute pair of every record (Sec. 4.3 step 3a), vectorized per pair.
-
-    ``mechanisms``: one per pair in layout order (e.g.
-    ``PipelineConfig.pair_mechanisms()``), a mapping ``{(i, j): mechanism}``,
-    or a callable ``(|A_i|, |A_j|) -> mechanism``.
-    """
-    lay = PairLayout(tuple(int(s) for s in sizes))
-    c = np.asarray(codes)
-    if c.ndim != 2 or c.shape[1] != len(lay.sizes):
-        raise UsageError(f"codes must have shape (n, {len(lay.sizes)}), got {c.shape}")
-    check_count(c.shape[0], "parties (rows of codes)", 2)
-    mechs: list[JointMechanism] = []
-    for t, (i, j) in enumerate(lay.pairs):
-        dom = (lay.sizes[i], lay.sizes[j])
-        if isinstance(mechanisms, Mapping):
-            mech = mechanisms[(i, j)]
-        elif callable(mechanisms):
-            mech = mechanisms(dom)
-        else:
-            if len(mechanisms) != len(lay.pairs):
-                raise UsageError(
-                    f"need one mechanism per pair: {len(lay.pairs)} pairs, got {len(mechanisms)}"
-                )
-            mech = mechanisms[t]
-        if tuple(mech.sizes) != dom:
-            raise UsageError(f"mechanism of pair ({i}, {j}) has sizes {tuple(mech.sizes)}, need {dom}")
-        mechs.append(mech)
-    reports = np.empty((c.shape[0], len(lay.pairs)), np.int64)
-    for t, (i, j) in enumerate(lay.pairs):
-        y = np.asarray(mechs[t].perturb(c[:, [i, j]], rng))
-        reports[:, t] = y[:, 0] * lay.sizes[j] + y[:, 1]
-    return PairwiseRelease(lay.sizes, lay.pairs, tuple(mechs), reports)
-
-
-@dataclass(frozen=True, eq=False)
-class ChannelView:
-    """What the aggregator receives over one channel (and nothing else).
-
-    ``elements[t]``: the pair-``t`` reports in arrival order (direct, anonymous);
-    ``senders[t]``: the authenticated sender of each (direct only);
-    ``totals[t]``: the count of each cell (secure-sum only).
-    """
-
-    channel: str
-    parties: int
-    sizes: tuple[int, ...]
-    pairs: tuple[Pair, ...]
-    elements: tuple[np.ndarray, ...] | None = None
-    senders: tuple[np.ndarray, ...] | None = None
-    totals: tuple[np.ndarray, ...] | None = None
-
-    def counts(self, t: int) -> np.ndarray:
-        """Cell counts of pair ``t`` (every channel reveals them)."""
-        i, j = self.pairs[t]
-        if self.totals is not None:
-            return self.totals[t]
-        assert self.elements is not None
-        return np.asarray(np.bincount(self.elements[t], minlength=self.sizes[i] * self.sizes[j]))
-
-
-def expand_totals(totals: np.ndarray) -> np.ndarray:
-    """The multiset a histogram stands for, as elements sorted by cell."""
-    return np.asarray(np.repeat(np.arange(totals.size), np.asarray(totals, dtype=np.int64)))
-
-
-def observe(
-    release: PairwiseRelease, channel: str, rng: np.random.Generator
-) -> tuple[ChannelView, tuple[np.ndarray, ...]]:
-    """The aggregator's view of a release, and the owners of its elements (ground truth).
-
-    ``owners[t][e]`` is the party of element ``e`` of pair ``t`` in the order
-    the attack enumerates them (for ``secure-sum``, the sorted expansion of the
-    totals; parties sharing a cell are exchangeable, so they are assigned to
-    those elements in a random order).  Arrival orders are random permutations
-    drawn from ``rng``.
-    """
-    if channel not in CHANNELS:
-        raise UsageError(f"channel must be one of {CHANNELS}, got {channel!r}")
-    n, npairs = release.reports.shape
-    owners: list[np.ndarray] = []
-    if channel == "secure-sum":
-        totals = []
-        for t in range(npairs):
-            y = release.reports[:, t]
-            totals.append(np.bincount(y, minlength=release.cells(t)))
-            owners.append(np.lexsort((rng.random(size=int(n)), y)))  # sorted by cell, random within
-        view = ChannelView(channel, n, release.sizes, release.pairs, totals=tuple(totals))
-        return view, tuple(owners)
-    elements, senders = [], []
-    for t in range(npairs):
-        perm = rng.permutation(n)
-        owners.append(perm)
-        elements.append(release.reports[perm, t])
-        senders.append(perm)
-    view = ChannelView(
-        channel, n, release.sizes, release.pairs, elements=tuple(elements),
-        senders=tuple(senders) if channel == "direct" else None,
-    )
-    return view, tuple(owners)
 
 
 def _dense(mech: JointMechanism) -> np.ndarray:
