@@ -58,7 +58,7 @@ MAX_INPUTS = 1 << 16
 SEARCH_MAX_CELLS = 64
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False)
 class GuessingTest:
     """``K`` candidate inputs and a guess rule over the flat output domain.
 

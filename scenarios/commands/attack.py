@@ -168,6 +168,11 @@ def _print(args: argparse.Namespace, res, inf, eps, reid, png) -> None:  # type:
         f"   effective anonymity set 2^H = {res.anonymity_set:,.1f} of {res.parties:,}"
     )
     print(f"  attacker: {res.seconds:.1f} s")
+    if res.channel != "direct":
+        print(
+            "  (the secure sum's totals are the multiset a perfect mix delivers: the anonymous and "
+            "secure-sum views carry the same information)"
+        )
     print("  attribute inference (accuracy of MAP guesses of each party's value):")
     print(f"    {'attribute':<15} {'prior':>7} {'1 pair':>7} {'linked':>7} {'own (direct)':>13}")
     rows = zip(inf.attributes, inf.prior, inf.single, inf.linked, inf.own, strict=True)

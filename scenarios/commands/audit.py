@@ -181,6 +181,11 @@ def _run(args: argparse.Namespace) -> int:
     print(f"  epsilon claimed:           {_fmt(claimed)}  ({source})")
     verdict = "REFUTED: the mechanism leaks more than claimed" if res.violation else "not refuted"
     print(f"  claim: {verdict}   ({res.seconds:.3f} s)")
+    if curve:
+        print(
+            f"  LDP-Auditor's formula, same {curve[-1]['trials']:,} runs and confidence: "
+            f"{_fmt(curve[-1]['ldp_auditor'])}"
+        )
     if args.one_run:
         o = out["one_run"]
         assert isinstance(o, dict)
