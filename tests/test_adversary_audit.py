@@ -96,13 +96,27 @@ def test_nothing_leaks_audits_to_zero_within_its_interval():
         assert bb.epsilon_lower == 0.0 and bb.ci[0] <= bb.baseline <= bb.ci[1]
 
 
-def test_honest_mechanism_never_above_true_beyond_confidence():
-    # k-RR at eps = 1 with the tight test: P(lower bound > eps) <= 1 - confidence per audit.
-    # Over 300 independent audits the count of violations is Binomial(300, <= 0.1).
+@pytest.mark.parametrize(
+    ("mech", "black_box"),
+    [
+        (k_rr(2, 1.0), False),
+        (LambdaRandomization((3, 4), (0.5, 0.6)), False),
+        (solve_lp((3, 3, 3), (1.0, 1.5, 2.0)), False),
+        (k_rr(3, 1.0), True),
+    ],
+    ids=["k-RR", "lambda", "optimized-lp", "k-RR black box"],
+)
+def test_honest_mechanism_never_above_true_beyond_confidence(mech, black_box):
+    # With a tight test, P(lower bound > true eps) <= 1 - confidence per audit, so over
+    # `runs` independent audits the count of violations is at most Binomial(runs, 0.1).
     rng = np.random.default_rng(3)
-    mech = k_rr(2, 1.0)
-    runs, conf = 300, 0.9
-    above = sum(audit(mech, 2_000, rng, confidence=conf).epsilon_lower > 1.0 for _ in range(runs))
+    runs, conf = (100, 0.9) if black_box else (300, 0.9)
+    true = mech.epsilon
+    above = sum(
+        audit(mech, 2_000, rng, confidence=conf, black_box=black_box, pilot_trials=3_000)
+        .epsilon_lower > true
+        for _ in range(runs)
+    )
     assert above <= stats.binom.ppf(0.999, runs, 1 - conf)
 
 

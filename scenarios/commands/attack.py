@@ -99,6 +99,8 @@ def _one(
 
 def _run_linkability(args: argparse.Namespace) -> int:
     data = load_adult()
+    if args.reid_targets < 1:
+        raise UsageError(f"--reid-targets must be an integer >= 1, got {args.reid_targets}")
     if not 2 <= args.parties <= data.n:
         raise UsageError(f"--parties must be in 2..{data.n} (Adult's records), got {args.parties}")
     start = time.perf_counter()
