@@ -5,7 +5,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: demo test lint bench typecheck clean
+.PHONY: demo test lint bench clean
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -18,10 +18,8 @@ demo: $(STAMP)
 
 test: $(STAMP)
 	$(BIN)/ruff check .
+	$(BIN)/mypy --strict mpc_rr
 	$(BIN)/python -m pytest
-
-typecheck: $(STAMP)
-	$(BIN)/mypy --strict --follow-imports=silent mpc_rr/adversary
 
 bench: $(STAMP)
 	$(BIN)/python -m benchmarks

@@ -33,8 +33,8 @@ import numpy as np
 
 from mpc_rr.datasets import ADULT_SCHEMA, load_adult
 from mpc_rr.pair_cells import PairLayout, crosstabs
-from mpc_rr.secure_sum.simulate import SumReport, run_secure_sum
-from scenarios.secure_sum_runners import runner_for
+from scenarios.runners import runner_for
+from scenarios.secure_sum import SumReport, run_secure_sum
 
 ADULT_DEGREE = 12
 ADULT_FAILURE = 1e-3
@@ -77,14 +77,16 @@ def adult(quick: bool = False, transport: str = "memory") -> None:
             np.array_equal(lay.decode(rep.total)[k], t)
             for k, t in crosstabs(codes, ADULT_SCHEMA.sizes).items()
         )
+        c = rep.costs
+        dp, co = c.data_parties()["mean"], c.coordinator()
         print(
             f"  {label:30s} exact={rep.exact} tables==crosstabs={tables_ok} "
             f"survivors={rep.survivors} included_inputs={rep.survivors} "
-            f"t={rep.params.get('threshold')} wall={rep.wall_s:.1f}s cpu={cpu:.1f}s "
-            f"messages={rep.messages} ({rep.messages / n:.1f}/party) "
-            f"bytes/party sent={rep.bytes_per_party_sent:.0f} recv={rep.bytes_per_party_received:.0f} "
-            f"aggregator sent={rep.aggregator_bytes_sent / 1e6:.1f}MB "
-            f"recv={rep.aggregator_bytes_received / 1e6:.1f}MB; {_load()}",
+            f"t={rep.params.get('threshold')} wall={c.wall_s:.1f}s cpu={cpu:.1f}s "
+            f"messages={c.messages} ({c.messages / n:.1f}/party) "
+            f"bytes/party sent={dp['bytes_sent']:.0f} recv={dp['bytes_received']:.0f} "
+            f"aggregator sent={co['bytes_sent'] / 1e6:.1f}MB "
+            f"recv={co['bytes_received'] / 1e6:.1f}MB; {_load()}",
             flush=True,
         )
 
@@ -110,24 +112,26 @@ def sweep(quick: bool = False, transport: str = "memory") -> None:
         for protocol in ("full-mesh", "full-mesh-board", "secagg"):
             walls, cpus = [], []
             for r in range(reps):
-                rep, cpu = _run(protocol, x, seed=r, max_dropout=0.1, transport=transport)
+                tol = {"max_dropout": 0.1} if protocol == "secagg" else {}
+                rep, cpu = _run(protocol, x, seed=r, transport=transport, **tol)
                 if r == 0:
                     first = rep
                 assert rep.exact, (protocol, n, d, rep.aborted)
-                walls.append(rep.wall_s)
+                walls.append(rep.costs.wall_s)
                 cpus.append(cpu)
             rows[protocol] = (statistics.median(walls), statistics.median(cpus), first)
         base_wall, _, base = rows["secagg"]
         for protocol, (wall, cpu, rep) in rows.items():
             print(
-                f"  {n:>5} {d:>5} {protocol:16} {wall:8.3f} {cpu:8.3f} {rep.messages:>9} "
-                f"{rep.bytes:>12} {wall / base_wall:10.2f} {rep.bytes / base.bytes:11.2f}",
+                f"  {n:>5} {d:>5} {protocol:16} {wall:8.3f} {cpu:8.3f} {rep.costs.messages:>9} "
+                f"{rep.costs.bytes:>12} {wall / base_wall:10.2f} "
+                f"{rep.costs.bytes / base.costs.bytes:11.2f}",
                 flush=True,
             )
         c = crossover.setdefault(d, {"wall": None, "bytes": None})
         if c["wall"] is None and rows["full-mesh"][0] > base_wall:
             c["wall"] = n
-        if c["bytes"] is None and rows["full-mesh"][2].bytes > base.bytes:
+        if c["bytes"] is None and rows["full-mesh"][2].costs.bytes > base.costs.bytes:
             c["bytes"] = n
     for d, c in crossover.items():
         print(

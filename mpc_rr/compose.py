@@ -1,9 +1,10 @@
 """Running one role inside another (a sub-protocol), e.g. a secure sum inside the pipeline.
 
-The outer role keeps a :class:`SubProtocol`; messages whose type belongs to
-the inner role's ``message_types`` are handed to it, its sends pass through
-unchanged, and when it is done the outer role reads ``result`` (or
-``error``).  Timeouts and ``waiting_for`` are delegated while it runs.
+The outer role keeps a :class:`SubProtocol` and routes the inner role's
+messages to it through the :class:`~mpc_rr.roles.SubMessage` event of its
+transition table (``Role._is_sub_message`` tells which messages those are);
+the inner role's sends pass through unchanged, and when it is done the outer
+role reads ``result`` (or ``error``).  The inner role checks its own run label.
 Message types of inner and outer protocols must be disjoint.
 """
 
@@ -20,18 +21,15 @@ class SubProtocol:
 
     def __init__(self, role: Role) -> None:
         self.role = role
-        self.started = False
 
     def accepts(self, msg: Message) -> bool:
         return isinstance(msg, self.role.message_types)
 
     def start(self) -> list[Send]:
-        self.started = True
         return self.role.start()
 
     def receive(self, src: int, msg: Message) -> list[Send]:
-        if self.role.done:
-            return []  # late message for a finished sub-protocol: nothing to do
+        """Hand ``msg`` to the inner role (ignored once it is done)."""
         return self.role.receive(src, msg)
 
     @property

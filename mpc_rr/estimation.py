@@ -24,6 +24,7 @@ from typing import Literal
 
 import numpy as np
 
+from mpc_rr.choices import ESTIMATORS
 from mpc_rr.errors import UsageError
 from mpc_rr.joint import JointMechanism
 
@@ -37,7 +38,7 @@ __all__ = [
 ]
 
 Method = Literal["clip", "project", "ibu", "none"]
-METHODS: tuple[str, ...] = ("clip", "project", "ibu", "none")
+METHODS: tuple[str, ...] = ESTIMATORS
 
 
 @dataclass(frozen=True)
@@ -65,7 +66,8 @@ def clip_rescale(v: np.ndarray) -> np.ndarray:
     s = x.sum()
     if s <= 0:
         return np.full_like(x, 1.0 / x.size)
-    return x / s
+    result: np.ndarray = x / s
+    return result
 
 
 def project_simplex(v: np.ndarray) -> np.ndarray:
@@ -79,7 +81,8 @@ def project_simplex(v: np.ndarray) -> np.ndarray:
     ks = np.arange(1, flat.size + 1)
     rho = np.flatnonzero(u - css / ks > 0)[-1]
     theta = css[rho] / (rho + 1.0)
-    return np.maximum(flat - theta, 0.0).reshape(x.shape)
+    result: np.ndarray = np.maximum(flat - theta, 0.0).reshape(x.shape)
+    return result
 
 
 def ibu(

@@ -69,7 +69,7 @@ def local_epsilon(matrix: np.ndarray) -> float:
 
 
 def _check_sizes(sizes: Sequence[int] | int) -> tuple[int, ...]:
-    s = (int(sizes),) if np.isscalar(sizes) else tuple(int(x) for x in sizes)  # type: ignore[arg-type]
+    s = (int(sizes),) if isinstance(sizes, int | np.integer) else tuple(int(x) for x in sizes)
     if not s or any(x < 1 for x in s):
         raise UsageError(f"sizes must be a non-empty list of positive ints, got {sizes!r}")
     return s
@@ -100,7 +100,8 @@ def _as_joint_codes(codes: np.ndarray, sizes: tuple[int, ...]) -> np.ndarray:
         )
     if len(sizes) == 1:
         return c2[:, 0].astype(np.int64, copy=False)
-    return np.ravel_multi_index(tuple(c2.T), sizes).astype(np.int64, copy=False)
+    result: np.ndarray = np.ravel_multi_index(tuple(c2.T), sizes).astype(np.int64, copy=False)
+    return result
 
 
 def _from_joint(flat: np.ndarray, like: np.ndarray, sizes: tuple[int, ...]) -> np.ndarray:
@@ -152,7 +153,7 @@ class RandomizationMatrix:
         self._sizes = _check_sizes(sizes if sizes is not None else m.shape[0])
         if math.prod(self._sizes) != m.shape[0]:
             raise UsageError(f"sizes {self._sizes} do not multiply to matrix order {m.shape[0]}")
-        self._cdf = np.cumsum(m, axis=1)
+        self._cdf: np.ndarray = np.cumsum(m, axis=1)
         self._cdf[:, -1] = 1.0
 
     @property
@@ -169,7 +170,7 @@ class RandomizationMatrix:
     def perturb(self, codes: np.ndarray, rng: np.random.Generator) -> np.ndarray:
         """Inverse-CDF sampling, grouped by true value: O(n log N), one uniform per record."""
         flat = _as_joint_codes(codes, self._sizes)
-        u = rng.random(flat.shape[0])
+        u: np.ndarray = rng.random((flat.shape[0],))
         out = np.empty_like(flat)
         order = np.argsort(flat, kind="stable")
         bounds = np.searchsorted(flat[order], np.arange(self.matrix.shape[0] + 1))
@@ -182,12 +183,14 @@ class RandomizationMatrix:
     def forward(self, pi: np.ndarray) -> np.ndarray:
         """Report distribution ``P^T pi`` (same shape as ``pi``)."""
         p = np.asarray(pi, dtype=float)
-        return (self.matrix.T @ p.reshape(-1)).reshape(p.shape)
+        result: np.ndarray = (self.matrix.T @ p.reshape(-1)).reshape(p.shape)
+        return result
 
     def adjoint(self, r: np.ndarray) -> np.ndarray:
         """``P r`` (used by iterative Bayesian update)."""
         x = np.asarray(r, dtype=float)
-        return (self.matrix @ x.reshape(-1)).reshape(x.shape)
+        result: np.ndarray = (self.matrix @ x.reshape(-1)).reshape(x.shape)
+        return result
 
     def estimate(self, observed: np.ndarray) -> np.ndarray:
         """Eq. 2 by solving ``P^T pi = observed`` (LU solve, no explicit inverse)."""
@@ -263,11 +266,11 @@ class UniformMixture:
         if c.size == len(self._sizes) and c.ndim <= 2 and np.issubdtype(c.dtype, np.integer):
             return self._perturb_one(c, rng)
         flat = _as_joint_codes(codes, self._sizes)
-        u = rng.random(flat.shape[0])
+        u: np.ndarray = rng.random((flat.shape[0],))
         a = self.keep
         if a >= 1.0:
             return np.array(codes, copy=True)
-        fresh = u - a
+        fresh: np.ndarray = u - a
         fresh *= self.N / (1.0 - a)
         fresh = fresh.astype(np.int64)
         np.minimum(fresh, self.N - 1, out=fresh)
@@ -295,7 +298,8 @@ class UniformMixture:
 
     def forward(self, pi: np.ndarray) -> np.ndarray:
         p = np.asarray(pi, dtype=float)
-        return self.keep * p + (1.0 - self.keep) * p.sum() / self.N
+        result: np.ndarray = self.keep * p + (1.0 - self.keep) * p.sum() / self.N
+        return result
 
     adjoint = forward  # symmetric
 
@@ -304,7 +308,8 @@ class UniformMixture:
         o = _check_observed(observed, self._sizes)
         if self.keep == 0.0:
             return np.full(o.shape, o.sum() / self.N)
-        return (o - (1.0 - self.keep) * o.sum() / self.N) / self.keep
+        result: np.ndarray = (o - (1.0 - self.keep) * o.sum() / self.N) / self.keep
+        return result
 
     def __repr__(self) -> str:
         return f"UniformMixture(sizes={self._sizes}, keep={self.keep:.6g})"

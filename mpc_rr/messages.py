@@ -18,8 +18,9 @@ a message with another version is rejected.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Iterable
-from typing import Any, ClassVar
+from typing import Annotated, Any
 
 import msgspec
 import numpy as np
@@ -28,33 +29,54 @@ from mpc_rr.errors import DecodeError, UsageError
 
 __all__ = [
     "DEFAULT_MAX_FRAME",
+    "MAX_LABEL",
     "WIRE_VERSION",
     "Codec",
     "Message",
     "WireArray",
+    "message_type",
 ]
 
 WIRE_VERSION = 1
 DEFAULT_MAX_FRAME = 64 * 1024 * 1024 + 4096  # a 64 MiB payload plus headers
+
+_MAX_DIMS = 8
 
 _ALLOWED_DTYPES = frozenset(
     ["|b1", "|u1", "|i1", "<u2", "<i2", "<u4", "<i4", "<u8", "<i8", "<f4", "<f8"]
 )
 
 
+MAX_LABEL = 256
+"""Longest run label the codec accepts (a hostile 8 MiB label must not be stored)."""
+
+_BY_NAME: dict[str, type[Message]] = {}
+
+
 class Message(msgspec.Struct, frozen=True, forbid_unknown_fields=True, tag=True, kw_only=True):
     """Base of every message.
 
     Fields common to all messages are the routing labels: ``run`` (protocol
-    run id), ``step`` (a protocol-defined step/round number).  The sender is
-    not a field: it is the authenticated transport source.
+    run id, at most :data:`MAX_LABEL` characters), ``step`` (a protocol-defined
+    step/round number).  The sender is not a field: it is the authenticated
+    transport source.
     """
 
     v: int = WIRE_VERSION
-    run: str = ""
-    step: int = 0
+    run: Annotated[str, msgspec.Meta(max_length=MAX_LABEL)] = ""
+    step: Annotated[int, msgspec.Meta(ge=0, le=2**31)] = 0
 
-    schema_version: ClassVar[int] = WIRE_VERSION
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        super().__init_subclass__(**kwargs)
+        _BY_NAME.setdefault(cls.__name__, cls)
+
+
+def message_type(name: str) -> type[Message]:
+    """The message class whose wire tag is ``name`` (the first one defined with that name)."""
+    try:
+        return _BY_NAME[name]
+    except KeyError:
+        raise UsageError(f"no message type {name!r}; known: {sorted(_BY_NAME)}") from None
 
 
 class WireArray(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
@@ -68,7 +90,7 @@ class WireArray(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
     def from_numpy(cls, arr: np.ndarray) -> WireArray:
         a = np.asarray(arr)
         dt = a.dtype.newbyteorder("<") if a.dtype.byteorder == ">" else a.dtype
-        shape = a.shape  # np.ascontiguousarray turns 0-d arrays into shape (1,)
+        shape: tuple[int, ...] = a.shape  # np.ascontiguousarray turns 0-d arrays into (1,)
         a = np.ascontiguousarray(a, dtype=dt).reshape(shape)
         if a.dtype.str not in _ALLOWED_DTYPES:
             raise UsageError(f"WireArray: dtype {a.dtype.str!r} not allowed on the wire")
@@ -95,11 +117,11 @@ class WireArray(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
             raise DecodeError(
                 f"array {who}: dtype {self.dtype!r}, expected {np.dtype(dtype).str!r}", sender
             )
-        if any(s < 0 for s in self.shape):
-            raise DecodeError(f"array {who}: negative dimension in shape {self.shape}", sender)
+        if len(self.shape) > _MAX_DIMS or any(s < 0 for s in self.shape):
+            raise DecodeError(f"array {who}: shape {self.shape} is not a valid array shape", sender)
         if shape is not None and tuple(self.shape) != tuple(shape):
             raise DecodeError(f"array {who}: shape {self.shape}, expected {tuple(shape)}", sender)
-        count = int(np.prod(self.shape, dtype=np.int64)) if self.shape else 1
+        count = math.prod(self.shape)  # Python ints: a hostile shape cannot overflow to 0
         if count * dt.itemsize != len(self.data):
             raise DecodeError(
                 f"array {who}: {len(self.data)} bytes do not match dtype {self.dtype} "
@@ -159,7 +181,7 @@ class Codec:
                 f"frame from {who}: {len(data)} bytes > max_frame {self.max_frame}", sender
             )
         try:
-            msg = self._decoder.decode(data)
+            msg: Message = self._decoder.decode(data)
         except (msgspec.ValidationError, msgspec.DecodeError) as exc:
             raise DecodeError(f"frame from {who}: {exc}", sender) from None
         except Exception as exc:  # msgspec should not raise anything else; keep the promise

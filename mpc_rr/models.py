@@ -46,18 +46,18 @@ class FactorModel:
         if len(set(attrs)) != len(attrs):
             raise UsageError(f"marginal: repeated attributes {attrs}")
         letters = {a: string.ascii_letters[k] for k, a in enumerate(sorted(set(attrs)))}
-        operands: list[object] = []
+        arrays: list[np.ndarray] = []
+        subscripts: list[str] = []
         for g, f in zip(self.groups, self.factors, strict=True):
             keep = [a for a in g if a in letters]
             if not keep:
                 continue
             axes_drop = tuple(k for k, a in enumerate(g) if a not in letters)
-            sub = f.sum(axis=axes_drop) if axes_drop else f
-            operands += [sub, [letters[a] for a in keep]]
-        spec = (
-            ",".join("".join(o) for o in operands[1::2]) + "->" + "".join(letters[a] for a in attrs)
-        )  # type: ignore[arg-type]
-        return np.einsum(spec, *operands[0::2])
+            arrays.append(f.sum(axis=axes_drop) if axes_drop else f)
+            subscripts.append("".join(letters[a] for a in keep))
+        spec = ",".join(subscripts) + "->" + "".join(letters[a] for a in attrs)
+        result: np.ndarray = np.einsum(spec, *arrays)
+        return result
 
 
 @dataclass(frozen=True)
@@ -73,4 +73,5 @@ class WeightedRecords:
         dims = tuple(self.sizes[a] for a in attrs)
         idx = np.ravel_multi_index(tuple(self.codes[:, attrs].T), dims)
         m = np.bincount(idx, weights=self.weights, minlength=math.prod(dims))
-        return (m / m.sum()).reshape(dims)
+        result: np.ndarray = (m / m.sum()).reshape(dims)
+        return result

@@ -81,7 +81,8 @@ class PairLayout:
         i = np.array([p[0] for p in self.pairs])
         j = np.array([p[1] for p in self.pairs])
         width = np.asarray(self.sizes)[j]
-        return self.offsets[:-1] + c[:, i] * width + c[:, j]
+        result: np.ndarray = self.offsets[:-1] + c[:, i] * width + c[:, j]
+        return result
 
     def one_hot(self, codes: np.ndarray) -> np.ndarray:
         """0/1 indicator vectors ``(n, cells)`` uint8: each record's secure-sum input."""

@@ -8,14 +8,9 @@ How this protocol works (no privacy at all -- it is a smoke test):
    every client in a :class:`PlainTotal` (step 1);
 3. each client's result is the total; the hub's result is the total.
 
-Transitions (anything else raises :class:`~mpc_rr.errors.PeerError`):
-
-=========  ===============  =====================================
-role       message          handler
-=========  ===============  =====================================
-hub        PlainValue       add ``x``; broadcast total when complete
-client     PlainTotal       store total, done
-=========  ===============  =====================================
+The transition tables (``TRANSITIONS`` of each role) are the whole state
+diagram: the hub self-loops on PlainValue in COLLECTING and leaves on "all
+in" (or its deadline); a client leaves WAITING on PlainTotal.
 
 Inputs are drawn from ``SeedSequence(seed, spawn_key=(i,))`` -- the same
 stream as ``SeedSequence(seed).spawn(n)[i]`` -- so any process can build
@@ -24,6 +19,7 @@ party ``i``'s role from ``(n, seed, params)`` alone.
 
 from __future__ import annotations
 
+import enum
 from collections.abc import Mapping
 from typing import Any
 
@@ -31,7 +27,7 @@ import numpy as np
 
 from mpc_rr.errors import PeerError, UsageError
 from mpc_rr.messages import Message, WireArray
-from mpc_rr.roles import COORDINATOR, Role, Send
+from mpc_rr.roles import COORDINATOR, AllIn, Deadline, Role, Send, Transition, broadcast, table
 
 __all__ = [
     "PlainSumClient",
@@ -70,13 +66,26 @@ def expected_total(n_clients: int, seed: int, cells: int) -> np.ndarray:
     return total
 
 
+class ClientState(enum.Enum):
+    WAITING = "waiting for the total"
+    DONE = "done"
+    ABORTED = "aborted"
+
+
+class HubState(enum.Enum):
+    COLLECTING = "collecting values"
+    DONE = "done"
+    ABORTED = "aborted"
+
+
 class PlainSumClient(Role):
     """Client ``i``: send ``x`` to the hub, receive the total."""
 
     message_types = (PlainTotal,)
+    patience = 3  # the hub may spend its own deadline waiting for slow clients
 
     def __init__(self, party_id: int, x: np.ndarray, *, run: str = "") -> None:
-        super().__init__(party_id)
+        super().__init__(party_id, ClientState.WAITING)
         if party_id == COORDINATOR:
             raise UsageError(f"PlainSumClient: party_id must not be the hub ({COORDINATOR})")
         self.x = np.asarray(x, dtype=np.int64)
@@ -86,20 +95,17 @@ class PlainSumClient(Role):
         return [Send(COORDINATOR, PlainValue(x=WireArray.from_numpy(self.x), run=self.run))]
 
     def waiting_for(self) -> set[int]:
-        return set() if self._done else {COORDINATOR}
+        return set() if self.done else {COORDINATOR}
 
-    def receive(self, src: int, msg: Message) -> list[Send]:
-        if src != COORDINATOR or not isinstance(msg, PlainTotal) or msg.run != self.run:
-            raise PeerError(
-                f"cannot handle {type(msg).__name__} from party {src} in state "
-                f"{'done' if self._done else 'waiting'} (client {self.party_id})",
-                src,
-            )
-        if self._done:
-            raise PeerError(f"client {self.party_id}: duplicate PlainTotal from party {src}", src)
-        self._result = msg.total.to_numpy(dtype=np.int64, shape=self.x.shape, sender=src)
-        self._done = True
+    def _on_total(self, src: int, msg: PlainTotal) -> list[Send]:
+        if src != COORDINATOR:
+            raise PeerError(f"{self.name}: PlainTotal from party {src}, not the hub", src)
+        self.finish(msg.total.to_numpy(dtype=np.int64, shape=self.x.shape, sender=src))
         return []
+
+    TRANSITIONS = table({
+        (ClientState.WAITING, PlainTotal): Transition(_on_total, ClientState.DONE),
+    })
 
 
 class PlainSumHub(Role):
@@ -110,7 +116,7 @@ class PlainSumHub(Role):
     def __init__(
         self, n_clients: int, cells: int, *, run: str = "", proceed_on_timeout: bool = False
     ) -> None:
-        super().__init__(COORDINATOR)
+        super().__init__(COORDINATOR, HubState.COLLECTING)
         if int(n_clients) < 1:
             raise UsageError(f"PlainSumHub: n_clients must be >= 1, got {n_clients!r}")
         self.n_clients = int(n_clients)
@@ -125,35 +131,34 @@ class PlainSumHub(Role):
         return []
 
     def waiting_for(self) -> set[int]:
-        return set(self._missing)
+        return set() if self.done else set(self._missing)
 
-    def receive(self, src: int, msg: Message) -> list[Send]:
-        if not isinstance(msg, PlainValue) or msg.run != self.run or self._done:
-            raise PeerError(
-                f"cannot handle {type(msg).__name__} from party {src} in state "
-                f"{'done' if self._done else 'collecting'} (hub)",
-                src,
-            )
+    def _on_value(self, src: int, msg: PlainValue) -> list[Send]:
         if src not in self._missing:
-            raise PeerError(f"hub: unexpected or duplicate PlainValue from party {src}", src)
+            raise PeerError(f"{self.name}: unexpected or duplicate PlainValue from party {src}", src)
         self._sum += msg.x.to_numpy(dtype=np.int64, shape=(self.cells,), sender=src)
         self._missing.discard(src)
-        if self._missing:
-            return []
-        return self._finish()
+        return []
 
-    def on_timeout(self) -> list[Send]:
+    def _on_deadline(self) -> list[Send]:
         """Abort naming the silent clients, or (``proceed_on_timeout``) sum without them."""
         if not self.proceed_on_timeout:
-            return super().on_timeout()
+            missing = sorted(self._missing)
+            self.abort(f"{self.name}: timed out waiting for parties {missing}", missing)
+            return []
         self.dropped = tuple(sorted(self._missing))
         return self._finish()
 
     def _finish(self) -> list[Send]:
-        self._result = self._sum.copy()
-        self._done = True
+        self.finish(self._sum.copy())
         total = PlainTotal(total=WireArray.from_numpy(self._sum), run=self.run, step=1)
-        return [Send(i, total) for i in range(1, self.n_clients + 1) if i not in self._missing]
+        return broadcast((i for i in range(1, self.n_clients + 1) if i not in self._missing), total)
+
+    TRANSITIONS = table({
+        (HubState.COLLECTING, PlainValue): Transition(_on_value, HubState.COLLECTING),
+        (HubState.COLLECTING, AllIn): Transition(_finish, HubState.DONE),
+        (HubState.COLLECTING, Deadline): Transition(_on_deadline, HubState.DONE),
+    })
 
 
 def make_role(party_id: int, n_parties: int, seed: int, params: Mapping[str, Any]) -> Role:

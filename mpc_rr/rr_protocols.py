@@ -157,7 +157,8 @@ def perturb_record(
     for g, mech in zip(groups, mechanisms, strict=True):
         g = list(g)
         out[:, g] = _perturb_group(mech, rec[:, g], tuple(int(sizes[i]) for i in g), rng)
-    return out[0]
+    result: np.ndarray = out[0]
+    return result
 
 
 def rr_independent(

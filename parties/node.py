@@ -1,19 +1,25 @@
-"""Run ONE party of a named protocol over TCP: the engine of ``mpc-rr party``.
+"""Run ONE party of a protocol over TCP: the engine of ``mpc-rr party``.
 
-Each process builds its own role from ``(roster size, seed, params)`` through
-the protocol registry (:mod:`parties.registry`), so the same command works
-on one host or many.  The hub (party 0) listens, runs its role, then keeps
-relaying until every other party has connected and left again (bounded by
-``linger`` seconds).  A start barrier (:meth:`~transports.tcp.TcpHub.start_all`)
-makes every party begin only when all are connected, so slow process
-start-up does not eat into the per-step timeouts.  The outcome is a
-JSON-able dict: ``ok``, ``result``, ``error``, ``stats`` (messages / bytes /
-rounds / wall time) and optionally the transcript of payloads it sent (hex).
+Each process builds its own role from ``(roster size, seed, params)`` with a
+:class:`~mpc_rr.runs.ProtocolSpec` (the caller resolves the protocol name,
+``scenarios.registry``), so the same command works on one host or many.
+The hub (party 0) listens, runs its role, then keeps relaying until every
+other party has connected and left again (bounded by ``linger`` seconds).
+A start barrier (:meth:`~transports.tcp.TcpHub.start_all`) makes every party
+begin only when all are connected, so slow process start-up does not eat
+into the step deadlines; a party that never shows up is a dropout for the
+protocol to handle.
+
+Every ending produces a report (a JSON-able dict): ``ok``, ``cause`` (``ok``,
+``aborted``, ``connection``, ``timeout``, ``terminated``), ``result``,
+``error``, ``culprits``, ``stats`` (messages / bytes / rounds / wall time) --
+also when the hub is absent, dies mid-run, or refuses us.
 """
 
 from __future__ import annotations
 
 import os
+import signal
 import time
 from collections.abc import Mapping
 from pathlib import Path
@@ -22,51 +28,83 @@ from typing import Any
 import trio
 
 from mpc_rr.errors import ProtocolAbort
+from mpc_rr.messages import message_type
 from mpc_rr.roles import Role
+from mpc_rr.runs import ProtocolSpec
+from mpc_rr.testing import DropAt
+from mpc_rr.transcript import Transcript
 from parties.party import Party
-from parties.registry import get_protocol
 from transports.errors import TransportError
-from transports.pki import Roster
-from transports.tcp import connect_client, open_hub
+from transports.pki import Roster, client_context
+from transports.tcp import TcpClient, connect_client, open_hub
 
-__all__ = ["run_node"]
+__all__ = ["EXIT_CODES", "exit_code", "run_node"]
+
+EXIT_CODES = {"ok": 0, "aborted": 1, "connection": 1, "timeout": 1, "terminated": 1}
+"""Process exit status per cause (2 = usage error and 3 = internal error come from the CLI)."""
+
+
+def exit_code(report: Mapping[str, Any]) -> int:
+    return EXIT_CODES.get(str(report.get("cause")), 3)
 
 
 def _report(
-    pid: int, protocol: str, role: Role, party: Party, extra: Mapping[str, Any]
+    pid: int,
+    spec: ProtocolSpec,
+    role: Role,
+    party: Party | None,
+    cause: str,
+    error: str | None,
+    extra: Mapping[str, Any],
 ) -> dict[str, Any]:
-    spec = get_protocol(protocol)
-    err = party.stats.error or role.error
-    ok = role.done and err is None
-    out: dict[str, Any] = {
+    err = party.stats.error if party is not None else None
+    err = err or role.error
+    ok = cause == "ok" and role.done and err is None
+    if not ok and cause == "ok":
+        cause = "aborted"
+    culprits = list(err.culprits) if isinstance(err, ProtocolAbort) else []
+    return {
         "party": pid,
-        "protocol": protocol,
+        "protocol": spec.name,
         "ok": ok,
+        "cause": cause,
         "result": spec.result_to_json(role.result) if ok else None,
-        "error": None if err is None else str(err),
-        "stats": party.stats.to_json(),
+        "error": error if error is not None else (None if err is None else str(err)),
+        "culprits": culprits,
+        "stats": None if party is None else party.stats.to_json(),
         **extra,
     }
-    if party.transcript is not None:
-        out["transcript"] = [[s, d, data.hex()] for s, d, data in party.transcript]
-    return out
 
 
-async def _connect_retrying(roster: Roster, pid: int, tls: bool, within: float) -> Any:
+def _crashing(role: Role, type_name: str) -> Role:
+    target = message_type(type_name)
+    return DropAt(role, target, on_crash=lambda: os.kill(os.getpid(), signal.SIGKILL))
+
+
+async def _connect_retrying(roster: Roster, pid: int, tls: bool, within: float) -> TcpClient:
+    ctx = client_context(roster, pid) if tls else None  # a missing key file is not worth retrying
     deadline = trio.current_time() + within
     while True:
         try:
-            return await connect_client(roster, pid, tls=tls)
+            return await connect_client(roster, pid, tls=tls, ssl_context=ctx)
         except OSError:  # hub not listening yet
             if trio.current_time() > deadline:
                 raise
             await trio.sleep(0.05)
 
 
+async def _watch_signals(scope: trio.CancelScope, got: list[int]) -> None:
+    with trio.open_signal_receiver(signal.SIGTERM, signal.SIGINT) as signals:
+        async for signum in signals:
+            got.append(signum)
+            scope.cancel()
+            return
+
+
 async def run_node(
     roster: Roster,
     pid: int,
-    protocol: str,
+    spec: ProtocolSpec,
     *,
     seed: int = 0,
     params: Mapping[str, Any] | None = None,
@@ -77,52 +115,122 @@ async def run_node(
     step_timeout: float | None = 30.0,
     timeout: float = 600.0,
     linger: float = 30.0,
-    transcript: bool = False,
+    transcript: Path | None = None,
+    handle_signals: bool = False,
+    crash_before: str | None = None,
 ) -> dict[str, Any]:
-    """Run party ``pid`` of ``protocol`` and return its JSON-able report.
+    """Run party ``pid`` of ``spec`` and return its report (see the module docstring).
 
     The hub listens on ``bind`` (default: its roster host) and ``port``
     (default: its roster port) and writes the bound port to ``port_file``.
+    ``transcript``: write what this party sent to that file.  With
+    ``handle_signals``, SIGTERM / SIGINT end the run with cause ``terminated``
+    and a report.  ``crash_before`` (fault injection): the process kills itself
+    with SIGKILL right before it would send a message of that type.
     """
-    params = dict(params or {})
-    spec = get_protocol(protocol)
-    role = spec.make_role(pid, len(roster.parties), int(seed), params)
+    role = spec.make_role(pid, len(roster.parties), int(seed), dict(params or {}))
+    if crash_before is not None:
+        role = _crashing(role, crash_before)
     t0 = time.perf_counter()
     extra: dict[str, Any] = {}
-    if pid == roster.hub:
-        async with open_hub(roster, host=bind, port=port, tls=tls) as hub:
-            if port_file is not None:
-                tmp = Path(str(port_file) + ".tmp")
-                tmp.write_text(str(hub.port))
-                os.replace(tmp, port_file)
-            party = Party(role, hub, step_timeout=step_timeout, transcript=transcript)
-            with trio.move_on_after(timeout):
-                try:  # everyone present before any step timer starts
-                    await hub.start_all(timeout=linger)
-                except TransportError as exc:
-                    extra["start_error"] = str(exc)
-                await party.run()
-            if not role.done and party.stats.error is None:
-                party.stats.error = ProtocolAbort(f"party {pid}: run timed out after {timeout} s")
-            try:  # keep relaying for the others until they are done and gone
-                await hub.wait_connected(timeout=linger)
-                await hub.wait_disconnected(timeout=linger)
-            except TransportError as exc:
-                extra["linger_error"] = str(exc)
-            extra["handshakes"] = hub.handshakes
-            extra["refused"] = list(hub.refused)
-            extra["transport_errors"] = [str(e) for e in hub.peer_errors]
-    else:
-        ep = await _connect_retrying(roster, pid, tls, within=min(linger, timeout))
-        party = Party(role, ep, step_timeout=step_timeout, transcript=transcript)
-        try:
-            with trio.move_on_after(timeout):
-                with trio.move_on_after(linger):
-                    await ep.wait_start()
-                await party.run()
-            if not role.done and party.stats.error is None:
-                party.stats.error = ProtocolAbort(f"party {pid}: run timed out after {timeout} s")
-        finally:
-            await ep.aclose()
+    trace = Transcript(f"party {pid} (sent)", meta={"protocol": spec.name}) if transcript else None
+    party: Party | None = None
+    cause, error = "ok", None
+    signals: list[int] = []
+    with trio.CancelScope() as outer:
+        async with trio.open_nursery() as watchers:
+            if handle_signals:
+                watchers.start_soon(_watch_signals, outer, signals)
+            try:
+                if pid == roster.hub:
+                    party, cause = await _run_hub(
+                        roster, role, step_timeout, timeout, linger, bind, port, port_file, tls,
+                        trace, extra,
+                    )  # fmt: skip
+                else:
+                    party, cause = await _run_client(
+                        roster, pid, role, step_timeout, timeout, linger, tls, trace
+                    )
+            except (OSError, TransportError) as exc:
+                cause, error = "connection", f"party {pid}: {type(exc).__name__}: {exc}"
+            watchers.cancel_scope.cancel()
+    if signals:
+        cause, error = "terminated", f"party {pid}: stopped by signal {signals[0]}"
     extra["process_wall_s"] = time.perf_counter() - t0
-    return _report(pid, protocol, role, party, extra)
+    if trace is not None and transcript is not None:
+        trace.save(transcript)
+    return _report(pid, spec, role, party, cause, error, extra)
+
+
+async def _run_hub(
+    roster: Roster,
+    role: Role,
+    step_timeout: float | None,
+    timeout: float,
+    linger: float,
+    bind: str | None,
+    port: int | None,
+    port_file: Path | None,
+    tls: bool,
+    trace: Transcript | None,
+    extra: dict[str, Any],
+) -> tuple[Party, str]:
+    cause = "ok"
+    async with open_hub(roster, host=bind, port=port, tls=tls) as hub:
+        if port_file is not None:
+            tmp = Path(str(port_file) + ".tmp")
+            tmp.write_text(str(hub.port))
+            os.replace(tmp, port_file)
+        party = Party(role, hub, step_timeout=step_timeout, transcript=trace)
+        with trio.move_on_after(timeout) as run_scope:
+            try:  # everyone present before any step deadline starts
+                await hub.start_all(timeout=linger)
+            except TransportError as exc:  # the absent ones are dropouts for the protocol
+                extra["start_error"] = str(exc)
+            await party.run()
+        if run_scope.cancelled_caught and not role.done:
+            cause = "timeout"
+            waiting = sorted(role.waiting_for())
+            party.stats.error = ProtocolAbort(
+                f"party {role.party_id}: run timed out after {timeout} s; waiting for {waiting}",
+                waiting,
+            )
+        try:  # keep relaying for the others until they are done and gone
+            await hub.wait_disconnected(timeout=linger)
+        except TransportError as exc:
+            extra["linger_error"] = str(exc)
+        extra["handshakes"] = hub.handshakes
+        extra["refused"] = list(hub.refused)[:20]
+        extra["transport_errors"] = [str(e) for e in hub.peer_errors][:20]
+    return party, cause
+
+
+async def _run_client(
+    roster: Roster,
+    pid: int,
+    role: Role,
+    step_timeout: float | None,
+    timeout: float,
+    linger: float,
+    tls: bool,
+    trace: Transcript | None,
+) -> tuple[Party, str]:
+    cause = "ok"
+    ep = await _connect_retrying(roster, pid, tls, within=min(linger, timeout))
+    party = Party(role, ep, step_timeout=step_timeout, transcript=trace)
+    try:
+        with trio.move_on_after(timeout) as run_scope:
+            with trio.move_on_after(linger):
+                await ep.wait_start()
+            await party.run()
+        if run_scope.cancelled_caught and not role.done:
+            cause = "timeout"
+            waiting = sorted(role.waiting_for())
+            party.stats.error = ProtocolAbort(
+                f"party {pid}: run timed out after {timeout} s; waiting for {waiting}", waiting
+            )
+        elif party.connection_lost:
+            cause = "connection"
+    finally:
+        await ep.aclose()
+    return party, cause

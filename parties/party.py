@@ -5,19 +5,20 @@ the endpoint, decode with a strict :class:`~mpc_rr.messages.Codec` built from
 ``role.message_types``, feed ``role.receive``, encode and send whatever the
 role returns, until ``role.done``.  It also
 
-* enforces a *step timeout*: if no message is accepted by the role for
-  ``step_timeout`` seconds, it calls ``role.on_timeout()`` (at most
-  ``max_timeouts`` times; then the party stops with a
-  :class:`~mpc_rr.errors.ProtocolAbort` naming ``role.waiting_for()``);
-* records :class:`~mpc_rr.errors.DecodeError` / :class:`~mpc_rr.errors.PeerError`
-  raised for a peer (with the peer id) and keeps running;
-* counts messages, bytes and rounds sent and received (:class:`PartyStats`);
-* optionally records a *transcript*: the list of ``(src, dst, payload)`` it
-  sent, in order.
+* calls ``role.on_timeout()`` whenever ``step_timeout`` seconds pass without
+  the role accepting a message; the role decides what a deadline means (its
+  transition table, or its ``patience``), the party never counts;
+* records :class:`~mpc_rr.errors.PeerError` s (decode errors included) naming
+  the peer in a bounded :class:`~mpc_rr.errors.ErrorLog` and keeps running;
+* counts messages, bytes and rounds sent and received
+  (:class:`~mpc_rr.costs.PartyStats`);
+* optionally records what it sent in a :class:`~mpc_rr.transcript.Transcript`
+  (with the run/step label it knows).
 
-Per-message work is kept small (one decode, one encode per distinct message
-object, one channel operation), because 32,561 parties share one process in
-simulations.
+Only errors a peer can cause are caught: anything else is a bug and
+propagates.  Per-message work is kept small (one decode, one encode per
+distinct message object, one channel operation), because 32,561 parties
+share one process in simulations.
 """
 
 from __future__ import annotations
@@ -29,10 +30,11 @@ from functools import lru_cache
 import msgspec
 import trio
 
-from mpc_rr.errors import PeerError, ProtocolAbort, UsageError
+from mpc_rr.costs import PartyStats
+from mpc_rr.errors import ErrorLog, PeerError, ProtocolAbort, UsageError
 from mpc_rr.messages import DEFAULT_MAX_FRAME, Codec, Message
 from mpc_rr.roles import Role, Send
-from parties.costs import PartyStats
+from mpc_rr.transcript import Transcript
 from transports.base import Endpoint
 from transports.errors import EndpointClosed
 
@@ -58,10 +60,8 @@ class Party:
         Any :class:`~transports.base.Endpoint`.  The party does not close it.
     step_timeout:
         Seconds without progress before ``role.on_timeout()``; ``None`` = never.
-    max_timeouts:
-        How many times ``on_timeout`` may be called before the party gives up.
     transcript:
-        Record every payload sent as ``(src, dst, payload)`` in ``self.transcript``.
+        A :class:`Transcript` to record every payload this party sends (or ``None``).
     max_frame:
         Largest accepted incoming frame (passed to the codec).
     """
@@ -72,8 +72,7 @@ class Party:
         endpoint: Endpoint,
         *,
         step_timeout: float | None = None,
-        max_timeouts: int = 1,
-        transcript: bool = False,
+        transcript: Transcript | None = None,
         max_frame: int = DEFAULT_MAX_FRAME,
     ) -> None:
         if role.party_id != endpoint.party_id:
@@ -87,13 +86,14 @@ class Party:
         self.role = role
         self.endpoint = endpoint
         self.step_timeout = step_timeout
-        self.max_timeouts = int(max_timeouts)
         self.codec = codec_for(tuple(role.message_types), int(max_frame))
         self.stats = PartyStats(role.party_id, type(role).__name__)
-        self.transcript: list[tuple[int, int, bytes]] | None = [] if transcript else None
+        self.transcript = transcript
+        self.connection_lost = False
 
     @property
-    def peer_errors(self) -> list[PeerError]:
+    def peer_errors(self) -> ErrorLog:
+        """The bounded record of what peers did wrong (also in ``stats``)."""
         return self.stats.peer_errors
 
     async def _send(self, sends: list[Send]) -> None:
@@ -108,20 +108,13 @@ class Party:
             if msg is not last_msg:  # a broadcast of one object is encoded once
                 data = _ENCODER.encode(msg)
                 last_msg = msg
-                st.rounds_sent.add((msg.run, msg.step))
-            await ep.send(s.dst, data)
-            st.messages_sent += 1
-            st.bytes_sent += len(data)
             if transcript is not None:
-                transcript.append((me, s.dst, data))
-
-    def _fail(self, reason: str) -> None:
-        waiting = sorted(self.role.waiting_for())
-        err = ProtocolAbort(f"party {self.role.party_id}: {reason}; waiting for {waiting}", waiting)
-        self.stats.error = err
+                transcript.record(trio.current_time(), me, s.dst, data, run=msg.run, step=msg.step)
+            st.count_sent(len(data), msg.run, msg.step)
+            await ep.send(s.dst, data)
 
     async def run(self, *, task_status: trio.TaskStatus[None] = trio.TASK_STATUS_IGNORED) -> Role:
-        """Run the role to completion (or abort/timeout) and return it."""
+        """Run the role to completion (or abort) and return it."""
         role = self.role
         st = self.stats
         ep = self.endpoint
@@ -131,27 +124,18 @@ class Party:
         deadline = trio.current_time() + timeout
         task_status.started()
         try:
-            first = role.start()
-            if first:
-                await self._send(first)
+            await self._send(role.start())
             while not role.done:
-                if timeout == math.inf:
-                    src, data = await ep.receive()
-                else:
-                    got = None
-                    with trio.move_on_at(deadline):
-                        got = await ep.receive()
-                    if got is None:  # the step deadline passed
-                        st.timeouts += 1
-                        if st.timeouts > self.max_timeouts:
-                            self._fail(f"no progress after {st.timeouts - 1} timeout(s)")
-                            break
-                        await self._send(role.on_timeout())
-                        deadline = trio.current_time() + timeout
-                        continue
-                    src, data = got
-                st.messages_received += 1
-                st.bytes_received += len(data)
+                got = None
+                with trio.move_on_at(deadline):
+                    got = await ep.receive()
+                if got is None:  # the step deadline passed: the role decides what that means
+                    st.deadlines += 1
+                    deadline = trio.current_time() + timeout
+                    await self._send(role.on_timeout())
+                    continue
+                src, data = got
+                st.count_received(len(data))
                 try:
                     msg = codec.decode(data, sender=src)
                     st.rounds_received.add((msg.run, msg.step))
@@ -161,16 +145,17 @@ class Party:
                         exc.peer = src
                     st.peer_errors.append(exc)
                     continue
-                except ProtocolAbort as exc:
-                    st.error = exc
-                    break
-                if timeout != math.inf:
-                    deadline = trio.current_time() + timeout
-                if sends:
-                    await self._send(sends)
+                deadline = trio.current_time() + timeout
+                await self._send(sends)
         except EndpointClosed as exc:
+            self.connection_lost = not role.done
             if not role.done:
-                self._fail(f"endpoint closed before the role finished ({exc})")
+                waiting = sorted(role.waiting_for())
+                st.error = ProtocolAbort(
+                    f"party {role.party_id}: the connection closed before the role finished "
+                    f"({exc}); waiting for {waiting}",
+                    waiting,
+                )
         finally:
             st.wall_s = time.perf_counter() - t0
         if st.error is None and role.error is not None:

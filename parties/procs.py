@@ -4,13 +4,23 @@ Each process is ``python -m scenarios.cli party --roster ... --id I``, exactly
 what a user runs on separate hosts.  The runner creates a deployment (CA,
 certificates, roster) in ``workdir``, starts the hub on an OS-chosen port,
 rewrites the roster with that port, starts the other parties, waits, and
-collects their JSON reports into results + a :class:`~parties.costs.CostReport`.
+collects their JSON reports into results + a :class:`~mpc_rr.costs.CostReport`.
+
+Endings: the data parties are waited for first; the hub, which keeps
+relaying until the others are gone, then gets its linger time to write its
+report.  A process still running at the deadline gets SIGTERM (it writes a
+report with cause ``terminated``), then SIGKILL; no process is left behind.
+
+Fault injection: ``crash={pid: "MessageType"}`` makes party ``pid`` kill
+itself with SIGKILL right before it would send that message (a real
+``kill -9`` at that protocol step).
 """
 
 from __future__ import annotations
 
 import json
 import os
+import signal
 import subprocess
 import sys
 import tempfile
@@ -18,10 +28,12 @@ import time
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import IO, Any
+
+from mpc_rr.costs import CostReport, PartyStats
 
 from mpc_rr.errors import UsageError
-from parties.costs import CostReport, PartyStats
+from mpc_rr.transcript import Transcript
 from transports.pki import generate_deployment
 
 __all__ = ["ProcessRunResult", "run_processes"]
@@ -29,26 +41,24 @@ __all__ = ["ProcessRunResult", "run_processes"]
 
 @dataclass
 class ProcessRunResult:
-    """Results (as JSON values), errors and costs of a multi-process run."""
+    """Results (as JSON values), errors, exit codes and costs of a multi-process run."""
 
     results: dict[int, Any]
     errors: dict[int, str]
     costs: CostReport
     reports: dict[int, dict[str, Any]] = field(default_factory=dict)
+    exit_codes: dict[int, int | None] = field(default_factory=dict)
+    transcript: Transcript | None = None
 
     @property
     def ok(self) -> bool:
         return not self.errors and len(self.results) == len(self.costs.parties)
 
     def links(self) -> dict[tuple[int, int], list[bytes]]:
-        """Transcript per link in send order (the parties must run with ``transcript=True``)."""
-        out: dict[tuple[int, int], list[bytes]] = {}
-        for rep in self.reports.values():
-            if "transcript" not in rep:
-                raise UsageError("ProcessRunResult.links: run with transcript=True")
-            for s, d, h in rep["transcript"]:
-                out.setdefault((int(s), int(d)), []).append(bytes.fromhex(h))
-        return out
+        """Payloads per link in send order (the run must record transcripts)."""
+        if self.transcript is None:
+            raise UsageError("ProcessRunResult.links: run with transcript=True")
+        return self.transcript.links()
 
 
 def run_processes(
@@ -61,7 +71,9 @@ def run_processes(
     workdir: Path | None = None,
     step_timeout: float = 30.0,
     timeout: float = 300.0,
+    linger: float = 30.0,
     transcript: bool = False,
+    crash: Mapping[int, str] | None = None,
     python: str = sys.executable,
 ) -> ProcessRunResult:
     """Run ``n_parties`` processes (hub included) of ``protocol``; see the module docstring."""
@@ -72,97 +84,127 @@ def run_processes(
         tmp = tempfile.TemporaryDirectory(prefix="mpc-rr-procs-")
         workdir = Path(tmp.name)
     try:
-        return _run(
-            protocol, n_parties, seed, dict(params or {}), tls, Path(workdir),
-            step_timeout, timeout, transcript, python,
+        run = _Processes(
+            protocol, n_parties, seed, dict(params or {}), tls, Path(workdir), step_timeout,
+            timeout, linger, transcript, dict(crash or {}), python,
         )  # fmt: skip
+        return run.run()
     finally:
         if tmp is not None:
             tmp.cleanup()
 
 
-def _cmd(python: str, roster: Path, pid: int, protocol: str, seed: int, params: str,
-         tls: bool, step_timeout: float, timeout: float, transcript: bool, out: Path,
-         ) -> list[str]:  # fmt: skip
-    cmd = [
-        python, "-m", "scenarios.cli", "party", "--roster", str(roster), "--id", str(pid),
-        "--protocol", protocol, "--seed", str(seed), "--params", params,
-        "--step-timeout", str(step_timeout), "--timeout", str(timeout), "--out", str(out),
-    ]  # fmt: skip
-    if not tls:
-        cmd.append("--plaintext")
-    if transcript:
-        cmd.append("--transcript")
-    return cmd
+class _Processes:
+    def __init__(
+        self, protocol: str, n: int, seed: int, params: dict[str, Any], tls: bool, workdir: Path,
+        step_timeout: float, timeout: float, linger: float, transcript: bool,
+        crash: dict[int, str], python: str,
+    ) -> None:  # fmt: skip
+        self.protocol, self.n, self.seed, self.params = protocol, n, seed, params
+        self.tls, self.workdir, self.python = tls, workdir, python
+        self.step_timeout, self.timeout, self.linger = step_timeout, timeout, linger
+        self.transcript, self.crash = transcript, crash
+        self.procs: dict[int, subprocess.Popen[bytes]] = {}
+        self.logs: dict[int, IO[bytes]] = {}
 
-
-def _run(protocol: str, n: int, seed: int, params: dict[str, Any], tls: bool, workdir: Path,
-         step_timeout: float, timeout: float, transcript: bool, python: str,
-         ) -> ProcessRunResult:  # fmt: skip
-    t0 = time.perf_counter()
-    roster = generate_deployment(n, workdir / "keys", hub_port=0)
-    port_file = workdir / "hub.port"
-    port_file.unlink(missing_ok=True)
-    pjson = json.dumps(params)
-    env = dict(os.environ, PYTHONUNBUFFERED="1")
-    procs: dict[int, subprocess.Popen[bytes]] = {}
-    logs = {}
-
-    def start(pid: int, roster_path: Path, extra: list[str]) -> None:
-        out = workdir / f"party-{pid}.json"
+    def _start(self, pid: int, roster_path: Path, extra: list[str]) -> None:
+        w = self.workdir
+        out = w / f"party-{pid}.json"
         out.unlink(missing_ok=True)
-        cmd = _cmd(python, roster_path, pid, protocol, seed, pjson, tls, step_timeout,
-                   timeout, transcript, out) + extra  # fmt: skip
-        logs[pid] = open(workdir / f"party-{pid}.log", "wb")
-        procs[pid] = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=logs[pid], env=env)
+        cmd = [
+            self.python, "-m", "scenarios.cli", "party", "--roster", str(roster_path),
+            "--id", str(pid), "--protocol", self.protocol, "--seed", str(self.seed),
+            "--params", json.dumps(self.params), "--step-timeout", str(self.step_timeout),
+            "--timeout", str(self.timeout), "--linger", str(self.linger), "--out", str(out),
+        ]  # fmt: skip
+        if not self.tls:
+            cmd.append("--plaintext")
+        if self.transcript:
+            cmd += ["--transcript", str(w / f"party-{pid}.transcript")]
+        if pid in self.crash:
+            cmd += ["--crash-before", self.crash[pid]]
+        self.logs[pid] = open(w / f"party-{pid}.log", "wb")
+        env = dict(os.environ, PYTHONUNBUFFERED="1")
+        self.procs[pid] = subprocess.Popen(
+            cmd + extra, stdout=subprocess.DEVNULL, stderr=self.logs[pid], env=env
+        )
 
-    try:
-        start(roster.hub, workdir / "keys" / "roster.json",
-              ["--port", "0", "--port-file", str(port_file), "--linger", str(timeout)])  # fmt: skip
-        deadline = time.monotonic() + 60
-        while not port_file.exists():
-            if procs[roster.hub].poll() is not None or time.monotonic() > deadline:
-                raise RuntimeError(
-                    "run_processes: the hub did not start: "
-                    + (workdir / f"party-{roster.hub}.log").read_text()[-2000:]
-                )
-            time.sleep(0.02)
-        live = roster.with_hub_address("127.0.0.1", int(port_file.read_text()))
-        live_path = live.save(workdir / "keys" / "roster-live.json")
-        for pid in sorted(roster.ids - {roster.hub}):
-            start(pid, live_path, ["--linger", str(timeout)])
-        end = time.monotonic() + timeout + 30
-        for p in procs.values():
+    def _wait(self, pids: list[int], until: float) -> None:
+        """Wait for ``pids`` until ``until``; then SIGTERM (a report), then SIGKILL."""
+        for pid in pids:
+            p = self.procs[pid]
             try:
-                p.wait(timeout=max(0.1, end - time.monotonic()))
+                p.wait(timeout=max(0.1, until - time.monotonic()))
             except subprocess.TimeoutExpired:
-                p.kill()
-                p.wait()
-    finally:
-        for p in procs.values():
-            if p.poll() is None:
-                p.kill()
-                p.wait()
-        for f in logs.values():
-            f.close()
-    wall = time.perf_counter() - t0
-    results: dict[int, Any] = {}
-    errors: dict[int, str] = {}
-    stats: dict[int, PartyStats] = {}
-    reports: dict[int, dict[str, Any]] = {}
-    for pid in sorted(roster.ids):
-        path = workdir / f"party-{pid}.json"
-        if not path.exists():
-            log = (workdir / f"party-{pid}.log").read_text()[-1000:]
-            errors[pid] = f"party {pid}: no report (exit {procs[pid].returncode}): {log}"
-            stats[pid] = PartyStats(pid, "?")
-            continue
-        rep = json.loads(path.read_text())
-        reports[pid] = rep
-        stats[pid] = PartyStats.from_json(rep["stats"])
-        if rep["ok"]:
-            results[pid] = rep["result"]
-        else:
-            errors[pid] = str(rep["error"])
-    costs = CostReport(stats, wall, "tcp-processes")
-    return ProcessRunResult(results, errors, costs, reports)
+                p.send_signal(signal.SIGTERM)
+                try:
+                    p.wait(timeout=10)
+                except subprocess.TimeoutExpired:
+                    p.kill()
+                    p.wait()
+
+    def run(self) -> ProcessRunResult:
+        t0 = time.perf_counter()
+        w = self.workdir
+        roster = generate_deployment(self.n, w / "keys", hub_port=0)
+        hub = roster.hub
+        port_file = w / "hub.port"
+        port_file.unlink(missing_ok=True)
+        try:
+            self._start(hub, w / "keys" / "roster.json",
+                        ["--port", "0", "--port-file", str(port_file)])  # fmt: skip
+            deadline = time.monotonic() + 60
+            while not port_file.exists():
+                if self.procs[hub].poll() is not None or time.monotonic() > deadline:
+                    raise RuntimeError(
+                        "run_processes: the hub did not start: "
+                        + (w / f"party-{hub}.log").read_text()[-2000:]
+                    )
+                time.sleep(0.02)
+            live = roster.with_hub_address("127.0.0.1", int(port_file.read_text()))
+            live_path = live.save(w / "keys" / "roster-live.json")
+            others = sorted(roster.ids - {hub})
+            for pid in others:
+                self._start(pid, live_path, [])
+            end = time.monotonic() + self.timeout + self.linger + 30
+            self._wait(others, end)
+            self._wait([hub], end + self.linger + 10)
+        finally:
+            for p in self.procs.values():
+                if p.poll() is None:
+                    p.kill()
+                    p.wait()
+            for f in self.logs.values():
+                f.close()
+        return self._collect(sorted(roster.ids), time.perf_counter() - t0)
+
+    def _collect(self, ids: list[int], wall: float) -> ProcessRunResult:
+        w = self.workdir
+        results: dict[int, Any] = {}
+        errors: dict[int, str] = {}
+        stats: dict[int, PartyStats] = {}
+        reports: dict[int, dict[str, Any]] = {}
+        codes = {pid: p.returncode for pid, p in self.procs.items()}
+        trace = Transcript("parties (what each party sent)") if self.transcript else None
+        for pid in ids:
+            path = w / f"party-{pid}.json"
+            if not path.exists():
+                log = (w / f"party-{pid}.log").read_text(errors="replace")[-1000:]
+                errors[pid] = f"party {pid}: no report (exit {codes.get(pid)}): {log}"
+                stats[pid] = PartyStats(pid, "?")
+                continue
+            rep = json.loads(path.read_text())
+            reports[pid] = rep
+            stats[pid] = (
+                PartyStats.from_json(rep["stats"]) if rep["stats"] else PartyStats(pid, "?")
+            )
+            if rep["ok"]:
+                results[pid] = rep["result"]
+            else:
+                errors[pid] = f"{rep['cause']}: {rep['error']}"
+            tpath = w / f"party-{pid}.transcript"
+            if trace is not None and tpath.exists():
+                trace.extend(Transcript.load(tpath))
+        return ProcessRunResult(
+            results, errors, CostReport(stats, wall, "tcp-processes"), reports, codes, trace
+        )

@@ -1,12 +1,14 @@
 """Run a set of roles as Party actors over the in-memory transport.
 
-:func:`run_memory` starts one :class:`~parties.party.Party` per role in one
-trio nursery over a :class:`~transports.memory.MemoryNetwork` and returns the
-roles, a :class:`~parties.costs.CostReport` and, optionally, the transcripts.
-:func:`run_memory_sync` wraps it in ``trio.run`` (pass
-``clock=trio.testing.MockClock(autojump_threshold=0)`` for virtual time).
+:class:`MemoryRunner` is the :class:`~mpc_rr.runs.Runner` for the memory
+transport: one :class:`~parties.party.Party` per role in one trio nursery
+over a :class:`~transports.memory.MemoryNetwork`.  With ``virtual_time=True``
+(the default) it runs under ``trio.testing.MockClock(autojump_threshold=0)``:
+a 30-second step deadline costs nothing, so dropouts are cheap to simulate.
+:func:`run_parties` drives already-built parties (the TCP runners share it).
 
-For separate OS processes over TCP see :mod:`parties.procs`.
+For TCP in one process see :mod:`parties.tcp_runner`; for one OS process per
+party see :mod:`parties.procs`.
 """
 
 from __future__ import annotations
@@ -14,60 +16,35 @@ from __future__ import annotations
 import functools
 import time
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
 import trio
+import trio.testing
+from mpc_rr.costs import CostReport
 
 from mpc_rr.errors import ProtocolAbort, UsageError
 from mpc_rr.roles import Role
-from parties.costs import CostReport
+from mpc_rr.runs import RunResult
+from mpc_rr.transcript import Transcript
 from parties.party import Party
 from transports.memory import DEFAULT_BUFFER, LinkModel, MemoryNetwork
 from transports.tap import Tap
 
-__all__ = ["RunResult", "run_memory", "run_memory_sync", "run_parties"]
+__all__ = ["MemoryRunner", "StepTimeout", "run_memory", "run_memory_sync", "run_parties", "timeout_for"]
+
+StepTimeout = float | Mapping[int, float | None] | None
+"""One step timeout for every party, or ``party -> seconds`` (missing = none)."""
 
 
-def _timeout_for(step_timeout: float | Mapping[int, float | None] | None, pid: int) -> float | None:
-    """One step timeout for everyone, or a per-party mapping (missing = no timeout)."""
+def timeout_for(step_timeout: StepTimeout, pid: int) -> float | None:
     if isinstance(step_timeout, Mapping):
         return step_timeout.get(pid)
     return step_timeout
 
 
-@dataclass
-class RunResult:
-    """Outcome of a run: the roles, per-party errors, costs and transcripts."""
-
-    roles: Mapping[int, Role]
-    costs: CostReport
-    errors: dict[int, ProtocolAbort] = field(default_factory=dict)
-    transcripts: dict[int, list[tuple[int, int, bytes]]] | None = None
-
-    @property
-    def ok(self) -> bool:
-        """Every role finished with a result and no party recorded an error."""
-        return not self.errors and all(r.done and r.error is None for r in self.roles.values())
-
-    def results(self) -> dict[int, Any]:
-        """``party -> result`` for parties that finished (aborted ones are in ``errors``)."""
-        return {
-            p: r.result
-            for p, r in self.roles.items()
-            if r.done and r.error is None and p not in self.errors
-        }
-
-    def links(self) -> dict[tuple[int, int], list[bytes]]:
-        """Transcript per link ``(src, dst)`` in send order (needs ``transcript=True``)."""
-        if self.transcripts is None:
-            raise UsageError("RunResult.links: the run was started without transcript=True")
-        out: dict[tuple[int, int], list[bytes]] = {}
-        for t in self.transcripts.values():
-            for src, dst, data in t:
-                out.setdefault((src, dst), []).append(data)
-        return out
+def sent_transcript(observer: str = "parties (what each party sent)") -> Transcript:
+    return Transcript(observer)
 
 
 async def run_parties(
@@ -75,6 +52,7 @@ async def run_parties(
     *,
     timeout: float | None = None,
     transport: str = "memory",
+    transcript: Transcript | None = None,
 ) -> RunResult:
     """Run already-built parties concurrently until all are done (or ``timeout``)."""
     t0 = time.perf_counter()
@@ -85,21 +63,15 @@ async def run_parties(
     wall = time.perf_counter() - t0
     errors: dict[int, ProtocolAbort] = {}
     for pid, p in parties.items():
-        if p.stats.error is not None:
-            errors[pid] = p.stats.error
-        elif not p.role.done and scope.cancelled_caught:
+        if p.stats.error is None and not p.role.done and scope.cancelled_caught:
             waiting = sorted(p.role.waiting_for())
-            err = ProtocolAbort(
+            p.stats.error = ProtocolAbort(
                 f"party {pid}: run timed out after {timeout} s; waiting for {waiting}", waiting
             )
-            p.stats.error = errors[pid] = err
-        elif p.role.error is not None:
-            errors[pid] = p.role.error
+        if p.stats.error is not None:
+            errors[pid] = p.stats.error
     costs = CostReport({pid: p.stats for pid, p in parties.items()}, wall, transport)
-    transcripts = None
-    if all(p.transcript is not None for p in parties.values()):
-        transcripts = {pid: p.transcript for pid, p in parties.items()}  # type: ignore[misc]
-    return RunResult({pid: p.role for pid, p in parties.items()}, costs, errors, transcripts)
+    return RunResult({pid: p.role for pid, p in parties.items()}, costs, errors, transcript)
 
 
 async def run_memory(
@@ -109,8 +81,7 @@ async def run_memory(
     link: LinkModel | Callable[[int, int], LinkModel] | None = None,
     rng: np.random.Generator | None = None,
     tap: Tap | None = None,
-    step_timeout: float | Mapping[int, float | None] | None = None,
-    max_timeouts: int = 1,
+    step_timeout: StepTimeout = None,
     timeout: float | None = None,
     transcript: bool = False,
 ) -> RunResult:
@@ -118,29 +89,60 @@ async def run_memory(
 
     Parameters are those of :class:`~transports.memory.MemoryNetwork`
     (``buffer``, ``link``, ``rng``, ``tap``) and :class:`~parties.party.Party`
-    (``step_timeout`` -- one value or a ``party -> seconds`` mapping, e.g. a
-    shorter one for the hub than for clients --, ``max_timeouts``,
-    ``transcript``); ``timeout`` bounds
-    the whole run (unfinished parties get a ProtocolAbort naming whom they
-    were waiting for).
+    (``step_timeout``); ``timeout`` bounds the whole run (unfinished parties
+    get a ProtocolAbort naming whom they were waiting for); ``transcript``
+    records what every party sent (one merged :class:`Transcript`).
     """
     for pid, role in roles.items():
         if role.party_id != pid:
             raise UsageError(f"run_memory: roles[{pid}] has party_id {role.party_id}")
+    trace = sent_transcript() if transcript else None
     async with MemoryNetwork(roles.keys(), buffer=buffer, link=link, rng=rng, tap=tap) as net:
         parties = {
             pid: Party(
                 role,
                 net.endpoint(pid),
-                step_timeout=_timeout_for(step_timeout, pid),
-                max_timeouts=max_timeouts,
-                transcript=transcript,
+                step_timeout=timeout_for(step_timeout, pid),
+                transcript=trace,
             )
             for pid, role in roles.items()
         }
-        return await run_parties(parties, timeout=timeout, transport="memory")
+        return await run_parties(parties, timeout=timeout, transport="memory", transcript=trace)
 
 
 def run_memory_sync(roles: Mapping[int, Role], *, clock: Any = None, **kwargs: Any) -> RunResult:
     """``trio.run(run_memory(roles, **kwargs))``; ``clock`` e.g. a MockClock."""
     return trio.run(functools.partial(run_memory, roles, **kwargs), clock=clock)
+
+
+class MemoryRunner:
+    """Party actors over the in-memory transport (a :class:`~mpc_rr.runs.Runner`).
+
+    ``virtual_time`` runs under a MockClock that jumps whenever every task
+    waits, so step deadlines cost no wall time (compute still does).
+    Other options are :func:`run_memory`'s.
+    """
+
+    name = "memory"
+
+    def __init__(
+        self,
+        *,
+        step_timeout: StepTimeout = 30.0,
+        virtual_time: bool = True,
+        timeout: float | None = None,
+        transcript: bool = False,
+        tap: Tap | None = None,
+        link: LinkModel | Callable[[int, int], LinkModel] | None = None,
+        rng: np.random.Generator | None = None,
+        buffer: int = DEFAULT_BUFFER,
+    ) -> None:
+        self.virtual_time = virtual_time
+        self.options: dict[str, Any] = dict(
+            step_timeout=step_timeout, timeout=timeout, transcript=transcript, tap=tap,
+            link=link, rng=rng, buffer=buffer,
+        )  # fmt: skip
+
+    def __call__(self, roles: Mapping[int, Role]) -> RunResult:
+        clock = trio.testing.MockClock(autojump_threshold=0) if self.virtual_time else None
+        return run_memory_sync(roles, clock=clock, **self.options)

@@ -1,13 +1,14 @@
 """Run roles as Party actors over real TCP (+TLS) sockets, all in this process.
 
 Every non-hub party opens its own connection (and TLS handshake) to the hub
-on loopback.  Used by tests (same transcript as the memory transport), by
-``mpc-rr ping --transport tcp`` and by the TCP benchmark.  For separate OS
-processes see :mod:`parties.procs`.
+on loopback.  :class:`TcpRunner` is the :class:`~mpc_rr.runs.Runner`; when the
+roles have no party 0 (the all-to-all full mesh) an idle hub role relays.
+For separate OS processes see :mod:`parties.procs`.
 """
 
 from __future__ import annotations
 
+import enum
 import functools
 import tempfile
 import time
@@ -18,17 +19,18 @@ from typing import Any
 import trio
 
 from mpc_rr.errors import UsageError
-from mpc_rr.messages import DEFAULT_MAX_FRAME
-from mpc_rr.roles import Role
+from mpc_rr.messages import DEFAULT_MAX_FRAME, Message
+from mpc_rr.roles import COORDINATOR, Role, Send
+from mpc_rr.runs import RunResult
 from parties.party import Party
-from parties.runner import RunResult, _timeout_for, run_parties
+from parties.runner import StepTimeout, run_parties, sent_transcript, timeout_for
 from transports.base import Endpoint
 from transports.memory import DEFAULT_BUFFER
 from transports.pki import Roster, client_context, generate_deployment
 from transports.tap import Tap
 from transports.tcp import connect_client, open_hub
 
-__all__ = ["run_tcp", "run_tcp_sync"]
+__all__ = ["TcpRunner", "run_tcp", "run_tcp_sync"]
 
 
 async def run_tcp(
@@ -39,8 +41,7 @@ async def run_tcp(
     tap: Tap | None = None,
     buffer: int = DEFAULT_BUFFER,
     max_frame: int = DEFAULT_MAX_FRAME,
-    step_timeout: float | Mapping[int, float | None] | None = None,
-    max_timeouts: int = 1,
+    step_timeout: StepTimeout = None,
     timeout: float | None = None,
     transcript: bool = False,
     connect_limit: int = 64,
@@ -49,10 +50,11 @@ async def run_tcp(
 
     ``roster`` defaults to a fresh deployment in a temporary directory with
     ids ``0..len(roles)-1``.  ``connect_limit`` bounds concurrent handshakes.
-    The report's ``handshake_s`` attribute (in ``costs``) is the time to
-    connect every party.
+    ``costs.extra`` holds ``handshakes`` and ``handshake_s`` (time to connect
+    every party).
     """
     ids = sorted(roles)
+    trace = sent_transcript() if transcript else None
     with tempfile.TemporaryDirectory(prefix="mpc-rr-keys-") as tmp:
         if roster is None:
             if ids != list(range(len(ids))):
@@ -75,24 +77,23 @@ async def run_tcp(
                     )
 
             t0 = time.perf_counter()
-            async with trio.open_nursery() as nursery:
-                for i in ids:
-                    if i != r.hub:
-                        nursery.start_soon(conn, i)
-            handshake_s = time.perf_counter() - t0
             try:
+                async with trio.open_nursery() as nursery:
+                    for i in ids:
+                        if i != r.hub:
+                            nursery.start_soon(conn, i)
+                handshake_s = time.perf_counter() - t0
                 parties = {
                     pid: Party(
                         role,
                         eps[pid],
-                        step_timeout=_timeout_for(step_timeout, pid),
-                        max_timeouts=max_timeouts,
-                        transcript=transcript,
+                        step_timeout=timeout_for(step_timeout, pid),
+                        transcript=trace,
                         max_frame=max_frame,
                     )
                     for pid, role in roles.items()
                 }
-                result = await run_parties(parties, timeout=timeout, transport="tcp")
+                result = await run_parties(parties, timeout=timeout, transport="tcp", transcript=trace)
             finally:
                 for pid, ep in eps.items():
                     if pid != r.hub:
@@ -105,3 +106,37 @@ async def run_tcp(
 def run_tcp_sync(roles: Mapping[int, Role], **kwargs: Any) -> RunResult:
     """``trio.run(run_tcp(roles, **kwargs))``."""
     return trio.run(functools.partial(run_tcp, roles, **kwargs))
+
+
+class _IdleState(enum.Enum):
+    DONE = "done"
+    ABORTED = "aborted"
+
+
+class _IdleHub(Role):
+    """Party 0 when the protocol has no role for it: the TCP hub only relays frames."""
+
+    def __init__(self, message_types: tuple[type[Message], ...]) -> None:
+        super().__init__(COORDINATOR, _IdleState.DONE)
+        self.message_types = message_types
+
+    def start(self) -> list[Send]:
+        return []
+
+
+class TcpRunner:
+    """Party actors over TCP + mutual TLS on 127.0.0.1 in one process (real time).
+
+    Options are :func:`run_tcp`'s.
+    """
+
+    name = "tcp"
+
+    def __init__(self, *, step_timeout: StepTimeout = 30.0, **options: Any) -> None:
+        self.options: dict[str, Any] = dict(step_timeout=step_timeout, **options)
+
+    def __call__(self, roles: Mapping[int, Role]) -> RunResult:
+        if COORDINATOR not in roles:  # e.g. the all-to-all full mesh: the hub relays only
+            types = next(iter(roles.values())).message_types
+            roles = {COORDINATOR: _IdleHub(types), **roles}
+        return run_tcp_sync(roles, **self.options)

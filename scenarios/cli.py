@@ -4,6 +4,10 @@ Each subcommand lives in its own module under :mod:`scenarios.commands` and
 exposes ``register(subparsers)``, which adds its parser and sets
 ``func(args) -> int`` (the exit status).  Add a module name to
 :data:`COMMANDS` to expose a new subcommand.
+
+Exit status, for every command: 0 success; 1 the protocol aborted or its
+result was not exact; 2 usage error (a bad flag or input, reported before
+any work where possible); 3 internal error (a bug: the traceback is printed).
 """
 
 from __future__ import annotations
@@ -11,39 +15,59 @@ from __future__ import annotations
 import argparse
 import importlib
 import sys
+import traceback
 from collections.abc import Sequence
 
+from mpc_rr.errors import ProtocolAbort, UsageError
+
 COMMANDS: tuple[str, ...] = ("reproduce", "mechanism", "run", "secure_sum", "keys", "party", "ping", "audit", "attack")
+
+EXIT_OK, EXIT_ABORT, EXIT_USAGE, EXIT_BUG = 0, 1, 2, 3
+
+
+def _version() -> str:
+    from importlib.metadata import PackageNotFoundError, version
+
+    try:
+        return version("mpc-rr")
+    except PackageNotFoundError:
+        return "unknown"
 
 
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="mpc-rr",
         description="Randomized response and secure aggregation over simulated or real networks.",
+        epilog="Exit status: 0 ok, 1 protocol abort or inexact result, 2 usage error, 3 internal error.",
     )
+    parser.add_argument("--version", action="version", version=f"mpc-rr {_version()}")
     sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
     for name in COMMANDS:
-        module = f"scenarios.commands.{name}"
-        try:
-            mod = importlib.import_module(module)
-        except ModuleNotFoundError as exc:  # a command not merged in this checkout yet
-            if exc.name != module:
-                raise
-            continue
-        mod.register(sub)
+        importlib.import_module(f"scenarios.commands.{name}").register(sub)
     return parser
 
 
 def main(argv: Sequence[str] | None = None) -> int:
     parser = build_parser()
-    args = parser.parse_args(argv)
+    args = parser.parse_args(argv)  # argparse exits with status 2 on a usage error
     try:
         return int(args.func(args) or 0)
     except KeyboardInterrupt:
         return 130
-    except ValueError as exc:  # UsageError and friends: a clean message, not a traceback
+    except UsageError as exc:
         print(f"mpc-rr {args.command}: error: {exc}", file=sys.stderr)
-        return 2
+        return EXIT_USAGE
+    except ProtocolAbort as exc:
+        print(f"mpc-rr {args.command}: protocol aborted: {exc}", file=sys.stderr)
+        return EXIT_ABORT
+    except Exception:
+        traceback.print_exc()
+        print(
+            f"mpc-rr {args.command}: internal error (a bug in mpc-rr; please report it with the "
+            f"traceback above)",
+            file=sys.stderr,
+        )
+        return EXIT_BUG
 
 
 if __name__ == "__main__":

@@ -1,12 +1,20 @@
-"""``mpc-rr run adult``: the whole pipeline on Adult, evaluated against the true data.
+"""``mpc-rr run``: the whole pipeline on a data set, evaluated against the true data.
 
-Builds the roles (coordinator + one data party per record), executes them on
-a transport, then evaluates the coordinator's estimates with count queries of
-coverage 0.1 and 0.5 (Section 6.5) against the true records of the
-participating parties: RR-Independent (from the Sec. 4.1 records when the
-dependence source is ``rr``; otherwise a centrally computed reference at the
-same per-attribute epsilon, labelled as such), RR-Clusters, and both with
-RR-Adjustment.
+Three steps, each with one job:
+
+* :func:`execute` builds the roles (coordinator + one data party per record)
+  and runs them with a :class:`~mpc_rr.runs.Runner` -> :class:`Execution`;
+* :func:`evaluate` answers count queries of coverage 0.1 and 0.5 (Section
+  6.5) against the true records of the participating parties with
+  RR-Independent (from the Sec. 4.1 records when the dependence source is
+  ``rr``; otherwise a centrally computed reference at the same per-attribute
+  epsilon, labelled as such), RR-Clusters, and both with RR-Adjustment ->
+  :class:`Evaluation` (frozen);
+* :func:`to_json` shapes ``results.json``; :func:`write_outputs` writes it
+  with a CSV and a plot.
+
+A seeded run is a simulation: every output carries ``noise`` saying that the
+noise can be recomputed from the seed (:func:`mpc_rr.randomness.noise_source`).
 """
 
 from __future__ import annotations
@@ -22,24 +30,36 @@ from typing import Any
 
 import numpy as np
 
-from mpc_rr.datasets import load_adult
 from mpc_rr.errors import UsageError
 from mpc_rr.models import FactorModel
-from mpc_rr.pipeline import PipelineConfig, pipeline_roles, signing
+from mpc_rr.pipeline import PipelineConfig, PipelineResult, pipeline_roles, signing
 from mpc_rr.queries import answer, make_queries, relative_error, true_count
+from mpc_rr.randomness import noise_source
 from mpc_rr.roles import COORDINATOR
 from mpc_rr.rr_protocols import adjust, rr_independent
+from mpc_rr.runs import Runner, RunResult
 from mpc_rr.schema import Dataset
-from scenarios.executors import Execution, Executor
 
-__all__ = ["RunOptions", "run_pipeline", "write_outputs"]
+__all__ = [
+    "Evaluation",
+    "Execution",
+    "RunOptions",
+    "evaluate",
+    "execute",
+    "run_pipeline",
+    "to_json",
+    "write_outputs",
+]
 
 SIGMAS = (0.1, 0.5)
+METHOD_ORDER = ("RR-Independent", "RR-Clusters", "RR-Independent+Adjustment", "RR-Clusters+Adjustment")
 
 
 @dataclass(frozen=True)
 class RunOptions:
-    parties: int | None = None  # subsample of Adult (None: all 32,561)
+    """Everything a user chooses for one run (validated here and in :class:`PipelineConfig`)."""
+
+    parties: int | None = None  # subsample of the data (None: every record)
     p: float = 0.7
     tv: int = 100
     td: float = 0.1
@@ -47,70 +67,102 @@ class RunOptions:
     mechanism: str = "cluster"
     estimator: str = "clip"
     adjust_iterations: int = 50
-    transport: str = "memory"
     seed: int = 1
     queries: int = 200
+    max_dropout: float | None = None
+    secagg_degree: int | None = None
+    secagg_failure: float | None = None
+
+    def __post_init__(self) -> None:
+        if self.queries < 1:
+            raise UsageError(f"queries must be >= 1 per coverage, got {self.queries}")
+        if self.parties is not None and self.parties < 2:
+            raise UsageError(f"parties must be >= 2, got {self.parties}")
+
+
+@dataclass(frozen=True)
+class Execution:
+    """The protocol run: what the coordinator computed and what the run cost."""
+
+    dataset: str
+    data: Dataset  # the participating records (after subsampling), in party order
+    config: PipelineConfig
+    result: PipelineResult
+    run: RunResult
+    setup_s: float
+    protocol_s: float
+
+
+@dataclass(frozen=True)
+class Evaluation:
+    """Accuracy of every estimation method against the truth, next to the execution."""
+
+    execution: Execution
+    relative_error: dict[str, dict[str, float]]  # method -> sigma -> median relative error
+    independent_source: str
+    evaluation_s: float
 
 
 def _subsample(data: Dataset, n: int | None, seed: int) -> Dataset:
     if n is None or n == data.n:
         return data
+    if n > data.n:
+        raise UsageError(f"parties must be at most the {data.n} records of the data set, got {n}")
     return data.subsample(n, np.random.default_rng(np.random.SeedSequence([seed, 0xDA7A])))
 
 
-def run_pipeline(
+def execute(
     opts: RunOptions,
-    executor: Executor,
+    runner: Runner,
+    data: Dataset,
     *,
-    data: Dataset | None = None,
-    sub_factory: Any = None,
+    dataset: str = "adult",
     progress: Callable[[str, int, int], None] | None = None,
-) -> tuple[dict[str, Any], Execution]:
-    """Run and evaluate; returns the ``results.json`` content and the execution."""
-    data = _subsample(load_adult() if data is None else data, opts.parties, opts.seed)
-    n = data.n
-    if n < 2:
-        raise UsageError(f"need at least 2 parties, got {n}")
+) -> Execution:
+    """Build the roles of one run over ``data`` and run them with ``runner``."""
+    data = _subsample(data, opts.parties, opts.seed)
     # the coordinator's key comes from the OS CSPRNG; nothing secret derives from the seed
     key = signing.new_signing_key()
     cfg = PipelineConfig(
-        schema=data.schema, n=n, p=opts.p, tv=opts.tv, td=opts.td, dependence=opts.dependence,
-        mechanism=opts.mechanism, estimator=opts.estimator, adjust_iterations=opts.adjust_iterations,
-        coordinator_key=signing.public_bytes(key), run=f"adult-{opts.seed}",
+        schema=data.schema, n=data.n, p=opts.p, tv=opts.tv, td=opts.td,
+        dependence=opts.dependence, mechanism=opts.mechanism, estimator=opts.estimator,
+        adjust_iterations=opts.adjust_iterations, coordinator_key=signing.public_bytes(key),
+        run=f"{dataset}-{opts.seed}", secagg_max_dropout=opts.max_dropout,
+        secagg_degree=opts.secagg_degree, secagg_failure=opts.secagg_failure,
     )  # fmt: skip
     t0 = time.perf_counter()
-    roles = pipeline_roles(cfg, data.codes, opts.seed, key, sub_factory=sub_factory)
-    setup_s = time.perf_counter() - t0
-    roles[COORDINATOR].progress = progress  # type: ignore[attr-defined]
-    ex = executor(roles)
-    res = roles[COORDINATOR].result
+    roles = pipeline_roles(cfg, data.codes, opts.seed, key, progress=progress)
     t1 = time.perf_counter()
+    run = runner(roles)
+    protocol_s = time.perf_counter() - t1
+    return Execution(dataset, data, cfg, roles[COORDINATOR].result, run, t1 - t0, protocol_s)
+
+
+def evaluate(ex: Execution, opts: RunOptions) -> Evaluation:
+    """Median relative error of count queries for every method (Section 6.5)."""
+    t0 = time.perf_counter()
+    res, cfg = ex.result, ex.config
     included = np.asarray(res.parties_release) - 1
-    truth_codes = data.codes[included]
+    truth_codes = ex.data.codes[included]
     models: dict[str, Any] = {"RR-Clusters": res.model}
     if res.adjusted is not None:
         models["RR-Clusters+Adjustment"] = res.adjusted
     ind = res.independent()
-    independent_source = "pipeline (Sec. 4.1 records)"
+    source = "pipeline (Sec. 4.1 records)"
     if ind is not None:
         ests, adj = ind
         models["RR-Independent"] = FactorModel(
-            cfg.sizes,
-            tuple((j,) for j in range(len(cfg.sizes))),
-            tuple(e.distribution for e in ests),
+            cfg.sizes, tuple((j,) for j in range(len(cfg.sizes))), tuple(e.distribution for e in ests)
         )
         if adj is not None:
             models["RR-Independent+Adjustment"] = adj
     else:  # secure-sum sources release no per-attribute data: a central reference at equal epsilon
-        independent_source = "central reference at the same per-attribute epsilon"
+        source = "central reference at the same per-attribute epsilon"
         rng = np.random.default_rng(np.random.SeedSequence([opts.seed, 0x1AD]))
-        rel = rr_independent(
-            truth_codes, cfg.sizes, cfg.attribute_mechanisms(), rng, method=cfg.estimator
-        )
+        rel = rr_independent(truth_codes, cfg.sizes, cfg.attribute_mechanisms(), rng, method=cfg.estimator)
         models["RR-Independent"] = rel.model
         models["RR-Independent+Adjustment"] = adjust(rel, max_iter=cfg.adjust_iterations)[0]
-    order = ("RR-Independent", "RR-Clusters", "RR-Independent+Adjustment", "RR-Clusters+Adjustment")
-    models = {m: models[m] for m in order if m in models}
+    models = {m: models[m] for m in METHOD_ORDER if m in models}
     qrng = np.random.default_rng(np.random.SeedSequence([opts.seed, 0x9E]))
     errors: dict[str, dict[str, float]] = {m: {} for m in models}
     n_rel = len(included)
@@ -118,42 +170,62 @@ def run_pipeline(
         qs = make_queries(truth_codes, cfg.sizes, opts.queries, s, qrng)
         truth = [true_count(truth_codes, q) for q in qs]
         for name, model in models.items():
-            errs = [
-                relative_error(answer(model, q, n_rel), t) for q, t in zip(qs, truth, strict=True)
-            ]
+            errs = [relative_error(answer(model, q, n_rel), t) for q, t in zip(qs, truth, strict=True)]
             errors[name][str(s)] = float(np.median(errs))
-    names = data.schema.names
-    out = {
-        "dataset": "adult",
-        "parties": n,
-        "parties_released": n_rel,
+    return Evaluation(ex, errors, source, time.perf_counter() - t0)
+
+
+def _finite(v: float) -> float | None:
+    return None if math.isinf(v) else v
+
+
+def to_json(ev: Evaluation, opts: RunOptions) -> dict[str, Any]:
+    """The content of ``results.json``."""
+    ex = ev.execution
+    res = ex.result
+    names = ex.config.schema.names
+    return {
+        "dataset": ex.dataset,
+        "parties": ex.config.n,
+        "parties_released": len(res.parties_release),
         "seed": opts.seed,
+        "noise": noise_source(opts.seed),
         "options": asdict(opts),
         "clusters": res.clustering.names(names),
-        "epsilon": {k: (None if math.isinf(v) else v) for k, v in res.epsilon.items()},
+        "epsilon": {k: _finite(v) for k, v in res.epsilon.items()},
         "epsilon_note": "dependence epsilon is null (infinite) for secure-sum: exact counts are not DP"
         if math.isinf(res.epsilon["dependence"])
         else "sequential composition: dependence + release",
-        "relative_error": errors,
-        "independent_source": independent_source,
+        "relative_error": ev.relative_error,
+        "independent_source": ev.independent_source,
         "adjustment": None
         if res.adjustment is None
         else {"iterations": res.adjustment.iterations, "converged": res.adjustment.converged},
-        "estimator": cfg.estimator,
-        "cost": ex.cost_summary(),
-        "timing": {
-            "setup_s": setup_s,
-            "protocol_s": ex.wall_s,
-            "evaluation_s": time.perf_counter() - t1,
-        },
+        "estimator": ex.config.estimator,
+        "cost": ex.run.costs.to_json(),
+        "timing": {"setup_s": ex.setup_s, "protocol_s": ex.protocol_s, "evaluation_s": ev.evaluation_s},
         "dependences": {
             f"{names[i]}~{names[j]}": float(res.dependences[i, j])
             for i in range(len(names))
             for j in range(i + 1, len(names))
         },
-        "peer_errors": [str(e) for e in ex.peer_errors][:20],
+        "peer_errors": [
+            m for s in ex.run.costs.parties.values() for m in s.peer_errors.summary()
+        ][:20],
     }
-    return out, ex
+
+
+def run_pipeline(
+    opts: RunOptions,
+    runner: Runner,
+    data: Dataset,
+    *,
+    dataset: str = "adult",
+    progress: Callable[[str, int, int], None] | None = None,
+) -> tuple[dict[str, Any], Evaluation]:
+    """:func:`execute`, :func:`evaluate` and :func:`to_json` in one call."""
+    ev = evaluate(execute(opts, runner, data, dataset=dataset, progress=progress), opts)
+    return to_json(ev, opts), ev
 
 
 def write_outputs(result: dict[str, Any], out: Path) -> list[Path]:
@@ -181,15 +253,14 @@ def write_outputs(result: dict[str, Any], out: Path) -> list[Path]:
             np.arange(len(methods)) + k * width,
             [result["relative_error"][m][s] for m in methods],
             width,
-            label=f"sigma = {s}",
+            label=f"query coverage sigma = {s}",
         )
-    ax.set_xticks(
-        np.arange(len(methods)) + width * (len(sigmas) - 1) / 2, methods, rotation=15, fontsize=8
-    )
-    ax.set_ylabel("median relative error")
+    ax.set_xticks(np.arange(len(methods)) + width * (len(sigmas) - 1) / 2, methods, rotation=15, fontsize=8)
+    ax.set_ylabel("median relative error of count queries")
     eps = result["epsilon"]["total"]
     ax.set_title(
-        f"Adult, {result['parties']} parties, p = {result['options']['p']}, total epsilon = {eps if eps is None else round(eps, 2)}"
+        f"{result['dataset']}, {result['parties']} parties, p = {result['options']['p']}, "
+        f"total epsilon = {eps if eps is None else round(eps, 2)}, one run (seed {result['seed']})"
     )
     ax.legend()
     fig.tight_layout()

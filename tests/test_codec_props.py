@@ -50,7 +50,7 @@ shapes = st.lists(st.integers(0, 5), min_size=0, max_size=3).map(tuple)
 
 
 @settings(max_examples=150, deadline=None)
-@given(dtypes, shapes, st.integers(0, 2**32 - 1), st.text(max_size=20), st.integers(-5, 5))
+@given(dtypes, shapes, st.integers(0, 2**32 - 1), st.text(max_size=20), st.integers(0, 2**31))
 def test_round_trip_arrays_and_labels(dtype: str, shape: tuple, seed: int, run: str, step: int):
     rng = np.random.default_rng(seed)
     arr = (rng.random(shape) * 100).astype(np.dtype(dtype))

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import enum
 from dataclasses import dataclass
 
 import numpy as np
@@ -11,11 +12,12 @@ from mpc_rr.clustering import cluster_attributes
 from mpc_rr.dependence import dependence_matrix
 from mpc_rr.errors import PeerError, UsageError
 from mpc_rr.harness import run_roles
-from mpc_rr.messages import Codec, Message, WireArray
+from mpc_rr.messages import Message, WireArray
 from mpc_rr.pair_cells import PairLayout
-from mpc_rr.pipeline import PIPELINE_MESSAGES, DataParty, PipelineConfig, pipeline_roles, signing
-from mpc_rr.pipeline.roles import SignedClustering, party_generators
-from mpc_rr.roles import COORDINATOR, Role, Send
+from mpc_rr.pipeline import DataParty, PipelineConfig, pipeline_roles, signing
+from mpc_rr.pipeline.messages import RandomizedRecord, SignedClustering
+from mpc_rr.randomness import party_generators
+from mpc_rr.roles import COORDINATOR, AllIn, Role, Send, Transition, table
 from mpc_rr.rr_protocols import release_groups, rr_independent
 from mpc_rr.schema import Attribute, Schema
 
@@ -51,9 +53,7 @@ def test_distributed_equals_centralized(shuffle: bool) -> None:
     x = records(n, 1)
     cfg = config(n)
     roles = pipeline_roles(cfg, x, seed, KEY)
-    out = run_roles(
-        roles, rng=np.random.default_rng(5), shuffle=shuffle, codec=Codec(PIPELINE_MESSAGES)
-    )
+    out = run_roles(roles, rng=np.random.default_rng(5), shuffle=shuffle)
     res = roles[COORDINATOR].result
 
     # the same computation with the centralized library functions and the same per-party seeds
@@ -74,7 +74,7 @@ def test_distributed_equals_centralized(shuffle: bool) -> None:
     )  # equal-risk release
     outcomes = [roles[i].result for i in range(1, n + 1)]
     assert all(o.clusters == cl.clusters for o in outcomes)
-    assert out.messages == 3 * n  # record, clustering, release
+    assert out.costs.messages == 3 * n  # record, clustering, release
 
 
 def test_dropout_in_dependence_phase_goes_on_without_the_party() -> None:
@@ -85,7 +85,7 @@ def test_dropout_in_dependence_phase_goes_on_without_the_party() -> None:
     assert 5 not in coord.parties_dependence and len(coord.parties_release) == n - 1
     err = roles[5].error
     assert err is not None and "timed out waiting for parties [0]" in str(err)
-    assert not res.peer_errors
+    assert not res.peer_errors()
 
 
 def test_too_few_parties_aborts_cleanly() -> None:
@@ -101,8 +101,8 @@ def test_duplicate_submission_is_reported_and_ignored() -> None:
     roles = pipeline_roles(config(n), records(n, 4), 9, KEY)
     res = run_roles(roles, rng=np.random.default_rng(1), duplicate=0.3)
     assert roles[COORDINATOR].result.parties_release == tuple(range(1, n + 1))
-    assert res.peer_errors and all(isinstance(e, PeerError) for e in res.peer_errors)
-    assert any("submitted twice" in str(e) for e in res.peer_errors)
+    assert res.peer_errors() and all(isinstance(e, PeerError) for e in res.peer_errors())
+    assert any("submitted twice" in str(e) for e in res.peer_errors())
 
 
 def test_party_refuses_a_forged_broadcast() -> None:
@@ -132,8 +132,6 @@ def test_bad_record_from_a_party_is_a_peer_error() -> None:
     roles = pipeline_roles(cfg, records(3, 5), 1, KEY)
     coord = roles[COORDINATOR]
     coord.start()
-    from mpc_rr.pipeline.roles import RandomizedRecord
-
     with pytest.raises(PeerError, match="party 2: code outside"):
         coord.receive(
             2,
@@ -155,7 +153,7 @@ def test_config_validation() -> None:
         config(5, dependence="oracle")
     with pytest.raises(UsageError, match=r"p must be in \(0, 1\]"):
         config(5, p=0.0)
-    with pytest.raises(UsageError, match="needs a secure-sum sub_factory"):
+    with pytest.raises(UsageError, match="needs a sub-protocol factory"):
         DataParty(1, config(5, dependence="secure-sum"), np.zeros(4, int), np.random.default_rng(0))
 
 
@@ -177,28 +175,37 @@ class PlainTotal(Message, frozen=True):
     included: list[int]
 
 
+class _S(enum.Enum):
+    WAITING = "waiting"
+    DONE = "done"
+    ABORTED = "aborted"
+
+
 class PlainClient(Role):
     message_types = (PlainTotal,)
 
     def __init__(self, pid: int, x: np.ndarray) -> None:
-        super().__init__(pid)
+        super().__init__(pid, _S.WAITING)
         self.x = x
 
     def start(self) -> list[Send]:
         return [Send(COORDINATOR, PlainShare(x=WireArray.from_numpy(self.x)))]
 
-    def receive(self, src: int, msg: Message) -> list[Send]:
-        assert isinstance(msg, PlainTotal)
-        self._result = _Sum(msg.total.to_numpy().astype(np.int64), tuple(msg.included))
-        self._done = True
+    def waiting_for(self) -> set[int]:
+        return set() if self.done else {COORDINATOR}
+
+    def _on_total(self, src: int, msg: PlainTotal) -> list[Send]:
+        self.finish(_Sum(msg.total.to_numpy().astype(np.int64), tuple(msg.included)))
         return []
+
+    TRANSITIONS = table({(_S.WAITING, PlainTotal): Transition(_on_total, _S.DONE)})
 
 
 class PlainServer(Role):
     message_types = (PlainShare,)
 
     def __init__(self, n: int, cells: int) -> None:
-        super().__init__(COORDINATOR)
+        super().__init__(COORDINATOR, _S.WAITING)
         self.n, self.got = n, {}
         self.cells = cells
 
@@ -206,18 +213,22 @@ class PlainServer(Role):
         return []
 
     def waiting_for(self) -> set[int]:
-        return set(range(1, self.n + 1)) - set(self.got)
+        return set() if self.done else set(range(1, self.n + 1)) - set(self.got)
 
-    def receive(self, src: int, msg: Message) -> list[Send]:
-        assert isinstance(msg, PlainShare)
+    def _on_share(self, src: int, msg: PlainShare) -> list[Send]:
         self.got[src] = msg.x.to_numpy()
-        if len(self.got) < self.n:
-            return []
+        return []
+
+    def _publish(self) -> list[Send]:
         total = np.sum(list(self.got.values()), axis=0)
-        self._result = _Sum(total, tuple(sorted(self.got)))
-        self._done = True
+        self.finish(_Sum(total, tuple(sorted(self.got))))
         w = WireArray.from_numpy(total)
         return [Send(i, PlainTotal(total=w, included=sorted(self.got))) for i in sorted(self.got)]
+
+    TRANSITIONS = table({
+        (_S.WAITING, PlainShare): Transition(_on_share, _S.WAITING),
+        (_S.WAITING, AllIn): Transition(_publish, _S.DONE),
+    })
 
 
 def plain_factory(cfg: PipelineConfig, pid: int, x: np.ndarray | None) -> Role:
@@ -246,7 +257,7 @@ def test_party_refuses_a_broadcast_that_differs_from_its_own_clustering() -> Non
     roles = pipeline_roles(cfg, x, 3, KEY, sub_factory=plain_factory)
     coord = roles[COORDINATOR]
     # a coordinator that lies about the clustering (validly signed, but not what the aggregate gives)
-    orig = coord._broadcast
+    orig = coord._cluster_and_broadcast
 
     def lying() -> list[Send]:
         sends = orig()
@@ -262,10 +273,11 @@ def test_party_refuses_a_broadcast_that_differs_from_its_own_clustering() -> Non
         )
         return [Send(s.dst, msg) for s in sends]
 
-    coord._broadcast = lying  # type: ignore[method-assign]
+    coord._cluster_and_broadcast = lying  # type: ignore[method-assign]
     run_roles(roles)
     errs = [roles[i].error for i in range(1, n + 1)]
-    assert all(e is not None and "does not match the one computed locally" in str(e) for e in errs)
+    assert all(e is not None and "differs from the one computed locally" in str(e) for e in errs)
+    assert all(e.culprits == (COORDINATOR,) for e in errs if e is not None)
 
 
 @pytest.mark.parametrize("mechanism", ["lambda", "optimized"])
@@ -297,10 +309,10 @@ def test_structured_mechanisms_in_the_pipeline(mechanism: str) -> None:
 
 
 def _secagg_factory(source: str):
+    from mpc_rr.pipeline.dependence import secagg_dependence
     from mpc_rr.secure_sum.entropy import SeededEntropy
-    from scenarios.secure_sum_factory import sub_factory_for
 
-    return sub_factory_for(source, entropy=lambda pid: SeededEntropy(99, pid))
+    return secagg_dependence(entropy=lambda pid: SeededEntropy(99, pid))
 
 
 def test_secagg_exact_counts_give_the_true_dependences() -> None:
@@ -308,12 +320,7 @@ def test_secagg_exact_counts_give_the_true_dependences() -> None:
     x = records(n, 21)
     cfg = config(n, dependence="secure-sum", run="ss")
     roles = pipeline_roles(cfg, x, 4, KEY, sub_factory=_secagg_factory("secure-sum"))
-    run_roles(
-        roles,
-        rng=np.random.default_rng(3),
-        shuffle=True,
-        codec=Codec(roles[COORDINATOR].message_types),
-    )
+    run_roles(roles, rng=np.random.default_rng(3), shuffle=True)
     res = roles[COORDINATOR].result
     np.testing.assert_allclose(res.dependences, dependence_matrix(x, SCHEMA), atol=1e-12)
     assert res.parties_dependence == tuple(range(1, n + 1))

@@ -8,26 +8,20 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from mpc_rr.roles import COORDINATOR
+from mpc_rr.datasets import load_adult
 from scenarios.cli import main
-from scenarios.executors import harness_executor, memory_executor, tcp_executor
 from scenarios.pipeline_run import RunOptions, run_pipeline
+from scenarios.runners import runner_for
 
 
-def _estimates(ex) -> list[np.ndarray]:
-    return [e.distribution for e in ex.roles[COORDINATOR].result.estimates]
+def _estimates(ev) -> list[np.ndarray]:
+    return [e.distribution for e in ev.execution.result.estimates]
 
 
 def test_memory_tcp_and_harness_agree_with_300_parties() -> None:
     opts = RunOptions(parties=300, seed=5, queries=50)
-    runs = {
-        name: run_pipeline(opts, ex)
-        for name, ex in [
-            ("harness", harness_executor),
-            ("memory", memory_executor),
-            ("tcp", tcp_executor),
-        ]
-    }
+    data = load_adult()
+    runs = {name: run_pipeline(opts, runner_for(name), data) for name in ("harness", "memory", "tcp")}
     ref_result, ref_ex = runs["memory"]
     for name, (result, ex) in runs.items():
         assert result["clusters"] == ref_result["clusters"], name
@@ -82,7 +76,15 @@ def test_run_command_writes_results(tmp_path: Path, capsys: pytest.CaptureFixtur
 
 
 def test_run_command_rejects_bad_options(capsys: pytest.CaptureFixture[str]) -> None:
-    assert main(["run", "adult", "--parties", "100", "--p", "1.5", "--transport", "harness"]) == 2
-    assert "p must be in (0, 1]" in capsys.readouterr().err
-    assert main(["run", "adult", "--parties", "100", "--transport", "carrier-pigeon"]) == 2
-    assert "transport must be one of" in capsys.readouterr().err
+    for argv, message in [
+        (["--p", "1.5"], "argument --p: must be in (0, 1], got 1.5"),
+        (["--transport", "carrier-pigeon"], "argument --transport: invalid choice: 'carrier-pigeon'"),
+        (["--queries", "0"], "argument --queries: must be an integer >= 1, got 0"),
+        (["--secagg-failure", "2"], "argument --secagg-failure: must be in (0, 1), got 2.0"),
+        (["--max-dropout", "0.2"], "--max-dropout only apply to --dependence secure-sum or pairwise-rr"),
+    ]:
+        with pytest.raises(SystemExit) as exc:
+            code = main(["run", "adult", "--parties", "100", *argv])
+            raise SystemExit(code)
+        assert exc.value.code == 2, argv
+        assert message in capsys.readouterr().err, argv

@@ -64,5 +64,16 @@ def test_fig3_json_and_plot(tmp_path: Path, capsys: pytest.CaptureFixture[str]) 
 
 
 def test_bad_runs_is_a_clean_error(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    assert main(["reproduce", "mdrr-table1", "--runs", "0", "--out", str(tmp_path)]) == 2
-    assert "runs must be >= 1" in capsys.readouterr().err
+    with pytest.raises(SystemExit) as exc:
+        main(["reproduce", "mdrr-table1", "--runs", "0", "--out", str(tmp_path)])
+    assert exc.value.code == 2
+    assert "argument --runs: must be an integer >= 1, got 0" in capsys.readouterr().err
+
+
+def test_data_may_be_the_folder_the_help_names(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """Before: `reproduce --data <a directory>` crashed although the help names a directory."""
+    from mpc_rr.datasets import data_dir
+
+    argv = ["reproduce", "mdrr-table1", "--runs", "1", "--queries", "2", "--data", str(data_dir()),
+            "--out", str(tmp_path), "--json"]  # fmt: skip
+    assert main(argv) == 0

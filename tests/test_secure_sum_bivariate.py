@@ -8,7 +8,7 @@ import pytest
 from mpc_rr.datasets import ADULT_SCHEMA
 from mpc_rr.dependence import dependence_matrix_from_tables
 from mpc_rr.pair_cells import PairLayout, crosstabs
-from mpc_rr.secure_sum.bivariate import exact_bivariate_counts
+from scenarios.secure_sum import exact_bivariate_counts
 
 
 @pytest.mark.parametrize("protocol", ["full-mesh", "full-mesh-board", "secagg"])

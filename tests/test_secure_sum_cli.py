@@ -39,8 +39,37 @@ def test_transports(transport: str, capsys: pytest.CaptureFixture[str]) -> None:
     assert out["exact"] and out["transport"] == transport and out["messages"] == 48
 
 
-def test_usage_errors_exit_2(capsys: pytest.CaptureFixture[str]) -> None:
-    assert main(["secure-sum", "--parties", "1"]) == 2
-    assert "--parties must be >= 2" in capsys.readouterr().err
-    assert main(["secure-sum", "--parties", "5", "--dropout", "1.5"]) == 2
-    assert "--dropout must be in [0, 1)" in capsys.readouterr().err
+def _exit_code(argv: list[str]) -> int:
+    try:
+        return main(argv)
+    except SystemExit as exc:  # argparse refuses a bad flag with status 2
+        return int(exc.code or 0)
+
+
+@pytest.mark.parametrize(
+    ("argv", "message"),
+    [
+        (["--parties", "1"], "argument --parties: must be an integer >= 2, got 1"),
+        (["--parties", "5", "--dropout", "1.5"], "argument --dropout: must be in [0, 1), got 1.5"),
+        (["--parties", "5", "--failure", "5"], "argument --failure: must be in (0, 1), got 5.0"),
+        (["--parties", "50", "--degree", "100000"], "--degree must be at most --parties - 1 = 49"),
+        (["--parties", "5", "--protocol", "full-mesh", "--max-dropout", "0.1"],
+         "--max-dropout only apply to --protocol secagg"),
+        (["--parties", "100", "--cells", "1000000000"], "needs about"),
+        (["--parties", "3000", "--protocol", "full-mesh"], "Use fewer parties or cells, or --protocol secagg"),
+    ],
+)  # fmt: skip
+def test_bad_input_is_refused_before_any_work(argv, message, capsys) -> None:
+    import time
+
+    t0 = time.perf_counter()
+    assert _exit_code(["secure-sum", *argv]) == 2
+    err = capsys.readouterr().err
+    assert message in err, err
+    assert time.perf_counter() - t0 < 5  # refused up front, not after allocating or running
+
+
+def test_the_memory_refusal_states_the_estimate(capsys) -> None:
+    assert _exit_code(["secure-sum", "--parties", "100", "--cells", "1000000000"]) == 2
+    err = capsys.readouterr().err
+    assert "GiB" in err and "messages" in err

@@ -40,11 +40,11 @@ def test_sum_is_exact_and_message_count_matches_formula(n: int, publication: str
     rng = np.random.default_rng(n)
     x = onehot(rng, n, 6)
     roles = full_mesh_roles(x, publication=publication, entropy=seeded(n))
-    res = run_roles(roles, rng=rng, shuffle=True, codec=CODEC)
+    res = run_roles(roles, rng=rng, shuffle=True)
     for pid, role in roles.items():
         np.testing.assert_array_equal(role.result.total, x.sum(axis=0), err_msg=f"party {pid}")
         assert role.result.modulus == n + 1
-    assert res.messages == full_mesh_message_count(n, publication)
+    assert res.costs.messages == full_mesh_message_count(n, publication)
     assert full_mesh_message_count(3, "all-to-all") == 12
     assert full_mesh_message_count(3, "board") == 12 and full_mesh_message_count(4, "board") == 20
 
@@ -69,12 +69,11 @@ def test_default_entropy_is_the_system_csprng_and_shares_hide_inputs() -> None:
     x = np.ones((3, 4000), np.int64)
     roles = full_mesh_roles(x)
     assert isinstance(roles[1].entropy, SystemEntropy)
-    res = run_roles(roles)
+    res = run_roles(roles, transcript=True)
     np.testing.assert_array_equal(roles[2].result.total, np.full(4000, 3))
     # every share is uniform mod 4 whatever the input: all residues appear ~equally often
-    shares = np.concatenate(
-        [t.msg.share.to_numpy() for t in res.trace if isinstance(t.msg, MeshShare)]
-    )
+    msgs = [CODEC.decode(e.data) for e in res.transcript]
+    shares = np.concatenate([m.share.to_numpy() for m in msgs if isinstance(m, MeshShare)])
     counts = np.bincount(shares, minlength=4)
     assert counts.size == 4 and counts.min() > 0.2 * shares.size
 
@@ -127,9 +126,9 @@ def test_malformed_share_aborts_naming_sender() -> None:
 def test_duplicates_reported_and_ignored_conflicts_abort() -> None:
     x = onehot(np.random.default_rng(3), 6, 4)
     roles = full_mesh_roles(x, entropy=seeded(3), publication="board")
-    res = run_roles(roles, rng=np.random.default_rng(1), duplicate=1.0, codec=CODEC)
+    res = run_roles(roles, rng=np.random.default_rng(1), duplicate=1.0)
     np.testing.assert_array_equal(roles[COORDINATOR].result.total, x.sum(axis=0))
-    assert res.peer_errors and all("duplicate" in str(e) for e in res.peer_errors)
+    assert res.peer_errors() and all("duplicate" in str(e) for e in res.peer_errors())
     p = FullMeshParty(1, 3, np.array([1, 0]), entropy=SeededEntropy(0))
     p.start()
     p.receive(2, MeshShare(share=WireArray.from_numpy(np.array([1, 2], np.uint8))))

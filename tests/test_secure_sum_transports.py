@@ -9,9 +9,12 @@ from hypothesis import strategies as st
 
 from mpc_rr.datasets import ADULT_SCHEMA
 from mpc_rr.pair_cells import PairLayout, crosstabs
-from mpc_rr.secure_sum.bivariate import exact_bivariate_counts
-from mpc_rr.secure_sum.simulate import run_secure_sum
-from scenarios.secure_sum_runners import runner_for
+from scenarios.runners import runner_for
+from scenarios.secure_sum import exact_bivariate_counts, run_secure_sum
+
+
+def _tolerance(protocol: str) -> dict:
+    return {"max_dropout": 0.1} if protocol == "secagg" else {}
 
 
 @settings(max_examples=6, deadline=None)
@@ -22,7 +25,7 @@ from scenarios.secure_sum_runners import runner_for
 )
 def test_property_memory_transport_exact(n: int, seed: int, protocol: str) -> None:
     x = np.random.default_rng(seed).integers(0, 2, size=(n, 3))
-    rep = run_secure_sum(protocol, x, seed=seed, runner=runner_for("memory"), max_dropout=0.1)
+    rep = run_secure_sum(protocol, x, seed=seed, runner=runner_for("memory"), **_tolerance(protocol))
     assert rep.exact and rep.survivors == n, rep.aborted
 
 
@@ -34,7 +37,7 @@ def test_property_memory_transport_exact(n: int, seed: int, protocol: str) -> No
 )
 def test_property_tcp_tls_exact(n: int, seed: int, protocol: str) -> None:
     x = np.random.default_rng(seed).integers(0, 2, size=(n, 3))
-    rep = run_secure_sum(protocol, x, seed=seed, runner=runner_for("tcp"), max_dropout=0.1)
+    rep = run_secure_sum(protocol, x, seed=seed, runner=runner_for("tcp"), **_tolerance(protocol))
     assert rep.exact and rep.survivors == n, rep.aborted
 
 
@@ -42,25 +45,26 @@ def test_property_tcp_tls_exact(n: int, seed: int, protocol: str) -> None:
 @pytest.mark.parametrize("n", [2, 9])
 def test_tcp_tls_matches_harness_costs(protocol: str, n: int) -> None:
     x = np.random.default_rng(n).integers(0, 2, size=(n, 7))
-    tcp = run_secure_sum(protocol, x, seed=1, runner=runner_for("tcp"), step_timeout=5.0)
+    tcp = run_secure_sum(protocol, x, seed=1, runner=runner_for("tcp", step_timeout=5.0))
     ref = run_secure_sum(protocol, x, seed=1, runner=runner_for("harness"))
     assert tcp.exact and ref.exact
     np.testing.assert_array_equal(tcp.total, ref.total)
-    assert tcp.messages == ref.messages
+    assert tcp.costs.messages == ref.costs.messages
     if protocol != "secagg":  # secagg key material is fresh per run: sizes may differ by bytes
-        assert tcp.bytes == ref.bytes
+        assert tcp.costs.bytes == ref.costs.bytes
 
 
 @pytest.mark.parametrize("transport", ["memory", "tcp"])
 def test_secagg_dropouts_over_transports_within_and_beyond(transport: str) -> None:
     x = np.random.default_rng(3).integers(0, 2, size=(20, 5))
-    kw = {"runner": runner_for(transport), "step_timeout": 0.5, "max_dropout": 0.2, "seed": 4}
+    kw = {"runner": runner_for(transport, step_timeout=0.5), "max_dropout": 0.2, "seed": 4}
     for step in ("keys", "shares", "masked", "unmask"):
         rep = run_secure_sum("secagg", x, dropout=0.2, drop_step=step, **kw)
         assert rep.exact, (step, rep.aborted)
         assert rep.survivors == (20 if step == "unmask" else 16)
     rep = run_secure_sum("secagg", x, dropout=0.25, drop_step="masked", **kw)
-    assert not rep.exact and "5 of 20 parties dropped out by step 'masked'" in rep.aborted
+    assert not rep.exact and "5 of 20 parties dropped out by step MASKED" in rep.aborted
+    assert set(rep.culprits) == set(rep.dropped)  # the abort names the missing parties by id
 
 
 def test_bivariate_counts_memory_transport() -> None:

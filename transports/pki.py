@@ -114,17 +114,33 @@ class Roster:
             d = json.loads(path.read_text())
         except (OSError, json.JSONDecodeError) as exc:
             raise UsageError(f"roster {str(path)!r}: cannot read: {exc}") from None
+        if not isinstance(d, dict):
+            raise UsageError(f"roster {str(path)!r}: expected a JSON object, got {type(d).__name__}")
         if d.get("version") != ROSTER_VERSION:
             raise UsageError(
                 f"roster {str(path)!r}: version {d.get('version')!r}, expected {ROSTER_VERSION}"
             )
         parties = {}
-        for p in d["parties"]:
-            e = PartyEntry(int(p["id"]), str(p["host"]), int(p["port"]), str(p["fingerprint"]))
+        entries = d.get("parties")
+        if not isinstance(entries, list) or not entries:
+            raise UsageError(f"roster {str(path)!r}: 'parties' must be a non-empty list")
+        for k, p in enumerate(entries):
+            try:
+                e = PartyEntry(int(p["id"]), str(p["host"]), int(p["port"]), str(p["fingerprint"]))
+            except (KeyError, TypeError, ValueError) as exc:
+                raise UsageError(
+                    f"roster {str(path)!r}: party entry {k} needs integer id and port, host and "
+                    f"fingerprint ({type(exc).__name__}: {exc})"
+                ) from None
+            if e.id < 0 or not 0 <= e.port <= 65535:
+                raise UsageError(f"roster {str(path)!r}: party entry {k} has id {e.id}, port {e.port}")
             if e.id in parties:
                 raise UsageError(f"roster {str(path)!r}: party {e.id} listed twice")
             parties[e.id] = e
-        hub = int(d.get("hub", 0))
+        try:
+            hub = int(d.get("hub", 0))
+        except (TypeError, ValueError):
+            raise UsageError(f"roster {str(path)!r}: hub must be an integer") from None
         if hub not in parties:
             raise UsageError(f"roster {str(path)!r}: hub {hub} is not a listed party")
         return cls(parties, hub, path.parent)
@@ -191,6 +207,10 @@ def generate_deployment(
     n_parties = int(n_parties)
     if n_parties < 2:
         raise UsageError(f"generate_deployment: n_parties must be >= 2, got {n_parties}")
+    if not 1 <= int(valid_days) <= 3650:
+        raise UsageError(f"generate_deployment: valid_days must be in [1, 3650], got {valid_days}")
+    if not 0 <= int(hub_port) <= 65535:
+        raise UsageError(f"generate_deployment: hub_port must be in [0, 65535], got {hub_port}")
     out = Path(out)
     out.mkdir(parents=True, exist_ok=True)
     now = _dt.datetime.now(_dt.UTC) - _dt.timedelta(minutes=5)
@@ -269,9 +289,19 @@ def generate_deployment(
 
 
 def _context(purpose: ssl.Purpose, roster: Roster, pid: int) -> ssl.SSLContext:
-    ctx = ssl.create_default_context(purpose, cafile=str(roster.ca_path()))
-    ctx.minimum_version = ssl.TLSVersion.TLSv1_3
-    ctx.load_cert_chain(str(roster.cert_path(pid)), str(roster.key_path(pid)))
+    """Raises UsageError naming the file when the CA, certificate or key cannot be loaded."""
+    files = (roster.ca_path(), roster.cert_path(pid), roster.key_path(pid))
+    try:
+        ctx = ssl.create_default_context(purpose, cafile=str(files[0]))
+        ctx.minimum_version = ssl.TLSVersion.TLSv1_3
+        ctx.load_cert_chain(str(files[1]), str(files[2]))
+    except (OSError, ssl.SSLError) as exc:
+        missing = [str(f) for f in files if not f.exists()]
+        what = f"missing {missing}" if missing else f"{type(exc).__name__}: {exc}"
+        raise UsageError(
+            f"party {pid}: cannot load the deployment's TLS files next to the roster "
+            f"({roster.directory}): {what}"
+        ) from None
     ctx.verify_mode = ssl.CERT_REQUIRED
     return ctx
 

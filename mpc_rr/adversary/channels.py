@@ -20,14 +20,16 @@ from dataclasses import dataclass
 import numpy as np
 
 from mpc_rr.adversary._stats import check_count
+from mpc_rr.choices import LINK_CHANNELS
 from mpc_rr.errors import UsageError
 from mpc_rr.joint import JointMechanism
 from mpc_rr.pair_cells import PairLayout
+from mpc_rr.pairwise_rr import perturb_pairs
 
 __all__ = ["CHANNELS", "ChannelView", "PairwiseRelease", "expand_totals", "observe", "release_pairs"]
 
 Pair = tuple[int, int]
-CHANNELS = ("direct", "anonymous", "secure-sum")
+CHANNELS = LINK_CHANNELS
 
 
 @dataclass(frozen=True, eq=False)
@@ -62,8 +64,9 @@ def release_pairs(
     """Randomize every attribute pair of every record (Sec. 4.3 step 3a), vectorized per pair.
 
     ``mechanisms``: one per pair in layout order (e.g.
-    ``PipelineConfig.pair_mechanisms()``), a mapping ``{(i, j): mechanism}``,
-    or a callable ``(|A_i|, |A_j|) -> mechanism``.
+    :func:`mpc_rr.pairwise_rr.pair_mechanisms`), a mapping ``{(i, j): mechanism}``,
+    or a callable ``(|A_i|, |A_j|) -> mechanism``.  The draws are those of
+    :func:`mpc_rr.pairwise_rr.perturb_pairs`, the pipeline's own.
     """
     lay = PairLayout(tuple(int(s) for s in sizes))
     c = np.asarray(codes)
@@ -72,24 +75,20 @@ def release_pairs(
     check_count(c.shape[0], "parties (rows of codes)", 2)
     mechs: list[JointMechanism] = []
     for t, (i, j) in enumerate(lay.pairs):
-        dom = (lay.sizes[i], lay.sizes[j])
         if isinstance(mechanisms, Mapping):
-            mech = mechanisms[(i, j)]
+            mechs.append(mechanisms[(i, j)])
         elif callable(mechanisms):
-            mech = mechanisms(dom)
+            mechs.append(mechanisms((lay.sizes[i], lay.sizes[j])))
         else:
             if len(mechanisms) != len(lay.pairs):
                 raise UsageError(
                     f"need one mechanism per pair: {len(lay.pairs)} pairs, got {len(mechanisms)}"
                 )
-            mech = mechanisms[t]
-        if tuple(mech.sizes) != dom:
-            raise UsageError(f"mechanism of pair ({i}, {j}) has sizes {tuple(mech.sizes)}, need {dom}")
-        mechs.append(mech)
-    reports = np.empty((c.shape[0], len(lay.pairs)), np.int64)
-    for t, (i, j) in enumerate(lay.pairs):
-        y = np.asarray(mechs[t].perturb(c[:, [i, j]], rng))
-        reports[:, t] = y[:, 0] * lay.sizes[j] + y[:, 1]
+            mechs.append(mechanisms[t])
+    # the one Sec. 4.3 implementation (the pipeline's parties use it too); it checks the sizes
+    pairs = perturb_pairs(c, lay, mechs, rng)
+    j_sizes = np.array([lay.sizes[j] for _, j in lay.pairs], np.int64)
+    reports = pairs[..., 0] * j_sizes + pairs[..., 1]
     return PairwiseRelease(lay.sizes, lay.pairs, tuple(mechs), reports)
 
 

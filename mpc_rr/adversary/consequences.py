@@ -34,7 +34,7 @@ import numpy as np
 from mpc_rr.adversary._stats import check_confidence, check_count, cp_two_sided
 from mpc_rr.adversary.linkability import Grouping, PairwiseRelease, party_groups
 from mpc_rr.errors import UsageError
-from mpc_rr.secure_sum.pairwise_rr import composed_epsilons
+from mpc_rr.pairwise_rr import composed_epsilons
 
 __all__ = [
     "EpsilonConsequence",

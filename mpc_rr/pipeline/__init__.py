@@ -7,14 +7,11 @@ the clustered release with estimation and optional RR-Adjustment.
 """
 
 from mpc_rr.pipeline.config import DEPENDENCE_SOURCES, MECHANISMS, PipelineConfig
-from mpc_rr.pipeline.roles import (
-    PIPELINE_MESSAGES,
-    Coordinator,
-    DataParty,
-    PartyOutcome,
-    PipelineResult,
-    pipeline_roles,
-)
+from mpc_rr.pipeline.coordinator import Coordinator
+from mpc_rr.pipeline.messages import PIPELINE_MESSAGES
+from mpc_rr.pipeline.party import DataParty
+from mpc_rr.pipeline.results import PartyOutcome, PipelineResult
+from mpc_rr.pipeline.roles import pipeline_roles
 
 __all__ = [
     "DEPENDENCE_SOURCES",

@@ -6,18 +6,18 @@ import math
 from dataclasses import dataclass, field
 from functools import lru_cache
 
+from mpc_rr.choices import DEPENDENCE_SOURCES, MECHANISMS
 from mpc_rr.errors import UsageError
 from mpc_rr.estimation import METHODS
 from mpc_rr.joint import JointMechanism
 from mpc_rr.lambda_rr import LambdaRandomization
 from mpc_rr.mechanisms import cluster_matrix, keep_or_uniform
 from mpc_rr.optimized_rr import optimize
+from mpc_rr.pairwise_rr import composed_epsilons, pair_mechanisms
 from mpc_rr.schema import Schema
 
 __all__ = ["DEPENDENCE_SOURCES", "MECHANISMS", "PipelineConfig"]
 
-DEPENDENCE_SOURCES = ("rr", "secure-sum", "pairwise-rr")
-MECHANISMS = ("cluster", "lambda", "optimized")
 
 
 @dataclass(frozen=True)
@@ -57,6 +57,10 @@ class PipelineConfig:
     min_parties:
         Fewest parties whose submissions a phase needs to go on after a
         timeout; fewer aborts the run.
+    secagg_max_dropout, secagg_degree, secagg_failure:
+        SecAgg+ parameters of the secure-sum dependence sources (``None`` =
+        the defaults of :func:`~mpc_rr.secure_sum.secagg_params.secagg_public`);
+        refused with ``dependence="rr"``, where no secure sum runs.
     """
 
     schema: Schema
@@ -72,6 +76,9 @@ class PipelineConfig:
     run: str = "pipeline"
     coordinator_key: bytes = field(default=b"", repr=False)
     min_parties: int = 2
+    secagg_max_dropout: float | None = None
+    secagg_degree: int | None = None
+    secagg_failure: float | None = None
 
     def __post_init__(self) -> None:
         if self.n < 2:
@@ -91,6 +98,21 @@ class PipelineConfig:
             raise UsageError("coordinator_key must be a 32-byte raw Ed25519 public key")
         if not 1 <= self.min_parties <= self.n:
             raise UsageError(f"min_parties must be in 1..{self.n}, got {self.min_parties}")
+        if not 1 <= self.adjust_iterations <= 100_000:
+            raise UsageError(
+                f"adjust_iterations must be in 1..100000, got {self.adjust_iterations}"
+            )
+        secagg = {
+            "secagg_max_dropout": self.secagg_max_dropout,
+            "secagg_degree": self.secagg_degree,
+            "secagg_failure": self.secagg_failure,
+        }
+        given = [k for k, v in secagg.items() if v is not None]
+        if given and self.dependence == "rr":
+            raise UsageError(
+                f"{given} only apply to the secure-sum dependence sources; dependence 'rr' runs "
+                f"no secure sum"
+            )
 
     @property
     def sizes(self) -> tuple[int, ...]:
@@ -133,12 +155,7 @@ class PipelineConfig:
 
     def pair_mechanisms(self) -> list[JointMechanism]:
         """Sec. 4.3: keep-or-uniform(p) over each attribute pair's joint domain, pairs (i<j) in order."""
-        m = len(self.sizes)
-        return [
-            keep_or_uniform((self.sizes[i], self.sizes[j]), self.p)
-            for i in range(m)
-            for j in range(i + 1, m)
-        ]
+        return list(_pair_mechanisms(self.sizes, self.p))
 
     def dependence_epsilons_per_attribute(self) -> dict[str, list[float]]:
         """Sec. 4.3 accounting per attribute, side by side.
@@ -150,14 +167,17 @@ class PipelineConfig:
         epsilon is the largest pair epsilon involving A.  (Only as good as the
         unlinkability; the adversary module measures that.)
         """
-        from mpc_rr.secure_sum.pairwise_rr import composed_epsilons
-
         m = len(self.sizes)
         pairs = [(i, j) for i in range(m) for j in range(i + 1, m)]
         seq, par = composed_epsilons(
             dict(zip(pairs, (x.epsilon for x in self.pair_mechanisms()), strict=True)), m
         )
         return {"sequential": seq.tolist(), "parallel": par.tolist()}
+
+
+@lru_cache(maxsize=16)
+def _pair_mechanisms(sizes: tuple[int, ...], p: float) -> tuple[JointMechanism, ...]:
+    return tuple(pair_mechanisms(sizes, p))
 
 
 @lru_cache(maxsize=64)

@@ -31,7 +31,9 @@ from mpc_rr.errors import UsageError
 from mpc_rr.secure_sum.entropy import Entropy, smallest_uint
 
 __all__ = [
+    "InvalidPublicKey",
     "InvalidTag",
+    "X25519PrivateKey",
     "agree",
     "decrypt",
     "enc_keys",
@@ -72,11 +74,18 @@ def private_bytes(sk: X25519PrivateKey) -> bytes:
     return sk.private_bytes_raw()
 
 
+class InvalidPublicKey(ValueError):
+    """A peer's X25519 public key is malformed or of low order (all-zero shared secret)."""
+
+
 def agree(sk: X25519PrivateKey | bytes, peer_pk: bytes) -> bytes:
-    """The full 32-byte X25519 shared secret (raises ValueError on an invalid peer key)."""
+    """The full 32-byte X25519 shared secret; :class:`InvalidPublicKey` on a bad peer key."""
     if isinstance(sk, bytes):
         sk = X25519PrivateKey.from_private_bytes(sk)
-    return sk.exchange(_load_pk(peer_pk))
+    try:
+        return sk.exchange(_load_pk(peer_pk))
+    except ValueError as exc:
+        raise InvalidPublicKey(f"invalid X25519 public key: {exc}") from None
 
 
 _load_pk = X25519PublicKey.from_public_bytes
@@ -111,7 +120,8 @@ def _layout(modulus: int) -> tuple[np.dtype, bool]:
 
 def expand_mask(key: bytes, cells: int, modulus: int) -> np.ndarray:
     """Mask vector of ``cells`` residues mod ``modulus`` (uint64) from a 32-byte key."""
-    return expand_masks([key], cells, modulus)[0]
+    result: np.ndarray = expand_masks([key], cells, modulus)[0]
+    return result
 
 
 def expand_masks(keys: list[bytes], cells: int, modulus: int) -> np.ndarray:

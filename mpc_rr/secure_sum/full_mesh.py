@@ -35,6 +35,7 @@ Wire: residues travel in the smallest unsigned dtype holding ``m - 1``
 
 from __future__ import annotations
 
+import enum
 import hashlib
 from collections.abc import Callable
 from typing import Literal
@@ -43,7 +44,7 @@ import numpy as np
 
 from mpc_rr.errors import PeerError, UsageError
 from mpc_rr.messages import Message, WireArray
-from mpc_rr.roles import COORDINATOR, Role, Send
+from mpc_rr.roles import COORDINATOR, AllIn, Role, Send, Transition, broadcast, table
 from mpc_rr.secure_sum.common import SumResult, check_inputs, read_residues
 from mpc_rr.secure_sum.entropy import Entropy, SystemEntropy, smallest_uint
 
@@ -93,6 +94,19 @@ def _check_publication(publication: str) -> None:
         raise UsageError(f"publication must be 'all-to-all' or 'board', got {publication!r}")
 
 
+class MeshState(enum.Enum):
+    SHARING = "shares sent, collecting the shares addressed to me"
+    PUBLISHING = "r_j published, collecting publications (or the board's total)"
+    DONE = "done"
+    ABORTED = "aborted"
+
+
+class BoardState(enum.Enum):
+    COLLECTING = "collecting publications"
+    DONE = "done"
+    ABORTED = "aborted"
+
+
 class FullMeshParty(Role):
     """Data party ``party_id`` in ``1..n`` of the Section 4.2 secure sum.
 
@@ -126,7 +140,7 @@ class FullMeshParty(Role):
         entropy: Entropy | None = None,
         run: str = "",
     ) -> None:
-        super().__init__(party_id)
+        super().__init__(party_id, MeshState.SHARING)
         if n < 2:
             raise UsageError(f"n must be >= 2 parties, got {n}")
         if not 1 <= self.party_id <= n:
@@ -140,19 +154,10 @@ class FullMeshParty(Role):
         self.publication = publication
         self.entropy = entropy if entropy is not None else SystemEntropy()
         self.run = run
-        self.state = "sharing"
         self._acc = np.zeros(self.cells, np.uint64)
         self._shares_from: dict[int, bytes] = {}  # sender -> digest (duplicate detection)
         self._published: dict[int, bytes] = {}
         self._pub_acc = np.zeros(self.cells, np.uint64)
-        self._table: dict[tuple[str, type[Message]], Callable[[int, Message], list[Send]]] = {
-            ("sharing", MeshShare): self._on_share,
-            ("sharing", MeshPublish): self._on_publish,
-            ("publishing", MeshShare): self._on_share,
-            ("publishing", MeshPublish): self._on_publish,
-            ("publishing", MeshTotal): self._on_total,
-            ("sharing", MeshTotal): self._on_total,
-        }
 
     # -- protocol -----------------------------------------------------------------
     def start(self) -> list[Send]:
@@ -162,38 +167,21 @@ class FullMeshParty(Role):
         own = self.party_id - 1
         self._acc += r[own]
         wire = r.astype(self.dtype)
-        out = [
+        return [
             Send(j + 1, MeshShare(share=WireArray.from_numpy(wire[j]), run=self.run, step=2))
             for j in range(n)
             if j != own
         ]
-        return out
 
     def waiting_for(self) -> set[int]:
+        if self.done:
+            return set()
         everyone = set(range(1, self.n + 1)) - {self.party_id}
-        if self.state == "sharing":
+        if self.state is MeshState.SHARING:
             return everyone - set(self._shares_from)
         if self.publication == "board":
             return {COORDINATOR}
         return everyone - set(self._published)
-
-    def receive(self, src: int, msg: Message) -> list[Send]:
-        if self.done:
-            return []
-        handler = self._table.get((self.state, type(msg)))
-        if handler is None:
-            raise PeerError(
-                f"party {self.party_id}: cannot handle {type(msg).__name__} from party {src} "
-                f"in state {self.state!r}",
-                src,
-            )
-        if msg.run != self.run:
-            raise PeerError(
-                f"party {self.party_id}: message from party {src} for run {msg.run!r}, "
-                f"expected {self.run!r}",
-                src,
-            )
-        return handler(src, msg)
 
     def _store(self, store: dict[int, bytes], src: int, arr: np.ndarray, what: str) -> None:
         """Record a digest of ``arr`` from ``src``; a second message raises PeerError.
@@ -203,72 +191,70 @@ class FullMeshParty(Role):
         digest = hashlib.blake2b(arr.tobytes(), digest_size=16).digest()
         if src in store:
             if store[src] == digest:
-                raise PeerError(
-                    f"party {self.party_id}: duplicate {what} from party {src} ignored", src
-                )
-            self.abort(f"party {self.party_id}: party {src} sent two different {what}s", [src])
-            raise PeerError(f"party {self.party_id}: conflicting {what} from party {src}", src)
+                raise PeerError(f"{self.name}: duplicate {what} from party {src} ignored", src)
+            self.abort(f"{self.name}: party {src} sent two different {what}s", [src])
+            raise PeerError(f"{self.name}: conflicting {what} from party {src}", src)
         store[src] = digest
 
     def _read(self, w: WireArray, src: int, what: str) -> np.ndarray:
         try:
             return read_residues(w, self.modulus, self.cells, src, what)
         except PeerError:
-            self.abort(f"party {self.party_id}: malformed {what} from party {src}", [src])
+            self.abort(f"{self.name}: malformed {what} from party {src}", [src])
             raise
 
-    def _on_share(self, src: int, msg: Message) -> list[Send]:
-        assert isinstance(msg, MeshShare)
+    def _on_share(self, src: int, msg: MeshShare) -> list[Send]:
         if not (1 <= src <= self.n) or src == self.party_id:
-            raise PeerError(f"party {self.party_id}: share from non-party {src}", src)
+            raise PeerError(f"{self.name}: share from non-party {src}", src)
         arr = self._read(msg.share, src, "share")
         self._store(self._shares_from, src, arr, "share")
-        if self.state != "sharing":
-            raise PeerError(f"party {self.party_id}: late share from party {src}", src)
         self._acc += arr
-        if len(self._shares_from) < self.n - 1:
-            return []
-        # step 3: r_j = sum_i r_ij + x_j (mod m)
+        return []
+
+    def _publish(self) -> list[Send]:
+        """Step 3: ``r_j = sum_i r_ij + x_j (mod m)``, to everyone or to the board."""
         m = np.uint64(self.modulus)
         r_j = ((self._acc % m + self.x) % m).astype(self.dtype)
-        self.state = "publishing"
         pub = MeshPublish(value=WireArray.from_numpy(r_j), run=self.run, step=3)
         if self.publication == "board":
             return [Send(COORDINATOR, pub)]
         self._published[self.party_id] = b""
         self._pub_acc += r_j
-        out = [Send(j, pub) for j in range(1, self.n + 1) if j != self.party_id]
-        return out + self._maybe_finish()
+        return [Send(j, pub) for j in range(1, self.n + 1) if j != self.party_id]
 
-    def _on_publish(self, src: int, msg: Message) -> list[Send]:
-        assert isinstance(msg, MeshPublish)
+    def _on_publish(self, src: int, msg: MeshPublish) -> list[Send]:
         if self.publication == "board" or not (1 <= src <= self.n) or src == self.party_id:
-            raise PeerError(f"party {self.party_id}: unexpected publication from {src}", src)
+            raise PeerError(f"{self.name}: unexpected publication from party {src}", src)
         arr = self._read(msg.value, src, "publication")
         self._store(self._published, src, arr, "publication")
         self._pub_acc += arr
-        return self._maybe_finish()
+        return []
 
-    def _maybe_finish(self) -> list[Send]:
-        if self.state != "publishing" or len(self._published) < self.n:
-            return []
+    def _sum_publications(self) -> list[Send]:
         self._finish(self._pub_acc % np.uint64(self.modulus))
         return []
 
-    def _on_total(self, src: int, msg: Message) -> list[Send]:
-        assert isinstance(msg, MeshTotal)
+    def _on_total(self, src: int, msg: MeshTotal) -> list[Send]:
         if self.publication != "board" or src != COORDINATOR:
-            raise PeerError(f"party {self.party_id}: unexpected total from party {src}", src)
-        if self.state != "publishing":
-            raise PeerError(f"party {self.party_id}: total from the board before publishing", src)
+            raise PeerError(f"{self.name}: unexpected total from party {src}", src)
         self._finish(self._read(msg.total, src, "total"))
         return []
 
     def _finish(self, total: np.ndarray) -> None:
         ids = tuple(range(1, self.n + 1))
-        self._result = SumResult(total.astype(np.int64), ids, self.n, self.modulus)
-        self.state = "done"
-        self._done = True
+        self.finish(SumResult(total.astype(np.int64), ids, self.n, self.modulus))
+
+    S = MeshState
+    TRANSITIONS = table({
+        (S.SHARING, MeshShare): Transition(_on_share, S.SHARING),
+        (S.SHARING, MeshPublish): Transition(_on_publish, S.SHARING),  # a faster party's
+        (S.SHARING, AllIn): Transition(_publish, S.PUBLISHING),
+        (S.PUBLISHING, MeshShare): Transition(_on_share, S.PUBLISHING),  # duplicates: reported
+        (S.PUBLISHING, MeshPublish): Transition(_on_publish, S.PUBLISHING),
+        (S.PUBLISHING, MeshTotal): Transition(_on_total, S.DONE),
+        (S.PUBLISHING, AllIn): Transition(_sum_publications, S.DONE),
+    })
+    del S
 
 
 class BulletinBoard(Role):
@@ -277,7 +263,7 @@ class BulletinBoard(Role):
     message_types = MESH_MESSAGES
 
     def __init__(self, n: int, cells: int, *, modulus: int | None = None, run: str = "") -> None:
-        super().__init__(COORDINATOR)
+        super().__init__(COORDINATOR, BoardState.COLLECTING)
         self.n = int(n)
         self.cells = int(cells)
         self.modulus = int(modulus) if modulus is not None else self.n + 1
@@ -290,36 +276,36 @@ class BulletinBoard(Role):
         return []
 
     def waiting_for(self) -> set[int]:
-        return set(range(1, self.n + 1)) - set(self._got)
+        return set() if self.done else set(range(1, self.n + 1)) - set(self._got)
 
-    def receive(self, src: int, msg: Message) -> list[Send]:
-        if self.done:
-            return []
-        if not isinstance(msg, MeshPublish) or not 1 <= src <= self.n or msg.run != self.run:
-            raise PeerError(
-                f"board: cannot handle {type(msg).__name__} from party {src} in state 'collecting'",
-                src,
-            )
+    def _on_publish(self, src: int, msg: MeshPublish) -> list[Send]:
+        if not 1 <= src <= self.n:
+            raise PeerError(f"{self.name}: publication from non-party {src}", src)
         try:
             arr = read_residues(msg.value, self.modulus, self.cells, src, "publication")
         except PeerError:
-            self.abort(f"board: malformed publication from party {src}", [src])
+            self.abort(f"{self.name}: malformed publication from party {src}", [src])
             raise
         if src in self._got:
             if np.array_equal(self._got[src], arr):
-                raise PeerError(f"board: duplicate publication from party {src} ignored", src)
-            self.abort(f"board: party {src} published two different values", [src])
-            raise PeerError(f"board: conflicting publication from party {src}", src)
+                raise PeerError(f"{self.name}: duplicate publication from party {src} ignored", src)
+            self.abort(f"{self.name}: party {src} published two different values", [src])
+            raise PeerError(f"{self.name}: conflicting publication from party {src}", src)
         self._got[src] = arr
         self._acc += arr
-        if len(self._got) < self.n:
-            return []
+        return []
+
+    def _publish_total(self) -> list[Send]:
         total = self._acc % np.uint64(self.modulus)
         ids = tuple(range(1, self.n + 1))
-        self._result = SumResult(total.astype(np.int64), ids, self.n, self.modulus)
-        self._done = True
+        self.finish(SumResult(total.astype(np.int64), ids, self.n, self.modulus))
         out = MeshTotal(total=WireArray.from_numpy(total.astype(self.dtype)), run=self.run, step=4)
-        return [Send(j, out) for j in range(1, self.n + 1)]
+        return broadcast(range(1, self.n + 1), out)
+
+    TRANSITIONS = table({
+        (BoardState.COLLECTING, MeshPublish): Transition(_on_publish, BoardState.COLLECTING),
+        (BoardState.COLLECTING, AllIn): Transition(_publish_total, BoardState.DONE),
+    })
 
 
 def full_mesh_roles(

@@ -74,4 +74,5 @@ class Graph:
 
     def of(self, u: int) -> np.ndarray:
         """Neighbours of party ``u`` (sorted)."""
-        return self.neighbors[u]
+        result: np.ndarray = self.neighbors[u]
+        return result

@@ -41,7 +41,8 @@ def bytes_to_chunks(secrets: np.ndarray) -> np.ndarray:
         raise UsageError(f"secrets must have 32 bytes in the last axis, got shape {s.shape}")
     pad = np.zeros((*s.shape[:-1], 1), np.uint8)
     b = np.concatenate([s, pad], axis=-1).reshape(*s.shape[:-1], CHUNKS, 3).astype(np.uint64)
-    return b[..., 0] | (b[..., 1] << np.uint64(8)) | (b[..., 2] << np.uint64(16))
+    result: np.ndarray = b[..., 0] | (b[..., 1] << np.uint64(8)) | (b[..., 2] << np.uint64(16))
+    return result
 
 
 def chunks_to_bytes(chunks: np.ndarray) -> np.ndarray:
@@ -117,7 +118,8 @@ def lagrange_at_zero(xs: np.ndarray) -> np.ndarray:
             den[:, j] = (den[:, j] * ((x[:, m] + _P - x[:, j]) % _P)) % _P
     if (den == 0).any():
         raise UsageError("lagrange_at_zero: evaluation points in a row must be distinct")
-    return (num * _powmod(den, PRIME - 2)) % _P
+    result: np.ndarray = (num * _powmod(den, PRIME - 2)) % _P
+    return result
 
 
 def reconstruct(xs: np.ndarray, ys: np.ndarray) -> np.ndarray:

@@ -1,0 +1,125 @@
+"""The subcommands of ``mpc-rr``; each module exposes ``register(subparsers)``.
+
+Argument types that refuse bad values before any work, naming the flag's rule
+(argparse prefixes the flag: ``argument --queries: must be an integer >= 1, got 0``).
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+from collections.abc import Callable
+from pathlib import Path
+
+__all__ = [
+    "int_at_least",
+    "open_open",
+    "open_unit",
+    "output_dir",
+    "output_file",
+    "positive_float",
+    "probability",
+    "unit_interval",
+]
+
+
+def int_at_least(lo: int, hi: int | None = None) -> Callable[[str], int]:
+    """An integer in ``[lo, hi]``."""
+
+    def parse(text: str) -> int:
+        try:
+            v = int(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"must be an integer, got {text!r}") from None
+        if v < lo or (hi is not None and v > hi):
+            rule = f">= {lo}" if hi is None else f"in [{lo}, {hi}]"
+            raise argparse.ArgumentTypeError(f"must be an integer {rule}, got {v}")
+        return v
+
+    parse.__name__ = "integer"
+    return parse
+
+
+def _float(text: str) -> float:
+    try:
+        v = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"must be a number, got {text!r}") from None
+    if v != v:
+        raise argparse.ArgumentTypeError("must be a number, got nan")
+    return v
+
+
+def probability(text: str) -> float:
+    """A keep probability in (0, 1]."""
+    v = _float(text)
+    if not 0.0 < v <= 1.0:
+        raise argparse.ArgumentTypeError(f"must be in (0, 1], got {v}")
+    return v
+
+
+def unit_interval(text: str) -> float:
+    """A number in [0, 1]."""
+    v = _float(text)
+    if not 0.0 <= v <= 1.0:
+        raise argparse.ArgumentTypeError(f"must be in [0, 1], got {v}")
+    return v
+
+
+def open_unit(text: str) -> float:
+    """A fraction in [0, 1) (a dropout rate or tolerance)."""
+    v = _float(text)
+    if not 0.0 <= v < 1.0:
+        raise argparse.ArgumentTypeError(f"must be in [0, 1), got {v}")
+    return v
+
+
+def open_open(text: str) -> float:
+    """A probability in (0, 1) (e.g. a failure target)."""
+    v = _float(text)
+    if not 0.0 < v < 1.0:
+        raise argparse.ArgumentTypeError(f"must be in (0, 1), got {v}")
+    return v
+
+
+def positive_float(text: str) -> float:
+    v = _float(text)
+    if not v > 0:
+        raise argparse.ArgumentTypeError(f"must be > 0, got {v}")
+    return v
+
+
+def _writable_dir(d: Path) -> Path | None:
+    """The nearest existing ancestor of ``d`` if it cannot be written, else ``None``."""
+    p = d
+    while not p.exists():
+        if p.parent == p:
+            break
+        p = p.parent
+    if p.exists() and (not p.is_dir() or not os.access(p, os.W_OK | os.X_OK)):
+        return p
+    return None
+
+
+def output_dir(text: str) -> Path:
+    """A folder that exists and is writable, or can be created."""
+    d = Path(text)
+    if d.exists() and not d.is_dir():
+        raise argparse.ArgumentTypeError(f"{d} exists and is not a folder")
+    bad = _writable_dir(d)
+    if bad is not None:
+        raise argparse.ArgumentTypeError(f"cannot write to {d}: {bad} is not a writable folder")
+    return d
+
+
+def output_file(text: str) -> Path:
+    """A file path whose folder exists (or can be created) and is writable."""
+    f = Path(text)
+    if f.is_dir():
+        raise argparse.ArgumentTypeError(f"{f} is a folder, expected a file name")
+    if f.exists() and not os.access(f, os.W_OK):
+        raise argparse.ArgumentTypeError(f"cannot write to {f}")
+    bad = _writable_dir(f.parent if str(f.parent) else Path("."))
+    if bad is not None:
+        raise argparse.ArgumentTypeError(f"cannot write to {f}: {bad} is not a writable folder")
+    return f

@@ -19,22 +19,17 @@ import math
 import time
 from collections.abc import Callable
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-import numpy as np
-
-from mpc_rr.adversary import (
-    CHANNELS,
-    attack,
-    attribute_inference,
-    epsilon_consequence,
-    reidentification,
-    release_pairs,
-)
-from mpc_rr.adversary.linkability import LinkabilityResult
-from mpc_rr.datasets import ADULT_SCHEMA, load_adult, load_adult_test
+from mpc_rr.choices import LINK_CHANNELS as CHANNELS
 from mpc_rr.errors import UsageError
-from mpc_rr.pipeline.config import PipelineConfig
 from scenarios.commands.mechanism import _int_list
+
+if TYPE_CHECKING:  # the library is imported when the command runs, not at start-up
+    import numpy as np
+
+    from mpc_rr.adversary.linkability import LinkabilityResult
+    from mpc_rr.pipeline.config import PipelineConfig
 
 
 def _register_linkability(sub: argparse._SubParsersAction) -> None:
@@ -83,6 +78,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 
 def _config(parties: int, p: float) -> PipelineConfig:
+    from mpc_rr.datasets import ADULT_SCHEMA
+    from mpc_rr.pipeline.config import PipelineConfig
+
     # the pipeline's own accounting and pair mechanisms (the key is irrelevant here)
     return PipelineConfig(ADULT_SCHEMA, n=parties, p=p, dependence="pairwise-rr", coordinator_key=bytes(32))
 
@@ -90,6 +88,10 @@ def _config(parties: int, p: float) -> PipelineConfig:
 def _one(
     codes_all: np.ndarray, n: int, p: float, channel: str, seed: int, sweeps: int, confidence: float
 ) -> LinkabilityResult:
+    import numpy as np
+
+    from mpc_rr.adversary import attack, release_pairs
+
     rng = np.random.default_rng(seed)
     codes = codes_all[np.sort(rng.choice(codes_all.shape[0], size=n, replace=False))]
     cfg = _config(n, p)
@@ -98,6 +100,17 @@ def _one(
 
 
 def _run_linkability(args: argparse.Namespace) -> int:
+    import numpy as np
+
+    from mpc_rr.adversary import (
+        attack,
+        attribute_inference,
+        epsilon_consequence,
+        reidentification,
+        release_pairs,
+    )
+    from mpc_rr.datasets import ADULT_SCHEMA, load_adult, load_adult_test
+
     data = load_adult()
     if args.reid_targets < 1:
         raise UsageError(f"--reid-targets must be an integer >= 1, got {args.reid_targets}")
@@ -152,6 +165,8 @@ def _run_linkability(args: argparse.Namespace) -> int:
 
 
 def _print(args: argparse.Namespace, res, inf, eps, reid, png) -> None:  # type: ignore[no-untyped-def]
+    import numpy as np
+
     lvl = f"{100 * args.confidence:g}%"
     print(
         f"linkability of pairwise-RR submissions: Adult, {res.parties:,} parties, p = {args.p:g}, "

@@ -21,16 +21,13 @@ import math
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-import numpy as np
-
-from mpc_rr.adversary import audit, one_run_audit, structured_test
-from mpc_rr.adversary.audit import AuditResult, ldp_auditor_audit
-from mpc_rr.joint import JointMechanism
-from mpc_rr.lambda_rr import LambdaRandomization
-from mpc_rr.mechanisms import cluster_matrix, k_rr, keep_or_uniform, paper_epsilon
-from mpc_rr.optimized_rr import optimize
 from scenarios.commands.mechanism import _float_list, _int_list
+
+if TYPE_CHECKING:  # the library is imported when the command runs, not at start-up
+    from mpc_rr.adversary.audit import AuditResult
+    from mpc_rr.joint import JointMechanism
 
 
 @dataclass(frozen=True)
@@ -44,11 +41,15 @@ class Built:
 
 
 def _krr(a: argparse.Namespace) -> Built:
+    from mpc_rr.mechanisms import k_rr
+
     m = k_rr(a.k, a.epsilon)
     return Built(m, a.epsilon, "requested epsilon", f"k-RR, k = {a.k}, epsilon = {a.epsilon:g}")
 
 
 def _keep_uniform(a: argparse.Namespace) -> Built:
+    from mpc_rr.mechanisms import keep_or_uniform, paper_epsilon
+
     m = keep_or_uniform(a.size, a.p)
     return Built(
         m, paper_epsilon(a.size, a.p), "paper Sec. 6.3.1: |ln(p|A|/(1-p))|",
@@ -57,6 +58,8 @@ def _keep_uniform(a: argparse.Namespace) -> Built:
 
 
 def _cluster(a: argparse.Namespace) -> Built:
+    from mpc_rr.mechanisms import cluster_matrix, keep_or_uniform
+
     eps_c = math.fsum(keep_or_uniform(s, a.p).epsilon for s in a.sizes)
     m = cluster_matrix(a.sizes, eps_c)
     return Built(
@@ -66,6 +69,8 @@ def _cluster(a: argparse.Namespace) -> Built:
 
 
 def _lambda(a: argparse.Namespace) -> Built:
+    from mpc_rr.lambda_rr import LambdaRandomization
+
     m = LambdaRandomization(a.sizes, a.lambdas)
     return Built(
         m, m.epsilon, "Ruiz: sum of ln(1 + λn/(1-λ))",
@@ -74,6 +79,8 @@ def _lambda(a: argparse.Namespace) -> Built:
 
 
 def _optimized(a: argparse.Namespace) -> Built:
+    from mpc_rr.optimized_rr import optimize
+
     m = optimize(a.sizes, a.eps, method=a.method, on_mismatch="reorder")
     return Built(
         m, m.overall_epsilon, f"solver ({m.method}) overall epsilon",
@@ -130,11 +137,18 @@ def _fmt(x: float | None) -> str:
 
 
 def _curve_points(trials: int) -> list[int]:
+    import numpy as np
+
     pts = [int(v) for v in np.unique(np.geomspace(100, trials, num=7).round()) if v >= 100]
     return sorted(set(pts) | {trials}) if trials >= 100 else [trials]
 
 
 def _run(args: argparse.Namespace) -> int:
+    import numpy as np
+
+    from mpc_rr.adversary import audit, one_run_audit, structured_test
+    from mpc_rr.adversary.audit import AuditResult, ldp_auditor_audit
+
     if args.sizes is None:
         args.sizes = [9, 16] if args.mechanism == "cluster" else [5, 5, 5]
     built = MECHANISMS[args.mechanism](args)

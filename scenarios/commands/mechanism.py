@@ -14,8 +14,6 @@ import math
 import time
 
 from mpc_rr.errors import UsageError
-from mpc_rr.lambda_rr import LambdaRandomization
-from mpc_rr.optimized_rr import optimize, solve_heuristic, solve_lp
 
 
 def _int_list(text: str) -> list[int]:
@@ -67,6 +65,8 @@ def _fmt(x: float) -> str:
 
 
 def _run_lambda(args: argparse.Namespace) -> int:
+    from mpc_rr.lambda_rr import LambdaRandomization
+
     mech = LambdaRandomization(args.sizes, args.lambdas)
     out = {
         "sizes": list(mech.sizes),
@@ -97,6 +97,8 @@ def _run_lambda(args: argparse.Namespace) -> int:
 
 
 def _run_optimized(args: argparse.Namespace) -> int:
+    from mpc_rr.optimized_rr import optimize, solve_heuristic, solve_lp
+
     start = time.perf_counter()
     result = optimize(args.sizes, args.eps, method=args.method, on_mismatch=args.on_mismatch)
     seconds = time.perf_counter() - start

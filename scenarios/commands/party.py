@@ -8,11 +8,9 @@ import json
 import sys
 from pathlib import Path
 
-import trio
-
-from parties.node import run_node
-from parties.registry import protocol_names
-from transports.pki import Roster
+from mpc_rr.errors import UsageError
+from scenarios.commands import output_file, positive_float
+from scenarios.registry import get_protocol, protocol_names
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -27,35 +25,52 @@ def register(sub: argparse._SubParsersAction) -> None:
     )
     p.add_argument("--roster", type=Path, required=True, help="roster.json from `keys init`")
     p.add_argument("--id", type=int, required=True, help="this party's id")
-    p.add_argument("--protocol", default="plainsum", help=f"one of {protocol_names()}")
+    p.add_argument("--protocol", choices=protocol_names(), default="plainsum", help="the protocol to run")
     p.add_argument("--seed", type=int, default=0, help="scenario seed (same on every party)")
     p.add_argument("--params", default="{}", help="protocol parameters as JSON")
     p.add_argument("--plaintext", action="store_true", help="NO TLS (classroom traces only)")
     p.add_argument("--bind", default=None, help="hub: listen address (default: roster host)")
     p.add_argument("--port", type=int, default=None, help="hub: override the roster port")
     p.add_argument("--port-file", type=Path, default=None, help="hub: write the bound port here")
-    p.add_argument("--step-timeout", type=float, default=30.0, help="seconds without progress")
-    p.add_argument("--timeout", type=float, default=600.0, help="whole-run limit in seconds")
+    p.add_argument("--step-timeout", type=positive_float, default=30.0, help="seconds without progress")
+    p.add_argument("--timeout", type=positive_float, default=600.0, help="whole-run limit in seconds")
     p.add_argument(
         "--linger",
-        type=float,
+        type=positive_float,
         default=30.0,
         help="seconds to wait for the others (hub: to arrive and leave; others: start signal)",
     )
-    p.add_argument("--transcript", action="store_true", help="include sent payloads (hex)")
-    p.add_argument("--out", type=Path, default=None, help="write the JSON report here too")
+    p.add_argument("--transcript", type=output_file, default=None, help="write what this party sent to this file")
+    p.add_argument("--out", type=output_file, default=None, help="write the JSON report here too")
+    p.add_argument(
+        "--crash-before", default=None, metavar="MESSAGE",
+        help="fault injection: kill this process (SIGKILL) right before it sends a MESSAGE",
+    )  # fmt: skip
     p.set_defaults(func=_run)
 
 
 def _run(args: argparse.Namespace) -> int:
+    import trio
+
+    from parties.node import exit_code, run_node
+    from transports.pki import Roster
+
     roster = Roster.load(args.roster)
-    params = json.loads(args.params)
+    if args.id not in roster.parties:
+        raise UsageError(f"--id {args.id} is not in the roster {args.roster} (ids {sorted(roster.ids)[:10]}...)")
+    try:
+        params = json.loads(args.params)
+    except json.JSONDecodeError as exc:
+        raise UsageError(f"--params is not valid JSON: {exc}") from None
+    if not isinstance(params, dict):
+        raise UsageError(f"--params must be a JSON object, got {type(params).__name__}: {args.params}")
+    spec = get_protocol(args.protocol)
     report = trio.run(
         functools.partial(
             run_node,
             roster,
             args.id,
-            args.protocol,
+            spec,
             seed=args.seed,
             params=params,
             tls=not args.plaintext,
@@ -66,11 +81,15 @@ def _run(args: argparse.Namespace) -> int:
             timeout=args.timeout,
             linger=args.linger,
             transcript=args.transcript,
+            handle_signals=True,
+            crash_before=args.crash_before,
         )
     )
     text = json.dumps(report)
     if args.out is not None:
-        args.out.write_text(text + "\n")
+        tmp = Path(str(args.out) + ".tmp")
+        tmp.write_text(text + "\n")
+        tmp.replace(args.out)
     print(text)
     sys.stdout.flush()
-    return 0 if report["ok"] else 1
+    return exit_code(report)

@@ -11,22 +11,33 @@ from __future__ import annotations
 
 import argparse
 import json
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-import numpy as np
+from mpc_rr.errors import UsageError
+from scenarios.commands import int_at_least, output_file, positive_float
 
-from mpc_rr.plainsum import expected_total, make_role
+if TYPE_CHECKING:
+    from mpc_rr.transcript import Transcript
 
 
 def register(sub: argparse._SubParsersAction) -> None:
-    p = sub.add_parser("ping", help="smoke-test the runtime: a plaintext sum through the hub")
-    p.add_argument("--transport", choices=["memory", "tcp"], default="memory")
-    p.add_argument("--parties", type=int, default=10, help="number of clients (hub not counted)")
-    p.add_argument("--cells", type=int, default=4, help="vector length")
-    p.add_argument("--seed", type=int, default=0)
+    p = sub.add_parser(
+        "ping",
+        help="smoke-test the runtime: a plaintext sum through the hub",
+        description=__doc__,
+        formatter_class=argparse.ArgumentDefaultsHelpFormatter,
+    )
+    p.add_argument(
+        "--transport", choices=["memory", "tcp"], default="memory",
+        help="memory: in-memory transport; tcp: TCP (+ mutual TLS) on 127.0.0.1",
+    )  # fmt: skip
+    p.add_argument("--parties", type=int_at_least(1), default=10, help="number of clients (hub not counted)")
+    p.add_argument("--cells", type=int_at_least(1, 1 << 20), default=4, help="vector length")
+    p.add_argument("--seed", type=int, default=0, help="seed of the clients' vectors")
     p.add_argument("--processes", action="store_true", help="tcp: one OS process per party")
     p.add_argument("--plaintext", action="store_true", help="tcp: NO TLS (classroom traces)")
-    p.add_argument("--timeout", type=float, default=300.0, help="whole-run limit in seconds")
+    p.add_argument("--timeout", type=positive_float, default=300.0, help="whole-run limit in seconds")
+    p.add_argument("--transcript", type=output_file, default=None, help="write what every party sent to this file")
     p.add_argument("--json", action="store_true", help="print one JSON object")
     p.set_defaults(func=_run)
 
@@ -40,41 +51,52 @@ def ping(
     processes: bool = False,
     tls: bool = True,
     timeout: float = 300.0,
-) -> dict[str, Any]:
-    """Run the ping and return the report dict (see module docstring)."""
+    transcript: bool = False,
+) -> tuple[dict[str, Any], Transcript | None]:
+    """Run the ping; return the report dict (see module docstring) and the transcript."""
+    import numpy as np
+
+    from mpc_rr.plainsum import expected_total, make_role
+
     if parties < 1:
-        raise ValueError(f"ping: --parties must be >= 1, got {parties}")
+        raise UsageError(f"ping: --parties must be >= 1, got {parties}")
+    if processes and transport != "tcp":
+        raise UsageError("ping: --processes needs --transport tcp (one OS process per party)")
+    if not tls and transport != "tcp":
+        raise UsageError("ping: --plaintext only applies to --transport tcp")
     n = parties + 1
     params = {"cells": cells, "run": "ping"}
     want = expected_total(parties, seed, cells)
     if transport == "tcp" and processes:
         from parties.procs import run_processes
 
-        pr = run_processes("plainsum", n, seed=seed, params=params, tls=tls, timeout=timeout)
+        pr = run_processes(
+            "plainsum", n, seed=seed, params=params, tls=tls, timeout=timeout, transcript=transcript
+        )
         got = pr.results.values()
         ok = pr.ok and all(np.array_equal(np.asarray(r), want) for r in got)
-        costs, errors = pr.costs, pr.errors
+        costs, errors, trace = pr.costs, pr.errors, pr.transcript
     else:
         roles = {i: make_role(i, n, seed, params) for i in range(n)}
         if transport == "memory":
             from parties.runner import run_memory_sync
 
-            res = run_memory_sync(roles, timeout=timeout)
+            res = run_memory_sync(roles, timeout=timeout, transcript=transcript)
         else:
             from parties.tcp_runner import run_tcp_sync
 
-            res = run_tcp_sync(roles, tls=tls, timeout=timeout)
+            res = run_tcp_sync(roles, tls=tls, timeout=timeout, transcript=transcript)
         ok = res.ok and all(np.array_equal(r, want) for r in res.results().values())
-        costs, errors = res.costs, {p: str(e) for p, e in res.errors.items()}
+        costs, errors, trace = res.costs, {p: str(e) for p, e in res.errors.items()}, res.transcript
     out = {"ok": bool(ok), **costs.to_json(), "clients": parties, "tls": tls}
     out["parties"] = n
     if errors:
         out["errors"] = {str(p): e for p, e in sorted(errors.items())[:20]}
-    return out
+    return out, trace
 
 
 def _run(args: argparse.Namespace) -> int:
-    rep = ping(
+    rep, trace = ping(
         args.transport,
         args.parties,
         cells=args.cells,
@@ -82,7 +104,11 @@ def _run(args: argparse.Namespace) -> int:
         processes=args.processes,
         tls=not args.plaintext,
         timeout=args.timeout,
+        transcript=args.transcript is not None,
     )
+    if args.transcript is not None and trace is not None:
+        trace.meta.update(protocol="plainsum", parties=rep["parties"], seed=args.seed)
+        trace.save(args.transcript)
     if args.json:
         print(json.dumps(rep))
     else:

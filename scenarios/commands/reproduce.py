@@ -9,17 +9,14 @@ import sys
 import time
 from pathlib import Path
 
-from tqdm import tqdm
-
-from mpc_rr.datasets import load_adult
-from mpc_rr.estimation import METHODS
-from scenarios import mdrr
+from mpc_rr.choices import ESTIMATORS as METHODS
+from scenarios.commands import int_at_least
 
 
 def register(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser("reproduce", help="reproduce a paper experiment (mdrr-table1, mdrr-fig3)")
     p.add_argument("experiment", choices=["mdrr-table1", "mdrr-fig3", "dependence-ranking"])
-    p.add_argument("--runs", type=int, default=20, help="runs per configuration (paper: 1000)")
+    p.add_argument("--runs", type=int_at_least(1), default=20, help="runs per configuration (paper: 1000)")
     p.add_argument("--seed", type=int, default=1)
     p.add_argument(
         "--dataset",
@@ -48,7 +45,8 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--queries", type=int, default=20, help="count queries per run")
     p.add_argument("--out", type=Path, default=Path("results"))
     p.add_argument(
-        "--data", type=Path, default=None, help="path of adult.data (default ../shared/data)"
+        "--data", type=Path, default=None,
+        help="adult.data, or the folder holding it (default: ../shared/data or $MPC_RR_DATA)",
     )
     p.add_argument("--json", action="store_true", help="print JSON instead of a table")
     p.set_defaults(func=run)
@@ -62,7 +60,13 @@ def _choices(args: argparse.Namespace, data_n: int) -> str:
 
 
 def run(args: argparse.Namespace) -> int:
-    data = load_adult(args.data)
+    from tqdm import tqdm
+
+    from mpc_rr.datasets import load_adult
+    from scenarios import mdrr
+
+    data_path = args.data / "adult.data" if args.data is not None and args.data.is_dir() else args.data
+    data = load_adult(data_path)
     if args.dataset == "adult6":
         data = data.repeat(6)
     args.out.mkdir(parents=True, exist_ok=True)
@@ -161,8 +165,10 @@ def _report_fig3(args: argparse.Namespace, n: int, fig: dict, seconds: float) ->
             )
         )
         return 0
+    from scenarios.mdrr import BEST_CONFIG
+
     print("Figure 3: median relative error of count queries")
-    print(f"choices: {_choices(args, n)}; Tv/Td per p = {mdrr.BEST_CONFIG}")
+    print(f"choices: {_choices(args, n)}; Tv/Td per p = {BEST_CONFIG}")
     for p, methods in fig.items():
         sigmas = list(next(iter(methods.values())))
         print(f"\np = {p}")

@@ -6,79 +6,104 @@ import argparse
 import sys
 from pathlib import Path
 
-from tqdm import tqdm
+from mpc_rr.choices import DEPENDENCE_SOURCES, ESTIMATORS, MECHANISMS
+from scenarios.commands import (
+    int_at_least,
+    open_open,
+    open_unit,
+    output_dir,
+    output_file,
+    probability,
+    unit_interval,
+)
 
-from mpc_rr.estimation import METHODS
-from mpc_rr.pipeline import MECHANISMS
-from scenarios.executors import get_executor
-from scenarios.pipeline_run import RunOptions, run_pipeline, write_outputs
-
-DEPENDENCE_FLAGS = {"rr": "rr", "secure-sum": "secure-sum", "pairwise-rr": "pairwise-rr"}
+TRANSPORTS = ("memory", "tcp", "harness")
 
 
 def register(sub: argparse._SubParsersAction) -> None:
-    p = sub.add_parser("run", help="run the distributed pipeline on a data set (adult)")
-    p.add_argument("dataset", choices=["adult"])
-    p.add_argument(
-        "--parties",
-        type=int,
-        default=None,
-        help="subsample this many parties (default: all 32,561)",
+    p = sub.add_parser(
+        "run",
+        help="run the distributed pipeline on a data set (adult)",
+        formatter_class=argparse.ArgumentDefaultsHelpFormatter,
     )
+    p.add_argument("dataset", choices=["adult"], help="data set (each record is one party)")
     p.add_argument(
-        "--p",
-        type=float,
-        default=0.7,
-        help="keep probability of per-attribute RR (sets each eps_A)",
-    )
+        "--parties", type=int_at_least(2), default=None,
+        help="subsample this many parties (default: every record, 32,561 for Adult)",
+    )  # fmt: skip
+    p.add_argument("--p", type=probability, default=0.7, help="keep probability of per-attribute RR (sets each eps_A)")
+    p.add_argument("--tv", type=int_at_least(1), default=100, help="Algorithm 1: max value combinations per cluster")
+    p.add_argument("--td", type=unit_interval, default=0.1, help="Algorithm 1: min dependence to merge")
     p.add_argument(
-        "--tv", type=int, default=100, help="Algorithm 1: max value combinations per cluster"
-    )
-    p.add_argument("--td", type=float, default=0.1, help="Algorithm 1: min dependence to merge")
+        "--dependence", choices=DEPENDENCE_SOURCES, default="rr",
+        help="dependence source: rr (Sec. 4.1), secure-sum (4.2), pairwise-rr (4.3)",
+    )  # fmt: skip
+    p.add_argument("--mechanism", choices=MECHANISMS, default="cluster", help="release mechanism per cluster")
     p.add_argument(
-        "--dependence",
-        choices=list(DEPENDENCE_FLAGS),
-        default="rr",
-        help="dependence source: rr (4.1), secure-sum (4.2), pairwise-rr (4.3)",
-    )
+        "--estimator", choices=ESTIMATORS, default="clip",
+        help="repair of Eq. 2 estimates off the simplex (clip-and-rescale, simplex projection, "
+        "iterative Bayesian update, none)",
+    )  # fmt: skip
     p.add_argument(
-        "--mechanism", choices=MECHANISMS, default="cluster", help="release mechanism per cluster"
-    )
-    p.add_argument("--estimator", choices=METHODS, default="clip")
-    p.add_argument("--transport", default="memory", help="memory | tcp | harness")
-    p.add_argument("--queries", type=int, default=200, help="count queries per sigma")
+        "--transport", choices=TRANSPORTS, default="memory",
+        help="memory: Party actors in one process; tcp: TCP + mutual TLS on 127.0.0.1; "
+        "harness: synchronous driver, no transport",
+    )  # fmt: skip
+    p.add_argument("--queries", type=int_at_least(1), default=200, help="count queries per coverage sigma")
     p.add_argument(
-        "--max-dropout",
-        type=float,
-        default=1 / 3,
-        help="secure-sum sources: tolerated dropout fraction (SecAgg+)",
-    )
+        "--max-dropout", type=open_unit, default=None,
+        help="secure-sum sources: SecAgg+ tolerated dropout fraction (default 1/3)",
+    )  # fmt: skip
     p.add_argument(
-        "--secagg-degree",
-        type=int,
-        default=None,
-        help="secure-sum sources: SecAgg+ graph degree (default 2*ceil(log2 n))",
-    )
+        "--secagg-degree", type=int_at_least(1), default=None,
+        help="secure-sum sources: SecAgg+ graph degree (default 2*ceil(log2 n); at most n-1)",
+    )  # fmt: skip
     p.add_argument(
-        "--secagg-failure",
-        type=float,
-        default=1e-6,
-        help="secure-sum sources: allowed probability that a party loses its threshold",
-    )
-    p.add_argument("--seed", type=int, default=1)
+        "--secagg-failure", type=open_open, default=None,
+        help="secure-sum sources: allowed probability that a party loses its Shamir threshold (default 1e-6)",
+    )  # fmt: skip
     p.add_argument(
-        "--out", type=Path, default=None, help="output folder (default results/run-adult-<seed>)"
-    )
+        "--step-timeout", type=float, default=600.0,
+        help="seconds a step waits for silent parties before treating them as dropouts",
+    )  # fmt: skip
+    p.add_argument(
+        "--seed", type=int, default=1,
+        help="simulation seed: every party's noise derives from it (results say so)",
+    )  # fmt: skip
+    p.add_argument("--out", type=output_dir, default=None, help="output folder (default results/run-<dataset>-<seed>)")
+    p.add_argument("--transcript", type=output_file, default=None, help="write what every party sent to this file")
+    p.add_argument("--json", action="store_true", help="print results.json instead of the summary")
     p.set_defaults(func=run)
 
 
+def _check_dependence_flags(args: argparse.Namespace) -> None:
+    from mpc_rr.errors import UsageError
+
+    given = [f for f, v in (("--max-dropout", args.max_dropout), ("--secagg-degree", args.secagg_degree),
+                            ("--secagg-failure", args.secagg_failure)) if v is not None]  # fmt: skip
+    if given and args.dependence == "rr":
+        raise UsageError(f"{', '.join(given)} only apply to --dependence secure-sum or pairwise-rr")
+
+
 def run(args: argparse.Namespace) -> int:
+    import json
+
+    from tqdm import tqdm
+
+    from mpc_rr.datasets import load_adult
+    from scenarios.pipeline_run import RunOptions, run_pipeline, write_outputs
+    from scenarios.runners import runner_for
+
+    _check_dependence_flags(args)
     opts = RunOptions(
         parties=args.parties, p=args.p, tv=args.tv, td=args.td, dependence=args.dependence,
-        mechanism=args.mechanism, estimator=args.estimator, transport=args.transport,
-        seed=args.seed, queries=args.queries,
+        mechanism=args.mechanism, estimator=args.estimator, seed=args.seed, queries=args.queries,
+        max_dropout=args.max_dropout, secagg_degree=args.secagg_degree,
+        secagg_failure=args.secagg_failure,
     )  # fmt: skip
-    executor = get_executor(args.transport)
+    out = args.out or Path("results") / f"run-{args.dataset}-{args.seed}"
+    output_dir(str(out))  # refuse an unwritable default before any work
+    runner = runner_for(args.transport, step_timeout=args.step_timeout, transcript=args.transcript is not None)
     bars: dict[str, tqdm] = {}
 
     def progress(phase: str, done: int, total: int) -> None:
@@ -86,41 +111,29 @@ def run(args: argparse.Namespace) -> int:
         bar = bars.get(phase)
         if bar is None:
             label = {
-                "DEPENDENCE": "dependence phase",
-                "SECURE SUM": "dependence phase (secure sum)",
+                "DEPENDENCE": "dependence phase", "SECURE SUM": "dependence phase (secure sum)",
                 "RELEASE": "release phase",
-            }.get(phase, phase)
+            }.get(phase, phase)  # fmt: skip
             unit = "msg" if phase == "SECURE SUM" else "party"
-            bar = bars[phase] = tqdm(
-                total=total or None,
-                desc=label,
-                unit=unit,
-                file=sys.stderr,
-                disable=None,
-                mininterval=0.5,
-            )
+            bar = bars[phase] = tqdm(total=total or None, desc=label, unit=unit, file=sys.stderr,
+                                     disable=None, mininterval=0.5)  # fmt: skip
         bar.total = total or None
         bar.n = done
         if done % 256 == 0 or done == total:
             bar.refresh()
 
-    sub_factory = None
-    if args.dependence != "rr":
-        from scenarios.secure_sum_factory import sub_factory_for
-
-        sub_factory = sub_factory_for(
-            args.dependence,
-            max_dropout=args.max_dropout,
-            degree=args.secagg_degree,
-            failure=args.secagg_failure,
-        )
-    result, _ = run_pipeline(opts, executor, sub_factory=sub_factory, progress=progress)
+    data = load_adult()
+    result, ev = run_pipeline(opts, runner, data, dataset=args.dataset, progress=progress)
     for bar in bars.values():
         bar.close()
-    out = args.out or Path("results") / f"run-adult-{args.seed}"
     paths = write_outputs(result, out)
-    _summary(result)
-    print("wrote " + ", ".join(str(p) for p in paths))
+    if args.transcript is not None and ev.execution.run.transcript is not None:
+        paths.append(ev.execution.run.transcript.save(args.transcript))
+    if args.json:
+        print(json.dumps(result))
+    else:
+        _summary(result)
+        print("wrote " + ", ".join(str(p) for p in paths))
     return 0
 
 
@@ -131,32 +144,34 @@ def _fmt_eps(v: float | None) -> str:
 def _summary(r: dict) -> None:
     o = r["options"]
     print(
-        f"\nmpc-rr run adult: {r['parties']} parties, transport {r['cost']['transport']}, dependence {o['dependence']}, "
-        f"mechanism {o['mechanism']}, p = {o['p']}, Tv = {o['tv']}, Td = {o['td']}, seed {r['seed']}"
+        f"\nmpc-rr run {r['dataset']}: {r['parties']} parties, transport {r['cost']['transport']}, "
+        f"dependence {o['dependence']}, mechanism {o['mechanism']}, p = {o['p']}, Tv = {o['tv']}, "
+        f"Td = {o['td']}, seed {r['seed']}"
     )
+    print(f"noise: {r['noise']}")
     print("clusters: " + " | ".join(" + ".join(c) for c in r["clusters"]))
     e = r["epsilon"]
     print(
-        f"epsilon per party: dependence {_fmt_eps(e['dependence'])}, release {_fmt_eps(e['release'])}, total {_fmt_eps(e['total'])}"
+        f"epsilon per party: dependence {_fmt_eps(e['dependence'])}, release "
+        f"{_fmt_eps(e['release'])}, total {_fmt_eps(e['total'])}"
     )
     c = r["cost"]
+    co, dp = c["coordinator"], c["data_parties"]["mean"]
     print(
-        f"cost: {c['messages']:,} messages, {c['bytes']:,} bytes; coordinator sent {c['coordinator']['messages_sent']:,} msgs / "
-        f"{c['coordinator']['bytes_sent']:,} B, received {c['coordinator']['messages_received']:,} msgs / {c['coordinator']['bytes_received']:,} B; "
-        f"per party sent {c['per_party']['messages_sent']:.1f} msgs / {c['per_party']['bytes_sent']:.0f} B"
+        f"cost: {c['messages']:,} messages, {c['bytes']:,} bytes; coordinator sent "
+        f"{co['messages_sent']:,} msgs / {co['bytes_sent']:,} B, received {co['messages_received']:,} "
+        f"msgs / {co['bytes_received']:,} B; per party sent {dp['messages_sent']:.1f} msgs / "
+        f"{dp['bytes_sent']:.0f} B"
     )
     t = r["timing"]
     print(
-        f"time: setup {t['setup_s']:.2f} s, protocol {t['protocol_s']:.2f} s, evaluation {t['evaluation_s']:.2f} s"
+        f"time: setup {t['setup_s']:.2f} s, protocol {t['protocol_s']:.2f} s, evaluation "
+        f"{t['evaluation_s']:.2f} s"
     )
+    if r["adjustment"] is not None and not r["adjustment"]["converged"]:
+        print(f"warning: RR-Adjustment stopped at {r['adjustment']['iterations']} passes without converging")
     print(f"median relative error of count queries (RR-Independent: {r['independent_source']}):")
     sig = list(next(iter(r["relative_error"].values())))
     print(f"  {'method':<27}" + "".join(f"{'sigma=' + s:>12}" for s in sig))
-    for m in (
-        "RR-Independent",
-        "RR-Clusters",
-        "RR-Independent+Adjustment",
-        "RR-Clusters+Adjustment",
-    ):
-        if m in r["relative_error"]:
-            print(f"  {m:<27}" + "".join(f"{r['relative_error'][m][s]:>12.4f}" for s in sig))
+    for m, by in r["relative_error"].items():
+        print(f"  {m:<27}" + "".join(f"{by[s]:>12.4f}" for s in sig))

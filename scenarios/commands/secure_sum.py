@@ -2,17 +2,19 @@
 
 Exit status 0 only when the protocol finished and its total equals the plain
 sum of the included parties' vectors; 1 when it aborted or was not exact.
+The run's size is estimated first (messages, memory) and refused with the
+estimate when it cannot fit in this machine's memory.
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
 
-import numpy as np
-
 from mpc_rr.errors import UsageError
+from scenarios.commands import int_at_least, open_open, open_unit, output_file, positive_float
 
 TRANSPORTS = ("harness", "memory", "tcp")
 
@@ -22,82 +24,102 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         "secure-sum",
         help="secure sum of random one-hot vectors, checked against the plaintext sum",
         description=__doc__,
+        formatter_class=argparse.ArgumentDefaultsHelpFormatter,
     )
     p.add_argument(
-        "--protocol",
-        choices=("full-mesh", "full-mesh-board", "secagg"),
-        default="secagg",
+        "--protocol", choices=("full-mesh", "full-mesh-board", "secagg"), default="secagg",
         help="full-mesh: Sec. 4.2 with all-to-all publication; full-mesh-board: publication "
         "through a bulletin board (party 0); secagg: SecAgg+ (sparse graph, dropouts)",
-    )
-    p.add_argument("--parties", type=int, required=True, help="number of data parties n")
-    p.add_argument("--cells", type=int, default=1582, help="vector length D (default 1582)")
+    )  # fmt: skip
+    p.add_argument("--parties", type=int_at_least(2), required=True, help="number of data parties n")
+    p.add_argument("--cells", type=int_at_least(1), default=1582, help="vector length D")
     p.add_argument(
-        "--transport",
-        choices=TRANSPORTS,
-        default="memory",
+        "--transport", choices=TRANSPORTS, default="memory",
         help="memory: Party actors over the in-memory transport (virtual time); tcp: TCP + "
         "mutual TLS on 127.0.0.1, one process; harness: synchronous driver, no transport",
-    )
+    )  # fmt: skip
+    p.add_argument("--step-timeout", type=positive_float, default=30.0, help="seconds before a step's dropouts")
+    p.add_argument("--dropout", type=open_unit, default=0.0, help="fraction of parties that crash")
     p.add_argument(
-        "--step-timeout", type=float, default=30.0, help="seconds before a step's dropouts"
-    )
-    p.add_argument("--dropout", type=float, default=0.0, help="fraction of parties that drop")
+        "--drop-step", choices=("keys", "shares", "masked", "unmask", "publish"), default=None,
+        help="step at which the dropouts crash (default: the last: unmask for SecAgg+, publish "
+        "for the full mesh)",
+    )  # fmt: skip
     p.add_argument(
-        "--drop-step",
-        choices=("keys", "shares", "masked", "unmask"),
-        default="unmask",
-        help="SecAgg step at which the dropouts vanish (default: after masked input)",
-    )
-    p.add_argument("--max-dropout", type=float, default=None, help="SecAgg tolerance")
-    p.add_argument("--degree", type=int, default=None, help="SecAgg graph degree k")
-    p.add_argument("--threshold", type=int, default=None, help="SecAgg Shamir threshold t")
-    p.add_argument("--failure", type=float, default=1e-6, help="SecAgg threshold failure target")
-    p.add_argument("--seed", type=int, default=0)
+        "--max-dropout", type=open_unit, default=None,
+        help="SecAgg+ tolerated dropout fraction (default 1/3; independent of --dropout, so a "
+        "--dropout above it shows the clean abort)",
+    )  # fmt: skip
+    p.add_argument("--degree", type=int_at_least(1), default=None, help="SecAgg+ graph degree k (at most n-1)")
+    p.add_argument("--threshold", type=int_at_least(1), default=None, help="SecAgg+ Shamir threshold t")
+    p.add_argument("--failure", type=open_open, default=None, help="SecAgg+ threshold failure target (default 1e-6)")
+    p.add_argument("--seed", type=int, default=0, help="seed of the inputs, the dropouts and the graph")
+    p.add_argument("--transcript", type=output_file, default=None, help="write every wire message to this file")
     p.add_argument("--json", action="store_true", help="print one JSON object")
     p.set_defaults(func=run)
 
 
-def run(args: argparse.Namespace) -> int:
-    from mpc_rr.secure_sum.simulate import run_secure_sum
-    from scenarios.secure_sum_runners import runner_for
+def _available_memory() -> int:
+    try:
+        return int(os.sysconf("SC_AVPHYS_PAGES") * os.sysconf("SC_PAGE_SIZE"))
+    except (ValueError, OSError):  # not on Linux: do not refuse on a guess
+        return 1 << 62
 
-    if args.parties < 2:
-        raise UsageError(f"--parties must be >= 2, got {args.parties}")
-    if args.cells < 1:
-        raise UsageError(f"--cells must be >= 1, got {args.cells}")
-    if not 0.0 <= args.dropout < 1.0:
-        raise UsageError(f"--dropout must be in [0, 1), got {args.dropout}")
+
+def run(args: argparse.Namespace) -> int:
+    import numpy as np
+
+    from mpc_rr.secure_sum.factories import memory_estimate, message_count
+    from scenarios.runners import runner_for
+    from scenarios.secure_sum import run_secure_sum
+
+    if args.protocol != "secagg":
+        bad = [f for f, v in (("--max-dropout", args.max_dropout), ("--degree", args.degree),
+                              ("--threshold", args.threshold), ("--failure", args.failure)) if v is not None]  # fmt: skip
+        if bad:
+            raise UsageError(f"{', '.join(bad)} only apply to --protocol secagg")
+    if args.degree is not None and args.degree > args.parties - 1:
+        raise UsageError(f"--degree must be at most --parties - 1 = {args.parties - 1}, got {args.degree}")
+    need = memory_estimate(args.protocol, args.parties, args.cells, args.degree)
+    have = _available_memory()
+    msgs = message_count(args.protocol, args.parties, args.degree)
+    if need > 0.8 * have:
+        raise UsageError(
+            f"{args.protocol} with {args.parties:,} parties x {args.cells:,} cells needs about "
+            f"{need / 2**30:.1f} GiB ({msgs:,} messages); {have / 2**30:.1f} GiB are available. "
+            f"Use fewer parties or cells" + (", or --protocol secagg" if args.protocol != "secagg" else "")
+        )
+    if not args.json:
+        print(f"{args.protocol}: {args.parties:,} parties x {args.cells:,} cells: about {msgs:,} "
+              f"messages and {need / 2**20:.0f} MiB of memory", file=sys.stderr)  # fmt: skip
     rng = np.random.default_rng(args.seed)
     x = np.zeros((args.parties, args.cells), np.uint8)
     x[np.arange(args.parties), rng.integers(0, args.cells, args.parties)] = 1
-    max_dropout = args.max_dropout
-    if max_dropout is None and args.protocol == "secagg":
-        max_dropout = max(args.dropout, 0.1)
     rep = run_secure_sum(
-        args.protocol,
-        x,
-        seed=args.seed,
-        dropout=args.dropout,
-        drop_step=args.drop_step,
-        max_dropout=max_dropout,
-        degree=args.degree,
-        threshold=args.threshold,
+        args.protocol, x, seed=args.seed, dropout=args.dropout, drop_step=args.drop_step,
+        max_dropout=args.max_dropout, degree=args.degree, threshold=args.threshold,
         failure=args.failure,
-        runner=runner_for(args.transport),
-        step_timeout=args.step_timeout,
-    )
-    out = rep.as_dict()
-    out["transport"] = args.transport
+        runner=runner_for(args.transport, step_timeout=args.step_timeout, transcript=args.transcript is not None),
+    )  # fmt: skip
+    if args.transcript is not None and rep.run is not None and rep.run.transcript is not None:
+        rep.run.transcript.meta.update(protocol=args.protocol, parties=args.parties, seed=args.seed)
+        rep.run.transcript.save(args.transcript)
+    out = rep.to_json()
     if args.json:
         print(json.dumps(out))
     else:
         status = "EXACT" if rep.exact else f"FAILED ({rep.aborted or 'wrong sum'})"
+        c = rep.costs
+        dp = c.data_parties()["mean"]
         print(
             f"{rep.protocol}: {rep.parties} parties x {rep.cells} cells over {args.transport}: "
-            f"{status}; survivors {rep.survivors}, {rep.messages} messages, {rep.bytes} bytes "
-            f"({rep.bytes_per_party_sent:.0f} sent per party), {rep.wall_s:.2f} s"
+            f"{status}; survivors {rep.survivors}, {c.messages} messages, {c.bytes} bytes "
+            f"({dp['bytes_sent']:.0f} sent per party), {c.wall_s:.2f} s"
         )
+        if rep.protocol == "secagg":
+            pr = rep.params
+            print(f"SecAgg+: degree {pr['degree']}, threshold t={pr['threshold']}, tolerates "
+                  f"{pr['max_dropped']} dropouts (max_dropout={pr['max_dropout']:.3g})")  # fmt: skip
         if rep.aborted:
             print(f"aborted: {rep.aborted}", file=sys.stderr)
     return 0 if rep.exact else 1

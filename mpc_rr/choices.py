@@ -1,0 +1,19 @@
+"""The names users choose from, in one import-free module (the CLI reads them at start-up)."""
+
+from __future__ import annotations
+
+__all__ = ["DEPENDENCE_SOURCES", "ESTIMATORS", "LINK_CHANNELS", "MECHANISMS", "SECURE_SUM_PROTOCOLS"]
+
+ESTIMATORS: tuple[str, ...] = ("clip", "project", "ibu", "none")
+"""Repairs of Eq. 2 estimates off the simplex (DESIGN note 4)."""
+
+DEPENDENCE_SOURCES: tuple[str, ...] = ("rr", "secure-sum", "pairwise-rr")
+"""Where the pipeline's dependences come from: Sec. 4.1, 4.2, 4.3."""
+
+MECHANISMS: tuple[str, ...] = ("cluster", "lambda", "optimized")
+"""Release mechanism per cluster."""
+
+SECURE_SUM_PROTOCOLS: tuple[str, ...] = ("full-mesh", "full-mesh-board", "secagg")
+
+LINK_CHANNELS: tuple[str, ...] = ("direct", "anonymous", "secure-sum")
+"""How pairwise-RR reports reach the aggregator (:mod:`mpc_rr.adversary.channels`)."""

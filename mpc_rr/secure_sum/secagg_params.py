@@ -1,0 +1,237 @@
+"""Public parameters of SecAgg+: degree, threshold, modulus, dropout bound and graph.
+
+:func:`secagg_public` is the ONE place that builds them: every simulation,
+every separate party process and the pipeline's dependence phase call it, so
+all parties of a run agree on the configuration and on the graph.  The graph
+is public and derived from the run id (SHA-256), never from a scenario seed:
+two processes that know the run id build the same graph, and nothing secret
+depends on it.  In a deployment the run id should be fresh and unpredictable
+(the security argument of Bell et al. 2020 assumes the graph is drawn after
+the adversary chose whom to corrupt).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import math
+from dataclasses import dataclass
+from functools import lru_cache
+
+import numpy as np
+
+from mpc_rr.errors import UsageError
+from mpc_rr.secure_sum import shamir
+from mpc_rr.secure_sum.entropy import smallest_uint
+from mpc_rr.secure_sum.graph import Graph
+
+__all__ = [
+    "DEFAULT_FAILURE",
+    "DEFAULT_MAX_DROPOUT",
+    "SecAggConfig",
+    "SecAggPublic",
+    "default_degree",
+    "default_threshold",
+    "secagg_public",
+]
+
+DEFAULT_MAX_DROPOUT = 1 / 3
+"""Tolerated fraction of dropouts when the caller gives none (lowered only where a
+threshold >= 2 would be impossible, i.e. n = 3)."""
+
+DEFAULT_FAILURE = 1e-6
+"""Allowed probability that some party loses its threshold of live neighbours."""
+
+
+def default_degree(n: int) -> int:
+    """Graph degree ``2 * ceil(log2 n)`` (even); the complete graph for ``n <= 32``."""
+    if n <= 32:
+        return n - 1
+    return min(n - 1, 2 * math.ceil(math.log2(n)))
+
+
+def default_threshold(n: int, degree: int, max_dropout: float, failure: float = 1e-6) -> int:
+    """Largest Shamir threshold that survives ``max_dropout`` (with prob. >= 1 - ``failure``).
+
+    The larger of two guarantees: ``degree - floor(max_dropout * n)`` live
+    neighbours, which every party keeps whatever parties drop (the rule for a
+    complete graph), and the largest ``t`` with
+    ``n * P[Binomial(degree, 1 - max_dropout) < t] <= failure`` (a union bound
+    over parties, for dropouts independent of the graph).
+    """
+    deterministic = degree - math.floor(max_dropout * n)
+    if degree >= n - 1:
+        return deterministic
+    from scipy.stats import binom  # only sparse graphs need it (a slow import)
+
+    ts = np.arange(1, degree + 1)
+    ok = n * binom.cdf(ts - 1, degree, 1.0 - max_dropout) <= failure
+    return max(deterministic, int(ts[ok].max()) if ok.any() else 0)
+
+
+@dataclass(frozen=True)
+class SecAggConfig:
+    """Public parameters of one SecAgg+ run (validated; build with :meth:`create`).
+
+    Attributes
+    ----------
+    n, cells:
+        Data parties ``1..n`` and the vector length.
+    modulus:
+        ``R``; every input is in ``[0, (R - 1) // n]``.
+    degree, threshold:
+        Graph degree ``k`` and Shamir threshold ``t`` (``2 <= t <= k``; ``t = 1`` only
+        when ``n = 2``).
+    max_dropout:
+        Largest tolerated fraction of parties that drop out (cumulative).
+    run:
+        Run id in every message and key derivation.
+    """
+
+    n: int
+    cells: int
+    modulus: int
+    degree: int
+    threshold: int
+    max_dropout: float
+    run: str = ""
+
+    @classmethod
+    def create(
+        cls,
+        n: int,
+        cells: int,
+        *,
+        max_value: int = 1,
+        modulus: int | None = None,
+        degree: int | None = None,
+        threshold: int | None = None,
+        max_dropout: float | None = None,
+        failure: float = DEFAULT_FAILURE,
+        run: str = "",
+    ) -> SecAggConfig:
+        """Validate and complete the parameters (``None`` = the documented default)."""
+        n, cells = int(n), int(cells)
+        if n < 2:
+            raise UsageError(f"SecAggConfig: n must be >= 2 parties, got {n}")
+        if n >= shamir.PRIME:
+            raise UsageError(f"SecAggConfig: n must be < {shamir.PRIME}, got {n}")
+        if cells < 1:
+            raise UsageError(f"SecAggConfig: cells must be >= 1, got {cells}")
+        if not 0.0 < failure < 1.0:
+            raise UsageError(f"SecAggConfig: failure must be in (0, 1), got {failure}")
+        if max_dropout is not None and not 0.0 <= max_dropout < 1.0:
+            raise UsageError(f"SecAggConfig: max_dropout must be in [0, 1), got {max_dropout}")
+        if modulus is None:
+            modulus = max(2, 1 << (n * max_value).bit_length())
+        if not 2 <= modulus <= 2**32 or n * max_value >= modulus:
+            raise UsageError(
+                f"SecAggConfig: modulus must be in [2, 2^32] and exceed n * max_value = "
+                f"{n * max_value}, got {modulus}"
+            )
+        if degree is not None and not 1 <= degree:
+            raise UsageError(f"SecAggConfig: degree must be >= 1, got {degree}")
+        if degree is not None and degree > n - 1:
+            raise UsageError(
+                f"SecAggConfig: degree must be at most n - 1 = {n - 1} (the complete graph), "
+                f"got {degree}"
+            )
+        t_min = 1 if n == 2 else 2  # with 2 parties the sum reveals the other input anyway
+        if max_dropout is None:
+            # the default tolerance, lowered to k/n only where a threshold >= t_min is impossible
+            md = DEFAULT_MAX_DROPOUT
+            if (default_degree(n) if degree is None else degree) >= n - 1:  # complete graph
+                while md > 0 and n - 1 - math.floor(md * n) < t_min:
+                    md = (math.floor(md * n) - 1) / n
+            max_dropout = max(md, 0.0)
+        if degree is None and threshold is None:
+            # grow the default degree until the dropout tolerance admits a threshold >= 2
+            k = default_degree(n)
+            while k < n - 1 and default_threshold(n, k, max_dropout, failure) < 2:
+                k += 2
+        else:
+            k = default_degree(n) if degree is None else int(degree)
+        k = n - 1 if k >= n - 1 else k + (k % 2)  # the graph rounds odd degrees up
+        k = min(k, n - 1)
+        t = default_threshold(n, k, max_dropout, failure) if threshold is None else int(threshold)
+        if not t_min <= t <= k:
+            raise UsageError(
+                f"SecAggConfig: threshold must be in [{t_min}, degree={k}], got {t} (a degree this "
+                f"small cannot tolerate max_dropout={max_dropout:g}; raise the degree or lower "
+                f"max_dropout)"
+            )
+        return cls(n, cells, int(modulus), k, t, float(max_dropout), run)
+
+    @property
+    def dtype(self) -> np.dtype[np.unsignedinteger]:
+        """Wire dtype of residues: the smallest unsigned type holding ``modulus - 1``."""
+        return smallest_uint(self.modulus)
+
+    @property
+    def max_dropped(self) -> int:
+        """Largest number of dropouts the run tolerates."""
+        return math.floor(self.max_dropout * self.n)
+
+    def as_json(self) -> dict[str, object]:
+        return {
+            "n": self.n,
+            "cells": self.cells,
+            "modulus": self.modulus,
+            "degree": self.degree,
+            "threshold": self.threshold,
+            "max_dropout": self.max_dropout,
+            "max_dropped": self.max_dropped,
+        }
+
+
+@dataclass(frozen=True, eq=False)
+class SecAggPublic:
+    """Everything public about one SecAgg+ run: the configuration and the graph."""
+
+    config: SecAggConfig
+    graph: Graph
+
+
+def secagg_public(
+    n: int,
+    cells: int,
+    *,
+    run: str,
+    max_value: int = 1,
+    modulus: int | None = None,
+    degree: int | None = None,
+    threshold: int | None = None,
+    max_dropout: float | None = None,
+    failure: float = DEFAULT_FAILURE,
+) -> SecAggPublic:
+    """THE constructor of a run's public parameters (cached: every role of a run shares them).
+
+    Parameters are :meth:`SecAggConfig.create`'s.  The graph is
+    ``Graph.random_regular`` seeded with SHA-256 of ``(run, n, degree)``.
+    """
+    return _public(
+        int(n), int(cells), str(run), int(max_value), modulus, degree, threshold, max_dropout,
+        float(failure),
+    )  # fmt: skip
+
+
+@lru_cache(maxsize=16)
+def _public(
+    n: int,
+    cells: int,
+    run: str,
+    max_value: int,
+    modulus: int | None,
+    degree: int | None,
+    threshold: int | None,
+    max_dropout: float | None,
+    failure: float,
+) -> SecAggPublic:
+    cfg = SecAggConfig.create(
+        n, cells, max_value=max_value, modulus=modulus, degree=degree, threshold=threshold,
+        max_dropout=max_dropout, failure=failure, run=run,
+    )  # fmt: skip
+    digest = hashlib.sha256(f"mpc_rr/secagg/graph/v1|{run}|{n}|{cfg.degree}".encode()).digest()
+    rng = np.random.default_rng(int.from_bytes(digest[:16], "little"))
+    return SecAggPublic(cfg, Graph.random_regular(n, cfg.degree, rng))
+
+

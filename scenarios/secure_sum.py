@@ -1,0 +1,252 @@
+"""Run a secure sum end to end, check it against the plaintext sum, and report its costs.
+
+Used by the ``secure-sum`` command, tests and benchmarks.  It builds the
+roles of a protocol (:func:`mpc_rr.secure_sum.factories.secure_sum_roles`),
+makes chosen parties crash at a chosen step
+(:class:`mpc_rr.testing.DropAt`), runs them with any
+:class:`~mpc_rr.runs.Runner` (harness, memory, TCP), and compares the result
+with the plain sum of the included inputs.  Also here: the two Section 4.2 /
+4.3 computations built on a secure sum (:func:`exact_bivariate_counts`,
+:func:`pairwise_rr_counts`).
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from mpc_rr.costs import CostReport
+from mpc_rr.dependence import dependence_matrix_from_tables
+from mpc_rr.errors import ProtocolAbort, UsageError
+from mpc_rr.estimation import Estimate
+from mpc_rr.harness import HarnessRunner
+from mpc_rr.joint import JointMechanism
+from mpc_rr.pair_cells import PairLayout
+from mpc_rr.pairwise_rr import (
+    composed_epsilons,
+    estimate_pair_tables,
+    pair_cells,
+    pair_dependences,
+    perturb_pairs,
+)
+from mpc_rr.roles import COORDINATOR
+from mpc_rr.runs import Runner, RunResult
+from mpc_rr.schema import Schema
+from mpc_rr.secure_sum.entropy import SeededEntropy
+from mpc_rr.secure_sum.factories import Protocol, secure_sum_roles, step_messages
+from mpc_rr.testing import DropAt
+
+__all__ = [
+    "BivariateCounts",
+    "PairwiseCounts",
+    "SumReport",
+    "exact_bivariate_counts",
+    "pairwise_rr_counts",
+    "run_secure_sum",
+]
+
+
+@dataclass(frozen=True)
+class SumReport:
+    """Outcome and costs of one secure-sum run."""
+
+    protocol: str
+    parties: int
+    cells: int
+    exact: bool
+    aborted: str | None
+    culprits: tuple[int, ...]
+    survivors: int
+    dropped: tuple[int, ...]
+    params: dict[str, Any]
+    costs: CostReport
+    total: np.ndarray | None = field(default=None, repr=False)
+    run: RunResult | None = field(default=None, repr=False)
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "protocol": self.protocol,
+            "parties": self.parties,
+            "cells": self.cells,
+            "exact": self.exact,
+            "aborted": self.aborted,
+            "culprits": list(self.culprits),
+            "survivors": self.survivors,
+            "dropped": list(self.dropped),
+            "params": self.params,
+            "transport": self.costs.transport,
+            "messages": self.costs.messages,
+            "bytes": self.costs.bytes,
+            "wall_s": self.costs.wall_s,
+            "cost": self.costs.to_json(),
+        }
+
+
+def run_secure_sum(
+    protocol: Protocol,
+    inputs: np.ndarray,
+    *,
+    runner: Runner | None = None,
+    seed: int = 0,
+    dropout: float = 0.0,
+    drop_step: str | None = None,
+    victims: Mapping[int, str] | None = None,
+    max_dropout: float | None = None,
+    degree: int | None = None,
+    threshold: int | None = None,
+    failure: float | None = None,
+    deterministic: bool = False,
+    run: str | None = None,
+) -> SumReport:
+    """Run one secure sum and check it against the plaintext sum of the included inputs.
+
+    Parameters
+    ----------
+    runner:
+        How to run the roles (default: the harness).
+    dropout, drop_step:
+        ``round(dropout * n)`` data parties, chosen with ``seed``, crash when
+        they would send their message of step ``drop_step`` (SecAgg+: ``keys``,
+        ``shares``, ``masked``, ``unmask``; full mesh: ``shares``, ``publish``).
+    victims:
+        Explicit crashes ``{party: step}`` (instead of ``dropout``).
+    max_dropout, degree, threshold, failure:
+        SecAgg+ parameters (``None``: the defaults of
+        :func:`~mpc_rr.secure_sum.secagg_params.secagg_public`; independent of
+        ``dropout``, so a run beyond the bound aborts cleanly).
+    deterministic:
+        :class:`SeededEntropy` (reproducible; tests and teaching only) instead
+        of the OS CSPRNG for keys, seeds and shares.
+    """
+    runner = runner if runner is not None else HarnessRunner()
+    x = np.asarray(inputs)
+    if x.ndim != 2:
+        raise UsageError(f"inputs must be a (parties, cells) matrix, got shape {x.shape}")
+    n, cells = x.shape
+    if not 0.0 <= dropout < 1.0:
+        raise UsageError(f"dropout must be in [0, 1), got {dropout}")
+    steps = step_messages(protocol)
+    rng = np.random.default_rng(seed)
+    plan = dict(victims or {})
+    if dropout > 0:
+        if plan:
+            raise UsageError("give either dropout or victims, not both")
+        step = drop_step if drop_step is not None else list(steps)[-1]
+        chosen = rng.choice(np.arange(1, n + 1), size=round(dropout * n), replace=False)
+        plan = {int(v): step for v in chosen}
+    for v, step in plan.items():
+        if step not in steps:
+            raise UsageError(f"{protocol} has steps {list(steps)}, got {step!r}")
+        if not 1 <= v <= n:
+            raise UsageError(f"victim {v} is not a data party (1..{n})")
+    ent = SeededEntropy(seed).spawn if deterministic else None
+    options: dict[str, Any] = {"max_dropout": max_dropout, "degree": degree, "threshold": threshold}
+    if failure is not None:
+        options["failure"] = failure
+    roles, params = secure_sum_roles(
+        protocol, x, run=run if run is not None else f"{protocol}-{seed}", entropy=ent, **options
+    )
+    for v, step in plan.items():
+        roles[v] = DropAt(roles[v], steps[step])
+    t0 = time.perf_counter()
+    res = runner(roles)
+    params["transport"] = runner.name
+    params["wall_s"] = time.perf_counter() - t0
+    watcher = roles[COORDINATOR] if COORDINATOR in roles else roles[min(set(roles) - set(plan))]
+    aborted, culprits, total, included = None, (), None, ()
+    try:
+        r = watcher.result
+        total, included = r.total, r.included
+    except ProtocolAbort as exc:
+        aborted, culprits = str(exc), exc.culprits
+    except RuntimeError as exc:
+        aborted = f"did not finish: {exc}"
+    exact = total is not None and np.array_equal(total, x[np.asarray(included, int) - 1].sum(axis=0))
+    return SumReport(
+        protocol, n, cells, bool(exact), aborted, tuple(culprits), len(included),
+        tuple(sorted(plan)), params, res.costs, total, res,
+    )  # fmt: skip
+
+
+def _checked_total(rep: SumReport) -> np.ndarray:
+    if rep.aborted or rep.total is None:
+        raise ProtocolAbort(f"secure sum did not finish: {rep.aborted}", rep.culprits)
+    if not rep.exact:
+        raise ProtocolAbort("secure sum result differs from the plaintext sum")
+    return rep.total
+
+
+@dataclass(frozen=True)
+class BivariateCounts:
+    """Tables of every attribute pair, their dependence matrix and the run's report."""
+
+    tables: dict[tuple[int, int], np.ndarray]
+    dependence: np.ndarray
+    report: SumReport
+
+
+def exact_bivariate_counts(
+    codes: np.ndarray, schema: Schema, *, protocol: Protocol = "secagg", **kwargs: Any
+) -> BivariateCounts:
+    """Section 4.2: every party's one-hot pair cells summed securely (``kwargs``: run_secure_sum's).
+
+    Raises :class:`ProtocolAbort` if the secure sum aborted or was not exact;
+    with dropouts (SecAgg+) the tables count the included parties only.
+    """
+    layout = PairLayout(schema.sizes)
+    rep = run_secure_sum(protocol, layout.one_hot(codes), **kwargs)
+    tables = layout.decode(_checked_total(rep))
+    return BivariateCounts(tables, dependence_matrix_from_tables(tables, schema), rep)
+
+
+@dataclass(frozen=True)
+class PairwiseCounts:
+    """Section 4.3 over a secure sum: observed and estimated pair tables, dependences, epsilons."""
+
+    observed: dict[tuple[int, int], np.ndarray]
+    estimates: dict[tuple[int, int], Estimate]
+    tables: dict[tuple[int, int], np.ndarray]
+    dependence: np.ndarray
+    epsilon_sequential: np.ndarray
+    epsilon_parallel: np.ndarray
+    report: SumReport
+
+
+def pairwise_rr_counts(
+    codes: np.ndarray,
+    schema: Schema,
+    mechanism: Callable[[tuple[int, int]], JointMechanism] | Mapping[tuple[int, int], JointMechanism],
+    rng: np.random.Generator,
+    *,
+    protocol: Protocol = "secagg",
+    method: str = "clip",
+    **kwargs: Any,
+) -> PairwiseCounts:
+    """Section 4.3: pairwise RR (:mod:`mpc_rr.pairwise_rr`) submitted through a secure sum.
+
+    ``mechanism((|A_i|, |A_j|))`` builds each pair's matrix, or a mapping
+    ``{(i, j): mechanism}``; ``rng`` draws every party's randomization
+    (vectorized); ``method`` is the repair of Eq. 2.
+    """
+    layout = PairLayout(schema.sizes)
+    mechs = [
+        mechanism[(i, j)] if isinstance(mechanism, Mapping) else mechanism((schema.sizes[i], schema.sizes[j]))
+        for i, j in layout.pairs
+    ]
+    c = np.asarray(codes)
+    cells = pair_cells(perturb_pairs(c, layout, mechs, rng), layout)
+    x = np.zeros((c.shape[0], layout.cells), np.uint8)
+    np.put_along_axis(x, cells, 1, axis=1)
+    rep = run_secure_sum(protocol, x, **kwargs)
+    observed = layout.decode(_checked_total(rep))
+    est = estimate_pair_tables(observed, mechs, layout, method)
+    seq, par = composed_epsilons(
+        {k: float(m.epsilon) for k, m in zip(layout.pairs, mechs, strict=True)}, len(schema)
+    )
+    return PairwiseCounts(
+        observed, est.estimates, est.tables, pair_dependences(est.tables, schema), seq, par, rep
+    )
