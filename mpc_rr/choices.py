@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-__all__ = ["DEPENDENCE_SOURCES", "ESTIMATORS", "MECHANISMS", "SECURE_SUM_PROTOCOLS"]
+__all__ = ["DEPENDENCE_SOURCES", "ESTIMATORS", "LINK_CHANNELS", "MECHANISMS", "SECURE_SUM_PROTOCOLS"]
 
 ESTIMATORS: tuple[str, ...] = ("clip", "project", "ibu", "none")
 """Repairs of Eq. 2 estimates off the simplex (DESIGN note 4)."""
@@ -14,3 +14,6 @@ MECHANISMS: tuple[str, ...] = ("cluster", "lambda", "optimized")
 """Release mechanism per cluster."""
 
 SECURE_SUM_PROTOCOLS: tuple[str, ...] = ("full-mesh", "full-mesh-board", "secagg")
+
+LINK_CHANNELS: tuple[str, ...] = ("direct", "anonymous", "secure-sum")
+"""How pairwise-RR reports reach the aggregator (:mod:`mpc_rr.adversary.channels`)."""

@@ -25,6 +25,8 @@ COMMANDS: tuple[str, ...] = (
     "secure_sum",
     "rrba",
     "schema",
+    "audit",
+    "attack",
     "reproduce",
     "mechanism",
     "keys",
