@@ -4,11 +4,14 @@ Example::
 
     mpc-rr attack linkability --data adult --parties 1000 --p 0.9 --channel anonymous
     mpc-rr attack linkability --data adult --parties 32561 --p 0.5 --channel anonymous --json
+    mpc-rr attack eavesdrop --protocol secagg --transport tcp --parties 100
+    mpc-rr attack coalition --protocol secagg --parties 20 --size 13
 
 Each attack is a sub-command registered in :data:`ATTACKS` (name -> register
-function).  Phase 2 adds ``eavesdrop`` (traffic metrics of
-:mod:`mpc_rr.adversary.traffic` on a run's taps, or offline with
-``--transcript FILE``) and ``coalition`` (SecAgg+ / full mesh) there.
+function): ``linkability`` (here), ``eavesdrop``
+(:mod:`scenarios.commands.attack_eavesdrop`: a run's taps, or offline with
+``--transcript FILE``) and ``coalition``
+(:mod:`scenarios.commands.attack_coalition`: SecAgg+ / full mesh).
 """
 
 from __future__ import annotations
@@ -61,9 +64,23 @@ def _register_linkability(sub: argparse._SubParsersAction) -> None:
     p.set_defaults(func=_run_linkability)
 
 
-#: name -> register(subparsers); phase 2 adds "eavesdrop" and "coalition".
+def _register_eavesdrop(sub: argparse._SubParsersAction) -> None:
+    from scenarios.commands import attack_eavesdrop
+
+    attack_eavesdrop.register(sub)
+
+
+def _register_coalition(sub: argparse._SubParsersAction) -> None:
+    from scenarios.commands import attack_coalition
+
+    attack_coalition.register(sub)
+
+
+#: name -> register(subparsers).
 ATTACKS: dict[str, Callable[[argparse._SubParsersAction], None]] = {
     "linkability": _register_linkability,
+    "eavesdrop": _register_eavesdrop,
+    "coalition": _register_coalition,
 }
 
 
