@@ -163,3 +163,12 @@ def test_rrba_answers_read_in_plaintext():
     flat = rrba_eavesdrop(before=500, observed=600, block=100, p=1e-9, seed=13)
     assert flat["ci"][0] <= flat["baseline"] <= flat["ci"][1]
     assert all(r["success"] == pytest.approx(r["baseline"]) for r in flat["per_attribute"])
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("protocol", ["plainsum", "full-mesh-board", "secagg", "pipeline"])
+def test_every_protocol_over_tls_at_200_parties_keeps_sizes_and_timing_at_the_baseline(protocol):
+    run = observed_run(protocol, transport="tcp", parties=200, cells=16, seed=21)
+    rep = eavesdrop_report(run, RNG(22), permutations=200, confidence=0.99)
+    assert not rep["size"]["leaks"] and not rep["timing"]["leaks"]
+    assert rep["content"] is None and rep["participation"]["data_parties_seen"] == 200

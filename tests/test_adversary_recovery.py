@@ -104,6 +104,9 @@ def test_masks_disabled_the_server_alone_recovers_everyone():
     assert np.array_equal(roles[0].result.total, x.sum(axis=0))  # still the exact sum
     res = score(recover_secagg(view.of(COORDINATOR), config=pub.config), truth)
     assert res.recovered == N and res.success == 1.0 and res.leaks and res.wrong_recoveries == 0
+    # a colluding client's keys do not confuse it (it also tries "no pairwise mask at all")
+    helped = recover_secagg(view, [member_state(roles[1])], config=pub.config)
+    assert set(helped.recovered) == set(range(2, N + 1))
 
 
 def test_a_party_of_degree_zero_is_exposed_and_only_it():
@@ -201,3 +204,15 @@ def test_usage_errors():
     with pytest.raises(UsageError, match="no targets"):
         score(recover_secagg(view, config=roles[0].cfg), {})
     assert MemberState(1).x is None
+
+
+@pytest.mark.slow
+def test_default_secagg_at_100_parties_declares_t_2_and_breaks_there():
+    """The defaults (degree 2 ceil(log2 n), max_dropout 1/3, failure 1e-6) give t = 2 at n = 100."""
+    roles, view, truth, _ = _secagg(n=100, cells=16, seed=11)
+    cfg, graph = roles[0].cfg, roles[0].graph
+    assert cfg.threshold == 2 and cfg.degree < 99
+    nb = {u: graph.of(u).tolist() for u in range(1, 101)}
+    states = {i: member_state(roles[i]) for i in range(1, 101)}
+    curve = coalition_sweep("secagg", view, states, truth, [0, 1, 2], config=cfg, neighbours=nb)
+    assert [r.recovery_rate for r in curve] == [0.0, 0.0, 1.0]

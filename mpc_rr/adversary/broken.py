@@ -22,7 +22,7 @@ nothing but the leak distinguishes it from the real protocol:
 
 from __future__ import annotations
 
-from collections.abc import Collection
+from collections.abc import Container
 from typing import Any
 
 import numpy as np
@@ -48,26 +48,20 @@ __all__ = [
 ]
 
 
-class _All(Collection[int]):
+class _All(Container[int]):
     """Every party (``isolated=ALL``: no edge keeps its mask or share)."""
 
     def __contains__(self, item: object) -> bool:
         return True
 
-    def __iter__(self) -> Any:
-        return iter(())
-
-    def __len__(self) -> int:
-        return 0
-
     def __repr__(self) -> str:
         return "ALL"
 
 
-ALL: Collection[int] = _All()
+ALL: Container[int] = _All()
 
 
-def _cut(u: int, v: int, isolated: Collection[int]) -> bool:
+def _cut(u: int, v: int, isolated: Container[int]) -> bool:
     return u in isolated or v in isolated
 
 
@@ -78,7 +72,7 @@ class UnmaskedSecAggClient(SecAggClient):
     masks are omitted at both ends and the sum stays exact.
     """
 
-    def __init__(self, *args: Any, isolated: Collection[int] = ALL, **kwargs: Any) -> None:
+    def __init__(self, *args: Any, isolated: Container[int] = ALL, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
         self.isolated = isolated
 
@@ -112,7 +106,7 @@ class ZeroShareMeshParty(FullMeshParty):
     the result is exact.
     """
 
-    def __init__(self, *args: Any, isolated: Collection[int] = ALL, **kwargs: Any) -> None:
+    def __init__(self, *args: Any, isolated: Container[int] = ALL, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
         self.isolated = isolated
 

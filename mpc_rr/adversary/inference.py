@@ -209,11 +209,10 @@ def _em_prior(
 ) -> np.ndarray:
     cells = math.prod(sizes[a] for a in block)
     pi = np.full(cells, 1.0 / cells)
-    parts = cache if cache is not None else None
     for _ in range(iterations):
         acc = np.zeros(cells)
         for k, rows in enumerate(_chunks(n, cells)):
-            ll = parts[k] if parts is not None else _block_loglik(block, sizes, obs, rows)
+            ll = cache[k] if cache is not None else _block_loglik(block, sizes, obs, rows)
             acc += _posterior(ll, pi).sum(axis=0)
         new = acc / n
         if np.abs(new - pi).max() < 1e-7:

@@ -22,10 +22,11 @@ the masked input minus every mask whose seed or key the view yields
 (SecAgg+: ``b_u`` from ``t`` shares of it -- the server receives them for every
 survivor --, pairwise keys from ``s_sk`` of either end: a member's own, or
 rebuilt from ``t`` Shamir shares the coalition holds).  Unknown terms are
-left in.  Inputs are one-hot vectors (one cell per party, the counting the
+left in (and, for SecAgg+, the hypothesis that no pairwise mask was applied at
+all is tried too).  Inputs are one-hot vectors (one cell per party, the counting the
 framework does with secure sums), so a candidate with an unknown uniform
-mask left in is almost never one-hot: a one-hot candidate is taken as
-recovered; otherwise the attacker falls back on what the *ideal*
+mask left in is almost never one-hot: a one-hot candidate that fits in the
+sum is taken as recovered; otherwise the attacker falls back on what the *ideal*
 functionality gives it -- the sum minus the coalition's own inputs, whose
 largest cell it guesses.  That guess's success is the **baseline**; the
 protocol is private exactly when the attack sits there.
@@ -222,13 +223,6 @@ def _finish(
     total: np.ndarray | None,
     threshold: int | None,
 ) -> Recovery:
-    recovered = {}
-    for u, c in candidates.items():
-        if u in members:
-            continue
-        cell = one_hot_cell(c)
-        if cell is not None:
-            recovered[u] = cell
     honest = None
     fallback = -1
     if total is not None:
@@ -237,6 +231,14 @@ def _finish(
             if m.x is not None and m.x.shape == honest.shape:
                 honest -= m.x
         fallback = int(np.argmax(honest))
+    recovered = {}
+    for u, c in candidates.items():
+        if u in members:
+            continue
+        cell = one_hot_cell(c)
+        # a candidate must also fit in the sum of the honest inputs
+        if cell is not None and (honest is None or honest[cell] > 0):
+            recovered[u] = cell
     return Recovery(
         protocol, view.observer, tuple(sorted(members)), recovered, fallback, honest, threshold
     )
@@ -462,7 +464,13 @@ def recover_secagg(
         cand = sv.y[u].copy()
         if keys:
             masks = crypto.expand_masks(keys, cells, R).astype(np.int64)
-            cand = (cand - np.asarray(weights, np.int64) @ masks) % R
+            full = (cand - np.asarray(weights, np.int64) @ masks) % R
+            if one_hot_cell(full) is None and u in b_known:
+                # second hypothesis: no pairwise mask was applied (only the self mask)
+                own = (cand - masks[0]) % R
+                cand = own if one_hot_cell(own) is not None else full
+            else:
+                cand = full
         cands[u] = cand
     return _finish("secagg", sv.view, mem, cands, sv.total, t)
 
