@@ -184,7 +184,7 @@ def _plot(
     ax.set_ylim(-0.02, 1.05)
     ax.set_title(f"Coalitions against {protocol} ({n} parties)", fontsize=10)
     ax.grid(alpha=0.3)
-    ax.legend(fontsize=7.5, loc="upper left")
+    ax.legend(fontsize=7.5, loc="center left", bbox_to_anchor=(0.01, 0.62), framealpha=0.9)
     fig.tight_layout()
     fig.savefig(png, dpi=110)
     plt.close(fig)

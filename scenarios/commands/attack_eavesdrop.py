@@ -241,10 +241,11 @@ def _plot(out: dict[str, Any], folder: Path) -> Path:
     if extra is not None:
         ax.plot(x + 0.2, extra, "k_", ms=14, label="attacker with an estimated prior")
     ax.set_xticks(x, names, rotation=30, ha="right", fontsize=8)
-    ax.set_ylim(0, 1.05)
+    ax.set_ylim(0, 1.2)
+    ax.set_yticks(np.linspace(0, 1, 6))
     ax.set_ylabel("share of parties whose value is guessed right")
     ax.set_title(title, fontsize=9)
-    ax.legend(fontsize=8, loc="lower right")
+    ax.legend(fontsize=8, loc="upper center", ncol=3, framealpha=0.9)
     ax.grid(alpha=0.3, axis="y")
     fig.tight_layout()
     fig.savefig(png, dpi=110)

@@ -346,7 +346,7 @@ def _plot(
     ax.set_ylim(0, 1.15 * top + 1e-9)
     ax.set_title(f"Empirical epsilon: {label}", fontsize=10)
     ax.grid(alpha=0.3, which="both")
-    ax.legend(fontsize=8, loc="lower right")
+    ax.legend(fontsize=8, loc="center right")
     fig.tight_layout()
     fig.savefig(png, dpi=110)
     plt.close(fig)
