@@ -25,6 +25,7 @@ from mpc_rr.rrba import (
     RRBAAggregator,
     RRBAClient,
     RRBAConfig,
+    client_step_timeouts,
     config_for,
     rrba_roles,
     run_distributed,
@@ -186,6 +187,23 @@ def test_secure_tally_dropouts_at_key_advertisement_too() -> None:
     assert [r.answered for r in d.run.records] == [19, 19]
 
 
+def test_dropouts_beyond_secaggs_bound_lose_the_block_and_the_run_goes_on() -> None:
+    sub = small_data(40, seed=6)
+    cfg = config_for(sub, 20, 0.5, secure_tally=True, max_dropout=0.1)  # 2 of 20 tolerated
+    silent = {2, 5, 8, 11, 14}
+    d = run_distributed(
+        sub, cfg, MemoryRunner(step_timeout=30.0), SEED, entropy=SeededEntropy(4).spawn,
+        wrap=lambda pid, r: DropAt(r, MaskedInput) if pid in silent else r,
+    )  # fmt: skip
+    b1, b2 = d.run.records
+    assert b1.lost.startswith("secure sum failed") and "5 of 20 parties dropped out" in b1.lost
+    assert b1.answered == 0 and b1.silent == tuple(sorted(silent)) and b1.left_out == 20
+    assert not b2.lost and b2.answered == 20
+    assert d.run.answers.sum() == 20 * 2 and d.result.errors == {}
+    failed = [r for r in d.result.results().values() if getattr(r, "tally", "").startswith("secure sum failed")]
+    assert len(failed) == 15  # block 1's survivors were told, finished, and say so
+
+
 def test_a_block_with_no_answer_at_all_changes_no_table_and_the_run_goes_on() -> None:
     sub = small_data(40, seed=6)
     d = run_distributed(sub, config_for(sub, 10, 0.5), HarnessRunner(), SEED,
@@ -196,15 +214,23 @@ def test_a_block_with_no_answer_at_all_changes_no_table_and_the_run_goes_on() ->
     assert d.run.blocks == 4 and d.run.tuples[-1].sum() == 30 * 2
 
 
-def test_a_client_waits_long_enough_for_every_earlier_block_to_time_out() -> None:
+@pytest.mark.parametrize("scaled", [False, True], ids=["counted-deadlines", "one-long-timeout"])
+def test_a_client_waits_long_enough_for_every_earlier_block_to_time_out(scaled: bool) -> None:
     """Every block loses a client: each spends a full deadline; the last block's clients
-    (patience = blocks before theirs + 2) must still be there to answer."""
+    (patience = blocks before theirs + 2) must still be there to answer.  With per-client
+    step timeouts of that whole wait, a waiting client never wakes up before its block."""
     sub = small_data(60, seed=7)
     cfg = config_for(sub, 10, 0.5)
     assert cfg.client_patience(60) == 6 + 2 and cfg.client_patience(1) == 3
-    d = run_distributed(sub, cfg, MemoryRunner(step_timeout=5.0), SEED,
+    timeouts = client_step_timeouts(cfg, 5.0) if scaled else 5.0
+    if isinstance(timeouts, dict):
+        assert (timeouts[0], timeouts[1], timeouts[60]) == (5.0, 5.0 * 3, 5.0 * 8)
+    d = run_distributed(sub, cfg, MemoryRunner(step_timeout=timeouts), SEED,
+                        client_patience=1 if scaled else None,
                         wrap=lambda pid, r: DropAt(r, Answer) if pid % 10 == 1 else r)  # fmt: skip
     assert d.result.errors == {} and [r.answered for r in d.run.records] == [9] * 6
+    wakeups = [d.result.costs.parties[i].deadlines for i in range(51, 61)]  # the last block
+    assert wakeups == ([0] * 10 if scaled else [5] * 10)
 
 
 def test_a_client_whose_aggregator_is_gone_gives_up_after_its_patience() -> None:

@@ -50,7 +50,13 @@ from mpc_rr.rrba.privacy import (
     table_epsilon,
     view_epsilon,
 )
-from mpc_rr.rrba.protocol import DistributedRun, config_for, rrba_roles, run_distributed
+from mpc_rr.rrba.protocol import (
+    DistributedRun,
+    client_step_timeouts,
+    config_for,
+    rrba_roles,
+    run_distributed,
+)
 from mpc_rr.rrba.simulate import (
     RRBARun,
     TableRuns,
@@ -101,6 +107,7 @@ __all__ = [
     "cdf_table",
     "chi2_independence",
     "client_answer",
+    "client_step_timeouts",
     "config_for",
     "cover",
     "elastic_fit",

@@ -242,20 +242,18 @@ class RRBAAggregator(Role):
         server = sub.role
         assert isinstance(server, SecAggServer)
         lay = self.cfg.layout
-        rejected = tuple(sorted(sub.outer_id(u) for u in set(server.culprits)))
+        culprits = set(server.culprits)
+        rejected = tuple(sorted(sub.outer_id(u) for u in culprits))
+        # dropped by SecAgg+ (silent at a step, or pruned for too few live neighbours)
+        silent = tuple(sorted(sub.outer_id(u) for u in server.dropped if u not in culprits))
         counts = np.zeros((lay.n_tables, lay.width), np.int64)
         n = np.zeros(lay.n_tables, np.int64)
         if server.error is not None:
-            silent = tuple(sorted(set(range(self._first, self._first + plan.size)) - set(rejected)))
             record = BlockRecord(plan.block, plan.size, 0, silent, rejected,
                                  f"secure sum failed: {server.error}")  # fmt: skip
             return self._close(plan, counts, n, record)
         res = server.result
         included = np.asarray(res.included, dtype=np.int64) - 1  # block-local indices
-        silent = tuple(sorted(
-            {self._first + j for j in range(plan.size)} - {self._first + int(j) for j in included}
-            - set(rejected)
-        ))  # fmt: skip
         total = np.asarray(res.total, dtype=np.int64)
         counts[lay.mask] = total  # tables one after the other, as the clients' one-hot vectors
         want = np.zeros(lay.n_tables, np.int64)

@@ -107,20 +107,20 @@ def client_answer(
     layout = index.layout
     packed = layout.check_distributions(layout.pack(tables), "client_answer: tables")
     rec = index.check_codes(np.asarray(record).reshape(1, -1), "client_answer: record")
-    return answer_packed(rec[0], index, packed, p, rng)
+    return answer_packed(rec[0], index, cdf_table(packed, layout), p, rng)
 
 
 def answer_packed(
     record: np.ndarray,
     index: SubsetIndex,
-    packed: np.ndarray,
+    cdf: np.ndarray,
     p: float,
     rng: np.random.Generator,
 ) -> np.ndarray:
     """:func:`client_answer` on already validated inputs: the record's codes (within
-    ``index.sizes``), the subsets of ``index`` (one view), their tables packed ``(L, W)``
-    in ``index.layout``, ``p`` checked.  One call of ``rng.random((2, L))``."""
+    ``index.sizes``), the subsets of ``index`` (one view), the :func:`cdf_table` of their
+    tables (``index.layout``), ``p`` checked.  One call of ``rng.random((2, L))``."""
     ids = np.arange(len(index.subsets))
     truth = index.cells(np.asarray(record)[None, :], np.zeros(ids.size, dtype=np.int64), ids)
     u = rng.random((2, ids.size))
-    return answers_from_uniforms(truth, ids, u[0], u[1], cdf_table(packed, index.layout), p)
+    return answers_from_uniforms(truth, ids, u[0], u[1], cdf, p)

@@ -17,6 +17,7 @@ from __future__ import annotations
 import dataclasses
 import enum
 from dataclasses import dataclass
+from functools import lru_cache
 
 import numpy as np
 
@@ -24,7 +25,7 @@ from mpc_rr.compose import SubProtocol
 from mpc_rr.errors import PeerError, UsageError
 from mpc_rr.messages import Message
 from mpc_rr.roles import COORDINATOR, AllIn, Deadline, Role, Send, SubMessage, Transition, table
-from mpc_rr.rrba.client import answer_packed
+from mpc_rr.rrba.client import answer_packed, cdf_table
 from mpc_rr.rrba.config import RRBAConfig
 from mpc_rr.rrba.messages import RRBA_MESSAGES, Answer, AskBlock, Dismiss
 from mpc_rr.rrba.privacy import table_epsilon
@@ -33,7 +34,7 @@ from mpc_rr.secure_sum.entropy import Entropy
 from mpc_rr.secure_sum.secagg_client import SecAggClient
 from mpc_rr.secure_sum.secagg_messages import SECAGG_MESSAGES
 
-__all__ = ["ClientOutcome", "ClientState", "RRBAClient"]
+__all__ = ["CheckedAsk", "ClientOutcome", "ClientState", "RRBAClient", "check_ask"]
 
 _SUM_TOL = 1e-6  # a table must sum to 1 within this (as Layout.check_distributions)
 
@@ -61,12 +62,71 @@ class ClientOutcome:
     noise: str = ""
 
 
+@dataclass(frozen=True)
+class CheckedAsk:
+    """What a valid :class:`AskBlock` asks: the subsets (``index``), their table ids in
+    the cover, the CDFs to sample fake answers from (Eq. 3) and the true epsilon of
+    answering them all (composed)."""
+
+    index: SubsetIndex
+    tables: np.ndarray
+    cdf: np.ndarray
+    epsilon: float
+
+
+@lru_cache(maxsize=1024)
+def check_ask(
+    cfg: RRBAConfig,
+    view: int,
+    subsets: tuple[tuple[int, ...], ...],
+    tables: tuple[float, ...],
+) -> CheckedAsk | str:
+    """Validate an ask against the public parameters; a :class:`CheckedAsk`, or why not.
+
+    A pure function of public values, memoized: in a simulation the clients of a
+    block that share a view receive the same ask and check it once.
+    """
+    views = cfg.cover.views
+    if not view < len(views):
+        return f"view {view} is not one of the cover's {len(views)} views"
+    wanted = set(subsets)
+    if len(wanted) != len(subsets) or list(subsets) != [s for s in views[view] if s in wanted]:
+        return f"subsets {list(subsets)[:8]} are not subsets of view {view} {list(views[view])[:8]} in its order"
+    index = cfg.view_index(subsets)
+    lay = index.layout
+    if len(tables) != sum(lay.cells):
+        return f"{len(tables)} table cells for subsets with {sum(lay.cells)}"
+    flat = np.asarray(tables, dtype=float)
+    if not np.isfinite(flat).all() or (flat < 0).any():
+        return "a table has a negative or non-finite cell"
+    packed = np.zeros((lay.n_tables, lay.width))
+    packed[lay.mask] = flat
+    sums = packed.sum(axis=1)
+    bad = np.flatnonzero(np.abs(sums - 1.0) > _SUM_TOL)
+    if bad.size:
+        return f"the table of subset {subsets[bad[0]]} sums to {float(sums[bad[0]]):.6g}, not 1"
+    low = np.flatnonzero((packed < cfg.t_floor * (1 - 1e-9)) & lay.mask)
+    if cfg.t_floor > 0 and low.size:
+        t, c = divmod(int(low[0]), lay.width)
+        return (f"cell {c} of the table of subset {subsets[t]} is {float(packed[t, c]):.3g}, "
+                f"below the public floor {cfg.t_floor:g}")  # fmt: skip
+    ids = np.array([cfg.table_ids[s] for s in subsets], dtype=np.int64)
+    eps = float(table_epsilon(packed, lay, cfg.p).sum())
+    cdf = cdf_table(packed, lay)
+    ids.setflags(write=False)  # shared by every client that received this ask
+    cdf.setflags(write=False)
+    return CheckedAsk(index, ids, cdf, eps)
+
+
 class RRBAClient(Role):
     """Client ``party_id`` (1..n) of an RRBA run with public parameters ``config``.
 
     ``patience`` (deadlines without hearing from the aggregator before the
-    client gives up) is :meth:`RRBAConfig.client_patience`: the aggregator
-    contacts a client only when its block starts.  ``entropy`` is the
+    client gives up) is :meth:`RRBAConfig.client_patience` unless given: the
+    aggregator contacts a client only when its block starts.  A driver that
+    gives each client a step timeout of ``client_patience`` deadlines
+    (:func:`~mpc_rr.rrba.protocol.client_step_timeouts`) passes ``patience=1``:
+    the same wait, one wake-up instead of one per earlier block.  ``entropy`` is the
     SecAgg+ client's source of keys and masks (default: the OS CSPRNG);
     ``noise`` says where ``rng`` comes from (copied into the outcome).
     """
@@ -80,6 +140,7 @@ class RRBAClient(Role):
         *,
         entropy: Entropy | None = None,
         noise: str = "",
+        patience: int | None = None,
     ) -> None:
         super().__init__(party_id, ClientState.WAITING)
         self.block = config.block_of(party_id)  # raises a UsageError naming the range
@@ -100,7 +161,9 @@ class RRBAClient(Role):
         self.rng = rng
         self.entropy = entropy
         self.noise = noise
-        self.patience = config.client_patience(party_id)
+        if patience is not None and (isinstance(patience, bool) or not isinstance(patience, int) or patience < 1):
+            raise UsageError(f"patience must be an int >= 1, got {patience!r}")
+        self.patience = config.client_patience(party_id) if patience is None else patience
         self.sub: SubProtocol | None = None
         self.outcome: ClientOutcome | None = None
         self.message_types = RRBA_MESSAGES + (SECAGG_MESSAGES if config.secure_tally else ())
@@ -123,49 +186,16 @@ class RRBAClient(Role):
         self.abort(f"{self.name}: {why}; refusing to answer", [COORDINATOR])
         return []
 
-    def _check_ask(self, msg: AskBlock) -> tuple[SubsetIndex, np.ndarray, np.ndarray] | str:
-        """``(index of the subsets asked, their packed tables, their table ids)`` or why not."""
-        cfg = self.cfg
-        if msg.step != self.block:
-            return f"AskBlock for block {msg.step}, but this client is in block {self.block}"
-        views = cfg.cover.views
-        if not msg.view < len(views):
-            return f"view {msg.view} is not one of the cover's {len(views)} views"
-        asked = tuple(tuple(s) for s in msg.subsets)
-        view = views[msg.view]
-        wanted = set(asked)
-        if len(wanted) != len(asked) or list(asked) != [s for s in view if s in wanted]:
-            return f"subsets {list(asked)[:8]} are not subsets of view {msg.view} {list(view)[:8]} in its order"
-        index = cfg.view_index(asked)
-        lay = index.layout
-        if len(msg.tables) != sum(lay.cells):
-            return f"{len(msg.tables)} table cells for subsets with {sum(lay.cells)}"
-        flat = np.asarray(msg.tables, dtype=float)
-        packed = np.zeros((lay.n_tables, lay.width))
-        packed[lay.mask] = flat
-        if not np.isfinite(flat).all() or (flat < 0).any():
-            return "a table has a negative or non-finite cell"
-        sums = packed.sum(axis=1)
-        bad = np.flatnonzero(np.abs(sums - 1.0) > _SUM_TOL)
-        if bad.size:
-            return f"the table of subset {asked[bad[0]]} sums to {float(sums[bad[0]]):.6g}, not 1"
-        low = np.flatnonzero((packed < cfg.t_floor * (1 - 1e-9)) & lay.mask)
-        if cfg.t_floor > 0 and low.size:
-            t, c = divmod(int(low[0]), lay.width)
-            return (f"cell {c} of the table of subset {asked[t]} is {float(packed[t, c]):.3g}, "
-                    f"below the public floor {cfg.t_floor:g}")  # fmt: skip
-        ids = np.array([cfg.table_ids[s] for s in asked], dtype=np.int64)
-        return index, packed, ids
-
     def _on_ask(self, src: int, msg: AskBlock) -> list[Send]:
         if src != COORDINATOR:
             raise PeerError(f"{self.name}: AskBlock from party {src}, not the aggregator", src)
-        checked = self._check_ask(msg)
+        if msg.step != self.block:
+            return self._refuse(f"AskBlock for block {msg.step}, but this client is in block {self.block}")
+        checked = check_ask(self.cfg, msg.view, tuple(tuple(s) for s in msg.subsets), tuple(msg.tables))
         if isinstance(checked, str):
             return self._refuse(checked)
-        index, packed, ids = checked
-        cells = answer_packed(self.record, index, packed, self.cfg.p, self.rng)
-        eps = float(table_epsilon(packed, index.layout, self.cfg.p).sum())
+        index, ids, eps = checked.index, checked.tables, checked.epsilon
+        cells = answer_packed(self.record, index, checked.cdf, self.cfg.p, self.rng)
         subsets = tuple(index.subsets)
         if not self.cfg.secure_tally:
             self.finish(ClientOutcome(self.block, True, msg.view, subsets, eps, "plain", self.noise))

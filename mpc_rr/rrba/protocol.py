@@ -29,7 +29,12 @@ The aggregator contacts a client only when its block starts: before that a
 client has received nothing and sent nothing, and it waits
 ``RRBAConfig.client_patience`` deadlines -- the deadlines the blocks before
 its own may spend, plus two -- so its wait grows with its block's position,
-not with the whole run.
+not with the whole run.  Counted in deadlines of the common step timeout
+(a deployment: ``mpc-rr party --step-timeout``), a waiting client wakes up
+once per deadline; a simulation of thousands of clients in one process
+gives each client one step timeout of that whole wait instead
+(:func:`client_step_timeouts` with ``client_patience=1``): one wake-up per
+client, whatever the number of blocks and dropouts.
 
 State diagrams: the ``TRANSITIONS`` tables of
 :class:`~mpc_rr.rrba.aggregator_role.RRBAAggregator` and
@@ -61,7 +66,7 @@ from mpc_rr.runs import Runner, RunResult
 from mpc_rr.schema import Dataset
 from mpc_rr.secure_sum.entropy import Entropy
 
-__all__ = ["DistributedRun", "config_for", "rrba_roles", "run_distributed"]
+__all__ = ["DistributedRun", "client_step_timeouts", "config_for", "rrba_roles", "run_distributed"]
 
 Wrap = Callable[[int, Role], Role]
 """``wrap(party, role) -> role``: e.g. a test double that makes some clients drop out."""
@@ -72,6 +77,17 @@ def config_for(data: Dataset, block: int, p: float, **options: object) -> RRBACo
     return RRBAConfig(tuple(data.schema.sizes), data.n, block, p, **options)  # type: ignore[arg-type]
 
 
+def client_step_timeouts(config: RRBAConfig, step_timeout: float) -> dict[int, float]:
+    """Per-party step timeouts: ``step_timeout`` for the aggregator, and for client ``i``
+    its whole wait, ``client_patience(i)`` deadlines (use with ``client_patience=1``)."""
+    if not step_timeout > 0:
+        raise UsageError(f"step_timeout must be > 0, got {step_timeout!r}")
+    out = {COORDINATOR: float(step_timeout)}
+    for i in range(1, config.n_clients + 1):
+        out[i] = float(step_timeout) * config.client_patience(i)
+    return out
+
+
 def rrba_roles(
     config: RRBAConfig,
     codes: np.ndarray,
@@ -80,11 +96,14 @@ def rrba_roles(
     parties: Sequence[int] | None = None,
     entropy: Callable[[int], Entropy] | None = None,
     progress: BlockProgress | None = None,
+    client_patience: int | None = None,
 ) -> dict[int, Role]:
     """The aggregator and the clients of one simulated run; client ``i`` holds ``codes[i - 1]``.
 
     ``parties`` restricts which client roles are built; ``entropy(i)`` is client
-    ``i``'s SecAgg+ source (tests pass a seeded one; default the OS CSPRNG).
+    ``i``'s SecAgg+ source (tests pass a seeded one; default the OS CSPRNG);
+    ``client_patience`` overrides every client's patience (see
+    :func:`client_step_timeouts`).
     """
     c = np.asarray(codes)
     if c.shape != (config.n_clients, len(config.sizes)):
@@ -101,8 +120,9 @@ def rrba_roles(
     for i, ss in zip(ids, client_seeds(client_ss, np.asarray(ids) - 1), strict=True):
         ent = entropy(i) if entropy is not None else None
         roles[i] = RRBAClient(
-            i, config, c[i - 1], np.random.default_rng(ss), entropy=ent, noise=noise
-        )
+            i, config, c[i - 1], np.random.default_rng(ss), entropy=ent, noise=noise,
+            patience=client_patience,
+        )  # fmt: skip
     return roles
 
 
@@ -123,12 +143,16 @@ def run_distributed(
     wrap: Wrap | None = None,
     entropy: Callable[[int], Entropy] | None = None,
     progress: BlockProgress | None = None,
+    client_patience: int | None = None,
 ) -> DistributedRun:
     """Build the roles over ``data``, run them with ``runner``, evaluate the aggregator's outcome.
 
     Raises the aggregator's :class:`~mpc_rr.errors.ProtocolAbort` if it aborted.
     """
-    roles = rrba_roles(config, data.codes, seed, entropy=entropy, progress=progress)
+    roles = rrba_roles(
+        config, data.codes, seed, entropy=entropy, progress=progress,
+        client_patience=client_patience,
+    )  # fmt: skip
     if wrap is not None:
         roles = {pid: (r if pid == COORDINATOR else wrap(pid, r)) for pid, r in roles.items()}
     result = runner(roles)

@@ -147,7 +147,7 @@ def collect(
             client_rng=args.client_rng, seed=seed,
         )  # fmt: skip
         return run, None
-    from mpc_rr.rrba import Answer, config_for, run_distributed
+    from mpc_rr.rrba import Answer, client_step_timeouts, config_for, run_distributed
     from mpc_rr.secure_sum.secagg_messages import MaskedInput
     from mpc_rr.testing import DropAt
     from scenarios.runners import runner_for
@@ -162,13 +162,16 @@ def collect(
     drop_rng = np.random.default_rng(np.random.SeedSequence(args.seed, spawn_key=(99,)))
     silent = set((1 + drop_rng.permutation(data.n)[: round(args.dropout * data.n)]).tolist())
     at = MaskedInput if args.secure_tally else Answer
+    # each client's whole wait as one step timeout: one wake-up per waiting client, not one
+    # per earlier block (thousands of clients share this process)
     runner = runner_for(
-        args.transport, step_timeout=args.step_timeout, transcript=args.transcript is not None
-    )
+        args.transport, step_timeout=client_step_timeouts(cfg, args.step_timeout),
+        transcript=args.transcript is not None,
+    )  # fmt: skip
     done = _BlockBar(cfg.n_blocks, args.json)
     try:
         d = run_distributed(
-            data, cfg, runner, seed, progress=done.update,
+            data, cfg, runner, seed, progress=done.update, client_patience=1,
             wrap=lambda pid, role: DropAt(role, at) if pid in silent else role,
         )  # fmt: skip
     finally:
