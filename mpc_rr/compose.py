@@ -17,7 +17,8 @@ out, so protocols written for parties ``1..n`` run unchanged.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
+from collections.abc import Set as AbstractSet
 
 from mpc_rr.errors import PeerError, UsageError
 from mpc_rr.messages import Message
@@ -86,10 +87,30 @@ class SubProtocol:
     def on_timeout(self) -> list[Send]:
         return self._out(self.role.on_timeout())
 
-    def waiting_for(self) -> set[int]:
-        """Outer ids of the parties the inner role still waits for."""
-        return {self.outer_id(i) for i in self.role.waiting_for()}
+    def waiting_for(self) -> AbstractSet[int]:
+        """Outer ids of the parties the inner role still waits for (a view, no copy)."""
+        inner = self.role.waiting_for()
+        if self._outer is None:
+            return inner
+        return _Relabelled(inner, self._outer, self._inner)
 
     @property
     def done(self) -> bool:
         return self.role.done
+
+
+class _Relabelled(AbstractSet[int]):
+    """A read-only view of an inner id set under the outer ids (O(1) size and membership)."""
+
+    def __init__(self, inner: AbstractSet[int], outer: tuple[int, ...], to_inner: dict[int, int]) -> None:
+        self._set, self._outer, self._to_inner = inner, outer, to_inner
+
+    def __len__(self) -> int:
+        return len(self._set)
+
+    def __iter__(self) -> Iterator[int]:
+        return (self._outer[i] for i in self._set)
+
+    def __contains__(self, x: object) -> bool:
+        i = self._to_inner.get(x) if isinstance(x, int) else None
+        return i is not None and i in self._set

@@ -34,6 +34,7 @@ from __future__ import annotations
 import dataclasses
 import enum
 from collections.abc import Callable
+from collections.abc import Set as AbstractSet
 
 import numpy as np
 
@@ -42,6 +43,7 @@ from mpc_rr.errors import PeerError
 from mpc_rr.messages import Message
 from mpc_rr.roles import (
     COORDINATOR,
+    NOBODY,
     AllIn,
     Deadline,
     Role,
@@ -106,12 +108,12 @@ class RRBAAggregator(Role):
     def start(self) -> list[Send]:
         return self._open_block()
 
-    def waiting_for(self) -> set[int]:
+    def waiting_for(self) -> AbstractSet[int]:
         if self.done or self._plan is None:
-            return set()
+            return NOBODY
         if self._sub is not None:
-            return set() if self._sub.done else self._sub.waiting_for()
-        return set(self._pending)
+            return NOBODY if self._sub.done else self._sub.waiting_for()
+        return self._pending
 
     def _is_sub_message(self, msg: Message) -> bool:
         return self._sub is not None and self._sub.accepts(msg)

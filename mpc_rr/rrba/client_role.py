@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import dataclasses
 import enum
+from collections.abc import Set as AbstractSet
 from dataclasses import dataclass
 from functools import lru_cache
 
@@ -24,7 +25,18 @@ import numpy as np
 from mpc_rr.compose import SubProtocol
 from mpc_rr.errors import PeerError, UsageError
 from mpc_rr.messages import Message
-from mpc_rr.roles import COORDINATOR, AllIn, Deadline, Role, Send, SubMessage, Transition, table
+from mpc_rr.roles import (
+    COORDINATOR,
+    NOBODY,
+    ONLY_COORDINATOR,
+    AllIn,
+    Deadline,
+    Role,
+    Send,
+    SubMessage,
+    Transition,
+    table,
+)
 from mpc_rr.rrba.client import answer_packed, cdf_table
 from mpc_rr.rrba.config import RRBAConfig
 from mpc_rr.rrba.messages import RRBA_MESSAGES, Answer, AskBlock, Dismiss
@@ -171,12 +183,12 @@ class RRBAClient(Role):
     def start(self) -> list[Send]:
         return []  # the aggregator speaks first, when this client's block starts
 
-    def waiting_for(self) -> set[int]:
+    def waiting_for(self) -> AbstractSet[int]:
         if self.done:
-            return set()
+            return NOBODY
         if self.sub is not None:
-            return set() if self.sub.done else self.sub.waiting_for()
-        return {COORDINATOR}
+            return NOBODY if self.sub.done else self.sub.waiting_for()
+        return ONLY_COORDINATOR
 
     def _is_sub_message(self, msg: Message) -> bool:
         return self.sub is not None and self.sub.accepts(msg)
