@@ -8,8 +8,9 @@ returns the tap, the roles after the run, the public parameters and the
 inputs.  The inputs are for *scoring* only -- attacks never read them.
 
 Protocols: ``plainsum`` (no privacy: the reference), ``full-mesh`` (Sec. 4.2,
-all-to-all publication), ``full-mesh-board``, ``secagg`` (SecAgg+), and
-``pipeline`` (the distributed Sec. 4-5 pipeline over Adult records).  Sum
+all-to-all publication), ``full-mesh-board``, ``secagg`` (SecAgg+),
+``pipeline`` (the distributed Sec. 4-5 pipeline over Adult records) and
+``rrba`` (the distributed RRBA protocol over Survey, Adult, ... records).  Sum
 protocols take one-hot inputs (one cell per party, drawn from the seed).
 Broken-on-purpose variants (:mod:`mpc_rr.adversary.broken`) are built with
 ``planted=...`` -- tests and benchmarks only.
@@ -30,9 +31,17 @@ from mpc_rr.runs import RunResult
 from mpc_rr.transcript import Transcript
 from transports.tap import Tap
 
-__all__ = ["EAVESDROP_PROTOCOLS", "PLANTED", "ObservedRun", "observed_run", "one_hot_inputs"]
+__all__ = [
+    "EAVESDROP_PROTOCOLS",
+    "PLANTED",
+    "ObservedRun",
+    "all_message_types",
+    "eavesdrop_report",
+    "observed_run",
+    "one_hot_inputs",
+]
 
-EAVESDROP_PROTOCOLS = ("plainsum", "full-mesh", "full-mesh-board", "secagg", "pipeline")
+EAVESDROP_PROTOCOLS = ("plainsum", "full-mesh", "full-mesh-board", "secagg", "pipeline", "rrba")
 PLANTED = ("masks", "isolated", "sparse-encoding", "raw-record")
 """Broken-on-purpose variants: ``masks`` (SecAgg+ without pairwise masks / full mesh
 without shares), ``isolated`` (party 1 has degree 0 in the masking graph),
@@ -157,6 +166,9 @@ def observed_run(
     mechanism: str = "cluster",
     dependence: str = "rr",
     secagg: Mapping[str, Any] | None = None,
+    data: str = "survey",
+    block: int = 250,
+    secure_tally: bool = False,
 ) -> ObservedRun:
     """Run ``protocol`` with ``parties`` data parties and a tap on the network.
 
@@ -165,9 +177,11 @@ def observed_run(
     synchronous driver's transcript: plaintext).  Sum protocols: one-hot
     inputs over ``cells`` (:func:`one_hot_inputs`).  Pipeline: ``parties``
     Adult records drawn with ``seed``, keep probability ``p``, release
-    ``mechanism``, ``dependence`` source.  ``secagg``: SecAgg+ options
-    (``degree``, ``threshold``, ``max_dropout``, ``failure``).  ``deterministic``:
-    seeded secrets (tests only).
+    ``mechanism``, ``dependence`` source.  RRBA: ``parties`` clients drawn
+    from ``data`` (:func:`scenarios.rrba_data.load_data`), ``block`` clients per
+    block, keep probability ``p``, answers in the clear or ``secure_tally``.
+    ``secagg``: SecAgg+ options (``degree``, ``threshold``, ``max_dropout``,
+    ``failure``).  ``deterministic``: seeded secrets (tests only).
     """
     if protocol not in EAVESDROP_PROTOCOLS:
         raise UsageError(f"protocol must be one of {EAVESDROP_PROTOCOLS}, got {protocol!r}")
@@ -186,6 +200,10 @@ def observed_run(
         return _pipeline_run(
             transport, parties, seed, planted, tap, step_timeout, p, mechanism, dependence, entropy
         )
+    if protocol == "rrba":
+        if planted is not None:
+            raise UsageError(f"rrba has no planted variant {planted!r}")
+        return _rrba_run(transport, parties, seed, tap, step_timeout, p, data, block, secure_tally, entropy)
     if cells < 2:
         raise UsageError(f"cells must be >= 2 (one-hot inputs), got {cells}")
     x, hot = one_hot_inputs(parties, cells, seed)
@@ -241,15 +259,42 @@ def _pipeline_run(
     )  # fmt: skip
 
 
+def _rrba_run(
+    transport: str, parties: int, seed: int, tap: Tap, step_timeout: float, p: float, data: str,
+    block: int, secure_tally: bool, entropy: Any,
+) -> ObservedRun:
+    from mpc_rr.rrba import client_step_timeouts, config_for, rrba_roles
+    from scenarios.rrba_data import load_data
+    from scenarios.runners import runner_for
+
+    ds, _ = load_data(data, parties, np.random.default_rng(np.random.SeedSequence([seed, 0xBA])))
+    cfg = config_for(ds, block, p, run=f"rrba-{seed}", secure_tally=secure_tally)
+    roles = rrba_roles(cfg, ds.codes, seed, entropy=entropy, client_patience=1)
+    if transport == "harness":
+        runner = runner_for("harness", transcript=True)
+    else:  # each client's whole wait as one step timeout (as mpc-rr rrba does)
+        runner = runner_for(transport, step_timeout=client_step_timeouts(cfg, step_timeout), tap=tap)
+    result = runner(roles)
+    observed = result.transcript if transport == "harness" and result.transcript is not None else tap
+    observed.meta.update(tap.meta, p=p, data=data, block=block, secure_tally=secure_tally)
+    return ObservedRun(
+        "rrba", transport, parties, observed, roles, result, tuple(roles[COORDINATOR].message_types),
+        {"rrba": cfg}, records=np.asarray(ds.codes), names=tuple(ds.schema.names),
+    )  # fmt: skip
+
+
 def all_message_types() -> tuple[type[Message], ...]:
     """Every message class of the protocols above (an offline observer's codec)."""
     from mpc_rr.adversary.views import message_types
     from mpc_rr.pipeline.messages import PIPELINE_MESSAGES
     from mpc_rr.plainsum import PlainTotal, PlainValue
+    from mpc_rr.rrba.messages import RRBA_MESSAGES
     from mpc_rr.secure_sum.full_mesh import MESH_MESSAGES
     from mpc_rr.secure_sum.secagg import SECAGG_MESSAGES
 
-    return message_types((PlainValue, PlainTotal), MESH_MESSAGES, SECAGG_MESSAGES, PIPELINE_MESSAGES)
+    return message_types(
+        (PlainValue, PlainTotal), MESH_MESSAGES, SECAGG_MESSAGES, PIPELINE_MESSAGES, RRBA_MESSAGES
+    )
 
 
 def eavesdrop_report(
@@ -258,28 +303,36 @@ def eavesdrop_report(
     *,
     permutations: int = 200,
     confidence: float = 0.95,
+    secret_attribute: int = -1,
 ) -> dict[str, Any]:
     """Everything the eavesdropper of ``run.tap`` learns, scored against the run's truth.
 
     Keys: ``participation`` (who took part and when), ``size_census`` (distinct
     sizes per send position), ``size`` / ``timing`` (the traffic metrics with the
-    private value as label: the hot cell, or the pipeline record's last
-    attribute), ``content`` (payloads: input recovery for the sums, Bayes
-    inference of every attribute for the pipeline; ``None`` beneath TLS) and the
+    private value as label: the hot cell, or the record's attribute
+    ``secret_attribute``, default the last), ``content`` (payloads: input
+    recovery for the sums, Bayes inference of every attribute for the pipeline
+    and RRBA; ``None`` beneath TLS) and the
     headline ``success`` / ``baseline`` / ``ci`` (``content`` where payloads are
     readable, else ``size``).
     """
     from mpc_rr.adversary import size_leakage, timing_leakage
     from mpc_rr.adversary.eavesdrop import participation, size_census
-    from mpc_rr.adversary.inference import bayes_inference, pipeline_observations
+    from mpc_rr.adversary.inference import (
+        bayes_inference,
+        pipeline_observations,
+        pool_inference,
+        rrba_observations,
+    )
     from mpc_rr.adversary.recovery import recover, score
     from mpc_rr.adversary.views import observe
 
     tap = run.tap
     data = run.data_parties
     if run.records is not None:
-        secrets = {i: int(run.records[i - 1, -1]) for i in data}
-        secret_label = f"record's {run.names[-1] if run.names else 'last attribute'}"
+        a = secret_attribute % run.records.shape[1]
+        secrets = {i: int(run.records[i - 1, a]) for i in data}
+        secret_label = f"record's {run.names[a] if run.names else f'attribute {a}'}"
     else:
         secrets = dict(run.cells)
         secret_label = "hot cell of the input"
@@ -302,6 +355,24 @@ def eavesdrop_report(
             content = {"kind": "Bayes-optimal inference of each attribute from the randomized records",
                        "mechanism": cfg.mechanism, "p": cfg.p, "dependence": cfg.dependence} | inf.to_dict()  # fmt: skip
             headline = inf
+        elif run.protocol == "rrba":
+            rcfg = run.public["rrba"]
+            assert run.records is not None
+            groups = rrba_observations(view, rcfg)
+            if groups:
+                pop = _population_priors(run.records, rcfg.sizes, rcfg.cover.subsets)
+                parts = [
+                    (len(ids), bayes_inference(
+                        obs, rcfg.sizes, run.records[np.asarray(ids) - 1], names=run.names,
+                        confidence=confidence, priors=pop, attacker_priors=tables,
+                    ))
+                    for ids, obs, tables in groups
+                ]  # fmt: skip
+                inf = pool_inference(parts, confidence)
+                content = {"kind": "Bayes-optimal inference of each attribute from the RRBA answers",
+                           "mechanism": "rrba", "p": rcfg.p, "dependence": "-",
+                           "groups": len(groups)} | inf.to_dict()  # fmt: skip
+                headline = inf
         else:
             public = {k: v for k, v in run.public.items() if k != "graph"}
             rec = recover(run.protocol, view, **public)
@@ -332,100 +403,13 @@ def eavesdrop_report(
     return out
 
 
-def rrba_eavesdrop(
-    *,
-    data: str = "survey",
-    before: int = 2500,
-    observed: int = 2000,
-    block: int = 250,
-    p: float = 0.5,
-    k: int = 2,
-    seed: int = 0,
-    confidence: float = 0.95,
-) -> dict[str, Any]:
-    """What a plaintext eavesdropper infers from RRBA answers (the client's pure function).
-
-    ``before`` records run block by block (pooled estimator, the defaults of
-    ``mpc-rr rrba``) to produce the public tables; the next ``observed``
-    clients each answer their view (view ``i mod V``) at those tables with
-    :func:`~mpc_rr.rrba.client.answers_from_uniforms`, the function the RRBA
-    client calls; the eavesdropper reads the answers and the tables (both in
-    plaintext) and runs the Bayes-optimal inference per view group.  The RRBA
-    roles are not on main yet: no transport is involved.
-    """
-    from mpc_rr.adversary._stats import cp_two_sided
-    from mpc_rr.adversary.inference import Observation, bayes_inference
-    from mpc_rr.rrba.client import answers_from_uniforms, cdf_table
-    from mpc_rr.rrba.privacy import implied_matrix, paper_epsilon, table_epsilon
-    from mpc_rr.rrba.simulate import run_rrba
-    from mpc_rr.rrba.views import cover
-    from mpc_rr.schema import Dataset
-    from scenarios.rrba_data import load_data
-
-    rng = np.random.default_rng(seed)
-    ds, source = load_data(data, before + observed, rng)
-    first = Dataset(ds.schema, ds.codes[:before])
-    cov = cover(len(ds.schema.sizes), k)
-    run = run_rrba(first, p=p, block=block, views=cov, seed=seed)
-    index = run.index
-    lay = index.layout
-    tables = lay.pack([np.asarray(t).reshape(-1) for t in run.estimates])
-    cdf = cdf_table(tables, lay)
-    codes = ds.codes[before:]
-    n, d = codes.shape
-    assign = np.arange(n) % cov.n_views
-    sizes = ds.schema.sizes
-    hits = np.zeros(d)
-    counts = np.zeros(d)
-    base_hits = np.zeros(d)
-    for v, view_ids in enumerate(cov.view_tables):
-        rows = np.flatnonzero(assign == v)
-        if rows.size == 0:
-            continue
-        ids = np.asarray(view_ids, np.int64)
-        t_ids = np.tile(ids, rows.size)
-        r_ids = np.repeat(rows, ids.size)
-        truth_cells = index.cells(codes, r_ids, t_ids)
-        u = rng.random((2, t_ids.size))
-        ans = answers_from_uniforms(truth_cells, t_ids, u[0], u[1], cdf, p).reshape(rows.size, ids.size)
-        obs = []
-        for j, s in enumerate(ids.tolist()):
-            shape = index.shape(s)
-            z = np.stack(np.unravel_index(ans[:, j], shape), axis=1)
-            table = tables[s, : lay.cells[s]]
-            obs.append(Observation(cov.subsets[s], implied_matrix(table, p), z, f"answer, table {s}"))
-        inf = bayes_inference(obs, sizes, codes[rows], names=ds.schema.names, confidence=confidence)
-        for name, sp, bp in zip(inf.attributes, inf.success_per_attribute, inf.baseline_per_attribute, strict=True):
-            a = ds.schema.names.index(name)
-            hits[a] += sp * rows.size
-            base_hits[a] += bp * rows.size
-            counts[a] += rows.size
-    asked = counts > 0
-    per = [
-        {
-            "attribute": ds.schema.names[a],
-            "success": float(hits[a] / counts[a]),
-            "baseline": float(base_hits[a] / counts[a]),
-            "ci": list(cp_two_sided(round(float(hits[a])), int(counts[a]), confidence)),
-            "answers": int(counts[a]),
-        }
-        for a in np.flatnonzero(asked).tolist()
-    ]
-    total = round(float(hits[asked].sum()))
-    eps = table_epsilon(tables, lay, p)
-    return {
-        "protocol": "rrba",
-        "transport": "none: the client's pure function (RRBA roles are not on main yet)",
-        "observer": "plaintext eavesdropper (answers and the public tables)",
-        "source": source,
-        "p": p,
-        "k": cov.k,
-        "tables_after_clients": run.clients,
-        "observed_clients": n,
-        "success": float(hits[asked].sum() / counts[asked].sum()),
-        "baseline": float(base_hits[asked].sum() / counts[asked].sum()),
-        "ci": list(cp_two_sided(total, int(counts[asked].sum()), confidence)),
-        "per_attribute": per,
-        "epsilon_true_per_answer_max": float(eps.max()),
-        "epsilon_paper_per_answer": paper_epsilon(p),
-    }
+def _population_priors(
+    records: np.ndarray, sizes: tuple[int, ...], subsets: tuple[tuple[int, ...], ...]
+) -> dict[tuple[int, ...], np.ndarray]:
+    """Empirical joint distribution of every subset over all the run's records."""
+    out = {}
+    for s in subsets:
+        shape = tuple(sizes[a] for a in s)
+        flat = np.ravel_multi_index(tuple(records[:, list(s)].T), shape)
+        out[tuple(s)] = np.bincount(flat, minlength=int(np.prod(shape))) / records.shape[0]
+    return out

@@ -27,7 +27,7 @@ observations.
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
@@ -39,6 +39,7 @@ from mpc_rr.errors import UsageError
 
 if TYPE_CHECKING:
     from mpc_rr.pipeline.config import PipelineConfig
+    from mpc_rr.rrba.config import RRBAConfig
 
 __all__ = [
     "AttributeInference",
@@ -46,6 +47,8 @@ __all__ = [
     "bayes_inference",
     "dense_matrix",
     "pipeline_observations",
+    "pool_inference",
+    "rrba_observations",
 ]
 
 #: Largest joint domain of one block (parties x cells floats are held at once, chunked).
@@ -191,7 +194,13 @@ def _block_loglik(
 def _posterior(loglik: np.ndarray, prior: np.ndarray) -> np.ndarray:
     with np.errstate(divide="ignore"):
         lp = loglik + np.log(prior)[None, :]
-    lp -= lp.max(axis=1, keepdims=True)
+    top = lp.max(axis=1, keepdims=True)
+    impossible = ~np.isfinite(top[:, 0])
+    if impossible.any():  # records the prior rules out: the likelihood alone decides
+        lp[impossible] = loglik[impossible]
+        top[impossible] = lp[impossible].max(axis=1, keepdims=True)
+        top[~np.isfinite(top)] = 0.0
+    lp -= top
     post = np.exp(lp)
     post /= post.sum(axis=1, keepdims=True)
     out: np.ndarray = post
@@ -222,6 +231,14 @@ def _em_prior(
     return pi
 
 
+def _as_prior(p: np.ndarray, cells: int, block: tuple[int, ...]) -> np.ndarray:
+    a = np.asarray(p, dtype=float).reshape(-1)
+    if a.size != cells or (a < 0).any() or a.sum() <= 0:
+        raise UsageError(f"prior of attributes {block}: need {cells} non-negative cells, got {a.size}")
+    out: np.ndarray = a / a.sum()
+    return out
+
+
 def bayes_inference(
     observations: Sequence[Observation],
     sizes: Sequence[int],
@@ -230,6 +247,8 @@ def bayes_inference(
     names: Sequence[str] | None = None,
     em_iterations: int = 200,
     confidence: float = 0.95,
+    priors: Mapping[tuple[int, ...], np.ndarray] | None = None,
+    attacker_priors: Mapping[tuple[int, ...], np.ndarray] | None = None,
 ) -> AttributeInference:
     """MAP inference of every observed attribute of every party (see the module docstring).
 
@@ -244,6 +263,13 @@ def bayes_inference(
         ``(n, m)`` true codes (for scoring and for the oracle's prior only).
     em_iterations:
         Iterations of the attacker's prior estimate (iterative Bayesian update).
+    priors:
+        The true prior of a block (its attributes in ascending order -> joint
+        distribution over them), e.g. the population's when ``truth`` is a
+        small group of it; default: the empirical distribution of ``truth``.
+    attacker_priors:
+        The prior the attacker uses for a block (e.g. the public RRBA table);
+        default: estimated from the records by iterative Bayesian update.
     """
     confidence = check_confidence(confidence)
     sz = tuple(int(s) for s in sizes)
@@ -267,9 +293,15 @@ def bayes_inference(
             )
         chunks = _chunks(n, cells)
         cache = [_block_loglik(block, sz, observations, r) for r in chunks] if len(chunks) <= 4 else None
-        pi_hat = _em_prior(block, sz, observations, n, em_iterations, cache)
+        if attacker_priors is not None and block in attacker_priors:
+            pi_hat = _as_prior(attacker_priors[block], cells, block)
+        else:
+            pi_hat = _em_prior(block, sz, observations, n, em_iterations, cache)
         t_flat = np.ravel_multi_index(tuple(tr[:, list(block)].T), shape)
-        pi_true = np.bincount(t_flat, minlength=cells) / n
+        if priors is not None and block in priors:
+            pi_true = _as_prior(priors[block], cells, block)
+        else:
+            pi_true = np.bincount(t_flat, minlength=cells) / n
         guess_orc = np.empty((n, len(block)), np.int64)
         guess_att = np.empty((n, len(block)), np.int64)
         for k, rows in enumerate(chunks):
@@ -337,3 +369,83 @@ def pipeline_observations(view: View, config: PipelineConfig) -> tuple[list[int]
         for c, mech in zip(clusters, config.release_mechanisms(clusters), strict=True):
             obs.append(Observation(c, dense_matrix(mech), z[:, list(c)], f"release, cluster {c}"))
     return ids, obs
+
+
+def rrba_observations(
+    view: View, config: RRBAConfig
+) -> list[tuple[list[int], list[Observation], dict[tuple[int, ...], np.ndarray]]]:
+    """What an observer of an RRBA run read, grouped by what each client was asked.
+
+    A client's ``Answer`` (one reported cell per subset) is randomized at the
+    tables of its ``AskBlock``: ``P(y | x) = p [y = x] + (1 - p) T[y]``.
+    Clients asked the same subsets at the same tables (one view in one block)
+    form a group: ``(client ids, one Observation per subset, the tables as
+    the attacker's prior per subset)``.  Tallies through SecAgg+
+    (``secure_tally``) leave no answer to read: no group.
+    """
+    from mpc_rr.rrba.messages import Answer, AskBlock
+    from mpc_rr.rrba.privacy import implied_matrix
+
+    sizes = config.sizes
+    asks = {s.dst: a for s, a in view.select(AskBlock, src=0)}
+    answers = {s.src: a for s, a in view.select(Answer, dst=0)}
+    Key = tuple[int, int, tuple[tuple[int, ...], ...], tuple[float, ...]]
+    groups: dict[Key, list[int]] = {}
+    for i in sorted(set(asks) & set(answers)):
+        a = asks[i]
+        key: Key = (a.step, a.view, tuple(tuple(x) for x in a.subsets), tuple(a.tables))
+        if len(answers[i].cells) == len(a.subsets):
+            groups.setdefault(key, []).append(i)
+    out = []
+    for key, ids in groups.items():
+        subsets = key[2]
+        flat = np.asarray(key[3], dtype=float)
+        cells = np.array([[answers[i].cells[j] for j in range(len(subsets))] for i in ids], np.int64)
+        obs: list[Observation] = []
+        tables: dict[tuple[int, ...], np.ndarray] = {}
+        start = 0
+        for j, sub in enumerate(subsets):
+            shape = tuple(sizes[x] for x in sub)
+            width = int(np.prod(shape))
+            table = flat[start : start + width]
+            start += width
+            codes = np.stack(np.unravel_index(cells[:, j], shape), axis=1)
+            obs.append(Observation(tuple(sub), implied_matrix(table, config.p), codes,
+                                   f"answer, block {key[0]}, subset {tuple(sub)}"))  # fmt: skip
+            tables[tuple(sub)] = table
+        out.append((ids, obs, tables))
+    return out
+
+
+def pool_inference(parts: Sequence[tuple[int, AttributeInference]], confidence: float = 0.95) -> AttributeInference:
+    """Per-attribute results of disjoint groups of parties as one (weighted by group size)."""
+    if not parts:
+        raise UsageError("pool_inference: no groups")
+    names = sorted({a for _, r in parts for a in r.attributes}, key=lambda a: min(
+        r.attributes.index(a) for _, r in parts if a in r.attributes))
+    hits: dict[str, float] = dict.fromkeys(names, 0.0)
+    base: dict[str, float] = dict.fromkeys(names, 0.0)
+    att: dict[str, float] = dict.fromkeys(names, 0.0)
+    units: dict[str, int] = dict.fromkeys(names, 0)
+    for n, r in parts:
+        for k, a in enumerate(r.attributes):
+            hits[a] += r.success_per_attribute[k] * n
+            base[a] += r.baseline_per_attribute[k] * n
+            att[a] += r.attacker[k] * n
+            units[a] += n
+    succ = [hits[a] / units[a] for a in names]
+    total_hits, total = round(sum(hits.values())), sum(units.values())
+    return AttributeInference(
+        attributes=tuple(names),
+        parties=sum(n for n, _ in parts),
+        success_per_attribute=tuple(succ),
+        baseline_per_attribute=tuple(base[a] / units[a] for a in names),
+        ci_per_attribute=tuple(cp_two_sided(round(hits[a]), units[a], confidence) for a in names),
+        attacker=tuple(att[a] / units[a] for a in names),
+        success=sum(hits.values()) / total,
+        baseline=sum(base.values()) / total,
+        ci=cp_two_sided(total_hits, total, confidence),
+        attacker_mean=sum(att.values()) / total,
+        confidence=confidence,
+        observations=tuple(o for _, r in parts for o in r.observations),
+    )

@@ -4,7 +4,7 @@ Examples::
 
     mpc-rr attack eavesdrop --protocol secagg --transport tcp --parties 100
     mpc-rr attack eavesdrop --protocol pipeline --transport memory --parties 2000 --p 0.5
-    mpc-rr attack eavesdrop --protocol rrba --p 0.5
+    mpc-rr attack eavesdrop --protocol rrba --transport memory --parties 2000 --p 0.5
     mpc-rr secure-sum --protocol secagg --parties 50 --cells 16 --transcript run.bin
     mpc-rr attack eavesdrop --transcript run.bin          # offline, from the file alone
 
@@ -50,7 +50,11 @@ def register(sub: argparse._SubParsersAction) -> None:
                    help="pipeline: release mechanism")  # fmt: skip
     p.add_argument("--dependence", choices=("rr", "secure-sum", "pairwise-rr"), default="rr",
                    help="pipeline: dependence source")  # fmt: skip
-    p.add_argument("--data", default="survey", help="rrba: records (survey, alarm, child, adult)")
+    p.add_argument("--data", default="survey", help="rrba: records (survey, alarm, child, adult, FILE.csv)")
+    p.add_argument("--block", type=int_at_least(1), default=250, help="rrba: clients per block")
+    p.add_argument("--secure-tally", action="store_true", help="rrba: block tallies through SecAgg+")
+    p.add_argument("--secret-attribute", type=int, default=-1,
+                   help="pipeline, rrba: the attribute the size/timing tests predict (default the last)")  # fmt: skip
     p.add_argument("--transcript", type=Path, default=None, help="analyse this recorded run offline")
     p.add_argument("--permutations", type=int_at_least(0), default=200,
                    help="label permutations of the size/timing tests (0: none)")  # fmt: skip
@@ -73,20 +77,17 @@ def run(args: argparse.Namespace) -> int:
                       permutations=args.permutations, confidence=args.confidence)  # fmt: skip
     elif args.protocol is None:
         raise UsageError("give --protocol (a live run) or --transcript FILE (offline)")
-    elif args.protocol == "rrba":
-        from scenarios.adversary_runs import rrba_eavesdrop
-
-        out = rrba_eavesdrop(data=args.data, observed=args.parties, p=args.p, seed=args.seed,
-                             confidence=args.confidence)  # fmt: skip
     else:
         from scenarios.adversary_runs import eavesdrop_report, observed_run
 
         obs = observed_run(
             args.protocol, transport=args.transport, parties=args.parties, cells=args.cells,
             seed=args.seed, p=args.p, mechanism=args.mechanism, dependence=args.dependence,
+            data=args.data, block=args.block, secure_tally=args.secure_tally,
         )  # fmt: skip
         out = eavesdrop_report(obs, np.random.default_rng(args.seed + 1),
-                               permutations=args.permutations, confidence=args.confidence)  # fmt: skip
+                               permutations=args.permutations, confidence=args.confidence,
+                               secret_attribute=args.secret_attribute)  # fmt: skip
     if not args.no_plot and _plottable(out):
         out["plot"] = str(_plot(out, args.out))
     if args.json:
@@ -202,7 +203,7 @@ def _offline_recovery(view: Any, proto: str, meta: dict[str, Any], rng: Any, con
 
 def _plottable(out: dict[str, Any]) -> bool:
     c = out.get("content")
-    return out.get("protocol") == "rrba" or (isinstance(c, dict) and "success_per_attribute" in c)
+    return isinstance(c, dict) and "success_per_attribute" in c
 
 
 def _plot(out: dict[str, Any], folder: Path) -> Path:
@@ -212,24 +213,18 @@ def _plot(out: dict[str, Any], folder: Path) -> Path:
     import matplotlib.pyplot as plt
     import numpy as np
 
-    if out["protocol"] == "rrba":
-        rows = out["per_attribute"]
-        names = [r["attribute"] for r in rows]
-        succ = [r["success"] for r in rows]
-        base = [r["baseline"] for r in rows]
-        lo = [r["ci"][0] for r in rows]
-        hi = [r["ci"][1] for r in rows]
-        title = f"RRBA answers read in plaintext, p = {out['p']:g}"
-        extra = None
-    else:
-        c = out["content"]
-        names = c["attributes"]
-        succ, base = c["success_per_attribute"], c["baseline_per_attribute"]
-        lo = [v[0] for v in c["ci_per_attribute"]]
-        hi = [v[1] for v in c["ci_per_attribute"]]
-        extra = c["attacker_estimated_prior"]
-        title = (f"Pipeline records read in plaintext ({out['transport']}), {c['mechanism']} release, "
-                 f"p = {c['p']:g}, {out['parties']:,} parties")  # fmt: skip
+    c = out["content"]
+    names = c["attributes"]
+    succ, base = c["success_per_attribute"], c["baseline_per_attribute"]
+    lo = [v[0] for v in c["ci_per_attribute"]]
+    hi = [v[1] for v in c["ci_per_attribute"]]
+    extra = c["attacker_estimated_prior"]
+    what = ("RRBA answers" if out["protocol"] == "rrba"
+            else f"Pipeline records ({c['mechanism']} release)")  # fmt: skip
+    title = (f"{what} read in plaintext ({out['transport']}), p = {c['p']:g}, "
+             f"{out['parties']:,} parties")  # fmt: skip
+    prior_label = ("attacker: the public table as prior" if out["protocol"] == "rrba"
+                   else "attacker with an estimated prior")  # fmt: skip
     folder.mkdir(parents=True, exist_ok=True)
     png = folder / "eavesdrop.png"
     x = np.arange(len(names))
@@ -238,8 +233,7 @@ def _plot(out: dict[str, Any], folder: Path) -> Path:
     ax.bar(x + 0.2, succ, 0.4, color="tab:red", label="Bayes-optimal from the records")
     ax.errorbar(x + 0.2, succ, yerr=[np.subtract(succ, lo), np.subtract(hi, succ)], fmt="none",
                 ecolor="black", capsize=3)  # fmt: skip
-    if extra is not None:
-        ax.plot(x + 0.2, extra, "k_", ms=14, label="attacker with an estimated prior")
+    ax.plot(x + 0.2, extra, "k_", ms=14, label=prior_label)
     ax.set_xticks(x, names, rotation=30, ha="right", fontsize=8)
     ax.set_ylim(0, 1.2)
     ax.set_yticks(np.linspace(0, 1, 6))
@@ -259,19 +253,6 @@ def _fmt_ci(ci: Any) -> str:
 
 def _print(out: dict[str, Any], confidence: float) -> None:
     lvl = f"{100 * confidence:g}%"
-    if out.get("protocol") == "rrba":
-        print(f"eavesdropper on RRBA: {out['observer']}; {out['transport']}")
-        print(f"  tables after {out['tables_after_clients']:,} clients of {out['source']}; "
-              f"{out['observed_clients']:,} clients observed, p = {out['p']:g}")  # fmt: skip
-        print(f"  true epsilon per answer up to {out['epsilon_true_per_answer_max']:.3f} "
-              f"(paper: {out['epsilon_paper_per_answer']:.3f})")  # fmt: skip
-        print(f"  {'attribute':<12} {'prior':>7} {'Bayes':>7}  {lvl} CI")
-        for r in out["per_attribute"]:
-            print(f"  {r['attribute']:<12} {r['baseline']:>7.3f} {r['success']:>7.3f}  {_fmt_ci(r['ci'])}")
-        print(f"  mean: success {out['success']:.3f} {_fmt_ci(out['ci'])} vs baseline {out['baseline']:.3f}")
-        if "plot" in out:
-            print(f"  plot: {out['plot']}")
-        return
     head = out.get("transcript") or f"{out['protocol']} over {out['transport']}"
     print(f"eavesdropper: {head}; observer: {out['observer']}")
     part = out["participation"]
@@ -299,13 +280,16 @@ def _print(out: dict[str, Any], confidence: float) -> None:
               f"(ciphertext beneath TLS). A relay hub that terminates TLS reads what "
               f"--transport memory shows.")  # fmt: skip
     elif "success_per_attribute" in c:
-        print(f"  payloads: {c['kind']} ({c['mechanism']} release, p = {c['p']:g}, dependence "
-              f"{c['dependence']}):")  # fmt: skip
+        how = (f"p = {c['p']:g}, {c['groups']} groups asked alike; attacker's prior: the public tables"
+               if out["protocol"] == "rrba"
+               else f"{c['mechanism']} release, p = {c['p']:g}, dependence {c['dependence']}")  # fmt: skip
+        print(f"  payloads: {c['kind']} ({how}):")
         print(f"    {'attribute':<15} {'prior':>7} {'Bayes':>7} {'attacker':>9}")
         for a, b, s, e in zip(c["attributes"], c["baseline_per_attribute"], c["success_per_attribute"],
                               c["attacker_estimated_prior"], strict=True):  # fmt: skip
             print(f"    {a:<15} {b:>7.3f} {s:>7.3f} {e:>9.3f}")
-        print(f"    mean: Bayes-optimal {c['success']:.3f} {_fmt_ci(c['ci'])} vs prior {c['baseline']:.3f}")
+        print(f"    mean: Bayes-optimal {c['success']:.3f} {_fmt_ci(c['ci'])} ({lvl}) vs prior "
+              f"{c['baseline']:.3f}")  # fmt: skip
     else:
         print(f"  payloads: {c['kind']}: {c['recovered']} inputs determined by the payloads")
         if c.get("scored", True) and "success" in c:
