@@ -33,6 +33,26 @@ def test_the_mechanism_is_the_clients_own_arithmetic():
     assert np.allclose(freq, m.dense()[3], atol=0.005)
 
 
+def test_the_audited_mechanism_answers_as_the_rrba_client_role_does():
+    """The roles are on main: a Client role sent table T answers exactly as the audited
+    mechanism does with the same generator (one subset per view: sizes (2, 2), k = 2)."""
+    from mpc_rr.adversary.pipeline_audit import synthetic_schema
+    from mpc_rr.rrba import AskBlock, RRBAClient, config_for
+    from mpc_rr.schema import Dataset
+
+    table = np.array([0.55, 0.3, 0.1, 0.05])
+    cfg = config_for(Dataset(synthetic_schema((2, 2)), np.zeros((4, 2), np.int64)), 4, 0.4)
+    assert cfg.cover.subsets == ((0, 1),)
+    m = RRBAClientMechanism(table, 0.4)
+    for seed in range(40):
+        record = np.array([seed % 2, (seed // 2) % 2])
+        client = RRBAClient(1, cfg, record, np.random.default_rng(seed))
+        ask = AskBlock(run=cfg.run, step=1, view=0, subsets=[[0, 1]], tables=table.tolist())
+        (sent,) = client.receive(0, ask)
+        mine = m.perturb(np.array([[record[0] * 2 + record[1]]]), np.random.default_rng(seed))
+        assert sent.msg.cells == [int(mine[0, 0])]
+
+
 @pytest.mark.parametrize("p", [0.1, 0.3, 0.5, 0.7, 0.9])
 @pytest.mark.parametrize("table", [[0.25, 0.25, 0.25, 0.25], SKEWED.tolist(), [0.001, 0.499, 0.5]])
 def test_the_audit_exceeds_the_papers_figure_wherever_the_truth_does(p, table):

@@ -17,9 +17,9 @@ table with two cells or more) once the trials resolve the gap.
 
 The mechanism (:class:`RRBAClientMechanism`) answers with the client's own
 arithmetic (:func:`mpc_rr.rrba.client.answers_from_uniforms` on the table's
-CDF): the function the RRBA client role calls.  The Client / Aggregator roles
-over the transports are not on main yet; when they land, the audit is the
-same (the role answers with that function).
+CDF): the function the RRBA client role (:class:`mpc_rr.rrba.RRBAClient`) calls
+through ``answer_packed``; a test checks that the role, sent table ``T``,
+answers exactly as this mechanism does with the same generator.
 """
 
 from __future__ import annotations

@@ -12,8 +12,8 @@ Examples::
 
 Mechanisms are built by the functions in :data:`MECHANISMS` (name -> builder).
 ``rrba`` is the RRBA client at the table it was sent, audited on the smallest
-cell of the table (the phase-1 pure client function: the RRBA roles are not
-on main yet); ``pipeline`` is every party's output end to end (dependence
+cell of the table (the client's answer function, the one the RRBA client role
+calls; tested equal to the role's answers); ``pipeline`` is every party's output end to end (dependence
 phase + release, composed), audited with the one-run design over one run of
 the real pipeline roles (``--parties`` canaries), not through :data:`MECHANISMS`.
 """
