@@ -23,8 +23,9 @@ Medians of interleaved repeats; the machine is shared, read the ratios.
    variants (masks disabled, a party of degree 0).
 7. The pipeline end to end, one-run audit at a larger collection.
 
-Sections: ``--part audits,linkability,rrba,bayes,eavesdrop,inference,coalition,pipeline``
-(``inference``: the plaintext eavesdropper's Bayes inference per mechanism and p).
+Sections: ``--part audits,linkability,rrba,bayes,eavesdrop,inference,rrba-sizes,coalition,pipeline``
+(``inference``: the plaintext eavesdropper's Bayes inference per mechanism and p;
+``rrba-sizes``: what RRBA's answer sizes tell on Adult, memory and TLS).
 """
 
 from __future__ import annotations
@@ -281,15 +282,18 @@ def bench_eavesdrop(parties: int) -> None:
     print(f"\n5. eavesdropper on real runs, {parties} data parties, 16 cells (pipeline: Adult, p = 0.5)")
     print(f"   {'protocol':<18} {'transport':<9} {'census':<9} {'size succ/base (perm p)':<26} "
           f"{'timing succ/base (perm p)':<27} {'payloads: success / baseline':<30} run")  # fmt: skip
-    cases = [(p, t, None) for p in ("plainsum", "full-mesh", "full-mesh-board", "secagg", "pipeline")
+    cases = [(p, t, None) for p in ("plainsum", "full-mesh", "full-mesh-board", "secagg", "pipeline", "rrba")
              for t in ("memory", "tcp")]  # fmt: skip
+    cases += [("rrba", "memory", "secure-tally")]
     cases += [("plainsum", "memory", "sparse-encoding"), ("plainsum", "tcp", "sparse-encoding"),
               ("secagg", "memory", "masks"), ("secagg", "memory", "isolated"),
               ("full-mesh", "tcp", "masks")]  # fmt: skip
     for proto, transport, planted in cases:
         t0 = time.perf_counter()
         n = parties if proto != "full-mesh" else min(parties, 60)
-        run = observed_run(proto, transport=transport, parties=n, cells=16, seed=1, planted=planted)
+        secure = planted == "secure-tally"
+        run = observed_run(proto, transport=transport, parties=n, cells=16, seed=1, block=50,
+                           planted=None if secure else planted, secure_tally=secure)  # fmt: skip
         rep = eavesdrop_report(run, np.random.default_rng(2), permutations=200)
         dt = time.perf_counter() - t0
         c = rep["content"]
@@ -305,12 +309,13 @@ def bench_eavesdrop(parties: int) -> None:
 
 
 def bench_inference_sweep(parties: int) -> None:
-    from scenarios.adversary_runs import eavesdrop_report, observed_run, rrba_eavesdrop
+    from scenarios.adversary_runs import eavesdrop_report, observed_run
 
     print(f"\n5b. plaintext eavesdropper, Bayes-optimal inference per mechanism and p "
-          f"(pipeline: {parties:,} Adult parties over the memory transport, dependence rr; "
-          f"RRBA: Survey, {parties:,} clients at the tables after 2,500)")  # fmt: skip
-    print(f"   {'mechanism':<22} {'p':>4} {'prior':>7} {'Bayes':>7} {'95% CI':>17} {'attacker':>9}")
+          f"(pipeline: {parties:,} Adult parties, dependence rr; RRBA: {parties:,} Survey "
+          f"clients, B = 250; both over the memory transport)")  # fmt: skip
+    print(f"   {'mechanism':<22} {'p':>4} {'prior':>7} {'Bayes':>7} {'95% CI':>17} {'attacker':>9}"
+          "   (RRBA attacker: the public table as prior)")  # fmt: skip
     for mech in ("cluster", "lambda", "optimized"):
         for p in (0.3, 0.5, 0.7, 0.9):
             run = observed_run("pipeline", transport="memory", parties=parties, seed=3, p=p, mechanism=mech)
@@ -318,9 +323,33 @@ def bench_inference_sweep(parties: int) -> None:
             print(f"   {'pipeline ' + mech:<22} {p:>4.1f} {c['baseline']:>7.3f} {c['success']:>7.3f} "
                   f"[{c['ci'][0]:.3f}, {c['ci'][1]:.3f}] {c['attacker_mean']:>9.3f}")  # fmt: skip
     for p in (0.3, 0.5, 0.7, 0.9):
-        r = rrba_eavesdrop(observed=parties, p=p, seed=3)
-        print(f"   {'RRBA (k = 2)':<22} {p:>4.1f} {r['baseline']:>7.3f} {r['success']:>7.3f} "
-              f"[{r['ci'][0]:.3f}, {r['ci'][1]:.3f}] {'':>9}")  # fmt: skip
+        run = observed_run("rrba", transport="memory", parties=parties, seed=3, p=p, block=250)
+        c = eavesdrop_report(run, np.random.default_rng(0), permutations=0)["content"]
+        print(f"   {'RRBA answers (k = 2)':<22} {p:>4.1f} {c['baseline']:>7.3f} {c['success']:>7.3f} "
+              f"[{c['ci'][0]:.3f}, {c['ci'][1]:.3f}] {c['attacker_mean']:>9.3f}")  # fmt: skip
+
+
+def bench_rrba_sizes(parties: int) -> None:
+    from mpc_rr.adversary import size_leakage
+    from mpc_rr.adversary.eavesdrop import size_census
+    from scenarios.adversary_runs import observed_run
+
+    print(f"\n5c. RRBA answer sizes on Adult ({parties:,} clients, B = 200, p = 0.5): clients asked "
+          "education x occupation (240 cells); secret: is their true cell >= 128?")  # fmt: skip
+    for transport in ("memory", "tcp"):
+        t0 = time.perf_counter()
+        run = observed_run("rrba", transport=transport, parties=parties, block=200, p=0.5, seed=15,
+                           data="adult")  # fmt: skip
+        asked = [i for i in run.data_parties if (1, 3) in run.roles[i].result.subsets]
+        rec = run.records
+        assert rec is not None
+        big = {i: int(rec[i - 1, 1] * 15 + rec[i - 1, 3] >= 128) for i in asked}
+        r = size_leakage(run.tap, big, np.random.default_rng(16), permutations=200)
+        cen = size_census(run.tap, run.data_parties)
+        print(f"   {transport:<7} census {list(cen.distinct)[:6]}; {len(asked)} asked: success "
+              f"{r.success:.3f} [{r.ci[0]:.3f}, {r.ci[1]:.3f}] vs baseline {r.baseline:.3f}, "
+              f"MI {r.mutual_information:.3f} bits, chi2 p {r.p_value:.1e}, permutation p "
+              f"{r.permutation_p:.3f} ({time.perf_counter() - t0:.1f} s)")  # fmt: skip
 
 
 def bench_coalition() -> None:
@@ -384,7 +413,10 @@ def bench_pipeline(parties: int) -> None:
               f"{'REFUTED' if r.violation else 'holds'}, {time.perf_counter() - t0:.1f} s")  # fmt: skip
 
 
-PARTS = ("audits", "linkability", "rrba", "bayes", "eavesdrop", "inference", "coalition", "pipeline")
+PARTS = (
+    "audits", "linkability", "rrba", "bayes", "eavesdrop", "inference", "rrba-sizes", "coalition",
+    "pipeline",
+)
 
 
 def main(argv: list[str] | None = None) -> None:
@@ -407,6 +439,8 @@ def main(argv: list[str] | None = None) -> None:
         bench_eavesdrop(40 if q else 200)
     if "inference" in parts:
         bench_inference_sweep(300 if q else 2_000)
+    if "rrba-sizes" in parts:
+        bench_rrba_sizes(700 if q else 1_400)
     if "coalition" in parts:
         bench_coalition()
     if "pipeline" in parts:
