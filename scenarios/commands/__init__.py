@@ -13,6 +13,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 __all__ = [
+    "HelpFormatter",
     "int_at_least",
     "open_open",
     "open_unit",
@@ -22,6 +23,26 @@ __all__ = [
     "probability",
     "unit_interval",
 ]
+
+
+class HelpFormatter(argparse.RawDescriptionHelpFormatter, argparse.ArgumentDefaultsHelpFormatter):
+    """Every command's ``--help``: descriptions as written, and each option's default shown.
+
+    ``(default: X)`` is appended unless the help text already says what the
+    default is (it contains "default"), the default is ``None`` (the help must
+    then say what happens without the option: a test checks it) or the option
+    is a switch (``store_true``: off unless given).
+    """
+
+    def _get_help_string(self, action: argparse.Action) -> str | None:
+        text = action.help or ""
+        if "%(default)" in text or "default" in text.lower():
+            return text
+        if action.default is None or action.default is False or action.default == []:
+            return text
+        if action.default is argparse.SUPPRESS or not action.option_strings:
+            return text
+        return text + " (default: %(default)s)"
 
 
 def int_at_least(lo: int, hi: int | None = None) -> Callable[[str], int]:

@@ -14,7 +14,7 @@ import json
 from typing import TYPE_CHECKING, Any
 
 from mpc_rr.errors import UsageError
-from scenarios.commands import int_at_least, output_file, positive_float
+from scenarios.commands import HelpFormatter, int_at_least, output_file, positive_float
 
 if TYPE_CHECKING:
     from mpc_rr.transcript import Transcript
@@ -25,7 +25,7 @@ def register(sub: argparse._SubParsersAction) -> None:
         "ping",
         help="smoke-test the runtime: a plaintext sum through the hub",
         description=__doc__,
-        formatter_class=argparse.ArgumentDefaultsHelpFormatter,
+        formatter_class=HelpFormatter,
     )
     p.add_argument(
         "--transport", choices=["memory", "tcp"], default="memory",

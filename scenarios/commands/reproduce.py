@@ -10,16 +10,20 @@ import time
 from pathlib import Path
 
 from mpc_rr.choices import ESTIMATORS as METHODS
-from scenarios.commands import int_at_least
+from scenarios.commands import HelpFormatter, int_at_least
 
 RRBA = ("rrba-convergence", "rrba-table4", "rrba-tables56")  # scenarios.rrba_reproduce
 
 
 def register(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser(
-        "reproduce", help="reproduce a paper experiment (mdrr-table1, mdrr-fig3, rrba-...)"
+        "reproduce", help="reproduce a paper experiment (mdrr-table1, mdrr-fig3, rrba-...)",
+        formatter_class=HelpFormatter,
     )
-    p.add_argument("experiment", choices=["mdrr-table1", "mdrr-fig3", "dependence-ranking", *RRBA])
+    p.add_argument(
+        "experiment", choices=["mdrr-table1", "mdrr-fig3", "dependence-ranking", *RRBA],
+        help="the experiment to reproduce",
+    )  # fmt: skip
     p.add_argument(
         "--runs",
         type=int_at_least(1),
@@ -30,7 +34,7 @@ def register(sub: argparse._SubParsersAction) -> None:
         "--clients", type=int_at_least(2), default=8000,
         help="rrba-table4/-tables56: records n (paper 8000)",
     )  # fmt: skip
-    p.add_argument("--seed", type=int, default=1)
+    p.add_argument("--seed", type=int, default=1, help="seed of every run (run r uses a child of it)")
     p.add_argument(
         "--dataset",
         choices=["adult", "adult6"],
@@ -56,7 +60,7 @@ def register(sub: argparse._SubParsersAction) -> None:
         help="repair of Eq. 2 estimates (paper: clip)",
     )
     p.add_argument("--queries", type=int, default=20, help="count queries per run")
-    p.add_argument("--out", type=Path, default=Path("results"))
+    p.add_argument("--out", type=Path, default=Path("results"), help="folder for the CSV and PNG")
     p.add_argument(
         "--data", type=Path, default=None,
         help="adult.data, or the folder holding it (default: ../shared/data or $MPC_RR_DATA)",

@@ -20,6 +20,7 @@ import numpy as np
 from mpc_rr.rrba import ESTIMATORS, REPAIRS, STOPS, RRBARun, run_rrba
 from mpc_rr.rrba.simulate import CLIENT_RNG
 from mpc_rr.schema import Dataset
+from scenarios.commands import HelpFormatter
 from scenarios.rrba_data import load_data
 from scenarios.rrba_summary import marginal_errors, plot_convergence, summarize
 
@@ -29,6 +30,7 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
         "rrba",
         help="randomized response block aggregation (Imran & Meo): estimates, convergence, epsilon",
         description=__doc__,
+        formatter_class=HelpFormatter,
     )
     p.add_argument(
         "--data", default="survey", help="survey|alarm|child|adult|FILE.csv (default survey)"
@@ -67,7 +69,7 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     )
     p.add_argument("--client-rng", choices=CLIENT_RNG, default="per-client",
                    help="per-client generators (as distributed clients) or one shared, faster")  # fmt: skip
-    p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--seed", type=int, default=0, help="seed of the sample, the views and every answer")
     p.add_argument("--json", action="store_true", help="print the results as one JSON object")
     p.add_argument(
         "--out",

@@ -8,6 +8,7 @@ from pathlib import Path
 
 from mpc_rr.choices import DEPENDENCE_SOURCES, ESTIMATORS, MECHANISMS
 from scenarios.commands import (
+    HelpFormatter,
     int_at_least,
     open_open,
     open_unit,
@@ -24,7 +25,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser(
         "run",
         help="run the distributed pipeline on a data set (adult)",
-        formatter_class=argparse.ArgumentDefaultsHelpFormatter,
+        formatter_class=HelpFormatter,
     )
     p.add_argument("dataset", choices=["adult"], help="data set (each record is one party)")
     p.add_argument(

@@ -14,7 +14,14 @@ import os
 import sys
 
 from mpc_rr.errors import UsageError
-from scenarios.commands import int_at_least, open_open, open_unit, output_file, positive_float
+from scenarios.commands import (
+    HelpFormatter,
+    int_at_least,
+    open_open,
+    open_unit,
+    output_file,
+    positive_float,
+)
 
 TRANSPORTS = ("harness", "memory", "tcp")
 
@@ -24,7 +31,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         "secure-sum",
         help="secure sum of random one-hot vectors, checked against the plaintext sum",
         description=__doc__,
-        formatter_class=argparse.ArgumentDefaultsHelpFormatter,
+        formatter_class=HelpFormatter,
     )
     p.add_argument(
         "--protocol", choices=("full-mesh", "full-mesh-board", "secagg"), default="secagg",
