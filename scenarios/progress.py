@@ -29,6 +29,7 @@ class Phases:
         self._line: tuple[str, float] | None = None
         self._bar: Any = None
         self._bar_key = ""
+        self._complete: set[str] = set()
         self.timings: dict[str, float] = {}
 
     # -- timed lines ----------------------------------------------------------------------
@@ -60,6 +61,8 @@ class Phases:
         The bar opens on the first call for ``key`` (ending the previous phase)
         and closes as soon as ``done`` reaches a known ``total``.
         """
+        if key in self._complete:  # a late report of a finished phase
+            return
         if self._bar_key != key:
             self.end()
             from tqdm import tqdm
@@ -68,17 +71,14 @@ class Phases:
             self._bar = tqdm(total=total or None, desc=desc, unit=unit, file=self.file,
                              disable=not self.enabled, mininterval=0.5)  # fmt: skip
         bar = self._bar
-        if bar is None:  # completed already: a late report for a closed phase
-            return
         bar.total = total or None
         bar.n = done
         if total and done >= total:
             bar.refresh()
             self.end()
-            self._bar_key = key  # later reports of this phase are ignored
+            self._complete.add(key)  # later reports of this phase are ignored
         elif done % 256 == 0:
             bar.refresh()
 
     def close(self) -> None:
         self.end()
-        self._bar_key = ""

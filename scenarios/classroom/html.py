@@ -80,7 +80,7 @@ def _sequence_svg(trace: Trace) -> str:
     ids = sorted(trace.participants)
     x = {p: _LEFT + k * _COL for k, p in enumerate(ids)}
     width = _LEFT + (len(ids) - 1) * _COL + _LEFT + 240
-    height = _TOP + _ROW * (len(trace.items) + 1)
+    height = _TOP + _ROW * (sum(it.kind != "state" for it in trace.items) + 1)
     out = [
         f'<svg id="seq" xmlns="http://www.w3.org/2000/svg" width="{width}" height="{height}" '
         f'viewBox="0 0 {width} {height}" role="img" aria-label="sequence diagram">',
@@ -144,15 +144,21 @@ def _state_svg(role: str, initial: str, edges: tuple[tuple[str, str, str], ...])
         if end in order:
             order.remove(end)
             order.append(end)
-    pos = {s: 20 + k * 190 for k, s in enumerate(order)}
-    width = 20 + len(order) * 190
+    pos = {s: 70 + k * 190 for k, s in enumerate(order)}
+    width = 70 + len(order) * 190
     labels: dict[tuple[str, str], list[str]] = defaultdict(list)
     for s, e, d in edges:
         labels[(s, d)].append(e)
     loops = {s: labels.pop((s, s)) for s in order if (s, s) in labels}
-    fwd = [(k, v) for k, v in labels.items() if order.index(k[1]) > order.index(k[0])]
-    back = [(k, v) for k, v in labels.items() if order.index(k[1]) < order.index(k[0])]
-    top = 30 + 22 * len(fwd)
+    def span(e: tuple[str, str]) -> tuple[int, int]:
+        return (abs(order.index(e[1]) - order.index(e[0])), order.index(e[0]))
+
+    # short arcs low, long arcs high, so labels do not collide
+    fwd = sorted(((k, v) for k, v in labels.items() if order.index(k[1]) > order.index(k[0])),
+                 key=lambda kv: span(kv[0]))  # fmt: skip
+    back = sorted(((k, v) for k, v in labels.items() if order.index(k[1]) < order.index(k[0])),
+                  key=lambda kv: span(kv[0]))  # fmt: skip
+    top = 40 + 22 * len(fwd)
     loop_lines = max((len(v) for v in loops.values()), default=0)
     height = top + 44 + 16 * loop_lines + 22 * len(back) + 30
     out = [
@@ -166,18 +172,19 @@ def _state_svg(role: str, initial: str, edges: tuple[tuple[str, str, str], ...])
             f'<text class="st-t" x="{pos[s] + 80}" y="{top + 22}">{_esc(s)}</text>'
         )
         if s == initial:
-            out.append(f'<text class="st-init" x="{pos[s] + 80}" y="{top - 6}">start</text>')
+            out.append(f'<text class="st-init" x="{pos[s] - 8}" y="{top + 21}">start \u2192</text>')
         for k, ev in enumerate(loops.get(s, [])):
             out.append(
                 f'<text class="loop" x="{pos[s] + 80}" y="{top + 52 + 16 * k}">\u21ba {_esc(ev)}</text>'
             )
     for k, ((s, d), evs) in enumerate(fwd):
         x1, x2 = pos[s] + 120, pos[d] + 40
-        h = top - 8 - 22 * k
+        h = top - 24 - 22 * k
+        apex = top + 0.75 * (h - top)  # of the cubic with both control points at height h
         out.append(
             f'<path class="edge" d="M{x1},{top} C{x1},{h} {x2},{h} {x2},{top - 2}" '
             f'marker-end="url(#sah)"/>'
-            f'<text class="edge-t" x="{(x1 + x2) / 2}" y="{h + 8}">{_esc(" / ".join(evs))}</text>'
+            f'<text class="edge-t" x="{(x1 + x2) / 2}" y="{apex - 4:.0f}">{_esc(" / ".join(evs))}</text>'
         )
     base = top + 34
     below = base + 20 + 16 * loop_lines
@@ -235,10 +242,10 @@ svg text{font:12px system-ui,sans-serif}
 .row{cursor:pointer}
 .states{background:#fff;border:1px solid #d5d9e4;border-radius:6px;margin:4px 0 14px}
 .st{fill:#e7ecf6;stroke:#1f3b63}.st.end{fill:#eaf6ee;stroke:#11672f}
-.st-t{text-anchor:middle;font-weight:600}.st-init{text-anchor:middle;fill:#44506a;font-size:11px}
+.st-t{text-anchor:middle;font-weight:600}.st-init{text-anchor:end;fill:#44506a;font-size:11px}
 .loop{text-anchor:middle;fill:#44506a;font-size:11px}
 .edge{fill:none;stroke:#555;stroke-width:1.3}.edge.back{stroke-dasharray:4 3}
-.edge-t{text-anchor:middle;fill:#1d2330;font-size:11px}
+.edge-t{text-anchor:middle;fill:#1d2330;font-size:11px;paint-order:stroke;stroke:#fff;stroke-width:3px;stroke-linejoin:round}
 """
 
 _JS = """

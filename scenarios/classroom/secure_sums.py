@@ -148,8 +148,11 @@ def full_mesh_lesson(
                 held = (sum(received, np.zeros(options, np.int64)) + kept) % m
                 again = (held + x[j - 1]) % m
                 ok = "OK" if np.array_equal(again, r_j) else "MISMATCH"
+                terms = " + ".join(
+                    [f"r_{i},{j}" for i in range(1, n + 1) if (i, j) in sh] + [f"kept r_{j},{j}"]
+                )
                 out.append((
-                    f"P{j}: r_{j} = (shares held {vec(held)}) + (vote x_{j} {vec(x[j - 1])}) = "
+                    f"P{j}: r_{j} = ({terms} = {vec(held)}) + vote x_{j} {vec(x[j - 1])} = "
                     f"{vec(again)} mod {m} ({ok}, equal to what it published).",
                     (j,),
                 ))  # fmt: skip
@@ -247,7 +250,8 @@ def secagg_lesson(
     rounds = {t: (k, titles[k]) for t, k in kinds.items()}
 
     def ids(w: object) -> str:
-        return vec(w.to_numpy())  # type: ignore[attr-defined]
+        a = w.to_numpy()  # type: ignore[attr-defined]
+        return vec(a) if a.size else "none"
 
     def describe(s: Sent) -> list[tuple[str, str]]:
         m = s.msg
@@ -264,8 +268,7 @@ def secagg_lesson(
         if isinstance(m, secagg.MaskedInput):
             return [(f"y_{s.src} (mod {R})", vec(m.y.to_numpy()))]
         if isinstance(m, secagg.UnmaskRequest):
-            d = m.dropped.to_numpy()
-            return [("dropped neighbours", vec(d) if d.size else "none")]
+            return [("dropped neighbours", ids(m.dropped))]
         if isinstance(m, secagg.UnmaskShares):
             return [("shares of b of", ids(m.b_owners)), ("shares of the mask key of", ids(m.s_owners))]
         if isinstance(m, secagg.Aggregate):

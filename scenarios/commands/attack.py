@@ -159,7 +159,7 @@ def _run_linkability(args: argparse.Namespace) -> int:
                 row[ch] = {"success": r.success, "ci": list(r.ci), "baseline": r.baseline}
             curve.append(row)
         main = None if args.parties in grid else (args.parties, args.channel, res)
-        png = _plot(curve, args.p, args.out, main)
+        png = _plot(curve, args.p, args.out, main, seed=args.seed)
         out["curve"] = curve
         out["plot"] = str(png)
     out["seconds_total"] = time.perf_counter() - start
@@ -228,7 +228,7 @@ def _print(args: argparse.Namespace, res, inf, eps, reid, png) -> None:  # type:
 
 def _plot(
     curve: list[dict[str, object]], p: float, out: Path,
-    main: tuple[int, str, LinkabilityResult] | None = None,
+    main: tuple[int, str, LinkabilityResult] | None = None, *, seed: int | None = None,
 ) -> Path:
     import matplotlib
 
@@ -258,9 +258,10 @@ def _plot(
         ax.plot([n], [r.baseline], "_", ms=14, color="black")
     ax.set_xscale("log")
     ax.set_ylim(0, 1.05)
-    ax.set_xlabel("parties n")
-    ax.set_ylabel("share of a party's pair values its group holds")
-    ax.set_title(f"Linking pairwise-RR submissions (Adult, 28 pairs, p = {p:g})", fontsize=10)
+    ax.set_xlabel("parties n (log scale)")
+    ax.set_ylabel("share of a party's pair values its group holds (fraction)")
+    runs = "one run per n" + (f", seed {seed}" if seed is not None else "")
+    ax.set_title(f"Linking pairwise-RR submissions (Adult, 28 pairs, p = {p:g}; {runs})", fontsize=10)
     ax.grid(alpha=0.3, which="both")
     ax.legend(fontsize=8)
     fig.tight_layout()

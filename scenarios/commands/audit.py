@@ -237,7 +237,7 @@ def _plot(
             label="LDP-Auditor formula, same runs and confidence")
     ax.set_xscale("log")
     ax.set_xlabel("mechanism runs (trials)")
-    ax.set_ylabel("epsilon")
+    ax.set_ylabel("epsilon (ln of a probability ratio)")
     top = max([claimed, true or 0.0] + [c["epsilon_lower"] for c in curve])
     ax.set_ylim(0, 1.15 * top + 1e-9)
     ax.set_title(f"Empirical epsilon: {label}", fontsize=10)

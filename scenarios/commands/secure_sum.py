@@ -21,6 +21,7 @@ from scenarios.commands import (
     open_unit,
     output_file,
     positive_float,
+    wire_summary,
 )
 
 TRANSPORTS = ("harness", "memory", "tcp")
@@ -123,6 +124,9 @@ def run(args: argparse.Namespace) -> int:
             f"{status}; survivors {rep.survivors}, {c.messages} messages, {c.bytes} bytes "
             f"({dp['bytes_sent']:.0f} sent per party), {c.wall_s:.2f} s"
         )
+        line = wire_summary(c.to_json())
+        if line is not None:
+            print(line)
         if rep.protocol == "secagg":
             pr = rep.params
             print(f"SecAgg+: degree {pr['degree']}, threshold t={pr['threshold']}, tolerates "
