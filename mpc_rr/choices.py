@@ -2,7 +2,17 @@
 
 from __future__ import annotations
 
-__all__ = ["DEPENDENCE_SOURCES", "ESTIMATORS", "LINK_CHANNELS", "MECHANISMS", "SECURE_SUM_PROTOCOLS"]
+__all__ = [
+    "DEPENDENCE_SOURCES",
+    "ESTIMATORS",
+    "LINK_CHANNELS",
+    "MECHANISMS",
+    "RRBA_CLIENT_RNG",
+    "RRBA_ESTIMATORS",
+    "RRBA_REPAIRS",
+    "RRBA_STOPS",
+    "SECURE_SUM_PROTOCOLS",
+]
 
 ESTIMATORS: tuple[str, ...] = ("clip", "project", "ibu", "none")
 """Repairs of Eq. 2 estimates off the simplex (DESIGN note 4)."""
@@ -17,3 +27,15 @@ SECURE_SUM_PROTOCOLS: tuple[str, ...] = ("full-mesh", "full-mesh-board", "secagg
 
 LINK_CHANNELS: tuple[str, ...] = ("direct", "anonymous", "secure-sum")
 """How pairwise-RR reports reach the aggregator (:mod:`mpc_rr.adversary.channels`)."""
+
+RRBA_ESTIMATORS: tuple[str, ...] = ("pooled", "paper")
+"""RRBA table updates (``mpc_rr.rrba.aggregator.ESTIMATORS``; a test keeps them equal)."""
+
+RRBA_REPAIRS: tuple[str, ...] = ("clip", "project")
+"""RRBA repairs of off-simplex tables (``mpc_rr.rrba.update.REPAIRS``)."""
+
+RRBA_STOPS: tuple[str, ...] = ("first", "never")
+"""RRBA stopping (``mpc_rr.rrba.aggregator.STOPS``)."""
+
+RRBA_CLIENT_RNG: tuple[str, ...] = ("per-client", "shared")
+"""RRBA client generators (``mpc_rr.rrba.simulate.CLIENT_RNG``)."""

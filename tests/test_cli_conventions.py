@@ -99,3 +99,27 @@ def test_keys_init_json(tmp_path, capsys: pytest.CaptureFixture[str]) -> None:  
     assert main(["keys", "init", "--parties", "3", "--out", str(tmp_path / "d"), "--json"]) == 0
     out = json.loads(capsys.readouterr().out)
     assert out["parties"] == 3 and out["roster"].endswith("roster.json")
+
+
+def test_the_cli_starts_without_the_heavy_libraries() -> None:
+    """``mpc-rr --help`` (and every command's start) must not wait for scipy or the RRBA stack:
+    under load that took seconds and made party processes miss their first signal."""
+    import subprocess
+    import sys
+
+    code = (
+        "import sys; import scenarios.cli as c; c.build_parser(); "
+        "print(sorted(m for m in ('scipy', 'mpc_rr.rrba', 'matplotlib', 'trio', 'clarabel') if m in sys.modules))"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == "[]"
+
+
+def test_rrba_choices_at_start_up_equal_the_library_s() -> None:
+    from mpc_rr import choices
+    from mpc_rr.rrba.aggregator import ESTIMATORS, STOPS
+    from mpc_rr.rrba.simulate import CLIENT_RNG
+    from mpc_rr.rrba.update import REPAIRS
+
+    assert choices.RRBA_ESTIMATORS == ESTIMATORS and choices.RRBA_STOPS == STOPS
+    assert choices.RRBA_REPAIRS == REPAIRS and choices.RRBA_CLIENT_RNG == CLIENT_RNG

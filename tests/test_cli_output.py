@@ -72,3 +72,15 @@ def test_tcp_reports_wire_bytes_next_to_payload_bytes() -> None:
 def test_ping_prints_the_wire_line(capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["ping", "--transport", "tcp", "--parties", "2", "--plaintext"]) == 0
     assert re.search(r"wire \(plaintext over TCP, hop by hop\): [\d,]+ bytes", capsys.readouterr().out)
+
+
+def test_rrba_warns_on_stderr_also_with_json(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    args = ["rrba", "--data", "survey", "--clients", "120", "--block", "40", "--out", str(tmp_path)]
+    assert main([*args, "--json"]) == 0
+    out, err = capsys.readouterr()
+    doc = json.loads(out)
+    assert any("true epsilon is infinite" in w for w in doc["warnings"])
+    for w in doc["warnings"]:
+        assert f"mpc-rr rrba: warning: {w}" in err
+    assert main([*args, "--t-floor", "0.01", "--json"]) == 0  # a floor: finite epsilon, no such warning
+    assert not any("infinite" in w for w in json.loads(capsys.readouterr().out)["warnings"])

@@ -15,9 +15,13 @@ and ends with the comparison against the plain computation.
 
 from __future__ import annotations
 
-from typing import Any
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, Any
 
 from mpc_rr.errors import UsageError
+
+if TYPE_CHECKING:
+    from scenarios.classroom.trace import Trace
 
 __all__ = ["PROTOCOLS", "STEPS", "make_trace"]
 
@@ -32,7 +36,9 @@ STEPS: dict[str, tuple[str, ...]] = {
 """Where ``--drop ID@STEP`` can strike: the message a data party would send at that step."""
 
 
-def make_trace(protocol: str, parties: int, *, seed: int, drops: list[str] = (), **options: Any):  # type: ignore[no-untyped-def, assignment]
+def make_trace(
+    protocol: str, parties: int, *, seed: int, drops: Sequence[str] = (), **options: Any
+) -> Trace:
     """Build the lesson of ``protocol`` and run it (see :func:`.lesson.build_trace`)."""
     from scenarios.classroom.lesson import build_trace, parse_drop
 

@@ -133,9 +133,10 @@ def pipeline_lesson(
         out: list[Note] = []
         if key == "record":
             recs = ctx.of_type("RandomizedRecord")
-            changed = sum(
-                int((r.msg.codes.to_numpy() != x[r.src - 1]).sum()) for r in recs  # type: ignore[attr-defined]
-            )
+            changed = 0
+            for r in recs:
+                assert isinstance(r.msg, RandomizedRecord)
+                changed += int((r.msg.codes.to_numpy() != x[r.src - 1]).sum())
             out.append((
                 f"{changed} of {len(recs) * len(SURVEY)} answers on the wire differ from the truth. "
                 f"The coordinator only ever sees randomized answers.",

@@ -10,6 +10,7 @@ keys and masks come from :class:`~mpc_rr.secure_sum.entropy.SeededEntropy`
 from __future__ import annotations
 
 import string
+from collections.abc import Callable, Iterable
 
 import numpy as np
 
@@ -33,7 +34,8 @@ def poll_inputs(n: int, options: int, seed: int) -> np.ndarray:
     return np.stack([party_input(i, seed, options) for i in range(1, n + 1)])
 
 
-def _entropy(seed: int):  # type: ignore[no-untyped-def]
+def _entropy(seed: int) -> Callable[[int], SeededEntropy]:
+    """One deterministic stream per party (a teaching trace: never for a deployment)."""
     return lambda pid: SeededEntropy(seed, f"classroom/party-{pid}")
 
 
@@ -42,6 +44,14 @@ def _vote_lines(x: np.ndarray, options: int) -> list[str]:
     return [
         f"  P{i}: votes {lab[int(np.argmax(row))]}  x_{i} = {vec(row)}" for i, row in enumerate(x, 1)
     ]
+
+
+def _vsum(arrays: Iterable[np.ndarray], size: int) -> np.ndarray:
+    """Element-wise sum of int vectors (zeros when there are none)."""
+    out = np.zeros(size, np.int64)
+    for a in arrays:
+        out += np.asarray(a, dtype=np.int64)
+    return out
 
 
 def _inner(role: Role) -> Role:
@@ -123,14 +133,13 @@ def full_mesh_lesson(
                 inner = _inner(role)
                 assert isinstance(inner, full_mesh.FullMeshParty)
                 # what P_i kept: its accumulator minus the shares it received
-                got = sum((sh[(k, i)] for k in range(1, n + 1) if (k, i) in sh), np.zeros(options, np.int64))
-                kept = (inner._acc.astype(np.int64) - got) % m if inner.state.name != "SHARING" else None
-                if kept is None:
+                if inner.state.name == "SHARING":  # it never had all its shares
                     continue
-                parts = [kept if j == i else sh.get((i, j)) for j in range(1, n + 1)]
-                if any(p is None for p in parts):
+                got = _vsum((sh[(k, i)] for k in range(1, n + 1) if (k, i) in sh), options)
+                kept = (inner._acc.astype(np.int64) - got) % m
+                if any((i, j) not in sh for j in range(1, n + 1) if j != i):
                     continue
-                total = sum(parts, np.zeros(options, np.int64)) % m  # type: ignore[arg-type]
+                total = (kept + _vsum((sh[(i, j)] for j in range(1, n + 1) if j != i), options)) % m
                 ok = "OK" if not total.any() else "NOT ZERO"
                 out.append((
                     f"P{i} kept r_{i},{i} = {vec(kept)}; its {n} shares sum to {vec(total)} mod {m} "
@@ -143,9 +152,9 @@ def full_mesh_lesson(
             for j, r_j in sorted(pubs.items()):
                 inner = _inner(ctx.roles[j])
                 assert isinstance(inner, full_mesh.FullMeshParty)
-                received = [sh[(i, j)] for i in range(1, n + 1) if (i, j) in sh]
-                kept = (inner._acc.astype(np.int64) - sum(received, np.zeros(options, np.int64))) % m
-                held = (sum(received, np.zeros(options, np.int64)) + kept) % m
+                received = _vsum((sh[(i, j)] for i in range(1, n + 1) if (i, j) in sh), options)
+                kept = (inner._acc.astype(np.int64) - received) % m
+                held = (received + kept) % m
                 again = (held + x[j - 1]) % m
                 ok = "OK" if np.array_equal(again, r_j) else "MISMATCH"
                 terms = " + ".join(
@@ -157,7 +166,7 @@ def full_mesh_lesson(
                     (j,),
                 ))  # fmt: skip
             if len(pubs) == n:
-                s = sum(pubs.values(), np.zeros(options, np.int64)) % m
+                s = _vsum(pubs.values(), options) % m
                 out.append((
                     f"Adding every r_j: the shares of each party sum to zero, so they cancel and only "
                     f"the votes remain: sum r_j = {vec(s)} mod {m}.",
@@ -308,7 +317,7 @@ def secagg_lesson(
             ))  # fmt: skip
         elif key == "masked":
             ys = {s.src: s.msg.y.to_numpy().astype(np.int64) for s in ctx.of_type("MaskedInput")}  # type: ignore[attr-defined]
-            total_pairs = np.zeros(options, np.int64)
+            total_pairs = np.zeros(options, np.int64)  # sum of every sender's pairwise masks
             for u, y in sorted(ys.items()):
                 c = _inner(ctx.roles[u])
                 assert isinstance(c, secagg.SecAggClient)
@@ -352,18 +361,20 @@ def secagg_lesson(
                     everyone,
                 ))  # fmt: skip
         elif key == "result" and server.error is None and server.done:
-            ys = [s.msg.y.to_numpy().astype(np.int64) for s in ctx.of_type("MaskedInput")  # type: ignore[attr-defined]
-                  if s.delivered and s.src in server.result.included]  # fmt: skip
-            sy = sum(ys, np.zeros(options, np.int64)) % R
-            selfs = sum((self_mask(_inner(ctx.roles[u])) for u in server.result.included),  # type: ignore[arg-type]
-                        np.zeros(options, np.int64)) % R  # fmt: skip
+            included = list(server.result.included)
+            sy = _vsum((s.msg.y.to_numpy() for s in ctx.of_type("MaskedInput")  # type: ignore[attr-defined]
+                        if s.delivered and s.src in included), options) % R  # fmt: skip
+            clients = [c for c in (_inner(ctx.roles[u]) for u in included) if isinstance(c, secagg.SecAggClient)]
+            selfs = _vsum((self_mask(c) for c in clients), options) % R
+            left = _vsum((pair_masks(c) for c in clients), options) % R
             out.append((
                 f"The aggregator rebuilt every b_u from t shares (checked against the commitments): "
                 f"sum y {vec(sy)} - sum PRG(b_u) {vec(selfs)}"
-                + (" - the dropped parties' pair masks" if server.dropped else "")
+                + (f" - uncancelled pair masks {vec(left)} (rebuilt from the dropped parties' mask keys)"
+                   if left.any() else "")
                 + f" = {vec(server.result.total)} mod {R}.",
                 (COORDINATOR,),
-            ))  # fmt: skip
+            ))
         return out
 
     def check(ctx: Context) -> tuple[list[str], bool]:

@@ -36,7 +36,7 @@ def register(sub: argparse._SubParsersAction) -> None:
         "--hub",
         type=_parse_hub,
         default=("127.0.0.1", 7300),
-        help="hub HOST:PORT (default %(default)s)",
+        help="hub HOST:PORT (default 127.0.0.1:7300)",
     )
     init.add_argument("--days", type=int_at_least(1, 3650), default=30, help="certificate validity in days")
     init.add_argument(

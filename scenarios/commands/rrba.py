@@ -13,16 +13,19 @@ import argparse
 import json
 import time
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-import numpy as np
+from mpc_rr.choices import RRBA_CLIENT_RNG as CLIENT_RNG
+from mpc_rr.choices import RRBA_ESTIMATORS as ESTIMATORS
+from mpc_rr.choices import RRBA_REPAIRS as REPAIRS
+from mpc_rr.choices import RRBA_STOPS as STOPS
+from scenarios.commands import HelpFormatter, warn
 
-from mpc_rr.rrba import ESTIMATORS, REPAIRS, STOPS, RRBARun, run_rrba
-from mpc_rr.rrba.simulate import CLIENT_RNG
-from mpc_rr.schema import Dataset
-from scenarios.commands import HelpFormatter
-from scenarios.rrba_data import load_data
-from scenarios.rrba_summary import marginal_errors, plot_convergence, summarize
+if TYPE_CHECKING:  # the library is imported when the command runs, not at CLI start-up
+    import numpy as np
+
+    from mpc_rr.rrba import RRBARun
+    from mpc_rr.schema import Dataset
 
 
 def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
@@ -82,6 +85,8 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
 
 def collect(data: Dataset, args: argparse.Namespace, seed: np.random.SeedSequence) -> RRBARun:
     """Run the collection.  Phase-2 seam: ``--transport``/``--secure-tally`` dispatch here."""
+    from mpc_rr.rrba import run_rrba
+
     return run_rrba(
         data, p=args.p, block=args.block, k=args.k, estimator=args.estimator, repair=args.repair,
         alpha=args.alpha, t_floor=args.t_floor, stop=args.stop, client_rng=args.client_rng, seed=seed,
@@ -93,7 +98,11 @@ def _fmt_eps(x: float | None) -> str:
 
 
 def run(args: argparse.Namespace) -> int:
+    import numpy as np
+
     from mpc_rr.errors import UsageError
+    from scenarios.rrba_data import load_data
+    from scenarios.rrba_summary import marginal_errors, plot_convergence, summarize
 
     if args.marginals < 1:
         raise UsageError(f"--marginals must be >= 1, got {args.marginals}")
@@ -105,6 +114,9 @@ def run(args: argparse.Namespace) -> int:
     marg = marginal_errors(result, data, np.random.default_rng(eval_ss), max_tables=args.marginals)
     doc = summarize(result, data, source, marg)
     doc["seconds"] = {"collection": seconds, "marginals": sum(m["seconds"] for m in marg.values())}
+    doc["warnings"] = _warnings(doc)
+    for w in doc["warnings"]:
+        warn("rrba", w)
     args.out.mkdir(parents=True, exist_ok=True)
     (args.out / "results.json").write_text(json.dumps(doc, indent=1))
     png = args.out / "convergence.png"
@@ -174,3 +186,24 @@ def _print(doc: dict[str, Any], args: argparse.Namespace) -> None:
     s = doc["seconds"]
     print(f"  time: collection {s['collection']:.2f} s, marginals {s['marginals']:.2f} s")
     print(f"  wrote {doc['files']['results']} and {doc['files']['plot']}")
+
+
+def _warnings(doc: dict[str, Any]) -> list[str]:
+    """What a reader of the numbers must know (printed whatever the format, kept in results.json)."""
+    import math
+
+    out = []
+    if doc["epsilon_true_is_infinite"]:
+        out.append("a table sent had a zero cell, so the true epsilon is infinite (an answer in that "
+                   "cell can only be the truth); --t-floor keeps every cell above a floor")  # fmt: skip
+    thin = [r for r in doc["subsets"] if r["answers"] < 5 * r["cells"]]
+    if thin:
+        worst = min(thin, key=lambda r: r["answers"] / r["cells"])
+        out.append(f"tiny sample: {len(thin)} of {len(doc['subsets'])} subsets got fewer than 5 answers "
+                   f"per cell (worst: {','.join(worst['attributes'])}, {worst['answers']} answers for "
+                   f"{worst['cells']} cells); their estimates are mostly noise")  # fmt: skip
+    bad = [f"{m}-way" for m, v in doc["marginals"].items()
+           if any(isinstance(v.get(k), float) and math.isnan(v[k]) for k in ("l2_mean", "js_mean"))]  # fmt: skip
+    if bad:
+        out.append(f"marginal errors are nan for {', '.join(bad)}")
+    return out
