@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import enum
 from collections.abc import Callable, Mapping
+from collections.abc import Set as AbstractSet
 from dataclasses import dataclass
 from typing import Any
 
@@ -90,7 +91,7 @@ class Observed(Role):
     def on_timeout(self) -> list[Send]:
         return self._call("deadline", None, None, self.inner.on_timeout)
 
-    def waiting_for(self) -> set[int]:
+    def waiting_for(self) -> AbstractSet[int]:
         return self.inner.waiting_for()
 
     @property
