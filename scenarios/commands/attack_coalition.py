@@ -23,7 +23,7 @@ from pathlib import Path
 from typing import Any
 
 from mpc_rr.errors import UsageError
-from scenarios.commands import int_at_least, open_open, open_unit, output_dir
+from scenarios.commands import HelpFormatter, int_at_least, open_open, open_unit, output_dir
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -35,22 +35,28 @@ def register(sub: argparse._SubParsersAction) -> None:
             "views and role states, and report the share of honest inputs recovered against what "
             "the sum alone allows, with the collusion threshold the run declared."
         ),
+        formatter_class=HelpFormatter,
     )
-    p.add_argument("--protocol", choices=("secagg", "full-mesh"), default="secagg")
+    p.add_argument("--protocol", choices=("secagg", "full-mesh"), default="secagg",
+                   help="SecAgg+ (the server colludes too) or the Sec. 4.2 full mesh (all-to-all)")  # fmt: skip
     p.add_argument("--parties", type=int_at_least(3), default=20, help="data parties n")
     p.add_argument("--size", type=int_at_least(0), required=True, help="colluding data parties C")
     p.add_argument("--cells", type=int_at_least(2), default=16, help="cells of the one-hot inputs")
-    p.add_argument("--degree", type=int_at_least(1), default=None, help="SecAgg+ graph degree k")
-    p.add_argument("--threshold", type=int_at_least(1), default=None, help="SecAgg+ threshold t")
-    p.add_argument("--max-dropout", type=open_unit, default=None, help="SecAgg+ tolerated dropouts")
-    p.add_argument("--failure", type=open_open, default=None, help="SecAgg+ failure target")
-    p.add_argument("--confidence", type=float, default=0.95)
+    p.add_argument("--degree", type=int_at_least(1), default=None,
+                   help="SecAgg+ graph degree k (without it: SecAgg+'s default for n)")  # fmt: skip
+    p.add_argument("--threshold", type=int_at_least(1), default=None,
+                   help="SecAgg+ threshold t (without it: the largest t the dropout bound allows)")  # fmt: skip
+    p.add_argument("--max-dropout", type=open_unit, default=None,
+                   help="SecAgg+ tolerated dropout fraction (without it: SecAgg+'s default, 1/3)")  # fmt: skip
+    p.add_argument("--failure", type=open_open, default=None,
+                   help="SecAgg+ threshold failure target (without it: 1e-6)")  # fmt: skip
+    p.add_argument("--confidence", type=float, default=0.95, help="1 - alpha of every interval")
     p.add_argument("--seed", type=int, default=0, help="seed of the inputs (secrets: OS CSPRNG)")
     p.add_argument("--repeats", type=int_at_least(1), default=1,
                    help="independent runs pooled (seeds seed, seed+1, ...): more targets, tighter CIs")  # fmt: skip
     p.add_argument("--out", type=output_dir, default=Path("results"), help="folder for the PNG")
-    p.add_argument("--no-plot", action="store_true")
-    p.add_argument("--json", action="store_true")
+    p.add_argument("--no-plot", action="store_true", help="attack --size only; no sweep, no PNG")
+    p.add_argument("--json", action="store_true", help="print JSON instead of text")
     p.set_defaults(func=run)
 
 

@@ -24,7 +24,7 @@ from pathlib import Path
 from typing import Any
 
 from mpc_rr.errors import UsageError
-from scenarios.commands import int_at_least, output_dir, probability
+from scenarios.commands import HelpFormatter, int_at_least, output_dir, probability
 
 PROTOCOLS = ("plainsum", "full-mesh", "full-mesh-board", "secagg", "pipeline", "rrba")
 
@@ -38,9 +38,11 @@ def register(sub: argparse._SubParsersAction) -> None:
             "who took part and when, whether message sizes or timing depend on private values, "
             "and what plaintext payloads reveal, each next to its baseline."
         ),
+        formatter_class=HelpFormatter,
     )
     p.add_argument("--protocol", choices=PROTOCOLS, default=None,
-                   help="protocol of the live run (with --transcript: read from the file)")  # fmt: skip
+                   help="protocol of the live run (without it: --transcript FILE, whose protocol "
+                        "is read from the file)")  # fmt: skip
     p.add_argument("--transport", choices=("memory", "tcp"), default="memory",
                    help="memory: plaintext payloads on the tap; tcp: TCP + mutual TLS (ciphertext)")  # fmt: skip
     p.add_argument("--parties", type=int_at_least(2), default=100, help="data parties")
@@ -55,14 +57,15 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--secure-tally", action="store_true", help="rrba: block tallies through SecAgg+")
     p.add_argument("--secret-attribute", type=int, default=-1,
                    help="pipeline, rrba: the attribute the size/timing tests predict (default the last)")  # fmt: skip
-    p.add_argument("--transcript", type=Path, default=None, help="analyse this recorded run offline")
+    p.add_argument("--transcript", type=Path, default=None,
+                   help="analyse this recorded run offline (without it: a live run of --protocol)")  # fmt: skip
     p.add_argument("--permutations", type=int_at_least(0), default=200,
                    help="label permutations of the size/timing tests (0: none)")  # fmt: skip
-    p.add_argument("--confidence", type=float, default=0.95)
-    p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--confidence", type=float, default=0.95, help="1 - alpha of every interval")
+    p.add_argument("--seed", type=int, default=0, help="seed of the inputs and the attacks' folds")
     p.add_argument("--out", type=output_dir, default=Path("results"), help="folder for the PNG")
-    p.add_argument("--no-plot", action="store_true")
-    p.add_argument("--json", action="store_true")
+    p.add_argument("--no-plot", action="store_true", help="skip the PNG")
+    p.add_argument("--json", action="store_true", help="print JSON instead of text")
     p.set_defaults(func=run)
 
 
