@@ -184,6 +184,14 @@ class Role(abc.ABC):
         """Parties whose message the role still needs for its current step."""
         return set()
 
+    def all_in(self) -> bool:
+        """``not waiting_for()``: checked after every accepted message.
+
+        A role that waits for thousands of parties overrides it with an O(1)
+        test (building the set of the silent on every message is O(n^2) per step).
+        """
+        return not self.waiting_for()
+
     def receive(self, src: int, msg: Message) -> list[Send]:
         """Consume one message from authenticated sender ``src`` (the one dispatch)."""
         if self.done:
@@ -271,7 +279,7 @@ class Role(abc.ABC):
         if self.done:
             return []
         t = self.TRANSITIONS.get((self.state, AllIn))
-        if t is None or self.waiting_for():
+        if t is None or not self.all_in():
             return []
         return self._fire(t)
 

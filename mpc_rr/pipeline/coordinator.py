@@ -75,6 +75,7 @@ class Coordinator(Role):
         self.key = signing_key
         self.progress = progress
         self.expected: set[int] = set(range(1, config.n + 1))
+        self._silent: set[int] = set(self.expected)  # expected parties not yet in the current store
         self.records: dict[int, np.ndarray] = {}
         self.releases: dict[int, np.ndarray] = {}
         self.dep_parties: tuple[int, ...] = ()
@@ -102,6 +103,13 @@ class Coordinator(Role):
                 return set() if self.sub.done else self.sub.role.waiting_for()
             return self.expected - set(self.records)
         return self.expected - set(self.releases)
+
+    def all_in(self) -> bool:
+        if self.done:
+            return True
+        if self.state is CoordState.DEPENDENCE and self.sub is not None:
+            return self.sub.done or self.sub.role.all_in()
+        return not self._silent
 
     def _is_sub_message(self, msg: Message) -> bool:
         return self.sub is not None and self.sub.accepts(msg)
@@ -137,6 +145,7 @@ class Coordinator(Role):
         if src in store:
             raise PeerError(f"{self.name}: party {src} submitted twice in {phase}; kept the first", src)
         store[src] = rec
+        self._silent.discard(src)
         self._report(phase, len(store), len(self.expected))
 
     def _go_on_without_silent(self, have: dict[int, np.ndarray]) -> list[Send]:
@@ -150,6 +159,7 @@ class Coordinator(Role):
             )
             return []
         self.expected = set(have)
+        self._silent = set()
         return []  # the AllIn transition closes the step
 
     def _cluster_and_broadcast(self) -> list[Send]:
@@ -168,6 +178,7 @@ class Coordinator(Role):
             self.dep_randomized = y
             self.dependences = dependence_matrix(y, self.cfg.schema)
         self.expected = set(self.dep_parties)
+        self._silent = set(self.expected)  # the release step waits for all of them
         self._report("DEPENDENCE", len(self.dep_parties), len(self.dep_parties))
         self.clustering = cluster_attributes(
             self.dependences, self.cfg.sizes, self.cfg.tv, self.cfg.td

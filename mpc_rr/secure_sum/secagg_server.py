@@ -122,6 +122,9 @@ class SecAggServer(Role):
     def waiting_for(self) -> set[int]:
         return set() if self.done else set(self._expect)
 
+    def all_in(self) -> bool:  # O(1): waiting_for() copies a set of up to n ids
+        return self.done or not self._expect
+
     # -- bookkeeping ---------------------------------------------------------------------
     def _drop(self, u: int, why: str) -> None:
         self._expect.discard(u)
