@@ -146,6 +146,7 @@ class StepReport(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
     unfinished: int  # parties whose Party.run has not returned
     next_deadline: float  # earliest step deadline of its parties (virtual time; inf: none)
     progress: list[tuple[str, int, int]] = []
+    cpu_s: float = 0.0  # CPU seconds the worker spent in this superstep
 
 
 @dataclass
@@ -162,6 +163,8 @@ class _ShardFinal:
     build_s: float
     rss_before: int  # before the roles were built
     rss_peak: int
+    build_cpu_s: float
+    startup_cpu_s: float  # CPU the worker process spent before building (interpreter, imports)
 
 
 class ShardEngine:
@@ -173,6 +176,7 @@ class ShardEngine:
         self.unfinished = 0
         self._local: list[tuple[int, int, bytes]] = []
         self._progress: dict[str, tuple[int, int]] = {}
+        self._nursery: trio.Nursery | None = None
         self.build_s = 0.0
 
     def _report_progress(self, phase: str, done: int, total: int) -> None:
@@ -182,6 +186,7 @@ class ShardEngine:
         """Build the shard's roles and parties, start them, and serve until cancelled."""
         spec = self.spec
         self.rss_before = _rss()
+        c0 = self.startup_cpu_s = time.process_time()
         t0 = time.perf_counter()
         roles = spec.plan.build(self._report_progress)
         import numpy as np
@@ -198,10 +203,10 @@ class ShardEngine:
                 transcript=self.trace,
             )  # fmt: skip
         self.build_s = time.perf_counter() - t0
+        self.build_cpu_s = time.process_time() - c0
         self.unfinished = len(self.parties)
         async with trio.open_nursery() as nursery:
-            for p in self.parties.values():
-                nursery.start_soon(self._run_party, p)
+            self._nursery = nursery  # the parties start in the first superstep
             task_status.started()
             await trio.sleep_forever()
 
@@ -214,12 +219,17 @@ class ShardEngine:
 
     async def step(self, frames: Sequence[bytes], advance_to: float | None) -> StepReport:
         """One superstep: move the clock, deliver, run to local quiescence, collect outboxes."""
+        c0 = time.process_time()
         if advance_to is not None:
             now = trio.current_time()
             if advance_to > now:
                 clock = trio.lowlevel.current_clock()
                 assert isinstance(clock, trio.testing.MockClock)
                 clock.jump(advance_to - now)
+        if self._nursery is not None:  # first superstep: start every party (role.start())
+            for p in self.parties.values():
+                self._nursery.start_soon(self._run_party, p)
+            self._nursery = None
         local, self._local = self._local, []
         for f in frames:
             if f:
@@ -236,6 +246,7 @@ class ShardEngine:
         return StepReport(
             [len(items) for items in out], self.unfinished,
             trio.current_time() + stats.seconds_to_next_deadline, progress,
+            time.process_time() - c0,
         )  # fmt: skip
 
     def take_frames(self) -> dict[int, bytes]:
@@ -260,7 +271,7 @@ class ShardEngine:
             self.spec.shard, outcomes, results, {pid: p.stats for pid, p in self.parties.items()},
             self.trace.events if self.trace is not None else None,
             self.tap.events if self.tap is not None else None, self.net.dropped, self.build_s,
-            self.rss_before, _peak_rss(),
+            self.rss_before, _peak_rss(), self.build_cpu_s, self.startup_cpu_s,
         )  # fmt: skip
 
 
@@ -294,9 +305,15 @@ class ShardHost:
             nursery.cancel_scope.cancel()
 
     def _call(self, fn: Callable[..., Any], *args: Any) -> Any:
-        if self._failure is not None:
-            raise RuntimeError(f"shard {self.engine.spec.shard} failed") from self._failure
-        return trio.from_thread.run(fn, *args, trio_token=self._token)
+        if self._failure is None:
+            try:
+                return trio.from_thread.run(fn, *args, trio_token=self._token)
+            except BaseException:
+                self._thread.join(timeout=30)  # a party's bug ends the loop: report that bug
+                if self._failure is None:
+                    raise
+        text = "".join(traceback.format_exception(self._failure))
+        raise RuntimeError(f"shard {self.engine.spec.shard}: a party raised\n{text}") from None
 
     def step(self, frames: Sequence[bytes], advance_to: float | None) -> StepReport:
         report: StepReport = self._call(self.engine.step, frames, advance_to)
@@ -339,6 +356,8 @@ class _Loop:
     stuck: bool = False
     timed_out: bool = False
     final_time: float = 0.0
+    critical_cpu_s: float = 0.0  # sum over supersteps of the busiest worker's CPU seconds
+    step_cpu_s: list[list[float]] = field(default_factory=list)  # [superstep][shard]
     progress: dict[str, tuple[int, int]] = field(default_factory=dict)
 
 
@@ -350,6 +369,8 @@ def drive(pool: ShardPool, shards: int, *, timeout: float | None, progress: Prog
     while True:
         reports = pool.step(inbound, advance)
         st.supersteps += 1
+        st.critical_cpu_s += max(r.cpu_s for r in reports)
+        st.step_cpu_s.append([round(r.cpu_s, 3) for r in reports])
         if progress is not None:
             for r in reports:
                 for phase, done, total in r.progress:
@@ -622,6 +643,7 @@ class ShardedRunner:
             )
         plan = roles
         t0 = time.perf_counter()
+        c0 = time.process_time()
         specs = self.specs(plan)
         pool: ShardPool
         if self.engine == "ray":
@@ -648,6 +670,11 @@ class ShardedRunner:
             "start_s": t_start - t0,
             "run_s": t_run - t_start,
             "build_s": max((f.build_s for f in finals), default=0.0),
+            "build_cpu_s": max((f.build_cpu_s for f in finals), default=0.0),
+            "startup_cpu_s": max((f.startup_cpu_s for f in finals), default=0.0),
+            "critical_cpu_s": loop.critical_cpu_s,
+            "superstep_cpu_s": loop.step_cpu_s[:50],
+            "parent_cpu_s": time.process_time() - c0,
             "worker_peak_rss": [f.rss_peak for f in finals],
             "bytes_per_party": sum(f.rss_peak - f.rss_before for f in finals)
             / max(1, sum(len(s.plan.parties) for s in specs)),
