@@ -47,7 +47,7 @@ transcripts) -- between a parent and the workers it started, as
 
 Workers are :class:`ShardHost` objects: a trio loop on a thread of their own
 (the :class:`ShardEngine`), driven by blocking calls.  The process engine runs
-one host per ``spawn`` ed process over a pipe; :mod:`parties.ray_shards` runs
+one host per worker process over a pipe (:func:`start_method`); :mod:`parties.ray_shards` runs
 one per Ray actor.
 """
 
@@ -486,13 +486,28 @@ def _worker_main(conn: Any, spec_blob: bytes) -> None:
         conn.send_bytes(b"E" + traceback.format_exc().encode())
 
 
-class _ProcessPool:
-    """Shards in ``spawn`` ed worker processes, one pipe each (blocking, in the caller's thread)."""
+def start_method() -> str:
+    """``fork`` where it is safe (Linux, no other thread in this process), else ``spawn``.
 
-    def __init__(self, specs: list[ShardSpec]) -> None:
+    A forked worker starts in milliseconds with every module already imported
+    (a spawned one re-imports numpy, trio, cryptography: ~0.6 CPU-seconds);
+    forking a process that runs other threads (Ray's driver, a thread pool)
+    can deadlock the child, so those get ``spawn``.
+    """
+    import sys
+
+    if sys.platform == "linux" and threading.active_count() == 1:
+        return "fork"
+    return "spawn"
+
+
+class _ProcessPool:
+    """Shards in worker processes, one pipe each (blocking, in the caller's thread)."""
+
+    def __init__(self, specs: list[ShardSpec], method: str | None = None) -> None:
         import multiprocessing as mp
 
-        ctx = mp.get_context("spawn")
+        ctx = mp.get_context(method or start_method())
         self.conns: list[Any] = []
         self.procs: list[Any] = []
         self._frames: list[dict[int, bytes]] = [{} for _ in specs]
@@ -574,8 +589,10 @@ class ShardedRunner:
     workers:
         Number of shards (default: :func:`available_cores`; at most one per party).
     engine:
-        ``"processes"`` (``spawn`` ed worker processes on this machine) or
+        ``"processes"`` (worker processes on this machine, :func:`start_method`) or
         ``"ray"`` (Ray actors, :mod:`parties.ray_shards`; needs ``mpc-rr[ray]``).
+    start_method:
+        Processes only: ``"fork"``, ``"spawn"`` or ``None`` (:func:`start_method`).
     ray_address:
         Ray only: ``None`` starts a local Ray instance, ``"auto"`` joins the
         cluster this machine belongs to (``ray start --head`` / ``--address``),
@@ -594,6 +611,7 @@ class ShardedRunner:
         workers: int | None = None,
         engine: str = "processes",
         ray_address: str | None = None,
+        start_method: str | None = None,
         step_timeout: StepTimeout = 30.0,
         timeout: float | None = None,
         transcript: bool = False,
@@ -606,11 +624,14 @@ class ShardedRunner:
             raise UsageError(f"engine must be 'processes' or 'ray', got {engine!r}")
         if ray_address is not None and engine != "ray":
             raise UsageError("ray_address only applies to engine='ray'")
+        if start_method not in (None, "fork", "spawn", "forkserver"):
+            raise UsageError(f"start_method must be fork, spawn or forkserver, got {start_method!r}")
         if timeout is not None and not timeout > 0:
             raise UsageError(f"timeout must be > 0 or None, got {timeout!r}")
         self.workers = available_cores() if workers is None else workers
         self.engine = engine
         self.ray_address = ray_address
+        self.start_method = start_method
         self.name = "ray" if engine == "ray" else "sharded"
         self.step_timeout = step_timeout
         self.timeout = timeout
@@ -651,7 +672,7 @@ class ShardedRunner:
 
             pool = RayPool(specs, address=self.ray_address)
         else:
-            pool = _ProcessPool(specs)
+            pool = _ProcessPool(specs, self.start_method)
         t_start = time.perf_counter()
         try:
             loop = drive(pool, len(specs), timeout=self.timeout, progress=plan.progress)

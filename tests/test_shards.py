@@ -65,12 +65,12 @@ def test_batch_frames_round_trip_and_reject_garbage() -> None:
         decode_batch(b"\x93\x01")
 
 
-@pytest.mark.parametrize("workers", [1, 3])
-def test_plainsum_same_links_results_and_costs(workers: int) -> None:
+@pytest.mark.parametrize(("workers", "method"), [(1, "fork"), (3, "fork"), (3, "spawn")])
+def test_plainsum_same_links_results_and_costs(workers: int, method: str) -> None:
     plan = SpecPlan(PLAINSUM, 11, 7, {"cells": 4, "run": "t"})
     one = MemoryRunner(transcript=True)(plan)
     tap = Tap()
-    many = ShardedRunner(workers=workers, transcript=True, tap=tap)(plan)
+    many = ShardedRunner(workers=workers, transcript=True, tap=tap, start_method=method)(plan)
     assert one.ok and many.ok, many.errors
     assert many.links() == one.links() and len(one.links()) == 20
     assert per_link_events(many) == per_link_events(one)
