@@ -472,8 +472,10 @@ def _worker_main(conn: Any, spec_blob: bytes) -> None:
     try:
         while True:
             msg = conn.recv_bytes()
-            if msg == b"F":
-                conn.send_bytes(b"F" + pickle.dumps(host.finish(), protocol=pickle.HIGHEST_PROTOCOL))
+            if msg == b"F":  # the results: a marker, then the pickle (no copy of a large blob)
+                blob = pickle.dumps(host.finish(), protocol=pickle.HIGHEST_PROTOCOL)
+                conn.send_bytes(b"F")
+                conn.send_bytes(blob)
                 return
             advance, frames = cmd_dec.decode(msg)
             report = host.step(frames, advance)
@@ -569,7 +571,11 @@ class _ProcessPool:
     def finish(self) -> list[_ShardFinal]:
         for c in self.conns:
             c.send_bytes(b"F")
-        return [pickle.loads(self._expect(k, self._recv(k), b"F")) for k in range(len(self.conns))]
+        finals = []
+        for k in range(len(self.conns)):
+            self._expect(k, self._recv(k), b"F")
+            finals.append(pickle.loads(self._recv(k)))
+        return finals
 
     def close(self) -> None:
         for c in self.conns:
