@@ -241,9 +241,10 @@ def rr_clusters(
 
 
 def adjust(
-    release: GroupRelease, *, tol: float = 1e-9, max_iter: int = 100
+    release: GroupRelease, *, tol: float = 1e-9, max_iter: int = 100, method: str = "anderson"
 ) -> tuple[WeightedRecords, AdjustmentResult]:
-    """RR-Adjustment (Algorithm 2) of a release towards its own group estimates."""
+    """RR-Adjustment (Algorithm 2) of a release towards its own group estimates
+    (``method``: ``anderson``, accelerated, or ``plain``; see :mod:`mpc_rr.adjustment`)."""
     res = rr_adjustment(
         release.randomized,
         release.sizes,
@@ -251,5 +252,6 @@ def adjust(
         [e.distribution for e in release.estimates],
         tol=tol,
         max_iter=max_iter,
+        method=method,
     )
     return WeightedRecords(release.sizes, release.randomized, res.weights), res

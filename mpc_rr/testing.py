@@ -8,11 +8,12 @@ from __future__ import annotations
 
 import enum
 from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Set as AbstractSet
 from typing import Any
 
 from mpc_rr.errors import ProtocolAbort
 from mpc_rr.messages import Message
-from mpc_rr.roles import Role, Send
+from mpc_rr.roles import NOBODY, Role, Send
 from mpc_rr.runs import Progress, RolePlan
 
 __all__ = ["DropAt", "DropPlan"]
@@ -63,8 +64,8 @@ class DropAt(Role):
     def on_timeout(self) -> list[Send]:
         return [] if self.done else self._filter(self.inner.on_timeout())
 
-    def waiting_for(self) -> set[int]:
-        return set() if self.done else self.inner.waiting_for()
+    def waiting_for(self) -> AbstractSet[int]:
+        return NOBODY if self.done else self.inner.waiting_for()
 
     @property
     def done(self) -> bool:

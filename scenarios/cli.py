@@ -20,7 +20,19 @@ from collections.abc import Sequence
 
 from mpc_rr.errors import ProtocolAbort, UsageError
 
-COMMANDS: tuple[str, ...] = ("reproduce", "mechanism", "run", "secure_sum", "keys", "party", "ping")
+COMMANDS: tuple[str, ...] = (
+    "run",
+    "secure_sum",
+    "rrba",
+    "schema",
+    "audit",
+    "attack",
+    "reproduce",
+    "mechanism",
+    "keys",
+    "party",
+    "ping",
+)
 
 EXIT_OK, EXIT_ABORT, EXIT_USAGE, EXIT_BUG = 0, 1, 2, 3
 

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import tempfile
 from collections.abc import Callable
 from pathlib import Path
 
@@ -91,39 +92,41 @@ def positive_float(text: str) -> float:
     return v
 
 
-def _writable_dir(d: Path) -> Path | None:
-    """The nearest existing ancestor of ``d`` if it cannot be written, else ``None``."""
-    p = d
-    while not p.exists():
-        if p.parent == p:
-            break
-        p = p.parent
-    if p.exists() and (not p.is_dir() or not os.access(p, os.W_OK | os.X_OK)):
-        return p
+def _probe(folder: Path) -> str | None:
+    """Why files cannot be written in ``folder`` (created if missing), or ``None``.
+
+    Tries for real (``os.access`` says yes to root even on a read-only mount).
+    """
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+        with tempfile.NamedTemporaryFile(dir=folder, prefix=".mpc-rr-probe-"):
+            pass
+    except OSError as exc:
+        return exc.strerror or str(exc)
     return None
 
 
 def output_dir(text: str) -> Path:
-    """A folder that exists and is writable, or can be created."""
+    """A folder that exists and is writable, or can be created (checked before any work)."""
     d = Path(text)
     if d.exists() and not d.is_dir():
         raise argparse.ArgumentTypeError(f"{d} exists and is not a folder")
-    bad = _writable_dir(d)
-    if bad is not None:
-        raise argparse.ArgumentTypeError(f"cannot write to {d}: {bad} is not a writable folder")
+    why = _probe(d)
+    if why is not None:
+        raise argparse.ArgumentTypeError(f"cannot write to {d}: {why}")
     return d
 
 
 def output_file(text: str) -> Path:
-    """A file path whose folder exists (or can be created) and is writable."""
+    """A file path whose folder is writable (checked before any work)."""
     f = Path(text)
     if f.is_dir():
         raise argparse.ArgumentTypeError(f"{f} is a folder, expected a file name")
-    if f.exists() and not os.access(f, os.W_OK):
-        raise argparse.ArgumentTypeError(f"cannot write to {f}")
-    bad = _writable_dir(f.parent if str(f.parent) else Path("."))
-    if bad is not None:
-        raise argparse.ArgumentTypeError(f"cannot write to {f}: {bad} is not a writable folder")
+    why = _probe(f.parent if str(f.parent) else Path("."))
+    if why is None and f.exists() and not os.access(f, os.W_OK):
+        why = "the file is not writable"
+    if why is not None:
+        raise argparse.ArgumentTypeError(f"cannot write to {f}: {why}")
     return f
 
 

@@ -94,6 +94,7 @@ def run(args: argparse.Namespace) -> int:
     from tqdm import tqdm
 
     from mpc_rr.datasets import load_adult
+    from mpc_rr.errors import UsageError
     from scenarios.pipeline_run import RunOptions, run_pipeline, write_outputs
     from scenarios.runners import runner_for
 
@@ -106,7 +107,10 @@ def run(args: argparse.Namespace) -> int:
         secagg_failure=args.secagg_failure,
     )  # fmt: skip
     out = args.out or Path("results") / f"run-{args.dataset}-{args.seed}"
-    output_dir(str(out))  # refuse an unwritable default before any work
+    try:  # refuse an unwritable default before any work
+        output_dir(str(out))
+    except argparse.ArgumentTypeError as exc:
+        raise UsageError(f"the default output folder: {exc}") from None
     name, shard = runner_choice(args)
     runner = runner_for(name, step_timeout=args.step_timeout, transcript=args.transcript is not None, **shard)
     bars: dict[str, tqdm] = {}
