@@ -27,7 +27,7 @@ import os
 from typing import Any
 
 from mpc_rr.errors import UsageError
-from parties.shards import ShardHost, ShardSpec, StepReport, _ShardFinal
+from parties.shards import ShardFinal, ShardHost, ShardSpec, StepReport
 
 __all__ = ["RayPool", "ray_available"]
 
@@ -56,7 +56,7 @@ class _RayShard:
         out = self.host.take_frames()
         return (*[out.get(j, b"") for j in range(self.shards)], report)
 
-    def finish(self) -> _ShardFinal:
+    def finish(self) -> ShardFinal:
         return self.host.finish()
 
 
@@ -110,8 +110,8 @@ class RayPool:
     def outbound(self, shard: int, dst: int) -> Any:
         return self._outs[shard][dst]
 
-    def finish(self) -> list[_ShardFinal]:
-        finals: list[_ShardFinal] = self._ray.get([a.finish.remote() for a in self.actors])
+    def finish(self) -> list[ShardFinal]:
+        finals: list[ShardFinal] = self._ray.get([a.finish.remote() for a in self.actors])
         return finals
 
     def close(self) -> None:

@@ -41,7 +41,7 @@ one process for the same seed.
 Data plane: party payloads travel as MessagePack :class:`~transports.shards.Batch`
 frames, one per (source shard, destination shard, superstep).  Control plane:
 the parent sends each worker its picklable spec (plan subset and options),
-and collects at the end a pickled :class:`_ShardFinal` (outcomes, costs,
+and collects at the end a pickled :class:`ShardFinal` (outcomes, costs,
 transcripts) -- between a parent and the workers it started, as
 ``multiprocessing`` itself does; nothing a party sends is pickled.
 
@@ -80,6 +80,7 @@ from transports.tap import Tap
 
 __all__ = [
     "ShardEngine",
+    "ShardFinal",
     "ShardHost",
     "ShardSpec",
     "ShardedRunner",
@@ -150,7 +151,7 @@ class StepReport(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
 
 
 @dataclass
-class _ShardFinal:
+class ShardFinal:
     """What a worker hands back at the end (pickled once)."""
 
     shard: int
@@ -254,7 +255,7 @@ class ShardEngine:
         frames, self._frames = self._frames, {}
         return frames
 
-    def final(self) -> _ShardFinal:
+    def final(self) -> ShardFinal:
         results: list[bytes] = []
         index: dict[bytes, int] = {}
         outcomes = {}
@@ -267,7 +268,7 @@ class ShardEngine:
                 if k == len(results):
                     results.append(blob)
             outcomes[pid] = (o.role_type, o.final_state, o.done, k, o.error, tuple(o.waiting_for()))
-        return _ShardFinal(
+        return ShardFinal(
             self.spec.shard, outcomes, results, {pid: p.stats for pid, p in self.parties.items()},
             self.trace.events if self.trace is not None else None,
             self.tap.events if self.tap is not None else None, self.net.dropped, self.build_s,
@@ -322,8 +323,8 @@ class ShardHost:
     def take_frames(self) -> dict[int, bytes]:
         return self.engine.take_frames()
 
-    def finish(self) -> _ShardFinal:
-        final: _ShardFinal = trio.from_thread.run_sync(self.engine.final, trio_token=self._token)
+    def finish(self) -> ShardFinal:
+        final: ShardFinal = trio.from_thread.run_sync(self.engine.final, trio_token=self._token)
         trio.from_thread.run_sync(self._stop.set, trio_token=self._token)
         self._thread.join()
         return final
@@ -343,7 +344,7 @@ class ShardPool(Protocol):
         """Handle of the frame shard ``shard`` produced for ``dst`` in the last superstep."""
         ...
 
-    def finish(self) -> list[_ShardFinal]: ...
+    def finish(self) -> list[ShardFinal]: ...
 
     def close(self) -> None: ...
 
@@ -362,7 +363,12 @@ class _Loop:
 
 
 def drive(pool: ShardPool, shards: int, *, timeout: float | None, progress: Progress | None) -> _Loop:
-    """Run supersteps until every party finished (or the run is stuck or timed out)."""
+    """Run supersteps until every party finished (or the run is stuck or timed out).
+
+    Virtual time moves only at global quiescence (no payload in flight on any
+    shard), to the earliest step deadline of any party -- what
+    ``MockClock(autojump_threshold=0)`` does in one process.
+    """
     st = _Loop()
     inbound: list[list[Any]] = [[] for _ in range(shards)]
     advance: float | None = None
@@ -402,7 +408,7 @@ def drive(pool: ShardPool, shards: int, *, timeout: float | None, progress: Prog
 
 
 def collect(
-    finals: list[_ShardFinal],
+    finals: list[ShardFinal],
     loop: _Loop,
     *,
     wall: float,
@@ -568,7 +574,7 @@ class _ProcessPool:
     def outbound(self, shard: int, dst: int) -> bytes:
         return self._frames[shard][dst]
 
-    def finish(self) -> list[_ShardFinal]:
+    def finish(self) -> list[ShardFinal]:
         for c in self.conns:
             c.send_bytes(b"F")
         finals = []
@@ -707,6 +713,6 @@ class ShardedRunner:
             / max(1, sum(len(s.plan.parties) for s in specs)),
         }
         return collect(
-            finals, loop, wall=wall, transport=f"memory ({self.workers} shards, {self.engine})",
+            finals, loop, wall=wall, transport=f"memory ({len(specs)} shards, {self.engine})",
             extra=extra, timeout=self.timeout, transcript=self.transcript, tap=self.tap,
         )  # fmt: skip
