@@ -163,7 +163,8 @@ class ShardFinal:
     dropped: int
     build_s: float
     rss_before: int  # before the roles were built
-    rss_peak: int
+    rss_peak: int  # the process's peak (a forked worker inherits its parent's)
+    rss_end: int  # at the end of the run, before pickling the results
     build_cpu_s: float
     startup_cpu_s: float  # CPU the worker process spent before building (interpreter, imports)
 
@@ -272,7 +273,7 @@ class ShardEngine:
             self.spec.shard, outcomes, results, {pid: p.stats for pid, p in self.parties.items()},
             self.trace.events if self.trace is not None else None,
             self.tap.events if self.tap is not None else None, self.net.dropped, self.build_s,
-            self.rss_before, _peak_rss(), self.build_cpu_s, self.startup_cpu_s,
+            self.rss_before, _peak_rss(), _rss(), self.build_cpu_s, self.startup_cpu_s,
         )  # fmt: skip
 
 
@@ -709,7 +710,9 @@ class ShardedRunner:
             "superstep_cpu_s": loop.step_cpu_s[:50],
             "parent_cpu_s": time.process_time() - c0,
             "worker_peak_rss": [f.rss_peak for f in finals],
-            "bytes_per_party": sum(f.rss_peak - f.rss_before for f in finals)
+            # resident memory the parties added (at the end of the run, so a forked worker's
+            # inherited pages do not count): what one party costs
+            "bytes_per_party": sum(f.rss_end - f.rss_before for f in finals)
             / max(1, sum(len(s.plan.parties) for s in specs)),
         }
         return collect(
