@@ -74,7 +74,6 @@ from mpc_rr.runs import Progress, RoleOutcome, RolePlan, RunResult
 from mpc_rr.transcript import Transcript, WireEvent
 from parties.party import Party
 from parties.runner import StepTimeout, timeout_for
-from transports.memory import DEFAULT_BUFFER
 from transports.shards import ShardNetwork, decode_batch, encode_batch
 from transports.tap import Tap
 
@@ -137,7 +136,7 @@ class ShardSpec:
     step_timeout: StepTimeout = 30.0
     transcript: bool = False
     tap_keep_data: bool | None = None  # None: no tap
-    buffer: int = DEFAULT_BUFFER
+    buffer: int | None = None  # inbound payloads per party (None: unbounded)
 
 
 class StepReport(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
@@ -610,9 +609,12 @@ class ShardedRunner:
         Ray only: ``None`` starts a local Ray instance, ``"auto"`` joins the
         cluster this machine belongs to (``ray start --head`` / ``--address``),
         or an address ``host:port``.
-    step_timeout, timeout, transcript, tap, buffer:
+    step_timeout, timeout, transcript, tap:
         As :class:`~parties.runner.MemoryRunner`'s (always virtual time;
         ``timeout`` in virtual seconds).  Link models need one process.
+    buffer:
+        Inbound payloads per party (``None``, the default: unbounded, see
+        :mod:`transports.shards`).
 
     Takes a :class:`~mpc_rr.runs.RolePlan` (each worker builds its own roles);
     ``RunResult.roles`` then holds :class:`~mpc_rr.runs.RoleOutcome` s.
@@ -629,7 +631,7 @@ class ShardedRunner:
         timeout: float | None = None,
         transcript: bool = False,
         tap: Tap | None = None,
-        buffer: int = DEFAULT_BUFFER,
+        buffer: int | None = None,
     ) -> None:
         if workers is not None and (not isinstance(workers, int) or workers < 1):
             raise UsageError(f"workers must be an integer >= 1, got {workers!r}")
@@ -637,6 +639,8 @@ class ShardedRunner:
             raise UsageError(f"engine must be 'processes' or 'ray', got {engine!r}")
         if ray_address is not None and engine != "ray":
             raise UsageError("ray_address only applies to engine='ray'")
+        if buffer is not None and (not isinstance(buffer, int) or buffer < 1):
+            raise UsageError(f"buffer must be >= 1 or None, got {buffer!r}")
         if start_method not in (None, "fork", "spawn", "forkserver"):
             raise UsageError(f"start_method must be fork, spawn or forkserver, got {start_method!r}")
         if timeout is not None and not timeout > 0:

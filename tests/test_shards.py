@@ -84,6 +84,16 @@ def test_plainsum_same_links_results_and_costs(workers: int, method: str) -> Non
     assert other.links() != many.links()  # the comparison can fail
 
 
+def test_bounded_inbound_buffers_give_the_same_run() -> None:
+    """buffer=1: every delivery beyond one waits for the party to read (back-pressure)."""
+    plan = SpecPlan(PLAINSUM, 9, 3, {"cells": 2, "run": "t"})
+    one = MemoryRunner(transcript=True)(plan)
+    many = ShardedRunner(workers=2, transcript=True, buffer=1)(plan)
+    assert many.ok and many.links() == one.links()
+    with pytest.raises(UsageError, match="buffer must be >= 1 or None"):
+        ShardedRunner(workers=2, buffer=0)(plan)
+
+
 def test_secagg_seeded_same_transcript_and_sum_across_shards() -> None:
     rng = np.random.default_rng(3)
     x = np.zeros((36, 9), np.uint8)
