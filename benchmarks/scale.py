@@ -186,7 +186,7 @@ def part_million(args: argparse.Namespace) -> dict[str, Any]:
         "clusters": [list(c) for c in ex.result.clustering.clusters],
         "execute_s": round(wall, 1),
         "parties_per_s_per_core": round(n / wall / args.workers),
-        "bytes_per_party": round(extra["bytes_per_party"]),
+        "bytes_per_party": None if extra["bytes_per_party"] is None else round(extra["bytes_per_party"]),
         "worker_peak_rss_gb": [round(r / 2**30, 2) for r in extra["worker_peak_rss"]],
         "supersteps": extra["supersteps"],
         "start_s": round(extra["start_s"], 1),

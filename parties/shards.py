@@ -650,6 +650,7 @@ class ShardedRunner:
         self.ray_address = ray_address
         self.start_method = start_method
         self.name = "ray" if engine == "ray" else "sharded"
+        self._method = ""
         self.step_timeout = step_timeout
         self.timeout = timeout
         self.transcript = transcript
@@ -689,7 +690,8 @@ class ShardedRunner:
 
             pool = RayPool(specs, address=self.ray_address)
         else:
-            pool = _ProcessPool(specs, self.start_method)
+            self._method = self.start_method or start_method()
+            pool = _ProcessPool(specs, self._method)
         t_start = time.perf_counter()
         try:
             loop = drive(pool, len(specs), timeout=self.timeout, progress=plan.progress)
@@ -714,9 +716,12 @@ class ShardedRunner:
             "superstep_cpu_s": loop.step_cpu_s[:50],
             "parent_cpu_s": time.process_time() - c0,
             "worker_peak_rss": [f.rss_peak for f in finals],
-            # resident memory the parties added (at the end of the run, so a forked worker's
-            # inherited pages do not count): what one party costs
-            "bytes_per_party": sum(f.rss_end - f.rss_before for f in finals)
+            "start_method": self._method or None,
+            # resident memory the parties added, at the end of the run: measured where a worker
+            # owns its pages (Ray, spawn); a forked worker shares its parent's, so it is not
+            "bytes_per_party": None
+            if self._method == "fork"
+            else sum(f.rss_end - f.rss_before for f in finals)
             / max(1, sum(len(s.plan.parties) for s in specs)),
         }
         return collect(
