@@ -13,6 +13,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 __all__ = [
+    "HelpFormatter",
     "add_shard_flags",
     "int_at_least",
     "open_open",
@@ -23,7 +24,29 @@ __all__ = [
     "probability",
     "runner_choice",
     "unit_interval",
+    "warn",
+    "wire_summary",
 ]
+
+
+class HelpFormatter(argparse.RawDescriptionHelpFormatter, argparse.ArgumentDefaultsHelpFormatter):
+    """Every command's ``--help``: descriptions as written, and each option's default shown.
+
+    ``(default: X)`` is appended unless the help text already says what the
+    default is (it contains "default"), the default is ``None`` (the help must
+    then say what happens without the option: a test checks it) or the option
+    is a switch (``store_true``: off unless given).
+    """
+
+    def _get_help_string(self, action: argparse.Action) -> str | None:
+        text = action.help or ""
+        if "%(default)" in text or "default" in text.lower():
+            return text
+        if action.default is None or action.default is False or action.default == []:
+            return text
+        if action.default is argparse.SUPPRESS or not action.option_strings:
+            return text
+        return text + " (default: %(default)s)"
 
 
 def int_at_least(lo: int, hi: int | None = None) -> Callable[[str], int]:
@@ -171,3 +194,31 @@ def runner_choice(args: argparse.Namespace) -> tuple[str, dict[str, object]]:
 
     workers = args.workers if args.workers is not None else available_cores()
     return "memory", {"workers": workers}
+
+
+def wire_summary(cost: dict[str, object]) -> str | None:
+    """One line comparing TCP wire bytes with payload bytes, or ``None`` without wire figures.
+
+    ``cost`` is a ``CostReport.to_json()``; the TCP runners add ``wire_bytes``,
+    ``wire_bytes_setup`` and ``handshakes``.
+    """
+    wire = cost.get("wire_bytes")
+    if not isinstance(wire, int):
+        return None
+    payload = int(cost.get("bytes", 0))  # type: ignore[call-overload]
+    setup = int(cost.get("wire_bytes_setup", 0))  # type: ignore[call-overload]
+    hs = int(cost.get("handshakes", 0))  # type: ignore[call-overload]
+    kind = "TLS" if cost.get("tls", True) else "plaintext"
+    ratio = f", {wire / payload:.2f}x the payload" if payload else ""
+    return (
+        f"wire ({kind} over TCP, hop by hop): {wire:,} bytes{ratio}; of which {setup:,} setting up "
+        f"{hs:,} connection(s) ({kind} handshakes, hello/welcome) and {wire - setup:,} carrying "
+        f"{payload:,} payload bytes (framing, {kind} records, relays through the hub)"
+    )
+
+
+def warn(command: str, message: str) -> None:
+    """A warning on standard error, in the one format: ``mpc-rr CMD: warning: ...``."""
+    import sys
+
+    print(f"mpc-rr {command}: warning: {message}", file=sys.stderr)

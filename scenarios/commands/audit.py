@@ -23,6 +23,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from scenarios.commands import HelpFormatter
 from scenarios.commands.mechanism import _float_list, _int_list
 
 if TYPE_CHECKING:  # the library is imported when the command runs, not at start-up
@@ -107,11 +108,12 @@ def register(subparsers: argparse._SubParsersAction) -> None:
             "give a one-sided lower bound on its epsilon; print it next to the true and the "
             "claimed epsilon, and plot the bound against the number of trials."
         ),
+        formatter_class=HelpFormatter,
     )
-    p.add_argument("--mechanism", choices=tuple(MECHANISMS), required=True)
+    p.add_argument("--mechanism", choices=tuple(MECHANISMS), required=True, help="the mechanism to audit")
     p.add_argument("--trials", type=int, default=1_000_000, help="mechanism runs (default 10^6)")
     p.add_argument("--confidence", type=float, default=0.95, help="1 - alpha (default 0.95)")
-    p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--seed", type=int, default=0, help="seed of the trials")
     p.add_argument("--json", action="store_true", help="print JSON instead of text")
     p.add_argument("--out", type=Path, default=Path("results"), help="folder for the PNG")
     p.add_argument("--no-plot", action="store_true", help="skip the curve and its PNG")
@@ -235,7 +237,7 @@ def _plot(
             label="LDP-Auditor formula, same runs and confidence")
     ax.set_xscale("log")
     ax.set_xlabel("mechanism runs (trials)")
-    ax.set_ylabel("epsilon")
+    ax.set_ylabel("epsilon (ln of a probability ratio)")
     top = max([claimed, true or 0.0] + [c["epsilon_lower"] for c in curve])
     ax.set_ylim(0, 1.15 * top + 1e-9)
     ax.set_title(f"Empirical epsilon: {label}", fontsize=10)

@@ -18,7 +18,14 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from mpc_rr.choices import RRBA_CLIENT_RNG, RRBA_ESTIMATORS, RRBA_REPAIRS, RRBA_STOPS
-from scenarios.commands import int_at_least, open_unit, output_file, positive_float
+from scenarios.commands import (
+    HelpFormatter,
+    int_at_least,
+    open_unit,
+    output_file,
+    positive_float,
+    warn,
+)
 from scenarios.runners import TRANSPORTS
 
 if TYPE_CHECKING:  # the library is imported when the command runs (mpc-rr --help stays fast)
@@ -34,6 +41,7 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
         "rrba",
         help="randomized response block aggregation (Imran & Meo): estimates, convergence, epsilon",
         description=__doc__,
+        formatter_class=HelpFormatter,
     )
     p.add_argument(
         "--data", default="survey", help="survey|alarm|child|adult|FILE.csv (default survey)"
@@ -102,7 +110,7 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
         "--transcript", type=output_file, default=None,
         help="write what every party sent to this file (needs --transport)",
     )  # fmt: skip
-    p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--seed", type=int, default=0, help="seed of the sample, the views and every answer")
     p.add_argument("--json", action="store_true", help="print the results as one JSON object")
     p.add_argument(
         "--out",
@@ -218,6 +226,9 @@ def run(args: argparse.Namespace) -> int:
     marg = marginal_errors(result, data, np.random.default_rng(eval_ss), max_tables=args.marginals)
     doc = summarize(result, data, source, marg, None if execution is None else execution.costs)
     doc["seconds"] = {"collection": seconds, "marginals": sum(m["seconds"] for m in marg.values())}
+    doc["warnings"] = _warnings(doc)
+    for w in doc["warnings"]:
+        warn("rrba", w)
     args.out.mkdir(parents=True, exist_ok=True)
     (args.out / "results.json").write_text(json.dumps(doc, indent=1))
     if args.transcript is not None and execution is not None and execution.transcript is not None:
@@ -317,3 +328,24 @@ def _print(doc: dict[str, Any], args: argparse.Namespace) -> None:
     s = doc["seconds"]
     print(f"  time: collection {s['collection']:.2f} s, marginals {s['marginals']:.2f} s")
     print(f"  wrote {doc['files']['results']} and {doc['files']['plot']}")
+
+
+def _warnings(doc: dict[str, Any]) -> list[str]:
+    """What a reader of the numbers must know (printed whatever the format, kept in results.json)."""
+    import math
+
+    out = []
+    if doc["epsilon_true_is_infinite"]:
+        out.append("a table sent had a zero cell, so the true epsilon is infinite (an answer in that "
+                   "cell can only be the truth); --t-floor keeps every cell above a floor")  # fmt: skip
+    thin = [r for r in doc["subsets"] if r["answers"] < 5 * r["cells"]]
+    if thin:
+        worst = min(thin, key=lambda r: r["answers"] / r["cells"])
+        out.append(f"tiny sample: {len(thin)} of {len(doc['subsets'])} subsets got fewer than 5 answers "
+                   f"per cell (worst: {','.join(worst['attributes'])}, {worst['answers']} answers for "
+                   f"{worst['cells']} cells); their estimates are mostly noise")  # fmt: skip
+    bad = [f"{m}-way" for m, v in doc["marginals"].items()
+           if any(isinstance(v.get(k), float) and math.isnan(v[k]) for k in ("l2_mean", "js_mean"))]  # fmt: skip
+    if bad:
+        out.append(f"marginal errors are nan for {', '.join(bad)}")
+    return out

@@ -15,6 +15,7 @@ import sys
 
 from mpc_rr.errors import UsageError
 from scenarios.commands import (
+    HelpFormatter,
     add_shard_flags,
     int_at_least,
     open_open,
@@ -22,6 +23,7 @@ from scenarios.commands import (
     output_file,
     positive_float,
     runner_choice,
+    wire_summary,
 )
 
 TRANSPORTS = ("harness", "memory", "tcp")
@@ -32,7 +34,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         "secure-sum",
         help="secure sum of random one-hot vectors, checked against the plaintext sum",
         description=__doc__,
-        formatter_class=argparse.ArgumentDefaultsHelpFormatter,
+        formatter_class=HelpFormatter,
     )
     p.add_argument(
         "--protocol", choices=("full-mesh", "full-mesh-board", "secagg"), default="secagg",
@@ -128,6 +130,9 @@ def run(args: argparse.Namespace) -> int:
             f"{status}; survivors {rep.survivors}, {c.messages} messages, {c.bytes} bytes "
             f"({dp['bytes_sent']:.0f} sent per party), {c.wall_s:.2f} s"
         )
+        line = wire_summary(c.to_json())
+        if line is not None:
+            print(line)
         if rep.protocol == "secagg":
             pr = rep.params
             print(f"SecAgg+: degree {pr['degree']}, threshold t={pr['threshold']}, tolerates "
