@@ -632,7 +632,13 @@ class ShardedRunner:
         transcript: bool = False,
         tap: Tap | None = None,
         buffer: int | None = None,
+        link: object = None,
     ) -> None:
+        if link is not None:
+            raise UsageError(
+                "link models (latency, jitter, loss, reordering) need every party in one process: "
+                "use workers=1 (MemoryRunner) for them"
+            )
         if workers is not None and (not isinstance(workers, int) or workers < 1):
             raise UsageError(f"workers must be an integer >= 1, got {workers!r}")
         if engine not in ("processes", "ray"):

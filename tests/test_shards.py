@@ -238,6 +238,8 @@ def test_usage_errors_name_the_rule() -> None:
         ShardedRunner(workers=2)(roles)
     with pytest.raises(UsageError, match="workers must be an integer >= 1"):
         ShardedRunner(workers=0)
+    with pytest.raises(UsageError, match=r"link models .* need every party in one process"):
+        ShardedRunner(workers=2, link=object())
     with pytest.raises(UsageError, match="ray_address only applies"):
         ShardedRunner(ray_address="auto")
     plan = DropPlan(SpecPlan(PLAINSUM, 3, 0, {"cells": 1}), {})
