@@ -21,7 +21,7 @@ import trio
 from mpc_rr.errors import UsageError
 from mpc_rr.messages import DEFAULT_MAX_FRAME, Message
 from mpc_rr.roles import COORDINATOR, Role, Send
-from mpc_rr.runs import RunResult
+from mpc_rr.runs import RolePlan, RunResult, roles_of
 from parties.party import Party
 from parties.runner import StepTimeout, run_parties, sent_transcript, timeout_for
 from transports.base import Endpoint
@@ -176,8 +176,9 @@ class TcpRunner:
     def __init__(self, *, step_timeout: StepTimeout = 30.0, **options: Any) -> None:
         self.options: dict[str, Any] = dict(step_timeout=step_timeout, **options)
 
-    def __call__(self, roles: Mapping[int, Role]) -> RunResult:
-        if COORDINATOR not in roles:  # e.g. the all-to-all full mesh: the hub relays only
-            types = next(iter(roles.values())).message_types
-            roles = {COORDINATOR: _IdleHub(types), **roles}
-        return run_tcp_sync(roles, **self.options)
+    def __call__(self, roles: Mapping[int, Role] | RolePlan) -> RunResult:
+        built = roles_of(roles)
+        if COORDINATOR not in built:  # e.g. the all-to-all full mesh: the hub relays only
+            types = next(iter(built.values())).message_types
+            built = {COORDINATOR: _IdleHub(types), **built}
+        return run_tcp_sync(built, **self.options)

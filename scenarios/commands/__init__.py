@@ -14,6 +14,7 @@ from pathlib import Path
 
 __all__ = [
     "HelpFormatter",
+    "add_shard_flags",
     "int_at_least",
     "open_open",
     "open_unit",
@@ -21,6 +22,7 @@ __all__ = [
     "output_file",
     "positive_float",
     "probability",
+    "runner_choice",
     "unit_interval",
     "warn",
     "wire_summary",
@@ -149,6 +151,49 @@ def output_file(text: str) -> Path:
     if why is not None:
         raise argparse.ArgumentTypeError(f"cannot write to {f}: {why}")
     return f
+
+
+def add_shard_flags(p: argparse.ArgumentParser) -> None:
+    """``--workers``, ``--engine`` and ``--ray-address``: sharding the in-memory simulation."""
+    p.add_argument(
+        "--workers", type=int_at_least(1), default=None,
+        help="shard the memory-transport simulation over N worker processes (or Ray actors); "
+        "default: the cores available; 1 = every party in this process",
+    )  # fmt: skip
+    p.add_argument(
+        "--engine", choices=("processes", "ray"), default="processes",
+        help="where the shards run: worker processes on this machine, or Ray actors (needs "
+        "mpc-rr[ray]; see docs/scale.md)",
+    )  # fmt: skip
+    p.add_argument(
+        "--ray-address", default=None,
+        help="with --engine ray: 'auto' joins the cluster of `ray start --head`, or host:port; "
+        "default: start a local Ray instance",
+    )  # fmt: skip
+
+
+def runner_choice(args: argparse.Namespace) -> tuple[str, dict[str, object]]:
+    """The runner name and sharding options for ``runner_for`` (refusing flags that do not apply)."""
+    from mpc_rr.errors import UsageError
+
+    if args.transport != "memory":
+        if args.workers is not None and args.workers > 1:
+            raise UsageError(
+                f"--workers {args.workers} shards the in-memory simulation: it needs --transport "
+                f"memory, got --transport {args.transport}"
+            )
+        if args.engine != "processes":
+            raise UsageError(f"--engine {args.engine} needs --transport memory, got {args.transport}")
+    if args.ray_address is not None and args.engine != "ray":
+        raise UsageError("--ray-address only applies to --engine ray")
+    if args.transport != "memory":
+        return args.transport, {}
+    if args.engine == "ray":
+        return "ray", {"workers": args.workers, "ray_address": args.ray_address}
+    from parties.shards import available_cores
+
+    workers = args.workers if args.workers is not None else available_cores()
+    return "memory", {"workers": workers}
 
 
 def wire_summary(cost: dict[str, object]) -> str | None:

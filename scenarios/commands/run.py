@@ -8,12 +8,14 @@ from pathlib import Path
 from mpc_rr.choices import DEPENDENCE_SOURCES, ESTIMATORS, MECHANISMS
 from scenarios.commands import (
     HelpFormatter,
+    add_shard_flags,
     int_at_least,
     open_open,
     open_unit,
     output_dir,
     output_file,
     probability,
+    runner_choice,
     unit_interval,
     warn,
     wire_summary,
@@ -51,6 +53,7 @@ def register(sub: argparse._SubParsersAction) -> None:
         help="memory: Party actors in one process; tcp: TCP + mutual TLS on 127.0.0.1; "
         "harness: synchronous driver, no transport",
     )  # fmt: skip
+    add_shard_flags(p)
     p.add_argument("--queries", type=int_at_least(1), default=200, help="count queries per coverage sigma")
     p.add_argument(
         "--max-dropout", type=open_unit, default=None,
@@ -97,6 +100,7 @@ def run(args: argparse.Namespace) -> int:
     from scenarios.runners import runner_for
 
     _check_dependence_flags(args)
+    runner_choice(args)  # refuse sharding flags that do not apply before loading anything
     opts = RunOptions(
         parties=args.parties, p=args.p, tv=args.tv, td=args.td, dependence=args.dependence,
         mechanism=args.mechanism, estimator=args.estimator, seed=args.seed, queries=args.queries,
@@ -108,7 +112,8 @@ def run(args: argparse.Namespace) -> int:
         output_dir(str(out))
     except argparse.ArgumentTypeError as exc:
         raise UsageError(f"the default output folder: {exc}") from None
-    runner = runner_for(args.transport, step_timeout=args.step_timeout, transcript=args.transcript is not None)
+    name, shard = runner_choice(args)
+    runner = runner_for(name, step_timeout=args.step_timeout, transcript=args.transcript is not None, **shard)
     phases = Phases()
     begun: set[str] = set()
 
