@@ -15,7 +15,7 @@ from pathlib import Path
 from mpc_rr.errors import UsageError
 from mpc_rr.schema import Attribute, Dataset, Schema, load_csv
 
-__all__ = ["ADULT_COLUMNS", "ADULT_SCHEMA", "data_dir", "load_adult"]
+__all__ = ["ADULT_COLUMNS", "ADULT_SCHEMA", "data_dir", "load_adult", "load_adult_test"]
 
 ADULT_COLUMNS = (
     "age", "workclass", "fnlwgt", "education", "education-num", "marital-status",
@@ -74,10 +74,31 @@ def data_dir() -> Path:
 
 
 def load_adult(path: str | Path | None = None) -> Dataset:
-    """Adult's 8 categorical attributes as a :class:`Dataset` (32,561 records)."""
+    """Adult's 8 categorical attributes as a :class:`Dataset` (32,561 records), named
+    ``"adult"`` (a file given in Adult's format is named after it)."""
     p = Path(path) if path is not None else data_dir() / "adult.data"
     if not p.exists():
         raise UsageError(
             f"load_adult: {p} not found; set MPC_RR_DATA to the folder holding adult.data"
         )
-    return load_csv(p, ADULT_SCHEMA, header=ADULT_COLUMNS)
+    # named "adult" (adult.data's stem); another file in Adult's format keeps its own stem
+    return load_csv(p, ADULT_SCHEMA, header=ADULT_COLUMNS, name=p.stem or "adult")
+
+
+def load_adult_test(path: str | Path | None = None) -> Dataset:
+    """The other half of Adult (UCI ``adult.test``, 16,281 records), same schema and codes.
+
+    The file starts with a banner line (``|1x3 Cross validator``) and its
+    income labels end with a period (``<=50K.``); both are handled here.  A
+    held-out sample from the same census for checks that must not be tuned
+    on ``adult.data``.
+    """
+    p = Path(path) if path is not None else data_dir() / "adult.test"
+    if not p.exists():
+        raise UsageError(
+            f"load_adult_test: {p} not found; set MPC_RR_DATA to the folder holding adult.test"
+        )
+    *rest, income = ADULT_SCHEMA.attributes
+    dotted = Attribute(income.name, tuple(f"{c}." for c in income.categories), income.ordinal)
+    test = load_csv(p, Schema((*rest, dotted)), header=ADULT_COLUMNS, skip_lines=1)
+    return Dataset(ADULT_SCHEMA, test.codes, "adult-test")

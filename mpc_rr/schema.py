@@ -11,15 +11,15 @@ Expressions 8-9).
 
 from __future__ import annotations
 
-import csv
 import math
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from functools import cached_property
 from pathlib import Path
 
 import numpy as np
 
+from mpc_rr.csv_reader import read_csv_columns
 from mpc_rr.errors import UsageError
 
 __all__ = ["Attribute", "Dataset", "Schema", "encode_columns", "load_csv"]
@@ -86,12 +86,19 @@ class Schema:
 
 @dataclass(frozen=True)
 class Dataset:
-    """Encoded records: ``codes`` is ``(n, m)`` int with ``m == len(schema)``."""
+    """Encoded records: ``codes`` is ``(n, m)`` int with ``m == len(schema)``.
+
+    ``name`` identifies the data in every output (a CSV file's stem unless
+    given; ``"adult"`` for Adult).
+    """
 
     schema: Schema
     codes: np.ndarray
+    name: str = "data"
 
     def __post_init__(self) -> None:
+        if not isinstance(self.name, str) or not self.name.strip():
+            raise UsageError(f"Dataset: name must be a non-empty string, got {self.name!r}")
         c = self.codes
         if c.ndim != 2 or c.shape[1] != len(self.schema):
             raise UsageError(
@@ -117,16 +124,19 @@ class Dataset:
         """The data set concatenated ``times`` times (the paper's Adult6)."""
         if times < 1:
             raise UsageError(f"Dataset.repeat: times must be >= 1, got {times}")
-        return Dataset(self.schema, np.tile(self.codes, (times, 1)))
+        name = self.name if times == 1 else f"{self.name}x{times}"
+        return Dataset(self.schema, np.tile(self.codes, (times, 1)), name)
 
     def subsample(self, n: int, rng: np.random.Generator) -> Dataset:
         if not 1 <= n <= self.n:
             raise UsageError(f"Dataset.subsample: n must be in 1..{self.n}, got {n}")
         idx = np.sort(rng.choice(self.n, size=n, replace=False))
-        return Dataset(self.schema, self.codes[idx])
+        return Dataset(self.schema, self.codes[idx], self.name)
 
 
-def encode_columns(columns: Mapping[str, Sequence[str]], schema: Schema) -> Dataset:
+def encode_columns(
+    columns: Mapping[str, Sequence[str]], schema: Schema, *, name: str = "data"
+) -> Dataset:
     """Encode raw string columns (one per schema attribute) into a :class:`Dataset`.
 
     Raises :class:`UsageError` for a missing column, empty input, columns of
@@ -156,39 +166,52 @@ def encode_columns(columns: Mapping[str, Sequence[str]], schema: Schema) -> Data
                 f"(first at record {first}); known categories: {list(attr.categories)}"
             )
         codes[:, j] = np.array([lookup[v] for v in values], dtype=np.int64)[inverse]
-    return Dataset(schema, codes)
+    return Dataset(schema, codes, name)
 
 
 def load_csv(
     path: str | Path,
     schema: Schema,
     *,
-    header: bool | Iterable[str] = True,
+    header: bool | Sequence[str] = True,
     delimiter: str = ",",
+    name: str | None = None,
+    encoding: str = "utf-8-sig",
+    skip_lines: int = 0,
 ) -> Dataset:
-    """Load a CSV file and encode the schema's columns.
+    """Load a CSV file and encode the schema's columns (the others are dropped unread).
 
     ``header=True`` reads column names from the first line; otherwise pass
     the column names.  Surrounding whitespace of every field is stripped and
-    blank lines are skipped.
+    blank lines are skipped.  The data set is named ``name`` or the file's
+    stem.  Errors name the file and the line (see :mod:`mpc_rr.csv_reader`);
+    a value that is not among its attribute's categories is reported with
+    the line of its first occurrence.
     """
-    path = Path(path)
-    if not path.exists():
-        raise UsageError(f"load_csv: no such file {path}")
-    with path.open(newline="") as fh:
-        reader = csv.reader(fh, delimiter=delimiter, skipinitialspace=True)
-        rows = [[f.strip() for f in r] for r in reader if r and any(f.strip() for f in r)]
-    if header is True:
-        if not rows:
-            raise UsageError(f"load_csv: {path} is empty")
-        names, rows = rows[0], rows[1:]
-    else:
-        names = list(header) if header is not False else []
-    if not rows:
-        raise UsageError(f"load_csv: {path} has no records")
-    width = len(names)
-    for i, r in enumerate(rows):
-        if len(r) != width:
-            raise UsageError(f"load_csv: {path} record {i} has {len(r)} fields, expected {width}")
-    cols = {name: [r[k] for r in rows] for k, name in enumerate(names)}
-    return encode_columns(cols, schema)
+    cols = read_csv_columns(
+        path,
+        schema.names,
+        header=header,
+        delimiter=delimiter,
+        encoding=encoding,
+        skip_lines=skip_lines,
+    )
+    codes = np.empty((cols.n, len(schema)), dtype=np.int64)
+    for j, attr in enumerate(schema.attributes):
+        lookup = {c: k for k, c in enumerate(attr.categories)}
+        mapped = np.array([lookup.get(v, -1) for v in cols.values[j]], dtype=np.int64)
+        col = mapped[cols.codes[:, j]]
+        if (col < 0).any():
+            first = int(np.flatnonzero(col < 0)[0])
+            value = cols.values[j][cols.codes[first, j]]
+            unseen = sorted({v for v, m in zip(cols.values[j], mapped, strict=True) if m < 0})
+            cats = list(attr.categories)
+            shown = cats if len(cats) <= 30 else [*cats[:30], "..."]
+            raise UsageError(
+                f"{cols.path} line {cols.line_of(first)}: column {attr.name!r} has value "
+                f"{value!r}, not a category of the schema {shown}"
+                f" ({len(unseen)} unseen value(s): {unseen[:10]}); add it to the schema "
+                "or recode the data"
+            )
+        codes[:, j] = col
+    return Dataset(schema, codes, name if name is not None else cols.path.stem)

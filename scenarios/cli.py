@@ -20,7 +20,20 @@ from collections.abc import Sequence
 
 from mpc_rr.errors import ProtocolAbort, UsageError
 
-COMMANDS: tuple[str, ...] = ("reproduce", "mechanism", "run", "secure_sum", "keys", "party", "ping")
+COMMANDS: tuple[str, ...] = (
+    "run",
+    "secure_sum",
+    "rrba",
+    "schema",
+    "classroom",
+    "audit",
+    "attack",
+    "reproduce",
+    "mechanism",
+    "keys",
+    "party",
+    "ping",
+)
 
 EXIT_OK, EXIT_ABORT, EXIT_USAGE, EXIT_BUG = 0, 1, 2, 3
 
@@ -43,10 +56,13 @@ class _Version(argparse.Action):
 
 
 def build_parser() -> argparse.ArgumentParser:
+    from scenarios.commands import HelpFormatter
+
     parser = argparse.ArgumentParser(
         prog="mpc-rr",
         description="Randomized response and secure aggregation over simulated or real networks.",
         epilog="Exit status: 0 ok, 1 protocol abort or inexact result, 2 usage error, 3 internal error.",
+        formatter_class=HelpFormatter,
     )
     parser.add_argument("--version", action=_Version, nargs=0, help="show the version and exit")
     sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")

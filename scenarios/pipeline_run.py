@@ -32,7 +32,7 @@ import numpy as np
 
 from mpc_rr.errors import UsageError
 from mpc_rr.models import FactorModel
-from mpc_rr.pipeline import PipelineConfig, PipelineResult, pipeline_roles, signing
+from mpc_rr.pipeline import PipelineConfig, PipelinePlan, PipelineResult, signing
 from mpc_rr.queries import answer, make_queries, relative_error, true_count
 from mpc_rr.randomness import noise_source
 from mpc_rr.roles import COORDINATOR
@@ -120,7 +120,12 @@ def execute(
     dataset: str = "adult",
     progress: Callable[[str, int, int], None] | None = None,
 ) -> Execution:
-    """Build the roles of one run over ``data`` and run them with ``runner``."""
+    """Plan the roles of one run over ``data`` and run them with ``runner``.
+
+    The roles are built from a :class:`~mpc_rr.pipeline.PipelinePlan` where
+    they run (in this process, or in each worker of a sharded runner), so
+    ``protocol_s`` includes building them; ``setup_s`` is the planning.
+    """
     data = _subsample(data, opts.parties, opts.seed)
     # the coordinator's key comes from the OS CSPRNG; nothing secret derives from the seed
     key = signing.new_signing_key()
@@ -132,12 +137,12 @@ def execute(
         secagg_degree=opts.secagg_degree, secagg_failure=opts.secagg_failure,
     )  # fmt: skip
     t0 = time.perf_counter()
-    roles = pipeline_roles(cfg, data.codes, opts.seed, key, progress=progress)
+    plan = PipelinePlan(cfg, data.codes, opts.seed, key.private_bytes_raw(), progress=progress)
     t1 = time.perf_counter()
-    with simulation_gc():
-        run = runner(roles)
+    with simulation_gc():  # roles a plan builds in this process are young: rarer young passes
+        run = runner(plan)
     protocol_s = time.perf_counter() - t1
-    return Execution(dataset, data, cfg, roles[COORDINATOR].result, run, t1 - t0, protocol_s)
+    return Execution(dataset, data, cfg, run.roles[COORDINATOR].result, run, t1 - t0, protocol_s)
 
 
 def evaluate(ex: Execution, opts: RunOptions) -> Evaluation:

@@ -1,0 +1,210 @@
+"""What ``mpc-rr rrba`` reports: per-subset results, marginal errors, epsilon, cost, plot.
+
+Marginal errors (Imran & Meo, Sec. 3.2.1): for each order ``m`` in 2, 3, 4
+(when the data has that many attributes) up to ``max_tables`` random
+``m``-attribute sets (all of them when there are fewer), the estimate is the
+RRBA table itself when the cover has that subset (``m == k``), else the
+consistent marginal of the Sec. 4.3 QP (:func:`mpc_rr.rrba.reconstruct`);
+``l2`` is on counts (``n`` x proportions), Jensen-Shannon in bits.
+
+Cost: the protocol-level counts every run knows exactly (answers, tables and
+table cells sent to clients).  A distributed run (``--transport``) adds the
+messages, bytes, rounds and wall time the runner measured (its
+:class:`~mpc_rr.costs.CostReport`), for the aggregator (party 0) and the
+clients; the centralized engine sends no message, so those keys are
+``null`` there, never estimated.  Every run reports its dropouts: clients
+asked, answered, left out (silent or rejected) and blocks lost.
+"""
+
+from __future__ import annotations
+
+import math
+import time
+from itertools import combinations
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from mpc_rr.costs import CostReport
+from mpc_rr.rrba import RRBARun, empirical_table, epsilon_cap, js_divergence, l2_counts, reconstruct
+from mpc_rr.schema import Dataset
+
+__all__ = ["marginal_errors", "plot_convergence", "summarize"]
+
+
+def _targets(d: int, m: int, max_tables: int, rng: np.random.Generator) -> list[tuple[int, ...]]:
+    if math.comb(d, m) <= max_tables:
+        return list(combinations(range(d), m))
+    seen: set[tuple[int, ...]] = set()
+    while len(seen) < max_tables:
+        seen.add(tuple(sorted(int(a) for a in rng.choice(d, m, replace=False))))
+    return sorted(seen)
+
+
+def marginal_errors(
+    run: RRBARun, data: Dataset, rng: np.random.Generator, *, max_tables: int = 20
+) -> dict[str, dict[str, Any]]:
+    """l2 (counts) and Jensen-Shannon of the 2-, 3- and 4-way marginals to the truth."""
+    sizes, d, n = data.schema.sizes, len(data.schema), data.n
+    own = {tuple(s): t for s, t in zip(run.cover.subsets, run.estimates, strict=True)}
+    out: dict[str, dict[str, Any]] = {}
+    for m in (2, 3, 4):
+        if m > d:
+            continue
+        t0 = time.perf_counter()
+        l2s, jss, residuals = [], [], []
+        targets = _targets(d, m, max_tables, rng)
+        for tg in targets:
+            if tg in own:
+                est = own[tg]
+            else:
+                marg = reconstruct(tg, sizes, run.cover.subsets, run.estimates)
+                est = marg.table
+                residuals.append(marg.residual)
+            truth = empirical_table(data.codes, sizes, tg)
+            l2s.append(l2_counts(est, truth, n))
+            jss.append(js_divergence(est, truth))
+        out[str(m)] = {
+            "tables": len(targets),
+            "method": "qp" if residuals else "rrba tables",
+            "l2_mean": float(np.mean(l2s)),
+            "l2_max": float(np.max(l2s)),
+            "js_mean": float(np.mean(jss)),
+            "js_max": float(np.max(jss)),
+            "view_inconsistency_mean": float(np.mean(residuals)) if residuals else 0.0,
+            "seconds": time.perf_counter() - t0,
+        }
+    return out
+
+
+def _finite(x: float) -> float | None:
+    return None if math.isinf(x) or math.isnan(x) else float(x)
+
+
+def _cost(run: RRBARun, costs: CostReport | None, cells_sent: int) -> dict[str, Any]:
+    doc: dict[str, Any] = {
+        "answers": int(run.answers.sum()),
+        "tables_sent": int(run.sent.sum()),
+        "table_cells_sent": cells_sent,
+        "dropouts": run.dropouts(),
+        "late": run.late,
+    }
+    if costs is None:
+        return {
+            **doc, "transport": None, "messages": None, "bytes": None, "rounds": None,
+            "wall_s": None, "aggregator": None, "clients": None,
+            "note": "centralized engine: no messages are sent (use --transport harness|memory|tcp)",
+        }  # fmt: skip
+    clients = costs.data_parties()
+    return {
+        **doc,
+        "transport": costs.transport,
+        "messages": costs.messages,
+        "bytes": costs.bytes,
+        "rounds": costs.rounds,
+        "wall_s": costs.wall_s,
+        "aggregator": costs.coordinator(),
+        "clients": {"count": len(costs.parties) - 1, **clients},
+        "peer_errors": costs.peer_errors,
+        **costs.extra,
+    }
+
+
+def summarize(
+    run: RRBARun,
+    data: Dataset,
+    source: str,
+    marginals: dict[str, dict[str, Any]],
+    costs: CostReport | None = None,
+) -> dict[str, Any]:
+    """The JSON document of one run (``results.json``); ``costs`` of a distributed run."""
+    names = data.schema.names
+    last = run.held[-1] if run.held.size else np.zeros(len(run.cover.subsets), bool)
+    subsets = []
+    for s, sub in enumerate(run.cover.subsets):
+        est, tru = run.estimates[s], run.truth[s]
+        subsets.append(
+            {
+                "attributes": [names[a] for a in sub],
+                "cells": int(est.size),
+                "answers": int(run.answers[s]),
+                "blocks": int(run.blocks_used[s]),
+                "first_held_block": int(run.first_held[s]) or None,
+                "converged": bool(run.converged[s]),
+                "held_at_last_block": bool(last[s]),
+                "max_abs_error": float(np.abs(est - tru).max()),
+                "epsilon_true_max": _finite(float(run.epsilon_table_max[s])),
+                "estimate": est.reshape(-1).round(6).tolist(),
+                "truth": tru.reshape(-1).round(6).tolist(),
+            }
+        )
+    cells_sent = int((run.sent * np.asarray(run.index.layout.cells)).sum())
+    eps_true = run.epsilon_true
+    floor = float(run.options["t_floor"])  # type: ignore[arg-type]
+    view_len = max(len(v) for v in run.cover.views)
+    return {
+        "data": source,
+        "attributes": list(names),
+        "clients": run.clients,
+        "blocks": run.blocks,
+        "views": run.cover.n_views,
+        "subsets_total": len(run.cover.subsets),
+        "options": {"p": run.p, **run.options},
+        "converged": bool(run.converged.all()),
+        "converged_subsets": int(run.converged.sum()),
+        "epsilon_true": _finite(eps_true),
+        "epsilon_true_is_infinite": math.isinf(eps_true),
+        "epsilon_paper": _finite(run.epsilon_paper),
+        "epsilon_paper_view": _finite(run.epsilon_paper * view_len),
+        "epsilon_cap_per_subset": _finite(epsilon_cap(floor, run.p)),
+        "l2": {m: v["l2_mean"] for m, v in marginals.items()},
+        "js": {m: v["js_mean"] for m, v in marginals.items()},
+        "marginals": marginals,
+        "cost": _cost(run, costs, cells_sent),
+        "subsets": subsets,
+    }
+
+
+def plot_convergence(run: RRBARun, path: Path, title: str, names: tuple[str, ...]) -> None:
+    """Per-subset max |estimate - truth| against answers collected; first hold marked."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    fig, ax = plt.subplots(figsize=(10.5, 5.5))
+    S = len(run.cover.subsets)
+    few = S <= 15
+    colors = plt.cm.tab20(np.linspace(0, 1, max(S, 2))) if few else None
+    for s in range(S):
+        x, y = run.tuples[:, s], run.error[:, s]
+        keep = x > 0
+        kw: dict[str, Any] = (
+            {"lw": 1.2, "color": colors[s]} if few else {"lw": 0.6, "color": "0.6", "alpha": 0.5}
+        )
+        ax.plot(
+            x[keep],
+            y[keep],
+            label=",".join(names[a] for a in run.cover.subsets[s]) if few else None,
+            **kw,
+        )
+        b = int(run.first_held[s])
+        if b:
+            ax.plot(x[b - 1], y[b - 1], "o", ms=5, mfc="none", color=kw["color"] if few else "C3")
+    med = np.median(run.error, axis=1)
+    ax.plot(np.median(run.tuples, axis=1), med, color="k", lw=2.2, label="median over subsets")
+    if not few:
+        ax.plot([], [], lw=0.6, color="0.6", label=f"each of the {S} subsets")
+    ax.plot([], [], "o", mfc="none", color="k" if few else "C3", label="stopping rule first held")
+    ax.set_yscale("log")
+    ax.set_xlabel("answers collected for the subset (tuples)")
+    ax.set_ylabel("max |estimate - truth| over the subset's cells (probability)")
+    ax.set_title(title, fontsize=10)
+    ax.grid(True, alpha=0.3, which="both")
+    ax.legend(
+        fontsize=7, loc="upper left", bbox_to_anchor=(1.01, 1.0), title="subset", title_fontsize=8
+    )
+    fig.tight_layout()
+    fig.savefig(path, dpi=110)
+    plt.close(fig)
