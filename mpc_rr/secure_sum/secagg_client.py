@@ -128,6 +128,11 @@ class SecAggClient(Role):
     def waiting_for(self) -> AbstractSet[int]:
         return NOBODY if self.done else ONLY_COORDINATOR
 
+    def neighbour_mask_keys(self) -> dict[int, bytes]:
+        """Mask public key of each live neighbour the aggregator sent (after ``NeighborKeys``)."""
+        pks = self._nb_s_pks
+        return {v: pks[32 * i : 32 * i + 32] for i, v in enumerate(self._nb_ids.tolist())}
+
     def _from_aggregator(self, src: int) -> None:
         if src != COORDINATOR:
             raise PeerError(f"{self.name}: message from party {src}, not the aggregator", src)
