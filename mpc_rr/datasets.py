@@ -9,12 +9,11 @@ nominal (Cramér's V).
 
 from __future__ import annotations
 
-import csv
 import os
 from pathlib import Path
 
 from mpc_rr.errors import UsageError
-from mpc_rr.schema import Attribute, Dataset, Schema, encode_columns, load_csv
+from mpc_rr.schema import Attribute, Dataset, Schema, load_csv
 
 __all__ = ["ADULT_COLUMNS", "ADULT_SCHEMA", "data_dir", "load_adult", "load_adult_test"]
 

@@ -31,7 +31,6 @@ from pathlib import Path
 from typing import IO, Any
 
 from mpc_rr.costs import CostReport, PartyStats
-
 from mpc_rr.errors import UsageError
 from mpc_rr.transcript import Transcript
 from transports.pki import generate_deployment

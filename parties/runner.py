@@ -21,8 +21,8 @@ from typing import Any
 import numpy as np
 import trio
 import trio.testing
-from mpc_rr.costs import CostReport
 
+from mpc_rr.costs import CostReport
 from mpc_rr.errors import ProtocolAbort, UsageError
 from mpc_rr.roles import Role
 from mpc_rr.runs import RunResult
