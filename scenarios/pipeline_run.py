@@ -13,6 +13,10 @@ Three steps, each with one job:
 * :func:`to_json` shapes ``results.json``; :func:`write_outputs` writes it
   with a CSV and a plot.
 
+The data set's name (:attr:`mpc_rr.schema.Dataset.name`: ``adult`` for the
+embedded Adult, a CSV file's stem unless named) labels every output: the run
+id, ``results.json``'s ``dataset`` and the plot's title.
+
 A seeded run is a simulation: every output carries ``noise`` saying that the
 noise can be recomputed from the seed (:func:`mpc_rr.randomness.noise_source`).
 """
@@ -24,7 +28,7 @@ import json
 import math
 import time
 from collections.abc import Callable
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -35,7 +39,7 @@ from mpc_rr.models import FactorModel
 from mpc_rr.pipeline import PipelineConfig, PipelineResult, pipeline_roles, signing
 from mpc_rr.queries import answer, make_queries, relative_error, true_count
 from mpc_rr.randomness import noise_source
-from mpc_rr.roles import COORDINATOR
+from mpc_rr.roles import COORDINATOR, Role
 from mpc_rr.rr_protocols import adjust, rr_independent
 from mpc_rr.runs import Runner, RunResult
 from mpc_rr.schema import Dataset
@@ -46,6 +50,7 @@ __all__ = [
     "RunOptions",
     "evaluate",
     "execute",
+    "plot_title",
     "run_pipeline",
     "to_json",
     "write_outputs",
@@ -84,13 +89,17 @@ class RunOptions:
 class Execution:
     """The protocol run: what the coordinator computed and what the run cost."""
 
-    dataset: str
+    dataset: str  # the data set's name (``data.name``)
     data: Dataset  # the participating records (after subsampling), in party order
     config: PipelineConfig
     result: PipelineResult
     run: RunResult
     setup_s: float
     protocol_s: float
+    # wall seconds per protocol phase, cut where the coordinator reports progress:
+    # "dependence" (to its last dependence submission), "clustering + release" (to its
+    # last release), "estimation" (Eq. 2, repair and RR-Adjustment, to the end)
+    phases: dict[str, float] = field(default_factory=dict)
 
 
 @dataclass(frozen=True)
@@ -116,10 +125,14 @@ def execute(
     runner: Runner,
     data: Dataset,
     *,
-    dataset: str = "adult",
     progress: Callable[[str, int, int], None] | None = None,
+    drop: Callable[[dict[int, Role], PipelineConfig], dict[int, Role]] | None = None,
 ) -> Execution:
-    """Build the roles of one run over ``data`` and run them with ``runner``."""
+    """Build the roles of one run over ``data`` and run them with ``runner``.
+
+    The run id is ``<data.name>-<seed>``.  ``drop(roles, config)`` may replace
+    roles before the run (a scenario's injected dropouts).
+    """
     data = _subsample(data, opts.parties, opts.seed)
     # the coordinator's key comes from the OS CSPRNG; nothing secret derives from the seed
     key = signing.new_signing_key()
@@ -127,15 +140,31 @@ def execute(
         schema=data.schema, n=data.n, p=opts.p, tv=opts.tv, td=opts.td,
         dependence=opts.dependence, mechanism=opts.mechanism, estimator=opts.estimator,
         adjust_iterations=opts.adjust_iterations, coordinator_key=signing.public_bytes(key),
-        run=f"{dataset}-{opts.seed}", secagg_max_dropout=opts.max_dropout,
+        run=f"{data.name[:200]}-{opts.seed}", secagg_max_dropout=opts.max_dropout,
         secagg_degree=opts.secagg_degree, secagg_failure=opts.secagg_failure,
     )  # fmt: skip
+    marks: dict[str, float] = {}
+
+    def timed(phase: str, done: int, total: int) -> None:
+        marks[phase] = time.perf_counter()  # the last report of each phase
+        if progress is not None:
+            progress(phase, done, total)
+
     t0 = time.perf_counter()
-    roles = pipeline_roles(cfg, data.codes, opts.seed, key, progress=progress)
+    roles = pipeline_roles(cfg, data.codes, opts.seed, key, progress=timed)
+    if drop is not None:
+        roles = drop(roles, cfg)
     t1 = time.perf_counter()
     run = runner(roles)
-    protocol_s = time.perf_counter() - t1
-    return Execution(dataset, data, cfg, roles[COORDINATOR].result, run, t1 - t0, protocol_s)
+    t2 = time.perf_counter()
+    dep_end = max([marks[k] for k in ("DEPENDENCE", "SECURE SUM") if k in marks], default=t1)
+    rel_end = marks.get("RELEASE", dep_end)
+    phases = {
+        "dependence": dep_end - t1,
+        "clustering + release": rel_end - dep_end,
+        "estimation": t2 - rel_end,
+    }
+    return Execution(data.name, data, cfg, roles[COORDINATOR].result, run, t1 - t0, t2 - t1, phases)
 
 
 def evaluate(ex: Execution, opts: RunOptions) -> Evaluation:
@@ -186,11 +215,16 @@ def to_json(ev: Evaluation, opts: RunOptions) -> dict[str, Any]:
     names = ex.config.schema.names
     return {
         "dataset": ex.dataset,
+        "run_id": ex.config.run,
         "parties": ex.config.n,
         "parties_released": len(res.parties_release),
         "seed": opts.seed,
         "noise": noise_source(opts.seed),
         "options": asdict(opts),
+        "attributes": [
+            {"name": a.name, "kind": "ordinal" if a.ordinal else "nominal", "categories": list(a.categories)}
+            for a in ex.config.schema.attributes
+        ],
         "clusters": res.clustering.names(names),
         "epsilon": {k: _finite(v) for k, v in res.epsilon.items()},
         "epsilon_note": "dependence epsilon is null (infinite) for secure-sum: exact counts are not DP"
@@ -203,7 +237,10 @@ def to_json(ev: Evaluation, opts: RunOptions) -> dict[str, Any]:
         else {"iterations": res.adjustment.iterations, "converged": res.adjustment.converged},
         "estimator": ex.config.estimator,
         "cost": ex.run.costs.to_json(),
-        "timing": {"setup_s": ex.setup_s, "protocol_s": ex.protocol_s, "evaluation_s": ev.evaluation_s},
+        "timing": {
+            "setup_s": ex.setup_s, "protocol_s": ex.protocol_s, "evaluation_s": ev.evaluation_s,
+            "phases_s": ex.phases,
+        },
         "dependences": {
             f"{names[i]}~{names[j]}": float(res.dependences[i, j])
             for i in range(len(names))
@@ -220,12 +257,20 @@ def run_pipeline(
     runner: Runner,
     data: Dataset,
     *,
-    dataset: str = "adult",
     progress: Callable[[str, int, int], None] | None = None,
 ) -> tuple[dict[str, Any], Evaluation]:
     """:func:`execute`, :func:`evaluate` and :func:`to_json` in one call."""
-    ev = evaluate(execute(opts, runner, data, dataset=dataset, progress=progress), opts)
+    ev = evaluate(execute(opts, runner, data, progress=progress), opts)
     return to_json(ev, opts), ev
+
+
+def plot_title(result: dict[str, Any]) -> str:
+    """The title of ``relative_error.png``: data set, parties, p, epsilon, one run and its seed."""
+    eps = result["epsilon"]["total"]
+    return (
+        f"{result['dataset']}: {result['parties']:,} parties, p = {result['options']['p']}, "
+        f"total epsilon = {'inf' if eps is None else round(eps, 2)}, 1 run (seed {result['seed']})"
+    )
 
 
 def write_outputs(result: dict[str, Any], out: Path) -> list[Path]:
@@ -256,12 +301,8 @@ def write_outputs(result: dict[str, Any], out: Path) -> list[Path]:
             label=f"query coverage sigma = {s}",
         )
     ax.set_xticks(np.arange(len(methods)) + width * (len(sigmas) - 1) / 2, methods, rotation=15, fontsize=8)
-    ax.set_ylabel("median relative error of count queries")
-    eps = result["epsilon"]["total"]
-    ax.set_title(
-        f"{result['dataset']}, {result['parties']} parties, p = {result['options']['p']}, "
-        f"total epsilon = {eps if eps is None else round(eps, 2)}, one run (seed {result['seed']})"
-    )
+    ax.set_ylabel("median relative error of count queries\n(|estimate - true| / true)")
+    ax.set_title(plot_title(result), fontsize=10)
     ax.legend()
     fig.tight_layout()
     fig.savefig(paths[2], dpi=110)
