@@ -31,7 +31,14 @@ from mpc_rr.schema import Dataset, Schema
 if TYPE_CHECKING:
     from mpc_rr.bif import BayesNet
 
-__all__ = ["DataSpec", "Source", "add_data_arguments", "load_dataset", "open_source", "spec_from_args"]
+__all__ = [
+    "DataSpec",
+    "Source",
+    "add_data_arguments",
+    "load_dataset",
+    "open_source",
+    "spec_from_args",
+]
 
 EMBEDDED = ("adult",)
 
@@ -79,7 +86,9 @@ class DataSpec:
             if path.is_dir():
                 raise UsageError(f"{src} {path}: is a directory, not a CSV file")
             if not path.exists():
-                raise UsageError(f"{src} {path}: no such file (or one of: {', '.join(_known(self.networks))})")
+                raise UsageError(
+                    f"{src} {path}: no such file (or one of: {', '.join(_known(self.networks))})"
+                )
             if self.schema is not None and not self.schema.is_file():
                 what = "is a directory" if self.schema.is_dir() else "no such file"
                 raise UsageError(f"{self.spelled('schema')} {self.schema}: {what}")

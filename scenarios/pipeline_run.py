@@ -34,7 +34,7 @@ from typing import Any
 
 import numpy as np
 
-from mpc_rr.errors import UsageError
+from mpc_rr.errors import ProtocolAbort, UsageError
 from mpc_rr.models import FactorModel
 from mpc_rr.pipeline import PipelineConfig, PipelineResult, pipeline_roles, signing
 from mpc_rr.queries import answer, make_queries, relative_error, true_count
@@ -47,6 +47,7 @@ from mpc_rr.schema import Dataset
 __all__ = [
     "Evaluation",
     "Execution",
+    "RunAborted",
     "RunOptions",
     "evaluate",
     "execute",
@@ -100,6 +101,15 @@ class Execution:
     # "dependence" (to its last dependence submission), "clustering + release" (to its
     # last release), "estimation" (Eq. 2, repair and RR-Adjustment, to the end)
     phases: dict[str, float] = field(default_factory=dict)
+
+
+class RunAborted(ProtocolAbort):
+    """The coordinator aborted (e.g. too many dropouts); ``run`` still holds the costs."""
+
+    def __init__(self, abort: ProtocolAbort, run: RunResult, protocol_s: float) -> None:
+        super().__init__(str(abort), abort.culprits)
+        self.run = run
+        self.protocol_s = protocol_s
 
 
 @dataclass(frozen=True)
@@ -164,7 +174,11 @@ def execute(
         "clustering + release": rel_end - dep_end,
         "estimation": t2 - rel_end,
     }
-    return Execution(data.name, data, cfg, roles[COORDINATOR].result, run, t1 - t0, t2 - t1, phases)
+    try:
+        result = roles[COORDINATOR].result
+    except ProtocolAbort as exc:
+        raise RunAborted(exc, run, t2 - t1) from exc
+    return Execution(data.name, data, cfg, result, run, t1 - t0, t2 - t1, phases)
 
 
 def evaluate(ex: Execution, opts: RunOptions) -> Evaluation:
