@@ -59,10 +59,16 @@ def test_run_with_a_schema_file_names_every_output(tmp_path: Path, capsys) -> No
     r = run_json(capsys, str(csv), "--schema", str(schema), "--seed", "4", "--out", str(out))
     assert r["dataset"] == "people" and r["run_id"] == "people-4" and r["parties"] == 60
     assert [a["name"] for a in r["attributes"]] == ["age", "sex", "income"]
-    assert r["attributes"][0] == {"name": "age", "kind": "ordinal", "categories": ["young", "adult", "old"]}
+    assert r["attributes"][0] == {
+        "name": "age",
+        "kind": "ordinal",
+        "categories": ["young", "adult", "old"],
+    }
     saved = json.loads((out / "results.json").read_text())
     assert saved["dataset"] == "people"
-    assert plot_title(saved).startswith("people: 60 parties, p = 0.7") and "1 run (seed 4)" in plot_title(saved)
+    assert plot_title(saved).startswith(
+        "people: 60 parties, p = 0.7"
+    ) and "1 run (seed 4)" in plot_title(saved)
     assert "adult" not in json.dumps({k: saved[k] for k in ("dataset", "run_id")})
 
 
