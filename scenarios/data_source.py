@@ -23,13 +23,13 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-import numpy as np
-
 from mpc_rr.errors import UsageError
-from mpc_rr.schema import Dataset, Schema
 
-if TYPE_CHECKING:
+if TYPE_CHECKING:  # the CLI imports this module at start-up: numpy and the library load on use
+    import numpy as np
+
     from mpc_rr.bif import BayesNet
+    from mpc_rr.schema import Dataset, Schema
 
 __all__ = [
     "DataSpec",
@@ -170,6 +170,8 @@ class Source:
             return self.table.subsample(n, rng)
         if n is None:
             raise UsageError(f"{key}: records sampled from the network {self.name!r}; say how many")
+        from mpc_rr.schema import Dataset
+
         assert self.network is not None
         sample = self.network.sample(n, rng)
         return Dataset(sample.schema, sample.codes, self.name)
@@ -193,6 +195,7 @@ def open_source(spec: DataSpec) -> Source:
     spec.check()
     if spec.source == "adult":
         from mpc_rr.datasets import data_dir, load_adult
+        from mpc_rr.schema import Dataset
 
         data = load_adult()
         ident = f"adult:{_file_digest(data_dir() / 'adult.data')[:16]}"

@@ -58,7 +58,12 @@ __all__ = [
 ]
 
 SIGMAS = (0.1, 0.5)
-METHOD_ORDER = ("RR-Independent", "RR-Clusters", "RR-Independent+Adjustment", "RR-Clusters+Adjustment")
+METHOD_ORDER = (
+    "RR-Independent",
+    "RR-Clusters",
+    "RR-Independent+Adjustment",
+    "RR-Clusters+Adjustment",
+)
 
 
 @dataclass(frozen=True)
@@ -98,6 +103,7 @@ class Execution:
     setup_s: float
     protocol_s: float
     # wall seconds per protocol phase, cut where the coordinator reports progress:
+    # "network setup" (the runner before the parties run: TCP keys and handshakes),
     # "dependence" (to its last dependence submission), "clustering + release" (to its
     # last release), "estimation" (Eq. 2, repair and RR-Adjustment, to the end)
     phases: dict[str, float] = field(default_factory=dict)
@@ -167,10 +173,15 @@ def execute(
     t1 = time.perf_counter()
     run = runner(roles)
     t2 = time.perf_counter()
-    dep_end = max([marks[k] for k in ("DEPENDENCE", "SECURE SUM") if k in marks], default=t1)
+    # what the runner spent before the parties ran (TCP: deployment keys and TLS handshakes)
+    network = max(0.0, (t2 - t1) - run.costs.wall_s)
+    dep_end = max(
+        [marks[k] for k in ("DEPENDENCE", "SECURE SUM") if k in marks], default=t1 + network
+    )
     rel_end = marks.get("RELEASE", dep_end)
     phases = {
-        "dependence": dep_end - t1,
+        "network setup": network,
+        "dependence": max(0.0, dep_end - t1 - network),
         "clustering + release": rel_end - dep_end,
         "estimation": t2 - rel_end,
     }
@@ -195,14 +206,18 @@ def evaluate(ex: Execution, opts: RunOptions) -> Evaluation:
     if ind is not None:
         ests, adj = ind
         models["RR-Independent"] = FactorModel(
-            cfg.sizes, tuple((j,) for j in range(len(cfg.sizes))), tuple(e.distribution for e in ests)
+            cfg.sizes,
+            tuple((j,) for j in range(len(cfg.sizes))),
+            tuple(e.distribution for e in ests),
         )
         if adj is not None:
             models["RR-Independent+Adjustment"] = adj
     else:  # secure-sum sources release no per-attribute data: a central reference at equal epsilon
         source = "central reference at the same per-attribute epsilon"
         rng = np.random.default_rng(np.random.SeedSequence([opts.seed, 0x1AD]))
-        rel = rr_independent(truth_codes, cfg.sizes, cfg.attribute_mechanisms(), rng, method=cfg.estimator)
+        rel = rr_independent(
+            truth_codes, cfg.sizes, cfg.attribute_mechanisms(), rng, method=cfg.estimator
+        )
         models["RR-Independent"] = rel.model
         models["RR-Independent+Adjustment"] = adjust(rel, max_iter=cfg.adjust_iterations)[0]
     models = {m: models[m] for m in METHOD_ORDER if m in models}
@@ -213,7 +228,9 @@ def evaluate(ex: Execution, opts: RunOptions) -> Evaluation:
         qs = make_queries(truth_codes, cfg.sizes, opts.queries, s, qrng)
         truth = [true_count(truth_codes, q) for q in qs]
         for name, model in models.items():
-            errs = [relative_error(answer(model, q, n_rel), t) for q, t in zip(qs, truth, strict=True)]
+            errs = [
+                relative_error(answer(model, q, n_rel), t) for q, t in zip(qs, truth, strict=True)
+            ]
             errors[name][str(s)] = float(np.median(errs))
     return Evaluation(ex, errors, source, time.perf_counter() - t0)
 
@@ -236,7 +253,11 @@ def to_json(ev: Evaluation, opts: RunOptions) -> dict[str, Any]:
         "noise": noise_source(opts.seed),
         "options": asdict(opts),
         "attributes": [
-            {"name": a.name, "kind": "ordinal" if a.ordinal else "nominal", "categories": list(a.categories)}
+            {
+                "name": a.name,
+                "kind": "ordinal" if a.ordinal else "nominal",
+                "categories": list(a.categories),
+            }
             for a in ex.config.schema.attributes
         ],
         "clusters": res.clustering.names(names),
@@ -252,7 +273,9 @@ def to_json(ev: Evaluation, opts: RunOptions) -> dict[str, Any]:
         "estimator": ex.config.estimator,
         "cost": ex.run.costs.to_json(),
         "timing": {
-            "setup_s": ex.setup_s, "protocol_s": ex.protocol_s, "evaluation_s": ev.evaluation_s,
+            "setup_s": ex.setup_s,
+            "protocol_s": ex.protocol_s,
+            "evaluation_s": ev.evaluation_s,
             "phases_s": ex.phases,
         },
         "dependences": {
@@ -260,9 +283,9 @@ def to_json(ev: Evaluation, opts: RunOptions) -> dict[str, Any]:
             for i in range(len(names))
             for j in range(i + 1, len(names))
         },
-        "peer_errors": [
-            m for s in ex.run.costs.parties.values() for m in s.peer_errors.summary()
-        ][:20],
+        "peer_errors": [m for s in ex.run.costs.parties.values() for m in s.peer_errors.summary()][
+            :20
+        ],
     }
 
 
@@ -314,7 +337,9 @@ def write_outputs(result: dict[str, Any], out: Path) -> list[Path]:
             width,
             label=f"query coverage sigma = {s}",
         )
-    ax.set_xticks(np.arange(len(methods)) + width * (len(sigmas) - 1) / 2, methods, rotation=15, fontsize=8)
+    ax.set_xticks(
+        np.arange(len(methods)) + width * (len(sigmas) - 1) / 2, methods, rotation=15, fontsize=8
+    )
     ax.set_ylabel("median relative error of count queries\n(|estimate - true| / true)")
     ax.set_title(plot_title(result), fontsize=10)
     ax.legend()

@@ -3,8 +3,9 @@
 :func:`code_version` is part of every stored run's key (:mod:`scenarios.store`):
 the package version plus a digest of the source files that compute runs --
 ``mpc_rr/``, ``parties/``, ``transports/`` and ``scenarios/`` except the
-modules that only store or present results (the store, the report and the
-``scenario``/``results``/``report`` commands).  Editing an estimator makes
+modules that only schedule, store or present runs (the sweep, the store,
+the summaries, the report and the ``scenario``/``results``/``report``
+commands).  Editing an estimator makes
 every run "missing" again; editing the report does not.
 The git commit, when there is one, is recorded next to it for the reader
 (a digest of the files is what decides, so uncommitted edits count too).
@@ -26,9 +27,9 @@ __all__ = ["code_version", "git_commit", "machine", "versions"]
 ROOT = Path(__file__).resolve().parent.parent
 PACKAGES = ("mpc_rr", "parties", "transports", "scenarios")
 # presentation only: changing them changes no result
-PRESENTATION = ("scenarios/store.py", "scenarios/report.py", "scenarios/report_figures.py",
-                "scenarios/commands/scenario.py", "scenarios/commands/results.py",
-                "scenarios/commands/report.py")  # fmt: skip
+PRESENTATION = ("scenarios/store.py", "scenarios/sweep.py", "scenarios/aggregate.py", "scenarios/provenance.py",
+                "scenarios/report.py", "scenarios/report_figures.py", "scenarios/commands/scenario.py",
+                "scenarios/commands/results.py", "scenarios/commands/report.py")  # fmt: skip
 
 
 def _package_version() -> str:

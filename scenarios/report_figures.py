@@ -35,13 +35,14 @@ __all__ = ["BUILDERS", "Figure", "Series", "figures_for", "wilson"]
 COLORS = ("#1f77b4", "#d62728", "#2ca02c", "#ff7f0e", "#9467bd", "#8c564b", "#e377c2", "#17becf",
           "#7f7f7f", "#bcbd22")  # fmt: skip
 MARKERS = ("o", "s", "^", "D", "v", "P", "X", "*", "<", ">")
-PHASES = (("setup_s", "setup (roles, keys)"), ("phase_dependence_s", "dependence phase"),
+PHASES = (("setup_s", "setup (roles, keys)"), ("phase_network_s", "network setup (TLS keys, handshakes)"),
+          ("phase_dependence_s", "dependence phase"),
           ("phase_release_s", "clustering broadcast + release"), ("phase_estimation_s", "estimation + adjustment"),
           ("evaluation_s", "evaluation (queries vs truth)"))  # fmt: skip
 LABELS = {
     "messages": "messages sent (all parties)",
     "bytes": "payload bytes sent (MB)",
-    "wall_s": "wall time of the run (s)",
+    "wall_s": "protocol wall time (s)",
     "protocol_s": "protocol wall time (s)",
     "parties": "parties n",
     "p": "p (keep / truthful probability)",
@@ -218,7 +219,7 @@ def rates(points: Sequence[PointSummary], runs: Sequence[StoredRun], x: str, met
 def draw(fig: Figure, *, panels: Sequence[str], logx: Sequence[str] = (), logy: Sequence[str] = (),
          sharey: bool = True, sharex: bool = False, ylim: tuple[float, float] | None = None,
          vlines: dict[str, list[tuple[float, str]]] | None = None, hlines: dict[str, list[tuple[float, str]]] | None = None,
-         height: float = 4.2, legend_out: bool = False) -> Figure:  # fmt: skip
+         height: float = 4.2, legend_out: bool = False, dodge: bool = False) -> Figure:  # fmt: skip
     """Draw ``fig.series`` (panel by panel) into an SVG; returns the figure with it."""
     import matplotlib
 
@@ -229,9 +230,12 @@ def draw(fig: Figure, *, panels: Sequence[str], logx: Sequence[str] = (), logy: 
                          "legend.fontsize": 9.5, "xtick.labelsize": 10, "ytick.labelsize": 10,
                          "font.family": "DejaVu Sans"})  # fmt: skip
     n = len(panels)
-    width = max(4.7 * n, 7.6) + (2.6 if legend_out else 0.4)
+    below = (
+        legend_out and n > 1
+    )  # several panels: the legend goes under them, the page stays 12 in wide
+    width = min(max(4.0 * n, 7.6) + (2.6 if legend_out and not below else 0.4), 12.2)
     f, axes = plt.subplots(
-        1, n, figsize=(min(width, 15.5), height), sharey=sharey, sharex=sharex, squeeze=False
+        1, n, figsize=(width, height), sharey=sharey, sharex=sharex, squeeze=False
     )
     labels = list(dict.fromkeys(s.label for s in fig.series))
     color = {lab: COLORS[i % len(COLORS)] for i, lab in enumerate(labels)}
@@ -247,14 +251,24 @@ def draw(fig: Figure, *, panels: Sequence[str], logx: Sequence[str] = (), logy: 
                 ax.plot(xs, ys, color="0.2", ls=":", lw=1.8, label=s.label)
                 continue
             ls = "-" if s.style == "line" else "none"
+            if dodge and len(labels) > 1 and xs:  # overlapping series side by side (drawing only)
+                span = (max(xs) - min(xs)) or 1.0
+                k = labels.index(s.label)
+                xs = [v + (k - (len(labels) - 1) / 2) * 0.008 * span for v in xs]
             if s.lo is not None and s.hi is not None:
-                ax.fill_between(xs, [math.nan if v is None else v for v in s.lo],
-                                [math.nan if v is None else v for v in s.hi], color=c, alpha=0.10, lw=0)  # fmt: skip
+                lo = [y - (math.nan if v is None else v) for y, v in zip(ys, s.lo, strict=True)]
+                hi = [(math.nan if v is None else v) - y for y, v in zip(ys, s.hi, strict=True)]
+                ax.errorbar(xs, ys, yerr=[lo, hi], color=c, marker=mk, ls=ls, ms=6, lw=1.6, capsize=3,
+                            elinewidth=1.0, alpha=0.9, label=s.label)  # fmt: skip
+                continue
             if s.yerr is not None and any(e for e in s.yerr):
                 ax.errorbar(xs, ys, yerr=[0.0 if e is None else e for e in s.yerr], color=c, marker=mk, ls=ls,
                             ms=6, lw=1.6, capsize=3, label=s.label)  # fmt: skip
             else:
-                ax.plot(xs, ys, color=c, marker=mk, ls=ls, ms=6, lw=1.6, label=s.label)
+                every = max(1, len(xs) // 15)  # long curves: a marker every few points
+                ax.plot(
+                    xs, ys, color=c, marker=mk, ls=ls, ms=6, lw=1.6, label=s.label, markevery=every
+                )
         for v, text in (vlines or {}).get(panel, []):
             ax.axvline(v, color="0.35", ls="--", lw=1.1)
             ax.annotate(text, (v, 1.0), xycoords=("data", "axes fraction"), xytext=(4, -14),
@@ -289,7 +303,10 @@ def draw(fig: Figure, *, panels: Sequence[str], logx: Sequence[str] = (), logy: 
                 handles.append(h)
                 labs.append(lab)
     if labs and not (len(labs) == 1 and labs[0] == "all runs"):
-        if legend_out:
+        if below:
+            f.legend(handles, labs, loc="upper center", bbox_to_anchor=(0.5, 0.0), ncol=min(len(labs), 4),
+                     frameon=False)  # fmt: skip
+        elif legend_out:
             f.legend(handles, labs, loc="center left", bbox_to_anchor=(1.0, 0.5), frameon=False)
         else:
             axes[0][-1].legend(handles, labs, loc="best", framealpha=0.85)
@@ -399,9 +416,10 @@ def _pipeline(
         fig = Figure(
             "accuracy-cost", _title(scenario, "accuracy against cost", ok),
             f"Each marker is one grid point: {label(acc)} (mean ± sd over its repeats) against what the run "
-            "cost — messages and payload bytes sent by all parties, and the run's wall time. "
+            "cost — messages and payload bytes sent by all parties, and the protocol's wall time (runner start "
+            "to end; over TCP the deployment's keys and TLS handshakes included). "
             f"Grouped by {', '.join(group) or 'nothing (one group)'}; the y axis is shared.",
-            {"messages": "messages sent (log)", "payload bytes": "payload bytes sent (MB, log)", "wall time": "wall time of the run (s, log)"},
+            {"messages": "messages sent (log)", "payload bytes": "payload bytes sent (MB, log)", "wall time": "protocol wall time (s, log)"},
             {"messages": label(acc)}, tuple(series), runs=len(ok),
         )  # fmt: skip
         figs.append(draw(fig, panels=("messages", "payload bytes", "wall time"), logx=("messages", "payload bytes", "wall time"),
@@ -441,6 +459,7 @@ def _pipeline(
                 panels=("completion", "accuracy"),
                 sharey=False,
                 legend_out=len(set(s.label for s in series)) > 4,
+                dodge=True,
             )
         )
     if ok:
@@ -458,7 +477,9 @@ def _pipeline(
         fig = Figure(
             "phases", _title(scenario, "time per phase", ok),
             "Wall time of each phase (mean over a grid point's completed repeats), cut where the coordinator "
-            "reports progress: setup builds the roles and keys; the dependence phase ends with the last "
+            "reports progress: setup builds the roles and keys; network setup is the runner's time before the "
+            "parties run (over TCP: the deployment's keys and certificates, one TLS handshake per party); the "
+            "dependence phase ends with the last "
             "dependence submission (or secure-sum message); clustering + release with the last release; "
             "then estimation and RR-Adjustment; evaluation answers the count queries against the truth.",
             {"": "wall time (s), mean over repeats"}, {"": ""}, tuple(series), runs=len(ok),
@@ -504,14 +525,10 @@ def _secure_sum(
             {"completed": "share of runs"}, tuple(series), runs=len(runs),
         )  # fmt: skip
         figs.append(draw(fig, panels=("completed", "exact"), ylim=(-0.04, 1.04), vlines={"completed": v, "exact": v},
-                         legend_out=len({s.label for s in series}) > 3))  # fmt: skip
+                         legend_out=len({s.label for s in series}) > 3, dodge=True))  # fmt: skip
     x = "parties" if "parties" in sw else ("dropout" if "dropout" in sw else None)
     if x is not None:
-        others = (
-            [k for k in sw if k != x and k != "drop_step"]
-            if x == "dropout"
-            else [k for k in sw if k != x]
-        )
+        others = [k for k in sw if k != x]
         ok = [r for r in runs if r.status == "ok"] if x == "parties" else list(runs)
         pts2 = by_point(ok, ["messages", "bytes", "wall_s"], grid)
         series = []

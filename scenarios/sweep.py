@@ -8,7 +8,9 @@ is stored at once, in its own transaction, by this (the only writing)
 process; a run that raises is recorded in ``failures`` and retried by the
 next session; ``Ctrl-C`` or ``kill -9`` lose at most the runs in flight.
 
-Results do not depend on ``jobs``: every run draws from its own seed.
+Progress: one bar for the sweep on a terminal; without one (a log file), one
+line per finished run.  Results do not depend on ``jobs``: every run draws
+from its own seed.
 Wall times do (runs share the machine): compare costs measured with the same
 ``jobs``, which each session records.
 """
@@ -116,6 +118,7 @@ def sweep(
 
     bar = tqdm(total=len(runs), initial=len(runs) - len(missing), desc=scenario.name, unit="run",
                file=sys.stderr, disable=None if progress else True, mininterval=0.5, dynamic_ncols=True)  # fmt: skip
+    lines = progress and not sys.stderr.isatty()
     executed, failures = 0, []
     dataset = source.name if source is not None else None
 
@@ -146,6 +149,10 @@ def sweep(
             on_run(run, out)
         bar.set_postfix_str(f"{describe_point(run.point)} #{run.repeat}", refresh=False)
         bar.update(1)
+        if lines:  # no terminal (a log file): one line per run instead of a bar
+            stored = len(runs) - len(missing) + executed
+            print(f"{scenario.name}: [{stored}/{len(runs)}] {describe_point(run.point)}, repeat {run.repeat}: "
+                  f"{out.status} ({wall:.2f} s)", file=sys.stderr, flush=True)  # fmt: skip
 
     try:
         if jobs == 1 or len(missing) <= 1:

@@ -196,7 +196,7 @@ def test_titles_name_the_data_and_the_run_count(report) -> None:
     # the accuracy-vs-cost panels share their y axis, units are in the labels
     acc = by["pipe"].figures[0]
     assert acc.xlabel == {"messages": "messages sent (log)", "payload bytes": "payload bytes sent (MB, log)",
-                          "wall time": "wall time of the run (s, log)"}  # fmt: skip
+                          "wall time": "protocol wall time (s, log)"}  # fmt: skip
 
 
 def _sql_runs(db: Path, scenario: str) -> list[tuple[dict, dict]]:
@@ -245,8 +245,8 @@ def test_accuracy_cost_and_error_plots_show_the_stored_means(report) -> None:
     assert _series(err_n, "", "p = 0.9").x == (30, 60)
     total = {lab: sum(s.y[i] for s in phases.series) for i, lab in enumerate(phases.series[0].x)}
     assert total["p = 0.5, parties = 30"] == pytest.approx(
-        sum(mean(k, p=0.5, parties=30) for k in ("setup_s", "phase_dependence_s", "phase_release_s",
-                                                   "phase_estimation_s", "evaluation_s")))  # fmt: skip
+        sum(mean(k, p=0.5, parties=30) for k in ("setup_s", "phase_network_s", "phase_dependence_s",
+                                                   "phase_release_s", "phase_estimation_s", "evaluation_s")))  # fmt: skip
 
 
 def test_completion_plot_shows_the_share_of_completed_runs(report) -> None:

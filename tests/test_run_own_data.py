@@ -64,6 +64,14 @@ def test_run_with_a_schema_file_names_every_output(tmp_path: Path, capsys) -> No
         "kind": "ordinal",
         "categories": ["young", "adult", "old"],
     }
+    t = r["timing"]  # the phases cut the protocol's wall time
+    assert set(t["phases_s"]) == {
+        "network setup",
+        "dependence",
+        "clustering + release",
+        "estimation",
+    }
+    assert sum(t["phases_s"].values()) == pytest.approx(t["protocol_s"], rel=1e-6)
     saved = json.loads((out / "results.json").read_text())
     assert saved["dataset"] == "people"
     assert plot_title(saved).startswith(

@@ -477,3 +477,16 @@ def test_not_a_store_is_refused(tmp_path: Path, capsys) -> None:
     assert "not an mpc-rr results store" in capsys.readouterr().err
     assert main(["results", "list", "--store", str(tmp_path / "none.db")]) == 2
     assert "no such results store" in capsys.readouterr().err
+
+
+@pytest.mark.slow
+def test_worker_processes_give_the_same_results(tmp_path: Path) -> None:
+    scenario = tmp_path / "s.toml"
+    scenario.write_text(SECURE_SUM.format(parties=10))
+    stores = {}
+    for jobs in (1, 2):
+        with Store(tmp_path / f"j{jobs}.db") as store:
+            res = sweep(load_scenario(scenario), store, jobs=jobs, progress=False)
+            assert res.complete and res.executed == 20
+            stores[jobs] = {r.key: _deterministic(json.dumps(r.metrics)) for r in store.runs()}
+    assert stores[1] == stores[2]
