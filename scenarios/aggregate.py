@@ -1,8 +1,10 @@
 """Summaries of stored runs: per scenario, per grid point, over repeats (for tables, exports, the report).
 
-By default a scenario's runs are those of its most recent code version (the
-one whose last run finished last); runs of older code stay in the store and
-are counted apart, never mixed into one mean.
+By default a scenario's runs are those its latest session planned: the study
+as its latest text, code version and data define it.  Runs of other code,
+data or parameters stay in the store and are never mixed into one mean
+(``--code-version`` shows a version's runs; points are grouped by their full
+parameters).
 """
 
 from __future__ import annotations
@@ -67,6 +69,8 @@ def summarize_metric(values: Iterable[Any]) -> MetricSummary:
     n = len(xs)
     mean = math.fsum(xs) / n
     sd = math.sqrt(math.fsum((x - mean) ** 2 for x in xs) / (n - 1)) if n > 1 else None
+    if sd is not None and sd <= 1e-12 * max(1.0, abs(mean)):  # equal values up to rounding
+        sd = 0.0
     return MetricSummary(n, mean, sd, min(xs), max(xs))
 
 
@@ -89,19 +93,24 @@ def code_versions(store: Store, scenario: str) -> list[str]:
 
 
 def select(store: Store, scenario: str, code_version: str | None = None) -> list[StoredRun]:
-    """The runs of ``scenario`` under ``code_version`` (default: its most recent)."""
+    """The runs of ``scenario``: by default those its latest session planned (the study as its
+    latest text, code and data define it, however far it got); with ``code_version``, every
+    stored run of that code version."""
     versions = code_versions(store, scenario)
     if not versions:
         known = sorted({s["scenario"] for s in store.scenarios()})
         raise UsageError(
             f"{store.path}: no runs of scenario {scenario!r} (scenarios: {', '.join(known) or 'none'})"
         )
-    if code_version is None:
-        code_version = versions[0]
-    elif code_version not in versions:
-        raise UsageError(f"{store.path}: scenario {scenario!r} has no runs of code version {code_version!r} "
-                         f"(has: {', '.join(versions)})")  # fmt: skip
-    return store.runs(scenario, code_version)
+    if code_version is not None:
+        if code_version not in versions:
+            raise UsageError(f"{store.path}: scenario {scenario!r} has no runs of code version {code_version!r} "
+                             f"(has: {', '.join(versions)})")  # fmt: skip
+        return store.runs(scenario, code_version)
+    sessions = store.sessions(scenario)
+    keys = set(store.planned_keys(sessions[-1]["id"])) if sessions else set()
+    runs = [r for r in store.runs(scenario) if r.key in keys] if keys else []
+    return runs or store.runs(scenario, versions[0])
 
 
 def grid_of(store: Store, scenario: str) -> dict[str, list[Any]]:
@@ -125,8 +134,8 @@ def by_point(
     """Runs grouped by grid point, metrics summarized; points in the grid's order as written
     (values no longer in ``grid`` after, numbers numerically)."""
     groups: dict[str, list[StoredRun]] = {}
-    for r in runs:
-        groups.setdefault(json.dumps(r.point, sort_keys=True), []).append(r)
+    for r in runs:  # by full parameters: equal points of different fixed parameters stay apart
+        groups.setdefault(json.dumps([r.params, r.data_identity], sort_keys=True), []).append(r)
     out = []
     for rs in groups.values():
         rs = sorted(rs, key=lambda r: r.repeat)

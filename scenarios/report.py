@@ -19,7 +19,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from scenarios.aggregate import by_point, code_versions, grid_of, scenario_metrics
+from scenarios.aggregate import by_point, code_versions, grid_of, scenario_metrics, select
 from scenarios.report_figures import Figure, figures_for
 from scenarios.store import Store, StoredRun, now
 
@@ -41,6 +41,9 @@ class ScenarioSection:
     texts: tuple[dict[str, Any], ...]
     sessions: tuple[dict[str, Any], ...]
     failures: int
+    other_runs: int = (
+        0  # runs of this scenario in the store not shown (other code, data or parameters)
+    )
 
 
 def build(store: Store, scenarios: Sequence[str] | None = None) -> list[ScenarioSection]:
@@ -57,15 +60,17 @@ def build(store: Store, scenarios: Sequence[str] | None = None) -> list[Scenario
     out = []
     for name in chosen:
         versions = code_versions(store, name)
-        runs = store.runs(name, versions[0])
+        runs = select(store, name)
+        code = runs[0].code_version
+        others = len(store.runs(name)) - len(runs)
         metrics = scenario_metrics(store, name, runs)
         grid = grid_of(store, name)
         kind = runs[0].kind
         figs = figures_for(kind, name, runs, metrics, grid)
-        sessions = [s for s in store.sessions(name) if s["code_version"] == versions[0]]
-        out.append(ScenarioSection(name, kind, versions[0], tuple(versions[1:]), tuple(runs), tuple(metrics), grid,
-                                   tuple(figs), tuple(store.texts(name)), tuple(sessions),
-                                   len(store.failures(name))))  # fmt: skip
+        sessions = [s for s in store.sessions(name) if s["code_version"] == code]
+        out.append(ScenarioSection(name, kind, code, tuple(v for v in versions if v != code), tuple(runs),
+                                   tuple(metrics), grid, tuple(figs), tuple(store.texts(name)),
+                                   tuple(sessions), len(store.failures(name)), others))  # fmt: skip
     return out
 
 
@@ -80,7 +85,8 @@ figure { margin: 18px 0 28px; }
 figure img { max-width: 100%; height: auto; display: block; border: 1px solid #eaeef2; }
 figcaption { font-size: 15px; color: #333; margin-top: 8px; max-width: 1000px; }
 table { border-collapse: collapse; font-size: 14px; margin: 8px 0 16px; }
-th, td { border: 1px solid #d0d7de; padding: 4px 10px; text-align: right; white-space: nowrap; }
+th, td { border: 1px solid #d0d7de; padding: 3px 8px; text-align: right; white-space: nowrap; }
+th { white-space: normal; vertical-align: bottom; overflow-wrap: anywhere; }
 th { background: #f6f8fa; font-weight: 600; }
 td.l, th.l { text-align: left; }
 .scroll { overflow-x: auto; max-width: 100%; }
@@ -92,6 +98,8 @@ summary { cursor: pointer; color: #0969da; }
 dl.kv { display: grid; grid-template-columns: max-content auto; gap: 2px 16px; font-size: 14.5px; }
 dl.kv dt { color: #57606a; } dl.kv dd { margin: 0; font-family: monospace; }
 nav ul { margin: 4px 0; }
+@media print { body { max-width: none; padding: 0; font-size: 12px; } .scroll { overflow: visible; }
+               details { display: none; } h2 { break-before: page; } figure { break-inside: avoid; } }
 """
 
 
@@ -148,10 +156,14 @@ def _section(sec: ScenarioSection, index: int) -> str:
     )
     if desc:
         parts.append(f"<p>{_e(desc)}</p>")
-    if sec.other_versions:
-        parts.append(f'<p class="warn">The store also holds runs of this scenario made by other code versions '
-                     f'({_e(", ".join(sec.other_versions))}); they are not mixed into these figures. '
-                     f"<code>mpc-rr results show {_e(sec.name)} --code-version V</code> shows them.</p>")  # fmt: skip
+    if sec.other_runs:
+        versions = (
+            f" (code versions: {', '.join(sec.other_versions)})" if sec.other_versions else ""
+        )
+        parts.append(f'<p class="warn">The store also holds {sec.other_runs:,} other runs of this scenario, made '
+                     f"by other code, data or parameters{_e(versions)}; they are not mixed into these results. "
+                     f"<code>mpc-rr results list</code> and <code>mpc-rr results show {_e(sec.name)} "
+                     "--code-version V</code> show them.</p>")  # fmt: skip
     planned = sec.sessions[-1]["planned"] if sec.sessions else None
     if planned and planned > len(runs):
         parts.append(f'<p class="warn">Incomplete: {len(runs):,} of the {planned:,} runs planned by the last '

@@ -252,9 +252,13 @@ def draw(fig: Figure, *, panels: Sequence[str], logx: Sequence[str] = (), logy: 
                 continue
             ls = "-" if s.style == "line" else "none"
             if dodge and len(labels) > 1 and xs:  # overlapping series side by side (drawing only)
-                span = (max(xs) - min(xs)) or 1.0
-                k = labels.index(s.label)
-                xs = [v + (k - (len(labels) - 1) / 2) * 0.008 * span for v in xs]
+                shift = labels.index(s.label) - (len(labels) - 1) / 2
+                if panel in logx and min(xs) > 0:
+                    ratio = max(xs) / min(xs) if max(xs) > min(xs) else 10.0
+                    xs = [v * ratio ** (0.008 * shift) for v in xs]
+                else:
+                    span = (max(xs) - min(xs)) or 1.0
+                    xs = [v + shift * 0.008 * span for v in xs]
             if s.lo is not None and s.hi is not None:
                 lo = [y - (math.nan if v is None else v) for y, v in zip(ys, s.lo, strict=True)]
                 hi = [(math.nan if v is None else v) - y for y, v in zip(ys, s.hi, strict=True)]
@@ -637,13 +641,17 @@ def _linkability(
         fig = Figure(
             f"{metric}-parties", _title(scenario, f"{what} against n", runs),
             (f"{label(metric)} (mean ± sd over repeats) against the number of parties, one line per "
-             f"{', '.join(group) or 'run'}; dotted: what a random grouping achieves (for inference: the prior's "
-             "best guess). Success is the share of a party's other pair values that the group holding one of "
-             "its reports contains. One panel per p, shared axes."),
+             f"{', '.join(group) or 'run'}, dodged sideways where lines coincide (the anonymous and the "
+             "secure-sum channels deliver the same multiset of reports); dotted: "
+             + ("what a random grouping achieves. Success is the share of a party's other pair values that the "
+                "group holding one of its reports contains." if metric == "success" else
+                "guessing each attribute's most frequent value (the prior). Accuracy of the MAP guess of each "
+                "attribute from the linked group, averaged over attributes and parties.")
+             + " One panel per p, shared axes."),
             {pn: label("parties") for pn in panels}, {panels[0]: label(metric)}, tuple(series), runs=len(runs),
         )  # fmt: skip
         figs.append(draw(fig, panels=panels, logx=panels, ylim=(0, 1.03), sharex=True,
-                         legend_out=len({s.label for s in series}) > 3))  # fmt: skip
+                         legend_out=len({s.label for s in series}) > 3, dodge=True))  # fmt: skip
     return figs
 
 

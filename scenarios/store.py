@@ -18,7 +18,8 @@ Tables (``PRAGMA user_version`` = :data:`SCHEMA_VERSION`):
   (JSON of flat scalars), ``result`` (JSON document), ``wall_s``, ``finished``
   (UTC), ``session``;
 * ``scenario_texts`` -- each distinct text of a scenario file (``id`` = its SHA-256);
-* ``sessions`` -- one per ``mpc-rr scenario run``: planned, stored before,
+* ``sessions`` -- one per ``mpc-rr scenario run``: planned (and the planned
+  keys: the study as that text, code and data define it), stored before,
   executed, failed, started, finished (``NULL``: killed or still running),
   argv, library versions and machine;
 * ``failures`` -- runs that raised (a bug or an environment error): kept
@@ -58,6 +59,7 @@ CREATE TABLE IF NOT EXISTS sessions (
     data_identity TEXT,
     data_description TEXT,
     planned INTEGER NOT NULL,
+    planned_keys TEXT,
     stored_before INTEGER NOT NULL,
     executed INTEGER NOT NULL DEFAULT 0,
     duplicates INTEGER NOT NULL DEFAULT 0,
@@ -190,6 +192,12 @@ class Store:
             if not tables:
                 self.db.executescript(_SCHEMA)
                 self.db.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
+            elif "planned_keys" not in {
+                r[1] for r in self.db.execute("PRAGMA table_info(sessions)")
+            }:
+                self.db.execute(
+                    "ALTER TABLE sessions ADD COLUMN planned_keys TEXT"
+                )  # stores of an early build
         except sqlite3.OperationalError as exc:
             raise UsageError(f"{self.path}: cannot write the results store ({exc})") from None
 
@@ -221,7 +229,8 @@ class Store:
         versions: dict[str, str],
         machine: dict[str, Any],
     ) -> int:
-        """Record a new session (and the scenario's text if new); returns its id."""
+        """Record a new session (and the scenario's text if new) with the keys of every run it
+        plans (what the study is now: its results are those runs); returns its id."""
         with self._tx():
             self.db.execute(
                 "INSERT OR IGNORE INTO scenario_texts (id, name, kind, path, text, first_seen) VALUES (?,?,?,?,?,?)",
@@ -229,9 +238,11 @@ class Store:
             )
             cur = self.db.execute(
                 "INSERT INTO sessions (scenario, text_id, code_version, data_identity, data_description, "
-                "planned, stored_before, jobs, started, argv, versions, machine) VALUES (?,?,?,?,?,?,?,?,?,?,?,?)",
-                (scenario, text_id, code_version, data_identity, data_description, planned, stored_before,
-                 jobs, now(), _json(list(argv)), _json(versions), _json(machine)),
+                "planned, planned_keys, stored_before, jobs, started, argv, versions, machine) "
+                "VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?)",
+                (scenario, text_id, code_version, data_identity, data_description, len(planned),
+                 _json(list(planned)), stored_before, jobs, now(), _json(list(argv)), _json(versions),
+                 _json(machine)),
             )  # fmt: skip
         assert cur.lastrowid is not None
         return cur.lastrowid
@@ -343,6 +354,13 @@ class Store:
              "datasets": sorted((r[8] or "").split(",")) if r[8] else []}
             for r in rows
         ]  # fmt: skip
+
+    def planned_keys(self, session: int) -> list[str]:
+        """The keys a session planned (its study's runs)."""
+        row = self.db.execute(
+            "SELECT planned_keys FROM sessions WHERE id = ?", (session,)
+        ).fetchone()
+        return list(json.loads(row[0])) if row and row[0] else []
 
     def sessions(self, scenario: str | None = None) -> list[dict[str, Any]]:
         q = ("SELECT id, scenario, text_id, code_version, data_identity, data_description, planned, "

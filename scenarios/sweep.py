@@ -110,7 +110,7 @@ def sweep(
         scenario=scenario.name, kind=scenario.kind.name, path=scenario.source, text=scenario.text,
         text_id=hashlib.sha256(scenario.text.encode()).hexdigest(), code_version=code,
         data_identity=source.identity if source else None,
-        data_description=source.description if source else None, planned=len(runs),
+        data_description=source.description if source else None, planned=[r.key for r in runs],
         stored_before=len(runs) - len(missing), jobs=jobs, argv=list(argv), versions=versions(),
         machine=machine(),
     )  # fmt: skip

@@ -490,3 +490,57 @@ def test_worker_processes_give_the_same_results(tmp_path: Path) -> None:
             assert res.complete and res.executed == 20
             stores[jobs] = {r.key: _deterministic(json.dumps(r.metrics)) for r in store.runs()}
     assert stores[1] == stores[2]
+
+
+def test_the_readme_study_decodes_and_its_data_loads() -> None:
+    from scenarios.sweep import plan
+
+    readme = (ROOT / "README.md").read_text()
+    section = readme[readme.index("## Run a study") :]
+    text = section[
+        section.index("```toml") + 7 : section.index("```", section.index("```toml") + 7)
+    ]
+    s = parse_scenario(text, source="study.toml", base=ROOT)
+    source, runs, _ = plan(s)
+    assert s.name == "survey-p" and len(runs) == 4 * 2 * 3
+    assert source is not None and source.name == "survey_10000" and source.records == 10_000
+    assert source.schema.attributes[0].ordinal and source.schema.names == (
+        "A",
+        "S",
+        "E",
+        "O",
+        "R",
+        "T",
+    )
+
+
+def test_results_are_the_latest_studys_runs_never_a_mix(toy: Kind, tmp_path: Path) -> None:
+    from scenarios.aggregate import by_point, select
+    from scenarios.report import build
+
+    f = tmp_path / "toy.toml"
+    with Store(tmp_path / "r.db") as store:
+        for fixed in (0, 5):  # the same point (y) under two different fixed parameters
+            f.write_text(
+                doc(
+                    f'kind = "toy"\nx = {fixed}',
+                    scenario='name = "mix"\nrepeats = 2',
+                    grid="fail_at = [-1, -2]",
+                )
+            )
+            sweep(load_scenario(f), store, progress=False)
+        assert store.count() == 8
+        runs = select(store, "mix")
+        assert len(runs) == 4 and {r.params["x"] for r in runs} == {5}
+        (sec,) = build(store)
+        assert sec.other_runs == 4 and len(sec.runs) == 4
+        everything = store.runs("mix")
+        points = by_point(
+            everything, ["x2"]
+        )  # grouped by full parameters: 2 points x 2 fixed values
+        assert sorted((p.point["fail_at"], p.metrics["x2"].mean) for p in points) == [
+            (-2, 0.0),
+            (-2, 25.0),
+            (-1, 0.0),
+            (-1, 25.0),
+        ]
