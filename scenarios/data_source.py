@@ -297,16 +297,16 @@ def add_data_arguments(p: argparse.ArgumentParser) -> None:
         "nominal unless named in --ordinal",
     )  # fmt: skip
     g.add_argument("--columns", type=_names, default=None,
-                   help="with --infer-schema: columns to keep, e.g. age,sex,region (default: all)")  # fmt: skip
+                   help="with --infer-schema: columns to keep, e.g. age,sex,region (none given: all)")  # fmt: skip
     g.add_argument("--ordinal", type=_names, default=(),
-                   help="with --infer-schema: columns whose categories are ordered (default: none)")  # fmt: skip
+                   help="with --infer-schema: columns whose categories are ordered")  # fmt: skip
     g.add_argument("--max-categories", type=_positive, default=None,
-                   help="with --infer-schema: refuse a column with more distinct values (default 200)")  # fmt: skip
+                   help="with --infer-schema: refuse a column with more distinct values (none given: 200)")  # fmt: skip
     g.add_argument("--name", default=None,
-                   help="the data set's name in every output (default: the file's stem)")  # fmt: skip
+                   help="the data set's name in every output (none given: the file's stem)")  # fmt: skip
     g.add_argument("--delimiter", default=",", help="field separator ('\\t' for TSV)")
     g.add_argument("--encoding", default="utf-8-sig",
-                   help="text encoding (default UTF-8, with or without BOM; e.g. latin-1)")  # fmt: skip
+                   help="text encoding (utf-8-sig: UTF-8 with or without BOM; e.g. latin-1)")  # fmt: skip
     hdr = g.add_mutually_exclusive_group()
     hdr.add_argument("--names", type=_names, default=None,
                      help="the file has no header: these are its column names, in order")  # fmt: skip

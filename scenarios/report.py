@@ -167,7 +167,7 @@ def _section(sec: ScenarioSection, index: int) -> str:
     planned = sec.sessions[-1]["planned"] if sec.sessions else None
     if planned and planned > len(runs):
         parts.append(f'<p class="warn">Incomplete: {len(runs):,} of the {planned:,} runs planned by the last '
-                     "session are stored (it was interrupted); run the scenario again to complete it.</p>")  # fmt: skip
+                     "session are stored (it was interrupted, or is still running); run the scenario again to complete it.</p>")  # fmt: skip
     if sec.failures:
         parts.append(f'<p class="warn">{sec.failures} run(s) raised an error (not in these results): '
                      f"<code>mpc-rr results show {_e(sec.name)} --failures</code>.</p>")  # fmt: skip

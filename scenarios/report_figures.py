@@ -241,7 +241,10 @@ def draw(fig: Figure, *, panels: Sequence[str], logx: Sequence[str] = (), logy: 
     color = {lab: COLORS[i % len(COLORS)] for i, lab in enumerate(labels)}
     marker = {lab: MARKERS[i % len(MARKERS)] for i, lab in enumerate(labels)}
     for ax, panel in zip(axes[0], panels, strict=True):
-        for s in (s for s in fig.series if s.panel == panel):
+        mine = [s for s in fig.series if s.panel == panel]
+        # dodge only where the series share their x values (a grid), never a measured x
+        shared_x = len({tuple(s.x) for s in mine if s.style != "dotted"}) == 1
+        for s in mine:
             xs = list(s.x)
             ys = [math.nan if v is None else v for v in s.y]
             c, mk = color[s.label], marker[s.label]
@@ -251,7 +254,9 @@ def draw(fig: Figure, *, panels: Sequence[str], logx: Sequence[str] = (), logy: 
                 ax.plot(xs, ys, color="0.2", ls=":", lw=1.8, label=s.label)
                 continue
             ls = "-" if s.style == "line" else "none"
-            if dodge and len(labels) > 1 and xs:  # overlapping series side by side (drawing only)
+            if (
+                dodge and shared_x and len(labels) > 1 and xs
+            ):  # coinciding series side by side (drawing only)
                 shift = labels.index(s.label) - (len(labels) - 1) / 2
                 if panel in logx and min(xs) > 0:
                     ratio = max(xs) / min(xs) if max(xs) > min(xs) else 10.0
@@ -422,12 +427,13 @@ def _pipeline(
             f"Each marker is one grid point: {label(acc)} (mean ± sd over its repeats) against what the run "
             "cost — messages and payload bytes sent by all parties, and the protocol's wall time (runner start "
             "to end; over TCP the deployment's keys and TLS handshakes included). "
-            f"Grouped by {', '.join(group) or 'nothing (one group)'}; the y axis is shared.",
+            f"Grouped by {', '.join(group) or 'nothing (one group)'}, dodged sideways where markers coincide; "
+            "the y axis is shared.",
             {"messages": "messages sent (log)", "payload bytes": "payload bytes sent (MB, log)", "wall time": "protocol wall time (s, log)"},
             {"messages": label(acc)}, tuple(series), runs=len(ok),
         )  # fmt: skip
         figs.append(draw(fig, panels=("messages", "payload bytes", "wall time"), logx=("messages", "payload bytes", "wall time"),
-                         legend_out=len({s.label for s in series}) > 4))  # fmt: skip
+                         legend_out=len({s.label for s in series}) > 4, dodge=True))  # fmt: skip
     for x in ("p", "parties"):
         if x in sw and ok:
             others = [k for k in sw if k != x]
@@ -435,7 +441,7 @@ def _pipeline(
             fig = Figure(
                 f"error-{x}", _title(scenario, f"error against {'p' if x == 'p' else 'n'}", ok),
                 f"{label(acc)} (mean ± sd over repeats) against {label(x)}; one line per "
-                f"{', '.join(others) or 'scenario'}.",
+                f"{', '.join(others) or 'scenario'}, dodged sideways where lines coincide.",
                 {"": label(x)}, {"": label(acc)}, tuple(series), runs=len(ok),
             )  # fmt: skip
             figs.append(
@@ -444,6 +450,7 @@ def _pipeline(
                     panels=("",),
                     logx=("",) if x == "parties" else (),
                     legend_out=len(series) > 5,
+                    dodge=True,
                 )
             )
     if "dropout" in sw:

@@ -334,6 +334,13 @@ def test_report_command(report, tmp_path: Path, capsys) -> None:
     text = out.read_text()
     assert "sums" in text and 'id="s1"' not in text and math.isclose(text.count("<img"), 2)
     assert "wrote" in capsys.readouterr().err
+    assert main(["report", str(db), "--out", str(out), "--json"]) == 0
+    summary = json.loads(capsys.readouterr().out)
+    assert [s["name"] for s in summary["scenarios"]] == ["pipe", "sums", "aud", "blocks", "links"]
+    assert (
+        summary["scenarios"][1]["figures"][0]
+        == "sums: completion against the dropout rate (18 runs)"
+    )
     assert main(["report", str(tmp_path / "none.db"), "--out", str(out)]) == 2
     assert main(["report", str(db), "--out", str(out), "--scenario", "nope"]) == 2
     assert "no runs of ['nope']" in capsys.readouterr().err

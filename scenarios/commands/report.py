@@ -34,6 +34,7 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
         default=None,
         help="only this scenario (repeatable; default: all)",
     )
+    p.add_argument("--json", action="store_true", help="print what was written as JSON")
     p.set_defaults(func=_run)
 
 
@@ -46,6 +47,13 @@ def _run(args: argparse.Namespace) -> int:
     out, sections = write_report(args.store, args.out, args.scenario)
     figs = sum(len(s.figures) for s in sections)
     runs = sum(len(s.runs) for s in sections)
+    if args.json:
+        import json
+
+        print(json.dumps({"out": str(out), "bytes": out.stat().st_size, "seconds": time.perf_counter() - t0,
+                          "scenarios": [{"name": s.name, "kind": s.kind, "runs": len(s.runs),
+                                         "figures": [f.title for f in s.figures]} for s in sections]}, indent=1))  # fmt: skip
+        return 0
     print(f"wrote {out}: {len(sections)} scenario(s), {runs:,} runs, {figs} figures, "
           f"{out.stat().st_size / 1e6:.1f} MB ({time.perf_counter() - t0:.1f} s)", file=sys.stderr)  # fmt: skip
     return 0

@@ -134,7 +134,7 @@ def _list(args: argparse.Namespace) -> int:
         runs = f"{r['runs']:,}/{r['planned']:,}" if r["planned"] else f"{r['runs']:,}"
         note = []
         if r["interrupted_sessions"]:
-            note.append(f"{r['interrupted_sessions']} interrupted session(s)")
+            note.append(f"{r['interrupted_sessions']} unfinished session(s): killed, or still running")
         if r["failures"]:
             note.append(f"{r['failures']} failure(s)")
         print(f"  {r['scenario']:<24} {r['kind']:<12} {','.join(r['datasets']) or '-':<16} {runs:>11} "
