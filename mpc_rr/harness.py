@@ -27,7 +27,7 @@ from mpc_rr.costs import CostReport, PartyStats
 from mpc_rr.errors import PeerError, ProtocolAbort, UsageError
 from mpc_rr.messages import Codec, Message
 from mpc_rr.roles import Role, Send
-from mpc_rr.runs import RunResult
+from mpc_rr.runs import RolePlan, RunResult, roles_of
 from mpc_rr.transcript import Transcript
 
 __all__ = ["HarnessRunner", "codec_for_roles", "run_roles"]
@@ -100,8 +100,8 @@ class HarnessRunner:
         self.transcript = transcript
         self.max_steps = int(max_steps)
 
-    def __call__(self, roles: Mapping[int, Role]) -> RunResult:
-        return _Run(self, roles).run()
+    def __call__(self, roles: Mapping[int, Role] | RolePlan) -> RunResult:
+        return _Run(self, roles_of(roles)).run()
 
 
 def run_roles(roles: Mapping[int, Role], **options: object) -> RunResult:

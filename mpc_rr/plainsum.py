@@ -21,13 +21,25 @@ from __future__ import annotations
 
 import enum
 from collections.abc import Mapping
+from collections.abc import Set as AbstractSet
 from typing import Any
 
 import numpy as np
 
 from mpc_rr.errors import PeerError, UsageError
 from mpc_rr.messages import Message, WireArray
-from mpc_rr.roles import COORDINATOR, AllIn, Deadline, Role, Send, Transition, broadcast, table
+from mpc_rr.roles import (
+    COORDINATOR,
+    NOBODY,
+    ONLY_COORDINATOR,
+    AllIn,
+    Deadline,
+    Role,
+    Send,
+    Transition,
+    broadcast,
+    table,
+)
 
 __all__ = [
     "PlainSumClient",
@@ -94,8 +106,8 @@ class PlainSumClient(Role):
     def start(self) -> list[Send]:
         return [Send(COORDINATOR, PlainValue(x=WireArray.from_numpy(self.x), run=self.run))]
 
-    def waiting_for(self) -> set[int]:
-        return set() if self.done else {COORDINATOR}
+    def waiting_for(self) -> AbstractSet[int]:
+        return NOBODY if self.done else ONLY_COORDINATOR
 
     def _on_total(self, src: int, msg: PlainTotal) -> list[Send]:
         if src != COORDINATOR:
@@ -130,8 +142,8 @@ class PlainSumHub(Role):
     def start(self) -> list[Send]:
         return []
 
-    def waiting_for(self) -> set[int]:
-        return set() if self.done else set(self._missing)
+    def waiting_for(self) -> AbstractSet[int]:
+        return NOBODY if self.done else self._missing
 
     def _on_value(self, src: int, msg: PlainValue) -> list[Send]:
         if src not in self._missing:

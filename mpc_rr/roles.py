@@ -51,6 +51,7 @@ from __future__ import annotations
 import abc
 import enum
 from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Set as AbstractSet
 from dataclasses import dataclass
 from types import MappingProxyType
 from typing import Any, ClassVar
@@ -60,6 +61,8 @@ from mpc_rr.messages import Message
 
 __all__ = [
     "COORDINATOR",
+    "NOBODY",
+    "ONLY_COORDINATOR",
     "AllIn",
     "Deadline",
     "Role",
@@ -74,6 +77,12 @@ __all__ = [
 
 COORDINATOR = 0
 """Party id of the coordinator / aggregator / hub role by convention."""
+
+NOBODY: frozenset[int] = frozenset()
+"""``waiting_for()`` of a role that waits for no one."""
+
+ONLY_COORDINATOR: frozenset[int] = frozenset({COORDINATOR})
+"""``waiting_for()`` of a data party waiting for the coordinator."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -180,9 +189,16 @@ class Role(abc.ABC):
     def start(self) -> list[Send]:
         """Begin the protocol; return the first messages to send."""
 
-    def waiting_for(self) -> set[int]:
-        """Parties whose message the role still needs for its current step."""
-        return set()
+    def waiting_for(self) -> AbstractSet[int]:
+        """Parties whose message the role still needs for its current step.
+
+        Return state the role keeps (a set it updates as messages arrive), not
+        one computed per call: the dispatch tests it for emptiness after every
+        accepted message, so that test must cost O(1) -- a role that rebuilt
+        an n-element set here would make a run of n parties O(n^2).  Callers
+        treat the result as read-only (copy it to change it).
+        """
+        return NOBODY
 
     def receive(self, src: int, msg: Message) -> list[Send]:
         """Consume one message from authenticated sender ``src`` (the one dispatch)."""

@@ -7,14 +7,16 @@ wrap roles in them.
 from __future__ import annotations
 
 import enum
-from collections.abc import Callable
+from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Set as AbstractSet
 from typing import Any
 
 from mpc_rr.errors import ProtocolAbort
 from mpc_rr.messages import Message
-from mpc_rr.roles import Role, Send
+from mpc_rr.roles import NOBODY, Role, Send
+from mpc_rr.runs import Progress, RolePlan
 
-__all__ = ["DropAt"]
+__all__ = ["DropAt", "DropPlan"]
 
 
 class _DropState(enum.Enum):
@@ -62,8 +64,8 @@ class DropAt(Role):
     def on_timeout(self) -> list[Send]:
         return [] if self.done else self._filter(self.inner.on_timeout())
 
-    def waiting_for(self) -> set[int]:
-        return set() if self.done else self.inner.waiting_for()
+    def waiting_for(self) -> AbstractSet[int]:
+        return NOBODY if self.done else self.inner.waiting_for()
 
     @property
     def done(self) -> bool:
@@ -77,3 +79,31 @@ class DropAt(Role):
     @property
     def error(self) -> ProtocolAbort | None:
         return None if self.crashed else self.inner.error
+
+
+class DropPlan(RolePlan):
+    """A :class:`~mpc_rr.runs.RolePlan` whose parties ``victims`` are wrapped in :class:`DropAt`.
+
+    ``victims`` maps a party to the message class it crashes before sending;
+    the wrapping happens where the roles are built (in a worker, for a sharded run).
+    """
+
+    def __init__(self, inner: RolePlan, victims: Mapping[int, type[Message]]) -> None:
+        self.inner = inner
+        self.victims = {int(v): at for v, at in victims.items()}
+        self.progress = inner.progress
+
+    @property
+    def parties(self) -> tuple[int, ...]:
+        return self.inner.parties
+
+    def subset(self, ids: Sequence[int]) -> DropPlan:
+        keep = set(self._check_subset(ids))
+        return DropPlan(self.inner.subset(ids), {v: at for v, at in self.victims.items() if v in keep})
+
+    def build(self, progress: Progress | None = None) -> dict[int, Role]:
+        roles = self.inner.build(progress)
+        for v, at in self.victims.items():
+            if v in roles:
+                roles[v] = DropAt(roles[v], at)
+        return roles

@@ -25,7 +25,7 @@ import trio.testing
 from mpc_rr.costs import CostReport
 from mpc_rr.errors import ProtocolAbort, UsageError
 from mpc_rr.roles import Role
-from mpc_rr.runs import RunResult
+from mpc_rr.runs import RolePlan, RunResult, roles_of
 from mpc_rr.transcript import Transcript
 from parties.party import Party
 from transports.memory import DEFAULT_BUFFER, LinkModel, MemoryNetwork
@@ -143,6 +143,6 @@ class MemoryRunner:
             link=link, rng=rng, buffer=buffer,
         )  # fmt: skip
 
-    def __call__(self, roles: Mapping[int, Role]) -> RunResult:
+    def __call__(self, roles: Mapping[int, Role] | RolePlan) -> RunResult:
         clock = trio.testing.MockClock(autojump_threshold=0) if self.virtual_time else None
-        return run_memory_sync(roles, clock=clock, **self.options)
+        return run_memory_sync(roles_of(roles), clock=clock, **self.options)

@@ -21,7 +21,7 @@ import trio
 from mpc_rr.errors import UsageError
 from mpc_rr.messages import DEFAULT_MAX_FRAME, Message
 from mpc_rr.roles import COORDINATOR, Role, Send
-from mpc_rr.runs import RunResult
+from mpc_rr.runs import RolePlan, RunResult, roles_of
 from parties.party import Party
 from parties.runner import StepTimeout, run_parties, sent_transcript, timeout_for
 from transports.base import Endpoint
@@ -34,6 +34,25 @@ from transports.tcp import connect_client, open_hub
 __all__ = ["TcpRunner", "run_tcp", "run_tcp_sync"]
 
 _FD_HEADROOM = 64  # listening sockets, key files, logging, trio's own descriptors
+
+
+class _WireCounter(Tap):
+    """A tap that only adds up the bytes written to the sockets (no events kept).
+
+    Used when the caller passed no tap, so every TCP run can report its wire
+    bytes (TLS records, framing, handshakes) next to the payload bytes.
+    """
+
+    def __init__(self) -> None:
+        super().__init__(keep_data=False)
+        self.bytes = 0
+
+    def record(self, time: float, src: int, dst: int, data: bytes | bytearray | memoryview, **_: object) -> None:
+        self.bytes += len(data)
+
+    @property
+    def total_bytes(self) -> int:
+        return self.bytes
 
 
 async def run_tcp(
@@ -53,8 +72,13 @@ async def run_tcp(
 
     ``roster`` defaults to a fresh deployment in a temporary directory with
     ids ``0..len(roles)-1``.  ``connect_limit`` bounds concurrent handshakes.
-    ``costs.extra`` holds ``handshakes`` and ``handshake_s`` (time to connect
-    every party).
+    ``costs.extra`` holds ``handshakes``, ``handshake_s`` (time to connect
+    every party), ``tls``, ``wire_bytes`` (every byte written to the sockets,
+    beneath TLS, hop by hop: a message between two non-hub parties crosses two
+    hops) and ``wire_bytes_setup`` (those written while connecting: TLS
+    handshakes and the hello/welcome frames); the payload bytes are
+    ``costs.bytes``.  Wire bytes come from ``tap`` when one is given (its
+    events), else from a counter.
 
     Raises :class:`UsageError` before any work if the process may not open
     enough files for all the sockets (see
@@ -63,6 +87,7 @@ async def run_tcp(
     """
     ids = sorted(roles)
     trace = sent_transcript() if transcript else None
+    wire: Tap = tap if tap is not None else _WireCounter()
     # every non-hub party holds two sockets in this process: its own and the hub's end
     ensure_fd_limit(
         2 * max(len(ids) - 1, 0) + _FD_HEADROOM, f"run_tcp with {len(ids)} parties in one process"
@@ -75,7 +100,7 @@ async def run_tcp(
         if set(ids) != set(roster.ids):
             raise UsageError("run_tcp: roles and roster list different parties")
         async with open_hub(
-            roster, host="127.0.0.1", port=0, tls=tls, buffer=buffer, tap=tap, max_frame=max_frame
+            roster, host="127.0.0.1", port=0, tls=tls, buffer=buffer, tap=wire, max_frame=max_frame
         ) as hub:
             r = roster.with_hub_address("127.0.0.1", hub.port)
             eps: dict[int, Endpoint] = {r.hub: hub}
@@ -85,7 +110,7 @@ async def run_tcp(
                 async with limiter:
                     ctx = client_context(r, i) if tls else None
                     eps[i] = await connect_client(
-                        r, i, tls=tls, tap=tap, max_frame=max_frame, ssl_context=ctx
+                        r, i, tls=tls, tap=wire, max_frame=max_frame, ssl_context=ctx
                     )
 
             try:  # close every client that connected, also when connecting failed
@@ -95,6 +120,7 @@ async def run_tcp(
                         if i != r.hub:
                             nursery.start_soon(conn, i)
                 handshake_s = time.perf_counter() - t0
+                setup_bytes = wire.total_bytes
                 parties = {
                     pid: Party(
                         role,
@@ -108,6 +134,9 @@ async def run_tcp(
                 result = await run_parties(parties, timeout=timeout, transport="tcp", transcript=trace)
                 result.costs.extra["handshake_s"] = handshake_s
                 result.costs.extra["handshakes"] = len(ids) - 1
+                result.costs.extra["tls"] = tls
+                result.costs.extra["wire_bytes"] = wire.total_bytes
+                result.costs.extra["wire_bytes_setup"] = setup_bytes
             finally:
                 for pid, ep in eps.items():
                     if pid != r.hub:
@@ -147,8 +176,9 @@ class TcpRunner:
     def __init__(self, *, step_timeout: StepTimeout = 30.0, **options: Any) -> None:
         self.options: dict[str, Any] = dict(step_timeout=step_timeout, **options)
 
-    def __call__(self, roles: Mapping[int, Role]) -> RunResult:
-        if COORDINATOR not in roles:  # e.g. the all-to-all full mesh: the hub relays only
-            types = next(iter(roles.values())).message_types
-            roles = {COORDINATOR: _IdleHub(types), **roles}
-        return run_tcp_sync(roles, **self.options)
+    def __call__(self, roles: Mapping[int, Role] | RolePlan) -> RunResult:
+        built = roles_of(roles)
+        if COORDINATOR not in built:  # e.g. the all-to-all full mesh: the hub relays only
+            types = next(iter(built.values())).message_types
+            built = {COORDINATOR: _IdleHub(types), **built}
+        return run_tcp_sync(built, **self.options)

@@ -25,6 +25,7 @@ COMMANDS: tuple[str, ...] = (
     "secure_sum",
     "rrba",
     "schema",
+    "classroom",
     "scenario",
     "results",
     "report",
@@ -50,10 +51,13 @@ def _version() -> str:
 
 
 def build_parser() -> argparse.ArgumentParser:
+    from scenarios.commands import HelpFormatter
+
     parser = argparse.ArgumentParser(
         prog="mpc-rr",
         description="Randomized response and secure aggregation over simulated or real networks.",
         epilog="Exit status: 0 ok, 1 protocol abort or inexact result, 2 usage error, 3 internal error.",
+        formatter_class=HelpFormatter,
     )
     parser.add_argument("--version", action="version", version=f"mpc-rr {_version()}")
     sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")

@@ -36,7 +36,7 @@ import numpy as np
 
 from mpc_rr.errors import ProtocolAbort, UsageError
 from mpc_rr.models import FactorModel
-from mpc_rr.pipeline import PipelineConfig, PipelineResult, pipeline_roles, signing
+from mpc_rr.pipeline import PipelineConfig, PipelinePlan, PipelineResult, signing
 from mpc_rr.queries import answer, make_queries, relative_error, true_count
 from mpc_rr.randomness import noise_source
 from mpc_rr.roles import COORDINATOR, Role
@@ -144,10 +144,14 @@ def execute(
     progress: Callable[[str, int, int], None] | None = None,
     drop: Callable[[dict[int, Role], PipelineConfig], dict[int, Role]] | None = None,
 ) -> Execution:
-    """Build the roles of one run over ``data`` and run them with ``runner``.
+    """Plan the roles of one run over ``data`` and run them with ``runner``.
 
-    The run id is ``<data.name>-<seed>``.  ``drop(roles, config)`` may replace
-    roles before the run (a scenario's injected dropouts).
+    The run id is ``<data.name>-<seed>``.  A sharded runner gets the
+    :class:`~mpc_rr.pipeline.PipelinePlan` and builds the roles in its
+    workers (inside ``protocol_s``); any other runner gets the roles built
+    here (inside ``setup_s``, with the planning).  ``drop(roles, config)``
+    may replace roles before the run (a scenario's injected dropouts; it
+    needs the roles built here, so not with a sharded runner).
     """
     data = _subsample(data, opts.parties, opts.seed)
     # the coordinator's key comes from the OS CSPRNG; nothing secret derives from the seed
@@ -167,11 +171,20 @@ def execute(
             progress(phase, done, total)
 
     t0 = time.perf_counter()
-    roles = pipeline_roles(cfg, data.codes, opts.seed, key, progress=timed)
-    if drop is not None:
-        roles = drop(roles, cfg)
+    plan = PipelinePlan(cfg, data.codes, opts.seed, key.private_bytes_raw(), progress=timed)
+    from parties.shards import ShardedRunner
+
+    todo: PipelinePlan | dict[int, Role]
+    if isinstance(runner, ShardedRunner):
+        if drop is not None:
+            raise UsageError("injected dropouts need the roles in one process: not with a sharded runner")
+        todo = plan
+    else:
+        todo = plan.build(timed)
+        if drop is not None:
+            todo = drop(todo, cfg)
     t1 = time.perf_counter()
-    run = runner(roles)
+    run = runner(todo)
     t2 = time.perf_counter()
     # what the runner spent before the parties ran (TCP: deployment keys and TLS handshakes)
     network = max(0.0, (t2 - t1) - run.costs.wall_s)
@@ -186,7 +199,7 @@ def execute(
         "estimation": t2 - rel_end,
     }
     try:
-        result = roles[COORDINATOR].result
+        result = run.roles[COORDINATOR].result
     except ProtocolAbort as exc:
         raise RunAborted(exc, run, t2 - t1) from exc
     return Execution(data.name, data, cfg, result, run, t1 - t0, t2 - t1, phases)

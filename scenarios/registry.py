@@ -21,6 +21,7 @@ BUILTIN: dict[str, str] = {
     "secagg": "mpc_rr.secure_sum.factories:make_secagg_role",
     "full-mesh-board": "mpc_rr.secure_sum.factories:make_board_role",
     "pipeline": "mpc_rr.pipeline.deploy:PIPELINE",
+    "rrba": "mpc_rr.rrba.deploy:RRBA",
 }
 """Lazily imported factories or specs: ``name -> "module:attribute"``."""
 

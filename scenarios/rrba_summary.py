@@ -7,10 +7,13 @@ RRBA table itself when the cover has that subset (``m == k``), else the
 consistent marginal of the Sec. 4.3 QP (:func:`mpc_rr.rrba.reconstruct`);
 ``l2`` is on counts (``n`` x proportions), Jensen-Shannon in bits.
 
-Cost: the protocol-level counts this centralized run knows exactly (answers,
-tables and table cells sent to clients).  Messages and bytes per role need
-the role API and a transport (phase 2); they are reported as ``null``, never
-estimated.
+Cost: the protocol-level counts every run knows exactly (answers, tables and
+table cells sent to clients).  A distributed run (``--transport``) adds the
+messages, bytes, rounds and wall time the runner measured (its
+:class:`~mpc_rr.costs.CostReport`), for the aggregator (party 0) and the
+clients; the centralized engine sends no message, so those keys are
+``null`` there, never estimated.  Every run reports its dropouts: clients
+asked, answered, left out (silent or rejected) and blocks lost.
 """
 
 from __future__ import annotations
@@ -23,6 +26,7 @@ from typing import Any
 
 import numpy as np
 
+from mpc_rr.costs import CostReport
 from mpc_rr.rrba import RRBARun, empirical_table, epsilon_cap, js_divergence, l2_counts, reconstruct
 from mpc_rr.schema import Dataset
 
@@ -78,10 +82,43 @@ def _finite(x: float) -> float | None:
     return None if math.isinf(x) or math.isnan(x) else float(x)
 
 
+def _cost(run: RRBARun, costs: CostReport | None, cells_sent: int) -> dict[str, Any]:
+    doc: dict[str, Any] = {
+        "answers": int(run.answers.sum()),
+        "tables_sent": int(run.sent.sum()),
+        "table_cells_sent": cells_sent,
+        "dropouts": run.dropouts(),
+        "late": run.late,
+    }
+    if costs is None:
+        return {
+            **doc, "transport": None, "messages": None, "bytes": None, "rounds": None,
+            "wall_s": None, "aggregator": None, "clients": None,
+            "note": "centralized engine: no messages are sent (use --transport harness|memory|tcp)",
+        }  # fmt: skip
+    clients = costs.data_parties()
+    return {
+        **doc,
+        "transport": costs.transport,
+        "messages": costs.messages,
+        "bytes": costs.bytes,
+        "rounds": costs.rounds,
+        "wall_s": costs.wall_s,
+        "aggregator": costs.coordinator(),
+        "clients": {"count": len(costs.parties) - 1, **clients},
+        "peer_errors": costs.peer_errors,
+        **costs.extra,
+    }
+
+
 def summarize(
-    run: RRBARun, data: Dataset, source: str, marginals: dict[str, dict[str, Any]]
+    run: RRBARun,
+    data: Dataset,
+    source: str,
+    marginals: dict[str, dict[str, Any]],
+    costs: CostReport | None = None,
 ) -> dict[str, Any]:
-    """The JSON document of one run (``results.json``)."""
+    """The JSON document of one run (``results.json``); ``costs`` of a distributed run."""
     names = data.schema.names
     last = run.held[-1] if run.held.size else np.zeros(len(run.cover.subsets), bool)
     subsets = []
@@ -102,7 +139,7 @@ def summarize(
                 "truth": tru.reshape(-1).round(6).tolist(),
             }
         )
-    cells_sent = int(sum(r["answers"] * r["cells"] for r in subsets))
+    cells_sent = int((run.sent * np.asarray(run.index.layout.cells)).sum())
     eps_true = run.epsilon_true
     floor = float(run.options["t_floor"])  # type: ignore[arg-type]
     view_len = max(len(v) for v in run.cover.views)
@@ -124,14 +161,7 @@ def summarize(
         "l2": {m: v["l2_mean"] for m, v in marginals.items()},
         "js": {m: v["js_mean"] for m, v in marginals.items()},
         "marginals": marginals,
-        "cost": {
-            "answers": int(run.answers.sum()),
-            "tables_sent": int(run.answers.sum()),
-            "table_cells_sent": cells_sent,
-            "messages": None,
-            "bytes": None,
-            "note": "messages/bytes per role come with the distributed roles (phase 2)",
-        },
+        "cost": _cost(run, costs, cells_sent),
         "subsets": subsets,
     }
 

@@ -69,3 +69,77 @@ def test_attack_linkability_json_and_plot(capsys, tmp_path):
 def test_attack_linkability_bad_parties(capsys):
     assert cli.main(["attack", "linkability", "--parties", "1", "--no-plot"]) == 2
     assert "--parties must be in 2..32561" in capsys.readouterr().err
+
+
+def test_audit_rrba_json_targets_the_smallest_cell_and_refutes_the_paper(capsys, tmp_path):
+    argv = ["audit", "--mechanism", "rrba", "--p", "0.3", "--table", "0.6,0.3,0.09,0.01",
+            "--trials", "100000", "--json", "--out", str(tmp_path)]  # fmt: skip
+    data = _json(capsys, argv)
+    for key in ("success", "baseline", "ci", "epsilon_lower", "epsilon_true", "epsilon_claimed", "trials"):
+        assert key in data
+    assert data["epsilon_claimed"] == pytest.approx(-math.log(0.7))
+    assert data["violation"] and data["epsilon_claimed"] < data["epsilon_lower"] <= data["epsilon_true"] + 0.05
+    assert "smallest cell" in data["test"] and "drawn uniformly" in data["naive"]["test"]
+    assert (tmp_path / "audit.png").stat().st_size > 10_000
+
+
+def test_audit_rrba_at_the_table_a_collection_sent(capsys):
+    argv = ["audit", "--mechanism", "rrba", "--data", "survey", "--clients", "600", "--block", "200",
+            "--trials", "50000", "--no-plot"]  # fmt: skip
+    assert cli.main(argv) == 0
+    out = capsys.readouterr().out
+    assert "sent to block 4 after 600 clients" in out and "REFUTED" in out
+
+
+def test_audit_pipeline_json(capsys):
+    argv = ["audit", "--mechanism", "pipeline", "--parties", "800", "--sizes", "2,2", "--p", "0.5",
+            "--json", "--no-plot"]  # fmt: skip
+    data = _json(capsys, argv)
+    for key in ("success", "baseline", "ci", "epsilon_lower", "epsilon_true", "epsilon_claimed", "trials"):
+        assert key in data
+    assert 0 < data["epsilon_lower"] <= data["epsilon_claimed"] and not data["violation"]
+    assert data["trials"] == 800
+
+
+def test_attack_eavesdrop_live_json(capsys, tmp_path):
+    argv = ["attack", "eavesdrop", "--protocol", "secagg", "--transport", "memory", "--parties", "30",
+            "--cells", "4", "--permutations", "20", "--json", "--out", str(tmp_path)]  # fmt: skip
+    data = _json(capsys, argv)
+    for key in ("success", "baseline", "ci", "participation", "size", "timing", "content", "size_census"):
+        assert key in data
+    assert data["headline"] == "content" and data["content"]["recovered"] == 0
+    assert data["size_census"]["constant"] and not data["size"]["leaks"]
+
+
+def test_attack_eavesdrop_offline_on_a_secure_sum_transcript(capsys, tmp_path, monkeypatch):
+    monkeypatch.setattr(cli, "COMMANDS", ("audit", "attack", "secure_sum"))
+    path = tmp_path / "run.bin"
+    argv = ["secure-sum", "--protocol", "full-mesh", "--parties", "8", "--cells", "6",
+            "--transport", "harness", "--seed", "3", "--transcript", str(path), "--json"]  # fmt: skip
+    assert cli.main(argv) == 0
+    capsys.readouterr()
+    data = _json(capsys, ["attack", "eavesdrop", "--transcript", str(path), "--json"])
+    assert data["protocol"] == "full-mesh" and data["content"]["scored"]
+    assert data["content"]["recovered"] == 8 and data["success"] == 1.0  # shares in clear
+
+
+def test_attack_eavesdrop_bad_transcript_is_a_usage_error(capsys, tmp_path):
+    bad = tmp_path / "x.bin"
+    bad.write_bytes(b"not a transcript")
+    assert cli.main(["attack", "eavesdrop", "--transcript", str(bad)]) == 2
+    assert "not an mpc-rr transcript" in capsys.readouterr().err
+    assert cli.main(["attack", "eavesdrop"]) == 2
+
+
+def test_attack_coalition_json_plot_and_threshold(capsys, tmp_path):
+    argv = ["attack", "coalition", "--protocol", "secagg", "--parties", "10", "--size", "4",
+            "--cells", "8", "--json", "--out", str(tmp_path)]  # fmt: skip
+    data = _json(capsys, argv)
+    t = data["threshold"]
+    for key in ("success", "baseline", "ci", "threshold", "curve", "recovery_rate"):
+        assert key in data
+    first = min(c["size"] for c in data["curve"] if c["recovery_rate"] > 0)
+    assert first == t == data["params"]["threshold"]
+    assert (tmp_path / "coalition.png").stat().st_size > 10_000
+    assert cli.main(["attack", "coalition", "--parties", "10", "--size", "10", "--no-plot"]) == 2
+    assert "--size must be at most --parties - 1 = 9, got 10" in capsys.readouterr().err

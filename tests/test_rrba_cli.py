@@ -31,6 +31,7 @@ def test_json_keys_and_files(tmp_path: Path, capsys: pytest.CaptureFixture[str])
     assert doc["clients"] == 1200 and doc["blocks"] == 6 and doc["subsets_total"] == 15
     assert set(doc["l2"]) == {"2", "3", "4"} and doc["marginals"]["3"]["method"] == "qp"
     assert doc["cost"]["messages"] is None and doc["cost"]["answers"] == 1200 * 3
+    assert doc["cost"]["tables_sent"] == 1200 * 3 and doc["cost"]["dropouts"]["left_out"] == 0
     # floor 0.01 caps each subset at ln(1 + 0.5 / (0.5 * 0.01)) = ln 101; a view has 3 subsets
     assert doc["epsilon_true"] <= 3 * doc["epsilon_cap_per_subset"] + 1e-9
     assert doc["epsilon_paper"] == pytest.approx(0.6931, abs=1e-4)
@@ -49,9 +50,56 @@ def test_text_output_from_a_csv(tmp_path: Path, capsys: pytest.CaptureFixture[st
     assert "epsilon: true (worst client, its view's subsets composed) inf" in out
 
 
+def _json(capsys: pytest.CaptureFixture[str], argv: list[str], out: Path) -> dict:  # type: ignore[type-arg]
+    assert main(["rrba", "--clients", "200", "--block", "50", "--t-floor", "0.01", "--marginals",
+                 "1", "--seed", "5", "--json", "--out", str(out), *argv]) == 0  # fmt: skip
+    doc: dict = json.loads(capsys.readouterr().out)  # type: ignore[type-arg]
+    return doc
+
+
+def test_distributed_runs_print_measured_costs_and_equal_the_engine(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    central = _json(capsys, [], tmp_path / "c")
+    memory = _json(capsys, ["--transport", "memory"], tmp_path / "m")
+    secure = _json(capsys, ["--transport", "harness", "--secure-tally"], tmp_path / "s")
+    for doc in (memory, secure):
+        assert [r["estimate"] for r in doc["subsets"]] == [r["estimate"] for r in central["subsets"]]
+        assert doc["epsilon_true"] == central["epsilon_true"]
+    c = memory["cost"]
+    assert c["transport"] == "memory" and c["messages"] == 400 and c["bytes"] > 0
+    assert c["aggregator"]["messages_sent"] == 200 and c["clients"]["count"] == 200
+    assert c["clients"]["mean"]["messages_sent"] == 1
+    assert c["dropouts"] == {"asked": 200, "answered": 200, "left_out": 0, "silent": 0,
+                             "rejected": 0, "lost_blocks": 0}  # fmt: skip
+    s = secure["cost"]
+    assert s["transport"] == "harness" and s["clients"]["mean"]["messages_sent"] == 4
+    assert s["bytes"] > 10 * c["bytes"] and secure["options"]["secure_tally"] is True
+
+
+def test_dropouts_are_left_out_counted_and_printed(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    t = tmp_path / "run.transcript"
+    argv = ["rrba", "--clients", "300", "--block", "100", "--marginals", "1", "--transport",
+            "memory", "--dropout", "0.1", "--transcript", str(t), "--out", str(tmp_path)]  # fmt: skip
+    assert main(argv) == 0
+    out = capsys.readouterr().out
+    assert "over memory, plain tally: 570 messages" in out
+    assert "300 clients asked, 270 answers in the tallies, 30 left out (30 silent at the deadline" in out
+    assert "aggregator: sent 300 messages" in out
+    from mpc_rr.transcript import Transcript
+
+    assert len(Transcript.load(t).events) == 570
+
+
 @pytest.mark.parametrize(
     ("argv", "message"),
     [
+        (["--secure-tally"], "--secure-tally need a distributed run: add --transport"),
+        (["--dropout", "0.1"], "--dropout need a distributed run"),
+        (["--transport", "memory", "--client-rng", "shared"], "--client-rng shared is for the centralized engine"),
+        (["--transport", "memory", "--max-dropout", "0.2"], "--max-dropout only apply with --secure-tally"),
+        (["--transport", "harness", "--secure-tally", "--clients", "301", "--block", "100"],
+         "block 4 would hold 1 client"),
         (["--p", "0"], r"p must be in (0, 1], got 0.0"),
         (["--p", "1.5"], r"p must be in (0, 1], got 1.5"),
         (["--k", "0"], "k (attributes per subset) must be >= 1, got 0"),

@@ -64,7 +64,10 @@ class LeakageResult:
     cross-validated accuracy of the majority guess; ``ci``: Clopper-Pearson
     interval of ``success``; ``mutual_information`` in bits (plug-in, biased
     upward on small samples); ``p_value`` of the chi-squared independence test
-    (1.0 when the feature or the value is constant).
+    (1.0 when the feature or the value is constant); ``permutation_p``: the
+    share of label permutations whose cross-validated accuracy reaches the
+    observed one (a test of "the feature carries the value" that stays valid
+    on small samples and many distinct features; ``None`` if not run).
     """
 
     what: str
@@ -76,11 +79,16 @@ class LeakageResult:
     mutual_information: float
     p_value: float
     distinct_features: int
+    permutation_p: float | None = None
 
     @property
     def leaks(self) -> bool:
-        """The classifier beats the baseline beyond its interval."""
-        return self.ci[0] > self.baseline
+        """The classifier beats the baseline beyond its interval (and, when a
+        permutation test ran, beats label permutations at level ``1 - confidence``)."""
+        beyond = self.ci[0] > self.baseline
+        if self.permutation_p is None:
+            return beyond
+        return beyond and self.permutation_p < 1.0 - self.confidence
 
     def to_dict(self) -> dict[str, object]:
         return {
@@ -93,6 +101,7 @@ class LeakageResult:
             "mutual_information_bits": self.mutual_information,
             "p_value": self.p_value,
             "distinct_features": self.distinct_features,
+            "permutation_p": self.permutation_p,
             "leaks": self.leaks,
         }
 
@@ -110,6 +119,7 @@ def feature_leakage(
     what: str = "feature",
     folds: int = 5,
     confidence: float = 0.95,
+    permutations: int = 0,
 ) -> LeakageResult:
     """How well an observed categorical feature predicts a private value (per unit).
 
@@ -117,7 +127,9 @@ def feature_leakage(
     secret among training units with the same feature (the training majority
     for an unseen feature); ties go to the smallest secret code.  Folds are a
     random partition drawn from ``rng``.  Vectorized: one contingency table
-    per fold.
+    per fold.  ``permutations > 0`` also runs that many label permutations
+    (same folds) for ``permutation_p`` (with the +1 correction of Phipson &
+    Smyth 2010).
     """
     n = len(features)
     if n != len(secrets):
@@ -129,18 +141,17 @@ def feature_leakage(
     f = _codes(features)
     s = _codes(secrets)
     nf, ns = int(f.max()) + 1, int(s.max()) + 1
+    permutations = check_count(permutations, "permutations", 0)
     fold = rng.permutation(n) % folds
-    hit = np.zeros(n, dtype=bool)
-    base_hit = np.zeros(n, dtype=bool)
-    for k in range(folds):
-        train, test = fold != k, fold == k
-        table = np.zeros((nf, ns), dtype=np.int64)
-        np.add.at(table, (f[train], s[train]), 1)
-        majority = int(np.argmax(table.sum(axis=0)))
-        seen = table.sum(axis=1) > 0
-        pred = np.where(seen, np.argmax(table, axis=1), majority)
-        hit[test] = pred[f[test]] == s[test]
-        base_hit[test] = s[test] == majority
+    hit, base_hit = _cv_hits(f, s, fold, folds, nf, ns)
+    perm_p = None
+    if permutations:
+        observed = int(hit.sum())
+        reached = sum(
+            int(_cv_hits(f, rng.permutation(s), fold, folds, nf, ns)[0].sum()) >= observed
+            for _ in range(permutations)
+        )
+        perm_p = (reached + 1) / (permutations + 1)
     joint = np.zeros((nf, ns))
     np.add.at(joint, (f, s), 1.0)
     pj = joint / n
@@ -163,7 +174,26 @@ def feature_leakage(
         mutual_information=max(0.0, mi),
         p_value=p_value,
         distinct_features=int(np.unique(f).size),
+        permutation_p=perm_p,
     )
+
+
+def _cv_hits(
+    f: np.ndarray, s: np.ndarray, fold: np.ndarray, folds: int, nf: int, ns: int
+) -> tuple[np.ndarray, np.ndarray]:
+    """Held-out hits of the MAP classifier and of the majority guess."""
+    n = f.size
+    hit = np.zeros(n, dtype=bool)
+    base_hit = np.zeros(n, dtype=bool)
+    for k in range(folds):
+        train, test = fold != k, fold == k
+        table = np.bincount(f[train] * ns + s[train], minlength=nf * ns).reshape(nf, ns)
+        majority = int(np.argmax(table.sum(axis=0)))
+        seen = table.sum(axis=1) > 0
+        pred = np.where(seen, np.argmax(table, axis=1), majority)
+        hit[test] = pred[f[test]] == s[test]
+        base_hit[test] = s[test] == majority
+    return hit, base_hit
 
 
 def activity(transcript: Transcript) -> dict[int, Activity]:
@@ -197,6 +227,7 @@ def size_leakage(
     run: str | None = None,
     folds: int = 5,
     confidence: float = 0.95,
+    permutations: int = 0,
 ) -> LeakageResult:
     """Predict each party's private value from the sizes of the messages it sent.
 
@@ -212,7 +243,7 @@ def size_leakage(
     feats = [tuple(sz for _, sz in sorted(per.get(p, []))) for p in parties]
     return feature_leakage(
         feats, [secrets[p] for p in parties], rng, what="message sizes", folds=folds,
-        confidence=confidence,
+        confidence=confidence, permutations=permutations,
     )
 
 
@@ -226,6 +257,7 @@ def timing_leakage(
     run: str | None = None,
     folds: int = 5,
     confidence: float = 0.95,
+    permutations: int = 0,
 ) -> LeakageResult:
     """Predict each party's private value from when it first sent (quantile-binned).
 
@@ -243,7 +275,7 @@ def timing_leakage(
     binned = np.where(finite, np.searchsorted(edges, first, side="right"), -1)
     return feature_leakage(
         binned.tolist(), [secrets[p] for p in parties], rng, what="send times", folds=folds,
-        confidence=confidence,
+        confidence=confidence, permutations=permutations,
     )
 
 
@@ -255,6 +287,7 @@ def participation_leakage(
     *,
     folds: int = 5,
     confidence: float = 0.95,
+    permutations: int = 0,
 ) -> LeakageResult:
     """Tell who took part: feature = (messages sent, bytes sent) of each candidate.
 
@@ -270,5 +303,5 @@ def participation_leakage(
     feats = [(act[c].messages, act[c].bytes) if c in act else (0, 0) for c in candidates]
     return feature_leakage(
         feats, [int(c) in took for c in candidates], rng, what="participation", folds=folds,
-        confidence=confidence,
+        confidence=confidence, permutations=permutations,
     )

@@ -10,6 +10,7 @@ from mpc_rr.pipeline.config import DEPENDENCE_SOURCES, MECHANISMS, PipelineConfi
 from mpc_rr.pipeline.coordinator import Coordinator
 from mpc_rr.pipeline.messages import PIPELINE_MESSAGES
 from mpc_rr.pipeline.party import DataParty
+from mpc_rr.pipeline.plan import PipelinePlan
 from mpc_rr.pipeline.results import PartyOutcome, PipelineResult
 from mpc_rr.pipeline.roles import pipeline_roles
 
@@ -21,6 +22,7 @@ __all__ = [
     "DataParty",
     "PartyOutcome",
     "PipelineConfig",
+    "PipelinePlan",
     "PipelineResult",
     "pipeline_roles",
 ]

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import enum
 from collections.abc import Callable
+from collections.abc import Set as AbstractSet
 
 import numpy as np
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
@@ -28,6 +29,7 @@ from mpc_rr.pipeline.messages import (
 from mpc_rr.pipeline.results import PipelineResult, epsilons
 from mpc_rr.roles import (
     COORDINATOR,
+    NOBODY,
     AllIn,
     Deadline,
     Role,
@@ -75,6 +77,7 @@ class Coordinator(Role):
         self.key = signing_key
         self.progress = progress
         self.expected: set[int] = set(range(1, config.n + 1))
+        self._missing: set[int] = set(self.expected)  # expected parties silent in this step
         self.records: dict[int, np.ndarray] = {}
         self.releases: dict[int, np.ndarray] = {}
         self.dep_parties: tuple[int, ...] = ()
@@ -94,14 +97,12 @@ class Coordinator(Role):
     def start(self) -> list[Send]:
         return self.sub.start() if self.sub is not None else []
 
-    def waiting_for(self) -> set[int]:
+    def waiting_for(self) -> AbstractSet[int]:
         if self.done:
-            return set()
-        if self.state is CoordState.DEPENDENCE:
-            if self.sub is not None:
-                return set() if self.sub.done else self.sub.role.waiting_for()
-            return self.expected - set(self.records)
-        return self.expected - set(self.releases)
+            return NOBODY
+        if self.state is CoordState.DEPENDENCE and self.sub is not None:
+            return NOBODY if self.sub.done else self.sub.role.waiting_for()
+        return self._missing
 
     def _is_sub_message(self, msg: Message) -> bool:
         return self.sub is not None and self.sub.accepts(msg)
@@ -137,6 +138,7 @@ class Coordinator(Role):
         if src in store:
             raise PeerError(f"{self.name}: party {src} submitted twice in {phase}; kept the first", src)
         store[src] = rec
+        self._missing.discard(src)
         self._report(phase, len(store), len(self.expected))
 
     def _go_on_without_silent(self, have: dict[int, np.ndarray]) -> list[Send]:
@@ -150,6 +152,7 @@ class Coordinator(Role):
             )
             return []
         self.expected = set(have)
+        self._missing = set()
         return []  # the AllIn transition closes the step
 
     def _cluster_and_broadcast(self) -> list[Send]:
@@ -168,6 +171,7 @@ class Coordinator(Role):
             self.dep_randomized = y
             self.dependences = dependence_matrix(y, self.cfg.schema)
         self.expected = set(self.dep_parties)
+        self._missing = set(self.expected)
         self._report("DEPENDENCE", len(self.dep_parties), len(self.dep_parties))
         self.clustering = cluster_attributes(
             self.dependences, self.cfg.sizes, self.cfg.tv, self.cfg.td

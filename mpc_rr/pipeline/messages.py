@@ -53,10 +53,11 @@ def read_record(w: WireArray, cfg: PipelineConfig, src: int, what: str) -> np.nd
     m = len(cfg.sizes)
     if w.dtype not in ("|u1", "<u2", "<i8"):
         raise DecodeError(f"{what} from party {src}: dtype {w.dtype} not allowed", src)
-    rec = w.to_numpy(shape=(m,), sender=src).astype(np.int64)
-    if (rec < 0).any() or (rec >= np.asarray(cfg.sizes)).any():
-        raise PeerError(f"{what} from party {src}: code outside its attribute's categories", src)
-    return rec
+    vals = w.to_numpy(shape=(m,), sender=src).tolist()  # a coordinator reads n of these: no numpy
+    for v, s in zip(vals, cfg.sizes, strict=True):
+        if not 0 <= v < s:
+            raise PeerError(f"{what} from party {src}: code outside its attribute's categories", src)
+    return np.array(vals, np.int64)
 
 
 def wire_record(rec: np.ndarray, cfg: PipelineConfig) -> WireArray:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import enum
+from collections.abc import Set as AbstractSet
 
 import numpy as np
 
@@ -21,7 +22,18 @@ from mpc_rr.pipeline.messages import (
     wire_record,
 )
 from mpc_rr.pipeline.results import PartyOutcome, epsilons
-from mpc_rr.roles import COORDINATOR, AllIn, Deadline, Role, Send, SubMessage, Transition, table
+from mpc_rr.roles import (
+    COORDINATOR,
+    NOBODY,
+    ONLY_COORDINATOR,
+    AllIn,
+    Deadline,
+    Role,
+    Send,
+    SubMessage,
+    Transition,
+    table,
+)
 from mpc_rr.rr_protocols import perturb_record
 
 __all__ = ["DataParty", "PartyState"]
@@ -91,12 +103,12 @@ class DataParty(Role):
         )
         return [Send(COORDINATOR, RandomizedRecord(run=self.run, codes=wire_record(y, self.cfg)))]
 
-    def waiting_for(self) -> set[int]:
+    def waiting_for(self) -> AbstractSet[int]:
         if self.done:
-            return set()
+            return NOBODY
         if self.state is PartyState.DEPENDENCE and self.sub is not None:
-            return set() if self.sub.done else self.sub.role.waiting_for()
-        return {COORDINATOR}
+            return NOBODY if self.sub.done else self.sub.role.waiting_for()
+        return ONLY_COORDINATOR
 
     def _is_sub_message(self, msg: Message) -> bool:
         return self.sub is not None and self.sub.accepts(msg)

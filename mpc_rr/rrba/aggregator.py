@@ -36,6 +36,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from mpc_rr.choices import RRBA_ESTIMATORS, RRBA_STOPS
 from mpc_rr.errors import UsageError
 from mpc_rr.rrba.client import check_p
 from mpc_rr.rrba.privacy import table_epsilon
@@ -45,8 +46,8 @@ from mpc_rr.rrba.update import REPAIRS, apply_floor, check_floor, eq4, pooled, r
 
 __all__ = ["ESTIMATORS", "STOPS", "BlockAggregator", "BlockReport", "tally"]
 
-ESTIMATORS: tuple[str, ...] = ("pooled", "paper")
-STOPS: tuple[str, ...] = ("first", "never")
+ESTIMATORS: tuple[str, ...] = RRBA_ESTIMATORS
+STOPS: tuple[str, ...] = RRBA_STOPS
 
 
 def tally(

@@ -25,7 +25,7 @@ import numpy as np
 from mpc_rr.errors import UsageError
 from mpc_rr.rrba.tables import Layout, SubsetIndex
 
-__all__ = ["answers_from_uniforms", "cdf_table", "check_p", "client_answer"]
+__all__ = ["answer_packed", "answers_from_uniforms", "cdf_table", "check_p", "client_answer"]
 
 
 def check_p(p: float, name: str = "p") -> float:
@@ -104,10 +104,23 @@ def client_answer(
     if len(tables) != len(view):
         raise UsageError(f"client_answer: got {len(tables)} tables for {len(view)} subsets")
     index = SubsetIndex(tuple(int(s) for s in sizes), tuple(tuple(int(a) for a in s) for s in view))
-    rec = index.check_codes(np.asarray(record).reshape(1, -1), "client_answer: record")
     layout = index.layout
     packed = layout.check_distributions(layout.pack(tables), "client_answer: tables")
-    ids = np.arange(len(view))
-    truth = index.cells(rec, np.zeros(len(view), dtype=np.int64), ids)
-    u = rng.random((2, len(view)))
-    return answers_from_uniforms(truth, ids, u[0], u[1], cdf_table(packed, layout), p)
+    rec = index.check_codes(np.asarray(record).reshape(1, -1), "client_answer: record")
+    return answer_packed(rec[0], index, cdf_table(packed, layout), p, rng)
+
+
+def answer_packed(
+    record: np.ndarray,
+    index: SubsetIndex,
+    cdf: np.ndarray,
+    p: float,
+    rng: np.random.Generator,
+) -> np.ndarray:
+    """:func:`client_answer` on already validated inputs: the record's codes (within
+    ``index.sizes``), the subsets of ``index`` (one view), the :func:`cdf_table` of their
+    tables (``index.layout``), ``p`` checked.  One call of ``rng.random((2, L))``."""
+    ids = np.arange(len(index.subsets))
+    truth = index.cells(np.asarray(record)[None, :], np.zeros(ids.size, dtype=np.int64), ids)
+    u = rng.random((2, ids.size))
+    return answers_from_uniforms(truth, ids, u[0], u[1], cdf, p)

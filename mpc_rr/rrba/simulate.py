@@ -1,14 +1,17 @@
 """Centralized RRBA engines built only from the pure pieces of this package.
 
 * :func:`run_rrba` runs a whole collection over a :class:`~mpc_rr.schema.Dataset`
-  block by block, exactly as the distributed roles will: the aggregator
-  assigns each client of a block a view (balanced: a random permutation of
-  the views still being collected, continuing the rotation across blocks),
-  every client answers the active subsets of its view with
+  block by block, exactly as the distributed roles do: the aggregator's
+  :class:`~mpc_rr.rrba.collection.Collection` (shared with the Aggregator
+  role) assigns each client of a block a view (balanced: a random
+  permutation of the views still being collected, continuing the rotation
+  across blocks), every client answers the active subsets of its view with
   :func:`~mpc_rr.rrba.client.answers_from_uniforms`, the block's answers are
   tallied into per-table counts, and :class:`~mpc_rr.rrba.aggregator.BlockAggregator`
   turns them into new tables and stopping status.  Clients are the records in
   data order (shuffle beforehand if the order means something).
+  :func:`assemble` evaluates the aggregator's outcome (of this engine or of
+  a distributed run) against the records.
 * :func:`run_tables` runs ``R`` independent single-table collections at once
   (each client's true cell drawn from a given distribution): the convergence
   experiments (Sec. 7.1) and the independence test's simulations (Sec. 7.3).
@@ -25,23 +28,35 @@ exactly.  ``client_rng="shared"`` draws a block's uniforms from one generator
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
 
+from mpc_rr.choices import RRBA_CLIENT_RNG
 from mpc_rr.errors import UsageError
 from mpc_rr.rrba.aggregator import BlockAggregator, tally
 from mpc_rr.rrba.client import answers_from_uniforms, cdf_table, check_p
+from mpc_rr.rrba.collection import BlockRecord, Collection, RRBAOutcome, dropout_totals
 from mpc_rr.rrba.marginals import empirical_tables
 from mpc_rr.rrba.privacy import paper_epsilon
 from mpc_rr.rrba.tables import Layout, SubsetIndex
-from mpc_rr.rrba.views import Cover, assign_views, cover
+from mpc_rr.rrba.views import Cover, cover
 from mpc_rr.schema import Dataset
 
-__all__ = ["CLIENT_RNG", "RRBARun", "TableRuns", "rrba_simulator", "run_rrba", "run_tables"]
+__all__ = [
+    "CLIENT_RNG",
+    "RRBARun",
+    "TableRuns",
+    "assemble",
+    "client_seeds",
+    "rrba_simulator",
+    "run_rrba",
+    "run_tables",
+    "seed_parts",
+]
 
-CLIENT_RNG: tuple[str, ...] = ("per-client", "shared")
+CLIENT_RNG: tuple[str, ...] = RRBA_CLIENT_RNG
 
 
 def check_block(block: int) -> int:
@@ -52,15 +67,19 @@ def check_block(block: int) -> int:
 
 @dataclass(frozen=True)
 class RRBARun:
-    """One RRBA collection.
+    """One RRBA collection, evaluated against the truth.
 
     Per table ``s`` of ``cover.subsets``: ``estimates[s]`` (the output, shaped
     like the table), ``truth[s]`` (empirical distribution of all clients),
     ``blocks_used``, ``answers``, ``converged``, ``first_held`` (block of the
     first hold, 0 = never).  Per block ``b``: ``tuples[b, s]`` answers
     collected so far, ``error[b, s]`` max |estimate - truth| after it,
-    ``held[b, s]``, and ``epsilon_block[b]`` the worst client's true epsilon
-    (views compose).  ``clients`` is how many records were asked.
+    ``held[b, s]``, ``epsilon_block[b]`` the worst client's true epsilon
+    (views compose) and ``records[b]`` who was asked, who answered and who
+    was left out (:class:`~mpc_rr.rrba.collection.BlockRecord`).  ``clients``
+    is how many records were asked; ``late`` how many messages arrived after
+    their block closed (distributed runs); ``sent[s]`` how many clients were
+    sent table ``s``.
     """
 
     cover: Cover
@@ -80,6 +99,9 @@ class RRBARun:
     blocks: int
     p: float
     options: dict[str, object]
+    records: tuple[BlockRecord, ...] = ()
+    late: int = 0
+    sent: np.ndarray = field(default_factory=lambda: np.zeros(0, np.int64))
 
     @property
     def epsilon_true(self) -> float:
@@ -90,6 +112,48 @@ class RRBARun:
     def epsilon_paper(self) -> float:
         """The paper's ``ln(1 / (1 - p))`` (Theorem 4.1), per answer."""
         return paper_epsilon(self.p)
+
+    def dropouts(self) -> dict[str, int]:
+        """Totals over the blocks (:func:`~mpc_rr.rrba.collection.dropout_totals`)."""
+        return dropout_totals(self.records)
+
+
+def assemble(outcome: RRBAOutcome, codes: np.ndarray, **options: object) -> RRBARun:
+    """The aggregator's ``outcome`` evaluated against the clients' records ``codes``.
+
+    The truth is the empirical table of *all* ``codes`` (the evaluation's
+    knowledge, never the aggregator's); ``options`` are added to the
+    outcome's (e.g. ``client_rng``, ``transport``).
+    """
+    index, lay = outcome.index, outcome.index.layout
+    c = index.check_codes(codes, "data")
+    truth = lay.pack(empirical_tables(c, index.sizes, outcome.cover.subsets))
+    diff = np.where(lay.mask, outcome.estimates - truth[None], 0.0)
+    error = np.abs(diff).max(axis=2) if diff.size else np.zeros((0, lay.n_tables))
+    return RRBARun(
+        cover=outcome.cover,
+        index=index,
+        estimates=tuple(
+            t.reshape(index.shape(s)) for s, t in enumerate(lay.unpack(outcome.output))
+        ),
+        truth=tuple(t.reshape(index.shape(s)) for s, t in enumerate(lay.unpack(truth))),
+        blocks_used=outcome.blocks_used,
+        answers=outcome.answers,
+        converged=outcome.converged,
+        first_held=outcome.first_held,
+        tuples=outcome.tuples,
+        error=error,
+        held=outcome.held,
+        epsilon_block=outcome.epsilon_block,
+        epsilon_table_max=outcome.epsilon_table_max,
+        clients=outcome.clients,
+        blocks=outcome.blocks,
+        p=outcome.p,
+        options={**outcome.options, **options},
+        records=outcome.records,
+        late=outcome.late,
+        sent=outcome.sent,
+    )
 
 
 def _client_uniforms(
@@ -130,74 +194,41 @@ def run_rrba(
     index = SubsetIndex(sizes, cov.subsets)
     codes = index.check_codes(data.codes, "data")
     lay = index.layout
-    agg = BlockAggregator(
-        lay, p, estimator=estimator, repair=repair, alpha=alpha, t_floor=t_floor,
-        stop=stop, min_blocks=min_blocks,
+    agg_ss, client_ss = seed_parts(seed)
+    col = Collection(
+        index, cov, codes.shape[0], block, p, rng=np.random.default_rng(agg_ss),
+        estimator=estimator, repair=repair, alpha=alpha, t_floor=t_floor, stop=stop,
+        min_blocks=min_blocks,
     )  # fmt: skip
-    ss = seed if isinstance(seed, np.random.SeedSequence) else np.random.SeedSequence(seed)
-    agg_ss, client_ss = ss.spawn(2)
-    agg_rng = np.random.default_rng(agg_ss)
     shared = np.random.default_rng(client_ss) if client_rng == "shared" else None
-    truth = lay.pack(empirical_tables(codes, sizes, cov.subsets))
-    view_tables = cov.padded_tables()
-    n_total = codes.shape[0]
-    tuples, errors, helds, eps_block = [], [], [], []
-    eps_table_max = np.zeros(lay.n_tables)
-    assigned, start = 0, 0
-    while start < n_total and agg.active.any():
-        rows = np.arange(start, min(start + block, n_total))
-        start = rows[-1] + 1
-        active = agg.active
-        assign = assign_views(rows.size, view_tables, active, assigned, agg_rng)
-        assigned += rows.size
-        tabs = view_tables[assign]
-        asked = (tabs >= 0) & active[np.maximum(tabs, 0)]
-        ci, li = np.nonzero(asked)  # client-major, view order: each client's draw order
-        t_ids = tabs[ci, li]
-        truth_cells = index.cells(codes, rows[ci], t_ids)
+    while (plan := col.next_block()) is not None:
+        ci, li = np.nonzero(plan.asked)  # client-major, view order: each client's draw order
+        t_ids = plan.tables_of[ci, li]
+        truth_cells = index.cells(codes, plan.clients[ci], t_ids)
         if shared is not None:
             u = shared.random((2, t_ids.size))
             u_keep, q = u[0], u[1]
         else:
-            gens = [np.random.default_rng(s) for s in _client_seeds(client_ss, rows)]
-            u_keep, q = _client_uniforms(gens, asked.sum(axis=1))
-        cdf = cdf_table(agg.tables, lay)
+            gens = [np.random.default_rng(s) for s in client_seeds(client_ss, plan.clients)]
+            u_keep, q = _client_uniforms(gens, plan.asked.sum(axis=1))
+        cdf = cdf_table(plan.tables, lay)
         ans = answers_from_uniforms(truth_cells, t_ids, u_keep, q, cdf, p)
         counts, n = tally(t_ids, ans, lay)
-        rep = agg.feed(counts, n)
-        per_client = np.bincount(ci, weights=rep.epsilon[t_ids], minlength=rows.size)
-        eps_block.append(float(per_client.max()) if ci.size else 0.0)
-        eps_table_max = np.maximum(eps_table_max, np.where(n > 0, rep.epsilon, 0.0))
-        tuples.append(agg.answers)
-        errors.append(np.abs(np.where(lay.mask, rep.estimate - truth, 0.0)).max(axis=1))
-        helds.append(rep.held)
-    out = agg.output()
-    options = {
-        "k": cov.k, "block": block, "estimator": estimator, "repair": repair, "alpha": alpha,
-        "t_floor": t_floor, "stop": stop, "min_blocks": min_blocks, "client_rng": client_rng,
-    }  # fmt: skip
-    return RRBARun(
-        cover=cov,
-        index=index,
-        estimates=tuple(t.reshape(index.shape(s)) for s, t in enumerate(lay.unpack(out))),
-        truth=tuple(t.reshape(index.shape(s)) for s, t in enumerate(lay.unpack(truth))),
-        blocks_used=agg.blocks_used,
-        answers=agg.answers,
-        converged=agg.converged,
-        first_held=agg.first_held,
-        tuples=np.array(tuples),
-        error=np.array(errors),
-        held=np.array(helds),
-        epsilon_block=np.array(eps_block),
-        epsilon_table_max=eps_table_max,
-        clients=int(start),
-        blocks=agg.block,
-        p=p,
-        options=options,
-    )
+        col.close_block(plan, counts, n, BlockRecord(plan.block, plan.size, plan.size))
+    return assemble(col.outcome(), codes, client_rng=client_rng)
 
 
-def _client_seeds(root: np.random.SeedSequence, rows: np.ndarray) -> list[np.random.SeedSequence]:
+def seed_parts(
+    seed: int | np.random.SeedSequence,
+) -> tuple[np.random.SeedSequence, np.random.SeedSequence]:
+    """``(aggregator, clients)`` children of ``SeedSequence(seed)``: the aggregator's
+    generator draws the view assignment, client ``i`` gets child ``i`` of the second."""
+    ss = seed if isinstance(seed, np.random.SeedSequence) else np.random.SeedSequence(seed)
+    agg_ss, client_ss = ss.spawn(2)
+    return agg_ss, client_ss
+
+
+def client_seeds(root: np.random.SeedSequence, rows: np.ndarray) -> list[np.random.SeedSequence]:
     """Child ``i`` of ``root`` for each global client index ``i`` (what ``root.spawn`` would give)."""
     return [
         np.random.SeedSequence(

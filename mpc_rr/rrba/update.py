@@ -40,13 +40,14 @@ from typing import Literal
 
 import numpy as np
 
+from mpc_rr.choices import RRBA_REPAIRS
 from mpc_rr.errors import UsageError
 from mpc_rr.rrba.tables import Layout
 
 __all__ = ["REPAIRS", "apply_floor", "check_floor", "eq4", "pooled", "repair"]
 
 Repair = Literal["clip", "project"]
-REPAIRS: tuple[str, ...] = ("clip", "project")
+REPAIRS: tuple[str, ...] = RRBA_REPAIRS
 
 
 def eq4(counts: np.ndarray, n: np.ndarray, tables: np.ndarray, p: float) -> np.ndarray:

@@ -16,7 +16,7 @@ SecAgg+ public parameters always come from
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any, Literal
 
 import numpy as np
@@ -24,6 +24,7 @@ import numpy as np
 from mpc_rr.errors import UsageError
 from mpc_rr.messages import Message
 from mpc_rr.roles import COORDINATOR, Role
+from mpc_rr.runs import Progress, RolePlan
 from mpc_rr.secure_sum import full_mesh, secagg
 from mpc_rr.secure_sum.entropy import Entropy, smallest_uint
 from mpc_rr.secure_sum.secagg_params import DEFAULT_FAILURE, secagg_public
@@ -31,6 +32,7 @@ from mpc_rr.secure_sum.secagg_params import DEFAULT_FAILURE, secagg_public
 __all__ = [
     "PROTOCOLS",
     "Protocol",
+    "SecureSumPlan",
     "expected_total",
     "make_board_role",
     "make_secagg_role",
@@ -78,27 +80,117 @@ def secure_sum_roles(
 
     ``max_dropout``, ``degree``, ``threshold`` and ``failure`` are SecAgg+'s
     (``None`` = the documented defaults); the full mesh has no dropout
-    tolerance and refuses them.
+    tolerance and refuses them.  (:class:`SecureSumPlan` builds the same roles
+    where they run.)
     """
-    _check_protocol(protocol)
-    x = np.asarray(inputs)
-    if x.ndim != 2 or x.shape[0] < 2 or x.shape[1] < 1:
-        raise UsageError(f"inputs must be a (parties >= 2, cells >= 1) matrix, got {x.shape}")
-    n, cells = x.shape
-    if protocol != "secagg":
-        given = {"max_dropout": max_dropout, "degree": degree, "threshold": threshold}
-        bad = [k for k, v in given.items() if v is not None and v != 0]
-        if bad:
-            raise UsageError(f"{protocol} has no dropout tolerance or graph: {bad} do not apply")
-        pub: full_mesh.Publication = "board" if protocol == "full-mesh-board" else "all-to-all"
-        roles = full_mesh.full_mesh_roles(x, publication=pub, entropy=entropy, run=run)
-        return roles, {"publication": pub, "modulus": n + 1, "max_dropout": 0.0}
-    public = secagg_public(
-        n, cells, run=run, max_value=max(1, int(x.max(initial=0))), degree=degree,
-        threshold=threshold, max_dropout=max_dropout, failure=failure,
+    plan = SecureSumPlan(
+        protocol, inputs, run=run, entropy=entropy, max_dropout=max_dropout, degree=degree,
+        threshold=threshold, failure=failure,
     )  # fmt: skip
-    roles = secagg.secagg_roles(x, public, entropy=entropy)
-    return roles, public.config.as_json()
+    return plan.build(), plan.public_params()
+
+
+class SecureSumPlan(RolePlan):
+    """The roles of one secure sum as a :class:`~mpc_rr.runs.RolePlan`.
+
+    Party ``i`` holds ``inputs[i - 1]``; a subset carries only its parties'
+    rows (and ``n``, ``cells``, ``max_value`` of the whole run).  ``entropy``
+    (``party -> Entropy``; ``None`` = the OS CSPRNG) must be picklable for a
+    sharded run, e.g. ``SeededEntropy(seed).spawn`` in tests.  Other
+    parameters are :func:`secure_sum_roles`'.
+    """
+
+    def __init__(
+        self,
+        protocol: Protocol,
+        inputs: np.ndarray,
+        *,
+        run: str = "",
+        entropy: Callable[[int], Entropy] | None = None,
+        max_dropout: float | None = None,
+        degree: int | None = None,
+        threshold: int | None = None,
+        failure: float = DEFAULT_FAILURE,
+        ids: Sequence[int] | None = None,
+        shape: tuple[int, int, int] | None = None,
+    ) -> None:
+        _check_protocol(protocol)
+        x = np.asarray(inputs)
+        if shape is None:  # the whole run
+            if x.ndim != 2 or x.shape[0] < 2 or x.shape[1] < 1:
+                raise UsageError(f"inputs must be a (parties >= 2, cells >= 1) matrix, got {x.shape}")
+            shape = (x.shape[0], x.shape[1], max(1, int(x.max(initial=0))))
+        self.protocol: Protocol = protocol
+        self.n, self.cells, self.max_value = shape
+        self.run = run
+        self.entropy = entropy
+        self.options: dict[str, Any] = {
+            "max_dropout": max_dropout, "degree": degree, "threshold": threshold,
+        }  # fmt: skip
+        self.failure = failure
+        first = 0 if protocol != "full-mesh" else 1
+        self._ids = tuple(range(first, self.n + 1)) if ids is None else tuple(sorted(ids))
+        n_data = sum(1 for i in self._ids if i != COORDINATOR)
+        if x.shape != (n_data, self.cells):
+            raise UsageError(f"inputs must have shape ({n_data}, {self.cells}), got {x.shape}")
+        self.inputs = x
+        if protocol != "secagg":
+            bad = [k for k, v in self.options.items() if v is not None and v != 0]
+            if bad:
+                raise UsageError(f"{protocol} has no dropout tolerance or graph: {bad} do not apply")
+
+    @property
+    def parties(self) -> tuple[int, ...]:
+        return self._ids
+
+    def subset(self, ids: Sequence[int]) -> SecureSumPlan:
+        ids_t = self._check_subset(ids)
+        row = {p: k for k, p in enumerate(i for i in self._ids if i != COORDINATOR)}
+        rows = [row[i] for i in ids_t if i != COORDINATOR]
+        return SecureSumPlan(
+            self.protocol, self.inputs[rows], run=self.run, entropy=self.entropy,
+            failure=self.failure, ids=ids_t, shape=(self.n, self.cells, self.max_value),
+            **self.options,
+        )  # fmt: skip
+
+    def _secagg(self) -> secagg.SecAggPublic:
+        return secagg_public(
+            self.n, self.cells, run=self.run, max_value=self.max_value, failure=self.failure,
+            **self.options,
+        )  # fmt: skip
+
+    def public_params(self) -> dict[str, Any]:
+        """The run's public parameters (JSON-able)."""
+        if self.protocol == "secagg":
+            return self._secagg().config.as_json()
+        pub = "board" if self.protocol == "full-mesh-board" else "all-to-all"
+        return {"publication": pub, "modulus": self.n + 1, "max_dropout": 0.0}
+
+    def build(self, progress: Progress | None = None) -> dict[int, Role]:
+        roles: dict[int, Role] = {}
+        ent = self.entropy
+        rows = iter(self.inputs)
+        if self.protocol == "secagg":
+            public = self._secagg()
+            for i in self._ids:
+                if i == COORDINATOR:
+                    roles[i] = secagg.SecAggServer(public.config, public.graph)
+                else:
+                    roles[i] = secagg.SecAggClient(
+                        i, public.config, public.graph, next(rows),
+                        entropy=ent(i) if ent is not None else None,
+                    )  # fmt: skip
+            return roles
+        pub: full_mesh.Publication = "board" if self.protocol == "full-mesh-board" else "all-to-all"
+        for i in self._ids:
+            if i == COORDINATOR:
+                roles[i] = full_mesh.BulletinBoard(self.n, self.cells, run=self.run)
+            else:
+                roles[i] = full_mesh.FullMeshParty(
+                    i, self.n, next(rows), publication=pub,
+                    entropy=ent(i) if ent is not None else None, run=self.run,
+                )  # fmt: skip
+        return roles
 
 
 def party_input(party_id: int, seed: int, cells: int) -> np.ndarray:

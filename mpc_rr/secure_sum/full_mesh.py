@@ -38,13 +38,14 @@ from __future__ import annotations
 import enum
 import hashlib
 from collections.abc import Callable
+from collections.abc import Set as AbstractSet
 from typing import Literal
 
 import numpy as np
 
 from mpc_rr.errors import PeerError, UsageError
 from mpc_rr.messages import Message, WireArray
-from mpc_rr.roles import COORDINATOR, AllIn, Role, Send, Transition, broadcast, table
+from mpc_rr.roles import COORDINATOR, NOBODY, AllIn, Role, Send, Transition, broadcast, table
 from mpc_rr.secure_sum.common import SumResult, check_inputs, read_residues
 from mpc_rr.secure_sum.entropy import Entropy, SystemEntropy, smallest_uint
 
@@ -158,6 +159,9 @@ class FullMeshParty(Role):
         self._shares_from: dict[int, bytes] = {}  # sender -> digest (duplicate detection)
         self._published: dict[int, bytes] = {}
         self._pub_acc = np.zeros(self.cells, np.uint64)
+        others = set(range(1, self.n + 1)) - {self.party_id}
+        self._no_share_yet = set(others)
+        self._no_publication_yet = others if publication == "all-to-all" else {COORDINATOR}
 
     # -- protocol -----------------------------------------------------------------
     def start(self) -> list[Send]:
@@ -173,15 +177,12 @@ class FullMeshParty(Role):
             if j != own
         ]
 
-    def waiting_for(self) -> set[int]:
+    def waiting_for(self) -> AbstractSet[int]:
         if self.done:
-            return set()
-        everyone = set(range(1, self.n + 1)) - {self.party_id}
+            return NOBODY
         if self.state is MeshState.SHARING:
-            return everyone - set(self._shares_from)
-        if self.publication == "board":
-            return {COORDINATOR}
-        return everyone - set(self._published)
+            return self._no_share_yet
+        return self._no_publication_yet
 
     def _store(self, store: dict[int, bytes], src: int, arr: np.ndarray, what: str) -> None:
         """Record a digest of ``arr`` from ``src``; a second message raises PeerError.
@@ -208,6 +209,7 @@ class FullMeshParty(Role):
             raise PeerError(f"{self.name}: share from non-party {src}", src)
         arr = self._read(msg.share, src, "share")
         self._store(self._shares_from, src, arr, "share")
+        self._no_share_yet.discard(src)
         self._acc += arr
         return []
 
@@ -227,6 +229,7 @@ class FullMeshParty(Role):
             raise PeerError(f"{self.name}: unexpected publication from party {src}", src)
         arr = self._read(msg.value, src, "publication")
         self._store(self._published, src, arr, "publication")
+        self._no_publication_yet.discard(src)
         self._pub_acc += arr
         return []
 
@@ -270,13 +273,14 @@ class BulletinBoard(Role):
         self.dtype = smallest_uint(self.modulus)
         self.run = run
         self._got: dict[int, np.ndarray] = {}
+        self._missing = set(range(1, self.n + 1))
         self._acc = np.zeros(self.cells, np.uint64)
 
     def start(self) -> list[Send]:
         return []
 
-    def waiting_for(self) -> set[int]:
-        return set() if self.done else set(range(1, self.n + 1)) - set(self._got)
+    def waiting_for(self) -> AbstractSet[int]:
+        return NOBODY if self.done else self._missing
 
     def _on_publish(self, src: int, msg: MeshPublish) -> list[Send]:
         if not 1 <= src <= self.n:
@@ -292,6 +296,7 @@ class BulletinBoard(Role):
             self.abort(f"{self.name}: party {src} published two different values", [src])
             raise PeerError(f"{self.name}: conflicting publication from party {src}", src)
         self._got[src] = arr
+        self._missing.discard(src)
         self._acc += arr
         return []
 

@@ -4,12 +4,13 @@ from __future__ import annotations
 
 import enum
 import hashlib
+from collections.abc import Set as AbstractSet
 
 import numpy as np
 
 from mpc_rr.errors import DecodeError, PeerError, UsageError
 from mpc_rr.messages import WireArray
-from mpc_rr.roles import COORDINATOR, Role, Send, Transition, each, table
+from mpc_rr.roles import COORDINATOR, NOBODY, ONLY_COORDINATOR, Role, Send, Transition, each, table
 from mpc_rr.secure_sum import crypto, shamir
 from mpc_rr.secure_sum.common import SumResult, check_inputs, read_residues
 from mpc_rr.secure_sum.entropy import Entropy, SystemEntropy
@@ -124,8 +125,8 @@ class SecAggClient(Role):
         msg = AdvertiseKeys(run=self.run, step=0, c_pk=c_pk, s_pk=s_pk, b_commit=commit)
         return [Send(COORDINATOR, msg)]
 
-    def waiting_for(self) -> set[int]:
-        return set() if self.done else {COORDINATOR}
+    def waiting_for(self) -> AbstractSet[int]:
+        return NOBODY if self.done else ONLY_COORDINATOR
 
     def _from_aggregator(self, src: int) -> None:
         if src != COORDINATOR:

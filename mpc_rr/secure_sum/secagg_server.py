@@ -5,6 +5,7 @@ from __future__ import annotations
 import enum
 import hashlib
 from collections.abc import Callable, Iterable
+from collections.abc import Set as AbstractSet
 from dataclasses import dataclass
 from typing import TypeVar
 
@@ -12,7 +13,7 @@ import numpy as np
 
 from mpc_rr.errors import PeerError, UsageError
 from mpc_rr.messages import Message
-from mpc_rr.roles import COORDINATOR, AllIn, Deadline, Role, Send, Transition, each, table
+from mpc_rr.roles import COORDINATOR, NOBODY, AllIn, Deadline, Role, Send, Transition, each, table
 from mpc_rr.secure_sum import crypto, shamir
 from mpc_rr.secure_sum.common import SumResult, read_residues
 from mpc_rr.secure_sum.graph import Graph
@@ -119,8 +120,8 @@ class SecAggServer(Role):
     def start(self) -> list[Send]:
         return []
 
-    def waiting_for(self) -> set[int]:
-        return set() if self.done else set(self._expect)
+    def waiting_for(self) -> AbstractSet[int]:
+        return NOBODY if self.done else self._expect
 
     # -- bookkeeping ---------------------------------------------------------------------
     def _drop(self, u: int, why: str) -> None:

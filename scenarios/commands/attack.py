@@ -4,11 +4,14 @@ Example::
 
     mpc-rr attack linkability --data adult --parties 1000 --p 0.9 --channel anonymous
     mpc-rr attack linkability --data adult --parties 32561 --p 0.5 --channel anonymous --json
+    mpc-rr attack eavesdrop --protocol secagg --transport tcp --parties 100
+    mpc-rr attack coalition --protocol secagg --parties 20 --size 13
 
 Each attack is a sub-command registered in :data:`ATTACKS` (name -> register
-function).  Phase 2 adds ``eavesdrop`` (traffic metrics of
-:mod:`mpc_rr.adversary.traffic` on a run's taps, or offline with
-``--transcript FILE``) and ``coalition`` (SecAgg+ / full mesh) there.
+function): ``linkability`` (here), ``eavesdrop``
+(:mod:`scenarios.commands.attack_eavesdrop`: a run's taps, or offline with
+``--transcript FILE``) and ``coalition``
+(:mod:`scenarios.commands.attack_coalition`: SecAgg+ / full mesh).
 """
 
 from __future__ import annotations
@@ -23,6 +26,7 @@ from typing import TYPE_CHECKING
 
 from mpc_rr.choices import LINK_CHANNELS as CHANNELS
 from mpc_rr.errors import UsageError
+from scenarios.commands import HelpFormatter
 from scenarios.commands.mechanism import _int_list
 
 if TYPE_CHECKING:  # the library is imported when the command runs, not at start-up
@@ -42,28 +46,46 @@ def _register_linkability(sub: argparse._SubParsersAction) -> None:
             "against the random baseline, anonymity, attribute inference, the epsilon consequence "
             "and re-identification against an auxiliary table (the parties' records + adult.test)."
         ),
+        formatter_class=HelpFormatter,
     )
-    p.add_argument("--data", choices=("adult",), default="adult")
+    p.add_argument("--data", choices=("adult",), default="adult", help="data set the parties hold")
     p.add_argument("--parties", type=int, default=1000, help="parties drawn from adult.data")
     p.add_argument("--p", type=float, default=0.5, help="keep probability of the pair mechanisms")
-    p.add_argument("--channel", choices=CHANNELS, default="anonymous")
+    p.add_argument(
+        "--channel", choices=CHANNELS, default="anonymous",
+        help="how submissions reach the aggregator: direct (sender visible), anonymous, secure-sum",
+    )  # fmt: skip
     p.add_argument("--sweeps", type=int, default=0, help="re-assignment passes after the first")
-    p.add_argument("--confidence", type=float, default=0.95)
-    p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--confidence", type=float, default=0.95, help="level of the confidence intervals")
+    p.add_argument("--seed", type=int, default=0, help="seed of the sample, the noise and the attack")
     p.add_argument("--reid-targets", type=int, default=1000, help="parties re-identified (sample)")
     p.add_argument(
         "--curve", type=_int_list, default=None,
         help="party counts of the accuracy-vs-n plot (default 10,30,100,300,1000,3000 up to --parties)",
     )
-    p.add_argument("--no-plot", action="store_true")
+    p.add_argument("--no-plot", action="store_true", help="skip the accuracy-vs-n curve and its PNG")
     p.add_argument("--out", type=Path, default=Path("results"), help="folder for the PNG")
-    p.add_argument("--json", action="store_true")
+    p.add_argument("--json", action="store_true", help="print JSON instead of text")
     p.set_defaults(func=_run_linkability)
 
 
-#: name -> register(subparsers); phase 2 adds "eavesdrop" and "coalition".
+def _register_eavesdrop(sub: argparse._SubParsersAction) -> None:
+    from scenarios.commands import attack_eavesdrop
+
+    attack_eavesdrop.register(sub)
+
+
+def _register_coalition(sub: argparse._SubParsersAction) -> None:
+    from scenarios.commands import attack_coalition
+
+    attack_coalition.register(sub)
+
+
+#: name -> register(subparsers).
 ATTACKS: dict[str, Callable[[argparse._SubParsersAction], None]] = {
     "linkability": _register_linkability,
+    "eavesdrop": _register_eavesdrop,
+    "coalition": _register_coalition,
 }
 
 
@@ -71,6 +93,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     p = subparsers.add_parser(
         "attack", help="run an adversary and report what it learns against guessing",
         description="Adversaries of the adversary module, each printing success next to baseline.",
+        formatter_class=HelpFormatter,
     )
     sub = p.add_subparsers(dest="attack", required=True, metavar="ATTACK")
     for reg in ATTACKS.values():
@@ -153,7 +176,7 @@ def _run_linkability(args: argparse.Namespace) -> int:
                 row[ch] = {"success": r.success, "ci": list(r.ci), "baseline": r.baseline}
             curve.append(row)
         main = None if args.parties in grid else (args.parties, args.channel, res)
-        png = _plot(curve, args.p, args.out, main)
+        png = _plot(curve, args.p, args.out, main, seed=args.seed)
         out["curve"] = curve
         out["plot"] = str(png)
     out["seconds_total"] = time.perf_counter() - start
@@ -222,7 +245,7 @@ def _print(args: argparse.Namespace, res, inf, eps, reid, png) -> None:  # type:
 
 def _plot(
     curve: list[dict[str, object]], p: float, out: Path,
-    main: tuple[int, str, LinkabilityResult] | None = None,
+    main: tuple[int, str, LinkabilityResult] | None = None, *, seed: int | None = None,
 ) -> Path:
     import matplotlib
 
@@ -252,9 +275,10 @@ def _plot(
         ax.plot([n], [r.baseline], "_", ms=14, color="black")
     ax.set_xscale("log")
     ax.set_ylim(0, 1.05)
-    ax.set_xlabel("parties n")
-    ax.set_ylabel("share of a party's pair values its group holds")
-    ax.set_title(f"Linking pairwise-RR submissions (Adult, 28 pairs, p = {p:g})", fontsize=10)
+    ax.set_xlabel("parties n (log scale)")
+    ax.set_ylabel("share of a party's pair values its group holds (fraction)")
+    runs = "one run per n" + (f", seed {seed}" if seed is not None else "")
+    ax.set_title(f"Linking pairwise-RR submissions (Adult, 28 pairs, p = {p:g}; {runs})", fontsize=10)
     ax.grid(alpha=0.3, which="both")
     ax.legend(fontsize=8)
     fig.tight_layout()

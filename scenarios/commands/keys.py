@@ -6,7 +6,7 @@ import argparse
 import json
 
 from mpc_rr.errors import UsageError
-from scenarios.commands import int_at_least, output_dir
+from scenarios.commands import HelpFormatter, int_at_least, output_dir
 
 
 def _parse_hub(text: str) -> tuple[str, int]:
@@ -17,7 +17,9 @@ def _parse_hub(text: str) -> tuple[str, int]:
 
 
 def register(sub: argparse._SubParsersAction) -> None:
-    p = sub.add_parser("keys", help="manage deployment keys and rosters (TCP + TLS)")
+    p = sub.add_parser(
+        "keys", help="manage deployment keys and rosters (TCP + TLS)", formatter_class=HelpFormatter
+    )
     ksub = p.add_subparsers(dest="keys_command", required=True, metavar="ACTION")
     init = ksub.add_parser(
         "init",
@@ -26,6 +28,7 @@ def register(sub: argparse._SubParsersAction) -> None:
             "Party 0 is the hub: every other party connects only to it. "
             "Keys are written unencrypted (mode 0600); copy party-<i>.key only to party i."
         ),
+        formatter_class=HelpFormatter,
     )
     init.add_argument("--parties", type=int_at_least(2), required=True, help="number of parties incl. hub")
     init.add_argument("--out", type=output_dir, required=True, help="output directory")
@@ -33,7 +36,7 @@ def register(sub: argparse._SubParsersAction) -> None:
         "--hub",
         type=_parse_hub,
         default=("127.0.0.1", 7300),
-        help="hub HOST:PORT (default %(default)s)",
+        help="hub HOST:PORT (default 127.0.0.1:7300)",
     )
     init.add_argument("--days", type=int_at_least(1, 3650), default=30, help="certificate validity in days")
     init.add_argument(

@@ -14,6 +14,7 @@ import math
 import time
 
 from mpc_rr.errors import UsageError
+from scenarios.commands import HelpFormatter
 
 
 def _int_list(text: str) -> list[int]:
@@ -37,19 +38,27 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         "mechanism",
         help="privacy figures of λ-randomization and privacy-optimized RR",
         description="Per-attribute and overall privacy figures of a multi-attribute mechanism.",
+        formatter_class=HelpFormatter,
     )
     fam = parser.add_subparsers(dest="family", required=True, metavar="FAMILY")
 
-    lam = fam.add_parser("lambda", help="λ-randomization (Ruiz): Kronecker of λI + (1−λ)J/n")
+    lam = fam.add_parser(
+        "lambda", help="λ-randomization (Ruiz): Kronecker of λI + (1−λ)J/n", formatter_class=HelpFormatter
+    )
     lam.add_argument("--sizes", type=_int_list, required=True, help="categories, e.g. 5,5,5")
     lam.add_argument("--lambdas", type=_float_list, required=True, help="e.g. 0.6,0.7,0.4")
     lam.add_argument("--json", action="store_true", help="print JSON instead of a table")
     lam.set_defaults(func=_run_lambda)
 
-    opt = fam.add_parser("optimized", help="privacy-optimized RR (Yamamoto & Shibuya)")
+    opt = fam.add_parser(
+        "optimized", help="privacy-optimized RR (Yamamoto & Shibuya)", formatter_class=HelpFormatter
+    )
     opt.add_argument("--sizes", type=_int_list, required=True, help="categories, e.g. 5,5,5")
     opt.add_argument("--eps", type=_float_list, required=True, help="per-attribute epsilons")
-    opt.add_argument("--method", choices=("lp", "heuristic", "auto"), default="auto")
+    opt.add_argument(
+        "--method", choices=("lp", "heuristic", "auto"), default="auto",
+        help="lp: exact optimum (small k); heuristic: Algorithm 3; auto: lp up to 12 attributes",
+    )  # fmt: skip
     opt.add_argument(
         "--on-mismatch",
         choices=("raise", "reorder"),

@@ -9,7 +9,7 @@ import sys
 from pathlib import Path
 
 from mpc_rr.errors import UsageError
-from scenarios.commands import output_file, positive_float
+from scenarios.commands import HelpFormatter, output_file, positive_float
 from scenarios.registry import get_protocol, protocol_names
 
 
@@ -22,6 +22,7 @@ def register(sub: argparse._SubParsersAction) -> None:
             "party connects to it with the key/certificate next to the roster file. "
             "Prints one JSON report on stdout."
         ),
+        formatter_class=HelpFormatter,
     )
     p.add_argument("--roster", type=Path, required=True, help="roster.json from `keys init`")
     p.add_argument("--id", type=int, required=True, help="this party's id")

@@ -14,7 +14,13 @@ import json
 from typing import TYPE_CHECKING, Any
 
 from mpc_rr.errors import UsageError
-from scenarios.commands import int_at_least, output_file, positive_float
+from scenarios.commands import (
+    HelpFormatter,
+    int_at_least,
+    output_file,
+    positive_float,
+    wire_summary,
+)
 
 if TYPE_CHECKING:
     from mpc_rr.transcript import Transcript
@@ -25,7 +31,7 @@ def register(sub: argparse._SubParsersAction) -> None:
         "ping",
         help="smoke-test the runtime: a plaintext sum through the hub",
         description=__doc__,
-        formatter_class=argparse.ArgumentDefaultsHelpFormatter,
+        formatter_class=HelpFormatter,
     )
     p.add_argument(
         "--transport", choices=["memory", "tcp"], default="memory",
@@ -117,6 +123,9 @@ def _run(args: argparse.Namespace) -> int:
             f"{rep['parties']} parties (hub + {rep['clients']}), {rep['messages']} messages, "
             f"{rep['bytes']} bytes, {rep['rounds']} round(s), {rep['wall_s']:.3f} s"
         )
+        line = wire_summary(rep)
+        if line is not None:
+            print(f"  {line}")
         for role, c in rep["per_role"].items():
             print(
                 f"  {role:16s} x{c['count']:<6d} sent {c['messages_sent']} msgs / "

@@ -11,13 +11,13 @@ import argparse
 import sys
 from pathlib import Path
 
-from scenarios.commands import output_file
+from scenarios.commands import HelpFormatter, output_file
 
 
 def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     p = sub.add_parser(
         "report", help="one self-contained HTML page of a results store (figures, tables, seeds, versions)",
-        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter,
+        description=__doc__, formatter_class=HelpFormatter,
     )  # fmt: skip
     p.add_argument(
         "store", type=Path, metavar="STORE.db", help="results store (mpc-rr scenario run --store)"

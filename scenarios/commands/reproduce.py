@@ -10,16 +10,20 @@ import time
 from pathlib import Path
 
 from mpc_rr.choices import ESTIMATORS as METHODS
-from scenarios.commands import int_at_least
+from scenarios.commands import HelpFormatter, int_at_least
 
 RRBA = ("rrba-convergence", "rrba-table4", "rrba-tables56")  # scenarios.rrba_reproduce
 
 
 def register(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser(
-        "reproduce", help="reproduce a paper experiment (mdrr-table1, mdrr-fig3, rrba-...)"
+        "reproduce", help="reproduce a paper experiment (mdrr-table1, mdrr-fig3, rrba-...)",
+        formatter_class=HelpFormatter,
     )
-    p.add_argument("experiment", choices=["mdrr-table1", "mdrr-fig3", "dependence-ranking", *RRBA])
+    p.add_argument(
+        "experiment", choices=["mdrr-table1", "mdrr-fig3", "dependence-ranking", *RRBA],
+        help="the experiment to reproduce",
+    )  # fmt: skip
     p.add_argument(
         "--runs",
         type=int_at_least(1),
@@ -30,7 +34,7 @@ def register(sub: argparse._SubParsersAction) -> None:
         "--clients", type=int_at_least(2), default=8000,
         help="rrba-table4/-tables56: records n (paper 8000)",
     )  # fmt: skip
-    p.add_argument("--seed", type=int, default=1)
+    p.add_argument("--seed", type=int, default=1, help="seed of every run (run r uses a child of it)")
     p.add_argument(
         "--dataset",
         choices=["adult", "adult6"],
@@ -56,7 +60,7 @@ def register(sub: argparse._SubParsersAction) -> None:
         help="repair of Eq. 2 estimates (paper: clip)",
     )
     p.add_argument("--queries", type=int, default=20, help="count queries per run")
-    p.add_argument("--out", type=Path, default=Path("results"))
+    p.add_argument("--out", type=Path, default=Path("results"), help="folder for the CSV and PNG")
     p.add_argument(
         "--data", type=Path, default=None,
         help="adult.data, or the folder holding it (default: ../shared/data or $MPC_RR_DATA)",
@@ -167,7 +171,7 @@ def _report_fig3(args: argparse.Namespace, n: int, fig: dict, seconds: float) ->
                 for s, v in by_sigma.items():
                     w.writerow([p, m, s, f"{v:.5f}"])
     png = args.out / "mdrr_fig3.png"
-    _plot_fig3(fig, png)
+    _plot_fig3(fig, png, f"{args.dataset} (n = {n:,}), {args.runs} runs per point, seed {args.seed}")
     if args.json:
         print(
             json.dumps(
@@ -217,22 +221,24 @@ def _report_ranking(args: argparse.Namespace, n: int, rows: list, seconds: float
     return 0
 
 
-def _plot_fig3(fig: dict, png: Path) -> None:
+def _plot_fig3(fig: dict, png: Path, what: str = "") -> None:
     import matplotlib
 
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    fig_, axes = plt.subplots(2, 2, figsize=(10, 8), sharex=True)
+    # one y scale for every panel: the panels compare p
+    fig_, axes = plt.subplots(2, 2, figsize=(10, 8), sharex=True, sharey=True)
     for ax, (p, methods) in zip(axes.flat, fig.items(), strict=False):
         for m, by_sigma in methods.items():
             ax.plot(list(by_sigma), list(by_sigma.values()), marker="o", label=m)
         ax.set_title(f"p = {p}")
-        ax.set_xlabel("coverage sigma")
-        ax.set_ylabel("relative error (median)")
+        ax.set_xlabel("query coverage sigma (fraction of records)")
+        ax.set_ylabel("median relative error of count queries\n(|estimate - true| / true)")
         ax.set_yscale("log")
         ax.grid(True, alpha=0.3)
     axes.flat[0].legend(fontsize=8)
+    fig_.suptitle(f"Figure 3 reproduced: {what}" if what else "Figure 3 reproduced", fontsize=11)
     fig_.tight_layout()
     fig_.savefig(png, dpi=110)
     plt.close(fig_)

@@ -23,7 +23,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from scenarios.commands import output_file
+from scenarios.commands import HelpFormatter, output_file
 
 DEFAULT_STORE = Path("results.db")
 
@@ -40,18 +40,22 @@ def _store_arg(p: argparse.ArgumentParser) -> None:
 def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     p = sub.add_parser(
         "results", help="list, show and export the runs in a results store",
-        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter,
+        description=__doc__, formatter_class=HelpFormatter,
     )  # fmt: skip
     verbs = p.add_subparsers(dest="verb", required=True, metavar="VERB")
     ls = verbs.add_parser(
-        "list", help="scenarios in the store: kind, data, runs, points, code versions, sessions"
+        "list",
+        formatter_class=HelpFormatter,
+        help="scenarios in the store: kind, data, runs, points, code versions, sessions",
     )
     _store_arg(ls)
     ls.add_argument("--json", action="store_true", help="print JSON")
     ls.set_defaults(func=_list)
 
     sh = verbs.add_parser(
-        "show", help="a scenario per grid point (mean ± sd over repeats), or one run"
+        "show",
+        formatter_class=HelpFormatter,
+        help="a scenario per grid point (mean ± sd over repeats), or one run",
     )
     sh.add_argument(
         "target",
@@ -75,7 +79,9 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     sh.set_defaults(func=_show)
 
     ex = verbs.add_parser(
-        "export", help="every run as CSV (one row per run) or JSON (with full results)"
+        "export",
+        formatter_class=HelpFormatter,
+        help="every run as CSV (one row per run) or JSON (with full results)",
     )
     fmt = ex.add_mutually_exclusive_group(required=True)
     fmt.add_argument(
@@ -134,7 +140,9 @@ def _list(args: argparse.Namespace) -> int:
         runs = f"{r['runs']:,}/{r['planned']:,}" if r["planned"] else f"{r['runs']:,}"
         note = []
         if r["interrupted_sessions"]:
-            note.append(f"{r['interrupted_sessions']} unfinished session(s): killed, or still running")
+            note.append(
+                f"{r['interrupted_sessions']} unfinished session(s): killed, or still running"
+            )
         if r["failures"]:
             note.append(f"{r['failures']} failure(s)")
         print(f"  {r['scenario']:<24} {r['kind']:<12} {','.join(r['datasets']) or '-':<16} {runs:>11} "

@@ -13,18 +13,22 @@ output: the run id, ``results.json``, the default output folder and the plot.
 from __future__ import annotations
 
 import argparse
-import sys
 from pathlib import Path
 
 from mpc_rr.choices import DEPENDENCE_SOURCES, ESTIMATORS, MECHANISMS
 from scenarios.commands import (
+    HelpFormatter,
+    add_shard_flags,
     int_at_least,
     open_open,
     open_unit,
     output_dir,
     output_file,
     probability,
+    runner_choice,
     unit_interval,
+    warn,
+    wire_summary,
 )
 from scenarios.data_source import add_data_arguments, spec_from_args
 
@@ -38,7 +42,7 @@ def register(sub: argparse._SubParsersAction) -> None:
         description="Data parties (one per record) and an untrusted coordinator run the "
         "dependence phase, the signed clustering broadcast, the clustered release, then "
         "estimation + RR-Adjustment; accuracy is measured against the true records.",
-        formatter_class=argparse.ArgumentDefaultsHelpFormatter,
+        formatter_class=HelpFormatter,
     )
     add_data_arguments(p)
     p.add_argument(
@@ -63,6 +67,7 @@ def register(sub: argparse._SubParsersAction) -> None:
         help="memory: Party actors in one process; tcp: TCP + mutual TLS on 127.0.0.1; "
         "harness: synchronous driver, no transport",
     )  # fmt: skip
+    add_shard_flags(p)
     p.add_argument("--queries", type=int_at_least(1), default=200, help="count queries per coverage sigma")
     p.add_argument(
         "--max-dropout", type=open_unit, default=None,
@@ -102,14 +107,14 @@ def _check_dependence_flags(args: argparse.Namespace) -> None:
 def run(args: argparse.Namespace) -> int:
     import json
 
-    from tqdm import tqdm
-
     from mpc_rr.errors import UsageError
     from scenarios.data_source import load_dataset
     from scenarios.pipeline_run import RunOptions, run_pipeline, write_outputs
+    from scenarios.progress import Phases
     from scenarios.runners import runner_for
 
     _check_dependence_flags(args)
+    runner_choice(args)  # refuse sharding flags that do not apply before loading anything
     spec = spec_from_args(args)
     opts = RunOptions(
         parties=args.parties, p=args.p, tv=args.tv, td=args.td, dependence=args.dependence,
@@ -123,31 +128,40 @@ def run(args: argparse.Namespace) -> int:
         output_dir(str(out))
     except argparse.ArgumentTypeError as exc:
         raise UsageError(f"the default output folder: {exc}") from None
-    runner = runner_for(args.transport, step_timeout=args.step_timeout, transcript=args.transcript is not None)
-    bars: dict[str, tqdm] = {}
+    transport, shard = runner_choice(args)
+    runner = runner_for(transport, step_timeout=args.step_timeout, transcript=args.transcript is not None, **shard)
+    phases = Phases()
+    begun: set[str] = set()
 
     def progress(phase: str, done: int, total: int) -> None:
-        """One bar per phase; ``total == 0`` means not known in advance (secure-sum messages)."""
-        bar = bars.get(phase)
-        if bar is None:
-            label = {
-                "DEPENDENCE": "dependence phase", "SECURE SUM": "dependence phase (secure sum)",
-                "RELEASE": "release phase",
-            }.get(phase, phase)  # fmt: skip
-            unit = "msg" if phase == "SECURE SUM" else "party"
-            bar = bars[phase] = tqdm(total=total or None, desc=label, unit=unit, file=sys.stderr,
-                                     disable=None, mininterval=0.5)  # fmt: skip
-        bar.total = total or None
-        bar.n = done
-        if done % 256 == 0 or done == total:
-            bar.refresh()
+        """Counted phases as bars (closed when complete); the work between them as timed lines."""
+        if phase == "SECURE SUM":  # sub-protocol messages relayed; the total is not known in advance
+            phases.count(phase, done, 0, desc="dependence phase (secure sum)", unit="msg")
+        elif phase == "DEPENDENCE":
+            phases.count(phase, done, total, desc="dependence phase", unit="party")
+            if total and done >= total and "clustering" not in begun:
+                begun.add("clustering")
+                phases.start(f"clustering (Algorithm 1) and signed broadcast to {total:,} parties, "
+                             f"who verify it and randomize their clusters")  # fmt: skip
+        elif phase == "RELEASE":
+            phases.count(phase, done, total, desc="release phase", unit="party")
+            if total and done >= total and "estimation" not in begun:
+                begun.add("estimation")
+                phases.start("estimating every cluster (Eq. 2 + repair) and RR-Adjustment, then "
+                             "the count queries")  # fmt: skip
 
+    phases.start(f"loading {name}")
     data = load_dataset(spec)
+    phases.end(f" ({data.n:,} records, {len(data.schema.names)} attributes)")
     if args.parties is not None and args.parties > data.n:
         raise UsageError(f"--parties must be at most the {data.n:,} records of {data.name}, got {args.parties}")
+    n = args.parties or data.n
+    phases.start(f"building {n:,} parties and starting them over {args.transport}")
     result, ev = run_pipeline(opts, runner, data, progress=progress)
-    for bar in bars.values():
-        bar.close()
+    phases.close()
+    result["warnings"] = _warnings(result, ev)
+    for w in result["warnings"]:
+        warn("run", w)
     paths = write_outputs(result, out)
     if args.transcript is not None and ev.execution.run.transcript is not None:
         paths.append(ev.execution.run.transcript.save(args.transcript))
@@ -185,15 +199,48 @@ def _summary(r: dict) -> None:
         f"msgs / {co['bytes_received']:,} B; per party sent {dp['messages_sent']:.1f} msgs / "
         f"{dp['bytes_sent']:.0f} B"
     )
+    line = wire_summary(c)
+    if line is not None:
+        print(line)
     t = r["timing"]
     print(
         f"time: setup {t['setup_s']:.2f} s, protocol {t['protocol_s']:.2f} s, evaluation "
         f"{t['evaluation_s']:.2f} s"
     )
-    if r["adjustment"] is not None and not r["adjustment"]["converged"]:
-        print(f"warning: RR-Adjustment stopped at {r['adjustment']['iterations']} passes without converging")
     print(f"median relative error of count queries (RR-Independent: {r['independent_source']}):")
     sig = list(next(iter(r["relative_error"].values())))
     print(f"  {'method':<27}" + "".join(f"{'sigma=' + s:>12}" for s in sig))
     for m, by in r["relative_error"].items():
         print(f"  {m:<27}" + "".join(f"{by[s]:>12.4f}" for s in sig))
+
+
+def _warnings(r: dict, ev: object) -> list[str]:
+    """What a reader of the numbers must know (printed whatever the format, kept in results.json)."""
+    import math
+
+    out = []
+    adj = r.get("adjustment")
+    if adj is not None and not adj["converged"]:
+        out.append(f"RR-Adjustment stopped at {adj['iterations']} passes without converging; the "
+                   f"+Adjustment figures come from an unconverged fixed point")  # fmt: skip
+    bad = [f"{m} (sigma={s})" for m, by in r["relative_error"].items() for s, v in by.items()
+           if v is None or (isinstance(v, float) and math.isnan(v))]  # fmt: skip
+    if bad:
+        out.append(f"relative error is nan for {', '.join(bad)}: no query had a true count above zero")
+    n_rel = int(r["parties_released"])
+    if n_rel < r["parties"]:
+        out.append(f"{r['parties'] - n_rel} of {r['parties']} parties dropped out; the estimates use "
+                   f"the {n_rel} that answered")  # fmt: skip
+    cfg = ev.execution.config  # type: ignore[attr-defined]
+    clusters = ev.execution.result.clustering.clusters  # type: ignore[attr-defined]
+    thin = [(math.prod(cfg.sizes[i] for i in c), c) for c in clusters]
+    thin = [(cells, c) for cells, c in thin if n_rel < 5 * cells]
+    if thin:
+        cells, c = max(thin)
+        names = "+".join(cfg.schema.names[i] for i in c)
+        out.append(f"tiny sample: {len(thin)} cluster(s) have fewer than 5 released records per value "
+                   f"combination (worst: {names}, {cells} combinations for {n_rel} records); their "
+                   f"estimates are mostly noise")  # fmt: skip
+    if r["cost"]["peer_errors"]:
+        out.append(f"{r['cost']['peer_errors']} message(s) were rejected as peer errors (see peer_errors)")
+    return out

@@ -18,7 +18,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from scenarios.commands import int_at_least
+from scenarios.commands import HelpFormatter, int_at_least
 
 DEFAULT_STORE = Path("results.db")
 
@@ -28,15 +28,16 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
         "scenario",
         help="run a declared experiment (TOML: data, protocol, grid, repeats, seed) into a results store",
         description=__doc__,
-        formatter_class=argparse.RawDescriptionHelpFormatter,
+        formatter_class=HelpFormatter,
     )
     verbs = p.add_subparsers(dest="verb", required=True, metavar="VERB")
     run = verbs.add_parser(
-        "run", help="execute the runs missing from the store (all of them the first time)",
+        "run", formatter_class=HelpFormatter,
+        help="execute the runs missing from the store (all of them the first time)",
         description="Decode FILE.toml, load its data, check every grid point, then execute every run "
         "whose key is not in the store yet, storing each as it finishes. One progress bar for the sweep.",
     )  # fmt: skip
-    run.add_argument("file", type=Path, metavar="FILE.toml")
+    run.add_argument("file", type=Path, metavar="FILE.toml", help="the scenario file")
     run.add_argument("--store", type=Path, default=DEFAULT_STORE,
                      help=f"SQLite results store, created if missing (default: {DEFAULT_STORE})")  # fmt: skip
     run.add_argument("--jobs", type=int_at_least(1), default=1,
@@ -46,15 +47,18 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     run.set_defaults(func=_run)
 
     chk = verbs.add_parser(
-        "check", help="decode and validate FILE.toml; count its runs (and, with --store, the missing ones)",
+        "check", formatter_class=HelpFormatter,
+        help="decode and validate FILE.toml; count its runs (and, with --store, the missing ones)",
     )  # fmt: skip
-    chk.add_argument("file", type=Path, metavar="FILE.toml")
+    chk.add_argument("file", type=Path, metavar="FILE.toml", help="the scenario file")
     chk.add_argument("--store", type=Path, default=None, help="also count the runs stored there")
     chk.add_argument("--json", action="store_true", help="print JSON")
     chk.set_defaults(func=_check)
 
     kinds = verbs.add_parser(
-        "kinds", help="the protocol kinds: parameters (type, default) and metrics"
+        "kinds",
+        formatter_class=HelpFormatter,
+        help="the protocol kinds: parameters (type, default) and metrics",
     )
     kinds.add_argument("kind", nargs="?", default=None, help="one kind (default: all)")
     kinds.add_argument("--json", action="store_true", help="print JSON")

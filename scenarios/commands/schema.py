@@ -21,6 +21,7 @@ import numpy as np
 from mpc_rr.csv_reader import read_csv_columns
 from mpc_rr.schema import load_csv
 from mpc_rr.schema_io import DEFAULT_MAX_CATEGORIES, infer_schema, load_schema, schema_to_toml
+from scenarios.commands import HelpFormatter
 
 
 def _names(text: str) -> list[str]:
@@ -65,6 +66,7 @@ def register(sub: argparse._SubParsersAction) -> None:
         "schema",
         help="infer a schema (TOML) from a CSV file, or check a file against one",
         description="Schemas for your own data: attributes, ordered categories, ordinal or nominal.",
+        formatter_class=HelpFormatter,
     )
     verbs = p.add_subparsers(dest="verb", required=True, metavar="VERB")
 
@@ -77,8 +79,9 @@ def register(sub: argparse._SubParsersAction) -> None:
             "then text in text order) and their record counts as comments. Categories of an "
             "ordinal attribute must be in their real order: check and edit them."
         ),
+        formatter_class=HelpFormatter,
     )
-    inf.add_argument("file", type=Path, metavar="FILE.csv")
+    inf.add_argument("file", type=Path, metavar="FILE.csv", help="the CSV file to read")
     inf.add_argument(
         "--columns", type=_names, default=None, help="columns to keep, e.g. age,sex (default: all)"
     )
@@ -92,6 +95,10 @@ def register(sub: argparse._SubParsersAction) -> None:
         help="refuse a column with more distinct values than this (default: %(default)s)",
     )
     inf.add_argument("--out", type=Path, default=None, help="write here instead of stdout")
+    inf.add_argument(
+        "--json", action="store_true",
+        help="print the schema as JSON instead of TOML (--out still writes TOML)",
+    )  # fmt: skip
     _reading_options(inf)
     inf.set_defaults(func=_infer)
 
@@ -99,8 +106,9 @@ def register(sub: argparse._SubParsersAction) -> None:
         "check",
         help="load a CSV file with a schema and report what was read",
         description="Encode FILE with --schema, as the pipeline will, and print per-attribute counts.",
+        formatter_class=HelpFormatter,
     )
-    chk.add_argument("file", type=Path, metavar="FILE.csv")
+    chk.add_argument("file", type=Path, metavar="FILE.csv", help="the CSV file to check")
     chk.add_argument("--schema", type=Path, required=True, help="schema TOML (see: schema infer)")
     chk.add_argument("--json", action="store_true", help="print JSON instead of a table")
     _reading_options(chk)
@@ -129,10 +137,24 @@ def _infer(args: argparse.Namespace) -> int:
     )
     schema = infer_schema(data, ordinal=args.ordinal, max_categories=args.max_categories)
     text = schema_to_toml(schema, data=data, source=args.file.name)
-    if args.out is None:
-        sys.stdout.write(text)
-    else:
+    if args.out is not None:
         args.out.write_text(text, encoding="utf-8")
+    if args.json:
+        counts = [
+            [dict(zip(data.values[j], data.counts(j).tolist(), strict=True)).get(c, 0) for c in a.categories]
+            for j, a in enumerate(schema.attributes)
+        ]
+        print(json.dumps({
+            "file": str(args.file),
+            "records": data.n,
+            "attributes": [
+                {"name": a.name, "kind": "ordinal" if a.ordinal else "nominal",
+                 "categories": list(a.categories), "counts": c}
+                for a, c in zip(schema.attributes, counts, strict=True)
+            ],
+        }, indent=1))  # fmt: skip
+    elif args.out is None:
+        sys.stdout.write(text)
     print(
         f"schema infer: {len(schema)} attributes, {data.n:,} records from {args.file} "
         f"in {time.perf_counter() - t0:.2f} s" + (f"; wrote {args.out}" if args.out else ""),

@@ -14,7 +14,17 @@ import os
 import sys
 
 from mpc_rr.errors import UsageError
-from scenarios.commands import int_at_least, open_open, open_unit, output_file, positive_float
+from scenarios.commands import (
+    HelpFormatter,
+    add_shard_flags,
+    int_at_least,
+    open_open,
+    open_unit,
+    output_file,
+    positive_float,
+    runner_choice,
+    wire_summary,
+)
 
 TRANSPORTS = ("harness", "memory", "tcp")
 
@@ -24,7 +34,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         "secure-sum",
         help="secure sum of random one-hot vectors, checked against the plaintext sum",
         description=__doc__,
-        formatter_class=argparse.ArgumentDefaultsHelpFormatter,
+        formatter_class=HelpFormatter,
     )
     p.add_argument(
         "--protocol", choices=("full-mesh", "full-mesh-board", "secagg"), default="secagg",
@@ -38,6 +48,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         help="memory: Party actors over the in-memory transport (virtual time); tcp: TCP + "
         "mutual TLS on 127.0.0.1, one process; harness: synchronous driver, no transport",
     )  # fmt: skip
+    add_shard_flags(p)
     p.add_argument("--step-timeout", type=positive_float, default=30.0, help="seconds before a step's dropouts")
     p.add_argument("--dropout", type=open_unit, default=0.0, help="fraction of parties that crash")
     p.add_argument(
@@ -73,6 +84,7 @@ def run(args: argparse.Namespace) -> int:
     from scenarios.runners import runner_for
     from scenarios.secure_sum import run_secure_sum
 
+    name, shard = runner_choice(args)
     if args.protocol != "secagg":
         bad = [f for f, v in (("--max-dropout", args.max_dropout), ("--degree", args.degree),
                               ("--threshold", args.threshold), ("--failure", args.failure)) if v is not None]  # fmt: skip
@@ -99,7 +111,9 @@ def run(args: argparse.Namespace) -> int:
         args.protocol, x, seed=args.seed, dropout=args.dropout, drop_step=args.drop_step,
         max_dropout=args.max_dropout, degree=args.degree, threshold=args.threshold,
         failure=args.failure,
-        runner=runner_for(args.transport, step_timeout=args.step_timeout, transcript=args.transcript is not None),
+        runner=runner_for(
+            name, step_timeout=args.step_timeout, transcript=args.transcript is not None, **shard
+        ),
     )  # fmt: skip
     if args.transcript is not None and rep.run is not None and rep.run.transcript is not None:
         rep.run.transcript.meta.update(protocol=args.protocol, parties=args.parties, seed=args.seed)
@@ -112,10 +126,13 @@ def run(args: argparse.Namespace) -> int:
         c = rep.costs
         dp = c.data_parties()["mean"]
         print(
-            f"{rep.protocol}: {rep.parties} parties x {rep.cells} cells over {args.transport}: "
+            f"{rep.protocol}: {rep.parties} parties x {rep.cells} cells over {c.transport}: "
             f"{status}; survivors {rep.survivors}, {c.messages} messages, {c.bytes} bytes "
             f"({dp['bytes_sent']:.0f} sent per party), {c.wall_s:.2f} s"
         )
+        line = wire_summary(c.to_json())
+        if line is not None:
+            print(line)
         if rep.protocol == "secagg":
             pr = rep.params
             print(f"SecAgg+: degree {pr['degree']}, threshold t={pr['threshold']}, tolerates "

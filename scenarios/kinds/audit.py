@@ -2,7 +2,8 @@
 
 The mechanism is built by ``mpc-rr audit``'s own builders
 (:data:`scenarios.commands.audit.MECHANISMS`: krr, keep-uniform, cluster,
-lambda, optimized -- a builder added there is available here), audited with
+lambda, optimized; not ``rrba`` nor ``pipeline``, whose audits run a collection
+or the real roles: ``mpc-rr audit``), audited with
 ``trials`` runs drawn from the run's seed; the Clopper-Pearson lower bound is
 reported next to the true and the claimed epsilon (the builder's claim, or
 ``claimed_epsilon``).

@@ -1,0 +1,258 @@
+"""One simulation on every core: one process vs sharded processes vs Ray actors, same run.
+
+Parts (``--part``, several allowed):
+
+* ``rr``: the RR pipeline (``mpc-rr run adult``, dependence ``rr``) on
+  ``--parties`` records of Adult (default all 32,561);
+* ``secure-sum``: the same with ``--dependence secure-sum`` (SecAgg+ defaults),
+  with the crypto floor of the run printed beside it: the X25519 exchanges the
+  run performs (two per graph edge and endpoint, plus two key generations per
+  party) times the cost of one exchange measured here, now, divided by the
+  workers;
+* ``million``: ``--million`` parties (default 1,000,000) through the RR
+  pipeline, records drawn with replacement from Adult's rows (a bootstrap
+  sample: Adult's schema and dependences, seeded), on the sharded engine.
+
+Each configuration runs ``--repeats`` times, interleaved round-robin so load
+hits every side alike; the table gives medians of the wall time of
+``scenarios.pipeline_run.execute`` (planning + building every role where it
+runs + the protocol), the ratio to the one-process runner, parties per second
+per core, and the workers' memory per party (peak RSS of a worker minus its
+RSS before it built its roles, over its parties).
+
+    python -m benchmarks.scale --part rr --part secure-sum --repeats 3 [--ray]
+    python -m benchmarks.scale --part million --engine ray
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import statistics
+import time
+from collections.abc import Callable
+from typing import Any
+
+import numpy as np
+
+from mpc_rr.datasets import load_adult
+from mpc_rr.schema import Dataset
+from parties.shards import available_cores
+from scenarios.pipeline_run import Execution, RunOptions, execute
+from scenarios.runners import runner_for
+
+
+def x25519_exchange_s(count: int = 3000) -> tuple[float, float]:
+    """Median (wall, CPU) seconds of one X25519 exchange (``cryptography``), measured now."""
+    from cryptography.hazmat.primitives.asymmetric.x25519 import X25519PrivateKey
+
+    sk = X25519PrivateKey.generate()
+    pk = X25519PrivateKey.generate().public_key()
+    wall, cpu = [], []
+    for _ in range(5):
+        t, c = time.perf_counter(), time.process_time()
+        for _ in range(count):
+            sk.exchange(pk)
+        wall.append((time.perf_counter() - t) / count)
+        cpu.append((time.process_time() - c) / count)
+    return statistics.median(wall), statistics.median(cpu)
+
+
+def secagg_exchanges(ex: Execution) -> int:
+    """X25519 operations of the run's SecAgg+: 2 agreements per edge end, 2 key generations per party."""
+    from mpc_rr.pipeline.dependence import secagg_public_for
+
+    graph = secagg_public_for(ex.config).graph
+    live = len(ex.result.parties_dependence)
+    return int(2 * graph.neighbors[1:].shape[0] * graph.degree + 2 * live)
+
+
+def _runners(workers: int, ray: bool) -> dict[str, Callable[[], Any]]:
+    out: dict[str, Callable[[], Any]] = {"one process": lambda: runner_for("memory", step_timeout=600.0)}
+    out[f"sharded x{workers}"] = lambda: runner_for("sharded", workers=workers, step_timeout=600.0)
+    if ray:
+        out[f"ray x{workers}"] = lambda: runner_for("ray", workers=workers, step_timeout=600.0)
+    return out
+
+
+def _measure(
+    opts: RunOptions, data: Dataset, runners: dict[str, Callable[[], Any]], repeats: int
+) -> dict[str, list[Execution]]:
+    runs: dict[str, list[Execution]] = {k: [] for k in runners}
+    walls: dict[str, list[float]] = {k: [] for k in runners}
+    for _ in range(repeats):
+        for name, make in runners.items():
+            t, c = time.perf_counter(), time.process_time()
+            ex = execute(opts, make(), data)
+            wall, cpu = time.perf_counter() - t, time.process_time() - c
+            walls[name].append(wall)
+            runs[name].append(ex)
+            extra = ex.run.costs.extra
+            extra["execute_s"] = wall
+            # CPU seconds on the critical path: what the wall would be on idle cores
+            extra["critical_s"] = (
+                cpu if "critical_cpu_s" not in extra
+                else extra["startup_cpu_s"] + extra["build_cpu_s"] + extra["critical_cpu_s"] + cpu
+            )  # fmt: skip
+            print(f"  {name}: {wall:.2f} s wall, {extra['critical_s']:.2f} s critical-path CPU", flush=True)
+    return runs
+
+
+def _row(name: str, exs: list[Execution], base: tuple[float, float], n: int) -> dict[str, Any]:
+    wall = statistics.median(e.run.costs.extra["execute_s"] for e in exs)
+    extra = exs[0].run.costs.extra
+    workers = int(extra.get("workers", 1))
+    mem = extra.get("bytes_per_party")
+    crit = statistics.median(e.run.costs.extra["critical_s"] for e in exs)
+    return {
+        "runner": name,
+        "median_s": round(wall, 2),
+        "ratio": round(wall / base[0], 3),
+        "critical_s": round(crit, 2),
+        "critical_ratio": round(crit / base[1], 3),
+        "parties_per_s_per_core": round(n / wall / workers),
+        "bytes_per_party": None if mem is None else round(mem),
+        "supersteps": extra.get("supersteps"),
+        "start_s": None if "start_s" not in extra else round(extra["start_s"], 2),
+        "samples": [round(e.run.costs.extra["execute_s"], 2) for e in exs],
+    }
+
+
+def _same(runs: dict[str, list[Execution]]) -> bool:
+    ref = next(iter(runs.values()))[0].result
+    return all(
+        ex.result.clustering.clusters == ref.clustering.clusters
+        and all(
+            np.array_equal(a.distribution, b.distribution)
+            for a, b in zip(ex.result.estimates, ref.estimates, strict=True)
+        )
+        for exs in runs.values()
+        for ex in exs
+    )
+
+
+def part_pipeline(args: argparse.Namespace, dependence: str) -> dict[str, Any]:
+    data = load_adult()
+    opts = RunOptions(parties=args.parties, dependence=dependence, seed=args.seed)
+    n = args.parties or data.n
+    print(f"\n{dependence} pipeline, {n:,} parties, {args.workers} workers, {args.repeats} repeats", flush=True)
+    runs = _measure(opts, data, _runners(args.workers, args.ray), args.repeats)
+    one = runs["one process"]
+    base = (
+        statistics.median(e.run.costs.extra["execute_s"] for e in one),
+        statistics.median(e.run.costs.extra["critical_s"] for e in one),
+    )
+    rows = [_row(k, v, base, n) for k, v in runs.items()]
+    out: dict[str, Any] = {
+        "part": dependence, "parties": n, "workers": args.workers, "rows": rows,
+        "same_estimates": _same(runs),
+    }  # fmt: skip
+    if dependence == "secure-sum":
+        ex = runs["one process"][0]
+        wall, cpu = x25519_exchange_s()
+        count = secagg_exchanges(ex)
+        out["x25519_us"] = round(wall * 1e6, 2)
+        out["x25519_cpu_us"] = round(cpu * 1e6, 2)
+        out["x25519_ops"] = count
+        out["crypto_floor_core_s"] = round(count * cpu, 2)
+        out["crypto_floor_s_on_workers"] = round(count * cpu / args.workers, 2)
+    return out
+
+
+def bootstrap_adult(n: int, seed: int) -> Dataset:
+    """``n`` records drawn uniformly with replacement from Adult's rows (seeded)."""
+    data = load_adult()
+    rows = np.random.default_rng(np.random.SeedSequence([seed, 0xB007])).integers(0, data.n, n)
+    return Dataset(data.schema, np.ascontiguousarray(data.codes[rows]))
+
+
+def part_million(args: argparse.Namespace) -> dict[str, Any]:
+    n = args.million
+    data = bootstrap_adult(n, args.seed)
+    opts = RunOptions(dependence="rr", seed=args.seed, queries=50)
+    kind = "ray" if args.engine == "ray" else "sharded"
+    print(f"\nRR pipeline, {n:,} bootstrap parties, {kind} x{args.workers}", flush=True)
+    t, c = time.perf_counter(), time.process_time()
+    ex = execute(opts, runner_for(kind, workers=args.workers, step_timeout=600.0), data, dataset="adult-bootstrap")
+    wall, cpu = time.perf_counter() - t, time.process_time() - c
+    extra = ex.run.costs.extra
+    return {
+        "part": "million",
+        "parties": n,
+        "engine": args.engine,
+        "workers": args.workers,
+        "ok": ex.run.ok,
+        "released": len(ex.result.parties_release),
+        "clusters": [list(c) for c in ex.result.clustering.clusters],
+        "execute_s": round(wall, 1),
+        "parties_per_s_per_core": round(n / wall / args.workers),
+        "bytes_per_party": None if extra["bytes_per_party"] is None else round(extra["bytes_per_party"]),
+        "worker_peak_rss_gb": [round(r / 2**30, 2) for r in extra["worker_peak_rss"]],
+        "supersteps": extra["supersteps"],
+        "start_s": round(extra["start_s"], 1),
+        "build_s": round(extra["build_s"], 1),
+        "messages": ex.run.costs.messages,
+        # CPU seconds: what the wall would be on idle cores
+        "startup_cpu_s": round(extra["startup_cpu_s"], 1),
+        "build_cpu_s": round(extra["build_cpu_s"], 1),
+        "superstep_cpu_s": extra["superstep_cpu_s"],
+        "critical_cpu_s": round(extra["critical_cpu_s"], 1),
+        "parent_cpu_s": round(cpu, 1),
+        "critical_s": round(extra["startup_cpu_s"] + extra["build_cpu_s"] + extra["critical_cpu_s"] + cpu, 1),
+    }
+
+
+def _print(res: dict[str, Any]) -> None:
+    if res["part"] == "million":
+        print(json.dumps(res))
+        return
+    print(f"\n{res['part']} pipeline, {res['parties']:,} parties (medians; ratio = runner / one process)")
+    print(
+        f"  {'runner':<14}{'wall s':>8}{'ratio':>7}{'crit s':>8}{'ratio':>7}"
+        f"{'parties/s/core':>16}{'B/party':>10}{'steps':>7}{'start s':>9}"
+    )
+    for r in res["rows"]:
+        mem = "-" if r["bytes_per_party"] is None else f"{r['bytes_per_party']:,}"
+        print(
+            f"  {r['runner']:<14}{r['median_s']:>8.2f}{r['ratio']:>7.3f}{r['critical_s']:>8.2f}"
+            f"{r['critical_ratio']:>7.3f}{r['parties_per_s_per_core']:>16,}{mem:>10}"
+            f"{r['supersteps'] or '-':>7}{r['start_s'] if r['start_s'] is not None else '-':>9}"
+        )
+    print(
+        "  (crit = CPU seconds on the critical path: one process: its CPU; sharded: worker start-up "
+        "+ building + the busiest worker of each superstep + the parent; = the wall on idle cores)"
+    )
+    print(f"  same clusters and estimates in every run: {res['same_estimates']}")
+    if "x25519_us" in res:
+        print(
+            f"  crypto floor: {res['x25519_ops']:,} X25519 operations x {res['x25519_cpu_us']} us CPU "
+            f"({res['x25519_us']} us wall now) = {res['crypto_floor_core_s']} core-s, "
+            f"{res['crypto_floor_s_on_workers']} s on {res['workers']} workers (compare with crit s)"
+        )
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--part", action="append", choices=("rr", "secure-sum", "million"))
+    ap.add_argument("--parties", type=int, default=None, help="Adult records (default: all 32,561)")
+    ap.add_argument("--workers", type=int, default=available_cores())
+    ap.add_argument("--repeats", type=int, default=3)
+    ap.add_argument("--seed", type=int, default=1)
+    ap.add_argument("--ray", action="store_true", help="also run the shards as Ray actors")
+    ap.add_argument("--engine", choices=("processes", "ray"), default="processes", help="for --part million")
+    ap.add_argument("--million", type=int, default=1_000_000, help="parties of --part million")
+    ap.add_argument("--json", action="store_true")
+    args = ap.parse_args(argv)
+    parts = args.part or ["rr"]
+    results = []
+    for part in parts:
+        res = part_million(args) if part == "million" else part_pipeline(args, part)
+        results.append(res)
+        _print(res)
+    if args.json:
+        print(json.dumps(results))
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

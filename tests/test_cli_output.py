@@ -1,0 +1,86 @@
+"""What long commands print besides results: progress that covers every phase, warnings on
+standard error whatever the format, and TCP wire bytes next to payload bytes."""
+
+from __future__ import annotations
+
+import io
+import json
+import re
+from pathlib import Path
+
+import pytest
+
+from scenarios.cli import main
+from scenarios.commands.ping import ping
+from scenarios.progress import Phases
+
+
+def test_phases_close_each_bar_when_complete_and_time_the_gaps() -> None:
+    f = io.StringIO()
+    ph = Phases(f, enabled=True)
+    ph.start("loading")
+    for i in range(1, 301):
+        ph.count("A", i, 300, desc="phase A", unit="party")
+    ph.start("between")  # the silent work between two counted phases gets its own line
+    ph.count("B", 10, 20, desc="phase B", unit="party")
+    ph.count("A", 300, 300, desc="phase A", unit="party")  # a late report of a closed phase
+    ph.count("B", 20, 20, desc="phase B", unit="party")
+    ph.close()
+    out = f.getvalue()
+    assert re.search(r"^loading \.\.\. done in \d+\.\d s\n", out)
+    assert "between ... done in" in out
+    assert out.index("between ...") < out.index("phase B")
+    a_final = [ln for ln in out.replace("\r", "\n").split("\n") if ln.startswith("phase A: 100%")]
+    assert a_final and all("300/300" in ln for ln in a_final)  # closed at completion
+    assert out.count("phase A:   0%") == 1  # the late report did not reopen it
+    assert set(ph.timings) == {"loading", "between"}
+
+
+def test_phases_are_silent_when_stderr_is_not_a_terminal() -> None:
+    f = io.StringIO()
+    ph = Phases(f)
+    ph.start("x")
+    ph.count("A", 1, 1, desc="a", unit="u")
+    ph.close()
+    assert f.getvalue() == "" and "x" in ph.timings
+
+
+def test_run_warns_on_stderr_also_with_json(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["run", "adult", "--parties", "60", "--out", str(tmp_path), "--json"]) == 0
+    out, err = capsys.readouterr()
+    result = json.loads(out)
+    assert result["warnings"]
+    assert any(w.startswith("tiny sample:") for w in result["warnings"])
+    for w in result["warnings"]:
+        assert f"mpc-rr run: warning: {w}" in err
+    assert json.loads((tmp_path / "results.json").read_text())["warnings"] == result["warnings"]
+
+
+def test_tcp_reports_wire_bytes_next_to_payload_bytes() -> None:
+    plain, _ = ping("tcp", 4, tls=False, timeout=60)
+    assert plain["ok"] and plain["handshakes"] == 4 and plain["tls"] is False
+    # plaintext: every message crosses one hop (the hub is party 0) with an 8-byte frame header
+    assert plain["wire_bytes"] - plain["wire_bytes_setup"] == plain["bytes"] + 8 * plain["messages"]
+    tls, _ = ping("tcp", 4, timeout=60)
+    assert tls["ok"] and tls["bytes"] == plain["bytes"]
+    assert tls["wire_bytes_setup"] > 4 * 1000  # certificates both ways, per connection
+    assert tls["wire_bytes"] - tls["wire_bytes_setup"] > plain["wire_bytes"] - plain["wire_bytes_setup"]
+    mem, _ = ping("memory", 4)
+    assert "wire_bytes" not in mem and mem["bytes"] == plain["bytes"]
+
+
+def test_ping_prints_the_wire_line(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["ping", "--transport", "tcp", "--parties", "2", "--plaintext"]) == 0
+    assert re.search(r"wire \(plaintext over TCP, hop by hop\): [\d,]+ bytes", capsys.readouterr().out)
+
+
+def test_rrba_warns_on_stderr_also_with_json(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    args = ["rrba", "--data", "survey", "--clients", "120", "--block", "40", "--out", str(tmp_path)]
+    assert main([*args, "--json"]) == 0
+    out, err = capsys.readouterr()
+    doc = json.loads(out)
+    assert any("true epsilon is infinite" in w for w in doc["warnings"])
+    for w in doc["warnings"]:
+        assert f"mpc-rr rrba: warning: {w}" in err
+    assert main([*args, "--t-floor", "0.01", "--json"]) == 0  # a floor: finite epsilon, no such warning
+    assert not any("infinite" in w for w in json.loads(capsys.readouterr().out)["warnings"])

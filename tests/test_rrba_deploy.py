@@ -1,0 +1,108 @@
+"""RRBA as one OS process per party: the registered factory, records, noise, parameters."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from mpc_rr.bif import load_network
+from mpc_rr.datasets import data_dir
+from mpc_rr.errors import UsageError
+from mpc_rr.harness import run_roles
+from mpc_rr.roles import COORDINATOR
+from mpc_rr.rrba import RRBAAggregator, RRBAClient, run_rrba
+from mpc_rr.rrba.deploy import csv_record
+from mpc_rr.schema import Dataset, load_csv
+from scenarios.registry import get_protocol
+
+SURVEY_CSV = data_dir() / "survey_10000.csv"
+
+
+@pytest.fixture(scope="module")
+def survey() -> Dataset:
+    return load_csv(SURVEY_CSV, load_network("survey").schema)
+
+
+def test_a_deployed_client_reads_only_its_record_and_draws_noise_from_chacha(survey: Dataset) -> None:
+    schema = survey.schema
+    for row in (0, 9, 9_999):
+        np.testing.assert_array_equal(csv_record(SURVEY_CSV, schema, row), survey.codes[row])
+    make = get_protocol("rrba").make_role
+    params = {"schema": "survey", "block": 5, "p": 0.5, "row_offset": 100}
+    role = make(3, 11, 1, params)
+    assert isinstance(role, RRBAClient)
+    np.testing.assert_array_equal(role.record, survey.codes[102])
+    assert type(role.rng.bit_generator).__name__ == "ChaCha" and "deployment" in role.noise
+    other = make(3, 11, 1, params)  # same public parameters, different noise
+    assert role.rng.random(4).tolist() != other.rng.random(4).tolist()
+    assert isinstance(make(COORDINATOR, 11, 1, params), RRBAAggregator)
+
+
+def test_the_factory_with_seeded_noise_equals_the_centralized_engine(survey: Dataset) -> None:
+    """Every party built from public parameters alone, as separate processes would."""
+    n, seed = 40, 4
+    params = {"schema": "survey", "block": 15, "p": 0.4, "t_floor": 0.01, "noise": "seeded"}
+    make = get_protocol("rrba").make_role
+    roles = {i: make(i, n + 1, seed, params) for i in range(n + 1)}
+    res = run_roles(roles)
+    assert res.ok
+    ref = run_rrba(Dataset(survey.schema, survey.codes[:n]), p=0.4, block=15, t_floor=0.01, seed=seed)
+    got = get_protocol("rrba").result_to_json(res.roles[COORDINATOR].result)
+    for est, want in zip(got["estimates"], ref.estimates, strict=True):
+        assert est == want.reshape(-1).tolist()
+    assert got["clients"] == n and got["blocks"] == 3 and got["dropouts"]["answered"] == n
+    client = get_protocol("rrba").result_to_json(res.roles[1].result)
+    assert client["asked"] and client["tally"] == "plain" and "simulation" in client["noise"]
+
+
+def test_a_schema_file_and_its_csv(tmp_path: Path) -> None:
+    from mpc_rr.schema_io import schema_to_toml
+
+    schema = load_network("survey").schema
+    (tmp_path / "s.toml").write_text(schema_to_toml(schema))
+    rows = ["A,S,E,O,R,T", "young,M,high,emp,big,car", "old,F,uni,self,small,train"]
+    (tmp_path / "d.csv").write_text("\n".join(rows) + "\n")
+    params = {"schema": str(tmp_path / "s.toml"), "data": str(tmp_path / "d.csv"), "block": 2, "p": 0.5}
+    role = get_protocol("rrba").make_role(2, 3, 0, params)
+    assert isinstance(role, RRBAClient)
+    assert [schema.attributes[j].categories[c] for j, c in enumerate(role.record)] == rows[2].split(",")
+
+
+@pytest.mark.parametrize(
+    ("params", "message"),
+    [
+        ({"block": 5, "p": 0.5}, "schema (a network name or a TOML schema file) is required"),
+        ({"schema": "survey", "p": 0.5}, "block is required"),
+        ({"schema": "survey", "block": 5, "p": 0.5, "colour": 1}, "unknown keys ['colour']"),
+        ({"schema": "survey", "block": "5", "p": 0.5}, "block has the wrong type, got '5'"),
+        ({"schema": "survey", "block": 5, "p": 0.5, "secure_tally": 1}, "secure_tally has the wrong type"),
+        ({"schema": "survey", "block": 5, "p": 0.5, "noise": "seed"}, "noise must be one of"),
+        ({"schema": "survey", "block": 5, "p": 0.5, "row_offset": 99_999}, "has no record 100000"),
+    ],
+)
+def test_bad_parameters_are_named(params: dict[str, object], message: str) -> None:
+    with pytest.raises(UsageError, match=None) as exc:
+        get_protocol("rrba").make_role(2, 6, 0, params)
+    assert message in str(exc.value)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("secure", [False, True], ids=["plain", "secure"])
+def test_one_process_per_party_equals_the_centralized_engine(survey: Dataset, secure: bool) -> None:
+    from parties.procs import run_processes
+
+    n, seed = 12, 3
+    params = {"schema": "survey", "block": 6, "p": 0.5, "noise": "seeded", "secure_tally": secure}
+    r = run_processes("rrba", n + 1, seed=seed, params=params, step_timeout=30, timeout=240, linger=120)
+    assert r.ok, r.errors
+    ref = run_rrba(Dataset(survey.schema, survey.codes[:n]), p=0.5, block=6, seed=seed)
+    for est, want in zip(r.results[0]["estimates"], ref.estimates, strict=True):
+        assert est == want.reshape(-1).tolist()
+    assert r.results[0]["dropouts"]["answered"] == n
+    assert r.costs.parties[COORDINATOR].messages_received == (4 * n if secure else n)
+    # deployed (CSPRNG) clients: another run with the same seed releases different answers
+    params["noise"] = "csprng"
+    a = run_processes("rrba", n + 1, seed=seed, params=params, step_timeout=30, timeout=240, linger=120)
+    assert a.ok and a.results[0]["estimates"] != r.results[0]["estimates"]
