@@ -86,7 +86,8 @@ figure img { max-width: 100%; height: auto; display: block; border: 1px solid #e
 figcaption { font-size: 15px; color: #333; margin-top: 8px; max-width: 1000px; }
 table { border-collapse: collapse; font-size: 14px; margin: 8px 0 16px; }
 th, td { border: 1px solid #d0d7de; padding: 3px 8px; text-align: right; white-space: nowrap; }
-th { white-space: normal; vertical-align: bottom; overflow-wrap: anywhere; }
+th { white-space: normal; vertical-align: bottom; overflow-wrap: normal; }
+table.wide { font-size: 12.5px; } table.wide th, table.wide td { padding: 2px 5px; }
 th { background: #f6f8fa; font-weight: 600; }
 td.l, th.l { text-align: left; }
 .scroll { overflow-x: auto; max-width: 100%; }
@@ -126,12 +127,14 @@ def _table(head: Sequence[str], rows: Sequence[Sequence[Any]], left: int = 0) ->
     def cls(i: int) -> str:
         return ' class="l"' if i < left else ""
 
-    th = "".join(f"<th{cls(i)}>{_e(h)}</th>" for i, h in enumerate(head))
+    # headers break after an underscore (metric names), never inside a word
+    th = "".join(f"<th{cls(i)}>{_e(h).replace('_', '_<wbr>')}</th>" for i, h in enumerate(head))
     body = "".join(
         "<tr>" + "".join(f"<td{cls(i)}>{_e(_cell(v))}</td>" for i, v in enumerate(r)) + "</tr>"
         for r in rows
     )
-    return f'<div class="scroll"><table><thead><tr>{th}</tr></thead><tbody>{body}</tbody></table></div>'
+    wide = ' class="wide"' if len(head) > 8 else ""
+    return f'<div class="scroll"><table{wide}><thead><tr>{th}</tr></thead><tbody>{body}</tbody></table></div>'
 
 
 def _section(sec: ScenarioSection, index: int) -> str:

@@ -280,8 +280,9 @@ def draw(fig: Figure, *, panels: Sequence[str], logx: Sequence[str] = (), logy: 
                 )
         for v, text in (vlines or {}).get(panel, []):
             ax.axvline(v, color="0.35", ls="--", lw=1.1)
-            ax.annotate(text, (v, 1.0), xycoords=("data", "axes fraction"), xytext=(4, -14),
-                        textcoords="offset points", fontsize=9, color="0.25")  # fmt: skip
+            # two short lines beside the top of the line, so the label stays inside the axes
+            ax.annotate(text.replace(" = ", "\n= ", 1), (v, 1.0), xycoords=("data", "axes fraction"),
+                        xytext=(4, -4), textcoords="offset points", fontsize=9, color="0.25", va="top")  # fmt: skip
         for j, (v, text) in enumerate((hlines or {}).get(panel, [])):
             ax.axhline(
                 v,
@@ -432,8 +433,9 @@ def _pipeline(
             {"messages": "messages sent (log)", "payload bytes": "payload bytes sent (MB, log)", "wall time": "protocol wall time (s, log)"},
             {"messages": label(acc)}, tuple(series), runs=len(ok),
         )  # fmt: skip
+        # the legend under the panels: inside one it hid markers
         figs.append(draw(fig, panels=("messages", "payload bytes", "wall time"), logx=("messages", "payload bytes", "wall time"),
-                         legend_out=len({s.label for s in series}) > 4, dodge=True))  # fmt: skip
+                         legend_out=True, dodge=True))  # fmt: skip
     for x in ("p", "parties"):
         if x in sw and ok:
             others = [k for k in sw if k != x]
@@ -592,7 +594,7 @@ def _rrba(
             "collected per subset (mean over repeats). The pooled estimator should keep falling; the paper's "
             "Eq. 4 replaces the table by one block's estimate and stalls (DESIGN note 8).",
             {"": "answers collected per subset (median over subsets)"},
-            {"": "median max |estimate - truth| (probability, log)"}, tuple(series), runs=len(runs),
+            {"": "max |estimate - truth| (median, log)"}, tuple(series), runs=len(runs),
         )  # fmt: skip
         figs.append(draw(fig, panels=("",), logy=("",), legend_out=len(series) > 4))
     if "p" in sw:
