@@ -81,6 +81,7 @@ class RunOptions:
     seed: int = 1
     queries: int = 200
     max_dropout: float | None = None
+    max_corrupt: float | None = None
     secagg_degree: int | None = None
     secagg_failure: float | None = None
 
@@ -161,6 +162,7 @@ def execute(
         dependence=opts.dependence, mechanism=opts.mechanism, estimator=opts.estimator,
         adjust_iterations=opts.adjust_iterations, coordinator_key=signing.public_bytes(key),
         run=f"{data.name[:200]}-{opts.seed}", secagg_max_dropout=opts.max_dropout,
+        secagg_max_corrupt=opts.max_corrupt,
         secagg_degree=opts.secagg_degree, secagg_failure=opts.secagg_failure,
     )  # fmt: skip
     marks: dict[str, float] = {}

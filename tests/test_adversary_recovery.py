@@ -77,7 +77,11 @@ def test_secagg_coalition_jumps_exactly_at_the_declared_threshold():
 
 
 def test_sparse_graph_each_target_breaks_at_t_colluding_neighbours():
-    roles, view, truth, _ = _secagg(n=40, cells=8, seed=3, degree=8, threshold=4, max_dropout=0.1)
+    # t = 4 is below what a 10 % coalition needs on this graph (5): declare a
+    # coalition bound of 0 to study the attack at a deliberately small threshold
+    roles, view, truth, _ = _secagg(
+        n=40, cells=8, seed=3, degree=8, threshold=4, max_dropout=0.1, max_corrupt=0.0
+    )
     cfg = roles[0].cfg
     assert cfg.degree == 8 and cfg.threshold == 4
     graph = roles[0].graph

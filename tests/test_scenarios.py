@@ -43,6 +43,7 @@ protocol = "secagg"
 parties = {parties}
 cells = 8
 transport = "harness"
+max_dropout = 0.3333      # main's default became 0.1: the test sweeps past 1/3
 
 [grid]
 dropout = [0.0, 0.1, 0.2, 0.3, 0.4]
@@ -546,3 +547,32 @@ def test_results_are_the_latest_studys_runs_never_a_mix(toy: Kind, tmp_path: Pat
             (-1, 0.0),
             (-1, 25.0),
         ]
+
+
+# -- SecAgg+'s max_corrupt reaches the protocol from a scenario ------------------------------------
+def test_max_corrupt_is_a_parameter_of_the_secure_sum_and_pipeline_kinds(tmp_path: Path) -> None:
+    from mpc_rr.secure_sum.secagg_params import secagg_public
+
+    text = SECURE_SUM.format(parties=40).replace(
+        'dropout = [0.0, 0.1, 0.2, 0.3, 0.4]\ndrop_step = ["shares", "masked"]',
+        "max_corrupt = [0.05, 0.3]",
+    ).replace("repeats = 2", "repeats = 1")
+    (tmp_path / "c.toml").write_text(text)
+    with Store(tmp_path / "c.db") as store:
+        sweep(load_scenario(tmp_path / "c.toml"), store, progress=False)
+    with sqlite3.connect(tmp_path / "c.db") as c:
+        rows = {json.loads(p)["max_corrupt"]: json.loads(m) for p, m in c.execute("SELECT params, metrics FROM runs")}
+    assert set(rows) == {0.05, 0.3}
+    for mc, m in rows.items():
+        assert m["completed"] and m["exact"], (mc, m)
+        want = secagg_public(40, 8, run="x", max_dropout=0.3333, max_corrupt=mc)
+        assert (m["degree"], m["threshold"]) == (want.config.degree, want.config.threshold), (mc, m)
+    assert rows[0.3]["threshold"] > rows[0.05]["threshold"]  # a larger coalition, a higher threshold
+
+    # like max_dropout, it only applies where SecAgg+ runs (checked before any run)
+    from scenarios.sweep import plan
+
+    with pytest.raises(UsageError, match="max_corrupt only apply to protocol secagg"):
+        plan(parse_scenario(doc('kind = "secure-sum"\nprotocol = "full-mesh"\nmax_corrupt = 0.2'), source="m.toml"))
+    with pytest.raises(UsageError, match="max_corrupt only apply to dependence secure-sum or pairwise-rr"):
+        plan(parse_scenario(doc('kind = "pipeline"\nmax_corrupt = 0.2', data='[data]\nsource = "adult"'), source="p.toml"))

@@ -47,7 +47,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--threshold", type=int_at_least(1), default=None,
                    help="SecAgg+ threshold t (without it: the largest t the dropout bound allows)")  # fmt: skip
     p.add_argument("--max-dropout", type=open_unit, default=None,
-                   help="SecAgg+ tolerated dropout fraction (without it: SecAgg+'s default, 1/3)")  # fmt: skip
+                   help="SecAgg+ tolerated dropout fraction (without it: SecAgg+'s default, 0.1)")  # fmt: skip
     p.add_argument("--failure", type=open_open, default=None,
                    help="SecAgg+ threshold failure target (without it: 1e-6)")  # fmt: skip
     p.add_argument("--confidence", type=float, default=0.95, help="1 - alpha of every interval")

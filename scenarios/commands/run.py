@@ -71,7 +71,12 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--queries", type=int_at_least(1), default=200, help="count queries per coverage sigma")
     p.add_argument(
         "--max-dropout", type=open_unit, default=None,
-        help="secure-sum sources: SecAgg+ tolerated dropout fraction (default 1/3)",
+        help="secure-sum sources: SecAgg+ tolerated dropout fraction (default 0.1)",
+    )  # fmt: skip
+    p.add_argument(
+        "--max-corrupt", type=open_unit, default=None,
+        help="secure-sum sources: SecAgg+ tolerated fraction of parties colluding with the "
+        "coordinator (default 0.1; the graph degree grows until both bounds hold)",
     )  # fmt: skip
     p.add_argument(
         "--secagg-degree", type=int_at_least(1), default=None,
@@ -98,7 +103,8 @@ def register(sub: argparse._SubParsersAction) -> None:
 def _check_dependence_flags(args: argparse.Namespace) -> None:
     from mpc_rr.errors import UsageError
 
-    given = [f for f, v in (("--max-dropout", args.max_dropout), ("--secagg-degree", args.secagg_degree),
+    given = [f for f, v in (("--max-dropout", args.max_dropout), ("--max-corrupt", args.max_corrupt),
+                            ("--secagg-degree", args.secagg_degree),
                             ("--secagg-failure", args.secagg_failure)) if v is not None]  # fmt: skip
     if given and args.dependence == "rr":
         raise UsageError(f"{', '.join(given)} only apply to --dependence secure-sum or pairwise-rr")
@@ -119,8 +125,8 @@ def run(args: argparse.Namespace) -> int:
     opts = RunOptions(
         parties=args.parties, p=args.p, tv=args.tv, td=args.td, dependence=args.dependence,
         mechanism=args.mechanism, estimator=args.estimator, seed=args.seed, queries=args.queries,
-        max_dropout=args.max_dropout, secagg_degree=args.secagg_degree,
-        secagg_failure=args.secagg_failure,
+        max_dropout=args.max_dropout, max_corrupt=args.max_corrupt,
+        secagg_degree=args.secagg_degree, secagg_failure=args.secagg_failure,
     )  # fmt: skip
     name = args.name or (Path(spec.source).stem if spec.is_file else spec.source)
     out = args.out or Path("results") / f"run-{name}-{args.seed}"

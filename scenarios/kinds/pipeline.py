@@ -57,6 +57,7 @@ class PipelineParams(
     transport: Literal["harness", "memory", "tcp"] = "memory"
     step_timeout: Annotated[float, Meta(gt=0)] = 600.0
     max_dropout: Annotated[float, Meta(ge=0, lt=1)] | None = None
+    max_corrupt: Annotated[float, Meta(ge=0, lt=1)] | None = None
     secagg_degree: Annotated[int, Meta(ge=1)] | None = None
     secagg_failure: Annotated[float, Meta(gt=0, lt=1)] | None = None
     dropout: Annotated[float, Meta(ge=0, lt=1)] = 0.0
@@ -74,7 +75,9 @@ METRICS: tuple[str, ...] = (
 
 def check(prm: PipelineParams, source: Any) -> None:
     given = [
-        k for k in ("max_dropout", "secagg_degree", "secagg_failure") if getattr(prm, k) is not None
+        k
+        for k in ("max_dropout", "max_corrupt", "secagg_degree", "secagg_failure")
+        if getattr(prm, k) is not None
     ]
     if given and prm.dependence == "rr":
         raise UsageError(f"{', '.join(given)} only apply to dependence secure-sum or pairwise-rr")
@@ -140,7 +143,7 @@ def run(ctx: RunContext) -> Outcome:
     opts = RunOptions(
         parties=parties, p=prm.p, tv=prm.tv, td=prm.td, dependence=prm.dependence,
         mechanism=prm.mechanism, estimator=prm.estimator, adjust_iterations=prm.adjust_iterations,
-        seed=ctx.seed, queries=prm.queries, max_dropout=prm.max_dropout,
+        seed=ctx.seed, queries=prm.queries, max_dropout=prm.max_dropout, max_corrupt=prm.max_corrupt,
         secagg_degree=prm.secagg_degree, secagg_failure=prm.secagg_failure,
     )  # fmt: skip
     runner = runner_for(prm.transport, step_timeout=prm.step_timeout)

@@ -5,8 +5,10 @@ vector over ``cells`` (drawn with the run's seed); ``dropout`` of them
 (chosen with the seed) crash when they would send their ``drop_step``
 message.  ``completed`` is whether the run produced a sum; ``exact`` whether
 it equals the plaintext sum of the included parties.  SecAgg+'s
-``max_dropout`` (default 1/3) is independent of ``dropout``, so a sweep past
-it shows the clean aborts.  Keys, shares and masks come from the OS CSPRNG
+``max_dropout`` (default 0.1) is independent of ``dropout``, so a sweep past
+it shows the clean aborts; ``max_corrupt`` (default 0.1) is the fraction of
+parties that may collude with the server (the threshold exceeds what they
+hold of any neighbourhood; the degree grows until both bounds hold).  Keys, shares and masks come from the OS CSPRNG
 (only the inputs and the victims derive from the seed).  ``wall_s`` is the
 runner's whole call (over TCP: keys and handshakes included).
 """
@@ -37,6 +39,7 @@ class SecureSumParams(
     dropout: Annotated[float, Meta(ge=0, lt=1)] = 0.0
     drop_step: Literal["keys", "shares", "masked", "unmask", "publish"] | None = None
     max_dropout: Annotated[float, Meta(ge=0, lt=1)] | None = None
+    max_corrupt: Annotated[float, Meta(ge=0, lt=1)] | None = None
     degree: Annotated[int, Meta(ge=1)] | None = None
     threshold: Annotated[int, Meta(ge=1)] | None = None
     failure: Annotated[float, Meta(gt=0, lt=1)] | None = None
@@ -56,7 +59,7 @@ def check(prm: SecureSumParams, source: Any) -> None:
     if prm.protocol != "secagg":
         bad = [
             k
-            for k in ("max_dropout", "degree", "threshold", "failure")
+            for k in ("max_dropout", "max_corrupt", "degree", "threshold", "failure")
             if getattr(prm, k) is not None
         ]
         if bad:
@@ -90,7 +93,7 @@ def run(ctx: RunContext) -> Outcome:
     x[np.arange(prm.parties), rng.integers(0, prm.cells, prm.parties)] = 1
     rep = run_secure_sum(
         prm.protocol, x, seed=ctx.seed % 2**32, dropout=prm.dropout, drop_step=prm.drop_step,
-        max_dropout=prm.max_dropout, degree=prm.degree, threshold=prm.threshold, failure=prm.failure,
+        max_dropout=prm.max_dropout, max_corrupt=prm.max_corrupt, degree=prm.degree, threshold=prm.threshold, failure=prm.failure,
         runner=runner_for(prm.transport, step_timeout=prm.step_timeout),
     )  # fmt: skip
     doc = rep.to_json()
