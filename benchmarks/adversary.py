@@ -353,7 +353,8 @@ def bench_rrba_sizes(parties: int) -> None:
 
 
 def bench_coalition() -> None:
-    from mpc_rr.adversary.recovery import coalition_sweep, member_state, pool
+    from mpc_rr.adversary.coalitions import coalition_sweep, pool
+    from mpc_rr.adversary.recovery import member_state
     from mpc_rr.adversary.views import observe
     from scenarios.adversary_runs import observed_run
 

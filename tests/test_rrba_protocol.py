@@ -119,6 +119,15 @@ def test_secure_tally_gives_identical_estimates_and_hides_every_answer(data, run
     assert d.result.costs.bytes > 5 * plain.result.costs.bytes
 
 
+def test_secure_tally_over_tcp_gives_identical_estimates(data) -> None:  # type: ignore[no-untyped-def]
+    sub = small_data(60, seed=3)
+    ref = run_rrba(sub, p=0.5, block=30, seed=SEED)
+    cfg = config_for(sub, 30, 0.5, secure_tally=True)
+    d = run_distributed(sub, cfg, TcpRunner(step_timeout=30.0), SEED, entropy=SeededEntropy(5).spawn)
+    _same(d.run, ref)
+    assert d.result.costs.data_parties()["mean"]["messages_sent"] == 4
+
+
 def test_an_inconsistent_secure_tally_loses_the_block_and_the_run_goes_on() -> None:
     sub = small_data(60, seed=4)
 

@@ -101,7 +101,7 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     )  # fmt: skip
     p.add_argument(
         "--secagg-degree", type=int_at_least(1), default=None,
-        help="--secure-tally: SecAgg+ graph degree (default 2*ceil(log2 B), at most B-1)",
+        help="--secure-tally: SecAgg+ graph degree (default: 2*ceil(log2 B), grown until a threshold is both secure and robust; at most B-1)",
     )  # fmt: skip
     p.add_argument(
         "--dropout", type=open_unit, default=0.0,
