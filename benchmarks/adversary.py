@@ -353,7 +353,8 @@ def bench_rrba_sizes(parties: int) -> None:
 
 
 def bench_coalition() -> None:
-    from mpc_rr.adversary.recovery import coalition_sweep, member_state, pool
+    from mpc_rr.adversary.coalitions import coalition_sweep, pool
+    from mpc_rr.adversary.recovery import member_state
     from mpc_rr.adversary.views import observe
     from scenarios.adversary_runs import observed_run
 
@@ -361,7 +362,9 @@ def bench_coalition() -> None:
     settings = [
         ("secagg", 20, {}, 5, None),
         ("secagg", 100, {}, 1, None),
-        ("secagg", 100, {"degree": 14, "threshold": 6, "max_dropout": 0.05}, 1, None),
+        # the defaults before the collusion bound: t sized for dropouts only
+        ("secagg", 100, {"max_dropout": 1 / 3, "max_corrupt": 0.0}, 1, None),
+        ("secagg", 100, {"degree": 14, "threshold": 6, "max_dropout": 0.05, "max_corrupt": 0.0}, 1, None),
         ("full-mesh", 12, {}, 5, None),
         ("secagg", 20, {}, 1, "masks"),
         ("secagg", 20, {}, 1, "isolated"),
@@ -380,7 +383,8 @@ def bench_coalition() -> None:
                 nb = {u: graph.of(u).tolist() for u in run.data_parties} if cfg.degree < n - 1 else None
                 grid = list(range(0, min(n - 1, cfg.degree + 2) + 1))
                 per.append(coalition_sweep(proto, view, states, run.cells, grid, config=cfg, neighbours=nb))
-                bound = f"t = {cfg.threshold} (k = {cfg.degree}, max_dropout {cfg.max_dropout:.3g})"
+                bound = (f"t = {cfg.threshold} (k = {cfg.degree}, max_dropout {cfg.max_dropout:.3g}, "
+                         f"max_corrupt {cfg.max_corrupt:.3g})")
             else:
                 grid = list(range(1, n))
                 per.append(coalition_sweep(proto, view, states, run.cells, grid, n=n, modulus=n + 1))

@@ -317,6 +317,7 @@ def eavesdrop_report(
     readable, else ``size``).
     """
     from mpc_rr.adversary import size_leakage, timing_leakage
+    from mpc_rr.adversary.coalitions import score
     from mpc_rr.adversary.eavesdrop import participation, size_census
     from mpc_rr.adversary.inference import (
         bayes_inference,
@@ -324,7 +325,7 @@ def eavesdrop_report(
         pool_inference,
         rrba_observations,
     )
-    from mpc_rr.adversary.recovery import recover, score
+    from mpc_rr.adversary.recovery import recover
     from mpc_rr.adversary.views import observe
 
     tap = run.tap

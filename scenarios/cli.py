@@ -26,6 +26,9 @@ COMMANDS: tuple[str, ...] = (
     "rrba",
     "schema",
     "classroom",
+    "scenario",
+    "results",
+    "report",
     "audit",
     "attack",
     "reproduce",
@@ -78,6 +81,11 @@ def main(argv: Sequence[str] | None = None) -> int:
         return int(args.func(args) or 0)
     except KeyboardInterrupt:
         return 130
+    except BrokenPipeError:  # the reader went away (e.g. `| head`): not an error of ours
+        import os
+
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return EXIT_OK
     except UsageError as exc:
         print(f"mpc-rr {args.command}: error: {exc}", file=sys.stderr)
         return EXIT_USAGE

@@ -52,6 +52,7 @@ __all__ = [
     "attribute_epsilons",
     "cluster_release",
     "fig3",
+    "paper_values",
     "table1",
 ]
 
@@ -84,6 +85,12 @@ FIG3_METHODS = (
     "RR-Independent+Adjustment",
     "RR-Clusters+Adjustment",
 )
+
+
+def paper_values(name: str) -> dict[tuple[float, float], tuple[float, ...]]:
+    """The paper's figures to print next to ours: Table 1 for ``adult``, Table 2 for
+    ``adultx6`` (Adult repeated 6 times), none for any other data set."""
+    return {"adult": PAPER_TABLE1, "adultx6": PAPER_TABLE2}.get(name, {})
 
 
 def attribute_epsilons(sizes: Sequence[int], p: float, formula: str = "true") -> list[float]:
@@ -146,10 +153,14 @@ def table1(
     paper: dict[tuple[float, float], tuple[float, ...]] | None = None,
     progress: Callable[[int], None] | None = None,
 ) -> list[Table1Row]:
-    """Median relative error of RR-Clusters for every (p, Td, Tv) -- Table 1 (or 2)."""
+    """Median relative error of RR-Clusters for every (p, Td, Tv) -- Table 1 (or 2).
+
+    ``paper`` (default :func:`paper_values` of ``data.name``) fills each row's
+    ``paper`` column: the paper's figures stand only next to its own data.
+    """
     if runs < 1:
         raise UsageError(f"runs must be >= 1, got {runs}")
-    paper = PAPER_TABLE1 if paper is None else paper
+    paper = paper_values(data.name) if paper is None else paper
     names = data.schema.names
     rows = []
     seeds = np.random.SeedSequence(seed).spawn(len(p_values))

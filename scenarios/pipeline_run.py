@@ -13,6 +13,10 @@ Three steps, each with one job:
 * :func:`to_json` shapes ``results.json``; :func:`write_outputs` writes it
   with a CSV and a plot.
 
+The data set's name (:attr:`mpc_rr.schema.Dataset.name`: ``adult`` for the
+embedded Adult, a CSV file's stem unless named) labels every output: the run
+id, ``results.json``'s ``dataset`` and the plot's title.
+
 A seeded run is a simulation: every output carries ``noise`` saying that the
 noise can be recomputed from the seed (:func:`mpc_rr.randomness.noise_source`).
 """
@@ -24,18 +28,18 @@ import json
 import math
 import time
 from collections.abc import Callable
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
-from mpc_rr.errors import UsageError
+from mpc_rr.errors import ProtocolAbort, UsageError
 from mpc_rr.models import FactorModel
 from mpc_rr.pipeline import PipelineConfig, PipelinePlan, PipelineResult, signing
 from mpc_rr.queries import answer, make_queries, relative_error, true_count
 from mpc_rr.randomness import noise_source
-from mpc_rr.roles import COORDINATOR
+from mpc_rr.roles import COORDINATOR, Role
 from mpc_rr.rr_protocols import adjust, rr_independent
 from mpc_rr.runs import Runner, RunResult
 from mpc_rr.schema import Dataset
@@ -44,16 +48,23 @@ from parties.gc_policy import simulation_gc
 __all__ = [
     "Evaluation",
     "Execution",
+    "RunAborted",
     "RunOptions",
     "evaluate",
     "execute",
+    "plot_title",
     "run_pipeline",
     "to_json",
     "write_outputs",
 ]
 
 SIGMAS = (0.1, 0.5)
-METHOD_ORDER = ("RR-Independent", "RR-Clusters", "RR-Independent+Adjustment", "RR-Clusters+Adjustment")
+METHOD_ORDER = (
+    "RR-Independent",
+    "RR-Clusters",
+    "RR-Independent+Adjustment",
+    "RR-Clusters+Adjustment",
+)
 
 
 @dataclass(frozen=True)
@@ -71,6 +82,7 @@ class RunOptions:
     seed: int = 1
     queries: int = 200
     max_dropout: float | None = None
+    max_corrupt: float | None = None
     secagg_degree: int | None = None
     secagg_failure: float | None = None
 
@@ -85,13 +97,27 @@ class RunOptions:
 class Execution:
     """The protocol run: what the coordinator computed and what the run cost."""
 
-    dataset: str
+    dataset: str  # the data set's name (``data.name``)
     data: Dataset  # the participating records (after subsampling), in party order
     config: PipelineConfig
     result: PipelineResult
     run: RunResult
     setup_s: float
     protocol_s: float
+    # wall seconds per protocol phase, cut where the coordinator reports progress:
+    # "network setup" (the runner before the parties run: TCP keys and handshakes),
+    # "dependence" (to its last dependence submission), "clustering + release" (to its
+    # last release), "estimation" (Eq. 2, repair and RR-Adjustment, to the end)
+    phases: dict[str, float] = field(default_factory=dict)
+
+
+class RunAborted(ProtocolAbort):
+    """The coordinator aborted (e.g. too many dropouts); ``run`` still holds the costs."""
+
+    def __init__(self, abort: ProtocolAbort, run: RunResult, protocol_s: float) -> None:
+        super().__init__(str(abort), abort.culprits)
+        self.run = run
+        self.protocol_s = protocol_s
 
 
 @dataclass(frozen=True)
@@ -117,14 +143,17 @@ def execute(
     runner: Runner,
     data: Dataset,
     *,
-    dataset: str = "adult",
     progress: Callable[[str, int, int], None] | None = None,
+    drop: Callable[[dict[int, Role], PipelineConfig], dict[int, Role]] | None = None,
 ) -> Execution:
     """Plan the roles of one run over ``data`` and run them with ``runner``.
 
-    The roles are built from a :class:`~mpc_rr.pipeline.PipelinePlan` where
-    they run (in this process, or in each worker of a sharded runner), so
-    ``protocol_s`` includes building them; ``setup_s`` is the planning.
+    The run id is ``<data.name>-<seed>``.  A sharded runner gets the
+    :class:`~mpc_rr.pipeline.PipelinePlan` and builds the roles in its
+    workers (inside ``protocol_s``); any other runner gets the roles built
+    here (inside ``setup_s``, with the planning).  ``drop(roles, config)``
+    may replace roles before the run (a scenario's injected dropouts; it
+    needs the roles built here, so not with a sharded runner).
     """
     data = _subsample(data, opts.parties, opts.seed)
     # the coordinator's key comes from the OS CSPRNG; nothing secret derives from the seed
@@ -133,16 +162,51 @@ def execute(
         schema=data.schema, n=data.n, p=opts.p, tv=opts.tv, td=opts.td,
         dependence=opts.dependence, mechanism=opts.mechanism, estimator=opts.estimator,
         adjust_iterations=opts.adjust_iterations, coordinator_key=signing.public_bytes(key),
-        run=f"{dataset}-{opts.seed}", secagg_max_dropout=opts.max_dropout,
+        run=f"{data.name[:200]}-{opts.seed}", secagg_max_dropout=opts.max_dropout,
+        secagg_max_corrupt=opts.max_corrupt,
         secagg_degree=opts.secagg_degree, secagg_failure=opts.secagg_failure,
     )  # fmt: skip
+    marks: dict[str, float] = {}
+
+    def timed(phase: str, done: int, total: int) -> None:
+        marks[phase] = time.perf_counter()  # the last report of each phase
+        if progress is not None:
+            progress(phase, done, total)
+
     t0 = time.perf_counter()
-    plan = PipelinePlan(cfg, data.codes, opts.seed, key.private_bytes_raw(), progress=progress)
+    plan = PipelinePlan(cfg, data.codes, opts.seed, key.private_bytes_raw(), progress=timed)
+    from parties.shards import ShardedRunner
+
+    todo: PipelinePlan | dict[int, Role]
+    if isinstance(runner, ShardedRunner):
+        if drop is not None:
+            raise UsageError("injected dropouts need the roles in one process: not with a sharded runner")
+        todo = plan
+    else:
+        todo = plan.build(timed)
+        if drop is not None:
+            todo = drop(todo, cfg)
     t1 = time.perf_counter()
-    with simulation_gc():  # roles a plan builds in this process are young: rarer young passes
-        run = runner(plan)
-    protocol_s = time.perf_counter() - t1
-    return Execution(dataset, data, cfg, run.roles[COORDINATOR].result, run, t1 - t0, protocol_s)
+    with simulation_gc():  # the roles built above are frozen out of the collector's scans
+        run = runner(todo)
+    t2 = time.perf_counter()
+    # what the runner spent before the parties ran (TCP: deployment keys and TLS handshakes)
+    network = max(0.0, (t2 - t1) - run.costs.wall_s)
+    dep_end = max(
+        [marks[k] for k in ("DEPENDENCE", "SECURE SUM") if k in marks], default=t1 + network
+    )
+    rel_end = marks.get("RELEASE", dep_end)
+    phases = {
+        "network setup": network,
+        "dependence": max(0.0, dep_end - t1 - network),
+        "clustering + release": rel_end - dep_end,
+        "estimation": t2 - rel_end,
+    }
+    try:
+        result = run.roles[COORDINATOR].result
+    except ProtocolAbort as exc:
+        raise RunAborted(exc, run, t2 - t1) from exc
+    return Execution(data.name, data, cfg, result, run, t1 - t0, t2 - t1, phases)
 
 
 def evaluate(ex: Execution, opts: RunOptions) -> Evaluation:
@@ -159,14 +223,18 @@ def evaluate(ex: Execution, opts: RunOptions) -> Evaluation:
     if ind is not None:
         ests, adj = ind
         models["RR-Independent"] = FactorModel(
-            cfg.sizes, tuple((j,) for j in range(len(cfg.sizes))), tuple(e.distribution for e in ests)
+            cfg.sizes,
+            tuple((j,) for j in range(len(cfg.sizes))),
+            tuple(e.distribution for e in ests),
         )
         if adj is not None:
             models["RR-Independent+Adjustment"] = adj
     else:  # secure-sum sources release no per-attribute data: a central reference at equal epsilon
         source = "central reference at the same per-attribute epsilon"
         rng = np.random.default_rng(np.random.SeedSequence([opts.seed, 0x1AD]))
-        rel = rr_independent(truth_codes, cfg.sizes, cfg.attribute_mechanisms(), rng, method=cfg.estimator)
+        rel = rr_independent(
+            truth_codes, cfg.sizes, cfg.attribute_mechanisms(), rng, method=cfg.estimator
+        )
         models["RR-Independent"] = rel.model
         models["RR-Independent+Adjustment"] = adjust(rel, max_iter=cfg.adjust_iterations)[0]
     models = {m: models[m] for m in METHOD_ORDER if m in models}
@@ -177,7 +245,9 @@ def evaluate(ex: Execution, opts: RunOptions) -> Evaluation:
         qs = make_queries(truth_codes, cfg.sizes, opts.queries, s, qrng)
         truth = [true_count(truth_codes, q) for q in qs]
         for name, model in models.items():
-            errs = [relative_error(answer(model, q, n_rel), t) for q, t in zip(qs, truth, strict=True)]
+            errs = [
+                relative_error(answer(model, q, n_rel), t) for q, t in zip(qs, truth, strict=True)
+            ]
             errors[name][str(s)] = float(np.median(errs))
     return Evaluation(ex, errors, source, time.perf_counter() - t0)
 
@@ -193,11 +263,20 @@ def to_json(ev: Evaluation, opts: RunOptions) -> dict[str, Any]:
     names = ex.config.schema.names
     return {
         "dataset": ex.dataset,
+        "run_id": ex.config.run,
         "parties": ex.config.n,
         "parties_released": len(res.parties_release),
         "seed": opts.seed,
         "noise": noise_source(opts.seed),
         "options": asdict(opts),
+        "attributes": [
+            {
+                "name": a.name,
+                "kind": "ordinal" if a.ordinal else "nominal",
+                "categories": list(a.categories),
+            }
+            for a in ex.config.schema.attributes
+        ],
         "clusters": res.clustering.names(names),
         "epsilon": {k: _finite(v) for k, v in res.epsilon.items()},
         "epsilon_note": "dependence epsilon is null (infinite) for secure-sum: exact counts are not DP"
@@ -210,15 +289,20 @@ def to_json(ev: Evaluation, opts: RunOptions) -> dict[str, Any]:
         else {"iterations": res.adjustment.iterations, "converged": res.adjustment.converged},
         "estimator": ex.config.estimator,
         "cost": ex.run.costs.to_json(),
-        "timing": {"setup_s": ex.setup_s, "protocol_s": ex.protocol_s, "evaluation_s": ev.evaluation_s},
+        "timing": {
+            "setup_s": ex.setup_s,
+            "protocol_s": ex.protocol_s,
+            "evaluation_s": ev.evaluation_s,
+            "phases_s": ex.phases,
+        },
         "dependences": {
             f"{names[i]}~{names[j]}": float(res.dependences[i, j])
             for i in range(len(names))
             for j in range(i + 1, len(names))
         },
-        "peer_errors": [
-            m for s in ex.run.costs.parties.values() for m in s.peer_errors.summary()
-        ][:20],
+        "peer_errors": [m for s in ex.run.costs.parties.values() for m in s.peer_errors.summary()][
+            :20
+        ],
     }
 
 
@@ -227,12 +311,20 @@ def run_pipeline(
     runner: Runner,
     data: Dataset,
     *,
-    dataset: str = "adult",
     progress: Callable[[str, int, int], None] | None = None,
 ) -> tuple[dict[str, Any], Evaluation]:
     """:func:`execute`, :func:`evaluate` and :func:`to_json` in one call."""
-    ev = evaluate(execute(opts, runner, data, dataset=dataset, progress=progress), opts)
+    ev = evaluate(execute(opts, runner, data, progress=progress), opts)
     return to_json(ev, opts), ev
+
+
+def plot_title(result: dict[str, Any]) -> str:
+    """The title of ``relative_error.png``: data set, parties, p, epsilon, one run and its seed."""
+    eps = result["epsilon"]["total"]
+    return (
+        f"{result['dataset']}: {result['parties']:,} parties, p = {result['options']['p']}, "
+        f"total epsilon = {'inf' if eps is None else round(eps, 2)}, 1 run (seed {result['seed']})"
+    )
 
 
 def write_outputs(result: dict[str, Any], out: Path) -> list[Path]:
@@ -262,13 +354,11 @@ def write_outputs(result: dict[str, Any], out: Path) -> list[Path]:
             width,
             label=f"query coverage sigma = {s}",
         )
-    ax.set_xticks(np.arange(len(methods)) + width * (len(sigmas) - 1) / 2, methods, rotation=15, fontsize=8)
-    ax.set_ylabel("median relative error of count queries")
-    eps = result["epsilon"]["total"]
-    ax.set_title(
-        f"{result['dataset']}, {result['parties']} parties, p = {result['options']['p']}, "
-        f"total epsilon = {eps if eps is None else round(eps, 2)}, one run (seed {result['seed']})"
+    ax.set_xticks(
+        np.arange(len(methods)) + width * (len(sigmas) - 1) / 2, methods, rotation=15, fontsize=8
     )
+    ax.set_ylabel("median relative error of count queries\n(|estimate - true| / true)")
+    ax.set_title(plot_title(result), fontsize=10)
     ax.legend()
     fig.tight_layout()
     fig.savefig(paths[2], dpi=110)

@@ -97,6 +97,7 @@ def run_secure_sum(
     drop_step: str | None = None,
     victims: Mapping[int, str] | None = None,
     max_dropout: float | None = None,
+    max_corrupt: float | None = None,
     degree: int | None = None,
     threshold: int | None = None,
     failure: float | None = None,
@@ -115,7 +116,7 @@ def run_secure_sum(
         ``shares``, ``masked``, ``unmask``; full mesh: ``shares``, ``publish``).
     victims:
         Explicit crashes ``{party: step}`` (instead of ``dropout``).
-    max_dropout, degree, threshold, failure:
+    max_dropout, max_corrupt, degree, threshold, failure:
         SecAgg+ parameters (``None``: the defaults of
         :func:`~mpc_rr.secure_sum.secagg_params.secagg_public`; independent of
         ``dropout``, so a run beyond the bound aborts cleanly).
@@ -145,7 +146,10 @@ def run_secure_sum(
         if not 1 <= v <= n:
             raise UsageError(f"victim {v} is not a data party (1..{n})")
     ent = SeededEntropy(seed).spawn if deterministic else None
-    options: dict[str, Any] = {"max_dropout": max_dropout, "degree": degree, "threshold": threshold}
+    options: dict[str, Any] = {
+        "max_dropout": max_dropout, "max_corrupt": max_corrupt, "degree": degree,
+        "threshold": threshold,
+    }  # fmt: skip
     if failure is not None:
         options["failure"] = failure
     sums = SecureSumPlan(

@@ -50,7 +50,7 @@ def test_the_audited_mechanism_answers_as_the_rrba_client_role_does():
         ask = AskBlock(run=cfg.run, step=1, view=0, subsets=[[0, 1]], tables=table.tolist())
         (sent,) = client.receive(0, ask)
         mine = m.perturb(np.array([[record[0] * 2 + record[1]]]), np.random.default_rng(seed))
-        assert sent.msg.cells == [int(mine[0, 0])]
+        assert sent.msg.cells.to_numpy().tolist() == [int(mine[0, 0])]
 
 
 @pytest.mark.parametrize("p", [0.1, 0.3, 0.5, 0.7, 0.9])

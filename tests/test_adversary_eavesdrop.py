@@ -52,7 +52,12 @@ def test_secagg_over_tls_sizes_and_timing_do_not_leak_and_payloads_are_unreadabl
     assert found.leaks and found.success > 0.9
 
 
-@pytest.mark.parametrize("transport", ["memory", "tcp"])
+@pytest.mark.parametrize(
+    "transport",
+    # over TCP the hub coalesces queued frames into one TLS record, more so on a loaded
+    # machine, which blurs sizes: the TCP case runs in the slow tier
+    ["memory", pytest.param("tcp", marks=pytest.mark.slow)],
+)
 def test_a_planted_variable_length_encoding_is_found_on_the_wire(transport):
     honest = observed_run("plainsum", transport=transport, parties=40, cells=4, seed=5)
     planted = observed_run("plainsum", transport=transport, parties=40, cells=4, seed=5,
@@ -91,7 +96,7 @@ def test_participation_dropouts_are_visible_without_cover_traffic():
     from transports.tap import Tap
 
     x, _ = one_hot_inputs(30, 4, 8)
-    roles, _ = secure_sum_roles("secagg", x, run="p")
+    roles, _ = secure_sum_roles("secagg", x, run="p", max_dropout=0.2)
     victims = [3, 11, 17, 25]
     for v in victims:
         roles[v] = DropAt(roles[v], MaskedInput)
@@ -175,18 +180,16 @@ def test_rrba_answers_read_in_plaintext_on_a_real_run():
                                                      flat["baseline_per_attribute"], strict=True))  # fmt: skip
 
 
-def test_rrba_answer_sizes_leak_cells_of_128_and_more():
-    """Answer.cells travel as MessagePack ints: a cell >= 128 takes a byte more, so on Adult
-    (education x occupation has 240 cells) the size tells the reported cell's range."""
+def test_rrba_answer_sizes_do_not_depend_on_the_cells():
+    """Answer.cells travel as a fixed-width <u4 array.  Before, as MessagePack ints, a cell
+    >= 128 took a byte more, so on Adult (education x occupation has 240 cells) the size told
+    the reported cell's range: permutation p < 0.01, mutual information > 0.05 (this test)."""
     run = observed_run("rrba", transport="memory", parties=1400, block=200, p=0.5, seed=15, data="adult")
-    assert not size_census(run.tap, run.data_parties).constant
     asked = [i for i in run.data_parties if (1, 3) in run.roles[i].result.subsets]
     rec = run.records
     big = {i: int(rec[i - 1, 1] * 15 + rec[i - 1, 3] >= 128) for i in asked}
     res = size_leakage(run.tap, big, RNG(16), permutations=200)
-    # dependence beyond doubt (the accuracy gain is small: the majority class is >= 128)
-    assert res.permutation_p < 0.01 and res.p_value < 1e-4 and res.mutual_information > 0.05
-    assert res.success >= res.baseline
+    assert res.permutation_p > 0.05 and res.mutual_information < 0.01, res
 
 
 def test_rrba_secure_tally_leaves_no_answer_to_read():

@@ -7,17 +7,14 @@ import numpy as np
 import pytest
 
 from mpc_rr.adversary.broken import ALL, UnmaskedSecAggClient, ZeroShareMeshParty
+from mpc_rr.adversary.coalitions import coalition_members, coalition_sweep, pool, score
 from mpc_rr.adversary.recovery import (
     MemberState,
-    coalition_members,
-    coalition_sweep,
     member_state,
     one_hot_cell,
-    pool,
     recover,
     recover_full_mesh,
     recover_secagg,
-    score,
 )
 from mpc_rr.adversary.views import observe
 from mpc_rr.errors import UsageError
@@ -77,7 +74,11 @@ def test_secagg_coalition_jumps_exactly_at_the_declared_threshold():
 
 
 def test_sparse_graph_each_target_breaks_at_t_colluding_neighbours():
-    roles, view, truth, _ = _secagg(n=40, cells=8, seed=3, degree=8, threshold=4, max_dropout=0.1)
+    # t = 4 is below what a 10 % coalition needs on this graph (5): declare a
+    # coalition bound of 0 to study the attack at a deliberately small threshold
+    roles, view, truth, _ = _secagg(
+        n=40, cells=8, seed=3, degree=8, threshold=4, max_dropout=0.1, max_corrupt=0.0
+    )
     cfg = roles[0].cfg
     assert cfg.degree == 8 and cfg.threshold == 4
     graph = roles[0].graph
@@ -207,12 +208,24 @@ def test_usage_errors():
 
 
 @pytest.mark.slow
-def test_default_secagg_at_100_parties_declares_t_2_and_breaks_there():
-    """The defaults (degree 2 ceil(log2 n), max_dropout 1/3, failure 1e-6) give t = 2 at n = 100."""
-    roles, view, truth, _ = _secagg(n=100, cells=16, seed=11)
+def test_dropout_only_secagg_at_100_parties_declares_t_2_and_breaks_there():
+    """The former defaults (max_dropout 1/3, no collusion bound) give t = 2 at n = 100."""
+    roles, view, truth, _ = _secagg(n=100, cells=16, seed=11, max_dropout=1 / 3, max_corrupt=0.0)
     cfg, graph = roles[0].cfg, roles[0].graph
     assert cfg.threshold == 2 and cfg.degree < 99
     nb = {u: graph.of(u).tolist() for u in range(1, 101)}
     states = {i: member_state(roles[i]) for i in range(1, 101)}
     curve = coalition_sweep("secagg", view, states, truth, [0, 1, 2], config=cfg, neighbours=nb)
+    assert [r.recovery_rate for r in curve] == [0.0, 0.0, 1.0]
+
+
+@pytest.mark.slow
+def test_default_secagg_at_100_parties_is_out_of_reach_of_a_ten_percent_coalition():
+    """Today's defaults (max_dropout 0.1, max_corrupt 0.1) at n = 100: t = 12 > 10 colluders."""
+    roles, view, truth, _ = _secagg(n=100, cells=16, seed=11)
+    cfg, graph = roles[0].cfg, roles[0].graph
+    assert cfg.threshold == 12 and cfg.threshold > cfg.max_corrupt * 100
+    nb = {u: graph.of(u).tolist() for u in range(1, 101)}
+    states = {i: member_state(roles[i]) for i in range(1, 101)}
+    curve = coalition_sweep("secagg", view, states, truth, [10, 11, 12], config=cfg, neighbours=nb)
     assert [r.recovery_rate for r in curve] == [0.0, 0.0, 1.0]

@@ -356,3 +356,19 @@ def test_secagg_pairwise_rr_matches_the_centralized_estimate() -> None:
     acc = cfg.dependence_epsilons_per_attribute()
     assert all(p <= s for p, s in zip(acc["parallel"], acc["sequential"], strict=True))
     assert res.epsilon["dependence"] == pytest.approx(sum(m.epsilon for m in cfg.pair_mechanisms()))
+
+
+def test_an_estimator_that_cannot_invert_the_release_aborts_cleanly() -> None:
+    """Found by the adversary work: --mechanism optimized on binary attributes can give a
+    singular matrix; the estimator's UsageError used to escape the coordinator and crash the run."""
+    schema = Schema((Attribute("a", ("0", "1")), Attribute("b", ("0", "1")), Attribute("c", ("0", "1"))))
+    n = 300
+    rng = np.random.default_rng(3)
+    a = rng.integers(0, 2, n)
+    x = np.stack([a, a, a], axis=1)  # fully dependent: one cluster of the three attributes
+    cfg = PipelineConfig(schema=schema, n=n, p=0.3, tv=12, td=0.05, mechanism="optimized",
+                         coordinator_key=signing.public_bytes(KEY))  # fmt: skip
+    roles = pipeline_roles(cfg, x, 2, KEY)
+    run_roles(roles)
+    err = roles[COORDINATOR].error
+    assert err is not None and "cannot be estimated" in str(err), err

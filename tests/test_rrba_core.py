@@ -126,6 +126,17 @@ def test_engine_equals_a_literal_per_client_loop() -> None:
         np.testing.assert_array_equal(est.reshape(-1), lay.unpack(agg.output())[s])
 
 
+@pytest.mark.parametrize("estimator", ["pooled", "paper"])
+def test_answers_are_counted_with_either_estimator(estimator: str) -> None:
+    """Every client answers one view: answers per table sum to clients x subsets per view
+    (the paper's rule used to report 0 answers, and its convergence plot was empty)."""
+    data = _data(400, (3, 2, 2, 3), seed=2)
+    got = run_rrba(data, p=0.5, block=100, estimator=estimator, seed=1, stop="never")
+    per_view = len(cover(4, 2).views[0])
+    assert int(got.answers.sum()) == data.n * per_view
+    assert got.tuples[-1].tolist() == got.answers.tolist() and (np.diff(got.tuples, axis=0) >= 0).all()
+
+
 # ------------------------------------------------------------------------- Eq. 4 etc.
 def test_eq4_known_answer() -> None:
     T = np.array([[0.5, 0.5]])

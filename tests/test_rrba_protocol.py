@@ -31,7 +31,7 @@ from mpc_rr.rrba import (
     run_distributed,
     run_rrba,
 )
-from mpc_rr.rrba.messages import MAX_VIEW
+from mpc_rr.rrba.messages import MAX_VIEW, wire_cells
 from mpc_rr.schema import Attribute, Dataset, Schema
 from mpc_rr.secure_sum.entropy import SeededEntropy
 from mpc_rr.secure_sum.secagg_messages import SECAGG_MESSAGES, AdvertiseKeys, MaskedInput
@@ -117,6 +117,15 @@ def test_secure_tally_gives_identical_estimates_and_hides_every_answer(data, run
     # the price: four SecAgg+ steps instead of one Answer per client
     assert d.result.costs.data_parties()["mean"]["messages_sent"] == 4
     assert d.result.costs.bytes > 5 * plain.result.costs.bytes
+
+
+def test_secure_tally_over_tcp_gives_identical_estimates(data) -> None:  # type: ignore[no-untyped-def]
+    sub = small_data(60, seed=3)
+    ref = run_rrba(sub, p=0.5, block=30, seed=SEED)
+    cfg = config_for(sub, 30, 0.5, secure_tally=True)
+    d = run_distributed(sub, cfg, TcpRunner(step_timeout=30.0), SEED, entropy=SeededEntropy(5).spawn)
+    _same(d.run, ref)
+    assert d.result.costs.data_parties()["mean"]["messages_sent"] == 4
 
 
 def test_an_inconsistent_secure_tally_loses_the_block_and_the_run_goes_on() -> None:
@@ -257,7 +266,7 @@ def _drive(cfg: RRBAConfig, codes: np.ndarray, hostile: dict[int, type[RRBAClien
 
 
 def _answer(c: RRBAClient, msg: AskBlock, **change: object) -> Answer:
-    fields = dict(run=c.run, step=msg.step, view=msg.view, cells=[0] * len(msg.subsets))
+    fields = dict(run=c.run, step=msg.step, view=msg.view, cells=wire_cells([0] * len(msg.subsets)))
     fields.update(change)
     return Answer(**fields)  # type: ignore[arg-type]
 
@@ -267,7 +276,8 @@ class Twice(RRBAClient):
         first = super()._on_ask(src, msg)
         a = first[0].msg
         assert isinstance(a, Answer)
-        second = Answer(run=a.run, step=a.step, view=a.view, cells=[(c + 1) % 2 for c in a.cells])
+        flipped = (a.cells.to_numpy().astype(int) + 1) % 2
+        second = Answer(run=a.run, step=a.step, view=a.view, cells=wire_cells(flipped))
         return [*first, Send(COORDINATOR, second)]
 
 
@@ -286,13 +296,13 @@ class WrongView(RRBAClient):
 class TooFew(RRBAClient):
     def _on_ask(self, src: int, msg: AskBlock) -> list[Send]:
         self.finish(None)
-        return [Send(COORDINATOR, _answer(self, msg, cells=[0]))]
+        return [Send(COORDINATOR, _answer(self, msg, cells=wire_cells([0])))]
 
 
 class OutOfRange(RRBAClient):
     def _on_ask(self, src: int, msg: AskBlock) -> list[Send]:
         self.finish(None)
-        return [Send(COORDINATOR, _answer(self, msg, cells=[99] * len(msg.subsets)))]
+        return [Send(COORDINATOR, _answer(self, msg, cells=wire_cells([99] * len(msg.subsets))))]
 
 
 class WrongBlock(RRBAClient):
@@ -305,7 +315,7 @@ class Early(RRBAClient):
     """Answers before it is asked (its block is 3): not in the open block."""
 
     def start(self) -> list[Send]:
-        return [Send(COORDINATOR, Answer(run=self.run, step=3, view=0, cells=[0, 0]))]
+        return [Send(COORDINATOR, Answer(run=self.run, step=3, view=0, cells=wire_cells([0, 0])))]
 
 
 @pytest.mark.parametrize(
@@ -423,7 +433,7 @@ def test_a_client_answers_only_the_aggregator() -> None:
         client.receive(2, Dismiss(run=cfg.run, blocks=1))
     assert client.state is ClientState.WAITING
     (ans,) = client.receive(COORDINATOR, _ask(cfg))
-    assert isinstance(ans.msg, Answer) and len(ans.msg.cells) == 2
+    assert isinstance(ans.msg, Answer) and ans.msg.cells.shape == (2,)
     # view 0 = pairs (1, 4) and (2, 3): 4 and 6 uniform cells, p = 1/2: ln(1 + c) each, composed
     assert client.result.epsilon == pytest.approx(np.log(5) + np.log(7))
 

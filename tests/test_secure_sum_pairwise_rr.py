@@ -42,7 +42,7 @@ def test_estimates_are_unbiased_and_epsilons_compose() -> None:
     # the scalable protocol: the O(n^2) full mesh at n = 3000 took minutes (it has its own tests)
     out = pairwise_rr(
         codes, SCHEMA, lambda s: k_rr(s, eps), rng, protocol="secagg", method="none", degree=8,
-        max_dropout=0.0,
+        max_dropout=0.0, max_corrupt=0.0,  # the estimator is the point here, not the bounds
     )
     truth = crosstabs(codes, SCHEMA.sizes)
     for k, t in truth.items():

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 import pytest
 from hypothesis import given, settings
@@ -38,6 +40,10 @@ STEP_MESSAGE = {
 
 
 def setup(n: int, cells: int = 5, seed: int = 0, **kw):
+    """These tests check the protocol's mechanics (dropouts, misbehaviour) on small sparse
+    graphs, so the collusion bound is off unless a test sets it
+    (test_the_threshold_holds_off_the_declared_coalition covers it)."""
+    kw.setdefault("max_corrupt", 0.0)
     rng = np.random.default_rng(seed)
     cfg = SecAggConfig.create(n, cells, **kw)
     graph = Graph.random_regular(n, cfg.degree, rng)
@@ -277,7 +283,7 @@ def test_the_server_only_ever_sees_ciphertext_shares_of_fixed_width() -> None:
 
 
 def test_wire_sizes_and_config_validation() -> None:
-    cfg = SecAggConfig.create(32_561, 1582, degree=16, max_dropout=0.1, failure=1e-3)
+    cfg = SecAggConfig.create(32_561, 1582, degree=16, max_dropout=0.1, max_corrupt=0.0, failure=1e-3)
     assert cfg.modulus == 2**15 and cfg.dtype == np.uint16  # 32,561 < 2^15
     assert cfg.threshold == default_threshold(32_561, 16, 0.1, 1e-3) >= 5
     assert SecAggConfig.create(12, 3, max_dropout=0.25).threshold == 11 - 3
@@ -290,3 +296,52 @@ def test_wire_sizes_and_config_validation() -> None:
     g = Graph.random_regular(10, 9, np.random.default_rng(0))
     with pytest.raises(UsageError, match="x must have 3 cells"):
         SecAggClient(1, SecAggConfig.create(10, 3), g, np.zeros(4, int))
+
+
+def test_the_threshold_holds_off_the_declared_coalition() -> None:
+    """Found by the adversary work: the old defaults gave t = 2 at n = 100, so two colluding
+    neighbours plus the server recovered a party's input.  The degree now grows until a
+    threshold is both secure against max_corrupt and robust to max_dropout."""
+    from mpc_rr.secure_sum.secagg_params import secure_threshold
+
+    for n in (100, 1000, 32_561):
+        cfg = SecAggConfig.create(n, 4)
+        assert (cfg.max_dropout, cfg.max_corrupt) == (0.1, 0.1)
+        assert secure_threshold(n, cfg.degree, 0.1) <= cfg.threshold <= default_threshold(n, cfg.degree, 0.1)
+        assert cfg.threshold > 10, (n, cfg)
+    cfg = SecAggConfig.create(20, 4)  # complete graph: a coalition of 2 of 20 stays below t
+    assert cfg.degree == 19 and cfg.threshold == 17
+    with pytest.raises(UsageError, match=r"threshold must be in \[12, degree=16\], got 4 \(a coalition of max_corrupt=0.1"):
+        SecAggConfig.create(300, 4, degree=16, threshold=4)
+    with pytest.raises(UsageError, match="max_corrupt must be in"):
+        SecAggConfig.create(300, 4, max_corrupt=1.0)
+
+
+def test_thresholds_equal_scipy_binomial_tails() -> None:
+    """The thresholds sum exact binomial terms (no scipy.stats in a party): scipy's answers."""
+    from scipy.stats import binom
+
+    from mpc_rr.secure_sum.secagg_params import secure_threshold
+
+    def secure_ref(n: int, k: int, g: float, failure: float) -> int:
+        det = math.floor(g * n) + 1
+        if k >= n - 1 or g == 0:
+            return min(det, k + 1)
+        ts = np.arange(1, k + 2)
+        ok = n * binom.sf(ts - 1, k, g) <= failure
+        return min(det, int(ts[ok].min()) if ok.any() else k + 1)
+
+    def robust_ref(n: int, k: int, d: float, failure: float) -> int:
+        det = k - math.floor(d * n)
+        if k >= n - 1:
+            return det
+        ts = np.arange(1, k + 1)
+        ok = n * binom.cdf(ts - 1, k, 1.0 - d) <= failure
+        return max(det, int(ts[ok].max()) if ok.any() else 0)
+
+    for n in (40, 1000, 32_561, 10**6):
+        for k in (*range(2, 80, 6), 1001, 1200):
+            for f in (0.0, 0.05, 0.1, 1 / 3):
+                for failure in (1e-3, 1e-6):
+                    assert secure_threshold(n, k, f, failure) == secure_ref(n, k, f, failure), (n, k, f)
+                    assert default_threshold(n, k, f, failure) == robust_ref(n, k, f, failure), (n, k, f)

@@ -43,6 +43,7 @@ from mpc_rr.adversary.audit import (
     epsilon_from_precision,
     ldp_auditor_epsilon,
 )
+from mpc_rr.adversary.coalitions import coalition_sweep, score
 from mpc_rr.adversary.consequences import (
     EpsilonConsequence,
     InferenceResult,
@@ -85,10 +86,8 @@ from mpc_rr.adversary.recovery import (
     Recovery,
     RecoveryResult,
     SecAggView,
-    coalition_sweep,
     member_state,
     recover,
-    score,
 )
 from mpc_rr.adversary.rrba_audit import RRBAClientMechanism, smallest_cell_test
 from mpc_rr.adversary.traffic import (

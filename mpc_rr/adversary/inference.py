@@ -388,19 +388,19 @@ def rrba_observations(
 
     sizes = config.sizes
     asks = {s.dst: a for s, a in view.select(AskBlock, src=0)}
-    answers = {s.src: a for s, a in view.select(Answer, dst=0)}
+    answers = {s.src: a.cells.to_numpy().astype(np.int64) for s, a in view.select(Answer, dst=0)}
     Key = tuple[int, int, tuple[tuple[int, ...], ...], tuple[float, ...]]
     groups: dict[Key, list[int]] = {}
     for i in sorted(set(asks) & set(answers)):
         a = asks[i]
         key: Key = (a.step, a.view, tuple(tuple(x) for x in a.subsets), tuple(a.tables))
-        if len(answers[i].cells) == len(a.subsets):
+        if answers[i].shape == (len(a.subsets),):
             groups.setdefault(key, []).append(i)
     out = []
     for key, ids in groups.items():
         subsets = key[2]
         flat = np.asarray(key[3], dtype=float)
-        cells = np.array([[answers[i].cells[j] for j in range(len(subsets))] for i in ids], np.int64)
+        cells = np.stack([answers[i] for i in ids])
         obs: list[Observation] = []
         tables: dict[tuple[int, ...], np.ndarray] = {}
         start = 0

@@ -56,7 +56,7 @@ class PipelineConfig:
     min_parties:
         Fewest parties whose submissions a phase needs to go on after a
         timeout; fewer aborts the run.
-    secagg_max_dropout, secagg_degree, secagg_failure:
+    secagg_max_dropout, secagg_max_corrupt, secagg_degree, secagg_failure:
         SecAgg+ parameters of the secure-sum dependence sources (``None`` =
         the defaults of :func:`~mpc_rr.secure_sum.secagg_params.secagg_public`);
         refused with ``dependence="rr"``, where no secure sum runs.
@@ -76,6 +76,7 @@ class PipelineConfig:
     coordinator_key: bytes = field(default=b"", repr=False)
     min_parties: int = 2
     secagg_max_dropout: float | None = None
+    secagg_max_corrupt: float | None = None
     secagg_degree: int | None = None
     secagg_failure: float | None = None
 
@@ -103,6 +104,7 @@ class PipelineConfig:
             )
         secagg = {
             "secagg_max_dropout": self.secagg_max_dropout,
+            "secagg_max_corrupt": self.secagg_max_corrupt,
             "secagg_degree": self.secagg_degree,
             "secagg_failure": self.secagg_failure,
         }

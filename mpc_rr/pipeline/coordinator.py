@@ -209,23 +209,24 @@ class Coordinator(Role):
         z = np.stack([self.releases[i] for i in ids])
         clusters = self.clustering.clusters
         mechs = cfg.release_mechanisms(clusters)
-        ests = tuple(
-            estimate_distribution(
-                mech,
-                joint_counts(z, c, cfg.sizes)
-                if len(mech.sizes) == len(c)
-                else joint_counts(z, c, cfg.sizes).reshape(-1),
-                cfg.estimator,
-            )
-            for c, mech in zip(clusters, mechs, strict=True)
-        )
+        ests = []
+        for c, mech in zip(clusters, mechs, strict=True):
+            counts = joint_counts(z, c, cfg.sizes)
+            try:
+                ests.append(estimate_distribution(
+                    mech, counts if len(mech.sizes) == len(c) else counts.reshape(-1), cfg.estimator
+                ))  # fmt: skip
+            except UsageError as exc:  # e.g. a singular LP optimum of --mechanism optimized
+                names = [cfg.schema.names[i] for i in c]
+                self.abort(f"{self.name}: the release of cluster {names} cannot be estimated: {exc}")
+                return []
         adj = None
         if cfg.adjust:
             adj = rr_adjustment(
                 z, cfg.sizes, clusters, [e.distribution for e in ests], max_iter=cfg.adjust_iterations
             )
         result = PipelineResult(
-            cfg, self.dependences, self.clustering, self.dep_parties, ids, z, ests, adj,
+            cfg, self.dependences, self.clustering, self.dep_parties, ids, z, tuple(ests), adj,
             epsilons(cfg, clusters), self.dep_randomized,
         )  # fmt: skip
         self.finish(result)

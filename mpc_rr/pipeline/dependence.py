@@ -46,6 +46,7 @@ def secagg_public_for(cfg: PipelineConfig) -> SecAggPublic:
         run=f"{cfg.run}/dependence",
         degree=cfg.secagg_degree,
         max_dropout=cfg.secagg_max_dropout,
+        max_corrupt=cfg.secagg_max_corrupt,
         failure=DEFAULT_FAILURE if cfg.secagg_failure is None else cfg.secagg_failure,
     )
 

@@ -15,7 +15,7 @@ Parameters (``--params`` JSON, the same for every party):
 ``data``             Adult-format file (default: ``adult.data`` in the data folder)
 ``row_offset``       first record used (default 0)
 ``run``, ``p``, ``tv``, ``td``, ``dependence``, ``mechanism``, ``estimator``,
-``adjust_iterations``, ``min_parties``, ``secagg_max_dropout``,
+``adjust_iterations``, ``min_parties``, ``secagg_max_dropout``, ``secagg_max_corrupt``,
 ``secagg_degree``, ``secagg_failure``  as in :class:`~mpc_rr.pipeline.PipelineConfig`
 """
 
@@ -47,7 +47,7 @@ __all__ = ["PIPELINE", "adult_record", "make_pipeline_role", "pipeline_result_to
 
 _CONFIG_KEYS = {
     "p": float, "tv": int, "td": float, "dependence": str, "mechanism": str, "estimator": str,
-    "adjust_iterations": int, "min_parties": int, "secagg_max_dropout": float,
+    "adjust_iterations": int, "min_parties": int, "secagg_max_dropout": float, "secagg_max_corrupt": float,
     "secagg_degree": int, "secagg_failure": float,
 }  # fmt: skip
 _KNOWN = set(_CONFIG_KEYS) | {"coordinator_key", "signing_key", "data", "row_offset", "run"}

@@ -193,12 +193,12 @@ class BlockAggregator:
         lay = self.layout
         sent = self._tables
         seen = n > 0
+        self._sum_n += n  # answers collected, whichever estimator
         if self.estimator == "paper":
             raw = eq4(counts, n, sent, self.p)
         else:
             self._sum_counts += counts
             self._sum_nt += n[:, None] * sent
-            self._sum_n += n
             raw = pooled(self._sum_counts, self._sum_n, self._sum_nt, self.p)
         est = np.where(seen[:, None], repair(raw, lay, self.repair_method), self._estimate)
         self._blocks_used += seen

@@ -39,7 +39,7 @@ from collections.abc import Set as AbstractSet
 import numpy as np
 
 from mpc_rr.compose import SubProtocol
-from mpc_rr.errors import PeerError
+from mpc_rr.errors import DecodeError, PeerError
 from mpc_rr.messages import Message
 from mpc_rr.roles import (
     COORDINATOR,
@@ -56,7 +56,7 @@ from mpc_rr.roles import (
 from mpc_rr.rrba.aggregator import tally
 from mpc_rr.rrba.collection import BlockPlan, BlockRecord, Collection
 from mpc_rr.rrba.config import RRBAConfig
-from mpc_rr.rrba.messages import RRBA_MESSAGES, Answer, AskBlock, Dismiss
+from mpc_rr.rrba.messages import RRBA_MESSAGES, Answer, AskBlock, Dismiss, read_cells
 from mpc_rr.secure_sum.secagg_messages import SECAGG_MESSAGES
 from mpc_rr.secure_sum.secagg_server import SecAggServer
 
@@ -184,7 +184,10 @@ class RRBAAggregator(Role):
         if src in self._rejected:
             raise PeerError(f"{self.name}: Answer from party {src}, already left out of block "
                             f"{plan.block} ({self._rejected[src]}); ignored", src)  # fmt: skip
-        cells = np.asarray(msg.cells, dtype=np.int64)
+        try:
+            cells = read_cells(msg.cells, src)
+        except DecodeError as exc:
+            raise self._reject(src, str(exc)) from None
         if j in self._answers:
             if msg.view == plan.views[j] and np.array_equal(self._answers[j], cells):
                 raise PeerError(f"{self.name}: duplicate Answer from party {src} ignored", src)

@@ -39,7 +39,7 @@ from mpc_rr.roles import (
 )
 from mpc_rr.rrba.client import answer_packed, cdf_table
 from mpc_rr.rrba.config import RRBAConfig
-from mpc_rr.rrba.messages import RRBA_MESSAGES, Answer, AskBlock, Dismiss
+from mpc_rr.rrba.messages import RRBA_MESSAGES, Answer, AskBlock, Dismiss, wire_cells
 from mpc_rr.rrba.privacy import table_epsilon
 from mpc_rr.rrba.tables import SubsetIndex
 from mpc_rr.secure_sum.entropy import Entropy
@@ -212,7 +212,7 @@ class RRBAClient(Role):
         if not self.cfg.secure_tally:
             self.finish(ClientOutcome(self.block, True, msg.view, subsets, eps, "plain", self.noise))
             return [Send(COORDINATOR, Answer(run=self.run, step=self.block, view=msg.view,
-                                              cells=cells.tolist()))]  # fmt: skip
+                                              cells=wire_cells(cells)))]  # fmt: skip
         self.outcome = ClientOutcome(self.block, True, msg.view, subsets, eps, "secure", self.noise)
         x = self._tally_input(ids, cells)
         members = self.cfg.members(self.block)

@@ -78,6 +78,7 @@ class RRBAConfig:
     run: str = "rrba"
     secure_tally: bool = False
     max_dropout: float | None = None
+    max_corrupt: float | None = None
     secagg_degree: int | None = None
     secagg_failure: float | None = None
 
@@ -100,7 +101,8 @@ class RRBAConfig:
         object.__setattr__(self, "t_floor", check_floor(self.t_floor, self.layout))  # builds the cover
         if not isinstance(self.secure_tally, bool):
             raise UsageError(f"secure_tally must be a bool, got {self.secure_tally!r}")
-        given = [n for n in ("max_dropout", "secagg_degree", "secagg_failure") if getattr(self, n) is not None]
+        given = [n for n in ("max_dropout", "max_corrupt", "secagg_degree", "secagg_failure")
+                 if getattr(self, n) is not None]  # fmt: skip
         if given and not self.secure_tally:
             raise UsageError(f"{', '.join(given)} only apply with secure_tally (SecAgg+ block tallies)")
         if self.secure_tally:
@@ -192,6 +194,7 @@ class RRBAConfig:
             "max_value": 1,
             "degree": None if self.secagg_degree is None else min(self.secagg_degree, m - 1),
             "max_dropout": self.max_dropout,
+            "max_corrupt": self.max_corrupt,
             "failure": DEFAULT_FAILURE if self.secagg_failure is None else self.secagg_failure,
         }
 
@@ -207,6 +210,7 @@ class RRBAConfig:
             "p": self.p, "k": self.k, "estimator": self.estimator, "repair": self.repair,
             "alpha": self.alpha, "t_floor": self.t_floor, "stop": self.stop,
             "min_blocks": self.min_blocks, "run": self.run, "secure_tally": self.secure_tally,
-            "max_dropout": self.max_dropout, "secagg_degree": self.secagg_degree,
+            "max_dropout": self.max_dropout, "max_corrupt": self.max_corrupt,
+            "secagg_degree": self.secagg_degree,
             "secagg_failure": self.secagg_failure,
         }  # fmt: skip

@@ -72,20 +72,21 @@ def secure_sum_roles(
     run: str = "",
     entropy: Callable[[int], Entropy] | None = None,
     max_dropout: float | None = None,
+    max_corrupt: float | None = None,
     degree: int | None = None,
     threshold: int | None = None,
     failure: float = DEFAULT_FAILURE,
 ) -> tuple[dict[int, Role], dict[str, Any]]:
     """Roles and public parameters (JSON-able) of one run over the rows of ``inputs``.
 
-    ``max_dropout``, ``degree``, ``threshold`` and ``failure`` are SecAgg+'s
+    ``max_dropout``, ``max_corrupt``, ``degree``, ``threshold`` and ``failure`` are SecAgg+'s
     (``None`` = the documented defaults); the full mesh has no dropout
     tolerance and refuses them.  (:class:`SecureSumPlan` builds the same roles
     where they run.)
     """
     plan = SecureSumPlan(
-        protocol, inputs, run=run, entropy=entropy, max_dropout=max_dropout, degree=degree,
-        threshold=threshold, failure=failure,
+        protocol, inputs, run=run, entropy=entropy, max_dropout=max_dropout,
+        max_corrupt=max_corrupt, degree=degree, threshold=threshold, failure=failure,
     )  # fmt: skip
     return plan.build(), plan.public_params()
 
@@ -108,6 +109,7 @@ class SecureSumPlan(RolePlan):
         run: str = "",
         entropy: Callable[[int], Entropy] | None = None,
         max_dropout: float | None = None,
+        max_corrupt: float | None = None,
         degree: int | None = None,
         threshold: int | None = None,
         failure: float = DEFAULT_FAILURE,
@@ -125,7 +127,8 @@ class SecureSumPlan(RolePlan):
         self.run = run
         self.entropy = entropy
         self.options: dict[str, Any] = {
-            "max_dropout": max_dropout, "degree": degree, "threshold": threshold,
+            "max_dropout": max_dropout, "max_corrupt": max_corrupt, "degree": degree,
+            "threshold": threshold,
         }  # fmt: skip
         self.failure = failure
         first = 0 if protocol != "full-mesh" else 1
@@ -227,7 +230,7 @@ def make_secagg_role(party_id: int, n_parties: int, seed: int, params: Mapping[s
     """SecAgg+ role of ``party_id`` (0 = aggregator) among ``n_parties - 1`` data parties.
 
     ``params``: ``cells``, ``run`` (default ``"secagg-<seed>"``), ``degree``,
-    ``threshold``, ``max_dropout``, ``failure``.
+    ``threshold``, ``max_dropout``, ``max_corrupt``, ``failure``.
     """
     n, cells = n_parties - 1, _cells(params)
     public = secagg_public(
@@ -237,6 +240,7 @@ def make_secagg_role(party_id: int, n_parties: int, seed: int, params: Mapping[s
         degree=_opt(params, "degree", int),
         threshold=_opt(params, "threshold", int),
         max_dropout=_opt(params, "max_dropout", float),
+        max_corrupt=_opt(params, "max_corrupt", float),
         failure=float(_opt(params, "failure", float) or DEFAULT_FAILURE),
     )
     if party_id == COORDINATOR:

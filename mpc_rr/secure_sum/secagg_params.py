@@ -26,17 +26,22 @@ from mpc_rr.secure_sum.graph import Graph
 
 __all__ = [
     "DEFAULT_FAILURE",
+    "DEFAULT_MAX_CORRUPT",
     "DEFAULT_MAX_DROPOUT",
     "SecAggConfig",
     "SecAggPublic",
     "default_degree",
     "default_threshold",
     "secagg_public",
+    "secure_threshold",
 ]
 
-DEFAULT_MAX_DROPOUT = 1 / 3
+DEFAULT_MAX_DROPOUT = 0.1
 """Tolerated fraction of dropouts when the caller gives none (lowered only where a
-threshold >= 2 would be impossible, i.e. n = 3)."""
+threshold >= 2 would be impossible on a complete graph)."""
+
+DEFAULT_MAX_CORRUPT = 0.1
+"""Tolerated fraction of parties colluding with the aggregator when the caller gives none."""
 
 DEFAULT_FAILURE = 1e-6
 """Allowed probability that some party loses its threshold of live neighbours."""
@@ -47,6 +52,42 @@ def default_degree(n: int) -> int:
     if n <= 32:
         return n - 1
     return min(n - 1, 2 * math.ceil(math.log2(n)))
+
+
+def _binomial_terms(k: int, q: float) -> list[float]:
+    """``P[Binomial(k, q) = i]`` for ``i = 0..k``, from the exact formula.
+
+    The SecAgg+ thresholds sum these instead of calling ``scipy.stats`` (a slow
+    import in every party process); the thresholds equal scipy's
+    (``tests/test_secure_sum_secagg.py`` compares them on a grid).  Past
+    ``k = 1000`` the binomial coefficient no longer fits a float: log space.
+    """
+    if k <= 1000:
+        return [math.comb(k, i) * q**i * (1.0 - q) ** (k - i) for i in range(k + 1)]
+    if q in (0.0, 1.0):
+        return [float(i == (k if q else 0)) for i in range(k + 1)]
+    lq, lp, lk = math.log(q), math.log1p(-q), math.lgamma(k + 1)
+    return [
+        math.exp(lk - math.lgamma(i + 1) - math.lgamma(k - i + 1) + i * lq + (k - i) * lp)
+        for i in range(k + 1)
+    ]
+
+
+def secure_threshold(n: int, degree: int, max_corrupt: float, failure: float = 1e-6) -> int:
+    """Smallest Shamir threshold a coalition of ``max_corrupt * n`` parties cannot reach.
+
+    A party's secrets leak when ``t`` of its neighbours collude with the
+    aggregator.  Complete graph: ``floor(max_corrupt * n) + 1``.  Sparse random
+    graph: the smallest ``t`` with ``n * P[Binomial(degree, max_corrupt) >= t]
+    <= failure`` (a union bound over parties, for a coalition chosen before the
+    graph is drawn -- Bell et al. 2020, Sec. 3).
+    """
+    deterministic = math.floor(max_corrupt * n) + 1
+    if degree >= n - 1 or max_corrupt == 0:
+        return min(deterministic, degree + 1)
+    terms = _binomial_terms(degree, max_corrupt)  # P[Binomial(k, gamma) >= t] = sum of terms[t:]
+    ok = [t for t in range(1, degree + 2) if n * math.fsum(terms[t:]) <= failure]
+    return min(deterministic, min(ok, default=degree + 1))
 
 
 def default_threshold(n: int, degree: int, max_dropout: float, failure: float = 1e-6) -> int:
@@ -61,10 +102,7 @@ def default_threshold(n: int, degree: int, max_dropout: float, failure: float = 
     deterministic = degree - math.floor(max_dropout * n)
     if degree >= n - 1:
         return deterministic
-    # P[Binomial(k, q) < t] from its k + 1 exact terms (k is small): no scipy import, and the
-    # same thresholds as scipy.stats.binom.cdf on a grid of 16,848 (n, k, d, failure) cases
-    q = 1.0 - max_dropout
-    terms = [math.comb(degree, i) * q**i * (1.0 - q) ** (degree - i) for i in range(degree + 1)]
+    terms = _binomial_terms(degree, 1.0 - max_dropout)  # P[Binomial(k, q) < t] = sum of terms[:t]
     ok = [t for t in range(1, degree + 1) if n * math.fsum(terms[:t]) <= failure]
     return max(deterministic, max(ok, default=0))
 
@@ -84,6 +122,9 @@ class SecAggConfig:
         when ``n = 2``).
     max_dropout:
         Largest tolerated fraction of parties that drop out (cumulative).
+    max_corrupt:
+        Largest tolerated fraction of parties colluding with the aggregator
+        (the threshold exceeds what such a coalition holds of any neighbourhood).
     run:
         Run id in every message and key derivation.
     """
@@ -94,6 +135,7 @@ class SecAggConfig:
     degree: int
     threshold: int
     max_dropout: float
+    max_corrupt: float = DEFAULT_MAX_CORRUPT
     run: str = ""
 
     @classmethod
@@ -107,6 +149,7 @@ class SecAggConfig:
         degree: int | None = None,
         threshold: int | None = None,
         max_dropout: float | None = None,
+        max_corrupt: float | None = None,
         failure: float = DEFAULT_FAILURE,
         run: str = "",
     ) -> SecAggConfig:
@@ -122,6 +165,9 @@ class SecAggConfig:
             raise UsageError(f"SecAggConfig: failure must be in (0, 1), got {failure}")
         if max_dropout is not None and not 0.0 <= max_dropout < 1.0:
             raise UsageError(f"SecAggConfig: max_dropout must be in [0, 1), got {max_dropout}")
+        if max_corrupt is not None and not 0.0 <= max_corrupt < 1.0:
+            raise UsageError(f"SecAggConfig: max_corrupt must be in [0, 1), got {max_corrupt}")
+        gamma = DEFAULT_MAX_CORRUPT if max_corrupt is None else float(max_corrupt)
         if modulus is None:
             modulus = max(2, 1 << (n * max_value).bit_length())
         if not 2 <= modulus <= 2**32 or n * max_value >= modulus:
@@ -144,23 +190,40 @@ class SecAggConfig:
                 while md > 0 and n - 1 - math.floor(md * n) < t_min:
                     md = (math.floor(md * n) - 1) / n
             max_dropout = max(md, 0.0)
+        def window(k: int) -> tuple[int, int]:
+            """Thresholds secure against ``gamma`` collusion and surviving ``max_dropout``."""
+            lo = max(t_min, secure_threshold(n, k, gamma, failure))
+            return lo, default_threshold(n, k, max_dropout, failure)
+
         if degree is None and threshold is None:
-            # grow the default degree until the dropout tolerance admits a threshold >= 2
+            # grow the default degree until some threshold is both secure and robust
             k = default_degree(n)
-            while k < n - 1 and default_threshold(n, k, max_dropout, failure) < 2:
+            while k < n - 1 and window(k)[0] > window(k)[1]:
                 k += 2
         else:
             k = default_degree(n) if degree is None else int(degree)
         k = n - 1 if k >= n - 1 else k + (k % 2)  # the graph rounds odd degrees up
         k = min(k, n - 1)
-        t = default_threshold(n, k, max_dropout, failure) if threshold is None else int(threshold)
-        if not t_min <= t <= k:
-            raise UsageError(
-                f"SecAggConfig: threshold must be in [{t_min}, degree={k}], got {t} (a degree this "
-                f"small cannot tolerate max_dropout={max_dropout:g}; raise the degree or lower "
-                f"max_dropout)"
-            )
-        return cls(n, cells, int(modulus), k, t, float(max_dropout), run)
+        lo, hi = window(k)
+        if threshold is None:
+            t = hi
+            if not lo <= hi:
+                raise UsageError(
+                    f"SecAggConfig: at degree {k} no threshold is both secure and robust: a "
+                    f"coalition of max_corrupt={gamma:g} of the parties needs t >= {lo}, and a "
+                    f"degree of {k} cannot tolerate max_dropout={max_dropout:g} beyond t = {hi}; "
+                    f"raise the degree or lower max_dropout / max_corrupt"
+                )
+        else:
+            t = int(threshold)
+            if not lo <= t <= k:
+                why = (f"a coalition of max_corrupt={gamma:g} of the parties reaches thresholds "
+                       f"below {lo}" if t < lo and lo > t_min else "it must not exceed the degree")  # fmt: skip
+                raise UsageError(
+                    f"SecAggConfig: threshold must be in [{lo}, degree={k}], got {t} ({why}; raise "
+                    f"the threshold or degree, or lower max_corrupt)"
+                )
+        return cls(n, cells, int(modulus), k, t, float(max_dropout), gamma, run)
 
     @property
     def dtype(self) -> np.dtype[np.unsignedinteger]:
@@ -181,6 +244,7 @@ class SecAggConfig:
             "threshold": self.threshold,
             "max_dropout": self.max_dropout,
             "max_dropped": self.max_dropped,
+            "max_corrupt": self.max_corrupt,
         }
 
 
@@ -202,6 +266,7 @@ def secagg_public(
     degree: int | None = None,
     threshold: int | None = None,
     max_dropout: float | None = None,
+    max_corrupt: float | None = None,
     failure: float = DEFAULT_FAILURE,
 ) -> SecAggPublic:
     """THE constructor of a run's public parameters (cached: every role of a run shares them).
@@ -211,7 +276,7 @@ def secagg_public(
     """
     return _public(
         int(n), int(cells), str(run), int(max_value), modulus, degree, threshold, max_dropout,
-        float(failure),
+        max_corrupt, float(failure),
     )  # fmt: skip
 
 
@@ -225,11 +290,12 @@ def _public(
     degree: int | None,
     threshold: int | None,
     max_dropout: float | None,
+    max_corrupt: float | None,
     failure: float,
 ) -> SecAggPublic:
     cfg = SecAggConfig.create(
         n, cells, max_value=max_value, modulus=modulus, degree=degree, threshold=threshold,
-        max_dropout=max_dropout, failure=failure, run=run,
+        max_dropout=max_dropout, max_corrupt=max_corrupt, failure=failure, run=run,
     )  # fmt: skip
     digest = hashlib.sha256(f"mpc_rr/secagg/graph/v1|{run}|{n}|{cfg.degree}".encode()).digest()
     rng = np.random.default_rng(int.from_bytes(digest[:16], "little"))

@@ -218,6 +218,9 @@ def _hex(b: bytes, n: int = 8) -> str:
     return b[:n].hex() + "..."
 
 
+CLASSROOM_MAX_DROPOUT = 1 / 3
+
+
 def secagg_lesson(
     n: int, *, seed: int, options: int = 4, drops: dict[int, str] | None = None
 ) -> Lesson:
@@ -225,7 +228,11 @@ def secagg_lesson(
     drops = drops or {}
     x = poll_inputs(n, options, seed)
     run = f"classroom-secagg-{seed}"
-    roles, params = secure_sum_roles("secagg", x, run=run, entropy=_entropy(seed))
+    # A lesson about dropouts: tolerate a third of the class (the library's
+    # default, 10 %, tolerates none below ten parties); collusion bound as default.
+    roles, params = secure_sum_roles(
+        "secagg", x, run=run, entropy=_entropy(seed), max_dropout=CLASSROOM_MAX_DROPOUT
+    )
     roles = drop_roles(roles, drops, step_messages("secagg"))
     R = int(params["modulus"])
     server = roles[COORDINATOR]
@@ -238,7 +245,9 @@ def secagg_lesson(
         f"Arithmetic mod R = {R} (the smallest power of two above n). Graph: "
         + ("complete" if cfg.degree == n - 1 else f"random {cfg.degree}-regular")
         + f" (degree k = {cfg.degree}); Shamir threshold t = {cfg.threshold}; tolerates "
-        f"{cfg.max_dropped} dropout(s) (max_dropout = {cfg.max_dropout:.3g}).",
+        f"{cfg.max_dropped} dropout(s) (max_dropout = {cfg.max_dropout:.3g}). The aggregator "
+        f"colluding with fewer than t of a party's neighbours learns nothing of its input "
+        f"(max_corrupt = {cfg.max_corrupt:.3g}).",
         "Private inputs (printed only because this is a classroom):",
         *_vote_lines(x, options),
     ]

@@ -45,9 +45,13 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--degree", type=int_at_least(1), default=None,
                    help="SecAgg+ graph degree k (without it: SecAgg+'s default for n)")  # fmt: skip
     p.add_argument("--threshold", type=int_at_least(1), default=None,
-                   help="SecAgg+ threshold t (without it: the largest t the dropout bound allows)")  # fmt: skip
+                   help="SecAgg+ threshold t (without it: the largest t the dropout bound allows; "
+                   "refused below the collusion bound of --max-corrupt)")  # fmt: skip
     p.add_argument("--max-dropout", type=open_unit, default=None,
-                   help="SecAgg+ tolerated dropout fraction (without it: SecAgg+'s default, 1/3)")  # fmt: skip
+                   help="SecAgg+ tolerated dropout fraction (without it: SecAgg+'s default, 0.1)")  # fmt: skip
+    p.add_argument("--max-corrupt", type=open_unit, default=None,
+                   help="SecAgg+ tolerated colluding fraction the threshold is sized against "
+                   "(without it: 0.1; 0 studies thresholds sized for dropouts alone)")  # fmt: skip
     p.add_argument("--failure", type=open_open, default=None,
                    help="SecAgg+ threshold failure target (without it: 1e-6)")  # fmt: skip
     p.add_argument("--confidence", type=float, default=0.95, help="1 - alpha of every interval")
@@ -62,7 +66,8 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 def run(args: argparse.Namespace) -> int:
     from mpc_rr.adversary._stats import check_confidence
-    from mpc_rr.adversary.recovery import coalition_sweep, member_state, pool
+    from mpc_rr.adversary.coalitions import coalition_sweep, pool
+    from mpc_rr.adversary.recovery import member_state
     from mpc_rr.adversary.views import observe
     from scenarios.adversary_runs import observed_run
 
@@ -73,10 +78,11 @@ def run(args: argparse.Namespace) -> int:
         raise UsageError(f"--size must be at most --parties - 1 = {top}, got {args.size}")
     secagg: dict[str, Any] = {}
     if args.protocol == "secagg":
-        secagg = {"degree": args.degree, "threshold": args.threshold, "max_dropout": args.max_dropout}
+        secagg = {"degree": args.degree, "threshold": args.threshold, "max_dropout": args.max_dropout,
+                  "max_corrupt": args.max_corrupt}
         if args.failure is not None:
             secagg["failure"] = args.failure
-    elif any(v is not None for v in (args.degree, args.threshold, args.max_dropout, args.failure)):
+    elif any(v is not None for v in (args.degree, args.threshold, args.max_dropout, args.max_corrupt, args.failure)):
         raise UsageError("--degree, --threshold, --max-dropout and --failure only apply to secagg")
     grid: list[int] = []
     per_run = []

@@ -151,7 +151,8 @@ def offline(
 
 def _offline_recovery(view: Any, proto: str, meta: dict[str, Any], rng: Any, confidence: float) -> dict[str, Any]:
     """Input recovery from a saved plaintext transcript; scored if ``meta`` holds the input recipe."""
-    from mpc_rr.adversary.recovery import recover, score
+    from mpc_rr.adversary.coalitions import score
+    from mpc_rr.adversary.recovery import recover
     from mpc_rr.messages import WireArray
     from mpc_rr.plainsum import PlainValue
     from mpc_rr.secure_sum.full_mesh import MeshShare

@@ -97,7 +97,6 @@ def run(args: argparse.Namespace) -> int:
     total = args.runs * len(mdrr.P_VALUES)
     with tqdm(total=total, desc=args.experiment, unit="run", file=sys.stderr, disable=None) as bar:
         if args.experiment == "mdrr-table1":
-            paper = mdrr.PAPER_TABLE2 if args.dataset == "adult6" else mdrr.PAPER_TABLE1
             rows = mdrr.table1(
                 data,
                 args.runs,
@@ -106,7 +105,6 @@ def run(args: argparse.Namespace) -> int:
                 dependence=args.dependence,
                 epsilon_formula=args.epsilon_formula,
                 method=args.estimator,
-                paper=paper,
                 progress=bar.update,
             )
         elif args.experiment == "dependence-ranking":

@@ -92,11 +92,16 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     )  # fmt: skip
     p.add_argument(
         "--max-dropout", type=open_unit, default=None,
-        help="--secure-tally: SecAgg+ tolerated dropout fraction per block (default 1/3)",
+        help="--secure-tally: SecAgg+ tolerated dropout fraction per block (default 0.1)",
+    )  # fmt: skip
+    p.add_argument(
+        "--max-corrupt", type=open_unit, default=None,
+        help="--secure-tally: SecAgg+ tolerated fraction of a block's clients colluding with "
+        "the aggregator (default 0.1)",
     )  # fmt: skip
     p.add_argument(
         "--secagg-degree", type=int_at_least(1), default=None,
-        help="--secure-tally: SecAgg+ graph degree (default 2*ceil(log2 B), at most B-1)",
+        help="--secure-tally: SecAgg+ graph degree (default: 2*ceil(log2 B), grown until a threshold is both secure and robust; at most B-1)",
     )  # fmt: skip
     p.add_argument(
         "--dropout", type=open_unit, default=0.0,
@@ -134,7 +139,7 @@ def _check_flags(args: argparse.Namespace) -> None:
     elif args.client_rng != "per-client":
         raise UsageError("--client-rng shared is for the centralized engine only: distributed "
                          "clients each hold their own generator")  # fmt: skip
-    given = [f for f, v in (("--max-dropout", args.max_dropout),
+    given = [f for f, v in (("--max-dropout", args.max_dropout), ("--max-corrupt", args.max_corrupt),
                             ("--secagg-degree", args.secagg_degree)) if v is not None]  # fmt: skip
     if given and not args.secure_tally:
         raise UsageError(f"{', '.join(given)} only apply with --secure-tally")
@@ -164,7 +169,7 @@ def collect(
         data, args.block, args.p, k=args.k, estimator=args.estimator, repair=args.repair,
         alpha=args.alpha, t_floor=args.t_floor, stop=args.stop, run=f"rrba-{args.seed}",
         secure_tally=args.secure_tally, max_dropout=args.max_dropout,
-        secagg_degree=args.secagg_degree,
+        max_corrupt=args.max_corrupt, secagg_degree=args.secagg_degree,
     )  # fmt: skip
     # the dropouts: drawn from their own child of the seed, so the protocol's draws are unchanged
     drop_rng = np.random.default_rng(np.random.SeedSequence(args.seed, spawn_key=(99,)))

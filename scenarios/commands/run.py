@@ -1,4 +1,14 @@
-"""``mpc-rr run adult``: the distributed RR-Clusters pipeline as the product's main job."""
+"""``mpc-rr run adult|FILE.csv``: the distributed RR-Clusters pipeline as the product's main job.
+
+Examples::
+
+    mpc-rr run adult
+    mpc-rr run people.csv --schema people.toml
+    mpc-rr run people.csv --infer-schema --columns age,sex,region --ordinal age
+
+The data set's name (``adult``, a CSV file's stem, or ``--name``) labels every
+output: the run id, ``results.json``, the default output folder and the plot.
+"""
 
 from __future__ import annotations
 
@@ -20,6 +30,7 @@ from scenarios.commands import (
     warn,
     wire_summary,
 )
+from scenarios.data_source import add_data_arguments, spec_from_args
 
 TRANSPORTS = ("memory", "tcp", "harness")
 
@@ -27,10 +38,13 @@ TRANSPORTS = ("memory", "tcp", "harness")
 def register(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser(
         "run",
-        help="run the distributed pipeline on a data set (adult)",
+        help="run the distributed pipeline on a data set (adult, or your own FILE.csv)",
+        description="Data parties (one per record) and an untrusted coordinator run the "
+        "dependence phase, the signed clustering broadcast, the clustered release, then "
+        "estimation + RR-Adjustment; accuracy is measured against the true records.",
         formatter_class=HelpFormatter,
     )
-    p.add_argument("dataset", choices=["adult"], help="data set (each record is one party)")
+    add_data_arguments(p)
     p.add_argument(
         "--parties", type=int_at_least(2), default=None,
         help="subsample this many parties (default: every record, 32,561 for Adult)",
@@ -57,7 +71,12 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--queries", type=int_at_least(1), default=200, help="count queries per coverage sigma")
     p.add_argument(
         "--max-dropout", type=open_unit, default=None,
-        help="secure-sum sources: SecAgg+ tolerated dropout fraction (default 1/3)",
+        help="secure-sum sources: SecAgg+ tolerated dropout fraction (default 0.1)",
+    )  # fmt: skip
+    p.add_argument(
+        "--max-corrupt", type=open_unit, default=None,
+        help="secure-sum sources: SecAgg+ tolerated fraction of parties colluding with the "
+        "coordinator (default 0.1; the graph degree grows until both bounds hold)",
     )  # fmt: skip
     p.add_argument(
         "--secagg-degree", type=int_at_least(1), default=None,
@@ -75,7 +94,7 @@ def register(sub: argparse._SubParsersAction) -> None:
         "--seed", type=int, default=1,
         help="simulation seed: every party's noise derives from it (results say so)",
     )  # fmt: skip
-    p.add_argument("--out", type=output_dir, default=None, help="output folder (default results/run-<dataset>-<seed>)")
+    p.add_argument("--out", type=output_dir, default=None, help="output folder (default results/run-<name>-<seed>)")
     p.add_argument("--transcript", type=output_file, default=None, help="write what every party sent to this file")
     p.add_argument("--json", action="store_true", help="print results.json instead of the summary")
     p.set_defaults(func=run)
@@ -84,7 +103,8 @@ def register(sub: argparse._SubParsersAction) -> None:
 def _check_dependence_flags(args: argparse.Namespace) -> None:
     from mpc_rr.errors import UsageError
 
-    given = [f for f, v in (("--max-dropout", args.max_dropout), ("--secagg-degree", args.secagg_degree),
+    given = [f for f, v in (("--max-dropout", args.max_dropout), ("--max-corrupt", args.max_corrupt),
+                            ("--secagg-degree", args.secagg_degree),
                             ("--secagg-failure", args.secagg_failure)) if v is not None]  # fmt: skip
     if given and args.dependence == "rr":
         raise UsageError(f"{', '.join(given)} only apply to --dependence secure-sum or pairwise-rr")
@@ -93,27 +113,29 @@ def _check_dependence_flags(args: argparse.Namespace) -> None:
 def run(args: argparse.Namespace) -> int:
     import json
 
-    from mpc_rr.datasets import load_adult
     from mpc_rr.errors import UsageError
+    from scenarios.data_source import load_dataset
     from scenarios.pipeline_run import RunOptions, run_pipeline, write_outputs
     from scenarios.progress import Phases
     from scenarios.runners import runner_for
 
     _check_dependence_flags(args)
     runner_choice(args)  # refuse sharding flags that do not apply before loading anything
+    spec = spec_from_args(args)
     opts = RunOptions(
         parties=args.parties, p=args.p, tv=args.tv, td=args.td, dependence=args.dependence,
         mechanism=args.mechanism, estimator=args.estimator, seed=args.seed, queries=args.queries,
-        max_dropout=args.max_dropout, secagg_degree=args.secagg_degree,
-        secagg_failure=args.secagg_failure,
+        max_dropout=args.max_dropout, max_corrupt=args.max_corrupt,
+        secagg_degree=args.secagg_degree, secagg_failure=args.secagg_failure,
     )  # fmt: skip
-    out = args.out or Path("results") / f"run-{args.dataset}-{args.seed}"
+    name = args.name or (Path(spec.source).stem if spec.is_file else spec.source)
+    out = args.out or Path("results") / f"run-{name}-{args.seed}"
     try:  # refuse an unwritable default before any work
         output_dir(str(out))
     except argparse.ArgumentTypeError as exc:
         raise UsageError(f"the default output folder: {exc}") from None
-    name, shard = runner_choice(args)
-    runner = runner_for(name, step_timeout=args.step_timeout, transcript=args.transcript is not None, **shard)
+    transport, shard = runner_choice(args)
+    runner = runner_for(transport, step_timeout=args.step_timeout, transcript=args.transcript is not None, **shard)
     phases = Phases()
     begun: set[str] = set()
 
@@ -134,12 +156,14 @@ def run(args: argparse.Namespace) -> int:
                 phases.start("estimating every cluster (Eq. 2 + repair) and RR-Adjustment, then "
                              "the count queries")  # fmt: skip
 
-    phases.start(f"loading {args.dataset}")
-    data = load_adult()
-    phases.end(f" ({data.n:,} records)")
+    phases.start(f"loading {name}")
+    data = load_dataset(spec)
+    phases.end(f" ({data.n:,} records, {len(data.schema.names)} attributes)")
+    if args.parties is not None and args.parties > data.n:
+        raise UsageError(f"--parties must be at most the {data.n:,} records of {data.name}, got {args.parties}")
     n = args.parties or data.n
     phases.start(f"building {n:,} parties and starting them over {args.transport}")
-    result, ev = run_pipeline(opts, runner, data, dataset=args.dataset, progress=progress)
+    result, ev = run_pipeline(opts, runner, data, progress=progress)
     phases.close()
     result["warnings"] = _warnings(result, ev)
     for w in result["warnings"]:

@@ -58,8 +58,13 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     )  # fmt: skip
     p.add_argument(
         "--max-dropout", type=open_unit, default=None,
-        help="SecAgg+ tolerated dropout fraction (default 1/3; independent of --dropout, so a "
+        help="SecAgg+ tolerated dropout fraction (default 0.1; independent of --dropout, so a "
         "--dropout above it shows the clean abort)",
+    )  # fmt: skip
+    p.add_argument(
+        "--max-corrupt", type=open_unit, default=None,
+        help="SecAgg+ tolerated fraction of parties colluding with the aggregator (default 0.1); "
+        "the threshold exceeds what such a coalition holds of any neighbourhood",
     )  # fmt: skip
     p.add_argument("--degree", type=int_at_least(1), default=None, help="SecAgg+ graph degree k (at most n-1)")
     p.add_argument("--threshold", type=int_at_least(1), default=None, help="SecAgg+ Shamir threshold t")
@@ -86,7 +91,8 @@ def run(args: argparse.Namespace) -> int:
 
     name, shard = runner_choice(args)
     if args.protocol != "secagg":
-        bad = [f for f, v in (("--max-dropout", args.max_dropout), ("--degree", args.degree),
+        bad = [f for f, v in (("--max-dropout", args.max_dropout), ("--max-corrupt", args.max_corrupt),
+                              ("--degree", args.degree),
                               ("--threshold", args.threshold), ("--failure", args.failure)) if v is not None]  # fmt: skip
         if bad:
             raise UsageError(f"{', '.join(bad)} only apply to --protocol secagg")
@@ -109,7 +115,8 @@ def run(args: argparse.Namespace) -> int:
     x[np.arange(args.parties), rng.integers(0, args.cells, args.parties)] = 1
     rep = run_secure_sum(
         args.protocol, x, seed=args.seed, dropout=args.dropout, drop_step=args.drop_step,
-        max_dropout=args.max_dropout, degree=args.degree, threshold=args.threshold,
+        max_dropout=args.max_dropout, max_corrupt=args.max_corrupt, degree=args.degree,
+        threshold=args.threshold,
         failure=args.failure,
         runner=runner_for(
             name, step_timeout=args.step_timeout, transcript=args.transcript is not None, **shard
@@ -136,7 +143,8 @@ def run(args: argparse.Namespace) -> int:
         if rep.protocol == "secagg":
             pr = rep.params
             print(f"SecAgg+: degree {pr['degree']}, threshold t={pr['threshold']}, tolerates "
-                  f"{pr['max_dropped']} dropouts (max_dropout={pr['max_dropout']:.3g})")  # fmt: skip
+                  f"{pr['max_dropped']} dropouts (max_dropout={pr['max_dropout']:.3g}) and "
+                  f"coalitions of up to {pr['max_corrupt']:.3g} of the parties")  # fmt: skip
         if rep.aborted:
             print(f"aborted: {rep.aborted}", file=sys.stderr)
     return 0 if rep.exact else 1
