@@ -36,7 +36,7 @@ Each primitive is timed through the cheapest public ``cryptography`` /
 work around it; the ratio of new to baseline non-crypto is the figure the
 hot-path work is judged by.
 
-    python -m benchmarks.hot_paths --parties 4000 --degree 30 --repeats 3
+    python -m benchmarks.hot_paths --parties 4000 --degree 30 --max-dropout 0.3333 --max-corrupt 0 --repeats 3
     python -m benchmarks.hot_paths --parties 32561 --repeats 3          # Adult scale
     python -m benchmarks.hot_paths --workload pipeline --repeats 3      # all of Adult
 """
@@ -134,18 +134,27 @@ def _child(a: argparse.Namespace) -> dict[str, object]:
             x[np.arange(n), rng.integers(0, a.cells, n)] = 1
             return x
 
+        import inspect
+
+        # the SecAgg+ parameters given (a tree from before max_corrupt existed takes none)
+        params: dict[str, object] = {"degree": a.degree}
+        if a.max_dropout is not None:
+            params["max_dropout"] = a.max_dropout
+        if a.max_corrupt is not None and "max_corrupt" in inspect.signature(run_secure_sum).parameters:
+            params["max_corrupt"] = a.max_corrupt
+
         def once(n: int, seed: int) -> object:
             return run_secure_sum(
-                "secagg", inputs(n), seed=seed, degree=a.degree,
-                runner=runner_for("memory", step_timeout=30.0),
+                "secagg", inputs(n), seed=seed, runner=runner_for("memory", step_timeout=30.0),
+                **params,  # type: ignore[arg-type]
             )  # fmt: skip
 
         once(40, a.seed + 1)  # imports, codec caches (the same in both trees)
         x = inputs(a.parties)
-        pub = secagg_public(a.parties, a.cells, run=f"secagg-{a.seed}", degree=a.degree)
+        pub = secagg_public(a.parties, a.cells, run=f"secagg-{a.seed}", **params)  # type: ignore[arg-type]
         c0, w0 = cpu(), time.perf_counter()
         rep = run_secure_sum(
-            "secagg", x, seed=a.seed, degree=a.degree, runner=runner_for("memory", step_timeout=30.0)
+            "secagg", x, seed=a.seed, runner=runner_for("memory", step_timeout=30.0), **params  # type: ignore[arg-type]
         )
         cpu_s, wall_s = cpu() - c0, time.perf_counter() - w0
         ok = bool(rep.exact) and rep.survivors == a.parties
@@ -232,6 +241,16 @@ def main(argv: list[str] | None = None) -> dict[str, object]:
     p.add_argument("--parties", type=int, default=None, help="default: 4000 (secure-sum), all of Adult (pipeline)")
     p.add_argument("--cells", type=int, default=1582)
     p.add_argument("--degree", type=int, default=None, help="SecAgg+ degree (default: the protocol's)")
+    p.add_argument(
+        "--max-dropout", type=float, default=None,
+        help="SecAgg+ max_dropout (default: the protocol's; 0.3333 = the default before the "
+        "collusion bound)",
+    )  # fmt: skip
+    p.add_argument(
+        "--max-corrupt", type=float, default=None,
+        help="SecAgg+ max_corrupt (default: the protocol's; 0 = no collusion bound, as before it "
+        "existed: with --degree 30 --max-dropout 0.3333 the workload of the baseline revisions)",
+    )  # fmt: skip
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--repeats", type=int, default=3)
     p.add_argument("--baseline", default=BASELINE, help="git revision to compare with ('' = none)")
@@ -252,6 +271,8 @@ def main(argv: list[str] | None = None) -> dict[str, object]:
     args = ["--workload", a.workload, "--cells", str(a.cells), "--seed", str(a.seed)]
     args += ["--parties", str(a.parties)] if a.parties is not None else []
     args += ["--degree", str(a.degree)] if a.degree is not None else []
+    args += ["--max-dropout", str(a.max_dropout)] if a.max_dropout is not None else []
+    args += ["--max-corrupt", str(a.max_corrupt)] if a.max_corrupt is not None else []
     with tempfile.TemporaryDirectory(prefix="mpc-rr-baseline-") as tmp:
         trees = {"this checkout" if a.tree == ROOT else str(a.tree): a.tree.resolve()}
         if a.baseline:
