@@ -8,7 +8,10 @@ Run ``python -m benchmarks.secure_sum [--part adult|sweep|all] [--quick]``.
   the aggregator; then again with 10% of the parties dropping out after
   sending their masked input.
 * ``mpyc``: MPyC (installed into the venv by the benchmark, never a project
-  dependency) against ours, one OS process per party, m = 3, 5, 7.
+  dependency) against ours, one OS process per party, m = 3, 5, 7:
+  ``processes_s`` (launch of the first process to exit of the last) and
+  ``ready_s`` (median process age when a party is about to connect: imports
+  and set-up done; ours report it as ``startup_s``).
 * ``sweep``: the faithful full mesh (Sec. 4.2, all-to-all) and the board
   variant against SecAgg+ for growing n, same inputs, same run: medians of
   wall time, messages, bytes, and the measured crossover n.
@@ -181,15 +184,16 @@ def _run_mpyc(m: int, cells: int, seed: int) -> dict[str, float]:
     ]
     outs = [p.communicate(timeout=300)[0] for p in procs]
     total_wall = time.perf_counter() - t0
-    walls, sent, elapsed = [], [], []
+    walls, sent, elapsed, ready = [], [], [], []
     for out in outs:
-        hit = re.search(r"RESULT pid=\d+ sum=(\d+) wall=([\d.]+) bytes_sent=(\d+)", out)
+        hit = re.search(r"RESULT pid=\d+ sum=(\d+) wall=([\d.]+) bytes_sent=(\d+) ready=([\d.na]+)", out)
         if hit is None:
             raise RuntimeError(f"MPyC party failed:\n{out[-2000:]}")
         if int(hit.group(1)) != m:
             raise RuntimeError(f"MPyC sum {hit.group(1)} != {m}")
         walls.append(float(hit.group(2)))
         sent.append(int(hit.group(3)))
+        ready.append(float(hit.group(4)))
         e = re.search(r"elapsed time: (\d+):(\d+):([\d.]+)", out)
         if e:
             elapsed.append(int(e.group(1)) * 3600 + int(e.group(2)) * 60 + float(e.group(3)))
@@ -197,6 +201,7 @@ def _run_mpyc(m: int, cells: int, seed: int) -> dict[str, float]:
         "protocol_s": max(walls),
         "session_s": max(elapsed) if elapsed else float("nan"),
         "processes_s": total_wall,
+        "ready_s": statistics.median(ready),
         "bytes_per_party": statistics.mean(sent),
     }
 
@@ -215,6 +220,7 @@ def _run_ours(protocol: str, m: int, cells: int, seed: int) -> dict[str, float]:
         "protocol_s": max(s.wall_s for s in st.values()),
         "session_s": float("nan"),
         "processes_s": total_wall,
+        "ready_s": statistics.median(float(rep.get("startup_s") or "nan") for rep in r.reports.values()),
         "bytes_per_party": statistics.mean(st[i].bytes_sent for i in range(1, m + 1)),
         "aggregator_bytes": st[0].bytes_sent,
     }
@@ -227,8 +233,8 @@ def mpyc_compare(quick: bool = False, repeat: int = 3) -> None:
     cells = 1582
     print(f"MPyC (-M m, one process per party, TCP) vs ours (one process per party, TCP + mutual "
           f"TLS via the hub), D = {cells}, medians of {repeat}; {_load()}")  # fmt: skip
-    print(f"  {'m':>3} {'system':18} {'protocol_s':>10} {'processes_s':>11} {'bytes/party':>11} "
-          f"{'aggregator':>10}")  # fmt: skip
+    print(f"  {'m':>3} {'system':18} {'protocol_s':>10} {'processes_s':>11} {'ready_s':>7} "
+          f"{'bytes/party':>11} {'aggregator':>10}")  # fmt: skip
     for m in (3, 5) if quick else (3, 5, 7):
         rows = {}
         for name, fn in (
@@ -242,9 +248,11 @@ def mpyc_compare(quick: bool = False, repeat: int = 3) -> None:
         for name, r in rows.items():
             print(
                 f"  {m:>3} {name:18} {r['protocol_s']:10.3f} {r['processes_s']:11.2f} "
-                f"{r['bytes_per_party']:11.0f} {r.get('aggregator_bytes', 0):10.0f}   "
-                f"ratio to MPyC: protocol time {r['protocol_s'] / base['protocol_s']:.2f}, "
-                f"bytes/party {r['bytes_per_party'] / base['bytes_per_party']:.2f}",
+                f"{r['ready_s']:7.2f} {r['bytes_per_party']:11.0f} {r.get('aggregator_bytes', 0):10.0f}"
+                f"   ratio to MPyC: protocol time {r['protocol_s'] / base['protocol_s']:.2f}, "
+                f"bytes/party {r['bytes_per_party'] / base['bytes_per_party']:.2f}, "
+                f"processes {r['processes_s'] / base['processes_s']:.2f}, "
+                f"ready {r['ready_s'] / base['ready_s']:.2f}",
                 flush=True,
             )
         print(f"  MPyC formula (m-1+t)(8d+12) with t=(m-1)//2: "

@@ -11,6 +11,7 @@ __all__ = [
     "RRBA_ESTIMATORS",
     "RRBA_REPAIRS",
     "RRBA_STOPS",
+    "SCHEMA_MAX_CATEGORIES",
     "SECURE_SUM_PROTOCOLS",
 ]
 
@@ -39,3 +40,6 @@ RRBA_STOPS: tuple[str, ...] = ("first", "never")
 
 RRBA_CLIENT_RNG: tuple[str, ...] = ("per-client", "shared")
 """The centralized RRBA engine's client generators: one per client (as distributed) or shared."""
+
+SCHEMA_MAX_CATEGORIES = 200
+"""Default most categories per attribute when a schema is inferred (``mpc-rr schema infer``)."""

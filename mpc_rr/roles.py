@@ -183,6 +183,7 @@ class Role(abc.ABC):
         states = type(initial)
         if not {"DONE", "ABORTED"} <= set(states.__members__):
             raise UsageError(f"{type(self).__name__}: State enum needs DONE and ABORTED members")
+        self._ended = (states["DONE"], states["ABORTED"])  # `done` is asked several times a message
 
     # -- the interface drivers use ----------------------------------------------------
     @abc.abstractmethod
@@ -241,17 +242,17 @@ class Role(abc.ABC):
     def finish(self, result: Any) -> None:
         """End with ``result`` (state ``DONE``)."""
         self._result = result
-        self.state = type(self.state).__members__["DONE"]
+        self.state = self._ended[0]
 
     def abort(self, reason: str, culprits: Iterable[int] = ()) -> None:
         """Stop cleanly without a result (state ``ABORTED``); ``culprits`` by id."""
         if not self.done:
             self._error = ProtocolAbort(reason, tuple(int(c) for c in culprits))
-            self.state = type(self.state).__members__["ABORTED"]
+            self.state = self._ended[1]
 
     @property
     def done(self) -> bool:
-        return self.state.name in ("DONE", "ABORTED")
+        return self.state in self._ended
 
     @property
     def result(self) -> Any:

@@ -36,13 +36,14 @@ from typing import Any, Literal
 
 import msgspec
 
+from mpc_rr.choices import SCHEMA_MAX_CATEGORIES
 from mpc_rr.csv_reader import CsvColumns
 from mpc_rr.errors import UsageError
 from mpc_rr.schema import Attribute, Schema
 
 __all__ = ["category_order", "infer_schema", "load_schema", "parse_schema", "schema_to_toml"]
 
-DEFAULT_MAX_CATEGORIES = 200
+DEFAULT_MAX_CATEGORIES = SCHEMA_MAX_CATEGORIES  # defined where the CLI reads it without imports
 
 
 class _AttributeSpec(msgspec.Struct, forbid_unknown_fields=True):

@@ -1,6 +1,38 @@
-"""Party actors: bind sans-I/O roles to transport endpoints, and run them (memory, TCP, processes)."""
+"""Party actors: bind sans-I/O roles to transport endpoints, and run them (memory, TCP, processes).
 
-from parties.party import Party
-from parties.runner import MemoryRunner, run_memory, run_memory_sync, run_parties
+The names below are imported on first use (PEP 562): a party process
+(``mpc-rr party``) imports :mod:`parties.node` without the memory runner,
+which pulls in ``trio.testing`` (and through it pytest).
+"""
+
+from __future__ import annotations
+
+import importlib
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from parties.party import Party
+    from parties.runner import MemoryRunner, run_memory, run_memory_sync, run_parties
 
 __all__ = ["MemoryRunner", "Party", "run_memory", "run_memory_sync", "run_parties"]
+
+_HOME = {
+    "Party": "parties.party",
+    "MemoryRunner": "parties.runner",
+    "run_memory": "parties.runner",
+    "run_memory_sync": "parties.runner",
+    "run_parties": "parties.runner",
+}
+
+
+def __getattr__(name: str) -> Any:
+    home = _HOME.get(name)
+    if home is None:
+        raise AttributeError(f"module 'parties' has no attribute {name!r}")
+    value = getattr(importlib.import_module(home), name)
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted(set(globals()) | set(__all__))

@@ -13,13 +13,15 @@ protocol to handle.
 Every ending produces a report (a JSON-able dict): ``ok``, ``cause`` (``ok``,
 ``aborted``, ``connection``, ``timeout``, ``terminated``), ``result``,
 ``error``, ``culprits``, ``stats`` (messages / bytes / rounds / wall time) --
-also when the hub is absent, dies mid-run, or refuses us.
+also when the hub is absent, dies mid-run, or refuses us -- and ``startup_s``,
+the age of the process when it was ready to connect (the hub: listening).
 """
 
 from __future__ import annotations
 
 import os
 import signal
+import socket
 import time
 from collections.abc import Mapping
 from pathlib import Path
@@ -76,19 +78,41 @@ def _report(
     }
 
 
+def process_age() -> float | None:
+    """Seconds since this process was started (Linux ``/proc``; ``None`` elsewhere).
+
+    Reported as ``startup_s`` when the party is ready to connect (or, for the
+    hub, listening): interpreter start, imports, role and TLS context.
+    """
+    try:
+        stat = Path("/proc/self/stat").read_text()
+        uptime = float(Path("/proc/uptime").read_text().split()[0])
+        ticks = int(stat.rsplit(")", 1)[1].split()[19])  # field 22, starttime
+        return max(0.0, uptime - ticks / os.sysconf("SC_CLK_TCK"))
+    except (OSError, ValueError, IndexError):
+        return None
+
+
 def _crashing(role: Role, type_name: str) -> Role:
     target = message_type(type_name)
     return DropAt(role, target, on_crash=lambda: os.kill(os.getpid(), signal.SIGKILL))
 
 
-async def _connect_retrying(roster: Roster, pid: int, tls: bool, within: float) -> TcpClient:
+async def _connect_retrying(
+    roster: Roster, pid: int, tls: bool, within: float, extra: dict[str, Any]
+) -> TcpClient:
     ctx = client_context(roster, pid) if tls else None  # a missing key file is not worth retrying
+    extra["startup_s"] = process_age()  # ready to connect
     deadline = trio.current_time() + within
     while True:
         try:
             return await connect_client(roster, pid, tls=tls, ssl_context=ctx)
-        except OSError:  # hub not listening yet
+        except (OSError, trio.TooSlowError) as exc:  # hub not listening yet, or starting up
             if trio.current_time() > deadline:
+                if isinstance(exc, trio.TooSlowError):
+                    raise TransportError(
+                        f"party {pid}: no TLS handshake with the hub within {within} s"
+                    ) from None
                 raise
             await trio.sleep(0.05)
 
@@ -112,6 +136,7 @@ async def run_node(
     bind: str | None = None,
     port: int | None = None,
     port_file: Path | None = None,
+    listen_fd: int | None = None,
     step_timeout: float | None = 30.0,
     timeout: float = 600.0,
     linger: float = 30.0,
@@ -122,7 +147,8 @@ async def run_node(
     """Run party ``pid`` of ``spec`` and return its report (see the module docstring).
 
     The hub listens on ``bind`` (default: its roster host) and ``port``
-    (default: its roster port) and writes the bound port to ``port_file``.
+    (default: its roster port), or serves the listening socket ``listen_fd``
+    inherited from its parent, and writes the bound port to ``port_file``.
     ``transcript``: write what this party sent to that file.  With
     ``handle_signals``, SIGTERM / SIGINT end the run with cause ``terminated``
     and a report.  ``crash_before`` (fault injection): the process kills itself
@@ -145,11 +171,11 @@ async def run_node(
                 if pid == roster.hub:
                     party, cause = await _run_hub(
                         roster, role, step_timeout, timeout, linger, bind, port, port_file, tls,
-                        trace, extra,
+                        trace, extra, listen_fd,
                     )  # fmt: skip
                 else:
                     party, cause = await _run_client(
-                        roster, pid, role, step_timeout, timeout, linger, tls, trace
+                        roster, pid, role, step_timeout, timeout, linger, tls, trace, extra
                     )
             except (OSError, TransportError) as exc:
                 cause, error = "connection", f"party {pid}: {type(exc).__name__}: {exc}"
@@ -174,9 +200,12 @@ async def _run_hub(
     tls: bool,
     trace: Transcript | None,
     extra: dict[str, Any],
+    listen_fd: int | None = None,
 ) -> tuple[Party, str]:
     cause = "ok"
-    async with open_hub(roster, host=bind, port=port, tls=tls) as hub:
+    sock = None if listen_fd is None else socket.socket(fileno=listen_fd)
+    async with open_hub(roster, host=bind, port=port, tls=tls, sock=sock) as hub:
+        extra["startup_s"] = process_age()  # listening
         if port_file is not None:
             tmp = Path(str(port_file) + ".tmp")
             tmp.write_text(str(hub.port))
@@ -215,9 +244,10 @@ async def _run_client(
     linger: float,
     tls: bool,
     trace: Transcript | None,
+    extra: dict[str, Any],
 ) -> tuple[Party, str]:
     cause = "ok"
-    ep = await _connect_retrying(roster, pid, tls, within=min(linger, timeout))
+    ep = await _connect_retrying(roster, pid, tls, within=min(linger, timeout), extra=extra)
     party = Party(role, ep, step_timeout=step_timeout, transcript=trace)
     try:
         with trio.move_on_after(timeout) as run_scope:

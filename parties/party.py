@@ -97,55 +97,76 @@ class Party:
         return self.stats.peer_errors
 
     async def _send(self, sends: list[Send]) -> None:
-        ep = self.endpoint
+        if not sends:
+            return
+        send = self.endpoint.send
         st = self.stats
         transcript = self.transcript
         me = self.role.party_id
+        encode = _ENCODER.encode
+        rounds = st.rounds_sent
         last_msg: Message | None = None
         data = b""
+        size = 0
         for s in sends:
             msg = s.msg
             if msg is not last_msg:  # a broadcast of one object is encoded once
-                data = _ENCODER.encode(msg)
+                data = encode(msg)
+                size = len(data)
                 last_msg = msg
+                rounds.add((msg.run, msg.step))
             if transcript is not None:
                 transcript.record(trio.current_time(), me, s.dst, data, run=msg.run, step=msg.step)
-            st.count_sent(len(data), msg.run, msg.step)
-            await ep.send(s.dst, data)
+            st.messages_sent += 1
+            st.bytes_sent += size
+            await send(s.dst, data)
 
     async def run(self, *, task_status: trio.TaskStatus[None] = trio.TASK_STATUS_IGNORED) -> Role:
         """Run the role to completion (or abort) and return it."""
         role = self.role
         st = self.stats
         ep = self.endpoint
-        codec = self.codec
+        poll = ep.poll
+        decode = self.codec.decode
+        receive = role.receive
+        rounds = st.rounds_received
+        now = trio.current_time
+        checkpoint_if_cancelled = trio.lowlevel.checkpoint_if_cancelled
         t0 = time.perf_counter()
         timeout = math.inf if self.step_timeout is None else self.step_timeout
-        deadline = trio.current_time() + timeout
+        deadline = now() + timeout
+        polled = 0
         task_status.started()
         try:
             await self._send(role.start())
             while not role.done:
-                got = None
-                with trio.move_on_at(deadline):
-                    got = await ep.receive()
-                if got is None:  # the step deadline passed: the role decides what that means
-                    st.deadlines += 1
-                    deadline = trio.current_time() + timeout
-                    await self._send(role.on_timeout())
-                    continue
+                # a payload already waiting needs no timeout scope (and no task switch)
+                got = poll()
+                if got is None:
+                    with trio.move_on_at(deadline):
+                        got = await ep.receive()
+                    if got is None:  # the step deadline passed: the role decides what it means
+                        st.deadlines += 1
+                        deadline = now() + timeout
+                        await self._send(role.on_timeout())
+                        continue
+                else:
+                    polled += 1
+                    if polled & 63 == 0:  # a long backlog still notices cancellation
+                        await checkpoint_if_cancelled()
                 src, data = got
-                st.count_received(len(data))
+                st.messages_received += 1
+                st.bytes_received += len(data)
                 try:
-                    msg = codec.decode(data, sender=src)
-                    st.rounds_received.add((msg.run, msg.step))
-                    sends = role.receive(src, msg)
+                    msg = decode(data, sender=src)
+                    rounds.add((msg.run, msg.step))
+                    sends = receive(src, msg)
                 except PeerError as exc:  # DecodeError included: record, name the peer, go on
                     if exc.peer is None:
                         exc.peer = src
                     st.peer_errors.append(exc)
                     continue
-                deadline = trio.current_time() + timeout
+                deadline = now() + timeout
                 await self._send(sends)
         except EndpointClosed as exc:
             self.connection_lost = not role.done

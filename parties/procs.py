@@ -2,9 +2,13 @@
 
 Each process is ``python -m scenarios.cli party --roster ... --id I``, exactly
 what a user runs on separate hosts.  The runner creates a deployment (CA,
-certificates, roster) in ``workdir``, starts the hub on an OS-chosen port,
-rewrites the roster with that port, starts the other parties, waits, and
-collects their JSON reports into results + a :class:`~mpc_rr.costs.CostReport`.
+certificates, roster) in ``workdir``, binds the hub's listening socket on an
+OS-chosen port, writes the roster with that port, starts the hub (which
+inherits the socket: ``--listen-fd``) and every other party at once, waits,
+and collects their JSON reports into results + a
+:class:`~mpc_rr.costs.CostReport`.  Starting everyone at once takes the
+hub's start-up off the critical path; a party that is up before the hub waits
+in the listen backlog.
 
 Endings: the data parties are waited for first; the hub, which keeps
 relaying until the others are gone, then gets its linger time to write its
@@ -21,6 +25,7 @@ from __future__ import annotations
 import json
 import os
 import signal
+import socket
 import subprocess
 import sys
 import tempfile
@@ -106,7 +111,9 @@ class _Processes:
         self.procs: dict[int, subprocess.Popen[bytes]] = {}
         self.logs: dict[int, IO[bytes]] = {}
 
-    def _start(self, pid: int, roster_path: Path, extra: list[str]) -> None:
+    def _start(
+        self, pid: int, roster_path: Path, extra: list[str], pass_fds: tuple[int, ...] = ()
+    ) -> None:
         w = self.workdir
         out = w / f"party-{pid}.json"
         out.unlink(missing_ok=True)
@@ -125,8 +132,9 @@ class _Processes:
         self.logs[pid] = open(w / f"party-{pid}.log", "wb")
         env = dict(os.environ, PYTHONUNBUFFERED="1")
         self.procs[pid] = subprocess.Popen(
-            cmd + extra, stdout=subprocess.DEVNULL, stderr=self.logs[pid], env=env
-        )
+            cmd + extra, stdout=subprocess.DEVNULL, stderr=self.logs[pid], env=env,
+            pass_fds=pass_fds,
+        )  # fmt: skip
 
     def _wait(self, pids: list[int], until: float) -> None:
         """Wait for ``pids`` until ``until``; then SIGTERM (a report), then SIGKILL."""
@@ -147,21 +155,17 @@ class _Processes:
         w = self.workdir
         roster = generate_deployment(self.n, w / "keys", hub_port=0)
         hub = roster.hub
-        port_file = w / "hub.port"
-        port_file.unlink(missing_ok=True)
+        # The runner binds the hub's socket and hands it down, so every party starts at
+        # once: clients that come up before the hub wait in the listen backlog (or retry).
+        listener = socket.create_server(("127.0.0.1", 0), backlog=min(4096, self.n + 16))
         try:
-            self._start(hub, w / "keys" / "roster.json",
-                        ["--port", "0", "--port-file", str(port_file)])  # fmt: skip
-            deadline = time.monotonic() + 60
-            while not port_file.exists():
-                if self.procs[hub].poll() is not None or time.monotonic() > deadline:
-                    raise RuntimeError(
-                        "run_processes: the hub did not start: "
-                        + (w / f"party-{hub}.log").read_text()[-2000:]
-                    )
-                time.sleep(0.02)
-            live = roster.with_hub_address("127.0.0.1", int(port_file.read_text()))
+            live = roster.with_hub_address("127.0.0.1", listener.getsockname()[1])
             live_path = live.save(w / "keys" / "roster-live.json")
+            fd = listener.fileno()
+            self._start(hub, live_path, ["--listen-fd", str(fd)], pass_fds=(fd,))
+        finally:
+            listener.close()  # the hub holds its own copy
+        try:
             others = sorted(roster.ids - {hub})
             for pid in others:
                 self._start(pid, live_path, [])

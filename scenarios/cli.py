@@ -50,6 +50,14 @@ def _version() -> str:
         return "unknown"
 
 
+class _Version(argparse.Action):
+    """``--version``: reads the installed metadata only when asked (importlib.metadata is slow)."""
+
+    def __call__(self, parser: argparse.ArgumentParser, *args: object) -> None:
+        print(f"mpc-rr {_version()}")
+        parser.exit()
+
+
 def build_parser() -> argparse.ArgumentParser:
     from scenarios.commands import HelpFormatter
 
@@ -59,7 +67,7 @@ def build_parser() -> argparse.ArgumentParser:
         epilog="Exit status: 0 ok, 1 protocol abort or inexact result, 2 usage error, 3 internal error.",
         formatter_class=HelpFormatter,
     )
-    parser.add_argument("--version", action="version", version=f"mpc-rr {_version()}")
+    parser.add_argument("--version", action=_Version, nargs=0, help="show the version and exit")
     sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
     for name in COMMANDS:
         importlib.import_module(f"scenarios.commands.{name}").register(sub)

@@ -43,6 +43,7 @@ from mpc_rr.roles import COORDINATOR, Role
 from mpc_rr.rr_protocols import adjust, rr_independent
 from mpc_rr.runs import Runner, RunResult
 from mpc_rr.schema import Dataset
+from parties.gc_policy import simulation_gc
 
 __all__ = [
     "Evaluation",
@@ -186,7 +187,8 @@ def execute(
         if drop is not None:
             todo = drop(todo, cfg)
     t1 = time.perf_counter()
-    run = runner(todo)
+    with simulation_gc():  # the roles built above are frozen out of the collector's scans
+        run = runner(todo)
     t2 = time.perf_counter()
     # what the runner spent before the parties ran (TCP: deployment keys and TLS handshakes)
     network = max(0.0, (t2 - t1) - run.costs.wall_s)

@@ -10,9 +10,12 @@ fast) or at run time with :func:`register_protocol`.
 from __future__ import annotations
 
 import importlib
+from typing import TYPE_CHECKING
 
 from mpc_rr.errors import UsageError
-from mpc_rr.runs import ProtocolSpec
+
+if TYPE_CHECKING:  # mpc_rr.runs imports numpy: not at `mpc-rr --help` time
+    from mpc_rr.runs import ProtocolSpec
 
 __all__ = ["BUILTIN", "get_protocol", "protocol_names", "register_protocol"]
 
@@ -44,6 +47,8 @@ def get_protocol(name: str) -> ProtocolSpec:
     target = BUILTIN.get(name)
     if target is None:
         raise UsageError(f"unknown protocol {name!r}; known: {protocol_names()}")
+    from mpc_rr.runs import ProtocolSpec
+
     module, _, attr = target.partition(":")
     obj = getattr(importlib.import_module(module), attr)
     spec = obj if isinstance(obj, ProtocolSpec) else ProtocolSpec(name, obj)

@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from mpc_rr.errors import UsageError
-from mpc_rr.runs import Runner
+
+if TYPE_CHECKING:  # (the CLI reads TRANSPORTS at start-up: no numpy)
+    from mpc_rr.runs import Runner
 
 __all__ = ["TRANSPORTS", "runner_for"]
 

@@ -39,6 +39,7 @@ from mpc_rr.schema import Schema
 from mpc_rr.secure_sum.entropy import SeededEntropy
 from mpc_rr.secure_sum.factories import Protocol, SecureSumPlan, step_messages
 from mpc_rr.testing import DropPlan
+from parties.gc_policy import simulation_gc
 
 __all__ = [
     "BivariateCounts",
@@ -156,7 +157,8 @@ def run_secure_sum(
     )
     params = sums.public_params()
     t0 = time.perf_counter()
-    res = runner(DropPlan(sums, {v: steps[step] for v, step in plan.items()}))
+    with simulation_gc():
+        res = runner(DropPlan(sums, {v: steps[step] for v, step in plan.items()}))
     params["transport"] = runner.name
     params["wall_s"] = time.perf_counter() - t0
     roles = res.roles  # (a runner may add a relay hub the protocol does not have: ask the plan)

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 import pytest
 from hypothesis import given, settings
@@ -313,3 +315,33 @@ def test_the_threshold_holds_off_the_declared_coalition() -> None:
         SecAggConfig.create(300, 4, degree=16, threshold=4)
     with pytest.raises(UsageError, match="max_corrupt must be in"):
         SecAggConfig.create(300, 4, max_corrupt=1.0)
+
+
+def test_thresholds_equal_scipy_binomial_tails() -> None:
+    """The thresholds sum exact binomial terms (no scipy.stats in a party): scipy's answers."""
+    from scipy.stats import binom
+
+    from mpc_rr.secure_sum.secagg_params import secure_threshold
+
+    def secure_ref(n: int, k: int, g: float, failure: float) -> int:
+        det = math.floor(g * n) + 1
+        if k >= n - 1 or g == 0:
+            return min(det, k + 1)
+        ts = np.arange(1, k + 2)
+        ok = n * binom.sf(ts - 1, k, g) <= failure
+        return min(det, int(ts[ok].min()) if ok.any() else k + 1)
+
+    def robust_ref(n: int, k: int, d: float, failure: float) -> int:
+        det = k - math.floor(d * n)
+        if k >= n - 1:
+            return det
+        ts = np.arange(1, k + 1)
+        ok = n * binom.cdf(ts - 1, k, 1.0 - d) <= failure
+        return max(det, int(ts[ok].max()) if ok.any() else 0)
+
+    for n in (40, 1000, 32_561, 10**6):
+        for k in (*range(2, 80, 6), 1001, 1200):
+            for f in (0.0, 0.05, 0.1, 1 / 3):
+                for failure in (1e-3, 1e-6):
+                    assert secure_threshold(n, k, f, failure) == secure_ref(n, k, f, failure), (n, k, f)
+                    assert default_threshold(n, k, f, failure) == robust_ref(n, k, f, failure), (n, k, f)

@@ -15,6 +15,11 @@ An :class:`Endpoint` belongs to one party.  It moves opaque byte payloads:
   different senders.  Raises ``EndpointClosed`` once the endpoint is closed
   (also in a task blocked in ``receive`` at that moment).
 * ``await aclose()`` -- idempotent.
+* ``poll()`` -> ``(src, payload)`` or ``None`` -- a payload that ``receive``
+  would return at once, taken without waiting (``None``: nothing has arrived
+  yet; the default, for transports that do not buffer).  Drivers use it to
+  skip a timeout scope per message when a backlog is waiting.  Raises
+  ``EndpointClosed`` once the endpoint is closed.
 
 Misbehaving peers (garbage frames, frames for unknown parties, truncated
 frames) are recorded in ``peer_errors`` (an :class:`~mpc_rr.errors.ErrorLog`
@@ -59,6 +64,10 @@ class Endpoint(abc.ABC):
     @abc.abstractmethod
     async def aclose(self) -> None:
         """Close the endpoint (idempotent)."""
+
+    def poll(self) -> tuple[int, bytes] | None:
+        """A payload already delivered (as ``receive`` would return it), or ``None``."""
+        return None
 
     async def __aenter__(self) -> Endpoint:
         return self

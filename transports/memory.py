@@ -4,7 +4,10 @@ Each party's endpoint owns one bounded inbound channel (``buffer`` payloads).
 ``send`` blocks while the receiver's buffer is full (back-pressure).  Without
 a link model a payload goes straight into the receiver's channel: one
 channel operation per message, no extra tasks, so tens of thousands of
-parties fit in one process.
+parties fit in one process.  A send that fits in the receiver's buffer, and a
+``poll`` that finds a payload waiting, complete without yielding to the
+scheduler (a task switch per message is most of the cost of a small message);
+a full buffer blocks as usual.
 
 With a :class:`LinkModel` the network simulates latency, jitter, loss and
 reordering: a single *wire* task (started by ``async with network``) keeps a
@@ -112,7 +115,10 @@ class MemoryEndpoint(Endpoint):
             net.tap.record(trio.current_time(), self.party_id, dst, payload)
         if net._link is None:
             try:
-                await target.send((self.party_id, payload))
+                try:
+                    target.send_nowait((self.party_id, payload))
+                except trio.WouldBlock:  # the receiver's buffer is full: wait (back-pressure)
+                    await target.send((self.party_id, payload))
             except trio.BrokenResourceError:  # receiver closed: the network drops it
                 self.dropped += 1
         else:
@@ -121,6 +127,14 @@ class MemoryEndpoint(Endpoint):
     async def receive(self) -> tuple[int, bytes]:
         try:
             return await self._recv.receive()
+        except (trio.ClosedResourceError, trio.EndOfChannel):
+            raise EndpointClosed(f"party {self.party_id}: endpoint closed") from None
+
+    def poll(self) -> tuple[int, bytes] | None:
+        try:
+            return self._recv.receive_nowait()
+        except trio.WouldBlock:
+            return None
         except (trio.ClosedResourceError, trio.EndOfChannel):
             raise EndpointClosed(f"party {self.party_id}: endpoint closed") from None
 

@@ -18,6 +18,7 @@ certificate.  Clients check the hub's fingerprint the same way.
 from __future__ import annotations
 
 import datetime as _dt
+import functools
 import hashlib
 import json
 import os
@@ -26,14 +27,13 @@ import ssl
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
-
-from cryptography import x509
-from cryptography.hazmat.primitives import hashes, serialization
-from cryptography.hazmat.primitives.asymmetric import ec
-from cryptography.x509.oid import NameOID
+from typing import TYPE_CHECKING, Any
 
 from mpc_rr.errors import UsageError
+
+if TYPE_CHECKING:  # certificate parsing and generation load on first use (start-up time)
+    from cryptography import x509
+    from cryptography.hazmat.primitives.asymmetric import ec
 
 __all__ = [
     "PartyEntry",
@@ -61,14 +61,20 @@ class PartyEntry:
 
 @dataclass
 class Roster:
-    """All parties of a deployment; ``directory`` holds the PEM files."""
+    """All parties of a deployment; ``directory`` holds the PEM files.
+
+    Treat it as read-only once built (:meth:`with_hub_address` makes a copy):
+    ``ids`` is computed once and shared by every endpoint built from it.
+    """
 
     parties: dict[int, PartyEntry]
     hub: int = 0
     directory: Path = field(default_factory=lambda: Path("."))
 
-    @property
+    @functools.cached_property
     def ids(self) -> frozenset[int]:
+        """Every party id, one shared set (10,000 endpoints in one process do not get
+        10,000 copies of a 10,001-element set: that was 500 KB per TLS party)."""
         return frozenset(self.parties)
 
     def by_fingerprint(self) -> dict[str, int]:
@@ -88,7 +94,9 @@ class Roster:
         parties = dict(self.parties)
         e = parties[self.hub]
         parties[self.hub] = PartyEntry(e.id, host, int(port), e.fingerprint)
-        return Roster(parties, self.hub, self.directory)
+        copy = Roster(parties, self.hub, self.directory)
+        copy.__dict__["ids"] = self.ids  # same ids: share the one set (cached_property slot)
+        return copy
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -153,6 +161,9 @@ def fingerprint(der: bytes) -> str:
 
 def cert_party_id(der: bytes) -> int | None:
     """The party id written in a certificate's CN (``party-<i>``), or ``None``."""
+    from cryptography import x509
+    from cryptography.x509.oid import NameOID
+
     cert = x509.load_der_x509_certificate(der)
     cns = cert.subject.get_attributes_for_oid(NameOID.COMMON_NAME)
     if len(cns) != 1:
@@ -162,6 +173,9 @@ def cert_party_id(der: bytes) -> int | None:
 
 
 def _name(cn: str) -> x509.Name:
+    from cryptography import x509
+    from cryptography.x509.oid import NameOID
+
     return x509.Name(
         [
             x509.NameAttribute(NameOID.ORGANIZATION_NAME, "mpc-rr deployment"),
@@ -171,6 +185,8 @@ def _name(cn: str) -> x509.Name:
 
 
 def _write_key(path: Path, key: ec.EllipticCurvePrivateKey) -> None:
+    from cryptography.hazmat.primitives import serialization
+
     pem = key.private_bytes(
         serialization.Encoding.PEM,
         serialization.PrivateFormat.PKCS8,
@@ -204,6 +220,10 @@ def generate_deployment(
     hosts:
         Optional host of other parties (informational in the hub topology).
     """
+    from cryptography import x509
+    from cryptography.hazmat.primitives import hashes, serialization
+    from cryptography.hazmat.primitives.asymmetric import ec
+
     n_parties = int(n_parties)
     if n_parties < 2:
         raise UsageError(f"generate_deployment: n_parties must be >= 2, got {n_parties}")

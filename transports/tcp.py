@@ -38,6 +38,7 @@ from __future__ import annotations
 import logging
 import math
 import operator
+import socket
 from collections import deque
 from collections.abc import AsyncIterator, Iterable, Iterator
 from contextlib import asynccontextmanager
@@ -563,8 +564,13 @@ async def open_hub(
     stall_timeout: float | None = DEFAULT_STALL_TIMEOUT,
     tap: Tap | None = None,
     handshake_timeout: float = 10.0,
+    sock: socket.socket | None = None,
 ) -> AsyncIterator[TcpHub]:
     """Listen as the hub; ``host``/``port`` default to the roster entry (port 0 = any).
+
+    ``sock``: an already bound and listening TCP socket to serve instead (e.g.
+    inherited from a parent that started every party at once; ``host`` and
+    ``port`` are then ignored).  The hub takes ownership and closes it.
 
     ``buffer`` (frames) and ``queue_bytes`` (bytes) bound each of the hub's
     queues -- one per destination and its own inbox; an empty queue always
@@ -589,9 +595,12 @@ async def open_hub(
         tap=tap,
         handshake_timeout=handshake_timeout,
     )
-    listeners = await trio.open_tcp_listeners(
-        entry.port if port is None else port, host=entry.host if host is None else host
-    )
+    if sock is not None:
+        listeners = [trio.SocketListener(trio.socket.from_stdlib_socket(sock))]
+    else:
+        listeners = await trio.open_tcp_listeners(
+            entry.port if port is None else port, host=entry.host if host is None else host
+        )
     # The body's exception is kept out of the nursery: a strict nursery would
     # wrap it in an ExceptionGroup, and awaiting inside the cancelled nursery
     # would replace it with Cancelled.  It is re-raised, unchanged, once the

@@ -79,7 +79,7 @@ class UnmaskedSecAggClient(SecAggClient):
     def _on_forwarded(self, src: int, msg: ForwardedShares) -> list[Send]:
         sends = super()._on_forwarded(src, msg)
         u, run = self.party_id, self.run
-        pk_of = dict(zip(self._nb_ids.tolist(), self._nb_s_pks, strict=True))
+        pk_of = self.neighbour_mask_keys()
         cut = [v for v in self._holders.tolist() if _cut(u, v, self.isolated)]
         if not cut or not sends:
             return sends

@@ -12,7 +12,6 @@ from mpc_rr.estimation import METHODS
 from mpc_rr.joint import JointMechanism
 from mpc_rr.lambda_rr import LambdaRandomization
 from mpc_rr.mechanisms import cluster_matrix, keep_or_uniform
-from mpc_rr.optimized_rr import optimize
 from mpc_rr.pairwise_rr import composed_epsilons, pair_mechanisms
 from mpc_rr.schema import Schema
 
@@ -200,5 +199,7 @@ def _release_mechanisms(
         elif mechanism == "lambda":
             out.append(LambdaRandomization(sizes, [p] * len(c)))
         else:
+            from mpc_rr.optimized_rr import optimize  # scipy.optimize: only for this mechanism
+
             out.append(optimize(sizes, [eps[i] for i in c], method="auto", on_mismatch="raise"))
     return tuple(out)

@@ -35,25 +35,36 @@ __all__ = [
     "InvalidTag",
     "X25519PrivateKey",
     "agree",
+    "agree_many",
     "decrypt",
+    "decrypt_many",
     "enc_keys",
+    "enc_keys_many",
     "encrypt",
+    "encrypt_many",
     "expand_mask",
     "expand_masks",
     "hkdf_sha256",
     "keypair",
+    "keystreams",
     "pair_key",
+    "pair_keys",
+    "self_keys",
+    "signed_mask_sum",
 ]
 
 _ZERO_NONCE = bytes(12)
 _CTR_IV = bytes(16)
+_CTR = modes.CTR(_CTR_IV)  # immutable: one mode object serves every stream
+_ZERO_SALT = bytes(32)  # HKDF without a salt uses HashLen zero bytes (RFC 5869, 2.2)
+_hmac = hmac.digest
 
 
 def hkdf_sha256(ikm: bytes, info: bytes, length: int = 32, salt: bytes = b"") -> bytes:
     """HKDF-SHA256 (RFC 5869) extract-then-expand."""
     if length > 255 * 32:
         raise UsageError(f"hkdf_sha256: length {length} too large")
-    prk = hmac.digest(salt or bytes(32), ikm, "sha256")
+    prk = hmac.digest(salt or _ZERO_SALT, ikm, "sha256")
     if length <= 32:  # one expand block: the common case, two HMAC calls in all
         return hmac.digest(prk, info + b"\x01", "sha256")[:length]
     out, block, i = b"", b"", 1
@@ -75,7 +86,12 @@ def private_bytes(sk: X25519PrivateKey) -> bytes:
 
 
 class InvalidPublicKey(ValueError):
-    """A peer's X25519 public key is malformed or of low order (all-zero shared secret)."""
+    """A peer's X25519 public key is malformed or of low order (all-zero shared secret).
+
+    ``index``: position of the bad key in a batch (:func:`agree_many`), else 0.
+    """
+
+    index: int = 0
 
 
 def agree(sk: X25519PrivateKey | bytes, peer_pk: bytes) -> bytes:
@@ -89,6 +105,27 @@ def agree(sk: X25519PrivateKey | bytes, peer_pk: bytes) -> bytes:
 
 
 _load_pk = X25519PublicKey.from_public_bytes
+
+
+def agree_many(sk: X25519PrivateKey, peer_pks: bytes, count: int) -> list[bytes]:
+    """X25519 of ``sk`` with each of ``count`` concatenated 32-byte public keys.
+
+    The batch form of :func:`agree` (one Python frame for a party's whole
+    neighbourhood).  Raises :class:`InvalidPublicKey` whose ``index`` names the
+    first bad key.
+    """
+    if len(peer_pks) != 32 * count:
+        raise UsageError(f"agree_many: {len(peer_pks)} bytes are not {count} keys of 32 bytes")
+    exchange, load = sk.exchange, _load_pk
+    out = []
+    try:
+        for i in range(0, 32 * count, 32):
+            out.append(exchange(load(peer_pks[i : i + 32])))
+    except ValueError as exc:
+        bad = InvalidPublicKey(f"invalid X25519 public key: {exc}")
+        bad.index = len(out)
+        raise bad from None
+    return out
 
 
 def pair_key(shared: bytes, purpose: str, run: str, a: int, b: int) -> bytes:
@@ -105,9 +142,59 @@ def enc_keys(shared: bytes, run: str, a: int, b: int) -> tuple[bytes, bytes]:
     return (k_lo_hi, k_hi_lo) if a == lo else (k_hi_lo, k_lo_hi)
 
 
+def pair_keys(shared: list[bytes], purpose: str, run: str, me: int, others: list[int]) -> list[bytes]:
+    """``[pair_key(s, purpose, run, min(me, v), max(me, v)) for s, v in zip(shared, others)]``."""
+    prefix = f"mpc_rr/secagg/v1/{purpose}/{run}/"
+    h = _hmac
+    return [
+        h(h(_ZERO_SALT, s, "sha256"), f"{prefix}{min(me, v)}/{max(me, v)}\x01".encode(), "sha256")
+        for s, v in zip(shared, others, strict=True)
+    ]
+
+
+def self_keys(seeds: bytes, run: str, ids: list[int]) -> list[bytes]:
+    """``pair_key(seed_u, "self", run, u, u)`` for the concatenated 32-byte seeds of ``ids``."""
+    if len(seeds) != 32 * len(ids):
+        raise UsageError(f"self_keys: {len(seeds)} bytes are not {len(ids)} seeds of 32 bytes")
+    prefix = f"mpc_rr/secagg/v1/self/{run}/"
+    h = _hmac
+    return [
+        h(h(_ZERO_SALT, seeds[32 * i : 32 * i + 32], "sha256"), f"{prefix}{u}/{u}\x01".encode(), "sha256")
+        for i, u in enumerate(ids)
+    ]
+
+
+def enc_keys_many(
+    shared: list[bytes], run: str, me: int, others: list[int]
+) -> tuple[list[bytes], list[bytes]]:
+    """:func:`enc_keys` for each pair ``(me, others[i])``: the lists ``(me -> v)`` and ``(v -> me)``."""
+    prefix = f"mpc_rr/secagg/v1/enc/{run}/"
+    h = _hmac
+    out: list[bytes] = []
+    into: list[bytes] = []
+    for s, v in zip(shared, others, strict=True):
+        info = f"{prefix}{min(me, v)}/{max(me, v)}".encode()
+        prk = h(_ZERO_SALT, s, "sha256")
+        k1 = h(prk, info + b"\x01", "sha256")  # the 64-byte HKDF output is k1 || k2
+        k2 = h(prk, k1 + info + b"\x02", "sha256")
+        if me < v:
+            out.append(k1)
+            into.append(k2)
+        else:
+            out.append(k2)
+            into.append(k1)
+    return out, into
+
+
 def _keystream(key: bytes, nbytes: int) -> bytes:
-    enc = Cipher(algorithms.AES(key), modes.CTR(_CTR_IV)).encryptor()
-    return enc.update(bytes(nbytes))
+    return Cipher(algorithms.AES(key), _CTR).encryptor().update(bytes(nbytes))
+
+
+def keystreams(keys: list[bytes], nbytes: int) -> bytes:
+    """The first ``nbytes`` of the AES-256-CTR keystream of each key, concatenated."""
+    zeros = bytes(nbytes)
+    aes, cipher = algorithms.AES, Cipher
+    return b"".join([cipher(aes(k), _CTR).encryptor().update(zeros) for k in keys])
 
 
 def _layout(modulus: int) -> tuple[np.dtype, bool]:
@@ -127,12 +214,40 @@ def expand_mask(key: bytes, cells: int, modulus: int) -> np.ndarray:
 def expand_masks(keys: list[bytes], cells: int, modulus: int) -> np.ndarray:
     """``(len(keys), cells)`` uint64 masks, one independent AES-CTR stream per key."""
     word, pow2 = _layout(modulus)
-    nbytes = cells * word.itemsize
-    buf = b"".join([_keystream(k, nbytes) for k in keys])
+    buf = keystreams(keys, cells * word.itemsize)
     w = np.frombuffer(buf, dtype=word).reshape(len(keys), cells).astype(np.uint64)
     if pow2:
         return w & np.uint64(modulus - 1)
     return w % np.uint64(modulus)
+
+
+def signed_mask_sum(plus: list[bytes], minus: list[bytes], cells: int, modulus: int) -> np.ndarray:
+    """``sum PRG(plus) - sum PRG(minus)`` mod ``modulus``, as :func:`expand_masks` words.
+
+    Equal to summing :func:`expand_masks` rows with signs, without the uint64
+    copies: for a power-of-two modulus the words are summed in their own
+    dtype, whose wrap-around (mod ``2^bits``) is exact mod ``modulus``.
+    Returns the smallest unsigned dtype holding ``modulus - 1`` (power of two)
+    or uint64.
+    """
+    word, pow2 = _layout(modulus)
+    nbytes = cells * word.itemsize
+    if pow2:
+        out = np.zeros(cells, word)
+        for keys, add in ((plus, True), (minus, False)):
+            if keys:
+                part = np.frombuffer(keystreams(keys, nbytes), word).reshape(len(keys), cells)
+                s = part.sum(axis=0, dtype=word)
+                out = out + s if add else out - s
+        result: np.ndarray = out & word.type(modulus - 1)
+        return result.astype(smallest_uint(modulus))
+    total = np.zeros(cells, np.int64)
+    for keys, sign in ((plus, 1), (minus, -1)):
+        if keys:
+            m = expand_masks(keys, cells, modulus).astype(np.int64)
+            total += sign * (m.sum(axis=0) % modulus)
+    reduced: np.ndarray = np.mod(total, modulus).astype(np.uint64)
+    return reduced
 
 
 def encrypt(key: bytes, plaintext: bytes, aad: bytes) -> bytes:
@@ -143,6 +258,38 @@ def encrypt(key: bytes, plaintext: bytes, aad: bytes) -> bytes:
 def decrypt(key: bytes, ciphertext: bytes, aad: bytes) -> bytes:
     """Inverse of :func:`encrypt`; raises :class:`InvalidTag` on tampering or a wrong key."""
     return AESGCM(key).decrypt(_ZERO_NONCE, ciphertext, aad)
+
+
+def encrypt_many(keys: list[bytes], plaintexts: bytes, aads: list[bytes]) -> bytes:
+    """:func:`encrypt` of equal-width slices of ``plaintexts`` (one per key), concatenated."""
+    width = len(plaintexts) // len(keys) if keys else 0
+    if width * len(keys) != len(plaintexts):
+        raise UsageError("encrypt_many: plaintexts do not split evenly over the keys")
+    gcm, nonce = AESGCM, _ZERO_NONCE
+    return b"".join(
+        [
+            gcm(k).encrypt(nonce, plaintexts[i * width : (i + 1) * width], a)
+            for i, (k, a) in enumerate(zip(keys, aads, strict=True))
+        ]
+    )
+
+
+def decrypt_many(keys: list[bytes], ciphertexts: bytes, aads: list[bytes]) -> tuple[bytes, int]:
+    """:func:`decrypt` of equal-width slices of ``ciphertexts``, concatenated.
+
+    Returns ``(plaintexts, -1)``, or ``(b"", i)`` when slice ``i`` fails authentication.
+    """
+    width = len(ciphertexts) // len(keys) if keys else 0
+    if width * len(keys) != len(ciphertexts):
+        raise UsageError("decrypt_many: ciphertexts do not split evenly over the keys")
+    gcm, nonce = AESGCM, _ZERO_NONCE
+    out = []
+    for i, (k, a) in enumerate(zip(keys, aads, strict=True)):
+        try:
+            out.append(gcm(k).decrypt(nonce, ciphertexts[i * width : (i + 1) * width], a))
+        except InvalidTag:
+            return b"", i
+    return b"".join(out), -1
 
 
 def digest(data: bytes) -> bytes:

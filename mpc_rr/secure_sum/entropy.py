@@ -19,6 +19,7 @@ below ``m / 2^b`` (at most 2^-8 with the word-size rule used here).
 from __future__ import annotations
 
 import hashlib
+import math
 import os
 
 import numpy as np
@@ -26,6 +27,8 @@ import numpy as np
 from mpc_rr.errors import UsageError
 
 __all__ = ["Entropy", "SeededEntropy", "SystemEntropy", "smallest_uint"]
+
+_U4, _U8 = np.dtype("<u4"), np.dtype("<u8")
 
 
 def smallest_uint(modulus: int) -> np.dtype:
@@ -66,12 +69,21 @@ class Entropy:
         if modulus < 1 or modulus > 2**56:
             raise UsageError(f"uniform: modulus must be in [1, 2^56], got {modulus}")
         shape = (size,) if isinstance(size, int) else tuple(size)
-        count = int(np.prod(shape, dtype=np.int64))
-        word = np.dtype("<u4") if modulus <= 2**24 else np.dtype("<u8")
+        count = math.prod(shape)
+        word = _U4 if modulus <= 2**24 else _U8
         bits = 8 * word.itemsize
         limit = (1 << bits) - ((1 << bits) % modulus)  # accept w < limit
+        if count == 0:
+            return np.zeros(shape, np.uint64)
+        w: np.ndarray = np.frombuffer(self.randbytes(count * word.itemsize), dtype=word)
+        if limit >= 1 << bits or int(w.max(initial=0)) < limit:  # the usual case: all accepted
+            first: np.ndarray = np.remainder(w, modulus, dtype=word).astype(np.uint64).reshape(shape)
+            return first
+        # rare: redraw the rejected words (the same bytes as drawing them one batch at a time)
         out = np.empty(count, dtype=np.uint64)
-        todo = np.arange(count)
+        ok = w.astype(np.uint64) < np.uint64(limit)
+        out[ok] = w[ok].astype(np.uint64) % np.uint64(modulus)
+        todo = np.flatnonzero(~ok)
         while todo.size:
             w = np.frombuffer(self.randbytes(todo.size * word.itemsize), dtype=word)
             ok = (

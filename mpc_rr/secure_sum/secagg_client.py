@@ -56,12 +56,11 @@ def mask_sum(
     self_key: bytes | None, pair_keys: list[bytes], signs: np.ndarray, cells: int, modulus: int
 ) -> np.ndarray:
     """``PRG(self) + sum_i signs[i] * PRG(pair_keys[i])`` mod R, vectorized over cells."""
-    keys = ([self_key] if self_key is not None else []) + pair_keys
-    if not keys:
-        return np.zeros(cells, np.uint64)
-    masks = crypto.expand_masks(keys, cells, modulus).astype(np.int64)
-    w = np.concatenate([[1] if self_key is not None else [], signs]).astype(np.int64)
-    result: np.ndarray = np.mod(w @ masks, modulus).astype(np.uint64)
+    plus = [self_key] if self_key is not None else []
+    minus: list[bytes] = []
+    for key, sign in zip(pair_keys, np.asarray(signs).tolist(), strict=True):
+        (plus if sign > 0 else minus).append(key)
+    result: np.ndarray = crypto.signed_mask_sum(plus, minus, cells, modulus).astype(np.uint64)
     return result
 
 
@@ -112,7 +111,8 @@ class SecAggClient(Role):
         self.cfg = config
         self.run = config.run
         self.graph = graph
-        self.x = check_inputs(x, config.modulus, config.n)
+        # held in the wire dtype (values < R): a quarter of the memory of uint64 for Adult
+        self.x = check_inputs(x, config.modulus, config.n).astype(config.dtype)
         if self.x.size != config.cells:
             raise UsageError(f"x must have {config.cells} cells, got {self.x.size}")
         self.entropy = entropy if entropy is not None else SystemEntropy()
@@ -128,6 +128,11 @@ class SecAggClient(Role):
     def waiting_for(self) -> AbstractSet[int]:
         return NOBODY if self.done else ONLY_COORDINATOR
 
+    def neighbour_mask_keys(self) -> dict[int, bytes]:
+        """Mask public key of each live neighbour the aggregator sent (after ``NeighborKeys``)."""
+        pks = self._nb_s_pks
+        return {v: pks[32 * i : 32 * i + 32] for i, v in enumerate(self._nb_ids.tolist())}
+
     def _from_aggregator(self, src: int) -> None:
         if src != COORDINATOR:
             raise PeerError(f"{self.name}: message from party {src}, not the aggregator", src)
@@ -136,12 +141,6 @@ class SecAggClient(Role):
         """The aggregator sent something malformed: abort (we become a dropout), blame it."""
         self.abort(f"{self.name}: bad {what} from the aggregator: {why}", [COORDINATOR])
         return PeerError(str(self.error), COORDINATOR)
-
-    def _agree(self, sk: crypto.X25519PrivateKey, pk: bytes, what: str) -> bytes:
-        try:
-            return crypto.agree(sk, pk)
-        except crypto.InvalidPublicKey as exc:
-            raise self._leave(what, str(exc)) from None
 
     # -- steps ---------------------------------------------------------------------------
     def _on_neighbor_keys(self, src: int, msg: NeighborKeys) -> list[Send]:
@@ -161,20 +160,24 @@ class SecAggClient(Role):
         if m < t:
             raise self._leave("NeighborKeys", f"only {m} live neighbours, threshold is {t}")
         self._nb_ids = ids
-        self._nb_s_pks = [r.tobytes() for r in s_pks]
+        self._nb_s_pks = s_pks.tobytes()  # row i: the mask key of ids[i]
         u, run = self.party_id, self.run
         secrets = np.frombuffer(crypto.private_bytes(self._s_sk) + self._b, np.uint8)
         chunks = shamir.bytes_to_chunks(secrets.reshape(2, 32)).reshape(-1)
         shares = shamir.share(chunks, ids, t, self.entropy).astype(SHARE)  # (m, 22)
-        self._dec_key: dict[int, bytes] = {}
-        cts = []
-        for i, v in enumerate(id_list):
-            shared = self._agree(self._c_sk, c_pks[i].tobytes(), "NeighborKeys")
-            k_out, self._dec_key[v] = crypto.enc_keys(shared, run, u, v)
-            cts.append(crypto.encrypt(k_out, shares[i].tobytes(), f"{run}/{u}/{v}".encode()))
-        ct = np.frombuffer(b"".join(cts), np.uint8).reshape(m, CIPHERTEXT_LEN)
+        try:
+            shared = crypto.agree_many(self._c_sk, c_pks.tobytes(), m)
+        except crypto.InvalidPublicKey as exc:
+            raise self._leave("NeighborKeys", str(exc)) from None
+        k_out, k_in = crypto.enc_keys_many(shared, run, u, id_list)
+        self._dec_key: dict[int, bytes] = dict(zip(id_list, k_in, strict=True))
+        aads = [f"{run}/{u}/{v}".encode() for v in id_list]
+        ct = np.frombuffer(crypto.encrypt_many(k_out, shares.tobytes(), aads), np.uint8)
         out = EncryptedShares(
-            run=run, step=1, recipients=wire(ids, IDS), ciphertexts=wire(ct, np.uint8)
+            run=run,
+            step=1,
+            recipients=wire(ids, IDS),
+            ciphertexts=wire(ct.reshape(m, CIPHERTEXT_LEN), np.uint8),
         )
         return [Send(COORDINATOR, out)]
 
@@ -187,33 +190,41 @@ class SecAggClient(Role):
         except DecodeError as exc:
             raise self._leave("ForwardedShares", str(exc)) from None
         sender_list = senders.tolist()
-        if m and (np.any(np.diff(senders) <= 0) or not set(self._dec_key).issuperset(sender_list)):
+        dec_key = self._dec_key
+        if m and (np.any(np.diff(senders) <= 0) or not dec_key.keys() >= set(sender_list)):
             raise self._leave("ForwardedShares", "senders are not a sorted subset of my neighbours")
         u, run = self.party_id, self.run
-        pts = []
-        for i, v in enumerate(sender_list):
-            try:
-                pts.append(crypto.decrypt(self._dec_key[v], cts[i].tobytes(), f"{run}/{v}/{u}".encode()))
-            except crypto.InvalidTag:
-                raise self._leave("ForwardedShares", f"the share of party {v} fails authentication") from None
-        plain = np.frombuffer(b"".join(pts), SHARE).reshape(m, 2 * shamir.CHUNKS)
+        aads = [f"{run}/{v}/{u}".encode() for v in sender_list]
+        pts, bad = crypto.decrypt_many([dec_key[v] for v in sender_list], cts.tobytes(), aads)
+        if bad >= 0:
+            raise self._leave(
+                "ForwardedShares", f"the share of party {sender_list[bad]} fails authentication"
+            )
+        plain = np.frombuffer(pts, SHARE).reshape(m, 2 * shamir.CHUNKS)
         if plain.size and int(plain.max()) >= shamir.PRIME:
             raise self._leave("ForwardedShares", "a decrypted share is not a field element")
         self._holders = senders
         self._held = plain  # row i: shares of s_sk (first CHUNKS) and b (last CHUNKS) of senders[i]
         # masked input: y = x + PRG(b) + sum_v sign(u, v) PRG(s_uv)  (mod R)
-        pk_of = dict(zip(self._nb_ids.tolist(), self._nb_s_pks, strict=True))
-        keys = [
-            crypto.pair_key(
-                self._agree(self._s_sk, pk_of[v], "NeighborKeys"), "mask", run, min(u, v), max(u, v)
-            )
-            for v in sender_list
-        ]
-        signs = np.where(senders > u, 1, -1)
-        self_key = crypto.pair_key(self._b, "self", run, u, u)
-        mask = mask_sum(self_key, keys, signs, self.cfg.cells, self.cfg.modulus)
-        y = (self.x + mask) % np.uint64(self.cfg.modulus)
-        return [Send(COORDINATOR, MaskedInput(run=run, step=2, y=wire(y, self.cfg.dtype)))]
+        row = np.searchsorted(self._nb_ids, senders)  # senders is a subset of _nb_ids (checked)
+        pks = np.frombuffer(self._nb_s_pks, np.uint8).reshape(-1, 32)[row].tobytes()
+        try:
+            shared = crypto.agree_many(self._s_sk, pks, m)
+        except crypto.InvalidPublicKey as exc:
+            raise self._leave("NeighborKeys", str(exc)) from None
+        keys = crypto.pair_keys(shared, "mask", run, u, sender_list)
+        plus = [crypto.pair_key(self._b, "self", run, u, u)]
+        minus: list[bytes] = []
+        for key, v in zip(keys, sender_list, strict=True):
+            (plus if v > u else minus).append(key)
+        cfg = self.cfg
+        mask = crypto.signed_mask_sum(plus, minus, cfg.cells, cfg.modulus)
+        R = cfg.modulus
+        if R & (R - 1) == 0:  # both in the wire dtype, whose wrap-around is exact mod R
+            y = (self.x + mask) & mask.dtype.type(R - 1)
+        else:  # mask is uint64
+            y = (self.x + mask) % np.uint64(R)
+        return [Send(COORDINATOR, MaskedInput(run=run, step=2, y=wire(y, cfg.dtype)))]
 
     def _on_unmask_request(self, src: int, msg: UnmaskRequest) -> list[Send]:
         self._from_aggregator(src)

@@ -54,6 +54,25 @@ def default_degree(n: int) -> int:
     return min(n - 1, 2 * math.ceil(math.log2(n)))
 
 
+def _binomial_terms(k: int, q: float) -> list[float]:
+    """``P[Binomial(k, q) = i]`` for ``i = 0..k``, from the exact formula.
+
+    The SecAgg+ thresholds sum these instead of calling ``scipy.stats`` (a slow
+    import in every party process); the thresholds equal scipy's
+    (``tests/test_secure_sum_secagg.py`` compares them on a grid).  Past
+    ``k = 1000`` the binomial coefficient no longer fits a float: log space.
+    """
+    if k <= 1000:
+        return [math.comb(k, i) * q**i * (1.0 - q) ** (k - i) for i in range(k + 1)]
+    if q in (0.0, 1.0):
+        return [float(i == (k if q else 0)) for i in range(k + 1)]
+    lq, lp, lk = math.log(q), math.log1p(-q), math.lgamma(k + 1)
+    return [
+        math.exp(lk - math.lgamma(i + 1) - math.lgamma(k - i + 1) + i * lq + (k - i) * lp)
+        for i in range(k + 1)
+    ]
+
+
 def secure_threshold(n: int, degree: int, max_corrupt: float, failure: float = 1e-6) -> int:
     """Smallest Shamir threshold a coalition of ``max_corrupt * n`` parties cannot reach.
 
@@ -66,11 +85,9 @@ def secure_threshold(n: int, degree: int, max_corrupt: float, failure: float = 1
     deterministic = math.floor(max_corrupt * n) + 1
     if degree >= n - 1 or max_corrupt == 0:
         return min(deterministic, degree + 1)
-    from scipy.stats import binom
-
-    ts = np.arange(1, degree + 2)
-    ok = n * binom.sf(ts - 1, degree, max_corrupt) <= failure
-    return min(deterministic, int(ts[ok].min()) if ok.any() else degree + 1)
+    terms = _binomial_terms(degree, max_corrupt)  # P[Binomial(k, gamma) >= t] = sum of terms[t:]
+    ok = [t for t in range(1, degree + 2) if n * math.fsum(terms[t:]) <= failure]
+    return min(deterministic, min(ok, default=degree + 1))
 
 
 def default_threshold(n: int, degree: int, max_dropout: float, failure: float = 1e-6) -> int:
@@ -85,11 +102,9 @@ def default_threshold(n: int, degree: int, max_dropout: float, failure: float = 
     deterministic = degree - math.floor(max_dropout * n)
     if degree >= n - 1:
         return deterministic
-    from scipy.stats import binom  # only sparse graphs need it (a slow import)
-
-    ts = np.arange(1, degree + 1)
-    ok = n * binom.cdf(ts - 1, degree, 1.0 - max_dropout) <= failure
-    return max(deterministic, int(ts[ok].max()) if ok.any() else 0)
+    terms = _binomial_terms(degree, 1.0 - max_dropout)  # P[Binomial(k, q) < t] = sum of terms[:t]
+    ok = [t for t in range(1, degree + 1) if n * math.fsum(terms[:t]) <= failure]
+    return max(deterministic, max(ok, default=0))
 
 
 @dataclass(frozen=True)

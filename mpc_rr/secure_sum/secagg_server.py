@@ -12,7 +12,7 @@ from typing import TypeVar
 import numpy as np
 
 from mpc_rr.errors import PeerError, UsageError
-from mpc_rr.messages import Message
+from mpc_rr.messages import Message, WireArray
 from mpc_rr.roles import COORDINATOR, NOBODY, AllIn, Deadline, Role, Send, Transition, each, table
 from mpc_rr.secure_sum import crypto, shamir
 from mpc_rr.secure_sum.common import SumResult, read_residues
@@ -209,11 +209,12 @@ class SecAggServer(Role):
 
     def _close_keys(self) -> list[Send]:
         self._drop_silent()
-        for u, msg in self._keys.items():
-            if self.alive[u]:
-                self._c_pk[u] = np.frombuffer(msg.c_pk, np.uint8)
-                self._s_pk[u] = np.frombuffer(msg.s_pk, np.uint8)
-                self._commit[u] = np.frombuffer(msg.b_commit, np.uint8)
+        got = [(u, msg) for u, msg in self._keys.items() if self.alive[u]]
+        if got:  # every field was checked to be 32 bytes on receipt
+            ids = [u for u, _ in got]
+            for table, field in ((self._c_pk, "c_pk"), (self._s_pk, "s_pk"), (self._commit, "b_commit")):
+                raw = b"".join([getattr(msg, field) for _, msg in got])
+                table[ids] = np.frombuffer(raw, np.uint8).reshape(len(ids), 32)
         self._keys = {}
         return self._guarded(self._send_neighbor_keys)
 
@@ -222,16 +223,27 @@ class SecAggServer(Role):
         self._prune("pruned: too few live neighbours after key advertisement")
         self._bound()
         out: list[Send] = []
-        nb = self.graph.neighbors
-        for u in np.flatnonzero(self.alive).tolist():
-            ids = nb[u][self.alive[nb[u]]]
+        live = np.flatnonzero(self.alive)
+        rows = self.graph.neighbors[live]  # (L, k): every live party's graph neighbours
+        ok = self.alive[rows]
+        full = ok.all(axis=1).tolist()
+        ids32 = rows.astype(IDS)
+        c_pks, s_pks = self._c_pk[rows], self._s_pk[rows]  # (L, k, 32)
+        run = self.run
+        for i, u in enumerate(live.tolist()):
+            if full[i]:  # the common case: no neighbour dropped, send the rows as they are
+                ids, i32, c, s = rows[i], ids32[i], c_pks[i], s_pks[i]
+            else:
+                keep = ok[i]
+                ids, i32, c, s = rows[i][keep], ids32[i][keep], c_pks[i][keep], s_pks[i][keep]
             self._sent_ids[u] = ids
+            m = ids.size
             msg = NeighborKeys(
-                run=self.run,
+                run=run,
                 step=0,
-                ids=wire(ids, IDS),
-                c_pks=wire(self._c_pk[ids], np.uint8),
-                s_pks=wire(self._s_pk[ids], np.uint8),
+                ids=WireArray(dtype=IDS.str, shape=(m,), data=i32.tobytes()),
+                c_pks=WireArray(dtype="|u1", shape=(m, 32), data=c.tobytes()),
+                s_pks=WireArray(dtype="|u1", shape=(m, 32), data=s.tobytes()),
             )
             out.append(Send(u, msg))
         return out
@@ -270,13 +282,18 @@ class SecAggServer(Role):
         snd, rcv, cts = snd[keep], rcv[keep], cts[keep]
         order = np.lexsort((snd, rcv))
         snd, rcv, cts = snd[order], rcv[order], cts[order]
-        bounds = np.searchsorted(rcv, np.arange(self.cfg.n + 2))
+        bounds = np.searchsorted(rcv, np.arange(self.cfg.n + 2)).tolist()
+        snd32 = snd.astype(IDS)
         out: list[Send] = []
+        run, width = self.run, CIPHERTEXT_LEN
         for v in np.flatnonzero(self.alive).tolist():
             lo, hi = bounds[v], bounds[v + 1]
             self._mask_sets[v] = snd[lo:hi]
             msg = ForwardedShares(
-                run=self.run, step=1, senders=wire(snd[lo:hi], IDS), ciphertexts=wire(cts[lo:hi], np.uint8)
+                run=run,
+                step=1,
+                senders=WireArray(dtype=IDS.str, shape=(hi - lo,), data=snd32[lo:hi].tobytes()),
+                ciphertexts=WireArray(dtype="|u1", shape=(hi - lo, width), data=cts[lo:hi].tobytes()),
             )
             out.append(Send(v, msg))
         self._sharers = self.alive.copy()  # U2: parties whose seeds are shared
@@ -315,9 +332,14 @@ class SecAggServer(Role):
                 short.tolist(),
             )
         out = []
+        # one message object for every party none of whose neighbours dropped (encoded once)
+        nobody = UnmaskRequest(run=self.run, step=3, dropped=wire(np.zeros(0, IDS), IDS))
         for v in np.flatnonzero(self._inputs).tolist():
             ms = self._mask_sets[v]
-            msg = UnmaskRequest(run=self.run, step=3, dropped=wire(ms[dropped_sharers[ms]], IDS))
+            gone = ms[dropped_sharers[ms]]
+            msg = nobody if not gone.size else UnmaskRequest(
+                run=self.run, step=3, dropped=wire(gone, IDS)
+            )
             out.append(Send(v, msg))
         return out
 
@@ -392,11 +414,11 @@ class SecAggServer(Role):
         run, R = self.run, cfg.modulus
         alive_b = np.flatnonzero(self._inputs)
         b = self._reconstruct("b", alive_b)
-        bad = [
-            int(u)
-            for u, seed in zip(alive_b, b, strict=True)
-            if hashlib.sha256(seed.tobytes()).digest() != self._commit[u].tobytes()
-        ]
+        seeds = b.tobytes()
+        sha = hashlib.sha256
+        digests = b"".join([sha(seeds[i : i + 32]).digest() for i in range(0, len(seeds), 32)])
+        wrong = np.frombuffer(digests, np.uint8).reshape(-1, 32) != self._commit[alive_b]
+        bad = alive_b[wrong.any(axis=1)].tolist()
         if bad:
             raise _Abort(
                 f"{self.name}: reconstructed self-mask seeds of {_ids_text(bad)} fail their "
@@ -404,12 +426,11 @@ class SecAggServer(Role):
                 bad,
             )
         total = self._y_sum.astype(np.int64)
-        for lo in range(0, alive_b.size, 4096):
-            keys = [
-                crypto.pair_key(seed.tobytes(), "self", run, int(u), int(u))
-                for u, seed in zip(alive_b[lo : lo + 4096], b[lo : lo + 4096], strict=True)
-            ]
-            total -= crypto.expand_masks(keys, cfg.cells, R).astype(np.int64).sum(axis=0) % R
+        ids = alive_b.tolist()
+        for lo in range(0, len(ids), 4096):
+            chunk = ids[lo : lo + 4096]
+            keys = crypto.self_keys(seeds[32 * lo : 32 * (lo + len(chunk))], run, chunk)
+            total -= crypto.signed_mask_sum(keys, [], cfg.cells, R).astype(np.int64)
             total %= R
         dropped = np.flatnonzero(self._sharers & ~self._inputs)
         dropped = dropped[self._live_degree(self._inputs)[dropped] > 0]

@@ -84,12 +84,18 @@ def share(secret_chunks: np.ndarray, holders: np.ndarray, t: int, entropy: Entro
     if s.size and int(s.max()) >= PRIME:
         raise UsageError("share: secret chunk not in the field")
     coeffs = entropy.uniform(PRIME, (t - 1, s.size))
-    acc = np.broadcast_to(coeffs[-1] if t > 1 else s, (x.size, s.size)).copy()
+    if t == 1:
+        flat: np.ndarray = np.broadcast_to(s, (x.size, s.size)).copy()
+        return flat
+    # Horner, in place: every product of two field elements stays below 2^62
     xc = x[:, None]
+    acc: np.ndarray = coeffs[-1] * xc
     for k in range(t - 3, -1, -1):
-        acc = (acc * xc + coeffs[k]) % _P
-    if t > 1:
-        acc = (acc * xc + s) % _P
+        acc += coeffs[k]
+        acc %= _P
+        acc *= xc
+    acc += s
+    acc %= _P
     return acc
 
 

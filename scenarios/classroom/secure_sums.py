@@ -302,7 +302,7 @@ def secagg_lesson(
     def pair_masks(c: secagg.SecAggClient) -> np.ndarray:
         """sum_v sign(u, v) PRG(s_uv) recomputed from P_u's secret key and its neighbours' keys."""
         u = c.party_id
-        pk_of = dict(zip(c._nb_ids.tolist(), c._nb_s_pks, strict=True))
+        pk_of = c.neighbour_mask_keys()
         vs = c._holders.tolist()
         keys = [crypto.pair_key(crypto.agree(c._s_sk, pk_of[v]), "mask", run, min(u, v), max(u, v)) for v in vs]
         return mask_sum(None, keys, np.where(np.asarray(vs) > u, 1, -1), options, R).astype(np.int64)

@@ -33,6 +33,11 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--bind", default=None, help="hub: listen address (default: roster host)")
     p.add_argument("--port", type=int, default=None, help="hub: override the roster port")
     p.add_argument("--port-file", type=Path, default=None, help="hub: write the bound port here")
+    p.add_argument(
+        "--listen-fd", type=int, default=None, metavar="FD",
+        help="hub: serve this inherited, already listening socket (the local process runner "
+        "binds it, so every party can start at once)",
+    )  # fmt: skip
     p.add_argument("--step-timeout", type=positive_float, default=30.0, help="seconds without progress")
     p.add_argument("--timeout", type=positive_float, default=600.0, help="whole-run limit in seconds")
     p.add_argument(
@@ -78,6 +83,7 @@ def _run(args: argparse.Namespace) -> int:
             bind=args.bind,
             port=args.port,
             port_file=args.port_file,
+            listen_fd=args.listen_fd,
             step_timeout=args.step_timeout,
             timeout=args.timeout,
             linger=args.linger,

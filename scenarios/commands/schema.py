@@ -14,14 +14,13 @@ import json
 import sys
 import time
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-import numpy as np
-
-from mpc_rr.csv_reader import read_csv_columns
-from mpc_rr.schema import load_csv
-from mpc_rr.schema_io import DEFAULT_MAX_CATEGORIES, infer_schema, load_schema, schema_to_toml
+from mpc_rr.choices import SCHEMA_MAX_CATEGORIES as DEFAULT_MAX_CATEGORIES
 from scenarios.commands import HelpFormatter
+
+if TYPE_CHECKING:
+    import numpy as np
 
 
 def _names(text: str) -> list[str]:
@@ -126,6 +125,9 @@ def _delimiter(args: argparse.Namespace) -> str:
 
 
 def _infer(args: argparse.Namespace) -> int:
+    from mpc_rr.csv_reader import read_csv_columns
+    from mpc_rr.schema_io import infer_schema, schema_to_toml
+
     t0 = time.perf_counter()
     data = read_csv_columns(
         args.file,
@@ -164,6 +166,9 @@ def _infer(args: argparse.Namespace) -> int:
 
 
 def _check(args: argparse.Namespace) -> int:
+    from mpc_rr.schema import load_csv
+    from mpc_rr.schema_io import load_schema
+
     schema = load_schema(args.schema)
     t0 = time.perf_counter()
     data = load_csv(
@@ -209,4 +214,6 @@ def _check(args: argparse.Namespace) -> int:
 
 
 def _counts(codes: np.ndarray, sizes: tuple[int, ...]) -> list[list[int]]:
+    import numpy as np
+
     return [np.bincount(codes[:, j], minlength=s).tolist() for j, s in enumerate(sizes)]
