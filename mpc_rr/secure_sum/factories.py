@@ -62,7 +62,7 @@ def step_messages(protocol: str) -> dict[str, type[Message]]:
             "masked": secagg.MaskedInput,
             "unmask": secagg.UnmaskShares,
         }
-    return {"shares": full_mesh.MeshShare, "publish": full_mesh.MeshPublish}
+    return {"keys": full_mesh.MeshKey, "shares": full_mesh.MeshShare, "publish": full_mesh.MeshPublish}
 
 
 def secure_sum_roles(
@@ -262,7 +262,7 @@ def make_board_role(party_id: int, n_parties: int, seed: int, params: Mapping[st
 
 
 def message_count(protocol: Protocol, n: int, degree: int | None = None) -> int:
-    """Messages of one run without dropouts (full mesh: Sec. 4.2's n(n-1) shares + publication)."""
+    """Messages of one run without dropouts (full mesh: keys, Sec. 4.2's n(n-1) shares, publication)."""
     _check_protocol(protocol)
     if protocol == "secagg":
         return 8 * n
