@@ -9,8 +9,8 @@ Run ``python -m benchmarks.secure_sum [--part adult|sweep|all] [--quick]``.
   sending their masked input.
 * ``mpyc``: MPyC (installed into the venv by the benchmark, never a project
   dependency) against ours, one OS process per party, m = 3, 5, 7.
-* ``sweep``: the faithful full mesh (Sec. 4.2, all-to-all) and the board
-  variant against SecAgg+ for growing n, same inputs, same run: medians of
+* ``sweep``: the full mesh (Sec. 4.2, all-to-all, shares encrypted end to
+  end after a key step) and the board variant against SecAgg+ for growing n, same inputs, same run: medians of
   wall time, messages, bytes, and the measured crossover n.
 
 Timings are medians; the machine is shared (see the load average printed),
