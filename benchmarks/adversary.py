@@ -276,7 +276,7 @@ def bench_bayes(n: int, repeat: int) -> None:
           f" accuracy {a:.4f} / {b:.4f}")  # fmt: skip
 
 
-def bench_eavesdrop(parties: int) -> None:
+def bench_eavesdrop(parties: int, only: set[str] | None = None) -> None:
     from scenarios.adversary_runs import eavesdrop_report, observed_run
 
     print(f"\n5. eavesdropper on real runs, {parties} data parties, 16 cells (pipeline: Adult, p = 0.5)")
@@ -287,7 +287,9 @@ def bench_eavesdrop(parties: int) -> None:
     cases += [("rrba", "memory", "secure-tally")]
     cases += [("plainsum", "memory", "sparse-encoding"), ("plainsum", "tcp", "sparse-encoding"),
               ("secagg", "memory", "masks"), ("secagg", "memory", "isolated"),
-              ("full-mesh", "tcp", "masks")]  # fmt: skip
+              ("full-mesh", "tcp", "masks"), ("full-mesh", "memory", "clear-shares"),
+              ("full-mesh-board", "memory", "clear-shares")]  # fmt: skip
+    cases = [c for c in cases if only is None or c[0] in only]
     for proto, transport, planted in cases:
         t0 = time.perf_counter()
         n = parties if proto != "full-mesh" else min(parties, 60)
@@ -427,6 +429,7 @@ def main(argv: list[str] | None = None) -> None:
     ap = argparse.ArgumentParser(prog="python -m benchmarks.adversary")
     ap.add_argument("--quick", action="store_true", help="fewer trials / parties / repeats")
     ap.add_argument("--part", default=",".join(PARTS), help=f"comma-separated subset of {PARTS}")
+    ap.add_argument("--protocols", default=None, help="eavesdrop: comma-separated protocols only")
     args = ap.parse_args(argv or [])
     parts = set(args.part.split(","))
     start = time.perf_counter()
@@ -440,7 +443,7 @@ def main(argv: list[str] | None = None) -> None:
     if "bayes" in parts:
         bench_bayes(300 if q else 2_000, 1 if q else 3)
     if "eavesdrop" in parts:
-        bench_eavesdrop(40 if q else 200)
+        bench_eavesdrop(40 if q else 200, set(args.protocols.split(",")) if args.protocols else None)
     if "inference" in parts:
         bench_inference_sweep(300 if q else 2_000)
     if "rrba-sizes" in parts:

@@ -12,8 +12,9 @@ Run ``python -m benchmarks.secure_sum [--part adult|sweep|all] [--quick]``.
   ``processes_s`` (launch of the first process to exit of the last) and
   ``ready_s`` (median process age when a party is about to connect: imports
   and set-up done; ours report it as ``startup_s``).
-* ``sweep``: the faithful full mesh (Sec. 4.2, all-to-all) and the board
-  variant against SecAgg+ for growing n, same inputs, same run: medians of
+* ``sweep``: the full mesh (Sec. 4.2, all-to-all, shares encrypted end to
+  end after a key step) and the board variant against SecAgg+ for growing n,
+  same inputs, same run: medians of
   wall time, messages, bytes, and the measured crossover n.
 
 Timings are medians; the machine is shared (see the load average printed),

@@ -42,9 +42,10 @@ __all__ = [
 ]
 
 EAVESDROP_PROTOCOLS = ("plainsum", "full-mesh", "full-mesh-board", "secagg", "pipeline", "rrba")
-PLANTED = ("masks", "isolated", "sparse-encoding", "raw-record")
+PLANTED = ("masks", "isolated", "clear-shares", "sparse-encoding", "raw-record")
 """Broken-on-purpose variants: ``masks`` (SecAgg+ without pairwise masks / full mesh
 without shares), ``isolated`` (party 1 has degree 0 in the masking graph),
+``clear-shares`` (full mesh sending its shares unencrypted, as the paper over a relay),
 ``sparse-encoding`` (plainsum drops trailing zeros), ``raw-record`` (pipeline
 party 1..n sends its true record as the dependence record)."""
 
@@ -117,7 +118,9 @@ def _sum_roles(
         for i in range(1, n + 1):
             roles[i] = cli_cls(i, x[i - 1].astype(np.int64), run=run)
         return roles, {}, (PlainValue, PlainTotal)
-    if planted not in (None, "masks", "isolated"):
+    if planted not in (None, "masks", "isolated") and not (
+        planted == "clear-shares" and protocol != "secagg"
+    ):
         raise UsageError(f"{protocol} has no planted variant {planted!r}")
     roles, params = secure_sum_roles(protocol, x, run=run, entropy=entropy, **options)  # type: ignore[arg-type]
     if protocol == "secagg":
@@ -138,7 +141,16 @@ def _sum_roles(
         return roles, {"config": cfg, "graph": graph}, SECAGG_MESSAGES
     from mpc_rr.secure_sum.full_mesh import MESH_MESSAGES, FullMeshParty
 
-    if planted is not None:
+    if planted == "clear-shares":
+        from mpc_rr.adversary.broken import PlaintextShareMeshParty
+
+        for i in range(1, n + 1):
+            old = roles[i]
+            assert isinstance(old, FullMeshParty)
+            roles[i] = PlaintextShareMeshParty(
+                i, n, x[i - 1], publication=old.publication, entropy=old.entropy, run=run
+            )
+    elif planted is not None:
         from mpc_rr.adversary.broken import ALL, ZeroShareMeshParty
 
         iso = ALL if planted == "masks" else {1}

@@ -113,7 +113,7 @@ def run_secure_sum(
     dropout, drop_step:
         ``round(dropout * n)`` data parties, chosen with ``seed``, crash when
         they would send their message of step ``drop_step`` (SecAgg+: ``keys``,
-        ``shares``, ``masked``, ``unmask``; full mesh: ``shares``, ``publish``).
+        ``shares``, ``masked``, ``unmask``; full mesh: ``keys``, ``shares``, ``publish``).
     victims:
         Explicit crashes ``{party: step}`` (instead of ``dropout``).
     max_dropout, max_corrupt, degree, threshold, failure:

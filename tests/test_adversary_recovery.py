@@ -6,7 +6,12 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from mpc_rr.adversary.broken import ALL, UnmaskedSecAggClient, ZeroShareMeshParty
+from mpc_rr.adversary.broken import (
+    ALL,
+    PlaintextShareMeshParty,
+    UnmaskedSecAggClient,
+    ZeroShareMeshParty,
+)
 from mpc_rr.adversary.coalitions import coalition_members, coalition_sweep, pool, score
 from mpc_rr.adversary.recovery import (
     MemberState,
@@ -145,24 +150,40 @@ def test_full_mesh_coalitions_learn_nothing_until_n_minus_1():
     res = HarnessRunner(transcript=True)(roles)
     view = observe(res.transcript, MESH_MESSAGES)
     states = {i: member_state(roles[i]) for i in range(1, n + 1)}
+    assert all(st.share_sk is not None for st in states.values())  # a member reads its own shares
     curve = coalition_sweep("full-mesh", view, states, truth, range(1, n), n=n, modulus=n + 1)
     assert [r.recovery_rate for r in curve] == [0.0] * (n - 2) + [1.0]
     assert all(r.success == pytest.approx(r.baseline) for r in curve)  # nothing beyond the sum
     assert curve[-1].threshold == n - 1
 
 
-def test_a_plaintext_hub_reads_every_full_mesh_input():
-    """The paper's shares travel in clear through a hub: the memory network (or a relay
-    that terminates TLS) reconstructs every input."""
+def test_a_plaintext_hub_reads_no_full_mesh_input_but_reads_clear_shares():
+    """The shares are encrypted end to end: the memory network (or a relay that terminates
+    TLS) reads public keys, ciphertexts and publications, and recovers nothing beyond the
+    sum.  The same protocol with its shares in the clear (the paper's, over a relay) gives
+    every input away to the same attack."""
     n = 8
     x, truth = _inputs(n, 6, 6)
     for protocol in ("full-mesh", "full-mesh-board"):
         roles, _ = secure_sum_roles(protocol, x, run="h", entropy=SeededEntropy(6).spawn)
         res = HarnessRunner(transcript=True)(roles)
-        hub = score(recover(protocol, observe(res.transcript, MESH_MESSAGES), n=n), truth)
-        assert hub.recovered == n and hub.success == 1.0
-        board = score(recover(protocol, observe(res.transcript, MESH_MESSAGES).of(0), n=n), truth)
+        view = observe(res.transcript, MESH_MESSAGES)
+        hub = score(recover(protocol, view, n=n), truth)
+        assert hub.recovered == 0 and not hub.leaks
+        assert hub.success == pytest.approx(hub.baseline)  # what the sum allows, nothing more
+        board = score(recover(protocol, view.of(0), n=n), truth)
         assert board.recovered == 0
+        # planted: the same run with shares in the clear
+        pub = roles[1].publication  # type: ignore[attr-defined]
+        ent = SeededEntropy(6)
+        clear = {i: PlaintextShareMeshParty(i, n, x[i - 1], publication=pub, entropy=ent.spawn(i),
+                                            run="h") for i in range(1, n + 1)}  # fmt: skip
+        if protocol == "full-mesh-board":
+            clear[0] = roles[0].__class__(n, 6, run="h")  # type: ignore[call-arg]
+        res = HarnessRunner(transcript=True)(clear)
+        assert np.array_equal(clear[1].result.total, x.sum(axis=0))
+        leak = score(recover(protocol, observe(res.transcript, MESH_MESSAGES), n=n), truth)
+        assert leak.recovered == n and leak.success == 1.0 and leak.wrong_recoveries == 0
 
 
 def test_zero_shares_expose_the_isolated_party_to_any_single_party():

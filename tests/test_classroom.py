@@ -67,8 +67,12 @@ def test_full_mesh_trace_numbers_every_message_and_checks_each_round() -> None:
     n = 5
     t = make_trace("full-mesh", n, seed=4)
     msgs = t.messages
-    assert [m.number for m in msgs] == list(range(1, 2 * n * (n - 1) + 1))
-    assert {m.type for m in msgs} == {"MeshShare", "MeshPublish"}
+    assert [m.number for m in msgs] == list(range(1, 3 * n * (n - 1) + 1))
+    assert [m.type for m in msgs[: n * (n - 1)]] == ["MeshKey"] * (n * (n - 1))  # the key step first
+    assert {m.type for m in msgs} == {"MeshKey", "MeshShare", "MeshPublish"}
+    shares = [m for m in msgs if m.type == "MeshShare"]
+    assert all(dict(m.values)["ciphertext"].startswith("20 B AES-256-GCM") for m in shares)
+    assert all(f"P{m.dst} decrypts r_{m.src},{m.dst}" in dict(m.values) for m in shares)
     notes = [i.text for i in t.items if i.kind == "note"]
     assert sum("shares sum to [0 0 0 0] mod 6 (OK)" in x for x in notes) == n
     assert sum("(OK, equal to what it published)" in x for x in notes) == n
@@ -135,7 +139,7 @@ def test_rrba_trace_equals_the_centralized_engine() -> None:
     "args,error",
     [
         (["full-mesh", "--drop", "9@shares"], "party id must be a data party in 1..4"),
-        (["full-mesh", "--drop", "1@masked"], "step must be one of shares, publish"),
+        (["full-mesh", "--drop", "1@masked"], "step must be one of keys, shares, publish"),
         (["secagg", "--drop", "1"], "--drop must be ID@STEP"),
         (["pipeline", "--options", "3"], "--options do not apply to pipeline"),
         (["rrba", "--drop", "1@record"], "--drop does not apply to rrba"),
@@ -225,7 +229,8 @@ def test_state_diagrams_come_from_the_transition_tables() -> None:
             assert event in line.split(": ", 1)[1].split(" / ")
     assert "    [*] --> KEYS" in src
     fm = mermaid_states(make_trace("full-mesh", 3, seed=1))
-    assert "    SHARING --> PUBLISHING: all in" in fm and "[*] --> SHARING" in fm
+    assert "    SHARING --> PUBLISHING: all in" in fm and "[*] --> KEYS" in fm
+    assert "    KEYS --> SHARING: all in" in fm
     assert check_states(fm) == 1
 
 

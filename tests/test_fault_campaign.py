@@ -46,7 +46,7 @@ CASES = [
     # the deployment that failed before: 6 clients, one killed before start, one later
     Case("secagg", 7, {2: "AdvertiseKeys", 5: "MaskedInput"}, "exact", SECAGG, default_tier=True),
     *(Case("full-mesh-board", 5, {2: m}, "abort", {"cells": 6}, default_tier=(m == "MeshShare"))
-      for m in ("MeshShare", "MeshPublish")),
+      for m in ("MeshKey", "MeshShare", "MeshPublish")),
     Case("plainsum", 5, {2: "PlainValue"}, "abort", {"cells": 3}),
     Case("plainsum", 5, {2: "PlainValue"}, "exact", {"cells": 3, "proceed_on_timeout": True}),
     Case("pipeline", 7, {4: "RandomizedRecord"}, "exact", {}),

@@ -17,7 +17,8 @@ def test_json_report_is_exact(protocol: str, capsys: pytest.CaptureFixture[str])
     for key in ("exact", "protocol", "parties", "survivors", "messages", "bytes", "wall_s"):
         assert key in out
     assert out["protocol"] == protocol and out["parties"] == 12 and out["survivors"] == 12
-    expected = {"full-mesh": 2 * 12 * 11, "full-mesh-board": 12 * 11 + 24, "secagg": 8 * 12}
+    # full mesh: keys + shares + publications (3n(n-1)); with the board 2n + n(n-1) + 2n
+    expected = {"full-mesh": 3 * 12 * 11, "full-mesh-board": 12 * 11 + 48, "secagg": 8 * 12}
     assert out["messages"] == expected[protocol]
 
 

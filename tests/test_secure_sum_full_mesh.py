@@ -1,4 +1,4 @@
-"""The Section 4.2 full-mesh secure sum: exact, faithful message counts, clean aborts."""
+"""The Section 4.2 full-mesh secure sum: exact, message counts, encrypted shares, clean aborts."""
 
 from __future__ import annotations
 
@@ -10,14 +10,21 @@ from hypothesis import strategies as st
 from mpc_rr.errors import PeerError, ProtocolAbort, UsageError
 from mpc_rr.harness import run_roles
 from mpc_rr.messages import Codec, WireArray
-from mpc_rr.roles import COORDINATOR
+from mpc_rr.secure_sum import crypto
 from mpc_rr.secure_sum.entropy import SeededEntropy, SystemEntropy, smallest_uint
 from mpc_rr.secure_sum.full_mesh import (
     MESH_MESSAGES,
+    TAG_LEN,
+    BulletinBoard,
     FullMeshParty,
+    MeshKey,
+    MeshKeys,
     MeshShare,
     full_mesh_message_count,
     full_mesh_roles,
+    open_share,
+    share_aad,
+    share_key,
 )
 
 CODEC = Codec(MESH_MESSAGES)
@@ -45,8 +52,11 @@ def test_sum_is_exact_and_message_count_matches_formula(n: int, publication: str
         np.testing.assert_array_equal(role.result.total, x.sum(axis=0), err_msg=f"party {pid}")
         assert role.result.modulus == n + 1
     assert res.costs.messages == full_mesh_message_count(n, publication)
-    assert full_mesh_message_count(3, "all-to-all") == 12
-    assert full_mesh_message_count(3, "board") == 12 and full_mesh_message_count(4, "board") == 20
+    # keys + shares + publications: 3n(n-1) all-to-all; n + n + n(n-1) + 2n with the board
+    assert full_mesh_message_count(3, "all-to-all") == 18
+    assert full_mesh_message_count(3, "board") == 18 and full_mesh_message_count(4, "board") == 28
+    assert [full_mesh_message_count(k, "board") for k in (5, 12, 50)] == [40, 180, 2650]
+    assert [full_mesh_message_count(k) for k in (5, 12, 50)] == [60, 396, 7350]
 
 
 @settings(max_examples=15, deadline=None)
@@ -65,6 +75,19 @@ def test_property_random_inputs(n: int, cells: int, seed: int, publication: str)
     np.testing.assert_array_equal(roles[n].result.total, x.sum(axis=0))
 
 
+def _shares(transcript, roles):
+    """Every share of a run as ``(src, dst, ciphertext, plaintext residues)`` (read with the sender's key)."""
+    out = []
+    for e in transcript:
+        msg = CODEC.decode(e.data)
+        if isinstance(msg, MeshShare):
+            sender = roles[e.src]
+            plain = open_share(sender._sk, sender._pks[e.dst], msg.ciphertext, run=sender.run,
+                               sender=e.src, receiver=e.dst)  # fmt: skip
+            out.append((e.src, e.dst, msg.ciphertext, np.frombuffer(plain, sender.wire_dtype)))
+    return out
+
+
 def test_default_entropy_is_the_system_csprng_and_shares_hide_inputs() -> None:
     x = np.ones((3, 4000), np.int64)
     roles = full_mesh_roles(x)
@@ -72,19 +95,57 @@ def test_default_entropy_is_the_system_csprng_and_shares_hide_inputs() -> None:
     res = run_roles(roles, transcript=True)
     np.testing.assert_array_equal(roles[2].result.total, np.full(4000, 3))
     # every share is uniform mod 4 whatever the input: all residues appear ~equally often
-    msgs = [CODEC.decode(e.data) for e in res.transcript]
-    shares = np.concatenate([m.share.to_numpy() for m in msgs if isinstance(m, MeshShare)])
+    found = _shares(res.transcript, roles)
+    shares = np.concatenate([plain for *_, plain in found])
     counts = np.bincount(shares, minlength=4)
     assert counts.size == 4 and counts.min() > 0.2 * shares.size
+    # on the wire: ciphertext of the residues plus a tag, never the residues themselves
+    for _, _, ct, plain in found:
+        assert len(ct) == plain.nbytes + TAG_LEN and plain.tobytes() not in ct
 
 
-def test_wire_dtype_is_smallest_uint() -> None:
+def test_wire_dtype_is_smallest_uint_and_shares_are_encrypted_under_pairwise_keys() -> None:
     assert smallest_uint(32_562) == np.uint16
     assert smallest_uint(256) == np.uint8 and smallest_uint(257) == np.uint16
-    roles = full_mesh_roles(np.zeros((300, 2), np.int64), entropy=seeded(1))
-    sends = roles[1].start()
-    assert {s.msg.share.dtype for s in sends} == {"<u2"}
-    assert len(sends) == 299
+    roles = full_mesh_roles(np.zeros((300, 2), np.int64), entropy=seeded(1), run="w")
+    keys = roles[1].start()
+    assert len(keys) == 299 and {type(s.msg) for s in keys} == {MeshKey}
+    sends = []
+    for i in range(2, 301):
+        roles[i].start()
+        sends = roles[1].receive(i, MeshKey(pk=roles[i].pk, run="w", step=1))  # the last key: shares
+    assert roles[1].state.name == "SHARING" and len(sends) == 299
+    assert {len(s.msg.ciphertext) for s in sends} == {2 * 2 + TAG_LEN}  # two uint16 cells + tag
+    s = sends[4]
+    plain = open_share(roles[s.dst]._sk, roles[1].pk, s.msg.ciphertext, run="w", sender=1,
+                       receiver=s.dst)  # fmt: skip
+    assert np.frombuffer(plain, "<u2").max() < 301
+    with pytest.raises(crypto.InvalidTag):  # bound to the direction: not readable as dst -> 1
+        open_share(roles[s.dst]._sk, roles[1].pk, s.msg.ciphertext, run="w", sender=s.dst,
+                   receiver=1)  # fmt: skip
+
+
+def test_key_step_then_shares_board_mode_and_message_sizes() -> None:
+    x = onehot(np.random.default_rng(4), 5, 10)
+    roles = full_mesh_roles(x, publication="board", entropy=seeded(4), run="b")
+    res = run_roles(roles, transcript=True)
+    np.testing.assert_array_equal(roles[0].result.total, x.sum(axis=0))
+    kinds = [type(CODEC.decode(e.data)).__name__ for e in res.transcript]
+    assert kinds[:5] == ["MeshKey"] * 5 and kinds.count("MeshKeys") == 5
+    assert kinds.count("MeshShare") == 20 and kinds.index("MeshShare") > kinds.index("MeshKeys")
+    found = _shares(res.transcript, roles)
+    assert len(found) == 20 and all(len(ct) == 10 + TAG_LEN for _, _, ct, _ in found)  # uint8
+    # the board relays keys and publications only; it never receives a share
+    assert not any(isinstance(CODEC.decode(e.data), MeshShare) and 0 in (e.src, e.dst)
+                   for e in res.transcript)  # fmt: skip
+
+
+def test_pairwise_keys_are_per_direction_run_and_purpose() -> None:
+    shared = bytes(range(32))
+    k = share_key(shared, "r", 1, 2)
+    assert k != share_key(shared, "r", 2, 1) and k != share_key(shared, "s", 1, 2)
+    assert k != crypto.pair_key(shared, "mask", "r", 1, 2)  # SecAgg+'s mask key of the same pair
+    assert share_aad("r", 1, 2) != share_aad("r", 2, 1)
 
 
 def test_uniform_rejection_sampling_is_unbiased() -> None:
@@ -109,32 +170,127 @@ def test_missing_share_aborts_naming_the_silent_party() -> None:
         _ = roles[2].result
 
 
+def _keyed(publication: str = "all-to-all", run: str = "t"):
+    """Three parties (and the board) past the key step: ``(roles, shares each party sent)``."""
+    roles = full_mesh_roles(np.array([[1, 0], [0, 1], [1, 0]]), entropy=seeded(0), run=run,
+                            publication=publication)  # fmt: skip
+    queue = [(i, s) for i, r in roles.items() for s in r.start()]
+    sent: dict[int, list] = {}
+    while queue:
+        src, s = queue.pop(0)
+        if isinstance(s.msg, MeshShare):
+            sent.setdefault(src, []).append(s)
+            continue
+        queue += [(s.dst, t) for t in roles[s.dst].receive(src, s.msg)]
+    return roles, sent
+
+
+def _seal(roles, src: int, dst: int, plain: bytes, run: str = "t") -> MeshShare:
+    """A share a genuine sender encrypts (its content chosen by the test)."""
+    key = share_key(crypto.agree(roles[src]._sk, roles[dst].pk), run, src, dst)
+    return MeshShare(ciphertext=crypto.encrypt(key, plain, share_aad(run, src, dst)), run=run, step=2)
+
+
+def _share(sent, src: int, dst: int) -> MeshShare:
+    return next(s.msg for s in sent[src] if s.dst == dst)
+
+
 def test_malformed_share_aborts_naming_sender() -> None:
-    p = FullMeshParty(1, 3, np.array([1, 0]), entropy=SeededEntropy(0))
-    p.start()
-    bad = MeshShare(share=WireArray.from_numpy(np.array([1, 2], np.uint32)))
-    with pytest.raises(PeerError, match=r"dtype '<u4', expected '\|u1'"):
+    roles, _ = _keyed()
+    assert all(r.state.name == "SHARING" for r in roles.values())
+    p = roles[1]
+    bad = MeshShare(ciphertext=bytes(5), run="t", step=2)
+    with pytest.raises(PeerError, match=r"malformed share \(5 bytes, expected 18\)"):
         p.receive(2, bad)
     assert p.error is not None and p.error.culprits == (2,)
-    q = FullMeshParty(1, 3, np.array([1, 0]), entropy=SeededEntropy(0))
-    q.start()
+    roles, _ = _keyed()
     with pytest.raises(PeerError, match=r"value 9 out of range \[0, 4\)"):
-        q.receive(3, MeshShare(share=WireArray.from_numpy(np.array([9, 0], np.uint8))))
-    assert q.error.culprits == (3,)
+        roles[1].receive(3, _seal(roles, 3, 1, bytes([9, 0])))
+    assert roles[1].error.culprits == (3,)
+
+
+def test_a_tampered_or_redirected_ciphertext_is_named() -> None:
+    roles, sent = _keyed()
+    ct = bytearray(_share(sent, 2, 1).ciphertext)
+    ct[0] ^= 1  # one flipped bit in transit
+    with pytest.raises(PeerError, match="share that fails authentication from party 2"):
+        roles[1].receive(2, MeshShare(ciphertext=bytes(ct), run="t", step=2))
+    assert roles[1].error.culprits == (2,)
+    # a relay that hands party 1 the share 2 sent to party 3: wrong key and associated data
+    roles, sent = _keyed()
+    with pytest.raises(PeerError, match="fails authentication from party 2"):
+        roles[1].receive(2, _share(sent, 2, 3))
+    assert roles[1].error.culprits == (2,)
+    # board mode: a share that arrives before the board's key list is held, then named
+    roles, sent = _keyed("board")
+    late = FullMeshParty(1, 3, np.array([1, 0]), publication="board", entropy=seeded(0)(1), run="t")
+    late.start()
+    assert late.pk == roles[1].pk  # same seed, same key pair as the party the shares were for
+    assert late.receive(3, _share(sent, 3, 1)) == []
+    ct = bytearray(_share(sent, 2, 1).ciphertext)
+    ct[-1] ^= 1  # the tag
+    assert late.receive(2, MeshShare(ciphertext=bytes(ct), run="t", step=2)) == []  # held
+    assert late.error is None and late.state.name == "KEYS"
+    keys = MeshKeys(pks=WireArray.from_numpy(roles[0]._keys), run="t", step=1)
+    with pytest.raises(PeerError, match="fails authentication from party 2"):
+        late.receive(0, keys)
+    assert late.error.culprits == (2,)
+
+
+def test_malformed_keys_are_named() -> None:
+    p = FullMeshParty(1, 3, np.array([1, 0]), entropy=SeededEntropy(0), run="k")
+    p.start()
+    with pytest.raises(PeerError, match=r"malformed public key \(31 bytes, expected 32\) from party 2"):
+        p.receive(2, MeshKey(pk=bytes(31), run="k", step=1))
+    assert p.error.culprits == (2,)
+    q = FullMeshParty(1, 3, np.array([1, 0]), entropy=SeededEntropy(0), run="k")
+    q.start()
+    q.receive(2, MeshKey(pk=bytes(32), run="k", step=1))  # a low-order point: no usable secret
+    with pytest.raises(PeerError, match=r"unusable public key .* from party 2"):
+        q.receive(3, MeshKey(pk=SeededEntropy(1).key(32), run="k", step=1))
+    assert q.error.culprits == (2,)
+    b = FullMeshParty(1, 3, np.array([1, 0]), publication="board", entropy=SeededEntropy(0))
+    b.start()
+    wrong = MeshKeys(pks=WireArray.from_numpy(np.zeros((3, 32), np.uint8)))
+    with pytest.raises(PeerError, match="a key list without my own public key from party 0"):
+        b.receive(0, wrong)
+    assert b.error.culprits == (0,)
+    board = BulletinBoard(3, 2)
+    with pytest.raises(PeerError, match="public key of 3 bytes from party 2"):
+        board.receive(2, MeshKey(pk=b"abc"))
+    assert board.error.culprits == (2,)
+
+
+def test_missing_key_aborts_naming_the_silent_party() -> None:
+    for publication in ("all-to-all", "board"):
+        x = onehot(np.random.default_rng(0), 4, 3)
+        roles = full_mesh_roles(x, entropy=seeded(2), publication=publication)
+        run_roles(roles, drop=lambda s, d, m: s == 3 and isinstance(m, MeshKey))
+        who = roles[0] if publication == "board" else roles[1]
+        assert who.error is not None and who.error.culprits == (3,)
 
 
 def test_duplicates_reported_and_ignored_conflicts_abort() -> None:
-    x = onehot(np.random.default_rng(3), 6, 4)
-    roles = full_mesh_roles(x, entropy=seeded(3), publication="board")
-    res = run_roles(roles, rng=np.random.default_rng(1), duplicate=1.0)
-    np.testing.assert_array_equal(roles[COORDINATOR].result.total, x.sum(axis=0))
-    assert res.peer_errors() and all("duplicate" in str(e) for e in res.peer_errors())
-    p = FullMeshParty(1, 3, np.array([1, 0]), entropy=SeededEntropy(0))
-    p.start()
-    p.receive(2, MeshShare(share=WireArray.from_numpy(np.array([1, 2], np.uint8))))
+    for publication in ("all-to-all", "board"):
+        x = onehot(np.random.default_rng(3), 6, 4)
+        roles = full_mesh_roles(x, entropy=seeded(3), publication=publication)
+        res = run_roles(roles, rng=np.random.default_rng(1), duplicate=1.0, shuffle=True)
+        np.testing.assert_array_equal(roles[1].result.total, x.sum(axis=0))
+        assert res.peer_errors() and all("duplicate" in str(e) for e in res.peer_errors())
+    roles, sent = _keyed()
+    p = roles[1]
+    p.receive(2, _share(sent, 2, 1))
     with pytest.raises(PeerError, match="conflicting share from party 2"):
-        p.receive(2, MeshShare(share=WireArray.from_numpy(np.array([0, 2], np.uint8))))
+        p.receive(2, _seal(roles, 2, 1, bytes([0, 2])))
     assert p.error.culprits == (2,)
+    q = FullMeshParty(1, 3, np.array([1, 0]), entropy=SeededEntropy(0), run="k")
+    q.start()
+    q.receive(2, MeshKey(pk=bytes(range(32)), run="k", step=1))
+    with pytest.raises(PeerError, match="duplicate public key from party 2 ignored"):
+        q.receive(2, MeshKey(pk=bytes(range(32)), run="k", step=1))
+    with pytest.raises(PeerError, match="conflicting public key from party 2"):
+        q.receive(2, MeshKey(pk=bytes(32), run="k", step=1))
+    assert q.error.culprits == (2,)
 
 
 def test_usage_errors_name_the_parameter() -> None:

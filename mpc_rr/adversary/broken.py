@@ -13,6 +13,10 @@ nothing but the leak distinguishes it from the real protocol:
 * :class:`ZeroShareMeshParty` -- the Sec. 4.2 full mesh where the shares on
   edges touching ``isolated`` parties are zero (``ALL``: no shares at all):
   an isolated party publishes its input in the clear.
+* :class:`PlaintextShareMeshParty` -- the full mesh as the paper writes it,
+  for private channels: its shares travel in the clear (no key step would
+  help: the "ciphertext" is the residues followed by a zero tag), so whoever
+  relays them reads them.
 * :class:`SparsePlainSumClient` / :class:`LenientPlainSumHub` -- a plaintext
   sum whose client drops trailing zeros (a variable-length encoding: the size
   tells where the one is); the hub pads them back.
@@ -34,13 +38,14 @@ from mpc_rr.pipeline.party import DataParty
 from mpc_rr.plainsum import PlainSumClient, PlainSumHub, PlainValue
 from mpc_rr.roles import COORDINATOR, Send
 from mpc_rr.secure_sum import crypto
-from mpc_rr.secure_sum.full_mesh import FullMeshParty, MeshShare
+from mpc_rr.secure_sum.full_mesh import TAG_LEN, FullMeshParty
 from mpc_rr.secure_sum.secagg_client import SecAggClient, mask_sum
 from mpc_rr.secure_sum.secagg_messages import ForwardedShares, MaskedInput
 
 __all__ = [
     "ALL",
     "LenientPlainSumHub",
+    "PlaintextShareMeshParty",
     "RawRecordParty",
     "SparsePlainSumClient",
     "UnmaskedSecAggClient",
@@ -110,7 +115,7 @@ class ZeroShareMeshParty(FullMeshParty):
         super().__init__(*args, **kwargs)
         self.isolated = isolated
 
-    def start(self) -> list[Send]:
+    def _draw_shares(self) -> np.ndarray:
         m, n, own = self.modulus, self.n, self.party_id - 1
         r = self.entropy.uniform(m, (n, self.cells))
         for j in range(n):
@@ -118,13 +123,21 @@ class ZeroShareMeshParty(FullMeshParty):
                 r[j] = 0
         others = np.delete(r, own, axis=0).sum(axis=0) % np.uint64(m)
         r[own] = (np.uint64(m) - others) % np.uint64(m)
-        self._acc += r[own]
-        wire = r.astype(self.dtype)
-        return [
-            Send(j + 1, MeshShare(share=WireArray.from_numpy(wire[j]), run=self.run, step=2))
-            for j in range(n)
-            if j != own
-        ]
+        return r
+
+
+class PlaintextShareMeshParty(FullMeshParty):
+    """Full-mesh party that sends its shares in the clear (residues, then a zero 'tag').
+
+    Give every party of the run this class: the receivers read the clear
+    residues back, so the result is exact.  The paper's protocol over a relay.
+    """
+
+    def _seal(self, key: bytes, plaintext: bytes, aad: bytes) -> bytes:
+        return plaintext + bytes(TAG_LEN)
+
+    def _unseal(self, key: bytes, ciphertext: bytes, aad: bytes) -> bytes:
+        return ciphertext[:-TAG_LEN]
 
 
 class SparsePlainSumClient(PlainSumClient):

@@ -12,12 +12,16 @@ Threat models (``docs/adversary.md``):
   nothing beyond the sum; the Sec. 4.2 full mesh promises it for up to
   ``n - 2`` parties;
 * **eavesdropper at a plaintext hub** -- the memory network, or a TCP relay
-  that terminates TLS, sees every payload (``observe(tap, codec)``).
+  that terminates TLS, sees every payload (``observe(tap, codec)``): in the
+  full mesh, public keys, encrypted shares and the publications.
 
 The attack (one for every protocol and observer) builds, for each target,
 the candidate input the view allows: the plaintext value (plainsum); the
-published ``r_i`` minus every share of ``i`` the view contains (full mesh:
-``x_i = r_i - sum_k r_ki + sum_j r_ij mod m``, since ``r_ii = -sum_j r_ij``);
+published ``r_i`` minus every share of ``i`` the view can read (full mesh:
+``x_i = r_i - sum_k r_ki + sum_j r_ij mod m``, since ``r_ii = -sum_j r_ij``; a
+share is read when a member is one of its ends -- its private key and the
+other end's public key give the pairwise key -- and, as a second hypothesis,
+every other share is read as if it had been sent in the clear);
 the masked input minus every mask whose seed or key the view yields
 (SecAgg+: ``b_u`` from ``t`` shares of it -- the server receives them for every
 survivor --, pairwise keys from ``s_sk`` of either end: a member's own, or
@@ -41,11 +45,21 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from mpc_rr.adversary.views import View
-from mpc_rr.errors import UsageError
+from mpc_rr.errors import DecodeError, UsageError
 from mpc_rr.plainsum import PlainTotal, PlainValue
 from mpc_rr.roles import COORDINATOR, Role
 from mpc_rr.secure_sum import crypto, shamir
-from mpc_rr.secure_sum.full_mesh import FullMeshParty, MeshPublish, MeshShare, MeshTotal
+from mpc_rr.secure_sum.entropy import smallest_uint
+from mpc_rr.secure_sum.full_mesh import (
+    TAG_LEN,
+    FullMeshParty,
+    MeshKey,
+    MeshKeys,
+    MeshPublish,
+    MeshShare,
+    MeshTotal,
+    open_share,
+)
 from mpc_rr.secure_sum.secagg_client import SecAggClient
 from mpc_rr.secure_sum.secagg_messages import (
     AdvertiseKeys,
@@ -83,7 +97,9 @@ class MemberState:
     ``x``: its input.  SecAgg+ only: ``s_sk`` (raw X25519 mask key), ``b``
     (self-mask seed), and the Shamir shares it holds: ``holders[i]`` owns row
     ``held[i]`` (first :data:`~mpc_rr.secure_sum.shamir.CHUNKS` field elements:
-    a share of ``s_sk``, the rest: of ``b``).
+    a share of ``s_sk``, the rest: of ``b``).  Full mesh only: ``share_sk``
+    (raw X25519 key of its share encryption: it reads the shares it sent and
+    received).
     """
 
     party: int
@@ -92,6 +108,7 @@ class MemberState:
     b: bytes | None = None
     holders: np.ndarray = field(default_factory=lambda: _NO_IDS)
     held: np.ndarray = field(default_factory=lambda: _NO_SHARES)
+    share_sk: bytes | None = None
 
 
 def member_state(role: Role) -> MemberState:
@@ -114,7 +131,12 @@ def member_state(role: Role) -> MemberState:
             np.asarray(getattr(inner, "_holders", _NO_IDS), np.int64),
             np.asarray(getattr(inner, "_held", _NO_SHARES), np.uint64),
         )
-    if isinstance(inner, FullMeshParty) or xs is not None:
+    if isinstance(inner, FullMeshParty):
+        msk = getattr(inner, "_sk", None)
+        return MemberState(
+            inner.party_id, xs, share_sk=None if msk is None else crypto.private_bytes(msk)
+        )
+    if xs is not None:
         return MemberState(inner.party_id, xs)
     raise UsageError(f"member_state: no known state for {type(inner).__name__}")
 
@@ -250,6 +272,37 @@ def recover_plainsum(
     return _finish("plainsum", view, mem, cands, total, None)
 
 
+def _mesh_public_keys(view: View) -> dict[int, bytes]:
+    """Every party's public key the view holds (sent to a party, to the board, or the board's list)."""
+    pks: dict[int, bytes] = {}
+    for s, k in view.select(MeshKey):
+        pks.setdefault(s.src, k.pk)
+    for _, kl in view.select(MeshKeys):
+        try:
+            rows = kl.pks.to_numpy(dtype=np.uint8)
+        except DecodeError:
+            continue
+        if rows.ndim == 2 and rows.shape[1] == 32:
+            for j, row in enumerate(rows, 1):
+                pks.setdefault(j, row.tobytes())
+    return pks
+
+
+def _read_share(
+    msg: MeshShare, src: int, dst: int, members: Mapping[int, MemberState], pks: Mapping[int, bytes]
+) -> bytes | None:
+    """The plaintext of a share, when a member is one of its ends (its key + the other's)."""
+    for me, peer in ((src, dst), (dst, src)):
+        sk = members[me].share_sk if me in members else None
+        if sk is None or peer not in pks:
+            continue
+        try:
+            return open_share(sk, pks[peer], msg.ciphertext, run=msg.run, sender=src, receiver=dst)
+        except (crypto.InvalidTag, crypto.InvalidPublicKey):
+            return None
+    return None
+
+
 def recover_full_mesh(
     view: View,
     members: Mapping[int, MemberState] | Iterable[MemberState] = (),
@@ -259,27 +312,48 @@ def recover_full_mesh(
 ) -> Recovery:
     """Sec. 4.2 full mesh: ``x_i = r_i - sum_{k != i} r_ki + sum_{j != i} r_ij (mod m)``.
 
-    Every share of the formula the view lacks is left out (a uniform residue
-    stays in the candidate).  ``n``: data parties; ``modulus`` defaults to ``n + 1``.
+    A share enters the formula when a member can decrypt it (it sent or received
+    it); every other share is left out (a uniform residue stays in the
+    candidate).  Second hypothesis, tried too: the shares the members cannot
+    decrypt were sent in the clear (the ciphertext's body read as residues) --
+    against real encryption it yields noise, against a protocol that forgot to
+    encrypt every input.  ``n``: data parties; ``modulus`` defaults to ``n + 1``.
     """
     mem = _members(members)
     m = np.int64(modulus if modulus is not None else n + 1)
-    into: dict[int, np.ndarray] = {}
-    out_of: dict[int, np.ndarray] = {}
+    wire = smallest_uint(int(m)).newbyteorder("<")
+    pks = _mesh_public_keys(view)
+    pub: dict[int, np.ndarray] = {}
+    for s, pm in view.select(MeshPublish):
+        pub.setdefault(s.src, pm.value.to_numpy().astype(np.int64))
+    cells = next(iter(pub.values())).size if pub else 0
+    known: tuple[dict[int, np.ndarray], dict[int, np.ndarray]] = ({}, {})  # into, out of
+    clear: tuple[dict[int, np.ndarray], dict[int, np.ndarray]] = ({}, {})
     seen_pairs: set[tuple[int, int]] = set()
     for s, msg in view.select(MeshShare):
         if (s.src, s.dst) in seen_pairs:
             continue
         seen_pairs.add((s.src, s.dst))
-        r = msg.share.to_numpy().astype(np.int64)
-        into[s.dst] = into.get(s.dst, 0) + r
-        out_of[s.src] = out_of.get(s.src, 0) + r
-    pub: dict[int, np.ndarray] = {}
-    for s, pm in view.select(MeshPublish):
-        pub.setdefault(s.src, pm.value.to_numpy().astype(np.int64))
-    cands = {
-        i: (r - into.get(i, 0) + out_of.get(i, 0)) % m for i, r in pub.items()
-    }
+        plain = _read_share(msg, s.src, s.dst, mem, pks)
+        decrypted = plain is not None
+        if plain is None:
+            plain = msg.ciphertext[:-TAG_LEN]
+        if len(plain) != cells * wire.itemsize:
+            continue
+        r = np.frombuffer(plain, wire).astype(np.int64)
+        for into, out_of in (known, clear) if decrypted else (clear,):
+            into[s.dst] = into.get(s.dst, 0) + r
+            out_of[s.src] = out_of.get(s.src, 0) + r
+    cands = {}
+    for i, r in pub.items():
+        if r.size != cells:
+            continue
+        c = (r - known[0].get(i, 0) + known[1].get(i, 0)) % m
+        if one_hot_cell(c) is None:  # the clear-shares hypothesis
+            alt = (r - clear[0].get(i, 0) + clear[1].get(i, 0)) % m
+            if one_hot_cell(alt) is not None:
+                c = alt
+        cands[i] = c
     total = None
     board = view.first(MeshTotal)
     if board is not None:

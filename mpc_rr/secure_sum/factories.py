@@ -62,7 +62,7 @@ def step_messages(protocol: str) -> dict[str, type[Message]]:
             "masked": secagg.MaskedInput,
             "unmask": secagg.UnmaskShares,
         }
-    return {"shares": full_mesh.MeshShare, "publish": full_mesh.MeshPublish}
+    return {"keys": full_mesh.MeshKey, "shares": full_mesh.MeshShare, "publish": full_mesh.MeshPublish}
 
 
 def secure_sum_roles(
@@ -262,7 +262,7 @@ def make_board_role(party_id: int, n_parties: int, seed: int, params: Mapping[st
 
 
 def message_count(protocol: Protocol, n: int, degree: int | None = None) -> int:
-    """Messages of one run without dropouts (full mesh: Sec. 4.2's n(n-1) shares + publication)."""
+    """Messages of one run without dropouts (full mesh: keys, Sec. 4.2's n(n-1) shares, publication)."""
     _check_protocol(protocol)
     if protocol == "secagg":
         return 8 * n
@@ -276,7 +276,8 @@ def memory_estimate(protocol: Protocol, n: int, cells: int, degree: int | None =
     Inputs and per-party state hold ``cells`` uint64 words per party; SecAgg+
     adds one masked vector per party in flight and a party's ``degree + 1``
     mask streams while it computes; the full mesh draws ``n`` share vectors
-    per party and can have all ``n(n-1)`` shares in flight at once.
+    per party, can have all ``n(n-1)`` shares in flight at once (16 bytes of
+    tag each) and every party holds every other party's public key.
     """
     _check_protocol(protocol)
     word = 8
@@ -285,4 +286,5 @@ def memory_estimate(protocol: Protocol, n: int, cells: int, degree: int | None =
     if protocol == "secagg":
         k = degree if degree is not None else min(n - 1, 64)
         return state + n * cells * wire + 2 * (k + 1) * cells * word
-    return state + n * cells * word + n * (n - 1) * cells * wire
+    keys = n * n * 100  # 32-byte public keys as Python bytes in a dict, per party
+    return state + n * cells * word + n * (n - 1) * (cells * wire + 16) + keys

@@ -28,7 +28,7 @@ __all__ = ["PROTOCOLS", "STEPS", "make_trace"]
 PROTOCOLS = ("full-mesh", "secagg", "pipeline", "rrba")
 
 STEPS: dict[str, tuple[str, ...]] = {
-    "full-mesh": ("shares", "publish"),
+    "full-mesh": ("keys", "shares", "publish"),
     "secagg": ("keys", "shares", "masked", "unmask"),
     "pipeline": ("record", "release"),
     "rrba": (),

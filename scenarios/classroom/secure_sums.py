@@ -97,19 +97,46 @@ def full_mesh_lesson(
             if pub == "all-to-all"
             else "Publication: through a bulletin board P0, which adds the r_j and publishes the total."
         ),
+        "The paper assumes private channels between every pair of parties; here every message "
+        "goes through a relay (the network hub), so each share is encrypted for its receiver "
+        "(X25519 key agreement, AES-256-GCM) and the relay reads ciphertext only. The trace shows "
+        "each share's value as its receiver decrypts it.",
     ]
+    keys_title = "Round 1 - keys: each party makes an X25519 key pair and sends its public key " + (
+        "to every other party" if pub == "all-to-all" else "to the board, which sends the list to everyone"
+    )
     rounds = {
-        "MeshShare": ("shares", "Round 1 - shares: each party splits ZERO into n random shares "
-                                f"mod {m} and sends one to each other party (it keeps its own)"),
-        "MeshPublish": ("publish", "Round 2 - publication: each party adds the shares it holds and "
-                                   f"its vote, and publishes r_j (mod {m})"),
-        "MeshTotal": ("total", "Round 3 - the board publishes the sum of the r_j"),
+        "MeshKey": ("keys", keys_title),
+        "MeshKeys": ("keys", keys_title),
+        "MeshShare": ("shares", "Round 2 - shares: each party splits ZERO into n random shares "
+                                f"mod {m}, encrypts each for its receiver and sends it (it keeps "
+                                "its own)"),
+        "MeshPublish": ("publish", "Round 3 - publication: each party decrypts and adds the shares "
+                                   f"it holds and its vote, and publishes r_j (mod {m})"),
+        "MeshTotal": ("total", "Round 4 - the board publishes the sum of the r_j"),
     }  # fmt: skip
+
+    def opened(src: int, dst: int, msg: full_mesh.MeshShare) -> np.ndarray | None:
+        """The share's residues, decrypted with the sender's key (what the receiver reads)."""
+        sender = _inner(roles[src])
+        if not isinstance(sender, full_mesh.FullMeshParty) or dst not in sender._pks:
+            return None
+        plain = full_mesh.open_share(sender._sk, sender._pks[dst], msg.ciphertext, run=run,
+                                     sender=src, receiver=dst)  # fmt: skip
+        return np.frombuffer(plain, sender.wire_dtype).astype(np.int64)
 
     def describe(s: Sent) -> list[tuple[str, str]]:
         msg = s.msg
+        if isinstance(msg, full_mesh.MeshKey):
+            return [("public key", _hex(msg.pk))]
+        if isinstance(msg, full_mesh.MeshKeys):
+            return [("public keys", f"P1..P{n}, {n} x {full_mesh.KEY_LEN} B")]
         if isinstance(msg, full_mesh.MeshShare):
-            return [(f"share r_{s.src},{s.dst}", vec(msg.share.to_numpy()))]
+            r = opened(s.src, s.dst, msg)
+            return [
+                ("ciphertext", f"{len(msg.ciphertext)} B AES-256-GCM {_hex(msg.ciphertext, 6)}"),
+                (f"P{s.dst} decrypts r_{s.src},{s.dst}", vec(r) if r is not None else "?"),
+            ]
         if isinstance(msg, full_mesh.MeshPublish):
             return [(f"r_{s.src}", vec(msg.value.to_numpy()))]
         if isinstance(msg, full_mesh.MeshTotal):
@@ -117,15 +144,35 @@ def full_mesh_lesson(
         return []
 
     def shares_of(ctx: Context) -> dict[tuple[int, int], np.ndarray]:
-        return {
-            (s.src, s.dst): s.msg.share.to_numpy().astype(np.int64)  # type: ignore[attr-defined]
-            for s in ctx.of_type("MeshShare")
-        }
+        out = {}
+        for s in ctx.of_type("MeshShare"):
+            assert isinstance(s.msg, full_mesh.MeshShare)
+            r = opened(s.src, s.dst, s.msg)
+            if r is not None:
+                out[(s.src, s.dst)] = r
+        return out
 
     def notes(key: str, ctx: Context) -> list[Note]:
         sh = shares_of(ctx)
         out: list[Note] = []
-        if key == "shares":
+        if key == "keys":
+            sent_key = {s.src for s in ctx.of_type("MeshKey")}
+            silent = [i for i in range(1, n + 1) if i not in sent_key]
+            if silent:
+                who = ", ".join(f"P{i}" for i in silent)
+                out.append((
+                    f"{who} never sent a public key: nobody can encrypt a share for it, so no "
+                    f"share is sent and the others wait for its key.",
+                    tuple(silent),
+                ))  # fmt: skip
+                return out
+            out.append((
+                "Each pair of parties (i, j) now shares a secret: X25519 combines i's private key "
+                "with j's public key (or j's private key with i's public key, the same secret). "
+                "HKDF-SHA256 turns it into one AES key per direction i -> j, bound to this run.",
+                tuple(range(1, n + 1)),
+            ))  # fmt: skip
+        elif key == "shares":
             for i in range(1, n + 1):
                 role = ctx.roles[i]
                 if _crashed(role) and not any(src == i for src, _ in sh):
@@ -133,7 +180,7 @@ def full_mesh_lesson(
                 inner = _inner(role)
                 assert isinstance(inner, full_mesh.FullMeshParty)
                 # what P_i kept: its accumulator minus the shares it received
-                if inner.state.name == "SHARING":  # it never had all its shares
+                if inner.state.name in ("KEYS", "SHARING"):  # it never had all its shares
                     continue
                 got = _vsum((sh[(k, i)] for k in range(1, n + 1) if (k, i) in sh), options)
                 kept = (inner._acc.astype(np.int64) - got) % m

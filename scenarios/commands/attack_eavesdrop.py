@@ -155,13 +155,13 @@ def _offline_recovery(view: Any, proto: str, meta: dict[str, Any], rng: Any, con
     from mpc_rr.adversary.recovery import recover
     from mpc_rr.messages import WireArray
     from mpc_rr.plainsum import PlainValue
-    from mpc_rr.secure_sum.full_mesh import MeshShare
+    from mpc_rr.secure_sum.full_mesh import MeshPublish
     from mpc_rr.secure_sum.secagg_messages import MaskedInput
     from mpc_rr.secure_sum.secagg_params import SecAggConfig
     from scenarios.adversary_runs import one_hot_inputs
 
     cells = None
-    for kind, field in ((MaskedInput, "y"), (MeshShare, "share"), (PlainValue, "x")):
+    for kind, field in ((MaskedInput, "y"), (MeshPublish, "value"), (PlainValue, "x")):
         found = view.select(kind)
         if found:
             w: WireArray = getattr(found[0][1], field)

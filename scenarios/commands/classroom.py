@@ -26,7 +26,7 @@ import sys
 from scenarios.commands import HelpFormatter, int_at_least, output_file, probability
 
 STEP_HELP = (
-    "full-mesh: shares|publish; secagg: keys|shares|masked|unmask; pipeline: record|release"
+    "full-mesh: keys|shares|publish; secagg: keys|shares|masked|unmask; pipeline: record|release"
 )
 
 
