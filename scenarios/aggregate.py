@@ -189,3 +189,14 @@ def scenario_metrics(store: Store, scenario: str, runs: Sequence[StoredRun]) -> 
             names = []
     measured = {k for r in runs for k in r.metrics}
     return [m for m in names if m in measured] or sorted(measured)[:8]
+
+
+def cell_text(v: Any) -> str:
+    """One table cell as text: ``-`` for missing, yes/no, 4 significant digits for floats."""
+    if v is None:
+        return "-"
+    if isinstance(v, bool):
+        return "yes" if v else "no"
+    if isinstance(v, float):
+        return f"{v:.4g}"
+    return str(v)

@@ -19,7 +19,14 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from scenarios.aggregate import by_point, code_versions, grid_of, scenario_metrics, select
+from scenarios.aggregate import (
+    by_point,
+    cell_text,
+    code_versions,
+    grid_of,
+    scenario_metrics,
+    select,
+)
 from scenarios.report_figures import Figure, figures_for
 from scenarios.store import Store, StoredRun, now
 
@@ -113,16 +120,6 @@ def _img(fig: Figure) -> str:
     return f'<img src="data:image/svg+xml;base64,{data}" alt="{_e(fig.title)}">'
 
 
-def _cell(v: Any) -> str:
-    if v is None:
-        return "-"
-    if isinstance(v, bool):
-        return "yes" if v else "no"
-    if isinstance(v, float):
-        return f"{v:.4g}"
-    return str(v)
-
-
 def _table(head: Sequence[str], rows: Sequence[Sequence[Any]], left: int = 0) -> str:
     def cls(i: int) -> str:
         return ' class="l"' if i < left else ""
@@ -130,7 +127,7 @@ def _table(head: Sequence[str], rows: Sequence[Sequence[Any]], left: int = 0) ->
     # headers break after an underscore (metric names), never inside a word
     th = "".join(f"<th{cls(i)}>{_e(h).replace('_', '_<wbr>')}</th>" for i, h in enumerate(head))
     body = "".join(
-        "<tr>" + "".join(f"<td{cls(i)}>{_e(_cell(v))}</td>" for i, v in enumerate(r)) + "</tr>"
+        "<tr>" + "".join(f"<td{cls(i)}>{_e(cell_text(v))}</td>" for i, v in enumerate(r)) + "</tr>"
         for r in rows
     )
     wide = ' class="wide"' if len(head) > 8 else ""

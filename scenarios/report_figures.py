@@ -24,7 +24,7 @@ from __future__ import annotations
 import io
 import math
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from scenarios.aggregate import PointSummary, by_point, summarize_metric
@@ -320,21 +320,19 @@ def draw(fig: Figure, *, panels: Sequence[str], logx: Sequence[str] = (), logy: 
             f.legend(handles, labs, loc="center left", bbox_to_anchor=(1.0, 0.5), frameon=False)
         else:
             axes[0][-1].legend(handles, labs, loc="best", framealpha=0.85)
+    return _with_svg(fig, f)
+
+
+def _with_svg(fig: Figure, f: Any) -> Figure:
+    """``fig`` with the matplotlib figure ``f`` (titled, laid out) as its SVG; ``f`` is closed."""
+    import matplotlib.pyplot as plt
+
     f.suptitle(fig.title, fontsize=12.5, x=0.01, ha="left")
     f.tight_layout()
     buf = io.StringIO()
     f.savefig(buf, format="svg", bbox_inches="tight")
     plt.close(f)
-    return Figure(
-        fig.key,
-        fig.title,
-        fig.caption,
-        fig.xlabel,
-        fig.ylabel,
-        fig.series,
-        buf.getvalue(),
-        fig.runs,
-    )
+    return replace(fig, svg=buf.getvalue())
 
 
 def _plain_log(axis: Any) -> None:
@@ -375,21 +373,7 @@ def draw_stacked(
     ax.set_xlabel(fig.xlabel.get("", "wall time (s), mean over repeats"))
     ax.grid(True, axis="x", alpha=0.3)
     ax.legend(loc="center left", bbox_to_anchor=(1.0, 0.5), frameon=False, fontsize=9.5)
-    f.suptitle(fig.title, fontsize=12.5, x=0.01, ha="left")
-    f.tight_layout()
-    buf = io.StringIO()
-    f.savefig(buf, format="svg", bbox_inches="tight")
-    plt.close(f)
-    return Figure(
-        fig.key,
-        fig.title,
-        fig.caption,
-        fig.xlabel,
-        fig.ylabel,
-        fig.series,
-        buf.getvalue(),
-        fig.runs,
-    )
+    return _with_svg(fig, f)
 
 
 # -- per kind ----------------------------------------------------------------------------------

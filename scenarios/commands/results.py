@@ -224,25 +224,17 @@ def _show(args: argparse.Namespace) -> int:
 
 
 def _table(rows: list[dict[str, Any]]) -> None:
+    from scenarios.aggregate import cell_text
+
     if not rows:
         print("(no runs)")
         return
     cols = list(rows[0])
-    cells = [[_cell(r.get(c)) for c in cols] for r in rows]
+    cells = [[cell_text(r.get(c)) for c in cols] for r in rows]
     widths = [max(len(c), *(len(row[i]) for row in cells)) for i, c in enumerate(cols)]
     print("  " + "  ".join(c.rjust(w) for c, w in zip(cols, widths, strict=True)))
     for row in cells:
         print("  " + "  ".join(v.rjust(w) for v, w in zip(row, widths, strict=True)))
-
-
-def _cell(v: Any) -> str:
-    if v is None:
-        return "-"
-    if isinstance(v, bool):
-        return "yes" if v else "no"
-    if isinstance(v, float):
-        return f"{v:.4g}"
-    return str(v)
 
 
 RUN_COLUMNS = ("scenario", "kind", "dataset", "run_key", "code_version", "status", "repeat", "seed",
