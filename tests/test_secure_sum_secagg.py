@@ -345,3 +345,41 @@ def test_thresholds_equal_scipy_binomial_tails() -> None:
                 for failure in (1e-3, 1e-6):
                     assert secure_threshold(n, k, f, failure) == secure_ref(n, k, f, failure), (n, k, f)
                     assert default_threshold(n, k, f, failure) == robust_ref(n, k, f, failure), (n, k, f)
+
+
+def test_a_client_refuses_fewer_forwarded_shares_than_the_threshold() -> None:
+    """An aggregator that forwards party 1 fewer than t shares (none here) could later ask
+    every holder for party 1's self-mask seed and unmask it (Bonawitz et al. 2017, round 2):
+    party 1 refuses, names the aggregator, and stays out of the sum."""
+    from mpc_rr.secure_sum.secagg import ForwardedShares, SecAggServer
+
+    class Withholding(SecAggServer):
+        def _forward_shares(self) -> list:  # type: ignore[type-arg]
+            out = super()._forward_shares()
+            return [
+                s if s.dst != 1 else type(s)(1, ForwardedShares(
+                    run=s.msg.run, step=s.msg.step,
+                    senders=WireArray.from_numpy(np.zeros(0, s.msg.senders.to_numpy().dtype)),
+                    ciphertexts=WireArray.from_numpy(np.zeros((0, s.msg.ciphertexts.shape[1]), np.uint8)),
+                ))
+                for s in out
+            ]  # fmt: skip
+
+    cfg, graph, x, roles = setup(8, max_dropout=0.25, seed=4)
+    roles[COORDINATOR] = Withholding(cfg, graph)
+    res = run(roles)
+    assert any("shares from only 0 neighbours" in str(e) and e.peer == COORDINATOR for e in res.peer_errors())
+    assert roles[1].error is not None and "shares from only 0 neighbours" in str(roles[1].error)
+    server = roles[COORDINATOR].result
+    assert 1 not in server.included
+    np.testing.assert_array_equal(server.total, expected_over(x, server.included))
+
+
+def test_fractions_of_parties_count_as_written() -> None:
+    """0.29 * 100 is 28.999999999999996 in floats: 29 colluders must still be below t."""
+    from mpc_rr.secure_sum.secagg_params import parties_in
+
+    assert [parties_in(f, 100) for f in (0.29, 0.57, 1 / 3, 0.1)] == [29, 57, 33, 10]
+    with pytest.raises(UsageError, match=r"threshold must be in \[30, degree=99\], got 29"):
+        SecAggConfig.create(100, 1, max_corrupt=0.29, degree=99, threshold=29)
+    assert SecAggConfig.create(100, 1, max_dropout=0.29, max_corrupt=0.0, degree=99).max_dropped == 29

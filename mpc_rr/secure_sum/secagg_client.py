@@ -193,6 +193,12 @@ class SecAggClient(Role):
         dec_key = self._dec_key
         if m and (np.any(np.diff(senders) <= 0) or not dec_key.keys() >= set(sender_list)):
             raise self._leave("ForwardedShares", "senders are not a sorted subset of my neighbours")
+        if m < self.cfg.threshold:
+            # Bonawitz et al. 2017, round 2: with fewer than t holders of my shares the
+            # aggregator could ask every one of them for my self-mask seed and unmask me
+            raise self._leave(
+                "ForwardedShares", f"shares from only {m} neighbours, threshold is {self.cfg.threshold}"
+            )
         u, run = self.party_id, self.run
         aads = [f"{run}/{v}/{u}".encode() for v in sender_list]
         pts, bad = crypto.decrypt_many([dec_key[v] for v in sender_list], cts.tobytes(), aads)

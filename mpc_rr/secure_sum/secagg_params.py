@@ -15,6 +15,7 @@ from __future__ import annotations
 import hashlib
 import math
 from dataclasses import dataclass
+from fractions import Fraction
 from functools import lru_cache
 
 import numpy as np
@@ -32,6 +33,7 @@ __all__ = [
     "SecAggPublic",
     "default_degree",
     "default_threshold",
+    "parties_in",
     "secagg_public",
     "secure_threshold",
 ]
@@ -73,6 +75,16 @@ def _binomial_terms(k: int, q: float) -> list[float]:
     ]
 
 
+def parties_in(fraction: float, n: int) -> int:
+    """``floor(fraction * n)`` as the fraction is written: ``0.29`` of 100 parties is 29.
+
+    The float product rounds (``0.29 * 100 == 28.999999999999996``), which would
+    tolerate one colluder or dropout fewer than declared; the decimal the float
+    prints as is what a user gave.
+    """
+    return math.floor(Fraction(repr(float(fraction))) * n)
+
+
 def secure_threshold(n: int, degree: int, max_corrupt: float, failure: float = 1e-6) -> int:
     """Smallest Shamir threshold a coalition of ``max_corrupt * n`` parties cannot reach.
 
@@ -82,7 +94,7 @@ def secure_threshold(n: int, degree: int, max_corrupt: float, failure: float = 1
     <= failure`` (a union bound over parties, for a coalition chosen before the
     graph is drawn -- Bell et al. 2020, Sec. 3).
     """
-    deterministic = math.floor(max_corrupt * n) + 1
+    deterministic = parties_in(max_corrupt, n) + 1
     if degree >= n - 1 or max_corrupt == 0:
         return min(deterministic, degree + 1)
     terms = _binomial_terms(degree, max_corrupt)  # P[Binomial(k, gamma) >= t] = sum of terms[t:]
@@ -99,7 +111,7 @@ def default_threshold(n: int, degree: int, max_dropout: float, failure: float = 
     ``n * P[Binomial(degree, 1 - max_dropout) < t] <= failure`` (a union bound
     over parties, for dropouts independent of the graph).
     """
-    deterministic = degree - math.floor(max_dropout * n)
+    deterministic = degree - parties_in(max_dropout, n)
     if degree >= n - 1:
         return deterministic
     terms = _binomial_terms(degree, 1.0 - max_dropout)  # P[Binomial(k, q) < t] = sum of terms[:t]
@@ -187,8 +199,8 @@ class SecAggConfig:
             # the default tolerance, lowered to k/n only where a threshold >= t_min is impossible
             md = DEFAULT_MAX_DROPOUT
             if (default_degree(n) if degree is None else degree) >= n - 1:  # complete graph
-                while md > 0 and n - 1 - math.floor(md * n) < t_min:
-                    md = (math.floor(md * n) - 1) / n
+                while md > 0 and n - 1 - parties_in(md, n) < t_min:
+                    md = (parties_in(md, n) - 1) / n
             max_dropout = max(md, 0.0)
         def window(k: int) -> tuple[int, int]:
             """Thresholds secure against ``gamma`` collusion and surviving ``max_dropout``."""
@@ -233,7 +245,7 @@ class SecAggConfig:
     @property
     def max_dropped(self) -> int:
         """Largest number of dropouts the run tolerates."""
-        return math.floor(self.max_dropout * self.n)
+        return parties_in(self.max_dropout, self.n)
 
     def as_json(self) -> dict[str, object]:
         return {
