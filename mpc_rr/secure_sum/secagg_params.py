@@ -229,12 +229,14 @@ class SecAggConfig:
         else:
             t = int(threshold)
             if not lo <= t <= k:
-                why = (f"a coalition of max_corrupt={gamma:g} of the parties reaches thresholds "
-                       f"below {lo}" if t < lo and lo > t_min else "it must not exceed the degree")  # fmt: skip
-                raise UsageError(
-                    f"SecAggConfig: threshold must be in [{lo}, degree={k}], got {t} ({why}; raise "
-                    f"the threshold or degree, or lower max_corrupt)"
-                )
+                if t > k:
+                    why = "a party cannot share among more neighbours than it has; lower it or raise the degree"
+                elif lo > t_min:
+                    why = (f"a coalition of max_corrupt={gamma:g} of the parties reaches thresholds below "
+                           f"{lo}; raise the threshold or degree, or lower max_corrupt")  # fmt: skip
+                else:
+                    why = f"below {t_min}, one party's share would reveal its secrets; raise it"
+                raise UsageError(f"SecAggConfig: threshold must be in [{lo}, degree={k}], got {t} ({why})")
         return cls(n, cells, int(modulus), k, t, float(max_dropout), gamma, run)
 
     @property
