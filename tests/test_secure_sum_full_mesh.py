@@ -300,3 +300,10 @@ def test_usage_errors_name_the_parameter() -> None:
         FullMeshParty(4, 3, np.array([1]))
     with pytest.raises(UsageError, match="publication must be"):
         full_mesh_roles(np.zeros((2, 2), np.int64), publication="gossip")
+    # an explicit modulus is checked where the role is built, not mid-run
+    with pytest.raises(UsageError, match=r"modulus must be in \[2, 2\^56\], got 72057594037927937"):
+        FullMeshParty(1, 3, np.array([1]), modulus=2**56 + 1)
+    with pytest.raises(UsageError, match="overflows the 64-bit sums"):
+        FullMeshParty(1, 300, np.array([1]), modulus=2**56)
+    with pytest.raises(UsageError, match="overflows the 64-bit sums"):
+        BulletinBoard(300, 1, modulus=2**56)

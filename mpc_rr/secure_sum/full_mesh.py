@@ -144,6 +144,21 @@ def full_mesh_message_count(n: int, publication: Publication = "all-to-all") -> 
     return n * (n - 1) + 4 * n
 
 
+def _modulus(n: int, modulus: int | None) -> int:
+    """``modulus`` (default ``n + 1``), checked where the role is built, not mid-run.
+
+    Shares are drawn by :meth:`Entropy.uniform` (at most ``2^56``) and ``n + 1``
+    residues are summed in ``uint64`` before the reduction.
+    """
+    m = n + 1 if modulus is None else int(modulus)
+    if not 2 <= m <= 2**56:
+        raise UsageError(f"modulus must be in [2, 2^56], got {m}")
+    if (n + 1) * (m - 1) >= 2**64:
+        top = (2**64 - 1) // (n + 1) + 1
+        raise UsageError(f"modulus {m} with {n} parties overflows the 64-bit sums (at most {top})")
+    return m
+
+
 def _check_publication(publication: str) -> None:
     if publication not in ("all-to-all", "board"):
         raise UsageError(f"publication must be 'all-to-all' or 'board', got {publication!r}")
@@ -233,7 +248,7 @@ class FullMeshParty(Role):
             raise UsageError(f"party_id must be in 1..{n}, got {party_id}")
         _check_publication(publication)
         self.n = int(n)
-        self.modulus = int(modulus) if modulus is not None else self.n + 1
+        self.modulus = _modulus(self.n, modulus)
         self.x = check_inputs(x, self.modulus, self.n)
         self.cells = self.x.size
         self.dtype = smallest_uint(self.modulus)
@@ -454,7 +469,7 @@ class BulletinBoard(Role):
         super().__init__(COORDINATOR, BoardState.KEYS)
         self.n = int(n)
         self.cells = int(cells)
-        self.modulus = int(modulus) if modulus is not None else self.n + 1
+        self.modulus = _modulus(self.n, modulus)
         self.dtype = smallest_uint(self.modulus)
         self.run = run
         self._keys = np.zeros((self.n, KEY_LEN), np.uint8)
