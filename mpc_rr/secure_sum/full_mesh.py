@@ -290,10 +290,18 @@ class FullMeshParty(Role):
             return self._no_share_yet
         return self._no_publication_yet
 
-    def _fail(self, src: int, what: str) -> PeerError:
-        """Abort naming ``src`` for ``what``; the PeerError to raise."""
-        self.abort(f"{self.name}: {what} from party {src}", [src])
-        return PeerError(f"{self.name}: {what} from party {src}", src)
+    def _fail(self, src: int, what: str, keyed: bool = False) -> PeerError:
+        """Abort naming ``src`` for ``what``; the PeerError to raise.
+
+        ``keyed``: the fault involves ``src``'s public key, which in board mode came
+        from the board's list -- the board may have substituted it, and the message says so.
+        """
+        board = " (its key came from the board's list: the board may have substituted it)"
+        text = f"{self.name}: {what} from party {src}"
+        if keyed and self.publication == "board":
+            text += board
+        self.abort(text, [src])
+        return PeerError(text, src)
 
     def _store(self, store: dict[int, bytes], src: int, data: bytes, what: str) -> None:
         """Record a digest of ``data`` from ``src``; a second message raises PeerError.
@@ -366,7 +374,7 @@ class FullMeshParty(Role):
             try:
                 shared = crypto.agree(self._sk, self._pks[j])
             except crypto.InvalidPublicKey as exc:
-                raise self._fail(j, f"unusable public key ({exc})") from None
+                raise self._fail(j, f"unusable public key ({exc})", keyed=True) from None
             keys[j] = share_key(shared, self.run, j, me)
             k_out, aad = share_key(shared, self.run, me, j), share_aad(self.run, me, j)
             ct = self._seal(k_out, wire[j - 1].tobytes(), aad)
@@ -384,7 +392,7 @@ class FullMeshParty(Role):
         try:
             plain = self._unseal(key, ct, share_aad(self.run, src, self.party_id))
         except crypto.InvalidTag:
-            raise self._fail(src, "share that fails authentication") from None
+            raise self._fail(src, "share that fails authentication", keyed=True) from None
         w = WireArray(dtype=self.wire_dtype.str, shape=(self.cells,), data=plain)
         self._acc += self._read(w, src, "share")
 
