@@ -33,9 +33,12 @@ from __future__ import annotations
 import abc
 from collections.abc import Iterable
 
-from mpc_rr.errors import ErrorLog
+import trio
 
-__all__ = ["Endpoint"]
+from mpc_rr.errors import ErrorLog
+from transports.errors import EndpointClosed
+
+__all__ = ["ChannelEndpoint", "Endpoint"]
 
 
 class Endpoint(abc.ABC):
@@ -74,3 +77,45 @@ class Endpoint(abc.ABC):
 
     async def __aexit__(self, *exc: object) -> None:
         await self.aclose()
+
+
+class ChannelEndpoint(Endpoint):
+    """An endpoint whose inbound payloads wait in a trio memory channel (memory, shards).
+
+    Subclasses implement ``send``; receiving, polling and closing are the channel's.
+    """
+
+    def __init__(
+        self, party_id: int, peers: Iterable[int], recv: trio.MemoryReceiveChannel[tuple[int, bytes]]
+    ) -> None:
+        self._init_endpoint(party_id, peers)
+        self._recv = recv
+        self._closed = False
+
+    async def receive(self) -> tuple[int, bytes]:
+        try:
+            return await self._recv.receive()
+        except (trio.ClosedResourceError, trio.EndOfChannel):
+            raise EndpointClosed(f"party {self.party_id}: endpoint closed") from None
+
+    def poll(self) -> tuple[int, bytes] | None:
+        try:
+            return self._recv.receive_nowait()
+        except trio.WouldBlock:
+            return None
+        except (trio.ClosedResourceError, trio.EndOfChannel):
+            raise EndpointClosed(f"party {self.party_id}: endpoint closed") from None
+
+    async def aclose(self) -> None:
+        self.close()
+        await trio.lowlevel.checkpoint()
+
+    def close(self) -> None:
+        """Synchronous close (no I/O needed)."""
+        if not self._closed:
+            self._closed = True
+            self._recv.close()
+
+    @property
+    def closed(self) -> bool:
+        return self._closed

@@ -38,7 +38,7 @@ import numpy as np
 import trio
 
 from mpc_rr.errors import UsageError
-from transports.base import Endpoint
+from transports.base import ChannelEndpoint
 from transports.errors import EndpointClosed, UnknownDestination
 from transports.tap import Tap
 
@@ -85,7 +85,7 @@ class LinkModel:
                 raise UsageError(f"LinkModel: {name} must be a probability in [0, 1], got {v!r}")
 
 
-class MemoryEndpoint(Endpoint):
+class MemoryEndpoint(ChannelEndpoint):
     """A party's endpoint on a :class:`MemoryNetwork` (see :class:`transports.base.Endpoint`)."""
 
     def __init__(
@@ -94,10 +94,8 @@ class MemoryEndpoint(Endpoint):
         party_id: int,
         recv: trio.MemoryReceiveChannel[tuple[int, bytes]],
     ) -> None:
-        self._init_endpoint(party_id, network.parties)
+        super().__init__(party_id, network.parties, recv)
         self._net = network
-        self._recv = recv
-        self._closed = False
 
     async def send(self, dst: int, payload: bytes) -> None:
         if self._closed:
@@ -123,34 +121,6 @@ class MemoryEndpoint(Endpoint):
                 self.dropped += 1
         else:
             await net._schedule(self, dst, payload)
-
-    async def receive(self) -> tuple[int, bytes]:
-        try:
-            return await self._recv.receive()
-        except (trio.ClosedResourceError, trio.EndOfChannel):
-            raise EndpointClosed(f"party {self.party_id}: endpoint closed") from None
-
-    def poll(self) -> tuple[int, bytes] | None:
-        try:
-            return self._recv.receive_nowait()
-        except trio.WouldBlock:
-            return None
-        except (trio.ClosedResourceError, trio.EndOfChannel):
-            raise EndpointClosed(f"party {self.party_id}: endpoint closed") from None
-
-    async def aclose(self) -> None:
-        self.close()
-        await trio.lowlevel.checkpoint()
-
-    def close(self) -> None:
-        """Synchronous close (memory endpoints need no I/O to close)."""
-        if not self._closed:
-            self._closed = True
-            self._recv.close()
-
-    @property
-    def closed(self) -> bool:
-        return self._closed
 
 
 class MemoryNetwork:

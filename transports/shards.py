@@ -35,7 +35,7 @@ import msgspec
 import trio
 
 from mpc_rr.errors import DecodeError, UsageError
-from transports.base import Endpoint
+from transports.base import ChannelEndpoint
 from transports.errors import EndpointClosed, UnknownDestination
 from transports.tap import Tap
 
@@ -74,16 +74,14 @@ def decode_batch(frame: bytes | memoryview) -> list[Item]:
     return list(zip(b.src, b.dst, b.payloads, strict=True))
 
 
-class ShardEndpoint(Endpoint):
+class ShardEndpoint(ChannelEndpoint):
     """A party's endpoint on a :class:`ShardNetwork` (see :class:`transports.base.Endpoint`)."""
 
     def __init__(
         self, network: ShardNetwork, party_id: int, recv: trio.MemoryReceiveChannel[tuple[int, bytes]]
     ) -> None:
-        self._init_endpoint(party_id, network.parties)
+        super().__init__(party_id, network.parties, recv)
         self._net = network
-        self._recv = recv
-        self._closed = False
 
     async def send(self, dst: int, payload: bytes) -> None:
         if self._closed:
@@ -102,25 +100,6 @@ class ShardEndpoint(Endpoint):
         if net.tap is not None:
             net.tap.record(trio.current_time(), self.party_id, dst, payload)
         net.outboxes[shard].append((self.party_id, dst, payload))
-
-    async def receive(self) -> tuple[int, bytes]:
-        try:
-            return await self._recv.receive()
-        except (trio.ClosedResourceError, trio.EndOfChannel):
-            raise EndpointClosed(f"party {self.party_id}: endpoint closed") from None
-
-    async def aclose(self) -> None:
-        self.close()
-        await trio.lowlevel.checkpoint()
-
-    def close(self) -> None:
-        if not self._closed:
-            self._closed = True
-            self._recv.close()
-
-    @property
-    def closed(self) -> bool:
-        return self._closed
 
 
 class ShardNetwork:
