@@ -59,8 +59,30 @@ __all__ = [
 CHUNK = 1 << 20
 
 
+class AuditVerdict:
+    """What every audit result shares: the verdict against the claim and a JSON form.
+
+    Mixed into the frozen result dataclasses (which declare ``epsilon_lower``,
+    ``epsilon_claimed`` and ``ci``).
+    """
+
+    epsilon_lower: float
+    epsilon_claimed: float | None
+    ci: tuple[float, float]
+
+    @property
+    def violation(self) -> bool:
+        """The audit proves the claim wrong: ``epsilon_lower > epsilon_claimed``."""
+        return self.epsilon_claimed is not None and self.epsilon_lower > self.epsilon_claimed
+
+    def to_dict(self) -> dict[str, object]:
+        """JSON-ready (``inf`` becomes the string ``"inf"``)."""
+        out = asdict(self) | {"violation": self.violation, "ci": list(self.ci)}  # type: ignore[call-overload]
+        return {k: ("inf" if isinstance(v, float) and math.isinf(v) else v) for k, v in out.items()}
+
+
 @dataclass(frozen=True)
-class AuditResult:
+class AuditResult(AuditVerdict):
     """Outcome of a black-box epsilon audit.
 
     Attributes
@@ -104,15 +126,6 @@ class AuditResult:
     epsilon_claimed: float | None
     seconds: float
 
-    @property
-    def violation(self) -> bool:
-        """The audit proves the claim wrong: ``epsilon_lower > epsilon_claimed``."""
-        return self.epsilon_claimed is not None and self.epsilon_lower > self.epsilon_claimed
-
-    def to_dict(self) -> dict[str, object]:
-        """JSON-ready (``inf`` becomes the string ``"inf"``)."""
-        out = asdict(self) | {"violation": self.violation, "ci": list(self.ci)}
-        return {k: ("inf" if isinstance(v, float) and math.isinf(v) else v) for k, v in out.items()}
 
 
 def epsilon_from_precision(precision: float, candidates: int) -> float:

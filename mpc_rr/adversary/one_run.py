@@ -19,15 +19,14 @@ pipeline end to end (dependence phase + release, composed).
 
 from __future__ import annotations
 
-import math
 import time
 from collections.abc import Callable
-from dataclasses import asdict, dataclass
+from dataclasses import dataclass
 
 import numpy as np
 
 from mpc_rr.adversary._stats import check_confidence, check_count, cp_lower, cp_two_sided
-from mpc_rr.adversary.audit import epsilon_from_precision
+from mpc_rr.adversary.audit import AuditVerdict, epsilon_from_precision
 from mpc_rr.adversary.designs import GuessingTest, structured_test
 from mpc_rr.errors import UsageError
 from mpc_rr.joint import JointMechanism
@@ -38,7 +37,7 @@ Collect = Callable[[np.ndarray, np.random.Generator], np.ndarray]
 
 
 @dataclass(frozen=True)
-class OneRunResult:
+class OneRunResult(AuditVerdict):
     """Outcome of a one-run audit: ``success`` is the precision of the guesses on the coins."""
 
     parties: int
@@ -54,13 +53,6 @@ class OneRunResult:
     canaries: tuple[tuple[int, ...], tuple[int, ...]]
     seconds: float
 
-    @property
-    def violation(self) -> bool:
-        return self.epsilon_claimed is not None and self.epsilon_lower > self.epsilon_claimed
-
-    def to_dict(self) -> dict[str, object]:
-        out = asdict(self) | {"violation": self.violation, "ci": list(self.ci)}
-        return {k: ("inf" if isinstance(v, float) and math.isinf(v) else v) for k, v in out.items()}
 
 
 def one_run_audit(

@@ -34,7 +34,7 @@ from dataclasses import asdict, dataclass
 import numpy as np
 
 from mpc_rr.adversary._stats import check_confidence, check_count, cp_lower, cp_two_sided
-from mpc_rr.adversary.audit import epsilon_from_precision
+from mpc_rr.adversary.audit import AuditVerdict, epsilon_from_precision
 from mpc_rr.errors import UsageError
 from mpc_rr.harness import HarnessRunner
 from mpc_rr.pipeline import PipelineConfig, pipeline_roles, signing
@@ -58,7 +58,7 @@ def synthetic_schema(sizes: Sequence[int]) -> Schema:
 
 
 @dataclass(frozen=True)
-class PipelineAuditResult:
+class PipelineAuditResult(AuditVerdict):
     """A one-run audit of the pipeline (fields as :class:`~mpc_rr.adversary.one_run.OneRunResult`).
 
     ``epsilon_claimed``: the pipeline's own accounting for each party
@@ -85,10 +85,6 @@ class PipelineAuditResult:
     clusters: tuple[tuple[int, ...], ...]
     trials: int
     seconds: float
-
-    @property
-    def violation(self) -> bool:
-        return self.epsilon_lower > self.epsilon_claimed
 
     def to_dict(self) -> dict[str, object]:
         out = asdict(self) | {"violation": self.violation, "ci": list(self.ci)}
