@@ -150,6 +150,22 @@ def check_codes(codes: np.ndarray, sizes: tuple[int, ...]) -> np.ndarray:
     return arr
 
 
+def check_record(record: np.ndarray, sizes: tuple[int, ...], who: str) -> np.ndarray:
+    """One party's record: ``len(sizes)`` integer codes, each in ``[0, size)``; as int64.
+
+    ``who`` names the party in the error (e.g. ``"party 3"``).
+    """
+    rec = np.asarray(record)
+    if (
+        rec.shape != (len(sizes),)
+        or not np.issubdtype(rec.dtype, np.integer)
+        or (rec < 0).any()
+        or (rec >= np.asarray(sizes)).any()
+    ):
+        raise UsageError(f"{who}: record {rec.tolist()} does not fit the attribute sizes {sizes}")
+    return rec.astype(np.int64)
+
+
 def check_observed(observed: np.ndarray, sizes: tuple[int, ...]) -> np.ndarray:
     """Validate an observed count/proportion tensor of shape ``sizes``; return float64."""
     arr = np.asarray(observed, dtype=float)

@@ -9,6 +9,7 @@ import numpy as np
 
 from mpc_rr.clustering import Clustering
 from mpc_rr.compose import SubProtocol
+from mpc_rr.domain import check_record
 from mpc_rr.errors import UsageError
 from mpc_rr.messages import Message
 from mpc_rr.pipeline import signing
@@ -69,19 +70,9 @@ class DataParty(Role):
         super().__init__(party_id, PartyState.DEPENDENCE if secure else PartyState.AWAIT_CLUSTERING)
         if not 1 <= party_id <= config.n:
             raise UsageError(f"party id must be in 1..{config.n}, got {party_id}")
-        rec = np.asarray(record)
-        if (
-            rec.shape != (len(config.sizes),)
-            or not np.issubdtype(rec.dtype, np.integer)
-            or (rec < 0).any()
-            or (rec >= np.asarray(config.sizes)).any()
-        ):
-            raise UsageError(
-                f"party {party_id}: record {rec!r} does not fit the schema sizes {config.sizes}"
-            )
+        self.record = check_record(record, config.sizes, f"party {party_id}")
         self.cfg = config
         self.run = config.run
-        self.record = rec.astype(np.int64)
         self.rng = rng
         self.sub: SubProtocol | None = None
         self.own_clustering: Clustering | None = None

@@ -23,6 +23,7 @@ from functools import lru_cache
 import numpy as np
 
 from mpc_rr.compose import SubProtocol
+from mpc_rr.domain import check_record
 from mpc_rr.errors import PeerError, UsageError
 from mpc_rr.messages import Message
 from mpc_rr.roles import (
@@ -156,20 +157,9 @@ class RRBAClient(Role):
     ) -> None:
         super().__init__(party_id, ClientState.WAITING)
         self.block = config.block_of(party_id)  # raises a UsageError naming the range
-        rec = np.asarray(record)
-        if (
-            rec.shape != (len(config.sizes),)
-            or not np.issubdtype(rec.dtype, np.integer)
-            or (rec < 0).any()
-            or (rec >= np.asarray(config.sizes)).any()
-        ):
-            raise UsageError(
-                f"RRBA client {party_id}: record {rec.tolist()} does not fit the attribute "
-                f"sizes {config.sizes}"
-            )
+        self.record = check_record(record, config.sizes, f"RRBA client {party_id}")
         self.cfg = config
         self.run = config.run
-        self.record = rec.astype(np.int64)
         self.rng = rng
         self.entropy = entropy
         self.noise = noise
