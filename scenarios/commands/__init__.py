@@ -172,6 +172,24 @@ def add_shard_flags(p: argparse.ArgumentParser) -> None:
     )  # fmt: skip
 
 
+def add_secagg_bounds(p: argparse.ArgumentParser, scope: str = "", parties: str = "parties") -> None:
+    """``--max-dropout`` and ``--max-corrupt``: the two bounds SecAgg+'s threshold is sized by.
+
+    ``scope`` prefixes the help (``"secure-sum sources: "``); ``parties`` names who
+    drops out or colludes (``"a block's clients"``).
+    """
+    p.add_argument(
+        "--max-dropout", type=open_unit, default=None,
+        help=f"{scope}SecAgg+ tolerated fraction of {parties} that drop out (default 0.1)",
+    )  # fmt: skip
+    p.add_argument(
+        "--max-corrupt", type=open_unit, default=None,
+        help=f"{scope}SecAgg+ tolerated fraction of {parties} colluding with the aggregator "
+        "(default 0.1): the threshold exceeds what such a coalition holds of any neighbourhood, "
+        "and the default degree grows until both bounds hold",
+    )  # fmt: skip
+
+
 def runner_choice(args: argparse.Namespace) -> tuple[str, dict[str, object]]:
     """The runner name and sharding options for ``runner_for`` (refusing flags that do not apply)."""
     from mpc_rr.errors import UsageError

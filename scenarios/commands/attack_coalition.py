@@ -23,7 +23,7 @@ from pathlib import Path
 from typing import Any
 
 from mpc_rr.errors import UsageError
-from scenarios.commands import HelpFormatter, int_at_least, open_open, open_unit, output_dir
+from scenarios.commands import HelpFormatter, add_secagg_bounds, int_at_least, open_open, output_dir
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -47,11 +47,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--threshold", type=int_at_least(1), default=None,
                    help="SecAgg+ threshold t (without it: the largest t the dropout bound allows; "
                    "refused below the collusion bound of --max-corrupt)")  # fmt: skip
-    p.add_argument("--max-dropout", type=open_unit, default=None,
-                   help="SecAgg+ tolerated dropout fraction (without it: SecAgg+'s default, 0.1)")  # fmt: skip
-    p.add_argument("--max-corrupt", type=open_unit, default=None,
-                   help="SecAgg+ tolerated colluding fraction the threshold is sized against "
-                   "(without it: 0.1; 0 studies thresholds sized for dropouts alone)")  # fmt: skip
+    add_secagg_bounds(p)
     p.add_argument("--failure", type=open_open, default=None,
                    help="SecAgg+ threshold failure target (without it: 1e-6)")  # fmt: skip
     p.add_argument("--confidence", type=float, default=0.95, help="1 - alpha of every interval")

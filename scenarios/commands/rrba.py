@@ -20,6 +20,7 @@ from typing import TYPE_CHECKING, Any
 from mpc_rr.choices import RRBA_CLIENT_RNG, RRBA_ESTIMATORS, RRBA_REPAIRS, RRBA_STOPS
 from scenarios.commands import (
     HelpFormatter,
+    add_secagg_bounds,
     int_at_least,
     open_unit,
     output_file,
@@ -90,15 +91,7 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
         "--secure-tally", action="store_true",
         help="sum each block's one-hot answers with SecAgg+: the aggregator never sees an answer",
     )  # fmt: skip
-    p.add_argument(
-        "--max-dropout", type=open_unit, default=None,
-        help="--secure-tally: SecAgg+ tolerated dropout fraction per block (default 0.1)",
-    )  # fmt: skip
-    p.add_argument(
-        "--max-corrupt", type=open_unit, default=None,
-        help="--secure-tally: SecAgg+ tolerated fraction of a block's clients colluding with "
-        "the aggregator (default 0.1)",
-    )  # fmt: skip
+    add_secagg_bounds(p, "--secure-tally: ", "a block's clients")
     p.add_argument(
         "--secagg-degree", type=int_at_least(1), default=None,
         help="--secure-tally: SecAgg+ graph degree (default: 2*ceil(log2 B), grown until a threshold is both secure and robust; at most B-1)",

@@ -18,10 +18,10 @@ from pathlib import Path
 from mpc_rr.choices import DEPENDENCE_SOURCES, ESTIMATORS, MECHANISMS
 from scenarios.commands import (
     HelpFormatter,
+    add_secagg_bounds,
     add_shard_flags,
     int_at_least,
     open_open,
-    open_unit,
     output_dir,
     output_file,
     probability,
@@ -69,18 +69,10 @@ def register(sub: argparse._SubParsersAction) -> None:
     )  # fmt: skip
     add_shard_flags(p)
     p.add_argument("--queries", type=int_at_least(1), default=200, help="count queries per coverage sigma")
-    p.add_argument(
-        "--max-dropout", type=open_unit, default=None,
-        help="secure-sum sources: SecAgg+ tolerated dropout fraction (default 0.1)",
-    )  # fmt: skip
-    p.add_argument(
-        "--max-corrupt", type=open_unit, default=None,
-        help="secure-sum sources: SecAgg+ tolerated fraction of parties colluding with the "
-        "coordinator (default 0.1; the graph degree grows until both bounds hold)",
-    )  # fmt: skip
+    add_secagg_bounds(p, "secure-sum sources: ")
     p.add_argument(
         "--secagg-degree", type=int_at_least(1), default=None,
-        help="secure-sum sources: SecAgg+ graph degree (default 2*ceil(log2 n); at most n-1)",
+        help="secure-sum sources: SecAgg+ graph degree (default 2*ceil(log2 n), grown until a threshold is both secure and robust; at most n-1)",
     )  # fmt: skip
     p.add_argument(
         "--secagg-failure", type=open_open, default=None,

@@ -16,6 +16,7 @@ import sys
 from mpc_rr.errors import UsageError
 from scenarios.commands import (
     HelpFormatter,
+    add_secagg_bounds,
     add_shard_flags,
     int_at_least,
     open_open,
@@ -50,22 +51,17 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     )  # fmt: skip
     add_shard_flags(p)
     p.add_argument("--step-timeout", type=positive_float, default=30.0, help="seconds before a step's dropouts")
-    p.add_argument("--dropout", type=open_unit, default=0.0, help="fraction of parties that crash")
+    p.add_argument(
+        "--dropout", type=open_unit, default=0.0,
+        help="fraction of parties that crash (independent of --max-dropout, so a --dropout above "
+        "it shows the clean abort)",
+    )  # fmt: skip
     p.add_argument(
         "--drop-step", choices=("keys", "shares", "masked", "unmask", "publish"), default=None,
         help="step at which the dropouts crash (default: the last: unmask for SecAgg+, publish "
         "for the full mesh)",
     )  # fmt: skip
-    p.add_argument(
-        "--max-dropout", type=open_unit, default=None,
-        help="SecAgg+ tolerated dropout fraction (default 0.1; independent of --dropout, so a "
-        "--dropout above it shows the clean abort)",
-    )  # fmt: skip
-    p.add_argument(
-        "--max-corrupt", type=open_unit, default=None,
-        help="SecAgg+ tolerated fraction of parties colluding with the aggregator (default 0.1); "
-        "the threshold exceeds what such a coalition holds of any neighbourhood",
-    )  # fmt: skip
+    add_secagg_bounds(p)
     p.add_argument("--degree", type=int_at_least(1), default=None, help="SecAgg+ graph degree k (at most n-1)")
     p.add_argument("--threshold", type=int_at_least(1), default=None, help="SecAgg+ Shamir threshold t")
     p.add_argument("--failure", type=open_open, default=None, help="SecAgg+ threshold failure target (default 1e-6)")
