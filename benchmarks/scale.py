@@ -163,7 +163,7 @@ def bootstrap_adult(n: int, seed: int) -> Dataset:
     """``n`` records drawn uniformly with replacement from Adult's rows (seeded)."""
     data = load_adult()
     rows = np.random.default_rng(np.random.SeedSequence([seed, 0xB007])).integers(0, data.n, n)
-    return Dataset(data.schema, np.ascontiguousarray(data.codes[rows]))
+    return Dataset(data.schema, np.ascontiguousarray(data.codes[rows]), name="adult-bootstrap")
 
 
 def part_million(args: argparse.Namespace) -> dict[str, Any]:
@@ -173,7 +173,7 @@ def part_million(args: argparse.Namespace) -> dict[str, Any]:
     kind = "ray" if args.engine == "ray" else "sharded"
     print(f"\nRR pipeline, {n:,} bootstrap parties, {kind} x{args.workers}", flush=True)
     t, c = time.perf_counter(), time.process_time()
-    ex = execute(opts, runner_for(kind, workers=args.workers, step_timeout=600.0), data, dataset="adult-bootstrap")
+    ex = execute(opts, runner_for(kind, workers=args.workers, step_timeout=600.0), data)
     wall, cpu = time.perf_counter() - t, time.process_time() - c
     extra = ex.run.costs.extra
     return {

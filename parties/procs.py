@@ -37,10 +37,11 @@ from typing import IO, Any
 
 from mpc_rr.costs import CostReport, PartyStats
 from mpc_rr.errors import UsageError
+from mpc_rr.runs import ProtocolSpec
 from mpc_rr.transcript import Transcript
-from transports.pki import generate_deployment
+from transports.pki import Roster, generate_deployment
 
-__all__ = ["ProcessRunResult", "run_processes"]
+__all__ = ["ProcessRunResult", "run_processes", "run_with_hub_process"]
 
 
 @dataclass
@@ -98,6 +99,88 @@ def run_processes(
             tmp.cleanup()
 
 
+def run_with_hub_process(
+    spec: ProtocolSpec,
+    n_parties: int,
+    *,
+    seed: int = 0,
+    params: Mapping[str, Any] | None = None,
+    tls: bool = True,
+    workdir: Path | None = None,
+    step_timeout: float = 30.0,
+    timeout: float = 300.0,
+    transcript: bool = False,
+    connect_limit: int = 64,
+    python: str = sys.executable,
+) -> ProcessRunResult:
+    """The hub in its own OS process, every other party in this one, over TCP (+TLS).
+
+    One process that holds both ends of every loopback connection needs two
+    file descriptors per party, so 10,000 TLS parties need about 20,075 and
+    do not fit under a hard open-file limit of 20,000.  Here the hub is
+    started exactly as on a server of its own (``mpc-rr party --id 0
+    --listen-fd``, a socket bound by this runner) and the ``n_parties - 1``
+    clients run in this process through :func:`parties.tcp_runner.run_tcp`
+    with the hub elsewhere: one descriptor per party on each side.  Roles are
+    built with ``spec`` from ``(n_parties, seed, params)`` on both sides, as
+    ``mpc-rr party`` does.
+
+    ``costs.extra`` carries what ``run_tcp`` reports (its ``wire_bytes``:
+    what the clients wrote; the hub's are in its process) plus
+    ``max_rss_bytes`` of this process, ``hub_max_rss_bytes`` and
+    ``total_s`` (from creating the deployment to the hub's report; ``wall_s``
+    is the protocol run, as with ``run_tcp``).  Results
+    are JSON values (``spec.result_to_json``), as from :func:`run_processes`.
+    """
+    from parties.node import max_rss_bytes
+    from parties.tcp_runner import run_tcp_sync
+
+    if n_parties < 2:
+        raise UsageError(f"run_with_hub_process: n_parties must be >= 2, got {n_parties}")
+    tmp = None
+    if workdir is None:
+        tmp = tempfile.TemporaryDirectory(prefix="mpc-rr-hub-")
+        workdir = Path(tmp.name)
+    params = dict(params or {})
+    # the hub waits (linger) for every party to connect and, after the run, to leave
+    run = _Processes(
+        spec.name, n_parties, seed, params, tls, Path(workdir), step_timeout, timeout,
+        timeout, transcript, {}, python,
+    )  # fmt: skip
+    try:
+        t0 = time.perf_counter()
+        live, _ = run.start_hub()
+        try:
+            roles = {
+                i: spec.make_role(i, n_parties, seed, params) for i in sorted(live.ids - {live.hub})
+            }
+            res = run_tcp_sync(
+                roles, roster=live, tls=tls, step_timeout=step_timeout, timeout=timeout,
+                transcript=transcript, connect_limit=connect_limit, connect_wait=timeout,
+            )  # fmt: skip
+            run._wait([live.hub], time.monotonic() + timeout + 10)
+        finally:
+            run.stop_all()
+        wall = time.perf_counter() - t0
+        hub = run._collect([live.hub], wall)
+    finally:
+        if tmp is not None:
+            tmp.cleanup()
+    results = {pid: spec.result_to_json(r) for pid, r in res.results().items()} | hub.results
+    errors = {pid: str(e) for pid, e in res.errors.items()} | hub.errors
+    extra = dict(res.costs.extra)
+    extra["max_rss_bytes"] = max_rss_bytes()
+    extra["hub_max_rss_bytes"] = hub.reports.get(live.hub, {}).get("max_rss_bytes")
+    extra["total_s"] = wall  # deployment, hub start-up, handshakes, run, hub's report
+    costs = CostReport(
+        res.costs.parties | hub.costs.parties, res.costs.wall_s, "tcp-hub-process", extra
+    )
+    trace = res.transcript
+    if trace is not None and hub.transcript is not None:
+        trace.extend(hub.transcript.events)
+    return ProcessRunResult(results, errors, costs, hub.reports, hub.exit_codes, trace)
+
+
 class _Processes:
     def __init__(
         self, protocol: str, n: int, seed: int, params: dict[str, Any], tls: bool, workdir: Path,
@@ -150,21 +233,38 @@ class _Processes:
                     p.kill()
                     p.wait()
 
-    def run(self) -> ProcessRunResult:
-        t0 = time.perf_counter()
+    def start_hub(self) -> tuple[Roster, Path]:
+        """Create the deployment and start the hub; return the live roster and its file.
+
+        The runner binds the hub's socket and hands it down, so every party
+        starts at once: clients that come up before the hub wait in the
+        listen backlog (or retry).
+        """
         w = self.workdir
         roster = generate_deployment(self.n, w / "keys", hub_port=0)
-        hub = roster.hub
-        # The runner binds the hub's socket and hands it down, so every party starts at
-        # once: clients that come up before the hub wait in the listen backlog (or retry).
         listener = socket.create_server(("127.0.0.1", 0), backlog=min(4096, self.n + 16))
         try:
             live = roster.with_hub_address("127.0.0.1", listener.getsockname()[1])
             live_path = live.save(w / "keys" / "roster-live.json")
             fd = listener.fileno()
-            self._start(hub, live_path, ["--listen-fd", str(fd)], pass_fds=(fd,))
+            self._start(live.hub, live_path, ["--listen-fd", str(fd)], pass_fds=(fd,))
         finally:
             listener.close()  # the hub holds its own copy
+        return live, live_path
+
+    def stop_all(self) -> None:
+        """Kill whatever still runs and close the logs (no process is left behind)."""
+        for p in self.procs.values():
+            if p.poll() is None:
+                p.kill()
+                p.wait()
+        for f in self.logs.values():
+            f.close()
+
+    def run(self) -> ProcessRunResult:
+        t0 = time.perf_counter()
+        roster, live_path = self.start_hub()
+        hub = roster.hub
         try:
             others = sorted(roster.ids - {hub})
             for pid in others:
@@ -173,12 +273,7 @@ class _Processes:
             self._wait(others, end)
             self._wait([hub], end + self.linger + 10)
         finally:
-            for p in self.procs.values():
-                if p.poll() is None:
-                    p.kill()
-                    p.wait()
-            for f in self.logs.values():
-                f.close()
+            self.stop_all()
         return self._collect(sorted(roster.ids), time.perf_counter() - t0)
 
     def _collect(self, ids: list[int], wall: float) -> ProcessRunResult:

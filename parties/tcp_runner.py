@@ -8,6 +8,7 @@ For separate OS processes see :mod:`parties.procs`.
 
 from __future__ import annotations
 
+import contextlib
 import enum
 import functools
 import tempfile
@@ -25,6 +26,7 @@ from mpc_rr.runs import RolePlan, RunResult, roles_of
 from parties.party import Party
 from parties.runner import StepTimeout, run_parties, sent_transcript, timeout_for
 from transports.base import Endpoint
+from transports.errors import TransportError
 from transports.limits import ensure_fd_limit
 from transports.memory import DEFAULT_BUFFER
 from transports.pki import Roster, client_context, generate_deployment
@@ -67,11 +69,13 @@ async def run_tcp(
     timeout: float | None = None,
     transcript: bool = False,
     connect_limit: int = 64,
+    connect_wait: float = 120.0,
 ) -> RunResult:
     """Run ``roles`` over TCP on 127.0.0.1 (hub = party ``roster.hub``, port chosen by the OS).
 
     ``roster`` defaults to a fresh deployment in a temporary directory with
-    ids ``0..len(roles)-1``.  ``connect_limit`` bounds concurrent handshakes.
+    ids ``0..len(roles)-1``.  ``connect_limit`` bounds concurrent handshakes;
+    ``connect_wait``: seconds a remote hub may take to signal the start.
     ``costs.extra`` holds ``handshakes``, ``handshake_s`` (time to connect
     every party), ``tls``, ``wire_bytes`` (every byte written to the sockets,
     beneath TLS, hop by hop: a message between two non-hub parties crosses two
@@ -79,6 +83,14 @@ async def run_tcp(
     handshakes and the hello/welcome frames); the payload bytes are
     ``costs.bytes``.  Wire bytes come from ``tap`` when one is given (its
     events), else from a counter.
+
+    **Hub elsewhere.** When ``roster`` is given and ``roles`` hold every
+    party but the hub, the hub is another process already serving the
+    roster's hub address (e.g. ``mpc-rr party --id 0``; see
+    :func:`parties.procs.run_with_hub_process`): the parties connect to it,
+    wait for its start signal and run; this process then holds one socket per
+    party instead of two (10,000 TLS parties under an open-file limit of
+    20,000).
 
     Raises :class:`UsageError` before any work if the process may not open
     enough files for all the sockets (see
@@ -88,22 +100,40 @@ async def run_tcp(
     ids = sorted(roles)
     trace = sent_transcript() if transcript else None
     wire: Tap = tap if tap is not None else _WireCounter()
-    # every non-hub party holds two sockets in this process: its own and the hub's end
+    hub_here = roster is None or roster.hub in roles
+    clients = len(ids) - 1 if hub_here else len(ids)
+    # every non-hub party holds its socket here, and the hub's end too when the hub is here
     ensure_fd_limit(
-        2 * max(len(ids) - 1, 0) + _FD_HEADROOM, f"run_tcp with {len(ids)} parties in one process"
+        (2 if hub_here else 1) * max(clients, 0) + _FD_HEADROOM,
+        f"run_tcp with {clients} parties{' and their hub' if hub_here else ''} in one process",
+        alternative=(
+            "run the hub in its own process, one socket per party here instead of two "
+            "(parties.procs.run_with_hub_process; `mpc-rr ping --hub-process`)"
+            if hub_here
+            else "run fewer parties per process"
+        ),
     )
     with tempfile.TemporaryDirectory(prefix="mpc-rr-keys-") as tmp:
         if roster is None:
             if ids != list(range(len(ids))):
                 raise UsageError("run_tcp: without a roster, party ids must be 0..n-1")
             roster = generate_deployment(len(ids), Path(tmp), hub_port=0)
-        if set(ids) != set(roster.ids):
-            raise UsageError("run_tcp: roles and roster list different parties")
-        async with open_hub(
-            roster, host="127.0.0.1", port=0, tls=tls, buffer=buffer, tap=wire, max_frame=max_frame
-        ) as hub:
-            r = roster.with_hub_address("127.0.0.1", hub.port)
-            eps: dict[int, Endpoint] = {r.hub: hub}
+        if set(ids) | ({roster.hub} if not hub_here else set()) != set(roster.ids):
+            raise UsageError(
+                "run_tcp: roles and roster list different parties (give every party, "
+                "or every party but the hub when the hub runs elsewhere)"
+            )
+        if hub_here:
+            hub_cm: Any = open_hub(
+                roster, host="127.0.0.1", port=0, tls=tls, buffer=buffer, tap=wire, max_frame=max_frame
+            )
+        else:
+            if roster.parties[roster.hub].port == 0:
+                raise UsageError("run_tcp: the hub runs elsewhere, but the roster gives it no port")
+            hub_cm = contextlib.nullcontext()
+        async with hub_cm as hub:
+            r = roster.with_hub_address("127.0.0.1", hub.port) if hub_here else roster
+            eps: dict[int, Endpoint] = {r.hub: hub} if hub_here else {}
             limiter = trio.CapacityLimiter(connect_limit)
 
             async def conn(i: int) -> None:
@@ -120,6 +150,17 @@ async def run_tcp(
                         if i != r.hub:
                             nursery.start_soon(conn, i)
                 handshake_s = time.perf_counter() - t0
+                if not hub_here:  # the remote hub signals once every party is connected
+                    with trio.move_on_after(connect_wait) as waited:
+                        async with trio.open_nursery() as nursery:
+                            for ep in eps.values():
+                                nursery.start_soon(ep.wait_start)  # type: ignore[attr-defined]
+                    if waited.cancelled_caught:
+                        e = r.parties[r.hub]
+                        raise TransportError(
+                            f"run_tcp: the hub at {e.host}:{e.port} did not signal the start "
+                            f"within {connect_wait} s of {clients} parties connecting"
+                        )
                 setup_bytes = wire.total_bytes
                 parties = {
                     pid: Party(
@@ -133,7 +174,7 @@ async def run_tcp(
                 }
                 result = await run_parties(parties, timeout=timeout, transport="tcp", transcript=trace)
                 result.costs.extra["handshake_s"] = handshake_s
-                result.costs.extra["handshakes"] = len(ids) - 1
+                result.costs.extra["handshakes"] = clients
                 result.costs.extra["tls"] = tls
                 result.costs.extra["wire_bytes"] = wire.total_bytes
                 result.costs.extra["wire_bytes_setup"] = setup_bytes

@@ -46,9 +46,11 @@ def test_run_tcp_is_refused_before_any_work_when_the_hard_limit_is_too_low() -> 
     assert "WORK STARTED" not in out.stdout
     assert out.returncode == 1, out.stderr
     last = out.stderr.strip().splitlines()[-1]
-    assert last.startswith("mpc_rr.errors.UsageError: run_tcp with 300 parties in one process")
+    assert last.startswith("mpc_rr.errors.UsageError: run_tcp with 299 parties and their hub in one process")
     assert "the open-file limit (RLIMIT_NOFILE) is 200" in last
     assert "hard limit 200" in last and "`ulimit -n " in last
+    assert last.endswith("or run the hub in its own process, one socket per party here instead of two "
+                         "(parties.procs.run_with_hub_process; `mpc-rr ping --hub-process`)")
 
 
 def test_the_soft_limit_is_raised_when_the_hard_limit_allows_it() -> None:

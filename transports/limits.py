@@ -32,7 +32,7 @@ def open_fd_count() -> int:
     return 0
 
 
-def ensure_fd_limit(needed: int, what: str) -> int | None:
+def ensure_fd_limit(needed: int, what: str, *, alternative: str = "run fewer parties per process") -> int | None:
     """Make sure this process can open ``needed`` more file descriptors.
 
     The descriptors already open are counted and added.  If the soft limit
@@ -47,6 +47,8 @@ def ensure_fd_limit(needed: int, what: str) -> int | None:
     what:
         The operation, for the error message (e.g. ``"run_tcp with 10100
         parties in one process"``).
+    alternative:
+        What else the user can do, ending the error message.
 
     Returns
     -------
@@ -79,5 +81,5 @@ def ensure_fd_limit(needed: int, what: str) -> int | None:
         f"is {soft} and cannot be raised past the hard limit {shown_hard}; raise it with "
         f"`ulimit -n {total}` in the shell that starts this (raising the hard limit "
         f"may need root: /etc/security/limits.conf or systemd's LimitNOFILE), "
-        f"or run fewer parties per process"
+        f"or {alternative}"
     )

@@ -1,0 +1,28 @@
+"""The scale benchmark's parts still run against today's APIs (tiny sizes).
+
+Benchmarks run outside the default suite; without this, a signature change in
+the pipeline broke ``--part million`` silently (found when re-measuring issue 13).
+"""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from benchmarks import scale
+
+
+def test_million_part_runs_at_a_small_size(capsys: pytest.CaptureFixture[str]) -> None:
+    assert scale.main(["--part", "million", "--million", "1500", "--workers", "2"]) == 0
+    res = json.loads(capsys.readouterr().out.strip().splitlines()[-1])
+    assert res["ok"] is True
+    assert res["released"] == 1500
+    assert res["messages"] == 3 * 1500
+    assert len(res["superstep_cpu_s"]) == res["supersteps"]
+
+
+def test_pipeline_part_compares_runners_on_the_same_estimates(capsys: pytest.CaptureFixture[str]) -> None:
+    assert scale.main(["--part", "rr", "--parties", "600", "--repeats", "1", "--workers", "2"]) == 0
+    out = capsys.readouterr().out
+    assert "same clusters and estimates in every run: True" in out

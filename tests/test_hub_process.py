@@ -1,0 +1,107 @@
+"""The hub in its own OS process, every client in this one (issue 13 item 5: 10,000 TLS parties).
+
+One process holding both ends of each loopback connection needs two file
+descriptors per party; with the hub elsewhere it needs one.  The limits are
+lowered in a subprocess: a lowered hard limit cannot be raised again.
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+import textwrap
+
+import numpy as np
+import pytest
+import trio
+
+from mpc_rr.errors import UsageError
+from mpc_rr.plainsum import expected_total, make_role
+from parties.procs import run_with_hub_process
+from parties.tcp_runner import run_tcp, run_tcp_sync
+from scenarios.registry import get_protocol
+from transports.errors import TransportError
+from transports.pki import generate_deployment
+from transports.tcp import open_hub
+
+resource = pytest.importorskip("resource")  # POSIX only
+
+
+def test_a_hub_process_fits_where_one_process_cannot() -> None:
+    # 100 clients: ~264 descriptors with the hub here, ~164 with the hub elsewhere; limit 200
+    code = """
+        import json, resource
+        resource.setrlimit(resource.RLIMIT_NOFILE, (200, 200))
+        from mpc_rr.errors import UsageError
+        from scenarios.commands.ping import ping
+        try:
+            ping("tcp", 100)
+        except UsageError as exc:
+            print("REFUSED", exc)
+        rep, _ = ping("tcp", 100, hub_process=True)
+        print(json.dumps(rep))
+    """
+    out = subprocess.run(
+        [sys.executable, "-c", textwrap.dedent(code)], capture_output=True, text=True, timeout=180
+    )
+    assert out.returncode == 0, out.stderr[-3000:]
+    refused, report = out.stdout.strip().splitlines()[-2:]
+    assert refused.startswith("REFUSED run_tcp with 100 parties and their hub in one process")
+    assert "run the hub in its own process" in refused
+    rep = json.loads(report)
+    assert rep["ok"] is True, rep.get("errors")
+    assert rep["transport"] == "tcp-hub-process" and rep["tls"] is True
+    assert rep["handshakes"] == 100 and rep["messages"] == 200
+    assert rep["max_rss_bytes"] > 0 and rep["hub_max_rss_bytes"] > 0
+
+
+def test_same_results_and_transcript_as_the_hub_in_this_process() -> None:
+    n, seed, params = 9, 4, {"cells": 3, "run": "hp"}
+    spec = get_protocol("plainsum")
+    split = run_with_hub_process(spec, n, seed=seed, params=params, transcript=True, timeout=60)
+    assert split.ok, split.errors
+    want = expected_total(n - 1, seed, 3)
+    assert set(split.results) == set(range(n))
+    assert all(np.array_equal(np.asarray(r), want) for r in split.results.values())
+    together = run_tcp_sync({i: make_role(i, n, seed, params) for i in range(n)}, transcript=True)
+    assert together.ok
+    assert split.links() == together.links()
+    assert split.costs.messages == together.costs.messages == 2 * (n - 1)
+    assert split.costs.bytes == together.costs.bytes
+
+
+def test_secagg_over_a_hub_process_sums_exactly() -> None:
+    n, params = 12, {"cells": 5, "run": "hp-secagg"}
+    spec = get_protocol("secagg")
+    res = run_with_hub_process(spec, n, seed=7, params=params, timeout=120)
+    assert res.ok, res.errors
+    ref = trio.run(
+        lambda: run_tcp({i: spec.make_role(i, n, 7, params) for i in range(n)}, timeout=120)
+    )
+    assert ref.ok
+    want = spec.result_to_json(ref.roles[0].result)
+    assert res.results[0] == want
+
+
+def test_a_hub_that_never_signals_the_start_is_a_clean_error(tmp_path) -> None:  # type: ignore[no-untyped-def]
+    roster = generate_deployment(3, tmp_path, hub_port=0)
+
+    async def main() -> None:
+        # a hub that welcomes the parties but never calls start_all
+        async with open_hub(roster, host="127.0.0.1", port=0, tls=False) as hub:
+            live = roster.with_hub_address("127.0.0.1", hub.port)
+            roles = {i: make_role(i, 3, 0, {"cells": 1}) for i in (1, 2)}
+            with pytest.raises(TransportError, match=r"did not signal the start within 0.5 s"):
+                await run_tcp(roles, roster=live, tls=False, connect_wait=0.5)
+
+    trio.run(main)
+
+
+def test_roles_must_cover_the_roster_but_the_hub(tmp_path) -> None:  # type: ignore[no-untyped-def]
+    roster = generate_deployment(4, tmp_path, hub_port=0).with_hub_address("127.0.0.1", 1)
+    with pytest.raises(UsageError, match=r"roles and roster list different parties"):
+        run_tcp_sync({1: make_role(1, 4, 0, {"cells": 1})}, roster=roster)
+    no_port = generate_deployment(3, tmp_path / "b", hub_port=0)
+    with pytest.raises(UsageError, match=r"the hub runs elsewhere, but the roster gives it no port"):
+        run_tcp_sync({i: make_role(i, 3, 0, {"cells": 1}) for i in (1, 2)}, roster=no_port)
