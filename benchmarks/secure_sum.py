@@ -9,9 +9,13 @@ Run ``python -m benchmarks.secure_sum [--part adult|sweep|all] [--quick]``.
   sending their masked input.
 * ``mpyc``: MPyC (installed into the venv by the benchmark, never a project
   dependency) against ours, one OS process per party, m = 3, 5, 7:
-  ``processes_s`` (launch of the first process to exit of the last) and
-  ``ready_s`` (median process age when a party is about to connect: imports
-  and set-up done; ours report it as ``startup_s``).
+  ``processes_s`` (launch of the first process to exit of the last; ours:
+  of a fresh runner process, ``benchmarks._ours_procs``, that starts the
+  parties, so its own start-up counts too) and ``ready_s`` (median process
+  age when a party is about to connect: imports and set-up done; ours
+  report it as ``startup_s``).  Ours runs with the default launch (a
+  fork server that imports once and forks the parties) and, as ``exec``,
+  with a fresh interpreter per party (what each host pays on its own).
 * ``sweep``: the full mesh (Sec. 4.2, all-to-all, shares encrypted end to
   end after a key step) and the board variant against SecAgg+ for growing n,
   same inputs, same run: medians of
@@ -25,6 +29,7 @@ reported next to wall time because it is less sensitive to contention.
 from __future__ import annotations
 
 import argparse
+import json
 import os
 import re
 import statistics
@@ -207,24 +212,19 @@ def _run_mpyc(m: int, cells: int, seed: int) -> dict[str, float]:
     }
 
 
-def _run_ours(protocol: str, m: int, cells: int, seed: int) -> dict[str, float]:
-    from mpc_rr.secure_sum.factories import expected_total
-    from parties.procs import run_processes
-
+def _run_ours(protocol: str, m: int, cells: int, seed: int, launch: str) -> dict[str, float]:
+    """One run of ours in a fresh runner process (``benchmarks._ours_procs``), timed whole."""
     t0 = time.perf_counter()
-    r = run_processes(protocol, m + 1, seed=seed, params={"cells": cells}, timeout=300)
+    r = subprocess.run(
+        [sys.executable, "-m", "benchmarks._ours_procs", "--protocol", protocol,
+         "--parties", str(m + 1), "--cells", str(cells), "--seed", str(seed), "--launch", launch],
+        capture_output=True, text=True, timeout=600,
+    )  # fmt: skip
     total_wall = time.perf_counter() - t0
-    if not r.ok or not np.array_equal(r.results[0]["total"], expected_total(m, seed, cells)):
-        raise RuntimeError(f"{protocol} over processes failed: {r.errors}")
-    st = r.costs.parties
-    return {
-        "protocol_s": max(s.wall_s for s in st.values()),
-        "session_s": float("nan"),
-        "processes_s": total_wall,
-        "ready_s": statistics.median(float(rep.get("startup_s") or "nan") for rep in r.reports.values()),
-        "bytes_per_party": statistics.mean(st[i].bytes_sent for i in range(1, m + 1)),
-        "aggregator_bytes": st[0].bytes_sent,
-    }
+    if r.returncode != 0:
+        raise RuntimeError(f"{protocol} over processes ({launch}) failed:\n{r.stderr[-2000:]}")
+    out = json.loads(r.stdout.strip().splitlines()[-1])
+    return {**out, "session_s": float("nan"), "processes_s": total_wall}
 
 
 def mpyc_compare(quick: bool = False, repeat: int = 3) -> None:
@@ -237,14 +237,19 @@ def mpyc_compare(quick: bool = False, repeat: int = 3) -> None:
     print(f"  {'m':>3} {'system':18} {'protocol_s':>10} {'processes_s':>11} {'ready_s':>7} "
           f"{'bytes/party':>11} {'aggregator':>10}")  # fmt: skip
     for m in (3, 5) if quick else (3, 5, 7):
-        rows = {}
-        for name, fn in (
-            ("mpyc", lambda s, m=m: _run_mpyc(m, cells, s)),
-            ("ours secagg", lambda s, m=m: _run_ours("secagg", m, cells, s)),
-            ("ours full-mesh-board", lambda s, m=m: _run_ours("full-mesh-board", m, cells, s)),
-        ):
-            runs = [fn(seed) for seed in range(repeat)]
-            rows[name] = {k: statistics.median(r[k] for r in runs) for k in runs[0]}
+        systems = {
+            "mpyc": lambda s, m=m: _run_mpyc(m, cells, s),
+            "ours secagg": lambda s, m=m: _run_ours("secagg", m, cells, s, "fork-server"),
+            "ours secagg exec": lambda s, m=m: _run_ours("secagg", m, cells, s, "exec"),
+            "ours mesh-board": lambda s, m=m: _run_ours("full-mesh-board", m, cells, s, "fork-server"),
+        }
+        runs: dict[str, list[dict[str, float]]] = {name: [] for name in systems}
+        for seed in range(repeat):  # interleaved, so load changes hit every system alike
+            for name, fn in systems.items():
+                runs[name].append(fn(seed))
+        rows = {
+            name: {k: statistics.median(r[k] for r in rs) for k in rs[0]} for name, rs in runs.items()
+        }
         base = rows["mpyc"]
         for name, r in rows.items():
             print(

@@ -1,7 +1,9 @@
 """Run every party of a named protocol as a separate OS process over TCP on localhost.
 
-Each process is ``python -m scenarios.cli party --roster ... --id I``, exactly
-what a user runs on separate hosts.  The runner creates a deployment (CA,
+Each process runs ``mpc-rr party --roster ... --id I``, exactly what a user
+runs on separate hosts, started as a fork of a pre-imported server (default)
+or as a fresh interpreter (``launch="exec"``; see :mod:`parties.launch`).
+The runner creates a deployment (CA,
 certificates, roster) in ``workdir``, binds the hub's listening socket on an
 OS-chosen port, writes the roster with that port, starts the hub (which
 inherits the socket: ``--listen-fd``) and every other party at once, waits,
@@ -23,7 +25,6 @@ itself with SIGKILL right before it would send that message (a real
 from __future__ import annotations
 
 import json
-import os
 import signal
 import socket
 import subprocess
@@ -33,13 +34,16 @@ import time
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import IO, Any
+from typing import TYPE_CHECKING, Any
 
-from mpc_rr.costs import CostReport, PartyStats
 from mpc_rr.errors import UsageError
-from mpc_rr.runs import ProtocolSpec
-from mpc_rr.transcript import Transcript
-from transports.pki import Roster, generate_deployment
+from parties.launch import LAUNCHES, PartyProcess, launch_party, preload_modules, start_launcher
+
+if TYPE_CHECKING:  # imported where used: the fork server starts first and imports them meanwhile
+    from mpc_rr.costs import CostReport
+    from mpc_rr.runs import ProtocolSpec
+    from mpc_rr.transcript import Transcript
+    from transports.pki import Roster
 
 __all__ = ["ProcessRunResult", "run_processes", "run_with_hub_process"]
 
@@ -80,18 +84,25 @@ def run_processes(
     transcript: bool = False,
     crash: Mapping[int, str] | None = None,
     python: str = sys.executable,
+    launch: str = "fork-server",
 ) -> ProcessRunResult:
-    """Run ``n_parties`` processes (hub included) of ``protocol``; see the module docstring."""
+    """Run ``n_parties`` processes (hub included) of ``protocol``; see the module docstring.
+
+    ``launch``: ``"fork-server"`` or ``"exec"`` (``python`` is the interpreter of ``exec``).
+    """
     if n_parties < 2:
         raise UsageError(f"run_processes: n_parties must be >= 2, got {n_parties}")
+    if launch not in LAUNCHES:
+        raise UsageError(f"run_processes: launch must be one of {LAUNCHES}, got {launch!r}")
     tmp = None
     if workdir is None:
         tmp = tempfile.TemporaryDirectory(prefix="mpc-rr-procs-")
         workdir = Path(tmp.name)
+    start_launcher(launch, preload_modules(protocol))  # imports in the server while we go on
     try:
         run = _Processes(
             protocol, n_parties, seed, dict(params or {}), tls, Path(workdir), step_timeout,
-            timeout, linger, transcript, dict(crash or {}), python,
+            timeout, linger, transcript, dict(crash or {}), python, launch,
         )  # fmt: skip
         return run.run()
     finally:
@@ -132,6 +143,7 @@ def run_with_hub_process(
     is the protocol run, as with ``run_tcp``).  Results
     are JSON values (``spec.result_to_json``), as from :func:`run_processes`.
     """
+    from mpc_rr.costs import CostReport
     from parties.node import max_rss_bytes
     from parties.tcp_runner import run_tcp_sync
 
@@ -145,7 +157,7 @@ def run_with_hub_process(
     # the hub waits (linger) for every party to connect and, after the run, to leave
     run = _Processes(
         spec.name, n_parties, seed, params, tls, Path(workdir), step_timeout, timeout,
-        timeout, transcript, {}, python,
+        timeout, transcript, {}, python, "exec",
     )  # fmt: skip
     try:
         t0 = time.perf_counter()
@@ -185,38 +197,34 @@ class _Processes:
     def __init__(
         self, protocol: str, n: int, seed: int, params: dict[str, Any], tls: bool, workdir: Path,
         step_timeout: float, timeout: float, linger: float, transcript: bool,
-        crash: dict[int, str], python: str,
+        crash: dict[int, str], python: str, launch: str,
     ) -> None:  # fmt: skip
         self.protocol, self.n, self.seed, self.params = protocol, n, seed, params
         self.tls, self.workdir, self.python = tls, workdir, python
         self.step_timeout, self.timeout, self.linger = step_timeout, timeout, linger
         self.transcript, self.crash = transcript, crash
-        self.procs: dict[int, subprocess.Popen[bytes]] = {}
-        self.logs: dict[int, IO[bytes]] = {}
+        self.launch = launch
+        self.procs: dict[int, PartyProcess] = {}
 
-    def _start(
-        self, pid: int, roster_path: Path, extra: list[str], pass_fds: tuple[int, ...] = ()
-    ) -> None:
+    def _start(self, pid: int, roster_path: Path, listen: socket.socket | None = None) -> None:
         w = self.workdir
         out = w / f"party-{pid}.json"
         out.unlink(missing_ok=True)
-        cmd = [
-            self.python, "-m", "scenarios.cli", "party", "--roster", str(roster_path),
-            "--id", str(pid), "--protocol", self.protocol, "--seed", str(self.seed),
-            "--params", json.dumps(self.params), "--step-timeout", str(self.step_timeout),
-            "--timeout", str(self.timeout), "--linger", str(self.linger), "--out", str(out),
+        argv = [
+            "--roster", str(roster_path), "--id", str(pid), "--protocol", self.protocol,
+            "--seed", str(self.seed), "--params", json.dumps(self.params),
+            "--step-timeout", str(self.step_timeout), "--timeout", str(self.timeout),
+            "--linger", str(self.linger), "--out", str(out),
         ]  # fmt: skip
         if not self.tls:
-            cmd.append("--plaintext")
+            argv.append("--plaintext")
         if self.transcript:
-            cmd += ["--transcript", str(w / f"party-{pid}.transcript")]
+            argv += ["--transcript", str(w / f"party-{pid}.transcript")]
         if pid in self.crash:
-            cmd += ["--crash-before", self.crash[pid]]
-        self.logs[pid] = open(w / f"party-{pid}.log", "wb")
-        env = dict(os.environ, PYTHONUNBUFFERED="1")
-        self.procs[pid] = subprocess.Popen(
-            cmd + extra, stdout=subprocess.DEVNULL, stderr=self.logs[pid], env=env,
-            pass_fds=pass_fds,
+            argv += ["--crash-before", self.crash[pid]]
+        self.procs[pid] = launch_party(
+            self.launch, argv, w / f"party-{pid}.log", listen=listen,
+            preload=preload_modules(self.protocol), python=self.python,
         )  # fmt: skip
 
     def _wait(self, pids: list[int], until: float) -> None:
@@ -240,14 +248,15 @@ class _Processes:
         starts at once: clients that come up before the hub wait in the
         listen backlog (or retry).
         """
+        from transports.pki import generate_deployment
+
         w = self.workdir
         roster = generate_deployment(self.n, w / "keys", hub_port=0)
         listener = socket.create_server(("127.0.0.1", 0), backlog=min(4096, self.n + 16))
         try:
             live = roster.with_hub_address("127.0.0.1", listener.getsockname()[1])
             live_path = live.save(w / "keys" / "roster-live.json")
-            fd = listener.fileno()
-            self._start(live.hub, live_path, ["--listen-fd", str(fd)], pass_fds=(fd,))
+            self._start(live.hub, live_path, listener)
         finally:
             listener.close()  # the hub holds its own copy
         return live, live_path
@@ -258,8 +267,6 @@ class _Processes:
             if p.poll() is None:
                 p.kill()
                 p.wait()
-        for f in self.logs.values():
-            f.close()
 
     def run(self) -> ProcessRunResult:
         t0 = time.perf_counter()
@@ -268,7 +275,7 @@ class _Processes:
         try:
             others = sorted(roster.ids - {hub})
             for pid in others:
-                self._start(pid, live_path, [])
+                self._start(pid, live_path)
             end = time.monotonic() + self.timeout + self.linger + 30
             self._wait(others, end)
             self._wait([hub], end + self.linger + 10)
@@ -277,6 +284,9 @@ class _Processes:
         return self._collect(sorted(roster.ids), time.perf_counter() - t0)
 
     def _collect(self, ids: list[int], wall: float) -> ProcessRunResult:
+        from mpc_rr.costs import CostReport, PartyStats
+        from mpc_rr.transcript import Transcript
+
         w = self.workdir
         results: dict[int, Any] = {}
         errors: dict[int, str] = {}

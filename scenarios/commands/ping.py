@@ -42,6 +42,11 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--seed", type=int, default=0, help="seed of the clients' vectors")
     p.add_argument("--processes", action="store_true", help="tcp: one OS process per party")
     p.add_argument(
+        "--launch", choices=["fork-server", "exec"], default="fork-server",
+        help="--processes: fork the parties from a server that imported everything once, or "
+        "start a fresh interpreter per party (what each host pays on its own)",
+    )  # fmt: skip
+    p.add_argument(
         "--hub-process", action="store_true",
         help="tcp: the hub in its own OS process, every client in this one (one socket per "
         "party here instead of two: 10,000 TLS parties fit under 20,000 open files)",
@@ -60,6 +65,7 @@ def ping(
     cells: int = 4,
     seed: int = 0,
     processes: bool = False,
+    launch: str = "fork-server",
     hub_process: bool = False,
     tls: bool = True,
     timeout: float = 300.0,
@@ -85,8 +91,9 @@ def ping(
         from parties.procs import run_processes
 
         pr = run_processes(
-            "plainsum", n, seed=seed, params=params, tls=tls, timeout=timeout, transcript=transcript
-        )
+            "plainsum", n, seed=seed, params=params, tls=tls, timeout=timeout,
+            transcript=transcript, launch=launch,
+        )  # fmt: skip
         got = pr.results.values()
         ok = pr.ok and all(np.array_equal(np.asarray(r), want) for r in got)
         costs, errors, trace = pr.costs, pr.errors, pr.transcript
@@ -125,6 +132,7 @@ def _run(args: argparse.Namespace) -> int:
         cells=args.cells,
         seed=args.seed,
         processes=args.processes,
+        launch=args.launch,
         hub_process=args.hub_process,
         tls=not args.plaintext,
         timeout=args.timeout,

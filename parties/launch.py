@@ -1,0 +1,213 @@
+"""Start one OS process per party: a fresh interpreter each, or forks of a pre-imported server.
+
+:func:`parties.procs.run_processes` runs ``mpc-rr party ARGV`` once per party.
+Two ways to start those processes, chosen with ``launch=``:
+
+* ``"exec"``: ``python -m scenarios.cli party ARGV`` -- a new interpreter per
+  party, exactly what a user starts on a host of its own.  Every process pays
+  the interpreter and its imports (trio, numpy, ssl, cryptography, msgspec,
+  the protocol: ~0.5 s of CPU), and m processes on 2 cores pay it m times.
+* ``"fork-server"`` (default): the standard library's
+  :mod:`multiprocessing` fork server, preloaded with those modules, forks one
+  child per party; the child runs the same ``scenarios.cli.main(ARGV)``.  The
+  imports are paid once per runner, in the server; each party is still its
+  own OS process with its own memory, sockets, TLS context and keys.  Fork
+  safety: keys, masks and shares come from the OS CSPRNG or OpenSSL (which
+  reseeds in a forked child), simulation noise from the seed given to the
+  party; nothing random is drawn at import time (``tests/test_launch.py``
+  checks that forked parties advertise distinct keys).
+
+Both return a handle with the subset of :class:`subprocess.Popen` the runner
+uses: ``wait(timeout)`` (raises :class:`subprocess.TimeoutExpired`),
+``poll()``, ``send_signal(sig)``, ``kill()`` and ``returncode``.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import multiprocessing
+import os
+import signal
+import socket
+import subprocess
+import sys
+import types
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any, Protocol
+
+from mpc_rr.errors import UsageError
+
+__all__ = ["LAUNCHES", "PartyProcess", "launch_party", "preload_modules", "start_launcher"]
+
+LAUNCHES = ("fork-server", "exec")
+
+_COMMON_PRELOAD = (
+    "numpy",
+    "numpy.random",
+    "secrets",
+    "trio",
+    "ssl",
+    "msgspec",
+    "cryptography.hazmat.primitives.asymmetric.x25519",
+    "scenarios.cli",
+    "scenarios.commands.party",
+    "parties.node",
+    "parties.launch",
+    "transports.tcp",
+    "transports.pki",
+)
+
+
+class PartyProcess(Protocol):
+    """What the runner needs of a started party process (a subset of ``Popen``)."""
+
+    @property
+    def returncode(self) -> int | None: ...
+
+    def wait(self, timeout: float | None = None) -> int: ...
+
+    def poll(self) -> int | None: ...
+
+    def send_signal(self, sig: int) -> None: ...
+
+    def kill(self) -> None: ...
+
+
+def preload_modules(protocol: str) -> list[str]:
+    """Modules the fork server imports once: the command line (every command module:
+    the parser registers them all), the runtime, the protocol's roles."""
+    from scenarios.cli import COMMANDS
+    from scenarios.registry import BUILTIN
+
+    target = BUILTIN.get(protocol)
+    return [
+        *_COMMON_PRELOAD,
+        *(f"scenarios.commands.{name}" for name in COMMANDS),
+        *([target.partition(":")[0]] if target else []),
+    ]
+
+
+def launch_party(
+    launch: str,
+    argv: list[str],
+    log: Path,
+    *,
+    listen: socket.socket | None = None,
+    preload: list[str] | None = None,
+    python: str = sys.executable,
+) -> PartyProcess:
+    """Start ``mpc-rr party ARGV`` (``argv`` without ``party``) with stderr to ``log``.
+
+    ``listen``: a bound, listening socket the party (the hub) serves; it is
+    handed to the child and the child gets ``--listen-fd``.  The caller may
+    close its own copy once this returns.
+    """
+    if launch == "exec":
+        return _exec(argv, log, listen, python)
+    if launch == "fork-server":
+        return _fork(argv, log, listen, preload or [])
+    raise UsageError(f"launch must be one of {LAUNCHES}, got {launch!r}")
+
+
+def _exec(argv: list[str], log: Path, listen: socket.socket | None, python: str) -> PartyProcess:
+    fds: tuple[int, ...] = ()
+    if listen is not None:
+        fds = (listen.fileno(),)
+        argv = [*argv, "--listen-fd", str(listen.fileno())]
+    env = dict(os.environ, PYTHONUNBUFFERED="1")
+    with open(log, "wb") as err:  # the child holds its own descriptor
+        return subprocess.Popen(
+            [python, "-m", "scenarios.cli", "party", *argv],
+            stdout=subprocess.DEVNULL, stderr=err, env=env, pass_fds=fds,
+        )  # fmt: skip
+
+
+_server_preload: list[str] | None = None
+
+
+def start_launcher(launch: str, preload: list[str]) -> None:
+    """Start the fork server now (it imports ``preload`` while the caller goes on).
+
+    Nothing to do for ``"exec"``.  The server lives as long as this process
+    and keeps the modules of its first start; a later protocol's other
+    modules are imported by each child.
+    """
+    global _server_preload
+    if launch != "fork-server":
+        return
+    if _server_preload is None:
+        _server_preload = list(preload)
+        multiprocessing.set_forkserver_preload(_server_preload)
+    from multiprocessing import forkserver
+
+    forkserver.ensure_running()
+
+
+def _fork(argv: list[str], log: Path, listen: socket.socket | None, preload: list[str]) -> PartyProcess:
+    start_launcher("fork-server", preload)
+    ctx = multiprocessing.get_context("forkserver")
+    proc = ctx.Process(target=_party_main, args=(argv, str(log), listen), daemon=True)
+    with _no_main_module():
+        proc.start()
+    return _Forked(proc)
+
+
+@contextlib.contextmanager
+def _no_main_module() -> Iterator[None]:
+    """Hide the caller's ``__main__`` from :mod:`multiprocessing` while a child starts.
+
+    multiprocessing re-runs the parent's main script or module in every child
+    (so that pickled functions defined there resolve).  A party never needs
+    it -- its entry point is :func:`_party_main` here -- and re-running it
+    would cost start-up time, repeat any unguarded side effects of the
+    caller's script, and fails outright for ``python -`` (``<stdin>``).
+    """
+    main = sys.modules["__main__"]
+    stub = types.ModuleType("__main__")
+    stub.__spec__ = None
+    sys.modules["__main__"] = stub
+    try:
+        yield
+    finally:
+        sys.modules["__main__"] = main
+
+
+def _party_main(argv: list[str], log: str, listen: socket.socket | None) -> None:
+    """The forked child: stdout to /dev/null, stderr to ``log``, then ``mpc-rr party ARGV``."""
+    os.dup2(os.open(os.devnull, os.O_WRONLY), 1)
+    os.dup2(os.open(log, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600), 2)
+    if listen is not None:  # this socket object must not close the descriptor the hub serves
+        argv = [*argv, "--listen-fd", str(listen.detach())]
+    from scenarios.cli import main
+
+    sys.exit(main(["party", *argv]))
+
+
+class _Forked:
+    """A :class:`multiprocessing.Process` behind the ``Popen`` subset the runner uses."""
+
+    def __init__(self, proc: Any) -> None:
+        self._proc = proc
+
+    @property
+    def returncode(self) -> int | None:
+        code: int | None = self._proc.exitcode
+        return code
+
+    def wait(self, timeout: float | None = None) -> int:
+        self._proc.join(timeout)
+        code = self._proc.exitcode
+        if code is None:
+            raise subprocess.TimeoutExpired(f"party process {self._proc.pid}", timeout or 0.0)
+        return int(code)
+
+    def poll(self) -> int | None:
+        return self.returncode
+
+    def send_signal(self, sig: int) -> None:
+        if self._proc.exitcode is None:
+            os.kill(self._proc.pid, sig)
+
+    def kill(self) -> None:
+        self.send_signal(signal.SIGKILL)

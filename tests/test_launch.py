@@ -1,0 +1,100 @@
+"""Party processes started by the fork server or as fresh interpreters (issue 13 item 4).
+
+The fork server imports once and forks the parties: each is still its own OS
+process, and must draw its own keys (fork safety), give the same results as a
+fresh interpreter, and never re-run the caller's main script.
+"""
+
+from __future__ import annotations
+
+import os
+import statistics
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from mpc_rr.errors import UsageError
+from mpc_rr.messages import Codec
+from mpc_rr.plainsum import expected_total
+from mpc_rr.secure_sum.secagg_messages import AdvertiseKeys
+from parties.launch import launch_party
+from parties.procs import run_processes
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def test_both_launches_give_the_same_results_and_payloads() -> None:
+    params = {"cells": 4, "run": "launch"}
+    runs = {
+        launch: run_processes("plainsum", 5, seed=3, params=params, timeout=60, transcript=True, launch=launch)
+        for launch in ("fork-server", "exec")
+    }
+    want = expected_total(4, 3, 4)
+    for launch, r in runs.items():
+        assert r.ok, (launch, r.errors)
+        assert all(np.array_equal(np.asarray(v), want) for v in r.results.values()), launch
+        assert set(r.exit_codes.values()) == {0}, (launch, r.exit_codes)
+    assert runs["fork-server"].links() == runs["exec"].links()
+
+
+def test_forked_parties_draw_their_own_keys() -> None:
+    # Parties forked from one pre-imported server must not share CSPRNG state:
+    # equal keys would let any party unmask its neighbours.
+    r = run_processes("secagg", 7, seed=1, params={"cells": 8}, timeout=90, transcript=True)
+    assert r.ok, r.errors
+    codec = Codec([AdvertiseKeys])
+    adverts = [
+        codec.decode(data) for (src, dst), frames in r.links().items() if dst == 0 for data in frames[:1]
+    ]
+    assert len(adverts) == 6
+    keys = [a.c_pk for a in adverts] + [a.s_pk for a in adverts]  # type: ignore[attr-defined]
+    assert len(set(keys)) == 12, "two forked parties advertised the same public key"
+
+
+def test_forked_parties_are_ready_sooner_than_fresh_interpreters() -> None:
+    ready = {}
+    for launch in ("fork-server", "exec"):
+        r = run_processes("secagg", 4, seed=2, params={"cells": 16}, timeout=90, launch=launch)
+        assert r.ok, r.errors
+        ready[launch] = statistics.median(float(rep["startup_s"]) for rep in r.reports.values())
+    # a fresh interpreter imports trio, numpy, ssl, cryptography and the roles (~0.5 s of CPU);
+    # a forked party has them already
+    assert ready["fork-server"] < ready["exec"], ready
+
+
+@pytest.mark.parametrize("how", ["file", "stdin"])
+def test_the_callers_main_script_is_not_rerun_in_the_parties(tmp_path: Path, how: str) -> None:
+    marker = tmp_path / "ran.txt"
+    script = textwrap.dedent(
+        f"""
+        # no `if __name__ == "__main__"` guard, on purpose: parties must not run this again
+        with open({str(marker)!r}, "a") as f:
+            f.write("ran\\n")
+        from parties.procs import run_processes
+        r = run_processes("plainsum", 3, seed=0, params={{"cells": 2}}, timeout=60)
+        print("OK" if r.ok else r.errors)
+        """
+    )
+    env = dict(os.environ, PYTHONPATH=str(ROOT))
+    if how == "file":
+        path = tmp_path / "user_script.py"
+        path.write_text(script)
+        out = subprocess.run([sys.executable, str(path)], capture_output=True, text=True, timeout=120, env=env)
+    else:
+        out = subprocess.run(
+            [sys.executable, "-"], input=script, capture_output=True, text=True, timeout=120, env=env
+        )
+    assert out.returncode == 0, out.stderr[-2000:]
+    assert out.stdout.strip().splitlines()[-1] == "OK"
+    assert marker.read_text() == "ran\n"
+
+
+def test_unknown_launch_is_a_usage_error(tmp_path: Path) -> None:
+    with pytest.raises(UsageError, match=r"launch must be one of \('fork-server', 'exec'\), got 'spawn'"):
+        run_processes("plainsum", 3, launch="spawn")
+    with pytest.raises(UsageError, match=r"launch must be one of"):
+        launch_party("thread", ["--help"], tmp_path / "log")
