@@ -16,6 +16,9 @@ Endings: the data parties are waited for first; the hub, which keeps
 relaying until the others are gone, then gets its linger time to write its
 report.  A process still running at the deadline gets SIGTERM (it writes a
 report with cause ``terminated``), then SIGKILL; no process is left behind.
+If the hub's process exits while others still run (it crashed, or never got
+to listen), they get a few seconds to notice, then are stopped the same way,
+and the hub's error (its report, or the tail of its log) says why.
 
 Fault injection: ``crash={pid: "MessageType"}`` makes party ``pid`` kill
 itself with SIGKILL right before it would send that message (a real
@@ -193,6 +196,10 @@ def run_with_hub_process(
     return ProcessRunResult(results, errors, costs, hub.reports, hub.exit_codes, trace)
 
 
+HUB_GONE_GRACE = 3.0
+"""Seconds the parties get to end by themselves once the hub's process has exited."""
+
+
 class _Processes:
     def __init__(
         self, protocol: str, n: int, seed: int, params: dict[str, Any], tls: bool, workdir: Path,
@@ -241,6 +248,29 @@ class _Processes:
                     p.kill()
                     p.wait()
 
+    def _while_hub_runs(self, hub: int, others: list[int], until: float) -> float:
+        """Wait until ``others`` are done or ``until``; return their deadline.
+
+        A hub that exits while parties still run (it crashed, or never got to
+        listen) ends the run for everyone: nobody can finish without the
+        relay.  The others then get ``HUB_GONE_GRACE`` seconds to notice
+        and report; the caller's :meth:`_wait` stops the rest (SIGTERM:
+        they report ``terminated``) instead of leaving them to retry until
+        their linger or the whole-run deadline.
+        """
+        hub_proc = self.procs[hub]
+        while time.monotonic() < until:
+            alive = [pid for pid in others if self.procs[pid].poll() is None]
+            if not alive:
+                break
+            if hub_proc.poll() is not None:
+                return min(until, time.monotonic() + HUB_GONE_GRACE)
+            try:
+                self.procs[alive[0]].wait(timeout=0.05)
+            except subprocess.TimeoutExpired:
+                pass
+        return until
+
     def start_hub(self) -> tuple[Roster, Path]:
         """Create the deployment and start the hub; return the live roster and its file.
 
@@ -277,7 +307,7 @@ class _Processes:
             for pid in others:
                 self._start(pid, live_path)
             end = time.monotonic() + self.timeout + self.linger + 30
-            self._wait(others, end)
+            self._wait(others, self._while_hub_runs(hub, others, end))
             self._wait([hub], end + self.linger + 10)
         finally:
             self.stop_all()

@@ -12,6 +12,7 @@ import statistics
 import subprocess
 import sys
 import textwrap
+import time
 from pathlib import Path
 
 import numpy as np
@@ -98,3 +99,27 @@ def test_unknown_launch_is_a_usage_error(tmp_path: Path) -> None:
         run_processes("plainsum", 3, launch="spawn")
     with pytest.raises(UsageError, match=r"launch must be one of"):
         launch_party("thread", ["--help"], tmp_path / "log")
+
+
+def test_a_hub_that_dies_at_start_ends_the_run_at_once(monkeypatch: pytest.MonkeyPatch) -> None:
+    # The hub's process exits before listening (here: a bad interpreter flag stands in for a
+    # crash at start-up); the clients would retry connecting for their whole linger.
+    import parties.procs as procs
+
+    real = procs.launch_party
+
+    def launch(launch: str, argv: list[str], log: Path, **kw: object):  # type: ignore[no-untyped-def]
+        if argv[argv.index("--id") + 1] == "0":
+            log.write_text("hub: simulated failure before listening\n")
+            return subprocess.Popen([sys.executable, "-c", "raise SystemExit(3)"])
+        return real(launch, argv, log, **kw)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(procs, "launch_party", launch)
+    t0 = time.monotonic()
+    r = run_processes("plainsum", 4, seed=0, params={"cells": 2}, timeout=120, linger=60)
+    took = time.monotonic() - t0
+    assert took < 30, f"the run waited {took:.1f} s for a hub that was gone"
+    assert not r.ok
+    assert "no report (exit 3)" in r.errors[0] and "simulated failure before listening" in r.errors[0]
+    assert set(r.errors) == {0, 1, 2, 3}
+    assert all("terminated" in r.errors[i] or "connection" in r.errors[i] for i in (1, 2, 3)), r.errors
