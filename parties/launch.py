@@ -75,17 +75,11 @@ class PartyProcess(Protocol):
 
 
 def preload_modules(protocol: str) -> list[str]:
-    """Modules the fork server imports once: the command line (every command module:
-    the parser registers them all), the runtime, the protocol's roles."""
-    from scenarios.cli import COMMANDS
+    """Modules the fork server imports once: the party command, the runtime, the protocol's roles."""
     from scenarios.registry import BUILTIN
 
     target = BUILTIN.get(protocol)
-    return [
-        *_COMMON_PRELOAD,
-        *(f"scenarios.commands.{name}" for name in COMMANDS),
-        *([target.partition(":")[0]] if target else []),
-    ]
+    return [*_COMMON_PRELOAD, *([target.partition(":")[0]] if target else [])]
 
 
 def launch_party(
@@ -181,7 +175,7 @@ def _party_main(argv: list[str], log: str, listen: socket.socket | None) -> None
         argv = [*argv, "--listen-fd", str(listen.detach())]
     from scenarios.cli import main
 
-    sys.exit(main(["party", *argv]))
+    sys.exit(main(["party", *argv], commands=("party",)))
 
 
 class _Forked:

@@ -58,7 +58,8 @@ class _Version(argparse.Action):
         parser.exit()
 
 
-def build_parser() -> argparse.ArgumentParser:
+def build_parser(commands: Sequence[str] = COMMANDS) -> argparse.ArgumentParser:
+    """The ``mpc-rr`` parser with ``commands`` (a forked party process needs only ``party``)."""
     from scenarios.commands import HelpFormatter
 
     parser = argparse.ArgumentParser(
@@ -69,13 +70,13 @@ def build_parser() -> argparse.ArgumentParser:
     )
     parser.add_argument("--version", action=_Version, nargs=0, help="show the version and exit")
     sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
-    for name in COMMANDS:
+    for name in commands:
         importlib.import_module(f"scenarios.commands.{name}").register(sub)
     return parser
 
 
-def main(argv: Sequence[str] | None = None) -> int:
-    parser = build_parser()
+def main(argv: Sequence[str] | None = None, commands: Sequence[str] = COMMANDS) -> int:
+    parser = build_parser(commands)
     args = parser.parse_args(argv)  # argparse exits with status 2 on a usage error
     try:
         return int(args.func(args) or 0)
