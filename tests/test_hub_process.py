@@ -105,3 +105,19 @@ def test_roles_must_cover_the_roster_but_the_hub(tmp_path) -> None:  # type: ign
     no_port = generate_deployment(3, tmp_path / "b", hub_port=0)
     with pytest.raises(UsageError, match=r"the hub runs elsewhere, but the roster gives it no port"):
         run_tcp_sync({i: make_role(i, 3, 0, {"cells": 1}) for i in (1, 2)}, roster=no_port)
+
+
+@pytest.mark.slow
+def test_ten_thousand_tls_parties_with_the_hub_in_its_own_process() -> None:
+    # issue 13 item 5, on a machine whose hard open-file limit (20,000) cannot hold 10,000
+    # parties and their hub in one process; ~45 s on 2 quiet cores
+    out = subprocess.run(
+        [sys.executable, "-m", "scenarios.cli", "ping", "--transport", "tcp", "--hub-process",
+         "--parties", "10000", "--timeout", "900", "--json"],
+        capture_output=True, text=True, timeout=1200,
+    )  # fmt: skip
+    assert out.returncode == 0, out.stderr[-3000:]
+    rep = json.loads(out.stdout)
+    assert rep["ok"] is True and rep["tls"] is True and rep["handshakes"] == 10_000
+    per_party = (rep["max_rss_bytes"] + rep["hub_max_rss_bytes"]) / 10_000
+    assert per_party < 150_000, f"{per_party / 1000:.0f} KB per TLS party (both processes)"
