@@ -291,7 +291,7 @@ class SecAggServer(Role):
         snd, rcv = snd[order], rcv[order]
         bounds = np.searchsorted(rcv, np.arange(self.cfg.n + 2)).tolist()
         snd_b = snd.astype(IDS).tobytes()
-        cts_b = cts[order].tobytes()
+        cts_b = cts[order].data.cast("B")  # sliced into each message's bytes: one copy
         out: list[Send] = []
         run, width, ids_str, w4 = self.run, CIPHERTEXT_LEN, IDS.str, IDS.itemsize
         mask_sets = self._mask_sets
@@ -303,7 +303,7 @@ class SecAggServer(Role):
                 step=1,
                 senders=WireArray(dtype=ids_str, shape=(hi - lo,), data=snd_b[w4 * lo : w4 * hi]),
                 ciphertexts=WireArray(
-                    dtype="|u1", shape=(hi - lo, width), data=cts_b[width * lo : width * hi]
+                    dtype="|u1", shape=(hi - lo, width), data=bytes(cts_b[width * lo : width * hi])
                 ),
             )
             out.append(Send(v, msg))
