@@ -20,13 +20,14 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from functools import lru_cache
 
 import numpy as np
 
 from mpc_rr.domain import check_sizes
 from mpc_rr.errors import UsageError
 
-__all__ = ["PairLayout", "crosstabs"]
+__all__ = ["PairLayout", "crosstabs", "pair_layout"]
 
 
 @dataclass(frozen=True)
@@ -105,6 +106,13 @@ class PairLayout:
             (i, j): v[self.offsets[p] : self.offsets[p + 1]].reshape(self.sizes[i], self.sizes[j])
             for p, (i, j) in enumerate(self.pairs)
         }
+
+
+@lru_cache(maxsize=32)
+def pair_layout(sizes: tuple[int, ...]) -> PairLayout:
+    """The (immutable, shared) :class:`PairLayout` of ``sizes``: built once per process, not
+    once per simulated party (every party of a run has the same layout)."""
+    return PairLayout(sizes)
 
 
 def crosstabs(codes: np.ndarray, sizes: Sequence[int]) -> dict[tuple[int, int], np.ndarray]:

@@ -39,7 +39,11 @@ sequences (``RunResult.links()``), the results and the costs equal those of
 one process for the same seed.
 
 Data plane: party payloads travel as MessagePack :class:`~transports.shards.Batch`
-frames, one per (source shard, destination shard, superstep).  Control plane:
+frames, one per (source shard, destination shard, superstep).  Between worker
+processes a frame of at least :data:`SPILL_BYTES` is written once to a file in
+the run's private spill folder (tmpfs where there is one) and read once by its
+destination; the pipes carry its name (a SecAgg+ run on all of Adult moves
+~55 MB frames, which through the parent cost ~0.3 s each).  Control plane:
 the parent sends each worker its picklable spec (plan subset and options),
 and collects at the end a pickled :class:`ShardFinal` (outcomes, costs,
 transcripts) -- between a parent and the workers it started, as
@@ -465,8 +469,37 @@ def collect(
 # -- worker processes -------------------------------------------------------------------
 
 
-def _worker_main(conn: Any, spec_blob: bytes) -> None:
-    """Entry point of a worker process: serve superstep commands until ``finish``."""
+SPILL_BYTES = 1 << 20
+"""A frame at least this large crosses between processes as a file in the run's spill folder
+(on tmpfs where there is one), not through the pipes: the pipes would carry it twice (worker
+to parent, parent to worker) and each end copies it several times; the file is written once
+and read once, and the parent only forwards its name."""
+
+
+def spill_dir() -> str:
+    """A fresh private folder for one run's spilled frames (``/dev/shm`` if present)."""
+    import tempfile
+
+    shm = "/dev/shm"
+    return tempfile.mkdtemp(prefix="mpc-rr-frames-", dir=shm if os.path.isdir(shm) else None)
+
+
+def _read_spilled(path: str) -> bytes:
+    """The frame in ``path``, which is then removed (each spilled frame is read once)."""
+    with open(path, "rb") as fh:
+        data = fh.read()
+    os.unlink(path)
+    return data
+
+
+def _worker_main(
+    conn: Any, spec_blob: bytes, spill: str | None = None, spill_bytes: int = SPILL_BYTES
+) -> None:
+    """Entry point of a worker process: serve superstep commands until ``finish``.
+
+    ``spill``: the folder for frames of at least ``spill_bytes`` (``None``: every frame
+    through the pipe).
+    """
     try:
         host = ShardHost(pickle.loads(spec_blob))
     except BaseException:
@@ -474,7 +507,9 @@ def _worker_main(conn: Any, spec_blob: bytes) -> None:
         return
     conn.send_bytes(b"R")
     enc = msgspec.msgpack.Encoder()
-    cmd_dec = msgspec.msgpack.Decoder(tuple[float | None, list[bytes]])
+    # (advance_to, frames, indices of the frames that are spill file names)
+    cmd_dec = msgspec.msgpack.Decoder(tuple[float | None, list[bytes], list[int]])
+    shard, step = host.engine.spec.shard, 0
     try:
         while True:
             msg = conn.recv_bytes()
@@ -483,11 +518,22 @@ def _worker_main(conn: Any, spec_blob: bytes) -> None:
                 conn.send_bytes(b"F")
                 conn.send_bytes(blob)
                 return
-            advance, frames = cmd_dec.decode(msg)
+            advance, frames, spilled = cmd_dec.decode(msg)
+            del msg
+            for i in spilled:
+                frames[i] = _read_spilled(frames[i].decode())
             report = host.step(frames, advance)
+            del frames
             conn.send_bytes(b"S" + enc.encode(report))
             for dst, frame in sorted(host.take_frames().items()):
-                conn.send_bytes(dst.to_bytes(4, "little") + frame)
+                if spill is not None and len(frame) >= spill_bytes:
+                    path = os.path.join(spill, f"{shard}-{dst}-{step}")
+                    with open(path, "wb") as fh:
+                        fh.write(frame)
+                    conn.send_bytes(b"P" + dst.to_bytes(4, "little") + path.encode())
+                else:
+                    conn.send_bytes(b"B" + dst.to_bytes(4, "little") + frame)
+            step += 1
     except EOFError:  # the parent went away
         return
     except BaseException:
@@ -518,7 +564,9 @@ class _ProcessPool:
         ctx = mp.get_context(method or start_method())
         self.conns: list[Any] = []
         self.procs: list[Any] = []
-        self._frames: list[dict[int, bytes]] = [{} for _ in specs]
+        self._spill = spill_dir()
+        # a frame is its bytes, or the name of the spill file holding them
+        self._frames: list[dict[int, bytes | str]] = [{} for _ in specs]
         self._enc = msgspec.msgpack.Encoder()
         self._dec = msgspec.msgpack.Decoder(StepReport)
         try:
@@ -531,7 +579,9 @@ class _ProcessPool:
                         f"process ({exc}); use picklable parameters (e.g. module-level factories)"
                     ) from None
                 parent, child = ctx.Pipe(duplex=True)
-                proc = ctx.Process(target=_worker_main, args=(child, blob), daemon=True)
+                proc = ctx.Process(
+                    target=_worker_main, args=(child, blob, self._spill, SPILL_BYTES), daemon=True
+                )
                 proc.start()
                 child.close()
                 self.conns.append(parent)
@@ -559,19 +609,22 @@ class _ProcessPool:
 
     def step(self, inbound: list[list[Any]], advance_to: float | None) -> list[StepReport]:
         for k, c in enumerate(self.conns):
-            c.send_bytes(self._enc.encode((advance_to, inbound[k])))
+            frames = [h.encode() if isinstance(h, str) else h for h in inbound[k]]
+            spilled = [i for i, h in enumerate(inbound[k]) if isinstance(h, str)]
+            c.send_bytes(self._enc.encode((advance_to, frames, spilled)))
         reports = []
         for k in range(len(self.conns)):
             r = self._dec.decode(self._expect(k, self._recv(k), b"S"))
-            frames = {}
+            frames: dict[int, bytes | str] = {}
             for _ in range(sum(1 for d, n in enumerate(r.sizes) if n and d != k)):
                 msg = self._recv(k)
-                frames[int.from_bytes(msg[:4], "little")] = msg[4:]
+                dst = int.from_bytes(msg[1:5], "little")
+                frames[dst] = msg[5:].decode() if msg[:1] == b"P" else msg[5:]
             self._frames[k] = frames
             reports.append(r)
         return reports
 
-    def outbound(self, shard: int, dst: int) -> bytes:
+    def outbound(self, shard: int, dst: int) -> bytes | str:
         return self._frames[shard][dst]
 
     def finish(self) -> list[ShardFinal]:
@@ -584,6 +637,8 @@ class _ProcessPool:
         return finals
 
     def close(self) -> None:
+        import shutil
+
         for c in self.conns:
             c.close()
         for p in self.procs:
@@ -591,6 +646,7 @@ class _ProcessPool:
             if p.is_alive():
                 p.kill()
                 p.join()
+        shutil.rmtree(self._spill, ignore_errors=True)
 
 
 class ShardedRunner:

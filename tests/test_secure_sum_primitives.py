@@ -64,6 +64,35 @@ def test_hkdf_matches_the_reference_implementation() -> None:
     assert crypto.hkdf_sha256(ikm, b"ctx") == ref
     ref64 = HKDF(algorithm=hashes.SHA256(), length=64, salt=None, info=b"x").derive(ikm)
     assert crypto.hkdf_sha256(ikm, b"x", 64) == ref64
+    for length in (1, 16, 33, 100):
+        ref = HKDF(algorithm=hashes.SHA256(), length=length, salt=b"s", info=b"i").derive(ikm)
+        assert crypto.hkdf_sha256(ikm, b"i", length, salt=b"s") == ref
+
+
+def _ref_hkdf(ikm: bytes, info: str, length: int = 32) -> bytes:
+    return HKDF(algorithm=hashes.SHA256(), length=length, salt=None, info=info.encode()).derive(ikm)
+
+
+def test_batch_key_derivations_match_the_reference_hkdf() -> None:
+    """The per-neighbourhood HKDF batches (hashlib HMAC) equal cryptography's HKDF, key for key."""
+    rng = np.random.default_rng(5)
+    shared = [rng.bytes(32) for _ in range(7)]
+    me, others = 40, [3, 39, 41, 77, 1000, 12, 2**31]
+    masks = crypto.pair_keys(shared, "mask", "run/x", me, others)
+    assert masks == [
+        _ref_hkdf(s, f"mpc_rr/secagg/v1/mask/run/x/{min(me, v)}/{max(me, v)}")
+        for s, v in zip(shared, others, strict=True)
+    ]
+    out, into = crypto.enc_keys_many(shared, "run/x", me, others)
+    for s, v, o, i in zip(shared, others, out, into, strict=True):
+        okm = _ref_hkdf(s, f"mpc_rr/secagg/v1/enc/run/x/{min(me, v)}/{max(me, v)}", 64)
+        assert (o, i) == ((okm[:32], okm[32:]) if me < v else (okm[32:], okm[:32]))
+        assert (o, i) == crypto.enc_keys(s, "run/x", me, v)
+    seeds = b"".join(shared)
+    assert crypto.self_keys(seeds, "r", others) == [
+        _ref_hkdf(s, f"mpc_rr/secagg/v1/self/r/{u}/{u}")
+        for s, u in zip(shared, others, strict=True)
+    ]
 
 
 def test_masks_are_uniform_and_keyed_by_the_full_secret() -> None:

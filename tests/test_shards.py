@@ -7,6 +7,8 @@ that the comparison can fail (another seed gives other links).
 
 from __future__ import annotations
 
+import os
+
 import numpy as np
 import pytest
 
@@ -82,6 +84,33 @@ def test_plainsum_same_links_results_and_costs(workers: int, method: str) -> Non
     assert isinstance(many.roles[0], RoleOutcome) and many.roles[0].name == "PlainSumHub 0"
     other = MemoryRunner(transcript=True)(SpecPlan(PLAINSUM, 11, 8, {"cells": 4, "run": "t"}))
     assert other.links() != many.links()  # the comparison can fail
+
+
+@pytest.mark.parametrize("method", ["fork", "spawn"])
+def test_frames_through_spill_files_give_the_same_run(
+    method: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Every frame crossing as a spill file (threshold 1 byte): same links, results, costs;
+    the spill folder is gone afterwards."""
+    import parties.shards as shards
+
+    made: list[str] = []
+    real = shards.spill_dir
+
+    def spy() -> str:
+        made.append(real())
+        return made[-1]
+
+    monkeypatch.setattr(shards, "SPILL_BYTES", 1)
+    monkeypatch.setattr(shards, "spill_dir", spy)
+    plan = SpecPlan(PLAINSUM, 11, 7, {"cells": 4, "run": "t"})
+    one = MemoryRunner(transcript=True)(plan)
+    many = ShardedRunner(workers=3, transcript=True, start_method=method)(plan)
+    assert many.ok and many.links() == one.links() and len(one.links()) == 20
+    assert per_link_events(many) == per_link_events(one)
+    same_costs(one, many)
+    assert many.costs.extra["cross_shard_messages"] > 0
+    assert len(made) == 1 and not os.path.exists(made[0])
 
 
 def test_bounded_inbound_buffers_give_the_same_run() -> None:

@@ -17,7 +17,7 @@ from functools import lru_cache
 import numpy as np
 
 from mpc_rr.clustering import Clustering, cluster_attributes
-from mpc_rr.pair_cells import PairLayout
+from mpc_rr.pair_cells import pair_layout
 from mpc_rr.pairwise_rr import estimate_pair_tables, pair_cells, pair_dependences, perturb_pairs
 from mpc_rr.pipeline.config import PipelineConfig
 from mpc_rr.roles import COORDINATOR, Role
@@ -42,7 +42,7 @@ def secagg_public_for(cfg: PipelineConfig) -> SecAggPublic:
     """The SecAgg+ public parameters of a pipeline run's dependence phase."""
     return secagg_public(
         cfg.n,
-        PairLayout(cfg.sizes).cells,
+        pair_layout(cfg.sizes).cells,
         run=f"{cfg.run}/dependence",
         degree=cfg.secagg_degree,
         max_dropout=cfg.secagg_max_dropout,
@@ -67,7 +67,7 @@ def secagg_dependence(entropy: Callable[[int], Entropy] | None = None) -> SubFac
 def dependence_input(cfg: PipelineConfig, record: np.ndarray, rng: np.random.Generator) -> np.ndarray:
     """A party's secure-sum input: one-hot pair cells of its true record (4.2) or of its
     pairwise-randomized values (4.3, drawn pair by pair from its own generator)."""
-    layout = PairLayout(cfg.sizes)
+    layout = pair_layout(cfg.sizes)
     rec = np.asarray(record)[None, :]
     if cfg.dependence != "pairwise-rr":
         one_hot: np.ndarray = layout.one_hot(rec)[0]
@@ -85,7 +85,7 @@ def dependences_from_aggregate(cfg: PipelineConfig, total: np.ndarray) -> np.nda
     ``pairwise-rr``: it holds the tables of randomized pairs, each estimated by
     Eq. 2 with the configured repair (:func:`mpc_rr.pairwise_rr.estimate_pair_tables`).
     """
-    layout = PairLayout(cfg.sizes)
+    layout = pair_layout(cfg.sizes)
     tables = layout.decode(np.asarray(total))
     if cfg.dependence == "pairwise-rr":
         tables = estimate_pair_tables(tables, cfg.pair_mechanisms(), layout, cfg.estimator).tables

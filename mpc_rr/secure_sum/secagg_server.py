@@ -272,28 +272,39 @@ class SecAggServer(Role):
         self._bound()
         self._prune("pruned: too few live neighbours after share distribution")
         self._bound()
-        got = {u: c for u, c in self._cts.items() if self.alive[u]}
-        self._cts = {}
+        alive = self.alive
+        senders = sorted(u for u in self._cts if alive[u])  # ascending: see the sort below
+        cts_of, self._cts = self._cts, {}
+        sent = self._sent_ids
         empty = np.zeros(0, np.int64)
-        snd = np.concatenate([np.full(self._sent_ids[u].size, u) for u in got] or [empty])
-        rcv = np.concatenate([self._sent_ids[u] for u in got] or [empty])
-        cts = np.concatenate(list(got.values()) or [np.zeros((0, CIPHERTEXT_LEN), np.uint8)])
-        keep = self.alive[rcv]
-        snd, rcv, cts = snd[keep], rcv[keep], cts[keep]
-        order = np.lexsort((snd, rcv))
-        snd, rcv, cts = snd[order], rcv[order], cts[order]
+        snd = np.repeat(np.asarray(senders, np.int64), [sent[u].size for u in senders])
+        rcv = np.concatenate([sent[u] for u in senders] or [empty])
+        cts = np.concatenate(
+            [cts_of[u] for u in senders] or [np.zeros((0, CIPHERTEXT_LEN), np.uint8)]
+        )
+        keep = alive[rcv]
+        if not keep.all():
+            snd, rcv, cts = snd[keep], rcv[keep], cts[keep]
+        # by receiver, then sender: the senders come in ascending order and each sends one
+        # share per receiver, so a stable sort by receiver alone is the lexicographic order
+        order = np.argsort(rcv, kind="stable")
+        snd, rcv = snd[order], rcv[order]
         bounds = np.searchsorted(rcv, np.arange(self.cfg.n + 2)).tolist()
-        snd32 = snd.astype(IDS)
+        snd_b = snd.astype(IDS).tobytes()
+        cts_b = cts[order].data.cast("B")  # sliced into each message's bytes: one copy
         out: list[Send] = []
-        run, width = self.run, CIPHERTEXT_LEN
-        for v in np.flatnonzero(self.alive).tolist():
+        run, width, ids_str, w4 = self.run, CIPHERTEXT_LEN, IDS.str, IDS.itemsize
+        mask_sets = self._mask_sets
+        for v in np.flatnonzero(alive).tolist():
             lo, hi = bounds[v], bounds[v + 1]
-            self._mask_sets[v] = snd[lo:hi]
+            mask_sets[v] = snd[lo:hi]
             msg = ForwardedShares(
                 run=run,
                 step=1,
-                senders=WireArray(dtype=IDS.str, shape=(hi - lo,), data=snd32[lo:hi].tobytes()),
-                ciphertexts=WireArray(dtype="|u1", shape=(hi - lo, width), data=cts[lo:hi].tobytes()),
+                senders=WireArray(dtype=ids_str, shape=(hi - lo,), data=snd_b[w4 * lo : w4 * hi]),
+                ciphertexts=WireArray(
+                    dtype="|u1", shape=(hi - lo, width), data=bytes(cts_b[width * lo : width * hi])
+                ),
             )
             out.append(Send(v, msg))
         self._sharers = self.alive.copy()  # U2: parties whose seeds are shared
