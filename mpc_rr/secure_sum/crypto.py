@@ -25,15 +25,10 @@ from __future__ import annotations
 
 import hashlib
 import hmac
-from collections.abc import Callable
 from typing import Any
 
 import numpy as np
 from cryptography.exceptions import InvalidTag
-
-# the functions the public wrappers used below end in (always imported by those wrappers);
-# the direct calls skip per-call Python checks and are verified once against the public ones
-from cryptography.hazmat.bindings._rust import openssl as _rust_openssl
 from cryptography.hazmat.primitives.asymmetric.x25519 import X25519PrivateKey, X25519PublicKey
 from cryptography.hazmat.primitives.ciphers import Cipher, algorithms, modes
 from cryptography.hazmat.primitives.ciphers.aead import AESGCM
@@ -141,23 +136,9 @@ def agree(sk: X25519PrivateKey | bytes, peer_pk: bytes) -> bytes:
         raise InvalidPublicKey(f"invalid X25519 public key: {exc}") from None
 
 
-def _direct_load_pk() -> Callable[[bytes], X25519PublicKey]:
-    """``X25519PublicKey.from_public_bytes`` without the wrapper's backend check (~0.7 us of
-    ~2 us per key; two loads per graph edge end), if this ``cryptography`` has the same function."""
-    public = X25519PublicKey.from_public_bytes
-    direct = getattr(getattr(_rust_openssl, "x25519", None), "from_public_bytes", None)
-    if direct is None:  # pragma: no cover
-        return public
-    probe = X25519PrivateKey.from_private_bytes(bytes(range(32)))
-    pk = probe.public_key().public_bytes_raw()
-    try:
-        same = probe.exchange(direct(pk)) == probe.exchange(public(pk))
-    except Exception:  # pragma: no cover
-        same = False
-    return direct if same else public
-
-
-_load_pk = _direct_load_pk()
+# public API only: cryptography's private bindings would save ~0.9 us a key (~1.5 s of a
+# 57 s Adult run) and could change under any upgrade of a security library
+_load_pk = X25519PublicKey.from_public_bytes
 
 
 def agree_many(sk: X25519PrivateKey, peer_pks: bytes, count: int) -> list[bytes]:
@@ -239,29 +220,10 @@ def enc_keys_many(
     return out, into
 
 
-def _public_ctr(algorithm: algorithms.AES, mode: modes.CTR) -> Any:
+def _ctr(algorithm: algorithms.AES, mode: modes.CTR) -> Any:
+    """An AES-CTR encryptor through ``cryptography``'s public API."""
     return Cipher(algorithm, mode).encryptor()
 
-
-def _direct_ctr() -> Callable[[algorithms.AES, modes.CTR], Any]:
-    """``Cipher(algorithm, mode).encryptor()`` without ``Cipher``'s per-call argument checks
-    (~1.3 us of ~5 us per mask stream; our keys are always 32 bytes, the IV 16), if this
-    ``cryptography`` has the same function."""
-    direct = getattr(getattr(_rust_openssl, "ciphers", None), "create_encryption_ctx", None)
-    if direct is None:  # pragma: no cover
-        return _public_ctr
-    key = bytes(range(32))
-    try:
-        same = bool(
-            direct(algorithms.AES(key), _CTR).update(bytes(40))
-            == _public_ctr(algorithms.AES(key), _CTR).update(bytes(40))
-        )
-    except Exception:  # pragma: no cover
-        same = False
-    return direct if same else _public_ctr
-
-
-_ctr = _direct_ctr()
 
 
 def _keystream(key: bytes, nbytes: int) -> bytes:
