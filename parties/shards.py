@@ -57,6 +57,7 @@ one per Ray actor.
 
 from __future__ import annotations
 
+import contextlib
 import math
 import os
 import pickle
@@ -484,6 +485,21 @@ def spill_dir() -> str:
     return tempfile.mkdtemp(prefix="mpc-rr-frames-", dir=shm if os.path.isdir(shm) else None)
 
 
+def _spill(folder: str, name: str, frame: bytes) -> str | None:
+    """Write ``frame`` to ``folder/name``; ``None`` if it cannot be written (the caller then
+    sends it through the pipe).  A small ``/dev/shm`` -- 64 MB in a default Docker container --
+    fills up with two of Adult's ~55 MB frames; a full or missing folder must not end the run."""
+    path = os.path.join(folder, name)
+    try:
+        with open(path, "wb") as fh:
+            fh.write(frame)
+    except OSError:
+        with contextlib.suppress(OSError):
+            os.unlink(path)
+        return None
+    return path
+
+
 def _read_spilled(path: str) -> bytes:
     """The frame in ``path``, which is then removed (each spilled frame is read once)."""
     with open(path, "rb") as fh:
@@ -526,10 +542,10 @@ def _worker_main(
             del frames
             conn.send_bytes(b"S" + enc.encode(report))
             for dst, frame in sorted(host.take_frames().items()):
+                path = None
                 if spill is not None and len(frame) >= spill_bytes:
-                    path = os.path.join(spill, f"{shard}-{dst}-{step}")
-                    with open(path, "wb") as fh:
-                        fh.write(frame)
+                    path = _spill(spill, f"{shard}-{dst}-{step}", frame)
+                if path is not None:
                     conn.send_bytes(b"P" + dst.to_bytes(4, "little") + path.encode())
                 else:
                     conn.send_bytes(b"B" + dst.to_bytes(4, "little") + frame)

@@ -8,6 +8,7 @@ that the comparison can fail (another seed gives other links).
 from __future__ import annotations
 
 import os
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -111,6 +112,22 @@ def test_frames_through_spill_files_give_the_same_run(
     same_costs(one, many)
     assert many.costs.extra["cross_shard_messages"] > 0
     assert len(made) == 1 and not os.path.exists(made[0])
+
+
+def test_a_spill_folder_that_cannot_be_written_falls_back_to_the_pipes(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    """A full or missing spill folder (e.g. Docker's 64 MB /dev/shm) must not end the run:
+    the frames then go through the pipes."""
+    import parties.shards as shards
+
+    monkeypatch.setattr(shards, "SPILL_BYTES", 1)
+    monkeypatch.setattr(shards, "spill_dir", lambda: str(tmp_path / "missing" / "frames"))
+    plan = SpecPlan(PLAINSUM, 11, 7, {"cells": 4, "run": "t"})
+    one = MemoryRunner(transcript=True)(plan)
+    many = ShardedRunner(workers=3, transcript=True, start_method="fork")(plan)
+    assert many.ok and many.links() == one.links()
+    same_costs(one, many)
 
 
 def test_bounded_inbound_buffers_give_the_same_run() -> None:
