@@ -40,6 +40,7 @@ from mpc_rr.transcript import Transcript
 from parties.party import Party
 from transports.errors import TransportError
 from transports.pki import Roster, client_context
+from transports.tap import WireCounter
 from transports.tcp import TcpClient, connect_client, open_hub
 
 __all__ = ["EXIT_CODES", "exit_code", "max_rss_bytes", "run_node"]
@@ -217,7 +218,8 @@ async def _run_hub(
 ) -> tuple[Party, str]:
     cause = "ok"
     sock = None if listen_fd is None else socket.socket(fileno=listen_fd)
-    async with open_hub(roster, host=bind, port=port, tls=tls, sock=sock) as hub:
+    wire = WireCounter()
+    async with open_hub(roster, host=bind, port=port, tls=tls, sock=sock, tap=wire) as hub:
         extra["startup_s"] = process_age()  # listening
         if port_file is not None:
             tmp = Path(str(port_file) + ".tmp")
@@ -229,6 +231,7 @@ async def _run_hub(
                 await hub.start_all(timeout=linger)
             except TransportError as exc:  # the absent ones are dropouts for the protocol
                 extra["start_error"] = str(exc)
+            extra["wire_bytes_setup"] = wire.bytes
             await party.run()
         if run_scope.cancelled_caught and not role.done:
             cause = "timeout"
@@ -241,6 +244,7 @@ async def _run_hub(
             await hub.wait_disconnected(timeout=linger)
         except TransportError as exc:
             extra["linger_error"] = str(exc)
+        extra["wire_bytes"] = wire.bytes  # what the hub wrote beneath TLS, set-up included
         extra["handshakes"] = hub.handshakes
         extra["refused"] = list(hub.refused)[:20]
         extra["transport_errors"] = len(hub.peer_errors)

@@ -139,8 +139,8 @@ def run_with_hub_process(
     built with ``spec`` from ``(n_parties, seed, params)`` on both sides, as
     ``mpc-rr party`` does.
 
-    ``costs.extra`` carries what ``run_tcp`` reports (its ``wire_bytes``:
-    what the clients wrote; the hub's are in its process) plus
+    ``costs.extra`` carries what ``run_tcp`` reports (``wire_bytes`` and
+    ``wire_bytes_setup`` add what the hub's process reports writing) plus
     ``max_rss_bytes`` of this process, ``hub_max_rss_bytes`` and
     ``total_s`` (from creating the deployment to the hub's report; ``wall_s``
     is the protocol run, as with ``run_tcp``).  Results
@@ -184,8 +184,11 @@ def run_with_hub_process(
     results = {pid: spec.result_to_json(r) for pid, r in res.results().items()} | hub.results
     errors = {pid: str(e) for pid, e in res.errors.items()} | hub.errors
     extra = dict(res.costs.extra)
+    hub_report = hub.reports.get(live.hub, {})
+    for key in ("wire_bytes", "wire_bytes_setup"):  # both sides of every hop, as with run_tcp
+        extra[key] = int(extra.get(key, 0)) + int(hub_report.get(key) or 0)
     extra["max_rss_bytes"] = max_rss_bytes()
-    extra["hub_max_rss_bytes"] = hub.reports.get(live.hub, {}).get("max_rss_bytes")
+    extra["hub_max_rss_bytes"] = hub_report.get("max_rss_bytes")
     extra["total_s"] = wall  # deployment, hub start-up, handshakes, run, hub's report
     costs = CostReport(
         res.costs.parties | hub.costs.parties, res.costs.wall_s, "tcp-hub-process", extra

@@ -30,31 +30,12 @@ from transports.errors import TransportError
 from transports.limits import ensure_fd_limit
 from transports.memory import DEFAULT_BUFFER
 from transports.pki import Roster, client_context, generate_deployment
-from transports.tap import Tap
+from transports.tap import Tap, WireCounter
 from transports.tcp import connect_client, open_hub
 
 __all__ = ["TcpRunner", "run_tcp", "run_tcp_sync"]
 
 _FD_HEADROOM = 64  # listening sockets, key files, logging, trio's own descriptors
-
-
-class _WireCounter(Tap):
-    """A tap that only adds up the bytes written to the sockets (no events kept).
-
-    Used when the caller passed no tap, so every TCP run can report its wire
-    bytes (TLS records, framing, handshakes) next to the payload bytes.
-    """
-
-    def __init__(self) -> None:
-        super().__init__(keep_data=False)
-        self.bytes = 0
-
-    def record(self, time: float, src: int, dst: int, data: bytes | bytearray | memoryview, **_: object) -> None:
-        self.bytes += len(data)
-
-    @property
-    def total_bytes(self) -> int:
-        return self.bytes
 
 
 async def run_tcp(
@@ -99,7 +80,7 @@ async def run_tcp(
     """
     ids = sorted(roles)
     trace = sent_transcript() if transcript else None
-    wire: Tap = tap if tap is not None else _WireCounter()
+    wire: Tap = tap if tap is not None else WireCounter()
     hub_here = roster is None or roster.hub in roles
     clients = len(ids) - 1 if hub_here else len(ids)
     # every non-hub party holds its socket here, and the hub's end too when the hub is here

@@ -69,6 +69,11 @@ def test_same_results_and_transcript_as_the_hub_in_this_process() -> None:
     assert split.links() == together.links()
     assert split.costs.messages == together.costs.messages == 2 * (n - 1)
     assert split.costs.bytes == together.costs.bytes
+    # wire bytes count both processes' writes: every payload byte crosses the wire at least once
+    extra = split.costs.extra
+    assert split.reports[0]["wire_bytes"] > 0
+    assert extra["wire_bytes"] - extra["wire_bytes_setup"] >= split.costs.bytes
+    assert extra["wire_bytes"] >= together.costs.extra["wire_bytes"] - 64 * n  # TLS record sizes vary
 
 
 def test_secagg_over_a_hub_process_sums_exactly() -> None:

@@ -18,7 +18,7 @@ from __future__ import annotations
 
 from mpc_rr.transcript import Transcript
 
-__all__ = ["Tap"]
+__all__ = ["Tap", "WireCounter"]
 
 
 class Tap(Transcript):
@@ -39,3 +39,23 @@ class Tap(Transcript):
             self.observer = place
         elif place not in self.observer.split("; "):
             self.observer = f"{self.observer}; {place}"
+
+
+class WireCounter(Tap):
+    """A tap that only adds up the bytes written (no events kept).
+
+    TCP runs hand one to their endpoints when the caller gave no tap, so every
+    run can report its wire bytes (TLS records, framing, handshakes) next to
+    the payload bytes; a hub in its own process counts its own.
+    """
+
+    def __init__(self) -> None:
+        super().__init__(keep_data=False)
+        self.bytes = 0
+
+    def record(self, time: float, src: int, dst: int, data: bytes | bytearray | memoryview, **_: object) -> None:
+        self.bytes += len(data)
+
+    @property
+    def total_bytes(self) -> int:
+        return self.bytes
