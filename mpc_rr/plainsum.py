@@ -20,6 +20,7 @@ party ``i``'s role from ``(n, seed, params)`` alone.
 from __future__ import annotations
 
 import enum
+import numbers
 from collections.abc import Mapping
 from collections.abc import Set as AbstractSet
 from typing import Any
@@ -179,9 +180,12 @@ def make_role(party_id: int, n_parties: int, seed: int, params: Mapping[str, Any
     ``params``: ``cells`` (vector length, default 4), ``run`` (run id, default ""),
     ``proceed_on_timeout`` (hub sums the clients that answered, default false).
     """
-    cells = int(params.get("cells", 4))
+    cells = params.get("cells", 4)
     run = str(params.get("run", ""))
     proceed = bool(params.get("proceed_on_timeout", False))
+    if isinstance(cells, bool) or not isinstance(cells, numbers.Integral) or cells < 1:
+        raise UsageError(f"plainsum: params['cells'] must be an int >= 1, got {cells!r}")
+    cells = int(cells)
     if not 0 <= party_id < n_parties:
         raise UsageError(f"plainsum: party_id must be in [0, {n_parties}), got {party_id}")
     if party_id == COORDINATOR:

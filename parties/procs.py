@@ -149,9 +149,17 @@ def run_with_hub_process(
     from mpc_rr.costs import CostReport
     from parties.node import max_rss_bytes
     from parties.tcp_runner import run_tcp_sync
+    from scenarios.registry import BUILTIN
+    from transports.errors import TransportError
 
     if n_parties < 2:
         raise UsageError(f"run_with_hub_process: n_parties must be >= 2, got {n_parties}")
+    if spec.name not in BUILTIN:  # the hub process finds its role by name, in a fresh interpreter
+        raise UsageError(
+            f"run_with_hub_process: the hub process builds its role from the protocol name, and "
+            f"{spec.name!r} is not a built-in protocol (built-in: {sorted(BUILTIN)}); add it to "
+            f"scenarios.registry.BUILTIN"
+        )
     tmp = None
     if workdir is None:
         tmp = tempfile.TemporaryDirectory(prefix="mpc-rr-hub-")
@@ -169,10 +177,20 @@ def run_with_hub_process(
             roles = {
                 i: spec.make_role(i, n_parties, seed, params) for i in sorted(live.ids - {live.hub})
             }
-            res = run_tcp_sync(
-                roles, roster=live, tls=tls, step_timeout=step_timeout, timeout=timeout,
-                transcript=transcript, connect_limit=connect_limit, connect_wait=timeout,
-            )  # fmt: skip
+            try:
+                res = run_tcp_sync(
+                    roles, roster=live, tls=tls, step_timeout=step_timeout, timeout=timeout,
+                    transcript=transcript, connect_limit=connect_limit, connect_wait=timeout,
+                )  # fmt: skip
+            except Exception as exc:  # most often: the hub's process is gone; say so, with its log
+                code = run.procs[live.hub].poll()
+                if code is None:
+                    raise
+                log = (Path(workdir) / f"party-{live.hub}.log").read_text(errors="replace")[-1500:]
+                raise TransportError(
+                    f"run_with_hub_process: the hub's process exited (code {code}) and the parties "
+                    f"could not run ({type(exc).__name__}: {exc}); its log ends:\n{log}"
+                ) from exc
             run._wait([live.hub], time.monotonic() + timeout + 10)
         finally:
             run.stop_all()

@@ -93,7 +93,13 @@ def main(argv: Sequence[str] | None = None, commands: Sequence[str] = COMMANDS) 
     except ProtocolAbort as exc:
         print(f"mpc-rr {args.command}: protocol aborted: {exc}", file=sys.stderr)
         return EXIT_ABORT
-    except Exception:
+    except Exception as exc:
+        # a network failure (a hub gone, a refused connection) is not a bug; transports is
+        # imported only by commands that use it (not at `--help` time), hence the lookup
+        errors = sys.modules.get("transports.errors")
+        if errors is not None and isinstance(exc, errors.TransportError):
+            print(f"mpc-rr {args.command}: transport error: {exc}", file=sys.stderr)
+            return EXIT_ABORT
         traceback.print_exc()
         print(
             f"mpc-rr {args.command}: internal error (a bug in mpc-rr; please report it with the "

@@ -126,3 +126,39 @@ def test_ten_thousand_tls_parties_with_the_hub_in_its_own_process() -> None:
     assert rep["ok"] is True and rep["tls"] is True and rep["handshakes"] == 10_000
     per_party = (rep["max_rss_bytes"] + rep["hub_max_rss_bytes"]) / 10_000
     assert per_party < 150_000, f"{per_party / 1000:.0f} KB per TLS party (both processes)"
+
+
+def test_a_protocol_the_hub_process_cannot_find_is_refused_up_front() -> None:
+    from mpc_rr.runs import ProtocolSpec
+
+    with pytest.raises(UsageError, match=r"'my-sum' is not a built-in protocol"):
+        run_with_hub_process(ProtocolSpec("my-sum", make_role), 4, params={"cells": 2})
+
+
+def test_a_hub_process_that_dies_is_named_with_its_exit_code() -> None:
+    # /bin/false stands in for a hub whose interpreter fails at once
+    with pytest.raises(TransportError, match=r"the hub's process exited \(code 1\)"):
+        run_with_hub_process(get_protocol("plainsum"), 4, params={"cells": 2}, timeout=30, python="/bin/false")
+
+
+def test_ping_reports_a_dead_hub_as_a_transport_error_not_a_bug() -> None:
+    code = """
+        import sys
+        import parties.procs as procs
+        real = procs.run_with_hub_process
+        procs.run_with_hub_process = lambda *a, **k: real(*a, **{**k, "python": "/bin/false"})
+        from scenarios.cli import main
+        sys.exit(main(["ping", "--transport", "tcp", "--hub-process", "--parties", "3"]))
+    """
+    out = subprocess.run(
+        [sys.executable, "-c", textwrap.dedent(code)], capture_output=True, text=True, timeout=120
+    )
+    assert out.returncode == 1, out.stderr[-2000:]
+    assert "mpc-rr ping: transport error: run_with_hub_process: the hub's process exited" in out.stderr
+    assert "internal error" not in out.stderr
+
+
+@pytest.mark.parametrize("cells", [-1, 0, 2.5, True, "3"])
+def test_plainsum_refuses_a_bad_vector_length(cells: object) -> None:
+    with pytest.raises(UsageError, match=r"plainsum: params\['cells'\] must be an int >= 1"):
+        make_role(1, 3, 0, {"cells": cells})
