@@ -114,28 +114,19 @@ class MemberState:
 def member_state(role: Role) -> MemberState:
     """The state a colluding party hands to its coalition (after or during a run).
 
-    Reads the role's input and, for a SecAgg+ client, its secrets (the
-    attributes its steps store); a :class:`~mpc_rr.testing.DropAt` wrapper is
-    looked through.  Raises :class:`UsageError` for a role type it does not know.
+    Reads the role's input and its secrets through the roles' own accessors
+    (``SecAggClient.coalition_secrets``, ``FullMeshParty.share_key_bytes``); a
+    :class:`~mpc_rr.testing.DropAt` wrapper is looked through.  Raises
+    :class:`UsageError` for a role type it does not know.
     """
     inner = getattr(role, "inner", role)
     x = getattr(inner, "x", None)
     xs = None if x is None else np.asarray(x).astype(np.int64)
     if isinstance(inner, SecAggClient):
-        sk = getattr(inner, "_s_sk", None)
-        return MemberState(
-            inner.party_id,
-            xs,
-            None if sk is None else crypto.private_bytes(sk),
-            getattr(inner, "_b", None),
-            np.asarray(getattr(inner, "_holders", _NO_IDS), np.int64),
-            np.asarray(getattr(inner, "_held", _NO_SHARES), np.uint64),
-        )
+        s_sk, b, holders, held = inner.coalition_secrets()
+        return MemberState(inner.party_id, xs, s_sk, b, holders, held)
     if isinstance(inner, FullMeshParty):
-        msk = getattr(inner, "_sk", None)
-        return MemberState(
-            inner.party_id, xs, share_sk=None if msk is None else crypto.private_bytes(msk)
-        )
+        return MemberState(inner.party_id, xs, share_sk=inner.share_key_bytes())
     if xs is not None:
         return MemberState(inner.party_id, xs)
     raise UsageError(f"member_state: no known state for {type(inner).__name__}")

@@ -281,6 +281,15 @@ class FullMeshParty(Role):
             return [Send(COORDINATOR, msg)]
         return broadcast(self._others, msg)
 
+    def share_key_bytes(self) -> bytes | None:
+        """This party's raw X25519 share-encryption key (``None`` before :meth:`start`).
+
+        For the adversary module's collusion analysis only: with it a
+        coalition member reads every share it sent and received.  Never sent.
+        """
+        sk = getattr(self, "_sk", None)
+        return None if sk is None else crypto.private_bytes(sk)
+
     def waiting_for(self) -> AbstractSet[int]:
         if self.done:
             return NOBODY

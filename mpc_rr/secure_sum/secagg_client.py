@@ -128,6 +128,26 @@ class SecAggClient(Role):
     def waiting_for(self) -> AbstractSet[int]:
         return NOBODY if self.done else ONLY_COORDINATOR
 
+    def coalition_secrets(self) -> tuple[bytes | None, bytes | None, np.ndarray, np.ndarray]:
+        """What this party would hand a coalition it joined -- never sent by the protocol.
+
+        For the adversary module's collusion analysis
+        (:func:`mpc_rr.adversary.member_state`): ``(s_sk, b, holders, held)``,
+        its raw X25519 mask key, its self-mask seed, and the Shamir shares it
+        holds (``holders[i]`` owns row ``held[i]``: shares of ``s_sk`` in the
+        first ``shamir.CHUNKS`` columns, of ``b`` in the rest).  ``None`` or
+        empty before the step that creates them.
+        """
+        sk = getattr(self, "_s_sk", None)
+        holders = getattr(self, "_holders", None)
+        held = getattr(self, "_held", None)
+        return (
+            None if sk is None else crypto.private_bytes(sk),
+            getattr(self, "_b", None),
+            np.zeros(0, np.int64) if holders is None else np.asarray(holders, np.int64),
+            np.zeros((0, 2 * shamir.CHUNKS), np.uint64) if held is None else np.asarray(held, np.uint64),
+        )
+
     def neighbour_mask_keys(self) -> dict[int, bytes]:
         """Mask public key of each live neighbour the aggregator sent (after ``NeighborKeys``)."""
         pks = self._nb_s_pks
