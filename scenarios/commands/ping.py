@@ -4,7 +4,8 @@
 (party 0), which returns the sum.  ``ok`` is true when every party got the
 plaintext sum computed directly from the same seed and nobody reported an
 error.  Prints the cost report (``--json``: one JSON object with at least
-``ok``, ``parties``, ``messages``, ``bytes``, ``wall_s``).
+``ok``, ``parties``, ``messages``, ``bytes``, ``wall_s``, ``max_rss_bytes``
+(this process's peak; with ``--hub-process`` also ``hub_max_rss_bytes``)).
 """
 
 from __future__ import annotations
@@ -120,6 +121,10 @@ def ping(
         costs, errors, trace = res.costs, {p: str(e) for p, e in res.errors.items()}, res.transcript
     out = {"ok": bool(ok), **costs.to_json(), "clients": parties, "tls": tls}
     out["parties"] = n
+    if "max_rss_bytes" not in out:  # peak memory of this process (with --hub-process: the clients')
+        from parties.node import max_rss_bytes
+
+        out["max_rss_bytes"] = max_rss_bytes()
     if errors:
         out["errors"] = {str(p): e for p, e in sorted(errors.items())[:20]}
     return out, trace
