@@ -23,7 +23,6 @@ from __future__ import annotations
 import os
 import signal
 import socket
-import sys
 import time
 from collections.abc import Mapping
 from pathlib import Path
@@ -38,12 +37,13 @@ from mpc_rr.runs import ProtocolSpec
 from mpc_rr.testing import DropAt
 from mpc_rr.transcript import Transcript
 from parties.party import Party
+from parties.process_stats import peak_rss_bytes
 from transports.errors import TransportError
 from transports.pki import Roster, client_context
 from transports.tap import WireCounter
 from transports.tcp import TcpClient, connect_client, open_hub
 
-__all__ = ["EXIT_CODES", "exit_code", "max_rss_bytes", "run_node"]
+__all__ = ["EXIT_CODES", "exit_code", "run_node"]
 
 EXIT_CODES = {"ok": 0, "aborted": 1, "connection": 1, "timeout": 1, "terminated": 1}
 """Process exit status per cause (2 = usage error and 3 = internal error come from the CLI)."""
@@ -94,16 +94,6 @@ def process_age() -> float | None:
         return max(0.0, uptime - ticks / os.sysconf("SC_CLK_TCK"))
     except (OSError, ValueError, IndexError):
         return None
-
-
-def max_rss_bytes() -> int | None:
-    """Peak resident memory of this process so far (``None`` where the OS does not say)."""
-    try:
-        import resource
-    except ImportError:
-        return None
-    rss = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
-    return int(rss) * (1 if sys.platform == "darwin" else 1024)  # bytes on macOS, KiB on Linux
 
 
 def _crashing(role: Role, type_name: str) -> Role:
@@ -196,7 +186,7 @@ async def run_node(
     if signals:
         cause, error = "terminated", f"party {pid}: stopped by signal {signals[0]}"
     extra["process_wall_s"] = time.perf_counter() - t0
-    extra["max_rss_bytes"] = max_rss_bytes()
+    extra["max_rss_bytes"] = peak_rss_bytes()
     if trace is not None and transcript is not None:
         trace.save(transcript)
     return _report(pid, spec, role, party, cause, error, extra)

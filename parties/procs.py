@@ -147,7 +147,7 @@ def run_with_hub_process(
     are JSON values (``spec.result_to_json``), as from :func:`run_processes`.
     """
     from mpc_rr.costs import CostReport
-    from parties.node import max_rss_bytes
+    from parties.process_stats import peak_rss_bytes
     from parties.tcp_runner import run_tcp_sync
     from scenarios.registry import BUILTIN
     from transports.errors import TransportError
@@ -205,7 +205,7 @@ def run_with_hub_process(
     hub_report = hub.reports.get(live.hub, {})
     for key in ("wire_bytes", "wire_bytes_setup"):  # both sides of every hop, as with run_tcp
         extra[key] = int(extra.get(key, 0)) + int(hub_report.get(key) or 0)
-    extra["max_rss_bytes"] = max_rss_bytes()
+    extra["max_rss_bytes"] = peak_rss_bytes()
     extra["hub_max_rss_bytes"] = hub_report.get("max_rss_bytes")
     extra["total_s"] = wall  # deployment, hub start-up, handshakes, run, hub's report
     costs = CostReport(

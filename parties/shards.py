@@ -78,6 +78,7 @@ from mpc_rr.roles import Role
 from mpc_rr.runs import Progress, RoleOutcome, RolePlan, RunResult
 from mpc_rr.transcript import Transcript, WireEvent
 from parties.party import Party
+from parties.process_stats import peak_rss_bytes, rss_bytes
 from parties.runner import StepTimeout, timeout_for
 from transports.shards import ShardNetwork, decode_batch, encode_batch
 from transports.tap import Tap
@@ -100,22 +101,6 @@ def available_cores() -> int:
         return len(os.sched_getaffinity(0))
     except AttributeError:  # not Linux
         return os.cpu_count() or 1
-
-
-def _rss() -> int:
-    """Resident memory of this process now (bytes)."""
-    try:
-        with open("/proc/self/statm") as fh:
-            return int(fh.read().split()[1]) * os.sysconf("SC_PAGE_SIZE")
-    except OSError:  # not Linux
-        return 0
-
-
-def _peak_rss() -> int:
-    """Peak resident memory of this process so far (bytes)."""
-    import resource
-
-    return int(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss) * 1024
 
 
 def split_parties(ids: Sequence[int], workers: int) -> list[tuple[int, ...]]:
@@ -191,7 +176,7 @@ class ShardEngine:
     async def run(self, *, task_status: trio.TaskStatus[None] = trio.TASK_STATUS_IGNORED) -> None:
         """Build the shard's roles and parties, start them, and serve until cancelled."""
         spec = self.spec
-        self.rss_before = _rss()
+        self.rss_before = rss_bytes()
         c0 = self.startup_cpu_s = time.process_time()
         t0 = time.perf_counter()
         roles = spec.plan.build(self._report_progress)
@@ -277,7 +262,7 @@ class ShardEngine:
             self.spec.shard, outcomes, results, {pid: p.stats for pid, p in self.parties.items()},
             self.trace.events if self.trace is not None else None,
             self.tap.events if self.tap is not None else None, self.net.dropped, self.build_s,
-            self.rss_before, _peak_rss(), _rss(), self.build_cpu_s, self.startup_cpu_s,
+            self.rss_before, peak_rss_bytes() or 0, rss_bytes(), self.build_cpu_s, self.startup_cpu_s,
         )  # fmt: skip
 
 

@@ -122,9 +122,9 @@ def ping(
     out = {"ok": bool(ok), **costs.to_json(), "clients": parties, "tls": tls}
     out["parties"] = n
     if "max_rss_bytes" not in out:  # peak memory of this process (with --hub-process: the clients')
-        from parties.node import max_rss_bytes
+        from parties.process_stats import peak_rss_bytes
 
-        out["max_rss_bytes"] = max_rss_bytes()
+        out["max_rss_bytes"] = peak_rss_bytes()
     if errors:
         out["errors"] = {str(p): e for p, e in sorted(errors.items())[:20]}
     return out, trace
