@@ -156,9 +156,3 @@ def test_ping_reports_a_dead_hub_as_a_transport_error_not_a_bug() -> None:
     assert out.returncode == 1, out.stderr[-2000:]
     assert "mpc-rr ping: transport error: run_with_hub_process: the hub's process exited" in out.stderr
     assert "internal error" not in out.stderr
-
-
-@pytest.mark.parametrize("cells", [-1, 0, 2.5, True, "3"])
-def test_plainsum_refuses_a_bad_vector_length(cells: object) -> None:
-    with pytest.raises(UsageError, match=r"plainsum: params\['cells'\] must be an int >= 1"):
-        make_role(1, 3, 0, {"cells": cells})

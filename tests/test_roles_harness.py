@@ -16,6 +16,7 @@ from mpc_rr.plainsum import (
     PlainTotal,
     PlainValue,
     client_input,
+    make_role,
 )
 from mpc_rr.roles import COORDINATOR, Role, state_diagram
 
@@ -146,3 +147,9 @@ def test_hostile_shape_whose_element_count_overflows_is_a_decode_error() -> None
         w.to_numpy(sender=7)
     with pytest.raises(DecodeError, match="not a valid array shape"):
         WireArray(dtype="|u1", shape=(1,) * 9, data=b"\x00").to_numpy(sender=7)
+
+
+@pytest.mark.parametrize("cells", [-1, 0, 2.5, True, "3"])
+def test_plainsum_refuses_a_bad_vector_length(cells: object) -> None:
+    with pytest.raises(UsageError, match=r"plainsum: params\['cells'\] must be an int >= 1"):
+        make_role(1, 3, 0, {"cells": cells})
