@@ -27,6 +27,7 @@ itself with SIGKILL right before it would send that message (a real
 
 from __future__ import annotations
 
+import contextlib
 import json
 import signal
 import socket
@@ -34,7 +35,7 @@ import subprocess
 import sys
 import tempfile
 import time
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -97,20 +98,23 @@ def run_processes(
         raise UsageError(f"run_processes: n_parties must be >= 2, got {n_parties}")
     if launch not in LAUNCHES:
         raise UsageError(f"run_processes: launch must be one of {LAUNCHES}, got {launch!r}")
-    tmp = None
-    if workdir is None:
-        tmp = tempfile.TemporaryDirectory(prefix="mpc-rr-procs-")
-        workdir = Path(tmp.name)
     start_launcher(launch, preload_modules(protocol))  # imports in the server while we go on
-    try:
+    with _work_folder(workdir, "mpc-rr-procs-") as folder:
         run = _Processes(
-            protocol, n_parties, seed, dict(params or {}), tls, Path(workdir), step_timeout,
+            protocol, n_parties, seed, dict(params or {}), tls, folder, step_timeout,
             timeout, linger, transcript, dict(crash or {}), python, launch,
         )  # fmt: skip
         return run.run()
-    finally:
-        if tmp is not None:
-            tmp.cleanup()
+
+
+@contextlib.contextmanager
+def _work_folder(workdir: Path | None, prefix: str) -> Iterator[Path]:
+    """``workdir``, or a temporary folder removed on the way out."""
+    if workdir is not None:
+        yield Path(workdir)
+        return
+    with tempfile.TemporaryDirectory(prefix=prefix) as tmp:
+        yield Path(tmp)
 
 
 def run_with_hub_process(
@@ -160,17 +164,13 @@ def run_with_hub_process(
             f"{spec.name!r} is not a built-in protocol (built-in: {sorted(BUILTIN)}); add it to "
             f"scenarios.registry.BUILTIN"
         )
-    tmp = None
-    if workdir is None:
-        tmp = tempfile.TemporaryDirectory(prefix="mpc-rr-hub-")
-        workdir = Path(tmp.name)
     params = dict(params or {})
-    # the hub waits (linger) for every party to connect and, after the run, to leave
-    run = _Processes(
-        spec.name, n_parties, seed, params, tls, Path(workdir), step_timeout, timeout,
-        timeout, transcript, {}, python, "exec",
-    )  # fmt: skip
-    try:
+    with _work_folder(workdir, "mpc-rr-hub-") as folder:
+        # the hub waits (linger) for every party to connect and, after the run, to leave
+        run = _Processes(
+            spec.name, n_parties, seed, params, tls, folder, step_timeout, timeout,
+            timeout, transcript, {}, python, "exec",
+        )  # fmt: skip
         t0 = time.perf_counter()
         live, _ = run.start_hub()
         try:
@@ -186,19 +186,16 @@ def run_with_hub_process(
                 code = run.procs[live.hub].poll()
                 if code is None:
                     raise
-                log = (Path(workdir) / f"party-{live.hub}.log").read_text(errors="replace")[-1500:]
                 raise TransportError(
                     f"run_with_hub_process: the hub's process exited (code {code}) and the parties "
-                    f"could not run ({type(exc).__name__}: {exc}); its log ends:\n{log}"
+                    f"could not run ({type(exc).__name__}: {exc}); its log ends:\n"
+                    f"{run.log_tail(live.hub, 1500)}"
                 ) from exc
             run._wait([live.hub], time.monotonic() + timeout + 10)
         finally:
             run.stop_all()
         wall = time.perf_counter() - t0
         hub = run._collect([live.hub], wall)
-    finally:
-        if tmp is not None:
-            tmp.cleanup()
     results = {pid: spec.result_to_json(r) for pid, r in res.results().items()} | hub.results
     errors = {pid: str(e) for pid, e in res.errors.items()} | hub.errors
     extra = dict(res.costs.extra)
@@ -334,6 +331,11 @@ class _Processes:
             self.stop_all()
         return self._collect(sorted(roster.ids), time.perf_counter() - t0)
 
+    def log_tail(self, pid: int, chars: int = 1000) -> str:
+        """The end of party ``pid``'s standard-error log (empty if it wrote none)."""
+        path = self.workdir / f"party-{pid}.log"
+        return path.read_text(errors="replace")[-chars:] if path.exists() else ""
+
     def _collect(self, ids: list[int], wall: float) -> ProcessRunResult:
         from mpc_rr.costs import CostReport, PartyStats
         from mpc_rr.transcript import Transcript
@@ -348,8 +350,7 @@ class _Processes:
         for pid in ids:
             path = w / f"party-{pid}.json"
             if not path.exists():
-                log = (w / f"party-{pid}.log").read_text(errors="replace")[-1000:]
-                errors[pid] = f"party {pid}: no report (exit {codes.get(pid)}): {log}"
+                errors[pid] = f"party {pid}: no report (exit {codes.get(pid)}): {self.log_tail(pid)}"
                 stats[pid] = PartyStats(pid, "?")
                 continue
             rep = json.loads(path.read_text())
