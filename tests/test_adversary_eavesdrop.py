@@ -49,7 +49,11 @@ def test_secagg_over_tls_sizes_and_timing_do_not_leak_and_payloads_are_unreadabl
         shift = 10.0 * run.cells.get(e.src, 0)
         delayed.append(msgspec.structs.replace(e, time=e.time + shift))
     found = timing_leakage(delayed, run.cells, RNG(4), permutations=100)
-    assert found.leaks and found.success > 0.9
+    # not a perfect score: of 8 quantile bins over 21 + 19 parties one straddles the planted
+    # gap, and 5-fold cross-validation of each bin's majority loses a few more; with the
+    # within-class order of real send times random, 200 simulated orders scored 0.875-0.975
+    # (5 % of them <= 0.9, which made a 0.9 bound flaky); the baseline is ~0.5
+    assert found.leaks and found.success >= 0.8
 
 
 @pytest.mark.parametrize(
