@@ -1,11 +1,12 @@
-"""Shamir over GF(2^31-1), HKDF, the mask PRG and the SecAgg+ graph."""
+"""Shamir over GF(2^31-1), the one-step KDF, the mask PRG and the SecAgg+ graph."""
 
 from __future__ import annotations
 
 import numpy as np
 import pytest
 from cryptography.hazmat.primitives import hashes
-from cryptography.hazmat.primitives.kdf.hkdf import HKDF
+from cryptography.hazmat.primitives.ciphers import Cipher, algorithms, modes
+from cryptography.hazmat.primitives.kdf.concatkdf import ConcatKDFHash
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -58,41 +59,60 @@ def test_lagrange_and_chunk_errors() -> None:
         shamir.share(np.zeros(3), np.array([1, 2]), 3, SeededEntropy(0))
 
 
-def test_hkdf_matches_the_reference_implementation() -> None:
+def test_kdf_matches_the_reference_implementation() -> None:
+    """SP 800-56C one-step KDF (SHA-256) == cryptography's ConcatKDFHash, any length."""
     ikm = bytes(range(32))
-    ref = HKDF(algorithm=hashes.SHA256(), length=32, salt=None, info=b"ctx").derive(ikm)
-    assert crypto.hkdf_sha256(ikm, b"ctx") == ref
-    ref64 = HKDF(algorithm=hashes.SHA256(), length=64, salt=None, info=b"x").derive(ikm)
-    assert crypto.hkdf_sha256(ikm, b"x", 64) == ref64
-    for length in (1, 16, 33, 100):
-        ref = HKDF(algorithm=hashes.SHA256(), length=length, salt=b"s", info=b"i").derive(ikm)
-        assert crypto.hkdf_sha256(ikm, b"i", length, salt=b"s") == ref
+    for length, info in ((32, b"ctx"), (64, b"x"), (1, b"i"), (33, b""), (100, b"i" * 300)):
+        ref = ConcatKDFHash(algorithm=hashes.SHA256(), length=length, otherinfo=info).derive(ikm)
+        assert crypto.kdf_sha256(ikm, info, length) == ref
+    with pytest.raises(UsageError, match="length must be"):
+        crypto.kdf_sha256(ikm, b"", 0)
 
 
-def _ref_hkdf(ikm: bytes, info: str, length: int = 32) -> bytes:
-    return HKDF(algorithm=hashes.SHA256(), length=length, salt=None, info=info.encode()).derive(ikm)
+def _ref_kdf(ikm: bytes, info: str, length: int = 32) -> bytes:
+    return ConcatKDFHash(algorithm=hashes.SHA256(), length=length, otherinfo=info.encode()).derive(ikm)
 
 
-def test_batch_key_derivations_match_the_reference_hkdf() -> None:
-    """The per-neighbourhood HKDF batches (hashlib HMAC) equal cryptography's HKDF, key for key."""
+def test_batch_key_derivations_match_the_reference_kdf() -> None:
+    """The per-neighbourhood KDF batches (hashlib) equal cryptography's ConcatKDFHash, key for key."""
     rng = np.random.default_rng(5)
     shared = [rng.bytes(32) for _ in range(7)]
     me, others = 40, [3, 39, 41, 77, 1000, 12, 2**31]
     masks = crypto.pair_keys(shared, "mask", "run/x", me, others)
     assert masks == [
-        _ref_hkdf(s, f"mpc_rr/secagg/v1/mask/run/x/{min(me, v)}/{max(me, v)}")
+        _ref_kdf(s, f"mpc_rr/secagg/v1/mask/run/x/{min(me, v)}/{max(me, v)}")
         for s, v in zip(shared, others, strict=True)
     ]
     out, into = crypto.enc_keys_many(shared, "run/x", me, others)
     for s, v, o, i in zip(shared, others, out, into, strict=True):
-        okm = _ref_hkdf(s, f"mpc_rr/secagg/v1/enc/run/x/{min(me, v)}/{max(me, v)}", 64)
+        okm = _ref_kdf(s, f"mpc_rr/secagg/v1/enc/run/x/{min(me, v)}/{max(me, v)}", 64)
         assert (o, i) == ((okm[:32], okm[32:]) if me < v else (okm[32:], okm[:32]))
         assert (o, i) == crypto.enc_keys(s, "run/x", me, v)
     seeds = b"".join(shared)
     assert crypto.self_keys(seeds, "r", others) == [
-        _ref_hkdf(s, f"mpc_rr/secagg/v1/self/r/{u}/{u}")
+        _ref_kdf(s, f"mpc_rr/secagg/v1/self/r/{u}/{u}")
         for s, u in zip(shared, others, strict=True)
     ]
+
+
+def test_mask_streams_are_aes_ctr_from_counter_two(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The GCM-computed rows equal AES-256-CTR from 0^96 || 2 through the CTR encryptor,
+    row by row, for several lengths (tags dropped), and the large-stream path agrees."""
+    rng = np.random.default_rng(3)
+    keys = [rng.bytes(32) for _ in range(5)]
+    iv = bytes(12) + (2).to_bytes(4, "big")
+    for nbytes in (0, 1, 16, 17, 3164):
+        rows = crypto.stream_rows(keys, nbytes)
+        assert rows.shape == (5, nbytes)
+        for k, row in zip(keys, rows, strict=True):
+            ref = Cipher(algorithms.AES(k), modes.CTR(iv)).encryptor().update(bytes(nbytes))
+            assert row.tobytes() == ref
+    gcm_rows = crypto.stream_rows(keys, 3164)
+    monkeypatch.setattr(crypto, "_GCM_MAX", 100)  # force the CTR path at a small size
+    assert np.array_equal(crypto.stream_rows(keys, 3164), gcm_rows)
+    monkeypatch.undo()
+    words = crypto.expand_masks(keys, 1582, 2**16)
+    assert np.array_equal(words, gcm_rows.view("<u2").astype(np.uint64))
 
 
 def test_masks_are_uniform_and_keyed_by_the_full_secret() -> None:

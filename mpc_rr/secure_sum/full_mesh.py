@@ -15,7 +15,7 @@ step before the shares:
    (``n - 1`` drawn freely, the last fixed by the constraint: the uniform
    distribution on such tuples) and sends ``r_ij`` to party ``j`` (keeps
    ``r_ii``) as AES-256-GCM ciphertext under the key of direction ``i -> j``:
-   HKDF-SHA256 of the X25519 agreement of ``i`` and ``j``, bound to the purpose
+   the SHA-256 one-step KDF of the X25519 agreement of ``i`` and ``j``, bound to the purpose
    (``mesh-share``), the run id, the sender and the receiver
    (:func:`share_key`); the run id and both ids are also the associated data.
    ``n(n-1)`` :class:`MeshShare` messages in all.  Whoever relays them (the
@@ -165,8 +165,9 @@ def _check_publication(publication: str) -> None:
 
 
 def share_key(shared: bytes, run: str, sender: int, receiver: int) -> bytes:
-    """The AES-256-GCM key of the share ``sender -> receiver``: HKDF-SHA256 of the X25519
-    secret, bound to the purpose, the run id and both ids (one key per direction)."""
+    """The AES-256-GCM key of the share ``sender -> receiver``: the SHA-256 one-step KDF
+    (:func:`~mpc_rr.secure_sum.crypto.kdf_sha256`) of the X25519 secret, bound to the
+    purpose, the run id and both ids (one key per direction)."""
     return crypto.pair_key(shared, _PURPOSE, run, sender, receiver)
 
 

@@ -169,7 +169,8 @@ def full_mesh_lesson(
             out.append((
                 "Each pair of parties (i, j) now shares a secret: X25519 combines i's private key "
                 "with j's public key (or j's private key with i's public key, the same secret). "
-                "HKDF-SHA256 turns it into one AES key per direction i -> j, bound to this run.",
+                "A SHA-256 key derivation (NIST SP 800-56C) turns it into one AES key per "
+                "direction i -> j, bound to this run.",
                 tuple(range(1, n + 1)),
             ))  # fmt: skip
         elif key == "shares":
