@@ -14,13 +14,15 @@ Parts (``--part``, several allowed):
   sample: Adult's schema and dependences, seeded), on the sharded engine.
 
 Each configuration runs ``--repeats`` times, interleaved round-robin so load
-hits every side alike; the table gives medians of the wall time of
+hits every side alike, each run in a fresh process (as a user's ``mpc-rr
+run``; a run after a large one in the same process inherits its heap); the table gives medians of the wall time of
 ``scenarios.pipeline_run.execute`` (planning + building every role where it
 runs + the protocol), the ratio to the one-process runner, parties per second
 per core, and the workers' memory per party (peak RSS of a worker minus its
 RSS before it built its roles, over its parties).
 
     python -m benchmarks.scale --part rr --part secure-sum --repeats 3 [--ray]
+    python -m benchmarks.scale --part secure-sum --max-dropout 0.3333 --max-corrupt 0  # degree 30
     python -m benchmarks.scale --part million --engine ray
 """
 
@@ -75,82 +77,120 @@ def _runners(workers: int, ray: bool) -> dict[str, Callable[[], Any]]:
     return out
 
 
-def _measure(
-    opts: RunOptions, data: Dataset, runners: dict[str, Callable[[], Any]], repeats: int
-) -> dict[str, list[Execution]]:
-    runs: dict[str, list[Execution]] = {k: [] for k in runners}
-    walls: dict[str, list[float]] = {k: [] for k in runners}
-    for _ in range(repeats):
-        for name, make in runners.items():
-            t, c = time.perf_counter(), time.process_time()
-            ex = execute(opts, make(), data)
-            wall, cpu = time.perf_counter() - t, time.process_time() - c
-            walls[name].append(wall)
-            runs[name].append(ex)
-            extra = ex.run.costs.extra
-            extra["execute_s"] = wall
-            # CPU seconds on the critical path: what the wall would be on idle cores
-            extra["critical_s"] = (
-                cpu if "critical_cpu_s" not in extra
-                else extra["startup_cpu_s"] + extra["build_cpu_s"] + extra["critical_cpu_s"] + cpu
-            )  # fmt: skip
-            print(f"  {name}: {wall:.2f} s wall, {extra['critical_s']:.2f} s critical-path CPU", flush=True)
+def _options(args: argparse.Namespace, dependence: str) -> RunOptions:
+    return RunOptions(
+        parties=args.parties, dependence=dependence, seed=args.seed,
+        max_dropout=args.max_dropout, max_corrupt=args.max_corrupt,
+    )  # fmt: skip
+
+
+def _digest(ex: Execution) -> str:
+    """Clusters and estimates of a run, hashed: equal digests = the same results."""
+    import hashlib
+
+    h = hashlib.sha256(repr(ex.result.clustering.clusters).encode())
+    for est in ex.result.estimates:
+        h.update(np.ascontiguousarray(est.distribution, np.float64).tobytes())
+    return h.hexdigest()
+
+
+def run_child(args: argparse.Namespace) -> dict[str, Any]:
+    """One measured run (``--child RUNNER``), in this fresh process: what the parent reports."""
+    dependence = args.part[0]
+    data = load_adult()
+    make = _runners(args.workers, args.child.startswith("ray"))[args.child]
+    t, c = time.perf_counter(), time.process_time()
+    ex = execute(_options(args, dependence), make(), data)
+    wall, cpu = time.perf_counter() - t, time.process_time() - c
+    extra = ex.run.costs.extra
+    # CPU seconds on the critical path: what the wall would be on idle cores
+    critical = (
+        cpu if "critical_cpu_s" not in extra
+        else extra["startup_cpu_s"] + extra["build_cpu_s"] + extra["critical_cpu_s"] + cpu
+    )  # fmt: skip
+    return {
+        "execute_s": wall,
+        "critical_s": critical,
+        "workers": int(extra.get("workers", 1)),
+        "bytes_per_party": extra.get("bytes_per_party"),
+        "supersteps": extra.get("supersteps"),
+        "start_s": extra.get("start_s"),
+        "digest": _digest(ex),
+        "x25519_ops": secagg_exchanges(ex) if dependence == "secure-sum" else None,
+    }
+
+
+def _measure(args: argparse.Namespace, dependence: str, names: list[str]) -> dict[str, list[dict[str, Any]]]:
+    """``--repeats`` runs of each runner, interleaved round-robin, each in a fresh process.
+
+    A fresh process per run, as a user's ``mpc-rr run``: a run in the same
+    process as an earlier large one inherits its heap (and, forked, its
+    workers do), which measured ~5 s slower for the sharded secure-sum run.
+    """
+    import subprocess
+    import sys
+
+    runs: dict[str, list[dict[str, Any]]] = {k: [] for k in names}
+    for _ in range(args.repeats):
+        for name in names:
+            cmd = [
+                sys.executable, "-m", "benchmarks.scale", "--child", name, "--part", dependence,
+                "--workers", str(args.workers), "--seed", str(args.seed),
+            ]  # fmt: skip
+            for flag, value in (
+                ("--parties", args.parties), ("--max-dropout", args.max_dropout),
+                ("--max-corrupt", args.max_corrupt),
+            ):  # fmt: skip
+                if value is not None:
+                    cmd += [flag, str(value)]
+            proc = subprocess.run(cmd, capture_output=True, text=True, check=False)
+            if proc.returncode != 0:
+                raise RuntimeError(f"benchmark run {name!r} failed:\n{proc.stderr[-3000:]}")
+            res = json.loads(proc.stdout.strip().splitlines()[-1])
+            runs[name].append(res)
+            print(
+                f"  {name}: {res['execute_s']:.2f} s wall, {res['critical_s']:.2f} s critical-path CPU",
+                flush=True,
+            )
     return runs
 
 
-def _row(name: str, exs: list[Execution], base: tuple[float, float], n: int) -> dict[str, Any]:
-    wall = statistics.median(e.run.costs.extra["execute_s"] for e in exs)
-    extra = exs[0].run.costs.extra
-    workers = int(extra.get("workers", 1))
-    mem = extra.get("bytes_per_party")
-    crit = statistics.median(e.run.costs.extra["critical_s"] for e in exs)
+def _row(name: str, runs: list[dict[str, Any]], base: tuple[float, float], n: int) -> dict[str, Any]:
+    wall = statistics.median(r["execute_s"] for r in runs)
+    first = runs[0]
+    mem = first["bytes_per_party"]
+    crit = statistics.median(r["critical_s"] for r in runs)
     return {
         "runner": name,
         "median_s": round(wall, 2),
         "ratio": round(wall / base[0], 3),
         "critical_s": round(crit, 2),
         "critical_ratio": round(crit / base[1], 3),
-        "parties_per_s_per_core": round(n / wall / workers),
+        "parties_per_s_per_core": round(n / wall / first["workers"]),
         "bytes_per_party": None if mem is None else round(mem),
-        "supersteps": extra.get("supersteps"),
-        "start_s": None if "start_s" not in extra else round(extra["start_s"], 2),
-        "samples": [round(e.run.costs.extra["execute_s"], 2) for e in exs],
+        "supersteps": first["supersteps"],
+        "start_s": None if first["start_s"] is None else round(first["start_s"], 2),
+        "samples": [round(r["execute_s"], 2) for r in runs],
     }
 
 
-def _same(runs: dict[str, list[Execution]]) -> bool:
-    ref = next(iter(runs.values()))[0].result
-    return all(
-        ex.result.clustering.clusters == ref.clustering.clusters
-        and all(
-            np.array_equal(a.distribution, b.distribution)
-            for a, b in zip(ex.result.estimates, ref.estimates, strict=True)
-        )
-        for exs in runs.values()
-        for ex in exs
-    )
-
-
 def part_pipeline(args: argparse.Namespace, dependence: str) -> dict[str, Any]:
-    data = load_adult()
-    opts = RunOptions(parties=args.parties, dependence=dependence, seed=args.seed)
-    n = args.parties or data.n
+    n = args.parties or load_adult().n
     print(f"\n{dependence} pipeline, {n:,} parties, {args.workers} workers, {args.repeats} repeats", flush=True)
-    runs = _measure(opts, data, _runners(args.workers, args.ray), args.repeats)
+    runs = _measure(args, dependence, list(_runners(args.workers, args.ray)))
     one = runs["one process"]
     base = (
-        statistics.median(e.run.costs.extra["execute_s"] for e in one),
-        statistics.median(e.run.costs.extra["critical_s"] for e in one),
+        statistics.median(r["execute_s"] for r in one),
+        statistics.median(r["critical_s"] for r in one),
     )
     rows = [_row(k, v, base, n) for k, v in runs.items()]
     out: dict[str, Any] = {
         "part": dependence, "parties": n, "workers": args.workers, "rows": rows,
-        "same_estimates": _same(runs),
+        "same_estimates": len({r["digest"] for v in runs.values() for r in v}) == 1,
     }  # fmt: skip
     if dependence == "secure-sum":
-        ex = runs["one process"][0]
         wall, cpu = x25519_exchange_s()
-        count = secagg_exchanges(ex)
+        count = int(one[0]["x25519_ops"])
         out["x25519_us"] = round(wall * 1e6, 2)
         out["x25519_cpu_us"] = round(cpu * 1e6, 2)
         out["x25519_ops"] = count
@@ -239,10 +279,16 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--repeats", type=int, default=3)
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--ray", action="store_true", help="also run the shards as Ray actors")
+    ap.add_argument("--max-dropout", type=float, default=None, help="SecAgg+ bound (secure-sum part)")
+    ap.add_argument("--max-corrupt", type=float, default=None, help="SecAgg+ bound (secure-sum part)")
     ap.add_argument("--engine", choices=("processes", "ray"), default="processes", help="for --part million")
     ap.add_argument("--million", type=int, default=1_000_000, help="parties of --part million")
     ap.add_argument("--json", action="store_true")
+    ap.add_argument("--child", default=None, help=argparse.SUPPRESS)  # one measured run (internal)
     args = ap.parse_args(argv)
+    if args.child is not None:
+        print(json.dumps(run_child(args)))
+        return 0
     parts = args.part or ["rr"]
     results = []
     for part in parts:
