@@ -58,6 +58,7 @@ one per Ray actor.
 from __future__ import annotations
 
 import contextlib
+import gc
 import math
 import os
 import pickle
@@ -217,6 +218,7 @@ class ShardEngine:
                 clock = trio.lowlevel.current_clock()
                 assert isinstance(clock, trio.testing.MockClock)
                 clock.jump(advance_to - now)
+        first = self._nursery is not None
         if self._nursery is not None:  # first superstep: start every party (role.start())
             for p in self.parties.values():
                 self._nursery.start_soon(self._run_party, p)
@@ -231,6 +233,12 @@ class ShardEngine:
         me = self.spec.shard
         self._local = out[me]
         self._frames = {s: encode_batch(items) for s, items in enumerate(out) if items and s != me}
+        if first:
+            # the parties' state, tasks and channels now live until the run ends: keep them out
+            # of the collector's full passes, as parties.gc_policy does with what the parent built
+            # (Adult secure-sum: no full pass instead of one of ~0.25 s per worker in each of the
+            # two crypto supersteps; GC on the critical path 1.2 -> 0.7 s)
+            gc.freeze()
         stats = trio.lowlevel.current_statistics()
         progress = [(k, d, t) for k, (d, t) in self._progress.items()]
         self._progress = {}
