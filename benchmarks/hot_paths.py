@@ -15,9 +15,11 @@ reported.
 
 Each child measures the CPU time (``process_time``: user + system, one core)
 of the protocol -- role construction included, imports, inputs and the public
-graph excluded -- and then, in the same process, the **crypto floor**: the
-cost of the primitives the protocol must compute, at the run's exact counts
-(no dropouts, so every party has ``k`` live neighbours):
+graph excluded.  After each repeat (one run of every tree) the parent measures
+the **crypto floor**: the cost of the primitives the protocol must compute, at
+each run's exact counts (no dropouts, so every party has ``k`` live
+neighbours), with this checkout's definition for every tree (a baseline's own
+code would time the primitives it used then):
 
 =====================  ======================================  ======================
 primitive              per data party                          aggregator
@@ -64,6 +66,12 @@ ROOT = Path(__file__).resolve().parent.parent
 
 def _floor(counts: dict[str, int], cells_bytes: int) -> dict[str, float]:
     """Seconds the primitives of ``counts`` take here, now (median per-op cost x count)."""
+    per_op = _per_op(cells_bytes)
+    return {name: per_op[name] * counts[name] for name in per_op}
+
+
+def _per_op(cells_bytes: int) -> dict[str, float]:
+    """Median seconds of one call of each primitive, measured here and now."""
     import hashlib
     import timeit
 
@@ -93,13 +101,12 @@ def _floor(counts: dict[str, int], cells_bytes: int) -> dict[str, float]:
         "aes_ctr_stream": lambda: AESGCM(key).encrypt(bytes(12), zeros, None),
         "sha256": lambda: hashlib.sha256(raw).digest(),
     }
-    out = {}
-    for name, f in ops.items():
-        per_op = statistics.median(
+    return {
+        name: statistics.median(
             t / 500 for t in timeit.repeat(f, number=500, repeat=5, timer=time.process_time)
         )
-        out[name] = per_op * counts[name]
-    return out
+        for name, f in ops.items()
+    }
 
 
 def _counts(n: int, k: int) -> dict[str, int]:
@@ -191,6 +198,7 @@ def _child(a: argparse.Namespace) -> dict[str, object]:
         "floor_s": sum(floor.values()),
         "floor": floor,
         "counts": counts,
+        "stream_bytes": cells * word,
         "max_rss_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024,
         "load": os.getloadavg()[0],
     }
@@ -282,11 +290,19 @@ def main(argv: list[str] | None = None) -> dict[str, object]:
                 trees = {f"baseline {a.baseline}": base, **trees}
         runs: dict[str, list[dict]] = {name: [] for name in trees}
         for _ in range(a.repeats):  # interleaved: contention hits both alike
+            done = []
             for name, tree in trees.items():
                 r = _spawn(tree, args)
                 if not r["ok"]:
                     raise RuntimeError(f"{name}: the run was not exact / complete: {r}")
                 runs[name].append(r)
+                done.append(r)
+            # one floor for every tree, by this checkout's definition, measured now: a
+            # baseline tree's own child would time the primitives it used then
+            per_op = _per_op(int(done[-1]["stream_bytes"]))
+            for r in done:
+                r["floor"] = {k: per_op[k] * _counts(r["parties"], r["degree"])[k] for k in per_op}
+                r["floor_s"] = sum(r["floor"].values())
     rows = [_row(name, rs) for name, rs in runs.items()]
     first = next(iter(runs.values()))[0]
     report: dict[str, object] = {
