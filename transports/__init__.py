@@ -4,12 +4,33 @@ One interface (:class:`Endpoint`), two implementations: :mod:`transports.memory`
 (simulation) and :mod:`transports.tcp` (TCP through a hub, mutual TLS by
 default), plus :class:`Tap` wire observers.  Transports know nothing of
 protocols.
+
+The names below are loaded on first use (PEP 562), so that importing one
+submodule -- a multi-process runner needs only :mod:`transports.pki` before
+its parties start -- does not import trio and the memory network too.
 """
 
-from transports.base import Endpoint
-from transports.errors import EndpointClosed, TransportError, UnknownDestination
-from transports.memory import LinkModel, MemoryEndpoint, MemoryNetwork
-from transports.tap import Tap
+from __future__ import annotations
+
+import importlib
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from transports.base import Endpoint
+    from transports.errors import EndpointClosed, TransportError, UnknownDestination
+    from transports.memory import LinkModel, MemoryEndpoint, MemoryNetwork
+    from transports.tap import Tap
+
+_WHERE = {
+    "Endpoint": "transports.base",
+    "EndpointClosed": "transports.errors",
+    "TransportError": "transports.errors",
+    "UnknownDestination": "transports.errors",
+    "LinkModel": "transports.memory",
+    "MemoryEndpoint": "transports.memory",
+    "MemoryNetwork": "transports.memory",
+    "Tap": "transports.tap",
+}
 
 __all__ = [
     "Endpoint",
@@ -21,3 +42,12 @@ __all__ = [
     "TransportError",
     "UnknownDestination",
 ]
+
+
+def __getattr__(name: str) -> Any:
+    module = _WHERE.get(name)
+    if module is None:
+        raise AttributeError(f"module 'transports' has no attribute {name!r}")
+    value = getattr(importlib.import_module(module), name)
+    globals()[name] = value
+    return value
