@@ -14,6 +14,7 @@ import argparse
 import json
 import statistics
 
+from parties.launch import preload_modules, start_launcher
 from parties.procs import run_processes  # light: the fork server starts before the heavy imports
 
 
@@ -25,13 +26,16 @@ def main() -> None:
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--launch", choices=("fork-server", "exec"), required=True)
     a = ap.parse_args()
-    r = run_processes(
-        a.protocol, a.parties, seed=a.seed, params={"cells": a.cells}, timeout=300, launch=a.launch
-    )
+    # the fork server first (it imports the parties' modules on one core); this runner's own
+    # result check needs numpy, imported meanwhile instead of after the run
+    start_launcher(a.launch, preload_modules(a.protocol))
     import numpy as np
 
     from mpc_rr.secure_sum.factories import expected_total
 
+    r = run_processes(
+        a.protocol, a.parties, seed=a.seed, params={"cells": a.cells}, timeout=300, launch=a.launch
+    )
     m = a.parties - 1
     if not r.ok or not np.array_equal(r.results[0]["total"], expected_total(m, a.seed, a.cells)):
         raise SystemExit(f"{a.protocol} over processes failed: {r.errors}")
