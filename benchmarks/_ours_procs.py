@@ -1,11 +1,11 @@
 """One multi-process run of ours for the MPyC comparison, in a fresh runner process.
 
 ``python -m benchmarks._ours_procs --protocol secagg --parties 4 --cells 1582 --seed 0
---launch fork-server`` prints one JSON object (results checked against the plaintext sum,
+--launch auto`` prints one JSON object (results checked against the plaintext sum,
 protocol time, bytes, each party's ``startup_s``).  ``benchmarks.secure_sum`` times this
 whole process, so our ``processes_s`` includes the runner's own interpreter and imports
-and, with ``--launch fork-server``, starting the fork server and its imports: nothing is
-warm from an earlier run.
+and, with ``--launch auto`` (a fork of this runner) or ``fork-server``, the imports of
+the parties' modules: nothing is warm from an earlier run.
 """
 
 from __future__ import annotations
@@ -14,7 +14,7 @@ import argparse
 import json
 import statistics
 
-from parties.launch import preload_modules, start_launcher
+from parties.launch import preload_modules, resolve_launch, start_launcher
 from parties.procs import run_processes  # light: the fork server starts before the heavy imports
 
 
@@ -24,11 +24,11 @@ def main() -> None:
     ap.add_argument("--parties", type=int, required=True, help="hub included")
     ap.add_argument("--cells", type=int, required=True)
     ap.add_argument("--seed", type=int, default=0)
-    ap.add_argument("--launch", choices=("fork-server", "exec"), required=True)
+    ap.add_argument("--launch", choices=("auto", "fork", "fork-server", "exec"), required=True)
     a = ap.parse_args()
     # the fork server first (it imports the parties' modules on one core); this runner's own
     # result check needs numpy, imported meanwhile instead of after the run
-    start_launcher(a.launch, preload_modules(a.protocol))
+    start_launcher(resolve_launch(a.launch), preload_modules(a.protocol))
     import numpy as np
 
     from mpc_rr.secure_sum.factories import expected_total

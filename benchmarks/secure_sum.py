@@ -13,8 +13,8 @@ Run ``python -m benchmarks.secure_sum [--part adult|sweep|all] [--quick]``.
   of a fresh runner process, ``benchmarks._ours_procs``, that starts the
   parties, so its own start-up counts too) and ``ready_s`` (median process
   age when a party is about to connect: imports and set-up done; ours
-  report it as ``startup_s``).  Ours runs with the default launch (a
-  fork server that imports once and forks the parties) and, as ``exec``,
+  report it as ``startup_s``).  Ours runs with the default launch
+  (``auto``: the runner imports once and forks the parties) and, as ``exec``,
   with a fresh interpreter per party (what each host pays on its own).
 * ``sweep``: the full mesh (Sec. 4.2, all-to-all, shares encrypted end to
   end after a key step) and the board variant against SecAgg+ for growing n,
@@ -239,9 +239,9 @@ def mpyc_compare(quick: bool = False, repeat: int = 3) -> None:
     for m in (3, 5) if quick else (3, 5, 7):
         systems = {
             "mpyc": lambda s, m=m: _run_mpyc(m, cells, s),
-            "ours secagg": lambda s, m=m: _run_ours("secagg", m, cells, s, "fork-server"),
+            "ours secagg": lambda s, m=m: _run_ours("secagg", m, cells, s, "auto"),
             "ours secagg exec": lambda s, m=m: _run_ours("secagg", m, cells, s, "exec"),
-            "ours mesh-board": lambda s, m=m: _run_ours("full-mesh-board", m, cells, s, "fork-server"),
+            "ours mesh-board": lambda s, m=m: _run_ours("full-mesh-board", m, cells, s, "auto"),
         }
         runs: dict[str, list[dict[str, float]]] = {name: [] for name in systems}
         for seed in range(repeat):  # interleaved, so load changes hit every system alike

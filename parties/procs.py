@@ -1,8 +1,9 @@
 """Run every party of a named protocol as a separate OS process over TCP on localhost.
 
 Each process runs ``mpc-rr party --roster ... --id I``, exactly what a user
-runs on separate hosts, started as a fork of a pre-imported server (default)
-or as a fresh interpreter (``launch="exec"``; see :mod:`parties.launch`).
+runs on separate hosts, started as a fork of this process or of a
+pre-imported server (``launch="auto"``, the default) or as a fresh
+interpreter (``launch="exec"``; see :mod:`parties.launch`).
 The runner creates a deployment (CA,
 certificates, roster) in ``workdir``, binds the hub's listening socket on an
 OS-chosen port, writes the roster with that port, starts the hub (which
@@ -41,7 +42,13 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from mpc_rr.errors import UsageError
-from parties.launch import LAUNCHES, PartyProcess, launch_party, preload_modules, start_launcher
+from parties.launch import (
+    PartyProcess,
+    launch_party,
+    preload_modules,
+    resolve_launch,
+    start_launcher,
+)
 
 if TYPE_CHECKING:  # imported where used: the fork server starts first and imports them meanwhile
     from mpc_rr.costs import CostReport
@@ -88,16 +95,19 @@ def run_processes(
     transcript: bool = False,
     crash: Mapping[int, str] | None = None,
     python: str = sys.executable,
-    launch: str = "fork-server",
+    launch: str = "auto",
 ) -> ProcessRunResult:
     """Run ``n_parties`` processes (hub included) of ``protocol``; see the module docstring.
 
-    ``launch``: ``"fork-server"`` or ``"exec"`` (``python`` is the interpreter of ``exec``).
+    ``launch``: ``"auto"``, ``"fork"``, ``"fork-server"`` or ``"exec"`` (see
+    :mod:`parties.launch`; ``python`` is the interpreter of ``exec``).
     """
     if n_parties < 2:
         raise UsageError(f"run_processes: n_parties must be >= 2, got {n_parties}")
-    if launch not in LAUNCHES:
-        raise UsageError(f"run_processes: launch must be one of {LAUNCHES}, got {launch!r}")
+    try:
+        launch = resolve_launch(launch)
+    except UsageError as exc:
+        raise UsageError(f"run_processes: {exc}") from None
     start_launcher(launch, preload_modules(protocol))  # imports in the server while we go on
     with _work_folder(workdir, "mpc-rr-procs-") as folder:
         run = _Processes(

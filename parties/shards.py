@@ -579,11 +579,9 @@ def start_method() -> str:
     forking a process that runs other threads (Ray's driver, a thread pool)
     can deadlock the child, so those get ``spawn``.
     """
-    import sys
+    from parties.launch import fork_is_safe
 
-    if sys.platform == "linux" and threading.active_count() == 1:
-        return "fork"
-    return "spawn"
+    return "fork" if fork_is_safe() else "spawn"
 
 
 class _ProcessPool:

@@ -1,8 +1,8 @@
-"""Party processes started by the fork server or as fresh interpreters (issue 13 item 4).
+"""Party processes forked (from the runner or a fork server) or fresh interpreters (issue 13 item 4).
 
-The fork server imports once and forks the parties: each is still its own OS
-process, and must draw its own keys (fork safety), give the same results as a
-fresh interpreter, and never re-run the caller's main script.
+A fork imports once and forks the parties: each is still its own OS process,
+and must draw its own keys (fork safety), give the same results as a fresh
+interpreter, and never re-run the caller's main script.
 """
 
 from __future__ import annotations
@@ -22,7 +22,7 @@ from mpc_rr.errors import UsageError
 from mpc_rr.messages import Codec
 from mpc_rr.plainsum import expected_total
 from mpc_rr.secure_sum.secagg_messages import AdvertiseKeys
-from parties.launch import launch_party
+from parties.launch import launch_party, resolve_launch
 from parties.procs import run_processes
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -67,6 +67,57 @@ def test_forked_parties_are_ready_sooner_than_fresh_interpreters() -> None:
     assert ready["fork-server"] < ready["exec"], ready
 
 
+def test_parties_forked_from_the_runner_draw_their_own_keys_and_sum_right(tmp_path: Path) -> None:
+    # launch="fork" needs a process without other threads: a fresh interpreter, not pytest's
+    script = textwrap.dedent(
+        """
+        import json
+        import numpy as np
+        from mpc_rr.messages import Codec
+        from mpc_rr.secure_sum.factories import expected_total
+        from mpc_rr.secure_sum.secagg_messages import AdvertiseKeys
+        from parties.procs import run_processes
+
+        r = run_processes("secagg", 7, seed=1, params={"cells": 8}, timeout=90, transcript=True,
+                          launch="fork")
+        codec = Codec([AdvertiseKeys])
+        adverts = [codec.decode(f[0]) for (src, dst), f in r.links().items() if dst == 0]
+        keys = {a.c_pk for a in adverts} | {a.s_pk for a in adverts}
+        print(json.dumps({"ok": r.ok, "errors": {str(k): v for k, v in r.errors.items()},
+                          "adverts": len(adverts), "distinct_keys": len(keys),
+                          "exact": bool(np.array_equal(r.results[0]["total"], expected_total(6, 1, 8))),
+                          "exit_codes": sorted(set(r.exit_codes.values()))}))
+        """
+    )
+    env = dict(os.environ, PYTHONPATH=str(ROOT))
+    out = subprocess.run(
+        [sys.executable, "-"], input=script, capture_output=True, text=True, timeout=180, env=env
+    )
+    assert out.returncode == 0, out.stderr[-2000:]
+    import json
+
+    rep = json.loads(out.stdout.strip().splitlines()[-1])
+    assert rep["ok"], rep["errors"]
+    assert rep["exact"] and rep["exit_codes"] == [0]
+    assert rep["adverts"] == 6 and rep["distinct_keys"] == 12, "two forked parties shared a key"
+
+
+def test_fork_is_refused_with_other_threads_and_auto_falls_back_to_the_fork_server() -> None:
+    import threading
+
+    stop = threading.Event()
+    t = threading.Thread(target=stop.wait, daemon=True)
+    t.start()
+    try:
+        with pytest.raises(UsageError, match=r"launch 'fork' needs Linux and a process without other threads"):
+            resolve_launch("fork")
+        assert resolve_launch("auto") == "fork-server"
+    finally:
+        stop.set()
+        t.join()
+    assert resolve_launch("fork-server") == "fork-server" and resolve_launch("exec") == "exec"
+
+
 @pytest.mark.parametrize("how", ["file", "stdin"])
 def test_the_callers_main_script_is_not_rerun_in_the_parties(tmp_path: Path, how: str) -> None:
     marker = tmp_path / "ran.txt"
@@ -95,7 +146,9 @@ def test_the_callers_main_script_is_not_rerun_in_the_parties(tmp_path: Path, how
 
 
 def test_unknown_launch_is_a_usage_error(tmp_path: Path) -> None:
-    with pytest.raises(UsageError, match=r"launch must be one of \('fork-server', 'exec'\), got 'spawn'"):
+    with pytest.raises(
+        UsageError, match=r"launch must be one of \('auto', 'fork', 'fork-server', 'exec'\), got 'spawn'"
+    ):
         run_processes("plainsum", 3, launch="spawn")
     with pytest.raises(UsageError, match=r"launch must be one of"):
         launch_party("thread", ["--help"], tmp_path / "log")

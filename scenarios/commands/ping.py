@@ -43,9 +43,10 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--seed", type=int, default=0, help="seed of the clients' vectors")
     p.add_argument("--processes", action="store_true", help="tcp: one OS process per party")
     p.add_argument(
-        "--launch", choices=["fork-server", "exec"], default="fork-server",
-        help="--processes: fork the parties from a server that imported everything once, or "
-        "start a fresh interpreter per party (what each host pays on its own)",
+        "--launch", choices=["auto", "fork", "fork-server", "exec"], default="auto",
+        help="--processes: fork the parties from this process (auto: where it is safe) or from a "
+        "server that imported everything once, or start a fresh interpreter per party (what "
+        "each host pays on its own)",
     )  # fmt: skip
     p.add_argument(
         "--hub-process", action="store_true",
@@ -66,7 +67,7 @@ def ping(
     cells: int = 4,
     seed: int = 0,
     processes: bool = False,
-    launch: str = "fork-server",
+    launch: str = "auto",
     hub_process: bool = False,
     tls: bool = True,
     timeout: float = 300.0,
