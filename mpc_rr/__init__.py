@@ -26,8 +26,9 @@ lives in the top-level modules (mechanisms, estimation, clustering, ...);
 
 from __future__ import annotations
 
-import importlib
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
+
+from mpc_rr.lazy_exports import lazy_exports
 
 __all__ = [
     "COORDINATOR",
@@ -72,11 +73,7 @@ _HOME = {
 }  # fmt: skip
 
 
-def __getattr__(name: str) -> Any:
-    home = _HOME.get(name)
-    if home is None:
-        raise AttributeError(f"module 'mpc_rr' has no attribute {name!r}")
-    return getattr(importlib.import_module(f"mpc_rr.{home}"), name)
+__getattr__, __dir__ = lazy_exports("mpc_rr", {k: f"mpc_rr.{v}" for k, v in _HOME.items()}, globals())
 
 
 if TYPE_CHECKING:

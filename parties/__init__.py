@@ -7,8 +7,9 @@ which pulls in ``trio.testing`` (and through it pytest).
 
 from __future__ import annotations
 
-import importlib
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
+
+from mpc_rr.lazy_exports import lazy_exports
 
 if TYPE_CHECKING:
     from parties.party import Party
@@ -25,14 +26,4 @@ _HOME = {
 }
 
 
-def __getattr__(name: str) -> Any:
-    home = _HOME.get(name)
-    if home is None:
-        raise AttributeError(f"module 'parties' has no attribute {name!r}")
-    value = getattr(importlib.import_module(home), name)
-    globals()[name] = value
-    return value
-
-
-def __dir__() -> list[str]:
-    return sorted(set(globals()) | set(__all__))
+__getattr__, __dir__ = lazy_exports("parties", _HOME, globals())

@@ -12,8 +12,9 @@ its parties start -- does not import trio and the memory network too.
 
 from __future__ import annotations
 
-import importlib
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
+
+from mpc_rr.lazy_exports import lazy_exports
 
 if TYPE_CHECKING:
     from transports.base import Endpoint
@@ -44,10 +45,4 @@ __all__ = [
 ]
 
 
-def __getattr__(name: str) -> Any:
-    module = _WHERE.get(name)
-    if module is None:
-        raise AttributeError(f"module 'transports' has no attribute {name!r}")
-    value = getattr(importlib.import_module(module), name)
-    globals()[name] = value
-    return value
+__getattr__, __dir__ = lazy_exports("transports", _WHERE, globals())
