@@ -40,6 +40,7 @@ import signal
 import socket
 import subprocess
 import sys
+import threading
 import types
 from collections.abc import Iterator
 from pathlib import Path
@@ -101,8 +102,6 @@ def preload_modules(protocol: str) -> list[str]:
 
 def fork_is_safe() -> bool:
     """Linux and no other thread in this process: a plain ``fork`` cannot inherit a held lock."""
-    import threading
-
     return sys.platform == "linux" and threading.active_count() == 1
 
 
@@ -114,16 +113,10 @@ def resolve_launch(launch: str) -> str:
         return "fork" if fork_is_safe() else "fork-server"
     if launch == "fork" and not fork_is_safe():
         raise UsageError(
-            "launch 'fork' needs Linux and a process without other threads "
-            f"(this one runs {_threads()}); use 'fork-server' or 'auto'"
+            "launch 'fork' needs Linux and a process without other threads (this one runs "
+            f"{threading.active_count()} threads on {sys.platform}); use 'fork-server' or 'auto'"
         )
     return launch
-
-
-def _threads() -> str:
-    import threading
-
-    return f"{threading.active_count()} threads on {sys.platform}"
 
 
 def launch_party(
@@ -145,7 +138,7 @@ def launch_party(
     if launch == "exec":
         return _exec(argv, log, listen, python)
     if launch == "fork":
-        return _fork_here(argv, log, listen, preload or [])
+        return _fork_here(argv, log, listen)
     return _fork(argv, log, listen, preload or [])
 
 
@@ -203,8 +196,9 @@ def _import_all(modules: list[str]) -> None:
         importlib.import_module(name)
 
 
-def _fork_here(argv: list[str], log: Path, listen: socket.socket | None, preload: list[str]) -> PartyProcess:
-    _import_all(preload)  # once: later calls find them imported
+def _fork_here(argv: list[str], log: Path, listen: socket.socket | None) -> PartyProcess:
+    # the runner imported the parties' modules once (start_launcher); a child imports what
+    # is missing itself
     ctx = multiprocessing.get_context("fork")
     proc = ctx.Process(target=_party_main, args=(argv, str(log), listen), daemon=True)
     proc.start()  # a fork runs _party_main directly: the caller's main script is not re-run

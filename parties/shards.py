@@ -562,13 +562,10 @@ def trim_heap() -> None:
     no-op without glibc.
     """
     import ctypes
-    import ctypes.util
 
-    try:
-        libc = ctypes.CDLL(ctypes.util.find_library("c") or "libc.so.6")
-        libc.malloc_trim(0)
-    except (OSError, AttributeError):  # not glibc: nothing to trim this way
-        pass
+    trim = getattr(ctypes.CDLL(None), "malloc_trim", None)  # this process's own symbols
+    if trim is not None:  # glibc; elsewhere nothing to trim this way
+        trim(0)
 
 
 def start_method() -> str:
