@@ -4,8 +4,7 @@ from __future__ import annotations
 
 import enum
 
-from mpc_rr.messages import Message
-from mpc_rr.roles import COORDINATOR, AllIn, Role, Send, Transition, table
+from mpc_rr.core import COORDINATOR, AllIn, Message, Role, Send, Transition, table
 
 
 class Ping(Message, frozen=True):

@@ -31,7 +31,7 @@ def main() -> None:
     start_launcher(resolve_launch(a.launch), preload_modules(a.protocol))
     import numpy as np
 
-    from mpc_rr.secure_sum.factories import expected_total
+    from mpc_rr.secure_sum import expected_total
 
     r = run_processes(
         a.protocol, a.parties, seed=a.seed, params={"cells": a.cells}, timeout=300, launch=a.launch

@@ -33,13 +33,10 @@ import time
 
 import numpy as np
 
-from mpc_rr.adjustment import rr_adjustment
-from mpc_rr.clustering import cluster_attributes
-from mpc_rr.datasets import load_adult, load_adult_test
-from mpc_rr.dependence import dependence_matrix
+from mpc_rr.data import Dataset, load_adult, load_adult_test
+from mpc_rr.estimation import dependence_matrix, rr_adjustment
+from mpc_rr.mdrr import cluster_attributes, rr_independent
 from mpc_rr.mechanisms import keep_or_uniform
-from mpc_rr.rr_protocols import rr_independent
-from mpc_rr.schema import Dataset
 from scenarios.mdrr import attribute_epsilons, cluster_release
 
 METHODS = ("plain", "anderson")

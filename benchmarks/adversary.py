@@ -3,7 +3,7 @@
 Run: ``python -m benchmarks.adversary`` (or ``python -m benchmarks adversary``).
 Medians of interleaved repeats; the machine is shared, read the ratios.
 
-1. Epsilon audits: :func:`mpc_rr.adversary.audit` (all trials as arrays) vs a
+1. Epsilon audits: :func:`mpc_rr.adversary` (all trials as arrays) vs a
    literal per-trial loop (draw an input, randomize one record, guess,
    count), same mechanism and test, same number of trials; then 10^6
    vectorized trials alone against the 1-second target.
@@ -37,15 +37,32 @@ import numpy as np
 from scipy.optimize import linear_sum_assignment
 
 from benchmarks._timing import median_times
-from mpc_rr.adversary import audit, link, observe, release_pairs, structured_test
-from mpc_rr.adversary.inference import Observation, bayes_inference, dense_matrix
-from mpc_rr.adversary.linkability import ChannelView, PairModel, attack_order, evaluate
-from mpc_rr.adversary.rrba_audit import RRBAClientMechanism, smallest_cell_test, uniform_event_test
-from mpc_rr.datasets import load_adult
-from mpc_rr.joint import JointMechanism
-from mpc_rr.lambda_rr import LambdaRandomization
-from mpc_rr.mechanisms import cluster_matrix, k_rr, keep_or_uniform
-from mpc_rr.rrba.client import client_answer
+from mpc_rr.adversary import (
+    ChannelView,
+    Observation,
+    PairModel,
+    RRBAClientMechanism,
+    attack_order,
+    audit,
+    bayes_inference,
+    dense_matrix,
+    evaluate,
+    link,
+    observe,
+    release_pairs,
+    smallest_cell_test,
+    structured_test,
+    uniform_event_test,
+)
+from mpc_rr.data import load_adult
+from mpc_rr.mechanisms import (
+    JointMechanism,
+    LambdaRandomization,
+    cluster_matrix,
+    k_rr,
+    keep_or_uniform,
+)
+from mpc_rr.rrba import client_answer
 
 
 def literal_audit(mech: JointMechanism, trials: int, rng: np.random.Generator) -> tuple[int, int]:
@@ -162,7 +179,7 @@ def bench_linkability(sizes: list[int], repeat: int) -> None:
 
 def _loglik(view: ChannelView, g: object) -> float:
     """Mean per-party sum of the step scores of a fast grouping, recomputed the naive way."""
-    from mpc_rr.adversary.linkability import Grouping
+    from mpc_rr.adversary import Grouping
 
     assert isinstance(g, Grouping)
     model, pairs, n = g.model, view.pairs, view.parties
@@ -332,8 +349,7 @@ def bench_inference_sweep(parties: int) -> None:
 
 
 def bench_rrba_sizes(parties: int) -> None:
-    from mpc_rr.adversary import size_leakage
-    from mpc_rr.adversary.eavesdrop import size_census
+    from mpc_rr.adversary import size_census, size_leakage
     from scenarios.adversary_runs import observed_run
 
     print(f"\n5c. RRBA answer sizes on Adult ({parties:,} clients, B = 200, p = 0.5): clients asked "
@@ -355,9 +371,8 @@ def bench_rrba_sizes(parties: int) -> None:
 
 
 def bench_coalition() -> None:
-    from mpc_rr.adversary.coalitions import coalition_sweep, pool
-    from mpc_rr.adversary.recovery import member_state
-    from mpc_rr.adversary.views import observe
+    from mpc_rr.adversary import coalition_sweep, member_state, pool
+    from mpc_rr.core import observe
     from scenarios.adversary_runs import observed_run
 
     print("\n6. coalitions (success, recovery rate and baseline against C; one-hot inputs, 16 cells)")
@@ -403,8 +418,7 @@ def bench_coalition() -> None:
 
 
 def bench_pipeline(parties: int) -> None:
-    from mpc_rr.adversary.broken import RawRecordParty
-    from mpc_rr.adversary.pipeline_audit import pipeline_audit
+    from mpc_rr.adversary import RawRecordParty, pipeline_audit
 
     print(f"\n7. pipeline end to end, one-run audit ({parties:,} canaries, real roles, harness)")
     for sizes, p, mech, planted in (((2, 2, 2), 0.3, "cluster", None), ((2, 2, 2), 0.3, "lambda", None),

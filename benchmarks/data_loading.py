@@ -11,7 +11,7 @@ imports, medians over ``--repeat`` runs, interleaved.
 
 * ``before``: the loader of ``main`` before this change (every field of every
   row kept as Python lists, then encoded), reproduced verbatim below.
-* ``after``: :func:`mpc_rr.schema.load_csv` (stdlib ``csv``, streaming,
+* ``after``: :func:`mpc_rr.data.load_csv` (stdlib ``csv``, streaming,
   kept columns only, coded per chunk).
 * ``--candidates``: pyarrow.csv and polars reading the same columns, if
   installed (they are not dependencies; see docs/data.md for the choice).
@@ -67,10 +67,10 @@ def rss():  # peak RSS of this process image (VmHWM; ru_maxrss would include the
 # the schema (categories of the kept columns) is known in advance, as it is to a user
 cats = json.loads(sys.argv[4])
 if method == "after":
-    from mpc_rr.schema import Attribute, Schema, load_csv
+    from mpc_rr.data import Attribute, Schema, load_csv
     schema = Schema(tuple(Attribute(k, tuple(cats[k])) for k in keep))
 elif method == "before":
-    from mpc_rr.schema import Attribute, Dataset, Schema, encode_columns
+    from mpc_rr.data import Attribute, Dataset, Schema, encode_columns
     schema = Schema(tuple(Attribute(k, tuple(cats[k])) for k in keep))
     def load_csv(path, schema):  # main before issue 12, verbatim but for the imports
         with open(path, newline="") as fh:
@@ -116,8 +116,7 @@ print(json.dumps({"seconds": seconds, "peak_mb": rss(), "import_mb": base,
 
 
 def _categories(path: Path) -> dict[str, list[str]]:
-    from mpc_rr.csv_reader import read_csv_columns
-    from mpc_rr.schema_io import category_order
+    from mpc_rr.data import category_order, read_csv_columns
 
     cols = read_csv_columns(path, KEEP)
     return {k: list(category_order(v)) for k, v in zip(cols.names, cols.values, strict=True)}

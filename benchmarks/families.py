@@ -27,9 +27,9 @@ from itertools import combinations
 import numpy as np
 from scipy.optimize import linprog
 
-from mpc_rr.lambda_rr import LambdaRandomization
-from mpc_rr.optimized_heuristic import _heuristic_in_order
-from mpc_rr.optimized_rr import heuristic_reference, solve_heuristic, solve_lp
+from mpc_rr.mechanisms import LambdaRandomization
+from mpc_rr.mechanisms.optimized import heuristic_reference, solve_heuristic, solve_lp
+from mpc_rr.mechanisms.optimized._heuristic import _heuristic_in_order
 
 ADULT_SIZES = (9, 16, 7, 15, 6, 5, 2, 2)
 

@@ -133,7 +133,7 @@ def _child(a: argparse.Namespace) -> dict[str, object]:
         return time.process_time()
 
     if a.workload == "secure-sum":
-        from mpc_rr.secure_sum.secagg_params import secagg_public
+        from mpc_rr.secure_sum.secagg import secagg_public
         from scenarios.secure_sum import run_secure_sum
 
         def inputs(n: int) -> np.ndarray:
@@ -168,9 +168,9 @@ def _child(a: argparse.Namespace) -> dict[str, object]:
         ok = bool(rep.exact) and rep.survivors == a.parties
         n, k, cells, modulus = a.parties, pub.config.degree, a.cells, pub.config.modulus
     else:
-        from mpc_rr.datasets import load_adult
-        from mpc_rr.pair_cells import PairLayout
-        from mpc_rr.pipeline.dependence import secagg_public_for
+        from mpc_rr.data import load_adult
+        from mpc_rr.mdrr import PairLayout
+        from mpc_rr.pipeline import secagg_public_for
         from scenarios.pipeline_run import RunOptions, execute
 
         data = load_adult()
@@ -220,7 +220,7 @@ def _extract(rev: str, into: Path) -> Path | None:
 
 
 def _spawn(tree: Path, args: list[str]) -> dict[str, object]:
-    from mpc_rr.datasets import data_dir  # the baseline tree is not next to shared/data
+    from mpc_rr.data import data_dir  # the baseline tree is not next to shared/data
 
     env = dict(os.environ, PYTHONPATH=str(tree), MPC_RR_DATA=str(data_dir()))
     out = subprocess.run(

@@ -18,13 +18,17 @@ import time
 import numpy as np
 
 from benchmarks._timing import median_times
-from mpc_rr.clustering import cluster_attributes
-from mpc_rr.datasets import load_adult
-from mpc_rr.dependence import dependence_matrix
-from mpc_rr.estimation import estimate_distribution
+from mpc_rr.data import load_adult
+from mpc_rr.estimation import (
+    answer,
+    dependence_matrix,
+    estimate_distribution,
+    make_queries,
+    relative_error,
+    true_count,
+)
+from mpc_rr.mdrr import adjust, cluster_attributes, rr_clusters, rr_independent
 from mpc_rr.mechanisms import cluster_matrix, keep_or_uniform
-from mpc_rr.queries import answer, make_queries, relative_error, true_count
-from mpc_rr.rr_protocols import adjust, rr_clusters, rr_independent
 from scenarios import mdrr
 
 

@@ -29,7 +29,7 @@ import time
 import numpy as np
 
 from benchmarks._timing import median_times
-from mpc_rr.bif import load_network
+from mpc_rr.data import load_network
 from mpc_rr.rrba import (
     BlockAggregator,
     SubsetIndex,

@@ -23,7 +23,7 @@ import tracemalloc
 import trio
 
 from benchmarks._echo import echo_roles
-from mpc_rr.roles import COORDINATOR
+from mpc_rr.core import COORDINATOR
 from parties.party import Party
 from parties.runner import run_parties
 from transports.memory import MemoryNetwork

@@ -37,8 +37,7 @@ from typing import Any
 
 import numpy as np
 
-from mpc_rr.datasets import load_adult
-from mpc_rr.schema import Dataset
+from mpc_rr.data import Dataset, load_adult
 from parties.shards import available_cores
 from scenarios.pipeline_run import Execution, RunOptions, execute
 from scenarios.runners import runner_for
@@ -62,7 +61,7 @@ def x25519_exchange_s(count: int = 3000) -> tuple[float, float]:
 
 def secagg_exchanges(ex: Execution) -> int:
     """X25519 operations of the run's SecAgg+: 2 agreements per edge end, 2 key generations per party."""
-    from mpc_rr.pipeline.dependence import secagg_public_for
+    from mpc_rr.pipeline import secagg_public_for
 
     graph = secagg_public_for(ex.config).graph
     live = len(ex.result.parties_dependence)

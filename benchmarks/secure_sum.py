@@ -40,8 +40,8 @@ from pathlib import Path
 
 import numpy as np
 
-from mpc_rr.datasets import ADULT_SCHEMA, load_adult
-from mpc_rr.pair_cells import PairLayout, crosstabs
+from mpc_rr.data import ADULT_SCHEMA, load_adult
+from mpc_rr.mdrr import PairLayout, crosstabs
 from scenarios.runners import runner_for
 from scenarios.secure_sum import SumReport, run_secure_sum
 

@@ -1,7 +1,7 @@
 """mpc_rr: randomized response and secure aggregation as sans-I/O protocols (the pure library).
 
 Nothing here opens a socket, reads a clock or awaits: protocol roles are
-state machines (:mod:`mpc_rr.roles`), run by the synchronous harness here or by
+state machines (:mod:`mpc_rr.core._roles`), run by the synchronous harness here or by
 the Party actors of ``parties`` over the transports of ``transports``.
 
 The public API, importable from ``mpc_rr`` directly (loaded lazily, so the
@@ -21,14 +21,14 @@ command line starts fast):
 Subpackages: :mod:`mpc_rr.secure_sum` (Sec. 4.2 full mesh, SecAgg+),
 :mod:`mpc_rr.pipeline` (the distributed RR-Clusters pipeline); the RR math
 lives in the top-level modules (mechanisms, estimation, clustering, ...);
-:mod:`mpc_rr.testing` holds test doubles.
+:mod:`mpc_rr.core._faults` holds test doubles.
 """
 
 from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from mpc_rr.lazy_exports import lazy_exports
+from mpc_rr.core import lazy_exports
 
 __all__ = [
     "COORDINATOR",
@@ -59,38 +59,35 @@ __all__ = [
     "table",
 ]
 
-_HOME = {
-    "COORDINATOR": "roles", "AllIn": "roles", "Deadline": "roles", "Role": "roles",
-    "Send": "roles", "SubMessage": "roles", "Transition": "roles", "table": "roles",
-    "Codec": "messages", "Message": "messages", "WireArray": "messages",
-    "CostReport": "costs", "PartyStats": "costs",
-    "DecodeError": "errors", "PeerError": "errors", "ProtocolAbort": "errors",
-    "UsageError": "errors",
-    "HarnessRunner": "harness", "run_roles": "harness",
-    "ProtocolSpec": "runs", "RunResult": "runs", "Runner": "runs",
-    "Transcript": "transcript", "WireEvent": "transcript",
-    "csprng_generator": "randomness", "party_generators": "randomness",
-}  # fmt: skip
-
-
-__getattr__, __dir__ = lazy_exports("mpc_rr", {k: f"mpc_rr.{v}" for k, v in _HOME.items()}, globals())
+__getattr__, __dir__ = lazy_exports("mpc_rr", dict.fromkeys(__all__, "mpc_rr.core"), globals())
 
 
 if TYPE_CHECKING:
-    from mpc_rr.costs import CostReport, PartyStats
-    from mpc_rr.errors import DecodeError, PeerError, ProtocolAbort, UsageError
-    from mpc_rr.harness import HarnessRunner, run_roles
-    from mpc_rr.messages import Codec, Message, WireArray
-    from mpc_rr.randomness import csprng_generator, party_generators
-    from mpc_rr.roles import (
+    from mpc_rr.core import (
         COORDINATOR,
         AllIn,
+        Codec,
+        CostReport,
         Deadline,
+        DecodeError,
+        HarnessRunner,
+        Message,
+        PartyStats,
+        PeerError,
+        ProtocolAbort,
+        ProtocolSpec,
         Role,
+        Runner,
+        RunResult,
         Send,
         SubMessage,
+        Transcript,
         Transition,
+        UsageError,
+        WireArray,
+        WireEvent,
+        csprng_generator,
+        party_generators,
+        run_roles,
         table,
     )
-    from mpc_rr.runs import ProtocolSpec, Runner, RunResult
-    from mpc_rr.transcript import Transcript, WireEvent

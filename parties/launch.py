@@ -46,7 +46,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any, Protocol
 
-from mpc_rr.errors import UsageError
+from mpc_rr.core import UsageError
 
 __all__ = [
     "LAUNCHES",

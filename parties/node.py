@@ -1,7 +1,7 @@
 """Run ONE party of a protocol over TCP: the engine of ``mpc-rr party``.
 
 Each process builds its own role from ``(roster size, seed, params)`` with a
-:class:`~mpc_rr.runs.ProtocolSpec` (the caller resolves the protocol name,
+:class:`~mpc_rr.core.ProtocolSpec` (the caller resolves the protocol name,
 ``scenarios.registry``), so the same command works on one host or many.
 The hub (party 0) listens, runs its role, then keeps relaying until every
 other party has connected and left again (bounded by ``linger`` seconds).
@@ -30,12 +30,7 @@ from typing import Any
 
 import trio
 
-from mpc_rr.errors import ProtocolAbort
-from mpc_rr.messages import message_type
-from mpc_rr.roles import Role
-from mpc_rr.runs import ProtocolSpec
-from mpc_rr.testing import DropAt
-from mpc_rr.transcript import Transcript
+from mpc_rr.core import DropAt, ProtocolAbort, ProtocolSpec, Role, Transcript, message_type
 from parties.party import Party
 from parties.process_stats import peak_rss_bytes
 from transports.errors import TransportError

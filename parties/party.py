@@ -1,18 +1,18 @@
 """The Party actor: binds one sans-I/O role to one endpoint.
 
 A party is a thin loop (DESIGN.md section 3): receive ``(src, bytes)`` from
-the endpoint, decode with a strict :class:`~mpc_rr.messages.Codec` built from
+the endpoint, decode with a strict :class:`~mpc_rr.core.Codec` built from
 ``role.message_types``, feed ``role.receive``, encode and send whatever the
 role returns, until ``role.done``.  It also
 
 * calls ``role.on_timeout()`` whenever ``step_timeout`` seconds pass without
   the role accepting a message; the role decides what a deadline means (its
   transition table, or its ``patience``), the party never counts;
-* records :class:`~mpc_rr.errors.PeerError` s (decode errors included) naming
-  the peer in a bounded :class:`~mpc_rr.errors.ErrorLog` and keeps running;
+* records :class:`~mpc_rr.core.PeerError` s (decode errors included) naming
+  the peer in a bounded :class:`~mpc_rr.core.ErrorLog` and keeps running;
 * counts messages, bytes and rounds sent and received
-  (:class:`~mpc_rr.costs.PartyStats`);
-* optionally records what it sent in a :class:`~mpc_rr.transcript.Transcript`
+  (:class:`~mpc_rr.core.PartyStats`);
+* optionally records what it sent in a :class:`~mpc_rr.core.Transcript`
   (with the run/step label it knows).
 
 Only errors a peer can cause are caught: anything else is a bug and
@@ -30,11 +30,19 @@ from functools import lru_cache
 import msgspec
 import trio
 
-from mpc_rr.costs import PartyStats
-from mpc_rr.errors import ErrorLog, PeerError, ProtocolAbort, UsageError
-from mpc_rr.messages import DEFAULT_MAX_FRAME, Codec, Message
-from mpc_rr.roles import Role, Send
-from mpc_rr.transcript import Transcript
+from mpc_rr.core import (
+    DEFAULT_MAX_FRAME,
+    Codec,
+    ErrorLog,
+    Message,
+    PartyStats,
+    PeerError,
+    ProtocolAbort,
+    Role,
+    Send,
+    Transcript,
+    UsageError,
+)
 from transports.base import Endpoint
 from transports.errors import EndpointClosed
 

@@ -9,7 +9,7 @@ certificates, roster) in ``workdir``, binds the hub's listening socket on an
 OS-chosen port, writes the roster with that port, starts the hub (which
 inherits the socket: ``--listen-fd``) and every other party at once, waits,
 and collects their JSON reports into results + a
-:class:`~mpc_rr.costs.CostReport`.  Starting everyone at once takes the
+:class:`~mpc_rr.core.CostReport`.  Starting everyone at once takes the
 hub's start-up off the critical path; a party that is up before the hub waits
 in the listen backlog.
 
@@ -41,7 +41,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from mpc_rr.errors import UsageError
+from mpc_rr.core import UsageError
 from parties.launch import (
     PartyProcess,
     launch_party,
@@ -51,9 +51,7 @@ from parties.launch import (
 )
 
 if TYPE_CHECKING:  # imported where used: the fork server starts first and imports them meanwhile
-    from mpc_rr.costs import CostReport
-    from mpc_rr.runs import ProtocolSpec
-    from mpc_rr.transcript import Transcript
+    from mpc_rr.core import CostReport, ProtocolSpec, Transcript
     from transports.pki import Roster
 
 __all__ = ["ProcessRunResult", "run_processes", "run_with_hub_process"]
@@ -160,7 +158,7 @@ def run_with_hub_process(
     is the protocol run, as with ``run_tcp``).  Results
     are JSON values (``spec.result_to_json``), as from :func:`run_processes`.
     """
-    from mpc_rr.costs import CostReport
+    from mpc_rr.core import CostReport
     from parties.process_stats import peak_rss_bytes
     from parties.tcp_runner import run_tcp_sync
     from scenarios.registry import BUILTIN
@@ -347,8 +345,7 @@ class _Processes:
         return path.read_text(errors="replace")[-chars:] if path.exists() else ""
 
     def _collect(self, ids: list[int], wall: float) -> ProcessRunResult:
-        from mpc_rr.costs import CostReport, PartyStats
-        from mpc_rr.transcript import Transcript
+        from mpc_rr.core import CostReport, PartyStats, Transcript
 
         w = self.workdir
         results: dict[int, Any] = {}

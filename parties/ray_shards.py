@@ -26,7 +26,7 @@ from __future__ import annotations
 import os
 from typing import Any
 
-from mpc_rr.errors import UsageError
+from mpc_rr.core import UsageError
 from parties.shards import ShardFinal, ShardHost, ShardSpec, StepReport
 
 __all__ = ["RayPool", "ray_available"]

@@ -1,6 +1,6 @@
 """Run a set of roles as Party actors over the in-memory transport.
 
-:class:`MemoryRunner` is the :class:`~mpc_rr.runs.Runner` for the memory
+:class:`MemoryRunner` is the :class:`~mpc_rr.core.Runner` for the memory
 transport: one :class:`~parties.party.Party` per role in one trio nursery
 over a :class:`~transports.memory.MemoryNetwork`.  With ``virtual_time=True``
 (the default) it runs under ``trio.testing.MockClock(autojump_threshold=0)``:
@@ -22,11 +22,16 @@ import numpy as np
 import trio
 import trio.testing
 
-from mpc_rr.costs import CostReport
-from mpc_rr.errors import ProtocolAbort, UsageError
-from mpc_rr.roles import Role
-from mpc_rr.runs import RolePlan, RunResult, roles_of
-from mpc_rr.transcript import Transcript
+from mpc_rr.core import (
+    CostReport,
+    ProtocolAbort,
+    Role,
+    RolePlan,
+    RunResult,
+    Transcript,
+    UsageError,
+    roles_of,
+)
 from parties.party import Party
 from transports.memory import DEFAULT_BUFFER, LinkModel, MemoryNetwork
 from transports.tap import Tap
@@ -116,7 +121,7 @@ def run_memory_sync(roles: Mapping[int, Role], *, clock: Any = None, **kwargs: A
 
 
 class MemoryRunner:
-    """Party actors over the in-memory transport (a :class:`~mpc_rr.runs.Runner`).
+    """Party actors over the in-memory transport (a :class:`~mpc_rr.core.Runner`).
 
     ``virtual_time`` runs under a MockClock that jumps whenever every task
     waits, so step deadlines cost no wall time (compute still does).

@@ -1,7 +1,7 @@
 """One in-memory simulation sharded over worker processes (or Ray actors).
 
-:class:`ShardedRunner` is a :class:`~mpc_rr.runs.Runner`.  It splits the
-parties of a :class:`~mpc_rr.runs.RolePlan` into ``workers`` contiguous
+:class:`ShardedRunner` is a :class:`~mpc_rr.core.Runner`.  It splits the
+parties of a :class:`~mpc_rr.core.RolePlan` into ``workers`` contiguous
 shards; each worker builds its own roles from ``plan.subset(ids)`` (roles are
 never pickled) and runs them as unchanged :class:`~parties.party.Party`
 actors over a :class:`~transports.shards.ShardNetwork`.
@@ -73,11 +73,19 @@ import msgspec
 import trio
 import trio.testing
 
-from mpc_rr.costs import CostReport, PartyStats
-from mpc_rr.errors import ProtocolAbort, UsageError
-from mpc_rr.roles import Role
-from mpc_rr.runs import Progress, RoleOutcome, RolePlan, RunResult
-from mpc_rr.transcript import Transcript, WireEvent
+from mpc_rr.core import (
+    CostReport,
+    PartyStats,
+    Progress,
+    ProtocolAbort,
+    Role,
+    RoleOutcome,
+    RolePlan,
+    RunResult,
+    Transcript,
+    UsageError,
+    WireEvent,
+)
 from parties.party import Party
 from parties.process_stats import peak_rss_bytes, rss_bytes
 from parties.runner import StepTimeout, timeout_for
@@ -678,7 +686,7 @@ class _ProcessPool:
 
 
 class ShardedRunner:
-    """Party actors over in-memory shards in ``workers`` processes (a :class:`~mpc_rr.runs.Runner`).
+    """Party actors over in-memory shards in ``workers`` processes (a :class:`~mpc_rr.core.Runner`).
 
     Parameters
     ----------
@@ -700,8 +708,8 @@ class ShardedRunner:
         Inbound payloads per party (``None``, the default: unbounded, see
         :mod:`transports.shards`).
 
-    Takes a :class:`~mpc_rr.runs.RolePlan` (each worker builds its own roles);
-    ``RunResult.roles`` then holds :class:`~mpc_rr.runs.RoleOutcome` s.
+    Takes a :class:`~mpc_rr.core.RolePlan` (each worker builds its own roles);
+    ``RunResult.roles`` then holds :class:`~mpc_rr.core.RoleOutcome` s.
     """
 
     def __init__(

@@ -1,7 +1,7 @@
 """Run roles as Party actors over real TCP (+TLS) sockets, all in this process.
 
 Every non-hub party opens its own connection (and TLS handshake) to the hub
-on loopback.  :class:`TcpRunner` is the :class:`~mpc_rr.runs.Runner`; when the
+on loopback.  :class:`TcpRunner` is the :class:`~mpc_rr.core.Runner`; when the
 roles have no party 0 (the all-to-all full mesh) an idle hub role relays.
 For separate OS processes see :mod:`parties.procs`.
 """
@@ -19,10 +19,17 @@ from typing import Any
 
 import trio
 
-from mpc_rr.errors import UsageError
-from mpc_rr.messages import DEFAULT_MAX_FRAME, Message
-from mpc_rr.roles import COORDINATOR, Role, Send
-from mpc_rr.runs import RolePlan, RunResult, roles_of
+from mpc_rr.core import (
+    COORDINATOR,
+    DEFAULT_MAX_FRAME,
+    Message,
+    Role,
+    RolePlan,
+    RunResult,
+    Send,
+    UsageError,
+    roles_of,
+)
 from parties.party import Party
 from parties.runner import StepTimeout, run_parties, sent_transcript, timeout_for
 from transports.base import Endpoint

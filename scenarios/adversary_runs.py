@@ -12,7 +12,7 @@ all-to-all publication), ``full-mesh-board``, ``secagg`` (SecAgg+),
 ``pipeline`` (the distributed Sec. 4-5 pipeline over Adult records) and
 ``rrba`` (the distributed RRBA protocol over Survey, Adult, ... records).  Sum
 protocols take one-hot inputs (one cell per party, drawn from the seed).
-Broken-on-purpose variants (:mod:`mpc_rr.adversary.broken`) are built with
+Broken-on-purpose variants (:mod:`mpc_rr.adversary._broken`) are built with
 ``planted=...`` -- tests and benchmarks only.
 """
 
@@ -24,11 +24,7 @@ from typing import Any
 
 import numpy as np
 
-from mpc_rr.errors import UsageError
-from mpc_rr.messages import Codec, Message
-from mpc_rr.roles import COORDINATOR, Role
-from mpc_rr.runs import RunResult
-from mpc_rr.transcript import Transcript
+from mpc_rr.core import COORDINATOR, Codec, Message, Role, RunResult, Transcript, UsageError
 from transports.tap import Tap
 
 __all__ = [
@@ -103,14 +99,14 @@ def _runner(transport: str, tap: Tap, step_timeout: float) -> Any:
 def _sum_roles(
     protocol: str, x: np.ndarray, run: str, planted: str | None, entropy: Any, options: dict[str, Any]
 ) -> tuple[dict[int, Role], dict[str, Any], tuple[type[Message], ...]]:
-    from mpc_rr.plainsum import PlainSumClient, PlainSumHub, PlainTotal, PlainValue
-    from mpc_rr.secure_sum.factories import secure_sum_roles
+    from mpc_rr.secure_sum import secure_sum_roles
+    from mpc_rr.secure_sum.plainsum import PlainSumClient, PlainSumHub, PlainTotal, PlainValue
 
     n, cells = x.shape
     if protocol == "plainsum":
         if planted not in (None, "sparse-encoding"):
             raise UsageError(f"plainsum has no planted variant {planted!r}")
-        from mpc_rr.adversary.broken import LenientPlainSumHub, SparsePlainSumClient
+        from mpc_rr.adversary import LenientPlainSumHub, SparsePlainSumClient
 
         hub_cls = LenientPlainSumHub if planted else PlainSumHub
         cli_cls = SparsePlainSumClient if planted else PlainSumClient
@@ -129,7 +125,7 @@ def _sum_roles(
         srv = roles[COORDINATOR]
         cfg, graph = srv.cfg, srv.graph  # type: ignore[attr-defined]
         if planted is not None:
-            from mpc_rr.adversary.broken import ALL, UnmaskedSecAggClient
+            from mpc_rr.adversary import ALL, UnmaskedSecAggClient
 
             iso = ALL if planted == "masks" else {1}
             for i in range(1, n + 1):
@@ -142,7 +138,7 @@ def _sum_roles(
     from mpc_rr.secure_sum.full_mesh import MESH_MESSAGES, FullMeshParty
 
     if planted == "clear-shares":
-        from mpc_rr.adversary.broken import PlaintextShareMeshParty
+        from mpc_rr.adversary import PlaintextShareMeshParty
 
         for i in range(1, n + 1):
             old = roles[i]
@@ -151,7 +147,7 @@ def _sum_roles(
                 i, n, x[i - 1], publication=old.publication, entropy=old.entropy, run=run
             )
     elif planted is not None:
-        from mpc_rr.adversary.broken import ALL, ZeroShareMeshParty
+        from mpc_rr.adversary import ALL, ZeroShareMeshParty
 
         iso = ALL if planted == "masks" else {1}
         for i in range(1, n + 1):
@@ -203,7 +199,7 @@ def observed_run(
         raise UsageError(f"parties must be >= 2, got {parties}")
     if planted is not None and planted not in PLANTED:
         raise UsageError(f"planted must be one of {PLANTED}, got {planted!r}")
-    from mpc_rr.secure_sum.entropy import SeededEntropy
+    from mpc_rr.secure_sum import SeededEntropy
 
     tap = Tap(meta={"protocol": protocol, "parties": parties, "seed": seed, "transport": transport})
     run = f"{protocol}-{seed}"
@@ -234,9 +230,8 @@ def _pipeline_run(
     transport: str, parties: int, seed: int, planted: str | None, tap: Tap, step_timeout: float,
     p: float, mechanism: str, dependence: str, entropy: Any,
 ) -> ObservedRun:
-    from mpc_rr.datasets import load_adult
-    from mpc_rr.pipeline import PipelineConfig, pipeline_roles, signing
-    from mpc_rr.pipeline.dependence import secagg_dependence
+    from mpc_rr.data import load_adult
+    from mpc_rr.pipeline import PipelineConfig, pipeline_roles, secagg_dependence, signing
 
     if planted not in (None, "raw-record"):
         raise UsageError(f"pipeline has no planted variant {planted!r}")
@@ -254,8 +249,8 @@ def _pipeline_run(
     sub = secagg_dependence(entropy) if dependence != "rr" else None
     roles = pipeline_roles(cfg, data.codes, seed, key, sub_factory=sub)
     if planted == "raw-record":
-        from mpc_rr.adversary.broken import RawRecordParty
-        from mpc_rr.randomness import party_generators
+        from mpc_rr.adversary import RawRecordParty
+        from mpc_rr.core import party_generators
 
         gens = party_generators(seed, parties)
         for i in range(1, parties + 1):
@@ -297,11 +292,11 @@ def _rrba_run(
 
 def all_message_types() -> tuple[type[Message], ...]:
     """Every message class of the protocols above (an offline observer's codec)."""
-    from mpc_rr.adversary.views import message_types
-    from mpc_rr.pipeline.messages import PIPELINE_MESSAGES
-    from mpc_rr.plainsum import PlainTotal, PlainValue
-    from mpc_rr.rrba.messages import RRBA_MESSAGES
+    from mpc_rr.core import message_types
+    from mpc_rr.pipeline import PIPELINE_MESSAGES
+    from mpc_rr.rrba import RRBA_MESSAGES
     from mpc_rr.secure_sum.full_mesh import MESH_MESSAGES
+    from mpc_rr.secure_sum.plainsum import PlainTotal, PlainValue
     from mpc_rr.secure_sum.secagg import SECAGG_MESSAGES
 
     return message_types(
@@ -328,17 +323,19 @@ def eavesdrop_report(
     headline ``success`` / ``baseline`` / ``ci`` (``content`` where payloads are
     readable, else ``size``).
     """
-    from mpc_rr.adversary import size_leakage, timing_leakage
-    from mpc_rr.adversary.coalitions import score
-    from mpc_rr.adversary.eavesdrop import participation, size_census
-    from mpc_rr.adversary.inference import (
+    from mpc_rr.adversary import (
         bayes_inference,
+        participation,
         pipeline_observations,
         pool_inference,
+        recover,
         rrba_observations,
+        score,
+        size_census,
+        size_leakage,
+        timing_leakage,
     )
-    from mpc_rr.adversary.recovery import recover
-    from mpc_rr.adversary.views import observe
+    from mpc_rr.core import observe
 
     tap = run.tap
     data = run.data_parties

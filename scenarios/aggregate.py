@@ -15,7 +15,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from mpc_rr.errors import UsageError
+from mpc_rr.core import UsageError
 from scenarios.store import Store, StoredRun
 
 __all__ = [

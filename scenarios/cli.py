@@ -18,7 +18,7 @@ import sys
 import traceback
 from collections.abc import Sequence
 
-from mpc_rr.errors import ProtocolAbort, UsageError
+from mpc_rr.core import ProtocolAbort, UsageError
 
 COMMANDS: tuple[str, ...] = (
     "run",

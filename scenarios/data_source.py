@@ -11,7 +11,7 @@ serve ``mpc-rr run`` (its data flags, :func:`add_data_arguments`) and the
   schema (``infer``, optionally ``columns`` and ``ordinal``); named after the
   file's stem unless ``name`` is given.
 
-Every error is a :class:`~mpc_rr.errors.UsageError` naming the flag (or the
+Every error is a :class:`~mpc_rr.core.UsageError` naming the flag (or the
 scenario key) and the rule.
 """
 
@@ -23,13 +23,12 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from mpc_rr.errors import UsageError
+from mpc_rr.core import UsageError
 
 if TYPE_CHECKING:  # the CLI imports this module at start-up: numpy and the library load on use
     import numpy as np
 
-    from mpc_rr.bif import BayesNet
-    from mpc_rr.schema import Dataset, Schema
+    from mpc_rr.data import BayesNet, Dataset, Schema
 
 __all__ = [
     "DataSpec",
@@ -70,7 +69,7 @@ class DataSpec:
 
     @property
     def is_network(self) -> bool:
-        from mpc_rr.bif import NETWORKS
+        from mpc_rr.data import NETWORKS
 
         return self.networks and self.source in NETWORKS
 
@@ -126,7 +125,7 @@ class DataSpec:
 
 
 def _known(networks: bool) -> tuple[str, ...]:
-    from mpc_rr.bif import NETWORKS
+    from mpc_rr.data import NETWORKS
 
     return (*EMBEDDED, *NETWORKS) if networks else EMBEDDED
 
@@ -170,7 +169,7 @@ class Source:
             return self.table.subsample(n, rng)
         if n is None:
             raise UsageError(f"{key}: records sampled from the network {self.name!r}; say how many")
-        from mpc_rr.schema import Dataset
+        from mpc_rr.data import Dataset
 
         assert self.network is not None
         sample = self.network.sample(n, rng)
@@ -194,8 +193,7 @@ def open_source(spec: DataSpec) -> Source:
     """Load what ``spec`` names (see the module docstring)."""
     spec.check()
     if spec.source == "adult":
-        from mpc_rr.datasets import data_dir, load_adult
-        from mpc_rr.schema import Dataset
+        from mpc_rr.data import Dataset, data_dir, load_adult
 
         data = load_adult()
         ident = f"adult:{_file_digest(data_dir() / 'adult.data')[:16]}"
@@ -203,8 +201,7 @@ def open_source(spec: DataSpec) -> Source:
         return Source(name, "UCI Adult, adult.data (8 categorical attributes)", ident,
                       table=Dataset(data.schema, data.codes, name))  # fmt: skip
     if spec.is_network:
-        from mpc_rr.bif import load_network
-        from mpc_rr.datasets import data_dir
+        from mpc_rr.data import data_dir, load_network
 
         net = load_network(spec.source)
         path = data_dir() / "bnlearn" / f"{spec.source}.bif"
@@ -215,9 +212,13 @@ def open_source(spec: DataSpec) -> Source:
 
 
 def _open_csv(spec: DataSpec) -> Source:
-    from mpc_rr.csv_reader import read_csv_columns
-    from mpc_rr.schema import load_csv
-    from mpc_rr.schema_io import DEFAULT_MAX_CATEGORIES, infer_schema, load_schema
+    from mpc_rr.data import (
+        DEFAULT_MAX_CATEGORIES,
+        infer_schema,
+        load_csv,
+        load_schema,
+        read_csv_columns,
+    )
 
     path = Path(spec.source)
     header: bool | list[str] = spec.header if isinstance(spec.header, bool) else list(spec.header)

@@ -22,13 +22,15 @@ from collections.abc import Callable, Sequence
 import numpy as np
 from scipy.stats import spearmanr
 
-from mpc_rr.clustering import cluster_attributes
-from mpc_rr.dependence import contingency, dependence_matrix, dependence_matrix_from_tables
-from mpc_rr.estimation import estimate_distribution
+from mpc_rr.data import Dataset
+from mpc_rr.estimation import (
+    contingency,
+    dependence_matrix,
+    dependence_matrix_from_tables,
+    estimate_distribution,
+)
+from mpc_rr.mdrr import PairLayout, cluster_attributes, rr_independent
 from mpc_rr.mechanisms import keep_or_uniform
-from mpc_rr.pair_cells import PairLayout
-from mpc_rr.rr_protocols import rr_independent
-from mpc_rr.schema import Dataset
 
 __all__ = ["SOURCES", "dependence_ranking"]
 

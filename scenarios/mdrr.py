@@ -31,18 +31,23 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from mpc_rr.clustering import Clustering, cluster_attributes
-from mpc_rr.dependence import dependence_matrix
-from mpc_rr.errors import UsageError
+from mpc_rr.core import UsageError
+from mpc_rr.data import Dataset
+from mpc_rr.estimation import answer, dependence_matrix, make_queries, relative_error, true_count
+from mpc_rr.mdrr import (
+    Clustering,
+    GroupRelease,
+    adjust,
+    cluster_attributes,
+    release_groups,
+    rr_independent,
+)
 from mpc_rr.mechanisms import (
     cluster_matrix,
     keep_or_uniform,
     keep_or_uniform_epsilon,
     paper_epsilon,
 )
-from mpc_rr.queries import answer, make_queries, relative_error, true_count
-from mpc_rr.rr_protocols import GroupRelease, adjust, release_groups, rr_independent
-from mpc_rr.schema import Dataset
 
 __all__ = [
     "BEST_CONFIG",

@@ -3,7 +3,7 @@
 Three steps, each with one job:
 
 * :func:`execute` builds the roles (coordinator + one data party per record)
-  and runs them with a :class:`~mpc_rr.runs.Runner` -> :class:`Execution`;
+  and runs them with a :class:`~mpc_rr.core.Runner` -> :class:`Execution`;
 * :func:`evaluate` answers count queries of coverage 0.1 and 0.5 (Section
   6.5) against the true records of the participating parties with
   RR-Independent (from the Sec. 4.1 records when the dependence source is
@@ -13,12 +13,12 @@ Three steps, each with one job:
 * :func:`to_json` shapes ``results.json``; :func:`write_outputs` writes it
   with a CSV and a plot.
 
-The data set's name (:attr:`mpc_rr.schema.Dataset.name`: ``adult`` for the
+The data set's name (:attr:`mpc_rr.data.Dataset.name`: ``adult`` for the
 embedded Adult, a CSV file's stem unless named) labels every output: the run
 id, ``results.json``'s ``dataset`` and the plot's title.
 
 A seeded run is a simulation: every output carries ``noise`` saying that the
-noise can be recomputed from the seed (:func:`mpc_rr.randomness.noise_source`).
+noise can be recomputed from the seed (:func:`mpc_rr.core.noise_source`).
 """
 
 from __future__ import annotations
@@ -34,15 +34,19 @@ from typing import Any
 
 import numpy as np
 
-from mpc_rr.errors import ProtocolAbort, UsageError
-from mpc_rr.models import FactorModel
+from mpc_rr.core import (
+    COORDINATOR,
+    ProtocolAbort,
+    Role,
+    Runner,
+    RunResult,
+    UsageError,
+    noise_source,
+)
+from mpc_rr.data import Dataset
+from mpc_rr.estimation import FactorModel, answer, make_queries, relative_error, true_count
+from mpc_rr.mdrr import adjust, rr_independent
 from mpc_rr.pipeline import PipelineConfig, PipelinePlan, PipelineResult, signing
-from mpc_rr.queries import answer, make_queries, relative_error, true_count
-from mpc_rr.randomness import noise_source
-from mpc_rr.roles import COORDINATOR, Role
-from mpc_rr.rr_protocols import adjust, rr_independent
-from mpc_rr.runs import Runner, RunResult
-from mpc_rr.schema import Dataset
 from parties.gc_policy import simulation_gc
 
 __all__ = [

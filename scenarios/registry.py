@@ -1,6 +1,6 @@
 """Named protocols, so a separate OS process can build its own role (``mpc-rr party``).
 
-A protocol is a :class:`~mpc_rr.runs.ProtocolSpec`: a factory
+A protocol is a :class:`~mpc_rr.core.ProtocolSpec`: a factory
 ``make_role(party_id, n_parties, seed, params) -> Role`` plus the JSON form of
 its result.  Register one by adding a line to :data:`BUILTIN`
 (``name -> "module:attribute"``, imported lazily, so ``mpc-rr --help`` stays
@@ -12,19 +12,19 @@ from __future__ import annotations
 import importlib
 from typing import TYPE_CHECKING
 
-from mpc_rr.errors import UsageError
+from mpc_rr.core import UsageError
 
-if TYPE_CHECKING:  # mpc_rr.runs imports numpy: not at `mpc-rr --help` time
-    from mpc_rr.runs import ProtocolSpec
+if TYPE_CHECKING:  # mpc_rr.core imports numpy: not at `mpc-rr --help` time
+    from mpc_rr.core import ProtocolSpec
 
 __all__ = ["BUILTIN", "get_protocol", "protocol_names", "register_protocol"]
 
 BUILTIN: dict[str, str] = {
-    "plainsum": "mpc_rr.plainsum:make_role",
-    "secagg": "mpc_rr.secure_sum.factories:make_secagg_role",
-    "full-mesh-board": "mpc_rr.secure_sum.factories:make_board_role",
-    "pipeline": "mpc_rr.pipeline.deploy:PIPELINE",
-    "rrba": "mpc_rr.rrba.deploy:RRBA",
+    "plainsum": "mpc_rr.secure_sum.plainsum:make_role",
+    "secagg": "mpc_rr.secure_sum:make_secagg_role",
+    "full-mesh-board": "mpc_rr.secure_sum:make_board_role",
+    "pipeline": "mpc_rr.pipeline:PIPELINE",
+    "rrba": "mpc_rr.rrba:RRBA",
 }
 """Lazily imported factories or specs: ``name -> "module:attribute"``."""
 
@@ -47,7 +47,7 @@ def get_protocol(name: str) -> ProtocolSpec:
     target = BUILTIN.get(name)
     if target is None:
         raise UsageError(f"unknown protocol {name!r}; known: {protocol_names()}")
-    from mpc_rr.runs import ProtocolSpec
+    from mpc_rr.core import ProtocolSpec
 
     module, _, attr = target.partition(":")
     obj = getattr(importlib.import_module(module), attr)

@@ -59,7 +59,7 @@ def build(store: Store, scenarios: Sequence[str] | None = None) -> list[Scenario
     chosen = list(dict.fromkeys(scenarios if scenarios else names))
     missing = [n for n in chosen if n not in names]
     if missing:
-        from mpc_rr.errors import UsageError
+        from mpc_rr.core import UsageError
 
         raise UsageError(
             f"{store.path}: no runs of {missing} (scenarios: {', '.join(dict.fromkeys(names)) or 'none'})"

@@ -17,10 +17,16 @@ from pathlib import Path
 
 import numpy as np
 
-from mpc_rr.bif import NETWORKS, load_network
-from mpc_rr.datasets import load_adult
-from mpc_rr.errors import UsageError
-from mpc_rr.schema import Attribute, Dataset, Schema, encode_columns
+from mpc_rr.core import UsageError
+from mpc_rr.data import (
+    NETWORKS,
+    Attribute,
+    Dataset,
+    Schema,
+    encode_columns,
+    load_adult,
+    load_network,
+)
 
 __all__ = ["DEFAULT_CLIENTS", "load_data"]
 

@@ -48,8 +48,9 @@ from typing import Any
 import numpy as np
 from scipy.stats import chi2 as chi2_dist
 
-from mpc_rr.bif import load_network
+from mpc_rr.data import load_network
 from mpc_rr.rrba import (
+    Cover,
     chi2_independence,
     elastic_fit,
     empirical_table,
@@ -62,7 +63,6 @@ from mpc_rr.rrba import (
     stable_from,
     tolerance,
 )
-from mpc_rr.rrba.views import Cover
 
 __all__ = [
     "CONV_BLOCKS",

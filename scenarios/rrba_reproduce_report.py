@@ -319,7 +319,7 @@ def run(args: Any) -> int:
 
     from tqdm import tqdm
 
-    from mpc_rr.errors import UsageError
+    from mpc_rr.core import UsageError
     from scenarios import rrba_reproduce as rr
 
     exp = args.experiment

@@ -10,7 +10,7 @@ consistent marginal of the Sec. 4.3 QP (:func:`mpc_rr.rrba.reconstruct`);
 Cost: the protocol-level counts every run knows exactly (answers, tables and
 table cells sent to clients).  A distributed run (``--transport``) adds the
 messages, bytes, rounds and wall time the runner measured (its
-:class:`~mpc_rr.costs.CostReport`), for the aggregator (party 0) and the
+:class:`~mpc_rr.core.CostReport`), for the aggregator (party 0) and the
 clients; the centralized engine sends no message, so those keys are
 ``null`` there, never estimated.  Every run reports its dropouts: clients
 asked, answered, left out (silent or rejected) and blocks lost.
@@ -26,9 +26,9 @@ from typing import Any
 
 import numpy as np
 
-from mpc_rr.costs import CostReport
+from mpc_rr.core import CostReport
+from mpc_rr.data import Dataset
 from mpc_rr.rrba import RRBARun, empirical_table, epsilon_cap, js_divergence, l2_counts, reconstruct
-from mpc_rr.schema import Dataset
 
 __all__ = ["marginal_errors", "plot_convergence", "summarize"]
 

@@ -1,13 +1,13 @@
-"""Pick a :class:`~mpc_rr.runs.Runner` by name: ``harness``, ``memory``, ``sharded``, ``ray`` or ``tcp``."""
+"""Pick a :class:`~mpc_rr.core.Runner` by name: ``harness``, ``memory``, ``sharded``, ``ray`` or ``tcp``."""
 
 from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from mpc_rr.errors import UsageError
+from mpc_rr.core import UsageError
 
 if TYPE_CHECKING:  # (the CLI reads TRANSPORTS at start-up: no numpy)
-    from mpc_rr.runs import Runner
+    from mpc_rr.core import Runner
 
 __all__ = ["TRANSPORTS", "runner_for"]
 
@@ -37,7 +37,7 @@ def runner_for(transport: str, *, workers: int | None = None, **options: Any) ->
             f"or ray, not {transport!r}"
         )
     if transport == "harness":
-        from mpc_rr.harness import HarnessRunner
+        from mpc_rr.core import HarnessRunner
 
         options.pop("step_timeout", None)  # the harness has no clock: deadlines are "queue empty"
         return HarnessRunner(**options)

@@ -1,10 +1,10 @@
 """Run a secure sum end to end, check it against the plaintext sum, and report its costs.
 
 Used by the ``secure-sum`` command, tests and benchmarks.  It plans the
-roles of a protocol (:class:`mpc_rr.secure_sum.factories.SecureSumPlan`),
+roles of a protocol (:class:`mpc_rr.secure_sum.SecureSumPlan`),
 makes chosen parties crash at a chosen step
-(:class:`mpc_rr.testing.DropPlan`), runs them with any
-:class:`~mpc_rr.runs.Runner` (harness, memory, sharded, Ray, TCP), and compares the result
+(:class:`mpc_rr.core.DropPlan`), runs them with any
+:class:`~mpc_rr.core.Runner` (harness, memory, sharded, Ray, TCP), and compares the result
 with the plain sum of the included inputs.  Also here: the two Section 4.2 /
 4.3 computations built on a secure sum (:func:`exact_bivariate_counts`,
 :func:`pairwise_rr_counts`).
@@ -19,26 +19,28 @@ from typing import Any
 
 import numpy as np
 
-from mpc_rr.costs import CostReport
-from mpc_rr.dependence import dependence_matrix_from_tables
-from mpc_rr.errors import ProtocolAbort, UsageError
-from mpc_rr.estimation import Estimate
-from mpc_rr.harness import HarnessRunner
-from mpc_rr.joint import JointMechanism
-from mpc_rr.pair_cells import PairLayout
-from mpc_rr.pairwise_rr import (
+from mpc_rr.core import (
+    COORDINATOR,
+    CostReport,
+    DropPlan,
+    HarnessRunner,
+    ProtocolAbort,
+    Runner,
+    RunResult,
+    UsageError,
+)
+from mpc_rr.data import Schema
+from mpc_rr.estimation import Estimate, dependence_matrix_from_tables
+from mpc_rr.mdrr import (
+    PairLayout,
     composed_epsilons,
     estimate_pair_tables,
     pair_cells,
     pair_dependences,
     perturb_pairs,
 )
-from mpc_rr.roles import COORDINATOR
-from mpc_rr.runs import Runner, RunResult
-from mpc_rr.schema import Schema
-from mpc_rr.secure_sum.entropy import SeededEntropy
-from mpc_rr.secure_sum.factories import Protocol, SecureSumPlan, step_messages
-from mpc_rr.testing import DropPlan
+from mpc_rr.mechanisms import JointMechanism
+from mpc_rr.secure_sum import Protocol, SecureSumPlan, SeededEntropy, step_messages
 from parties.gc_policy import simulation_gc
 
 __all__ = [
@@ -118,7 +120,7 @@ def run_secure_sum(
         Explicit crashes ``{party: step}`` (instead of ``dropout``).
     max_dropout, max_corrupt, degree, threshold, failure:
         SecAgg+ parameters (``None``: the defaults of
-        :func:`~mpc_rr.secure_sum.secagg_params.secagg_public`; independent of
+        :func:`~mpc_rr.secure_sum.secagg.secagg_public`; independent of
         ``dropout``, so a run beyond the bound aborts cleanly).
     deterministic:
         :class:`SeededEntropy` (reproducible; tests and teaching only) instead
@@ -233,7 +235,7 @@ def pairwise_rr_counts(
     method: str = "clip",
     **kwargs: Any,
 ) -> PairwiseCounts:
-    """Section 4.3: pairwise RR (:mod:`mpc_rr.pairwise_rr`) submitted through a secure sum.
+    """Section 4.3: pairwise RR (:mod:`mpc_rr.mdrr._pairwise`) submitted through a secure sum.
 
     ``mechanism((|A_i|, |A_j|))`` builds each pair's matrix, or a mapping
     ``{(i, j): mechanism}``; ``rng`` draws every party's randomization

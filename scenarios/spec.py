@@ -54,7 +54,7 @@ import msgspec
 import numpy as np
 from msgspec import Meta
 
-from mpc_rr.errors import UsageError
+from mpc_rr.core import UsageError
 from scenarios.data_source import DataSpec
 from scenarios.kinds import Kind, get
 
@@ -232,7 +232,7 @@ class Scenario:
         """The ``[data]`` table as a :class:`DataSpec` (paths resolved), or ``None``."""
         if self.kind.data == "none":
             return None
-        from mpc_rr.bif import NETWORKS
+        from mpc_rr.data import NETWORKS
         from scenarios.data_source import EMBEDDED
 
         d = self.data or DataTable()

@@ -36,7 +36,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from mpc_rr.errors import UsageError
+from mpc_rr.core import UsageError
 
 __all__ = ["SCHEMA_VERSION", "Store", "StoredRun", "now"]
 

@@ -30,7 +30,7 @@ from typing import Any
 
 import msgspec
 
-from mpc_rr.errors import UsageError
+from mpc_rr.core import UsageError
 from scenarios.data_source import DataSpec, Source, open_source
 from scenarios.kinds import Outcome, RunContext, get
 from scenarios.provenance import code_version, machine, versions

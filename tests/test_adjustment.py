@@ -9,13 +9,11 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from mpc_rr.adjustment import METHODS, rr_adjustment
-from mpc_rr.clustering import cluster_attributes
-from mpc_rr.datasets import load_adult
-from mpc_rr.dependence import dependence_matrix
-from mpc_rr.errors import UsageError
+from mpc_rr.core import UsageError
+from mpc_rr.data import load_adult
+from mpc_rr.estimation import ADJUSTMENT_METHODS, dependence_matrix, rr_adjustment
+from mpc_rr.mdrr import cluster_attributes, rr_independent
 from mpc_rr.mechanisms import keep_or_uniform
-from mpc_rr.rr_protocols import rr_independent
 from scenarios.mdrr import attribute_epsilons, cluster_release
 
 # Example 1: 4 x (a1, b1), 2 x (a2, b1), 0 x (a1, b2), 4 x (a2, b2); targets (1/2, 1/2)
@@ -27,7 +25,7 @@ def joint(weights: np.ndarray) -> np.ndarray:
     return np.bincount(Y[:, 0] * 2 + Y[:, 1], weights=weights, minlength=4)
 
 
-@pytest.mark.parametrize("method", METHODS)
+@pytest.mark.parametrize("method", ADJUSTMENT_METHODS)
 def test_example1_first_pass_matches_the_paper(method: str) -> None:
     # one Adjust_weights call on the first attribute: w = 1/8 (first four), 1/12 (rest)
     res = rr_adjustment(Y, (2, 2), [(0,)], [HALF], max_iter=1, method=method)
@@ -59,7 +57,7 @@ def test_example1_converges_to_half_zero_zero_half() -> None:
     np.testing.assert_allclose(joint(res.weights), [0.5, 0.0, 0.0, 0.5], atol=2e-5)
 
 
-@pytest.mark.parametrize("method", METHODS)
+@pytest.mark.parametrize("method", ADJUSTMENT_METHODS)
 def test_zero_randomized_support_does_not_crash(method: str) -> None:
     # category 2 of attribute 0 never appears in Y but has target mass 0.2
     y = np.array([[0, 0], [1, 1], [0, 1], [1, 0]])
@@ -70,7 +68,7 @@ def test_zero_randomized_support_does_not_crash(method: str) -> None:
     assert res.unreachable_mass == pytest.approx(0.2)
 
 
-@pytest.mark.parametrize("method", METHODS)
+@pytest.mark.parametrize("method", ADJUSTMENT_METHODS)
 def test_target_zero_on_a_present_category(method: str) -> None:
     y = np.array([[0], [0], [1], [2]])
     res = rr_adjustment(y, (3,), [(0,)], [np.array([0.5, 0.0, 0.5])], max_iter=10, method=method)
@@ -78,7 +76,7 @@ def test_target_zero_on_a_present_category(method: str) -> None:
     assert res.converged and res.iterations == 2 and res.method == method
 
 
-@pytest.mark.parametrize("method", METHODS)
+@pytest.mark.parametrize("method", ADJUSTMENT_METHODS)
 def test_clusters_as_groups(method: str) -> None:
     rng = np.random.default_rng(3)
     y = rng.integers(0, 2, size=(200, 3))
@@ -123,7 +121,7 @@ def _odds_ratio_fit(counts: np.ndarray, rows: np.ndarray, cols: np.ndarray) -> n
     return np.array([[x, r1 - x], [c1 - x, 1 - r1 - c1 + x]])
 
 
-@pytest.mark.parametrize("method", METHODS)
+@pytest.mark.parametrize("method", ADJUSTMENT_METHODS)
 def test_two_by_two_matches_the_odds_ratio_closed_form(method: str) -> None:
     counts = np.array([[4, 2], [1, 3]])
     y = np.array([[a, b] for a in (0, 1) for b in (0, 1) for _ in range(counts[a, b])])
@@ -171,7 +169,7 @@ def test_unreachable_mass_counts_categories_whose_records_are_all_zeroed() -> No
     # category 1 of attribute 0 only occurs with category 1 of attribute 1, whose target is 0
     y = np.array([[0, 0], [0, 0], [1, 1], [0, 1]])
     t0, t1 = np.array([0.7, 0.3]), np.array([1.0, 0.0])
-    for method in METHODS:
+    for method in ADJUSTMENT_METHODS:
         res = rr_adjustment(y, (2, 2), [(0,), (1,)], [t0, t1], method=method)
         assert res.unreachable_mass == pytest.approx(0.3)
         np.testing.assert_allclose(res.weights, [0.5, 0.5, 0.0, 0.0])
@@ -216,7 +214,7 @@ def test_adult_release_at_p09_converges_within_the_pipeline_cap() -> None:
     assert abs(fast.weights - ref.weights).sum() < 1e-8
 
 
-@pytest.mark.parametrize("method", METHODS)
+@pytest.mark.parametrize("method", ADJUSTMENT_METHODS)
 def test_conflicting_targets_converge_to_the_same_limit(method: str) -> None:
     """Noisy estimates can conflict: the only record of B = 2 lies in A = 1, which the
     target of A limits to 0.01 while B asks 0.03 of it.  The passes still converge (the

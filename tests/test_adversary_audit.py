@@ -18,16 +18,16 @@ from mpc_rr.adversary import (
     structured_test,
 )
 from mpc_rr.adversary._stats import cp_lower
-from mpc_rr.errors import UsageError
-from mpc_rr.lambda_rr import LambdaRandomization
+from mpc_rr.core import UsageError
 from mpc_rr.mechanisms import (
+    LambdaRandomization,
     RandomizationMatrix,
     cluster_matrix,
     k_rr,
     keep_or_uniform,
     paper_epsilon,
 )
-from mpc_rr.optimized_rr import solve_heuristic, solve_lp
+from mpc_rr.mechanisms.optimized import solve_heuristic, solve_lp
 
 
 class Mislabeled:

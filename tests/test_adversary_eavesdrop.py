@@ -7,18 +7,19 @@ import msgspec
 import numpy as np
 import pytest
 
-from mpc_rr.adversary import size_leakage, timing_leakage
-from mpc_rr.adversary.eavesdrop import on_link, participation, size_census
-from mpc_rr.adversary.inference import (
+from mpc_rr.adversary import (
     Observation,
     bayes_inference,
     dense_matrix,
+    on_link,
+    participation,
     pipeline_observations,
+    size_census,
+    size_leakage,
+    timing_leakage,
 )
-from mpc_rr.adversary.views import observe
-from mpc_rr.errors import UsageError
+from mpc_rr.core import Transcript, UsageError, observe
 from mpc_rr.mechanisms import cluster_matrix, keep_or_uniform
-from mpc_rr.transcript import Transcript
 from scenarios.adversary_runs import eavesdrop_report, observed_run
 
 RNG = np.random.default_rng
@@ -96,9 +97,9 @@ def test_payloads_over_a_plaintext_hub():
 
 def test_participation_dropouts_are_visible_without_cover_traffic():
     from mpc_rr.adversary import participation_leakage
-    from mpc_rr.secure_sum.factories import secure_sum_roles
+    from mpc_rr.core import DropAt
+    from mpc_rr.secure_sum import secure_sum_roles
     from mpc_rr.secure_sum.secagg import MaskedInput
-    from mpc_rr.testing import DropAt
     from parties.runner import MemoryRunner
     from scenarios.adversary_runs import one_hot_inputs
     from transports.tap import Tap

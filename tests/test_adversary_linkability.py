@@ -7,6 +7,7 @@ import pytest
 
 from mpc_rr.adversary import (
     attack,
+    attack_order,
     attribute_inference,
     epsilon_consequence,
     link,
@@ -14,10 +15,10 @@ from mpc_rr.adversary import (
     reidentification,
     release_pairs,
 )
-from mpc_rr.adversary.linkability import _assign, attack_order
-from mpc_rr.errors import UsageError
+from mpc_rr.adversary._linkability import _assign
+from mpc_rr.core import UsageError
+from mpc_rr.mdrr import PairLayout
 from mpc_rr.mechanisms import k_rr, keep_or_uniform
-from mpc_rr.pair_cells import PairLayout
 
 SIZES = (6, 6, 5, 4, 3)
 
@@ -160,7 +161,7 @@ def test_usage_errors():
 def test_all_of_adult_in_the_anonymous_channel_within_minutes():
     import time
 
-    from mpc_rr.datasets import load_adult
+    from mpc_rr.data import load_adult
 
     data = load_adult()
     rng = np.random.default_rng(0)

@@ -6,30 +6,26 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from mpc_rr.adversary.broken import (
+from mpc_rr.adversary import (
     ALL,
+    MemberState,
     PlaintextShareMeshParty,
     UnmaskedSecAggClient,
     ZeroShareMeshParty,
-)
-from mpc_rr.adversary.coalitions import coalition_members, coalition_sweep, pool, score
-from mpc_rr.adversary.recovery import (
-    MemberState,
+    coalition_members,
+    coalition_sweep,
     member_state,
     one_hot_cell,
+    pool,
     recover,
     recover_full_mesh,
     recover_secagg,
+    score,
 )
-from mpc_rr.adversary.views import observe
-from mpc_rr.errors import UsageError
-from mpc_rr.harness import HarnessRunner
-from mpc_rr.roles import COORDINATOR
-from mpc_rr.secure_sum.entropy import SeededEntropy
-from mpc_rr.secure_sum.factories import secure_sum_roles
+from mpc_rr.core import COORDINATOR, DropAt, HarnessRunner, UsageError, observe
+from mpc_rr.secure_sum import SeededEntropy, secure_sum_roles
 from mpc_rr.secure_sum.full_mesh import MESH_MESSAGES
 from mpc_rr.secure_sum.secagg import SECAGG_MESSAGES, SecAggServer, secagg_public
-from mpc_rr.testing import DropAt
 from scenarios.adversary_runs import one_hot_inputs
 
 N, CELLS = 12, 8

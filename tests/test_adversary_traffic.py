@@ -13,8 +13,7 @@ from mpc_rr.adversary import (
     size_leakage,
     timing_leakage,
 )
-from mpc_rr.errors import UsageError
-from mpc_rr.transcript import Transcript
+from mpc_rr.core import Transcript, UsageError
 
 N = 300
 

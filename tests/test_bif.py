@@ -6,10 +6,8 @@ import numpy as np
 import pytest
 from scipy.stats import chi2, chi2_contingency
 
-from mpc_rr.bif import load_network, parse_bif
-from mpc_rr.datasets import data_dir
-from mpc_rr.errors import UsageError
-from mpc_rr.schema import load_csv
+from mpc_rr.core import UsageError
+from mpc_rr.data import data_dir, load_csv, load_network, parse_bif
 
 TINY = """
 network tiny { }

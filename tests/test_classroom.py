@@ -18,7 +18,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from mpc_rr.roles import state_diagram
+from mpc_rr.core import state_diagram
 from mpc_rr.secure_sum.full_mesh import FullMeshParty
 from mpc_rr.secure_sum.secagg import SecAggClient, SecAggServer
 from scenarios.classroom import make_trace

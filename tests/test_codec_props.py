@@ -8,9 +8,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from mpc_rr.errors import DecodeError
-from mpc_rr.messages import WIRE_VERSION, Codec, Message, WireArray
-from mpc_rr.plainsum import PlainTotal, PlainValue
+from mpc_rr.core import WIRE_VERSION, Codec, DecodeError, Message, WireArray
+from mpc_rr.secure_sum.plainsum import PlainTotal, PlainValue
 
 
 class Note(Message, frozen=True):

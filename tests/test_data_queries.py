@@ -8,11 +8,20 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from mpc_rr.datasets import ADULT_SCHEMA, load_adult
-from mpc_rr.errors import UsageError
-from mpc_rr.models import FactorModel, WeightedRecords
-from mpc_rr.queries import (
+from mpc_rr.core import UsageError
+from mpc_rr.data import (
+    ADULT_SCHEMA,
+    Attribute,
+    Dataset,
+    Schema,
+    encode_columns,
+    load_adult,
+    load_csv,
+)
+from mpc_rr.estimation import (
     CountQuery,
+    FactorModel,
+    WeightedRecords,
     answer,
     jensen_shannon,
     l2_distance,
@@ -20,7 +29,6 @@ from mpc_rr.queries import (
     relative_error,
     true_count,
 )
-from mpc_rr.schema import Attribute, Dataset, Schema, encode_columns, load_csv
 
 SCHEMA = Schema(
     (Attribute("color", ("red", "green")), Attribute("size", ("S", "M", "L"), ordinal=True))

@@ -7,10 +7,10 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from mpc_rr.clustering import cluster_attributes
-from mpc_rr.dependence import contingency, cramers_v, dependence_matrix, pearson_abs
-from mpc_rr.errors import UsageError
-from mpc_rr.schema import Attribute, Schema
+from mpc_rr.core import UsageError
+from mpc_rr.data import Attribute, Schema
+from mpc_rr.estimation import contingency, cramers_v, dependence_matrix, pearson_abs
+from mpc_rr.mdrr import cluster_attributes
 
 
 @settings(max_examples=30, deadline=None)

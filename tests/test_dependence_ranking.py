@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from mpc_rr.datasets import load_adult
+from mpc_rr.data import load_adult
 from scenarios.dependence_ranking import dependence_ranking
 
 

@@ -14,8 +14,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from mpc_rr.datasets import data_dir, load_adult
-from mpc_rr.pipeline.deploy import adult_record, make_pipeline_role, new_coordinator_key
+from mpc_rr.data import data_dir, load_adult
+from mpc_rr.pipeline import adult_record, make_pipeline_role, new_coordinator_key
 from parties.procs import run_processes
 from transports.pki import generate_deployment
 

@@ -1,16 +1,23 @@
-"""The one size validator (mpc_rr.domain.check_sizes): its rule and its messages."""
+"""The one size validator (mpc_rr.mechanisms.check_sizes): its rule and its messages."""
 
 from __future__ import annotations
 
 import numpy as np
 import pytest
 
-from mpc_rr.domain import DENSE_LIMIT, check_dense_cells, check_sizes
-from mpc_rr.errors import UsageError
-from mpc_rr.lambda_rr import LambdaRandomization
-from mpc_rr.mechanisms import RandomizationMatrix, UniformMixture, k_rr, keep_or_uniform
-from mpc_rr.optimized_rr import kronecker_mechanism, solve_heuristic, solve_lp
-from mpc_rr.pair_cells import PairLayout
+from mpc_rr.core import UsageError
+from mpc_rr.mdrr import PairLayout
+from mpc_rr.mechanisms import (
+    DENSE_LIMIT,
+    LambdaRandomization,
+    RandomizationMatrix,
+    UniformMixture,
+    check_dense_cells,
+    check_sizes,
+    k_rr,
+    keep_or_uniform,
+)
+from mpc_rr.mechanisms.optimized import kronecker_mechanism, solve_heuristic, solve_lp
 
 
 @pytest.mark.parametrize(

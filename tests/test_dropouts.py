@@ -6,18 +6,11 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from mpc_rr.datasets import load_adult
-from mpc_rr.dependence import dependence_matrix
-from mpc_rr.harness import HarnessRunner
+from mpc_rr.core import COORDINATOR, DropAt, HarnessRunner
+from mpc_rr.data import load_adult
+from mpc_rr.estimation import dependence_matrix
 from mpc_rr.pipeline import PipelineConfig, pipeline_roles, signing
-from mpc_rr.roles import COORDINATOR
-from mpc_rr.secure_sum.secagg import (
-    AdvertiseKeys,
-    EncryptedShares,
-    MaskedInput,
-    UnmaskShares,
-)
-from mpc_rr.testing import DropAt
+from mpc_rr.secure_sum.secagg import AdvertiseKeys, EncryptedShares, MaskedInput, UnmaskShares
 from parties.runner import MemoryRunner
 from scenarios.runners import runner_for
 from scenarios.secure_sum import run_secure_sum

@@ -1,4 +1,4 @@
-"""The one epsilon definition (mpc_rr.epsilon.local_epsilon) against known closed forms,
+"""The one epsilon definition (mpc_rr.mechanisms.local_epsilon) against known closed forms,
 and every mechanism's closed-form epsilon against it."""
 
 from __future__ import annotations
@@ -10,12 +10,19 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from mpc_rr.epsilon import local_epsilon, mixture_epsilon
-from mpc_rr.errors import UsageError
-from mpc_rr.lambda_rr import LambdaRandomization, factor_epsilon
-from mpc_rr.mechanisms import RandomizationMatrix, cluster_matrix, k_rr, keep_or_uniform
-from mpc_rr.optimized_heuristic import _heuristic_in_order
-from mpc_rr.optimized_rr import kronecker_mechanism, solve_heuristic, solve_lp
+from mpc_rr.core import UsageError
+from mpc_rr.mechanisms import (
+    LambdaRandomization,
+    RandomizationMatrix,
+    cluster_matrix,
+    factor_epsilon,
+    k_rr,
+    keep_or_uniform,
+    local_epsilon,
+    mixture_epsilon,
+)
+from mpc_rr.mechanisms.optimized import kronecker_mechanism, solve_heuristic, solve_lp
+from mpc_rr.mechanisms.optimized._heuristic import _heuristic_in_order
 
 
 def _mixture(keep: float, n: int) -> np.ndarray:

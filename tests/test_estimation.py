@@ -9,7 +9,7 @@ from hypothesis import strategies as st
 from hypothesis.extra.numpy import arrays
 from scipy.optimize import minimize
 
-from mpc_rr.errors import UsageError
+from mpc_rr.core import UsageError
 from mpc_rr.estimation import clip_rescale, estimate_distribution, ibu, project_simplex
 from mpc_rr.mechanisms import RandomizationMatrix, keep_or_uniform
 

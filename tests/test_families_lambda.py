@@ -9,15 +9,17 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from mpc_rr.epsilon import local_epsilon
-from mpc_rr.errors import UsageError
-from mpc_rr.joint import JointMechanism
-from mpc_rr.kron import apply_kron_ij, eigenvalues_from_levels, solve_pattern
-from mpc_rr.lambda_rr import (
+from mpc_rr.core import UsageError
+from mpc_rr.mechanisms import (
     PAPER_TABLE1,
+    JointMechanism,
     LambdaRandomization,
+    apply_kron_ij,
+    eigenvalues_from_levels,
     factor_entropy,
+    local_epsilon,
     paper_example,
+    solve_pattern,
 )
 
 

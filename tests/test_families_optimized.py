@@ -10,19 +10,22 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from mpc_rr.epsilon import local_epsilon
-from mpc_rr.errors import UsageError
-from mpc_rr.joint import JointMechanism
-from mpc_rr.kron import subset_counts
-from mpc_rr.optimized_heuristic import _heuristic_in_order
-from mpc_rr.optimized_rr import (
+from mpc_rr.core import UsageError
+from mpc_rr.mechanisms import (
+    CompactPattern,
+    JointMechanism,
+    TablePattern,
+    local_epsilon,
+    subset_counts,
+)
+from mpc_rr.mechanisms.optimized import (
     closed_form_two,
     heuristic_reference,
     optimize,
     solve_heuristic,
     solve_lp,
 )
-from mpc_rr.patterns import CompactPattern, TablePattern
+from mpc_rr.mechanisms.optimized._heuristic import _heuristic_in_order
 
 
 def _marginal_epsilons_from_dense(mat: np.ndarray, sizes: tuple[int, ...]) -> list[float]:

@@ -7,9 +7,9 @@ import time
 import numpy as np
 import pytest
 
-from mpc_rr.lambda_rr import LambdaRandomization
-from mpc_rr.optimized_heuristic import _heuristic_in_order
-from mpc_rr.optimized_rr import solve_lp
+from mpc_rr.mechanisms import LambdaRandomization
+from mpc_rr.mechanisms.optimized import solve_lp
+from mpc_rr.mechanisms.optimized._heuristic import _heuristic_in_order
 
 pytestmark = pytest.mark.slow
 

@@ -15,10 +15,10 @@ from typing import Any
 import numpy as np
 import pytest
 
-from mpc_rr.datasets import load_adult
-from mpc_rr.pipeline.deploy import new_coordinator_key
-from mpc_rr.plainsum import client_input
-from mpc_rr.secure_sum.factories import party_input
+from mpc_rr.data import load_adult
+from mpc_rr.pipeline import new_coordinator_key
+from mpc_rr.secure_sum import party_input
+from mpc_rr.secure_sum.plainsum import client_input
 from parties.procs import ProcessRunResult, run_processes
 
 

@@ -11,7 +11,7 @@ import textwrap
 
 import pytest
 
-from mpc_rr.errors import UsageError
+from mpc_rr.core import UsageError
 from transports.limits import ensure_fd_limit
 
 resource = pytest.importorskip("resource")  # POSIX only: elsewhere the OS has no such limit
@@ -32,7 +32,7 @@ def test_run_tcp_is_refused_before_any_work_when_the_hard_limit_is_too_low() -> 
         import resource
         resource.setrlimit(resource.RLIMIT_NOFILE, (200, 200))
         import parties.tcp_runner as tr
-        from mpc_rr.plainsum import make_role
+        from mpc_rr.secure_sum.plainsum import make_role
 
         def work_started(*a, **k):
             print("WORK STARTED", flush=True)
@@ -46,7 +46,7 @@ def test_run_tcp_is_refused_before_any_work_when_the_hard_limit_is_too_low() -> 
     assert "WORK STARTED" not in out.stdout
     assert out.returncode == 1, out.stderr
     last = out.stderr.strip().splitlines()[-1]
-    assert last.startswith("mpc_rr.errors.UsageError: run_tcp with 299 parties and their hub in one process")
+    assert last.startswith("mpc_rr.core.UsageError: run_tcp with 299 parties and their hub in one process")
     assert "the open-file limit (RLIMIT_NOFILE) is 200" in last
     assert "hard limit 200" in last and "`ulimit -n " in last
     assert last.endswith("or run the hub in its own process, one socket per party here instead of two "
@@ -60,7 +60,7 @@ def test_the_soft_limit_is_raised_when_the_hard_limit_allows_it() -> None:
         soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
         resource.setrlimit(resource.RLIMIT_NOFILE, (48, hard))
         from parties.tcp_runner import run_tcp_sync
-        from mpc_rr.plainsum import expected_total, make_role
+        from mpc_rr.secure_sum.plainsum import expected_total, make_role
 
         n = 40  # 39 clients: 78 sockets in this process, more than 48
         roles = {i: make_role(i, n, 3, {"cells": 2}) for i in range(n)}

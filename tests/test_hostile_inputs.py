@@ -8,12 +8,8 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from mpc_rr.errors import PeerError
-from mpc_rr.harness import run_roles
-from mpc_rr.messages import WireArray
-from mpc_rr.roles import COORDINATOR, Send
-from mpc_rr.secure_sum import secagg
-from mpc_rr.secure_sum.entropy import SeededEntropy
+from mpc_rr.core import COORDINATOR, PeerError, Send, WireArray, run_roles
+from mpc_rr.secure_sum import SeededEntropy, secagg
 from mpc_rr.secure_sum.secagg import (
     AdvertiseKeys,
     EncryptedShares,

@@ -16,8 +16,8 @@ import numpy as np
 import pytest
 import trio
 
-from mpc_rr.errors import UsageError
-from mpc_rr.plainsum import expected_total, make_role
+from mpc_rr.core import UsageError
+from mpc_rr.secure_sum.plainsum import expected_total, make_role
 from parties.procs import run_with_hub_process
 from parties.tcp_runner import run_tcp, run_tcp_sync
 from scenarios.registry import get_protocol
@@ -33,7 +33,7 @@ def test_a_hub_process_fits_where_one_process_cannot() -> None:
     code = """
         import json, resource
         resource.setrlimit(resource.RLIMIT_NOFILE, (200, 200))
-        from mpc_rr.errors import UsageError
+        from mpc_rr.core import UsageError
         from scenarios.commands.ping import ping
         try:
             ping("tcp", 100)
@@ -129,7 +129,7 @@ def test_ten_thousand_tls_parties_with_the_hub_in_its_own_process() -> None:
 
 
 def test_a_protocol_the_hub_process_cannot_find_is_refused_up_front() -> None:
-    from mpc_rr.runs import ProtocolSpec
+    from mpc_rr.core import ProtocolSpec
 
     with pytest.raises(UsageError, match=r"'my-sum' is not a built-in protocol"):
         run_with_hub_process(ProtocolSpec("my-sum", make_role), 4, params={"cells": 2})

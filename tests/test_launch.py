@@ -18,10 +18,9 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from mpc_rr.errors import UsageError
-from mpc_rr.messages import Codec
-from mpc_rr.plainsum import expected_total
-from mpc_rr.secure_sum.secagg_messages import AdvertiseKeys
+from mpc_rr.core import Codec, UsageError
+from mpc_rr.secure_sum.plainsum import expected_total
+from mpc_rr.secure_sum.secagg import AdvertiseKeys
 from parties.launch import launch_party, resolve_launch
 from parties.procs import run_processes
 
@@ -73,9 +72,9 @@ def test_parties_forked_from_the_runner_draw_their_own_keys_and_sum_right(tmp_pa
         """
         import json
         import numpy as np
-        from mpc_rr.messages import Codec
-        from mpc_rr.secure_sum.factories import expected_total
-        from mpc_rr.secure_sum.secagg_messages import AdvertiseKeys
+        from mpc_rr.core import Codec
+        from mpc_rr.secure_sum import expected_total
+        from mpc_rr.secure_sum.secagg import AdvertiseKeys
         from parties.procs import run_processes
 
         r = run_processes("secagg", 7, seed=1, params={"cells": 8}, timeout=90, transcript=True,

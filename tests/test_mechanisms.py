@@ -9,9 +9,9 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from mpc_rr.errors import UsageError
-from mpc_rr.joint import JointMechanism
+from mpc_rr.core import UsageError
 from mpc_rr.mechanisms import (
+    JointMechanism,
     RandomizationMatrix,
     UniformMixture,
     cluster_matrix,

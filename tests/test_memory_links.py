@@ -9,7 +9,7 @@ import pytest
 import trio
 import trio.testing
 
-from mpc_rr.errors import UsageError
+from mpc_rr.core import UsageError
 from transports import LinkModel, MemoryNetwork
 
 

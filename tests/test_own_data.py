@@ -8,15 +8,20 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from mpc_rr.csv_reader import read_csv_columns
-from mpc_rr.datasets import ADULT_SCHEMA, load_adult, load_adult_test
-from mpc_rr.errors import UsageError
-from mpc_rr.schema import Attribute, Dataset, Schema, load_csv
-from mpc_rr.schema_io import (
+from mpc_rr.core import UsageError
+from mpc_rr.data import (
+    ADULT_SCHEMA,
+    Attribute,
+    Dataset,
+    Schema,
     category_order,
     infer_schema,
+    load_adult,
+    load_adult_test,
+    load_csv,
     load_schema,
     parse_schema,
+    read_csv_columns,
     schema_to_toml,
 )
 from scenarios.cli import main
@@ -106,7 +111,7 @@ def test_dataset_names(tmp_path: Path) -> None:
 
 
 def _adult_bytes() -> bytes:
-    from mpc_rr.datasets import data_dir
+    from mpc_rr.data import data_dir
 
     return (data_dir() / "adult.data").read_bytes()
 

@@ -7,8 +7,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from mpc_rr.errors import UsageError
-from mpc_rr.pair_cells import PairLayout, crosstabs
+from mpc_rr.core import UsageError
+from mpc_rr.mdrr import PairLayout, crosstabs
 
 ADULT_SIZES = (9, 16, 7, 15, 6, 5, 2, 2)
 

@@ -8,14 +8,24 @@ import math
 import numpy as np
 import pytest
 
-from mpc_rr.epsilon import local_epsilon
-from mpc_rr.errors import UsageError
-from mpc_rr.joint import JointMechanism
-from mpc_rr.lambda_rr import LambdaRandomization
-from mpc_rr.optimized_heuristic import _heuristic_in_order
-from mpc_rr.optimized_result import OptimizedRR
-from mpc_rr.optimized_rr import kronecker_mechanism, optimize, solve_heuristic, solve_lp
-from mpc_rr.patterns import CompactPattern, KroneckerPattern, PatternMechanism, TablePattern
+from mpc_rr.core import UsageError
+from mpc_rr.mechanisms import (
+    CompactPattern,
+    JointMechanism,
+    KroneckerPattern,
+    LambdaRandomization,
+    PatternMechanism,
+    TablePattern,
+    local_epsilon,
+)
+from mpc_rr.mechanisms.optimized import (
+    OptimizedRR,
+    kronecker_mechanism,
+    optimize,
+    solve_heuristic,
+    solve_lp,
+)
+from mpc_rr.mechanisms.optimized._heuristic import _heuristic_in_order
 
 
 def _table() -> TablePattern:

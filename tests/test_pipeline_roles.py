@@ -8,18 +8,31 @@ from dataclasses import dataclass
 import numpy as np
 import pytest
 
-from mpc_rr.clustering import cluster_attributes
-from mpc_rr.dependence import dependence_matrix
-from mpc_rr.errors import PeerError, UsageError
-from mpc_rr.harness import run_roles
-from mpc_rr.messages import Message, WireArray
-from mpc_rr.pair_cells import PairLayout
-from mpc_rr.pipeline import DataParty, PipelineConfig, pipeline_roles, signing
-from mpc_rr.pipeline.messages import RandomizedRecord, SignedClustering
-from mpc_rr.randomness import party_generators
-from mpc_rr.roles import COORDINATOR, AllIn, Role, Send, Transition, table
-from mpc_rr.rr_protocols import release_groups, rr_independent
-from mpc_rr.schema import Attribute, Schema
+from mpc_rr.core import (
+    COORDINATOR,
+    AllIn,
+    Message,
+    PeerError,
+    Role,
+    Send,
+    Transition,
+    UsageError,
+    WireArray,
+    party_generators,
+    run_roles,
+    table,
+)
+from mpc_rr.data import Attribute, Schema
+from mpc_rr.estimation import dependence_matrix
+from mpc_rr.mdrr import PairLayout, cluster_attributes, release_groups, rr_independent
+from mpc_rr.pipeline import (
+    DataParty,
+    PipelineConfig,
+    RandomizedRecord,
+    SignedClustering,
+    pipeline_roles,
+    signing,
+)
 
 SCHEMA = Schema(
     (
@@ -111,7 +124,7 @@ def test_party_refuses_a_forged_broadcast() -> None:
     party.start()
     forger = signing.new_signing_key(bytes(32))
     clusters = [[0, 1], [2], [3]]
-    from mpc_rr.clustering import Clustering
+    from mpc_rr.mdrr import Clustering
 
     digest = Clustering(((0, 1), (2,), (3,)), ()).digest()
     sig = signing.sign(forger, signing.clustering_payload(cfg.run, "rr", clusters, digest))
@@ -262,7 +275,7 @@ def test_party_refuses_a_broadcast_that_differs_from_its_own_clustering() -> Non
     def lying() -> list[Send]:
         sends = orig()
         clusters = [[0], [1], [2], [3]] if len(sends[0].msg.clusters) < 4 else [[0, 1], [2], [3]]
-        from mpc_rr.clustering import Clustering
+        from mpc_rr.mdrr import Clustering
 
         digest = Clustering(tuple(tuple(c) for c in clusters), ()).digest()
         sig = signing.sign(
@@ -309,8 +322,8 @@ def test_structured_mechanisms_in_the_pipeline(mechanism: str) -> None:
 
 
 def _secagg_factory(source: str):
-    from mpc_rr.pipeline.dependence import secagg_dependence
-    from mpc_rr.secure_sum.entropy import SeededEntropy
+    from mpc_rr.pipeline import secagg_dependence
+    from mpc_rr.secure_sum import SeededEntropy
 
     return secagg_dependence(entropy=lambda pid: SeededEntropy(99, pid))
 
@@ -344,7 +357,7 @@ def test_secagg_pairwise_rr_matches_the_centralized_estimate() -> None:
         for (i, j), mech in zip(layout.pairs, cfg.pair_mechanisms(), strict=True):
             a, b = mech.perturb(r[[i, j]][None, :], g)[0]
             tables[(i, j)][a, b] += 1
-    from mpc_rr.dependence import dependence_matrix_from_tables
+    from mpc_rr.estimation import dependence_matrix_from_tables
 
     est = {
         k: estimate_distribution(m, t, "clip").distribution * n

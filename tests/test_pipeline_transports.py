@@ -8,7 +8,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from mpc_rr.datasets import load_adult
+from mpc_rr.data import load_adult
 from scenarios.cli import main
 from scenarios.pipeline_run import RunOptions, run_pipeline
 from scenarios.runners import runner_for

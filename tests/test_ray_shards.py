@@ -14,7 +14,7 @@ import pytest
 
 ray = pytest.importorskip("ray")
 
-from mpc_rr.roles import COORDINATOR  # noqa: E402
+from mpc_rr.core import COORDINATOR  # noqa: E402
 from parties.runner import MemoryRunner  # noqa: E402
 from parties.shards import ShardedRunner  # noqa: E402
 from scenarios.secure_sum import run_secure_sum  # noqa: E402
@@ -57,7 +57,7 @@ def test_secagg_dropouts_on_ray_actors_keep_virtual_time(local_ray) -> None:  # 
 
 
 def test_ray_refuses_more_workers_than_cpus(local_ray) -> None:  # type: ignore[no-untyped-def]
-    from mpc_rr.errors import UsageError
+    from mpc_rr.core import UsageError
 
     with pytest.raises(UsageError, match="Ray actors need 4 CPUs, the Ray cluster has 3"):
         ShardedRunner(workers=4, engine="ray")(_adult_plan(20, "rr"))

@@ -8,8 +8,8 @@ import msgspec
 import numpy as np
 import trio
 
-from mpc_rr.messages import WireArray
-from mpc_rr.plainsum import PlainValue, make_role
+from mpc_rr.core import WireArray
+from mpc_rr.secure_sum.plainsum import PlainValue, make_role
 from parties import Party
 from transports import MemoryNetwork
 

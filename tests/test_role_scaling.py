@@ -8,9 +8,8 @@ import time
 
 import numpy as np
 
-from mpc_rr.harness import run_roles
-from mpc_rr.plainsum import make_role
-from mpc_rr.roles import COORDINATOR
+from mpc_rr.core import COORDINATOR, run_roles
+from mpc_rr.secure_sum.plainsum import make_role
 
 
 def _hub_seconds_per_message(n: int) -> float:

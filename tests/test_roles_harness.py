@@ -5,10 +5,19 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from mpc_rr.errors import DecodeError, PeerError, UsageError
-from mpc_rr.harness import HarnessRunner, run_roles
-from mpc_rr.messages import Codec, WireArray
-from mpc_rr.plainsum import (
+from mpc_rr.core import (
+    COORDINATOR,
+    Codec,
+    DecodeError,
+    HarnessRunner,
+    PeerError,
+    Role,
+    UsageError,
+    WireArray,
+    run_roles,
+    state_diagram,
+)
+from mpc_rr.secure_sum.plainsum import (
     ClientState,
     HubState,
     PlainSumClient,
@@ -18,7 +27,6 @@ from mpc_rr.plainsum import (
     client_input,
     make_role,
 )
-from mpc_rr.roles import COORDINATOR, Role, state_diagram
 
 
 def make(n: int, cells: int, seed: int, **hub: object) -> tuple[dict[int, Role], np.ndarray]:

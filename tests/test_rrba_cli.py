@@ -86,7 +86,7 @@ def test_dropouts_are_left_out_counted_and_printed(tmp_path: Path, capsys: pytes
     assert "over memory, plain tally: 570 messages" in out
     assert "300 clients asked, 270 answers in the tallies, 30 left out (30 silent at the deadline" in out
     assert "aggregator: sent 300 messages" in out
-    from mpc_rr.transcript import Transcript
+    from mpc_rr.core import Transcript
 
     assert len(Transcript.load(t).events) == 570
 

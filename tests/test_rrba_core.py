@@ -10,7 +10,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from scipy.stats import chi2, norm
 
-from mpc_rr.errors import UsageError
+from mpc_rr.core import UsageError
+from mpc_rr.data import Attribute, Dataset, Schema
 from mpc_rr.estimation import project_simplex
 from mpc_rr.rrba import (
     BlockAggregator,
@@ -30,7 +31,6 @@ from mpc_rr.rrba import (
     stable_from,
     tolerance,
 )
-from mpc_rr.schema import Attribute, Dataset, Schema
 
 
 def _data(n: int, sizes: tuple[int, ...], seed: int = 0) -> Dataset:

@@ -7,14 +7,9 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from mpc_rr.bif import load_network
-from mpc_rr.datasets import data_dir
-from mpc_rr.errors import UsageError
-from mpc_rr.harness import run_roles
-from mpc_rr.roles import COORDINATOR
-from mpc_rr.rrba import RRBAAggregator, RRBAClient, run_rrba
-from mpc_rr.rrba.deploy import csv_record
-from mpc_rr.schema import Dataset, load_csv
+from mpc_rr.core import COORDINATOR, UsageError, run_roles
+from mpc_rr.data import Dataset, data_dir, load_csv, load_network
+from mpc_rr.rrba import RRBAAggregator, RRBAClient, csv_record, run_rrba
 from scenarios.registry import get_protocol
 
 SURVEY_CSV = data_dir() / "survey_10000.csv"
@@ -58,7 +53,7 @@ def test_the_factory_with_seeded_noise_equals_the_centralized_engine(survey: Dat
 
 
 def test_a_schema_file_and_its_csv(tmp_path: Path) -> None:
-    from mpc_rr.schema_io import schema_to_toml
+    from mpc_rr.data import schema_to_toml
 
     schema = load_network("survey").schema
     (tmp_path / "s.toml").write_text(schema_to_toml(schema))

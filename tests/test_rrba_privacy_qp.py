@@ -10,7 +10,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from scipy.stats import binom
 
-from mpc_rr.errors import UsageError
+from mpc_rr.core import UsageError
 from mpc_rr.mechanisms import local_epsilon
 from mpc_rr.rrba import (
     Layout,
@@ -19,14 +19,15 @@ from mpc_rr.rrba import (
     epsilon_cap,
     implied_matrix,
     independence_test,
+    marginal_constraints,
     paper_epsilon,
+    rank_threshold,
     reconstruct,
     rrba_simulator,
+    solve_simplex_qp,
     table_epsilon,
     view_epsilon,
 )
-from mpc_rr.rrba.consistency import marginal_constraints, solve_simplex_qp
-from mpc_rr.rrba.independence import rank_threshold
 
 
 # --------------------------------------------------------------------------- epsilon

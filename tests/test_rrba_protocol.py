@@ -11,11 +11,21 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from mpc_rr.errors import DecodeError, PeerError, UsageError
-from mpc_rr.harness import HarnessRunner, run_roles
-from mpc_rr.messages import Codec
-from mpc_rr.roles import COORDINATOR, Send, state_diagram
+from mpc_rr.core import (
+    COORDINATOR,
+    Codec,
+    DecodeError,
+    DropAt,
+    HarnessRunner,
+    PeerError,
+    Send,
+    UsageError,
+    run_roles,
+    state_diagram,
+)
+from mpc_rr.data import Attribute, Dataset, Schema
 from mpc_rr.rrba import (
+    MAX_VIEW,
     RRBA_MESSAGES,
     AggState,
     Answer,
@@ -30,12 +40,10 @@ from mpc_rr.rrba import (
     rrba_roles,
     run_distributed,
     run_rrba,
+    wire_cells,
 )
-from mpc_rr.rrba.messages import MAX_VIEW, wire_cells
-from mpc_rr.schema import Attribute, Dataset, Schema
-from mpc_rr.secure_sum.entropy import SeededEntropy
-from mpc_rr.secure_sum.secagg_messages import SECAGG_MESSAGES, AdvertiseKeys, MaskedInput
-from mpc_rr.testing import DropAt
+from mpc_rr.secure_sum import SeededEntropy
+from mpc_rr.secure_sum.secagg import SECAGG_MESSAGES, AdvertiseKeys, MaskedInput
 from parties.runner import MemoryRunner
 from parties.tcp_runner import TcpRunner
 

@@ -9,8 +9,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from mpc_rr.errors import UsageError
-from mpc_rr.rrba.views import Cover, cover, pair_cover
+from mpc_rr.core import UsageError
+from mpc_rr.rrba import Cover, cover, pair_cover
 
 
 def _assert_exact(c: Cover) -> None:

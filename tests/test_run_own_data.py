@@ -8,8 +8,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from mpc_rr.datasets import load_adult
-from mpc_rr.schema import Dataset
+from mpc_rr.data import Dataset, load_adult
 from scenarios import mdrr
 from scenarios.cli import main
 from scenarios.pipeline_run import plot_title

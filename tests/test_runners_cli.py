@@ -8,7 +8,7 @@ import ssl
 import numpy as np
 import pytest
 
-from mpc_rr.plainsum import expected_total, make_role
+from mpc_rr.secure_sum.plainsum import expected_total, make_role
 from parties.procs import run_processes
 from parties.runner import run_memory_sync
 from parties.tcp_runner import run_tcp_sync

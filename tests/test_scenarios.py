@@ -18,7 +18,7 @@ import msgspec
 import numpy as np
 import pytest
 
-from mpc_rr.errors import UsageError
+from mpc_rr.core import UsageError
 from scenarios import kinds as kinds_mod
 from scenarios.cli import main
 from scenarios.kinds import Kind, Outcome, RunContext, register
@@ -187,8 +187,7 @@ def test_examples_decode_and_plan() -> None:
 
 
 def test_kind_literals_match_the_library() -> None:
-    from mpc_rr.rrba import ESTIMATORS, REPAIRS, STOPS
-    from mpc_rr.rrba.simulate import CLIENT_RNG
+    from mpc_rr.rrba import CLIENT_RNG, ESTIMATORS, REPAIRS, STOPS
     from scenarios.commands.audit import MECHANISMS
     from scenarios.kinds.audit import AuditParams
     from scenarios.kinds.rrba import RRBAParams
@@ -551,7 +550,7 @@ def test_results_are_the_latest_studys_runs_never_a_mix(toy: Kind, tmp_path: Pat
 
 # -- SecAgg+'s max_corrupt reaches the protocol from a scenario ------------------------------------
 def test_max_corrupt_is_a_parameter_of_the_secure_sum_and_pipeline_kinds(tmp_path: Path) -> None:
-    from mpc_rr.secure_sum.secagg_params import secagg_public
+    from mpc_rr.secure_sum.secagg import secagg_public
 
     text = SECURE_SUM.format(parties=40).replace(
         'dropout = [0.0, 0.1, 0.2, 0.3, 0.4]\ndrop_step = ["shares", "masked"]',

@@ -5,9 +5,9 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from mpc_rr.datasets import ADULT_SCHEMA
-from mpc_rr.dependence import dependence_matrix_from_tables
-from mpc_rr.pair_cells import PairLayout, crosstabs
+from mpc_rr.data import ADULT_SCHEMA
+from mpc_rr.estimation import dependence_matrix_from_tables
+from mpc_rr.mdrr import PairLayout, crosstabs
 from scenarios.secure_sum import exact_bivariate_counts
 
 

@@ -7,11 +7,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from mpc_rr.errors import PeerError, ProtocolAbort, UsageError
-from mpc_rr.harness import run_roles
-from mpc_rr.messages import Codec, WireArray
-from mpc_rr.secure_sum import crypto
-from mpc_rr.secure_sum.entropy import SeededEntropy, SystemEntropy, smallest_uint
+from mpc_rr.core import Codec, PeerError, ProtocolAbort, UsageError, WireArray, run_roles
+from mpc_rr.secure_sum import SeededEntropy, SystemEntropy, crypto, smallest_uint
 from mpc_rr.secure_sum.full_mesh import (
     MESH_MESSAGES,
     TAG_LEN,

@@ -7,11 +7,10 @@ import math
 import numpy as np
 import pytest
 
-from mpc_rr.errors import UsageError
+from mpc_rr.core import UsageError
+from mpc_rr.data import Attribute, Schema
+from mpc_rr.mdrr import composed_epsilons, crosstabs
 from mpc_rr.mechanisms import k_rr, keep_or_uniform
-from mpc_rr.pair_cells import crosstabs
-from mpc_rr.pairwise_rr import composed_epsilons
-from mpc_rr.schema import Attribute, Schema
 from scenarios.secure_sum import pairwise_rr_counts as pairwise_rr
 
 SCHEMA = Schema(

@@ -10,10 +10,8 @@ from cryptography.hazmat.primitives.kdf.concatkdf import ConcatKDFHash
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from mpc_rr.errors import UsageError
-from mpc_rr.secure_sum import crypto, shamir
-from mpc_rr.secure_sum.entropy import SeededEntropy
-from mpc_rr.secure_sum.graph import Graph
+from mpc_rr.core import UsageError
+from mpc_rr.secure_sum import Graph, SeededEntropy, crypto, shamir
 
 
 @settings(max_examples=25, deadline=None)

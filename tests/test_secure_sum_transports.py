@@ -7,8 +7,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from mpc_rr.datasets import ADULT_SCHEMA
-from mpc_rr.pair_cells import PairLayout, crosstabs
+from mpc_rr.data import ADULT_SCHEMA
+from mpc_rr.mdrr import PairLayout, crosstabs
 from scenarios.runners import runner_for
 from scenarios.secure_sum import exact_bivariate_counts, run_secure_sum
 
@@ -89,7 +89,7 @@ def test_bivariate_counts_300_parties_tcp_tls_equal_memory() -> None:
 @pytest.mark.slow
 @pytest.mark.parametrize("protocol", ["secagg", "full-mesh-board"])
 def test_one_os_process_per_party_over_tls(protocol: str) -> None:
-    from mpc_rr.secure_sum.factories import expected_total
+    from mpc_rr.secure_sum import expected_total
     from parties.procs import run_processes
 
     r = run_processes(protocol, 6, seed=3, params={"cells": 40}, timeout=120)

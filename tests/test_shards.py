@@ -13,13 +13,22 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from mpc_rr.datasets import load_adult
-from mpc_rr.errors import ProtocolAbort, UsageError
+from mpc_rr.core import (
+    COORDINATOR,
+    DropPlan,
+    ProtocolAbort,
+    ProtocolSpec,
+    Role,
+    RoleOutcome,
+    RolePlan,
+    RunResult,
+    Send,
+    SpecPlan,
+    UsageError,
+)
+from mpc_rr.data import load_adult
 from mpc_rr.pipeline import PipelineConfig, PipelinePlan, signing
-from mpc_rr.plainsum import expected_total, make_role
-from mpc_rr.roles import COORDINATOR, Role, Send
-from mpc_rr.runs import ProtocolSpec, RoleOutcome, RolePlan, RunResult, SpecPlan
-from mpc_rr.testing import DropPlan
+from mpc_rr.secure_sum.plainsum import expected_total, make_role
 from parties.runner import MemoryRunner
 from parties.shards import ShardedRunner, split_parties
 from scenarios.cli import main

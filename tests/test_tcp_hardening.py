@@ -12,7 +12,7 @@ import pytest
 import trio
 import trio.testing
 
-from mpc_rr.errors import ErrorLog, PeerError, UsageError
+from mpc_rr.core import ErrorLog, PeerError, UsageError
 from tests.deploy import roster_for
 from transports.errors import EndpointClosed, TransportError
 from transports.framing import CONTROL, pack_frame

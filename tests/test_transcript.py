@@ -4,10 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from mpc_rr.errors import DecodeError, UsageError
-from mpc_rr.messages import Codec
-from mpc_rr.plainsum import PlainValue
-from mpc_rr.transcript import Transcript, WireEvent
+from mpc_rr.core import Codec, DecodeError, Transcript, UsageError, WireEvent
+from mpc_rr.secure_sum.plainsum import PlainValue
 
 
 def test_record_save_load_roundtrip(tmp_path) -> None:
@@ -32,7 +30,7 @@ def test_metadata_only_keeps_sizes() -> None:
 def test_labels_from_plaintext_only() -> None:
     import numpy as np
 
-    from mpc_rr.messages import WireArray
+    from mpc_rr.core import WireArray
 
     codec = Codec([PlainValue])
     plain = codec.encode(PlainValue(x=WireArray.from_numpy(np.arange(3)), run="ping", step=0))

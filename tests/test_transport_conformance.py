@@ -7,9 +7,8 @@ import pytest
 import trio
 import trio.testing
 
-from mpc_rr.errors import DecodeError
-from mpc_rr.plainsum import expected_total, make_role
-from mpc_rr.transcript import Transcript, WireEvent
+from mpc_rr.core import DecodeError, Transcript, WireEvent
+from mpc_rr.secure_sum.plainsum import expected_total, make_role
 from parties import Party
 from tests.deploy import KINDS, deployment
 from transports import EndpointClosed, Tap, UnknownDestination

@@ -22,8 +22,8 @@ An :class:`Endpoint` belongs to one party.  It moves opaque byte payloads:
   ``EndpointClosed`` once the endpoint is closed.
 
 Misbehaving peers (garbage frames, frames for unknown parties, truncated
-frames) are recorded in ``peer_errors`` (an :class:`~mpc_rr.errors.ErrorLog`
-of :class:`~mpc_rr.errors.PeerError` s naming the peer: every error counted,
+frames) are recorded in ``peer_errors`` (an :class:`~mpc_rr.core.ErrorLog`
+of :class:`~mpc_rr.core.PeerError` s naming the peer: every error counted,
 the first few per peer kept, so a hostile peer cannot grow it without bound)
 and the endpoint keeps serving everyone else.
 """
@@ -35,7 +35,7 @@ from collections.abc import Iterable
 
 import trio
 
-from mpc_rr.errors import ErrorLog
+from mpc_rr.core import ErrorLog
 from transports.errors import EndpointClosed
 
 __all__ = ["ChannelEndpoint", "Endpoint"]

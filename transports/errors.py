@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from mpc_rr.errors import UsageError
+from mpc_rr.core import UsageError
 
 __all__ = ["EndpointClosed", "TransportError", "UnknownDestination"]
 

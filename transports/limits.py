@@ -5,14 +5,14 @@ client's socket and the hub's end of it).  Past ``RLIMIT_NOFILE`` the OS
 refuses new sockets with "Too many open files" in the middle of a run;
 :func:`ensure_fd_limit` checks the budget up front, raises the soft limit
 when the hard limit allows it, and otherwise refuses with a
-:class:`~mpc_rr.errors.UsageError` that says what to do.
+:class:`~mpc_rr.core.UsageError` that says what to do.
 """
 
 from __future__ import annotations
 
 import os
 
-from mpc_rr.errors import UsageError
+from mpc_rr.core import UsageError
 
 try:
     import resource

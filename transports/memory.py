@@ -37,7 +37,7 @@ from typing import Any
 import numpy as np
 import trio
 
-from mpc_rr.errors import UsageError
+from mpc_rr.core import UsageError
 from transports.base import ChannelEndpoint
 from transports.errors import EndpointClosed, UnknownDestination
 from transports.tap import Tap

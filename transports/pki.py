@@ -29,7 +29,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from mpc_rr.errors import UsageError
+from mpc_rr.core import UsageError
 
 if TYPE_CHECKING:  # certificate parsing and generation load on first use (start-up time)
     from cryptography import x509

@@ -34,7 +34,7 @@ from collections.abc import Iterable, Sequence
 import msgspec
 import trio
 
-from mpc_rr.errors import DecodeError, UsageError
+from mpc_rr.core import DecodeError, UsageError
 from transports.base import ChannelEndpoint
 from transports.errors import EndpointClosed, UnknownDestination
 from transports.tap import Tap

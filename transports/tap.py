@@ -1,11 +1,11 @@
 """Wire taps: what an observer of the network would record.
 
-A :class:`Tap` is a :class:`mpc_rr.transcript.Transcript` -- the project's
+A :class:`Tap` is a :class:`mpc_rr.core.Transcript` -- the project's
 one transcript type -- that a transport fills: transports call
 :meth:`Tap.record` for every transmission they put on a wire (for TCP: every
 chunk written to the socket *beneath* TLS, i.e. ciphertext; for the memory
 transport: every payload handed to the simulated network).  Each entry is a
-:class:`~mpc_rr.transcript.WireEvent` in ``tap.events``; the transport names
+:class:`~mpc_rr.core.WireEvent` in ``tap.events``; the transport names
 where the tap sits in ``tap.observer``.  The adversary module reads taps (or
 their saved files); it never looks inside parties.
 
@@ -16,13 +16,13 @@ metadata only (time, src, dst, size), cheap on 64 MiB frames.
 
 from __future__ import annotations
 
-from mpc_rr.transcript import Transcript
+from mpc_rr.core import Transcript
 
 __all__ = ["Tap", "WireCounter"]
 
 
 class Tap(Transcript):
-    """A :class:`~mpc_rr.transcript.Transcript` recorded by a transport.
+    """A :class:`~mpc_rr.core.Transcript` recorded by a transport.
 
     Create it empty (``Tap()`` or ``Tap(keep_data=False)``) and hand it to a
     transport; the transport calls :meth:`attach` with a description of the

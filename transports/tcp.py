@@ -25,7 +25,7 @@ back-pressure reaches it.  A connected destination that accepts nothing for
 ``stall_timeout`` seconds while a sender waits for room is named in
 ``hub.peer_errors`` and disconnected, so one party that stops reading cannot
 hold the hub's memory or stall everyone who talks to it.  Error records are
-bounded (:class:`~mpc_rr.errors.ErrorLog`).
+bounded (:class:`~mpc_rr.core.ErrorLog`).
 
 Taps sit beneath TLS (a :class:`~transports.framing.TappedStream` wraps the
 raw socket stream), so they record ciphertext; hops are labelled
@@ -47,8 +47,7 @@ from typing import Any
 import msgspec
 import trio
 
-from mpc_rr.errors import ErrorLog, PeerError, UsageError
-from mpc_rr.messages import DEFAULT_MAX_FRAME
+from mpc_rr.core import DEFAULT_MAX_FRAME, ErrorLog, PeerError, UsageError
 from transports.base import Endpoint
 from transports.errors import EndpointClosed, TransportError, UnknownDestination
 from transports.framing import CONTROL, FrameError, FrameReader, TappedStream, pack_frame
@@ -104,7 +103,7 @@ async def _quiet_close(stream: trio.abc.AsyncResource) -> None:
 class RefusalLog:
     """``hub.refused``: one line (``str``) per refused connection, bounded.
 
-    Backed by an :class:`~mpc_rr.errors.ErrorLog` (``.log``): every refusal
+    Backed by an :class:`~mpc_rr.core.ErrorLog` (``.log``): every refusal
     is counted (``len``), the first few per claimed party (or per unknown
     peer) are kept; iterating and indexing give the kept lines.
     """
@@ -171,7 +170,7 @@ class TcpHub(Endpoint):
     handshakes:
         Number of authenticated connections so far.
     peer_errors:
-        :class:`~mpc_rr.errors.ErrorLog` of what parties did wrong (refusals,
+        :class:`~mpc_rr.core.ErrorLog` of what parties did wrong (refusals,
         malformed or truncated frames, frames for unknown parties, a
         destination that stopped reading).
     """

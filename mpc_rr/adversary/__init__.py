@@ -1,108 +1,54 @@
 """The adversary module: what eavesdroppers, a curious aggregator and coalitions learn.
 
 Every attack is a pure function of what its adversary sees -- a recorded
-:class:`~mpc_rr.transcript.Transcript` (eavesdropper), the reports a channel
+:class:`~mpc_rr.core.Transcript` (eavesdropper), the reports a channel
 delivers (curious aggregator), or black-box runs of a mechanism (auditor) --
 and returns a frozen result with the attack's ``success``, its ``baseline``
 (what guessing achieves) and a confidence interval ``ci``.
 
 Modules, one job each:
 
-* :mod:`~mpc_rr.adversary.designs` -- distinguishing tests (inputs + guess rule)
+* :mod:`~mpc_rr.adversary._designs` -- distinguishing tests (inputs + guess rule)
   for epsilon audits, from structure or by black-box search;
-* :mod:`~mpc_rr.adversary.audit` -- empirical epsilon, Clopper-Pearson lower bound
+* :mod:`~mpc_rr.adversary._audit` -- empirical epsilon, Clopper-Pearson lower bound
   (Jagielski et al. 2020; LDP-Auditor, Arcolezi & Gambs 2024);
-* :mod:`~mpc_rr.adversary.one_run` -- one-run audit (Steinke, Nasr & Jagielski 2023);
-* :mod:`~mpc_rr.adversary.traffic` -- sizes, timing and participation seen on the wire;
-* :mod:`~mpc_rr.adversary.channels` -- pairwise-RR releases and the view each
+* :mod:`~mpc_rr.adversary._one_run` -- one-run audit (Steinke, Nasr & Jagielski 2023);
+* :mod:`~mpc_rr.adversary._traffic` -- sizes, timing and participation seen on the wire;
+* :mod:`~mpc_rr.adversary._channels` -- pairwise-RR releases and the view each
   channel (direct, anonymous, secure-sum) delivers;
-* :mod:`~mpc_rr.adversary.linkability` -- regrouping pairwise-RR submissions
+* :mod:`~mpc_rr.adversary._linkability` -- regrouping pairwise-RR submissions
   (Sec. 4.3), degree of anonymity (Diaz et al. 2002), anonymity set
   (Serjantov & Danezis 2002);
-* :mod:`~mpc_rr.adversary.consequences` -- attribute inference, epsilon and
+* :mod:`~mpc_rr.adversary._consequences` -- attribute inference, epsilon and
   re-identification through linking;
-* :mod:`~mpc_rr.adversary.views` -- the decoded messages an observer holds
+* :mod:`~mpc_rr.core._views` -- the decoded messages an observer holds
   (a hub, the aggregator, a coalition);
-* :mod:`~mpc_rr.adversary.eavesdrop` -- who took part and when, size census,
+* :mod:`~mpc_rr.adversary._eavesdrop` -- who took part and when, size census,
   one link's share of a hub transcript;
-* :mod:`~mpc_rr.adversary.inference` -- Bayes-optimal inference of true values
+* :mod:`~mpc_rr.adversary._inference` -- Bayes-optimal inference of true values
   from the randomized records an eavesdropper reads;
-* :mod:`~mpc_rr.adversary.recovery` -- input recovery by the curious
+* :mod:`~mpc_rr.adversary._recovery` -- input recovery by the curious
   aggregator, coalitions and a plaintext hub in the secure sums;
-* :mod:`~mpc_rr.adversary.rrba_audit` -- the RRBA client audited at its table;
-* :mod:`~mpc_rr.adversary.pipeline_audit` -- the pipeline's per-party output,
+* :mod:`~mpc_rr.adversary._rrba_audit` -- the RRBA client audited at its table;
+* :mod:`~mpc_rr.adversary._pipeline_audit` -- the pipeline's per-party output,
   end to end, one-run audit;
-* :mod:`~mpc_rr.adversary.broken` -- protocols broken on purpose (planted
+* :mod:`~mpc_rr.adversary._broken` -- protocols broken on purpose (planted
   leaks for tests and benchmarks; never used by the product's runs).
 """
 
-from mpc_rr.adversary.audit import (
-    AuditResult,
-    audit,
-    audit_curve,
-    epsilon_from_precision,
-    ldp_auditor_epsilon,
-)
-from mpc_rr.adversary.coalitions import coalition_sweep, score
-from mpc_rr.adversary.consequences import (
-    EpsilonConsequence,
-    InferenceResult,
-    ReidentificationResult,
-    attribute_inference,
-    epsilon_consequence,
-    reidentification,
-)
-from mpc_rr.adversary.designs import GuessingTest, search_test, structured_test
-from mpc_rr.adversary.eavesdrop import (
-    Participation,
-    SizeCensus,
-    on_link,
-    participation,
-    size_census,
-)
-from mpc_rr.adversary.inference import (
-    AttributeInference,
-    Observation,
-    bayes_inference,
-    pipeline_observations,
-)
-from mpc_rr.adversary.linkability import (
-    CHANNELS,
-    ChannelView,
-    Grouping,
-    LinkabilityResult,
-    LinkageRun,
-    PairwiseRelease,
-    attack,
-    evaluate,
-    link,
-    observe,
-    release_pairs,
-)
-from mpc_rr.adversary.one_run import OneRunResult, one_run_audit
-from mpc_rr.adversary.pipeline_audit import PipelineAuditResult, pipeline_audit
-from mpc_rr.adversary.recovery import (
-    MemberState,
-    Recovery,
-    RecoveryResult,
-    SecAggView,
-    member_state,
-    recover,
-)
-from mpc_rr.adversary.rrba_audit import RRBAClientMechanism, smallest_cell_test
-from mpc_rr.adversary.traffic import (
-    Activity,
-    LeakageResult,
-    activity,
-    feature_leakage,
-    participation_leakage,
-    size_leakage,
-    timing_leakage,
-)
-from mpc_rr.adversary.views import Seen, View
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from mpc_rr.core._lazy import lazy_exports
 
 __all__ = [
+    "ALL",
     "CHANNELS",
+    "LINK_CHANNELS",
+    "MAX_INPUTS",
+    "PROTOCOLS",
+    "SEARCH_MAX_CELLS",
     "Activity",
     "AttributeInference",
     "AuditResult",
@@ -112,51 +58,295 @@ __all__ = [
     "GuessingTest",
     "InferenceResult",
     "LeakageResult",
+    "LenientPlainSumHub",
     "LinkabilityResult",
     "LinkageRun",
     "MemberState",
     "Observation",
     "OneRunResult",
+    "PairModel",
     "PairwiseRelease",
     "Participation",
     "PipelineAuditResult",
+    "PlaintextShareMeshParty",
     "RRBAClientMechanism",
+    "RawRecordParty",
     "Recovery",
     "RecoveryResult",
     "ReidentificationResult",
     "SecAggView",
-    "Seen",
     "SizeCensus",
-    "View",
+    "SparsePlainSumClient",
+    "UnmaskedSecAggClient",
+    "ZeroShareMeshParty",
     "activity",
     "attack",
+    "attack_order",
     "attribute_inference",
     "audit",
     "audit_curve",
     "bayes_inference",
+    "check_confidence",
+    "check_count",
+    "coalition_members",
     "coalition_sweep",
+    "cp_lower",
+    "cp_two_sided",
+    "cp_upper",
+    "dense_matrix",
     "epsilon_consequence",
     "epsilon_from_precision",
     "evaluate",
+    "expand_totals",
     "feature_leakage",
+    "ldp_auditor_audit",
     "ldp_auditor_epsilon",
     "link",
+    "mean_ci",
     "member_state",
     "observe",
     "on_link",
+    "one_hot_cell",
     "one_run_audit",
     "participation",
     "participation_leakage",
+    "party_groups",
     "pipeline_audit",
     "pipeline_observations",
+    "pool",
+    "pool_inference",
     "recover",
+    "recover_full_mesh",
+    "recover_plainsum",
+    "recover_secagg",
     "reidentification",
     "release_pairs",
+    "rrba_observations",
+    "run_guessing_game",
     "score",
     "search_test",
     "size_census",
     "size_leakage",
     "smallest_cell_test",
     "structured_test",
+    "synthetic_schema",
     "timing_leakage",
+    "uniform_event_test",
 ]
+
+_HOME = {
+    "ALL": "mpc_rr.adversary._broken",
+    "Activity": "mpc_rr.adversary._traffic",
+    "AttributeInference": "mpc_rr.adversary._inference",
+    "AuditResult": "mpc_rr.adversary._audit",
+    "CHANNELS": "mpc_rr.adversary._channels",
+    "ChannelView": "mpc_rr.adversary._channels",
+    "EpsilonConsequence": "mpc_rr.adversary._consequences",
+    "Grouping": "mpc_rr.adversary._linkability",
+    "GuessingTest": "mpc_rr.adversary._designs",
+    "InferenceResult": "mpc_rr.adversary._consequences",
+    "LINK_CHANNELS": "mpc_rr.adversary._choices",
+    "LeakageResult": "mpc_rr.adversary._traffic",
+    "LenientPlainSumHub": "mpc_rr.adversary._broken",
+    "LinkabilityResult": "mpc_rr.adversary._linkability",
+    "LinkageRun": "mpc_rr.adversary._linkability",
+    "MAX_INPUTS": "mpc_rr.adversary._designs",
+    "MemberState": "mpc_rr.adversary._recovery",
+    "Observation": "mpc_rr.adversary._inference",
+    "OneRunResult": "mpc_rr.adversary._one_run",
+    "PROTOCOLS": "mpc_rr.adversary._recovery",
+    "PairModel": "mpc_rr.adversary._linkability",
+    "PairwiseRelease": "mpc_rr.adversary._channels",
+    "Participation": "mpc_rr.adversary._eavesdrop",
+    "PipelineAuditResult": "mpc_rr.adversary._pipeline_audit",
+    "PlaintextShareMeshParty": "mpc_rr.adversary._broken",
+    "RRBAClientMechanism": "mpc_rr.adversary._rrba_audit",
+    "RawRecordParty": "mpc_rr.adversary._broken",
+    "Recovery": "mpc_rr.adversary._recovery",
+    "RecoveryResult": "mpc_rr.adversary._recovery",
+    "ReidentificationResult": "mpc_rr.adversary._consequences",
+    "SEARCH_MAX_CELLS": "mpc_rr.adversary._designs",
+    "SecAggView": "mpc_rr.adversary._recovery",
+    "SizeCensus": "mpc_rr.adversary._eavesdrop",
+    "SparsePlainSumClient": "mpc_rr.adversary._broken",
+    "UnmaskedSecAggClient": "mpc_rr.adversary._broken",
+    "ZeroShareMeshParty": "mpc_rr.adversary._broken",
+    "activity": "mpc_rr.adversary._traffic",
+    "attack": "mpc_rr.adversary._linkability",
+    "attack_order": "mpc_rr.adversary._linkability",
+    "attribute_inference": "mpc_rr.adversary._consequences",
+    "audit": "mpc_rr.adversary._audit",
+    "audit_curve": "mpc_rr.adversary._audit",
+    "bayes_inference": "mpc_rr.adversary._inference",
+    "check_confidence": "mpc_rr.adversary._stats",
+    "check_count": "mpc_rr.adversary._stats",
+    "coalition_members": "mpc_rr.adversary._coalitions",
+    "coalition_sweep": "mpc_rr.adversary._coalitions",
+    "cp_lower": "mpc_rr.adversary._stats",
+    "cp_two_sided": "mpc_rr.adversary._stats",
+    "cp_upper": "mpc_rr.adversary._stats",
+    "dense_matrix": "mpc_rr.adversary._inference",
+    "epsilon_consequence": "mpc_rr.adversary._consequences",
+    "epsilon_from_precision": "mpc_rr.adversary._audit",
+    "evaluate": "mpc_rr.adversary._linkability",
+    "expand_totals": "mpc_rr.adversary._channels",
+    "feature_leakage": "mpc_rr.adversary._traffic",
+    "ldp_auditor_audit": "mpc_rr.adversary._audit",
+    "ldp_auditor_epsilon": "mpc_rr.adversary._audit",
+    "link": "mpc_rr.adversary._linkability",
+    "mean_ci": "mpc_rr.adversary._stats",
+    "member_state": "mpc_rr.adversary._recovery",
+    "observe": "mpc_rr.adversary._channels",
+    "on_link": "mpc_rr.adversary._eavesdrop",
+    "one_hot_cell": "mpc_rr.adversary._recovery",
+    "one_run_audit": "mpc_rr.adversary._one_run",
+    "participation": "mpc_rr.adversary._eavesdrop",
+    "participation_leakage": "mpc_rr.adversary._traffic",
+    "party_groups": "mpc_rr.adversary._linkability",
+    "pipeline_audit": "mpc_rr.adversary._pipeline_audit",
+    "pipeline_observations": "mpc_rr.adversary._inference",
+    "pool": "mpc_rr.adversary._coalitions",
+    "pool_inference": "mpc_rr.adversary._inference",
+    "recover": "mpc_rr.adversary._recovery",
+    "recover_full_mesh": "mpc_rr.adversary._recovery",
+    "recover_plainsum": "mpc_rr.adversary._recovery",
+    "recover_secagg": "mpc_rr.adversary._recovery",
+    "reidentification": "mpc_rr.adversary._consequences",
+    "release_pairs": "mpc_rr.adversary._channels",
+    "rrba_observations": "mpc_rr.adversary._inference",
+    "run_guessing_game": "mpc_rr.adversary._audit",
+    "score": "mpc_rr.adversary._coalitions",
+    "search_test": "mpc_rr.adversary._designs",
+    "size_census": "mpc_rr.adversary._eavesdrop",
+    "size_leakage": "mpc_rr.adversary._traffic",
+    "smallest_cell_test": "mpc_rr.adversary._rrba_audit",
+    "structured_test": "mpc_rr.adversary._designs",
+    "synthetic_schema": "mpc_rr.adversary._pipeline_audit",
+    "timing_leakage": "mpc_rr.adversary._traffic",
+    "uniform_event_test": "mpc_rr.adversary._rrba_audit",
+}
+
+__getattr__, __dir__ = lazy_exports(__name__, _HOME, globals())
+
+if TYPE_CHECKING:
+    from mpc_rr.adversary._audit import (
+        AuditResult,
+        audit,
+        audit_curve,
+        epsilon_from_precision,
+        ldp_auditor_audit,
+        ldp_auditor_epsilon,
+        run_guessing_game,
+    )
+    from mpc_rr.adversary._broken import (
+        ALL,
+        LenientPlainSumHub,
+        PlaintextShareMeshParty,
+        RawRecordParty,
+        SparsePlainSumClient,
+        UnmaskedSecAggClient,
+        ZeroShareMeshParty,
+    )
+    from mpc_rr.adversary._channels import (
+        CHANNELS,
+        ChannelView,
+        PairwiseRelease,
+        expand_totals,
+        observe,
+        release_pairs,
+    )
+    from mpc_rr.adversary._choices import (
+        LINK_CHANNELS,
+    )
+    from mpc_rr.adversary._coalitions import (
+        coalition_members,
+        coalition_sweep,
+        pool,
+        score,
+    )
+    from mpc_rr.adversary._consequences import (
+        EpsilonConsequence,
+        InferenceResult,
+        ReidentificationResult,
+        attribute_inference,
+        epsilon_consequence,
+        reidentification,
+    )
+    from mpc_rr.adversary._designs import (
+        MAX_INPUTS,
+        SEARCH_MAX_CELLS,
+        GuessingTest,
+        search_test,
+        structured_test,
+    )
+    from mpc_rr.adversary._eavesdrop import (
+        Participation,
+        SizeCensus,
+        on_link,
+        participation,
+        size_census,
+    )
+    from mpc_rr.adversary._inference import (
+        AttributeInference,
+        Observation,
+        bayes_inference,
+        dense_matrix,
+        pipeline_observations,
+        pool_inference,
+        rrba_observations,
+    )
+    from mpc_rr.adversary._linkability import (
+        Grouping,
+        LinkabilityResult,
+        LinkageRun,
+        PairModel,
+        attack,
+        attack_order,
+        evaluate,
+        link,
+        party_groups,
+    )
+    from mpc_rr.adversary._one_run import (
+        OneRunResult,
+        one_run_audit,
+    )
+    from mpc_rr.adversary._pipeline_audit import (
+        PipelineAuditResult,
+        pipeline_audit,
+        synthetic_schema,
+    )
+    from mpc_rr.adversary._recovery import (
+        PROTOCOLS,
+        MemberState,
+        Recovery,
+        RecoveryResult,
+        SecAggView,
+        member_state,
+        one_hot_cell,
+        recover,
+        recover_full_mesh,
+        recover_plainsum,
+        recover_secagg,
+    )
+    from mpc_rr.adversary._rrba_audit import (
+        RRBAClientMechanism,
+        smallest_cell_test,
+        uniform_event_test,
+    )
+    from mpc_rr.adversary._stats import (
+        check_confidence,
+        check_count,
+        cp_lower,
+        cp_two_sided,
+        cp_upper,
+        mean_ci,
+    )
+    from mpc_rr.adversary._traffic import (
+        Activity,
+        LeakageResult,
+        activity,
+        feature_leakage,
+        participation_leakage,
+        size_leakage,
+        timing_leakage,
+    )

@@ -15,7 +15,7 @@ from typing import Any
 import numpy as np
 from scipy import stats
 
-from mpc_rr.errors import UsageError
+from mpc_rr.core import UsageError
 
 __all__ = [
     "check_confidence",

@@ -18,7 +18,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
-from mpc_rr.errors import UsageError
+from mpc_rr.core import UsageError
 
 if TYPE_CHECKING:
     from scenarios.classroom.trace import Trace

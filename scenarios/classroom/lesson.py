@@ -14,12 +14,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from mpc_rr.errors import UsageError
-from mpc_rr.harness import codec_for_roles
-from mpc_rr.messages import Message
-from mpc_rr.roles import Role, state_diagram
-from mpc_rr.testing import DropAt
-from mpc_rr.transcript import WireEvent
+from mpc_rr.core import DropAt, Message, Role, UsageError, WireEvent, codec_for_roles, state_diagram
 from scenarios.classroom.record import Call, Recording, record, state_of
 from scenarios.classroom.trace import Item, Trace
 
@@ -97,7 +92,7 @@ def parse_drop(text: str, steps: Sequence[str], n: int) -> tuple[int, str]:
 def drop_roles(
     roles: dict[int, Role], drops: dict[int, str], messages: dict[str, type[Message]]
 ) -> dict[int, Role]:
-    """Wrap each dropped party in :class:`~mpc_rr.testing.DropAt` at its step's message."""
+    """Wrap each dropped party in :class:`~mpc_rr.core.DropAt` at its step's message."""
     return {
         pid: DropAt(r, messages[drops[pid]]) if pid in drops else r for pid, r in roles.items()
     }

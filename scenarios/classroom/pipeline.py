@@ -5,8 +5,8 @@ coordinator (party 0) computes dependences from randomized answers
 (Sec. 4.1), broadcasts a signed clustering (Algorithm 1), collects the
 clustered release and estimates each cluster.  Every party's noise comes from
 its own generator of ``SeedSequence(seed)``
-(:func:`mpc_rr.randomness.party_generators`) and the coordinator's Ed25519
-key from :class:`~mpc_rr.secure_sum.entropy.SeededEntropy`, so the same seed
+(:func:`mpc_rr.core.party_generators`) and the coordinator's Ed25519
+key from :class:`~mpc_rr.secure_sum.SeededEntropy`, so the same seed
 gives the same trace -- and the check recomputes everything centrally with
 the same seeds.
 """
@@ -15,16 +15,21 @@ from __future__ import annotations
 
 import numpy as np
 
-from mpc_rr.clustering import cluster_attributes
-from mpc_rr.dependence import dependence_matrix
-from mpc_rr.pipeline import Coordinator, DataParty, PipelineConfig, pipeline_roles, signing
-from mpc_rr.pipeline.messages import RandomizedRecord, Release, SignedClustering
-from mpc_rr.randomness import party_generators
-from mpc_rr.roles import COORDINATOR
-from mpc_rr.rr_protocols import release_groups, rr_independent
-from mpc_rr.schema import Attribute, Schema
-from mpc_rr.secure_sum.entropy import SeededEntropy
-from mpc_rr.testing import DropAt
+from mpc_rr.core import COORDINATOR, DropAt, party_generators
+from mpc_rr.data import Attribute, Schema
+from mpc_rr.estimation import dependence_matrix
+from mpc_rr.mdrr import cluster_attributes, release_groups, rr_independent
+from mpc_rr.pipeline import (
+    Coordinator,
+    DataParty,
+    PipelineConfig,
+    RandomizedRecord,
+    Release,
+    SignedClustering,
+    pipeline_roles,
+    signing,
+)
+from mpc_rr.secure_sum import SeededEntropy
 from scenarios.classroom.lesson import Context, Lesson, Note, Sent, drop_roles
 
 __all__ = ["PIPELINE_STEPS", "SURVEY", "pipeline_lesson", "survey_records"]

@@ -17,13 +17,17 @@ from collections.abc import Set as AbstractSet
 from dataclasses import dataclass
 from typing import Any
 
-from mpc_rr.errors import PeerError, ProtocolAbort
-from mpc_rr.harness import HarnessRunner
-from mpc_rr.messages import Message
-from mpc_rr.roles import Role, Send
-from mpc_rr.runs import RunResult
-from mpc_rr.testing import DropAt
-from mpc_rr.transcript import WireEvent
+from mpc_rr.core import (
+    DropAt,
+    HarnessRunner,
+    Message,
+    PeerError,
+    ProtocolAbort,
+    Role,
+    RunResult,
+    Send,
+    WireEvent,
+)
 
 __all__ = ["Call", "Observed", "Recording", "record", "state_of"]
 
@@ -112,7 +116,7 @@ class Recording:
     """A finished run: the roles (unwrapped), the run result and the merged sequence.
 
     ``sequence`` holds, in order, each :class:`Call` followed by the
-    :class:`~mpc_rr.transcript.WireEvent` s of the messages it sent.
+    :class:`~mpc_rr.core.WireEvent` s of the messages it sent.
     """
 
     roles: Mapping[int, Role]

@@ -130,7 +130,7 @@ def mermaid_states(trace: Trace) -> str:
     """Each role's transition table as a mermaid ``stateDiagram-v2`` (one diagram per role class)."""
     blocks = []
     for role, initial, edges in trace.diagrams:
-        lines = ["stateDiagram-v2", f"    %% {role}: its TRANSITIONS table (mpc_rr.roles.state_diagram)"]
+        lines = ["stateDiagram-v2", f"    %% {role}: its TRANSITIONS table (mpc_rr.core.state_diagram)"]
         if initial:
             lines.append(f"    [*] --> {_state_id(initial)}")
         merged: dict[tuple[str, str], list[str]] = {}

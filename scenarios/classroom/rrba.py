@@ -2,13 +2,13 @@
 
 RRBA's Aggregator and Client *roles* are phase 2 of issue 10 and not on main
 yet, so this trace does not run roles: it calls the pure functions in the
-order the roles will -- per block, :func:`~mpc_rr.rrba.views.assign_views`
-(aggregator), :func:`~mpc_rr.rrba.client.client_answer` (each client, with its
-own generator), :func:`~mpc_rr.rrba.aggregator.tally` and
-:meth:`~mpc_rr.rrba.aggregator.BlockAggregator.feed` -- and shows the logical
+order the roles will -- per block, :func:`~mpc_rr.rrba.assign_views`
+(aggregator), :func:`~mpc_rr.rrba.client_answer` (each client, with its
+own generator), :func:`~mpc_rr.rrba.tally` and
+:meth:`~mpc_rr.rrba.BlockAggregator.feed` -- and shows the logical
 messages (tables out, answers back).  They have no wire format yet, hence no
 sizes.  The check replays the collection with the centralized engine
-:func:`~mpc_rr.rrba.simulate.run_rrba` (same data, same seed) and requires
+:func:`~mpc_rr.rrba.run_rrba` (same data, same seed) and requires
 identical tables.
 """
 
@@ -18,11 +18,19 @@ import math
 
 import numpy as np
 
-from mpc_rr.rrba import BlockAggregator, SubsetIndex, client_answer, cover, run_rrba, tally
-from mpc_rr.rrba.privacy import paper_epsilon, table_epsilon
-from mpc_rr.rrba.simulate import client_seeds
-from mpc_rr.rrba.views import assign_views
-from mpc_rr.schema import Dataset
+from mpc_rr.data import Dataset
+from mpc_rr.rrba import (
+    BlockAggregator,
+    SubsetIndex,
+    assign_views,
+    client_answer,
+    client_seeds,
+    cover,
+    paper_epsilon,
+    run_rrba,
+    table_epsilon,
+    tally,
+)
 from scenarios.classroom.pipeline import SURVEY, survey_records
 from scenarios.classroom.trace import Item, Trace
 

@@ -1,9 +1,9 @@
 """Classroom lessons for the two secure sums: the paper's full mesh (4.2) and SecAgg+.
 
 The class takes a poll: each data party votes for one of ``options`` answers
-(a one-hot vector, :func:`mpc_rr.secure_sum.factories.party_input`), and the
+(a one-hot vector, :func:`mpc_rr.secure_sum.party_input`), and the
 secure sum counts the votes without anyone seeing a single vote.  Shares,
-keys and masks come from :class:`~mpc_rr.secure_sum.entropy.SeededEntropy`
+keys and masks come from :class:`~mpc_rr.secure_sum.SeededEntropy`
 (one stream per party), so the same seed gives the same trace.
 """
 
@@ -14,12 +14,17 @@ from collections.abc import Callable, Iterable
 
 import numpy as np
 
-from mpc_rr.roles import COORDINATOR, Role
-from mpc_rr.secure_sum import crypto, full_mesh, secagg
-from mpc_rr.secure_sum.entropy import SeededEntropy
-from mpc_rr.secure_sum.factories import party_input, secure_sum_roles, step_messages
-from mpc_rr.secure_sum.secagg_client import mask_sum
-from mpc_rr.testing import DropAt
+from mpc_rr.core import COORDINATOR, DropAt, Role
+from mpc_rr.secure_sum import (
+    SeededEntropy,
+    crypto,
+    full_mesh,
+    party_input,
+    secagg,
+    secure_sum_roles,
+    step_messages,
+)
+from mpc_rr.secure_sum.secagg import mask_sum
 from scenarios.classroom.lesson import Context, Lesson, Note, Sent, drop_roles, vec
 
 __all__ = ["full_mesh_lesson", "poll_inputs", "secagg_lesson"]

@@ -192,7 +192,7 @@ def add_secagg_bounds(p: argparse.ArgumentParser, scope: str = "", parties: str 
 
 def runner_choice(args: argparse.Namespace) -> tuple[str, dict[str, object]]:
     """The runner name and sharding options for ``runner_for`` (refusing flags that do not apply)."""
-    from mpc_rr.errors import UsageError
+    from mpc_rr.core import UsageError
 
     if args.transport != "memory":
         if args.workers is not None and args.workers > 1:

@@ -24,16 +24,16 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from mpc_rr.choices import LINK_CHANNELS as CHANNELS
-from mpc_rr.errors import UsageError
+from mpc_rr.adversary import LINK_CHANNELS as CHANNELS
+from mpc_rr.core import UsageError
 from scenarios.commands import HelpFormatter
 from scenarios.commands.mechanism import _int_list
 
 if TYPE_CHECKING:  # the library is imported when the command runs, not at start-up
     import numpy as np
 
-    from mpc_rr.adversary.linkability import LinkabilityResult
-    from mpc_rr.pipeline.config import PipelineConfig
+    from mpc_rr.adversary import LinkabilityResult
+    from mpc_rr.pipeline import PipelineConfig
 
 
 def _register_linkability(sub: argparse._SubParsersAction) -> None:
@@ -101,8 +101,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 
 def _config(parties: int, p: float) -> PipelineConfig:
-    from mpc_rr.datasets import ADULT_SCHEMA
-    from mpc_rr.pipeline.config import PipelineConfig
+    from mpc_rr.data import ADULT_SCHEMA
+    from mpc_rr.pipeline import PipelineConfig
 
     # the pipeline's own accounting and pair mechanisms (the key is irrelevant here)
     return PipelineConfig(ADULT_SCHEMA, n=parties, p=p, dependence="pairwise-rr", coordinator_key=bytes(32))
@@ -132,7 +132,7 @@ def _run_linkability(args: argparse.Namespace) -> int:
         reidentification,
         release_pairs,
     )
-    from mpc_rr.datasets import ADULT_SCHEMA, load_adult, load_adult_test
+    from mpc_rr.data import ADULT_SCHEMA, load_adult, load_adult_test
 
     data = load_adult()
     if args.reid_targets < 1:

@@ -8,7 +8,7 @@ Examples::
 
 One run of the protocol (real roles over the memory transport, a tap on the
 network, secrets from the OS CSPRNG); the coalition then pools its members'
-views and role states (:func:`mpc_rr.adversary.recovery.member_state`) and
+views and role states (:func:`mpc_rr.adversary.member_state`) and
 tries to recover each honest party's input.  The run is attacked at every
 coalition size for the plot; ``--size`` is the headline.  SecAgg+ promises
 nothing leaks below the threshold ``t`` the run declared; the full mesh
@@ -22,7 +22,7 @@ import json
 from pathlib import Path
 from typing import Any
 
-from mpc_rr.errors import UsageError
+from mpc_rr.core import UsageError
 from scenarios.commands import HelpFormatter, add_secagg_bounds, int_at_least, open_open, output_dir
 
 
@@ -61,10 +61,9 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    from mpc_rr.adversary import coalition_sweep, member_state, pool
     from mpc_rr.adversary._stats import check_confidence
-    from mpc_rr.adversary.coalitions import coalition_sweep, pool
-    from mpc_rr.adversary.recovery import member_state
-    from mpc_rr.adversary.views import observe
+    from mpc_rr.core import observe
     from scenarios.adversary_runs import observed_run
 
     check_confidence(args.confidence)

@@ -23,7 +23,7 @@ import math
 from pathlib import Path
 from typing import Any
 
-from mpc_rr.errors import UsageError
+from mpc_rr.core import UsageError
 from scenarios.commands import HelpFormatter, int_at_least, output_dir, probability
 
 PROTOCOLS = ("plainsum", "full-mesh", "full-mesh-board", "secagg", "pipeline", "rrba")
@@ -112,10 +112,8 @@ def offline(
     path: Path, protocol: str | None, rng: Any, *, permutations: int, confidence: float
 ) -> dict[str, Any]:
     """Analyse a saved transcript: who/when, size census, payloads (scored when the file says how)."""
-    from mpc_rr.adversary.eavesdrop import participation, size_census
-    from mpc_rr.adversary.views import observe
-    from mpc_rr.errors import DecodeError
-    from mpc_rr.transcript import Transcript
+    from mpc_rr.adversary import participation, size_census
+    from mpc_rr.core import DecodeError, Transcript, observe
     from scenarios.adversary_runs import all_message_types
 
     try:
@@ -151,13 +149,11 @@ def offline(
 
 def _offline_recovery(view: Any, proto: str, meta: dict[str, Any], rng: Any, confidence: float) -> dict[str, Any]:
     """Input recovery from a saved plaintext transcript; scored if ``meta`` holds the input recipe."""
-    from mpc_rr.adversary.coalitions import score
-    from mpc_rr.adversary.recovery import recover
-    from mpc_rr.messages import WireArray
-    from mpc_rr.plainsum import PlainValue
+    from mpc_rr.adversary import recover, score
+    from mpc_rr.core import WireArray
     from mpc_rr.secure_sum.full_mesh import MeshPublish
-    from mpc_rr.secure_sum.secagg_messages import MaskedInput
-    from mpc_rr.secure_sum.secagg_params import SecAggConfig
+    from mpc_rr.secure_sum.plainsum import PlainValue
+    from mpc_rr.secure_sum.secagg import MaskedInput, SecAggConfig
     from scenarios.adversary_runs import one_hot_inputs
 
     cells = None
@@ -180,7 +176,7 @@ def _offline_recovery(view: Any, proto: str, meta: dict[str, Any], rng: Any, con
         # the threshold is not on the wire: rebuild from every share seen (a polynomial of
         # degree < t through >= t points is recovered exactly; fewer points fail the
         # commitment check and are discarded)
-        from mpc_rr.secure_sum.secagg_messages import UnmaskShares
+        from mpc_rr.secure_sum.secagg import UnmaskShares
 
         owners: dict[int, int] = {}
         for _, us in view.select(UnmaskShares):

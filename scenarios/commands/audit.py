@@ -34,10 +34,8 @@ from scenarios.commands.mechanism import _float_list, _int_list
 if TYPE_CHECKING:  # the library is imported when the command runs, not at start-up
     import numpy as np
 
-    from mpc_rr.adversary.audit import AuditResult
-    from mpc_rr.adversary.designs import GuessingTest
-    from mpc_rr.adversary.pipeline_audit import PipelineAuditResult
-    from mpc_rr.joint import JointMechanism
+    from mpc_rr.adversary import AuditResult, GuessingTest, PipelineAuditResult
+    from mpc_rr.mechanisms import JointMechanism
 
 
 @dataclass(frozen=True)
@@ -87,7 +85,7 @@ def _cluster(a: argparse.Namespace) -> Built:
 
 
 def _lambda(a: argparse.Namespace) -> Built:
-    from mpc_rr.lambda_rr import LambdaRandomization
+    from mpc_rr.mechanisms import LambdaRandomization
 
     m = LambdaRandomization(a.sizes, a.lambdas)
     return Built(
@@ -97,7 +95,7 @@ def _lambda(a: argparse.Namespace) -> Built:
 
 
 def _optimized(a: argparse.Namespace) -> Built:
-    from mpc_rr.optimized_rr import optimize
+    from mpc_rr.mechanisms.optimized import optimize
 
     m = optimize(a.sizes, a.eps, method=a.method, on_mismatch="reorder")
     return Built(
@@ -118,8 +116,8 @@ def rrba_sent_table(
     """
     import numpy as np
 
-    from mpc_rr.errors import UsageError
-    from mpc_rr.rrba.simulate import run_rrba
+    from mpc_rr.core import UsageError
+    from mpc_rr.rrba import run_rrba
     from scenarios.rrba_data import load_data
 
     rng = np.random.default_rng(seed)
@@ -140,11 +138,7 @@ def rrba_sent_table(
 def _rrba(a: argparse.Namespace) -> Built:
     import numpy as np
 
-    from mpc_rr.adversary.rrba_audit import (
-        RRBAClientMechanism,
-        smallest_cell_test,
-        uniform_event_test,
-    )
+    from mpc_rr.adversary import RRBAClientMechanism, smallest_cell_test, uniform_event_test
 
     if a.table is not None:
         table, where = np.asarray(a.table, dtype=float), "table given with --table"
@@ -232,8 +226,13 @@ def _curve_points(trials: int) -> list[int]:
 def _run(args: argparse.Namespace) -> int:
     import numpy as np
 
-    from mpc_rr.adversary import audit, one_run_audit, structured_test
-    from mpc_rr.adversary.audit import AuditResult, ldp_auditor_audit
+    from mpc_rr.adversary import (
+        AuditResult,
+        audit,
+        ldp_auditor_audit,
+        one_run_audit,
+        structured_test,
+    )
 
     if args.p is None:
         args.p = 0.3 if args.mechanism == "pipeline" else 0.5
@@ -359,8 +358,8 @@ def _run_pipeline(args: argparse.Namespace) -> int:
     """``--mechanism pipeline``: one-run audit of the real pipeline roles (dependence rr + release)."""
     import numpy as np
 
-    from mpc_rr.adversary.pipeline_audit import pipeline_audit
-    from mpc_rr.errors import UsageError
+    from mpc_rr.adversary import pipeline_audit
+    from mpc_rr.core import UsageError
 
     if args.parties < 2:
         raise UsageError(f"--parties must be an integer >= 2, got {args.parties}")

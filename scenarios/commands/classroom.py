@@ -62,7 +62,7 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 
 def _options(args: argparse.Namespace) -> dict[str, object]:
-    from mpc_rr.errors import UsageError
+    from mpc_rr.core import UsageError
 
     defaults = {"options": 4, "publication": "all-to-all", "p": 0.7}
     applies = {

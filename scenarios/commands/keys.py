@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 import json
 
-from mpc_rr.errors import UsageError
+from mpc_rr.core import UsageError
 from scenarios.commands import HelpFormatter, int_at_least, output_dir
 
 

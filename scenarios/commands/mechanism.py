@@ -13,7 +13,7 @@ import json
 import math
 import time
 
-from mpc_rr.errors import UsageError
+from mpc_rr.core import UsageError
 from scenarios.commands import HelpFormatter
 
 
@@ -74,7 +74,7 @@ def _fmt(x: float) -> str:
 
 
 def _run_lambda(args: argparse.Namespace) -> int:
-    from mpc_rr.lambda_rr import LambdaRandomization
+    from mpc_rr.mechanisms import LambdaRandomization
 
     mech = LambdaRandomization(args.sizes, args.lambdas)
     out = {
@@ -106,7 +106,7 @@ def _run_lambda(args: argparse.Namespace) -> int:
 
 
 def _run_optimized(args: argparse.Namespace) -> int:
-    from mpc_rr.optimized_rr import optimize, solve_heuristic, solve_lp
+    from mpc_rr.mechanisms.optimized import optimize, solve_heuristic, solve_lp
 
     start = time.perf_counter()
     result = optimize(args.sizes, args.eps, method=args.method, on_mismatch=args.on_mismatch)

@@ -8,7 +8,7 @@ import json
 import sys
 from pathlib import Path
 
-from mpc_rr.errors import UsageError
+from mpc_rr.core import UsageError
 from scenarios.commands import HelpFormatter, output_file, positive_float
 from scenarios.registry import get_protocol, protocol_names
 

@@ -14,7 +14,7 @@ import argparse
 import json
 from typing import TYPE_CHECKING, Any
 
-from mpc_rr.errors import UsageError
+from mpc_rr.core import UsageError
 from scenarios.commands import (
     HelpFormatter,
     int_at_least,
@@ -24,7 +24,7 @@ from scenarios.commands import (
 )
 
 if TYPE_CHECKING:
-    from mpc_rr.transcript import Transcript
+    from mpc_rr.core import Transcript
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -76,7 +76,7 @@ def ping(
     """Run the ping; return the report dict (see module docstring) and the transcript."""
     import numpy as np
 
-    from mpc_rr.plainsum import expected_total, make_role
+    from mpc_rr.secure_sum.plainsum import expected_total, make_role
 
     if parties < 1:
         raise UsageError(f"ping: --parties must be >= 1, got {parties}")

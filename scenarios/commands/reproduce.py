@@ -9,7 +9,7 @@ import sys
 import time
 from pathlib import Path
 
-from mpc_rr.choices import ESTIMATORS as METHODS
+from mpc_rr.estimation import ESTIMATORS as METHODS
 from scenarios.commands import HelpFormatter, int_at_least
 
 RRBA = ("rrba-convergence", "rrba-table4", "rrba-tables56")  # scenarios.rrba_reproduce
@@ -85,7 +85,7 @@ def run(args: argparse.Namespace) -> int:
         args.runs = 20
     from tqdm import tqdm
 
-    from mpc_rr.datasets import load_adult
+    from mpc_rr.data import load_adult
     from scenarios import mdrr
 
     data_path = args.data / "adult.data" if args.data is not None and args.data.is_dir() else args.data

@@ -157,7 +157,7 @@ def _metrics_for(scenario: str, runs: list[Any], given: str | None, store: Any) 
         known = sorted({k for r in runs for k in r.metrics})
         bad = [m for m in names if m not in known]
         if bad:
-            from mpc_rr.errors import UsageError
+            from mpc_rr.core import UsageError
 
             raise UsageError(
                 f"--metrics: {bad} not measured by {scenario} (metrics: {', '.join(known)})"
@@ -178,7 +178,7 @@ def _show(args: argparse.Namespace) -> int:
         if args.target not in names:
             import re
 
-            from mpc_rr.errors import UsageError
+            from mpc_rr.core import UsageError
 
             if not re.fullmatch(r"[0-9a-fA-F]{6,64}", args.target):
                 raise UsageError(f"{args.store}: no scenario named {args.target!r} (scenarios: "
@@ -247,7 +247,7 @@ def _export(args: argparse.Namespace) -> int:
         known = {s["scenario"] for s in store.scenarios()}
         bad = [w for w in wanted if w not in known]
         if bad:
-            from mpc_rr.errors import UsageError
+            from mpc_rr.core import UsageError
 
             raise UsageError(
                 f"--scenario: {bad} not in {args.store} (scenarios: {', '.join(sorted(known)) or 'none'})"

@@ -17,7 +17,10 @@ import time
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from mpc_rr.choices import RRBA_CLIENT_RNG, RRBA_ESTIMATORS, RRBA_REPAIRS, RRBA_STOPS
+from mpc_rr.rrba import CLIENT_RNG as RRBA_CLIENT_RNG
+from mpc_rr.rrba import ESTIMATORS as RRBA_ESTIMATORS
+from mpc_rr.rrba import REPAIRS as RRBA_REPAIRS
+from mpc_rr.rrba import STOPS as RRBA_STOPS
 from scenarios.commands import (
     HelpFormatter,
     add_secagg_bounds,
@@ -32,9 +35,9 @@ from scenarios.runners import TRANSPORTS
 if TYPE_CHECKING:  # the library is imported when the command runs (mpc-rr --help stays fast)
     import numpy as np
 
+    from mpc_rr.core import RunResult
+    from mpc_rr.data import Dataset
     from mpc_rr.rrba import RRBARun
-    from mpc_rr.runs import RunResult
-    from mpc_rr.schema import Dataset
 
 
 def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
@@ -120,7 +123,7 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
 
 
 def _check_flags(args: argparse.Namespace) -> None:
-    from mpc_rr.errors import UsageError
+    from mpc_rr.core import UsageError
 
     if args.transport is None:
         given = [f for f, v in (("--secure-tally", args.secure_tally), ("--dropout", args.dropout),
@@ -153,9 +156,9 @@ def collect(
             client_rng=args.client_rng, seed=seed,
         )  # fmt: skip
         return run, None
+    from mpc_rr.core import DropAt
     from mpc_rr.rrba import Answer, client_step_timeouts, config_for, run_distributed
-    from mpc_rr.secure_sum.secagg_messages import MaskedInput
-    from mpc_rr.testing import DropAt
+    from mpc_rr.secure_sum.secagg import MaskedInput
     from scenarios.runners import runner_for
 
     cfg = config_for(
@@ -209,7 +212,7 @@ def _fmt_eps(x: float | None) -> str:
 def run(args: argparse.Namespace) -> int:
     import numpy as np
 
-    from mpc_rr.errors import UsageError
+    from mpc_rr.core import UsageError
     from scenarios.rrba_data import load_data
     from scenarios.rrba_summary import marginal_errors, plot_convergence, summarize
 

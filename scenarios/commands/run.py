@@ -15,7 +15,8 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from mpc_rr.choices import DEPENDENCE_SOURCES, ESTIMATORS, MECHANISMS
+from mpc_rr.estimation import ESTIMATORS
+from mpc_rr.mdrr import DEPENDENCE_SOURCES, MECHANISMS
 from scenarios.commands import (
     HelpFormatter,
     add_secagg_bounds,
@@ -93,7 +94,7 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 
 def _check_dependence_flags(args: argparse.Namespace) -> None:
-    from mpc_rr.errors import UsageError
+    from mpc_rr.core import UsageError
 
     given = [f for f, v in (("--max-dropout", args.max_dropout), ("--max-corrupt", args.max_corrupt),
                             ("--secagg-degree", args.secagg_degree),
@@ -105,7 +106,7 @@ def _check_dependence_flags(args: argparse.Namespace) -> None:
 def run(args: argparse.Namespace) -> int:
     import json
 
-    from mpc_rr.errors import UsageError
+    from mpc_rr.core import UsageError
     from scenarios.data_source import load_dataset
     from scenarios.pipeline_run import RunOptions, run_pipeline, write_outputs
     from scenarios.progress import Phases

@@ -16,7 +16,7 @@ import time
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from mpc_rr.choices import SCHEMA_MAX_CATEGORIES as DEFAULT_MAX_CATEGORIES
+from mpc_rr.data import DEFAULT_MAX_CATEGORIES
 from scenarios.commands import HelpFormatter
 
 if TYPE_CHECKING:
@@ -125,8 +125,7 @@ def _delimiter(args: argparse.Namespace) -> str:
 
 
 def _infer(args: argparse.Namespace) -> int:
-    from mpc_rr.csv_reader import read_csv_columns
-    from mpc_rr.schema_io import infer_schema, schema_to_toml
+    from mpc_rr.data import infer_schema, read_csv_columns, schema_to_toml
 
     t0 = time.perf_counter()
     data = read_csv_columns(
@@ -166,8 +165,7 @@ def _infer(args: argparse.Namespace) -> int:
 
 
 def _check(args: argparse.Namespace) -> int:
-    from mpc_rr.schema import load_csv
-    from mpc_rr.schema_io import load_schema
+    from mpc_rr.data import load_csv, load_schema
 
     schema = load_schema(args.schema)
     t0 = time.perf_counter()

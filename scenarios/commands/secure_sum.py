@@ -13,7 +13,7 @@ import json
 import os
 import sys
 
-from mpc_rr.errors import UsageError
+from mpc_rr.core import UsageError
 from scenarios.commands import (
     HelpFormatter,
     add_secagg_bounds,
@@ -81,7 +81,7 @@ def _available_memory() -> int:
 def run(args: argparse.Namespace) -> int:
     import numpy as np
 
-    from mpc_rr.secure_sum.factories import memory_estimate, message_count
+    from mpc_rr.secure_sum import memory_estimate, message_count
     from scenarios.runners import runner_for
     from scenarios.secure_sum import run_secure_sum
 

@@ -29,7 +29,7 @@ from typing import Any, Literal
 
 import msgspec
 
-from mpc_rr.errors import UsageError
+from mpc_rr.core import UsageError
 
 __all__ = [
     "KINDS",

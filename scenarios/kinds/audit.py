@@ -19,7 +19,7 @@ import msgspec
 import numpy as np
 from msgspec import Meta
 
-from mpc_rr.errors import UsageError
+from mpc_rr.core import UsageError
 from scenarios.kinds import Kind, Outcome, RunContext, Scalar, register
 
 __all__ = ["AuditParams"]
@@ -79,8 +79,7 @@ def _finite(x: float | None) -> float | None:
 
 
 def run(ctx: RunContext) -> Outcome:
-    from mpc_rr.adversary import audit
-    from mpc_rr.adversary.audit import AuditResult
+    from mpc_rr.adversary import AuditResult, audit
     from scenarios.commands.audit import MECHANISMS as BUILDERS
 
     prm: AuditParams = ctx.params

@@ -1,6 +1,6 @@
 """Scenario kind ``linkability``: can the aggregator regroup pairwise-RR submissions? (Sec. 4.3)
 
-As ``mpc-rr attack linkability`` (:mod:`mpc_rr.adversary.linkability`):
+As ``mpc-rr attack linkability`` (:mod:`mpc_rr.adversary._linkability`):
 ``parties`` records (a subsample drawn with the run's seed, or sampled from a
 network) release every attribute pair with the pipeline's pair mechanisms at
 ``p``; the reports reach the aggregator over ``channel``; the attack
@@ -19,8 +19,8 @@ import msgspec
 import numpy as np
 from msgspec import Meta
 
-from mpc_rr.choices import LINK_CHANNELS
-from mpc_rr.errors import UsageError
+from mpc_rr.adversary import LINK_CHANNELS
+from mpc_rr.core import UsageError
 from scenarios.kinds import Kind, Outcome, RunContext, Scalar, register
 
 __all__ = ["LinkabilityParams"]
@@ -57,7 +57,7 @@ def check(prm: LinkabilityParams, source: Any) -> None:
 
 def run(ctx: RunContext) -> Outcome:
     from mpc_rr.adversary import attack, attribute_inference, release_pairs
-    from mpc_rr.pipeline.config import PipelineConfig
+    from mpc_rr.pipeline import PipelineConfig
 
     prm: LinkabilityParams = ctx.params
     t0 = time.perf_counter()

@@ -23,8 +23,9 @@ import msgspec
 import numpy as np
 from msgspec import Meta
 
-from mpc_rr.choices import DEPENDENCE_SOURCES, ESTIMATORS, MECHANISMS
-from mpc_rr.errors import UsageError
+from mpc_rr.core import UsageError
+from mpc_rr.estimation import ESTIMATORS
+from mpc_rr.mdrr import DEPENDENCE_SOURCES, MECHANISMS
 from scenarios.kinds import Kind, Outcome, RunContext, Scalar, register
 
 __all__ = ["METHOD_KEYS", "PipelineParams"]
@@ -98,9 +99,9 @@ def check(prm: PipelineParams, source: Any) -> None:
 
 
 def _dropper(prm: PipelineParams, seed: int) -> Any:
-    from mpc_rr.pipeline.messages import RandomizedRecord, Release
-    from mpc_rr.secure_sum.secagg_messages import MaskedInput
-    from mpc_rr.testing import DropAt
+    from mpc_rr.core import DropAt
+    from mpc_rr.pipeline import RandomizedRecord, Release
+    from mpc_rr.secure_sum.secagg import MaskedInput
 
     def drop(roles: dict[int, Any], cfg: Any) -> dict[int, Any]:
         rng = np.random.default_rng(np.random.SeedSequence([seed, 0xD809]))

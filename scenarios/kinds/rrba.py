@@ -18,8 +18,8 @@ import msgspec
 import numpy as np
 from msgspec import Meta
 
-from mpc_rr.errors import UsageError
-from mpc_rr.schema import Dataset
+from mpc_rr.core import UsageError
+from mpc_rr.data import Dataset
 from scenarios.kinds import Kind, Outcome, RunContext, Scalar, register
 
 __all__ = ["RRBAParams"]

@@ -21,8 +21,8 @@ import msgspec
 import numpy as np
 from msgspec import Meta
 
-from mpc_rr.choices import SECURE_SUM_PROTOCOLS
-from mpc_rr.errors import UsageError
+from mpc_rr.core import UsageError
+from mpc_rr.secure_sum import SECURE_SUM_PROTOCOLS
 from scenarios.kinds import Kind, Outcome, RunContext, Scalar, register
 
 __all__ = ["SecureSumParams"]
@@ -73,7 +73,7 @@ def check(prm: SecureSumParams, source: Any) -> None:
         raise UsageError(
             f"degree must be at most parties - 1 = {prm.parties - 1}, got {prm.degree}"
         )
-    from mpc_rr.secure_sum.factories import memory_estimate
+    from mpc_rr.secure_sum import memory_estimate
 
     need = memory_estimate(prm.protocol, prm.parties, prm.cells, prm.degree)
     if need > 8 * 2**30:

@@ -1,0 +1,171 @@
+"""Protocols broken on purpose: the planted leaks that prove each attack can see one.
+
+Never used by the product's runs.  Each is a subclass of the real role that
+overrides one step (handlers are looked up by name, so the transition table
+is inherited unchanged), and each still computes the correct result, so
+nothing but the leak distinguishes it from the real protocol:
+
+* :class:`UnmaskedSecAggClient` -- SecAgg+ without the pairwise masks of some
+  edges (``isolated``: the parties of degree 0 in the masking graph) or of all
+  of them (``isolated=ALL``: masks disabled).  Seeds are still shared, so the
+  server removes the self masks as designed -- and finds the inputs of the
+  isolated parties under them.
+* :class:`ZeroShareMeshParty` -- the Sec. 4.2 full mesh where the shares on
+  edges touching ``isolated`` parties are zero (``ALL``: no shares at all):
+  an isolated party publishes its input in the clear.
+* :class:`PlaintextShareMeshParty` -- the full mesh as the paper writes it,
+  for private channels: its shares travel in the clear (no key step would
+  help: the "ciphertext" is the residues followed by a zero tag), so whoever
+  relays them reads them.
+* :class:`SparsePlainSumClient` / :class:`LenientPlainSumHub` -- a plaintext
+  sum whose client drops trailing zeros (a variable-length encoding: the size
+  tells where the one is); the hub pads them back.
+* :class:`RawRecordParty` -- the pipeline's data party that forgets to
+  randomize its dependence-phase record (declares epsilon, releases the truth).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Container
+from typing import Any
+
+import numpy as np
+
+from mpc_rr.core import COORDINATOR, PeerError, Send, WireArray
+from mpc_rr.pipeline import DataParty, RandomizedRecord, wire_record
+from mpc_rr.secure_sum import crypto
+from mpc_rr.secure_sum.full_mesh import TAG_LEN, FullMeshParty
+from mpc_rr.secure_sum.plainsum import PlainSumClient, PlainSumHub, PlainValue
+from mpc_rr.secure_sum.secagg import ForwardedShares, MaskedInput, SecAggClient, mask_sum
+
+__all__ = [
+    "ALL",
+    "LenientPlainSumHub",
+    "PlaintextShareMeshParty",
+    "RawRecordParty",
+    "SparsePlainSumClient",
+    "UnmaskedSecAggClient",
+    "ZeroShareMeshParty",
+]
+
+
+class _All(Container[int]):
+    """Every party (``isolated=ALL``: no edge keeps its mask or share)."""
+
+    def __contains__(self, item: object) -> bool:
+        return True
+
+    def __repr__(self) -> str:
+        return "ALL"
+
+
+ALL: Container[int] = _All()
+
+
+def _cut(u: int, v: int, isolated: Container[int]) -> bool:
+    return u in isolated or v in isolated
+
+
+class UnmaskedSecAggClient(SecAggClient):
+    """SecAgg+ client that omits the pairwise mask of every edge touching ``isolated``.
+
+    Give every party of the run the same ``isolated`` set, so that the omitted
+    masks are omitted at both ends and the sum stays exact.
+    """
+
+    def __init__(self, *args: Any, isolated: Container[int] = ALL, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.isolated = isolated
+
+    def _on_forwarded(self, src: int, msg: ForwardedShares) -> list[Send]:
+        sends = super()._on_forwarded(src, msg)
+        u, run = self.party_id, self.run
+        pk_of = self.neighbour_mask_keys()
+        cut = [v for v in self._holders.tolist() if _cut(u, v, self.isolated)]
+        if not cut or not sends:
+            return sends
+        keys = [
+            crypto.pair_key(crypto.agree(self._s_sk, pk_of[v]), "mask", run, min(u, v), max(u, v))
+            for v in cut
+        ]
+        signs = np.where(np.asarray(cut) > u, 1, -1)
+        undo = mask_sum(None, keys, signs, self.cfg.cells, self.cfg.modulus).astype(np.int64)
+        out = []
+        for s in sends:
+            if isinstance(s.msg, MaskedInput):
+                y = s.msg.y.to_numpy().astype(np.int64)
+                y = ((y - undo) % self.cfg.modulus).astype(self.cfg.dtype)
+                s = Send(s.dst, MaskedInput(run=run, step=2, y=WireArray.from_numpy(y)))
+            out.append(s)
+        return out
+
+
+class ZeroShareMeshParty(FullMeshParty):
+    """Full-mesh party whose shares on edges touching ``isolated`` are zero.
+
+    Give every party the same ``isolated`` set; shares still sum to zero, so
+    the result is exact.
+    """
+
+    def __init__(self, *args: Any, isolated: Container[int] = ALL, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.isolated = isolated
+
+    def _draw_shares(self) -> np.ndarray:
+        m, n, own = self.modulus, self.n, self.party_id - 1
+        r = self.entropy.uniform(m, (n, self.cells))
+        for j in range(n):
+            if j != own and _cut(self.party_id, j + 1, self.isolated):
+                r[j] = 0
+        others = np.delete(r, own, axis=0).sum(axis=0) % np.uint64(m)
+        r[own] = (np.uint64(m) - others) % np.uint64(m)
+        return r
+
+
+class PlaintextShareMeshParty(FullMeshParty):
+    """Full-mesh party that sends its shares in the clear (residues, then a zero 'tag').
+
+    Give every party of the run this class: the receivers read the clear
+    residues back, so the result is exact.  The paper's protocol over a relay.
+    """
+
+    def _seal(self, key: bytes, plaintext: bytes, aad: bytes) -> bytes:
+        return plaintext + bytes(TAG_LEN)
+
+    def _unseal(self, key: bytes, ciphertext: bytes, aad: bytes) -> bytes:
+        return ciphertext[:-TAG_LEN]
+
+
+class SparsePlainSumClient(PlainSumClient):
+    """Plain-sum client with a variable-length encoding: trailing zeros are not sent."""
+
+    def start(self) -> list[Send]:
+        nz = np.flatnonzero(self.x)
+        keep = int(nz[-1]) + 1 if nz.size else 0
+        return [Send(COORDINATOR, PlainValue(x=WireArray.from_numpy(self.x[:keep]), run=self.run))]
+
+
+class LenientPlainSumHub(PlainSumHub):
+    """Hub of :class:`SparsePlainSumClient`: pads a short vector with zeros."""
+
+    def _on_value(self, src: int, msg: PlainValue) -> list[Send]:
+        if src not in self._missing:
+            raise PeerError(f"{self.name}: unexpected or duplicate PlainValue from party {src}", src)
+        x = msg.x.to_numpy(dtype=np.int64, sender=src)
+        if x.ndim != 1 or x.size > self.cells:
+            raise PeerError(f"{self.name}: PlainValue of shape {x.shape} from party {src}", src)
+        self._sum[: x.size] += x
+        self._missing.discard(src)
+        return []
+
+
+class RawRecordParty(DataParty):
+    """Pipeline party (dependence ``rr``) that sends its true record as the 'randomized' one."""
+
+    def start(self) -> list[Send]:
+        if self.sub is not None:
+            return super().start()
+        # the generator still advances as the honest party's would (same later draws)
+        super().start()
+        rec = wire_record(self.record, self.cfg)
+        return [Send(COORDINATOR, RandomizedRecord(run=self.run, codes=rec))]

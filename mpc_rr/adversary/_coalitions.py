@@ -1,0 +1,183 @@
+"""Scoring recovery attacks and sweeping coalition sizes (Bell et al. 2020's threshold, the full mesh's n - 1).
+
+:func:`score` turns the attacks of :mod:`~mpc_rr.adversary._recovery` into a
+:class:`~mpc_rr.adversary.RecoveryResult` (success against the
+ideal functionality's baseline, with Clopper-Pearson intervals);
+:func:`coalition_sweep` runs them for every coalition size, the coalition
+chosen as the worst case for each target (:func:`coalition_members`); and
+:func:`pool` merges independent runs.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+
+from mpc_rr.adversary._recovery import (
+    MemberState,
+    Recovery,
+    RecoveryResult,
+    SecAggView,
+    recover_full_mesh,
+    recover_secagg,
+)
+from mpc_rr.adversary._stats import check_confidence, cp_two_sided
+from mpc_rr.core import COORDINATOR, UsageError, View
+from mpc_rr.secure_sum.secagg import SecAggConfig
+
+__all__ = ["coalition_members", "coalition_sweep", "pool", "score"]
+
+
+def score(
+    rec: Recovery | Sequence[Recovery],
+    truth: Mapping[int, int],
+    *,
+    confidence: float = 0.95,
+) -> RecoveryResult:
+    """Score recoveries against the targets' true cells (``truth``: honest included parties).
+
+    A sequence of recoveries (one per target, e.g. each target with its own
+    coalition) is scored target by target: recovery ``k`` is used for the
+    ``k``-th target of ``truth`` in sorted order.
+    """
+    confidence = check_confidence(confidence)
+    ids = sorted(int(u) for u in truth)
+    if not ids:
+        raise UsageError("score: no targets (truth is empty)")
+    recs = [rec] * len(ids) if isinstance(rec, Recovery) else list(rec)
+    if len(recs) != len(ids):
+        raise UsageError(f"score: {len(recs)} recoveries for {len(ids)} targets")
+    correct = recovered = wrong = 0
+    base = 0.0
+    for u, r in zip(ids, recs, strict=True):
+        if u in r.coalition:
+            raise UsageError(f"score: target {u} is in the coalition {list(r.coalition)}")
+        cell = int(truth[u])
+        correct += r.guess(u) == cell
+        if u in r.recovered:
+            recovered += 1
+            wrong += r.recovered[u] != cell
+        if r.honest_sum is not None and r.honest_sum.sum() > 0:
+            base += float(r.honest_sum.max() / r.honest_sum.sum())
+    n = len(ids)
+    first = recs[0]
+    sizes = {len(r.coalition) for r in recs}
+    return RecoveryResult(
+        protocol=first.protocol,
+        observer=first.observer,
+        coalition=first.coalition if len(recs) == 1 or all(r is first for r in recs) else (),
+        coalition_size=sizes.pop() if len(sizes) == 1 else -1,
+        targets=n,
+        correct=correct,
+        recovered=recovered,
+        wrong_recoveries=wrong,
+        success=correct / n,
+        baseline=base / n,
+        ci=cp_two_sided(correct, n, confidence),
+        recovery_rate=recovered / n,
+        recovery_ci=cp_two_sided(recovered, n, confidence),
+        threshold=first.threshold,
+        confidence=confidence,
+    )
+
+
+def coalition_members(
+    target: int, size: int, parties: Sequence[int], neighbours: Sequence[int] | None = None
+) -> list[int]:
+    """The coalition of ``size`` data parties chosen against ``target`` (worst case for it).
+
+    Its graph ``neighbours`` first (they hold its shares), then the other
+    parties, each in increasing id order; never the target itself.
+    """
+    nb = [int(v) for v in (neighbours if neighbours is not None else ()) if int(v) != target]
+    rest = [int(v) for v in parties if int(v) != target and int(v) not in set(nb)]
+    pool = nb + rest
+    if not 0 <= size <= len(pool):
+        raise UsageError(f"coalition size must be in 0..{len(pool)}, got {size}")
+    return pool[:size]
+
+
+def coalition_sweep(
+    protocol: str,
+    view: View,
+    states: Mapping[int, MemberState],
+    truth: Mapping[int, int],
+    sizes: Sequence[int],
+    *,
+    config: SecAggConfig | None = None,
+    neighbours: Mapping[int, Sequence[int]] | None = None,
+    n: int | None = None,
+    modulus: int | None = None,
+    confidence: float = 0.95,
+) -> list[RecoveryResult]:
+    """Recovery success against coalition size ``C`` (one result per size).
+
+    SecAgg+: the server colludes (its view holds every message: all of them
+    route through it) with ``C`` clients' role states.  Full mesh
+    (all-to-all): ``C`` parties pool their own views (``view.of(*coalition)``)
+    and inputs.  With ``neighbours`` (a sparse graph) every target faces its
+    own worst coalition, :func:`coalition_members` (its neighbours first);
+    without (complete graph, full mesh: every coalition of a size is alike)
+    the coalition is the ``C`` lowest ids and the targets are the others.
+    """
+    confidence = check_confidence(confidence)
+    parties = sorted(int(u) for u in states)
+    out = []
+    sv = None
+    if protocol == "secagg":
+        if config is None:
+            raise UsageError("coalition_sweep: secagg needs config")
+        sv = SecAggView(view.of(COORDINATOR, observer="server"), config)
+    elif protocol != "full-mesh":
+        raise UsageError(f"coalition_sweep: protocol must be secagg or full-mesh, got {protocol!r}")
+    elif n is None:
+        raise UsageError("coalition_sweep: full-mesh needs n")
+
+    def attack(coal: list[int], targets: list[int]) -> Recovery:
+        mem = [states[c] for c in coal]
+        if sv is not None:
+            return recover_secagg(sv, mem, targets=targets)
+        assert n is not None
+        obs = view.of(*coal, observer=f"{len(coal)} colluding parties")
+        return recover_full_mesh(obs, mem, n=n, modulus=modulus)
+
+    for size in sizes:
+        if neighbours is None:
+            coal = parties[:size]
+            left = {u: c for u, c in truth.items() if u not in set(coal)}
+            if not left:
+                raise UsageError(f"coalition size {size} leaves no honest target")
+            out.append(score(attack(coal, sorted(left)), left, confidence=confidence))
+            continue
+        recs = [
+            attack(coalition_members(u, size, parties, neighbours.get(u)), [u]) for u in sorted(truth)
+        ]
+        out.append(score(recs, truth, confidence=confidence))
+    return out
+
+
+def pool(results: Sequence[RecoveryResult]) -> RecoveryResult:
+    """Several scored recoveries of one setting (e.g. repeated runs) as one, intervals recomputed."""
+    if not results:
+        raise UsageError("pool: no results")
+    first = results[0]
+    n = sum(r.targets for r in results)
+    correct = sum(r.correct for r in results)
+    recovered = sum(r.recovered for r in results)
+    sizes = {r.coalition_size for r in results}
+    return RecoveryResult(
+        protocol=first.protocol,
+        observer=first.observer,
+        coalition=(),
+        coalition_size=sizes.pop() if len(sizes) == 1 else -1,
+        targets=n,
+        correct=correct,
+        recovered=recovered,
+        wrong_recoveries=sum(r.wrong_recoveries for r in results),
+        success=correct / n,
+        baseline=sum(r.baseline * r.targets for r in results) / n,
+        ci=cp_two_sided(correct, n, first.confidence),
+        recovery_rate=recovered / n,
+        recovery_ci=cp_two_sided(recovered, n, first.confidence),
+        threshold=first.threshold,
+        confidence=first.confidence,
+    )

@@ -1,0 +1,552 @@
+"""Recovering one party's input in a secure sum: the curious aggregator, coalitions, the hub.
+
+Threat models (``docs/adversary.md``):
+
+* **curious aggregator** -- the SecAgg+ server (party 0) follows the protocol
+  and then computes whatever it can from what it received and sent
+  (``view.of(0)``); it learns the sum only, unless the protocol is broken;
+* **coalition** -- ``C`` colluding data parties (plus the server in SecAgg+)
+  pool their views and their role states (:func:`member_state`: inputs,
+  private keys, self-mask seeds, the Shamir shares they hold).  SecAgg+
+  promises that fewer than ``t`` colluding neighbours of a party learn
+  nothing beyond the sum; the Sec. 4.2 full mesh promises it for up to
+  ``n - 2`` parties;
+* **eavesdropper at a plaintext hub** -- the memory network, or a TCP relay
+  that terminates TLS, sees every payload (``observe(tap, codec)``): in the
+  full mesh, public keys, encrypted shares and the publications.
+
+The attack (one for every protocol and observer) builds, for each target,
+the candidate input the view allows: the plaintext value (plainsum); the
+published ``r_i`` minus every share of ``i`` the view can read (full mesh:
+``x_i = r_i - sum_k r_ki + sum_j r_ij mod m``, since ``r_ii = -sum_j r_ij``; a
+share is read when a member is one of its ends -- its private key and the
+other end's public key give the pairwise key -- and, as a second hypothesis,
+every other share is read as if it had been sent in the clear);
+the masked input minus every mask whose seed or key the view yields
+(SecAgg+: ``b_u`` from ``t`` shares of it -- the server receives them for every
+survivor --, pairwise keys from ``s_sk`` of either end: a member's own, or
+rebuilt from ``t`` Shamir shares the coalition holds).  Unknown terms are
+left in (and, for SecAgg+, the hypothesis that no pairwise mask was applied at
+all is tried too).  Inputs are one-hot vectors (one cell per party, the counting the
+framework does with secure sums), so a candidate with an unknown uniform
+mask left in is almost never one-hot: a one-hot candidate that fits in the
+sum is taken as recovered; otherwise the attacker falls back on what the *ideal*
+functionality gives it -- the sum minus the coalition's own inputs, whose
+largest cell it guesses.  That guess's success is the **baseline**; the
+protocol is private exactly when the attack sits there.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from mpc_rr.core import COORDINATOR, DecodeError, Role, UsageError, View
+from mpc_rr.secure_sum import crypto, shamir, smallest_uint
+from mpc_rr.secure_sum.full_mesh import (
+    TAG_LEN,
+    FullMeshParty,
+    MeshKey,
+    MeshKeys,
+    MeshPublish,
+    MeshShare,
+    MeshTotal,
+    open_share,
+)
+from mpc_rr.secure_sum.plainsum import PlainTotal, PlainValue
+from mpc_rr.secure_sum.secagg import (
+    AdvertiseKeys,
+    Aggregate,
+    ForwardedShares,
+    MaskedInput,
+    SecAggClient,
+    SecAggConfig,
+    UnmaskShares,
+)
+
+__all__ = [
+    "PROTOCOLS",
+    "MemberState",
+    "Recovery",
+    "RecoveryResult",
+    "SecAggView",
+    "member_state",
+    "one_hot_cell",
+    "recover",
+    "recover_full_mesh",
+    "recover_plainsum",
+    "recover_secagg",
+]
+
+PROTOCOLS = ("plainsum", "full-mesh", "secagg")
+
+_NO_IDS = np.zeros(0, np.int64)
+_NO_SHARES = np.zeros((0, 2 * shamir.CHUNKS), np.uint64)
+
+
+@dataclass(frozen=True)
+class MemberState:
+    """What a colluding party brings besides its messages (its role state).
+
+    ``x``: its input.  SecAgg+ only: ``s_sk`` (raw X25519 mask key), ``b``
+    (self-mask seed), and the Shamir shares it holds: ``holders[i]`` owns row
+    ``held[i]`` (first :data:`~mpc_rr.secure_sum.CHUNKS` field elements:
+    a share of ``s_sk``, the rest: of ``b``).  Full mesh only: ``share_sk``
+    (raw X25519 key of its share encryption: it reads the shares it sent and
+    received).
+    """
+
+    party: int
+    x: np.ndarray | None = None
+    s_sk: bytes | None = None
+    b: bytes | None = None
+    holders: np.ndarray = field(default_factory=lambda: _NO_IDS)
+    held: np.ndarray = field(default_factory=lambda: _NO_SHARES)
+    share_sk: bytes | None = None
+
+
+def member_state(role: Role) -> MemberState:
+    """The state a colluding party hands to its coalition (after or during a run).
+
+    Reads the role's input and its secrets through the roles' own accessors
+    (``SecAggClient.coalition_secrets``, ``FullMeshParty.share_key_bytes``); a
+    :class:`~mpc_rr.core.DropAt` wrapper is looked through.  Raises
+    :class:`UsageError` for a role type it does not know.
+    """
+    inner = getattr(role, "inner", role)
+    x = getattr(inner, "x", None)
+    xs = None if x is None else np.asarray(x).astype(np.int64)
+    if isinstance(inner, SecAggClient):
+        s_sk, b, holders, held = inner.coalition_secrets()
+        return MemberState(inner.party_id, xs, s_sk, b, holders, held)
+    if isinstance(inner, FullMeshParty):
+        return MemberState(inner.party_id, xs, share_sk=inner.share_key_bytes())
+    if xs is not None:
+        return MemberState(inner.party_id, xs)
+    raise UsageError(f"member_state: no known state for {type(inner).__name__}")
+
+
+def one_hot_cell(v: np.ndarray) -> int | None:
+    """The cell of a one-hot vector, or ``None`` if ``v`` is not one-hot."""
+    a = np.asarray(v)
+    nz = np.flatnonzero(a)
+    if nz.size != 1 or a[nz[0]] != 1:
+        return None
+    return int(nz[0])
+
+
+@dataclass(frozen=True)
+class Recovery:
+    """The attack's output (no ground truth in it).
+
+    ``recovered``: target -> cell, for every target whose candidate was one-hot;
+    ``fallback``: the cell guessed for every other target (largest cell of the
+    sum minus the coalition's inputs, ``-1`` when the view holds no sum);
+    ``honest_sum``: that vector (``None`` without a sum); ``threshold``: the
+    collusion bound the run declared (SecAgg+ ``t``; full mesh ``n - 1``).
+    """
+
+    protocol: str
+    observer: str
+    coalition: tuple[int, ...]
+    recovered: Mapping[int, int]
+    fallback: int
+    honest_sum: np.ndarray | None
+    threshold: int | None
+
+    def guess(self, party: int) -> int:
+        return self.recovered.get(party, self.fallback)
+
+
+@dataclass(frozen=True)
+class RecoveryResult:
+    """A recovery attack scored against the truth.
+
+    ``success``: share of targets whose input the attacker guessed right;
+    ``baseline``: what the ideal functionality allows (the expected success of
+    guessing the largest cell of the honest parties' sum); ``recovery_rate``:
+    share of targets whose input the view determined (a one-hot candidate);
+    ``ci`` / ``recovery_ci``: Clopper-Pearson intervals.
+    """
+
+    protocol: str
+    observer: str
+    coalition: tuple[int, ...]
+    coalition_size: int
+    targets: int
+    correct: int
+    recovered: int
+    wrong_recoveries: int
+    success: float
+    baseline: float
+    ci: tuple[float, float]
+    recovery_rate: float
+    recovery_ci: tuple[float, float]
+    threshold: int | None
+    confidence: float
+
+    @property
+    def leaks(self) -> bool:
+        """Some input was determined by the view beyond what the sum allows."""
+        return self.recovered > 0 and self.success > self.baseline
+
+    def to_dict(self) -> dict[str, object]:
+        return {
+            "protocol": self.protocol,
+            "observer": self.observer,
+            "coalition": list(self.coalition),
+            "coalition_size": self.coalition_size,
+            "targets": self.targets,
+            "correct": self.correct,
+            "recovered": self.recovered,
+            "wrong_recoveries": self.wrong_recoveries,
+            "success": self.success,
+            "baseline": self.baseline,
+            "ci": list(self.ci),
+            "recovery_rate": self.recovery_rate,
+            "recovery_ci": list(self.recovery_ci),
+            "threshold": self.threshold,
+            "confidence": self.confidence,
+            "leaks": self.leaks,
+        }
+
+
+def _members(members: Mapping[int, MemberState] | Iterable[MemberState]) -> dict[int, MemberState]:
+    if isinstance(members, Mapping):
+        return dict(members)
+    return {m.party: m for m in members}
+
+
+def _finish(
+    protocol: str,
+    view: View,
+    members: dict[int, MemberState],
+    candidates: Mapping[int, np.ndarray],
+    total: np.ndarray | None,
+    threshold: int | None,
+) -> Recovery:
+    honest = None
+    fallback = -1
+    if total is not None:
+        honest = np.asarray(total, np.int64).copy()
+        for m in members.values():
+            if m.x is not None and m.x.shape == honest.shape:
+                honest -= m.x
+        fallback = int(np.argmax(honest))
+    recovered = {}
+    for u, c in candidates.items():
+        if u in members:
+            continue
+        cell = one_hot_cell(c)
+        # a candidate must also fit in the sum of the honest inputs
+        if cell is not None and (honest is None or honest[cell] > 0):
+            recovered[u] = cell
+    return Recovery(
+        protocol, view.observer, tuple(sorted(members)), recovered, fallback, honest, threshold
+    )
+
+
+def recover_plainsum(
+    view: View, members: Mapping[int, MemberState] | Iterable[MemberState] = ()
+) -> Recovery:
+    """Plaintext sum: the candidate of party ``i`` is the value it sent (if seen)."""
+    mem = _members(members)
+    cands = {s.src: m.x.to_numpy().astype(np.int64) for s, m in view.select(PlainValue)}
+    tot = view.first(PlainTotal)
+    total = tot.total.to_numpy().astype(np.int64) if tot is not None else None
+    return _finish("plainsum", view, mem, cands, total, None)
+
+
+def _mesh_public_keys(view: View) -> dict[int, bytes]:
+    """Every party's public key the view holds (sent to a party, to the board, or the board's list)."""
+    pks: dict[int, bytes] = {}
+    for s, k in view.select(MeshKey):
+        pks.setdefault(s.src, k.pk)
+    for _, kl in view.select(MeshKeys):
+        try:
+            rows = kl.pks.to_numpy(dtype=np.uint8)
+        except DecodeError:
+            continue
+        if rows.ndim == 2 and rows.shape[1] == 32:
+            for j, row in enumerate(rows, 1):
+                pks.setdefault(j, row.tobytes())
+    return pks
+
+
+def _read_share(
+    msg: MeshShare, src: int, dst: int, members: Mapping[int, MemberState], pks: Mapping[int, bytes]
+) -> bytes | None:
+    """The plaintext of a share, when a member is one of its ends (its key + the other's)."""
+    for me, peer in ((src, dst), (dst, src)):
+        sk = members[me].share_sk if me in members else None
+        if sk is None or peer not in pks:
+            continue
+        try:
+            return open_share(sk, pks[peer], msg.ciphertext, run=msg.run, sender=src, receiver=dst)
+        except (crypto.InvalidTag, crypto.InvalidPublicKey):
+            return None
+    return None
+
+
+def recover_full_mesh(
+    view: View,
+    members: Mapping[int, MemberState] | Iterable[MemberState] = (),
+    *,
+    n: int,
+    modulus: int | None = None,
+) -> Recovery:
+    """Sec. 4.2 full mesh: ``x_i = r_i - sum_{k != i} r_ki + sum_{j != i} r_ij (mod m)``.
+
+    A share enters the formula when a member can decrypt it (it sent or received
+    it); every other share is left out (a uniform residue stays in the
+    candidate).  Second hypothesis, tried too: the shares the members cannot
+    decrypt were sent in the clear (the ciphertext's body read as residues) --
+    against real encryption it yields noise, against a protocol that forgot to
+    encrypt every input.  ``n``: data parties; ``modulus`` defaults to ``n + 1``.
+    """
+    mem = _members(members)
+    m = np.int64(modulus if modulus is not None else n + 1)
+    wire = smallest_uint(int(m)).newbyteorder("<")
+    pks = _mesh_public_keys(view)
+    pub: dict[int, np.ndarray] = {}
+    for s, pm in view.select(MeshPublish):
+        pub.setdefault(s.src, pm.value.to_numpy().astype(np.int64))
+    cells = next(iter(pub.values())).size if pub else 0
+    known: tuple[dict[int, np.ndarray], dict[int, np.ndarray]] = ({}, {})  # into, out of
+    clear: tuple[dict[int, np.ndarray], dict[int, np.ndarray]] = ({}, {})
+    seen_pairs: set[tuple[int, int]] = set()
+    for s, msg in view.select(MeshShare):
+        if (s.src, s.dst) in seen_pairs:
+            continue
+        seen_pairs.add((s.src, s.dst))
+        plain = _read_share(msg, s.src, s.dst, mem, pks)
+        decrypted = plain is not None
+        if plain is None:
+            plain = msg.ciphertext[:-TAG_LEN]
+        if len(plain) != cells * wire.itemsize:
+            continue
+        r = np.frombuffer(plain, wire).astype(np.int64)
+        for into, out_of in (known, clear) if decrypted else (clear,):
+            into[s.dst] = into.get(s.dst, 0) + r
+            out_of[s.src] = out_of.get(s.src, 0) + r
+    cands = {}
+    for i, r in pub.items():
+        if r.size != cells:
+            continue
+        c = (r - known[0].get(i, 0) + known[1].get(i, 0)) % m
+        if one_hot_cell(c) is None:  # the clear-shares hypothesis
+            alt = (r - clear[0].get(i, 0) + clear[1].get(i, 0)) % m
+            if one_hot_cell(alt) is not None:
+                c = alt
+        cands[i] = c
+    total = None
+    board = view.first(MeshTotal)
+    if board is not None:
+        total = board.total.to_numpy().astype(np.int64)
+    elif len(pub) == n:
+        total = np.sum(list(pub.values()), axis=0) % m
+    return _finish("full-mesh", view, mem, cands, total, n - 1)
+
+
+class _Lagrange:
+    """Shamir reconstruction with a cache keyed by ``(owner, holders used, shares)``."""
+
+    def __init__(self) -> None:
+        self._done: dict[tuple[int, bytes, bytes], bytes | None] = {}
+
+    def rebuild(
+        self, pool: Mapping[int, Mapping[int, np.ndarray]], owners: Iterable[int], t: int
+    ) -> dict[int, bytes]:
+        """32-byte secrets of the ``owners`` with at least ``t`` shares in ``pool``."""
+        todo: list[tuple[int, list[int], tuple[int, bytes, bytes]]] = []
+        out: dict[int, bytes] = {}
+        for u in owners:
+            held = pool.get(u, {})
+            if len(held) < t:
+                continue
+            hs = sorted(held)[:t]
+            rows = np.stack([held[h] for h in hs]).astype(np.uint64)
+            key = (u, np.asarray(hs, np.int64).tobytes(), rows.tobytes())
+            if key in self._done:
+                got = self._done[key]
+                if got is not None:
+                    out[u] = got
+                continue
+            todo.append((u, hs, key))
+        if todo:
+            xs = np.array([hs for _, hs, _ in todo], np.uint64)
+            ys = np.stack([np.stack([pool[u][h] for h in hs]) for u, hs, _ in todo])
+            secrets = shamir.reconstruct(xs, ys.astype(np.uint64))
+            for (u, _, key), chunk in zip(todo, secrets, strict=True):
+                try:
+                    val: bytes | None = shamir.chunks_to_bytes(chunk[None, :])[0].tobytes()
+                except UsageError:  # inconsistent shares: no secret
+                    val = None
+                self._done[key] = val
+                if val is not None:
+                    out[u] = val
+        return out
+
+
+@dataclass
+class SecAggView:
+    """A SecAgg+ view parsed once (for attacking it many times, e.g. a coalition sweep).
+
+    Holds what the messages say -- masked inputs, public keys, mask sets,
+    revealed shares, the aggregate -- and caches of rebuilt secrets and
+    pairwise keys (pure functions of public data and of the secrets used).
+    """
+
+    view: View
+    config: SecAggConfig
+    y: dict[int, np.ndarray] = field(init=False)
+    s_pk: dict[int, bytes] = field(init=False)
+    b_commit: dict[int, bytes] = field(init=False)
+    mask_set: dict[int, list[int]] = field(init=False)
+    s_pool: dict[int, dict[int, np.ndarray]] = field(init=False)
+    b_pool: dict[int, dict[int, np.ndarray]] = field(init=False)
+    total: np.ndarray | None = field(init=False)
+
+    def __post_init__(self) -> None:
+        v = self.view
+        self.y = {
+            s.src: mi.y.to_numpy().astype(np.int64) for s, mi in v.select(MaskedInput, dst=COORDINATOR)
+        }
+        keys = {s.src: ak for s, ak in v.select(AdvertiseKeys, dst=COORDINATOR)}
+        self.s_pk = {u: ak.s_pk for u, ak in keys.items()}
+        self.b_commit = {u: ak.b_commit for u, ak in keys.items()}
+        self.mask_set = {
+            s.dst: fw.senders.to_numpy().astype(np.int64).tolist()
+            for s, fw in v.select(ForwardedShares, src=COORDINATOR)
+        }
+        self.s_pool, self.b_pool = {}, {}
+        for s, us in v.select(UnmaskShares, dst=COORDINATOR):
+            for owner, row in zip(us.b_owners.to_numpy().tolist(), us.b_shares.to_numpy(), strict=True):
+                self.b_pool.setdefault(int(owner), {})[s.src] = row
+            for owner, row in zip(us.s_owners.to_numpy().tolist(), us.s_shares.to_numpy(), strict=True):
+                self.s_pool.setdefault(int(owner), {})[s.src] = row
+        agg = v.first(Aggregate, src=COORDINATOR)
+        self.total = agg.total.to_numpy().astype(np.int64) if agg is not None else None
+        self._lagrange = _Lagrange()
+        self._pair: dict[tuple[int, int], bytes] = {}
+        self._self: dict[int, bytes] = {}
+
+    def pair_key(self, u: int, v: int, sk: bytes, owner: int) -> bytes:
+        """The mask key of edge ``{u, v}`` from ``owner``'s private mask key ``sk``."""
+        a, b = min(u, v), max(u, v)
+        k = self._pair.get((a, b))
+        if k is None:
+            other = v if owner == u else u
+            shared = crypto.agree(sk, self.s_pk[other])
+            k = self._pair[(a, b)] = crypto.pair_key(shared, "mask", self.config.run, a, b)
+        return k
+
+    def self_key(self, u: int, b: bytes) -> bytes:
+        k = self._self.get(u)
+        if k is None:
+            k = self._self[u] = crypto.pair_key(b, "self", self.config.run, u, u)
+        return k
+
+
+def recover_secagg(
+    view: View | SecAggView,
+    members: Mapping[int, MemberState] | Iterable[MemberState] = (),
+    *,
+    config: SecAggConfig | None = None,
+    targets: Sequence[int] | None = None,
+) -> Recovery:
+    """SecAgg+: remove from ``y_u`` every mask whose seed or key the view and the members yield.
+
+    ``config``: the run's public parameters (modulus, threshold, run id);
+    ``view`` may be a :class:`SecAggView` parsed once.  ``targets``: the
+    parties to attack (default every party whose masked input is in the
+    view).  Seeds rebuilt from shares are checked against their commitment /
+    public key before use.
+    """
+    if isinstance(view, SecAggView):
+        sv = view
+    else:
+        if config is None:
+            raise UsageError("recover_secagg: config (the run's public parameters) is required")
+        sv = SecAggView(view, config)
+    mem = _members(members)
+    cfg = sv.config
+    t, R, cells = cfg.threshold, cfg.modulus, cfg.cells
+    c = shamir.CHUNKS
+    s_pool = {u: dict(h) for u, h in sv.s_pool.items()}
+    b_pool = {u: dict(h) for u, h in sv.b_pool.items()}
+    for m in mem.values():
+        for owner, row in zip(m.holders.tolist(), m.held, strict=True):
+            s_pool.setdefault(int(owner), {})[m.party] = row[:c]
+            b_pool.setdefault(int(owner), {})[m.party] = row[c:]
+    want = sorted(sv.y) if targets is None else [int(u) for u in targets if int(u) in sv.y]
+    want = [u for u in want if u not in mem]
+    needed_sk = set(want)
+    for u in want:
+        needed_sk.update(sv.mask_set.get(u, []))
+    b_known = {u: m.b for u, m in mem.items() if m.b is not None}
+    for u, seed in sv._lagrange.rebuild(b_pool, [u for u in want if u not in b_known], t).items():
+        commit = sv.b_commit.get(u)
+        if commit is None or hashlib.sha256(seed).digest() == commit:
+            b_known[u] = seed
+    sk_known = {u: m.s_sk for u, m in mem.items() if m.s_sk is not None}
+    rebuilt = sv._lagrange.rebuild(s_pool, [v for v in needed_sk if v not in sk_known], t)
+    for u, sk in rebuilt.items():
+        try:
+            pk = crypto.X25519PrivateKey.from_private_bytes(sk).public_key().public_bytes_raw()
+        except ValueError:
+            continue
+        if sv.s_pk.get(u, pk) == pk:
+            sk_known[u] = sk
+    cands: dict[int, np.ndarray] = {}
+    for u in want:
+        keys: list[bytes] = []
+        weights: list[int] = []
+        if u in b_known:
+            keys.append(sv.self_key(u, b_known[u]))
+            weights.append(1)
+        for v in sv.mask_set.get(u, []):
+            if v not in sv.s_pk or u not in sv.s_pk:
+                continue
+            if u in sk_known:
+                keys.append(sv.pair_key(u, v, sk_known[u], u))
+            elif v in sk_known:
+                keys.append(sv.pair_key(u, v, sk_known[v], v))
+            else:
+                continue
+            weights.append(1 if v > u else -1)
+        cand = sv.y[u].copy()
+        if keys:
+            masks = crypto.expand_masks(keys, cells, R).astype(np.int64)
+            full = (cand - np.asarray(weights, np.int64) @ masks) % R
+            if one_hot_cell(full) is None and u in b_known:
+                # second hypothesis: no pairwise mask was applied (only the self mask)
+                own = (cand - masks[0]) % R
+                cand = own if one_hot_cell(own) is not None else full
+            else:
+                cand = full
+        cands[u] = cand
+    return _finish("secagg", sv.view, mem, cands, sv.total, t)
+
+
+def recover(
+    protocol: str,
+    view: View,
+    members: Mapping[int, MemberState] | Iterable[MemberState] = (),
+    **public: object,
+) -> Recovery:
+    """Dispatch to :func:`recover_plainsum` / :func:`recover_full_mesh` / :func:`recover_secagg`.
+
+    ``public``: the protocol's public parameters (``n`` and ``modulus`` for the
+    full mesh, ``config`` for SecAgg+).
+    """
+    if protocol == "plainsum":
+        return recover_plainsum(view, members)
+    if protocol in ("full-mesh", "full-mesh-board"):
+        return recover_full_mesh(view, members, **public)  # type: ignore[arg-type]
+    if protocol == "secagg":
+        return recover_secagg(view, members, **public)  # type: ignore[arg-type]
+    raise UsageError(f"recover: protocol must be one of {PROTOCOLS}, got {protocol!r}")

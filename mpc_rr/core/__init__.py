@@ -1,0 +1,224 @@
+"""The core of every protocol: roles, messages, runs, costs, transcripts, randomness, errors.
+
+Nothing here knows a protocol.  It defines how one is written and run:
+
+* roles -- :class:`Role`, the sans-I/O state machine (``start`` / ``receive`` /
+  ``on_timeout``), its transition :func:`table` and pseudo-events
+  (:class:`AllIn`, :class:`Deadline`, :class:`SubMessage`), :class:`Send`;
+* composition -- :class:`SubProtocol` (one role run inside another);
+* messages -- :class:`Message`, :class:`WireArray` and the strict :class:`Codec`;
+* runs -- :class:`Runner`, :class:`RolePlan`, :class:`RunResult`,
+  :class:`ProtocolSpec`; the synchronous :class:`HarnessRunner` (no transport);
+* observation -- :class:`Transcript` / :class:`WireEvent` (what a wire observer
+  records), :func:`observe` / :class:`View` (the messages an observer can decode),
+  :class:`CostReport` / :class:`PartyStats`;
+* randomness -- :func:`party_generators` (one seed, every party), :func:`csprng_generator`;
+* faults -- :class:`DropAt` / :class:`DropPlan` (a party crashes at a chosen step);
+* errors -- :class:`UsageError` (our caller's fault), :class:`PeerError` /
+  :class:`DecodeError` (a peer's), :class:`ProtocolAbort` (a clean stop).
+
+Every other package of :mod:`mpc_rr` builds on this one and nothing here
+imports them (the layer contracts in ``pyproject.toml``).
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from mpc_rr.core._lazy import lazy_exports
+
+__all__ = [
+    "COORDINATOR",
+    "DEFAULT_MAX_FRAME",
+    "MAX_LABEL",
+    "NOBODY",
+    "ONLY_COORDINATOR",
+    "TRANSCRIPT_FORMAT",
+    "WIRE_VERSION",
+    "AllIn",
+    "Codec",
+    "CostReport",
+    "Deadline",
+    "DecodeError",
+    "DropAt",
+    "DropPlan",
+    "ErrorLog",
+    "HarnessRunner",
+    "Message",
+    "PartyStats",
+    "PeerError",
+    "Progress",
+    "ProtocolAbort",
+    "ProtocolSpec",
+    "Role",
+    "RoleFactory",
+    "RoleOutcome",
+    "RolePlan",
+    "RunResult",
+    "Runner",
+    "Seen",
+    "Send",
+    "SpecPlan",
+    "SubMessage",
+    "SubProtocol",
+    "Transcript",
+    "Transition",
+    "UsageError",
+    "View",
+    "WireArray",
+    "WireEvent",
+    "broadcast",
+    "codec_for_roles",
+    "csprng_generator",
+    "each",
+    "lazy_exports",
+    "message_type",
+    "message_types",
+    "noise_source",
+    "observe",
+    "party_generators",
+    "result_to_json",
+    "roles_of",
+    "run_roles",
+    "state_diagram",
+    "table",
+]
+
+_HOME = {
+    "AllIn": "mpc_rr.core._roles",
+    "COORDINATOR": "mpc_rr.core._roles",
+    "Codec": "mpc_rr.core._messages",
+    "CostReport": "mpc_rr.core._costs",
+    "DEFAULT_MAX_FRAME": "mpc_rr.core._messages",
+    "Deadline": "mpc_rr.core._roles",
+    "DecodeError": "mpc_rr.core._errors",
+    "DropAt": "mpc_rr.core._faults",
+    "DropPlan": "mpc_rr.core._faults",
+    "ErrorLog": "mpc_rr.core._errors",
+    "HarnessRunner": "mpc_rr.core._harness",
+    "MAX_LABEL": "mpc_rr.core._messages",
+    "Message": "mpc_rr.core._messages",
+    "NOBODY": "mpc_rr.core._roles",
+    "ONLY_COORDINATOR": "mpc_rr.core._roles",
+    "PartyStats": "mpc_rr.core._costs",
+    "PeerError": "mpc_rr.core._errors",
+    "Progress": "mpc_rr.core._runs",
+    "ProtocolAbort": "mpc_rr.core._errors",
+    "ProtocolSpec": "mpc_rr.core._runs",
+    "Role": "mpc_rr.core._roles",
+    "RoleFactory": "mpc_rr.core._runs",
+    "RoleOutcome": "mpc_rr.core._runs",
+    "RolePlan": "mpc_rr.core._runs",
+    "RunResult": "mpc_rr.core._runs",
+    "Runner": "mpc_rr.core._runs",
+    "Seen": "mpc_rr.core._views",
+    "Send": "mpc_rr.core._roles",
+    "SpecPlan": "mpc_rr.core._runs",
+    "SubMessage": "mpc_rr.core._roles",
+    "SubProtocol": "mpc_rr.core._compose",
+    "TRANSCRIPT_FORMAT": "mpc_rr.core._transcript",
+    "Transcript": "mpc_rr.core._transcript",
+    "Transition": "mpc_rr.core._roles",
+    "UsageError": "mpc_rr.core._errors",
+    "View": "mpc_rr.core._views",
+    "WIRE_VERSION": "mpc_rr.core._messages",
+    "WireArray": "mpc_rr.core._messages",
+    "WireEvent": "mpc_rr.core._transcript",
+    "broadcast": "mpc_rr.core._roles",
+    "codec_for_roles": "mpc_rr.core._harness",
+    "csprng_generator": "mpc_rr.core._randomness",
+    "each": "mpc_rr.core._roles",
+    "lazy_exports": "mpc_rr.core._lazy",
+    "message_type": "mpc_rr.core._messages",
+    "message_types": "mpc_rr.core._views",
+    "noise_source": "mpc_rr.core._randomness",
+    "observe": "mpc_rr.core._views",
+    "party_generators": "mpc_rr.core._randomness",
+    "result_to_json": "mpc_rr.core._runs",
+    "roles_of": "mpc_rr.core._runs",
+    "run_roles": "mpc_rr.core._harness",
+    "state_diagram": "mpc_rr.core._roles",
+    "table": "mpc_rr.core._roles",
+}
+
+__getattr__, __dir__ = lazy_exports(__name__, _HOME, globals())
+
+if TYPE_CHECKING:
+    from mpc_rr.core._compose import (
+        SubProtocol,
+    )
+    from mpc_rr.core._costs import (
+        CostReport,
+        PartyStats,
+    )
+    from mpc_rr.core._errors import (
+        DecodeError,
+        ErrorLog,
+        PeerError,
+        ProtocolAbort,
+        UsageError,
+    )
+    from mpc_rr.core._faults import (
+        DropAt,
+        DropPlan,
+    )
+    from mpc_rr.core._harness import (
+        HarnessRunner,
+        codec_for_roles,
+        run_roles,
+    )
+    from mpc_rr.core._lazy import (
+        lazy_exports,
+    )
+    from mpc_rr.core._messages import (
+        DEFAULT_MAX_FRAME,
+        MAX_LABEL,
+        WIRE_VERSION,
+        Codec,
+        Message,
+        WireArray,
+        message_type,
+    )
+    from mpc_rr.core._randomness import (
+        csprng_generator,
+        noise_source,
+        party_generators,
+    )
+    from mpc_rr.core._roles import (
+        COORDINATOR,
+        NOBODY,
+        ONLY_COORDINATOR,
+        AllIn,
+        Deadline,
+        Role,
+        Send,
+        SubMessage,
+        Transition,
+        broadcast,
+        each,
+        state_diagram,
+        table,
+    )
+    from mpc_rr.core._runs import (
+        Progress,
+        ProtocolSpec,
+        RoleFactory,
+        RoleOutcome,
+        RolePlan,
+        Runner,
+        RunResult,
+        SpecPlan,
+        result_to_json,
+        roles_of,
+    )
+    from mpc_rr.core._transcript import (
+        TRANSCRIPT_FORMAT,
+        Transcript,
+        WireEvent,
+    )
+    from mpc_rr.core._views import (
+        Seen,
+        View,
+        message_types,
+        observe,
+    )

@@ -1,0 +1,109 @@
+"""Test doubles for roles (as ``trio.testing`` is for trio): crash a party on purpose.
+
+Not used by the product's runs; tests, fault campaigns and classroom traces
+wrap roles in them.
+"""
+
+from __future__ import annotations
+
+import enum
+from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Set as AbstractSet
+from typing import Any
+
+from mpc_rr.core._errors import ProtocolAbort
+from mpc_rr.core._messages import Message
+from mpc_rr.core._roles import NOBODY, Role, Send
+from mpc_rr.core._runs import Progress, RolePlan
+
+__all__ = ["DropAt", "DropPlan"]
+
+
+class _DropState(enum.Enum):
+    RUNNING = "running as the inner role"
+    CRASHED = "crashed"
+    DONE = "done"
+    ABORTED = "aborted"
+
+
+class DropAt(Role):
+    """Behaves like ``inner`` until it would send an ``at`` message, then crashes.
+
+    The crashed party sends nothing more and ignores everything (``done``,
+    with neither result nor error): what a dropout looks like to everyone
+    else.  ``crashed`` tells whether it happened; ``on_crash`` is called at that
+    moment (the fault campaign passes a real ``kill -9`` of the process).
+    """
+
+    def __init__(
+        self, inner: Role, at: type[Message], *, on_crash: Callable[[], None] | None = None
+    ) -> None:
+        super().__init__(inner.party_id, _DropState.RUNNING)
+        self.inner = inner
+        self.at = at
+        self.on_crash = on_crash
+        self.message_types = inner.message_types
+        self.run = inner.run
+        self.crashed = False
+
+    def _filter(self, sends: list[Send]) -> list[Send]:
+        if any(isinstance(s.msg, self.at) for s in sends):
+            self.crashed = True
+            self.state = _DropState.CRASHED
+            if self.on_crash is not None:  # e.g. a real SIGKILL of this process
+                self.on_crash()
+            return []
+        return sends
+
+    def start(self) -> list[Send]:
+        return self._filter(self.inner.start())
+
+    def receive(self, src: int, msg: Message) -> list[Send]:
+        return [] if self.done else self._filter(self.inner.receive(src, msg))
+
+    def on_timeout(self) -> list[Send]:
+        return [] if self.done else self._filter(self.inner.on_timeout())
+
+    def waiting_for(self) -> AbstractSet[int]:
+        return NOBODY if self.done else self.inner.waiting_for()
+
+    @property
+    def done(self) -> bool:
+        return self.crashed or self.inner.done
+
+    @property
+    def result(self) -> Any:
+        """``None`` once crashed (a dropout has no result), else the inner role's."""
+        return None if self.crashed else self.inner.result
+
+    @property
+    def error(self) -> ProtocolAbort | None:
+        return None if self.crashed else self.inner.error
+
+
+class DropPlan(RolePlan):
+    """A :class:`~mpc_rr.core.RolePlan` whose parties ``victims`` are wrapped in :class:`DropAt`.
+
+    ``victims`` maps a party to the message class it crashes before sending;
+    the wrapping happens where the roles are built (in a worker, for a sharded run).
+    """
+
+    def __init__(self, inner: RolePlan, victims: Mapping[int, type[Message]]) -> None:
+        self.inner = inner
+        self.victims = {int(v): at for v, at in victims.items()}
+        self.progress = inner.progress
+
+    @property
+    def parties(self) -> tuple[int, ...]:
+        return self.inner.parties
+
+    def subset(self, ids: Sequence[int]) -> DropPlan:
+        keep = set(self._check_subset(ids))
+        return DropPlan(self.inner.subset(ids), {v: at for v, at in self.victims.items() if v in keep})
+
+    def build(self, progress: Progress | None = None) -> dict[int, Role]:
+        roles = self.inner.build(progress)
+        for v, at in self.victims.items():
+            if v in roles:
+                roles[v] = DropAt(roles[v], at)
+        return roles

@@ -1,0 +1,302 @@
+"""Sans-I/O protocol roles: one interface, one table-driven dispatch.
+
+A *role* is one party's side of a protocol, written as a pure state machine
+(the h11 / wsproto style).  It never awaits, never touches sockets or clocks:
+
+* ``start()`` returns the first messages to send;
+* ``receive(src, msg)`` consumes one decoded message and returns the messages
+  to send in reaction;
+* ``on_timeout()`` is called by the driver when the current step's deadline
+  passed without progress;
+* ``done`` / ``result`` / ``error`` tell the outcome.
+
+Every role declares its legal transitions as ONE literal table,
+``TRANSITIONS: {(state, event): Transition(handler, next_state)}``, where a
+state is a member of the role's :class:`enum.Enum` and an event is a message
+class or one of three pseudo-events:
+
+* :class:`AllIn` -- everything the current step waits for has arrived
+  (``waiting_for()`` is empty); checked after every accepted message;
+* :class:`Deadline` -- the driver's step deadline passed;
+* :class:`SubMessage` -- a message of a sub-protocol the role is running
+  (:mod:`mpc_rr.core._compose`).
+
+:meth:`Role.receive` is the only dispatch: it looks the pair up, calls the
+handler, then moves to the table's next state -- handlers never set the state.
+Anything not in the table raises :class:`~mpc_rr.core.PeerError` "cannot
+handle X from party P in state S".  A handler that ends the run calls
+``self.finish(result)`` or ``self.abort(reason, culprits)``, which move the
+role to its enum's ``DONE`` / ``ABORTED`` member.  The table doubles as the
+protocol's state diagram (:func:`state_diagram`).
+
+Deadlines: a ``(state, Deadline)`` entry decides what a passed deadline means
+in that state (typically: the silent parties are dropouts, close the step).
+Without one, the role waits ``patience`` deadlines in a row without progress
+and then aborts naming the parties it waits for (``waiting_for()``); a data
+party waiting for its aggregator uses a patience that covers the
+aggregator's own deadlines.  Drivers just call ``on_timeout`` whenever a
+deadline passes; they never count.
+
+Messages are routed by logical labels carried in the message (run id, round,
+step) and by the authenticated sender id, never by arrival order.  Party ids
+are non-negative ints; the coordinator / aggregator / hub is party ``0`` and
+data-holding parties are ``1..n`` (Shamir evaluation points are the ids).
+
+Drivers: :mod:`mpc_rr.core._harness` (synchronous, no transport) and the Party
+actors of :mod:`parties` (trio, over any transport).
+"""
+
+from __future__ import annotations
+
+import abc
+import enum
+from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Set as AbstractSet
+from dataclasses import dataclass
+from types import MappingProxyType
+from typing import Any, ClassVar
+
+from mpc_rr.core._errors import PeerError, ProtocolAbort, UsageError
+from mpc_rr.core._messages import Message
+
+__all__ = [
+    "COORDINATOR",
+    "NOBODY",
+    "ONLY_COORDINATOR",
+    "AllIn",
+    "Deadline",
+    "Role",
+    "Send",
+    "SubMessage",
+    "Transition",
+    "broadcast",
+    "each",
+    "state_diagram",
+    "table",
+]
+
+COORDINATOR = 0
+"""Party id of the coordinator / aggregator / hub role by convention."""
+
+NOBODY: frozenset[int] = frozenset()
+"""``waiting_for()`` of a role that waits for no one."""
+
+ONLY_COORDINATOR: frozenset[int] = frozenset({COORDINATOR})
+"""``waiting_for()`` of a data party waiting for the coordinator."""
+
+
+@dataclass(frozen=True, slots=True)
+class Send:
+    """Instruction to send ``msg`` to party ``dst``."""
+
+    dst: int
+    msg: Message
+
+
+def broadcast(dsts: Iterable[int], msg: Message) -> list[Send]:
+    """One :class:`Send` per destination (a driver encodes the shared object once)."""
+    return [Send(int(d), msg) for d in dsts]
+
+
+class _PseudoEvent:
+    """Base of the table's pseudo-events (never sent on a wire)."""
+
+    label: ClassVar[str] = ""
+
+
+class AllIn(_PseudoEvent):
+    """Everything the current step waits for has arrived (``waiting_for()`` is empty)."""
+
+    label = "all in"
+
+
+class Deadline(_PseudoEvent):
+    """The driver's step deadline passed."""
+
+    label = "deadline"
+
+
+class SubMessage(_PseudoEvent):
+    """A message belonging to the sub-protocol the role is running."""
+
+    label = "sub-protocol message"
+
+
+Event = type[Message] | type[_PseudoEvent]
+Handler = Callable[..., list[Send]]
+
+
+@dataclass(frozen=True, slots=True)
+class Transition:
+    """What an event does in a state: call ``handler``, then move to ``to``.
+
+    ``handler(role, src, msg)`` for a message or sub-protocol message,
+    ``handler(role)`` for :class:`AllIn` / :class:`Deadline`.  It returns the
+    messages to send.  If it finished or aborted the role, the role moves to
+    ``DONE`` / ``ABORTED`` instead of ``to``.  The handler is called by name
+    on the role, so subclasses may override it.
+    """
+
+    handler: Handler
+    to: enum.Enum
+
+
+def table(entries: Mapping[tuple[enum.Enum, Event], Transition]) -> Mapping[tuple[enum.Enum, Event], Transition]:
+    """A role's transition table, frozen (read-only) and checked: one State enum throughout."""
+    enums = {type(s) for s, _ in entries} | {type(t.to) for t in entries.values()}
+    if len(enums) > 1:
+        raise UsageError(f"transition table mixes state enums {sorted(e.__name__ for e in enums)}")
+    return MappingProxyType(dict(entries))
+
+
+def each(
+    states: Iterable[enum.Enum], event: Event, handler: Handler, to: enum.Enum | None = None
+) -> dict[tuple[enum.Enum, Event], Transition]:
+    """Table entries for ``event`` in every state of ``states`` (``to=None``: stay)."""
+    return {(s, event): Transition(handler, s if to is None else to) for s in states}
+
+
+class Role(abc.ABC):
+    """One party's side of a protocol (see the module docstring).
+
+    Subclasses define ``State`` (an :class:`enum.Enum` with ``DONE`` and
+    ``ABORTED`` members), ``TRANSITIONS`` and ``initial``; they implement
+    ``start`` and ``waiting_for``, and set ``message_types`` (the codec is
+    built from it; it may be an instance attribute when a sub-protocol adds
+    types).
+    """
+
+    TRANSITIONS: ClassVar[Mapping[tuple[enum.Enum, Event], Transition]] = {}
+    #: message classes this role can receive
+    message_types: tuple[type[Message], ...] = ()
+    #: consecutive deadlines without progress tolerated where the table has no Deadline entry
+    patience: int = 1
+    #: run label every message of this role carries (sub-protocol messages carry their own)
+    run: str = ""
+
+    def __init__(self, party_id: int, initial: enum.Enum) -> None:
+        self.party_id = int(party_id)
+        self.state: enum.Enum = initial
+        self._result: Any = None
+        self._error: ProtocolAbort | None = None
+        self._idle_deadlines = 0
+        states = type(initial)
+        if not {"DONE", "ABORTED"} <= set(states.__members__):
+            raise UsageError(f"{type(self).__name__}: State enum needs DONE and ABORTED members")
+        self._ended = (states["DONE"], states["ABORTED"])  # `done` is asked several times a message
+
+    # -- the interface drivers use ----------------------------------------------------
+    @abc.abstractmethod
+    def start(self) -> list[Send]:
+        """Begin the protocol; return the first messages to send."""
+
+    def waiting_for(self) -> AbstractSet[int]:
+        """Parties whose message the role still needs for its current step.
+
+        Return state the role keeps (a set it updates as messages arrive), not
+        one computed per call: the dispatch tests it for emptiness after every
+        accepted message, so that test must cost O(1) -- a role that rebuilt
+        an n-element set here would make a run of n parties O(n^2).  Callers
+        treat the result as read-only (copy it to change it).
+        """
+        return NOBODY
+
+    def receive(self, src: int, msg: Message) -> list[Send]:
+        """Consume one message from authenticated sender ``src`` (the one dispatch)."""
+        if self.done:
+            return []
+        event: Event = type(msg)
+        t = self.TRANSITIONS.get((self.state, event))
+        if t is None and self._is_sub_message(msg):
+            event = SubMessage
+            t = self.TRANSITIONS.get((self.state, SubMessage))
+        if t is None:
+            raise PeerError(
+                f"{self.name}: cannot handle {type(msg).__name__} from party {src} "
+                f"in state {self.state.name}",
+                src,
+            )
+        if event is not SubMessage and msg.run != self.run:
+            raise PeerError(
+                f"{self.name}: {type(msg).__name__} from party {src} is labelled run "
+                f"{msg.run[:64]!r}, this run is {self.run!r}",
+                src,
+            )
+        self._idle_deadlines = 0
+        return self._fire(t, src, msg)
+
+    def on_timeout(self) -> list[Send]:
+        """The current step's deadline passed (see module docstring)."""
+        if self.done:
+            return []
+        t = self.TRANSITIONS.get((self.state, Deadline))
+        if t is not None:
+            return self._fire(t)
+        self._idle_deadlines += 1
+        if self._idle_deadlines >= self.patience:
+            missing = sorted(self.waiting_for())
+            self.abort(f"{self.name}: timed out waiting for parties {missing}", missing)
+        return []
+
+    # -- ending ---------------------------------------------------------------------
+    def finish(self, result: Any) -> None:
+        """End with ``result`` (state ``DONE``)."""
+        self._result = result
+        self.state = self._ended[0]
+
+    def abort(self, reason: str, culprits: Iterable[int] = ()) -> None:
+        """Stop cleanly without a result (state ``ABORTED``); ``culprits`` by id."""
+        if not self.done:
+            self._error = ProtocolAbort(reason, tuple(int(c) for c in culprits))
+            self.state = self._ended[1]
+
+    @property
+    def done(self) -> bool:
+        return self.state in self._ended
+
+    @property
+    def result(self) -> Any:
+        """The role's output; raises the stored :class:`ProtocolAbort` if it aborted."""
+        if self._error is not None:
+            raise self._error
+        if not self.done:
+            raise RuntimeError(f"{self.name}: not done (state {self.state.name})")
+        return self._result
+
+    @property
+    def error(self) -> ProtocolAbort | None:
+        return self._error
+
+    @property
+    def name(self) -> str:
+        """``"<role class> <party id>"``, the prefix of every message this role raises."""
+        return f"{type(self).__name__} {self.party_id}"
+
+    # -- dispatch internals -----------------------------------------------------------
+    def _is_sub_message(self, msg: Message) -> bool:
+        return False
+
+    def _fire(self, t: Transition, *args: Any) -> list[Send]:
+        # looked up by name on the instance, so a subclass (e.g. an adversary's modified
+        # role) overrides a step by overriding the method, without copying the table
+        sends: list[Send] = getattr(self, t.handler.__name__)(*args)
+        if not self.done:
+            self.state = t.to
+        return sends + self._check_all_in()
+
+    def _check_all_in(self) -> list[Send]:
+        if self.done:
+            return []
+        t = self.TRANSITIONS.get((self.state, AllIn))
+        if t is None or self.waiting_for():
+            return []
+        return self._fire(t)
+
+
+def state_diagram(role: type[Role]) -> list[tuple[str, str, str]]:
+    """The transition table as edges ``(state, event label, next state)``, in table order."""
+    edges = []
+    for (state, event), t in role.TRANSITIONS.items():
+        label = event.label if issubclass(event, _PseudoEvent) else event.__name__
+        edges.append((state.name, label, t.to.name))
+    return edges

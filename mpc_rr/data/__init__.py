@@ -1,0 +1,104 @@
+"""Data sets: schemas, CSV files read strictly, the embedded Adult data, Bayesian networks.
+
+* :class:`Schema` / :class:`Attribute` / :class:`Dataset` -- categorical
+  attributes (ordered or not), records as integer codes;
+* :func:`load_csv`, :func:`read_csv_columns`, :func:`infer_schema`,
+  :func:`load_schema` / :func:`schema_to_toml` -- your own data (docs/data.md);
+* :func:`load_adult`, :func:`data_dir` -- the shared data sets (read-only);
+* :func:`load_network` -- ``.bif`` Bayesian networks with seeded forward sampling
+  (RRBA's Survey, Alarm, Child).
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from mpc_rr.core._lazy import lazy_exports
+
+__all__ = [
+    "ADULT_COLUMNS",
+    "ADULT_SCHEMA",
+    "DEFAULT_MAX_CATEGORIES",
+    "NETWORKS",
+    "Attribute",
+    "BayesNet",
+    "CsvColumns",
+    "Dataset",
+    "Schema",
+    "category_order",
+    "data_dir",
+    "encode_columns",
+    "infer_schema",
+    "load_adult",
+    "load_adult_test",
+    "load_csv",
+    "load_network",
+    "load_schema",
+    "parse_bif",
+    "parse_schema",
+    "read_csv_columns",
+    "schema_to_toml",
+]
+
+_HOME = {
+    "ADULT_COLUMNS": "mpc_rr.data._datasets",
+    "ADULT_SCHEMA": "mpc_rr.data._datasets",
+    "Attribute": "mpc_rr.data._schema",
+    "BayesNet": "mpc_rr.data._bif",
+    "CsvColumns": "mpc_rr.data._csv_reader",
+    "DEFAULT_MAX_CATEGORIES": "mpc_rr.data._choices",
+    "Dataset": "mpc_rr.data._schema",
+    "NETWORKS": "mpc_rr.data._bif",
+    "Schema": "mpc_rr.data._schema",
+    "category_order": "mpc_rr.data._schema_io",
+    "data_dir": "mpc_rr.data._datasets",
+    "encode_columns": "mpc_rr.data._schema",
+    "infer_schema": "mpc_rr.data._schema_io",
+    "load_adult": "mpc_rr.data._datasets",
+    "load_adult_test": "mpc_rr.data._datasets",
+    "load_csv": "mpc_rr.data._schema",
+    "load_network": "mpc_rr.data._bif",
+    "load_schema": "mpc_rr.data._schema_io",
+    "parse_bif": "mpc_rr.data._bif",
+    "parse_schema": "mpc_rr.data._schema_io",
+    "read_csv_columns": "mpc_rr.data._csv_reader",
+    "schema_to_toml": "mpc_rr.data._schema_io",
+}
+
+__getattr__, __dir__ = lazy_exports(__name__, _HOME, globals())
+
+if TYPE_CHECKING:
+    from mpc_rr.data._bif import (
+        NETWORKS,
+        BayesNet,
+        load_network,
+        parse_bif,
+    )
+    from mpc_rr.data._choices import (
+        DEFAULT_MAX_CATEGORIES,
+    )
+    from mpc_rr.data._csv_reader import (
+        CsvColumns,
+        read_csv_columns,
+    )
+    from mpc_rr.data._datasets import (
+        ADULT_COLUMNS,
+        ADULT_SCHEMA,
+        data_dir,
+        load_adult,
+        load_adult_test,
+    )
+    from mpc_rr.data._schema import (
+        Attribute,
+        Dataset,
+        Schema,
+        encode_columns,
+        load_csv,
+    )
+    from mpc_rr.data._schema_io import (
+        category_order,
+        infer_schema,
+        load_schema,
+        parse_schema,
+        schema_to_toml,
+    )

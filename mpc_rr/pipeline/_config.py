@@ -1,0 +1,204 @@
+"""Public parameters of one pipeline run, shared by every role (and every process)."""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+from functools import lru_cache
+
+from mpc_rr.core import UsageError
+from mpc_rr.data import Schema
+from mpc_rr.estimation import ESTIMATORS
+from mpc_rr.mdrr import DEPENDENCE_SOURCES, MECHANISMS, composed_epsilons, pair_mechanisms
+from mpc_rr.mechanisms import JointMechanism, LambdaRandomization, cluster_matrix, keep_or_uniform
+
+__all__ = ["DEPENDENCE_SOURCES", "MECHANISMS", "PipelineConfig"]
+
+
+
+@dataclass(frozen=True)
+class PipelineConfig:
+    """Everything public about a run.
+
+    Parameters
+    ----------
+    schema:
+        Attributes (names, categories, ordinal/nominal).
+    n:
+        Number of data parties (ids ``1..n``); the coordinator is party 0.
+    p:
+        Keep probability of the per-attribute keep-or-uniform mechanism
+        (Corollary 1); it fixes the per-attribute epsilons eps_A =
+        ln(1 + p|A|/(1-p)) that the release matches (Sec. 6.3).
+    tv, td:
+        Algorithm 1 thresholds.
+    dependence:
+        ``rr`` (Sec. 4.1), ``secure-sum`` (4.2) or ``pairwise-rr`` (4.3).
+    mechanism:
+        Release mechanism per cluster, all at the per-attribute epsilons
+        eps_A: ``cluster`` (Sec. 6.3.2 matrix, k-RR on the cluster's joint
+        domain at eps_C = sum of eps_A), ``lambda`` (Ruiz: the Kronecker
+        product of keep-or-uniform(p) factors, estimated jointly with the exact
+        axis-wise inverse), ``optimized`` (Yamamoto & Shibuya: the
+        privacy-optimized matrix meeting every eps_A with the least overall
+        epsilon; exact LP up to 12 attributes, else the heuristic, which
+        refuses rather than weakening a request).
+    estimator:
+        Repair of Eq. 2 estimates (``clip``, ``project``, ``ibu``, ``none``).
+    adjust:
+        Run RR-Adjustment on the clustered release (``adjust_iterations`` passes at most).
+    coordinator_key:
+        Raw Ed25519 public key of the coordinator (32 bytes); parties verify
+        the clustering broadcast with it.
+    min_parties:
+        Fewest parties whose submissions a phase needs to go on after a
+        timeout; fewer aborts the run.
+    secagg_max_dropout, secagg_max_corrupt, secagg_degree, secagg_failure:
+        SecAgg+ parameters of the secure-sum dependence sources (``None`` =
+        the defaults of :func:`~mpc_rr.secure_sum.secagg.secagg_public`);
+        refused with ``dependence="rr"``, where no secure sum runs.
+    """
+
+    schema: Schema
+    n: int
+    p: float = 0.5
+    tv: int = 100
+    td: float = 0.1
+    dependence: str = "rr"
+    mechanism: str = "cluster"
+    estimator: str = "clip"
+    adjust: bool = True
+    adjust_iterations: int = 50
+    run: str = "pipeline"
+    coordinator_key: bytes = field(default=b"", repr=False)
+    min_parties: int = 2
+    secagg_max_dropout: float | None = None
+    secagg_max_corrupt: float | None = None
+    secagg_degree: int | None = None
+    secagg_failure: float | None = None
+
+    def __post_init__(self) -> None:
+        if self.n < 2:
+            raise UsageError(f"pipeline needs at least 2 data parties, got n={self.n}")
+        keep_or_uniform(2, self.p)  # validates p in (0, 1]
+        if self.dependence not in DEPENDENCE_SOURCES:
+            raise UsageError(
+                f"dependence must be one of {DEPENDENCE_SOURCES}, got {self.dependence!r}"
+            )
+        if self.mechanism not in MECHANISMS:
+            raise UsageError(f"mechanism must be one of {MECHANISMS}, got {self.mechanism!r}")
+        if self.estimator not in ESTIMATORS:
+            raise UsageError(f"estimator must be one of {ESTIMATORS}, got {self.estimator!r}")
+        if self.tv < 1 or not 0 <= self.td <= 1:
+            raise UsageError(f"need tv >= 1 and 0 <= td <= 1, got tv={self.tv}, td={self.td}")
+        if len(self.coordinator_key) != 32:
+            raise UsageError("coordinator_key must be a 32-byte raw Ed25519 public key")
+        if not 1 <= self.min_parties <= self.n:
+            raise UsageError(f"min_parties must be in 1..{self.n}, got {self.min_parties}")
+        if not 1 <= self.adjust_iterations <= 100_000:
+            raise UsageError(
+                f"adjust_iterations must be in 1..100000, got {self.adjust_iterations}"
+            )
+        secagg = {
+            "secagg_max_dropout": self.secagg_max_dropout,
+            "secagg_max_corrupt": self.secagg_max_corrupt,
+            "secagg_degree": self.secagg_degree,
+            "secagg_failure": self.secagg_failure,
+        }
+        given = [k for k, v in secagg.items() if v is not None]
+        if given and self.dependence == "rr":
+            raise UsageError(
+                f"{given} only apply to the secure-sum dependence sources; dependence 'rr' runs "
+                f"no secure sum"
+            )
+
+    @property
+    def sizes(self) -> tuple[int, ...]:
+        return self.schema.sizes
+
+    def attribute_mechanisms(self) -> list[JointMechanism]:
+        """Per-attribute keep-or-uniform(p): the Sec. 4.1 dependence release and RR-Independent."""
+        return list(_attribute_mechanisms(self.sizes, self.p))
+
+    def attribute_epsilons(self) -> list[float]:
+        return [m.epsilon for m in _attribute_mechanisms(self.sizes, self.p)]
+
+    def release_mechanisms(self, clusters: tuple[tuple[int, ...], ...]) -> list[JointMechanism]:
+        """One joint mechanism per cluster at equal risk to RR-Independent (Sec. 6.3.2).
+
+        Memoized per process: every party of a simulation builds the same
+        mechanisms (an LP solve for ``optimized``) from the same public inputs.
+        """
+        return list(
+            _release_mechanisms(
+                self.mechanism, self.sizes, self.p, tuple(tuple(c) for c in clusters)
+            )
+        )
+
+    def dependence_epsilon(self) -> float:
+        """Per-party epsilon spent by the dependence phase.
+
+        ``rr``: the per-attribute releases compose sequentially (sum of eps_A).
+        ``secure-sum``: exact counts are not differentially private (inf); the
+        paper protects them by the secure sum and unlinkability instead.
+        ``pairwise-rr``: sequential composition of the party's m(m-1)/2 pair
+        releases (see :meth:`dependence_epsilons_per_attribute` for the
+        paper's parallel-composition figure next to it).
+        """
+        if self.dependence == "rr":
+            return math.fsum(self.attribute_epsilons())
+        if self.dependence == "secure-sum":
+            return math.inf
+        return math.fsum(m.epsilon for m in self.pair_mechanisms())
+
+    def pair_mechanisms(self) -> list[JointMechanism]:
+        """Sec. 4.3: keep-or-uniform(p) over each attribute pair's joint domain, pairs (i<j) in order."""
+        return list(_pair_mechanisms(self.sizes, self.p))
+
+    def dependence_epsilons_per_attribute(self) -> dict[str, list[float]]:
+        """Sec. 4.3 accounting per attribute, side by side.
+
+        ``sequential``: attribute A appears in m - 1 pair releases of the same
+        party, which compose: the sum of their epsilons.  ``parallel``: the
+        paper's argument -- the secure sum makes the pair releases unlinkable,
+        so each is treated as a release about a different individual and A's
+        epsilon is the largest pair epsilon involving A.  (Only as good as the
+        unlinkability; the adversary module measures that.)
+        """
+        m = len(self.sizes)
+        pairs = [(i, j) for i in range(m) for j in range(i + 1, m)]
+        seq, par = composed_epsilons(
+            dict(zip(pairs, (x.epsilon for x in self.pair_mechanisms()), strict=True)), m
+        )
+        return {"sequential": seq.tolist(), "parallel": par.tolist()}
+
+
+@lru_cache(maxsize=16)
+def _pair_mechanisms(sizes: tuple[int, ...], p: float) -> tuple[JointMechanism, ...]:
+    return tuple(pair_mechanisms(sizes, p))
+
+
+@lru_cache(maxsize=64)
+def _attribute_mechanisms(sizes: tuple[int, ...], p: float) -> tuple[JointMechanism, ...]:
+    return tuple(keep_or_uniform(s, p) for s in sizes)
+
+
+@lru_cache(maxsize=64)
+def _release_mechanisms(
+    mechanism: str, all_sizes: tuple[int, ...], p: float, clusters: tuple[tuple[int, ...], ...]
+) -> tuple[JointMechanism, ...]:
+    eps = [m.epsilon for m in _attribute_mechanisms(all_sizes, p)]
+    out: list[JointMechanism] = []
+    for c in clusters:
+        sizes = [all_sizes[i] for i in c]
+        if mechanism == "cluster" or (mechanism == "optimized" and len(c) == 1):
+            out.append(cluster_matrix(sizes, math.fsum(eps[i] for i in c)))
+        elif mechanism == "lambda":
+            out.append(LambdaRandomization(sizes, [p] * len(c)))
+        else:
+            from mpc_rr.mechanisms.optimized import (
+                optimize,  # scipy.optimize: only for this mechanism
+            )
+
+            out.append(optimize(sizes, [eps[i] for i in c], method="auto", on_mismatch="raise"))
+    return tuple(out)

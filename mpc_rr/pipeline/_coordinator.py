@@ -1,0 +1,245 @@
+"""The pipeline's coordinator (see :mod:`mpc_rr.pipeline._roles` for the protocol)."""
+
+from __future__ import annotations
+
+import enum
+from collections.abc import Callable
+from collections.abc import Set as AbstractSet
+
+import numpy as np
+from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
+
+from mpc_rr.core import (
+    COORDINATOR,
+    NOBODY,
+    AllIn,
+    Deadline,
+    Message,
+    PeerError,
+    Role,
+    Send,
+    SubMessage,
+    SubProtocol,
+    Transition,
+    UsageError,
+    broadcast,
+    table,
+)
+from mpc_rr.estimation import dependence_matrix, estimate_distribution, rr_adjustment
+from mpc_rr.mdrr import Clustering, cluster_attributes, joint_counts
+from mpc_rr.pipeline import _signing as signing
+from mpc_rr.pipeline._config import PipelineConfig
+from mpc_rr.pipeline._dependence import SubFactory, dependences_from_aggregate
+from mpc_rr.pipeline._messages import (
+    PIPELINE_MESSAGES,
+    RandomizedRecord,
+    Release,
+    SignedClustering,
+    read_record,
+)
+from mpc_rr.pipeline._results import PipelineResult, epsilons
+
+__all__ = ["CoordState", "Coordinator", "Progress"]
+
+Progress = Callable[[str, int, int], None]
+"""``progress(phase, received, expected)``; ``expected = 0`` when not known in advance."""
+
+
+class CoordState(enum.Enum):
+    DEPENDENCE = "collecting the dependence submissions (or running the secure sum)"
+    RELEASE = "clustering broadcast; collecting the clustered releases"
+    DONE = "estimated"
+    ABORTED = "aborted"
+
+
+class Coordinator(Role):
+    """The untrusted coordinator (data controller), party 0.
+
+    After a deadline it goes on without the silent parties (dropouts) if at
+    least ``config.min_parties`` answered, and aborts naming them otherwise.
+    """
+
+    def __init__(
+        self,
+        config: PipelineConfig,
+        signing_key: Ed25519PrivateKey,
+        *,
+        sub_factory: SubFactory | None = None,
+        progress: Progress | None = None,
+    ) -> None:
+        super().__init__(COORDINATOR, CoordState.DEPENDENCE)
+        if signing.public_bytes(signing_key) != config.coordinator_key:
+            raise UsageError("coordinator signing key does not match config.coordinator_key")
+        self.cfg = config
+        self.run = config.run
+        self.key = signing_key
+        self.progress = progress
+        self.expected: set[int] = set(range(1, config.n + 1))
+        self._missing: set[int] = set(self.expected)  # expected parties silent in this step
+        self.records: dict[int, np.ndarray] = {}
+        self.releases: dict[int, np.ndarray] = {}
+        self.dep_parties: tuple[int, ...] = ()
+        self.dependences: np.ndarray | None = None
+        self.clustering: Clustering | None = None
+        self.dep_randomized: np.ndarray | None = None
+        self.late = 0
+        self._sub_messages = 0
+        self.sub: SubProtocol | None = None
+        self.message_types = PIPELINE_MESSAGES
+        if config.dependence != "rr":
+            if sub_factory is None:
+                raise UsageError(f"dependence {config.dependence!r} needs a sub-protocol factory")
+            self.sub = SubProtocol(sub_factory(config, COORDINATOR, None))
+            self.message_types = PIPELINE_MESSAGES + tuple(self.sub.role.message_types)
+
+    def start(self) -> list[Send]:
+        return self.sub.start() if self.sub is not None else []
+
+    def waiting_for(self) -> AbstractSet[int]:
+        if self.done:
+            return NOBODY
+        if self.state is CoordState.DEPENDENCE and self.sub is not None:
+            return NOBODY if self.sub.done else self.sub.role.waiting_for()
+        return self._missing
+
+    def _is_sub_message(self, msg: Message) -> bool:
+        return self.sub is not None and self.sub.accepts(msg)
+
+    def _report(self, phase: str, done: int, total: int) -> None:
+        if self.progress is not None:
+            self.progress(phase, done, total)
+
+    # -- dependence phase ---------------------------------------------------------------
+    def _on_record(self, src: int, msg: RandomizedRecord) -> list[Send]:
+        if self.sub is not None:
+            raise PeerError(f"{self.name}: RandomizedRecord from party {src}, but the "
+                            f"dependence source is {self.cfg.dependence!r}", src)  # fmt: skip
+        rec = read_record(msg.codes, self.cfg, src, "RandomizedRecord")
+        self._store(self.records, src, rec, "DEPENDENCE")
+        return []
+
+    def _forward_sub(self, src: int, msg: Message) -> list[Send]:
+        assert self.sub is not None
+        self._sub_messages += 1
+        if self._sub_messages % 256 == 0:
+            self._report("SECURE SUM", self._sub_messages, 0)
+        return self.sub.receive(src, msg)
+
+    def _dependence_deadline(self) -> list[Send]:
+        if self.sub is not None:
+            return self.sub.role.on_timeout()
+        return self._go_on_without_silent(self.records)
+
+    def _store(self, store: dict[int, np.ndarray], src: int, rec: np.ndarray, phase: str) -> None:
+        if src not in self.expected:
+            raise PeerError(f"{self.name}: unexpected submission from party {src} in {phase}", src)
+        if src in store:
+            raise PeerError(f"{self.name}: party {src} submitted twice in {phase}; kept the first", src)
+        store[src] = rec
+        self._missing.discard(src)
+        self._report(phase, len(store), len(self.expected))
+
+    def _go_on_without_silent(self, have: dict[int, np.ndarray]) -> list[Send]:
+        """A deadline passed: the silent parties are dropouts (abort below min_parties)."""
+        if len(have) < self.cfg.min_parties:
+            missing = sorted(self.expected - set(have))
+            self.abort(
+                f"{self.name}: only {len(have)} of {len(self.expected)} parties answered in "
+                f"{self.state.name} (min_parties={self.cfg.min_parties}); silent: {missing[:20]}",
+                missing,
+            )
+            return []
+        self.expected = set(have)
+        self._missing = set()
+        return []  # the AllIn transition closes the step
+
+    def _cluster_and_broadcast(self) -> list[Send]:
+        if self.sub is not None:
+            err = self.sub.role.error
+            if err is not None:
+                self.abort(f"{self.name}: dependence phase failed: {err}", err.culprits)
+                return []
+            res = self.sub.role.result
+            self.dep_parties = tuple(int(i) for i in res.included)
+            self.dependences = dependences_from_aggregate(self.cfg, res.total)
+        else:
+            ids = sorted(self.records)
+            self.dep_parties = tuple(ids)
+            y = np.stack([self.records[i] for i in ids])
+            self.dep_randomized = y
+            self.dependences = dependence_matrix(y, self.cfg.schema)
+        self.expected = set(self.dep_parties)
+        self._missing = set(self.expected)
+        self._report("DEPENDENCE", len(self.dep_parties), len(self.dep_parties))
+        self.clustering = cluster_attributes(
+            self.dependences, self.cfg.sizes, self.cfg.tv, self.cfg.td
+        )
+        clusters = [list(c) for c in self.clustering.clusters]
+        digest = self.clustering.digest()
+        sig = signing.sign(
+            self.key, signing.clustering_payload(self.run, self.cfg.dependence, clusters, digest)
+        )
+        msg = SignedClustering(
+            run=self.run, source=self.cfg.dependence, clusters=clusters, digest=digest, signature=sig
+        )
+        return broadcast(sorted(self.expected), msg)
+
+    # -- release phase ------------------------------------------------------------------
+    def _on_release(self, src: int, msg: Release) -> list[Send]:
+        self._store(self.releases, src, read_record(msg.codes, self.cfg, src, "Release"), "RELEASE")
+        return []
+
+    def _release_deadline(self) -> list[Send]:
+        return self._go_on_without_silent(self.releases)
+
+    def _late(self, src: int, msg: Message) -> list[Send]:
+        self.late += 1
+        return []
+
+    def _late_sub(self, src: int, msg: Message) -> list[Send]:
+        assert self.sub is not None
+        return self.sub.receive(src, msg)  # a finished sub-protocol ignores it
+
+    def _estimate(self) -> list[Send]:
+        assert self.clustering is not None and self.dependences is not None
+        cfg = self.cfg
+        ids = tuple(sorted(self.releases))
+        z = np.stack([self.releases[i] for i in ids])
+        clusters = self.clustering.clusters
+        mechs = cfg.release_mechanisms(clusters)
+        ests = []
+        for c, mech in zip(clusters, mechs, strict=True):
+            counts = joint_counts(z, c, cfg.sizes)
+            try:
+                ests.append(estimate_distribution(
+                    mech, counts if len(mech.sizes) == len(c) else counts.reshape(-1), cfg.estimator
+                ))  # fmt: skip
+            except UsageError as exc:  # e.g. a singular LP optimum of --mechanism optimized
+                names = [cfg.schema.names[i] for i in c]
+                self.abort(f"{self.name}: the release of cluster {names} cannot be estimated: {exc}")
+                return []
+        adj = None
+        if cfg.adjust:
+            adj = rr_adjustment(
+                z, cfg.sizes, clusters, [e.distribution for e in ests], max_iter=cfg.adjust_iterations
+            )
+        result = PipelineResult(
+            cfg, self.dependences, self.clustering, self.dep_parties, ids, z, tuple(ests), adj,
+            epsilons(cfg, clusters), self.dep_randomized,
+        )  # fmt: skip
+        self.finish(result)
+        return []
+
+    S = CoordState
+    TRANSITIONS = table({
+        (S.DEPENDENCE, RandomizedRecord): Transition(_on_record, S.DEPENDENCE),
+        (S.DEPENDENCE, SubMessage): Transition(_forward_sub, S.DEPENDENCE),
+        (S.DEPENDENCE, Deadline): Transition(_dependence_deadline, S.DEPENDENCE),
+        (S.DEPENDENCE, AllIn): Transition(_cluster_and_broadcast, S.RELEASE),
+        (S.RELEASE, Release): Transition(_on_release, S.RELEASE),
+        (S.RELEASE, Deadline): Transition(_release_deadline, S.RELEASE),
+        (S.RELEASE, AllIn): Transition(_estimate, S.DONE),
+        (S.RELEASE, RandomizedRecord): Transition(_late, S.RELEASE),
+        (S.RELEASE, SubMessage): Transition(_late_sub, S.RELEASE),
+    })
+    del S

@@ -1,0 +1,171 @@
+"""The pipeline's data party (see :mod:`mpc_rr.pipeline._roles` for the protocol)."""
+
+from __future__ import annotations
+
+import enum
+from collections.abc import Set as AbstractSet
+
+import numpy as np
+
+from mpc_rr.core import (
+    COORDINATOR,
+    NOBODY,
+    ONLY_COORDINATOR,
+    AllIn,
+    Deadline,
+    Message,
+    Role,
+    Send,
+    SubMessage,
+    SubProtocol,
+    Transition,
+    UsageError,
+    table,
+)
+from mpc_rr.mdrr import Clustering, perturb_record
+from mpc_rr.mechanisms import check_record
+from mpc_rr.pipeline import _signing as signing
+from mpc_rr.pipeline._config import PipelineConfig
+from mpc_rr.pipeline._dependence import SubFactory, dependence_input, local_clustering
+from mpc_rr.pipeline._messages import (
+    PIPELINE_MESSAGES,
+    RandomizedRecord,
+    Release,
+    SignedClustering,
+    wire_record,
+)
+from mpc_rr.pipeline._results import PartyOutcome, epsilons
+
+__all__ = ["DataParty", "PartyState"]
+
+
+class PartyState(enum.Enum):
+    DEPENDENCE = "running the dependence secure sum"
+    AWAIT_CLUSTERING = "waiting for the signed clustering"
+    DONE = "released"
+    ABORTED = "aborted"
+
+
+class DataParty(Role):
+    """A data-holding party: its own record, its own generator; never reveals the record.
+
+    ``rng`` is the only source of its randomized-response noise: seeded in a
+    simulation (:func:`mpc_rr.core.party_generators`), a CSPRNG in a
+    deployment (:func:`mpc_rr.core.csprng_generator`).
+    """
+
+    patience = 3  # the coordinator may spend its own deadline waiting for dropouts
+
+    def __init__(
+        self,
+        party_id: int,
+        config: PipelineConfig,
+        record: np.ndarray,
+        rng: np.random.Generator,
+        *,
+        sub_factory: SubFactory | None = None,
+    ) -> None:
+        secure = config.dependence != "rr"
+        super().__init__(party_id, PartyState.DEPENDENCE if secure else PartyState.AWAIT_CLUSTERING)
+        if not 1 <= party_id <= config.n:
+            raise UsageError(f"party id must be in 1..{config.n}, got {party_id}")
+        self.record = check_record(record, config.sizes, f"party {party_id}")
+        self.cfg = config
+        self.run = config.run
+        self.rng = rng
+        self.sub: SubProtocol | None = None
+        self.own_clustering: Clustering | None = None
+        self._early: list[tuple[int, SignedClustering]] = []
+        self.message_types = PIPELINE_MESSAGES
+        if secure:
+            if sub_factory is None:
+                raise UsageError(f"dependence {config.dependence!r} needs a sub-protocol factory")
+            x = dependence_input(config, self.record, rng)
+            self.sub = SubProtocol(sub_factory(config, party_id, x))
+            self.message_types = PIPELINE_MESSAGES + tuple(self.sub.role.message_types)
+
+    def start(self) -> list[Send]:
+        if self.sub is not None:
+            return self.sub.start()
+        singles = [(j,) for j in range(len(self.cfg.sizes))]
+        y = perturb_record(
+            self.record, self.cfg.sizes, singles, self.cfg.attribute_mechanisms(), self.rng
+        )
+        return [Send(COORDINATOR, RandomizedRecord(run=self.run, codes=wire_record(y, self.cfg)))]
+
+    def waiting_for(self) -> AbstractSet[int]:
+        if self.done:
+            return NOBODY
+        if self.state is PartyState.DEPENDENCE and self.sub is not None:
+            return NOBODY if self.sub.done else self.sub.role.waiting_for()
+        return ONLY_COORDINATOR
+
+    def _is_sub_message(self, msg: Message) -> bool:
+        return self.sub is not None and self.sub.accepts(msg)
+
+    # -- dependence phase ---------------------------------------------------------------
+    def _forward_sub(self, src: int, msg: Message) -> list[Send]:
+        assert self.sub is not None
+        return self.sub.receive(src, msg)
+
+    def _sub_deadline(self) -> list[Send]:
+        assert self.sub is not None
+        return self.sub.role.on_timeout()
+
+    def _after_sub(self) -> list[Send]:
+        assert self.sub is not None
+        err = self.sub.role.error
+        if err is not None:
+            self.abort(f"{self.name}: dependence phase failed: {err}", err.culprits)
+            return []
+        self.own_clustering = local_clustering(self.cfg, self.sub.role.result.total)
+        if self._early:  # the broadcast overtook the end of the sub-protocol: act on it now
+            src, msg = self._early.pop(0)
+            return self._on_clustering(src, msg)
+        return []
+
+    def _early_clustering(self, src: int, msg: SignedClustering) -> list[Send]:
+        """Only possible if a transport reordered a link: keep it for after the sub-protocol."""
+        self._early.append((src, msg))
+        return []
+
+    # -- clustering and release -----------------------------------------------------------
+    def _refuse(self, why: str) -> list[Send]:
+        self.abort(f"{self.name}: {why}; refusing the clustering broadcast", [COORDINATOR])
+        return []
+
+    def _on_clustering(self, src: int, msg: SignedClustering) -> list[Send]:
+        if src != COORDINATOR:
+            return self._refuse(f"a clustering from party {src}, not the coordinator")
+        if msg.source != self.cfg.dependence:
+            return self._refuse(f"source {msg.source!r}, expected {self.cfg.dependence!r}")
+        payload = signing.clustering_payload(msg.run, msg.source, msg.clusters, msg.digest)
+        if not signing.verify(self.cfg.coordinator_key, msg.signature, payload):
+            return self._refuse("invalid signature")
+        clusters = tuple(tuple(int(i) for i in c) for c in msg.clusters)
+        m = len(self.cfg.sizes)
+        if (
+            sorted(i for c in clusters for i in c) != list(range(m))
+            or Clustering(clusters, ()).digest() != msg.digest
+        ):
+            return self._refuse("not a partition of the attributes, or a wrong digest")
+        if self.own_clustering is not None and self.own_clustering.digest() != msg.digest:
+            return self._refuse(
+                f"broadcast clustering {list(clusters)} differs from the one computed locally "
+                f"from the secure-sum aggregate {list(self.own_clustering.clusters)}"
+            )
+        mechs = self.cfg.release_mechanisms(clusters)
+        z = perturb_record(self.record, self.cfg.sizes, clusters, mechs, self.rng)
+        eps = epsilons(self.cfg, clusters)
+        self.finish(PartyOutcome(clusters, eps["dependence"], eps["release"]))
+        return [Send(COORDINATOR, Release(run=self.run, codes=wire_record(z, self.cfg)))]
+
+    S = PartyState
+    TRANSITIONS = table({
+        (S.DEPENDENCE, SubMessage): Transition(_forward_sub, S.DEPENDENCE),
+        (S.DEPENDENCE, Deadline): Transition(_sub_deadline, S.DEPENDENCE),
+        (S.DEPENDENCE, SignedClustering): Transition(_early_clustering, S.DEPENDENCE),
+        (S.DEPENDENCE, AllIn): Transition(_after_sub, S.AWAIT_CLUSTERING),
+        (S.AWAIT_CLUSTERING, SignedClustering): Transition(_on_clustering, S.DONE),
+    })
+    del S

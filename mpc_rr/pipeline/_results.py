@@ -1,0 +1,96 @@
+"""What the pipeline's roles end with: the coordinator's estimates and each party's spend."""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import numpy as np
+
+from mpc_rr.estimation import (
+    AdjustmentResult,
+    Estimate,
+    FactorModel,
+    WeightedRecords,
+    estimate_distribution,
+    rr_adjustment,
+)
+from mpc_rr.mdrr import Clustering
+from mpc_rr.pipeline._config import PipelineConfig
+
+__all__ = ["PartyOutcome", "PipelineResult", "epsilons"]
+
+
+def epsilons(cfg: PipelineConfig, clusters: tuple[tuple[int, ...], ...]) -> dict[str, float]:
+    """Per-party epsilon of each phase and their sequential composition."""
+    dep = cfg.dependence_epsilon()
+    rel = math.fsum(m.epsilon for m in cfg.release_mechanisms(clusters))
+    return {"dependence": dep, "release": rel, "total": dep + rel}
+
+
+@dataclass(frozen=True)
+class PartyOutcome:
+    """What a data party ends with: the clustering it acted on and its privacy spend."""
+
+    clusters: tuple[tuple[int, ...], ...]
+    epsilon_dependence: float
+    epsilon_release: float
+
+    @property
+    def epsilon_total(self) -> float:
+        return self.epsilon_dependence + self.epsilon_release
+
+
+@dataclass(frozen=True)
+class PipelineResult:
+    """The coordinator's output."""
+
+    config: PipelineConfig
+    dependences: np.ndarray
+    clustering: Clustering
+    parties_dependence: tuple[int, ...]  # whose submissions the dependence phase used
+    parties_release: tuple[int, ...]  # whose release is in the estimates (sorted ids)
+    randomized: np.ndarray  # (len(parties_release), m) released records, in id order
+    estimates: tuple[Estimate, ...]  # one per cluster
+    adjustment: AdjustmentResult | None
+    epsilon: dict[str, float]
+    dependence_randomized: np.ndarray | None = None  # Sec. 4.1 records (source "rr"), id order
+
+    def independent(self) -> tuple[tuple[Estimate, ...], WeightedRecords | None] | None:
+        """RR-Independent from the Sec. 4.1 records (source ``rr`` only): marginal
+        estimates and, if ``adjust``, the RR-Adjustment of those records."""
+        y = self.dependence_randomized
+        if y is None:
+            return None
+        cfg = self.config
+        mechs = cfg.attribute_mechanisms()
+        ests = tuple(
+            estimate_distribution(m, np.bincount(y[:, j], minlength=cfg.sizes[j]), cfg.estimator)
+            for j, m in enumerate(mechs)
+        )
+        if not cfg.adjust:
+            return ests, None
+        singles = [(j,) for j in range(len(cfg.sizes))]
+        adj = rr_adjustment(
+            y, cfg.sizes, singles, [e.distribution for e in ests], max_iter=cfg.adjust_iterations
+        )
+        return ests, WeightedRecords(cfg.sizes, y, adj.weights)
+
+    @property
+    def model(self) -> FactorModel:
+        sizes = self.config.sizes
+        return FactorModel(
+            sizes,
+            self.clustering.clusters,
+            tuple(
+                e.distribution.reshape(tuple(sizes[i] for i in c))
+                for c, e in zip(self.clustering.clusters, self.estimates, strict=True)
+            ),
+        )
+
+    @property
+    def adjusted(self) -> WeightedRecords | None:
+        if self.adjustment is None:
+            return None
+        return WeightedRecords(self.config.sizes, self.randomized, self.adjustment.weights)
+

@@ -1,0 +1,288 @@
+"""The RRBA Aggregator role (see :mod:`mpc_rr.rrba._protocol` for the protocol).
+
+Party 0.  It owns a :class:`~mpc_rr.rrba.Collection` (the same
+bookkeeping as the centralized engine) and runs it one block at a time:
+open a block (plan it, send each of its clients an
+:class:`~mpc_rr.rrba.AskBlock`), collect, close it at "all in" or
+at its deadline (the silent clients are left out and counted), feed the
+counts, open the next one.  It never waits for ever: every block ends at its
+deadline at the latest.
+
+What a client can do wrong, and what happens (a :class:`PeerError` naming
+it, recorded by the driver; the run goes on):
+
+* never answer: left out at the block's deadline (``silent``);
+* answer twice: an identical copy is reported and ignored; a different
+  second answer is reported and the client is left out (``rejected``);
+* answer another view, another block, the wrong number of subsets, a cell
+  outside its table: reported and left out (``rejected``);
+* answer after its block closed: counted in ``late``, ignored;
+* answer when it was never asked: reported, ignored.
+
+With a secure tally the aggregator sees no individual answer: the block's
+clients and the aggregator run SecAgg+ (:class:`SecAggServer` as a
+sub-protocol among the block's clients) and it receives only the sum of
+their one-hot answers, i.e. the block's counts.  It checks what the sum
+reveals -- every table's counts must add up to the number of included
+clients that were asked it -- and leaves out the whole block (``lost``)
+when they do not (some input was not a one-hot answer), or when the secure
+sum aborted (too many dropouts).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import enum
+from collections.abc import Callable
+from collections.abc import Set as AbstractSet
+
+import numpy as np
+
+from mpc_rr.core import (
+    COORDINATOR,
+    NOBODY,
+    AllIn,
+    Deadline,
+    DecodeError,
+    Message,
+    PeerError,
+    Role,
+    Send,
+    SubMessage,
+    SubProtocol,
+    Transition,
+    broadcast,
+    table,
+)
+from mpc_rr.rrba._aggregator import tally
+from mpc_rr.rrba._collection import BlockPlan, BlockRecord, Collection
+from mpc_rr.rrba._config import RRBAConfig
+from mpc_rr.rrba._messages import RRBA_MESSAGES, Answer, AskBlock, Dismiss, read_cells
+from mpc_rr.secure_sum.secagg import SECAGG_MESSAGES, SecAggServer
+
+__all__ = ["AggState", "BlockProgress", "RRBAAggregator"]
+
+BlockProgress = Callable[[int, int], None]
+"""``progress(blocks closed, blocks if the run goes to the last client)``."""
+
+
+class AggState(enum.Enum):
+    COLLECTING = "a block is open: collecting its clients' answers"
+    TALLYING = "a block is open: its clients' one-hot answers are summed with SecAgg+"
+    DONE = "collection finished"
+    ABORTED = "aborted"
+
+
+class RRBAAggregator(Role):
+    """The aggregator of an RRBA run (see the module docstring).
+
+    ``rng`` draws the view assignment only (seeded from the scenario seed:
+    the assignment is not secret).  ``result`` is an
+    :class:`~mpc_rr.rrba.RRBAOutcome` (``late`` counts messages
+    that arrived after their block closed).
+    """
+
+    def __init__(
+        self, config: RRBAConfig, rng: np.random.Generator, *, progress: BlockProgress | None = None
+    ) -> None:
+        super().__init__(
+            COORDINATOR, AggState.TALLYING if config.secure_tally else AggState.COLLECTING
+        )
+        self.cfg = config
+        self.run = config.run
+        self.progress = progress
+        self.collection = Collection(
+            config.index, config.cover, config.n_clients, config.block, config.p, rng=rng,
+            estimator=config.estimator, repair=config.repair, alpha=config.alpha,
+            t_floor=config.t_floor, stop=config.stop, min_blocks=config.min_blocks,
+        )  # fmt: skip
+        self.message_types = RRBA_MESSAGES + (SECAGG_MESSAGES if config.secure_tally else ())
+        self.late = 0
+        self._plan: BlockPlan | None = None
+        self._first = 1  # party id of the open block's first client
+        self._answers: dict[int, np.ndarray] = {}  # block-local index -> reported cells
+        self._rejected: dict[int, str] = {}  # party id -> why it was left out
+        self._pending: set[int] = set()  # party ids of the open block still expected
+        self._sub: SubProtocol | None = None
+
+    def start(self) -> list[Send]:
+        return self._open_block()
+
+    def waiting_for(self) -> AbstractSet[int]:
+        if self.done or self._plan is None:
+            return NOBODY
+        if self._sub is not None:
+            return NOBODY if self._sub.done else self._sub.waiting_for()
+        return self._pending
+
+    def _is_sub_message(self, msg: Message) -> bool:
+        return self._sub is not None and self._sub.accepts(msg)
+
+    # -- blocks -------------------------------------------------------------------------
+    def _open_block(self) -> list[Send]:
+        plan = self.collection.next_block()
+        if plan is None:
+            return self._end()
+        self._plan = plan
+        self._first = int(plan.clients[0]) + 1
+        self._answers = {}
+        self._rejected = {}
+        self._pending = set(range(self._first, self._first + plan.size))
+        lay, subsets = self.cfg.layout, self.cfg.cover.subsets
+        asks: dict[int, AskBlock] = {}  # one message object per view: encoded once
+        for v in np.unique(plan.views).tolist():
+            j = int(np.flatnonzero(plan.views == v)[0])
+            tabs = plan.asked_tables(j)
+            asks[v] = AskBlock(
+                run=self.run,
+                step=plan.block,
+                view=v,
+                subsets=[list(subsets[t]) for t in tabs.tolist()],
+                tables=plan.tables[tabs][lay.mask[tabs]].tolist(),
+            )
+        order = np.argsort(plan.views, kind="stable")
+        sends = [Send(self._first + j, asks[int(plan.views[j])]) for j in order.tolist()]
+        if self.cfg.secure_tally:
+            pub = self.cfg.tally_public(plan.block)
+            self._sub = SubProtocol(SecAggServer(pub.config, pub.graph), self.cfg.members(plan.block))
+            sends += self._sub.start()
+        return sends
+
+    def _close(self, plan: BlockPlan, counts: np.ndarray, n: np.ndarray, record: BlockRecord) -> list[Send]:
+        self.collection.close_block(plan, counts, n, record)
+        self._plan, self._sub = None, None
+        if self.progress is not None:
+            self.progress(plan.block, self.cfg.n_blocks)
+        return self._open_block()
+
+    def _end(self) -> list[Send]:
+        outcome = dataclasses.replace(self.collection.outcome(), late=self.late)
+        self.finish(outcome)
+        never = range(self.collection.clients_asked + 1, self.cfg.n_clients + 1)
+        if not never:
+            return []
+        msg = Dismiss(run=self.run, step=outcome.blocks + 1, blocks=outcome.blocks)
+        return broadcast(never, msg)
+
+    # -- plain tally ----------------------------------------------------------------------
+    def _reject(self, src: int, why: str) -> PeerError:
+        assert self._plan is not None
+        self._rejected[src] = why
+        self._answers.pop(src - self._first, None)
+        self._pending.discard(src)
+        return PeerError(f"{self.name}: {why}; party {src} left out of block {self._plan.block}", src)
+
+    def _on_answer(self, src: int, msg: Answer) -> list[Send]:
+        plan = self._plan
+        assert plan is not None
+        j = src - self._first
+        if not 0 <= j < plan.size:
+            if 1 <= src < self._first:  # an earlier block's client, after its block closed
+                self.late += 1
+                return []
+            raise PeerError(f"{self.name}: Answer from party {src}, which is not in block {plan.block}", src)
+        if src in self._rejected:
+            raise PeerError(f"{self.name}: Answer from party {src}, already left out of block "
+                            f"{plan.block} ({self._rejected[src]}); ignored", src)  # fmt: skip
+        try:
+            cells = read_cells(msg.cells, src)
+        except DecodeError as exc:
+            raise self._reject(src, str(exc)) from None
+        if j in self._answers:
+            if msg.view == plan.views[j] and np.array_equal(self._answers[j], cells):
+                raise PeerError(f"{self.name}: duplicate Answer from party {src} ignored", src)
+            raise self._reject(src, "two different Answers")
+        if msg.step != plan.block:
+            raise self._reject(src, f"Answer labelled block {msg.step}, block {plan.block} is open")
+        if msg.view != plan.views[j]:
+            raise self._reject(src, f"answered view {msg.view}, was asked view {int(plan.views[j])}")
+        tabs = plan.asked_tables(j)
+        if cells.size != tabs.size:
+            raise self._reject(src, f"{cells.size} cells for the {tabs.size} subsets it was asked")
+        size = np.asarray(self.cfg.layout.cells)[tabs]
+        bad = np.flatnonzero(cells >= size)
+        if bad.size:
+            i = int(bad[0])
+            raise self._reject(src, f"cell {int(cells[i])} of subset "
+                                    f"{self.cfg.cover.subsets[tabs[i]]}, which has {int(size[i])}")  # fmt: skip
+        self._answers[j] = cells
+        self._pending.discard(src)
+        return []
+
+    def _close_plain(self) -> list[Send]:
+        """All in, or the deadline: the silent clients are left out and counted."""
+        plan = self._plan
+        assert plan is not None
+        js = sorted(self._answers)
+        empty = np.zeros(0, np.int64)
+        t_ids = np.concatenate([plan.asked_tables(j) for j in js] or [empty])
+        cells = np.concatenate([self._answers[j] for j in js] or [empty])
+        counts, n = tally(t_ids, cells, self.cfg.layout)
+        silent = tuple(sorted(self._pending))
+        record = BlockRecord(plan.block, plan.size, len(js), silent, tuple(sorted(self._rejected)))
+        return self._close(plan, counts, n, record)
+
+    # -- secure tally ---------------------------------------------------------------------
+    def _forward(self, src: int, msg: Message) -> list[Send]:
+        sub, plan = self._sub, self._plan
+        assert sub is not None and plan is not None
+        if not sub.is_member(src):
+            if 1 <= src < self._first:  # an earlier block's secure sum, after it closed
+                self.late += 1
+                return []
+            raise PeerError(
+                f"{self.name}: {type(msg).__name__} from party {src}, which is not in block {plan.block}",
+                src,
+            )
+        return sub.receive(src, msg)
+
+    def _tally_deadline(self) -> list[Send]:
+        assert self._sub is not None
+        return self._sub.on_timeout()
+
+    def _close_secure(self) -> list[Send]:
+        """The block's SecAgg+ ended: its sum is the block's counts (or the block is lost)."""
+        sub, plan = self._sub, self._plan
+        assert sub is not None and plan is not None
+        server = sub.role
+        assert isinstance(server, SecAggServer)
+        lay = self.cfg.layout
+        culprits = set(server.culprits)
+        rejected = tuple(sorted(sub.outer_id(u) for u in culprits))
+        # dropped by SecAgg+ (silent at a step, or pruned for too few live neighbours)
+        silent = tuple(sorted(sub.outer_id(u) for u in server.dropped if u not in culprits))
+        counts = np.zeros((lay.n_tables, lay.width), np.int64)
+        n = np.zeros(lay.n_tables, np.int64)
+        if server.error is not None:
+            record = BlockRecord(plan.block, plan.size, 0, silent, rejected,
+                                 f"secure sum failed: {server.error}")  # fmt: skip
+            return self._close(plan, counts, n, record)
+        res = server.result
+        included = np.asarray(res.included, dtype=np.int64) - 1  # block-local indices
+        total = np.asarray(res.total, dtype=np.int64)
+        counts[lay.mask] = total  # tables one after the other, as the clients' one-hot vectors
+        want = np.zeros(lay.n_tables, np.int64)
+        for j in included.tolist():
+            want[plan.asked_tables(j)] += 1
+        got = counts.sum(axis=1)
+        bad = np.flatnonzero(got != want)
+        if bad.size:
+            t = int(bad[0])
+            why = (f"secure tally inconsistent: subset {self.cfg.cover.subsets[t]} counts sum to "
+                   f"{int(got[t])}, but {int(want[t])} included clients were asked it (an input "
+                   "was not a one-hot answer)")  # fmt: skip
+            record = BlockRecord(plan.block, plan.size, 0, silent, rejected, why)
+            return self._close(plan, counts * 0, n, record)
+        record = BlockRecord(plan.block, plan.size, int(included.size), silent, rejected)
+        return self._close(plan, counts, want, record)
+
+    S = AggState
+    TRANSITIONS = table({
+        (S.COLLECTING, Answer): Transition(_on_answer, S.COLLECTING),
+        (S.COLLECTING, AllIn): Transition(_close_plain, S.COLLECTING),
+        (S.COLLECTING, Deadline): Transition(_close_plain, S.COLLECTING),
+        (S.TALLYING, SubMessage): Transition(_forward, S.TALLYING),
+        (S.TALLYING, Deadline): Transition(_tally_deadline, S.TALLYING),
+        (S.TALLYING, AllIn): Transition(_close_secure, S.TALLYING),
+    })
+    del S

@@ -1,0 +1,258 @@
+"""The RRBA Client role (see :mod:`mpc_rr.rrba._protocol` for the protocol).
+
+A client holds one record and one generator (seeded child ``i - 1`` of the
+clients' seed in a simulation, a CSPRNG in a deployment) and answers once:
+when the aggregator's :class:`~mpc_rr.rrba.AskBlock` for its block
+arrives, it checks what it is asked (its block, a view of the public cover,
+only that view's subsets, tables that are distributions with no cell below
+the public floor -- anything else and it refuses, naming the aggregator),
+answers with :func:`~mpc_rr.rrba.answer_packed` (Algorithm 1, Eq. 3),
+and either sends the cells (:class:`~mpc_rr.rrba.Answer`) or, with
+a secure tally, enters its one-hot answer into the block's SecAgg+ sum as
+SecAgg+ party ``i - (first id of the block) + 1``.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import enum
+from collections.abc import Set as AbstractSet
+from dataclasses import dataclass
+from functools import lru_cache
+
+import numpy as np
+
+from mpc_rr.core import (
+    COORDINATOR,
+    NOBODY,
+    ONLY_COORDINATOR,
+    AllIn,
+    Deadline,
+    Message,
+    PeerError,
+    Role,
+    Send,
+    SubMessage,
+    SubProtocol,
+    Transition,
+    UsageError,
+    table,
+)
+from mpc_rr.mechanisms import check_record
+from mpc_rr.rrba._client import answer_packed, cdf_table
+from mpc_rr.rrba._config import RRBAConfig
+from mpc_rr.rrba._messages import RRBA_MESSAGES, Answer, AskBlock, Dismiss, wire_cells
+from mpc_rr.rrba._privacy import table_epsilon
+from mpc_rr.rrba._tables import SubsetIndex
+from mpc_rr.secure_sum import Entropy
+from mpc_rr.secure_sum.secagg import SECAGG_MESSAGES, SecAggClient
+
+__all__ = ["CheckedAsk", "ClientOutcome", "ClientState", "RRBAClient", "check_ask"]
+
+_SUM_TOL = 1e-6  # a table must sum to 1 within this (as Layout.check_distributions)
+
+
+class ClientState(enum.Enum):
+    WAITING = "waiting for its block's tables"
+    TALLYING = "its one-hot answer is in the block's secure sum (SecAgg+)"
+    DONE = "answered, or dismissed"
+    ABORTED = "aborted"
+
+
+@dataclass(frozen=True)
+class ClientOutcome:
+    """What a client did: its block, whether it was asked, the view and subsets it
+    answered, the true epsilon of its answer (the subsets composed), how it
+    answered (``"plain"``, ``"secure"``, or why the block's secure sum failed)
+    and where its noise came from."""
+
+    block: int
+    asked: bool
+    view: int | None = None
+    subsets: tuple[tuple[int, ...], ...] = ()
+    epsilon: float = 0.0
+    tally: str = "not asked"
+    noise: str = ""
+
+
+@dataclass(frozen=True)
+class CheckedAsk:
+    """What a valid :class:`AskBlock` asks: the subsets (``index``), their table ids in
+    the cover, the CDFs to sample fake answers from (Eq. 3) and the true epsilon of
+    answering them all (composed)."""
+
+    index: SubsetIndex
+    tables: np.ndarray
+    cdf: np.ndarray
+    epsilon: float
+
+
+@lru_cache(maxsize=1024)
+def check_ask(
+    cfg: RRBAConfig,
+    view: int,
+    subsets: tuple[tuple[int, ...], ...],
+    tables: tuple[float, ...],
+) -> CheckedAsk | str:
+    """Validate an ask against the public parameters; a :class:`CheckedAsk`, or why not.
+
+    A pure function of public values, memoized: in a simulation the clients of a
+    block that share a view receive the same ask and check it once.
+    """
+    views = cfg.cover.views
+    if not view < len(views):
+        return f"view {view} is not one of the cover's {len(views)} views"
+    wanted = set(subsets)
+    if len(wanted) != len(subsets) or list(subsets) != [s for s in views[view] if s in wanted]:
+        return f"subsets {list(subsets)[:8]} are not subsets of view {view} {list(views[view])[:8]} in its order"
+    index = cfg.view_index(subsets)
+    lay = index.layout
+    if len(tables) != sum(lay.cells):
+        return f"{len(tables)} table cells for subsets with {sum(lay.cells)}"
+    flat = np.asarray(tables, dtype=float)
+    if not np.isfinite(flat).all() or (flat < 0).any():
+        return "a table has a negative or non-finite cell"
+    packed = np.zeros((lay.n_tables, lay.width))
+    packed[lay.mask] = flat
+    sums = packed.sum(axis=1)
+    bad = np.flatnonzero(np.abs(sums - 1.0) > _SUM_TOL)
+    if bad.size:
+        return f"the table of subset {subsets[bad[0]]} sums to {float(sums[bad[0]]):.6g}, not 1"
+    low = np.flatnonzero((packed < cfg.t_floor * (1 - 1e-9)) & lay.mask)
+    if cfg.t_floor > 0 and low.size:
+        t, c = divmod(int(low[0]), lay.width)
+        return (f"cell {c} of the table of subset {subsets[t]} is {float(packed[t, c]):.3g}, "
+                f"below the public floor {cfg.t_floor:g}")  # fmt: skip
+    ids = np.array([cfg.table_ids[s] for s in subsets], dtype=np.int64)
+    eps = float(table_epsilon(packed, lay, cfg.p).sum())
+    cdf = cdf_table(packed, lay)
+    ids.setflags(write=False)  # shared by every client that received this ask
+    cdf.setflags(write=False)
+    return CheckedAsk(index, ids, cdf, eps)
+
+
+class RRBAClient(Role):
+    """Client ``party_id`` (1..n) of an RRBA run with public parameters ``config``.
+
+    ``patience`` (deadlines without hearing from the aggregator before the
+    client gives up) is :meth:`RRBAConfig.client_patience` unless given: the
+    aggregator contacts a client only when its block starts.  A driver that
+    gives each client a step timeout of ``client_patience`` deadlines
+    (:func:`~mpc_rr.rrba.client_step_timeouts`) passes ``patience=1``:
+    the same wait, one wake-up instead of one per earlier block.  ``entropy`` is the
+    SecAgg+ client's source of keys and masks (default: the OS CSPRNG);
+    ``noise`` says where ``rng`` comes from (copied into the outcome).
+    """
+
+    def __init__(
+        self,
+        party_id: int,
+        config: RRBAConfig,
+        record: np.ndarray,
+        rng: np.random.Generator,
+        *,
+        entropy: Entropy | None = None,
+        noise: str = "",
+        patience: int | None = None,
+    ) -> None:
+        super().__init__(party_id, ClientState.WAITING)
+        self.block = config.block_of(party_id)  # raises a UsageError naming the range
+        self.record = check_record(record, config.sizes, f"RRBA client {party_id}")
+        self.cfg = config
+        self.run = config.run
+        self.rng = rng
+        self.entropy = entropy
+        self.noise = noise
+        if patience is not None and (isinstance(patience, bool) or not isinstance(patience, int) or patience < 1):
+            raise UsageError(f"patience must be an int >= 1, got {patience!r}")
+        self.patience = config.client_patience(party_id) if patience is None else patience
+        self.sub: SubProtocol | None = None
+        self.outcome: ClientOutcome | None = None
+        self.message_types = RRBA_MESSAGES + (SECAGG_MESSAGES if config.secure_tally else ())
+
+    def start(self) -> list[Send]:
+        return []  # the aggregator speaks first, when this client's block starts
+
+    def waiting_for(self) -> AbstractSet[int]:
+        if self.done:
+            return NOBODY
+        if self.sub is not None:
+            return NOBODY if self.sub.done else self.sub.waiting_for()
+        return ONLY_COORDINATOR
+
+    def _is_sub_message(self, msg: Message) -> bool:
+        return self.sub is not None and self.sub.accepts(msg)
+
+    # -- the ask ------------------------------------------------------------------------
+    def _refuse(self, why: str) -> list[Send]:
+        self.abort(f"{self.name}: {why}; refusing to answer", [COORDINATOR])
+        return []
+
+    def _on_ask(self, src: int, msg: AskBlock) -> list[Send]:
+        if src != COORDINATOR:
+            raise PeerError(f"{self.name}: AskBlock from party {src}, not the aggregator", src)
+        if msg.step != self.block:
+            return self._refuse(f"AskBlock for block {msg.step}, but this client is in block {self.block}")
+        checked = check_ask(self.cfg, msg.view, tuple(tuple(s) for s in msg.subsets), tuple(msg.tables))
+        if isinstance(checked, str):
+            return self._refuse(checked)
+        index, ids, eps = checked.index, checked.tables, checked.epsilon
+        cells = answer_packed(self.record, index, checked.cdf, self.cfg.p, self.rng)
+        subsets = tuple(index.subsets)
+        if not self.cfg.secure_tally:
+            self.finish(ClientOutcome(self.block, True, msg.view, subsets, eps, "plain", self.noise))
+            return [Send(COORDINATOR, Answer(run=self.run, step=self.block, view=msg.view,
+                                              cells=wire_cells(cells)))]  # fmt: skip
+        self.outcome = ClientOutcome(self.block, True, msg.view, subsets, eps, "secure", self.noise)
+        x = self._tally_input(ids, cells)
+        members = self.cfg.members(self.block)
+        pub = self.cfg.tally_public(self.block)
+        inner = SecAggClient(
+            self.party_id - members.start + 1, pub.config, pub.graph, x, entropy=self.entropy
+        )
+        self.sub = SubProtocol(inner, members)
+        return self.sub.start()
+
+    def _tally_input(self, tables: np.ndarray, cells: np.ndarray) -> np.ndarray:
+        """The one-hot answer: a 1 in reported cell ``cells[l]`` of each table ``tables[l]``,
+        over every cell of every table (:attr:`RRBAConfig.offsets`)."""
+        x = np.zeros(self.cfg.cells, np.uint8)
+        x[self.cfg.offsets[tables] + cells] = 1
+        return x
+
+    def _dismissed(self, src: int, msg: Dismiss) -> list[Send]:
+        if src != COORDINATOR:
+            raise PeerError(f"{self.name}: Dismiss from party {src}, not the aggregator", src)
+        self.finish(ClientOutcome(self.block, False, noise=self.noise))
+        return []
+
+    # -- secure tally -------------------------------------------------------------------
+    def _forward(self, src: int, msg: Message) -> list[Send]:
+        assert self.sub is not None
+        if src != COORDINATOR:
+            raise PeerError(f"{self.name}: {type(msg).__name__} from party {src}, not the aggregator", src)
+        return self.sub.receive(src, msg)
+
+    def _sub_deadline(self) -> list[Send]:
+        assert self.sub is not None
+        return self.sub.on_timeout()
+
+    def _after_tally(self) -> list[Send]:
+        """The block's secure sum ended; a failed one leaves the block out, the run goes on."""
+        assert self.sub is not None and self.outcome is not None
+        err = self.sub.role.error
+        out = self.outcome
+        if err is not None:
+            out = dataclasses.replace(out, tally=f"secure sum failed: {err}")
+        self.finish(out)
+        return []
+
+    S = ClientState
+    TRANSITIONS = table({
+        (S.WAITING, AskBlock): Transition(_on_ask, S.TALLYING),  # plain tally: finishes (DONE)
+        (S.WAITING, Dismiss): Transition(_dismissed, S.DONE),
+        (S.TALLYING, SubMessage): Transition(_forward, S.TALLYING),
+        (S.TALLYING, Deadline): Transition(_sub_deadline, S.TALLYING),
+        (S.TALLYING, AllIn): Transition(_after_tally, S.DONE),
+    })
+    del S

@@ -1,0 +1,601 @@
+"""The modular secure sum of Domingo-Ferrer & Soria-Comas, Section 4.2, with end-to-end encrypted shares.
+
+How this protocol works (paper steps 1-4, applied component-wise to a whole
+vector of ``D`` cells, e.g. every cell of every attribute pair), with a key
+step before the shares:
+
+1. **Keys.** Each party ``i`` draws an X25519 key pair from its
+   :class:`~mpc_rr.secure_sum.Entropy` and sends the public key to
+   every other party (``"all-to-all"``: ``n(n-1)`` :class:`MeshKey` messages)
+   or to the board (``"board"``: ``n`` :class:`MeshKey` messages, then the
+   board sends the list of all ``n`` keys to every party, ``n``
+   :class:`MeshKeys` messages -- the key step stays O(n) messages).
+2. **Shares.** Party ``i`` draws ``n`` share vectors ``r_i1 .. r_in``
+   uniformly modulo ``m = n + 1`` subject to ``sum_j r_ij = 0 (mod m)``
+   (``n - 1`` drawn freely, the last fixed by the constraint: the uniform
+   distribution on such tuples) and sends ``r_ij`` to party ``j`` (keeps
+   ``r_ii``) as AES-256-GCM ciphertext under the key of direction ``i -> j``:
+   the SHA-256 one-step KDF of the X25519 agreement of ``i`` and ``j``, bound to the purpose
+   (``mesh-share``), the run id, the sender and the receiver
+   (:func:`share_key`); the run id and both ids are also the associated data.
+   ``n(n-1)`` :class:`MeshShare` messages in all.  Whoever relays them (the
+   memory network, the TCP hub that terminates each party's TLS) reads
+   ciphertext only.
+3. Party ``j`` decrypts and adds what it received and its private 0/1
+   indicator vector ``x_j`` and publishes ``r_j = sum_i r_ij + x_j (mod m)``.
+4. Everyone computes ``sum_j r_j (mod m)`` = ``sum_j x_j`` since the sum is
+   at most ``n < m``.
+
+Publication (step 3) is either ``"all-to-all"`` (faithful: every party sends
+``r_j`` to every other party, ``n(n-1)`` :class:`MeshPublish` messages) or
+``"board"`` (a bulletin-board relay, party 0, collects the ``n`` values and
+publishes their sum mod m: ``2n`` messages).  :func:`full_mesh_message_count`
+gives the totals: ``3n(n-1)`` all-to-all, ``n(n-1) + 4n`` with the board.
+
+Threat model: honest-but-curious parties, and an honest-but-curious relay
+(hub, board), as SecAgg+'s server.  Any coalition of up to ``n - 2`` parties
+learns nothing beyond the sum (each ``r_j`` is uniform given the coalition's
+view); the relay reads public keys, ciphertexts and the publications ``r_j``
+(uniform, given the sum).  **Limitation**: the public keys are not
+authenticated beyond the TLS identity of their sender towards the hub, so an
+*active* hub or board could substitute its own keys (a man in the middle)
+and read every share; signing each key with the party's TLS certificate key
+(and checking the signature against the deployment's CA) would close it.
+There is no dropout tolerance: a missing key, share or publication makes the
+run abort (``ProtocolAbort`` naming the silent parties).  A malformed key or
+share (wrong length, a ciphertext that fails authentication, a decrypted
+value >= m) aborts naming the sender; an identical duplicate is reported
+(``PeerError``) and ignored, a conflicting second message aborts naming the
+sender.
+
+Wire: residues are encrypted as the smallest unsigned dtype holding ``m - 1``
+(uint16 for Adult's ``m = 32,562``), little-endian: a share of ``D`` cells is
+``D * itemsize + 16`` bytes of ciphertext.
+"""
+
+from __future__ import annotations
+
+import enum
+import hashlib
+from collections.abc import Callable
+from collections.abc import Set as AbstractSet
+from typing import Literal
+
+import numpy as np
+
+from mpc_rr.core import (
+    COORDINATOR,
+    NOBODY,
+    AllIn,
+    DecodeError,
+    Message,
+    PeerError,
+    Role,
+    Send,
+    Transition,
+    UsageError,
+    WireArray,
+    broadcast,
+    each,
+    table,
+)
+from mpc_rr.secure_sum import crypto
+from mpc_rr.secure_sum._common import SumResult, check_inputs, read_residues
+from mpc_rr.secure_sum._entropy import Entropy, SystemEntropy, smallest_uint
+
+__all__ = [
+    "KEY_LEN",
+    "MESH_MESSAGES",
+    "TAG_LEN",
+    "BulletinBoard",
+    "FullMeshParty",
+    "MeshKey",
+    "MeshKeys",
+    "MeshPublish",
+    "MeshShare",
+    "MeshTotal",
+    "Publication",
+    "full_mesh_message_count",
+    "full_mesh_roles",
+    "open_share",
+    "share_aad",
+    "share_key",
+]
+
+Publication = Literal["all-to-all", "board"]
+
+KEY_LEN = 32
+"""Bytes of an X25519 public key."""
+
+TAG_LEN = 16
+"""Bytes of the AES-GCM tag a share's ciphertext carries after the encrypted residues."""
+
+_PURPOSE = "mesh-share"
+
+
+class MeshKey(Message, frozen=True):
+    """Step 1: party i's X25519 public key (to every other party, or to the board)."""
+
+    pk: bytes
+
+
+class MeshKeys(Message, frozen=True):
+    """Step 1, board mode: every party's public key, row ``j - 1`` for party ``j`` (``(n, 32)`` uint8)."""
+
+    pks: WireArray
+
+
+class MeshShare(Message, frozen=True):
+    """Step 2: share ``r_ij`` from party i to party j, AES-256-GCM encrypted under :func:`share_key`."""
+
+    ciphertext: bytes
+
+
+class MeshPublish(Message, frozen=True):
+    """Step 3: the published ``r_j`` (to every party, or to the board)."""
+
+    value: WireArray
+
+
+class MeshTotal(Message, frozen=True):
+    """Board mode: the sum of all published ``r_j`` mod m."""
+
+    total: WireArray
+
+
+MESH_MESSAGES: tuple[type[Message], ...] = (MeshKey, MeshKeys, MeshShare, MeshPublish, MeshTotal)
+
+
+def full_mesh_message_count(n: int, publication: Publication = "all-to-all") -> int:
+    """Messages of one run.
+
+    All-to-all: ``n(n-1)`` keys + ``n(n-1)`` shares + ``n(n-1)`` publications.
+    Board: ``2n`` keys (to the board, the list back) + ``n(n-1)`` shares + ``2n``.
+    """
+    if publication == "all-to-all":
+        return 3 * n * (n - 1)
+    return n * (n - 1) + 4 * n
+
+
+def _modulus(n: int, modulus: int | None) -> int:
+    """``modulus`` (default ``n + 1``), checked where the role is built, not mid-run.
+
+    Shares are drawn by :meth:`Entropy.uniform` (at most ``2^56``) and ``n + 1``
+    residues are summed in ``uint64`` before the reduction.
+    """
+    m = n + 1 if modulus is None else int(modulus)
+    if not 2 <= m <= 2**56:
+        raise UsageError(f"modulus must be in [2, 2^56], got {m}")
+    if (n + 1) * (m - 1) >= 2**64:
+        top = (2**64 - 1) // (n + 1) + 1
+        raise UsageError(f"modulus {m} with {n} parties overflows the 64-bit sums (at most {top})")
+    return m
+
+
+def _check_publication(publication: str) -> None:
+    if publication not in ("all-to-all", "board"):
+        raise UsageError(f"publication must be 'all-to-all' or 'board', got {publication!r}")
+
+
+def share_key(shared: bytes, run: str, sender: int, receiver: int) -> bytes:
+    """The AES-256-GCM key of the share ``sender -> receiver``: the SHA-256 one-step KDF
+    (:func:`~mpc_rr.secure_sum.kdf_sha256`) of the X25519 secret, bound to the
+    purpose, the run id and both ids (one key per direction)."""
+    return crypto.pair_key(shared, _PURPOSE, run, sender, receiver)
+
+
+def share_aad(run: str, sender: int, receiver: int) -> bytes:
+    """Associated data of a share: purpose, run id and both ids (a relay cannot redirect it)."""
+    return f"{_PURPOSE}/{run}/{sender}/{receiver}".encode()
+
+
+def open_share(
+    sk: crypto.X25519PrivateKey | bytes, peer_pk: bytes, ciphertext: bytes, *, run: str,
+    sender: int, receiver: int,
+) -> bytes:  # fmt: skip
+    """Decrypt one share with either end's private key and the other end's public key.
+
+    Raises :class:`~mpc_rr.secure_sum.InvalidTag` on tampering or a wrong
+    key and :class:`~mpc_rr.secure_sum.InvalidPublicKey` on a bad peer key.
+    """
+    key = share_key(crypto.agree(sk, peer_pk), run, sender, receiver)
+    return crypto.decrypt(key, ciphertext, share_aad(run, sender, receiver))
+
+
+def _digest(data: bytes) -> bytes:
+    return hashlib.blake2b(data, digest_size=16).digest()
+
+
+class MeshState(enum.Enum):
+    KEYS = "public key sent, collecting the others' keys (or the board's list)"
+    SHARING = "encrypted shares sent, collecting the shares addressed to me"
+    PUBLISHING = "r_j published, collecting publications (or the board's total)"
+    DONE = "done"
+    ABORTED = "aborted"
+
+
+class BoardState(enum.Enum):
+    KEYS = "collecting public keys"
+    COLLECTING = "key list sent, collecting publications"
+    DONE = "done"
+    ABORTED = "aborted"
+
+
+class FullMeshParty(Role):
+    """Data party ``party_id`` in ``1..n`` of the Section 4.2 secure sum.
+
+    Parameters
+    ----------
+    party_id, n:
+        This party and the number of data parties (ids ``1..n``).
+    x:
+        Private input vector (0/1 indicators in the paper; any non-negative
+        ints whose n-fold sum stays below ``modulus``).
+    modulus:
+        Defaults to ``n + 1`` as in the paper.
+    publication:
+        ``"all-to-all"`` (faithful) or ``"board"`` (relay through party 0).
+    entropy:
+        Cryptographic source of the key pair and the shares (default
+        :class:`SystemEntropy`).
+    run:
+        Protocol run id carried in every message (and bound into every share key).
+    """
+
+    message_types = MESH_MESSAGES
+
+    def __init__(
+        self,
+        party_id: int,
+        n: int,
+        x: np.ndarray,
+        *,
+        modulus: int | None = None,
+        publication: Publication = "all-to-all",
+        entropy: Entropy | None = None,
+        run: str = "",
+    ) -> None:
+        super().__init__(party_id, MeshState.KEYS)
+        if n < 2:
+            raise UsageError(f"n must be >= 2 parties, got {n}")
+        if not 1 <= self.party_id <= n:
+            raise UsageError(f"party_id must be in 1..{n}, got {party_id}")
+        _check_publication(publication)
+        self.n = int(n)
+        self.modulus = _modulus(self.n, modulus)
+        self.x = check_inputs(x, self.modulus, self.n)
+        self.cells = self.x.size
+        self.dtype = smallest_uint(self.modulus)
+        self.wire_dtype = self.dtype.newbyteorder("<")
+        self.share_len = self.cells * self.dtype.itemsize + TAG_LEN
+        self.publication = publication
+        self.entropy = entropy if entropy is not None else SystemEntropy()
+        self.run = run
+        self._acc = np.zeros(self.cells, np.uint64)
+        self._pks: dict[int, bytes] = {}  # party -> its public key
+        self._key_digest: dict[int, bytes] = {}  # sender of a key (list) -> digest (duplicates)
+        self._pending: dict[int, bytes] = {}  # shares received before every key was in
+        self._in_key: dict[int, bytes] = {}  # sender -> key of its share to me (until it arrives)
+        self._shares_from: dict[int, bytes] = {}  # sender -> digest (duplicate detection)
+        self._published: dict[int, bytes] = {}
+        self._pub_acc = np.zeros(self.cells, np.uint64)
+        others = set(range(1, self.n + 1)) - {self.party_id}
+        self._others = sorted(others)
+        self._no_key_yet = set(others) if publication == "all-to-all" else {COORDINATOR}
+        self._no_share_yet = set(others)
+        self._no_publication_yet = others if publication == "all-to-all" else {COORDINATOR}
+
+    # -- protocol -----------------------------------------------------------------
+    def start(self) -> list[Send]:
+        """Step 1: a fresh X25519 key pair; the public key to every other party or the board."""
+        self._sk, self.pk = crypto.keypair(self.entropy)
+        self._pks[self.party_id] = self.pk
+        msg = MeshKey(pk=self.pk, run=self.run, step=1)
+        if self.publication == "board":
+            return [Send(COORDINATOR, msg)]
+        return broadcast(self._others, msg)
+
+    def share_key_bytes(self) -> bytes | None:
+        """This party's raw X25519 share-encryption key (``None`` before :meth:`start`).
+
+        For the adversary module's collusion analysis only: with it a
+        coalition member reads every share it sent and received.  Never sent.
+        """
+        sk = getattr(self, "_sk", None)
+        return None if sk is None else crypto.private_bytes(sk)
+
+    def waiting_for(self) -> AbstractSet[int]:
+        if self.done:
+            return NOBODY
+        if self.state is MeshState.KEYS:
+            return self._no_key_yet
+        if self.state is MeshState.SHARING:
+            return self._no_share_yet
+        return self._no_publication_yet
+
+    def _fail(self, src: int, what: str, keyed: bool = False) -> PeerError:
+        """Abort naming ``src`` for ``what``; the PeerError to raise.
+
+        ``keyed``: the fault involves ``src``'s public key, which in board mode came
+        from the board's list -- the board may have substituted it, and the message says so.
+        """
+        board = " (its key came from the board's list: the board may have substituted it)"
+        text = f"{self.name}: {what} from party {src}"
+        if keyed and self.publication == "board":
+            text += board
+        self.abort(text, [src])
+        return PeerError(text, src)
+
+    def _store(self, store: dict[int, bytes], src: int, data: bytes, what: str) -> None:
+        """Record a digest of ``data`` from ``src``; a second message raises PeerError.
+
+        An identical duplicate is only reported; a conflicting one also aborts.
+        """
+        digest = _digest(data)
+        if src in store:
+            if store[src] == digest:
+                raise PeerError(f"{self.name}: duplicate {what} from party {src} ignored", src)
+            self.abort(f"{self.name}: party {src} sent two different {what}s", [src])
+            raise PeerError(f"{self.name}: conflicting {what} from party {src}", src)
+        store[src] = digest
+
+    def _read(self, w: WireArray, src: int, what: str) -> np.ndarray:
+        try:
+            return read_residues(w, self.modulus, self.cells, src, what)
+        except PeerError:
+            self.abort(f"{self.name}: malformed {what} from party {src}", [src])
+            raise
+
+    # -- step 1: keys ---------------------------------------------------------------
+    def _on_key(self, src: int, msg: MeshKey) -> list[Send]:
+        if self.publication == "board" or not (1 <= src <= self.n) or src == self.party_id:
+            raise PeerError(f"{self.name}: unexpected public key from party {src}", src)
+        if len(msg.pk) != KEY_LEN:
+            raise self._fail(src, f"malformed public key ({len(msg.pk)} bytes, expected {KEY_LEN})")
+        self._store(self._key_digest, src, msg.pk, "public key")
+        self._pks[src] = msg.pk
+        self._no_key_yet.discard(src)
+        return []
+
+    def _on_key_list(self, src: int, msg: MeshKeys) -> list[Send]:
+        if self.publication != "board" or src != COORDINATOR:
+            raise PeerError(f"{self.name}: unexpected key list from party {src}", src)
+        try:
+            pks = msg.pks.to_numpy(dtype=np.uint8, shape=(self.n, KEY_LEN), sender=src)
+        except DecodeError as exc:
+            raise self._fail(src, f"malformed key list ({exc})") from None
+        self._store(self._key_digest, src, pks.tobytes(), "key list")
+        if pks[self.party_id - 1].tobytes() != self.pk:
+            raise self._fail(src, "a key list without my own public key")
+        self._pks = {j: pks[j - 1].tobytes() for j in range(1, self.n + 1)}
+        self._no_key_yet.discard(src)
+        return []
+
+    # -- step 2: shares ---------------------------------------------------------------
+    def _draw_shares(self) -> np.ndarray:
+        """``(n, cells)`` rows ``r_i1 .. r_in``: uniform mod m, summing to zero."""
+        m, n = self.modulus, self.n
+        r = self.entropy.uniform(m, (n, self.cells))
+        r[n - 1] = (np.uint64(m) - r[: n - 1].sum(axis=0) % np.uint64(m)) % np.uint64(m)
+        return r
+
+    def _seal(self, key: bytes, plaintext: bytes, aad: bytes) -> bytes:
+        return crypto.encrypt(key, plaintext, aad)
+
+    def _unseal(self, key: bytes, ciphertext: bytes, aad: bytes) -> bytes:
+        return crypto.decrypt(key, ciphertext, aad)
+
+    def _send_shares(self) -> list[Send]:
+        """Every key is in: derive the pairwise keys, send the encrypted shares, open early ones."""
+        me = self.party_id
+        r = self._draw_shares()
+        self._acc += r[me - 1]
+        wire = r.astype(self.wire_dtype)
+        sends = []
+        keys = {}
+        for j in self._others:
+            try:
+                shared = crypto.agree(self._sk, self._pks[j])
+            except crypto.InvalidPublicKey as exc:
+                raise self._fail(j, f"unusable public key ({exc})", keyed=True) from None
+            keys[j] = share_key(shared, self.run, j, me)
+            k_out, aad = share_key(shared, self.run, me, j), share_aad(self.run, me, j)
+            ct = self._seal(k_out, wire[j - 1].tobytes(), aad)
+            sends.append(Send(j, MeshShare(ciphertext=ct, run=self.run, step=2)))
+        for j, k_in in keys.items():
+            held = self._pending.pop(j, None)
+            if held is None:
+                self._in_key[j] = k_in
+            else:
+                self._accept(j, held, k_in)
+        return sends
+
+    def _accept(self, src: int, ct: bytes, key: bytes) -> None:
+        """Decrypt the share of ``src`` and add it (abort naming ``src`` if it is not genuine)."""
+        try:
+            plain = self._unseal(key, ct, share_aad(self.run, src, self.party_id))
+        except crypto.InvalidTag:
+            raise self._fail(src, "share that fails authentication", keyed=True) from None
+        w = WireArray(dtype=self.wire_dtype.str, shape=(self.cells,), data=plain)
+        self._acc += self._read(w, src, "share")
+
+    def _on_share(self, src: int, msg: MeshShare) -> list[Send]:
+        if not (1 <= src <= self.n) or src == self.party_id:
+            raise PeerError(f"{self.name}: share from non-party {src}", src)
+        if len(msg.ciphertext) != self.share_len:
+            raise self._fail(
+                src, f"malformed share ({len(msg.ciphertext)} bytes, expected {self.share_len})"
+            )
+        self._store(self._shares_from, src, msg.ciphertext, "share")
+        self._no_share_yet.discard(src)
+        if self.state is MeshState.KEYS:  # a faster party's: opened once every key is in
+            self._pending[src] = msg.ciphertext
+        else:
+            self._accept(src, msg.ciphertext, self._in_key.pop(src))
+        return []
+
+    # -- step 3: publication ------------------------------------------------------------
+    def _publish(self) -> list[Send]:
+        """Step 3: ``r_j = sum_i r_ij + x_j (mod m)``, to everyone or to the board."""
+        m = np.uint64(self.modulus)
+        r_j = ((self._acc % m + self.x) % m).astype(self.dtype)
+        pub = MeshPublish(value=WireArray.from_numpy(r_j), run=self.run, step=3)
+        if self.publication == "board":
+            return [Send(COORDINATOR, pub)]
+        self._published[self.party_id] = b""
+        self._pub_acc += r_j
+        return [Send(j, pub) for j in self._others]
+
+    def _on_publish(self, src: int, msg: MeshPublish) -> list[Send]:
+        if self.publication == "board" or not (1 <= src <= self.n) or src == self.party_id:
+            raise PeerError(f"{self.name}: unexpected publication from party {src}", src)
+        arr = self._read(msg.value, src, "publication")
+        self._store(self._published, src, arr.tobytes(), "publication")
+        self._no_publication_yet.discard(src)
+        self._pub_acc += arr
+        return []
+
+    def _sum_publications(self) -> list[Send]:
+        self._finish(self._pub_acc % np.uint64(self.modulus))
+        return []
+
+    def _on_total(self, src: int, msg: MeshTotal) -> list[Send]:
+        if self.publication != "board" or src != COORDINATOR:
+            raise PeerError(f"{self.name}: unexpected total from party {src}", src)
+        self._finish(self._read(msg.total, src, "total"))
+        return []
+
+    def _finish(self, total: np.ndarray) -> None:
+        ids = tuple(range(1, self.n + 1))
+        self.finish(SumResult(total.astype(np.int64), ids, self.n, self.modulus))
+
+    S = MeshState
+    TRANSITIONS = table({
+        **each((S.KEYS, S.SHARING, S.PUBLISHING), MeshKey, _on_key),  # later: duplicates, reported
+        **each((S.KEYS, S.SHARING, S.PUBLISHING), MeshKeys, _on_key_list),
+        (S.KEYS, MeshShare): Transition(_on_share, S.KEYS),  # a faster party's, held
+        (S.KEYS, AllIn): Transition(_send_shares, S.SHARING),
+        (S.SHARING, MeshShare): Transition(_on_share, S.SHARING),
+        (S.SHARING, MeshPublish): Transition(_on_publish, S.SHARING),  # a faster party's
+        (S.SHARING, AllIn): Transition(_publish, S.PUBLISHING),
+        (S.PUBLISHING, MeshShare): Transition(_on_share, S.PUBLISHING),  # duplicates: reported
+        (S.PUBLISHING, MeshPublish): Transition(_on_publish, S.PUBLISHING),
+        (S.PUBLISHING, MeshTotal): Transition(_on_total, S.DONE),
+        (S.PUBLISHING, AllIn): Transition(_sum_publications, S.DONE),
+    })
+    del S
+
+
+class BulletinBoard(Role):
+    """Party 0 in ``"board"`` publication mode.
+
+    Collects every party's public key and sends the list to everyone (step 1),
+    then collects the ``r_j`` and publishes their sum mod m.  It never sees a
+    share (they go from party to party, encrypted).
+    """
+
+    message_types = MESH_MESSAGES
+
+    def __init__(self, n: int, cells: int, *, modulus: int | None = None, run: str = "") -> None:
+        super().__init__(COORDINATOR, BoardState.KEYS)
+        self.n = int(n)
+        self.cells = int(cells)
+        self.modulus = _modulus(self.n, modulus)
+        self.dtype = smallest_uint(self.modulus)
+        self.run = run
+        self._keys = np.zeros((self.n, KEY_LEN), np.uint8)
+        self._no_key_yet = set(range(1, self.n + 1))
+        self._got: dict[int, np.ndarray] = {}
+        self._missing = set(range(1, self.n + 1))
+        self._acc = np.zeros(self.cells, np.uint64)
+
+    def start(self) -> list[Send]:
+        return []
+
+    def waiting_for(self) -> AbstractSet[int]:
+        if self.done:
+            return NOBODY
+        return self._no_key_yet if self.state is BoardState.KEYS else self._missing
+
+    def _on_key(self, src: int, msg: MeshKey) -> list[Send]:
+        if not 1 <= src <= self.n:
+            raise PeerError(f"{self.name}: public key from non-party {src}", src)
+        if len(msg.pk) != KEY_LEN:
+            self.abort(f"{self.name}: malformed public key from party {src}", [src])
+            raise PeerError(f"{self.name}: public key of {len(msg.pk)} bytes from party {src}", src)
+        if src not in self._no_key_yet:
+            if self._keys[src - 1].tobytes() == msg.pk:
+                raise PeerError(f"{self.name}: duplicate public key from party {src} ignored", src)
+            self.abort(f"{self.name}: party {src} sent two different public keys", [src])
+            raise PeerError(f"{self.name}: conflicting public key from party {src}", src)
+        self._keys[src - 1] = np.frombuffer(msg.pk, np.uint8)
+        self._no_key_yet.discard(src)
+        return []
+
+    def _send_keys(self) -> list[Send]:
+        out = MeshKeys(pks=WireArray.from_numpy(self._keys), run=self.run, step=1)
+        return broadcast(range(1, self.n + 1), out)
+
+    def _on_publish(self, src: int, msg: MeshPublish) -> list[Send]:
+        if not 1 <= src <= self.n:
+            raise PeerError(f"{self.name}: publication from non-party {src}", src)
+        try:
+            arr = read_residues(msg.value, self.modulus, self.cells, src, "publication")
+        except PeerError:
+            self.abort(f"{self.name}: malformed publication from party {src}", [src])
+            raise
+        if src in self._got:
+            if np.array_equal(self._got[src], arr):
+                raise PeerError(f"{self.name}: duplicate publication from party {src} ignored", src)
+            self.abort(f"{self.name}: party {src} published two different values", [src])
+            raise PeerError(f"{self.name}: conflicting publication from party {src}", src)
+        self._got[src] = arr
+        self._missing.discard(src)
+        self._acc += arr
+        return []
+
+    def _publish_total(self) -> list[Send]:
+        total = self._acc % np.uint64(self.modulus)
+        ids = tuple(range(1, self.n + 1))
+        self.finish(SumResult(total.astype(np.int64), ids, self.n, self.modulus))
+        out = MeshTotal(total=WireArray.from_numpy(total.astype(self.dtype)), run=self.run, step=4)
+        return broadcast(range(1, self.n + 1), out)
+
+    S = BoardState
+    TRANSITIONS = table({
+        (S.KEYS, MeshKey): Transition(_on_key, S.KEYS),
+        (S.KEYS, AllIn): Transition(_send_keys, S.COLLECTING),
+        (S.COLLECTING, MeshKey): Transition(_on_key, S.COLLECTING),  # duplicates: reported
+        (S.COLLECTING, MeshPublish): Transition(_on_publish, S.COLLECTING),
+        (S.COLLECTING, AllIn): Transition(_publish_total, S.DONE),
+    })
+    del S
+
+
+def full_mesh_roles(
+    inputs: np.ndarray,
+    *,
+    publication: Publication = "all-to-all",
+    modulus: int | None = None,
+    entropy: Callable[[int], Entropy] | None = None,
+    run: str = "",
+) -> dict[int, Role]:
+    """Roles for one full-mesh run over the rows of ``inputs`` (party ``i`` holds row ``i-1``).
+
+    ``entropy(party_id)`` supplies each party's source (default: system CSPRNG).
+    Party 0 (the board) is included only for ``publication="board"``.
+    """
+    x = np.asarray(inputs)
+    if x.ndim != 2:
+        raise UsageError(f"inputs must be a 2-D (parties, cells) array, got shape {x.shape}")
+    _check_publication(publication)
+    n, cells = x.shape
+    roles: dict[int, Role] = {}
+    if publication == "board":
+        roles[COORDINATOR] = BulletinBoard(n, cells, modulus=modulus, run=run)
+    for i in range(1, n + 1):
+        ent = entropy(i) if entropy is not None else None
+        roles[i] = FullMeshParty(
+            i, n, x[i - 1], modulus=modulus, publication=publication, entropy=ent, run=run
+        )
+    return roles

@@ -1,0 +1,190 @@
+"""Scalable, dropout-tolerant secure aggregation (SecAgg+, Bell et al. 2020).
+
+How this protocol works.  Data parties ``1..n`` talk only to the aggregator
+(party 0), which routes every message; a public random ``k``-regular graph
+(:class:`~mpc_rr.secure_sum.Graph`) says who masks with whom.
+
+====  ===========================  ==============================================
+step  party ``u``                  aggregator
+====  ===========================  ==============================================
+0     :class:`AdvertiseKeys`:      waits for all (timeout: dropouts), drops parties
+      two X25519 public keys       with fewer than ``t`` live neighbours, sends each
+      (``c`` to encrypt shares,    party :class:`NeighborKeys` (its live
+      ``s`` for masks) and a hash  neighbours' public keys)
+      of its self-mask seed ``b``
+1     Shamir-shares ``s_sk`` and   collects (timeout: dropouts), regroups the
+      ``b`` (threshold ``t``)      ciphertexts by recipient: :class:`ForwardedShares`
+      among its neighbours,
+      AES-GCM-encrypts each share
+      under the pairwise ``c`` key:
+      :class:`EncryptedShares`
+2     :class:`MaskedInput`         collects ``y_u`` (timeout: dropouts), tells each
+      ``y = x + PRG(b) + sum_v     survivor which of its neighbours dropped:
+      +-PRG(s_uv)  (mod R)``       :class:`UnmaskRequest`
+      (``v`` = neighbours that
+      shared in step 1; ``+`` if
+      ``u < v``)
+3     :class:`UnmaskShares`: its   reconstructs ``b`` of every survivor and ``s_sk``
+      share of ``b_v`` for live    of every party that dropped after sharing,
+      ``v``, of ``s_sk_v`` for     removes their masks (vectorized over cells and
+      dropped ``v`` -- never both  parties), sends :class:`Aggregate`
+====  ===========================  ==============================================
+
+Threat model (what the docstring promises, and what tests check):
+
+* The aggregator is **honest-but-curious**: it follows the protocol (routes
+  faithfully, reports dropouts truthfully, uses the public graph) but tries
+  to learn individual inputs from what it sees.  Share payloads are encrypted
+  and authenticated end-to-end (AES-256-GCM under X25519-derived keys bound to
+  run id and both ids), so routing gives it nothing.
+* Up to ``t - 1`` **colluding parties** among any party's neighbours (plus the
+  aggregator) learn nothing about that party's input beyond the sum: they hold
+  fewer than ``t`` shares of its seeds.  Honest parties reveal, for each
+  neighbour, a share of ``b`` *or* of ``s_sk``, never both.
+* **Dropouts**: any party may vanish at any step (key advertisement, share
+  distribution, masked input, unmasking).  The run is exact over the inputs of
+  the parties that sent a masked input, as long as the cumulative number of
+  dropouts is at most ``floor(max_dropout * n)`` and every party whose seed
+  must be reconstructed keeps ``t`` live neighbours.  Beyond either bound the
+  aggregator stops with :class:`~mpc_rr.core.ProtocolAbort` (naming the
+  parties concerned) and tells the survivors (:class:`SecAggAbort`) -- it
+  never returns a wrong sum.  With a sparse graph the second condition holds
+  with the probability computed by :func:`default_threshold` (``failure``),
+  for dropouts that are independent of the graph; with a complete graph
+  (``degree >= n - 1``) the default threshold makes it deterministic.
+* A party that sends a malformed message (wrong length, dtype, shape, value
+  outside the modulus or field, wrong recipients) or two different messages
+  for one step is reported (``PeerError`` naming it) and excluded as a
+  dropout if the step is still open; an identical duplicate is reported and
+  ignored.  The aggregator keeps serving the others.
+
+Modules: messages (:mod:`~mpc_rr.secure_sum.secagg._messages`), public
+parameters and graph (:mod:`~mpc_rr.secure_sum.secagg._params`, the one
+:func:`secagg_public`), the data party (:mod:`~mpc_rr.secure_sum.secagg._client`)
+and the aggregator (:mod:`~mpc_rr.secure_sum.secagg._server`); their
+``TRANSITIONS`` tables are the state diagrams of the steps below.
+
+Modulus: sums are computed mod ``R`` (default the smallest power of two above
+``n * max_value``: 2^15 for Adult's 0/1 cells), and masked vectors travel in the
+smallest unsigned dtype holding ``R - 1`` (uint16 for Adult).
+
+Reference: K. Bonawitz et al., "Practical Secure Aggregation for
+Privacy-Preserving Machine Learning", CCS 2017; J. H. Bell et al., "Secure
+Single-Server Aggregation with (Poly)Logarithmic Overhead", CCS 2020.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from mpc_rr.core._lazy import lazy_exports
+
+__all__ = [
+    "CIPHERTEXT_LEN",
+    "DEFAULT_FAILURE",
+    "DEFAULT_MAX_CORRUPT",
+    "DEFAULT_MAX_DROPOUT",
+    "IDS",
+    "SECAGG_MESSAGES",
+    "SHARE",
+    "AdvertiseKeys",
+    "Aggregate",
+    "ClientState",
+    "EncryptedShares",
+    "ForwardedShares",
+    "MaskedInput",
+    "NeighborKeys",
+    "SecAggAbort",
+    "SecAggClient",
+    "SecAggConfig",
+    "SecAggPublic",
+    "SecAggServer",
+    "ServerState",
+    "UnmaskRequest",
+    "UnmaskShares",
+    "default_degree",
+    "default_threshold",
+    "mask_sum",
+    "parties_in",
+    "read_ids",
+    "secagg_public",
+    "secagg_roles",
+    "secure_threshold",
+]
+
+_HOME = {
+    "AdvertiseKeys": "mpc_rr.secure_sum.secagg._messages",
+    "Aggregate": "mpc_rr.secure_sum.secagg._messages",
+    "CIPHERTEXT_LEN": "mpc_rr.secure_sum.secagg._client",
+    "ClientState": "mpc_rr.secure_sum.secagg._client",
+    "DEFAULT_FAILURE": "mpc_rr.secure_sum.secagg._params",
+    "DEFAULT_MAX_CORRUPT": "mpc_rr.secure_sum.secagg._params",
+    "DEFAULT_MAX_DROPOUT": "mpc_rr.secure_sum.secagg._params",
+    "EncryptedShares": "mpc_rr.secure_sum.secagg._messages",
+    "ForwardedShares": "mpc_rr.secure_sum.secagg._messages",
+    "IDS": "mpc_rr.secure_sum.secagg._client",
+    "MaskedInput": "mpc_rr.secure_sum.secagg._messages",
+    "NeighborKeys": "mpc_rr.secure_sum.secagg._messages",
+    "SECAGG_MESSAGES": "mpc_rr.secure_sum.secagg._messages",
+    "SHARE": "mpc_rr.secure_sum.secagg._client",
+    "SecAggAbort": "mpc_rr.secure_sum.secagg._messages",
+    "SecAggClient": "mpc_rr.secure_sum.secagg._client",
+    "SecAggConfig": "mpc_rr.secure_sum.secagg._params",
+    "SecAggPublic": "mpc_rr.secure_sum.secagg._params",
+    "SecAggServer": "mpc_rr.secure_sum.secagg._server",
+    "ServerState": "mpc_rr.secure_sum.secagg._server",
+    "UnmaskRequest": "mpc_rr.secure_sum.secagg._messages",
+    "UnmaskShares": "mpc_rr.secure_sum.secagg._messages",
+    "default_degree": "mpc_rr.secure_sum.secagg._params",
+    "default_threshold": "mpc_rr.secure_sum.secagg._params",
+    "mask_sum": "mpc_rr.secure_sum.secagg._client",
+    "parties_in": "mpc_rr.secure_sum.secagg._params",
+    "read_ids": "mpc_rr.secure_sum.secagg._client",
+    "secagg_public": "mpc_rr.secure_sum.secagg._params",
+    "secagg_roles": "mpc_rr.secure_sum.secagg._roles",
+    "secure_threshold": "mpc_rr.secure_sum.secagg._params",
+}
+
+__getattr__, __dir__ = lazy_exports(__name__, _HOME, globals())
+
+if TYPE_CHECKING:
+    from mpc_rr.secure_sum.secagg._client import (
+        CIPHERTEXT_LEN,
+        IDS,
+        SHARE,
+        ClientState,
+        SecAggClient,
+        mask_sum,
+        read_ids,
+    )
+    from mpc_rr.secure_sum.secagg._messages import (
+        SECAGG_MESSAGES,
+        AdvertiseKeys,
+        Aggregate,
+        EncryptedShares,
+        ForwardedShares,
+        MaskedInput,
+        NeighborKeys,
+        SecAggAbort,
+        UnmaskRequest,
+        UnmaskShares,
+    )
+    from mpc_rr.secure_sum.secagg._params import (
+        DEFAULT_FAILURE,
+        DEFAULT_MAX_CORRUPT,
+        DEFAULT_MAX_DROPOUT,
+        SecAggConfig,
+        SecAggPublic,
+        default_degree,
+        default_threshold,
+        parties_in,
+        secagg_public,
+        secure_threshold,
+    )
+    from mpc_rr.secure_sum.secagg._roles import (
+        secagg_roles,
+    )
+    from mpc_rr.secure_sum.secagg._server import (
+        SecAggServer,
+        ServerState,
+    )

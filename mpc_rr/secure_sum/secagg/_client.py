@@ -1,0 +1,314 @@
+"""The data party of SecAgg+ (see :mod:`mpc_rr.secure_sum.secagg._roles` for the protocol)."""
+
+from __future__ import annotations
+
+import enum
+import hashlib
+from collections.abc import Set as AbstractSet
+
+import numpy as np
+
+from mpc_rr.core import (
+    COORDINATOR,
+    NOBODY,
+    ONLY_COORDINATOR,
+    DecodeError,
+    PeerError,
+    Role,
+    Send,
+    Transition,
+    UsageError,
+    WireArray,
+    each,
+    table,
+)
+from mpc_rr.secure_sum import crypto, shamir
+from mpc_rr.secure_sum._common import SumResult, check_inputs, read_residues
+from mpc_rr.secure_sum._entropy import Entropy, SystemEntropy
+from mpc_rr.secure_sum._graph import Graph
+from mpc_rr.secure_sum.secagg._messages import (
+    SECAGG_MESSAGES,
+    AdvertiseKeys,
+    Aggregate,
+    EncryptedShares,
+    ForwardedShares,
+    MaskedInput,
+    NeighborKeys,
+    SecAggAbort,
+    UnmaskRequest,
+    UnmaskShares,
+)
+from mpc_rr.secure_sum.secagg._params import SecAggConfig
+
+__all__ = ["CIPHERTEXT_LEN", "IDS", "SHARE", "ClientState", "SecAggClient", "mask_sum", "read_ids"]
+
+IDS = np.dtype("<u4")
+SHARE = np.dtype("<u4")
+_PLAIN_LEN = 2 * shamir.CHUNKS * SHARE.itemsize  # shares of s_sk and of b
+CIPHERTEXT_LEN = _PLAIN_LEN + 16  # AES-GCM tag
+
+
+def wire(a: np.ndarray, dtype: np.dtype | str | type) -> WireArray:
+    return WireArray.from_numpy(np.ascontiguousarray(a, dtype=dtype))
+
+
+def read_ids(w: WireArray, sender: int, what: str, *, at_most: int) -> np.ndarray:
+    """A 1-D array of party ids (uint32 on the wire) of at most ``at_most`` entries."""
+    if len(w.shape) != 1:
+        raise DecodeError(f"{what} from party {sender}: ids must be 1-D, got shape {w.shape}", sender)
+    if w.shape[0] > at_most:
+        raise DecodeError(
+            f"{what} from party {sender}: {w.shape[0]} ids, at most {at_most} expected", sender
+        )
+    return w.to_numpy(dtype=IDS, sender=sender).astype(np.int64)
+
+
+def mask_sum(
+    self_key: bytes | None, pair_keys: list[bytes], signs: np.ndarray, cells: int, modulus: int
+) -> np.ndarray:
+    """``PRG(self) + sum_i signs[i] * PRG(pair_keys[i])`` mod R, vectorized over cells."""
+    plus = [self_key] if self_key is not None else []
+    minus: list[bytes] = []
+    for key, sign in zip(pair_keys, np.asarray(signs).tolist(), strict=True):
+        (plus if sign > 0 else minus).append(key)
+    result: np.ndarray = crypto.signed_mask_sum(plus, minus, cells, modulus).astype(np.uint64)
+    return result
+
+
+class ClientState(enum.Enum):
+    KEYS = "keys advertised, waiting for neighbour keys"
+    SHARES = "shares sent, waiting for the shares addressed to me"
+    MASKED = "masked input sent, waiting for the unmask request"
+    UNMASK = "unmask shares sent, waiting for the aggregate"
+    DONE = "done"
+    ABORTED = "aborted"
+
+
+class SecAggClient(Role):
+    """Data party ``party_id`` in ``1..n``.
+
+    Parameters
+    ----------
+    config, graph:
+        The public parameters and graph (shared by all roles of the run).
+    x:
+        The private input vector (``cells`` entries in ``[0, (R - 1) // n]``).
+    entropy:
+        Cryptographic source of keys, seeds and share polynomials.
+
+    A malformed message from the aggregator (wrong shapes, ids outside this
+    party's neighbourhood, a share that fails authentication) makes the party
+    leave the run -- it becomes a dropout, never reveals both shares of a
+    neighbour, and names the aggregator.
+    """
+
+    message_types = SECAGG_MESSAGES
+    patience = 3  # the aggregator may spend one deadline per step waiting for dropouts
+
+    def __init__(
+        self,
+        party_id: int,
+        config: SecAggConfig,
+        graph: Graph,
+        x: np.ndarray,
+        *,
+        entropy: Entropy | None = None,
+    ) -> None:
+        super().__init__(party_id, ClientState.KEYS)
+        if not 1 <= self.party_id <= config.n:
+            raise UsageError(f"party_id must be in 1..{config.n}, got {party_id}")
+        if graph.n != config.n or graph.degree != config.degree:
+            raise UsageError("graph does not match config (n or degree differ)")
+        self.cfg = config
+        self.run = config.run
+        self.graph = graph
+        # held in the wire dtype (values < R): a quarter of the memory of uint64 for Adult
+        self.x = check_inputs(x, config.modulus, config.n).astype(config.dtype)
+        if self.x.size != config.cells:
+            raise UsageError(f"x must have {config.cells} cells, got {self.x.size}")
+        self.entropy = entropy if entropy is not None else SystemEntropy()
+
+    def start(self) -> list[Send]:
+        self._c_sk, c_pk = crypto.keypair(self.entropy)
+        self._s_sk, s_pk = crypto.keypair(self.entropy)
+        self._b = self.entropy.key(32)
+        commit = hashlib.sha256(self._b).digest()
+        msg = AdvertiseKeys(run=self.run, step=0, c_pk=c_pk, s_pk=s_pk, b_commit=commit)
+        return [Send(COORDINATOR, msg)]
+
+    def waiting_for(self) -> AbstractSet[int]:
+        return NOBODY if self.done else ONLY_COORDINATOR
+
+    def coalition_secrets(self) -> tuple[bytes | None, bytes | None, np.ndarray, np.ndarray]:
+        """What this party would hand a coalition it joined -- never sent by the protocol.
+
+        For the adversary module's collusion analysis
+        (:func:`mpc_rr.adversary.member_state`): ``(s_sk, b, holders, held)``,
+        its raw X25519 mask key, its self-mask seed, and the Shamir shares it
+        holds (``holders[i]`` owns row ``held[i]``: shares of ``s_sk`` in the
+        first ``shamir.CHUNKS`` columns, of ``b`` in the rest).  ``None`` or
+        empty before the step that creates them.
+        """
+        sk = getattr(self, "_s_sk", None)
+        holders = getattr(self, "_holders", None)
+        held = getattr(self, "_held", None)
+        return (
+            None if sk is None else crypto.private_bytes(sk),
+            getattr(self, "_b", None),
+            np.zeros(0, np.int64) if holders is None else np.asarray(holders, np.int64),
+            np.zeros((0, 2 * shamir.CHUNKS), np.uint64) if held is None else np.asarray(held, np.uint64),
+        )
+
+    def neighbour_mask_keys(self) -> dict[int, bytes]:
+        """Mask public key of each live neighbour the aggregator sent (after ``NeighborKeys``)."""
+        pks = self._nb_s_pks
+        return {v: pks[32 * i : 32 * i + 32] for i, v in enumerate(self._nb_ids.tolist())}
+
+    def _from_aggregator(self, src: int) -> None:
+        if src != COORDINATOR:
+            raise PeerError(f"{self.name}: message from party {src}, not the aggregator", src)
+
+    def _leave(self, what: str, why: str) -> PeerError:
+        """The aggregator sent something malformed: abort (we become a dropout), blame it."""
+        self.abort(f"{self.name}: bad {what} from the aggregator: {why}", [COORDINATOR])
+        return PeerError(str(self.error), COORDINATOR)
+
+    # -- steps ---------------------------------------------------------------------------
+    def _on_neighbor_keys(self, src: int, msg: NeighborKeys) -> list[Send]:
+        self._from_aggregator(src)
+        try:
+            ids = read_ids(msg.ids, src, "neighbour ids", at_most=self.cfg.degree)
+            m = ids.size
+            c_pks = msg.c_pks.to_numpy(dtype=np.uint8, shape=(m, 32), sender=src)
+            s_pks = msg.s_pks.to_numpy(dtype=np.uint8, shape=(m, 32), sender=src)
+        except DecodeError as exc:
+            raise self._leave("NeighborKeys", str(exc)) from None
+        id_list = ids.tolist()
+        mine = set(self.graph.of(self.party_id).tolist())
+        if m and (np.any(np.diff(ids) <= 0) or not mine.issuperset(id_list)):
+            raise self._leave("NeighborKeys", "ids are not a sorted subset of my graph neighbours")
+        t = self.cfg.threshold
+        if m < t:
+            raise self._leave("NeighborKeys", f"only {m} live neighbours, threshold is {t}")
+        self._nb_ids = ids
+        self._nb_s_pks = s_pks.tobytes()  # row i: the mask key of ids[i]
+        u, run = self.party_id, self.run
+        secrets = np.frombuffer(crypto.private_bytes(self._s_sk) + self._b, np.uint8)
+        chunks = shamir.bytes_to_chunks(secrets.reshape(2, 32)).reshape(-1)
+        shares = shamir.share(chunks, ids, t, self.entropy).astype(SHARE)  # (m, 22)
+        try:
+            shared = crypto.agree_many(self._c_sk, c_pks.tobytes(), m)
+        except crypto.InvalidPublicKey as exc:
+            raise self._leave("NeighborKeys", str(exc)) from None
+        k_out, k_in = crypto.enc_keys_many(shared, run, u, id_list)
+        self._dec_key: dict[int, bytes] = dict(zip(id_list, k_in, strict=True))
+        aads = [f"{run}/{u}/{v}".encode() for v in id_list]
+        ct = np.frombuffer(crypto.encrypt_many(k_out, shares.tobytes(), aads), np.uint8)
+        out = EncryptedShares(
+            run=run,
+            step=1,
+            recipients=wire(ids, IDS),
+            ciphertexts=wire(ct.reshape(m, CIPHERTEXT_LEN), np.uint8),
+        )
+        return [Send(COORDINATOR, out)]
+
+    def _on_forwarded(self, src: int, msg: ForwardedShares) -> list[Send]:
+        self._from_aggregator(src)
+        try:
+            senders = read_ids(msg.senders, src, "share senders", at_most=self.cfg.degree)
+            m = senders.size
+            cts = msg.ciphertexts.to_numpy(dtype=np.uint8, shape=(m, CIPHERTEXT_LEN), sender=src)
+        except DecodeError as exc:
+            raise self._leave("ForwardedShares", str(exc)) from None
+        sender_list = senders.tolist()
+        dec_key = self._dec_key
+        if m and (np.any(np.diff(senders) <= 0) or not dec_key.keys() >= set(sender_list)):
+            raise self._leave("ForwardedShares", "senders are not a sorted subset of my neighbours")
+        if m < self.cfg.threshold:
+            # Bonawitz et al. 2017, round 2: with fewer than t holders of my shares the
+            # aggregator could ask every one of them for my self-mask seed and unmask me
+            raise self._leave(
+                "ForwardedShares", f"shares from only {m} neighbours, threshold is {self.cfg.threshold}"
+            )
+        u, run = self.party_id, self.run
+        aads = [f"{run}/{v}/{u}".encode() for v in sender_list]
+        pts, bad = crypto.decrypt_many([dec_key[v] for v in sender_list], cts.tobytes(), aads)
+        if bad >= 0:
+            raise self._leave(
+                "ForwardedShares", f"the share of party {sender_list[bad]} fails authentication"
+            )
+        plain = np.frombuffer(pts, SHARE).reshape(m, 2 * shamir.CHUNKS)
+        if plain.size and int(plain.max()) >= shamir.PRIME:
+            raise self._leave("ForwardedShares", "a decrypted share is not a field element")
+        self._holders = senders
+        self._held = plain  # row i: shares of s_sk (first CHUNKS) and b (last CHUNKS) of senders[i]
+        # masked input: y = x + PRG(b) + sum_v sign(u, v) PRG(s_uv)  (mod R)
+        row = np.searchsorted(self._nb_ids, senders)  # senders is a subset of _nb_ids (checked)
+        pks = np.frombuffer(self._nb_s_pks, np.uint8).reshape(-1, 32)[row].tobytes()
+        try:
+            shared = crypto.agree_many(self._s_sk, pks, m)
+        except crypto.InvalidPublicKey as exc:
+            raise self._leave("NeighborKeys", str(exc)) from None
+        keys = crypto.pair_keys(shared, "mask", run, u, sender_list)
+        plus = [crypto.pair_key(self._b, "self", run, u, u)]
+        minus: list[bytes] = []
+        for key, v in zip(keys, sender_list, strict=True):
+            (plus if v > u else minus).append(key)
+        cfg = self.cfg
+        mask = crypto.signed_mask_sum(plus, minus, cfg.cells, cfg.modulus)
+        R = cfg.modulus
+        if R & (R - 1) == 0:  # both in the wire dtype, whose wrap-around is exact mod R
+            y = (self.x + mask) & mask.dtype.type(R - 1)
+        else:  # mask is uint64
+            y = (self.x + mask) % np.uint64(R)
+        return [Send(COORDINATOR, MaskedInput(run=run, step=2, y=wire(y, cfg.dtype)))]
+
+    def _on_unmask_request(self, src: int, msg: UnmaskRequest) -> list[Send]:
+        self._from_aggregator(src)
+        try:
+            dropped = set(
+                read_ids(msg.dropped, src, "dropped ids", at_most=self._holders.size).tolist()
+            )
+        except DecodeError as exc:
+            raise self._leave("UnmaskRequest", str(exc)) from None
+        holders = self._holders.tolist()
+        if not dropped.issubset(holders):
+            raise self._leave("UnmaskRequest", "it names parties whose shares I do not hold")
+        is_dropped = np.array([h in dropped for h in holders], bool)
+        alive = ~is_dropped
+        c = shamir.CHUNKS
+        out = UnmaskShares(
+            run=self.run,
+            step=3,
+            b_owners=wire(self._holders[alive], IDS),
+            b_shares=wire(self._held[alive, c:], SHARE),
+            s_owners=wire(self._holders[is_dropped], IDS),
+            s_shares=wire(self._held[is_dropped, :c], SHARE),
+        )
+        return [Send(COORDINATOR, out)]  # answered once: never both shares of one neighbour
+
+    def _on_aggregate(self, src: int, msg: Aggregate) -> list[Send]:
+        self._from_aggregator(src)
+        try:
+            total = read_residues(msg.total, self.cfg.modulus, self.cfg.cells, src, "aggregate")
+        except PeerError as exc:
+            raise self._leave("Aggregate", str(exc)) from None
+        if not 0 <= msg.n_included <= self.cfg.n:
+            raise self._leave("Aggregate", f"n_included {msg.n_included} outside [0, {self.cfg.n}]")
+        self.finish(SumResult(total.astype(np.int64), (), int(msg.n_included), self.cfg.modulus))
+        return []
+
+    def _on_abort(self, src: int, msg: SecAggAbort) -> list[Send]:
+        self._from_aggregator(src)
+        self.abort(f"{self.name}: the aggregator aborted: {msg.reason[:500]}")
+        return []
+
+    S = ClientState
+    TRANSITIONS = table({
+        (S.KEYS, NeighborKeys): Transition(_on_neighbor_keys, S.SHARES),
+        (S.SHARES, ForwardedShares): Transition(_on_forwarded, S.MASKED),
+        (S.MASKED, UnmaskRequest): Transition(_on_unmask_request, S.UNMASK),
+        (S.UNMASK, Aggregate): Transition(_on_aggregate, S.DONE),
+        **each((S.KEYS, S.SHARES, S.MASKED, S.UNMASK), SecAggAbort, _on_abort, S.ABORTED),
+    })
+    del S

@@ -1,0 +1,318 @@
+"""Public parameters of SecAgg+: degree, threshold, modulus, dropout bound and graph.
+
+:func:`secagg_public` is the ONE place that builds them: every simulation,
+every separate party process and the pipeline's dependence phase call it, so
+all parties of a run agree on the configuration and on the graph.  The graph
+is public and derived from the run id (SHA-256), never from a scenario seed:
+two processes that know the run id build the same graph, and nothing secret
+depends on it.  In a deployment the run id should be fresh and unpredictable
+(the security argument of Bell et al. 2020 assumes the graph is drawn after
+the adversary chose whom to corrupt).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import math
+from dataclasses import dataclass
+from fractions import Fraction
+from functools import lru_cache
+
+import numpy as np
+
+from mpc_rr.core import UsageError
+from mpc_rr.secure_sum import shamir
+from mpc_rr.secure_sum._entropy import smallest_uint
+from mpc_rr.secure_sum._graph import Graph
+
+__all__ = [
+    "DEFAULT_FAILURE",
+    "DEFAULT_MAX_CORRUPT",
+    "DEFAULT_MAX_DROPOUT",
+    "SecAggConfig",
+    "SecAggPublic",
+    "default_degree",
+    "default_threshold",
+    "parties_in",
+    "secagg_public",
+    "secure_threshold",
+]
+
+DEFAULT_MAX_DROPOUT = 0.1
+"""Tolerated fraction of dropouts when the caller gives none (lowered only where a
+threshold >= 2 would be impossible on a complete graph)."""
+
+DEFAULT_MAX_CORRUPT = 0.1
+"""Tolerated fraction of parties colluding with the aggregator when the caller gives none."""
+
+DEFAULT_FAILURE = 1e-6
+"""Allowed probability that some party loses its threshold of live neighbours."""
+
+
+def default_degree(n: int) -> int:
+    """Graph degree ``2 * ceil(log2 n)`` (even); the complete graph for ``n <= 32``."""
+    if n <= 32:
+        return n - 1
+    return min(n - 1, 2 * math.ceil(math.log2(n)))
+
+
+def _binomial_terms(k: int, q: float) -> list[float]:
+    """``P[Binomial(k, q) = i]`` for ``i = 0..k``, from the exact formula.
+
+    The SecAgg+ thresholds sum these instead of calling ``scipy.stats`` (a slow
+    import in every party process); the thresholds equal scipy's
+    (``tests/test_secure_sum_secagg.py`` compares them on a grid).  Past
+    ``k = 1000`` the binomial coefficient no longer fits a float: log space.
+    """
+    if k <= 1000:
+        return [math.comb(k, i) * q**i * (1.0 - q) ** (k - i) for i in range(k + 1)]
+    if q in (0.0, 1.0):
+        return [float(i == (k if q else 0)) for i in range(k + 1)]
+    lq, lp, lk = math.log(q), math.log1p(-q), math.lgamma(k + 1)
+    return [
+        math.exp(lk - math.lgamma(i + 1) - math.lgamma(k - i + 1) + i * lq + (k - i) * lp)
+        for i in range(k + 1)
+    ]
+
+
+def parties_in(fraction: float, n: int) -> int:
+    """``floor(fraction * n)`` as the fraction is written: ``0.29`` of 100 parties is 29.
+
+    The float product rounds (``0.29 * 100 == 28.999999999999996``), which would
+    tolerate one colluder or dropout fewer than declared; the decimal the float
+    prints as is what a user gave.
+    """
+    return math.floor(Fraction(repr(float(fraction))) * n)
+
+
+def secure_threshold(n: int, degree: int, max_corrupt: float, failure: float = 1e-6) -> int:
+    """Smallest Shamir threshold a coalition of ``max_corrupt * n`` parties cannot reach.
+
+    A party's secrets leak when ``t`` of its neighbours collude with the
+    aggregator.  Complete graph: ``floor(max_corrupt * n) + 1``.  Sparse random
+    graph: the smallest ``t`` with ``n * P[Binomial(degree, max_corrupt) >= t]
+    <= failure`` (a union bound over parties, for a coalition chosen before the
+    graph is drawn -- Bell et al. 2020, Sec. 3).
+    """
+    deterministic = parties_in(max_corrupt, n) + 1
+    if degree >= n - 1 or max_corrupt == 0:
+        return min(deterministic, degree + 1)
+    terms = _binomial_terms(degree, max_corrupt)  # P[Binomial(k, gamma) >= t] = sum of terms[t:]
+    ok = [t for t in range(1, degree + 2) if n * math.fsum(terms[t:]) <= failure]
+    return min(deterministic, min(ok, default=degree + 1))
+
+
+def default_threshold(n: int, degree: int, max_dropout: float, failure: float = 1e-6) -> int:
+    """Largest Shamir threshold that survives ``max_dropout`` (with prob. >= 1 - ``failure``).
+
+    The larger of two guarantees: ``degree - floor(max_dropout * n)`` live
+    neighbours, which every party keeps whatever parties drop (the rule for a
+    complete graph), and the largest ``t`` with
+    ``n * P[Binomial(degree, 1 - max_dropout) < t] <= failure`` (a union bound
+    over parties, for dropouts independent of the graph).
+    """
+    deterministic = degree - parties_in(max_dropout, n)
+    if degree >= n - 1:
+        return deterministic
+    terms = _binomial_terms(degree, 1.0 - max_dropout)  # P[Binomial(k, q) < t] = sum of terms[:t]
+    ok = [t for t in range(1, degree + 1) if n * math.fsum(terms[:t]) <= failure]
+    return max(deterministic, max(ok, default=0))
+
+
+@dataclass(frozen=True)
+class SecAggConfig:
+    """Public parameters of one SecAgg+ run (validated; build with :meth:`create`).
+
+    Attributes
+    ----------
+    n, cells:
+        Data parties ``1..n`` and the vector length.
+    modulus:
+        ``R``; every input is in ``[0, (R - 1) // n]``.
+    degree, threshold:
+        Graph degree ``k`` and Shamir threshold ``t`` (``2 <= t <= k``; ``t = 1`` only
+        when ``n = 2``).
+    max_dropout:
+        Largest tolerated fraction of parties that drop out (cumulative).
+    max_corrupt:
+        Largest tolerated fraction of parties colluding with the aggregator
+        (the threshold exceeds what such a coalition holds of any neighbourhood).
+    run:
+        Run id in every message and key derivation.
+    """
+
+    n: int
+    cells: int
+    modulus: int
+    degree: int
+    threshold: int
+    max_dropout: float
+    max_corrupt: float = DEFAULT_MAX_CORRUPT
+    run: str = ""
+
+    @classmethod
+    def create(
+        cls,
+        n: int,
+        cells: int,
+        *,
+        max_value: int = 1,
+        modulus: int | None = None,
+        degree: int | None = None,
+        threshold: int | None = None,
+        max_dropout: float | None = None,
+        max_corrupt: float | None = None,
+        failure: float = DEFAULT_FAILURE,
+        run: str = "",
+    ) -> SecAggConfig:
+        """Validate and complete the parameters (``None`` = the documented default)."""
+        n, cells = int(n), int(cells)
+        if n < 2:
+            raise UsageError(f"SecAggConfig: n must be >= 2 parties, got {n}")
+        if n >= shamir.PRIME:
+            raise UsageError(f"SecAggConfig: n must be < {shamir.PRIME}, got {n}")
+        if cells < 1:
+            raise UsageError(f"SecAggConfig: cells must be >= 1, got {cells}")
+        if not 0.0 < failure < 1.0:
+            raise UsageError(f"SecAggConfig: failure must be in (0, 1), got {failure}")
+        if max_dropout is not None and not 0.0 <= max_dropout < 1.0:
+            raise UsageError(f"SecAggConfig: max_dropout must be in [0, 1), got {max_dropout}")
+        if max_corrupt is not None and not 0.0 <= max_corrupt < 1.0:
+            raise UsageError(f"SecAggConfig: max_corrupt must be in [0, 1), got {max_corrupt}")
+        gamma = DEFAULT_MAX_CORRUPT if max_corrupt is None else float(max_corrupt)
+        if modulus is None:
+            modulus = max(2, 1 << (n * max_value).bit_length())
+        if not 2 <= modulus <= 2**32 or n * max_value >= modulus:
+            raise UsageError(
+                f"SecAggConfig: modulus must be in [2, 2^32] and exceed n * max_value = "
+                f"{n * max_value}, got {modulus}"
+            )
+        if degree is not None and not 1 <= degree:
+            raise UsageError(f"SecAggConfig: degree must be >= 1, got {degree}")
+        if degree is not None and degree > n - 1:
+            raise UsageError(
+                f"SecAggConfig: degree must be at most n - 1 = {n - 1} (the complete graph), "
+                f"got {degree}"
+            )
+        t_min = 1 if n == 2 else 2  # with 2 parties the sum reveals the other input anyway
+        if max_dropout is None:
+            # the default tolerance, lowered to k/n only where a threshold >= t_min is impossible
+            md = DEFAULT_MAX_DROPOUT
+            if (default_degree(n) if degree is None else degree) >= n - 1:  # complete graph
+                while md > 0 and n - 1 - parties_in(md, n) < t_min:
+                    md = (parties_in(md, n) - 1) / n
+            max_dropout = max(md, 0.0)
+        def window(k: int) -> tuple[int, int]:
+            """Thresholds secure against ``gamma`` collusion and surviving ``max_dropout``."""
+            lo = max(t_min, secure_threshold(n, k, gamma, failure))
+            return lo, default_threshold(n, k, max_dropout, failure)
+
+        if degree is None and threshold is None:
+            # grow the default degree until some threshold is both secure and robust
+            k = default_degree(n)
+            while k < n - 1 and window(k)[0] > window(k)[1]:
+                k += 2
+        else:
+            k = default_degree(n) if degree is None else int(degree)
+        k = n - 1 if k >= n - 1 else k + (k % 2)  # the graph rounds odd degrees up
+        k = min(k, n - 1)
+        lo, hi = window(k)
+        if threshold is None:
+            t = hi
+            if not lo <= hi:
+                raise UsageError(
+                    f"SecAggConfig: at degree {k} no threshold is both secure and robust: a "
+                    f"coalition of max_corrupt={gamma:g} of the parties needs t >= {lo}, and a "
+                    f"degree of {k} cannot tolerate max_dropout={max_dropout:g} beyond t = {hi}; "
+                    f"raise the degree or lower max_dropout / max_corrupt"
+                )
+        else:
+            t = int(threshold)
+            if not lo <= t <= k:
+                if t > k:
+                    why = "a party cannot share among more neighbours than it has; lower it or raise the degree"
+                elif lo > t_min:
+                    why = (f"a coalition of max_corrupt={gamma:g} of the parties reaches thresholds below "
+                           f"{lo}; raise the threshold or degree, or lower max_corrupt")  # fmt: skip
+                else:
+                    why = f"below {t_min}, one party's share would reveal its secrets; raise it"
+                raise UsageError(f"SecAggConfig: threshold must be in [{lo}, degree={k}], got {t} ({why})")
+        return cls(n, cells, int(modulus), k, t, float(max_dropout), gamma, run)
+
+    @property
+    def dtype(self) -> np.dtype[np.unsignedinteger]:
+        """Wire dtype of residues: the smallest unsigned type holding ``modulus - 1``."""
+        return smallest_uint(self.modulus)
+
+    @property
+    def max_dropped(self) -> int:
+        """Largest number of dropouts the run tolerates."""
+        return parties_in(self.max_dropout, self.n)
+
+    def as_json(self) -> dict[str, object]:
+        return {
+            "n": self.n,
+            "cells": self.cells,
+            "modulus": self.modulus,
+            "degree": self.degree,
+            "threshold": self.threshold,
+            "max_dropout": self.max_dropout,
+            "max_dropped": self.max_dropped,
+            "max_corrupt": self.max_corrupt,
+        }
+
+
+@dataclass(frozen=True, eq=False)
+class SecAggPublic:
+    """Everything public about one SecAgg+ run: the configuration and the graph."""
+
+    config: SecAggConfig
+    graph: Graph
+
+
+def secagg_public(
+    n: int,
+    cells: int,
+    *,
+    run: str,
+    max_value: int = 1,
+    modulus: int | None = None,
+    degree: int | None = None,
+    threshold: int | None = None,
+    max_dropout: float | None = None,
+    max_corrupt: float | None = None,
+    failure: float = DEFAULT_FAILURE,
+) -> SecAggPublic:
+    """THE constructor of a run's public parameters (cached: every role of a run shares them).
+
+    Parameters are :meth:`SecAggConfig.create`'s.  The graph is
+    ``Graph.random_regular`` seeded with SHA-256 of ``(run, n, degree)``.
+    """
+    return _public(
+        int(n), int(cells), str(run), int(max_value), modulus, degree, threshold, max_dropout,
+        max_corrupt, float(failure),
+    )  # fmt: skip
+
+
+@lru_cache(maxsize=16)
+def _public(
+    n: int,
+    cells: int,
+    run: str,
+    max_value: int,
+    modulus: int | None,
+    degree: int | None,
+    threshold: int | None,
+    max_dropout: float | None,
+    max_corrupt: float | None,
+    failure: float,
+) -> SecAggPublic:
+    cfg = SecAggConfig.create(
+        n, cells, max_value=max_value, modulus=modulus, degree=degree, threshold=threshold,
+        max_dropout=max_dropout, max_corrupt=max_corrupt, failure=failure, run=run,
+    )  # fmt: skip
+    digest = hashlib.sha256(f"mpc_rr/secagg/graph/v1|{run}|{n}|{cfg.degree}".encode()).digest()
+    rng = np.random.default_rng(int.from_bytes(digest[:16], "little"))
+    return SecAggPublic(cfg, Graph.random_regular(n, cfg.degree, rng))
+
+

@@ -1,0 +1,514 @@
+"""The aggregator of SecAgg+ (see :mod:`mpc_rr.secure_sum.secagg._roles` for the protocol)."""
+
+from __future__ import annotations
+
+import enum
+import hashlib
+from collections.abc import Callable, Iterable
+from collections.abc import Set as AbstractSet
+from dataclasses import dataclass
+from typing import TypeVar
+
+import numpy as np
+
+from mpc_rr.core import (
+    COORDINATOR,
+    NOBODY,
+    AllIn,
+    Deadline,
+    Message,
+    PeerError,
+    Role,
+    Send,
+    Transition,
+    UsageError,
+    WireArray,
+    each,
+    table,
+)
+from mpc_rr.secure_sum import crypto, shamir
+from mpc_rr.secure_sum._common import SumResult, read_residues
+from mpc_rr.secure_sum._graph import Graph
+from mpc_rr.secure_sum.secagg._client import CIPHERTEXT_LEN, IDS, SHARE, mask_sum, read_ids, wire
+from mpc_rr.secure_sum.secagg._messages import (
+    SECAGG_MESSAGES,
+    AdvertiseKeys,
+    Aggregate,
+    EncryptedShares,
+    ForwardedShares,
+    MaskedInput,
+    NeighborKeys,
+    SecAggAbort,
+    UnmaskRequest,
+    UnmaskShares,
+)
+from mpc_rr.secure_sum.secagg._params import SecAggConfig
+
+__all__ = ["SecAggServer", "ServerState"]
+
+P = TypeVar("P")
+
+
+class ServerState(enum.Enum):
+    KEYS = "collecting public keys"
+    SHARES = "collecting encrypted shares"
+    MASKED = "collecting masked inputs"
+    UNMASK = "collecting unmask shares"
+    DONE = "done"
+    ABORTED = "aborted"
+
+
+@dataclass(frozen=True)
+class _Unmask:
+    """A validated UnmaskShares: shares of ``b`` of live owners and of ``s_sk`` of dropped ones."""
+
+    b_owners: np.ndarray
+    b_shares: np.ndarray
+    s_owners: np.ndarray
+    s_shares: np.ndarray
+
+    def same(self, other: _Unmask) -> bool:
+        return all(
+            np.array_equal(getattr(self, f), getattr(other, f))
+            for f in ("b_owners", "b_shares", "s_owners", "s_shares")
+        )
+
+
+class _Abort(Exception):
+    def __init__(self, reason: str, culprits: Iterable[int] = ()) -> None:
+        super().__init__(reason)
+        self.culprits = [int(c) for c in culprits]
+
+
+def _ids_text(ids: Iterable[int], limit: int = 20) -> str:
+    ids = sorted(int(i) for i in ids)
+    more = f" and {len(ids) - limit} more" if len(ids) > limit else ""
+    return f"{ids[:limit]}{more}"
+
+
+class SecAggServer(Role):
+    """The aggregator (party 0): routes messages, tracks dropouts, unmasks the sum.
+
+    ``result`` is a :class:`SumResult` whose ``included`` lists the parties whose
+    inputs are in the total; ``dropped`` maps each dropped party to the step at
+    which it dropped; ``culprits`` lists parties excluded for misbehaving;
+    ``late`` counts messages that arrived after their step closed.
+    """
+
+    message_types = SECAGG_MESSAGES
+
+    def __init__(self, config: SecAggConfig, graph: Graph) -> None:
+        super().__init__(COORDINATOR, ServerState.KEYS)
+        if graph.n != config.n or graph.degree != config.degree:
+            raise UsageError("graph does not match config (n or degree differ)")
+        self.cfg = config
+        self.run = config.run
+        self.graph = graph
+        n = config.n
+        self.alive = np.zeros(n + 1, bool)
+        self.alive[1:] = True
+        self.dropped: dict[int, str] = {}
+        self.culprits: list[int] = []
+        self.late = 0
+        self._expect: set[int] = set(range(1, n + 1))  # live parties still silent this step
+        self._keys: dict[int, AdvertiseKeys] = {}
+        self._cts: dict[int, np.ndarray] = {}
+        self._y: dict[int, np.ndarray] = {}
+        self._unmask: dict[int, _Unmask] = {}
+        self._c_pk = np.zeros((n + 1, 32), np.uint8)
+        self._s_pk = np.zeros((n + 1, 32), np.uint8)
+        self._commit = np.zeros((n + 1, 32), np.uint8)
+        self._sent_ids: dict[int, np.ndarray] = {}
+        self._mask_sets: dict[int, np.ndarray] = {}
+        self._y_acc = np.zeros(config.cells, np.uint64)
+
+    def start(self) -> list[Send]:
+        return []
+
+    def waiting_for(self) -> AbstractSet[int]:
+        return NOBODY if self.done else self._expect
+
+    # -- bookkeeping ---------------------------------------------------------------------
+    def _drop(self, u: int, why: str) -> None:
+        self._expect.discard(u)
+        if self.alive[u]:
+            self.alive[u] = False
+            self.dropped[u] = why
+
+    def _exclude(self, u: int) -> None:
+        self.culprits.append(u)
+        self._drop(u, f"excluded at {self.state.name}")
+
+    def _drop_silent(self) -> None:
+        for u in sorted(self._expect):
+            self._drop(u, self.state.name)
+
+    def _bound(self) -> None:
+        dropped = self.cfg.n - int(self.alive.sum())
+        if dropped > self.cfg.max_dropped:
+            ids = sorted(self.dropped)
+            raise _Abort(
+                f"{self.name}: {dropped} of {self.cfg.n} parties dropped out by step "
+                f"{self.state.name} ({_ids_text(ids)}); max_dropout={self.cfg.max_dropout:g} "
+                f"allows {self.cfg.max_dropped}",
+                ids,
+            )
+
+    def _live_degree(self, members: np.ndarray) -> np.ndarray:
+        """Number of neighbours in ``members`` (bool, n+1) for every party."""
+        counts: np.ndarray = members[self.graph.neighbors].sum(axis=1)
+        return counts
+
+    def _prune(self, why: str) -> None:
+        """Drop, to a fixed point, live parties with fewer than t live neighbours."""
+        while True:
+            weak = self.alive & (self._live_degree(self.alive) < self.cfg.threshold)
+            if not weak.any():
+                return
+            for u in np.flatnonzero(weak).tolist():
+                self._drop(u, why)
+
+    def _collect(
+        self,
+        src: int,
+        store: dict[int, P],
+        read: Callable[[], P],
+        same: Callable[[P, P], bool],
+        what: str,
+    ) -> list[Send]:
+        """Validate and store one step message; misbehaviour excludes ``src`` as a dropout."""
+        if not 1 <= src <= self.cfg.n:
+            raise PeerError(f"{self.name}: {what} from party {src}, not a data party", src)
+        if not self.alive[src]:
+            self.late += 1
+            return []
+        try:
+            payload = read()
+        except PeerError as exc:
+            store.pop(src, None)
+            self._exclude(src)
+            raise PeerError(f"{exc}; party {src} excluded as a dropout", src) from None
+        if src in store:
+            if same(store[src], payload):
+                raise PeerError(f"{self.name}: duplicate {what} from party {src} ignored", src)
+            del store[src]
+            self._exclude(src)  # the step then closes at its deadline or when all are in
+            raise PeerError(f"{self.name}: party {src} sent two different {what}s; excluded", src)
+        store[src] = payload
+        self._expect.discard(src)
+        return []
+
+    def _late(self, src: int, msg: Message) -> list[Send]:
+        self.late += 1
+        return []
+
+    # -- step 0: keys ---------------------------------------------------------------------
+    def _on_keys(self, src: int, msg: AdvertiseKeys) -> list[Send]:
+        def read() -> AdvertiseKeys:
+            for name in ("c_pk", "s_pk", "b_commit"):
+                if len(getattr(msg, name)) != 32:
+                    raise PeerError(f"{self.name}: {name} from party {src} is not 32 bytes", src)
+            return msg
+
+        return self._collect(src, self._keys, read, lambda a, b: a == b, "AdvertiseKeys")
+
+    def _close_keys(self) -> list[Send]:
+        self._drop_silent()
+        got = [(u, msg) for u, msg in self._keys.items() if self.alive[u]]
+        if got:  # every field was checked to be 32 bytes on receipt
+            ids = [u for u, _ in got]
+            for table, field in ((self._c_pk, "c_pk"), (self._s_pk, "s_pk"), (self._commit, "b_commit")):
+                raw = b"".join([getattr(msg, field) for _, msg in got])
+                table[ids] = np.frombuffer(raw, np.uint8).reshape(len(ids), 32)
+        self._keys = {}
+        return self._guarded(self._send_neighbor_keys)
+
+    def _send_neighbor_keys(self) -> list[Send]:
+        self._bound()
+        self._prune("pruned: too few live neighbours after key advertisement")
+        self._bound()
+        out: list[Send] = []
+        live = np.flatnonzero(self.alive)
+        rows = self.graph.neighbors[live]  # (L, k): every live party's graph neighbours
+        ok = self.alive[rows]
+        full = ok.all(axis=1).tolist()
+        ids32 = rows.astype(IDS)
+        c_pks, s_pks = self._c_pk[rows], self._s_pk[rows]  # (L, k, 32)
+        run = self.run
+        for i, u in enumerate(live.tolist()):
+            if full[i]:  # the common case: no neighbour dropped, send the rows as they are
+                ids, i32, c, s = rows[i], ids32[i], c_pks[i], s_pks[i]
+            else:
+                keep = ok[i]
+                ids, i32, c, s = rows[i][keep], ids32[i][keep], c_pks[i][keep], s_pks[i][keep]
+            self._sent_ids[u] = ids
+            m = ids.size
+            msg = NeighborKeys(
+                run=run,
+                step=0,
+                ids=WireArray(dtype=IDS.str, shape=(m,), data=i32.tobytes()),
+                c_pks=WireArray(dtype="|u1", shape=(m, 32), data=c.tobytes()),
+                s_pks=WireArray(dtype="|u1", shape=(m, 32), data=s.tobytes()),
+            )
+            out.append(Send(u, msg))
+        return out
+
+    # -- step 1: shares -------------------------------------------------------------------
+    def _on_shares(self, src: int, msg: EncryptedShares) -> list[Send]:
+        def read() -> np.ndarray:
+            want = self._sent_ids.get(src)
+            if want is None:
+                raise PeerError(f"{self.name}: party {src} was not sent neighbour keys", src)
+            rec = read_ids(msg.recipients, src, "recipients", at_most=want.size)
+            if not np.array_equal(rec, want):
+                raise PeerError(f"{self.name}: party {src} addressed shares to the wrong parties", src)
+            cts: np.ndarray = msg.ciphertexts.to_numpy(
+                dtype=np.uint8, shape=(rec.size, CIPHERTEXT_LEN), sender=src
+            )
+            return cts
+
+        return self._collect(src, self._cts, read, np.array_equal, "EncryptedShares")
+
+    def _close_shares(self) -> list[Send]:
+        self._drop_silent()
+        return self._guarded(self._forward_shares)
+
+    def _forward_shares(self) -> list[Send]:
+        self._bound()
+        self._prune("pruned: too few live neighbours after share distribution")
+        self._bound()
+        alive = self.alive
+        senders = sorted(u for u in self._cts if alive[u])  # ascending: see the sort below
+        cts_of, self._cts = self._cts, {}
+        sent = self._sent_ids
+        empty = np.zeros(0, np.int64)
+        snd = np.repeat(np.asarray(senders, np.int64), [sent[u].size for u in senders])
+        rcv = np.concatenate([sent[u] for u in senders] or [empty])
+        cts = np.concatenate(
+            [cts_of[u] for u in senders] or [np.zeros((0, CIPHERTEXT_LEN), np.uint8)]
+        )
+        keep = alive[rcv]
+        if not keep.all():
+            snd, rcv, cts = snd[keep], rcv[keep], cts[keep]
+        # by receiver, then sender: the senders come in ascending order and each sends one
+        # share per receiver, so a stable sort by receiver alone is the lexicographic order
+        order = np.argsort(rcv, kind="stable")
+        snd, rcv = snd[order], rcv[order]
+        bounds = np.searchsorted(rcv, np.arange(self.cfg.n + 2)).tolist()
+        snd_b = snd.astype(IDS).tobytes()
+        cts_b = cts[order].data.cast("B")  # sliced into each message's bytes: one copy
+        out: list[Send] = []
+        run, width, ids_str, w4 = self.run, CIPHERTEXT_LEN, IDS.str, IDS.itemsize
+        mask_sets = self._mask_sets
+        for v in np.flatnonzero(alive).tolist():
+            lo, hi = bounds[v], bounds[v + 1]
+            mask_sets[v] = snd[lo:hi]
+            msg = ForwardedShares(
+                run=run,
+                step=1,
+                senders=WireArray(dtype=ids_str, shape=(hi - lo,), data=snd_b[w4 * lo : w4 * hi]),
+                ciphertexts=WireArray(
+                    dtype="|u1", shape=(hi - lo, width), data=bytes(cts_b[width * lo : width * hi])
+                ),
+            )
+            out.append(Send(v, msg))
+        self._sharers = self.alive.copy()  # U2: parties whose seeds are shared
+        return out
+
+    # -- step 2: masked inputs ------------------------------------------------------------
+    def _on_masked(self, src: int, msg: MaskedInput) -> list[Send]:
+        def read() -> np.ndarray:
+            return read_residues(msg.y, self.cfg.modulus, self.cfg.cells, src, "masked input")
+
+        return self._collect(src, self._y, read, np.array_equal, "MaskedInput")
+
+    def _close_masked(self) -> list[Send]:
+        self._drop_silent()
+        return self._guarded(self._request_unmask)
+
+    def _request_unmask(self) -> list[Send]:
+        self._bound()
+        cfg = self.cfg
+        self._inputs = self.alive.copy()  # U3
+        acc = np.zeros(cfg.cells, np.uint64)
+        for u, y in self._y.items():
+            if self._inputs[u]:
+                acc += y
+        self._y = {}
+        self._y_sum = acc % np.uint64(cfg.modulus)
+        # every party whose seed must be rebuilt needs t live share holders among U3
+        dropped_sharers = self._sharers & ~self._inputs
+        holders = self._live_degree(self._inputs)
+        need = self._inputs | (dropped_sharers & (holders > 0))
+        short = np.flatnonzero(need & (holders < cfg.threshold))
+        if short.size:
+            raise _Abort(
+                f"{self.name}: parties {_ids_text(short.tolist())} keep fewer than "
+                f"t={cfg.threshold} live share holders; their masks cannot be removed",
+                short.tolist(),
+            )
+        out = []
+        # one message object for every party none of whose neighbours dropped (encoded once)
+        nobody = UnmaskRequest(run=self.run, step=3, dropped=wire(np.zeros(0, IDS), IDS))
+        for v in np.flatnonzero(self._inputs).tolist():
+            ms = self._mask_sets[v]
+            gone = ms[dropped_sharers[ms]]
+            msg = nobody if not gone.size else UnmaskRequest(
+                run=self.run, step=3, dropped=wire(gone, IDS)
+            )
+            out.append(Send(v, msg))
+        return out
+
+    # -- step 3: unmasking ----------------------------------------------------------------
+    def _on_unmask(self, src: int, msg: UnmaskShares) -> list[Send]:
+        def read() -> _Unmask:
+            holders = self._mask_sets.get(src)
+            if holders is None or not self._inputs[src]:
+                raise PeerError(f"{self.name}: party {src} was not asked to unmask", src)
+            is_dropped = ~self._inputs[holders]  # status frozen when the unmask step opened
+            parts = []
+            for owners_w, shares_w, want in (
+                (msg.b_owners, msg.b_shares, holders[~is_dropped]),
+                (msg.s_owners, msg.s_shares, holders[is_dropped]),
+            ):
+                owners = read_ids(owners_w, src, "share owners", at_most=want.size)
+                if not np.array_equal(owners, want):
+                    raise PeerError(f"{self.name}: party {src} revealed shares of the wrong parties", src)
+                sh = shares_w.to_numpy(dtype=SHARE, shape=(want.size, shamir.CHUNKS), sender=src)
+                if sh.size and int(sh.max()) >= shamir.PRIME:
+                    raise PeerError(f"{self.name}: share from party {src} is not a field element", src)
+                parts += [want, sh]
+            return _Unmask(*parts)
+
+        return self._collect(src, self._unmask, read, _Unmask.same, "UnmaskShares")
+
+    def _close_unmask(self) -> list[Send]:
+        self._drop_silent()
+        return self._guarded(self._unmask_sum)
+
+    def _gather(self, which: str) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        own, hold, sh = [], [], []
+        for v, u in self._unmask.items():
+            owners, shares = (u.b_owners, u.b_shares) if which == "b" else (u.s_owners, u.s_shares)
+            own.append(owners)
+            hold.append(np.full(owners.size, v))
+            sh.append(shares)
+        if not own:
+            return np.zeros(0, np.int64), np.zeros(0, np.int64), np.zeros((0, shamir.CHUNKS))
+        return np.concatenate(own), np.concatenate(hold), np.concatenate(sh)
+
+    def _reconstruct(self, which: str, need: np.ndarray) -> np.ndarray:
+        """Rebuild the 32-byte secrets of parties ``need`` from ``t`` shares each."""
+        t = self.cfg.threshold
+        owner, holder, sh = self._gather(which)
+        counts = np.bincount(owner, minlength=self.cfg.n + 1)
+        short = need[counts[need] < t]
+        if short.size:
+            raise _Abort(
+                f"{self.name}: only {int(counts[short].min())} shares of the "
+                f"{'self-mask seed' if which == 'b' else 'mask key'} of parties "
+                f"{_ids_text(short.tolist())} arrived, threshold t={t}",
+                short.tolist(),
+            )
+        order = np.lexsort((holder, owner))
+        owner, holder, sh = owner[order], holder[order], sh[order]
+        start = np.searchsorted(owner, owner)
+        keep = (np.arange(owner.size) - start) < t
+        keep &= np.isin(owner, need)
+        xs = holder[keep].reshape(-1, t)
+        ys = sh[keep].reshape(-1, t, shamir.CHUNKS)
+        secrets = shamir.reconstruct(xs, ys)
+        try:
+            out: np.ndarray = shamir.chunks_to_bytes(secrets)
+        except UsageError as exc:  # shares that do not decode: some holder lied
+            raise _Abort(f"{self.name}: inconsistent {which}-shares: {exc}") from None
+        return out
+
+    def _unmask_sum(self) -> list[Send]:
+        self._bound()
+        cfg = self.cfg
+        run, R = self.run, cfg.modulus
+        alive_b = np.flatnonzero(self._inputs)
+        b = self._reconstruct("b", alive_b)
+        seeds = b.tobytes()
+        sha = hashlib.sha256
+        digests = b"".join([sha(seeds[i : i + 32]).digest() for i in range(0, len(seeds), 32)])
+        wrong = np.frombuffer(digests, np.uint8).reshape(-1, 32) != self._commit[alive_b]
+        bad = alive_b[wrong.any(axis=1)].tolist()
+        if bad:
+            raise _Abort(
+                f"{self.name}: reconstructed self-mask seeds of {_ids_text(bad)} fail their "
+                f"commitment",
+                bad,
+            )
+        total = self._y_sum.astype(np.int64)
+        ids = alive_b.tolist()
+        for lo in range(0, len(ids), 4096):
+            chunk = ids[lo : lo + 4096]
+            keys = crypto.self_keys(seeds[32 * lo : 32 * (lo + len(chunk))], run, chunk)
+            total -= crypto.signed_mask_sum(keys, [], cfg.cells, R).astype(np.int64)
+            total %= R
+        dropped = np.flatnonzero(self._sharers & ~self._inputs)
+        dropped = dropped[self._live_degree(self._inputs)[dropped] > 0]
+        if dropped.size:
+            total = self._remove_pair_masks(dropped, total)
+        included = tuple(int(u) for u in alive_b)
+        self.finish(SumResult(total.astype(np.int64), included, len(included), R))
+        msg = Aggregate(run=run, step=4, total=wire(total, cfg.dtype), n_included=len(included))
+        return [Send(int(v), msg) for v in np.flatnonzero(self.alive)]
+
+    def _remove_pair_masks(self, dropped: np.ndarray, total: np.ndarray) -> np.ndarray:
+        """Subtract the survivors' pairwise masks with parties that dropped after sharing."""
+        cfg, run, R = self.cfg, self.run, self.cfg.modulus
+        sks = self._reconstruct("s", dropped)
+        for d, sk_bytes in zip(dropped.tolist(), sks, strict=True):
+            sk = crypto.X25519PrivateKey.from_private_bytes(sk_bytes.tobytes())
+            if sk.public_key().public_bytes_raw() != self._s_pk[d].tobytes():
+                raise _Abort(f"{self.name}: reconstructed mask key of party {d} is inconsistent", [d])
+            vs = [v for v in self._mask_sets.get(d, np.zeros(0, int)).tolist() if self._inputs[v]]
+            try:
+                keys = [
+                    crypto.pair_key(
+                        crypto.agree(sk, self._s_pk[v].tobytes()), "mask", run, min(d, v), max(d, v)
+                    )
+                    for v in vs
+                ]
+            except crypto.InvalidPublicKey as exc:
+                raise _Abort(f"{self.name}: a survivor's mask key is invalid: {exc}") from None
+            # survivor v added sign(v, d) * PRG(s_vd): + if v < d
+            signs = np.where(np.asarray(vs) < d, 1, -1)
+            total = (total - mask_sum(None, keys, signs, cfg.cells, R).astype(np.int64)) % R
+        return total
+
+    # -- aborting -------------------------------------------------------------------------
+    def _guarded(self, step: Callable[[], list[Send]]) -> list[Send]:
+        """Run a step closure; an _Abort stops the run and tells the survivors why."""
+        try:
+            out = step()
+        except _Abort as exc:
+            self.abort(str(exc), exc.culprits)
+            msg = SecAggAbort(run=self.run, step=9, reason=str(exc))
+            return [Send(int(u), msg) for u in np.flatnonzero(self.alive)]
+        self._expect = set(np.flatnonzero(self.alive).tolist())
+        return out
+
+    S = ServerState
+    TRANSITIONS = table({
+        (S.KEYS, AdvertiseKeys): Transition(_on_keys, S.KEYS),
+        (S.KEYS, AllIn): Transition(_close_keys, S.SHARES),
+        (S.KEYS, Deadline): Transition(_close_keys, S.SHARES),
+        (S.SHARES, EncryptedShares): Transition(_on_shares, S.SHARES),
+        (S.SHARES, AllIn): Transition(_close_shares, S.MASKED),
+        (S.SHARES, Deadline): Transition(_close_shares, S.MASKED),
+        (S.MASKED, MaskedInput): Transition(_on_masked, S.MASKED),
+        (S.MASKED, AllIn): Transition(_close_masked, S.UNMASK),
+        (S.MASKED, Deadline): Transition(_close_masked, S.UNMASK),
+        (S.UNMASK, UnmaskShares): Transition(_on_unmask, S.UNMASK),
+        (S.UNMASK, AllIn): Transition(_close_unmask, S.DONE),
+        (S.UNMASK, Deadline): Transition(_close_unmask, S.DONE),
+        # a message of a step that already closed: counted in ``late``, otherwise ignored
+        **each((S.SHARES, S.MASKED, S.UNMASK), AdvertiseKeys, _late),
+        **each((S.MASKED, S.UNMASK), EncryptedShares, _late),
+        **each((S.UNMASK,), MaskedInput, _late),
+    })
+    del S
