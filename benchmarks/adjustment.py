@@ -37,7 +37,7 @@ from mpc_rr.data import Dataset, load_adult, load_adult_test
 from mpc_rr.estimation import dependence_matrix, rr_adjustment
 from mpc_rr.mdrr import cluster_attributes, rr_independent
 from mpc_rr.mechanisms import keep_or_uniform
-from scenarios.mdrr import attribute_epsilons, cluster_release
+from scenarios.reproduce.mdrr import attribute_epsilons, cluster_release
 
 METHODS = ("plain", "anderson")
 

@@ -294,7 +294,7 @@ def bench_bayes(n: int, repeat: int) -> None:
 
 
 def bench_eavesdrop(parties: int, only: set[str] | None = None) -> None:
-    from scenarios.adversary_runs import eavesdrop_report, observed_run
+    from scenarios.workloads.adversary import eavesdrop_report, observed_run
 
     print(f"\n5. eavesdropper on real runs, {parties} data parties, 16 cells (pipeline: Adult, p = 0.5)")
     print(f"   {'protocol':<18} {'transport':<9} {'census':<9} {'size succ/base (perm p)':<26} "
@@ -328,7 +328,7 @@ def bench_eavesdrop(parties: int, only: set[str] | None = None) -> None:
 
 
 def bench_inference_sweep(parties: int) -> None:
-    from scenarios.adversary_runs import eavesdrop_report, observed_run
+    from scenarios.workloads.adversary import eavesdrop_report, observed_run
 
     print(f"\n5b. plaintext eavesdropper, Bayes-optimal inference per mechanism and p "
           f"(pipeline: {parties:,} Adult parties, dependence rr; RRBA: {parties:,} Survey "
@@ -350,7 +350,7 @@ def bench_inference_sweep(parties: int) -> None:
 
 def bench_rrba_sizes(parties: int) -> None:
     from mpc_rr.adversary import size_census, size_leakage
-    from scenarios.adversary_runs import observed_run
+    from scenarios.workloads.adversary import observed_run
 
     print(f"\n5c. RRBA answer sizes on Adult ({parties:,} clients, B = 200, p = 0.5): clients asked "
           "education x occupation (240 cells); secret: is their true cell >= 128?")  # fmt: skip
@@ -373,7 +373,7 @@ def bench_rrba_sizes(parties: int) -> None:
 def bench_coalition() -> None:
     from mpc_rr.adversary import coalition_sweep, member_state, pool
     from mpc_rr.core import observe
-    from scenarios.adversary_runs import observed_run
+    from scenarios.workloads.adversary import observed_run
 
     print("\n6. coalitions (success, recovery rate and baseline against C; one-hot inputs, 16 cells)")
     settings = [

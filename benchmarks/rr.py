@@ -29,7 +29,7 @@ from mpc_rr.estimation import (
 )
 from mpc_rr.mdrr import adjust, cluster_attributes, rr_clusters, rr_independent
 from mpc_rr.mechanisms import cluster_matrix, keep_or_uniform
-from scenarios import mdrr
+from scenarios.reproduce import mdrr
 
 
 def bench_perturb_estimate(n: int = 1_000_000, k: int = 16, p: float = 0.3) -> None:

@@ -3,13 +3,13 @@
 :func:`parties.procs.run_processes` runs ``mpc-rr party ARGV`` once per party.
 Three ways to start those processes, chosen with ``launch=``:
 
-* ``"exec"``: ``python -m scenarios.cli party ARGV`` -- a new interpreter per
+* ``"exec"``: ``python -m parties.party_main ARGV`` -- a new interpreter per
   party, exactly what a user starts on a host of its own.  Every process pays
   the interpreter and its imports (trio, numpy, ssl, cryptography, msgspec,
   the protocol: ~0.5 s of CPU), and m processes on 2 cores pay it m times.
 * ``"fork"``: this process imports those modules once and forks one child
   per party (:mod:`multiprocessing`'s ``fork`` context); the child runs the
-  same ``scenarios.cli.main(ARGV)``.  Only where forking is safe
+  same :func:`parties.party_main.main` (ARGV).  Only where forking is safe
   (:func:`fork_is_safe`: Linux, no other thread in this process -- a fork
   copies only the calling thread, so a lock another thread held would stay
   locked in the child); a :class:`UsageError` otherwise.
@@ -68,8 +68,7 @@ _COMMON_PRELOAD = (
     "ssl",
     "msgspec",
     "cryptography.hazmat.primitives.asymmetric.x25519",
-    "scenarios.cli",
-    "scenarios.commands.party",
+    "parties.party_main",
     "parties.node",
     "parties.launch",
     "transports.tcp",
@@ -94,7 +93,7 @@ class PartyProcess(Protocol):
 
 def preload_modules(protocol: str) -> list[str]:
     """Modules the fork server imports once: the party command, the runtime, the protocol's roles."""
-    from scenarios.registry import BUILTIN
+    from mpc_rr.core import BUILTIN
 
     target = BUILTIN.get(protocol)
     return [*_COMMON_PRELOAD, *([target.partition(":")[0]] if target else [])]
@@ -150,7 +149,7 @@ def _exec(argv: list[str], log: Path, listen: socket.socket | None, python: str)
     env = dict(os.environ, PYTHONUNBUFFERED="1")
     with open(log, "wb") as err:  # the child holds its own descriptor
         return subprocess.Popen(
-            [python, "-m", "scenarios.cli", "party", *argv],
+            [python, "-m", "parties.party_main", *argv],
             stdout=subprocess.DEVNULL, stderr=err, env=env, pass_fds=fds,
         )  # fmt: skip
 
@@ -231,9 +230,9 @@ def _party_main(argv: list[str], log: str, listen: socket.socket | None) -> None
     os.dup2(os.open(log, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600), 2)
     if listen is not None:  # this socket object must not close the descriptor the hub serves
         argv = [*argv, "--listen-fd", str(listen.detach())]
-    from scenarios.cli import main
+    from parties.party_main import main
 
-    sys.exit(main(["party", *argv], commands=("party",)))
+    sys.exit(main(argv))
 
 
 class _Forked:

@@ -2,7 +2,7 @@
 
 Each process builds its own role from ``(roster size, seed, params)`` with a
 :class:`~mpc_rr.core.ProtocolSpec` (the caller resolves the protocol name,
-``scenarios.registry``), so the same command works on one host or many.
+``mpc_rr.core._registry``), so the same command works on one host or many.
 The hub (party 0) listens, runs its role, then keeps relaying until every
 other party has connected and left again (bounded by ``linger`` seconds).
 A start barrier (:meth:`~transports.tcp.TcpHub.start_all`) makes every party

@@ -158,10 +158,9 @@ def run_with_hub_process(
     is the protocol run, as with ``run_tcp``).  Results
     are JSON values (``spec.result_to_json``), as from :func:`run_processes`.
     """
-    from mpc_rr.core import CostReport
+    from mpc_rr.core import BUILTIN, CostReport
     from parties.process_stats import peak_rss_bytes
     from parties.tcp_runner import run_tcp_sync
-    from scenarios.registry import BUILTIN
     from transports.errors import TransportError
 
     if n_parties < 2:
@@ -170,7 +169,7 @@ def run_with_hub_process(
         raise UsageError(
             f"run_with_hub_process: the hub process builds its role from the protocol name, and "
             f"{spec.name!r} is not a built-in protocol (built-in: {sorted(BUILTIN)}); add it to "
-            f"scenarios.registry.BUILTIN"
+            f"mpc_rr.core.BUILTIN"
         )
     params = dict(params or {})
     with _work_folder(workdir, "mpc-rr-hub-") as folder:

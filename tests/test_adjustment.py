@@ -14,7 +14,7 @@ from mpc_rr.data import load_adult
 from mpc_rr.estimation import ADJUSTMENT_METHODS, dependence_matrix, rr_adjustment
 from mpc_rr.mdrr import cluster_attributes, rr_independent
 from mpc_rr.mechanisms import keep_or_uniform
-from scenarios.mdrr import attribute_epsilons, cluster_release
+from scenarios.reproduce.mdrr import attribute_epsilons, cluster_release
 
 # Example 1: 4 x (a1, b1), 2 x (a2, b1), 0 x (a1, b2), 4 x (a2, b2); targets (1/2, 1/2)
 Y = np.array([[0, 0]] * 4 + [[1, 0]] * 2 + [[1, 1]] * 4)

@@ -20,7 +20,7 @@ from mpc_rr.adversary import (
 )
 from mpc_rr.core import Transcript, UsageError, observe
 from mpc_rr.mechanisms import cluster_matrix, keep_or_uniform
-from scenarios.adversary_runs import eavesdrop_report, observed_run
+from scenarios.workloads.adversary import eavesdrop_report, observed_run
 
 RNG = np.random.default_rng
 
@@ -101,7 +101,7 @@ def test_participation_dropouts_are_visible_without_cover_traffic():
     from mpc_rr.secure_sum import secure_sum_roles
     from mpc_rr.secure_sum.secagg import MaskedInput
     from parties.runner import MemoryRunner
-    from scenarios.adversary_runs import one_hot_inputs
+    from scenarios.workloads.adversary import one_hot_inputs
     from transports.tap import Tap
 
     x, _ = one_hot_inputs(30, 4, 8)

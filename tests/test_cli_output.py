@@ -11,8 +11,8 @@ from pathlib import Path
 import pytest
 
 from scenarios.cli import main
-from scenarios.commands.ping import ping
-from scenarios.progress import Phases
+from scenarios.cli.commands.ping import ping
+from scenarios.cli.progress import Phases
 
 
 def test_phases_close_each_bar_when_complete_and_time_the_gaps() -> None:

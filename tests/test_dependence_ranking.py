@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from mpc_rr.data import load_adult
-from scenarios.dependence_ranking import dependence_ranking
+from scenarios.reproduce.dependence_ranking import dependence_ranking
 
 
 def test_exact_source_is_exact_and_noisy_sources_improve_with_p() -> None:

@@ -17,10 +17,10 @@ import pytest
 import trio
 
 from mpc_rr.core import UsageError
+from mpc_rr.core._registry import get_protocol
 from mpc_rr.secure_sum.plainsum import expected_total, make_role
 from parties.procs import run_with_hub_process
 from parties.tcp_runner import run_tcp, run_tcp_sync
-from scenarios.registry import get_protocol
 from transports.errors import TransportError
 from transports.pki import generate_deployment
 from transports.tcp import open_hub
@@ -34,7 +34,7 @@ def test_a_hub_process_fits_where_one_process_cannot() -> None:
         import json, resource
         resource.setrlimit(resource.RLIMIT_NOFILE, (200, 200))
         from mpc_rr.core import UsageError
-        from scenarios.commands.ping import ping
+        from scenarios.cli.commands.ping import ping
         try:
             ping("tcp", 100)
         except UsageError as exc:

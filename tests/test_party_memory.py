@@ -9,9 +9,9 @@ import trio
 import trio.testing
 
 from mpc_rr.core import COORDINATOR, DecodeError, PeerError, WireArray
+from mpc_rr.core._registry import get_protocol
 from mpc_rr.secure_sum.plainsum import PlainValue, client_input, expected_total, make_role
 from parties import Party, run_memory, run_memory_sync
-from scenarios.registry import get_protocol
 from transports import LinkModel, MemoryNetwork, Tap
 
 

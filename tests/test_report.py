@@ -16,11 +16,11 @@ import numpy as np
 import pytest
 
 from scenarios.cli import main
-from scenarios.report import build, render
-from scenarios.report_figures import Figure, wilson
-from scenarios.spec import parse_scenario
-from scenarios.store import Store
-from scenarios.sweep import sweep
+from scenarios.experiments.spec import parse_scenario
+from scenarios.experiments.sweep import sweep
+from scenarios.results.report import build, render
+from scenarios.results.report_figures import Figure, wilson
+from scenarios.results.store import Store
 
 STUDIES = {
     "pipe": """

@@ -8,9 +8,9 @@ import numpy as np
 import pytest
 
 from mpc_rr.core import COORDINATOR, UsageError, run_roles
+from mpc_rr.core._registry import get_protocol
 from mpc_rr.data import Dataset, data_dir, load_csv, load_network
 from mpc_rr.rrba import RRBAAggregator, RRBAClient, csv_record, run_rrba
-from scenarios.registry import get_protocol
 
 SURVEY_CSV = data_dir() / "survey_10000.csv"
 

@@ -8,9 +8,9 @@ from pathlib import Path
 
 import pytest
 
-from scenarios import rrba_reproduce as rr
 from scenarios.cli import main
-from scenarios.rrba_reproduce_report import convergence_claims, tables56_findings
+from scenarios.reproduce import rrba as rr
+from scenarios.reproduce.rrba_report import convergence_claims, tables56_findings
 
 
 def test_convergence_tiny_and_claims() -> None:

@@ -9,9 +9,9 @@ import numpy as np
 import pytest
 
 from mpc_rr.data import Dataset, load_adult
-from scenarios import mdrr
 from scenarios.cli import main
-from scenarios.pipeline_run import plot_title
+from scenarios.reproduce import mdrr
+from scenarios.workloads.pipeline import plot_title
 
 ROWS = [
     ("young", "F", "north", "low"), ("old", "M", "south", "high"), ("adult", "F", "north", "mid"),

@@ -19,16 +19,16 @@ import numpy as np
 import pytest
 
 from mpc_rr.core import UsageError
-from scenarios import kinds as kinds_mod
 from scenarios.cli import main
-from scenarios.kinds import Kind, Outcome, RunContext, register
-from scenarios.provenance import code_version
-from scenarios.spec import load_scenario, parse_scenario, run_key, run_seed
-from scenarios.store import Store
-from scenarios.sweep import sweep
+from scenarios.experiments import kinds as kinds_mod
+from scenarios.experiments.kinds import Kind, Outcome, RunContext, register
+from scenarios.experiments.spec import load_scenario, parse_scenario, run_key, run_seed
+from scenarios.experiments.sweep import sweep
+from scenarios.results.provenance import code_version
+from scenarios.results.store import Store
 
 ROOT = Path(__file__).resolve().parent.parent
-EXAMPLES = ROOT / "scenarios" / "examples"
+EXAMPLES = ROOT / "scenarios" / "experiments" / "examples"
 
 SECURE_SUM = """
 [scenario]
@@ -113,7 +113,7 @@ def test_point_checks_name_the_grid_point(tmp_path: Path) -> None:
         UsageError,
         match=r"protocol: parties must be at most the 32,561 records of adult, got 40000",
     ):
-        from scenarios.sweep import plan
+        from scenarios.experiments.sweep import plan
 
         plan(parse_scenario(bad, source="x.toml"))
 
@@ -125,7 +125,7 @@ def test_data_table_errors_name_data_keys(tmp_path: Path) -> None:
         UsageError,
         match=r"is a CSV file: give its schema \(data\.schema schema\.toml.*or data\.infer",
     ):
-        from scenarios.sweep import plan
+        from scenarios.experiments.sweep import plan
 
         plan(parse_scenario(base, source="s.toml", base=tmp_path))
     ok = doc(
@@ -188,9 +188,9 @@ def test_examples_decode_and_plan() -> None:
 
 def test_kind_literals_match_the_library() -> None:
     from mpc_rr.rrba import CLIENT_RNG, ESTIMATORS, REPAIRS, STOPS
-    from scenarios.commands.audit import MECHANISMS
-    from scenarios.kinds.audit import AuditParams
-    from scenarios.kinds.rrba import RRBAParams
+    from scenarios.cli.commands.audit import MECHANISMS
+    from scenarios.experiments.kinds.audit import AuditParams
+    from scenarios.experiments.kinds.rrba import RRBAParams
 
     def choices(struct: type, name: str) -> set[str]:
         f = next(f for f in msgspec.structs.fields(struct) if f.name == name)
@@ -495,7 +495,7 @@ def test_worker_processes_give_the_same_results(tmp_path: Path) -> None:
 
 
 def test_the_readme_study_decodes_and_its_data_loads() -> None:
-    from scenarios.sweep import plan
+    from scenarios.experiments.sweep import plan
 
     readme = (ROOT / "README.md").read_text()
     section = readme[readme.index("## Run a study") :]
@@ -517,8 +517,8 @@ def test_the_readme_study_decodes_and_its_data_loads() -> None:
 
 
 def test_results_are_the_latest_studys_runs_never_a_mix(toy: Kind, tmp_path: Path) -> None:
-    from scenarios.aggregate import by_point, select
-    from scenarios.report import build
+    from scenarios.results.aggregate import by_point, select
+    from scenarios.results.report import build
 
     f = tmp_path / "toy.toml"
     with Store(tmp_path / "r.db") as store:
@@ -569,7 +569,7 @@ def test_max_corrupt_is_a_parameter_of_the_secure_sum_and_pipeline_kinds(tmp_pat
     assert rows[0.3]["threshold"] > rows[0.05]["threshold"]  # a larger coalition, a higher threshold
 
     # like max_dropout, it only applies where SecAgg+ runs (checked before any run)
-    from scenarios.sweep import plan
+    from scenarios.experiments.sweep import plan
 
     with pytest.raises(UsageError, match="max_corrupt only apply to protocol secagg"):
         plan(parse_scenario(doc('kind = "secure-sum"\nprotocol = "full-mesh"\nmax_corrupt = 0.2'), source="m.toml"))

@@ -32,7 +32,7 @@ from mpc_rr.secure_sum.plainsum import expected_total, make_role
 from parties.runner import MemoryRunner
 from parties.shards import ShardedRunner, split_parties
 from scenarios.cli import main
-from scenarios.secure_sum import run_secure_sum
+from scenarios.workloads.secure_sum import run_secure_sum
 from transports.shards import decode_batch, encode_batch
 from transports.tap import Tap
 

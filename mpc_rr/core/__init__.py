@@ -28,6 +28,7 @@ from typing import TYPE_CHECKING
 from mpc_rr.core._lazy import lazy_exports
 
 __all__ = [
+    "BUILTIN",
     "COORDINATOR",
     "DEFAULT_MAX_FRAME",
     "MAX_LABEL",
@@ -71,12 +72,15 @@ __all__ = [
     "codec_for_roles",
     "csprng_generator",
     "each",
+    "get_protocol",
     "lazy_exports",
     "message_type",
     "message_types",
     "noise_source",
     "observe",
     "party_generators",
+    "protocol_names",
+    "register_protocol",
     "result_to_json",
     "roles_of",
     "run_roles",
@@ -86,6 +90,7 @@ __all__ = [
 
 _HOME = {
     "AllIn": "mpc_rr.core._roles",
+    "BUILTIN": "mpc_rr.core._registry",
     "COORDINATOR": "mpc_rr.core._roles",
     "Codec": "mpc_rr.core._messages",
     "CostReport": "mpc_rr.core._costs",
@@ -128,12 +133,15 @@ _HOME = {
     "codec_for_roles": "mpc_rr.core._harness",
     "csprng_generator": "mpc_rr.core._randomness",
     "each": "mpc_rr.core._roles",
+    "get_protocol": "mpc_rr.core._registry",
     "lazy_exports": "mpc_rr.core._lazy",
     "message_type": "mpc_rr.core._messages",
     "message_types": "mpc_rr.core._views",
     "noise_source": "mpc_rr.core._randomness",
     "observe": "mpc_rr.core._views",
     "party_generators": "mpc_rr.core._randomness",
+    "protocol_names": "mpc_rr.core._registry",
+    "register_protocol": "mpc_rr.core._registry",
     "result_to_json": "mpc_rr.core._runs",
     "roles_of": "mpc_rr.core._runs",
     "run_roles": "mpc_rr.core._harness",
@@ -183,6 +191,12 @@ if TYPE_CHECKING:
         csprng_generator,
         noise_source,
         party_generators,
+    )
+    from mpc_rr.core._registry import (
+        BUILTIN,
+        get_protocol,
+        protocol_names,
+        register_protocol,
     )
     from mpc_rr.core._roles import (
         COORDINATOR,

@@ -5,7 +5,7 @@ A :class:`Runner` drives a mapping ``party id -> Role`` -- or a
 of any subset of the parties -- to completion and returns a :class:`RunResult`.  Implementations: :class:`mpc_rr.core.HarnessRunner`
 (synchronous, no transport), ``parties.runner.MemoryRunner`` (Party actors
 over the in-memory transport), ``parties.tcp_runner.TcpRunner`` (TCP + mutual
-TLS in one process); ``scenarios.runners.runner_for(name)`` picks one by name.
+TLS in one process); ``parties.runners.runner_for(name)`` picks one by name.
 One OS process per party runs through ``parties.procs.run_processes`` (each
 process builds its own role, so it takes a protocol name, not roles).
 """

@@ -1,0 +1,1 @@
+"""The subcommands of ``mpc-rr``: one module each, exposing ``register(subparsers)``."""

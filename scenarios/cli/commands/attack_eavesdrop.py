@@ -1,0 +1,299 @@
+"""``mpc-rr attack eavesdrop``: what a wire observer learns from a real run, or a recorded one.
+
+Examples::
+
+    mpc-rr attack eavesdrop --protocol secagg --transport tcp --parties 100
+    mpc-rr attack eavesdrop --protocol pipeline --transport memory --parties 2000 --p 0.5
+    mpc-rr attack eavesdrop --protocol rrba --transport memory --parties 2000 --p 0.5
+    mpc-rr secure-sum --protocol secagg --parties 50 --cells 16 --transcript run.bin
+    mpc-rr attack eavesdrop --transcript run.bin          # offline, from the file alone
+
+A live run builds the protocol's roles over known inputs, runs them over the
+chosen transport with a tap on the network, and hands the tap to the pure
+metrics of :mod:`mpc_rr.adversary` (participation, size census, size and
+timing leakage with a permutation test, and -- where payloads are readable --
+input recovery or Bayes inference).  The inputs only score the attacks.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import math
+from pathlib import Path
+from typing import Any
+
+from mpc_rr.core import UsageError
+from scenarios.cli.options import HelpFormatter, int_at_least, output_dir, probability
+
+PROTOCOLS = ("plainsum", "full-mesh", "full-mesh-board", "secagg", "pipeline", "rrba")
+
+
+def register(sub: argparse._SubParsersAction) -> None:
+    p = sub.add_parser(
+        "eavesdrop",
+        help="what a wire observer learns from a protocol run (live or --transcript FILE)",
+        description=(
+            "Run a protocol with a tap on the network (or load a recorded transcript) and report "
+            "who took part and when, whether message sizes or timing depend on private values, "
+            "and what plaintext payloads reveal, each next to its baseline."
+        ),
+        formatter_class=HelpFormatter,
+    )
+    p.add_argument("--protocol", choices=PROTOCOLS, default=None,
+                   help="protocol of the live run (without it: --transcript FILE, whose protocol "
+                        "is read from the file)")  # fmt: skip
+    p.add_argument("--transport", choices=("memory", "tcp"), default="memory",
+                   help="memory: plaintext payloads on the tap; tcp: TCP + mutual TLS (ciphertext)")  # fmt: skip
+    p.add_argument("--parties", type=int_at_least(2), default=100, help="data parties")
+    p.add_argument("--cells", type=int_at_least(2), default=16, help="sum protocols: input cells")
+    p.add_argument("--p", type=probability, default=0.5, help="pipeline, rrba: keep probability")
+    p.add_argument("--mechanism", choices=("cluster", "lambda", "optimized"), default="cluster",
+                   help="pipeline: release mechanism")  # fmt: skip
+    p.add_argument("--dependence", choices=("rr", "secure-sum", "pairwise-rr"), default="rr",
+                   help="pipeline: dependence source")  # fmt: skip
+    p.add_argument("--data", default="survey", help="rrba: records (survey, alarm, child, adult, FILE.csv)")
+    p.add_argument("--block", type=int_at_least(1), default=250, help="rrba: clients per block")
+    p.add_argument("--secure-tally", action="store_true", help="rrba: block tallies through SecAgg+")
+    p.add_argument("--secret-attribute", type=int, default=-1,
+                   help="pipeline, rrba: the attribute the size/timing tests predict (default the last)")  # fmt: skip
+    p.add_argument("--transcript", type=Path, default=None,
+                   help="analyse this recorded run offline (without it: a live run of --protocol)")  # fmt: skip
+    p.add_argument("--permutations", type=int_at_least(0), default=200,
+                   help="label permutations of the size/timing tests (0: none)")  # fmt: skip
+    p.add_argument("--confidence", type=float, default=0.95, help="1 - alpha of every interval")
+    p.add_argument("--seed", type=int, default=0, help="seed of the inputs and the attacks' folds")
+    p.add_argument("--out", type=output_dir, default=Path("results"), help="folder for the PNG")
+    p.add_argument("--no-plot", action="store_true", help="skip the PNG")
+    p.add_argument("--json", action="store_true", help="print JSON instead of text")
+    p.set_defaults(func=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    import numpy as np
+
+    from mpc_rr.adversary._stats import check_confidence
+
+    check_confidence(args.confidence)
+    if args.transcript is not None:
+        out = offline(args.transcript, args.protocol, np.random.default_rng(args.seed),
+                      permutations=args.permutations, confidence=args.confidence)  # fmt: skip
+    elif args.protocol is None:
+        raise UsageError("give --protocol (a live run) or --transcript FILE (offline)")
+    else:
+        from scenarios.workloads.adversary import eavesdrop_report, observed_run
+
+        obs = observed_run(
+            args.protocol, transport=args.transport, parties=args.parties, cells=args.cells,
+            seed=args.seed, p=args.p, mechanism=args.mechanism, dependence=args.dependence,
+            data=args.data, block=args.block, secure_tally=args.secure_tally,
+        )  # fmt: skip
+        out = eavesdrop_report(obs, np.random.default_rng(args.seed + 1),
+                               permutations=args.permutations, confidence=args.confidence,
+                               secret_attribute=args.secret_attribute)  # fmt: skip
+    if not args.no_plot and _plottable(out):
+        out["plot"] = str(_plot(out, args.out))
+    if args.json:
+        print(json.dumps(out, indent=2, default=_json_default))
+    else:
+        _print(out, args.confidence)
+    return 0
+
+
+def _json_default(o: Any) -> Any:
+    if isinstance(o, float) and math.isinf(o):
+        return "inf"
+    if hasattr(o, "tolist"):
+        return o.tolist()
+    raise TypeError(f"not JSON-able: {type(o).__name__}")
+
+
+def offline(
+    path: Path, protocol: str | None, rng: Any, *, permutations: int, confidence: float
+) -> dict[str, Any]:
+    """Analyse a saved transcript: who/when, size census, payloads (scored when the file says how)."""
+    from mpc_rr.adversary import participation, size_census
+    from mpc_rr.core import DecodeError, Transcript, observe
+    from scenarios.workloads.adversary import all_message_types
+
+    try:
+        t = Transcript.load(path)
+    except DecodeError as exc:
+        raise UsageError(str(exc)) from None
+    meta = dict(t.meta)
+    proto = protocol or meta.get("protocol")
+    part = participation(t)
+    view = observe(t, all_message_types())
+    data = [p for p in part.senders if p != 0]
+    out: dict[str, Any] = {
+        "transcript": str(path),
+        "observer": t.observer,
+        "meta": meta,
+        "protocol": proto,
+        "participation": part.to_dict() | {"data_parties_seen": len(data)},
+        "size_census": size_census(t, data).to_dict(),
+        "plaintext_payloads": len(view),
+        "undecodable_events": view.undecodable,
+        "content": None,
+    }
+    headline: dict[str, Any] = {"success": None, "baseline": None, "ci": None}
+    if view.plaintext and proto in ("plainsum", "full-mesh", "full-mesh-board", "secagg"):
+        content = _offline_recovery(view, proto, meta, rng, confidence)
+        out["content"] = content
+        if content.get("scored"):
+            headline = {k: content[k] for k in ("success", "baseline", "ci")}
+    out.update(headline)
+    out["headline"] = "content" if headline["success"] is not None else None
+    return out
+
+
+def _offline_recovery(view: Any, proto: str, meta: dict[str, Any], rng: Any, confidence: float) -> dict[str, Any]:
+    """Input recovery from a saved plaintext transcript; scored if ``meta`` holds the input recipe."""
+    from mpc_rr.adversary import recover, score
+    from mpc_rr.core import WireArray
+    from mpc_rr.secure_sum.full_mesh import MeshPublish
+    from mpc_rr.secure_sum.plainsum import PlainValue
+    from mpc_rr.secure_sum.secagg import MaskedInput, SecAggConfig
+    from scenarios.workloads.adversary import one_hot_inputs
+
+    cells = None
+    for kind, field in ((MaskedInput, "y"), (MeshPublish, "value"), (PlainValue, "x")):
+        found = view.select(kind)
+        if found:
+            w: WireArray = getattr(found[0][1], field)
+            cells = int(w.shape[0])
+            break
+    senders = sorted({s.src for s in view if s.src != 0})
+    n = int(meta.get("parties", len(senders)))
+    public: dict[str, Any] = {}
+    if proto in ("full-mesh", "full-mesh-board"):
+        public = {"n": n, "modulus": n + 1}
+    elif proto == "secagg":
+        if cells is None:
+            raise UsageError("transcript holds no masked input: cannot attack SecAgg+ offline")
+        degree = n - 1
+        modulus = max(2, 1 << n.bit_length())
+        # the threshold is not on the wire: rebuild from every share seen (a polynomial of
+        # degree < t through >= t points is recovered exactly; fewer points fail the
+        # commitment check and are discarded)
+        from mpc_rr.secure_sum.secagg import UnmaskShares
+
+        owners: dict[int, int] = {}
+        for _, us in view.select(UnmaskShares):
+            for o in us.b_owners.to_numpy().tolist():
+                owners[int(o)] = owners.get(int(o), 0) + 1
+        t = max(1, min(owners.values())) if owners else 1
+        public = {"config": SecAggConfig(n, cells, modulus, degree, t, 0.0, view.run_label() or "")}
+    rec = recover(proto, view, **public)
+    out: dict[str, Any] = {
+        "kind": "recovery of each input from the payloads",
+        "recovered": len(rec.recovered),
+        "candidates_one_hot": sorted(rec.recovered),
+        "cells": cells,
+        "scored": False,
+    }
+    seed = meta.get("seed")
+    if seed is not None and cells is not None and "parties" in meta:
+        _, hot = one_hot_inputs(n, cells, int(seed))
+        res = score(rec, {i + 1: int(c) for i, c in enumerate(hot)}, confidence=confidence)
+        out |= res.to_dict() | {"scored": True,
+                                 "truth": "regenerated from the file's seed (mpc-rr secure-sum's input recipe)"}  # fmt: skip
+    return out
+
+
+def _plottable(out: dict[str, Any]) -> bool:
+    c = out.get("content")
+    return isinstance(c, dict) and "success_per_attribute" in c
+
+
+def _plot(out: dict[str, Any], folder: Path) -> Path:
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+    import numpy as np
+
+    c = out["content"]
+    names = c["attributes"]
+    succ, base = c["success_per_attribute"], c["baseline_per_attribute"]
+    lo = [v[0] for v in c["ci_per_attribute"]]
+    hi = [v[1] for v in c["ci_per_attribute"]]
+    extra = c["attacker_estimated_prior"]
+    what = ("RRBA answers" if out["protocol"] == "rrba"
+            else f"Pipeline records ({c['mechanism']} release)")  # fmt: skip
+    title = (f"{what} read in plaintext ({out['transport']}), p = {c['p']:g}, "
+             f"{out['parties']:,} parties")  # fmt: skip
+    prior_label = ("attacker: the public table as prior" if out["protocol"] == "rrba"
+                   else "attacker with an estimated prior")  # fmt: skip
+    folder.mkdir(parents=True, exist_ok=True)
+    png = folder / "eavesdrop.png"
+    x = np.arange(len(names))
+    fig, ax = plt.subplots(figsize=(8, 4.4))
+    ax.bar(x - 0.2, base, 0.4, color="tab:gray", label="prior mode (no record read)")
+    ax.bar(x + 0.2, succ, 0.4, color="tab:red", label="Bayes-optimal from the records")
+    ax.errorbar(x + 0.2, succ, yerr=[np.subtract(succ, lo), np.subtract(hi, succ)], fmt="none",
+                ecolor="black", capsize=3)  # fmt: skip
+    ax.plot(x + 0.2, extra, "k_", ms=14, label=prior_label)
+    ax.set_xticks(x, names, rotation=30, ha="right", fontsize=8)
+    ax.set_ylim(0, 1.2)
+    ax.set_yticks(np.linspace(0, 1, 6))
+    ax.set_ylabel("share of parties whose value is guessed right")
+    ax.set_title(title, fontsize=9)
+    ax.legend(fontsize=8, loc="upper center", ncol=3, framealpha=0.9)
+    ax.grid(alpha=0.3, axis="y")
+    fig.tight_layout()
+    fig.savefig(png, dpi=110)
+    plt.close(fig)
+    return png
+
+
+def _fmt_ci(ci: Any) -> str:
+    return f"[{ci[0]:.3f}, {ci[1]:.3f}]" if ci else "n/a"
+
+
+def _print(out: dict[str, Any], confidence: float) -> None:
+    lvl = f"{100 * confidence:g}%"
+    head = out.get("transcript") or f"{out['protocol']} over {out['transport']}"
+    print(f"eavesdropper: {head}; observer: {out['observer']}")
+    part = out["participation"]
+    print(f"  who took part: {part['data_parties_seen']} data parties seen sending "
+          f"({part['events']:,} events, {part['bytes']:,} bytes, span {part['span_s']:.3f} s on the "
+          f"recorder's clock)")  # fmt: skip
+    if part["steps"]:
+        print(f"  steps seen (plaintext labels): {part['steps']}")
+    cen = out["size_census"]
+    verdict = ("one size at every position: sizes carry nothing" if cen["constant"]
+               else "sizes vary at some positions (see size test)")  # fmt: skip
+    print(f"  size census: distinct sizes per send position {cen['distinct_sizes_per_position'][:12]} "
+          f"-> {verdict}")  # fmt: skip
+    for key in ("size", "timing"):
+        r = out.get(key)
+        if r:
+            pp = r.get("permutation_p")
+            print(f"  {key} vs {out.get('secret', 'private value')}: success {r['success']:.3f} "
+                  f"{_fmt_ci(r['ci'])} vs baseline {r['baseline']:.3f}; MI {r['mutual_information_bits']:.3f} "
+                  f"bits; permutation p {pp if pp is None else round(pp, 3)}; "
+                  f"{'LEAKS' if r['leaks'] else 'no leak'}")  # fmt: skip
+    c = out.get("content")
+    if c is None:
+        print(f"  payloads: {out['plaintext_payloads']} readable, {out['undecodable_events']:,} not "
+              f"(ciphertext beneath TLS). A relay hub that terminates TLS reads what "
+              f"--transport memory shows.")  # fmt: skip
+    elif "success_per_attribute" in c:
+        how = (f"p = {c['p']:g}, {c['groups']} groups asked alike; attacker's prior: the public tables"
+               if out["protocol"] == "rrba"
+               else f"{c['mechanism']} release, p = {c['p']:g}, dependence {c['dependence']}")  # fmt: skip
+        print(f"  payloads: {c['kind']} ({how}):")
+        print(f"    {'attribute':<15} {'prior':>7} {'Bayes':>7} {'attacker':>9}")
+        for a, b, s, e in zip(c["attributes"], c["baseline_per_attribute"], c["success_per_attribute"],
+                              c["attacker_estimated_prior"], strict=True):  # fmt: skip
+            print(f"    {a:<15} {b:>7.3f} {s:>7.3f} {e:>9.3f}")
+        print(f"    mean: Bayes-optimal {c['success']:.3f} {_fmt_ci(c['ci'])} ({lvl}) vs prior "
+              f"{c['baseline']:.3f}")  # fmt: skip
+    else:
+        print(f"  payloads: {c['kind']}: {c['recovered']} inputs determined by the payloads")
+        if c.get("scored", True) and "success" in c:
+            print(f"    success {c['success']:.3f} {_fmt_ci(c['ci'])} vs baseline {c['baseline']:.3f} "
+                  f"(guessing the largest cell of the sum)")  # fmt: skip
+    if "plot" in out:
+        print(f"  plot: {out['plot']}")

@@ -1,0 +1,352 @@
+"""``mpc-rr rrba``: one RRBA collection (Imran & Meo) with its accuracy, privacy and cost.
+
+Without ``--transport`` the collection runs in the centralized engine
+(:func:`mpc_rr.rrba.run_rrba`); with ``--transport harness|memory|tcp`` the
+Aggregator and Client roles run it as a distributed protocol (one message
+round per block), optionally with SecAgg+ block tallies (``--secure-tally``),
+and the same seed gives the same estimates.  :func:`collect` is the one
+place that dispatches.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import time
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from mpc_rr.rrba import CLIENT_RNG as RRBA_CLIENT_RNG
+from mpc_rr.rrba import ESTIMATORS as RRBA_ESTIMATORS
+from mpc_rr.rrba import REPAIRS as RRBA_REPAIRS
+from mpc_rr.rrba import STOPS as RRBA_STOPS
+from parties.runners import TRANSPORTS
+from scenarios.cli.options import (
+    HelpFormatter,
+    add_secagg_bounds,
+    int_at_least,
+    open_unit,
+    output_file,
+    positive_float,
+    warn,
+)
+
+if TYPE_CHECKING:  # the library is imported when the command runs (mpc-rr --help stays fast)
+    import numpy as np
+
+    from mpc_rr.core import RunResult
+    from mpc_rr.data import Dataset
+    from mpc_rr.rrba import RRBARun
+
+
+def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
+    p = sub.add_parser(
+        "rrba",
+        help="randomized response block aggregation (Imran & Meo): estimates, convergence, epsilon",
+        description=__doc__,
+        formatter_class=HelpFormatter,
+    )
+    p.add_argument(
+        "--data", default="survey", help="survey|alarm|child|adult|FILE.csv (default survey)"
+    )
+    p.add_argument(
+        "--clients",
+        type=int,
+        default=None,
+        help="clients (records); default 8000 for networks, all rows otherwise",
+    )
+    p.add_argument("--block", type=int, default=250, help="clients per block B (default 250)")
+    p.add_argument(
+        "--p",
+        type=float,
+        default=0.5,
+        help="probability of a truthful answer, in (0, 1] (default 0.5)",
+    )
+    p.add_argument("--k", type=int, default=2, help="attributes per subset (default 2: pairs)")
+    p.add_argument("--estimator", choices=RRBA_ESTIMATORS, default="pooled",
+                   help="pooled (convergent, default) or paper (Eq. 4 as written)")  # fmt: skip
+    p.add_argument(
+        "--repair", choices=RRBA_REPAIRS, default="clip", help="repair of off-simplex estimates"
+    )
+    p.add_argument(
+        "--alpha", type=float, default=0.05, help="stopping-rule confidence level (default 0.05)"
+    )
+    p.add_argument("--stop", choices=RRBA_STOPS, default="never",
+                   help="first: freeze a subset when the Sec. 5 rule holds; never: use all clients (default)")  # fmt: skip
+    p.add_argument("--t-floor", type=float, default=0.0,
+                   help="floor on every cell of the tables sent (caps epsilon; default 0 = paper)")  # fmt: skip
+    p.add_argument(
+        "--marginals",
+        type=int,
+        default=20,
+        help="3-/4-way marginals evaluated per order (default 20)",
+    )
+    p.add_argument("--client-rng", choices=RRBA_CLIENT_RNG, default="per-client",
+                   help="per-client generators (as distributed clients) or one shared, faster")  # fmt: skip
+    p.add_argument(
+        "--transport", choices=TRANSPORTS, default=None,
+        help="run the Aggregator and Client roles: harness (synchronous, no transport), memory "
+        "(Party actors, virtual time) or tcp (TCP + mutual TLS on 127.0.0.1); default: the "
+        "centralized engine (no messages)",
+    )  # fmt: skip
+    p.add_argument(
+        "--secure-tally", action="store_true",
+        help="sum each block's one-hot answers with SecAgg+: the aggregator never sees an answer",
+    )  # fmt: skip
+    add_secagg_bounds(p, "--secure-tally: ", "a block's clients")
+    p.add_argument(
+        "--secagg-degree", type=int_at_least(1), default=None,
+        help="--secure-tally: SecAgg+ graph degree (default: 2*ceil(log2 B), grown until a threshold is both secure and robust; at most B-1)",
+    )  # fmt: skip
+    p.add_argument(
+        "--dropout", type=open_unit, default=0.0,
+        help="fraction of clients (chosen with the seed) that never answer: left out and counted",
+    )  # fmt: skip
+    p.add_argument(
+        "--step-timeout", type=positive_float, default=30.0,
+        help="memory/tcp: seconds a block waits for silent clients before leaving them out",
+    )  # fmt: skip
+    p.add_argument(
+        "--transcript", type=output_file, default=None,
+        help="write what every party sent to this file (needs --transport)",
+    )  # fmt: skip
+    p.add_argument("--seed", type=int, default=0, help="seed of the sample, the views and every answer")
+    p.add_argument("--json", action="store_true", help="print the results as one JSON object")
+    p.add_argument(
+        "--out",
+        type=Path,
+        default=Path("results/rrba"),
+        help="folder for results.json and the plot",
+    )
+    p.set_defaults(func=run)
+
+
+def _check_flags(args: argparse.Namespace) -> None:
+    from mpc_rr.core import UsageError
+
+    if args.transport is None:
+        given = [f for f, v in (("--secure-tally", args.secure_tally), ("--dropout", args.dropout),
+                                ("--transcript", args.transcript)) if v]  # fmt: skip
+        if given:
+            raise UsageError(
+                f"{', '.join(given)} need a distributed run: add --transport harness|memory|tcp"
+            )
+    elif args.client_rng != "per-client":
+        raise UsageError("--client-rng shared is for the centralized engine only: distributed "
+                         "clients each hold their own generator")  # fmt: skip
+    given = [f for f, v in (("--max-dropout", args.max_dropout), ("--max-corrupt", args.max_corrupt),
+                            ("--secagg-degree", args.secagg_degree)) if v is not None]  # fmt: skip
+    if given and not args.secure_tally:
+        raise UsageError(f"{', '.join(given)} only apply with --secure-tally")
+
+
+def collect(
+    data: Dataset, args: argparse.Namespace, seed: np.random.SeedSequence
+) -> tuple[RRBARun, RunResult | None]:
+    """Run the collection: the centralized engine, or the roles over ``--transport``."""
+    import numpy as np
+
+    from mpc_rr.rrba import run_rrba
+
+    if args.transport is None:
+        run = run_rrba(
+            data, p=args.p, block=args.block, k=args.k, estimator=args.estimator,
+            repair=args.repair, alpha=args.alpha, t_floor=args.t_floor, stop=args.stop,
+            client_rng=args.client_rng, seed=seed,
+        )  # fmt: skip
+        return run, None
+    from mpc_rr.core import DropAt
+    from mpc_rr.rrba import Answer, client_step_timeouts, config_for, run_distributed
+    from mpc_rr.secure_sum.secagg import MaskedInput
+    from parties.runners import runner_for
+
+    cfg = config_for(
+        data, args.block, args.p, k=args.k, estimator=args.estimator, repair=args.repair,
+        alpha=args.alpha, t_floor=args.t_floor, stop=args.stop, run=f"rrba-{args.seed}",
+        secure_tally=args.secure_tally, max_dropout=args.max_dropout,
+        max_corrupt=args.max_corrupt, secagg_degree=args.secagg_degree,
+    )  # fmt: skip
+    # the dropouts: drawn from their own child of the seed, so the protocol's draws are unchanged
+    drop_rng = np.random.default_rng(np.random.SeedSequence(args.seed, spawn_key=(99,)))
+    silent = set((1 + drop_rng.permutation(data.n)[: round(args.dropout * data.n)]).tolist())
+    at = MaskedInput if args.secure_tally else Answer
+    # each client's whole wait as one step timeout: one wake-up per waiting client, not one
+    # per earlier block (thousands of clients share this process)
+    runner = runner_for(
+        args.transport, step_timeout=client_step_timeouts(cfg, args.step_timeout),
+        transcript=args.transcript is not None,
+    )  # fmt: skip
+    done = _BlockBar(cfg.n_blocks, args.json)
+    try:
+        d = run_distributed(
+            data, cfg, runner, seed, progress=done.update, client_patience=1,
+            wrap=lambda pid, role: DropAt(role, at) if pid in silent else role,
+        )  # fmt: skip
+    finally:
+        done.close()
+    return d.run, d.result
+
+
+class _BlockBar:
+    """A progress bar over blocks on stderr (silent with --json or when not a terminal)."""
+
+    def __init__(self, total: int, quiet: bool) -> None:
+        from tqdm import tqdm
+
+        self.bar = tqdm(total=total, desc="RRBA blocks", unit="block", file=sys.stderr,
+                        disable=True if quiet else None, mininterval=0.5)  # fmt: skip
+
+    def update(self, done: int, total: int) -> None:
+        self.bar.n = done
+        self.bar.refresh()
+
+    def close(self) -> None:
+        self.bar.close()
+
+
+def _fmt_eps(x: float | None) -> str:
+    return "inf" if x is None else f"{x:.3f}"
+
+
+def run(args: argparse.Namespace) -> int:
+    import numpy as np
+
+    from mpc_rr.core import UsageError
+    from scenarios.workloads.rrba import marginal_errors, plot_convergence, summarize
+    from scenarios.workloads.rrba_data import load_data
+
+    if args.marginals < 1:
+        raise UsageError(f"--marginals must be >= 1, got {args.marginals}")
+    _check_flags(args)
+    data_ss, proto_ss, eval_ss = np.random.SeedSequence(args.seed).spawn(3)
+    data, source = load_data(args.data, args.clients, np.random.default_rng(data_ss))
+    t0 = time.perf_counter()
+    result, execution = collect(data, args, proto_ss)
+    seconds = time.perf_counter() - t0
+    marg = marginal_errors(result, data, np.random.default_rng(eval_ss), max_tables=args.marginals)
+    doc = summarize(result, data, source, marg, None if execution is None else execution.costs)
+    doc["seconds"] = {"collection": seconds, "marginals": sum(m["seconds"] for m in marg.values())}
+    doc["warnings"] = _warnings(doc)
+    for w in doc["warnings"]:
+        warn("rrba", w)
+    args.out.mkdir(parents=True, exist_ok=True)
+    (args.out / "results.json").write_text(json.dumps(doc, indent=1))
+    if args.transcript is not None and execution is not None and execution.transcript is not None:
+        execution.transcript.meta.update(protocol="rrba", clients=data.n, seed=args.seed)
+        execution.transcript.save(args.transcript)
+    png = args.out / "convergence.png"
+    title = (
+        f"RRBA convergence on {args.data}: {result.clients} clients, B={args.block}, p={args.p}, "
+        f"estimator={args.estimator}, stop={args.stop}, 1 run (seed {args.seed})"
+    )
+    plot_convergence(result, png, title, data.schema.names)
+    doc["files"] = {"results": str(args.out / "results.json"), "plot": str(png)}
+    if args.transcript is not None:
+        doc["files"]["transcript"] = str(args.transcript)
+    if args.json:
+        print(json.dumps(doc))
+    else:
+        _print(doc, args)
+    return 0
+
+
+def _print(doc: dict[str, Any], args: argparse.Namespace) -> None:
+    o = doc["options"]
+    print(f"RRBA on {doc['data']}")
+    print(
+        f"  d={len(doc['attributes'])} attributes, k={o['k']}: {doc['subsets_total']} subsets in "
+        f"{doc['views']} views; B={o['block']}, p={o['p']}, estimator={o['estimator']} "
+        f"(repair {o['repair']}), alpha={o['alpha']}, t-floor={o['t_floor']}, stop={o['stop']}, seed={args.seed}"
+    )
+    print(
+        f"  clients asked {doc['clients']}, blocks {doc['blocks']}, answers {doc['cost']['answers']}"
+    )
+    subs = doc["subsets"]
+    show = subs if len(subs) <= 40 else subs[:40]
+    print(
+        f"\n  {'subset':<28}{'cells':>6}{'answers':>8}{'blocks':>7}{'first held':>11}{'converged':>10}{'max|err|':>9}  estimate/truth (first cells)"
+    )
+    for r in show:
+        cells = " ".join(
+            f"{e:.3f}/{t:.3f}" for e, t in list(zip(r["estimate"], r["truth"], strict=True))[:4]
+        )
+        held = r["first_held_block"] or "-"
+        print(
+            f"  {','.join(r['attributes'])[:27]:<28}{r['cells']:>6}{r['answers']:>8}{r['blocks']:>7}"
+            f"{held!s:>11}{'yes' if r['converged'] else 'no':>10}{r['max_abs_error']:>9.4f}  {cells}"
+        )
+    if len(subs) > len(show):
+        print(f"  ... {len(subs) - len(show)} more subsets in results.json")
+    print(f"\n  stopping rule: {doc['converged_subsets']}/{len(subs)} subsets "
+          f"{'stopped' if o['stop'] == 'first' else 'hold at the last block'}")  # fmt: skip
+    cap = doc["epsilon_cap_per_subset"]
+    print(
+        f"  epsilon: true (worst client, its view's subsets composed) {_fmt_eps(doc['epsilon_true'])}; "
+        f"paper ln(1/(1-p)) = {_fmt_eps(doc['epsilon_paper'])} per answer "
+        f"({_fmt_eps(doc['epsilon_paper_view'])} per view); t-floor cap per subset {_fmt_eps(cap)}"
+    )
+    if doc["epsilon_true_is_infinite"]:
+        print(
+            "  note: a table sent had a zero cell, so the true epsilon is infinite; use --t-floor"
+        )
+    print("\n  marginals vs truth (l2 on counts, Jensen-Shannon in bits; mean over tables)")
+    for m, v in doc["marginals"].items():
+        print(
+            f"  {m}-way: {v['tables']:>3} tables ({v['method']}): l2 {v['l2_mean']:.2f} "
+            f"(max {v['l2_max']:.2f}), JS {v['js_mean']:.4f} (max {v['js_max']:.4f})"
+        )
+    c = doc["cost"]
+    print(
+        f"\n  cost: {c['answers']} answers, {c['tables_sent']} tables ({c['table_cells_sent']} cells) sent"
+    )
+    if c["messages"] is None:
+        print(f"  messages/bytes per role: none ({c['note']})")
+    else:
+        a, cl = c["aggregator"], c["clients"]
+        tally = "secure tally (SecAgg+ per block)" if o.get("secure_tally") else "plain tally"
+        print(
+            f"  over {c['transport']}, {tally}: {c['messages']:,} messages, {c['bytes']:,} bytes, "
+            f"{c['rounds']} rounds, {c['wall_s']:.2f} s"
+        )
+        print(
+            f"    aggregator: sent {a['messages_sent']:,} messages / {a['bytes_sent']:,} bytes, "
+            f"received {a['messages_received']:,} / {a['bytes_received']:,}"
+        )
+        m = cl["mean"]
+        print(
+            f"    clients ({cl['count']:,}): sent {cl['total']['messages_sent']:,.0f} messages / "
+            f"{cl['total']['bytes_sent']:,.0f} bytes in total; per client {m['messages_sent']:.2f} "
+            f"sent ({m['bytes_sent']:.0f} bytes), {m['messages_received']:.2f} received "
+            f"({m['bytes_received']:.0f} bytes)"
+        )
+    dr = c["dropouts"]
+    print(
+        f"  dropouts: {dr['asked']:,} clients asked, {dr['answered']:,} answers in the tallies, "
+        f"{dr['left_out']:,} left out ({dr['silent']:,} silent at the deadline, {dr['rejected']:,} "
+        f"rejected), {dr['lost_blocks']} blocks lost, {c['late']} late messages ignored"
+    )
+    s = doc["seconds"]
+    print(f"  time: collection {s['collection']:.2f} s, marginals {s['marginals']:.2f} s")
+    print(f"  wrote {doc['files']['results']} and {doc['files']['plot']}")
+
+
+def _warnings(doc: dict[str, Any]) -> list[str]:
+    """What a reader of the numbers must know (printed whatever the format, kept in results.json)."""
+    import math
+
+    out = []
+    if doc["epsilon_true_is_infinite"]:
+        out.append("a table sent had a zero cell, so the true epsilon is infinite (an answer in that "
+                   "cell can only be the truth); --t-floor keeps every cell above a floor")  # fmt: skip
+    thin = [r for r in doc["subsets"] if r["answers"] < 5 * r["cells"]]
+    if thin:
+        worst = min(thin, key=lambda r: r["answers"] / r["cells"])
+        out.append(f"tiny sample: {len(thin)} of {len(doc['subsets'])} subsets got fewer than 5 answers "
+                   f"per cell (worst: {','.join(worst['attributes'])}, {worst['answers']} answers for "
+                   f"{worst['cells']} cells); their estimates are mostly noise")  # fmt: skip
+    bad = [f"{m}-way" for m, v in doc["marginals"].items()
+           if any(isinstance(v.get(k), float) and math.isnan(v[k]) for k in ("l2_mean", "js_mean"))]  # fmt: skip
+    if bad:
+        out.append(f"marginal errors are nan for {', '.join(bad)}")
+    return out

@@ -1,0 +1,245 @@
+"""``mpc-rr run adult|FILE.csv``: the distributed RR-Clusters pipeline as the product's main job.
+
+Examples::
+
+    mpc-rr run adult
+    mpc-rr run people.csv --schema people.toml
+    mpc-rr run people.csv --infer-schema --columns age,sex,region --ordinal age
+
+The data set's name (``adult``, a CSV file's stem, or ``--name``) labels every
+output: the run id, ``results.json``, the default output folder and the plot.
+"""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+
+from mpc_rr.estimation import ESTIMATORS
+from mpc_rr.mdrr import DEPENDENCE_SOURCES, MECHANISMS
+from scenarios.cli.options import (
+    HelpFormatter,
+    add_secagg_bounds,
+    add_shard_flags,
+    int_at_least,
+    open_open,
+    output_dir,
+    output_file,
+    probability,
+    runner_choice,
+    unit_interval,
+    warn,
+    wire_summary,
+)
+from scenarios.workloads.data_source import add_data_arguments, spec_from_args
+
+TRANSPORTS = ("memory", "tcp", "harness")
+
+
+def register(sub: argparse._SubParsersAction) -> None:
+    p = sub.add_parser(
+        "run",
+        help="run the distributed pipeline on a data set (adult, or your own FILE.csv)",
+        description="Data parties (one per record) and an untrusted coordinator run the "
+        "dependence phase, the signed clustering broadcast, the clustered release, then "
+        "estimation + RR-Adjustment; accuracy is measured against the true records.",
+        formatter_class=HelpFormatter,
+    )
+    add_data_arguments(p)
+    p.add_argument(
+        "--parties", type=int_at_least(2), default=None,
+        help="subsample this many parties (default: every record, 32,561 for Adult)",
+    )  # fmt: skip
+    p.add_argument("--p", type=probability, default=0.7, help="keep probability of per-attribute RR (sets each eps_A)")
+    p.add_argument("--tv", type=int_at_least(1), default=100, help="Algorithm 1: max value combinations per cluster")
+    p.add_argument("--td", type=unit_interval, default=0.1, help="Algorithm 1: min dependence to merge")
+    p.add_argument(
+        "--dependence", choices=DEPENDENCE_SOURCES, default="rr",
+        help="dependence source: rr (Sec. 4.1), secure-sum (4.2), pairwise-rr (4.3)",
+    )  # fmt: skip
+    p.add_argument("--mechanism", choices=MECHANISMS, default="cluster", help="release mechanism per cluster")
+    p.add_argument(
+        "--estimator", choices=ESTIMATORS, default="clip",
+        help="repair of Eq. 2 estimates off the simplex (clip-and-rescale, simplex projection, "
+        "iterative Bayesian update, none)",
+    )  # fmt: skip
+    p.add_argument(
+        "--transport", choices=TRANSPORTS, default="memory",
+        help="memory: Party actors in one process; tcp: TCP + mutual TLS on 127.0.0.1; "
+        "harness: synchronous driver, no transport",
+    )  # fmt: skip
+    add_shard_flags(p)
+    p.add_argument("--queries", type=int_at_least(1), default=200, help="count queries per coverage sigma")
+    add_secagg_bounds(p, "secure-sum sources: ")
+    p.add_argument(
+        "--secagg-degree", type=int_at_least(1), default=None,
+        help="secure-sum sources: SecAgg+ graph degree (default 2*ceil(log2 n), grown until a threshold is both secure and robust; at most n-1)",
+    )  # fmt: skip
+    p.add_argument(
+        "--secagg-failure", type=open_open, default=None,
+        help="secure-sum sources: allowed probability that a party loses its Shamir threshold (default 1e-6)",
+    )  # fmt: skip
+    p.add_argument(
+        "--step-timeout", type=float, default=600.0,
+        help="seconds a step waits for silent parties before treating them as dropouts",
+    )  # fmt: skip
+    p.add_argument(
+        "--seed", type=int, default=1,
+        help="simulation seed: every party's noise derives from it (results say so)",
+    )  # fmt: skip
+    p.add_argument("--out", type=output_dir, default=None, help="output folder (default results/run-<name>-<seed>)")
+    p.add_argument("--transcript", type=output_file, default=None, help="write what every party sent to this file")
+    p.add_argument("--json", action="store_true", help="print results.json instead of the summary")
+    p.set_defaults(func=run)
+
+
+def _check_dependence_flags(args: argparse.Namespace) -> None:
+    from mpc_rr.core import UsageError
+
+    given = [f for f, v in (("--max-dropout", args.max_dropout), ("--max-corrupt", args.max_corrupt),
+                            ("--secagg-degree", args.secagg_degree),
+                            ("--secagg-failure", args.secagg_failure)) if v is not None]  # fmt: skip
+    if given and args.dependence == "rr":
+        raise UsageError(f"{', '.join(given)} only apply to --dependence secure-sum or pairwise-rr")
+
+
+def run(args: argparse.Namespace) -> int:
+    import json
+
+    from mpc_rr.core import UsageError
+    from parties.runners import runner_for
+    from scenarios.cli.progress import Phases
+    from scenarios.workloads.data_source import load_dataset
+    from scenarios.workloads.pipeline import RunOptions, run_pipeline, write_outputs
+
+    _check_dependence_flags(args)
+    runner_choice(args)  # refuse sharding flags that do not apply before loading anything
+    spec = spec_from_args(args)
+    opts = RunOptions(
+        parties=args.parties, p=args.p, tv=args.tv, td=args.td, dependence=args.dependence,
+        mechanism=args.mechanism, estimator=args.estimator, seed=args.seed, queries=args.queries,
+        max_dropout=args.max_dropout, max_corrupt=args.max_corrupt,
+        secagg_degree=args.secagg_degree, secagg_failure=args.secagg_failure,
+    )  # fmt: skip
+    name = args.name or (Path(spec.source).stem if spec.is_file else spec.source)
+    out = args.out or Path("results") / f"run-{name}-{args.seed}"
+    try:  # refuse an unwritable default before any work
+        output_dir(str(out))
+    except argparse.ArgumentTypeError as exc:
+        raise UsageError(f"the default output folder: {exc}") from None
+    transport, shard = runner_choice(args)
+    runner = runner_for(transport, step_timeout=args.step_timeout, transcript=args.transcript is not None, **shard)
+    phases = Phases()
+    begun: set[str] = set()
+
+    def progress(phase: str, done: int, total: int) -> None:
+        """Counted phases as bars (closed when complete); the work between them as timed lines."""
+        if phase == "SECURE SUM":  # sub-protocol messages relayed; the total is not known in advance
+            phases.count(phase, done, 0, desc="dependence phase (secure sum)", unit="msg")
+        elif phase == "DEPENDENCE":
+            phases.count(phase, done, total, desc="dependence phase", unit="party")
+            if total and done >= total and "clustering" not in begun:
+                begun.add("clustering")
+                phases.start(f"clustering (Algorithm 1) and signed broadcast to {total:,} parties, "
+                             f"who verify it and randomize their clusters")  # fmt: skip
+        elif phase == "RELEASE":
+            phases.count(phase, done, total, desc="release phase", unit="party")
+            if total and done >= total and "estimation" not in begun:
+                begun.add("estimation")
+                phases.start("estimating every cluster (Eq. 2 + repair) and RR-Adjustment, then "
+                             "the count queries")  # fmt: skip
+
+    phases.start(f"loading {name}")
+    data = load_dataset(spec)
+    phases.end(f" ({data.n:,} records, {len(data.schema.names)} attributes)")
+    if args.parties is not None and args.parties > data.n:
+        raise UsageError(f"--parties must be at most the {data.n:,} records of {data.name}, got {args.parties}")
+    n = args.parties or data.n
+    phases.start(f"building {n:,} parties and starting them over {args.transport}")
+    result, ev = run_pipeline(opts, runner, data, progress=progress)
+    phases.close()
+    result["warnings"] = _warnings(result, ev)
+    for w in result["warnings"]:
+        warn("run", w)
+    paths = write_outputs(result, out)
+    if args.transcript is not None and ev.execution.run.transcript is not None:
+        paths.append(ev.execution.run.transcript.save(args.transcript))
+    if args.json:
+        print(json.dumps(result))
+    else:
+        _summary(result)
+        print("wrote " + ", ".join(str(p) for p in paths))
+    return 0
+
+
+def _fmt_eps(v: float | None) -> str:
+    return "inf (not DP)" if v is None else f"{v:.3f}"
+
+
+def _summary(r: dict) -> None:
+    o = r["options"]
+    print(
+        f"\nmpc-rr run {r['dataset']}: {r['parties']} parties, transport {r['cost']['transport']}, "
+        f"dependence {o['dependence']}, mechanism {o['mechanism']}, p = {o['p']}, Tv = {o['tv']}, "
+        f"Td = {o['td']}, seed {r['seed']}"
+    )
+    print(f"noise: {r['noise']}")
+    print("clusters: " + " | ".join(" + ".join(c) for c in r["clusters"]))
+    e = r["epsilon"]
+    print(
+        f"epsilon per party: dependence {_fmt_eps(e['dependence'])}, release "
+        f"{_fmt_eps(e['release'])}, total {_fmt_eps(e['total'])}"
+    )
+    c = r["cost"]
+    co, dp = c["coordinator"], c["data_parties"]["mean"]
+    print(
+        f"cost: {c['messages']:,} messages, {c['bytes']:,} bytes; coordinator sent "
+        f"{co['messages_sent']:,} msgs / {co['bytes_sent']:,} B, received {co['messages_received']:,} "
+        f"msgs / {co['bytes_received']:,} B; per party sent {dp['messages_sent']:.1f} msgs / "
+        f"{dp['bytes_sent']:.0f} B"
+    )
+    line = wire_summary(c)
+    if line is not None:
+        print(line)
+    t = r["timing"]
+    print(
+        f"time: setup {t['setup_s']:.2f} s, protocol {t['protocol_s']:.2f} s, evaluation "
+        f"{t['evaluation_s']:.2f} s"
+    )
+    print(f"median relative error of count queries (RR-Independent: {r['independent_source']}):")
+    sig = list(next(iter(r["relative_error"].values())))
+    print(f"  {'method':<27}" + "".join(f"{'sigma=' + s:>12}" for s in sig))
+    for m, by in r["relative_error"].items():
+        print(f"  {m:<27}" + "".join(f"{by[s]:>12.4f}" for s in sig))
+
+
+def _warnings(r: dict, ev: object) -> list[str]:
+    """What a reader of the numbers must know (printed whatever the format, kept in results.json)."""
+    import math
+
+    out = []
+    adj = r.get("adjustment")
+    if adj is not None and not adj["converged"]:
+        out.append(f"RR-Adjustment stopped at {adj['iterations']} passes without converging; the "
+                   f"+Adjustment figures come from an unconverged fixed point")  # fmt: skip
+    bad = [f"{m} (sigma={s})" for m, by in r["relative_error"].items() for s, v in by.items()
+           if v is None or (isinstance(v, float) and math.isnan(v))]  # fmt: skip
+    if bad:
+        out.append(f"relative error is nan for {', '.join(bad)}: no query had a true count above zero")
+    n_rel = int(r["parties_released"])
+    if n_rel < r["parties"]:
+        out.append(f"{r['parties'] - n_rel} of {r['parties']} parties dropped out; the estimates use "
+                   f"the {n_rel} that answered")  # fmt: skip
+    cfg = ev.execution.config  # type: ignore[attr-defined]
+    clusters = ev.execution.result.clustering.clusters  # type: ignore[attr-defined]
+    thin = [(math.prod(cfg.sizes[i] for i in c), c) for c in clusters]
+    thin = [(cells, c) for cells, c in thin if n_rel < 5 * cells]
+    if thin:
+        cells, c = max(thin)
+        names = "+".join(cfg.schema.names[i] for i in c)
+        out.append(f"tiny sample: {len(thin)} cluster(s) have fewer than 5 released records per value "
+                   f"combination (worst: {names}, {cells} combinations for {n_rel} records); their "
+                   f"estimates are mostly noise")  # fmt: skip
+    if r["cost"]["peer_errors"]:
+        out.append(f"{r['cost']['peer_errors']} message(s) were rejected as peer errors (see peer_errors)")
+    return out

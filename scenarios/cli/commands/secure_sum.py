@@ -1,0 +1,146 @@
+"""``mpc-rr secure-sum``: run a secure sum of random one-hot vectors and check it.
+
+Exit status 0 only when the protocol finished and its total equals the plain
+sum of the included parties' vectors; 1 when it aborted or was not exact.
+The run's size is estimated first (messages, memory) and refused with the
+estimate when it cannot fit in this machine's memory.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+
+from mpc_rr.core import UsageError
+from scenarios.cli.options import (
+    HelpFormatter,
+    add_secagg_bounds,
+    add_shard_flags,
+    int_at_least,
+    open_open,
+    open_unit,
+    output_file,
+    positive_float,
+    runner_choice,
+    wire_summary,
+)
+
+TRANSPORTS = ("harness", "memory", "tcp")
+
+
+def register(subparsers: argparse._SubParsersAction) -> None:
+    p = subparsers.add_parser(
+        "secure-sum",
+        help="secure sum of random one-hot vectors, checked against the plaintext sum",
+        description=__doc__,
+        formatter_class=HelpFormatter,
+    )
+    p.add_argument(
+        "--protocol", choices=("full-mesh", "full-mesh-board", "secagg"), default="secagg",
+        help="full-mesh: Sec. 4.2 with all-to-all publication; full-mesh-board: publication "
+        "through a bulletin board (party 0); secagg: SecAgg+ (sparse graph, dropouts)",
+    )  # fmt: skip
+    p.add_argument("--parties", type=int_at_least(2), required=True, help="number of data parties n")
+    p.add_argument("--cells", type=int_at_least(1), default=1582, help="vector length D")
+    p.add_argument(
+        "--transport", choices=TRANSPORTS, default="memory",
+        help="memory: Party actors over the in-memory transport (virtual time); tcp: TCP + "
+        "mutual TLS on 127.0.0.1, one process; harness: synchronous driver, no transport",
+    )  # fmt: skip
+    add_shard_flags(p)
+    p.add_argument("--step-timeout", type=positive_float, default=30.0, help="seconds before a step's dropouts")
+    p.add_argument(
+        "--dropout", type=open_unit, default=0.0,
+        help="fraction of parties that crash (independent of --max-dropout, so a --dropout above "
+        "it shows the clean abort)",
+    )  # fmt: skip
+    p.add_argument(
+        "--drop-step", choices=("keys", "shares", "masked", "unmask", "publish"), default=None,
+        help="step at which the dropouts crash (default: the last: unmask for SecAgg+, publish "
+        "for the full mesh)",
+    )  # fmt: skip
+    add_secagg_bounds(p)
+    p.add_argument("--degree", type=int_at_least(1), default=None, help="SecAgg+ graph degree k (at most n-1)")
+    p.add_argument("--threshold", type=int_at_least(1), default=None, help="SecAgg+ Shamir threshold t")
+    p.add_argument("--failure", type=open_open, default=None, help="SecAgg+ threshold failure target (default 1e-6)")
+    p.add_argument("--seed", type=int, default=0, help="seed of the inputs, the dropouts and the graph")
+    p.add_argument("--transcript", type=output_file, default=None, help="write every wire message to this file")
+    p.add_argument("--json", action="store_true", help="print one JSON object")
+    p.set_defaults(func=run)
+
+
+def _available_memory() -> int:
+    try:
+        return int(os.sysconf("SC_AVPHYS_PAGES") * os.sysconf("SC_PAGE_SIZE"))
+    except (ValueError, OSError):  # not on Linux: do not refuse on a guess
+        return 1 << 62
+
+
+def run(args: argparse.Namespace) -> int:
+    import numpy as np
+
+    from mpc_rr.secure_sum import memory_estimate, message_count
+    from parties.runners import runner_for
+    from scenarios.workloads.secure_sum import run_secure_sum
+
+    name, shard = runner_choice(args)
+    if args.protocol != "secagg":
+        bad = [f for f, v in (("--max-dropout", args.max_dropout), ("--max-corrupt", args.max_corrupt),
+                              ("--degree", args.degree),
+                              ("--threshold", args.threshold), ("--failure", args.failure)) if v is not None]  # fmt: skip
+        if bad:
+            raise UsageError(f"{', '.join(bad)} only apply to --protocol secagg")
+    if args.degree is not None and args.degree > args.parties - 1:
+        raise UsageError(f"--degree must be at most --parties - 1 = {args.parties - 1}, got {args.degree}")
+    need = memory_estimate(args.protocol, args.parties, args.cells, args.degree)
+    have = _available_memory()
+    msgs = message_count(args.protocol, args.parties, args.degree)
+    if need > 0.8 * have:
+        raise UsageError(
+            f"{args.protocol} with {args.parties:,} parties x {args.cells:,} cells needs about "
+            f"{need / 2**30:.1f} GiB ({msgs:,} messages); {have / 2**30:.1f} GiB are available. "
+            f"Use fewer parties or cells" + (", or --protocol secagg" if args.protocol != "secagg" else "")
+        )
+    if not args.json:
+        print(f"{args.protocol}: {args.parties:,} parties x {args.cells:,} cells: about {msgs:,} "
+              f"messages and {need / 2**20:.0f} MiB of memory", file=sys.stderr)  # fmt: skip
+    rng = np.random.default_rng(args.seed)
+    x = np.zeros((args.parties, args.cells), np.uint8)
+    x[np.arange(args.parties), rng.integers(0, args.cells, args.parties)] = 1
+    rep = run_secure_sum(
+        args.protocol, x, seed=args.seed, dropout=args.dropout, drop_step=args.drop_step,
+        max_dropout=args.max_dropout, max_corrupt=args.max_corrupt, degree=args.degree,
+        threshold=args.threshold,
+        failure=args.failure,
+        runner=runner_for(
+            name, step_timeout=args.step_timeout, transcript=args.transcript is not None, **shard
+        ),
+    )  # fmt: skip
+    if args.transcript is not None and rep.run is not None and rep.run.transcript is not None:
+        rep.run.transcript.meta.update(protocol=args.protocol, parties=args.parties, seed=args.seed)
+        rep.run.transcript.save(args.transcript)
+    out = rep.to_json()
+    if args.json:
+        print(json.dumps(out))
+    else:
+        status = "EXACT" if rep.exact else f"FAILED ({rep.aborted or 'wrong sum'})"
+        c = rep.costs
+        dp = c.data_parties()["mean"]
+        print(
+            f"{rep.protocol}: {rep.parties} parties x {rep.cells} cells over {c.transport}: "
+            f"{status}; survivors {rep.survivors}, {c.messages} messages, {c.bytes} bytes "
+            f"({dp['bytes_sent']:.0f} sent per party), {c.wall_s:.2f} s"
+        )
+        line = wire_summary(c.to_json())
+        if line is not None:
+            print(line)
+        if rep.protocol == "secagg":
+            pr = rep.params
+            print(f"SecAgg+: degree {pr['degree']}, threshold t={pr['threshold']}, tolerates "
+                  f"{pr['max_dropped']} dropouts (max_dropout={pr['max_dropout']:.3g}) and "
+                  f"coalitions of up to {pr['max_corrupt']:.3g} of the parties")  # fmt: skip
+        if rep.aborted:
+            print(f"aborted: {rep.aborted}", file=sys.stderr)
+    return 0 if rep.exact else 1

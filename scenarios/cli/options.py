@@ -1,0 +1,127 @@
+"""Options shared by the commands of ``mpc-rr``: flag groups, the runner choice, output lines.
+
+The argument types (refusing a bad value before any work, naming the flag's
+rule) are :mod:`parties.cli_args`', re-exported here for the commands.
+"""
+
+from __future__ import annotations
+
+import argparse
+
+from parties.cli_args import (
+    HelpFormatter,
+    int_at_least,
+    open_open,
+    open_unit,
+    output_dir,
+    output_file,
+    positive_float,
+    probability,
+    unit_interval,
+)
+
+__all__ = [
+    "HelpFormatter",
+    "add_secagg_bounds",
+    "add_shard_flags",
+    "int_at_least",
+    "open_open",
+    "open_unit",
+    "output_dir",
+    "output_file",
+    "positive_float",
+    "probability",
+    "runner_choice",
+    "unit_interval",
+    "warn",
+    "wire_summary",
+]
+
+
+def add_shard_flags(p: argparse.ArgumentParser) -> None:
+    """``--workers``, ``--engine`` and ``--ray-address``: sharding the in-memory simulation."""
+    p.add_argument(
+        "--workers", type=int_at_least(1), default=None,
+        help="shard the memory-transport simulation over N worker processes (or Ray actors); "
+        "default: the cores available; 1 = every party in this process",
+    )  # fmt: skip
+    p.add_argument(
+        "--engine", choices=("processes", "ray"), default="processes",
+        help="where the shards run: worker processes on this machine, or Ray actors (needs "
+        "mpc-rr[ray]; see docs/scale.md)",
+    )  # fmt: skip
+    p.add_argument(
+        "--ray-address", default=None,
+        help="with --engine ray: 'auto' joins the cluster of `ray start --head`, or host:port; "
+        "default: start a local Ray instance",
+    )  # fmt: skip
+
+
+def add_secagg_bounds(p: argparse.ArgumentParser, scope: str = "", parties: str = "parties") -> None:
+    """``--max-dropout`` and ``--max-corrupt``: the two bounds SecAgg+'s threshold is sized by.
+
+    ``scope`` prefixes the help (``"secure-sum sources: "``); ``parties`` names who
+    drops out or colludes (``"a block's clients"``).
+    """
+    p.add_argument(
+        "--max-dropout", type=open_unit, default=None,
+        help=f"{scope}SecAgg+ tolerated fraction of {parties} that drop out (default 0.1)",
+    )  # fmt: skip
+    p.add_argument(
+        "--max-corrupt", type=open_unit, default=None,
+        help=f"{scope}SecAgg+ tolerated fraction of {parties} colluding with the aggregator "
+        "(default 0.1): the threshold exceeds what such a coalition holds of any neighbourhood, "
+        "and the default degree grows until both bounds hold",
+    )  # fmt: skip
+
+
+def runner_choice(args: argparse.Namespace) -> tuple[str, dict[str, object]]:
+    """The runner name and sharding options for ``runner_for`` (refusing flags that do not apply)."""
+    from mpc_rr.core import UsageError
+
+    if args.transport != "memory":
+        if args.workers is not None and args.workers > 1:
+            raise UsageError(
+                f"--workers {args.workers} shards the in-memory simulation: it needs --transport "
+                f"memory, got --transport {args.transport}"
+            )
+        if args.engine != "processes":
+            raise UsageError(f"--engine {args.engine} needs --transport memory, got {args.transport}")
+    if args.ray_address is not None and args.engine != "ray":
+        raise UsageError("--ray-address only applies to --engine ray")
+    if args.transport != "memory":
+        return args.transport, {}
+    if args.engine == "ray":
+        return "ray", {"workers": args.workers, "ray_address": args.ray_address}
+    from parties.shards import available_cores
+
+    workers = args.workers if args.workers is not None else available_cores()
+    return "memory", {"workers": workers}
+
+
+def wire_summary(cost: dict[str, object]) -> str | None:
+    """One line comparing TCP wire bytes with payload bytes, or ``None`` without wire figures.
+
+    ``cost`` is a ``CostReport.to_json()``; the TCP runners add ``wire_bytes``,
+    ``wire_bytes_setup`` and ``handshakes``.
+    """
+    wire = cost.get("wire_bytes")
+    if not isinstance(wire, int):
+        return None
+    payload = int(cost.get("bytes", 0))  # type: ignore[call-overload]
+    setup = int(cost.get("wire_bytes_setup", 0))  # type: ignore[call-overload]
+    hs = int(cost.get("handshakes", 0))  # type: ignore[call-overload]
+    kind = "TLS" if cost.get("tls", True) else "plaintext"
+    ratio = f", {wire / payload:.2f}x the payload" if payload else ""
+    return (
+        f"wire ({kind} over TCP, hop by hop): {wire:,} bytes{ratio}; of which {setup:,} setting up "
+        f"{hs:,} connection(s) ({kind} handshakes, hello/welcome) and {wire - setup:,} carrying "
+        f"{payload:,} payload bytes (framing, {kind} records, relays through the hub)"
+    )
+
+
+def warn(command: str, message: str) -> None:
+    """A warning on standard error, in the one format: ``mpc-rr CMD: warning: ...``."""
+    import sys
+
+    print(f"mpc-rr {command}: warning: {message}", file=sys.stderr)

@@ -1,0 +1,125 @@
+"""Scenario kind ``secure-sum``: a secure sum of random one-hot vectors, checked against the plain sum.
+
+As ``mpc-rr secure-sum``: ``parties`` data parties each hold a one-hot
+vector over ``cells`` (drawn with the run's seed); ``dropout`` of them
+(chosen with the seed) crash when they would send their ``drop_step``
+message.  ``completed`` is whether the run produced a sum; ``exact`` whether
+it equals the plaintext sum of the included parties.  SecAgg+'s
+``max_dropout`` (default 0.1) is independent of ``dropout``, so a sweep past
+it shows the clean aborts; ``max_corrupt`` (default 0.1) is the fraction of
+parties that may collude with the server (the threshold exceeds what they
+hold of any neighbourhood; the degree grows until both bounds hold).  Keys, shares and masks come from the OS CSPRNG
+(only the inputs and the victims derive from the seed).  ``wall_s`` is the
+runner's whole call (over TCP: keys and handshakes included).
+"""
+
+from __future__ import annotations
+
+from typing import Annotated, Any, Literal
+
+import msgspec
+import numpy as np
+from msgspec import Meta
+
+from mpc_rr.core import UsageError
+from mpc_rr.secure_sum import SECURE_SUM_PROTOCOLS
+from scenarios.experiments.kinds import Kind, Outcome, RunContext, Scalar, register
+
+__all__ = ["SecureSumParams"]
+
+
+class SecureSumParams(
+    msgspec.Struct, tag="secure-sum", tag_field="kind", forbid_unknown_fields=True, kw_only=True
+):
+    protocol: Literal[SECURE_SUM_PROTOCOLS] = "secagg"  # type: ignore[valid-type]
+    parties: Annotated[int, Meta(ge=2)] = 100
+    cells: Annotated[int, Meta(ge=1)] = 16
+    transport: Literal["harness", "memory", "tcp"] = "memory"
+    step_timeout: Annotated[float, Meta(gt=0)] = 600.0
+    dropout: Annotated[float, Meta(ge=0, lt=1)] = 0.0
+    drop_step: Literal["keys", "shares", "masked", "unmask", "publish"] | None = None
+    max_dropout: Annotated[float, Meta(ge=0, lt=1)] | None = None
+    max_corrupt: Annotated[float, Meta(ge=0, lt=1)] | None = None
+    degree: Annotated[int, Meta(ge=1)] | None = None
+    threshold: Annotated[int, Meta(ge=1)] | None = None
+    failure: Annotated[float, Meta(gt=0, lt=1)] | None = None
+
+
+METRICS: tuple[str, ...] = (
+    "completed", "exact", "survivors", "dropped", "dropout", "messages", "bytes", "rounds",
+    "wall_s", "bytes_per_party", "messages_per_party", "tcp_handshakes", "tcp_handshake_s",
+    "degree", "threshold", "max_dropped",
+)  # fmt: skip
+
+_STEPS = {"secagg": ("keys", "shares", "masked", "unmask")}
+_MESH_STEPS = ("shares", "publish")
+
+
+def check(prm: SecureSumParams, source: Any) -> None:
+    if prm.protocol != "secagg":
+        bad = [
+            k
+            for k in ("max_dropout", "max_corrupt", "degree", "threshold", "failure")
+            if getattr(prm, k) is not None
+        ]
+        if bad:
+            raise UsageError(f"{', '.join(bad)} only apply to protocol secagg")
+    steps = _STEPS.get(prm.protocol, _MESH_STEPS)
+    if prm.drop_step is not None and prm.drop_step not in steps:
+        raise UsageError(
+            f"drop_step of {prm.protocol} must be one of {list(steps)}, got {prm.drop_step!r}"
+        )
+    if prm.degree is not None and prm.degree > prm.parties - 1:
+        raise UsageError(
+            f"degree must be at most parties - 1 = {prm.parties - 1}, got {prm.degree}"
+        )
+    from mpc_rr.secure_sum import memory_estimate
+
+    need = memory_estimate(prm.protocol, prm.parties, prm.cells, prm.degree)
+    if need > 8 * 2**30:
+        raise UsageError(
+            f"{prm.protocol} with {prm.parties:,} parties x {prm.cells:,} cells needs about "
+            f"{need / 2**30:.1f} GiB; use fewer parties or cells"
+        )
+
+
+def run(ctx: RunContext) -> Outcome:
+    from parties.runners import runner_for
+    from scenarios.workloads.secure_sum import run_secure_sum
+
+    prm: SecureSumParams = ctx.params
+    rng = np.random.default_rng(np.random.SeedSequence([ctx.seed, 0x5EC]))
+    x = np.zeros((prm.parties, prm.cells), np.uint8)
+    x[np.arange(prm.parties), rng.integers(0, prm.cells, prm.parties)] = 1
+    rep = run_secure_sum(
+        prm.protocol, x, seed=ctx.seed % 2**32, dropout=prm.dropout, drop_step=prm.drop_step,
+        max_dropout=prm.max_dropout, max_corrupt=prm.max_corrupt, degree=prm.degree, threshold=prm.threshold, failure=prm.failure,
+        runner=runner_for(prm.transport, step_timeout=prm.step_timeout),
+    )  # fmt: skip
+    doc = rep.to_json()
+    cost = doc["cost"]
+    dp = cost["data_parties"]["mean"]
+    metrics: dict[str, Scalar] = {
+        "completed": rep.aborted is None, "exact": rep.exact, "survivors": rep.survivors,
+        "dropped": len(rep.dropped), "dropout": prm.dropout, "messages": rep.costs.messages,
+        "bytes": rep.costs.bytes, "rounds": rep.costs.rounds, "wall_s": rep.params["wall_s"],
+        "bytes_per_party": dp["bytes_sent"], "messages_per_party": dp["messages_sent"],
+        "tcp_handshakes": cost.get("handshakes"), "tcp_handshake_s": cost.get("handshake_s"),
+        "degree": rep.params.get("degree"), "threshold": rep.params.get("threshold"),
+        "max_dropped": rep.params.get("max_dropped"),
+    }  # fmt: skip
+    return Outcome("ok" if rep.aborted is None else "aborted", metrics, doc)
+
+
+register(
+    Kind(
+        name="secure-sum",
+        params=SecureSumParams,
+        run=run,
+        metrics=METRICS,
+        default_metrics=("completed", "exact", "survivors", "messages", "bytes", "wall_s"),
+        data="none",
+        check=check,
+        summary="a secure sum (full mesh or SecAgg+) of random one-hot vectors vs the plaintext sum",
+    )
+)
