@@ -21,8 +21,12 @@ from mpc_rr.mechanisms import (
     local_epsilon,
     mixture_epsilon,
 )
-from mpc_rr.mechanisms.optimized import kronecker_mechanism, solve_heuristic, solve_lp
-from mpc_rr.mechanisms.optimized._heuristic import _heuristic_in_order
+from mpc_rr.mechanisms.optimized import (
+    heuristic_in_order,
+    kronecker_mechanism,
+    solve_heuristic,
+    solve_lp,
+)
 
 
 def _mixture(keep: float, n: int) -> np.ndarray:
@@ -126,7 +130,7 @@ MECHANISMS = {
     "optimized kronecker": lambda: solve_heuristic((2, 2, 2), (0.25, 0.25, 0.25)),
     "kronecker": lambda: kronecker_mechanism((3, 4), (1.0, 2.0)),
     "table pattern": lambda: solve_lp((2, 3, 4), (1.0, 0.7, 1.5)).mechanism,
-    "compact pattern": lambda: _heuristic_in_order((4, 3, 5), (4.0, 3.0, 5.0), (0, 1, 2))[0],
+    "compact pattern": lambda: heuristic_in_order((4, 3, 5), (4.0, 3.0, 5.0), (0, 1, 2))[0],
 }
 
 

@@ -20,12 +20,12 @@ from mpc_rr.mechanisms import (
 )
 from mpc_rr.mechanisms.optimized import (
     closed_form_two,
+    heuristic_in_order,
     heuristic_reference,
     optimize,
     solve_heuristic,
     solve_lp,
 )
-from mpc_rr.mechanisms.optimized._heuristic import _heuristic_in_order
 
 
 def _marginal_epsilons_from_dense(mat: np.ndarray, sizes: tuple[int, ...]) -> list[float]:
@@ -113,7 +113,7 @@ def test_lp_and_heuristic_meet_requests_and_bounds(problem):
     except UsageError:
         # refusal must be justified: in every order Algorithm 3 changes some epsilon
         for order in itertools.permutations(range(len(sizes))):
-            mech, _ = _heuristic_in_order(sizes, eps, order)
+            mech, _ = heuristic_in_order(sizes, eps, order)
             assert not np.allclose(mech.epsilons, eps, rtol=1e-6, atol=0)
         return
     hdense = heur.dense_matrix()
@@ -142,7 +142,7 @@ def test_heuristic_matches_the_literal_algorithm():
         a = [int(v) for v in rng.integers(2, 6, k)]
         eps = [float(v) for v in rng.uniform(1, 10, k)]
         ratios = np.array(heuristic_reference(a, eps))
-        mech, _ = _heuristic_in_order(tuple(a), tuple(eps), tuple(range(k)))
+        mech, _ = heuristic_in_order(tuple(a), tuple(eps), tuple(range(k)))
         d0, singles, log_rest = mech.d0, mech.singles, mech.log_rest
         rest = math.exp(log_rest)
         np.testing.assert_allclose(1 + d0 / rest, ratios[0], rtol=1e-10)
@@ -151,7 +151,7 @@ def test_heuristic_matches_the_literal_algorithm():
 
 def test_heuristic_fallback_weakens_eps5_and_is_refused():
     sizes, eps = (5, 5, 5, 5, 5), (5, 4, 3, 2, 1)
-    mech, fallbacks = _heuristic_in_order(sizes, eps, tuple(range(5)))
+    mech, fallbacks = heuristic_in_order(sizes, eps, tuple(range(5)))
     assert fallbacks == (4,)
     assert mech.epsilons[4] == pytest.approx(5.0, abs=1e-9)  # the known silent weakening
     with pytest.raises(UsageError, match=r"attribute 4: requested 1, achieved 5 \(weaker\)"):
@@ -283,7 +283,7 @@ def test_perturb_compact_many_attributes():
 
 def test_heuristic_never_worse_than_kronecker():
     sizes, eps = (2, 2, 2), (0.25, 0.25, 0.25)
-    raw, _ = _heuristic_in_order(sizes, eps, (0, 1, 2))
+    raw, _ = heuristic_in_order(sizes, eps, (0, 1, 2))
     assert raw.epsilon == pytest.approx(0.758982516758, abs=1e-9)  # Algorithm 3 as printed
     result = solve_heuristic(sizes, eps)
     assert result.method == "kronecker"

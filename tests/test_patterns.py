@@ -20,12 +20,12 @@ from mpc_rr.mechanisms import (
 )
 from mpc_rr.mechanisms.optimized import (
     OptimizedRR,
+    heuristic_in_order,
     kronecker_mechanism,
     optimize,
     solve_heuristic,
     solve_lp,
 )
-from mpc_rr.mechanisms.optimized._heuristic import _heuristic_in_order
 
 
 def _table() -> TablePattern:
@@ -33,7 +33,7 @@ def _table() -> TablePattern:
 
 
 def _compact() -> CompactPattern:
-    return _heuristic_in_order((3, 4, 2), (1.5, 1.0, 0.8), (0, 1, 2))[0]
+    return heuristic_in_order((3, 4, 2), (1.5, 1.0, 0.8), (0, 1, 2))[0]
 
 
 def _kronecker() -> KroneckerPattern:

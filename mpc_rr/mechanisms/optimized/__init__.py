@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from mpc_rr.core._lazy import lazy_exports
+from mpc_rr.core import lazy_exports
 
 __all__ = [
     "LP_MAX_ATTRIBUTES",
@@ -17,6 +17,7 @@ __all__ = [
     "PatternMechanism",
     "check_epsilons",
     "closed_form_two",
+    "heuristic_in_order",
     "heuristic_reference",
     "kronecker_mechanism",
     "lp_matrices",
@@ -34,6 +35,7 @@ _HOME = {
     "PatternMechanism": "mpc_rr.mechanisms.optimized._build",
     "check_epsilons": "mpc_rr.mechanisms.optimized._result",
     "closed_form_two": "mpc_rr.mechanisms.optimized._heuristic",
+    "heuristic_in_order": "mpc_rr.mechanisms.optimized._heuristic",
     "heuristic_reference": "mpc_rr.mechanisms.optimized._heuristic",
     "kronecker_mechanism": "mpc_rr.mechanisms.optimized._heuristic",
     "lp_matrices": "mpc_rr.mechanisms.optimized._lp",
@@ -51,6 +53,7 @@ if TYPE_CHECKING:
     )
     from mpc_rr.mechanisms.optimized._heuristic import (
         closed_form_two,
+        heuristic_in_order,
         heuristic_reference,
         kronecker_mechanism,
         solve_heuristic,

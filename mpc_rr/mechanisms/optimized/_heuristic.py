@@ -35,6 +35,7 @@ from mpc_rr.mechanisms.optimized._result import MATCH_RTOL, OptimizedRR, check_e
 
 __all__ = [
     "closed_form_two",
+    "heuristic_in_order",
     "heuristic_reference",
     "kronecker_mechanism",
     "solve_heuristic",
@@ -163,9 +164,15 @@ def _candidate_orders(sizes: tuple[int, ...], eps: tuple[float, ...]) -> list[tu
     return out
 
 
-def _heuristic_in_order(
+def heuristic_in_order(
     sizes: tuple[int, ...], eps: tuple[float, ...], order: tuple[int, ...]
 ) -> tuple[CompactPattern, tuple[int, ...]]:
+    """Algorithm 3 (Yamamoto & Shibuya) adding the attributes in ``order``.
+
+    Returns the mechanism and the attributes (original indices) at which the
+    inductive step fell back; the heuristic's result depends on the order, and
+    :func:`solve_heuristic` tries the orders it documents.
+    """
     perm_sizes = tuple(sizes[j] for j in order)
     perm_eps = tuple(eps[j] for j in order)
     d0, singles_perm, log_rest, fb = _heuristic_compact(perm_sizes, perm_eps)
@@ -239,7 +246,7 @@ def solve_heuristic(
     best = None
     first_failure = None
     for cand in orders:
-        mech, fb = _heuristic_in_order(sz, eps, cand)
+        mech, fb = heuristic_in_order(sz, eps, cand)
         achieved = mech.epsilons
         bad = _mismatches(eps, achieved)
         if bad:

@@ -67,8 +67,7 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from mpc_rr.adversary import coalition_sweep, member_state, pool
-    from mpc_rr.adversary._stats import check_confidence
+    from mpc_rr.adversary import check_confidence, coalition_sweep, member_state, pool
     from mpc_rr.core import observe
     from scenarios.workloads.adversary import observed_run
 

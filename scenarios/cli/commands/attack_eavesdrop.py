@@ -72,7 +72,7 @@ def register(sub: argparse._SubParsersAction) -> None:
 def run(args: argparse.Namespace) -> int:
     import numpy as np
 
-    from mpc_rr.adversary._stats import check_confidence
+    from mpc_rr.adversary import check_confidence
 
     check_confidence(args.confidence)
     if args.transcript is not None:

@@ -100,7 +100,7 @@ def ping(
         ok = pr.ok and all(np.array_equal(np.asarray(r), want) for r in got)
         costs, errors, trace = pr.costs, pr.errors, pr.transcript
     elif hub_process:
-        from mpc_rr.core._registry import get_protocol
+        from mpc_rr.core import get_protocol
         from parties.procs import run_with_hub_process
 
         pr = run_with_hub_process(

@@ -1,0 +1,79 @@
+"""The shape of the code, checked: package APIs, private modules, layer contracts, module sizes."""
+
+from __future__ import annotations
+
+import ast
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+LAYERS = ("mpc_rr", "parties", "transports", "scenarios", "benchmarks")
+
+
+def _sources() -> list[Path]:
+    return [p for top in LAYERS for p in (ROOT / top).rglob("*.py")]
+
+
+def _module(path: Path) -> str:
+    parts = list(path.relative_to(ROOT).with_suffix("").parts)
+    return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
+
+
+def _imports(path: Path) -> list[tuple[int, str]]:
+    out = []
+    for node in ast.walk(ast.parse(path.read_text())):
+        if isinstance(node, ast.ImportFrom) and node.module and not node.level:
+            out.append((node.lineno, node.module))
+            out += [(node.lineno, f"{node.module}.{a.name}") for a in node.names]
+        elif isinstance(node, ast.Import):
+            out += [(node.lineno, a.name) for a in node.names]
+    return out
+
+
+def _private_owner(module: str) -> str | None:
+    """``mpc_rr.pkg`` if ``module`` is (inside) a private module ``mpc_rr.pkg._x``, else None."""
+    parts = module.split(".")
+    for i, part in enumerate(parts):
+        if part.startswith("_") and not part.startswith("__") and i > 0:
+            return ".".join(parts[:i])
+    return None
+
+
+def test_no_module_outside_a_package_imports_its_private_modules() -> None:
+    """A package's ``__init__`` is its API: ``from mpc_rr.secure_sum import X``, never
+    ``mpc_rr.secure_sum._crypto`` from another package (tests may look inside)."""
+    bad = []
+    for path in _sources():
+        me = _module(path)
+        for line, target in _imports(path):
+            owner = _private_owner(target)
+            if owner is None or not target.startswith("mpc_rr."):
+                continue
+            if me == owner or me.startswith(owner + "."):
+                continue
+            bad.append(f"{path.relative_to(ROOT)}:{line}: {target}")
+    assert not bad, "private modules imported from outside their package:\n" + "\n".join(bad)
+
+
+def test_private_check_catches_a_planted_import(tmp_path: Path) -> None:
+    assert _private_owner("mpc_rr.secure_sum._crypto") == "mpc_rr.secure_sum"
+    assert _private_owner("mpc_rr.secure_sum.secagg._client.SecAggClient") == "mpc_rr.secure_sum.secagg"
+    assert _private_owner("mpc_rr.secure_sum.crypto") is None
+    f = tmp_path / "m.py"
+    f.write_text("from mpc_rr.core._roles import Role\nimport mpc_rr.data._schema\n")
+    assert [t for _, t in _imports(f) if _private_owner(t)] == [
+        "mpc_rr.core._roles", "mpc_rr.core._roles.Role", "mpc_rr.data._schema"
+    ]
+
+
+def test_import_linter_contracts_hold() -> None:
+    """The layer contracts of ``pyproject.toml`` ([tool.importlinter])."""
+    exe = Path(sys.executable).with_name("lint-imports")
+    if not exe.exists():
+        pytest.fail(f"lint-imports is not installed next to {sys.executable} (pip install import-linter)")
+    out = subprocess.run([str(exe), "--no-cache"], cwd=ROOT, capture_output=True, text=True)
+    assert out.returncode == 0, out.stdout[-3000:] + out.stderr[-2000:]
+    assert "0 broken" in out.stdout
