@@ -31,6 +31,7 @@ __all__ = [
     "EXIT_OK",
     "EXIT_USAGE",
     "HelpFormatter",
+    "bounded",
     "guarded",
     "int_at_least",
     "open_open",
@@ -129,6 +130,45 @@ def positive_float(text: str) -> float:
     if not v > 0:
         raise argparse.ArgumentTypeError(f"must be > 0, got {v}")
     return v
+
+
+def bounded(
+    kind: type[int] | type[float],
+    *,
+    ge: float | None = None,
+    gt: float | None = None,
+    le: float | None = None,
+    lt: float | None = None,
+) -> Callable[[str], float]:
+    """A number of ``kind`` within the bounds given, refused naming the rule (as the types above)."""
+    if kind is int and gt is None and le is None and lt is None and ge is not None:
+        return int_at_least(int(ge))
+    if kind is float and (ge, gt, le, lt) == (0, None, None, 1):
+        return open_unit
+    if kind is float and (ge, gt, le, lt) == (None, 0, None, 1):
+        return open_open
+    if kind is float and (ge, gt, le, lt) == (None, 0, 1, None):
+        return probability
+    lo = f"[{ge}" if ge is not None else f"({gt}" if gt is not None else "(-inf"
+    hi = f"{le}]" if le is not None else f"{lt})" if lt is not None else "inf)"
+
+    def parse(text: str) -> float:
+        v: float
+        if kind is int:
+            try:
+                v = int(text)
+            except ValueError:
+                raise argparse.ArgumentTypeError(f"must be an integer, got {text!r}") from None
+        else:
+            v = _float(text)
+        if (ge is not None and v < ge) or (gt is not None and v <= gt) or (
+            le is not None and v > le
+        ) or (lt is not None and v >= lt):
+            raise argparse.ArgumentTypeError(f"must be in {lo}, {hi}, got {v}")
+        return v
+
+    parse.__name__ = "integer" if kind is int else "number"
+    return parse
 
 
 def _probe(folder: Path) -> str | None:

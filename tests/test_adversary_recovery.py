@@ -211,7 +211,7 @@ def test_usage_errors():
     roles, view, truth, _ = _secagg()
     with pytest.raises(UsageError, match=r"config \(the run's public parameters\) is required"):
         recover_secagg(view)
-    with pytest.raises(UsageError, match="protocol must be one of"):
+    with pytest.raises(UsageError, match="unknown protocol 'mixnet'; known: "):
         recover("mixnet", view)
     with pytest.raises(UsageError, match="target 1 is in the coalition"):
         score(recover_secagg(view, [member_state(roles[1])], config=roles[0].cfg), truth)

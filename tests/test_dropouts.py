@@ -24,9 +24,10 @@ def adult200():
     return load_adult().subsample(200, np.random.default_rng(0))
 
 
-def _pipeline(data, plan, **cfg_kw):
+def _pipeline(data, plan, **sum_options):
     cfg = PipelineConfig(schema=data.schema, n=data.n, p=0.7, dependence="secure-sum",
-                         coordinator_key=signing.public_bytes(KEY), run="drop", **cfg_kw)  # fmt: skip
+                         coordinator_key=signing.public_bytes(KEY), run="drop",
+                         sum_options=sum_options)  # fmt: skip
     roles = pipeline_roles(cfg, data.codes, 1, KEY)
     for v, m in plan.items():
         roles[v] = DropAt(roles[v], m)
@@ -56,7 +57,7 @@ def test_pipeline_with_secure_sum_survives_dropouts_at_any_steps(adult200, runne
 
 def test_pipeline_beyond_the_secagg_bound_aborts_naming_the_missing_parties(adult200) -> None:
     victims = {5, 6, 7, 8}
-    roles = _pipeline(adult200, dict.fromkeys(victims, MaskedInput), secagg_max_dropout=0.01)
+    roles = _pipeline(adult200, dict.fromkeys(victims, MaskedInput), max_dropout=0.01)
     RUNNERS["memory"]()(roles)
     err = roles[COORDINATOR].error
     assert err is not None and set(err.culprits) == victims

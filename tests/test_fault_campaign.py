@@ -51,7 +51,7 @@ CASES = [
     Case("plainsum", 5, {2: "PlainValue"}, "exact", {"cells": 3, "proceed_on_timeout": True}),
     Case("pipeline", 7, {4: "RandomizedRecord"}, "exact", {}),
     Case("pipeline", 7, {4: "Release"}, "exact", {}),
-    *(Case("pipeline", 7, {4: m}, "exact", {"dependence": "secure-sum", "secagg_max_dropout": 0.34},
+    *(Case("pipeline", 7, {4: m}, "exact", {"dependence": "secure-sum", "sum_options": {"max_dropout": 0.34}},
            default_tier=(m == "UnmaskShares"))
       for m in ("AdvertiseKeys", "MaskedInput", "UnmaskShares")),
 ]  # fmt: skip

@@ -66,7 +66,7 @@ def test_the_soft_limit_is_raised_when_the_hard_limit_allows_it() -> None:
         roles = {i: make_role(i, n, 3, {"cells": 2}) for i in range(n)}
         res = run_tcp_sync(roles, tls=False)
         assert res.ok, res.errors
-        assert (roles[0].result == expected_total(n - 1, 3, 2)).all()
+        assert (roles[0].result.total == expected_total(n - 1, 3, 2)).all()
         print("soft limit now", resource.getrlimit(resource.RLIMIT_NOFILE)[0])
         """
     )

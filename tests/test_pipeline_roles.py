@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import enum
+from collections.abc import Iterator
 from dataclasses import dataclass
 
 import numpy as np
@@ -19,8 +20,10 @@ from mpc_rr.core import (
     UsageError,
     WireArray,
     party_generators,
+    register_protocol,
     run_roles,
     table,
+    unregister_protocol,
 )
 from mpc_rr.data import Attribute, Schema
 from mpc_rr.estimation import dependence_matrix
@@ -33,6 +36,7 @@ from mpc_rr.pipeline import (
     pipeline_roles,
     signing,
 )
+from mpc_rr.secure_sum import SeededEntropy, SumSpec
 
 SCHEMA = Schema(
     (
@@ -166,8 +170,12 @@ def test_config_validation() -> None:
         config(5, dependence="oracle")
     with pytest.raises(UsageError, match=r"p must be in \(0, 1\]"):
         config(5, p=0.0)
-    with pytest.raises(UsageError, match="needs a sub-protocol factory"):
-        DataParty(1, config(5, dependence="secure-sum"), np.zeros(4, int), np.random.default_rng(0))
+    with pytest.raises(UsageError, match="sum_protocol must be a sum protocol whose coordinator learns the sum"):
+        config(5, dependence="secure-sum", sum_protocol="full-mesh")  # parties publish among themselves
+    with pytest.raises(UsageError, match="only apply to the secure-sum dependence sources"):
+        config(5, dependence="rr", sum_options={"degree": 2})
+    with pytest.raises(UsageError, match="nosuch: not an option of secagg"):
+        config(5, dependence="secure-sum", sum_options={"nosuch": 1})
 
 
 # ---- composition with a secure-sum sub-protocol (a plaintext stand-in with the same result shape)
@@ -244,16 +252,45 @@ class PlainServer(Role):
     })
 
 
-def plain_factory(cfg: PipelineConfig, pid: int, x: np.ndarray | None) -> Role:
-    cells = PairLayout(cfg.sizes).cells
-    return PlainServer(cfg.n, cells) if pid == COORDINATOR else PlainClient(pid, x)
+@dataclass(frozen=True)
+class _PlainPublic:
+    n: int
+    cells: int
+
+    def as_json(self) -> dict[str, int]:
+        return {"n": self.n, "cells": self.cells}
 
 
-def test_secure_sum_source_composes_and_parties_check_the_digest() -> None:
+def _plain_role(pid: int, pub: _PlainPublic, x: np.ndarray | None, *, entropy: object = None) -> Role:
+    return PlainServer(pub.n, pub.cells) if pid == COORDINATOR else PlainClient(pid, x)
+
+
+PLAIN_SUM = SumSpec(
+    name="test-plain-sum",
+    summary="a plaintext stand-in, registered from this file",
+    steps=("share",),
+    public=lambda n, cells, **_: _PlainPublic(n, cells),
+    role=_plain_role,
+    messages=lambda: (PlainShare, PlainTotal),
+    step_messages=lambda: {"share": PlainShare},
+    message_count=lambda n, options: 2 * n,
+    memory_estimate=lambda n, cells, options: 16 * n * cells,
+)
+
+
+@pytest.fixture
+def plain_sum() -> Iterator[str]:
+    """The stand-in registered for one test: the pipeline takes any registered sum protocol."""
+    register_protocol(PLAIN_SUM, replace=True)
+    yield PLAIN_SUM.name
+    unregister_protocol(PLAIN_SUM.name)
+
+
+def test_secure_sum_source_composes_and_parties_check_the_digest(plain_sum: str) -> None:
     n = 80
     x = records(n, 6)
-    cfg = config(n, dependence="secure-sum")
-    roles = pipeline_roles(cfg, x, 3, KEY, sub_factory=plain_factory)
+    cfg = config(n, dependence="secure-sum", sum_protocol=plain_sum)
+    roles = pipeline_roles(cfg, x, 3, KEY)
     run_roles(roles, rng=np.random.default_rng(2), shuffle=True)
     res = roles[COORDINATOR].result
     np.testing.assert_allclose(
@@ -263,11 +300,11 @@ def test_secure_sum_source_composes_and_parties_check_the_digest() -> None:
     assert res.epsilon["dependence"] == float("inf")
 
 
-def test_party_refuses_a_broadcast_that_differs_from_its_own_clustering() -> None:
+def test_party_refuses_a_broadcast_that_differs_from_its_own_clustering(plain_sum: str) -> None:
     n = 10
     x = records(n, 8)
-    cfg = config(n, dependence="secure-sum")
-    roles = pipeline_roles(cfg, x, 3, KEY, sub_factory=plain_factory)
+    cfg = config(n, dependence="secure-sum", sum_protocol=plain_sum)
+    roles = pipeline_roles(cfg, x, 3, KEY)
     coord = roles[COORDINATOR]
     # a coordinator that lies about the clustering (validly signed, but not what the aggregate gives)
     orig = coord._cluster_and_broadcast
@@ -321,18 +358,15 @@ def test_structured_mechanisms_in_the_pipeline(mechanism: str) -> None:
 # ---- the real secure sum (SecAgg+) as the dependence phase
 
 
-def _secagg_factory(source: str):
-    from mpc_rr.pipeline import secagg_dependence
-    from mpc_rr.secure_sum import SeededEntropy
-
-    return secagg_dependence(entropy=lambda pid: SeededEntropy(99, pid))
+def _seeded(pid: int) -> SeededEntropy:
+    return SeededEntropy(99, pid)
 
 
 def test_secagg_exact_counts_give_the_true_dependences() -> None:
     n = 40
     x = records(n, 21)
     cfg = config(n, dependence="secure-sum", run="ss")
-    roles = pipeline_roles(cfg, x, 4, KEY, sub_factory=_secagg_factory("secure-sum"))
+    roles = pipeline_roles(cfg, x, 4, KEY, sum_entropy=_seeded)
     run_roles(roles, rng=np.random.default_rng(3), shuffle=True)
     res = roles[COORDINATOR].result
     np.testing.assert_allclose(res.dependences, dependence_matrix(x, SCHEMA), atol=1e-12)
@@ -346,7 +380,7 @@ def test_secagg_pairwise_rr_matches_the_centralized_estimate() -> None:
     n, seed = 40, 8
     x = records(n, 22)
     cfg = config(n, dependence="pairwise-rr", run="prr", p=0.6)
-    roles = pipeline_roles(cfg, x, seed, KEY, sub_factory=_secagg_factory("pairwise-rr"))
+    roles = pipeline_roles(cfg, x, seed, KEY, sum_entropy=_seeded)
     run_roles(roles)
     res = roles[COORDINATOR].result
     # centrally: the same per-party draws, pair by pair, then Eq. 2 per pair table

@@ -34,4 +34,4 @@ def test_waiting_for_is_the_roles_own_state_not_a_copy() -> None:
     assert hub.waiting_for() is hub.waiting_for()
     res = run_roles(roles)
     assert res.ok and not hub.waiting_for()
-    np.testing.assert_array_equal(hub.result, sum(roles[i].x for i in (1, 2, 3)))
+    np.testing.assert_array_equal(hub.result.total, sum(roles[i].x for i in (1, 2, 3)))

@@ -206,7 +206,7 @@ def test_secure_tally_dropouts_at_key_advertisement_too() -> None:
 
 def test_dropouts_beyond_secaggs_bound_lose_the_block_and_the_run_goes_on() -> None:
     sub = small_data(40, seed=6)
-    cfg = config_for(sub, 20, 0.5, secure_tally=True, max_dropout=0.1)  # 2 of 20 tolerated
+    cfg = config_for(sub, 20, 0.5, secure_tally=True, sum_options={"max_dropout": 0.1})  # 2 of 20 tolerated
     silent = {2, 5, 8, 11, 14}
     d = run_distributed(
         sub, cfg, MemoryRunner(step_timeout=30.0), SEED, entropy=SeededEntropy(4).spawn,
@@ -463,7 +463,7 @@ def test_the_state_diagrams() -> None:
     ("kw", "message"),
     [
         ({"n_clients": 41, "block": 10, "secure_tally": True}, "block 5 would hold 1 client"),
-        ({"max_dropout": 0.2}, "max_dropout only apply with secure_tally"),
+        ({"sum_options": {"max_dropout": 0.2}}, "max_dropout only apply with secure_tally"),
         ({"estimator": "eq4"}, "estimator must be one of ('pooled', 'paper')"),
         ({"block": 0}, "block (clients per block) must be an int >= 1, got 0"),
         ({"run": ""}, "run must be a non-empty string"),

@@ -31,8 +31,8 @@ def test_same_seed_same_results_and_transcript_over_memory_tcp_and_processes(tmp
     assert mem.ok and tcp.ok and procs.ok, (mem.errors, tcp.errors, procs.errors)
     want = expected_total(n - 1, seed, 3)
     for res in (mem.results(), tcp.results()):
-        assert all(np.array_equal(r, want) for r in res.values())
-    assert all(r == want.tolist() for r in procs.results.values())
+        assert all(np.array_equal(r.total, want) for r in res.values())
+    assert all(r["total"] == want.tolist() for r in procs.results.values())
     assert mem.links() == tcp.links() == procs.links()
     assert len(mem.links()) == 2 * (n - 1)
     for key in ("messages", "bytes", "rounds"):

@@ -74,7 +74,7 @@ def doc(
         (doc(grid="parties = [1]"), r"grid\.parties\[0\]: Expected `int` >= 2"),
         (doc(grid="dropout = []"), r"grid\.dropout: Expected `array` of length >= 1"),
         (doc(grid='protocol = ["secagg", "fullmesh"]'),
-         r"grid\.protocol\[1\]: Invalid enum value 'fullmesh' \(choose from: full-mesh, full-mesh-board, secagg\)"),
+         r"grid\.protocol\[1\]: Invalid enum value 'fullmesh' \(choose from: full-mesh, full-mesh-board, plainsum, secagg\)"),
         (doc('kind = "secure-sum"\ntransport = "udp"'), r"protocol\.transport: Invalid enum value 'udp' \(choose from: harness, memory, tcp\)"),
         (doc(grid="colour = [1]"), r"grid\.colour: unknown key"),
         (doc('kind = "secure-sum"\nparties = 10', grid="parties = [20]"), r"grid\.parties: also set in \[protocol\]"),
@@ -103,7 +103,7 @@ def test_point_checks_name_the_grid_point(tmp_path: Path) -> None:
     f = tmp_path / "s.toml"
     f.write_text(text)
     with Store(tmp_path / "r.db") as store, pytest.raises(UsageError, match=(
-        r"s\.toml: grid point drop_step=masked: drop_step of full-mesh must be one of \['shares', 'publish'\]"
+        r"s\.toml: grid point drop_step=masked: drop_step of full-mesh must be one of \['keys', 'shares', 'publish'\]"
     )):  # fmt: skip
         sweep(load_scenario(f), store, progress=False)
     with Store(tmp_path / "r.db") as store:

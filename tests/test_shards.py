@@ -87,7 +87,7 @@ def test_plainsum_same_links_results_and_costs(workers: int, method: str) -> Non
     assert many.links() == one.links() and len(one.links()) == 20
     assert per_link_events(many) == per_link_events(one)
     want = expected_total(10, 7, 4)
-    assert all(np.array_equal(r, want) for r in many.results().values())
+    assert all(np.array_equal(r.total, want) for r in many.results().values())
     same_costs(one, many)
     assert many.costs.extra["workers"] == workers and sum(many.costs.extra["shard_parties"]) == 11
     assert tap.links() == one.links() and tap.observer.startswith("memory network")
@@ -196,7 +196,7 @@ def _adult_plan(n: int, dependence: str, seed: int = 3) -> PipelinePlan:
         coordinator_key=signing.public_bytes(key),
     )  # fmt: skip
     ent = 11 if dependence != "rr" else None
-    return PipelinePlan(cfg, codes, seed, key.private_bytes_raw(), secagg_entropy_seed=ent)
+    return PipelinePlan(cfg, codes, seed, key.private_bytes_raw(), entropy_seed=ent)
 
 
 @pytest.mark.parametrize("dependence", ["rr", "secure-sum"])

@@ -137,7 +137,7 @@ async def test_garbage_from_a_peer_is_reported_and_others_are_served(kind, tmp_p
             await eps[4].send(0, b"\x92\x01not a message")
             for p in parties.values():
                 nursery.start_soon(p.run)
-    np.testing.assert_array_equal(roles[0].result, expected_total(n - 2, 3, 2))
+    np.testing.assert_array_equal(roles[0].result.total, expected_total(n - 2, 3, 2))
     assert [type(e) for e in parties[0].peer_errors] == [DecodeError]
     assert parties[0].peer_errors[0].peer == 4
 

@@ -26,12 +26,12 @@ nothing but the leak distinguishes it from the real protocol:
 
 from __future__ import annotations
 
-from collections.abc import Container
+from collections.abc import Callable, Container, Mapping
 from typing import Any
 
 import numpy as np
 
-from mpc_rr.core import COORDINATOR, PeerError, Send, WireArray
+from mpc_rr.core import COORDINATOR, PeerError, Role, Send, WireArray
 from mpc_rr.pipeline import DataParty, RandomizedRecord, wire_record
 from mpc_rr.secure_sum import crypto
 from mpc_rr.secure_sum.full_mesh import TAG_LEN, FullMeshParty
@@ -40,8 +40,13 @@ from mpc_rr.secure_sum.secagg import ForwardedShares, MaskedInput, SecAggClient,
 
 __all__ = [
     "ALL",
+    "FULL_MESH_PLANTS",
+    "PIPELINE_PLANTS",
+    "PLAINSUM_PLANTS",
+    "SECAGG_PLANTS",
     "LenientPlainSumHub",
     "PlaintextShareMeshParty",
+    "Plant",
     "RawRecordParty",
     "SparsePlainSumClient",
     "UnmaskedSecAggClient",
@@ -169,3 +174,68 @@ class RawRecordParty(DataParty):
         super().start()
         rec = wire_record(self.record, self.cfg)
         return [Send(COORDINATOR, RandomizedRecord(run=self.run, codes=rec))]
+
+
+# -- the planted variants each sum protocol offers (its spec's "plants" hook) ---------------
+
+Plant = Callable[[dict[int, Role], np.ndarray, Any], dict[int, Role]]
+"""``plant(roles, inputs, public) -> roles``: the honest roles of a run with some replaced."""
+
+
+def _sparse_plainsum(roles: dict[int, Role], x: np.ndarray, public: Any) -> dict[int, Role]:
+    n, cells = x.shape
+    out: dict[int, Role] = {COORDINATOR: LenientPlainSumHub(n, cells, run=public.run)}
+    for i in range(1, n + 1):
+        out[i] = SparsePlainSumClient(i, x[i - 1].astype(np.int64), run=public.run)
+    return out
+
+
+def _unmasked_secagg(isolated: Container[int]) -> Plant:
+    def plant(roles: dict[int, Role], x: np.ndarray, public: Any) -> dict[int, Role]:
+        out = dict(roles)
+        for i in range(1, x.shape[0] + 1):
+            old = roles[i]
+            assert isinstance(old, SecAggClient)
+            out[i] = UnmaskedSecAggClient(
+                i, public.config, public.graph, x[i - 1], entropy=old.entropy, isolated=isolated
+            )
+        return out
+
+    return plant
+
+
+def _mesh(kind: type[FullMeshParty], **extra: Any) -> Plant:
+    def plant(roles: dict[int, Role], x: np.ndarray, public: Any) -> dict[int, Role]:
+        out = dict(roles)
+        n = x.shape[0]
+        for i in range(1, n + 1):
+            old = roles[i]
+            assert isinstance(old, FullMeshParty)
+            out[i] = kind(
+                i, n, x[i - 1], publication=old.publication, entropy=old.entropy, run=public.run,
+                **extra,
+            )  # fmt: skip
+        return out
+
+    return plant
+
+
+PLAINSUM_PLANTS: Mapping[str, Plant] = {"sparse-encoding": _sparse_plainsum}
+"""``sparse-encoding``: clients drop trailing zeros (the size tells where the one is)."""
+
+SECAGG_PLANTS: Mapping[str, Plant] = {
+    "masks": _unmasked_secagg(ALL),
+    "isolated": _unmasked_secagg({1}),
+}
+"""``masks``: no pairwise masks at all; ``isolated``: party 1 has degree 0 in the masking graph."""
+
+FULL_MESH_PLANTS: Mapping[str, Plant] = {
+    "masks": _mesh(ZeroShareMeshParty, isolated=ALL),
+    "isolated": _mesh(ZeroShareMeshParty, isolated={1}),
+    "clear-shares": _mesh(PlaintextShareMeshParty),
+}
+"""``masks``: no shares; ``isolated``: party 1's shares are zero; ``clear-shares``: shares in
+the clear (the paper's protocol over a relay)."""
+
+PIPELINE_PLANTS: Mapping[str, type[DataParty]] = {"raw-record": RawRecordParty}
+"""``raw-record``: data parties send their true record as the dependence-phase record."""

@@ -11,6 +11,8 @@ chosen as the worst case for each target (:func:`coalition_members`); and
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
 
 from mpc_rr.adversary._recovery import (
     MemberState,
@@ -21,10 +23,66 @@ from mpc_rr.adversary._recovery import (
     recover_secagg,
 )
 from mpc_rr.adversary._stats import check_confidence, cp_two_sided
-from mpc_rr.core import COORDINATOR, UsageError, View
+from mpc_rr.core import COORDINATOR, UsageError, View, get_protocol, protocol_names
 from mpc_rr.secure_sum.secagg import SecAggConfig
 
-__all__ = ["coalition_members", "coalition_sweep", "pool", "score"]
+__all__ = [
+    "CoalitionModel",
+    "coalition_members",
+    "coalition_model",
+    "coalition_sweep",
+    "full_mesh_coalition",
+    "pool",
+    "score",
+    "secagg_coalition",
+]
+
+
+@dataclass(frozen=True)
+class CoalitionModel:
+    """Who colludes in a protocol and what it declares it withstands (a spec's ``coalition`` hook).
+
+    ``threshold`` and ``rule``: the collusion bound the run declared (SecAgg+:
+    Shamir threshold ``t``; the full mesh: ``n - 1``); ``smallest``: the
+    smallest coalition worth attacking (0 when the server alone may try);
+    ``server_colludes``: the server's view joins the members' states (else
+    the members pool their own views); ``neighbours``: each party's graph
+    neighbours when the graph is sparse (targets then face their worst
+    coalition), else ``None``.
+    """
+
+    threshold: int
+    rule: str
+    smallest: int
+    server_colludes: bool
+    neighbours: Mapping[int, Sequence[int]] | None = None
+
+
+def secagg_coalition(public: Any, parties: int) -> CoalitionModel:
+    """SecAgg+: the server plus ``C`` clients; up to ``t - 1`` of a party's neighbours learn nothing."""
+    cfg, graph = public.config, public.graph
+    nb = None
+    if cfg.degree < parties - 1:
+        nb = {u: graph.of(u).tolist() for u in range(1, parties + 1)}
+    return CoalitionModel(
+        cfg.threshold, f"Shamir threshold t = {cfg.threshold} (degree k = {cfg.degree})", 0, True, nb
+    )
+
+
+def full_mesh_coalition(public: Any, parties: int) -> CoalitionModel:
+    """The full mesh: ``C`` parties pool their views; up to ``n - 2`` learn nothing (Sec. 4.2)."""
+    n = parties
+    return CoalitionModel(n - 1, f"n - 1 = {n - 1} (Sec. 4.2: up to n - 2 colluders learn nothing)", 1, False)
+
+
+def coalition_model(protocol: str, public: Any, parties: int) -> CoalitionModel:
+    """``protocol``'s coalition model (its ``coalition`` hook), or a :class:`UsageError`."""
+    spec = get_protocol(protocol)
+    if not spec.has_hook("coalition"):
+        known = ", ".join(protocol_names(hook="coalition"))
+        raise UsageError(f"{protocol} has no coalition attack (protocols with one: {known})")
+    model: CoalitionModel = spec.hook("coalition")(public, parties)
+    return model
 
 
 def score(
@@ -103,6 +161,7 @@ def coalition_sweep(
     truth: Mapping[int, int],
     sizes: Sequence[int],
     *,
+    public: Any = None,
     config: SecAggConfig | None = None,
     neighbours: Mapping[int, Sequence[int]] | None = None,
     n: int | None = None,
@@ -118,17 +177,28 @@ def coalition_sweep(
     own worst coalition, :func:`coalition_members` (its neighbours first);
     without (complete graph, full mesh: every coalition of a size is alike)
     the coalition is the ``C`` lowest ids and the targets are the others.
+    ``public``: the run's public parameters (a spec's; or SecAgg+'s ``config``,
+    the full mesh's ``n`` and ``modulus``).  ``full-mesh-board`` is attacked as
+    the full mesh (its board sees no more than a relay).
     """
     confidence = check_confidence(confidence)
     parties = sorted(int(u) for u in states)
     out = []
     sv = None
+    if public is not None:
+        if protocol == "secagg":
+            config = public.config
+        else:
+            n, modulus = public.n, public.modulus
     if protocol == "secagg":
         if config is None:
             raise UsageError("coalition_sweep: secagg needs config")
         sv = SecAggView(view.of(COORDINATOR, observer="server"), config)
-    elif protocol != "full-mesh":
-        raise UsageError(f"coalition_sweep: protocol must be secagg or full-mesh, got {protocol!r}")
+    elif protocol not in ("full-mesh", "full-mesh-board"):
+        raise UsageError(
+            f"coalition_sweep: protocol must be one of {', '.join(protocol_names(hook='coalition'))}, "
+            f"got {protocol!r}"
+        )
     elif n is None:
         raise UsageError("coalition_sweep: full-mesh needs n")
 

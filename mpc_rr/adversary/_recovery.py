@@ -41,10 +41,19 @@ from __future__ import annotations
 import hashlib
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
+from typing import Any
 
 import numpy as np
 
-from mpc_rr.core import COORDINATOR, DecodeError, Role, UsageError, View
+from mpc_rr.core import (
+    COORDINATOR,
+    DecodeError,
+    Role,
+    UsageError,
+    View,
+    get_protocol,
+    protocol_names,
+)
 from mpc_rr.secure_sum import crypto, shamir, smallest_uint
 from mpc_rr.secure_sum.full_mesh import (
     TAG_LEN,
@@ -68,20 +77,22 @@ from mpc_rr.secure_sum.secagg import (
 )
 
 __all__ = [
-    "PROTOCOLS",
     "MemberState",
+    "OfflinePublic",
     "Recovery",
     "RecoveryResult",
     "SecAggView",
+    "full_mesh_offline",
     "member_state",
     "one_hot_cell",
+    "plainsum_offline",
     "recover",
     "recover_full_mesh",
     "recover_plainsum",
     "recover_secagg",
+    "secagg_offline",
 ]
 
-PROTOCOLS = ("plainsum", "full-mesh", "secagg")
 
 _NO_IDS = np.zeros(0, np.int64)
 _NO_SHARES = np.zeros((0, 2 * shamir.CHUNKS), np.uint64)
@@ -250,9 +261,14 @@ def _finish(
 
 
 def recover_plainsum(
-    view: View, members: Mapping[int, MemberState] | Iterable[MemberState] = ()
+    view: View,
+    members: Mapping[int, MemberState] | Iterable[MemberState] = (),
+    *,
+    public: object = None,
 ) -> Recovery:
-    """Plaintext sum: the candidate of party ``i`` is the value it sent (if seen)."""
+    """Plaintext sum: the candidate of party ``i`` is the value it sent (if seen).
+
+    ``public`` (the run's public parameters) is accepted as every recovery takes it."""
     mem = _members(members)
     cands = {s.src: m.x.to_numpy().astype(np.int64) for s, m in view.select(PlainValue)}
     tot = view.first(PlainTotal)
@@ -295,8 +311,9 @@ def recover_full_mesh(
     view: View,
     members: Mapping[int, MemberState] | Iterable[MemberState] = (),
     *,
-    n: int,
+    n: int | None = None,
     modulus: int | None = None,
+    public: Any = None,
 ) -> Recovery:
     """Sec. 4.2 full mesh: ``x_i = r_i - sum_{k != i} r_ki + sum_{j != i} r_ij (mod m)``.
 
@@ -305,8 +322,13 @@ def recover_full_mesh(
     candidate).  Second hypothesis, tried too: the shares the members cannot
     decrypt were sent in the clear (the ciphertext's body read as residues) --
     against real encryption it yields noise, against a protocol that forgot to
-    encrypt every input.  ``n``: data parties; ``modulus`` defaults to ``n + 1``.
+    encrypt every input.  ``n``: data parties; ``modulus`` defaults to ``n + 1``;
+    or ``public``, the run's public parameters, which hold both.
     """
+    if public is not None:
+        n, modulus = public.n, public.modulus
+    if n is None:
+        raise UsageError("recover_full_mesh: n (or the run's public parameters) is required")
     mem = _members(members)
     m = np.int64(modulus if modulus is not None else n + 1)
     wire = smallest_uint(int(m)).newbyteorder("<")
@@ -457,15 +479,19 @@ def recover_secagg(
     *,
     config: SecAggConfig | None = None,
     targets: Sequence[int] | None = None,
+    public: Any = None,
 ) -> Recovery:
     """SecAgg+: remove from ``y_u`` every mask whose seed or key the view and the members yield.
 
-    ``config``: the run's public parameters (modulus, threshold, run id);
+    ``config``: the run's public parameters (modulus, threshold, run id), or
+    ``public`` (a :class:`~mpc_rr.secure_sum.secagg.SecAggPublic`) holding it;
     ``view`` may be a :class:`SecAggView` parsed once.  ``targets``: the
     parties to attack (default every party whose masked input is in the
     view).  Seeds rebuilt from shares are checked against their commitment /
     public key before use.
     """
+    if public is not None:
+        config = public.config
     if isinstance(view, SecAggView):
         sv = view
     else:
@@ -538,15 +564,59 @@ def recover(
     members: Mapping[int, MemberState] | Iterable[MemberState] = (),
     **public: object,
 ) -> Recovery:
-    """Dispatch to :func:`recover_plainsum` / :func:`recover_full_mesh` / :func:`recover_secagg`.
+    """The input-recovery attack of ``protocol`` (its ``recover`` hook) on ``view``.
 
-    ``public``: the protocol's public parameters (``n`` and ``modulus`` for the
-    full mesh, ``config`` for SecAgg+).
+    ``public``: the run's public parameters, as ``public=`` (the object the
+    protocol's spec built) or the attack's own keywords (``n`` and ``modulus``
+    for the full mesh, ``config`` for SecAgg+).
     """
-    if protocol == "plainsum":
-        return recover_plainsum(view, members)
-    if protocol in ("full-mesh", "full-mesh-board"):
-        return recover_full_mesh(view, members, **public)  # type: ignore[arg-type]
-    if protocol == "secagg":
-        return recover_secagg(view, members, **public)  # type: ignore[arg-type]
-    raise UsageError(f"recover: protocol must be one of {PROTOCOLS}, got {protocol!r}")
+    spec = get_protocol(protocol)
+    if not spec.has_hook("recover"):
+        known = ", ".join(protocol_names(hook="recover"))
+        raise UsageError(f"recover: {protocol} has no input-recovery attack (protocols with one: {known})")
+    attack: Any = spec.hook("recover")
+    rec: Recovery = attack(view, members, **public)
+    return rec
+
+
+# -- public parameters read back from a recorded transcript (a spec's "offline" hook) --------
+
+
+@dataclass(frozen=True)
+class OfflinePublic:
+    """What an offline attack rebuilds of a run's public parameters from its transcript."""
+
+    cells: int | None
+    n: int
+    modulus: int | None = None
+    config: SecAggConfig | None = None
+
+
+def plainsum_offline(view: View, n: int) -> OfflinePublic:
+    """A plaintext sum's transcript: the vector length of the values seen."""
+    found = view.select(PlainValue)
+    return OfflinePublic(int(found[0][1].x.shape[0]) if found else None, n)
+
+
+def full_mesh_offline(view: View, n: int) -> OfflinePublic:
+    """The full mesh: the modulus is ``n + 1`` (Sec. 4.2); the length, that of a publication."""
+    found = view.select(MeshPublish)
+    return OfflinePublic(int(found[0][1].value.shape[0]) if found else None, n, n + 1)
+
+
+def secagg_offline(view: View, n: int) -> OfflinePublic:
+    """SecAgg+: the modulus of ``n`` one-hot inputs; the threshold is not on the wire, so it is
+    rebuilt from the shares seen (a polynomial of degree < t through >= t points is recovered
+    exactly; fewer points fail the commitment check and are discarded)."""
+    found = view.select(MaskedInput)
+    if not found:
+        raise UsageError("transcript holds no masked input: cannot attack SecAgg+ offline")
+    cells = int(found[0][1].y.shape[0])
+    modulus = max(2, 1 << n.bit_length())
+    owners: dict[int, int] = {}
+    for _, us in view.select(UnmaskShares):
+        for o in us.b_owners.to_numpy().tolist():
+            owners[int(o)] = owners.get(int(o), 0) + 1
+    t = max(1, min(owners.values())) if owners else 1
+    config = SecAggConfig(n, cells, modulus, n - 1, t, 0.0, run=view.run_label() or "")
+    return OfflinePublic(cells, n, modulus, config)

@@ -17,14 +17,26 @@ out, so protocols written for parties ``1..n`` run unchanged.
 
 from __future__ import annotations
 
+import enum
 from collections.abc import Iterator, Sequence
 from collections.abc import Set as AbstractSet
 
-from mpc_rr.core._errors import PeerError, UsageError
+from mpc_rr.core._errors import PeerError, ProtocolAbort, UsageError
 from mpc_rr.core._messages import Message
-from mpc_rr.core._roles import COORDINATOR, Role, Send
+from mpc_rr.core._roles import (
+    COORDINATOR,
+    NOBODY,
+    AllIn,
+    Deadline,
+    Event,
+    Handler,
+    Role,
+    Send,
+    SubMessage,
+    Transition,
+)
 
-__all__ = ["SubProtocol"]
+__all__ = ["SubProtocol", "SubProtocolHost", "sub_protocol_steps"]
 
 
 class SubProtocol:
@@ -114,3 +126,77 @@ class _Relabelled(AbstractSet[int]):
     def __contains__(self, x: object) -> bool:
         i = self._to_inner.get(x) if isinstance(x, int) else None
         return i is not None and i in self._set
+
+
+class SubProtocolHost(Role):
+    """A role that runs a sub-protocol in some of its states: the one way to delegate.
+
+    The subclass attaches the inner role with :meth:`attach_sub` (its
+    message types join the host's codec), starts it with :meth:`start_sub`,
+    and, for each state in which it runs, puts :func:`sub_protocol_steps` in
+    its transition table: inner messages go to :meth:`_forward_sub`, a
+    deadline to the inner role's :meth:`~mpc_rr.core.Role.on_timeout`, and
+    "all in" -- the inner role finished or aborted -- to the host's own
+    handler, which reads :meth:`sub_error` / the inner result.  While the
+    inner role runs, :meth:`sub_waiting` is what the host waits for.
+
+    :meth:`_admit_sub` is the one place a host filters inner messages (a
+    sender that is not its peer in this step, a late message of a closed
+    sub-protocol); the default admits everything.
+    """
+
+    sub: SubProtocol | None = None
+
+    def attach_sub(self, role: Role, members: Sequence[int] | None = None) -> SubProtocol:
+        """Run ``role`` as this host's sub-protocol (``members``: see :class:`SubProtocol`)."""
+        self.sub = SubProtocol(role, members)
+        missing = tuple(t for t in role.message_types if t not in self.message_types)
+        if missing:
+            self.message_types = tuple(self.message_types) + missing
+        return self.sub
+
+    def start_sub(self) -> list[Send]:
+        """The inner role's first messages (relabelled to outer ids)."""
+        if self.sub is None:
+            raise UsageError(f"{self.name}: no sub-protocol attached")
+        return self.sub.start()
+
+    def sub_waiting(self) -> AbstractSet[int]:
+        """What the running inner role waits for (outer ids; nothing once it ended)."""
+        if self.sub is None or self.sub.done:
+            return NOBODY
+        return self.sub.waiting_for()
+
+    def sub_error(self) -> ProtocolAbort | None:
+        return None if self.sub is None else self.sub.role.error
+
+    def _is_sub_message(self, msg: Message) -> bool:
+        return self.sub is not None and self.sub.accepts(msg)
+
+    def _admit_sub(self, src: int, msg: Message) -> bool:
+        """Whether the inner message ``msg`` from ``src`` goes to the inner role (raise
+        :class:`PeerError` to report the sender; return ``False`` to drop it quietly)."""
+        return True
+
+    def _forward_sub(self, src: int, msg: Message) -> list[Send]:
+        if self.sub is None:
+            raise PeerError(f"{self.name}: {type(msg).__name__} from party {src}, no sub-protocol runs", src)
+        if not self._admit_sub(src, msg):
+            return []
+        return self.sub.receive(src, msg)  # an inner role that ended ignores it
+
+    def _sub_deadline(self) -> list[Send]:
+        return [] if self.sub is None else self.sub.on_timeout()
+
+
+def sub_protocol_steps(
+    state: enum.Enum, after: Handler, then: enum.Enum
+) -> dict[tuple[enum.Enum, Event], Transition]:
+    """Table entries of a :class:`SubProtocolHost` state in which the inner role runs:
+    inner messages and deadlines go to it; when it ended ("all in"), ``after`` runs
+    and the host moves to ``then``."""
+    return {
+        (state, SubMessage): Transition("_forward_sub", state),
+        (state, Deadline): Transition("_sub_deadline", state),
+        (state, AllIn): Transition(after, then),
+    }

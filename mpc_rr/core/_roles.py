@@ -65,6 +65,8 @@ __all__ = [
     "ONLY_COORDINATOR",
     "AllIn",
     "Deadline",
+    "Event",
+    "Handler",
     "Role",
     "Send",
     "SubMessage",
@@ -134,11 +136,16 @@ class Transition:
     ``handler(role)`` for :class:`AllIn` / :class:`Deadline`.  It returns the
     messages to send.  If it finished or aborted the role, the role moves to
     ``DONE`` / ``ABORTED`` instead of ``to``.  The handler is called by name
-    on the role, so subclasses may override it.
+    on the role, so subclasses may override it; it may be given as that
+    name (a string), so a table can stand above the methods it names.
     """
 
-    handler: Handler
+    handler: Handler | str
     to: enum.Enum
+
+    @property
+    def handler_name(self) -> str:
+        return self.handler if isinstance(self.handler, str) else self.handler.__name__
 
 
 def table(entries: Mapping[tuple[enum.Enum, Event], Transition]) -> Mapping[tuple[enum.Enum, Event], Transition]:
@@ -150,7 +157,7 @@ def table(entries: Mapping[tuple[enum.Enum, Event], Transition]) -> Mapping[tupl
 
 
 def each(
-    states: Iterable[enum.Enum], event: Event, handler: Handler, to: enum.Enum | None = None
+    states: Iterable[enum.Enum], event: Event, handler: Handler | str, to: enum.Enum | None = None
 ) -> dict[tuple[enum.Enum, Event], Transition]:
     """Table entries for ``event`` in every state of ``states`` (``to=None``: stay)."""
     return {(s, event): Transition(handler, s if to is None else to) for s in states}
@@ -279,7 +286,7 @@ class Role(abc.ABC):
     def _fire(self, t: Transition, *args: Any) -> list[Send]:
         # looked up by name on the instance, so a subclass (e.g. an adversary's modified
         # role) overrides a step by overriding the method, without copying the table
-        sends: list[Send] = getattr(self, t.handler.__name__)(*args)
+        sends: list[Send] = getattr(self, t.handler_name)(*args)
         if not self.done:
             self.state = t.to
         return sends + self._check_all_in()

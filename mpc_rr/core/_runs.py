@@ -18,23 +18,19 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
-import numpy as np
-
 from mpc_rr.core._costs import CostReport
 from mpc_rr.core._errors import PeerError, ProtocolAbort, UsageError
+from mpc_rr.core._registry import ProtocolSpec
 from mpc_rr.core._roles import Role, Send
 from mpc_rr.core._transcript import Transcript
 
 __all__ = [
     "Progress",
-    "ProtocolSpec",
-    "RoleFactory",
     "RoleOutcome",
     "RolePlan",
     "RunResult",
     "Runner",
     "SpecPlan",
-    "result_to_json",
     "roles_of",
 ]
 
@@ -190,37 +186,6 @@ class RoleOutcome(Role):
 
     def __repr__(self) -> str:
         return f"RoleOutcome({self.name}, {self.final_state})"
-
-
-RoleFactory = Callable[[int, int, int, Mapping[str, Any]], Role]
-"""``make_role(party_id, n_parties, seed, params) -> Role``: one party's role built from
-public parameters only (``n_parties`` counts party 0), so a separate process can build it."""
-
-
-def result_to_json(result: Any) -> Any:
-    """Default JSON form of a role's result: arrays as lists, dataclasses as dicts."""
-    import dataclasses
-
-    if isinstance(result, np.ndarray):
-        return result.tolist()
-    if isinstance(result, np.generic):
-        return result.item()
-    if dataclasses.is_dataclass(result) and not isinstance(result, type):
-        return {f.name: result_to_json(getattr(result, f.name)) for f in dataclasses.fields(result)}
-    if isinstance(result, dict):
-        return {str(k): result_to_json(v) for k, v in result.items()}
-    if isinstance(result, list | tuple):
-        return [result_to_json(v) for v in result]
-    return result
-
-
-@dataclass(frozen=True)
-class ProtocolSpec:
-    """A named protocol: how one party builds its role, and how its result becomes JSON."""
-
-    name: str
-    make_role: RoleFactory
-    result_to_json: Callable[[Any], Any] = result_to_json
 
 
 class SpecPlan(RolePlan):

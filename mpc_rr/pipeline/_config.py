@@ -3,14 +3,17 @@
 from __future__ import annotations
 
 import math
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from functools import lru_cache
+from typing import Any
 
 from mpc_rr.core import UsageError
 from mpc_rr.data import Schema
 from mpc_rr.estimation import ESTIMATORS
 from mpc_rr.mdrr import DEPENDENCE_SOURCES, MECHANISMS, composed_epsilons, pair_mechanisms
 from mpc_rr.mechanisms import JointMechanism, LambdaRandomization, cluster_matrix, keep_or_uniform
+from mpc_rr.secure_sum import sum_options, sum_protocol, sum_protocol_names
 
 __all__ = ["DEPENDENCE_SOURCES", "MECHANISMS", "PipelineConfig"]
 
@@ -53,10 +56,13 @@ class PipelineConfig:
     min_parties:
         Fewest parties whose submissions a phase needs to go on after a
         timeout; fewer aborts the run.
-    secagg_max_dropout, secagg_max_corrupt, secagg_degree, secagg_failure:
-        SecAgg+ parameters of the secure-sum dependence sources (``None`` =
-        the defaults of :func:`~mpc_rr.secure_sum.secagg.secagg_public`);
-        refused with ``dependence="rr"``, where no secure sum runs.
+    sum_protocol, sum_options:
+        The secure sum of the ``secure-sum`` and ``pairwise-rr`` dependence
+        sources: any registered sum protocol whose party 0 learns the sum
+        (:func:`~mpc_rr.secure_sum.sum_protocol_names`), and its options (a
+        mapping or its options struct; ``None`` values: the protocol's
+        defaults), validated here once.  Options are refused with
+        ``dependence="rr"``, where no secure sum runs.
     """
 
     schema: Schema
@@ -72,10 +78,8 @@ class PipelineConfig:
     run: str = "pipeline"
     coordinator_key: bytes = field(default=b"", repr=False)
     min_parties: int = 2
-    secagg_max_dropout: float | None = None
-    secagg_max_corrupt: float | None = None
-    secagg_degree: int | None = None
-    secagg_failure: float | None = None
+    sum_protocol: str = "secagg"
+    sum_options: Any = None
 
     def __post_init__(self) -> None:
         if self.n < 2:
@@ -99,18 +103,23 @@ class PipelineConfig:
             raise UsageError(
                 f"adjust_iterations must be in 1..100000, got {self.adjust_iterations}"
             )
-        secagg = {
-            "secagg_max_dropout": self.secagg_max_dropout,
-            "secagg_max_corrupt": self.secagg_max_corrupt,
-            "secagg_degree": self.secagg_degree,
-            "secagg_failure": self.secagg_failure,
-        }
-        given = [k for k, v in secagg.items() if v is not None]
+        if self.sum_protocol not in sum_protocol_names(at_coordinator=True):
+            raise UsageError(
+                f"sum_protocol must be a sum protocol whose coordinator learns the sum "
+                f"({', '.join(sum_protocol_names(at_coordinator=True))}), got {self.sum_protocol!r}"
+            )
+        given = self.sum_options
+        if isinstance(given, Mapping):
+            given = {k: v for k, v in given.items() if v is not None}
         if given and self.dependence == "rr":
             raise UsageError(
-                f"{given} only apply to the secure-sum dependence sources; dependence 'rr' runs "
-                f"no secure sum"
+                f"sum options {given} only apply to the secure-sum dependence sources; dependence "
+                f"'rr' runs no secure sum"
             )
+        parsed = sum_options(self.sum_protocol, given or {}) if isinstance(given, Mapping | None) else (
+            sum_protocol(self.sum_protocol).parse_options(given)
+        )  # fmt: skip
+        object.__setattr__(self, "sum_options", parsed)
 
     @property
     def sizes(self) -> tuple[int, ...]:

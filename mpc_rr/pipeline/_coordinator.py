@@ -16,10 +16,9 @@ from mpc_rr.core import (
     Deadline,
     Message,
     PeerError,
-    Role,
     Send,
     SubMessage,
-    SubProtocol,
+    SubProtocolHost,
     Transition,
     UsageError,
     broadcast,
@@ -29,7 +28,7 @@ from mpc_rr.estimation import dependence_matrix, estimate_distribution, rr_adjus
 from mpc_rr.mdrr import Clustering, cluster_attributes, joint_counts
 from mpc_rr.pipeline import _signing as signing
 from mpc_rr.pipeline._config import PipelineConfig
-from mpc_rr.pipeline._dependence import SubFactory, dependences_from_aggregate
+from mpc_rr.pipeline._dependence import dependence_role, dependence_sum, dependences_from_aggregate
 from mpc_rr.pipeline._messages import (
     PIPELINE_MESSAGES,
     RandomizedRecord,
@@ -52,7 +51,7 @@ class CoordState(enum.Enum):
     ABORTED = "aborted"
 
 
-class Coordinator(Role):
+class Coordinator(SubProtocolHost):
     """The untrusted coordinator (data controller), party 0.
 
     After a deadline it goes on without the silent parties (dropouts) if at
@@ -64,7 +63,6 @@ class Coordinator(Role):
         config: PipelineConfig,
         signing_key: Ed25519PrivateKey,
         *,
-        sub_factory: SubFactory | None = None,
         progress: Progress | None = None,
     ) -> None:
         super().__init__(COORDINATOR, CoordState.DEPENDENCE)
@@ -84,26 +82,19 @@ class Coordinator(Role):
         self.dep_randomized: np.ndarray | None = None
         self.late = 0
         self._sub_messages = 0
-        self.sub: SubProtocol | None = None
         self.message_types = PIPELINE_MESSAGES
         if config.dependence != "rr":
-            if sub_factory is None:
-                raise UsageError(f"dependence {config.dependence!r} needs a sub-protocol factory")
-            self.sub = SubProtocol(sub_factory(config, COORDINATOR, None))
-            self.message_types = PIPELINE_MESSAGES + tuple(self.sub.role.message_types)
+            self.attach_sub(dependence_role(config, COORDINATOR, None))
 
     def start(self) -> list[Send]:
-        return self.sub.start() if self.sub is not None else []
+        return self.start_sub() if self.sub is not None else []
 
     def waiting_for(self) -> AbstractSet[int]:
         if self.done:
             return NOBODY
         if self.state is CoordState.DEPENDENCE and self.sub is not None:
-            return NOBODY if self.sub.done else self.sub.role.waiting_for()
+            return self.sub_waiting()
         return self._missing
-
-    def _is_sub_message(self, msg: Message) -> bool:
-        return self.sub is not None and self.sub.accepts(msg)
 
     def _report(self, phase: str, done: int, total: int) -> None:
         if self.progress is not None:
@@ -119,15 +110,14 @@ class Coordinator(Role):
         return []
 
     def _forward_sub(self, src: int, msg: Message) -> list[Send]:
-        assert self.sub is not None
         self._sub_messages += 1
         if self._sub_messages % 256 == 0:
             self._report("SECURE SUM", self._sub_messages, 0)
-        return self.sub.receive(src, msg)
+        return super()._forward_sub(src, msg)
 
     def _dependence_deadline(self) -> list[Send]:
         if self.sub is not None:
-            return self.sub.role.on_timeout()
+            return self._sub_deadline()
         return self._go_on_without_silent(self.records)
 
     def _store(self, store: dict[int, np.ndarray], src: int, rec: np.ndarray, phase: str) -> None:
@@ -155,11 +145,11 @@ class Coordinator(Role):
 
     def _cluster_and_broadcast(self) -> list[Send]:
         if self.sub is not None:
-            err = self.sub.role.error
+            err = self.sub_error()
             if err is not None:
                 self.abort(f"{self.name}: dependence phase failed: {err}", err.culprits)
                 return []
-            res = self.sub.role.result
+            res = dependence_sum(self.cfg).result_of(self.sub.role)
             self.dep_parties = tuple(int(i) for i in res.included)
             self.dependences = dependences_from_aggregate(self.cfg, res.total)
         else:
@@ -197,8 +187,7 @@ class Coordinator(Role):
         return []
 
     def _late_sub(self, src: int, msg: Message) -> list[Send]:
-        assert self.sub is not None
-        return self.sub.receive(src, msg)  # a finished sub-protocol ignores it
+        return super()._forward_sub(src, msg)  # the sum has ended: it ignores the message
 
     def _estimate(self) -> list[Send]:
         assert self.clustering is not None and self.dependences is not None
@@ -233,7 +222,7 @@ class Coordinator(Role):
     S = CoordState
     TRANSITIONS = table({
         (S.DEPENDENCE, RandomizedRecord): Transition(_on_record, S.DEPENDENCE),
-        (S.DEPENDENCE, SubMessage): Transition(_forward_sub, S.DEPENDENCE),
+        (S.DEPENDENCE, SubMessage): Transition("_forward_sub", S.DEPENDENCE),
         (S.DEPENDENCE, Deadline): Transition(_dependence_deadline, S.DEPENDENCE),
         (S.DEPENDENCE, AllIn): Transition(_cluster_and_broadcast, S.RELEASE),
         (S.RELEASE, Release): Transition(_on_release, S.RELEASE),

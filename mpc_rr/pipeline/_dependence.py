@@ -2,17 +2,17 @@
 
 ``dependence="secure-sum"`` (Sec. 4.2) sums each party's one-hot pair cells
 of its true record; ``"pairwise-rr"`` (Sec. 4.3) sums the one-hot cells of its
-pairwise-randomized values (:mod:`mpc_rr.mdrr._pairwise`).  The sum runs as
-SecAgg+ with the run's public parameters from
-:func:`~mpc_rr.secure_sum.secagg.secagg_public` (the one place), run
-id ``<pipeline run>/dependence``.  Every party learns the aggregate, so it can
-compute the clustering itself and check the coordinator's broadcast.
+pairwise-randomized values (:func:`~mpc_rr.mdrr.perturb_pairs`).  The sum is
+the run's ``sum_protocol`` (SecAgg+ by default; any registered sum protocol
+whose party 0 learns the sum), built from its spec with the run's options
+and run id ``<pipeline run>/dependence``.  Every party learns the aggregate,
+so it can compute the clustering itself and check the coordinator's broadcast.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from functools import lru_cache
+from typing import Any
 
 import numpy as np
 
@@ -27,52 +27,39 @@ from mpc_rr.mdrr import (
     perturb_pairs,
 )
 from mpc_rr.pipeline._config import PipelineConfig
-from mpc_rr.secure_sum import Entropy
-from mpc_rr.secure_sum.secagg import (
-    DEFAULT_FAILURE,
-    SecAggClient,
-    SecAggPublic,
-    SecAggServer,
-    secagg_public,
-)
+from mpc_rr.secure_sum import Entropy, SumSpec, sum_protocol
 
 __all__ = [
-    "SubFactory",
     "dependence_input",
+    "dependence_public",
+    "dependence_role",
+    "dependence_sum",
     "dependences_from_aggregate",
     "local_clustering",
-    "secagg_dependence",
-    "secagg_public_for",
 ]
 
-SubFactory = Callable[[PipelineConfig, int, np.ndarray | None], Role]
-"""Builds the sub-protocol role of ``party id`` with its input vector (``None`` for party 0)."""
+
+def dependence_sum(cfg: PipelineConfig) -> SumSpec:
+    """The spec of the run's dependence sum protocol."""
+    return sum_protocol(cfg.sum_protocol)
 
 
-def secagg_public_for(cfg: PipelineConfig) -> SecAggPublic:
-    """The SecAgg+ public parameters of a pipeline run's dependence phase."""
-    return secagg_public(
-        cfg.n,
-        pair_layout(cfg.sizes).cells,
-        run=f"{cfg.run}/dependence",
-        degree=cfg.secagg_degree,
-        max_dropout=cfg.secagg_max_dropout,
-        max_corrupt=cfg.secagg_max_corrupt,
-        failure=DEFAULT_FAILURE if cfg.secagg_failure is None else cfg.secagg_failure,
-    )
+def dependence_public(cfg: PipelineConfig) -> Any:
+    """The public parameters of a pipeline run's dependence sum."""
+    spec = dependence_sum(cfg)
+    return spec.public(
+        cfg.n, pair_layout(cfg.sizes).cells, run=f"{cfg.run}/dependence", max_value=1,
+        options=spec.options_for(cfg.sum_options, cfg.n),
+    )  # fmt: skip
 
 
-def secagg_dependence(entropy: Callable[[int], Entropy] | None = None) -> SubFactory:
-    """The default sub-protocol: SecAgg+ (``entropy(party)``: tests inject a seeded source)."""
-
-    def factory(cfg: PipelineConfig, pid: int, x: np.ndarray | None) -> Role:
-        pub = secagg_public_for(cfg)
-        if pid == COORDINATOR:
-            return SecAggServer(pub.config, pub.graph)
-        ent = entropy(pid) if entropy is not None else None
-        return SecAggClient(pid, pub.config, pub.graph, np.asarray(x), entropy=ent)
-
-    return factory
+def dependence_role(
+    cfg: PipelineConfig, party_id: int, x: np.ndarray | None, entropy: Entropy | None = None
+) -> Role:
+    """Party ``party_id``'s role in the dependence sum (``x``: its input; ``None`` for party 0)."""
+    spec = dependence_sum(cfg)
+    return spec.role(party_id, dependence_public(cfg), None if party_id == COORDINATOR else x,
+                     entropy=entropy)  # fmt: skip
 
 
 def dependence_input(cfg: PipelineConfig, record: np.ndarray, rng: np.random.Generator) -> np.ndarray:

@@ -15,8 +15,9 @@ Parameters (``--params`` JSON, the same for every party):
 ``data``             Adult-format file (default: ``adult.data`` in the data folder)
 ``row_offset``       first record used (default 0)
 ``run``, ``p``, ``tv``, ``td``, ``dependence``, ``mechanism``, ``estimator``,
-``adjust_iterations``, ``min_parties``, ``secagg_max_dropout``, ``secagg_max_corrupt``,
-``secagg_degree``, ``secagg_failure``  as in :class:`~mpc_rr.pipeline.PipelineConfig`
+``adjust_iterations``, ``min_parties``, ``sum_protocol``  as in
+:class:`~mpc_rr.pipeline.PipelineConfig`
+``sum_options``      the dependence sum's options (a JSON object, e.g. ``{"degree": 40}``)
 """
 
 from __future__ import annotations
@@ -31,23 +32,21 @@ from typing import Any
 import numpy as np
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
-from mpc_rr.core import COORDINATOR, ProtocolSpec, Role, UsageError, csprng_generator
+from mpc_rr.core import COORDINATOR, Role, UsageError, csprng_generator
 from mpc_rr.data import ADULT_COLUMNS, ADULT_SCHEMA, data_dir
 from mpc_rr.pipeline import _signing as signing
 from mpc_rr.pipeline._config import PipelineConfig
 from mpc_rr.pipeline._coordinator import Coordinator
-from mpc_rr.pipeline._dependence import secagg_dependence
 from mpc_rr.pipeline._party import DataParty
 from mpc_rr.pipeline._results import PartyOutcome, PipelineResult
 
-__all__ = ["PIPELINE", "adult_record", "make_pipeline_role", "new_coordinator_key", "pipeline_result_to_json"]
+__all__ = ["adult_record", "make_pipeline_role", "new_coordinator_key", "pipeline_result_to_json"]
 
 _CONFIG_KEYS = {
     "p": float, "tv": int, "td": float, "dependence": str, "mechanism": str, "estimator": str,
-    "adjust_iterations": int, "min_parties": int, "secagg_max_dropout": float, "secagg_max_corrupt": float,
-    "secagg_degree": int, "secagg_failure": float,
+    "adjust_iterations": int, "min_parties": int, "sum_protocol": str,
 }  # fmt: skip
-_KNOWN = set(_CONFIG_KEYS) | {"coordinator_key", "signing_key", "data", "row_offset", "run"}
+_KNOWN = set(_CONFIG_KEYS) | {"coordinator_key", "signing_key", "data", "row_offset", "run", "sum_options"}
 
 
 def adult_record(path: Path, row: int) -> np.ndarray:
@@ -99,16 +98,18 @@ def _config(n: int, seed: int, params: Mapping[str, Any]) -> PipelineConfig:
             if not isinstance(v, kind) or isinstance(v, bool):
                 raise UsageError(f"pipeline params: {k} must be a {kind.__name__}, got {v!r}")
             opts[k] = v
+    sum_opts = params.get("sum_options", {})
+    if not isinstance(sum_opts, Mapping):
+        raise UsageError(f"pipeline params: sum_options must be a JSON object, got {sum_opts!r}")
     return PipelineConfig(
         schema=ADULT_SCHEMA, n=n, coordinator_key=key,
-        run=str(params.get("run", f"pipeline-{seed}")), **opts,
+        run=str(params.get("run", f"pipeline-{seed}")), sum_options=dict(sum_opts), **opts,
     )  # fmt: skip
 
 
 def make_pipeline_role(party_id: int, n_parties: int, seed: int, params: Mapping[str, Any]) -> Role:
     """Party ``party_id``'s pipeline role in a deployment of ``n_parties`` (party 0 included)."""
     cfg = _config(n_parties - 1, seed, params)
-    sub = secagg_dependence() if cfg.dependence != "rr" else None
     if party_id == COORDINATOR:
         path = params.get("signing_key")
         if not isinstance(path, str):
@@ -119,13 +120,13 @@ def make_pipeline_role(party_id: int, n_parties: int, seed: int, params: Mapping
             raise UsageError(f"cannot read signing key {path}: {exc.strerror or exc}") from None
         if len(raw) != 32:
             raise UsageError(f"signing key {path}: expected 32 raw bytes, got {len(raw)}")
-        return Coordinator(cfg, signing.new_signing_key(raw), sub_factory=sub)
+        return Coordinator(cfg, signing.new_signing_key(raw))
     data = Path(params["data"]) if "data" in params else data_dir() / "adult.data"
     offset = params.get("row_offset", 0)
     if not isinstance(offset, int) or offset < 0:
         raise UsageError(f"pipeline params: row_offset must be an integer >= 0, got {offset!r}")
     record = adult_record(data, offset + party_id - 1)
-    return DataParty(party_id, cfg, record, csprng_generator(), sub_factory=sub)
+    return DataParty(party_id, cfg, record, csprng_generator())
 
 
 def pipeline_result_to_json(result: Any) -> Any:
@@ -161,5 +162,3 @@ def new_coordinator_key(path: Path) -> str:
     path.chmod(0o600)
     return signing.public_bytes(key).hex()
 
-
-PIPELINE = ProtocolSpec("pipeline", make_pipeline_role, pipeline_result_to_json)

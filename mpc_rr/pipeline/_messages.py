@@ -64,3 +64,8 @@ def wire_record(rec: np.ndarray, cfg: PipelineConfig) -> WireArray:
     top = max(cfg.sizes)
     dt = np.uint8 if top <= 256 else np.uint16 if top <= 65536 else np.int64
     return WireArray.from_numpy(np.asarray(rec, dtype=dt))
+
+
+def pipeline_messages() -> tuple[type[Message], ...]:
+    """Every message type of the protocol (its spec's ``messages``)."""
+    return PIPELINE_MESSAGES

@@ -13,11 +13,9 @@ from mpc_rr.core import (
     ONLY_COORDINATOR,
     AllIn,
     Deadline,
-    Message,
-    Role,
     Send,
     SubMessage,
-    SubProtocol,
+    SubProtocolHost,
     Transition,
     UsageError,
     table,
@@ -26,7 +24,12 @@ from mpc_rr.mdrr import Clustering, perturb_record
 from mpc_rr.mechanisms import check_record
 from mpc_rr.pipeline import _signing as signing
 from mpc_rr.pipeline._config import PipelineConfig
-from mpc_rr.pipeline._dependence import SubFactory, dependence_input, local_clustering
+from mpc_rr.pipeline._dependence import (
+    dependence_input,
+    dependence_role,
+    dependence_sum,
+    local_clustering,
+)
 from mpc_rr.pipeline._messages import (
     PIPELINE_MESSAGES,
     RandomizedRecord,
@@ -35,6 +38,7 @@ from mpc_rr.pipeline._messages import (
     wire_record,
 )
 from mpc_rr.pipeline._results import PartyOutcome, epsilons
+from mpc_rr.secure_sum import Entropy
 
 __all__ = ["DataParty", "PartyState"]
 
@@ -46,7 +50,7 @@ class PartyState(enum.Enum):
     ABORTED = "aborted"
 
 
-class DataParty(Role):
+class DataParty(SubProtocolHost):
     """A data-holding party: its own record, its own generator; never reveals the record.
 
     ``rng`` is the only source of its randomized-response noise: seeded in a
@@ -63,7 +67,7 @@ class DataParty(Role):
         record: np.ndarray,
         rng: np.random.Generator,
         *,
-        sub_factory: SubFactory | None = None,
+        sum_entropy: Entropy | None = None,
     ) -> None:
         secure = config.dependence != "rr"
         super().__init__(party_id, PartyState.DEPENDENCE if secure else PartyState.AWAIT_CLUSTERING)
@@ -73,20 +77,16 @@ class DataParty(Role):
         self.cfg = config
         self.run = config.run
         self.rng = rng
-        self.sub: SubProtocol | None = None
         self.own_clustering: Clustering | None = None
         self._early: list[tuple[int, SignedClustering]] = []
         self.message_types = PIPELINE_MESSAGES
         if secure:
-            if sub_factory is None:
-                raise UsageError(f"dependence {config.dependence!r} needs a sub-protocol factory")
             x = dependence_input(config, self.record, rng)
-            self.sub = SubProtocol(sub_factory(config, party_id, x))
-            self.message_types = PIPELINE_MESSAGES + tuple(self.sub.role.message_types)
+            self.attach_sub(dependence_role(config, party_id, x, sum_entropy))
 
     def start(self) -> list[Send]:
         if self.sub is not None:
-            return self.sub.start()
+            return self.start_sub()
         singles = [(j,) for j in range(len(self.cfg.sizes))]
         y = perturb_record(
             self.record, self.cfg.sizes, singles, self.cfg.attribute_mechanisms(), self.rng
@@ -97,28 +97,18 @@ class DataParty(Role):
         if self.done:
             return NOBODY
         if self.state is PartyState.DEPENDENCE and self.sub is not None:
-            return NOBODY if self.sub.done else self.sub.role.waiting_for()
+            return self.sub_waiting()
         return ONLY_COORDINATOR
 
-    def _is_sub_message(self, msg: Message) -> bool:
-        return self.sub is not None and self.sub.accepts(msg)
-
     # -- dependence phase ---------------------------------------------------------------
-    def _forward_sub(self, src: int, msg: Message) -> list[Send]:
-        assert self.sub is not None
-        return self.sub.receive(src, msg)
-
-    def _sub_deadline(self) -> list[Send]:
-        assert self.sub is not None
-        return self.sub.role.on_timeout()
-
     def _after_sub(self) -> list[Send]:
         assert self.sub is not None
-        err = self.sub.role.error
+        err = self.sub_error()
         if err is not None:
             self.abort(f"{self.name}: dependence phase failed: {err}", err.culprits)
             return []
-        self.own_clustering = local_clustering(self.cfg, self.sub.role.result.total)
+        total = dependence_sum(self.cfg).result_of(self.sub.role).total
+        self.own_clustering = local_clustering(self.cfg, total)
         if self._early:  # the broadcast overtook the end of the sub-protocol: act on it now
             src, msg = self._early.pop(0)
             return self._on_clustering(src, msg)
@@ -162,8 +152,8 @@ class DataParty(Role):
 
     S = PartyState
     TRANSITIONS = table({
-        (S.DEPENDENCE, SubMessage): Transition(_forward_sub, S.DEPENDENCE),
-        (S.DEPENDENCE, Deadline): Transition(_sub_deadline, S.DEPENDENCE),
+        (S.DEPENDENCE, SubMessage): Transition("_forward_sub", S.DEPENDENCE),
+        (S.DEPENDENCE, Deadline): Transition("_sub_deadline", S.DEPENDENCE),
         (S.DEPENDENCE, SignedClustering): Transition(_early_clustering, S.DEPENDENCE),
         (S.DEPENDENCE, AllIn): Transition(_after_sub, S.AWAIT_CLUSTERING),
         (S.AWAIT_CLUSTERING, SignedClustering): Transition(_on_clustering, S.DONE),

@@ -18,7 +18,6 @@ from mpc_rr.core import COORDINATOR, Progress, Role, RolePlan, UsageError
 from mpc_rr.pipeline import _signing as signing
 from mpc_rr.pipeline._config import PipelineConfig
 from mpc_rr.pipeline._coordinator import Coordinator
-from mpc_rr.pipeline._dependence import secagg_dependence
 from mpc_rr.pipeline._party import DataParty
 
 __all__ = ["PipelinePlan"]
@@ -40,8 +39,8 @@ class PipelinePlan(RolePlan):
     signing_key:
         The coordinator's raw 32-byte Ed25519 private key (``None`` in a
         subset without party 0).
-    secagg_entropy_seed:
-        Secure-sum dependence sources: ``None`` draws SecAgg+ keys, seeds and
+    entropy_seed:
+        Secure-sum dependence sources: ``None`` draws the sum's keys, seeds and
         shares from the OS CSPRNG; an int uses
         :class:`~mpc_rr.secure_sum.SeededEntropy` (tests and teaching:
         reproducible transcripts).
@@ -54,13 +53,13 @@ class PipelinePlan(RolePlan):
         seed: int,
         signing_key: bytes | None,
         *,
-        secagg_entropy_seed: int | None = None,
+        entropy_seed: int | None = None,
         ids: Sequence[int] | None = None,
         progress: Progress | None = None,
     ) -> None:
         self.config = config
         self.seed = int(seed)
-        self.secagg_entropy_seed = secagg_entropy_seed
+        self.entropy_seed = entropy_seed
         self._ids = tuple(range(config.n + 1)) if ids is None else tuple(sorted(int(i) for i in ids))
         data = [i for i in self._ids if i != COORDINATOR]
         recs = np.asarray(records)
@@ -88,26 +87,25 @@ class PipelinePlan(RolePlan):
         return PipelinePlan(
             self.config, self.records[rows], self.seed,
             self.signing_key if COORDINATOR in ids_t else None,
-            secagg_entropy_seed=self.secagg_entropy_seed, ids=ids_t,
+            entropy_seed=self.entropy_seed, ids=ids_t,
         )  # fmt: skip
 
     def build(self, progress: Progress | None = None) -> dict[int, Role]:
         cfg = self.config
-        sub = None
-        if cfg.dependence != "rr":
+        spawn = None
+        if cfg.dependence != "rr" and self.entropy_seed is not None:
             from mpc_rr.secure_sum import SeededEntropy
 
-            ent = self.secagg_entropy_seed
-            sub = secagg_dependence(SeededEntropy(ent).spawn if ent is not None else None)
+            spawn = SeededEntropy(self.entropy_seed).spawn
         roles: dict[int, Role] = {}
         k = 0
         for i in self._ids:
             if i == COORDINATOR:
                 assert self.signing_key is not None
                 key = signing.new_signing_key(self.signing_key)
-                roles[i] = Coordinator(cfg, key, sub_factory=sub, progress=progress)
+                roles[i] = Coordinator(cfg, key, progress=progress)
                 continue
             rng = np.random.default_rng(np.random.SeedSequence(self.seed, spawn_key=(i - 1,)))
-            roles[i] = DataParty(i, cfg, self.records[k], rng, sub_factory=sub)
+            roles[i] = DataParty(i, cfg, self.records[k], rng, sum_entropy=spawn(i) if spawn else None)
             k += 1
         return roles

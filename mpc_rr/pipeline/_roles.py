@@ -40,8 +40,8 @@ from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 from mpc_rr.core import COORDINATOR, Role, UsageError, party_generators
 from mpc_rr.pipeline._config import PipelineConfig
 from mpc_rr.pipeline._coordinator import Coordinator, Progress
-from mpc_rr.pipeline._dependence import SubFactory, secagg_dependence
 from mpc_rr.pipeline._party import DataParty
+from mpc_rr.secure_sum import Entropy
 
 __all__ = ["pipeline_roles"]
 
@@ -52,7 +52,7 @@ def pipeline_roles(
     seed: int | np.random.SeedSequence,
     signing_key: Ed25519PrivateKey,
     *,
-    sub_factory: SubFactory | None = None,
+    sum_entropy: Callable[[int], Entropy] | None = None,
     parties: Sequence[int] | None = None,
     progress: Progress | None = None,
     generators: Callable[[int], np.random.Generator] | None = None,
@@ -62,21 +62,21 @@ def pipeline_roles(
     Party ``i`` holds ``records[i - 1]`` and a generator from the ``i - 1``-th
     child of ``SeedSequence(seed)`` (:func:`~mpc_rr.core.party_generators`),
     unless ``generators(i)`` supplies one.  ``parties`` restricts which
-    data-party roles are built.  ``sub_factory`` defaults to SecAgg+ for the
-    secure-sum dependence sources.
+    data-party roles are built.  ``sum_entropy(i)`` is party ``i``'s
+    cryptographic source in the dependence sum (``None``: the OS CSPRNG;
+    seeded only in tests and teaching traces).
     """
     recs = np.asarray(records)
     if recs.shape != (config.n, len(config.sizes)):
         raise UsageError(
             f"records must have shape ({config.n}, {len(config.sizes)}), got {recs.shape}"
         )
-    if config.dependence != "rr" and sub_factory is None:
-        sub_factory = secagg_dependence()
     gens = party_generators(seed, config.n) if generators is None else None
     roles: dict[int, Role] = {
-        COORDINATOR: Coordinator(config, signing_key, sub_factory=sub_factory, progress=progress)
+        COORDINATOR: Coordinator(config, signing_key, progress=progress)
     }
     for i in parties if parties is not None else range(1, config.n + 1):
         rng = generators(i) if generators is not None else gens[i - 1]  # type: ignore[index]
-        roles[i] = DataParty(i, config, recs[i - 1], rng, sub_factory=sub_factory)
+        ent = sum_entropy(i) if sum_entropy is not None else None
+        roles[i] = DataParty(i, config, recs[i - 1], rng, sum_entropy=ent)
     return roles

@@ -46,7 +46,6 @@ __all__ = [
     "REPAIRS",
     "RRBA",
     "RRBA_MESSAGES",
-    "SECAGG_STEPS",
     "SOLVERS",
     "STOPS",
     "AggState",
@@ -156,14 +155,13 @@ _HOME = {
     "MAX_VIEW": "mpc_rr.rrba._messages",
     "Marginal": "mpc_rr.rrba._consistency",
     "REPAIRS": "mpc_rr.rrba._choices",
-    "RRBA": "mpc_rr.rrba._deploy",
+    "RRBA": "mpc_rr.rrba._spec",
     "RRBAAggregator": "mpc_rr.rrba._aggregator_role",
     "RRBAClient": "mpc_rr.rrba._client_role",
     "RRBAConfig": "mpc_rr.rrba._config",
     "RRBAOutcome": "mpc_rr.rrba._collection",
     "RRBARun": "mpc_rr.rrba._simulate",
     "RRBA_MESSAGES": "mpc_rr.rrba._messages",
-    "SECAGG_STEPS": "mpc_rr.rrba._config",
     "SOLVERS": "mpc_rr.rrba._consistency",
     "STOPS": "mpc_rr.rrba._choices",
     "SubsetIndex": "mpc_rr.rrba._tables",
@@ -263,7 +261,6 @@ if TYPE_CHECKING:
         dropout_totals,
     )
     from mpc_rr.rrba._config import (
-        SECAGG_STEPS,
         RRBAConfig,
     )
     from mpc_rr.rrba._consistency import (
@@ -274,7 +271,6 @@ if TYPE_CHECKING:
         solve_simplex_qp,
     )
     from mpc_rr.rrba._deploy import (
-        RRBA,
         csv_record,
         make_rrba_role,
         outcome_to_json,
@@ -328,6 +324,9 @@ if TYPE_CHECKING:
         run_rrba,
         run_tables,
         seed_parts,
+    )
+    from mpc_rr.rrba._spec import (
+        RRBA,
     )
     from mpc_rr.rrba._stopping import (
         check_alpha,

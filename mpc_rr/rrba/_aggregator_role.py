@@ -20,9 +20,9 @@ it, recorded by the driver; the run goes on):
 * answer when it was never asked: reported, ignored.
 
 With a secure tally the aggregator sees no individual answer: the block's
-clients and the aggregator run SecAgg+ (:class:`SecAggServer` as a
-sub-protocol among the block's clients) and it receives only the sum of
-their one-hot answers, i.e. the block's counts.  It checks what the sum
+clients and the aggregator run the configured sum protocol (SecAgg+ by
+default; its party 0 role as a sub-protocol among the block's clients) and it
+receives only the sum of their one-hot answers, i.e. the block's counts.  It checks what the sum
 reveals -- every table's counts must add up to the number of included
 clients that were asked it -- and leaves out the whole block (``lost``)
 when they do not (some input was not a one-hot answer), or when the secure
@@ -46,19 +46,17 @@ from mpc_rr.core import (
     DecodeError,
     Message,
     PeerError,
-    Role,
     Send,
-    SubMessage,
-    SubProtocol,
+    SubProtocolHost,
     Transition,
     broadcast,
+    sub_protocol_steps,
     table,
 )
 from mpc_rr.rrba._aggregator import tally
 from mpc_rr.rrba._collection import BlockPlan, BlockRecord, Collection
 from mpc_rr.rrba._config import RRBAConfig
 from mpc_rr.rrba._messages import RRBA_MESSAGES, Answer, AskBlock, Dismiss, read_cells
-from mpc_rr.secure_sum.secagg import SECAGG_MESSAGES, SecAggServer
 
 __all__ = ["AggState", "BlockProgress", "RRBAAggregator"]
 
@@ -73,7 +71,7 @@ class AggState(enum.Enum):
     ABORTED = "aborted"
 
 
-class RRBAAggregator(Role):
+class RRBAAggregator(SubProtocolHost):
     """The aggregator of an RRBA run (see the module docstring).
 
     ``rng`` draws the view assignment only (seeded from the scenario seed:
@@ -96,14 +94,15 @@ class RRBAAggregator(Role):
             estimator=config.estimator, repair=config.repair, alpha=config.alpha,
             t_floor=config.t_floor, stop=config.stop, min_blocks=config.min_blocks,
         )  # fmt: skip
-        self.message_types = RRBA_MESSAGES + (SECAGG_MESSAGES if config.secure_tally else ())
+        self.message_types = RRBA_MESSAGES + (
+            config.sum_spec.message_types() if config.secure_tally else ()
+        )
         self.late = 0
         self._plan: BlockPlan | None = None
         self._first = 1  # party id of the open block's first client
         self._answers: dict[int, np.ndarray] = {}  # block-local index -> reported cells
         self._rejected: dict[int, str] = {}  # party id -> why it was left out
         self._pending: set[int] = set()  # party ids of the open block still expected
-        self._sub: SubProtocol | None = None
 
     def start(self) -> list[Send]:
         return self._open_block()
@@ -111,12 +110,9 @@ class RRBAAggregator(Role):
     def waiting_for(self) -> AbstractSet[int]:
         if self.done or self._plan is None:
             return NOBODY
-        if self._sub is not None:
-            return NOBODY if self._sub.done else self._sub.waiting_for()
+        if self.sub is not None:
+            return self.sub_waiting()
         return self._pending
-
-    def _is_sub_message(self, msg: Message) -> bool:
-        return self._sub is not None and self._sub.accepts(msg)
 
     # -- blocks -------------------------------------------------------------------------
     def _open_block(self) -> list[Send]:
@@ -143,14 +139,14 @@ class RRBAAggregator(Role):
         order = np.argsort(plan.views, kind="stable")
         sends = [Send(self._first + j, asks[int(plan.views[j])]) for j in order.tolist()]
         if self.cfg.secure_tally:
-            pub = self.cfg.tally_public(plan.block)
-            self._sub = SubProtocol(SecAggServer(pub.config, pub.graph), self.cfg.members(plan.block))
-            sends += self._sub.start()
+            server = self.cfg.sum_spec.role(COORDINATOR, self.cfg.tally_public(plan.block), None)
+            self.attach_sub(server, self.cfg.members(plan.block))
+            sends += self.start_sub()
         return sends
 
     def _close(self, plan: BlockPlan, counts: np.ndarray, n: np.ndarray, record: BlockRecord) -> list[Send]:
         self.collection.close_block(plan, counts, n, record)
-        self._plan, self._sub = None, None
+        self._plan, self.sub = None, None
         if self.progress is not None:
             self.progress(plan.block, self.cfg.n_blocks)
         return self._open_block()
@@ -223,41 +219,36 @@ class RRBAAggregator(Role):
         return self._close(plan, counts, n, record)
 
     # -- secure tally ---------------------------------------------------------------------
-    def _forward(self, src: int, msg: Message) -> list[Send]:
-        sub, plan = self._sub, self._plan
+    def _admit_sub(self, src: int, msg: Message) -> bool:
+        sub, plan = self.sub, self._plan
         assert sub is not None and plan is not None
-        if not sub.is_member(src):
-            if 1 <= src < self._first:  # an earlier block's secure sum, after it closed
-                self.late += 1
-                return []
-            raise PeerError(
-                f"{self.name}: {type(msg).__name__} from party {src}, which is not in block {plan.block}",
-                src,
-            )
-        return sub.receive(src, msg)
-
-    def _tally_deadline(self) -> list[Send]:
-        assert self._sub is not None
-        return self._sub.on_timeout()
+        if sub.is_member(src):
+            return True
+        if 1 <= src < self._first:  # an earlier block's secure sum, after it closed
+            self.late += 1
+            return False
+        raise PeerError(
+            f"{self.name}: {type(msg).__name__} from party {src}, which is not in block {plan.block}", src
+        )
 
     def _close_secure(self) -> list[Send]:
-        """The block's SecAgg+ ended: its sum is the block's counts (or the block is lost)."""
-        sub, plan = self._sub, self._plan
+        """The block's secure sum ended: its sum is the block's counts (or the block is lost)."""
+        sub, plan = self.sub, self._plan
         assert sub is not None and plan is not None
         server = sub.role
-        assert isinstance(server, SecAggServer)
         lay = self.cfg.layout
-        culprits = set(server.culprits)
+        # what a sum protocol's party 0 may tell of the parties it left out: those it
+        # excluded for misbehaving (``culprits``), and the silent (``dropped``)
+        culprits = set(getattr(server, "culprits", ()))
         rejected = tuple(sorted(sub.outer_id(u) for u in culprits))
-        # dropped by SecAgg+ (silent at a step, or pruned for too few live neighbours)
-        silent = tuple(sorted(sub.outer_id(u) for u in server.dropped if u not in culprits))
+        silent = tuple(sorted(sub.outer_id(u) for u in getattr(server, "dropped", ()) if u not in culprits))
         counts = np.zeros((lay.n_tables, lay.width), np.int64)
         n = np.zeros(lay.n_tables, np.int64)
         if server.error is not None:
             record = BlockRecord(plan.block, plan.size, 0, silent, rejected,
                                  f"secure sum failed: {server.error}")  # fmt: skip
             return self._close(plan, counts, n, record)
-        res = server.result
+        res = self.cfg.sum_spec.result_of(server)
         included = np.asarray(res.included, dtype=np.int64) - 1  # block-local indices
         total = np.asarray(res.total, dtype=np.int64)
         counts[lay.mask] = total  # tables one after the other, as the clients' one-hot vectors
@@ -281,8 +272,6 @@ class RRBAAggregator(Role):
         (S.COLLECTING, Answer): Transition(_on_answer, S.COLLECTING),
         (S.COLLECTING, AllIn): Transition(_close_plain, S.COLLECTING),
         (S.COLLECTING, Deadline): Transition(_close_plain, S.COLLECTING),
-        (S.TALLYING, SubMessage): Transition(_forward, S.TALLYING),
-        (S.TALLYING, Deadline): Transition(_tally_deadline, S.TALLYING),
-        (S.TALLYING, AllIn): Transition(_close_secure, S.TALLYING),
+        **sub_protocol_steps(S.TALLYING, _close_secure, S.TALLYING),
     })
     del S

@@ -8,8 +8,9 @@ only that view's subsets, tables that are distributions with no cell below
 the public floor -- anything else and it refuses, naming the aggregator),
 answers with :func:`~mpc_rr.rrba.answer_packed` (Algorithm 1, Eq. 3),
 and either sends the cells (:class:`~mpc_rr.rrba.Answer`) or, with
-a secure tally, enters its one-hot answer into the block's SecAgg+ sum as
-SecAgg+ party ``i - (first id of the block) + 1``.
+a secure tally, enters its one-hot answer into the block's secure sum (the
+run's sum protocol, SecAgg+ by default) as its party ``i - (first id of the
+block) + 1``.
 """
 
 from __future__ import annotations
@@ -26,16 +27,13 @@ from mpc_rr.core import (
     COORDINATOR,
     NOBODY,
     ONLY_COORDINATOR,
-    AllIn,
-    Deadline,
     Message,
     PeerError,
-    Role,
     Send,
-    SubMessage,
-    SubProtocol,
+    SubProtocolHost,
     Transition,
     UsageError,
+    sub_protocol_steps,
     table,
 )
 from mpc_rr.mechanisms import check_record
@@ -45,7 +43,6 @@ from mpc_rr.rrba._messages import RRBA_MESSAGES, Answer, AskBlock, Dismiss, wire
 from mpc_rr.rrba._privacy import table_epsilon
 from mpc_rr.rrba._tables import SubsetIndex
 from mpc_rr.secure_sum import Entropy
-from mpc_rr.secure_sum.secagg import SECAGG_MESSAGES, SecAggClient
 
 __all__ = ["CheckedAsk", "ClientOutcome", "ClientState", "RRBAClient", "check_ask"]
 
@@ -54,7 +51,7 @@ _SUM_TOL = 1e-6  # a table must sum to 1 within this (as Layout.check_distributi
 
 class ClientState(enum.Enum):
     WAITING = "waiting for its block's tables"
-    TALLYING = "its one-hot answer is in the block's secure sum (SecAgg+)"
+    TALLYING = "its one-hot answer is in the block's secure sum"
     DONE = "answered, or dismissed"
     ABORTED = "aborted"
 
@@ -131,7 +128,7 @@ def check_ask(
     return CheckedAsk(index, ids, cdf, eps)
 
 
-class RRBAClient(Role):
+class RRBAClient(SubProtocolHost):
     """Client ``party_id`` (1..n) of an RRBA run with public parameters ``config``.
 
     ``patience`` (deadlines without hearing from the aggregator before the
@@ -140,7 +137,7 @@ class RRBAClient(Role):
     gives each client a step timeout of ``client_patience`` deadlines
     (:func:`~mpc_rr.rrba.client_step_timeouts`) passes ``patience=1``:
     the same wait, one wake-up instead of one per earlier block.  ``entropy`` is the
-    SecAgg+ client's source of keys and masks (default: the OS CSPRNG);
+    secure sum's source of keys and masks (default: the OS CSPRNG);
     ``noise`` says where ``rng`` comes from (copied into the outcome).
     """
 
@@ -166,9 +163,10 @@ class RRBAClient(Role):
         if patience is not None and (isinstance(patience, bool) or not isinstance(patience, int) or patience < 1):
             raise UsageError(f"patience must be an int >= 1, got {patience!r}")
         self.patience = config.client_patience(party_id) if patience is None else patience
-        self.sub: SubProtocol | None = None
         self.outcome: ClientOutcome | None = None
-        self.message_types = RRBA_MESSAGES + (SECAGG_MESSAGES if config.secure_tally else ())
+        self.message_types = RRBA_MESSAGES + (
+            config.sum_spec.message_types() if config.secure_tally else ()
+        )
 
     def start(self) -> list[Send]:
         return []  # the aggregator speaks first, when this client's block starts
@@ -177,11 +175,8 @@ class RRBAClient(Role):
         if self.done:
             return NOBODY
         if self.sub is not None:
-            return NOBODY if self.sub.done else self.sub.waiting_for()
+            return self.sub_waiting()
         return ONLY_COORDINATOR
-
-    def _is_sub_message(self, msg: Message) -> bool:
-        return self.sub is not None and self.sub.accepts(msg)
 
     # -- the ask ------------------------------------------------------------------------
     def _refuse(self, why: str) -> list[Send]:
@@ -206,12 +201,12 @@ class RRBAClient(Role):
         self.outcome = ClientOutcome(self.block, True, msg.view, subsets, eps, "secure", self.noise)
         x = self._tally_input(ids, cells)
         members = self.cfg.members(self.block)
-        pub = self.cfg.tally_public(self.block)
-        inner = SecAggClient(
-            self.party_id - members.start + 1, pub.config, pub.graph, x, entropy=self.entropy
-        )
-        self.sub = SubProtocol(inner, members)
-        return self.sub.start()
+        inner = self.cfg.sum_spec.role(
+            self.party_id - members.start + 1, self.cfg.tally_public(self.block), x,
+            entropy=self.entropy,
+        )  # fmt: skip
+        self.attach_sub(inner, members)
+        return self.start_sub()
 
     def _tally_input(self, tables: np.ndarray, cells: np.ndarray) -> np.ndarray:
         """The one-hot answer: a 1 in reported cell ``cells[l]`` of each table ``tables[l]``,
@@ -227,20 +222,15 @@ class RRBAClient(Role):
         return []
 
     # -- secure tally -------------------------------------------------------------------
-    def _forward(self, src: int, msg: Message) -> list[Send]:
-        assert self.sub is not None
+    def _admit_sub(self, src: int, msg: Message) -> bool:
         if src != COORDINATOR:
             raise PeerError(f"{self.name}: {type(msg).__name__} from party {src}, not the aggregator", src)
-        return self.sub.receive(src, msg)
-
-    def _sub_deadline(self) -> list[Send]:
-        assert self.sub is not None
-        return self.sub.on_timeout()
+        return True
 
     def _after_tally(self) -> list[Send]:
         """The block's secure sum ended; a failed one leaves the block out, the run goes on."""
         assert self.sub is not None and self.outcome is not None
-        err = self.sub.role.error
+        err = self.sub_error()
         out = self.outcome
         if err is not None:
             out = dataclasses.replace(out, tally=f"secure sum failed: {err}")
@@ -251,8 +241,6 @@ class RRBAClient(Role):
     TRANSITIONS = table({
         (S.WAITING, AskBlock): Transition(_on_ask, S.TALLYING),  # plain tally: finishes (DONE)
         (S.WAITING, Dismiss): Transition(_dismissed, S.DONE),
-        (S.TALLYING, SubMessage): Transition(_forward, S.TALLYING),
-        (S.TALLYING, Deadline): Transition(_sub_deadline, S.TALLYING),
-        (S.TALLYING, AllIn): Transition(_after_tally, S.DONE),
+        **sub_protocol_steps(S.TALLYING, _after_tally, S.DONE),
     })
     del S

@@ -11,20 +11,23 @@ Blocks are fixed by the client ids: block ``b`` (1-based) holds parties
 :func:`~mpc_rr.rrba.run_rrba`), so every client knows its block from
 public parameters alone.
 
-Secure tally: block ``b`` sums its clients' one-hot answers with SecAgg+
-(run id ``<run>/block-<b>``, public parameters from
-:func:`~mpc_rr.secure_sum.secagg.secagg_public`, the one place; a
-degree above ``m - 1`` for a block of ``m`` clients is lowered to ``m - 1``).
-Every block then needs at least 2 clients.
+Secure tally: block ``b`` sums its clients' one-hot answers with the run's
+``sum_protocol`` (SecAgg+ by default; any registered sum protocol whose party 0
+learns the sum), run id ``<run>/block-<b>``, public parameters from its spec
+with the run's ``sum_options`` fitted to the block (SecAgg+: a degree above
+``m - 1`` for a block of ``m`` clients is lowered to ``m - 1``).  Every block
+then needs at least 2 clients.
 """
 
 from __future__ import annotations
 
 import math
+from collections.abc import Mapping
 from dataclasses import dataclass
 from functools import cached_property
 from typing import Any
 
+import msgspec
 import numpy as np
 
 from mpc_rr.core import UsageError
@@ -34,13 +37,9 @@ from mpc_rr.rrba._stopping import check_alpha
 from mpc_rr.rrba._tables import Layout, SubsetIndex
 from mpc_rr.rrba._update import REPAIRS, check_floor
 from mpc_rr.rrba._views import Cover, cover
-from mpc_rr.secure_sum.secagg import DEFAULT_FAILURE, SecAggConfig, SecAggPublic, secagg_public
+from mpc_rr.secure_sum import SumSpec, sum_protocol, sum_protocol_names
 
-__all__ = ["SECAGG_STEPS", "RRBAConfig"]
-
-SECAGG_STEPS = 4
-"""Steps of SecAgg+ at which the aggregator may spend a deadline (keys, shares, masked, unmask)."""
-
+__all__ = ["RRBAConfig"]
 
 def _int(name: str, v: object, low: int) -> int:
     if isinstance(v, bool) or not isinstance(v, int | np.integer) or v < low:
@@ -54,9 +53,9 @@ class RRBAConfig:
 
     ``sizes`` are the category counts of the ``d`` attributes; ``n_clients``
     the data parties ``1..n``; ``block`` the clients per block ``B``.  The
-    remaining options are :class:`~mpc_rr.rrba.BlockAggregator`'s
-    and SecAgg+'s (``max_dropout``, ``secagg_degree``, ``secagg_failure``;
-    ``None`` = SecAgg+'s documented defaults).
+    remaining options are :class:`~mpc_rr.rrba.BlockAggregator`'s, and, with
+    ``secure_tally``, the sum protocol and its options (a mapping or its
+    options struct; ``None`` values: the protocol's defaults).
     """
 
     sizes: tuple[int, ...]
@@ -72,10 +71,8 @@ class RRBAConfig:
     min_blocks: int = 2
     run: str = "rrba"
     secure_tally: bool = False
-    max_dropout: float | None = None
-    max_corrupt: float | None = None
-    secagg_degree: int | None = None
-    secagg_failure: float | None = None
+    sum_protocol: str = "secagg"
+    sum_options: Any = None
 
     def __post_init__(self) -> None:
         sizes = tuple(_int("sizes[]", s, 1) for s in self.sizes)
@@ -96,10 +93,18 @@ class RRBAConfig:
         object.__setattr__(self, "t_floor", check_floor(self.t_floor, self.layout))  # builds the cover
         if not isinstance(self.secure_tally, bool):
             raise UsageError(f"secure_tally must be a bool, got {self.secure_tally!r}")
-        given = [n for n in ("max_dropout", "max_corrupt", "secagg_degree", "secagg_failure")
-                 if getattr(self, n) is not None]  # fmt: skip
+        if self.sum_protocol not in sum_protocol_names(at_coordinator=True):
+            raise UsageError(
+                f"sum_protocol must be a sum protocol whose aggregator learns the sum "
+                f"({', '.join(sum_protocol_names(at_coordinator=True))}), got {self.sum_protocol!r}"
+            )
+        given = self.sum_options
+        if isinstance(given, Mapping):
+            given = {k: v for k, v in given.items() if v is not None}
         if given and not self.secure_tally:
-            raise UsageError(f"{', '.join(given)} only apply with secure_tally (SecAgg+ block tallies)")
+            names = ", ".join(given) if isinstance(given, Mapping) else "sum_options"
+            raise UsageError(f"{names} only apply with secure_tally (secure block tallies)")
+        object.__setattr__(self, "sum_options", self.sum_spec.parse_options(given or None))
         if self.secure_tally:
             short = [b for b in range(1, self.n_blocks + 1) if len(self.members(b)) < 2]
             if short:
@@ -109,7 +114,7 @@ class RRBAConfig:
                     "at least 2 -- change --clients or --block"
                 )
             for m in sorted({len(self.members(b)) for b in range(1, self.n_blocks + 1)}):
-                SecAggConfig.create(m, self.cells, **self._secagg_options(m))  # validates
+                self._tally_public(m, "validate")  # raises a UsageError naming the rule
 
     # -- the cover ---------------------------------------------------------------------
     @cached_property
@@ -170,8 +175,9 @@ class RRBAConfig:
 
     @property
     def deadlines_per_block(self) -> int:
-        """Deadlines the aggregator may spend on one block (1; SecAgg+: one per step)."""
-        return SECAGG_STEPS if self.secure_tally else 1
+        """Deadlines the aggregator may spend on one block (1; a secure tally: one per step
+        of its sum protocol)."""
+        return len(self.sum_spec.steps) if self.secure_tally else 1
 
     def client_patience(self, party: int) -> int:
         """Deadlines client ``party`` waits without hearing from the aggregator.
@@ -184,20 +190,21 @@ class RRBAConfig:
         """
         return self.deadlines_per_block * self.block_of(party) + 2
 
-    def _secagg_options(self, m: int) -> dict[str, Any]:
-        return {
-            "max_value": 1,
-            "degree": None if self.secagg_degree is None else min(self.secagg_degree, m - 1),
-            "max_dropout": self.max_dropout,
-            "max_corrupt": self.max_corrupt,
-            "failure": DEFAULT_FAILURE if self.secagg_failure is None else self.secagg_failure,
-        }
+    @property
+    def sum_spec(self) -> SumSpec:
+        """The spec of the secure tally's sum protocol."""
+        return sum_protocol(self.sum_protocol)
 
-    def tally_public(self, block: int) -> SecAggPublic:
-        """SecAgg+ public parameters of block ``block``'s secure tally (its clients are
-        SecAgg+ parties ``1..m`` in id order)."""
-        m = len(self.members(block))
-        return secagg_public(m, self.cells, run=f"{self.run}/block-{block}", **self._secagg_options(m))
+    def _tally_public(self, m: int, run: str) -> Any:
+        spec = self.sum_spec
+        return spec.public(
+            m, self.cells, run=run, max_value=1, options=spec.options_for(self.sum_options, m)
+        )
+
+    def tally_public(self, block: int) -> Any:
+        """Public parameters of block ``block``'s secure tally (its clients are the sum's
+        parties ``1..m`` in id order)."""
+        return self._tally_public(len(self.members(block)), f"{self.run}/block-{block}")
 
     def as_json(self) -> dict[str, object]:
         return {
@@ -205,7 +212,6 @@ class RRBAConfig:
             "p": self.p, "k": self.k, "estimator": self.estimator, "repair": self.repair,
             "alpha": self.alpha, "t_floor": self.t_floor, "stop": self.stop,
             "min_blocks": self.min_blocks, "run": self.run, "secure_tally": self.secure_tally,
-            "max_dropout": self.max_dropout, "max_corrupt": self.max_corrupt,
-            "secagg_degree": self.secagg_degree,
-            "secagg_failure": self.secagg_failure,
+            "sum_protocol": self.sum_protocol,
+            "sum_options": msgspec.structs.asdict(self.sum_options),
         }  # fmt: skip

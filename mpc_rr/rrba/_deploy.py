@@ -24,8 +24,8 @@ Parameters (``--params`` JSON, the same for every party):
 ``row_offset``  first record used (default 0)
 ``block``, ``p`` (required); ``k``, ``estimator``, ``repair``, ``alpha``,
 ``t_floor``, ``stop``, ``min_blocks``, ``run``, ``secure_tally``,
-``max_dropout``, ``secagg_degree``, ``secagg_failure``  as in
-:class:`~mpc_rr.rrba.RRBAConfig`
+``sum_protocol``  as in :class:`~mpc_rr.rrba.RRBAConfig`
+``sum_options`` the secure tally's sum options (a JSON object, e.g. ``{"max_dropout": 0.2}``)
 ``noise``       ``"csprng"`` (default) or ``"seeded"`` (see above)
 """
 
@@ -40,7 +40,7 @@ from typing import Any
 
 import numpy as np
 
-from mpc_rr.core import COORDINATOR, ProtocolSpec, Role, UsageError, csprng_generator, noise_source
+from mpc_rr.core import COORDINATOR, Role, UsageError, csprng_generator, noise_source
 from mpc_rr.data import Schema
 from mpc_rr.rrba._aggregator_role import RRBAAggregator
 from mpc_rr.rrba._client_role import ClientOutcome, RRBAClient
@@ -48,15 +48,14 @@ from mpc_rr.rrba._collection import RRBAOutcome
 from mpc_rr.rrba._config import RRBAConfig
 from mpc_rr.rrba._simulate import client_seeds, seed_parts
 
-__all__ = ["RRBA", "csv_record", "make_rrba_role", "outcome_to_json"]
+__all__ = ["csv_record", "make_rrba_role", "outcome_to_json"]
 
 NOISES = ("csprng", "seeded")
 
 _TYPES: dict[str, type | tuple[type, ...]] = {
     "block": int, "p": (int, float), "k": int, "estimator": str, "repair": str,
     "alpha": (int, float), "t_floor": (int, float), "stop": str, "min_blocks": int, "run": str,
-    "secure_tally": bool, "max_dropout": (int, float), "secagg_degree": int,
-    "secagg_failure": (int, float),
+    "secure_tally": bool, "sum_protocol": str, "sum_options": dict,
 }  # fmt: skip
 _KNOWN = set(_TYPES) | {"schema", "data", "row_offset", "noise"}
 
@@ -186,5 +185,3 @@ def outcome_to_json(result: Any) -> Any:
         }
     return result
 
-
-RRBA = ProtocolSpec("rrba", make_rrba_role, outcome_to_json)

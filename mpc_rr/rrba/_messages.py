@@ -109,3 +109,8 @@ class Dismiss(Message, frozen=True):
 
 
 RRBA_MESSAGES: tuple[type[Message], ...] = (AskBlock, Answer, Dismiss)
+
+
+def rrba_messages() -> tuple[type[Message], ...]:
+    """Every message type of the protocol (its spec's ``messages``)."""
+    return RRBA_MESSAGES

@@ -17,16 +17,15 @@ from mpc_rr.core import lazy_exports
 __all__ = [
     "CHUNKS",
     "PRIME",
-    "PROTOCOLS",
-    "SECURE_SUM_PROTOCOLS",
     "Entropy",
     "Graph",
     "InvalidPublicKey",
     "InvalidTag",
-    "Protocol",
     "SecureSumPlan",
     "SeededEntropy",
+    "SumPublic",
     "SumResult",
+    "SumSpec",
     "SystemEntropy",
     "X25519PrivateKey",
     "agree",
@@ -46,8 +45,7 @@ __all__ = [
     "expected_total",
     "kdf_sha256",
     "keypair",
-    "make_board_role",
-    "make_secagg_role",
+    "make_sum_role",
     "memory_estimate",
     "message_count",
     "pair_key",
@@ -63,6 +61,9 @@ __all__ = [
     "smallest_uint",
     "step_messages",
     "stream_rows",
+    "sum_options",
+    "sum_protocol",
+    "sum_protocol_names",
 ]
 
 _HOME = {
@@ -72,12 +73,11 @@ _HOME = {
     "InvalidPublicKey": "mpc_rr.secure_sum._crypto",
     "InvalidTag": "mpc_rr.secure_sum._crypto",
     "PRIME": "mpc_rr.secure_sum._shamir",
-    "PROTOCOLS": "mpc_rr.secure_sum._plan",
-    "Protocol": "mpc_rr.secure_sum._plan",
-    "SECURE_SUM_PROTOCOLS": "mpc_rr.secure_sum._choices",
     "SecureSumPlan": "mpc_rr.secure_sum._plan",
     "SeededEntropy": "mpc_rr.secure_sum._entropy",
+    "SumPublic": "mpc_rr.secure_sum._family",
     "SumResult": "mpc_rr.secure_sum._common",
+    "SumSpec": "mpc_rr.secure_sum._family",
     "SystemEntropy": "mpc_rr.secure_sum._entropy",
     "X25519PrivateKey": "mpc_rr.secure_sum._crypto",
     "agree": "mpc_rr.secure_sum._crypto",
@@ -97,8 +97,7 @@ _HOME = {
     "expected_total": "mpc_rr.secure_sum._plan",
     "kdf_sha256": "mpc_rr.secure_sum._crypto",
     "keypair": "mpc_rr.secure_sum._crypto",
-    "make_board_role": "mpc_rr.secure_sum._plan",
-    "make_secagg_role": "mpc_rr.secure_sum._plan",
+    "make_sum_role": "mpc_rr.secure_sum._plan",
     "memory_estimate": "mpc_rr.secure_sum._plan",
     "message_count": "mpc_rr.secure_sum._plan",
     "pair_key": "mpc_rr.secure_sum._crypto",
@@ -114,6 +113,9 @@ _HOME = {
     "smallest_uint": "mpc_rr.secure_sum._entropy",
     "step_messages": "mpc_rr.secure_sum._plan",
     "stream_rows": "mpc_rr.secure_sum._crypto",
+    "sum_options": "mpc_rr.secure_sum._family",
+    "sum_protocol": "mpc_rr.secure_sum._family",
+    "sum_protocol_names": "mpc_rr.secure_sum._family",
 }
 
 __getattr__, __dir__ = lazy_exports(__name__, _HOME, globals())
@@ -124,9 +126,6 @@ if TYPE_CHECKING:
     )
     from mpc_rr.secure_sum import (
         _shamir as shamir,
-    )
-    from mpc_rr.secure_sum._choices import (
-        SECURE_SUM_PROTOCOLS,
     )
     from mpc_rr.secure_sum._common import (
         SumResult,
@@ -161,16 +160,20 @@ if TYPE_CHECKING:
         SystemEntropy,
         smallest_uint,
     )
+    from mpc_rr.secure_sum._family import (
+        SumPublic,
+        SumSpec,
+        sum_options,
+        sum_protocol,
+        sum_protocol_names,
+    )
     from mpc_rr.secure_sum._graph import (
         Graph,
     )
     from mpc_rr.secure_sum._plan import (
-        PROTOCOLS,
-        Protocol,
         SecureSumPlan,
         expected_total,
-        make_board_role,
-        make_secagg_role,
+        make_sum_role,
         memory_estimate,
         message_count,
         party_input,

@@ -27,9 +27,10 @@ class SumResult:
         aggregator; data parties of the full mesh know all ``1..n``; SecAgg
         clients only learn the count).
     n_included:
-        ``len(included)`` when known, else the count announced by the server.
+        ``len(included)`` when known, else the count announced by the server
+        (``-1``: not told, e.g. a plaintext sum's client).
     modulus:
-        The modulus of the arithmetic.
+        The modulus of the arithmetic (0: plain integers, no reduction).
     """
 
     total: np.ndarray

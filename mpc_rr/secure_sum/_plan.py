@@ -1,38 +1,35 @@
-"""Build the roles of a secure sum: all parties at once, or one party (its own process).
+"""Build the roles of any registered sum protocol: all parties at once, or one party (its own process).
 
-* :func:`secure_sum_roles` -- every role of one run over the rows of an input
-  matrix (simulations, tests, the ``secure-sum`` command);
-* :func:`make_secagg_role` / :func:`make_board_role` -- protocol factories
-  ``make_role(party_id, n_parties, seed, params)`` for ``mpc-rr party``: one
-  party's role from public parameters only (``n_parties`` counts party 0).
-  Each data party's input is a random one-hot vector derived from
-  ``SeedSequence(seed, spawn_key=(party_id,))`` (:func:`party_input`), so any
-  process can compute the expected total (:func:`expected_total`).  Secrets
-  (keys, seeds, shares) come from the OS CSPRNG, never from the seed.
+* :class:`SecureSumPlan` -- every role of one run over the rows of an input
+  matrix, as a :class:`~mpc_rr.core.RolePlan` (simulations, tests, the
+  ``secure-sum`` command; a sharded runner builds each subset where it runs);
+* :func:`make_sum_role` -- the generic ``make_role(party_id, n_parties, seed,
+  params)`` of a sum protocol for ``mpc-rr party``: one party's role from
+  public parameters only (``n_parties`` counts party 0).  Each data party's
+  input is a random one-hot vector derived from ``SeedSequence(seed,
+  spawn_key=(party_id,))`` (:func:`party_input`), so any process can compute
+  the expected total (:func:`expected_total`).  Secrets (keys, seeds, shares)
+  come from the OS CSPRNG, never from the seed.
 
-SecAgg+ public parameters always come from
-:func:`~mpc_rr.secure_sum.secagg.secagg_public` (one place).
+Which protocol, its options and its public parameters always come from its
+:class:`~mpc_rr.secure_sum.SumSpec` (:func:`~mpc_rr.secure_sum.sum_protocol`).
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
-from typing import Any, Literal
+from typing import Any
 
 import numpy as np
 
 from mpc_rr.core import COORDINATOR, Message, Progress, Role, RolePlan, UsageError
-from mpc_rr.secure_sum import full_mesh, secagg
-from mpc_rr.secure_sum._entropy import Entropy, smallest_uint
-from mpc_rr.secure_sum.secagg import DEFAULT_FAILURE, secagg_public
+from mpc_rr.secure_sum._entropy import Entropy
+from mpc_rr.secure_sum._family import SumSpec, sum_options, sum_protocol
 
 __all__ = [
-    "PROTOCOLS",
-    "Protocol",
     "SecureSumPlan",
     "expected_total",
-    "make_board_role",
-    "make_secagg_role",
+    "make_sum_role",
     "memory_estimate",
     "message_count",
     "party_input",
@@ -40,104 +37,80 @@ __all__ = [
     "step_messages",
 ]
 
-Protocol = Literal["full-mesh", "full-mesh-board", "secagg"]
-PROTOCOLS: tuple[Protocol, ...] = ("full-mesh", "full-mesh-board", "secagg")
-
-
-def _check_protocol(protocol: str) -> None:
-    if protocol not in PROTOCOLS:
-        raise UsageError(f"protocol must be one of {PROTOCOLS}, got {protocol!r}")
-
 
 def step_messages(protocol: str) -> dict[str, type[Message]]:
     """The message a data party sends at each named step (where a dropout can strike)."""
-    _check_protocol(protocol)
-    if protocol == "secagg":
-        return {
-            "keys": secagg.AdvertiseKeys,
-            "shares": secagg.EncryptedShares,
-            "masked": secagg.MaskedInput,
-            "unmask": secagg.UnmaskShares,
-        }
-    return {"keys": full_mesh.MeshKey, "shares": full_mesh.MeshShare, "publish": full_mesh.MeshPublish}
+    return dict(sum_protocol(protocol).step_messages())
 
 
 def secure_sum_roles(
-    protocol: Protocol,
+    protocol: str,
     inputs: np.ndarray,
     *,
     run: str = "",
     entropy: Callable[[int], Entropy] | None = None,
-    max_dropout: float | None = None,
-    max_corrupt: float | None = None,
-    degree: int | None = None,
-    threshold: int | None = None,
-    failure: float = DEFAULT_FAILURE,
+    options: Mapping[str, Any] | None = None,
+    **more: Any,
 ) -> tuple[dict[int, Role], dict[str, Any]]:
     """Roles and public parameters (JSON-able) of one run over the rows of ``inputs``.
 
-    ``max_dropout``, ``max_corrupt``, ``degree``, ``threshold`` and ``failure`` are SecAgg+'s
-    (``None`` = the documented defaults); the full mesh has no dropout
-    tolerance and refuses them.  (:class:`SecureSumPlan` builds the same roles
-    where they run.)
+    ``options`` (and any keyword ``more``, e.g. ``max_dropout=0.2``) are the
+    protocol's options, ``None`` meaning its default (:func:`sum_options`:
+    one a protocol does not have is refused).  :class:`SecureSumPlan` builds the
+    same roles where they run.
     """
-    plan = SecureSumPlan(
-        protocol, inputs, run=run, entropy=entropy, max_dropout=max_dropout,
-        max_corrupt=max_corrupt, degree=degree, threshold=threshold, failure=failure,
-    )  # fmt: skip
+    plan = SecureSumPlan(protocol, inputs, run=run, entropy=entropy, options=options, **more)
     return plan.build(), plan.public_params()
 
 
 class SecureSumPlan(RolePlan):
-    """The roles of one secure sum as a :class:`~mpc_rr.core.RolePlan`.
+    """The roles of one run of sum protocol ``protocol`` as a :class:`~mpc_rr.core.RolePlan`.
 
     Party ``i`` holds ``inputs[i - 1]``; a subset carries only its parties'
     rows (and ``n``, ``cells``, ``max_value`` of the whole run).  ``entropy``
     (``party -> Entropy``; ``None`` = the OS CSPRNG) must be picklable for a
-    sharded run, e.g. ``SeededEntropy(seed).spawn`` in tests.  Other
-    parameters are :func:`secure_sum_roles`'.
+    sharded run, e.g. ``SeededEntropy(seed).spawn`` in tests.  ``options``
+    (and keywords ``more``) are the protocol's options, validated here once.
     """
 
     def __init__(
         self,
-        protocol: Protocol,
+        protocol: str,
         inputs: np.ndarray,
         *,
         run: str = "",
         entropy: Callable[[int], Entropy] | None = None,
-        max_dropout: float | None = None,
-        max_corrupt: float | None = None,
-        degree: int | None = None,
-        threshold: int | None = None,
-        failure: float = DEFAULT_FAILURE,
+        options: Mapping[str, Any] | Any | None = None,
         ids: Sequence[int] | None = None,
         shape: tuple[int, int, int] | None = None,
+        **more: Any,
     ) -> None:
-        _check_protocol(protocol)
+        spec = sum_protocol(protocol)
         x = np.asarray(inputs)
         if shape is None:  # the whole run
             if x.ndim != 2 or x.shape[0] < 2 or x.shape[1] < 1:
                 raise UsageError(f"inputs must be a (parties >= 2, cells >= 1) matrix, got {x.shape}")
             shape = (x.shape[0], x.shape[1], max(1, int(x.max(initial=0))))
-        self.protocol: Protocol = protocol
+        self.protocol = spec.name
         self.n, self.cells, self.max_value = shape
         self.run = run
         self.entropy = entropy
-        self.options: dict[str, Any] = {
-            "max_dropout": max_dropout, "max_corrupt": max_corrupt, "degree": degree,
-            "threshold": threshold,
-        }  # fmt: skip
-        self.failure = failure
-        first = 0 if protocol != "full-mesh" else 1
+        if isinstance(options, Mapping) or options is None:
+            self.options = sum_options(spec.name, {**dict(options or {}), **more})
+        else:
+            if more:
+                raise UsageError("give the options either as a struct or as keywords, not both")
+            self.options = spec.parse_options(options)
+        first = spec.first_party()
         self._ids = tuple(range(first, self.n + 1)) if ids is None else tuple(sorted(ids))
         n_data = sum(1 for i in self._ids if i != COORDINATOR)
         if x.shape != (n_data, self.cells):
             raise UsageError(f"inputs must have shape ({n_data}, {self.cells}), got {x.shape}")
         self.inputs = x
-        if protocol != "secagg":
-            bad = [k for k, v in self.options.items() if v is not None and v != 0]
-            if bad:
-                raise UsageError(f"{protocol} has no dropout tolerance or graph: {bad} do not apply")
+
+    @property
+    def spec(self) -> SumSpec:
+        return sum_protocol(self.protocol)
 
     @property
     def parties(self) -> tuple[int, ...]:
@@ -149,47 +122,28 @@ class SecureSumPlan(RolePlan):
         rows = [row[i] for i in ids_t if i != COORDINATOR]
         return SecureSumPlan(
             self.protocol, self.inputs[rows], run=self.run, entropy=self.entropy,
-            failure=self.failure, ids=ids_t, shape=(self.n, self.cells, self.max_value),
-            **self.options,
+            options=self.options, ids=ids_t, shape=(self.n, self.cells, self.max_value),
         )  # fmt: skip
 
-    def _secagg(self) -> secagg.SecAggPublic:
-        return secagg_public(
-            self.n, self.cells, run=self.run, max_value=self.max_value, failure=self.failure,
-            **self.options,
-        )  # fmt: skip
+    def public(self) -> Any:
+        """The run's public parameters (built once per process: the specs cache them)."""
+        return self.spec.public(
+            self.n, self.cells, run=self.run, max_value=self.max_value, options=self.options
+        )
 
     def public_params(self) -> dict[str, Any]:
         """The run's public parameters (JSON-able)."""
-        if self.protocol == "secagg":
-            return self._secagg().config.as_json()
-        pub = "board" if self.protocol == "full-mesh-board" else "all-to-all"
-        return {"publication": pub, "modulus": self.n + 1, "max_dropout": 0.0}
+        return dict(self.public().as_json())
 
     def build(self, progress: Progress | None = None) -> dict[int, Role]:
+        spec, pub, ent = self.spec, self.public(), self.entropy
         roles: dict[int, Role] = {}
-        ent = self.entropy
         rows = iter(self.inputs)
-        if self.protocol == "secagg":
-            public = self._secagg()
-            for i in self._ids:
-                if i == COORDINATOR:
-                    roles[i] = secagg.SecAggServer(public.config, public.graph)
-                else:
-                    roles[i] = secagg.SecAggClient(
-                        i, public.config, public.graph, next(rows),
-                        entropy=ent(i) if ent is not None else None,
-                    )  # fmt: skip
-            return roles
-        pub: full_mesh.Publication = "board" if self.protocol == "full-mesh-board" else "all-to-all"
         for i in self._ids:
             if i == COORDINATOR:
-                roles[i] = full_mesh.BulletinBoard(self.n, self.cells, run=self.run)
+                roles[i] = spec.role(i, pub, None, entropy=None)
             else:
-                roles[i] = full_mesh.FullMeshParty(
-                    i, self.n, next(rows), publication=pub,
-                    entropy=ent(i) if ent is not None else None, run=self.run,
-                )  # fmt: skip
+                roles[i] = spec.role(i, pub, next(rows), entropy=ent(i) if ent is not None else None)
         return roles
 
 
@@ -209,79 +163,43 @@ def expected_total(n_data: int, seed: int, cells: int) -> np.ndarray:
     return total
 
 
-def _cells(params: Mapping[str, Any]) -> int:
+def make_sum_role(spec: SumSpec, party_id: int, n_parties: int, seed: int, params: Mapping[str, Any]) -> Role:
+    """Party ``party_id``'s role among ``n_parties`` (party 0 counted) from public parameters.
+
+    ``params``: ``cells`` (default 1582: Adult's pair cells), ``run`` (default
+    the spec's ``run_label``) and the protocol's options (e.g. ``degree``).
+    """
     cells = params.get("cells", 1582)
     if not isinstance(cells, int) or isinstance(cells, bool) or cells < 1:
         raise UsageError(f"params.cells must be an integer >= 1, got {cells!r}")
-    return cells
+    if not spec.coordinator:
+        raise UsageError(
+            f"{spec.name} has no party 0 to relay through; one process per party runs protocols "
+            f"with a coordinator ({', '.join(s for s in _deployable())})"
+        )
+    if not 0 <= party_id < n_parties:
+        raise UsageError(f"{spec.name}: party_id must be in [0, {n_parties}), got {party_id}")
+    run = str(params.get("run", spec.run_label.format(name=spec.name, seed=seed)))
+    options = sum_options(spec.name, {k: v for k, v in params.items() if k not in ("cells", "run")},
+                          where="params of protocol")  # fmt: skip
+    pub = spec.public(n_parties - 1, cells, run=run, max_value=1, options=options)
+    x = None if party_id == COORDINATOR else party_input(party_id, seed, cells)
+    return spec.role(party_id, pub, x, entropy=None)
 
 
-def _opt(params: Mapping[str, Any], key: str, kind: type) -> Any:
-    v = params.get(key)
-    if v is not None and (not isinstance(v, kind | int) or isinstance(v, bool)):
-        raise UsageError(f"params.{key} must be a {kind.__name__}, got {v!r}")
-    return v
+def _deployable() -> list[str]:
+    from mpc_rr.core import protocols
+
+    return [s.name for s in protocols("sum") if isinstance(s, SumSpec) and s.coordinator]
 
 
-def make_secagg_role(party_id: int, n_parties: int, seed: int, params: Mapping[str, Any]) -> Role:
-    """SecAgg+ role of ``party_id`` (0 = aggregator) among ``n_parties - 1`` data parties.
-
-    ``params``: ``cells``, ``run`` (default ``"secagg-<seed>"``), ``degree``,
-    ``threshold``, ``max_dropout``, ``max_corrupt``, ``failure``.
-    """
-    n, cells = n_parties - 1, _cells(params)
-    public = secagg_public(
-        n,
-        cells,
-        run=str(params.get("run", f"secagg-{seed}")),
-        degree=_opt(params, "degree", int),
-        threshold=_opt(params, "threshold", int),
-        max_dropout=_opt(params, "max_dropout", float),
-        max_corrupt=_opt(params, "max_corrupt", float),
-        failure=float(_opt(params, "failure", float) or DEFAULT_FAILURE),
-    )
-    if party_id == COORDINATOR:
-        return secagg.SecAggServer(public.config, public.graph)
-    return secagg.SecAggClient(
-        party_id, public.config, public.graph, party_input(party_id, seed, cells)
-    )
-
-
-def make_board_role(party_id: int, n_parties: int, seed: int, params: Mapping[str, Any]) -> Role:
-    """Section 4.2 full mesh with board publication (0 = the board)."""
-    n, cells = n_parties - 1, _cells(params)
-    run = str(params.get("run", f"board-{seed}"))
-    if party_id == COORDINATOR:
-        return full_mesh.BulletinBoard(n, cells, run=run)
-    return full_mesh.FullMeshParty(
-        party_id, n, party_input(party_id, seed, cells), publication="board", run=run
-    )
-
-
-def message_count(protocol: Protocol, n: int, degree: int | None = None) -> int:
+def message_count(protocol: str, n: int, options: Mapping[str, Any] | None = None) -> int:
     """Messages of one run without dropouts (full mesh: keys, Sec. 4.2's n(n-1) shares, publication)."""
-    _check_protocol(protocol)
-    if protocol == "secagg":
-        return 8 * n
-    pub: full_mesh.Publication = "board" if protocol == "full-mesh-board" else "all-to-all"
-    return full_mesh.full_mesh_message_count(n, pub)
+    spec = sum_protocol(protocol)
+    return int(spec.message_count(n, sum_options(protocol, dict(options or {}))))
 
 
-def memory_estimate(protocol: Protocol, n: int, cells: int, degree: int | None = None) -> int:
-    """Rough peak bytes of one simulated run in one process (all parties' state and traffic).
-
-    Inputs and per-party state hold ``cells`` uint64 words per party; SecAgg+
-    adds one masked vector per party in flight and a party's ``degree + 1``
-    mask streams while it computes; the full mesh draws ``n`` share vectors
-    per party, can have all ``n(n-1)`` shares in flight at once (16 bytes of
-    tag each) and every party holds every other party's public key.
-    """
-    _check_protocol(protocol)
-    word = 8
-    wire = int(np.dtype(smallest_uint(max(2, n + 1))).itemsize)
-    state = n * cells * (word + 1)
-    if protocol == "secagg":
-        k = degree if degree is not None else min(n - 1, 64)
-        return state + n * cells * wire + 2 * (k + 1) * cells * word
-    keys = n * n * 100  # 32-byte public keys as Python bytes in a dict, per party
-    return state + n * cells * word + n * (n - 1) * (cells * wire + 16) + keys
+def memory_estimate(protocol: str, n: int, cells: int, options: Mapping[str, Any] | None = None) -> int:
+    """Rough peak bytes of one simulated run in one process (all parties' state and traffic)."""
+    spec = sum_protocol(protocol)
+    return int(spec.memory_estimate(n, cells, sum_options(protocol, dict(options or {}))))

@@ -9,31 +9,62 @@ and ends with the comparison against the plain computation.
 
 * :mod:`.record` -- watch roles in the harness (no protocol is changed);
 * :mod:`.lesson` -- the shared part: decode, lay out items, notes, checks;
-* :mod:`.secure_sums`, :mod:`.pipeline`, :mod:`.rrba` -- one lesson per protocol;
+* :mod:`.secure_sums`, :mod:`.pipeline`, :mod:`.rrba` -- the lessons protocols name in their
+  spec's ``lesson`` hook; :mod:`.sum_lesson` -- the lesson of any other sum protocol;
 * :mod:`.render` (text, mermaid) and :mod:`.html` (a page that steps).
 """
 
 from __future__ import annotations
 
+import inspect
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
-from mpc_rr.core import UsageError
+from mpc_rr.core import UsageError, get_protocol, protocols
 
 if TYPE_CHECKING:
     from scenarios.classroom.trace import Trace
 
-__all__ = ["PROTOCOLS", "STEPS", "make_trace"]
+__all__ = ["classroom_protocols", "lesson_options", "make_trace", "steps_of"]
 
-PROTOCOLS = ("full-mesh", "secagg", "pipeline", "rrba")
+LESSON_OPTIONS = ("options", "publication", "p")
+"""The lesson options a command can set (each lesson takes those it names)."""
 
-STEPS: dict[str, tuple[str, ...]] = {
-    "full-mesh": ("keys", "shares", "publish"),
-    "secagg": ("keys", "shares", "masked", "unmask"),
-    "pipeline": ("record", "release"),
-    "rrba": (),
-}
-"""Where ``--drop ID@STEP`` can strike: the message a data party would send at that step."""
+
+def classroom_protocols() -> tuple[str, ...]:
+    """Protocols a class can run: those with a ``lesson`` hook, and every sum protocol."""
+    return tuple(s.name for s in protocols() if s.has_hook("lesson") or s.family == "sum")
+
+
+def steps_of(protocol: str) -> tuple[str, ...]:
+    """Where ``--drop ID@STEP`` can strike: the message a data party would send at that step
+    (empty: the lesson takes no dropouts)."""
+    spec = get_protocol(protocol)
+    fn = _lesson(protocol)
+    return spec.steps if "drops" in inspect.signature(fn).parameters else ()
+
+
+def _lesson(protocol: str) -> Any:
+    spec = get_protocol(protocol)
+    if spec.has_hook("lesson"):
+        return spec.hook("lesson")
+    if spec.family == "sum":
+        from functools import partial
+
+        from scenarios.classroom.sum_lesson import sum_lesson
+
+        fn = partial(sum_lesson, protocol=protocol)
+        fn.__signature__ = inspect.signature(sum_lesson).replace(  # type: ignore[attr-defined]
+            parameters=[v for k, v in inspect.signature(sum_lesson).parameters.items() if k != "protocol"]
+        )
+        return fn
+    raise UsageError(f"{protocol} has no classroom lesson; protocols with one: {', '.join(classroom_protocols())}")
+
+
+def lesson_options(protocol: str) -> tuple[str, ...]:
+    """The lesson options (:data:`LESSON_OPTIONS`) ``protocol``'s lesson takes."""
+    params = inspect.signature(_lesson(protocol)).parameters
+    return tuple(o for o in LESSON_OPTIONS if o in params)
 
 
 def make_trace(
@@ -41,33 +72,22 @@ def make_trace(
 ) -> Trace:
     """Build the lesson of ``protocol`` and run it (see :func:`.lesson.build_trace`)."""
     from scenarios.classroom.lesson import build_trace, parse_drop
+    from scenarios.classroom.trace import Trace
 
-    if protocol not in PROTOCOLS:
-        raise UsageError(f"protocol must be one of {PROTOCOLS}, got {protocol!r}")
+    if protocol not in classroom_protocols():
+        raise UsageError(f"protocol must be one of {classroom_protocols()}, got {protocol!r}")
     if not 3 <= parties <= 10:
         raise UsageError(f"a classroom run has 3 to 10 parties, got {parties}")
+    steps = steps_of(protocol)
     dropped: dict[int, str] = {}
     for d in drops:
-        if not STEPS[protocol]:
+        if not steps:
             raise UsageError(f"--drop does not apply to {protocol}")
-        pid, step = parse_drop(d, STEPS[protocol], parties)
+        pid, step = parse_drop(d, steps, parties)
         if pid in dropped:
             raise UsageError(f"--drop: party {pid} is dropped twice")
         dropped[pid] = step
-    if protocol == "full-mesh":
-        from scenarios.classroom.secure_sums import full_mesh_lesson
-
-        lesson = full_mesh_lesson(parties, seed=seed, drops=dropped, **options)
-    elif protocol == "secagg":
-        from scenarios.classroom.secure_sums import secagg_lesson
-
-        lesson = secagg_lesson(parties, seed=seed, drops=dropped, **options)
-    elif protocol == "pipeline":
-        from scenarios.classroom.pipeline import pipeline_lesson
-
-        lesson = pipeline_lesson(parties, seed=seed, drops=dropped, **options)
-    else:
-        from scenarios.classroom.rrba import rrba_trace
-
-        return rrba_trace(parties, seed=seed, **options)
-    return build_trace(lesson)
+    lesson = _lesson(protocol)
+    extra = {"drops": dropped} if steps else {}
+    built = lesson(parties, seed=seed, **extra, **options)
+    return built if isinstance(built, Trace) else build_trace(built)

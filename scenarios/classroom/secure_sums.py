@@ -27,7 +27,7 @@ from mpc_rr.secure_sum import (
 from mpc_rr.secure_sum.secagg import mask_sum
 from scenarios.classroom.lesson import Context, Lesson, Note, Sent, drop_roles, vec
 
-__all__ = ["full_mesh_lesson", "poll_inputs", "secagg_lesson"]
+__all__ = ["board_lesson", "full_mesh_lesson", "poll_inputs", "secagg_lesson"]
 
 
 def _labels(options: int) -> str:
@@ -470,3 +470,10 @@ def secagg_lesson(
         diagrams=[secagg.SecAggClient, secagg.SecAggServer], drops=drops,
         extra={"modulus": R, "inputs": x.tolist(), "params": params},
     )  # fmt: skip
+
+
+def board_lesson(
+    n: int, *, seed: int, options: int = 4, drops: dict[int, str] | None = None
+) -> Lesson:
+    """The Sec. 4.2 secure sum with publication through the bulletin board (``full-mesh-board``)."""
+    return full_mesh_lesson(n, seed=seed, options=options, publication="board", drops=drops)

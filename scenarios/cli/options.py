@@ -7,9 +7,13 @@ rule) are :mod:`parties.cli_args`', re-exported here for the commands.
 from __future__ import annotations
 
 import argparse
+from collections.abc import Callable, Mapping, Sequence
+from typing import Any
 
+from mpc_rr.core import option_flag
 from parties.cli_args import (
     HelpFormatter,
+    bounded,
     int_at_least,
     open_open,
     open_unit,
@@ -22,8 +26,10 @@ from parties.cli_args import (
 
 __all__ = [
     "HelpFormatter",
+    "add_protocol_options",
     "add_secagg_bounds",
     "add_shard_flags",
+    "given_options",
     "int_at_least",
     "open_open",
     "open_unit",
@@ -36,6 +42,65 @@ __all__ = [
     "warn",
     "wire_summary",
 ]
+
+
+def _field_kind(t: Any) -> tuple[Any, str]:
+    """``(msgspec type info without None, description)`` of an option field's type."""
+    import msgspec
+
+    desc = ""
+    if isinstance(t, msgspec.inspect.UnionType):
+        t = next(x for x in t.types if not isinstance(x, msgspec.inspect.NoneType))
+    if isinstance(t, msgspec.inspect.Metadata):
+        desc = str((t.extra_json_schema or {}).get("description", ""))
+        t = t.type
+    return t, desc
+
+
+def add_protocol_options(
+    parser: argparse.ArgumentParser | argparse._ArgumentGroup,
+    specs: Sequence[Any],
+    *,
+    chooser: str = "--protocol",
+    flag: Callable[[str], str] = option_flag,
+) -> dict[str, str]:
+    """One flag per option field of the protocols ``specs`` (their typed options structs).
+
+    The flag's type and bounds come from the field (``Meta(ge=..., lt=...)``),
+    its help from the field's description, followed by the protocols it
+    applies to; its default is ``None`` (the protocol's own).  A field shared
+    by several protocols gets one flag.  Returns ``{field: flag}`` for
+    :func:`given_options`.
+    """
+    import msgspec
+
+    owners: dict[str, list[str]] = {}
+    info: dict[str, tuple[Any, str]] = {}
+    for spec in specs:
+        for f in msgspec.inspect.type_info(spec.options).fields:
+            owners.setdefault(f.name, []).append(spec.name)
+            info.setdefault(f.name, _field_kind(f.type))
+    out = {}
+    for name, (t, desc) in info.items():
+        only = f" (only {chooser} {' or '.join(owners[name])})" if len(owners[name]) < len(specs) else ""
+        if isinstance(t, msgspec.inspect.BoolType):
+            parser.add_argument(flag(name), action="store_true", default=None, dest=name,
+                                help=f"{desc}{only}")  # fmt: skip
+        else:
+            kind = int if isinstance(t, msgspec.inspect.IntType) else float
+            if not isinstance(t, msgspec.inspect.IntType | msgspec.inspect.FloatType):
+                kind = str  # type: ignore[assignment]
+            conv = (
+                bounded(kind, ge=t.ge, gt=t.gt, le=t.le, lt=t.lt) if kind is not str else str
+            )  # fmt: skip
+            parser.add_argument(flag(name), type=conv, default=None, dest=name, help=f"{desc}{only}")
+        out[name] = flag(name)
+    return out
+
+
+def given_options(args: argparse.Namespace, flags: Mapping[str, str]) -> dict[str, Any]:
+    """The options a user gave (``None`` dropped) among the fields of :func:`add_protocol_options`."""
+    return {k: getattr(args, k) for k in flags if getattr(args, k, None) is not None}
 
 
 def add_shard_flags(p: argparse.ArgumentParser) -> None:

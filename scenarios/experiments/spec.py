@@ -309,6 +309,16 @@ def parse_scenario(
             f"{source}: grid.{both[0]}: also set in [protocol]; give each parameter in one place"
         )
     grid = {k: list(getattr(doc.grid, k)) for k in raw_grid}
+    for k, allowed in kind.choices.items():  # fields whose values are a live list (the registry)
+        names = tuple(allowed())
+        found = [(f"grid.{k}[{i}]", v) for i, v in enumerate(grid.get(k, []))]
+        if k in raw_protocol:
+            found.append((f"protocol.{k}", getattr(doc.protocol, k)))
+        for where, v in found:
+            if v not in names:
+                raise UsageError(
+                    f"{source}: {where}: Invalid enum value {v!r} (choose from: {', '.join(names)})"
+                )
     for k, values in grid.items():
         seen: list[Any] = []
         for i, v in enumerate(values):

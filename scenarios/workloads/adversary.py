@@ -7,12 +7,12 @@ TLS, or the harness) with a :class:`~transports.tap.Tap` on the network, and
 returns the tap, the roles after the run, the public parameters and the
 inputs.  The inputs are for *scoring* only -- attacks never read them.
 
-Protocols: ``plainsum`` (no privacy: the reference), ``full-mesh`` (Sec. 4.2,
-all-to-all publication), ``full-mesh-board``, ``secagg`` (SecAgg+),
-``pipeline`` (the distributed Sec. 4-5 pipeline over Adult records) and
-``rrba`` (the distributed RRBA protocol over Survey, Adult, ... records).  Sum
-protocols take one-hot inputs (one cell per party, drawn from the seed).
-Broken-on-purpose variants (:mod:`mpc_rr.adversary._broken`) are built with
+Protocols: every registered sum protocol (``plainsum``, the reference with no
+privacy; ``full-mesh``; ``full-mesh-board``; ``secagg``; ...), with one-hot
+inputs (one cell per party, drawn from the seed), and every protocol whose
+spec names an ``observed_run`` hook (``pipeline`` over Adult records, ``rrba``
+over Survey, Adult, ... records).  Broken-on-purpose variants (a spec's
+``plants`` hook, :mod:`mpc_rr.adversary._broken`) are built with
 ``planted=...`` -- tests and benchmarks only.
 """
 
@@ -20,31 +20,26 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 import numpy as np
 
+from mpc_rr.adversary import eavesdrop_protocols, planted_variants
 from mpc_rr.core import COORDINATOR, Codec, Message, Role, RunResult, Transcript, UsageError
 from transports.tap import Tap
 
 __all__ = [
-    "EAVESDROP_PROTOCOLS",
-    "PLANTED",
     "ObservedRun",
     "all_message_types",
+    "coalition_report",
+    "eavesdrop_protocols",
     "eavesdrop_report",
     "observed_run",
+    "offline_report",
     "one_hot_inputs",
+    "planted_variants",
 ]
-
-EAVESDROP_PROTOCOLS = ("plainsum", "full-mesh", "full-mesh-board", "secagg", "pipeline", "rrba")
-PLANTED = ("masks", "isolated", "clear-shares", "sparse-encoding", "raw-record")
-"""Broken-on-purpose variants: ``masks`` (SecAgg+ without pairwise masks / full mesh
-without shares), ``isolated`` (party 1 has degree 0 in the masking graph),
-``clear-shares`` (full mesh sending its shares unencrypted, as the paper over a relay),
-``sparse-encoding`` (plainsum drops trailing zeros), ``raw-record`` (pipeline
-party 1..n sends its true record as the dependence record)."""
-
 
 @dataclass
 class ObservedRun:
@@ -70,6 +65,7 @@ class ObservedRun:
     records: np.ndarray | None = None
     names: tuple[str, ...] = ()
     planted: str | None = None
+    sum_public: Any = None  # a sum protocol's public parameters (its spec's)
 
     @property
     def data_parties(self) -> list[int]:
@@ -97,67 +93,31 @@ def _runner(transport: str, tap: Tap, step_timeout: float) -> Any:
 
 
 def _sum_roles(
-    protocol: str, x: np.ndarray, run: str, planted: str | None, entropy: Any, options: dict[str, Any]
-) -> tuple[dict[int, Role], dict[str, Any], tuple[type[Message], ...]]:
-    from mpc_rr.secure_sum import secure_sum_roles
-    from mpc_rr.secure_sum.plainsum import PlainSumClient, PlainSumHub, PlainTotal, PlainValue
+    protocol: str, x: np.ndarray, run: str, planted: str | None, entropy: Any, options: Mapping[str, Any]
+) -> tuple[dict[int, Role], Any]:
+    """The honest roles of one run (with ``planted``: the spec's broken variant) and its public parameters."""
+    from mpc_rr.secure_sum import SecureSumPlan, sum_protocol
 
-    n, cells = x.shape
-    if protocol == "plainsum":
-        if planted not in (None, "sparse-encoding"):
-            raise UsageError(f"plainsum has no planted variant {planted!r}")
-        from mpc_rr.adversary import LenientPlainSumHub, SparsePlainSumClient
+    spec = sum_protocol(protocol)
+    plan = SecureSumPlan(protocol, x, run=run, entropy=entropy, options=options)
+    public = plan.public()
+    roles = plan.build()
+    if planted is not None:
+        plants = spec.hook("plants") if spec.has_hook("plants") else {}
+        if planted not in plants:
+            raise UsageError(f"{protocol} has no planted variant {planted!r} (its variants: "
+                             f"{', '.join(plants) or 'none'})")  # fmt: skip
+        roles = plants[planted](roles, x, public)
+    return roles, public
 
-        hub_cls = LenientPlainSumHub if planted else PlainSumHub
-        cli_cls = SparsePlainSumClient if planted else PlainSumClient
-        roles: dict[int, Role] = {COORDINATOR: hub_cls(n, cells, run=run)}
-        for i in range(1, n + 1):
-            roles[i] = cli_cls(i, x[i - 1].astype(np.int64), run=run)
-        return roles, {}, (PlainValue, PlainTotal)
-    if planted not in (None, "masks", "isolated") and not (
-        planted == "clear-shares" and protocol != "secagg"
-    ):
-        raise UsageError(f"{protocol} has no planted variant {planted!r}")
-    roles, params = secure_sum_roles(protocol, x, run=run, entropy=entropy, **options)  # type: ignore[arg-type]
-    if protocol == "secagg":
-        from mpc_rr.secure_sum.secagg import SECAGG_MESSAGES, SecAggClient
 
-        srv = roles[COORDINATOR]
-        cfg, graph = srv.cfg, srv.graph  # type: ignore[attr-defined]
-        if planted is not None:
-            from mpc_rr.adversary import ALL, UnmaskedSecAggClient
-
-            iso = ALL if planted == "masks" else {1}
-            for i in range(1, n + 1):
-                old = roles[i]
-                assert isinstance(old, SecAggClient)
-                roles[i] = UnmaskedSecAggClient(
-                    i, cfg, graph, x[i - 1], entropy=old.entropy, isolated=iso
-                )
-        return roles, {"config": cfg, "graph": graph}, SECAGG_MESSAGES
-    from mpc_rr.secure_sum.full_mesh import MESH_MESSAGES, FullMeshParty
-
-    if planted == "clear-shares":
-        from mpc_rr.adversary import PlaintextShareMeshParty
-
-        for i in range(1, n + 1):
-            old = roles[i]
-            assert isinstance(old, FullMeshParty)
-            roles[i] = PlaintextShareMeshParty(
-                i, n, x[i - 1], publication=old.publication, entropy=old.entropy, run=run
-            )
-    elif planted is not None:
-        from mpc_rr.adversary import ALL, ZeroShareMeshParty
-
-        iso = ALL if planted == "masks" else {1}
-        for i in range(1, n + 1):
-            old = roles[i]
-            assert isinstance(old, FullMeshParty)
-            roles[i] = ZeroShareMeshParty(
-                i, n, x[i - 1], publication=old.publication, entropy=old.entropy, run=run,
-                isolated=iso,
-            )  # fmt: skip
-    return roles, {"n": n, "modulus": params["modulus"]}, MESH_MESSAGES
+def _legacy_public(protocol: str, public: Any) -> dict[str, Any]:
+    """The named parameters the attacks of the adversary module take (``config``; ``n``, ``modulus``)."""
+    if hasattr(public, "config"):
+        return {"config": public.config, "graph": public.graph}
+    if hasattr(public, "modulus") and public.modulus:
+        return {"n": public.n, "modulus": public.modulus}
+    return {}
 
 
 def observed_run(
@@ -173,6 +133,7 @@ def observed_run(
     p: float = 0.5,
     mechanism: str = "cluster",
     dependence: str = "rr",
+    options: Mapping[str, Any] | None = None,
     secagg: Mapping[str, Any] | None = None,
     data: str = "survey",
     block: int = 250,
@@ -188,50 +149,57 @@ def observed_run(
     ``mechanism``, ``dependence`` source.  RRBA: ``parties`` clients drawn
     from ``data`` (:func:`scenarios.workloads.rrba_data.load_data`), ``block`` clients per
     block, keep probability ``p``, answers in the clear or ``secure_tally``.
-    ``secagg``: SecAgg+ options (``degree``, ``threshold``, ``max_dropout``,
-    ``failure``).  ``deterministic``: seeded secrets (tests only).
+    ``options``: the sum protocol's options (``secagg``: the same, the name
+    earlier callers used).  ``deterministic``: seeded secrets (tests only).
     """
-    if protocol not in EAVESDROP_PROTOCOLS:
-        raise UsageError(f"protocol must be one of {EAVESDROP_PROTOCOLS}, got {protocol!r}")
+    from mpc_rr.core import get_protocol
+
+    if protocol not in eavesdrop_protocols():
+        raise UsageError(f"protocol must be one of {eavesdrop_protocols()}, got {protocol!r}")
     if transport not in ("memory", "tcp", "harness"):
         raise UsageError(f"transport must be memory, tcp or harness, got {transport!r}")
     if parties < 2:
         raise UsageError(f"parties must be >= 2, got {parties}")
-    if planted is not None and planted not in PLANTED:
-        raise UsageError(f"planted must be one of {PLANTED}, got {planted!r}")
+    if planted is not None and planted not in planted_variants():
+        raise UsageError(f"planted must be one of {planted_variants()}, got {planted!r}")
     from mpc_rr.secure_sum import SeededEntropy
 
     tap = Tap(meta={"protocol": protocol, "parties": parties, "seed": seed, "transport": transport})
     run = f"{protocol}-{seed}"
     entropy = SeededEntropy(seed).spawn if deterministic else None
-    if protocol == "pipeline":
-        return _pipeline_run(
-            transport, parties, seed, planted, tap, step_timeout, p, mechanism, dependence, entropy
-        )
-    if protocol == "rrba":
-        if planted is not None:
-            raise UsageError(f"rrba has no planted variant {planted!r}")
-        return _rrba_run(transport, parties, seed, tap, step_timeout, p, data, block, secure_tally, entropy)
+    spec = get_protocol(protocol)
+    if spec.family != "sum":
+        if planted is not None and planted not in planted_variants(protocol):
+            raise UsageError(f"{protocol} has no planted variant {planted!r}")
+        run_of = spec.hook("observed_run")
+        return run_of(  # type: ignore[no-any-return]
+            transport=transport, parties=parties, seed=seed, planted=planted, tap=tap,
+            step_timeout=step_timeout, entropy=entropy, p=p, mechanism=mechanism,
+            dependence=dependence, data=data, block=block, secure_tally=secure_tally,
+        )  # fmt: skip
     if cells < 2:
         raise UsageError(f"cells must be >= 2 (one-hot inputs), got {cells}")
     x, hot = one_hot_inputs(parties, cells, seed)
-    options = dict(secagg or {}) if protocol == "secagg" else {}
-    roles, public, types = _sum_roles(protocol, x, run, planted, entropy, options)
+    opts = dict(options or secagg or {})
+    roles, public = _sum_roles(protocol, x, run, planted, entropy, opts)
     result = _runner(transport, tap, step_timeout)(roles)
     observed = result.transcript if transport == "harness" and result.transcript is not None else tap
     observed.meta.update(tap.meta, cells=cells)
     return ObservedRun(
-        protocol, transport, parties, observed, roles, result, types, public,
-        {i + 1: int(c) for i, c in enumerate(hot)}, planted=planted,
+        protocol, transport, parties, observed, roles, result, spec.message_types(),
+        _legacy_public(protocol, public), {i + 1: int(c) for i, c in enumerate(hot)},
+        planted=planted, sum_public=public,
     )  # fmt: skip
 
 
-def _pipeline_run(
-    transport: str, parties: int, seed: int, planted: str | None, tap: Tap, step_timeout: float,
-    p: float, mechanism: str, dependence: str, entropy: Any,
+def pipeline_run(
+    *, transport: str, parties: int, seed: int, planted: str | None, tap: Tap, step_timeout: float,
+    entropy: Any, p: float = 0.5, mechanism: str = "cluster", dependence: str = "rr", **_: Any,
 ) -> ObservedRun:
+    """The pipeline's observed run (its spec's ``observed_run`` hook): Adult records drawn
+    with ``seed``, keep probability ``p``, release ``mechanism``, ``dependence`` source."""
     from mpc_rr.data import load_adult
-    from mpc_rr.pipeline import PipelineConfig, pipeline_roles, secagg_dependence, signing
+    from mpc_rr.pipeline import PipelineConfig, pipeline_roles, signing
 
     if planted not in (None, "raw-record"):
         raise UsageError(f"pipeline has no planted variant {planted!r}")
@@ -246,8 +214,7 @@ def _pipeline_run(
         data.schema, n=parties, p=p, dependence=dependence, mechanism=mechanism,
         coordinator_key=signing.public_bytes(key), run=f"pipeline-{seed}",
     )  # fmt: skip
-    sub = secagg_dependence(entropy) if dependence != "rr" else None
-    roles = pipeline_roles(cfg, data.codes, seed, key, sub_factory=sub)
+    roles = pipeline_roles(cfg, data.codes, seed, key, sum_entropy=entropy if dependence != "rr" else None)
     if planted == "raw-record":
         from mpc_rr.adversary import RawRecordParty
         from mpc_rr.core import party_generators
@@ -266,10 +233,13 @@ def _pipeline_run(
     )  # fmt: skip
 
 
-def _rrba_run(
-    transport: str, parties: int, seed: int, tap: Tap, step_timeout: float, p: float, data: str,
-    block: int, secure_tally: bool, entropy: Any,
+def rrba_run(
+    *, transport: str, parties: int, seed: int, planted: str | None, tap: Tap, step_timeout: float,
+    entropy: Any, p: float = 0.5, data: str = "survey", block: int = 250, secure_tally: bool = False,
+    **_: Any,
 ) -> ObservedRun:
+    """RRBA's observed run (its spec's ``observed_run`` hook): ``parties`` clients drawn from
+    ``data``, ``block`` clients per block, answers in the clear or ``secure_tally``."""
     from mpc_rr.rrba import client_step_timeouts, config_for, rrba_roles
     from parties.runners import runner_for
     from scenarios.workloads.rrba_data import load_data
@@ -291,17 +261,168 @@ def _rrba_run(
 
 
 def all_message_types() -> tuple[type[Message], ...]:
-    """Every message class of the protocols above (an offline observer's codec)."""
-    from mpc_rr.core import message_types
-    from mpc_rr.pipeline import PIPELINE_MESSAGES
-    from mpc_rr.rrba import RRBA_MESSAGES
-    from mpc_rr.secure_sum.full_mesh import MESH_MESSAGES
-    from mpc_rr.secure_sum.plainsum import PlainTotal, PlainValue
-    from mpc_rr.secure_sum.secagg import SECAGG_MESSAGES
+    """Every message class of every registered protocol (an offline observer's codec)."""
+    from mpc_rr.core import message_types, protocols
 
-    return message_types(
-        (PlainValue, PlainTotal), MESH_MESSAGES, SECAGG_MESSAGES, PIPELINE_MESSAGES, RRBA_MESSAGES
+    return message_types(*(spec.message_types() for spec in protocols()))
+
+
+def offline_report(
+    path: Path, protocol: str | None, rng: np.random.Generator, *, confidence: float = 0.95
+) -> dict[str, Any]:
+    """What an eavesdropper learns from a saved transcript alone: who took part and when, the
+    size census, and -- where payloads are readable and the protocol has an ``offline`` and a
+    ``recover`` hook -- input recovery, scored when the file's metadata holds the input recipe."""
+    from mpc_rr.adversary import participation, size_census
+    from mpc_rr.core import DecodeError, Transcript, observe
+
+    try:
+        t = Transcript.load(path)
+    except DecodeError as exc:
+        raise UsageError(str(exc)) from None
+    meta = dict(t.meta)
+    proto = protocol or meta.get("protocol")
+    part = participation(t)
+    view = observe(t, all_message_types())
+    data = [p for p in part.senders if p != 0]
+    out: dict[str, Any] = {
+        "transcript": str(path),
+        "observer": t.observer,
+        "meta": meta,
+        "protocol": proto,
+        "participation": part.to_dict() | {"data_parties_seen": len(data)},
+        "size_census": size_census(t, data).to_dict(),
+        "plaintext_payloads": len(view),
+        "undecodable_events": view.undecodable,
+        "content": None,
+    }
+    headline: dict[str, Any] = {"success": None, "baseline": None, "ci": None}
+    spec = _spec_or_none(proto)
+    if view.plaintext and spec is not None and spec.has_hook("offline") and spec.has_hook("recover"):
+        content = _offline_recovery(view, spec, meta, confidence)
+        out["content"] = content
+        if content.get("scored"):
+            headline = {k: content[k] for k in ("success", "baseline", "ci")}
+    out.update(headline)
+    out["headline"] = "content" if headline["success"] is not None else None
+    return out
+
+
+def _spec_or_none(name: object) -> Any:
+    from mpc_rr.core import get_protocol
+
+    if not isinstance(name, str):
+        return None
+    try:
+        return get_protocol(name)
+    except UsageError:
+        return None
+
+
+def _offline_recovery(view: Any, spec: Any, meta: dict[str, Any], confidence: float) -> dict[str, Any]:
+    """Input recovery from a saved plaintext transcript; scored if ``meta`` holds the input recipe."""
+    from mpc_rr.adversary import recover, score
+
+    senders = sorted({s.src for s in view if s.src != 0})
+    n = int(meta.get("parties", len(senders)))
+    public = spec.hook("offline")(view, n)
+    cells = public.cells
+    rec = recover(spec.name, view, public=public)
+    out: dict[str, Any] = {
+        "kind": "recovery of each input from the payloads",
+        "recovered": len(rec.recovered),
+        "candidates_one_hot": sorted(rec.recovered),
+        "cells": cells,
+        "scored": False,
+    }
+    seed = meta.get("seed")
+    if seed is not None and cells is not None and "parties" in meta:
+        _, hot = one_hot_inputs(n, cells, int(seed))
+        res = score(rec, {i + 1: int(c) for i, c in enumerate(hot)}, confidence=confidence)
+        out |= res.to_dict() | {"scored": True,
+                                 "truth": "regenerated from the file's seed (mpc-rr secure-sum's input recipe)"}  # fmt: skip
+    return out
+
+
+def coalition_report(
+    protocol: str,
+    *,
+    parties: int,
+    size: int,
+    cells: int = 16,
+    seed: int = 0,
+    repeats: int = 1,
+    options: Mapping[str, Any] | None = None,
+    confidence: float = 0.95,
+    curve: bool = True,
+) -> dict[str, Any]:
+    """Coalitions against ``protocol`` (its ``coalition`` hook): ``repeats`` runs pooled.
+
+    Each run: one-hot inputs over ``cells`` (seeds ``seed``, ``seed + 1``, ...),
+    secrets from the OS CSPRNG; coalitions of ``size`` (and, with ``curve``,
+    of every size worth trying) pool their views and role states.  Returns
+    the JSON document of ``mpc-rr attack coalition`` (the result at ``size``,
+    the declared bound, the curve); ``head`` holds the pooled result at ``size``.
+    """
+    from mpc_rr.adversary import (
+        check_confidence,
+        coalition_model,
+        coalition_sweep,
+        member_state,
+        pool,
     )
+    from mpc_rr.core import observe
+
+    check_confidence(confidence)
+    n = parties
+    top = n - 1
+    if size > top:
+        raise UsageError(f"--size must be at most --parties - 1 = {top}, got {size}")
+    grid: list[int] = []
+    per_run = []
+    model = None
+    obs = None
+    for rep in range(repeats):
+        obs = observed_run(protocol, transport="memory", parties=n, cells=cells, seed=seed + rep,
+                           options=options)  # fmt: skip
+        if not obs.result.ok:
+            raise UsageError(f"the {protocol} run did not finish: {obs.result.errors}")
+        view = observe(obs.tap, obs.message_types)
+        states = {i: member_state(obs.roles[i]) for i in obs.data_parties}
+        model = coalition_model(protocol, obs.sum_public, n)
+        if size < model.smallest:
+            raise UsageError(f"--size must be >= {model.smallest} for {protocol}")
+        if not grid:
+            grid = list(range(model.smallest, top + 1)) if curve else [size]
+            if model.neighbours is not None and curve:  # sparse: beyond k + 2 nothing changes
+                k = max(len(v) for v in model.neighbours.values())
+                grid = sorted(set(range(model.smallest, min(top, k + 2) + 1)) | {size})
+        per_run.append(coalition_sweep(
+            protocol, view, states, obs.cells, grid, neighbours=model.neighbours,
+            confidence=confidence, public=obs.sum_public,
+        ))  # fmt: skip
+    assert model is not None and obs is not None
+    results = [pool([r[k] for r in per_run]) for k in range(len(grid))]
+    head = results[grid.index(size)]
+    out: dict[str, Any] = head.to_dict() | {
+        "parties": n,
+        "cells": cells,
+        "threshold": model.threshold,
+        "threshold_rule": model.rule,
+        "coalition_choice": "each target's graph neighbours first" if model.neighbours else "the C lowest ids",
+        "server_colludes": model.server_colludes,
+        "repeats": repeats,
+    }
+    if protocol == "secagg":  # its declared parameters (degree, threshold, bounds)
+        out["params"] = obs.sum_public.as_json()
+    if curve:
+        out["curve"] = [
+            {"size": c, "success": r.success, "ci": list(r.ci), "baseline": r.baseline,
+             "recovery_rate": r.recovery_rate}
+            for c, r in zip(grid, results, strict=True)
+        ]  # fmt: skip
+    out["head"] = head
+    return out
 
 
 def eavesdrop_report(
@@ -335,7 +456,7 @@ def eavesdrop_report(
         size_leakage,
         timing_leakage,
     )
-    from mpc_rr.core import observe
+    from mpc_rr.core import get_protocol, observe
 
     tap = run.tap
     data = run.data_parties
@@ -383,9 +504,8 @@ def eavesdrop_report(
                            "mechanism": "rrba", "p": rcfg.p, "dependence": "-",
                            "groups": len(groups)} | inf.to_dict()  # fmt: skip
                 headline = inf
-        else:
-            public = {k: v for k, v in run.public.items() if k != "graph"}
-            rec = recover(run.protocol, view, **public)
+        elif get_protocol(run.protocol).has_hook("recover"):
+            rec = recover(run.protocol, view, public=run.sum_public)
             res = score(rec, run.cells, confidence=confidence)
             content = {"kind": "recovery of each input from the payloads"} | res.to_dict()
             headline = res
@@ -408,8 +528,8 @@ def eavesdrop_report(
         "undecodable_events": view.undecodable,
         "content": content,
     }
-    if run.protocol == "secagg":
-        out["params"] = run.public["config"].as_json()
+    if run.sum_public is not None:
+        out["params"] = run.sum_public.as_json()
     return out
 
 

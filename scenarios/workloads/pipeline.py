@@ -89,6 +89,14 @@ class RunOptions:
     max_corrupt: float | None = None
     secagg_degree: int | None = None
     secagg_failure: float | None = None
+    sum: str = "secagg"  # the dependence sum protocol (secure-sum sources)
+
+    def sum_options(self) -> dict[str, object]:
+        """The dependence sum's options the user gave (SecAgg+'s names: a protocol without
+        them refuses them, naming the protocols that have them)."""
+        given = {"max_dropout": self.max_dropout, "max_corrupt": self.max_corrupt,
+                 "degree": self.secagg_degree, "failure": self.secagg_failure}  # fmt: skip
+        return {k: v for k, v in given.items() if v is not None}
 
     def __post_init__(self) -> None:
         if self.queries < 1:
@@ -166,9 +174,7 @@ def execute(
         schema=data.schema, n=data.n, p=opts.p, tv=opts.tv, td=opts.td,
         dependence=opts.dependence, mechanism=opts.mechanism, estimator=opts.estimator,
         adjust_iterations=opts.adjust_iterations, coordinator_key=signing.public_bytes(key),
-        run=f"{data.name[:200]}-{opts.seed}", secagg_max_dropout=opts.max_dropout,
-        secagg_max_corrupt=opts.max_corrupt,
-        secagg_degree=opts.secagg_degree, secagg_failure=opts.secagg_failure,
+        run=f"{data.name[:200]}-{opts.seed}", sum_protocol=opts.sum, sum_options=opts.sum_options(),
     )  # fmt: skip
     marks: dict[str, float] = {}
 

@@ -40,7 +40,7 @@ from mpc_rr.mdrr import (
     perturb_pairs,
 )
 from mpc_rr.mechanisms import JointMechanism
-from mpc_rr.secure_sum import Protocol, SecureSumPlan, SeededEntropy, step_messages
+from mpc_rr.secure_sum import SecureSumPlan, SeededEntropy, sum_protocol
 from parties.gc_policy import simulation_gc
 
 __all__ = [
@@ -90,7 +90,7 @@ class SumReport:
 
 
 def run_secure_sum(
-    protocol: Protocol,
+    protocol: str,
     inputs: np.ndarray,
     *,
     runner: Runner | None = None,
@@ -98,13 +98,10 @@ def run_secure_sum(
     dropout: float = 0.0,
     drop_step: str | None = None,
     victims: Mapping[int, str] | None = None,
-    max_dropout: float | None = None,
-    max_corrupt: float | None = None,
-    degree: int | None = None,
-    threshold: int | None = None,
-    failure: float | None = None,
+    options: Mapping[str, Any] | None = None,
     deterministic: bool = False,
     run: str | None = None,
+    **more_options: Any,
 ) -> SumReport:
     """Run one secure sum and check it against the plaintext sum of the included inputs.
 
@@ -114,14 +111,15 @@ def run_secure_sum(
         How to run the roles (default: the harness).
     dropout, drop_step:
         ``round(dropout * n)`` data parties, chosen with ``seed``, crash when
-        they would send their message of step ``drop_step`` (SecAgg+: ``keys``,
-        ``shares``, ``masked``, ``unmask``; full mesh: ``keys``, ``shares``, ``publish``).
+        they would send their message of step ``drop_step`` (the protocol's
+        ``steps``: SecAgg+ ``keys``, ``shares``, ``masked``, ``unmask``; full
+        mesh ``keys``, ``shares``, ``publish``; default the last).
     victims:
         Explicit crashes ``{party: step}`` (instead of ``dropout``).
-    max_dropout, max_corrupt, degree, threshold, failure:
-        SecAgg+ parameters (``None``: the defaults of
-        :func:`~mpc_rr.secure_sum.secagg.secagg_public`; independent of
-        ``dropout``, so a run beyond the bound aborts cleanly).
+    options, more_options:
+        The protocol's options (e.g. SecAgg+'s ``max_dropout``, ``degree``;
+        ``None``: its defaults), validated by its spec; independent of
+        ``dropout``, so a run beyond the tolerated bound aborts cleanly.
     deterministic:
         :class:`SeededEntropy` (reproducible; tests and teaching only) instead
         of the OS CSPRNG for keys, seeds and shares.
@@ -133,7 +131,8 @@ def run_secure_sum(
     n, cells = x.shape
     if not 0.0 <= dropout < 1.0:
         raise UsageError(f"dropout must be in [0, 1), got {dropout}")
-    steps = step_messages(protocol)
+    spec = sum_protocol(protocol)
+    steps = dict(spec.step_messages())
     rng = np.random.default_rng(seed)
     plan = dict(victims or {})
     if dropout > 0:
@@ -148,15 +147,10 @@ def run_secure_sum(
         if not 1 <= v <= n:
             raise UsageError(f"victim {v} is not a data party (1..{n})")
     ent = SeededEntropy(seed).spawn if deterministic else None
-    options: dict[str, Any] = {
-        "max_dropout": max_dropout, "max_corrupt": max_corrupt, "degree": degree,
-        "threshold": threshold,
-    }  # fmt: skip
-    if failure is not None:
-        options["failure"] = failure
     sums = SecureSumPlan(
-        protocol, x, run=run if run is not None else f"{protocol}-{seed}", entropy=ent, **options
-    )
+        protocol, x, run=run if run is not None else f"{protocol}-{seed}", entropy=ent,
+        options={**dict(options or {}), **more_options},
+    )  # fmt: skip
     params = sums.public_params()
     t0 = time.perf_counter()
     with simulation_gc():
@@ -168,7 +162,7 @@ def run_secure_sum(
     watcher = roles[COORDINATOR] if COORDINATOR in ids else roles[min(set(ids) - set(plan))]
     aborted, culprits, total, included = None, (), None, ()
     try:
-        r = watcher.result
+        r = spec.result_of(watcher)
         total, included = r.total, r.included
     except ProtocolAbort as exc:
         aborted, culprits = str(exc), exc.culprits
@@ -199,7 +193,7 @@ class BivariateCounts:
 
 
 def exact_bivariate_counts(
-    codes: np.ndarray, schema: Schema, *, protocol: Protocol = "secagg", **kwargs: Any
+    codes: np.ndarray, schema: Schema, *, protocol: str = "secagg", **kwargs: Any
 ) -> BivariateCounts:
     """Section 4.2: every party's one-hot pair cells summed securely (``kwargs``: run_secure_sum's).
 
@@ -231,7 +225,7 @@ def pairwise_rr_counts(
     mechanism: Callable[[tuple[int, int]], JointMechanism] | Mapping[tuple[int, int], JointMechanism],
     rng: np.random.Generator,
     *,
-    protocol: Protocol = "secagg",
+    protocol: str = "secagg",
     method: str = "clip",
     **kwargs: Any,
 ) -> PairwiseCounts:

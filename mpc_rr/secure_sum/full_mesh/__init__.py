@@ -13,17 +13,25 @@ from typing import TYPE_CHECKING
 from mpc_rr.core import lazy_exports
 
 __all__ = [
+    "BOARD_SPEC",
     "KEY_LEN",
     "MESH_MESSAGES",
+    "SPEC",
     "TAG_LEN",
+    "BoardState",
     "BulletinBoard",
     "FullMeshParty",
     "MeshKey",
     "MeshKeys",
+    "MeshPublic",
     "MeshPublish",
     "MeshShare",
+    "MeshState",
     "MeshTotal",
     "Publication",
+    "check_publication",
+    "checked_modulus",
+    "frame_digest",
     "full_mesh_message_count",
     "full_mesh_roles",
     "open_share",
@@ -32,42 +40,66 @@ __all__ = [
 ]
 
 _HOME = {
-    "BulletinBoard": "mpc_rr.secure_sum.full_mesh._protocol",
-    "FullMeshParty": "mpc_rr.secure_sum.full_mesh._protocol",
-    "KEY_LEN": "mpc_rr.secure_sum.full_mesh._protocol",
-    "MESH_MESSAGES": "mpc_rr.secure_sum.full_mesh._protocol",
-    "MeshKey": "mpc_rr.secure_sum.full_mesh._protocol",
-    "MeshKeys": "mpc_rr.secure_sum.full_mesh._protocol",
-    "MeshPublish": "mpc_rr.secure_sum.full_mesh._protocol",
-    "MeshShare": "mpc_rr.secure_sum.full_mesh._protocol",
-    "MeshTotal": "mpc_rr.secure_sum.full_mesh._protocol",
-    "Publication": "mpc_rr.secure_sum.full_mesh._protocol",
-    "TAG_LEN": "mpc_rr.secure_sum.full_mesh._protocol",
-    "full_mesh_message_count": "mpc_rr.secure_sum.full_mesh._protocol",
-    "full_mesh_roles": "mpc_rr.secure_sum.full_mesh._protocol",
-    "open_share": "mpc_rr.secure_sum.full_mesh._protocol",
-    "share_aad": "mpc_rr.secure_sum.full_mesh._protocol",
-    "share_key": "mpc_rr.secure_sum.full_mesh._protocol",
+    "BOARD_SPEC": "mpc_rr.secure_sum.full_mesh._spec",
+    "BoardState": "mpc_rr.secure_sum.full_mesh._board",
+    "BulletinBoard": "mpc_rr.secure_sum.full_mesh._board",
+    "FullMeshParty": "mpc_rr.secure_sum.full_mesh._party",
+    "KEY_LEN": "mpc_rr.secure_sum.full_mesh._messages",
+    "MESH_MESSAGES": "mpc_rr.secure_sum.full_mesh._messages",
+    "MeshKey": "mpc_rr.secure_sum.full_mesh._messages",
+    "MeshKeys": "mpc_rr.secure_sum.full_mesh._messages",
+    "MeshPublic": "mpc_rr.secure_sum.full_mesh._run",
+    "MeshPublish": "mpc_rr.secure_sum.full_mesh._messages",
+    "MeshShare": "mpc_rr.secure_sum.full_mesh._messages",
+    "MeshState": "mpc_rr.secure_sum.full_mesh._party",
+    "MeshTotal": "mpc_rr.secure_sum.full_mesh._messages",
+    "Publication": "mpc_rr.secure_sum.full_mesh._messages",
+    "SPEC": "mpc_rr.secure_sum.full_mesh._spec",
+    "TAG_LEN": "mpc_rr.secure_sum.full_mesh._messages",
+    "check_publication": "mpc_rr.secure_sum.full_mesh._messages",
+    "checked_modulus": "mpc_rr.secure_sum.full_mesh._messages",
+    "frame_digest": "mpc_rr.secure_sum.full_mesh._messages",
+    "full_mesh_message_count": "mpc_rr.secure_sum.full_mesh._messages",
+    "full_mesh_roles": "mpc_rr.secure_sum.full_mesh._run",
+    "open_share": "mpc_rr.secure_sum.full_mesh._messages",
+    "share_aad": "mpc_rr.secure_sum.full_mesh._messages",
+    "share_key": "mpc_rr.secure_sum.full_mesh._messages",
 }
 
 __getattr__, __dir__ = lazy_exports(__name__, _HOME, globals())
 
 if TYPE_CHECKING:
-    from mpc_rr.secure_sum.full_mesh._protocol import (
+    from mpc_rr.secure_sum.full_mesh._board import (
+        BoardState,
+        BulletinBoard,
+    )
+    from mpc_rr.secure_sum.full_mesh._messages import (
         KEY_LEN,
         MESH_MESSAGES,
         TAG_LEN,
-        BulletinBoard,
-        FullMeshParty,
         MeshKey,
         MeshKeys,
         MeshPublish,
         MeshShare,
         MeshTotal,
         Publication,
+        check_publication,
+        checked_modulus,
+        frame_digest,
         full_mesh_message_count,
-        full_mesh_roles,
         open_share,
         share_aad,
         share_key,
+    )
+    from mpc_rr.secure_sum.full_mesh._party import (
+        FullMeshParty,
+        MeshState,
+    )
+    from mpc_rr.secure_sum.full_mesh._run import (
+        MeshPublic,
+        full_mesh_roles,
+    )
+    from mpc_rr.secure_sum.full_mesh._spec import (
+        BOARD_SPEC,
+        SPEC,
     )

@@ -7,10 +7,13 @@ from typing import TYPE_CHECKING
 from mpc_rr.core import lazy_exports
 
 __all__ = [
+    "SPEC",
     "ClientState",
     "HubState",
+    "PlainPublic",
     "PlainSumClient",
     "PlainSumHub",
+    "PlainSumOptions",
     "PlainTotal",
     "PlainValue",
     "client_input",
@@ -21,10 +24,13 @@ __all__ = [
 _HOME = {
     "ClientState": "mpc_rr.secure_sum.plainsum._roles",
     "HubState": "mpc_rr.secure_sum.plainsum._roles",
+    "PlainPublic": "mpc_rr.secure_sum.plainsum._roles",
     "PlainSumClient": "mpc_rr.secure_sum.plainsum._roles",
     "PlainSumHub": "mpc_rr.secure_sum.plainsum._roles",
+    "PlainSumOptions": "mpc_rr.secure_sum.plainsum._spec",
     "PlainTotal": "mpc_rr.secure_sum.plainsum._roles",
     "PlainValue": "mpc_rr.secure_sum.plainsum._roles",
+    "SPEC": "mpc_rr.secure_sum.plainsum._spec",
     "client_input": "mpc_rr.secure_sum.plainsum._roles",
     "expected_total": "mpc_rr.secure_sum.plainsum._roles",
     "make_role": "mpc_rr.secure_sum.plainsum._roles",
@@ -36,6 +42,7 @@ if TYPE_CHECKING:
     from mpc_rr.secure_sum.plainsum._roles import (
         ClientState,
         HubState,
+        PlainPublic,
         PlainSumClient,
         PlainSumHub,
         PlainTotal,
@@ -43,4 +50,8 @@ if TYPE_CHECKING:
         client_input,
         expected_total,
         make_role,
+    )
+    from mpc_rr.secure_sum.plainsum._spec import (
+        SPEC,
+        PlainSumOptions,
     )

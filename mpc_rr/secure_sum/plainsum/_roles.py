@@ -6,7 +6,8 @@ How this protocol works (no privacy at all -- it is a smoke test):
    (party 0) in a :class:`PlainValue` (step 0);
 2. the hub adds the vectors; when all ``n`` arrived it sends the total to
    every client in a :class:`PlainTotal` (step 1);
-3. each client's result is the total; the hub's result is the total.
+3. each role's result is a :class:`~mpc_rr.secure_sum.SumResult`: the total,
+   and at the hub the clients it includes (a client is not told: ``-1``).
 
 The transition tables (``TRANSITIONS`` of each role) are the whole state
 diagram: the hub self-loops on PlainValue in COLLECTING and leaves on "all
@@ -23,6 +24,7 @@ import enum
 import numbers
 from collections.abc import Mapping
 from collections.abc import Set as AbstractSet
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
@@ -43,10 +45,12 @@ from mpc_rr.core import (
     broadcast,
     table,
 )
+from mpc_rr.secure_sum._common import SumResult
 
 __all__ = [
     "ClientState",
     "HubState",
+    "PlainPublic",
     "PlainSumClient",
     "PlainSumHub",
     "PlainTotal",
@@ -117,7 +121,8 @@ class PlainSumClient(Role):
     def _on_total(self, src: int, msg: PlainTotal) -> list[Send]:
         if src != COORDINATOR:
             raise PeerError(f"{self.name}: PlainTotal from party {src}, not the hub", src)
-        self.finish(msg.total.to_numpy(dtype=np.int64, shape=self.x.shape, sender=src))
+        total = msg.total.to_numpy(dtype=np.int64, shape=self.x.shape, sender=src)
+        self.finish(SumResult(total, (), -1, 0))
         return []
 
     TRANSITIONS = table({
@@ -167,7 +172,8 @@ class PlainSumHub(Role):
         return self._finish()
 
     def _finish(self) -> list[Send]:
-        self.finish(self._sum.copy())
+        included = tuple(i for i in range(1, self.n_clients + 1) if i not in self._missing)
+        self.finish(SumResult(self._sum.copy(), included, len(included), 0))
         total = PlainTotal(total=WireArray.from_numpy(self._sum), run=self.run, step=1)
         return broadcast((i for i in range(1, self.n_clients + 1) if i not in self._missing), total)
 
@@ -195,3 +201,54 @@ def make_role(party_id: int, n_parties: int, seed: int, params: Mapping[str, Any
     if party_id == COORDINATOR:
         return PlainSumHub(n_parties - 1, cells, run=run, proceed_on_timeout=proceed)
     return PlainSumClient(party_id, client_input(party_id, seed, cells), run=run)
+
+
+# -- the sum family's view of this protocol (:data:`~mpc_rr.secure_sum.plainsum.SPEC`) -----------
+
+
+@dataclass(frozen=True)
+class PlainPublic:
+    """The public parameters of one plaintext sum."""
+
+    n: int
+    cells: int
+    run: str
+    proceed_on_timeout: bool = False
+
+    def as_json(self) -> dict[str, Any]:
+        return {"modulus": None, "max_dropout": 0.0, "proceed_on_timeout": self.proceed_on_timeout}
+
+
+def public(n: int, cells: int, *, run: str, max_value: int = 1, options: Any = None) -> PlainPublic:
+    if n < 1 or cells < 1:
+        raise UsageError(f"plainsum: need n >= 1 clients and cells >= 1, got n={n}, cells={cells}")
+    proceed = bool(getattr(options, "proceed_on_timeout", False))
+    return PlainPublic(int(n), int(cells), str(run), proceed)
+
+
+def role(party_id: int, pub: PlainPublic, x: np.ndarray | None, *, entropy: object = None) -> Role:
+    """The hub (party 0) or client ``party_id`` holding ``x`` (no secrets: ``entropy`` unused)."""
+    if party_id == COORDINATOR:
+        return PlainSumHub(pub.n, pub.cells, run=pub.run, proceed_on_timeout=pub.proceed_on_timeout)
+    if x is None:
+        raise UsageError(f"plainsum client {party_id} needs an input vector")
+    return PlainSumClient(party_id, x, run=pub.run)
+
+
+def messages() -> tuple[type[Message], ...]:
+    return (PlainValue, PlainTotal)
+
+
+def step_messages() -> Mapping[str, type[Message]]:
+    return {"value": PlainValue}
+
+
+def message_count(n: int, options: Any = None) -> int:
+    """A value from each client, the total back to each."""
+    return 2 * n
+
+
+def memory_estimate(n: int, cells: int, options: Any = None) -> int:
+    """Every input and every copy of the total, int64."""
+    return 3 * n * cells * 8
+

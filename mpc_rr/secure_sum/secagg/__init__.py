@@ -87,6 +87,7 @@ __all__ = [
     "IDS",
     "SECAGG_MESSAGES",
     "SHARE",
+    "SPEC",
     "AdvertiseKeys",
     "Aggregate",
     "ClientState",
@@ -97,6 +98,7 @@ __all__ = [
     "SecAggAbort",
     "SecAggClient",
     "SecAggConfig",
+    "SecAggOptions",
     "SecAggPublic",
     "SecAggServer",
     "ServerState",
@@ -127,9 +129,11 @@ _HOME = {
     "NeighborKeys": "mpc_rr.secure_sum.secagg._messages",
     "SECAGG_MESSAGES": "mpc_rr.secure_sum.secagg._messages",
     "SHARE": "mpc_rr.secure_sum.secagg._client",
+    "SPEC": "mpc_rr.secure_sum.secagg._spec",
     "SecAggAbort": "mpc_rr.secure_sum.secagg._messages",
     "SecAggClient": "mpc_rr.secure_sum.secagg._client",
     "SecAggConfig": "mpc_rr.secure_sum.secagg._params",
+    "SecAggOptions": "mpc_rr.secure_sum.secagg._spec",
     "SecAggPublic": "mpc_rr.secure_sum.secagg._params",
     "SecAggServer": "mpc_rr.secure_sum.secagg._server",
     "ServerState": "mpc_rr.secure_sum.secagg._server",
@@ -187,4 +191,8 @@ if TYPE_CHECKING:
     from mpc_rr.secure_sum.secagg._server import (
         SecAggServer,
         ServerState,
+    )
+    from mpc_rr.secure_sum.secagg._spec import (
+        SPEC,
+        SecAggOptions,
     )

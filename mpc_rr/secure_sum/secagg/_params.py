@@ -269,6 +269,10 @@ class SecAggPublic:
     config: SecAggConfig
     graph: Graph
 
+    def as_json(self) -> dict[str, object]:
+        """The public parameters a report shows (:meth:`SecAggConfig.as_json`)."""
+        return self.config.as_json()
+
 
 def secagg_public(
     n: int,

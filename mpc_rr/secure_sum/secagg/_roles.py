@@ -1,20 +1,87 @@
-"""Every role of one SecAgg+ run at once (simulations; :func:`secagg_roles`)."""
+"""A SecAgg+ run as the sum family builds it: public parameters, roles, messages, costs.
+
+These are the functions :data:`~mpc_rr.secure_sum.secagg.SPEC` names; and
+:func:`secagg_roles` builds every role of one run at once.
+"""
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 
+import msgspec
 import numpy as np
 
-from mpc_rr.core import COORDINATOR, Role, UsageError
-from mpc_rr.secure_sum._entropy import Entropy
+from mpc_rr.core import COORDINATOR, Message, Role, UsageError
+from mpc_rr.secure_sum._entropy import Entropy, smallest_uint
 from mpc_rr.secure_sum.secagg._client import SecAggClient
-from mpc_rr.secure_sum.secagg._params import (
-    SecAggPublic,
+from mpc_rr.secure_sum.secagg._messages import (
+    SECAGG_MESSAGES,
+    AdvertiseKeys,
+    EncryptedShares,
+    MaskedInput,
+    UnmaskShares,
 )
+from mpc_rr.secure_sum.secagg._params import DEFAULT_FAILURE, SecAggPublic, secagg_public
 from mpc_rr.secure_sum.secagg._server import SecAggServer
+from mpc_rr.secure_sum.secagg._spec import SecAggOptions
 
 __all__ = ["secagg_roles"]
+
+
+def public(
+    n: int, cells: int, *, run: str, max_value: int = 1, options: SecAggOptions | None = None
+) -> SecAggPublic:
+    """The run's public parameters (:func:`secagg_public`, cached) from the typed options."""
+    o = options if options is not None else SecAggOptions()
+    return secagg_public(
+        n, cells, run=run, max_value=max_value, degree=o.degree, threshold=o.threshold,
+        max_dropout=o.max_dropout, max_corrupt=o.max_corrupt,
+        failure=DEFAULT_FAILURE if o.failure is None else o.failure,
+    )  # fmt: skip
+
+
+def role(party_id: int, pub: SecAggPublic, x: np.ndarray | None, *, entropy: Entropy | None = None) -> Role:
+    """The aggregator (party 0) or data party ``party_id`` holding ``x``."""
+    if party_id == COORDINATOR:
+        return SecAggServer(pub.config, pub.graph)
+    if x is None:
+        raise UsageError(f"SecAgg+ data party {party_id} needs an input vector")
+    return SecAggClient(party_id, pub.config, pub.graph, x, entropy=entropy)
+
+
+def messages() -> tuple[type[Message], ...]:
+    return SECAGG_MESSAGES
+
+
+def step_messages() -> Mapping[str, type[Message]]:
+    """The message a data party sends at each step (where a dropout can strike)."""
+    return {"keys": AdvertiseKeys, "shares": EncryptedShares, "masked": MaskedInput, "unmask": UnmaskShares}
+
+
+def message_count(n: int, options: SecAggOptions | None = None) -> int:
+    """Messages of one run without dropouts: 4 per party each way."""
+    return 8 * n
+
+
+def memory_estimate(n: int, cells: int, options: SecAggOptions | None = None) -> int:
+    """Rough peak bytes of one simulated run in one process.
+
+    Inputs and per-party state hold ``cells`` uint64 words per party; one
+    masked vector per party in flight; a party's ``degree + 1`` mask streams
+    while it computes.
+    """
+    degree = None if options is None else options.degree
+    word = 8
+    wire = int(np.dtype(smallest_uint(max(2, n + 1))).itemsize)
+    k = degree if degree is not None else min(n - 1, 64)
+    return n * cells * (word + 1) + n * cells * wire + 2 * (k + 1) * cells * word
+
+
+def fit_options(options: SecAggOptions, n: int) -> SecAggOptions:
+    """``options`` for a run among ``n`` parties: a degree above ``n - 1`` becomes ``n - 1``."""
+    if options.degree is not None and options.degree > n - 1:
+        return msgspec.structs.replace(options, degree=n - 1)
+    return options
 
 
 def secagg_roles(

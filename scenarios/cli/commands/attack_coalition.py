@@ -22,12 +22,12 @@ import json
 from pathlib import Path
 from typing import Any
 
-from mpc_rr.core import UsageError
+from mpc_rr.core import get_protocol, protocol_names
 from scenarios.cli.options import (
     HelpFormatter,
-    add_secagg_bounds,
+    add_protocol_options,
+    given_options,
     int_at_least,
-    open_open,
     output_dir,
 )
 
@@ -43,19 +43,14 @@ def register(sub: argparse._SubParsersAction) -> None:
         ),
         formatter_class=HelpFormatter,
     )
-    p.add_argument("--protocol", choices=("secagg", "full-mesh"), default="secagg",
-                   help="SecAgg+ (the server colludes too) or the Sec. 4.2 full mesh (all-to-all)")  # fmt: skip
+    names = protocol_names(hook="coalition")
+    p.add_argument("--protocol", choices=names, default="secagg",
+                   help="; ".join(f"{n}: {get_protocol(n).summary}" for n in names))  # fmt: skip
     p.add_argument("--parties", type=int_at_least(3), default=20, help="data parties n")
     p.add_argument("--size", type=int_at_least(0), required=True, help="colluding data parties C")
     p.add_argument("--cells", type=int_at_least(2), default=16, help="cells of the one-hot inputs")
-    p.add_argument("--degree", type=int_at_least(1), default=None,
-                   help="SecAgg+ graph degree k (without it: SecAgg+'s default for n)")  # fmt: skip
-    p.add_argument("--threshold", type=int_at_least(1), default=None,
-                   help="SecAgg+ threshold t (without it: the largest t the dropout bound allows; "
-                   "refused below the collusion bound of --max-corrupt)")  # fmt: skip
-    add_secagg_bounds(p)
-    p.add_argument("--failure", type=open_open, default=None,
-                   help="SecAgg+ threshold failure target (without it: 1e-6)")  # fmt: skip
+    group = p.add_argument_group("protocol options (each protocol's own; default: the protocol's)")
+    flags = add_protocol_options(group, [get_protocol(n) for n in names])
     p.add_argument("--confidence", type=float, default=0.95, help="1 - alpha of every interval")
     p.add_argument("--seed", type=int, default=0, help="seed of the inputs (secrets: OS CSPRNG)")
     p.add_argument("--repeats", type=int_at_least(1), default=1,
@@ -63,90 +58,26 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--out", type=output_dir, default=Path("results"), help="folder for the PNG")
     p.add_argument("--no-plot", action="store_true", help="attack --size only; no sweep, no PNG")
     p.add_argument("--json", action="store_true", help="print JSON instead of text")
-    p.set_defaults(func=run)
+    p.set_defaults(func=run, option_flags=flags)
 
 
 def run(args: argparse.Namespace) -> int:
-    from mpc_rr.adversary import check_confidence, coalition_sweep, member_state, pool
-    from mpc_rr.core import observe
-    from scenarios.workloads.adversary import observed_run
+    from scenarios.workloads.adversary import coalition_report
 
-    check_confidence(args.confidence)
-    n = args.parties
-    top = n - 1
-    if args.size > top:
-        raise UsageError(f"--size must be at most --parties - 1 = {top}, got {args.size}")
-    secagg: dict[str, Any] = {}
-    if args.protocol == "secagg":
-        secagg = {"degree": args.degree, "threshold": args.threshold, "max_dropout": args.max_dropout,
-                  "max_corrupt": args.max_corrupt}
-        if args.failure is not None:
-            secagg["failure"] = args.failure
-    elif any(v is not None for v in (args.degree, args.threshold, args.max_dropout, args.max_corrupt, args.failure)):
-        raise UsageError("--degree, --threshold, --max-dropout and --failure only apply to secagg")
-    grid: list[int] = []
-    per_run = []
-    for rep in range(args.repeats):
-        obs = observed_run(args.protocol, transport="memory", parties=n, cells=args.cells,
-                           seed=args.seed + rep, secagg=secagg)  # fmt: skip
-        if not obs.result.ok:
-            raise UsageError(f"the {args.protocol} run did not finish: {obs.result.errors}")
-        view = observe(obs.tap, obs.message_types)
-        states = {i: member_state(obs.roles[i]) for i in obs.data_parties}
-        public: dict[str, Any] = {}
-        neighbours = None
-        if args.protocol == "secagg":
-            cfg, graph = obs.public["config"], obs.public["graph"]
-            public = {"config": cfg}
-            if cfg.degree < n - 1:
-                neighbours = {u: graph.of(u).tolist() for u in obs.data_parties}
-            threshold = cfg.threshold
-            rule = f"Shamir threshold t = {cfg.threshold} (degree k = {cfg.degree})"
-            first = 0
-        else:
-            public = {"n": n, "modulus": obs.public["modulus"]}
-            threshold, rule = n - 1, f"n - 1 = {n - 1} (Sec. 4.2: up to n - 2 colluders learn nothing)"
-            first = 1
-        if args.size < first:
-            raise UsageError(f"--size must be >= {first} for {args.protocol}")
-        if not grid:
-            grid = [args.size] if args.no_plot else list(range(first, top + 1))
-            if neighbours is not None and not args.no_plot:  # sparse: beyond k + 2 nothing changes
-                grid = sorted(set(range(first, min(top, cfg.degree + 2) + 1)) | {args.size})
-        per_run.append(coalition_sweep(
-            args.protocol, view, states, obs.cells, grid, neighbours=neighbours,
-            confidence=args.confidence, **public,
-        ))  # fmt: skip
-    results = [pool([r[k] for r in per_run]) for k in range(len(grid))]
-    head = results[grid.index(args.size)]
-    out: dict[str, Any] = head.to_dict() | {
-        "parties": n,
-        "cells": args.cells,
-        "threshold": threshold,
-        "threshold_rule": rule,
-        "coalition_choice": "each target's graph neighbours first" if neighbours else "the C lowest ids",
-        "server_colludes": args.protocol == "secagg",
-        "repeats": args.repeats,
-    }
-    if args.protocol == "secagg":
-        out["params"] = cfg.as_json()
+    out = coalition_report(
+        args.protocol, parties=args.parties, size=args.size, cells=args.cells, seed=args.seed,
+        repeats=args.repeats, options=given_options(args, args.option_flags),
+        confidence=args.confidence, curve=not args.no_plot,
+    )  # fmt: skip
+    head = out.pop("head")
+    n, threshold, rule = args.parties, out["threshold"], out["threshold_rule"]
     if not args.no_plot:
-        out["curve"] = [
-            {
-                "size": c,
-                "success": r.success,
-                "ci": list(r.ci),
-                "baseline": r.baseline,
-                "recovery_rate": r.recovery_rate,
-            }
-            for c, r in zip(grid, results, strict=True)
-        ]
         out["plot"] = str(_plot(args.protocol, n, out["curve"], threshold, rule, args.size, args.out))
     if args.json:
         print(json.dumps(out, indent=2))
         return 0
     lvl = f"{100 * args.confidence:g}%"
-    who = f"{args.size} colluding clients + the server" if args.protocol == "secagg" else f"{args.size} colluding parties"
+    who = f"{args.size} colluding " + ("clients + the server" if out["server_colludes"] else "parties")
     runs = f", {args.repeats} runs pooled" if args.repeats > 1 else ""
     print(f"coalition attack on {args.protocol}: {n} parties, one-hot inputs over {args.cells} cells{runs}")
     print(f"  declared collusion bound: {rule}")

@@ -23,10 +23,9 @@ import math
 from pathlib import Path
 from typing import Any
 
+from mpc_rr.adversary import eavesdrop_protocols
 from mpc_rr.core import UsageError
 from scenarios.cli.options import HelpFormatter, int_at_least, output_dir, probability
-
-PROTOCOLS = ("plainsum", "full-mesh", "full-mesh-board", "secagg", "pipeline", "rrba")
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -40,7 +39,7 @@ def register(sub: argparse._SubParsersAction) -> None:
         ),
         formatter_class=HelpFormatter,
     )
-    p.add_argument("--protocol", choices=PROTOCOLS, default=None,
+    p.add_argument("--protocol", choices=eavesdrop_protocols(), default=None,
                    help="protocol of the live run (without it: --transcript FILE, whose protocol "
                         "is read from the file)")  # fmt: skip
     p.add_argument("--transport", choices=("memory", "tcp"), default="memory",
@@ -76,8 +75,10 @@ def run(args: argparse.Namespace) -> int:
 
     check_confidence(args.confidence)
     if args.transcript is not None:
-        out = offline(args.transcript, args.protocol, np.random.default_rng(args.seed),
-                      permutations=args.permutations, confidence=args.confidence)  # fmt: skip
+        from scenarios.workloads.adversary import offline_report
+
+        out = offline_report(args.transcript, args.protocol, np.random.default_rng(args.seed),
+                             confidence=args.confidence)  # fmt: skip
     elif args.protocol is None:
         raise UsageError("give --protocol (a live run) or --transcript FILE (offline)")
     else:
@@ -106,99 +107,6 @@ def _json_default(o: Any) -> Any:
     if hasattr(o, "tolist"):
         return o.tolist()
     raise TypeError(f"not JSON-able: {type(o).__name__}")
-
-
-def offline(
-    path: Path, protocol: str | None, rng: Any, *, permutations: int, confidence: float
-) -> dict[str, Any]:
-    """Analyse a saved transcript: who/when, size census, payloads (scored when the file says how)."""
-    from mpc_rr.adversary import participation, size_census
-    from mpc_rr.core import DecodeError, Transcript, observe
-    from scenarios.workloads.adversary import all_message_types
-
-    try:
-        t = Transcript.load(path)
-    except DecodeError as exc:
-        raise UsageError(str(exc)) from None
-    meta = dict(t.meta)
-    proto = protocol or meta.get("protocol")
-    part = participation(t)
-    view = observe(t, all_message_types())
-    data = [p for p in part.senders if p != 0]
-    out: dict[str, Any] = {
-        "transcript": str(path),
-        "observer": t.observer,
-        "meta": meta,
-        "protocol": proto,
-        "participation": part.to_dict() | {"data_parties_seen": len(data)},
-        "size_census": size_census(t, data).to_dict(),
-        "plaintext_payloads": len(view),
-        "undecodable_events": view.undecodable,
-        "content": None,
-    }
-    headline: dict[str, Any] = {"success": None, "baseline": None, "ci": None}
-    if view.plaintext and proto in ("plainsum", "full-mesh", "full-mesh-board", "secagg"):
-        content = _offline_recovery(view, proto, meta, rng, confidence)
-        out["content"] = content
-        if content.get("scored"):
-            headline = {k: content[k] for k in ("success", "baseline", "ci")}
-    out.update(headline)
-    out["headline"] = "content" if headline["success"] is not None else None
-    return out
-
-
-def _offline_recovery(view: Any, proto: str, meta: dict[str, Any], rng: Any, confidence: float) -> dict[str, Any]:
-    """Input recovery from a saved plaintext transcript; scored if ``meta`` holds the input recipe."""
-    from mpc_rr.adversary import recover, score
-    from mpc_rr.core import WireArray
-    from mpc_rr.secure_sum.full_mesh import MeshPublish
-    from mpc_rr.secure_sum.plainsum import PlainValue
-    from mpc_rr.secure_sum.secagg import MaskedInput, SecAggConfig
-    from scenarios.workloads.adversary import one_hot_inputs
-
-    cells = None
-    for kind, field in ((MaskedInput, "y"), (MeshPublish, "value"), (PlainValue, "x")):
-        found = view.select(kind)
-        if found:
-            w: WireArray = getattr(found[0][1], field)
-            cells = int(w.shape[0])
-            break
-    senders = sorted({s.src for s in view if s.src != 0})
-    n = int(meta.get("parties", len(senders)))
-    public: dict[str, Any] = {}
-    if proto in ("full-mesh", "full-mesh-board"):
-        public = {"n": n, "modulus": n + 1}
-    elif proto == "secagg":
-        if cells is None:
-            raise UsageError("transcript holds no masked input: cannot attack SecAgg+ offline")
-        degree = n - 1
-        modulus = max(2, 1 << n.bit_length())
-        # the threshold is not on the wire: rebuild from every share seen (a polynomial of
-        # degree < t through >= t points is recovered exactly; fewer points fail the
-        # commitment check and are discarded)
-        from mpc_rr.secure_sum.secagg import UnmaskShares
-
-        owners: dict[int, int] = {}
-        for _, us in view.select(UnmaskShares):
-            for o in us.b_owners.to_numpy().tolist():
-                owners[int(o)] = owners.get(int(o), 0) + 1
-        t = max(1, min(owners.values())) if owners else 1
-        public = {"config": SecAggConfig(n, cells, modulus, degree, t, 0.0, view.run_label() or "")}
-    rec = recover(proto, view, **public)
-    out: dict[str, Any] = {
-        "kind": "recovery of each input from the payloads",
-        "recovered": len(rec.recovered),
-        "candidates_one_hot": sorted(rec.recovered),
-        "cells": cells,
-        "scored": False,
-    }
-    seed = meta.get("seed")
-    if seed is not None and cells is not None and "parties" in meta:
-        _, hot = one_hot_inputs(n, cells, int(seed))
-        res = score(rec, {i + 1: int(c) for i, c in enumerate(hot)}, confidence=confidence)
-        out |= res.to_dict() | {"scored": True,
-                                 "truth": "regenerated from the file's seed (mpc-rr secure-sum's input recipe)"}  # fmt: skip
-    return out
 
 
 def _plottable(out: dict[str, Any]) -> bool:

@@ -1,8 +1,9 @@
 """``mpc-rr classroom``: a protocol run a class can follow message by message.
 
 Runs FULL-MESH (the paper's secure sum, Sec. 4.2), SECAGG (SecAgg+),
-PIPELINE (the distributed RR-Clusters pipeline on a class survey) or RRBA
-(RR block aggregation) with 3 to 10 parties in plaintext, in the synchronous
+PIPELINE (the distributed RR-Clusters pipeline on a class survey), RRBA
+(RR block aggregation) -- or any other registered protocol with a lesson, and
+any sum protocol -- with 3 to 10 parties in plaintext, in the synchronous
 harness, with every share, key, mask and random draw from --seed: a teaching
 trace, never a deployment.  Prints a numbered trace (step, sender ->
 receiver, message type, size, the values inside), a note at each round,
@@ -23,11 +24,9 @@ import argparse
 import json
 import sys
 
+from mpc_rr.core import get_protocol
+from scenarios.classroom import classroom_protocols
 from scenarios.cli.options import HelpFormatter, int_at_least, output_file, probability
-
-STEP_HELP = (
-    "full-mesh: keys|shares|publish; secagg: keys|shares|masked|unmask; pipeline: record|release"
-)
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -37,19 +36,18 @@ def register(sub: argparse._SubParsersAction) -> None:
         description=__doc__,
         formatter_class=HelpFormatter,
     )
-    p.add_argument(
-        "protocol", choices=("full-mesh", "secagg", "pipeline", "rrba"),
-        help="the protocol to run",
-    )  # fmt: skip
+    names = classroom_protocols()
+    p.add_argument("protocol", choices=names, help="the protocol to run")
+    step_help = "; ".join(f"{n}: {'|'.join(get_protocol(n).steps)}" for n in names if get_protocol(n).steps)
     p.add_argument("--parties", type=int_at_least(3, 10), default=4, help="data parties (students), 3 to 10")
     p.add_argument("--format", choices=("text", "mermaid", "html", "json"), default="text", help="output format")
     p.add_argument("--seed", type=int, default=1, help="every share, key, mask and random draw derives from it")
     p.add_argument(
         "--drop", action="append", default=[], metavar="ID@STEP",
-        help=f"party ID crashes instead of sending its STEP message (repeatable; {STEP_HELP}); "
+        help=f"party ID crashes instead of sending its STEP message (repeatable; {step_help}); "
         "default: nobody drops",
     )  # fmt: skip
-    p.add_argument("--options", type=int_at_least(2, 8), default=4, help="full-mesh, secagg: answers A, B, ... of the class poll")
+    p.add_argument("--options", type=int_at_least(2, 8), default=4, help="sum protocols: answers A, B, ... of the class poll")
     p.add_argument(
         "--publication", choices=("all-to-all", "board"), default="all-to-all",
         help="full-mesh: how the r_j are published (the paper: all-to-all)",
@@ -63,14 +61,10 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 def _options(args: argparse.Namespace) -> dict[str, object]:
     from mpc_rr.core import UsageError
+    from scenarios.classroom import lesson_options
 
     defaults = {"options": 4, "publication": "all-to-all", "p": 0.7}
-    applies = {
-        "full-mesh": ("options", "publication"),
-        "secagg": ("options",),
-        "pipeline": ("p",),
-        "rrba": ("p",),
-    }[args.protocol]
+    applies = lesson_options(args.protocol)
     stray = [f"--{k}" for k, v in defaults.items() if k not in applies and getattr(args, k) != v]
     if stray:
         raise UsageError(f"{', '.join(stray)} do not apply to {args.protocol}")

@@ -97,7 +97,7 @@ def ping(
             transcript=transcript, launch=launch,
         )  # fmt: skip
         got = pr.results.values()
-        ok = pr.ok and all(np.array_equal(np.asarray(r), want) for r in got)
+        ok = pr.ok and all(np.array_equal(r["total"], want) for r in got)
         costs, errors, trace = pr.costs, pr.errors, pr.transcript
     elif hub_process:
         from mpc_rr.core import get_protocol
@@ -106,7 +106,7 @@ def ping(
         pr = run_with_hub_process(
             get_protocol("plainsum"), n, seed=seed, params=params, tls=tls, timeout=timeout, transcript=transcript
         )
-        ok = pr.ok and all(np.array_equal(np.asarray(r), want) for r in pr.results.values())
+        ok = pr.ok and all(np.array_equal(r["total"], want) for r in pr.results.values())
         costs, errors, trace = pr.costs, pr.errors, pr.transcript
     else:
         roles = {i: make_role(i, n, seed, params) for i in range(n)}
@@ -118,7 +118,7 @@ def ping(
             from parties.tcp_runner import run_tcp_sync
 
             res = run_tcp_sync(roles, tls=tls, timeout=timeout, transcript=transcript)
-        ok = res.ok and all(np.array_equal(r, want) for r in res.results().values())
+        ok = res.ok and all(np.array_equal(r.total, want) for r in res.results().values())
         costs, errors, trace = res.costs, {p: str(e) for p, e in res.errors.items()}, res.transcript
     out = {"ok": bool(ok), **costs.to_json(), "clients": parties, "tls": tls}
     out["parties"] = n

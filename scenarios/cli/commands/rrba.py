@@ -21,6 +21,7 @@ from mpc_rr.rrba import CLIENT_RNG as RRBA_CLIENT_RNG
 from mpc_rr.rrba import ESTIMATORS as RRBA_ESTIMATORS
 from mpc_rr.rrba import REPAIRS as RRBA_REPAIRS
 from mpc_rr.rrba import STOPS as RRBA_STOPS
+from mpc_rr.secure_sum import sum_protocol_names
 from parties.runners import TRANSPORTS
 from scenarios.cli.options import (
     HelpFormatter,
@@ -92,7 +93,11 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     )  # fmt: skip
     p.add_argument(
         "--secure-tally", action="store_true",
-        help="sum each block's one-hot answers with SecAgg+: the aggregator never sees an answer",
+        help="sum each block's one-hot answers with a secure sum (--sum): the aggregator never sees an answer",
+    )  # fmt: skip
+    p.add_argument(
+        "--sum", choices=sum_protocol_names(at_coordinator=True), default="secagg",
+        help="--secure-tally: the sum protocol of each block's tally (any whose aggregator learns the sum)",
     )  # fmt: skip
     add_secagg_bounds(p, "--secure-tally: ", "a block's clients")
     p.add_argument(
@@ -139,6 +144,10 @@ def _check_flags(args: argparse.Namespace) -> None:
                             ("--secagg-degree", args.secagg_degree)) if v is not None]  # fmt: skip
     if given and not args.secure_tally:
         raise UsageError(f"{', '.join(given)} only apply with --secure-tally")
+    if given and args.sum != "secagg":
+        raise UsageError(f"{', '.join(given)} only apply to --sum secagg (SecAgg+'s options)")
+    if args.sum != "secagg" and not args.secure_tally:
+        raise UsageError("--sum only applies with --secure-tally")
 
 
 def collect(
@@ -158,19 +167,19 @@ def collect(
         return run, None
     from mpc_rr.core import DropAt
     from mpc_rr.rrba import Answer, client_step_timeouts, config_for, run_distributed
-    from mpc_rr.secure_sum.secagg import MaskedInput
     from parties.runners import runner_for
 
     cfg = config_for(
         data, args.block, args.p, k=args.k, estimator=args.estimator, repair=args.repair,
         alpha=args.alpha, t_floor=args.t_floor, stop=args.stop, run=f"rrba-{args.seed}",
-        secure_tally=args.secure_tally, max_dropout=args.max_dropout,
-        max_corrupt=args.max_corrupt, secagg_degree=args.secagg_degree,
+        secure_tally=args.secure_tally, sum_protocol=args.sum,
+        sum_options={"max_dropout": args.max_dropout, "max_corrupt": args.max_corrupt,
+                     "degree": args.secagg_degree},
     )  # fmt: skip
     # the dropouts: drawn from their own child of the seed, so the protocol's draws are unchanged
     drop_rng = np.random.default_rng(np.random.SeedSequence(args.seed, spawn_key=(99,)))
     silent = set((1 + drop_rng.permutation(data.n)[: round(args.dropout * data.n)]).tolist())
-    at = MaskedInput if args.secure_tally else Answer
+    at = cfg.sum_spec.step_messages()[cfg.sum_spec.input_step] if args.secure_tally else Answer
     # each client's whole wait as one step timeout: one wake-up per waiting client, not one
     # per earlier block (thousands of clients share this process)
     runner = runner_for(

@@ -17,6 +17,7 @@ from pathlib import Path
 
 from mpc_rr.estimation import ESTIMATORS
 from mpc_rr.mdrr import DEPENDENCE_SOURCES, MECHANISMS
+from mpc_rr.secure_sum import sum_protocol_names
 from scenarios.cli.options import (
     HelpFormatter,
     add_secagg_bounds,
@@ -70,6 +71,11 @@ def register(sub: argparse._SubParsersAction) -> None:
     )  # fmt: skip
     add_shard_flags(p)
     p.add_argument("--queries", type=int_at_least(1), default=200, help="count queries per coverage sigma")
+    p.add_argument(
+        "--sum", choices=sum_protocol_names(at_coordinator=True), default="secagg",
+        help="secure-sum sources: the sum protocol of the dependence phase (any whose coordinator "
+        "learns the sum)",
+    )  # fmt: skip
     add_secagg_bounds(p, "secure-sum sources: ")
     p.add_argument(
         "--secagg-degree", type=int_at_least(1), default=None,
@@ -101,6 +107,8 @@ def _check_dependence_flags(args: argparse.Namespace) -> None:
                             ("--secagg-failure", args.secagg_failure)) if v is not None]  # fmt: skip
     if given and args.dependence == "rr":
         raise UsageError(f"{', '.join(given)} only apply to --dependence secure-sum or pairwise-rr")
+    if given and args.sum != "secagg":
+        raise UsageError(f"{', '.join(given)} only apply to --sum secagg (SecAgg+'s options)")
 
 
 def run(args: argparse.Namespace) -> int:
@@ -119,7 +127,7 @@ def run(args: argparse.Namespace) -> int:
         parties=args.parties, p=args.p, tv=args.tv, td=args.td, dependence=args.dependence,
         mechanism=args.mechanism, estimator=args.estimator, seed=args.seed, queries=args.queries,
         max_dropout=args.max_dropout, max_corrupt=args.max_corrupt,
-        secagg_degree=args.secagg_degree, secagg_failure=args.secagg_failure,
+        secagg_degree=args.secagg_degree, secagg_failure=args.secagg_failure, sum=args.sum,
     )  # fmt: skip
     name = args.name or (Path(spec.source).stem if spec.is_file else spec.source)
     out = args.out or Path("results") / f"run-{name}-{args.seed}"

@@ -13,13 +13,14 @@ import json
 import os
 import sys
 
-from mpc_rr.core import UsageError
+from mpc_rr.core import UsageError, option_flag
+from mpc_rr.secure_sum import sum_protocol, sum_protocol_names
 from scenarios.cli.options import (
     HelpFormatter,
-    add_secagg_bounds,
+    add_protocol_options,
     add_shard_flags,
+    given_options,
     int_at_least,
-    open_open,
     open_unit,
     output_file,
     positive_float,
@@ -31,6 +32,7 @@ TRANSPORTS = ("harness", "memory", "tcp")
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
+    specs = [sum_protocol(n) for n in sum_protocol_names()]
     p = subparsers.add_parser(
         "secure-sum",
         help="secure sum of random one-hot vectors, checked against the plaintext sum",
@@ -38,9 +40,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         formatter_class=HelpFormatter,
     )
     p.add_argument(
-        "--protocol", choices=("full-mesh", "full-mesh-board", "secagg"), default="secagg",
-        help="full-mesh: Sec. 4.2 with all-to-all publication; full-mesh-board: publication "
-        "through a bulletin board (party 0); secagg: SecAgg+ (sparse graph, dropouts)",
+        "--protocol", choices=[s.name for s in specs], default="secagg",
+        help="; ".join(f"{s.name}: {s.summary}" for s in specs),
     )  # fmt: skip
     p.add_argument("--parties", type=int_at_least(2), required=True, help="number of data parties n")
     p.add_argument("--cells", type=int_at_least(1), default=1582, help="vector length D")
@@ -53,22 +54,22 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     p.add_argument("--step-timeout", type=positive_float, default=30.0, help="seconds before a step's dropouts")
     p.add_argument(
         "--dropout", type=open_unit, default=0.0,
-        help="fraction of parties that crash (independent of --max-dropout, so a --dropout above "
-        "it shows the clean abort)",
+        help="fraction of parties that crash (independent of a protocol's tolerated dropouts, so "
+        "a --dropout above it shows the clean abort)",
     )  # fmt: skip
+    steps = sorted({st for s in specs for st in s.steps})
     p.add_argument(
-        "--drop-step", choices=("keys", "shares", "masked", "unmask", "publish"), default=None,
-        help="step at which the dropouts crash (default: the last: unmask for SecAgg+, publish "
-        "for the full mesh)",
+        "--drop-step", choices=steps, default=None,
+        help="step at which the dropouts crash, one of the protocol's steps ("
+        + "; ".join(f"{s.name}: {', '.join(s.steps)}" for s in specs)
+        + "); default: its last",
     )  # fmt: skip
-    add_secagg_bounds(p)
-    p.add_argument("--degree", type=int_at_least(1), default=None, help="SecAgg+ graph degree k (at most n-1)")
-    p.add_argument("--threshold", type=int_at_least(1), default=None, help="SecAgg+ Shamir threshold t")
-    p.add_argument("--failure", type=open_open, default=None, help="SecAgg+ threshold failure target (default 1e-6)")
+    group = p.add_argument_group("protocol options (each protocol's own; default: the protocol's)")
+    flags = add_protocol_options(group, specs)
     p.add_argument("--seed", type=int, default=0, help="seed of the inputs, the dropouts and the graph")
     p.add_argument("--transcript", type=output_file, default=None, help="write every wire message to this file")
     p.add_argument("--json", action="store_true", help="print one JSON object")
-    p.set_defaults(func=run)
+    p.set_defaults(func=run, option_flags=flags)
 
 
 def _available_memory() -> int:
@@ -81,27 +82,32 @@ def _available_memory() -> int:
 def run(args: argparse.Namespace) -> int:
     import numpy as np
 
-    from mpc_rr.secure_sum import memory_estimate, message_count
+    from mpc_rr.secure_sum import memory_estimate, message_count, sum_options
     from parties.runners import runner_for
     from scenarios.workloads.secure_sum import run_secure_sum
 
     name, shard = runner_choice(args)
-    if args.protocol != "secagg":
-        bad = [f for f, v in (("--max-dropout", args.max_dropout), ("--max-corrupt", args.max_corrupt),
-                              ("--degree", args.degree),
-                              ("--threshold", args.threshold), ("--failure", args.failure)) if v is not None]  # fmt: skip
-        if bad:
-            raise UsageError(f"{', '.join(bad)} only apply to --protocol secagg")
-    if args.degree is not None and args.degree > args.parties - 1:
-        raise UsageError(f"--degree must be at most --parties - 1 = {args.parties - 1}, got {args.degree}")
-    need = memory_estimate(args.protocol, args.parties, args.cells, args.degree)
+    spec = sum_protocol(args.protocol)
+    given = given_options(args, args.option_flags)
+    sum_options(args.protocol, given, flag=option_flag, where="--protocol")  # refused here, before any work
+    if args.drop_step is not None and args.drop_step not in spec.steps:
+        raise UsageError(f"--drop-step of {spec.name} must be one of {list(spec.steps)}, got {args.drop_step!r}")
+    degree = given.get("degree")
+    if degree is not None and degree > args.parties - 1:
+        raise UsageError(f"--degree must be at most --parties - 1 = {args.parties - 1}, got {degree}")
+    need = memory_estimate(args.protocol, args.parties, args.cells, given)
     have = _available_memory()
-    msgs = message_count(args.protocol, args.parties, args.degree)
+    msgs = message_count(args.protocol, args.parties, given)
     if need > 0.8 * have:
+        lighter = sorted(
+            (memory_estimate(n, args.parties, args.cells), n) for n in sum_protocol_names()
+            if n != args.protocol and sum_protocol(n).hides_inputs
+        )  # fmt: skip
+        lighter = [n for est, n in lighter if est < need]
         raise UsageError(
             f"{args.protocol} with {args.parties:,} parties x {args.cells:,} cells needs about "
             f"{need / 2**30:.1f} GiB ({msgs:,} messages); {have / 2**30:.1f} GiB are available. "
-            f"Use fewer parties or cells" + (", or --protocol secagg" if args.protocol != "secagg" else "")
+            f"Use fewer parties or cells" + (f", or --protocol {lighter[0]}" if lighter else "")
         )
     if not args.json:
         print(f"{args.protocol}: {args.parties:,} parties x {args.cells:,} cells: about {msgs:,} "
@@ -111,9 +117,7 @@ def run(args: argparse.Namespace) -> int:
     x[np.arange(args.parties), rng.integers(0, args.cells, args.parties)] = 1
     rep = run_secure_sum(
         args.protocol, x, seed=args.seed, dropout=args.dropout, drop_step=args.drop_step,
-        max_dropout=args.max_dropout, max_corrupt=args.max_corrupt, degree=args.degree,
-        threshold=args.threshold,
-        failure=args.failure,
+        options=given,
         runner=runner_for(
             name, step_timeout=args.step_timeout, transcript=args.transcript is not None, **shard
         ),

@@ -23,7 +23,7 @@ library when they run.
 from __future__ import annotations
 
 import importlib
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
@@ -91,7 +91,9 @@ class Kind:
     sample), ``"none"`` draws its own inputs (a ``[data]`` table is refused).
     ``check(params, source)`` refuses a grid point before any run (raise
     :class:`UsageError`; the caller names the point).  ``default_metrics``:
-    shown when the scenario lists none.
+    shown when the scenario lists none.  ``choices``: fields whose allowed
+    values are a live list (``field -> () -> names``, e.g. the registered sum
+    protocols), checked when the scenario is decoded, as a ``Literal`` is.
     """
 
     name: str
@@ -102,6 +104,7 @@ class Kind:
     data: Literal["table", "none"] = "table"
     check: Callable[[Any, Any], None] | None = None
     summary: str = ""
+    choices: Mapping[str, Callable[[], Sequence[str]]] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
         tag = msgspec.inspect.type_info(self.params)

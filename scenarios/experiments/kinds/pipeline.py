@@ -61,6 +61,7 @@ class PipelineParams(
     max_corrupt: Annotated[float, Meta(ge=0, lt=1)] | None = None
     secagg_degree: Annotated[int, Meta(ge=1)] | None = None
     secagg_failure: Annotated[float, Meta(gt=0, lt=1)] | None = None
+    sum: str = "secagg"  # the dependence sum protocol (secure-sum sources; checked with the point)
     dropout: Annotated[float, Meta(ge=0, lt=1)] = 0.0
     drop_step: Literal["dependence", "release"] = "release"
 
@@ -82,6 +83,8 @@ def check(prm: PipelineParams, source: Any) -> None:
     ]
     if given and prm.dependence == "rr":
         raise UsageError(f"{', '.join(given)} only apply to dependence secure-sum or pairwise-rr")
+    if given and prm.sum != "secagg":
+        raise UsageError(f"{', '.join(given)} only apply to sum secagg (SecAgg+'s options)")
     records = source.records if source is not None else None
     if prm.parties is not None and records is not None and prm.parties > records:
         raise UsageError(
@@ -145,7 +148,7 @@ def run(ctx: RunContext) -> Outcome:
         parties=parties, p=prm.p, tv=prm.tv, td=prm.td, dependence=prm.dependence,
         mechanism=prm.mechanism, estimator=prm.estimator, adjust_iterations=prm.adjust_iterations,
         seed=ctx.seed, queries=prm.queries, max_dropout=prm.max_dropout, max_corrupt=prm.max_corrupt,
-        secagg_degree=prm.secagg_degree, secagg_failure=prm.secagg_failure,
+        secagg_degree=prm.secagg_degree, secagg_failure=prm.secagg_failure, sum=prm.sum,
     )  # fmt: skip
     runner = runner_for(prm.transport, step_timeout=prm.step_timeout)
     drop = _dropper(prm, ctx.seed) if prm.dropout > 0 else None
@@ -181,12 +184,19 @@ def run(ctx: RunContext) -> Outcome:
     return Outcome("ok", metrics, doc)
 
 
+def _coordinator_sums() -> tuple[str, ...]:
+    from mpc_rr.secure_sum import sum_protocol_names
+
+    return sum_protocol_names(at_coordinator=True)
+
+
 register(
     Kind(
         name="pipeline",
         params=PipelineParams,
         run=run,
         metrics=METRICS,
+        choices={"sum": _coordinator_sums},
         default_metrics=(
             "error_clusters_0.1",
             "error_clusters_adj_0.1",

@@ -1,9 +1,11 @@
 """Scenario kind ``secure-sum``: a secure sum of random one-hot vectors, checked against the plain sum.
 
-As ``mpc-rr secure-sum``: ``parties`` data parties each hold a one-hot
-vector over ``cells`` (drawn with the run's seed); ``dropout`` of them
-(chosen with the seed) crash when they would send their ``drop_step``
-message.  ``completed`` is whether the run produced a sum; ``exact`` whether
+As ``mpc-rr secure-sum``, with any registered sum protocol (``protocol``):
+``parties`` data parties each hold a one-hot vector over ``cells`` (drawn
+with the run's seed); ``dropout`` of them (chosen with the seed) crash when
+they would send their ``drop_step`` message.  The protocol's options are the
+flat SecAgg+ fields below or an ``options`` table (``[protocol.options]``,
+any protocol's), checked against the protocol's spec.  ``completed`` is whether the run produced a sum; ``exact`` whether
 it equals the plaintext sum of the included parties.  SecAgg+'s
 ``max_dropout`` (default 0.1) is independent of ``dropout``, so a sweep past
 it shows the clean aborts; ``max_corrupt`` (default 0.1) is the fraction of
@@ -22,7 +24,6 @@ import numpy as np
 from msgspec import Meta
 
 from mpc_rr.core import UsageError
-from mpc_rr.secure_sum import SECURE_SUM_PROTOCOLS
 from scenarios.experiments.kinds import Kind, Outcome, RunContext, Scalar, register
 
 __all__ = ["SecureSumParams"]
@@ -31,18 +32,24 @@ __all__ = ["SecureSumParams"]
 class SecureSumParams(
     msgspec.Struct, tag="secure-sum", tag_field="kind", forbid_unknown_fields=True, kw_only=True
 ):
-    protocol: Literal[SECURE_SUM_PROTOCOLS] = "secagg"  # type: ignore[valid-type]
+    protocol: str = "secagg"  # a registered sum protocol (checked with the point)
     parties: Annotated[int, Meta(ge=2)] = 100
     cells: Annotated[int, Meta(ge=1)] = 16
     transport: Literal["harness", "memory", "tcp"] = "memory"
     step_timeout: Annotated[float, Meta(gt=0)] = 600.0
     dropout: Annotated[float, Meta(ge=0, lt=1)] = 0.0
-    drop_step: Literal["keys", "shares", "masked", "unmask", "publish"] | None = None
+    drop_step: str | None = None  # one of the protocol's steps
     max_dropout: Annotated[float, Meta(ge=0, lt=1)] | None = None
     max_corrupt: Annotated[float, Meta(ge=0, lt=1)] | None = None
     degree: Annotated[int, Meta(ge=1)] | None = None
     threshold: Annotated[int, Meta(ge=1)] | None = None
     failure: Annotated[float, Meta(gt=0, lt=1)] | None = None
+    options: dict[str, float | int | bool | str] = msgspec.field(default_factory=dict)
+
+    def sum_options(self) -> dict[str, Any]:
+        """The protocol's options given: the flat SecAgg+ fields, then the ``options`` table."""
+        flat = {k: getattr(self, k) for k in ("max_dropout", "max_corrupt", "degree", "threshold", "failure")}
+        return {k: v for k, v in {**flat, **self.options}.items() if v is not None}
 
 
 METRICS: tuple[str, ...] = (
@@ -51,31 +58,27 @@ METRICS: tuple[str, ...] = (
     "degree", "threshold", "max_dropped",
 )  # fmt: skip
 
-_STEPS = {"secagg": ("keys", "shares", "masked", "unmask")}
-_MESH_STEPS = ("shares", "publish")
+
+
+def _sum_protocols() -> tuple[str, ...]:
+    from mpc_rr.secure_sum import sum_protocol_names
+
+    return sum_protocol_names()
 
 
 def check(prm: SecureSumParams, source: Any) -> None:
-    if prm.protocol != "secagg":
-        bad = [
-            k
-            for k in ("max_dropout", "max_corrupt", "degree", "threshold", "failure")
-            if getattr(prm, k) is not None
-        ]
-        if bad:
-            raise UsageError(f"{', '.join(bad)} only apply to protocol secagg")
-    steps = _STEPS.get(prm.protocol, _MESH_STEPS)
-    if prm.drop_step is not None and prm.drop_step not in steps:
-        raise UsageError(
-            f"drop_step of {prm.protocol} must be one of {list(steps)}, got {prm.drop_step!r}"
-        )
-    if prm.degree is not None and prm.degree > prm.parties - 1:
-        raise UsageError(
-            f"degree must be at most parties - 1 = {prm.parties - 1}, got {prm.degree}"
-        )
-    from mpc_rr.secure_sum import memory_estimate
+    from mpc_rr.secure_sum import memory_estimate, sum_options, sum_protocol
 
-    need = memory_estimate(prm.protocol, prm.parties, prm.cells, prm.degree)
+    spec = sum_protocol(prm.protocol)
+    options = sum_options(prm.protocol, prm.sum_options())
+    if prm.drop_step is not None and prm.drop_step not in spec.steps:
+        raise UsageError(
+            f"drop_step of {prm.protocol} must be one of {list(spec.steps)}, got {prm.drop_step!r}"
+        )
+    degree = getattr(options, "degree", None)
+    if degree is not None and degree > prm.parties - 1:
+        raise UsageError(f"degree must be at most parties - 1 = {prm.parties - 1}, got {degree}")
+    need = memory_estimate(prm.protocol, prm.parties, prm.cells, prm.sum_options())
     if need > 8 * 2**30:
         raise UsageError(
             f"{prm.protocol} with {prm.parties:,} parties x {prm.cells:,} cells needs about "
@@ -93,7 +96,7 @@ def run(ctx: RunContext) -> Outcome:
     x[np.arange(prm.parties), rng.integers(0, prm.cells, prm.parties)] = 1
     rep = run_secure_sum(
         prm.protocol, x, seed=ctx.seed % 2**32, dropout=prm.dropout, drop_step=prm.drop_step,
-        max_dropout=prm.max_dropout, max_corrupt=prm.max_corrupt, degree=prm.degree, threshold=prm.threshold, failure=prm.failure,
+        options=prm.sum_options(),
         runner=runner_for(prm.transport, step_timeout=prm.step_timeout),
     )  # fmt: skip
     doc = rep.to_json()
@@ -120,6 +123,7 @@ register(
         default_metrics=("completed", "exact", "survivors", "messages", "bytes", "wall_s"),
         data="none",
         check=check,
-        summary="a secure sum (full mesh or SecAgg+) of random one-hot vectors vs the plaintext sum",
+        summary="a secure sum (any registered sum protocol) of random one-hot vectors vs the plaintext sum",
+        choices={"protocol": _sum_protocols},
     )
 )

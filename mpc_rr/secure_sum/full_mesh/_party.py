@@ -1,4 +1,4 @@
-"""The modular secure sum of Domingo-Ferrer & Soria-Comas, Section 4.2, with end-to-end encrypted shares.
+"""The data party of the modular secure sum of Domingo-Ferrer & Soria-Comas, Section 4.2, with end-to-end encrypted shares.
 
 How this protocol works (paper steps 1-4, applied component-wise to a whole
 vector of ``D`` cells, e.g. every cell of every attribute pair), with a key
@@ -56,10 +56,7 @@ Wire: residues are encrypted as the smallest unsigned dtype holding ``m - 1``
 from __future__ import annotations
 
 import enum
-import hashlib
-from collections.abc import Callable
 from collections.abc import Set as AbstractSet
-from typing import Literal
 
 import numpy as np
 
@@ -68,7 +65,6 @@ from mpc_rr.core import (
     NOBODY,
     AllIn,
     DecodeError,
-    Message,
     PeerError,
     Role,
     Send,
@@ -82,141 +78,30 @@ from mpc_rr.core import (
 from mpc_rr.secure_sum import crypto
 from mpc_rr.secure_sum._common import SumResult, check_inputs, read_residues
 from mpc_rr.secure_sum._entropy import Entropy, SystemEntropy, smallest_uint
+from mpc_rr.secure_sum.full_mesh._messages import (
+    KEY_LEN,
+    MESH_MESSAGES,
+    TAG_LEN,
+    MeshKey,
+    MeshKeys,
+    MeshPublish,
+    MeshShare,
+    MeshTotal,
+    Publication,
+    check_publication,
+    checked_modulus,
+    frame_digest,
+    share_aad,
+    share_key,
+)
 
-__all__ = [
-    "KEY_LEN",
-    "MESH_MESSAGES",
-    "TAG_LEN",
-    "BulletinBoard",
-    "FullMeshParty",
-    "MeshKey",
-    "MeshKeys",
-    "MeshPublish",
-    "MeshShare",
-    "MeshTotal",
-    "Publication",
-    "full_mesh_message_count",
-    "full_mesh_roles",
-    "open_share",
-    "share_aad",
-    "share_key",
-]
-
-Publication = Literal["all-to-all", "board"]
-
-KEY_LEN = 32
-"""Bytes of an X25519 public key."""
-
-TAG_LEN = 16
-"""Bytes of the AES-GCM tag a share's ciphertext carries after the encrypted residues."""
-
-_PURPOSE = "mesh-share"
-
-
-class MeshKey(Message, frozen=True):
-    """Step 1: party i's X25519 public key (to every other party, or to the board)."""
-
-    pk: bytes
-
-
-class MeshKeys(Message, frozen=True):
-    """Step 1, board mode: every party's public key, row ``j - 1`` for party ``j`` (``(n, 32)`` uint8)."""
-
-    pks: WireArray
-
-
-class MeshShare(Message, frozen=True):
-    """Step 2: share ``r_ij`` from party i to party j, AES-256-GCM encrypted under :func:`share_key`."""
-
-    ciphertext: bytes
-
-
-class MeshPublish(Message, frozen=True):
-    """Step 3: the published ``r_j`` (to every party, or to the board)."""
-
-    value: WireArray
-
-
-class MeshTotal(Message, frozen=True):
-    """Board mode: the sum of all published ``r_j`` mod m."""
-
-    total: WireArray
-
-
-MESH_MESSAGES: tuple[type[Message], ...] = (MeshKey, MeshKeys, MeshShare, MeshPublish, MeshTotal)
-
-
-def full_mesh_message_count(n: int, publication: Publication = "all-to-all") -> int:
-    """Messages of one run.
-
-    All-to-all: ``n(n-1)`` keys + ``n(n-1)`` shares + ``n(n-1)`` publications.
-    Board: ``2n`` keys (to the board, the list back) + ``n(n-1)`` shares + ``2n``.
-    """
-    if publication == "all-to-all":
-        return 3 * n * (n - 1)
-    return n * (n - 1) + 4 * n
-
-
-def _modulus(n: int, modulus: int | None) -> int:
-    """``modulus`` (default ``n + 1``), checked where the role is built, not mid-run.
-
-    Shares are drawn by :meth:`Entropy.uniform` (at most ``2^56``) and ``n + 1``
-    residues are summed in ``uint64`` before the reduction.
-    """
-    m = n + 1 if modulus is None else int(modulus)
-    if not 2 <= m <= 2**56:
-        raise UsageError(f"modulus must be in [2, 2^56], got {m}")
-    if (n + 1) * (m - 1) >= 2**64:
-        top = (2**64 - 1) // (n + 1) + 1
-        raise UsageError(f"modulus {m} with {n} parties overflows the 64-bit sums (at most {top})")
-    return m
-
-
-def _check_publication(publication: str) -> None:
-    if publication not in ("all-to-all", "board"):
-        raise UsageError(f"publication must be 'all-to-all' or 'board', got {publication!r}")
-
-
-def share_key(shared: bytes, run: str, sender: int, receiver: int) -> bytes:
-    """The AES-256-GCM key of the share ``sender -> receiver``: the SHA-256 one-step KDF
-    (:func:`~mpc_rr.secure_sum.kdf_sha256`) of the X25519 secret, bound to the
-    purpose, the run id and both ids (one key per direction)."""
-    return crypto.pair_key(shared, _PURPOSE, run, sender, receiver)
-
-
-def share_aad(run: str, sender: int, receiver: int) -> bytes:
-    """Associated data of a share: purpose, run id and both ids (a relay cannot redirect it)."""
-    return f"{_PURPOSE}/{run}/{sender}/{receiver}".encode()
-
-
-def open_share(
-    sk: crypto.X25519PrivateKey | bytes, peer_pk: bytes, ciphertext: bytes, *, run: str,
-    sender: int, receiver: int,
-) -> bytes:  # fmt: skip
-    """Decrypt one share with either end's private key and the other end's public key.
-
-    Raises :class:`~mpc_rr.secure_sum.InvalidTag` on tampering or a wrong
-    key and :class:`~mpc_rr.secure_sum.InvalidPublicKey` on a bad peer key.
-    """
-    key = share_key(crypto.agree(sk, peer_pk), run, sender, receiver)
-    return crypto.decrypt(key, ciphertext, share_aad(run, sender, receiver))
-
-
-def _digest(data: bytes) -> bytes:
-    return hashlib.blake2b(data, digest_size=16).digest()
+__all__ = ["FullMeshParty", "MeshState"]
 
 
 class MeshState(enum.Enum):
     KEYS = "public key sent, collecting the others' keys (or the board's list)"
     SHARING = "encrypted shares sent, collecting the shares addressed to me"
     PUBLISHING = "r_j published, collecting publications (or the board's total)"
-    DONE = "done"
-    ABORTED = "aborted"
-
-
-class BoardState(enum.Enum):
-    KEYS = "collecting public keys"
-    COLLECTING = "key list sent, collecting publications"
     DONE = "done"
     ABORTED = "aborted"
 
@@ -260,9 +145,9 @@ class FullMeshParty(Role):
             raise UsageError(f"n must be >= 2 parties, got {n}")
         if not 1 <= self.party_id <= n:
             raise UsageError(f"party_id must be in 1..{n}, got {party_id}")
-        _check_publication(publication)
+        check_publication(publication)
         self.n = int(n)
-        self.modulus = _modulus(self.n, modulus)
+        self.modulus = checked_modulus(self.n, modulus)
         self.x = check_inputs(x, self.modulus, self.n)
         self.cells = self.x.size
         self.dtype = smallest_uint(self.modulus)
@@ -331,7 +216,7 @@ class FullMeshParty(Role):
 
         An identical duplicate is only reported; a conflicting one also aborts.
         """
-        digest = _digest(data)
+        digest = frame_digest(data)
         if src in store:
             if store[src] == digest:
                 raise PeerError(f"{self.name}: duplicate {what} from party {src} ignored", src)
@@ -484,118 +369,3 @@ class FullMeshParty(Role):
         (S.PUBLISHING, AllIn): Transition(_sum_publications, S.DONE),
     })
     del S
-
-
-class BulletinBoard(Role):
-    """Party 0 in ``"board"`` publication mode.
-
-    Collects every party's public key and sends the list to everyone (step 1),
-    then collects the ``r_j`` and publishes their sum mod m.  It never sees a
-    share (they go from party to party, encrypted).
-    """
-
-    message_types = MESH_MESSAGES
-
-    def __init__(self, n: int, cells: int, *, modulus: int | None = None, run: str = "") -> None:
-        super().__init__(COORDINATOR, BoardState.KEYS)
-        self.n = int(n)
-        self.cells = int(cells)
-        self.modulus = _modulus(self.n, modulus)
-        self.dtype = smallest_uint(self.modulus)
-        self.run = run
-        self._keys = np.zeros((self.n, KEY_LEN), np.uint8)
-        self._no_key_yet = set(range(1, self.n + 1))
-        self._got: dict[int, np.ndarray] = {}
-        self._missing = set(range(1, self.n + 1))
-        self._acc = np.zeros(self.cells, np.uint64)
-
-    def start(self) -> list[Send]:
-        return []
-
-    def waiting_for(self) -> AbstractSet[int]:
-        if self.done:
-            return NOBODY
-        return self._no_key_yet if self.state is BoardState.KEYS else self._missing
-
-    def _on_key(self, src: int, msg: MeshKey) -> list[Send]:
-        if not 1 <= src <= self.n:
-            raise PeerError(f"{self.name}: public key from non-party {src}", src)
-        if len(msg.pk) != KEY_LEN:
-            self.abort(f"{self.name}: malformed public key from party {src}", [src])
-            raise PeerError(f"{self.name}: public key of {len(msg.pk)} bytes from party {src}", src)
-        if src not in self._no_key_yet:
-            if self._keys[src - 1].tobytes() == msg.pk:
-                raise PeerError(f"{self.name}: duplicate public key from party {src} ignored", src)
-            self.abort(f"{self.name}: party {src} sent two different public keys", [src])
-            raise PeerError(f"{self.name}: conflicting public key from party {src}", src)
-        self._keys[src - 1] = np.frombuffer(msg.pk, np.uint8)
-        self._no_key_yet.discard(src)
-        return []
-
-    def _send_keys(self) -> list[Send]:
-        out = MeshKeys(pks=WireArray.from_numpy(self._keys), run=self.run, step=1)
-        return broadcast(range(1, self.n + 1), out)
-
-    def _on_publish(self, src: int, msg: MeshPublish) -> list[Send]:
-        if not 1 <= src <= self.n:
-            raise PeerError(f"{self.name}: publication from non-party {src}", src)
-        try:
-            arr = read_residues(msg.value, self.modulus, self.cells, src, "publication")
-        except PeerError:
-            self.abort(f"{self.name}: malformed publication from party {src}", [src])
-            raise
-        if src in self._got:
-            if np.array_equal(self._got[src], arr):
-                raise PeerError(f"{self.name}: duplicate publication from party {src} ignored", src)
-            self.abort(f"{self.name}: party {src} published two different values", [src])
-            raise PeerError(f"{self.name}: conflicting publication from party {src}", src)
-        self._got[src] = arr
-        self._missing.discard(src)
-        self._acc += arr
-        return []
-
-    def _publish_total(self) -> list[Send]:
-        total = self._acc % np.uint64(self.modulus)
-        ids = tuple(range(1, self.n + 1))
-        self.finish(SumResult(total.astype(np.int64), ids, self.n, self.modulus))
-        out = MeshTotal(total=WireArray.from_numpy(total.astype(self.dtype)), run=self.run, step=4)
-        return broadcast(range(1, self.n + 1), out)
-
-    S = BoardState
-    TRANSITIONS = table({
-        (S.KEYS, MeshKey): Transition(_on_key, S.KEYS),
-        (S.KEYS, AllIn): Transition(_send_keys, S.COLLECTING),
-        (S.COLLECTING, MeshKey): Transition(_on_key, S.COLLECTING),  # duplicates: reported
-        (S.COLLECTING, MeshPublish): Transition(_on_publish, S.COLLECTING),
-        (S.COLLECTING, AllIn): Transition(_publish_total, S.DONE),
-    })
-    del S
-
-
-def full_mesh_roles(
-    inputs: np.ndarray,
-    *,
-    publication: Publication = "all-to-all",
-    modulus: int | None = None,
-    entropy: Callable[[int], Entropy] | None = None,
-    run: str = "",
-) -> dict[int, Role]:
-    """Roles for one full-mesh run over the rows of ``inputs`` (party ``i`` holds row ``i-1``).
-
-    ``entropy(party_id)`` supplies each party's source (default: system CSPRNG).
-    Party 0 (the board) is included only for ``publication="board"``.
-    """
-    x = np.asarray(inputs)
-    if x.ndim != 2:
-        raise UsageError(f"inputs must be a 2-D (parties, cells) array, got shape {x.shape}")
-    _check_publication(publication)
-    n, cells = x.shape
-    roles: dict[int, Role] = {}
-    if publication == "board":
-        roles[COORDINATOR] = BulletinBoard(n, cells, modulus=modulus, run=run)
-    for i in range(1, n + 1):
-        ent = entropy(i) if entropy is not None else None
-        roles[i] = FullMeshParty(
-            i, n, x[i - 1], modulus=modulus, publication=publication, entropy=ent, run=run
-        )
-    return roles

@@ -1,0 +1,127 @@
+"""The bulletin board (party 0) of the full mesh's board publication (Sec. 4.2, step 3 via a relay)."""
+
+from __future__ import annotations
+
+import enum
+from collections.abc import Set as AbstractSet
+
+import numpy as np
+
+from mpc_rr.core import (
+    COORDINATOR,
+    NOBODY,
+    AllIn,
+    PeerError,
+    Role,
+    Send,
+    Transition,
+    WireArray,
+    broadcast,
+    table,
+)
+from mpc_rr.secure_sum._common import SumResult, read_residues
+from mpc_rr.secure_sum._entropy import smallest_uint
+from mpc_rr.secure_sum.full_mesh._messages import (
+    KEY_LEN,
+    MESH_MESSAGES,
+    MeshKey,
+    MeshKeys,
+    MeshPublish,
+    MeshTotal,
+    checked_modulus,
+)
+
+__all__ = ["BoardState", "BulletinBoard"]
+
+
+class BoardState(enum.Enum):
+    KEYS = "collecting public keys"
+    COLLECTING = "key list sent, collecting publications"
+    DONE = "done"
+    ABORTED = "aborted"
+
+
+class BulletinBoard(Role):
+    """Party 0 in ``"board"`` publication mode.
+
+    Collects every party's public key and sends the list to everyone (step 1),
+    then collects the ``r_j`` and publishes their sum mod m.  It never sees a
+    share (they go from party to party, encrypted).
+    """
+
+    message_types = MESH_MESSAGES
+
+    def __init__(self, n: int, cells: int, *, modulus: int | None = None, run: str = "") -> None:
+        super().__init__(COORDINATOR, BoardState.KEYS)
+        self.n = int(n)
+        self.cells = int(cells)
+        self.modulus = checked_modulus(self.n, modulus)
+        self.dtype = smallest_uint(self.modulus)
+        self.run = run
+        self._keys = np.zeros((self.n, KEY_LEN), np.uint8)
+        self._no_key_yet = set(range(1, self.n + 1))
+        self._got: dict[int, np.ndarray] = {}
+        self._missing = set(range(1, self.n + 1))
+        self._acc = np.zeros(self.cells, np.uint64)
+
+    def start(self) -> list[Send]:
+        return []
+
+    def waiting_for(self) -> AbstractSet[int]:
+        if self.done:
+            return NOBODY
+        return self._no_key_yet if self.state is BoardState.KEYS else self._missing
+
+    def _on_key(self, src: int, msg: MeshKey) -> list[Send]:
+        if not 1 <= src <= self.n:
+            raise PeerError(f"{self.name}: public key from non-party {src}", src)
+        if len(msg.pk) != KEY_LEN:
+            self.abort(f"{self.name}: malformed public key from party {src}", [src])
+            raise PeerError(f"{self.name}: public key of {len(msg.pk)} bytes from party {src}", src)
+        if src not in self._no_key_yet:
+            if self._keys[src - 1].tobytes() == msg.pk:
+                raise PeerError(f"{self.name}: duplicate public key from party {src} ignored", src)
+            self.abort(f"{self.name}: party {src} sent two different public keys", [src])
+            raise PeerError(f"{self.name}: conflicting public key from party {src}", src)
+        self._keys[src - 1] = np.frombuffer(msg.pk, np.uint8)
+        self._no_key_yet.discard(src)
+        return []
+
+    def _send_keys(self) -> list[Send]:
+        out = MeshKeys(pks=WireArray.from_numpy(self._keys), run=self.run, step=1)
+        return broadcast(range(1, self.n + 1), out)
+
+    def _on_publish(self, src: int, msg: MeshPublish) -> list[Send]:
+        if not 1 <= src <= self.n:
+            raise PeerError(f"{self.name}: publication from non-party {src}", src)
+        try:
+            arr = read_residues(msg.value, self.modulus, self.cells, src, "publication")
+        except PeerError:
+            self.abort(f"{self.name}: malformed publication from party {src}", [src])
+            raise
+        if src in self._got:
+            if np.array_equal(self._got[src], arr):
+                raise PeerError(f"{self.name}: duplicate publication from party {src} ignored", src)
+            self.abort(f"{self.name}: party {src} published two different values", [src])
+            raise PeerError(f"{self.name}: conflicting publication from party {src}", src)
+        self._got[src] = arr
+        self._missing.discard(src)
+        self._acc += arr
+        return []
+
+    def _publish_total(self) -> list[Send]:
+        total = self._acc % np.uint64(self.modulus)
+        ids = tuple(range(1, self.n + 1))
+        self.finish(SumResult(total.astype(np.int64), ids, self.n, self.modulus))
+        out = MeshTotal(total=WireArray.from_numpy(total.astype(self.dtype)), run=self.run, step=4)
+        return broadcast(range(1, self.n + 1), out)
+
+    S = BoardState
+    TRANSITIONS = table({
+        (S.KEYS, MeshKey): Transition(_on_key, S.KEYS),
+        (S.KEYS, AllIn): Transition(_send_keys, S.COLLECTING),
+        (S.COLLECTING, MeshKey): Transition(_on_key, S.COLLECTING),  # duplicates: reported
+        (S.COLLECTING, MeshPublish): Transition(_on_publish, S.COLLECTING),
+        (S.COLLECTING, AllIn): Transition(_publish_total, S.DONE),
+    })
+    del S

@@ -1,0 +1,131 @@
+"""The full mesh's messages, key derivation and share encryption (Sec. 4.2 over a relay)."""
+
+from __future__ import annotations
+
+import hashlib
+from typing import Literal
+
+from mpc_rr.core import Message, UsageError, WireArray
+from mpc_rr.secure_sum import crypto
+
+__all__ = [
+    "KEY_LEN",
+    "MESH_MESSAGES",
+    "TAG_LEN",
+    "MeshKey",
+    "MeshKeys",
+    "MeshPublish",
+    "MeshShare",
+    "MeshTotal",
+    "Publication",
+    "check_publication",
+    "checked_modulus",
+    "frame_digest",
+    "full_mesh_message_count",
+    "open_share",
+    "share_aad",
+    "share_key",
+]
+
+Publication = Literal["all-to-all", "board"]
+
+KEY_LEN = 32
+"""Bytes of an X25519 public key."""
+
+TAG_LEN = 16
+"""Bytes of the AES-GCM tag a share's ciphertext carries after the encrypted residues."""
+
+_PURPOSE = "mesh-share"
+
+
+class MeshKey(Message, frozen=True):
+    """Step 1: party i's X25519 public key (to every other party, or to the board)."""
+
+    pk: bytes
+
+
+class MeshKeys(Message, frozen=True):
+    """Step 1, board mode: every party's public key, row ``j - 1`` for party ``j`` (``(n, 32)`` uint8)."""
+
+    pks: WireArray
+
+
+class MeshShare(Message, frozen=True):
+    """Step 2: share ``r_ij`` from party i to party j, AES-256-GCM encrypted under :func:`share_key`."""
+
+    ciphertext: bytes
+
+
+class MeshPublish(Message, frozen=True):
+    """Step 3: the published ``r_j`` (to every party, or to the board)."""
+
+    value: WireArray
+
+
+class MeshTotal(Message, frozen=True):
+    """Board mode: the sum of all published ``r_j`` mod m."""
+
+    total: WireArray
+
+
+MESH_MESSAGES: tuple[type[Message], ...] = (MeshKey, MeshKeys, MeshShare, MeshPublish, MeshTotal)
+
+
+def full_mesh_message_count(n: int, publication: Publication = "all-to-all") -> int:
+    """Messages of one run.
+
+    All-to-all: ``n(n-1)`` keys + ``n(n-1)`` shares + ``n(n-1)`` publications.
+    Board: ``2n`` keys (to the board, the list back) + ``n(n-1)`` shares + ``2n``.
+    """
+    if publication == "all-to-all":
+        return 3 * n * (n - 1)
+    return n * (n - 1) + 4 * n
+
+
+def checked_modulus(n: int, modulus: int | None) -> int:
+    """``modulus`` (default ``n + 1``), checked where the role is built, not mid-run.
+
+    Shares are drawn by :meth:`Entropy.uniform` (at most ``2^56``) and ``n + 1``
+    residues are summed in ``uint64`` before the reduction.
+    """
+    m = n + 1 if modulus is None else int(modulus)
+    if not 2 <= m <= 2**56:
+        raise UsageError(f"modulus must be in [2, 2^56], got {m}")
+    if (n + 1) * (m - 1) >= 2**64:
+        top = (2**64 - 1) // (n + 1) + 1
+        raise UsageError(f"modulus {m} with {n} parties overflows the 64-bit sums (at most {top})")
+    return m
+
+
+def check_publication(publication: str) -> None:
+    if publication not in ("all-to-all", "board"):
+        raise UsageError(f"publication must be 'all-to-all' or 'board', got {publication!r}")
+
+
+def share_key(shared: bytes, run: str, sender: int, receiver: int) -> bytes:
+    """The AES-256-GCM key of the share ``sender -> receiver``: the SHA-256 one-step KDF
+    (:func:`~mpc_rr.secure_sum.kdf_sha256`) of the X25519 secret, bound to the
+    purpose, the run id and both ids (one key per direction)."""
+    return crypto.pair_key(shared, _PURPOSE, run, sender, receiver)
+
+
+def share_aad(run: str, sender: int, receiver: int) -> bytes:
+    """Associated data of a share: purpose, run id and both ids (a relay cannot redirect it)."""
+    return f"{_PURPOSE}/{run}/{sender}/{receiver}".encode()
+
+
+def open_share(
+    sk: crypto.X25519PrivateKey | bytes, peer_pk: bytes, ciphertext: bytes, *, run: str,
+    sender: int, receiver: int,
+) -> bytes:  # fmt: skip
+    """Decrypt one share with either end's private key and the other end's public key.
+
+    Raises :class:`~mpc_rr.secure_sum.InvalidTag` on tampering or a wrong
+    key and :class:`~mpc_rr.secure_sum.InvalidPublicKey` on a bad peer key.
+    """
+    key = share_key(crypto.agree(sk, peer_pk), run, sender, receiver)
+    return crypto.decrypt(key, ciphertext, share_aad(run, sender, receiver))
+
+
+def frame_digest(data: bytes) -> bytes:
+    return hashlib.blake2b(data, digest_size=16).digest()

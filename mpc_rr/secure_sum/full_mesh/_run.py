@@ -1,0 +1,130 @@
+"""A full-mesh run as the sum family builds it: public parameters, roles, messages, costs.
+
+These are the functions :data:`~mpc_rr.secure_sum.full_mesh.SPEC` and
+``BOARD_SPEC`` name; :func:`full_mesh_roles` builds every role of one run.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from mpc_rr.core import COORDINATOR, Message, Role, UsageError
+from mpc_rr.secure_sum._entropy import Entropy, smallest_uint
+from mpc_rr.secure_sum.full_mesh._board import BulletinBoard
+from mpc_rr.secure_sum.full_mesh._messages import (
+    MESH_MESSAGES,
+    MeshKey,
+    MeshPublish,
+    MeshShare,
+    Publication,
+    check_publication,
+    full_mesh_message_count,
+)
+from mpc_rr.secure_sum.full_mesh._party import FullMeshParty
+
+__all__ = ["MeshPublic", "full_mesh_roles"]
+
+
+@dataclass(frozen=True)
+class MeshPublic:
+    """The public parameters of one full-mesh run."""
+
+    n: int
+    cells: int
+    run: str
+    publication: Publication
+
+    @property
+    def modulus(self) -> int:
+        """``n + 1``: a count of ``n`` parties' 0/1 votes never wraps (Sec. 4.2)."""
+        return self.n + 1
+
+    def as_json(self) -> dict[str, Any]:
+        return {"publication": self.publication, "modulus": self.modulus, "max_dropout": 0.0}
+
+
+def _public(publication: Publication) -> Callable[..., MeshPublic]:
+    def public(n: int, cells: int, *, run: str, max_value: int = 1, options: object = None) -> MeshPublic:
+        if n < 2:
+            raise UsageError(f"full mesh: n must be >= 2 parties, got {n}")
+        return MeshPublic(int(n), int(cells), str(run), publication)
+
+    return public
+
+
+public_all_to_all = _public("all-to-all")
+public_board = _public("board")
+
+
+def role(party_id: int, pub: MeshPublic, x: np.ndarray | None, *, entropy: Entropy | None = None) -> Role:
+    """The board (party 0, board publication only) or data party ``party_id`` holding ``x``."""
+    if party_id == COORDINATOR:
+        if pub.publication != "board":
+            raise UsageError("the all-to-all full mesh has no party 0")
+        return BulletinBoard(pub.n, pub.cells, run=pub.run)
+    if x is None:
+        raise UsageError(f"full-mesh data party {party_id} needs an input vector")
+    return FullMeshParty(party_id, pub.n, x, publication=pub.publication, entropy=entropy, run=pub.run)
+
+
+def messages() -> tuple[type[Message], ...]:
+    return MESH_MESSAGES
+
+
+def step_messages() -> Mapping[str, type[Message]]:
+    """The message a data party sends at each step (where a dropout can strike)."""
+    return {"keys": MeshKey, "shares": MeshShare, "publish": MeshPublish}
+
+
+def message_count_all_to_all(n: int, options: object = None) -> int:
+    return full_mesh_message_count(n, "all-to-all")
+
+
+def message_count_board(n: int, options: object = None) -> int:
+    return full_mesh_message_count(n, "board")
+
+
+def memory_estimate(n: int, cells: int, options: object = None) -> int:
+    """Rough peak bytes of one simulated run in one process.
+
+    Per-party state holds ``cells`` uint64 words; every party draws ``n``
+    share vectors, all ``n(n-1)`` shares can be in flight at once (16 bytes of
+    tag each), and every party holds every other party's public key.
+    """
+    word = 8
+    wire = int(np.dtype(smallest_uint(max(2, n + 1))).itemsize)
+    keys = n * n * 100  # 32-byte public keys as Python bytes in a dict, per party
+    return n * cells * (word + 1) + n * cells * word + n * (n - 1) * (cells * wire + 16) + keys
+
+
+def full_mesh_roles(
+    inputs: np.ndarray,
+    *,
+    publication: Publication = "all-to-all",
+    modulus: int | None = None,
+    entropy: Callable[[int], Entropy] | None = None,
+    run: str = "",
+) -> dict[int, Role]:
+    """Roles for one full-mesh run over the rows of ``inputs`` (party ``i`` holds row ``i-1``).
+
+    ``entropy(party_id)`` supplies each party's source (default: system CSPRNG).
+    Party 0 (the board) is included only for ``publication="board"``.
+    """
+    x = np.asarray(inputs)
+    if x.ndim != 2:
+        raise UsageError(f"inputs must be a 2-D (parties, cells) array, got shape {x.shape}")
+    check_publication(publication)
+    n, cells = x.shape
+    roles: dict[int, Role] = {}
+    if publication == "board":
+        roles[COORDINATOR] = BulletinBoard(n, cells, modulus=modulus, run=run)
+    for i in range(1, n + 1):
+        ent = entropy(i) if entropy is not None else None
+        roles[i] = FullMeshParty(
+            i, n, x[i - 1], modulus=modulus, publication=publication, entropy=ent, run=run
+        )
+    return roles
