@@ -294,7 +294,8 @@ def bench_bayes(n: int, repeat: int) -> None:
 
 
 def bench_eavesdrop(parties: int, only: set[str] | None = None) -> None:
-    from scenarios.workloads.adversary import eavesdrop_report, observed_run
+    from mpc_rr.workflows import eavesdrop_report, observed_run
+    from scenarios.workloads.networks import network_for
 
     print(f"\n5. eavesdropper on real runs, {parties} data parties, 16 cells (pipeline: Adult, p = 0.5)")
     print(f"   {'protocol':<18} {'transport':<9} {'census':<9} {'size succ/base (perm p)':<26} "
@@ -311,7 +312,7 @@ def bench_eavesdrop(parties: int, only: set[str] | None = None) -> None:
         t0 = time.perf_counter()
         n = parties if proto != "full-mesh" else min(parties, 60)
         secure = planted == "secure-tally"
-        run = observed_run(proto, transport=transport, parties=n, cells=16, seed=1, block=50,
+        run = observed_run(proto, network=network_for(transport), parties=n, cells=16, seed=1, block=50,
                            planted=None if secure else planted, secure_tally=secure)  # fmt: skip
         rep = eavesdrop_report(run, np.random.default_rng(2), permutations=200)
         dt = time.perf_counter() - t0
@@ -328,7 +329,8 @@ def bench_eavesdrop(parties: int, only: set[str] | None = None) -> None:
 
 
 def bench_inference_sweep(parties: int) -> None:
-    from scenarios.workloads.adversary import eavesdrop_report, observed_run
+    from mpc_rr.workflows import eavesdrop_report, observed_run
+    from scenarios.workloads.networks import network_for
 
     print(f"\n5b. plaintext eavesdropper, Bayes-optimal inference per mechanism and p "
           f"(pipeline: {parties:,} Adult parties, dependence rr; RRBA: {parties:,} Survey "
@@ -337,12 +339,12 @@ def bench_inference_sweep(parties: int) -> None:
           "   (RRBA attacker: the public table as prior)")  # fmt: skip
     for mech in ("cluster", "lambda", "optimized"):
         for p in (0.3, 0.5, 0.7, 0.9):
-            run = observed_run("pipeline", transport="memory", parties=parties, seed=3, p=p, mechanism=mech)
+            run = observed_run("pipeline", network=network_for("memory"), parties=parties, seed=3, p=p, mechanism=mech)
             c = eavesdrop_report(run, np.random.default_rng(0), permutations=0)["content"]
             print(f"   {'pipeline ' + mech:<22} {p:>4.1f} {c['baseline']:>7.3f} {c['success']:>7.3f} "
                   f"[{c['ci'][0]:.3f}, {c['ci'][1]:.3f}] {c['attacker_mean']:>9.3f}")  # fmt: skip
     for p in (0.3, 0.5, 0.7, 0.9):
-        run = observed_run("rrba", transport="memory", parties=parties, seed=3, p=p, block=250)
+        run = observed_run("rrba", network=network_for("memory"), parties=parties, seed=3, p=p, block=250)
         c = eavesdrop_report(run, np.random.default_rng(0), permutations=0)["content"]
         print(f"   {'RRBA answers (k = 2)':<22} {p:>4.1f} {c['baseline']:>7.3f} {c['success']:>7.3f} "
               f"[{c['ci'][0]:.3f}, {c['ci'][1]:.3f}] {c['attacker_mean']:>9.3f}")  # fmt: skip
@@ -350,13 +352,14 @@ def bench_inference_sweep(parties: int) -> None:
 
 def bench_rrba_sizes(parties: int) -> None:
     from mpc_rr.adversary import size_census, size_leakage
-    from scenarios.workloads.adversary import observed_run
+    from mpc_rr.workflows import observed_run
+    from scenarios.workloads.networks import network_for
 
     print(f"\n5c. RRBA answer sizes on Adult ({parties:,} clients, B = 200, p = 0.5): clients asked "
           "education x occupation (240 cells); secret: is their true cell >= 128?")  # fmt: skip
     for transport in ("memory", "tcp"):
         t0 = time.perf_counter()
-        run = observed_run("rrba", transport=transport, parties=parties, block=200, p=0.5, seed=15,
+        run = observed_run("rrba", network=network_for(transport), parties=parties, block=200, p=0.5, seed=15,
                            data="adult")  # fmt: skip
         asked = [i for i in run.data_parties if (1, 3) in run.roles[i].result.subsets]
         rec = run.records
@@ -373,7 +376,8 @@ def bench_rrba_sizes(parties: int) -> None:
 def bench_coalition() -> None:
     from mpc_rr.adversary import coalition_sweep, member_state, pool
     from mpc_rr.core import observe
-    from scenarios.workloads.adversary import observed_run
+    from mpc_rr.workflows import observed_run
+    from scenarios.workloads.networks import network_for
 
     print("\n6. coalitions (success, recovery rate and baseline against C; one-hot inputs, 16 cells)")
     settings = [
@@ -392,7 +396,7 @@ def bench_coalition() -> None:
         per = []
         grid: list[int] = []
         for r in range(repeats):
-            run = observed_run(proto, parties=n, cells=16, seed=r, secagg=opts, planted=planted)
+            run = observed_run(proto, network=network_for("memory"), parties=n, cells=16, seed=r, secagg=opts, planted=planted)
             view = observe(run.tap, run.message_types)
             states = {i: member_state(run.roles[i]) for i in run.data_parties}
             if proto == "secagg":

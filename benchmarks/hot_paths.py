@@ -134,7 +134,7 @@ def _child(a: argparse.Namespace) -> dict[str, object]:
 
     if a.workload == "secure-sum":
         from mpc_rr.secure_sum.secagg import secagg_public
-        from scenarios.workloads.secure_sum import run_secure_sum
+        from mpc_rr.workflows import run_secure_sum
 
         def inputs(n: int) -> np.ndarray:
             rng = np.random.default_rng(a.seed)
@@ -171,7 +171,7 @@ def _child(a: argparse.Namespace) -> dict[str, object]:
         from mpc_rr.data import load_adult
         from mpc_rr.mdrr import PairLayout
         from mpc_rr.pipeline import secagg_public_for
-        from scenarios.workloads.pipeline import RunOptions, execute
+        from mpc_rr.workflows import RunOptions, execute
 
         data = load_adult()
         small = RunOptions(parties=60, dependence="secure-sum", seed=a.seed + 1)

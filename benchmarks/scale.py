@@ -16,7 +16,7 @@ Parts (``--part``, several allowed):
 Each configuration runs ``--repeats`` times, interleaved round-robin so load
 hits every side alike, each run in a fresh process (as a user's ``mpc-rr
 run``; a run after a large one in the same process inherits its heap); the table gives medians of the wall time of
-``scenarios.workloads.pipeline.execute`` (planning + building every role where it
+``mpc_rr.workflows.execute`` (planning + building every role where it
 runs + the protocol), the ratio to the one-process runner, parties per second
 per core, and the workers' memory per party (peak RSS of a worker minus its
 RSS before it built its roles, over its parties).
@@ -38,9 +38,9 @@ from typing import Any
 import numpy as np
 
 from mpc_rr.data import Dataset, load_adult
+from mpc_rr.workflows import Execution, RunOptions, execute
 from parties.runners import runner_for
 from parties.shards import available_cores
-from scenarios.workloads.pipeline import Execution, RunOptions, execute
 
 
 def x25519_exchange_s(count: int = 3000) -> tuple[float, float]:

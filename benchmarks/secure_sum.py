@@ -42,8 +42,8 @@ import numpy as np
 
 from mpc_rr.data import ADULT_SCHEMA, load_adult
 from mpc_rr.mdrr import PairLayout, crosstabs
+from mpc_rr.workflows import SumReport, run_secure_sum
 from parties.runners import runner_for
-from scenarios.workloads.secure_sum import SumReport, run_secure_sum
 
 ADULT_DEGREE = 12
 ADULT_FAILURE = 1e-3

@@ -712,6 +712,9 @@ class ShardedRunner:
     ``RunResult.roles`` then holds :class:`~mpc_rr.core.RoleOutcome` s.
     """
 
+    builds_in_workers = True
+    """Takes a :class:`~mpc_rr.core.RolePlan` and builds each subset in its worker."""
+
     def __init__(
         self,
         *,

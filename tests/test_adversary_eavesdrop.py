@@ -20,14 +20,15 @@ from mpc_rr.adversary import (
 )
 from mpc_rr.core import Transcript, UsageError, observe
 from mpc_rr.mechanisms import cluster_matrix, keep_or_uniform
-from scenarios.workloads.adversary import eavesdrop_report, observed_run
+from mpc_rr.workflows import eavesdrop_report, observed_run
+from scenarios.workloads.networks import network_for
 
 RNG = np.random.default_rng
 
 
 @pytest.mark.parametrize("protocol", ["secagg", "full-mesh-board", "pipeline"])
 def test_real_runs_over_memory_have_fixed_sizes(protocol):
-    run = observed_run(protocol, transport="memory", parties=60, cells=4, seed=1)
+    run = observed_run(protocol, network=network_for("memory"), parties=60, cells=4, seed=1)
     assert size_census(run.tap, run.data_parties).constant
     rep = eavesdrop_report(run, RNG(2), permutations=50)
     assert rep["size"]["mutual_information_bits"] == 0.0 and not rep["size"]["leaks"]
@@ -37,7 +38,7 @@ def test_real_runs_over_memory_have_fixed_sizes(protocol):
 
 
 def test_secagg_over_tls_sizes_and_timing_do_not_leak_and_payloads_are_unreadable():
-    run = observed_run("secagg", transport="tcp", parties=40, cells=2, seed=2)
+    run = observed_run("secagg", network=network_for("tcp"), parties=40, cells=2, seed=2)
     # real send times and TLS signatures differ run to run: test at 99.9 % so that the
     # no-leak assertion fails by chance at most once in a thousand runs per metric
     rep = eavesdrop_report(run, RNG(3), permutations=2000, confidence=0.999)
@@ -64,8 +65,8 @@ def test_secagg_over_tls_sizes_and_timing_do_not_leak_and_payloads_are_unreadabl
     ["memory", pytest.param("tcp", marks=pytest.mark.slow)],
 )
 def test_a_planted_variable_length_encoding_is_found_on_the_wire(transport):
-    honest = observed_run("plainsum", transport=transport, parties=40, cells=4, seed=5)
-    planted = observed_run("plainsum", transport=transport, parties=40, cells=4, seed=5,
+    honest = observed_run("plainsum", network=network_for(transport), parties=40, cells=4, seed=5)
+    planted = observed_run("plainsum", network=network_for(transport), parties=40, cells=4, seed=5,
                            planted="sparse-encoding")  # fmt: skip
     assert np.array_equal(planted.roles[0].result.total, honest.roles[0].result.total)  # same sum
     # the honest run at 99.9 % (a TCP trace differs from run to run), the plant at 95 %
@@ -78,17 +79,17 @@ def test_a_planted_variable_length_encoding_is_found_on_the_wire(transport):
 
 
 def test_payloads_over_a_plaintext_hub():
-    plain = eavesdrop_report(observed_run("plainsum", parties=30, cells=8, seed=7), RNG(0),
+    plain = eavesdrop_report(observed_run("plainsum", network=network_for("memory"), parties=30, cells=8, seed=7), RNG(0),
                              permutations=0)  # fmt: skip
     assert plain["content"]["recovered"] == 30 and plain["success"] == 1.0
-    mesh = eavesdrop_report(observed_run("full-mesh", parties=12, cells=8, seed=7), RNG(0),
+    mesh = eavesdrop_report(observed_run("full-mesh", network=network_for("memory"), parties=12, cells=8, seed=7), RNG(0),
                             permutations=0)  # fmt: skip
     c = mesh["content"]
     assert c["recovered"] == 0 and c["success"] == c["baseline"]  # shares are ciphertext
-    clear = eavesdrop_report(observed_run("full-mesh", parties=12, cells=8, seed=7,
+    clear = eavesdrop_report(observed_run("full-mesh", network=network_for("memory"), parties=12, cells=8, seed=7,
                                           planted="clear-shares"), RNG(0), permutations=0)  # fmt: skip
     assert clear["content"]["recovered"] == 12  # shares in clear: the hub sums them out
-    sec = eavesdrop_report(observed_run("secagg", parties=30, cells=8, seed=7), RNG(0),
+    sec = eavesdrop_report(observed_run("secagg", network=network_for("memory"), parties=30, cells=8, seed=7), RNG(0),
                            permutations=0)  # fmt: skip
     c = sec["content"]
     assert c["recovered"] == 0 and c["ci"][0] <= c["baseline"] <= c["ci"][1]
@@ -100,8 +101,8 @@ def test_participation_dropouts_are_visible_without_cover_traffic():
     from mpc_rr.core import DropAt
     from mpc_rr.secure_sum import secure_sum_roles
     from mpc_rr.secure_sum.secagg import MaskedInput
+    from mpc_rr.workflows import one_hot_inputs
     from parties.runner import MemoryRunner
-    from scenarios.workloads.adversary import one_hot_inputs
     from transports.tap import Tap
 
     x, _ = one_hot_inputs(30, 4, 8)
@@ -161,12 +162,12 @@ def test_bayes_inference_combines_a_cluster_release_with_single_records():
 
 
 def test_pipeline_records_read_in_plaintext_and_the_planted_raw_record():
-    run = observed_run("pipeline", transport="harness", parties=300, seed=12, p=0.5)
+    run = observed_run("pipeline", network=network_for("harness"), parties=300, seed=12, p=0.5)
     ids, obs = pipeline_observations(observe(run.tap, run.message_types), run.public["pipeline"])
     assert ids == run.data_parties and len(obs) == 8 + len(run.roles[0].result.clustering.clusters)
     inf = bayes_inference(obs, run.public["pipeline"].sizes, run.records, names=run.names)
     assert inf.leaks and inf.baseline < inf.success < 1.0
-    raw = observed_run("pipeline", transport="harness", parties=300, seed=12, p=0.5,
+    raw = observed_run("pipeline", network=network_for("harness"), parties=300, seed=12, p=0.5,
                        planted="raw-record")  # fmt: skip
     ids, obs = pipeline_observations(observe(raw.tap, raw.message_types), raw.public["pipeline"])
     # the attacker still believes the declared mechanism; the unrandomized record shows anyway
@@ -175,13 +176,13 @@ def test_pipeline_records_read_in_plaintext_and_the_planted_raw_record():
 
 
 def test_rrba_answers_read_in_plaintext_on_a_real_run():
-    run = observed_run("rrba", transport="memory", parties=600, block=100, p=0.5, seed=13)
+    run = observed_run("rrba", network=network_for("memory"), parties=600, block=100, p=0.5, seed=13)
     rep = eavesdrop_report(run, RNG(14), permutations=50)
     c = rep["content"]
     assert c["groups"] > 1 and c["ci"][0] > c["baseline"]
     assert rep["size_census"]["constant"] and not rep["size"]["leaks"]  # Survey: every cell < 128
     flat = eavesdrop_report(
-        observed_run("rrba", transport="memory", parties=600, block=100, p=1e-9, seed=13),
+        observed_run("rrba", network=network_for("memory"), parties=600, block=100, p=1e-9, seed=13),
         RNG(14), permutations=0,
     )["content"]  # fmt: skip
     assert flat["ci"][0] <= flat["baseline"] <= flat["ci"][1]
@@ -193,7 +194,7 @@ def test_rrba_answer_sizes_do_not_depend_on_the_cells():
     """Answer.cells travel as a fixed-width <u4 array.  Before, as MessagePack ints, a cell
     >= 128 took a byte more, so on Adult (education x occupation has 240 cells) the size told
     the reported cell's range: permutation p < 0.01, mutual information > 0.05 (this test)."""
-    run = observed_run("rrba", transport="memory", parties=1400, block=200, p=0.5, seed=15, data="adult")
+    run = observed_run("rrba", network=network_for("memory"), parties=1400, block=200, p=0.5, seed=15, data="adult")
     asked = [i for i in run.data_parties if (1, 3) in run.roles[i].result.subsets]
     rec = run.records
     big = {i: int(rec[i - 1, 1] * 15 + rec[i - 1, 3] >= 128) for i in asked}
@@ -202,7 +203,7 @@ def test_rrba_answer_sizes_do_not_depend_on_the_cells():
 
 
 def test_rrba_secure_tally_leaves_no_answer_to_read():
-    run = observed_run("rrba", transport="memory", parties=300, block=100, p=0.5, seed=17,
+    run = observed_run("rrba", network=network_for("memory"), parties=300, block=100, p=0.5, seed=17,
                        secure_tally=True)  # fmt: skip
     rep = eavesdrop_report(run, RNG(18), permutations=0)
     assert rep["content"] is None and rep["plaintext_payloads"] > 0
@@ -212,7 +213,7 @@ def test_rrba_secure_tally_leaves_no_answer_to_read():
 @pytest.mark.slow
 @pytest.mark.parametrize("protocol", ["plainsum", "full-mesh-board", "secagg", "pipeline"])
 def test_every_protocol_over_tls_at_200_parties_keeps_sizes_and_timing_at_the_baseline(protocol):
-    run = observed_run(protocol, transport="tcp", parties=200, cells=16, seed=21)
+    run = observed_run(protocol, network=network_for("tcp"), parties=200, cells=16, seed=21)
     rep = eavesdrop_report(run, RNG(22), permutations=2000, confidence=0.999)
     assert not rep["size"]["leaks"] and not rep["timing"]["leaks"]
     assert rep["content"] is None and rep["participation"]["data_parties_seen"] == 200

@@ -26,7 +26,7 @@ from mpc_rr.core import COORDINATOR, DropAt, HarnessRunner, UsageError, observe
 from mpc_rr.secure_sum import SeededEntropy, secure_sum_roles
 from mpc_rr.secure_sum.full_mesh import MESH_MESSAGES
 from mpc_rr.secure_sum.secagg import SECAGG_MESSAGES, SecAggServer, secagg_public
-from scenarios.workloads.adversary import one_hot_inputs
+from mpc_rr.workflows import one_hot_inputs
 
 N, CELLS = 12, 8
 

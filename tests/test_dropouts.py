@@ -11,9 +11,9 @@ from mpc_rr.data import load_adult
 from mpc_rr.estimation import dependence_matrix
 from mpc_rr.pipeline import PipelineConfig, pipeline_roles, signing
 from mpc_rr.secure_sum.secagg import AdvertiseKeys, EncryptedShares, MaskedInput, UnmaskShares
+from mpc_rr.workflows import run_secure_sum
 from parties.runner import MemoryRunner
 from parties.runners import runner_for
-from scenarios.workloads.secure_sum import run_secure_sum
 
 KEY = signing.new_signing_key(bytes(range(32)))
 RUNNERS = {"harness": HarnessRunner, "memory": lambda: MemoryRunner(step_timeout=30.0)}

@@ -9,9 +9,9 @@ import numpy as np
 import pytest
 
 from mpc_rr.data import load_adult
+from mpc_rr.workflows import RunOptions, run_pipeline
 from parties.runners import runner_for
 from scenarios.cli import main
-from scenarios.workloads.pipeline import RunOptions, run_pipeline
 
 
 def _estimates(ev) -> list[np.ndarray]:

@@ -188,7 +188,8 @@ def test_examples_decode_and_plan() -> None:
 
 def test_kind_literals_match_the_library() -> None:
     from mpc_rr.rrba import CLIENT_RNG, ESTIMATORS, REPAIRS, STOPS
-    from scenarios.cli.commands.audit import MECHANISMS
+    from mpc_rr.workflows import AUDIT_MECHANISMS
+    from scenarios.cli.commands.audit import CHOICES
     from scenarios.experiments.kinds.audit import AuditParams
     from scenarios.experiments.kinds.rrba import RRBAParams
 
@@ -204,7 +205,8 @@ def test_kind_literals_match_the_library() -> None:
     )
     # every central mechanism of mpc-rr audit; rrba (a table sent by a collection, audited on
     # its smallest cell) stays with the command, as does pipeline (the real roles)
-    assert choices(AuditParams, "mechanism") == set(MECHANISMS) - {"rrba"}
+    assert choices(AuditParams, "mechanism") == set(AUDIT_MECHANISMS) - {"rrba", "pipeline"}
+    assert CHOICES == AUDIT_MECHANISMS  # the command's import-free copy
 
 
 # -- a plug-in kind, failures and retries ----------------------------------------------------

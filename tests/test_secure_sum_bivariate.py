@@ -8,7 +8,7 @@ import pytest
 from mpc_rr.data import ADULT_SCHEMA
 from mpc_rr.estimation import dependence_matrix_from_tables
 from mpc_rr.mdrr import PairLayout, crosstabs
-from scenarios.workloads.secure_sum import exact_bivariate_counts
+from mpc_rr.workflows import exact_bivariate_counts
 
 
 @pytest.mark.parametrize("protocol", ["full-mesh", "full-mesh-board", "secagg"])

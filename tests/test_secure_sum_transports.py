@@ -9,8 +9,8 @@ from hypothesis import strategies as st
 
 from mpc_rr.data import ADULT_SCHEMA
 from mpc_rr.mdrr import PairLayout, crosstabs
+from mpc_rr.workflows import exact_bivariate_counts, run_secure_sum
 from parties.runners import runner_for
-from scenarios.workloads.secure_sum import exact_bivariate_counts, run_secure_sum
 
 
 def _tolerance(protocol: str) -> dict:

@@ -29,10 +29,10 @@ from mpc_rr.core import (
 from mpc_rr.data import load_adult
 from mpc_rr.pipeline import PipelineConfig, PipelinePlan, signing
 from mpc_rr.secure_sum.plainsum import expected_total, make_role
+from mpc_rr.workflows import run_secure_sum
 from parties.runner import MemoryRunner
 from parties.shards import ShardedRunner, split_parties
 from scenarios.cli import main
-from scenarios.workloads.secure_sum import run_secure_sum
 from transports.shards import decode_batch, encode_batch
 from transports.tap import Tap
 

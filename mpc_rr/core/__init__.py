@@ -91,6 +91,7 @@ __all__ = [
     "result_to_json",
     "roles_of",
     "run_roles",
+    "simulation_gc",
     "state_diagram",
     "sub_protocol_steps",
     "table",
@@ -161,6 +162,7 @@ _HOME = {
     "result_to_json": "mpc_rr.core._registry",
     "roles_of": "mpc_rr.core._runs",
     "run_roles": "mpc_rr.core._harness",
+    "simulation_gc": "mpc_rr.core._gc",
     "state_diagram": "mpc_rr.core._roles",
     "sub_protocol_steps": "mpc_rr.core._compose",
     "table": "mpc_rr.core._roles",
@@ -189,6 +191,9 @@ if TYPE_CHECKING:
     from mpc_rr.core._faults import (
         DropAt,
         DropPlan,
+    )
+    from mpc_rr.core._gc import (
+        simulation_gc,
     )
     from mpc_rr.core._harness import (
         HarnessRunner,

@@ -116,7 +116,12 @@ def roles_of(roles: Mapping[int, Role] | RolePlan) -> Mapping[int, Role]:
 
 
 class Runner(Protocol):
-    """Runs roles to completion; configured at construction, so every runner is called alike."""
+    """Runs roles to completion; configured at construction, so every runner is called alike.
+
+    A runner that runs the parties in other processes sets ``builds_in_workers
+    = True``: callers then hand it the :class:`RolePlan` rather than built
+    roles, and each worker builds its subset where it runs.
+    """
 
     name: str
 

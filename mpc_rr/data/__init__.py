@@ -18,6 +18,7 @@ from mpc_rr.core import lazy_exports
 __all__ = [
     "ADULT_COLUMNS",
     "ADULT_SCHEMA",
+    "DEFAULT_CLIENTS",
     "DEFAULT_MAX_CATEGORIES",
     "NETWORKS",
     "Attribute",
@@ -33,6 +34,7 @@ __all__ = [
     "load_adult_test",
     "load_csv",
     "load_network",
+    "load_records",
     "load_schema",
     "parse_bif",
     "parse_schema",
@@ -46,6 +48,7 @@ _HOME = {
     "Attribute": "mpc_rr.data._schema",
     "BayesNet": "mpc_rr.data._bif",
     "CsvColumns": "mpc_rr.data._csv_reader",
+    "DEFAULT_CLIENTS": "mpc_rr.data._records",
     "DEFAULT_MAX_CATEGORIES": "mpc_rr.data._choices",
     "Dataset": "mpc_rr.data._schema",
     "NETWORKS": "mpc_rr.data._bif",
@@ -58,6 +61,7 @@ _HOME = {
     "load_adult_test": "mpc_rr.data._datasets",
     "load_csv": "mpc_rr.data._schema",
     "load_network": "mpc_rr.data._bif",
+    "load_records": "mpc_rr.data._records",
     "load_schema": "mpc_rr.data._schema_io",
     "parse_bif": "mpc_rr.data._bif",
     "parse_schema": "mpc_rr.data._schema_io",
@@ -87,6 +91,10 @@ if TYPE_CHECKING:
         data_dir,
         load_adult,
         load_adult_test,
+    )
+    from mpc_rr.data._records import (
+        DEFAULT_CLIENTS,
+        load_records,
     )
     from mpc_rr.data._schema import (
         Attribute,

@@ -19,7 +19,7 @@ PIPELINE = ProtocolSpec(
     messages=lazy("mpc_rr.pipeline._messages:pipeline_messages"),
     hooks={
         "lesson": "scenarios.classroom.pipeline:pipeline_lesson",
-        "observed_run": "scenarios.workloads.adversary:pipeline_run",
+        "observed_run": "mpc_rr.workflows:pipeline_run",
         "plants": "mpc_rr.adversary:PIPELINE_PLANTS",
     },
 )

@@ -18,6 +18,6 @@ RRBA = ProtocolSpec(
     messages=lazy("mpc_rr.rrba._messages:rrba_messages"),
     hooks={
         "lesson": "scenarios.classroom.rrba:rrba_trace",
-        "observed_run": "scenarios.workloads.adversary:rrba_run",
+        "observed_run": "mpc_rr.workflows:rrba_run",
     },
 )

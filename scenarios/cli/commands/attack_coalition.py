@@ -62,12 +62,13 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from scenarios.workloads.adversary import coalition_report
+    from mpc_rr.workflows import coalition_report
+    from scenarios.workloads.networks import network_for
 
     out = coalition_report(
         args.protocol, parties=args.parties, size=args.size, cells=args.cells, seed=args.seed,
         repeats=args.repeats, options=given_options(args, args.option_flags),
-        confidence=args.confidence, curve=not args.no_plot,
+        confidence=args.confidence, curve=not args.no_plot, network=network_for("memory"),
     )  # fmt: skip
     head = out.pop("head")
     n, threshold, rule = args.parties, out["threshold"], out["threshold_rule"]

@@ -75,17 +75,18 @@ def run(args: argparse.Namespace) -> int:
 
     check_confidence(args.confidence)
     if args.transcript is not None:
-        from scenarios.workloads.adversary import offline_report
+        from mpc_rr.workflows import offline_report
 
         out = offline_report(args.transcript, args.protocol, np.random.default_rng(args.seed),
                              confidence=args.confidence)  # fmt: skip
     elif args.protocol is None:
         raise UsageError("give --protocol (a live run) or --transcript FILE (offline)")
     else:
-        from scenarios.workloads.adversary import eavesdrop_report, observed_run
+        from mpc_rr.workflows import eavesdrop_report, observed_run
+        from scenarios.workloads.networks import network_for
 
         obs = observed_run(
-            args.protocol, transport=args.transport, parties=args.parties, cells=args.cells,
+            args.protocol, network=network_for(args.transport), parties=args.parties, cells=args.cells,
             seed=args.seed, p=args.p, mechanism=args.mechanism, dependence=args.dependence,
             data=args.data, block=args.block, secure_tally=args.secure_tally,
         )  # fmt: skip

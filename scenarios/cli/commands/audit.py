@@ -10,12 +10,9 @@ Examples::
     mpc-rr audit --mechanism rrba --p 0.3 --table 0.6,0.3,0.09,0.01
     mpc-rr audit --mechanism pipeline --sizes 2,2,2 --p 0.3 --parties 5000
 
-Mechanisms are built by the functions in :data:`MECHANISMS` (name -> builder).
-``rrba`` is the RRBA client at the table it was sent, audited on the smallest
-cell of the table (the client's answer function, the one the RRBA client role
-calls; tested equal to the role's answers); ``pipeline`` is every party's output end to end (dependence
-phase + release, composed), audited with the one-run design over one run of
-the real pipeline roles (``--parties`` canaries), not through :data:`MECHANISMS`.
+The audit itself is :func:`mpc_rr.workflows.audit_mechanism` (and
+:func:`~mpc_rr.workflows.audit_pipeline` for ``--mechanism pipeline``): this
+command parses, prints and plots.
 """
 
 from __future__ import annotations
@@ -23,8 +20,6 @@ from __future__ import annotations
 import argparse
 import json
 import math
-from collections.abc import Callable
-from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -32,140 +27,11 @@ from scenarios.cli.commands.mechanism import _float_list, _int_list
 from scenarios.cli.options import HelpFormatter
 
 if TYPE_CHECKING:  # the library is imported when the command runs, not at start-up
-    import numpy as np
+    from mpc_rr.adversary import AuditResult, PipelineAuditResult
 
-    from mpc_rr.adversary import AuditResult, GuessingTest, PipelineAuditResult
-    from mpc_rr.mechanisms import JointMechanism
-
-
-@dataclass(frozen=True)
-class Built:
-    """A mechanism to audit and the epsilon its source claims (and where the claim comes from).
-
-    ``test(rng)``: the distinguishing test, when the structured default does
-    not apply; ``compare(rng)``: a naive test whose bound is shown next to it.
-    """
-
-    mechanism: JointMechanism
-    claimed: float
-    claim_source: str
-    label: str
-    test: Callable[[np.random.Generator], GuessingTest] | None = None
-    compare: Callable[[np.random.Generator], GuessingTest] | None = None
-    compare_label: str = ""
-    facts: tuple[tuple[str, str], ...] = ()
-
-
-def _krr(a: argparse.Namespace) -> Built:
-    from mpc_rr.mechanisms import k_rr
-
-    m = k_rr(a.k, a.epsilon)
-    return Built(m, a.epsilon, "requested epsilon", f"k-RR, k = {a.k}, epsilon = {a.epsilon:g}")
-
-
-def _keep_uniform(a: argparse.Namespace) -> Built:
-    from mpc_rr.mechanisms import keep_or_uniform, paper_epsilon
-
-    m = keep_or_uniform(a.size, a.p)
-    return Built(
-        m, paper_epsilon(a.size, a.p), "paper Sec. 6.3.1: |ln(p|A|/(1-p))|",
-        f"keep-or-uniform, |A| = {a.size}, p = {a.p:g}",
-    )
-
-
-def _cluster(a: argparse.Namespace) -> Built:
-    from mpc_rr.mechanisms import cluster_matrix, keep_or_uniform
-
-    eps_c = math.fsum(keep_or_uniform(s, a.p).epsilon for s in a.sizes)
-    m = cluster_matrix(a.sizes, eps_c)
-    return Built(
-        m, eps_c, "Sec. 6.3.2: sum of the attributes' epsilons",
-        f"cluster matrix, sizes {tuple(a.sizes)}, p = {a.p:g} (epsilon_C = {eps_c:.4f})",
-    )
-
-
-def _lambda(a: argparse.Namespace) -> Built:
-    from mpc_rr.mechanisms import LambdaRandomization
-
-    m = LambdaRandomization(a.sizes, a.lambdas)
-    return Built(
-        m, m.epsilon, "Ruiz: sum of ln(1 + λn/(1-λ))",
-        f"λ-randomization, sizes {tuple(a.sizes)}, λ = {tuple(a.lambdas)}",
-    )
-
-
-def _optimized(a: argparse.Namespace) -> Built:
-    from mpc_rr.mechanisms.optimized import optimize
-
-    m = optimize(a.sizes, a.eps, method=a.method, on_mismatch="reorder")
-    return Built(
-        m, m.overall_epsilon, f"solver ({m.method}) overall epsilon",
-        f"privacy-optimized RR ({m.method}), sizes {tuple(a.sizes)}, eps {tuple(a.eps)}",
-    )
-
-
-def rrba_sent_table(
-    data: str, clients: int, block: int, p: float, seed: int, subset: int | None
-) -> tuple[np.ndarray, str]:
-    """The table an RRBA collection sends to its next block, and where it came from.
-
-    Runs ``clients`` records of ``data`` block by block (pooled estimator,
-    clip repair, no floor: the defaults of ``mpc-rr rrba``) and returns the
-    table of ``subset`` that block ``clients / block + 1`` would be sent
-    (default: the table with the smallest cell -- its clients leak most).
-    """
-    import numpy as np
-
-    from mpc_rr.core import UsageError
-    from mpc_rr.rrba import run_rrba
-    from scenarios.workloads.rrba_data import load_data
-
-    rng = np.random.default_rng(seed)
-    ds, source = load_data(data, clients, rng)
-    run = run_rrba(ds, p=p, block=block, seed=seed)
-    tables = [np.asarray(t, dtype=float).reshape(-1) for t in run.estimates]
-    s = int(np.argmin([t.min() for t in tables])) if subset is None else subset
-    if not 0 <= s < len(tables):
-        raise UsageError(f"--subset must be in 0..{len(tables) - 1}, got {subset}")
-    names = "x".join(ds.schema.names[a] for a in run.cover.subsets[s])
-    where = (
-        f"table {s} ({names}) sent to block {run.blocks + 1} after {run.clients:,} clients of "
-        f"{source}, B = {block}"
-    )
-    return tables[s] / tables[s].sum(), where
-
-
-def _rrba(a: argparse.Namespace) -> Built:
-    import numpy as np
-
-    from mpc_rr.adversary import RRBAClientMechanism, smallest_cell_test, uniform_event_test
-
-    if a.table is not None:
-        table, where = np.asarray(a.table, dtype=float), "table given with --table"
-    else:
-        table, where = rrba_sent_table(a.data, a.clients, a.block, a.p, a.seed, a.subset)
-    m = RRBAClientMechanism(table, a.p)
-    t_min = float(m.table.min())
-    return Built(
-        m, m.paper_epsilon, "paper Theorem 4.1 / Eq. 6: ln(1/(1-p))",
-        f"RRBA client, p = {a.p:g}, {m.table.size} cells, smallest T = {t_min:.4g}",
-        test=lambda rng: smallest_cell_test(m),
-        compare=lambda rng: uniform_event_test(m, rng),
-        compare_label="event drawn uniformly among the cells",
-        facts=(("table", where), ("T", ", ".join(f"{v:.4g}" for v in m.table[:16]))),
-    )  # fmt: skip
-
-
-#: name -> builder (``pipeline`` runs the real roles instead: :func:`_run_pipeline`).
-MECHANISMS: dict[str, Callable[[argparse.Namespace], Built]] = {
-    "krr": _krr,
-    "keep-uniform": _keep_uniform,
-    "cluster": _cluster,
-    "lambda": _lambda,
-    "optimized": _optimized,
-    "rrba": _rrba,
-}
-CHOICES = (*MECHANISMS, "pipeline")
+CHOICES = ("krr", "keep-uniform", "cluster", "lambda", "optimized", "rrba", "pipeline")
+"""mpc_rr.workflows.AUDIT_MECHANISMS, here without importing the library at start-up (a test
+checks the two agree)."""
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
@@ -216,75 +82,41 @@ def _fmt(x: float | None) -> str:
     return "inf" if math.isinf(x) else f"{x:.4f}"
 
 
-def _curve_points(trials: int) -> list[int]:
-    import numpy as np
+def _params(args: argparse.Namespace) -> object:
+    from mpc_rr.workflows import MechanismParams
 
-    pts = [int(v) for v in np.unique(np.geomspace(100, trials, num=7).round()) if v >= 100]
-    return sorted(set(pts) | {trials}) if trials >= 100 else [trials]
+    return MechanismParams(
+        k=args.k, epsilon=args.epsilon, size=args.size, p=args.p,
+        sizes=None if args.sizes is None else tuple(args.sizes), lambdas=tuple(args.lambdas),
+        eps=tuple(args.eps), method=args.method,
+        table=None if args.table is None else tuple(args.table), data=args.data,
+        clients=args.clients, block=args.block, subset=args.subset, seed=args.seed,
+        parties=args.parties, release=args.release,
+    )  # fmt: skip
 
 
 def _run(args: argparse.Namespace) -> int:
-    import numpy as np
+    from mpc_rr.workflows import audit_mechanism
 
-    from mpc_rr.adversary import (
-        AuditResult,
-        audit,
-        ldp_auditor_audit,
-        one_run_audit,
-        structured_test,
-    )
-
-    if args.p is None:
-        args.p = 0.3 if args.mechanism == "pipeline" else 0.5
     if args.mechanism == "pipeline":
         return _run_pipeline(args)
-    if args.sizes is None:
-        args.sizes = [9, 16] if args.mechanism == "cluster" else [5, 5, 5]
-    built = MECHANISMS[args.mechanism](args)
-    claimed = built.claimed if args.claimed_epsilon is None else args.claimed_epsilon
-    source = built.claim_source if args.claimed_epsilon is None else "--claimed-epsilon"
-    rng = np.random.default_rng(args.seed)
-    mech = built.mechanism
-    given = built.test(rng) if built.test is not None and not args.black_box else None
-    res = audit(
-        mech, args.trials, rng, confidence=args.confidence, claimed=claimed,
-        black_box=args.black_box, test=given,
-    )
-    if args.black_box:  # the auditor did not use it, but the report may show it
-        res = AuditResult(**{**res.__dict__, "epsilon_true": float(mech.epsilon)})
-    out: dict[str, object] = res.to_dict() | {"label": built.label, "claim_source": source}
-    out.update({k: v for k, v in built.facts})
-    naive = None
-    if built.compare is not None:
-        naive = audit(
-            mech, args.trials, rng, confidence=args.confidence, claimed=claimed,
-            test=built.compare(rng),
-        )
-        out["naive"] = naive.to_dict() | {"design": built.compare_label}
-    curve: list[dict[str, float]] = []
+    rep = audit_mechanism(
+        args.mechanism, trials=args.trials, confidence=args.confidence, seed=args.seed,
+        claimed=args.claimed_epsilon, black_box=args.black_box, one_run=args.one_run,
+        curve=not args.no_plot, params=_params(args),  # type: ignore[arg-type]
+    )  # fmt: skip
+    out = dict(rep.document)
+    res, claimed, source, curve, naive = rep.result, rep.claimed, rep.claim_source, list(rep.curve), rep.naive
     png = None
-    if not args.no_plot:
-        test = given if given is not None else structured_test(mech)
-        for n in _curve_points(args.trials):
-            r = audit(mech, n, rng, confidence=args.confidence, test=test)
-            theirs = ldp_auditor_audit(  # same runs, same confidence: alpha/2 = 1 - confidence
-                mech, max(n // 2, 1), rng, test=test, alpha=2 * (1 - args.confidence)
-            )
-            curve.append({"trials": n, "epsilon_lower": r.epsilon_lower, "ldp_auditor": max(theirs, 0.0)})
-        png = _plot(built.label, curve, res, claimed, source, args.out)
-        out["curve"] = curve
+    if curve:
+        png = _plot(rep.label, curve, res, claimed, source, args.out)
         out["plot"] = str(png)
-    if args.one_run:
-        one = one_run_audit(
-            mech, args.trials, rng, confidence=args.confidence, claimed=claimed, test=given
-        )
-        out["one_run"] = one.to_dict()
     if args.json:
         print(json.dumps(out, indent=2))
         return 0
     lvl = f"{100 * args.confidence:g}%"
-    print(f"audit of {built.label}")
-    for k, v in built.facts:
+    print(f"audit of {rep.label}")
+    for k, v in rep.facts:
         print(f"  {k}: {v}")
     print(f"  test: {res.test}")
     print(f"  trials {res.trials:,}: {res.guesses:,} guesses, {res.correct:,} correct")
@@ -356,39 +188,18 @@ def _plot(
 
 def _run_pipeline(args: argparse.Namespace) -> int:
     """``--mechanism pipeline``: one-run audit of the real pipeline roles (dependence rr + release)."""
-    import numpy as np
+    from mpc_rr.workflows import audit_pipeline
 
-    from mpc_rr.adversary import pipeline_audit
-    from mpc_rr.core import UsageError
-
-    if args.parties < 2:
-        raise UsageError(f"--parties must be an integer >= 2, got {args.parties}")
-    sizes = args.sizes if args.sizes is not None else [2, 2, 2]
-    rng = np.random.default_rng(args.seed)
-    res = pipeline_audit(
-        sizes, args.parties, rng, p=args.p, mechanism=args.release, confidence=args.confidence
-    )
-    claimed = res.epsilon_claimed if args.claimed_epsilon is None else args.claimed_epsilon
-    source = "the pipeline's accounting (dependence + release)" if args.claimed_epsilon is None else "--claimed-epsilon"
-    label = (
-        f"pipeline per-party output (dependence rr + {args.release} release), sizes "
-        f"{tuple(res.sizes)}, p = {args.p:g}"
-    )
-    out: dict[str, object] = res.to_dict() | {
-        "label": label, "claim_source": source, "epsilon_claimed": claimed,
-        "violation": res.epsilon_lower > claimed, "design": "one run (Steinke et al. 2023)",
-    }  # fmt: skip
-    curve: list[dict[str, float]] = []
+    rep = audit_pipeline(
+        sizes=tuple(args.sizes) if args.sizes is not None else (2, 2, 2), parties=args.parties,
+        p=0.3 if args.p is None else args.p, release=args.release, confidence=args.confidence,
+        seed=args.seed, claimed=args.claimed_epsilon, curve=not args.no_plot,
+    )  # fmt: skip
+    out = dict(rep.document)
+    res, claimed, source, label = rep.result, rep.claimed, rep.claim_source, rep.label
     png = None
-    if not args.no_plot:
-        pts = sorted({int(v) for v in np.geomspace(min(250, args.parties), args.parties, 4).round()})
-        for n in pts:
-            r = res if n == args.parties else pipeline_audit(
-                sizes, n, rng, p=args.p, mechanism=args.release, confidence=args.confidence
-            )
-            curve.append({"trials": n, "epsilon_lower": r.epsilon_lower, "guesses": r.guesses})
-        png = _plot_pipeline(label, curve, res, claimed, source, args.out)
-        out["curve"] = curve
+    if rep.curve:
+        png = _plot_pipeline(label, list(rep.curve), res, claimed, source, args.out)
         out["plot"] = str(png)
     if args.json:
         print(json.dumps(out, indent=2))

@@ -222,8 +222,9 @@ def run(args: argparse.Namespace) -> int:
     import numpy as np
 
     from mpc_rr.core import UsageError
-    from scenarios.workloads.rrba import marginal_errors, plot_convergence, summarize
-    from scenarios.workloads.rrba_data import load_data
+    from mpc_rr.data import load_records as load_data
+    from mpc_rr.workflows import marginal_errors, summarize
+    from scenarios.workloads.outputs import plot_convergence
 
     if args.marginals < 1:
         raise UsageError(f"--marginals must be >= 1, got {args.marginals}")

@@ -115,10 +115,11 @@ def run(args: argparse.Namespace) -> int:
     import json
 
     from mpc_rr.core import UsageError
+    from mpc_rr.workflows import RunOptions, run_pipeline
     from parties.runners import runner_for
     from scenarios.cli.progress import Phases
     from scenarios.workloads.data_source import load_dataset
-    from scenarios.workloads.pipeline import RunOptions, run_pipeline, write_outputs
+    from scenarios.workloads.outputs import write_outputs
 
     _check_dependence_flags(args)
     runner_choice(args)  # refuse sharding flags that do not apply before loading anything

@@ -83,8 +83,8 @@ def run(args: argparse.Namespace) -> int:
     import numpy as np
 
     from mpc_rr.secure_sum import memory_estimate, message_count, sum_options
+    from mpc_rr.workflows import run_secure_sum
     from parties.runners import runner_for
-    from scenarios.workloads.secure_sum import run_secure_sum
 
     name, shard = runner_choice(args)
     spec = sum_protocol(args.protocol)

@@ -1,7 +1,7 @@
 """Scenario kind ``audit``: empirical epsilon of a mechanism, black box (``mpc-rr audit``).
 
-The mechanism is built by ``mpc-rr audit``'s own builders
-(:data:`scenarios.cli.commands.audit.MECHANISMS`: krr, keep-uniform, cluster,
+The mechanism is built as ``mpc-rr audit`` builds it
+(:func:`mpc_rr.workflows.build_mechanism`: krr, keep-uniform, cluster,
 lambda, optimized; not ``rrba`` nor ``pipeline``, whose audits run a collection
 or the real roles: ``mpc-rr audit``), audited with
 ``trials`` runs drawn from the run's seed; the Clopper-Pearson lower bound is
@@ -12,14 +12,16 @@ reported next to the true and the claimed epsilon (the builder's claim, or
 from __future__ import annotations
 
 import math
-import types
-from typing import Annotated, Literal
+from typing import TYPE_CHECKING, Annotated, Literal
 
 import msgspec
 import numpy as np
 from msgspec import Meta
 
 from mpc_rr.core import UsageError
+
+if TYPE_CHECKING:
+    from mpc_rr.workflows import MechanismParams
 from scenarios.experiments.kinds import Kind, Outcome, RunContext, Scalar, register
 
 __all__ = ["AuditParams"]
@@ -55,23 +57,25 @@ METRICS: tuple[str, ...] = (
 )  # fmt: skip
 
 
-def _namespace(prm: AuditParams) -> types.SimpleNamespace:
-    sizes = (
-        prm.sizes
-        if prm.sizes is not None
-        else ([9, 16] if prm.mechanism == "cluster" else [5, 5, 5])
-    )
-    return types.SimpleNamespace(**{**msgspec.structs.asdict(prm), "sizes": list(sizes)})
+def _params(prm: AuditParams) -> MechanismParams:
+    from mpc_rr.workflows import MechanismParams
+
+    return MechanismParams(
+        k=prm.k, epsilon=prm.epsilon, size=prm.size, p=prm.p,
+        sizes=None if prm.sizes is None else tuple(prm.sizes), lambdas=tuple(prm.lambdas),
+        eps=tuple(prm.eps), method=prm.method,
+    )  # fmt: skip
 
 
 def check(prm: AuditParams, source: object) -> None:
-    ns = _namespace(prm)
-    if prm.mechanism == "lambda" and len(ns.lambdas) != len(ns.sizes):
+    mp = _params(prm)
+    sizes = mp.sizes_of(prm.mechanism)
+    if prm.mechanism == "lambda" and len(mp.lambdas) != len(sizes):
         raise UsageError(
-            f"lambdas needs one value per size: {len(ns.sizes)} sizes, {len(ns.lambdas)} lambdas"
+            f"lambdas needs one value per size: {len(sizes)} sizes, {len(mp.lambdas)} lambdas"
         )
-    if prm.mechanism == "optimized" and len(ns.eps) != len(ns.sizes):
-        raise UsageError(f"eps needs one value per size: {len(ns.sizes)} sizes, {len(ns.eps)} eps")
+    if prm.mechanism == "optimized" and len(mp.eps) != len(sizes):
+        raise UsageError(f"eps needs one value per size: {len(sizes)} sizes, {len(mp.eps)} eps")
 
 
 def _finite(x: float | None) -> float | None:
@@ -80,10 +84,10 @@ def _finite(x: float | None) -> float | None:
 
 def run(ctx: RunContext) -> Outcome:
     from mpc_rr.adversary import AuditResult, audit
-    from scenarios.cli.commands.audit import MECHANISMS as BUILDERS
+    from mpc_rr.workflows import build_mechanism
 
     prm: AuditParams = ctx.params
-    built = BUILDERS[prm.mechanism](_namespace(prm))  # type: ignore[arg-type]
+    built = build_mechanism(prm.mechanism, _params(prm))
     claimed = built.claimed if prm.claimed_epsilon is None else prm.claimed_epsilon
     rng = np.random.default_rng(np.random.SeedSequence([ctx.seed, 0xA0D]))
     res = audit(built.mechanism, prm.trials, rng, confidence=prm.confidence, claimed=claimed,

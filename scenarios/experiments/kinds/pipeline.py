@@ -1,6 +1,6 @@
 """Scenario kind ``pipeline``: the distributed RR-Clusters pipeline of ``mpc-rr run``.
 
-Parameters are ``mpc-rr run``'s (:class:`scenarios.workloads.pipeline.RunOptions`)
+Parameters are ``mpc-rr run``'s (:class:`mpc_rr.workflows.RunOptions`)
 plus the transport and injected dropouts.  ``wall_s`` is the protocol's wall
 time from the runner's start to its end (over TCP: deployment keys and TLS
 handshakes included, also ``phase_network_s``); ``exchange_s`` the parties'
@@ -132,8 +132,8 @@ def _cost_metrics(cost: dict[str, Any]) -> dict[str, Scalar]:
 
 
 def run(ctx: RunContext) -> Outcome:
+    from mpc_rr.workflows import RunAborted, RunOptions, evaluate, execute, to_json
     from parties.runners import runner_for
-    from scenarios.workloads.pipeline import RunAborted, RunOptions, evaluate, execute, to_json
 
     prm: PipelineParams = ctx.params
     src = ctx.source

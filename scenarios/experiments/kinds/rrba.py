@@ -74,7 +74,7 @@ def _clients(ctx: RunContext, rng: np.random.Generator) -> Dataset:
 
 def run(ctx: RunContext) -> Outcome:
     from mpc_rr.rrba import run_rrba
-    from scenarios.workloads.rrba import marginal_errors, summarize
+    from mpc_rr.workflows import marginal_errors, summarize
 
     prm: RRBAParams = ctx.params
     data_ss, proto_ss, eval_ss = np.random.SeedSequence(ctx.seed).spawn(3)

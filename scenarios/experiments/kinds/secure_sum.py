@@ -87,8 +87,8 @@ def check(prm: SecureSumParams, source: Any) -> None:
 
 
 def run(ctx: RunContext) -> Outcome:
+    from mpc_rr.workflows import run_secure_sum
     from parties.runners import runner_for
-    from scenarios.workloads.secure_sum import run_secure_sum
 
     prm: SecureSumParams = ctx.params
     rng = np.random.default_rng(np.random.SeedSequence([ctx.seed, 0x5EC]))

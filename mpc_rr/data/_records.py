@@ -1,4 +1,4 @@
-"""Data sources of ``mpc-rr rrba``: Bayesian-network samples, Adult, or any categorical CSV.
+"""Records by name: Bayesian-network samples, Adult, or any categorical CSV (RRBA's clients, attacks).
 
 * ``survey`` | ``alarm`` | ``child`` (or any shipped network name): ``clients``
   records drawn by seeded ancestral sampling from ``../shared/data/bnlearn/<name>.bif``
@@ -18,17 +18,11 @@ from pathlib import Path
 import numpy as np
 
 from mpc_rr.core import UsageError
-from mpc_rr.data import (
-    NETWORKS,
-    Attribute,
-    Dataset,
-    Schema,
-    encode_columns,
-    load_adult,
-    load_network,
-)
+from mpc_rr.data._bif import NETWORKS, load_network
+from mpc_rr.data._datasets import load_adult
+from mpc_rr.data._schema import Attribute, Dataset, Schema, encode_columns
 
-__all__ = ["DEFAULT_CLIENTS", "load_data"]
+__all__ = ["DEFAULT_CLIENTS", "load_records"]
 
 DEFAULT_CLIENTS = 8000
 
@@ -65,7 +59,7 @@ def _load_csv(path: Path) -> Dataset:
     return encode_columns(cols, schema)
 
 
-def load_data(spec: str, clients: int | None, rng: np.random.Generator) -> tuple[Dataset, str]:
+def load_records(spec: str, clients: int | None, rng: np.random.Generator) -> tuple[Dataset, str]:
     """The clients' records and a one-line description of where they came from."""
     if spec in NETWORKS:
         n = _check_clients(clients, None, spec)

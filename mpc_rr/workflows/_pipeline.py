@@ -10,8 +10,8 @@ Three steps, each with one job:
   ``rr``; otherwise a centrally computed reference at the same per-attribute
   epsilon, labelled as such), RR-Clusters, and both with RR-Adjustment ->
   :class:`Evaluation` (frozen);
-* :func:`to_json` shapes ``results.json``; :func:`write_outputs` writes it
-  with a CSV and a plot.
+* :func:`to_json` shapes ``results.json`` (the command line writes it with
+  a CSV and a plot: :mod:`scenarios.workloads.outputs`).
 
 The data set's name (:attr:`mpc_rr.data.Dataset.name`: ``adult`` for the
 embedded Adult, a CSV file's stem unless named) labels every output: the run
@@ -23,13 +23,10 @@ noise can be recomputed from the seed (:func:`mpc_rr.core.noise_source`).
 
 from __future__ import annotations
 
-import csv
-import json
 import math
 import time
 from collections.abc import Callable
 from dataclasses import asdict, dataclass, field
-from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -42,12 +39,12 @@ from mpc_rr.core import (
     RunResult,
     UsageError,
     noise_source,
+    simulation_gc,
 )
 from mpc_rr.data import Dataset
 from mpc_rr.estimation import FactorModel, answer, make_queries, relative_error, true_count
 from mpc_rr.mdrr import adjust, rr_independent
 from mpc_rr.pipeline import PipelineConfig, PipelinePlan, PipelineResult, signing
-from parties.gc_policy import simulation_gc
 
 __all__ = [
     "Evaluation",
@@ -56,10 +53,8 @@ __all__ = [
     "RunOptions",
     "evaluate",
     "execute",
-    "plot_title",
     "run_pipeline",
     "to_json",
-    "write_outputs",
 ]
 
 SIGMAS = (0.1, 0.5)
@@ -185,10 +180,8 @@ def execute(
 
     t0 = time.perf_counter()
     plan = PipelinePlan(cfg, data.codes, opts.seed, key.private_bytes_raw(), progress=timed)
-    from parties.shards import ShardedRunner
-
     todo: PipelinePlan | dict[int, Role]
-    if isinstance(runner, ShardedRunner):
+    if getattr(runner, "builds_in_workers", False):  # a sharded runner builds the roles where they run
         if drop is not None:
             raise UsageError("injected dropouts need the roles in one process: not with a sharded runner")
         todo = plan
@@ -326,51 +319,3 @@ def run_pipeline(
     """:func:`execute`, :func:`evaluate` and :func:`to_json` in one call."""
     ev = evaluate(execute(opts, runner, data, progress=progress), opts)
     return to_json(ev, opts), ev
-
-
-def plot_title(result: dict[str, Any]) -> str:
-    """The title of ``relative_error.png``: data set, parties, p, epsilon, one run and its seed."""
-    eps = result["epsilon"]["total"]
-    return (
-        f"{result['dataset']}: {result['parties']:,} parties, p = {result['options']['p']}, "
-        f"total epsilon = {'inf' if eps is None else round(eps, 2)}, 1 run (seed {result['seed']})"
-    )
-
-
-def write_outputs(result: dict[str, Any], out: Path) -> list[Path]:
-    """``results.json``, ``relative_error.csv`` and ``relative_error.png`` in ``out``."""
-    out.mkdir(parents=True, exist_ok=True)
-    paths = [out / "results.json", out / "relative_error.csv", out / "relative_error.png"]
-    paths[0].write_text(json.dumps(result, indent=1))
-    with paths[1].open("w", newline="") as fh:
-        w = csv.writer(fh)
-        w.writerow(["method", "sigma", "median_relative_error"])
-        for m, by in result["relative_error"].items():
-            for s, v in by.items():
-                w.writerow([m, s, f"{v:.5f}"])
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
-    methods = list(result["relative_error"])
-    sigmas = list(next(iter(result["relative_error"].values())))
-    fig, ax = plt.subplots(figsize=(8, 4.5))
-    width = 0.8 / len(sigmas)
-    for k, s in enumerate(sigmas):
-        ax.bar(
-            np.arange(len(methods)) + k * width,
-            [result["relative_error"][m][s] for m in methods],
-            width,
-            label=f"query coverage sigma = {s}",
-        )
-    ax.set_xticks(
-        np.arange(len(methods)) + width * (len(sigmas) - 1) / 2, methods, rotation=15, fontsize=8
-    )
-    ax.set_ylabel("median relative error of count queries\n(|estimate - true| / true)")
-    ax.set_title(plot_title(result), fontsize=10)
-    ax.legend()
-    fig.tight_layout()
-    fig.savefig(paths[2], dpi=110)
-    plt.close(fig)
-    return paths

@@ -28,6 +28,7 @@ from mpc_rr.core import (
     Runner,
     RunResult,
     UsageError,
+    simulation_gc,
 )
 from mpc_rr.data import Schema
 from mpc_rr.estimation import Estimate, dependence_matrix_from_tables
@@ -41,7 +42,6 @@ from mpc_rr.mdrr import (
 )
 from mpc_rr.mechanisms import JointMechanism
 from mpc_rr.secure_sum import SecureSumPlan, SeededEntropy, sum_protocol
-from parties.gc_policy import simulation_gc
 
 __all__ = [
     "BivariateCounts",
@@ -160,7 +160,10 @@ def run_secure_sum(
     roles = res.roles  # (a runner may add a relay hub the protocol does not have: ask the plan)
     ids = sums.parties
     watcher = roles[COORDINATOR] if COORDINATOR in ids else roles[min(set(ids) - set(plan))]
-    aborted, culprits, total, included = None, (), None, ()
+    aborted: str | None = None
+    culprits: tuple[int, ...] = ()
+    total: np.ndarray | None = None
+    included: tuple[int, ...] = ()
     try:
         r = spec.result_of(watcher)
         total, included = r.total, r.included

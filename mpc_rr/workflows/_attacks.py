@@ -1,11 +1,12 @@
-"""Real protocol runs for the adversaries: roles, inputs, a tap, and the ground truth.
+"""Real protocol runs for the adversaries: roles, inputs, what an observer recorded, the truth.
 
 The adversary module (:mod:`mpc_rr.adversary`) is pure: it reads transcripts
 and role states.  This module produces them: it builds one protocol's roles
-over known inputs, runs them with a runner (memory transport, TCP + mutual
-TLS, or the harness) with a :class:`~transports.tap.Tap` on the network, and
-returns the tap, the roles after the run, the public parameters and the
-inputs.  The inputs are for *scoring* only -- attacks never read them.
+over known inputs, runs them on an :class:`ObservedNetwork` -- by default the
+synchronous harness, whose transcript is what a relay sees; the command line
+passes the memory transport or TCP + mutual TLS with a tap on the wire
+(``scenarios.workloads.networks``) -- and returns what the observer recorded,
+the roles after the run, the public parameters and the inputs.  The inputs are for *scoring* only -- attacks never read them.
 
 Protocols: every registered sum protocol (``plainsum``, the reference with no
 privacy; ``full-mesh``; ``full-mesh-board``; ``secagg``; ...), with one-hot
@@ -21,24 +22,35 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol
 
 import numpy as np
 
 from mpc_rr.adversary import eavesdrop_protocols, planted_variants
-from mpc_rr.core import COORDINATOR, Codec, Message, Role, RunResult, Transcript, UsageError
-from transports.tap import Tap
+from mpc_rr.core import (
+    COORDINATOR,
+    Codec,
+    HarnessRunner,
+    Message,
+    Role,
+    Runner,
+    RunResult,
+    Transcript,
+    UsageError,
+)
 
 __all__ = [
+    "HarnessNetwork",
+    "ObservedNetwork",
     "ObservedRun",
     "all_message_types",
     "coalition_report",
-    "eavesdrop_protocols",
     "eavesdrop_report",
     "observed_run",
     "offline_report",
     "one_hot_inputs",
-    "planted_variants",
+    "pipeline_run",
+    "rrba_run",
 ]
 
 @dataclass
@@ -84,12 +96,34 @@ def one_hot_inputs(n: int, cells: int, seed: int) -> tuple[np.ndarray, np.ndarra
     return x, hot
 
 
-def _runner(transport: str, tap: Tap, step_timeout: float) -> Any:
-    from parties.runners import runner_for
+class ObservedNetwork(Protocol):
+    """Where an observed run runs, and what its observer records.
 
-    if transport == "harness":
-        return runner_for("harness", transcript=True)
-    return runner_for(transport, step_timeout=step_timeout, tap=tap)
+    ``name``: the transport (``harness``, ``memory``, ``tcp``); ``runner(step_timeout)``:
+    a runner for one run (``step_timeout``: seconds, or per party); ``observed(result)``:
+    the transcript the observer holds after it; ``meta``: notes that go into it.
+    """
+
+    name: str
+
+    def runner(self, step_timeout: float | Mapping[int, float]) -> Runner: ...
+
+    def observed(self, result: RunResult) -> Transcript: ...
+
+
+@dataclass
+class HarnessNetwork:
+    """The synchronous harness: its transcript (every message as encoded) is the observer's view."""
+
+    name: str = "harness"
+
+    def runner(self, step_timeout: float | Mapping[int, float]) -> Runner:
+        return HarnessRunner(transcript=True)
+
+    def observed(self, result: RunResult) -> Transcript:
+        if result.transcript is None:
+            raise UsageError("the harness run kept no transcript")
+        return result.transcript
 
 
 def _sum_roles(
@@ -123,7 +157,7 @@ def _legacy_public(protocol: str, public: Any) -> dict[str, Any]:
 def observed_run(
     protocol: str,
     *,
-    transport: str = "memory",
+    network: ObservedNetwork | None = None,
     parties: int = 30,
     cells: int = 16,
     seed: int = 0,
@@ -139,15 +173,15 @@ def observed_run(
     block: int = 250,
     secure_tally: bool = False,
 ) -> ObservedRun:
-    """Run ``protocol`` with ``parties`` data parties and a tap on the network.
+    """Run ``protocol`` with ``parties`` data parties on ``network``, an observer watching.
 
-    ``transport``: ``memory`` (plaintext payloads on the tap), ``tcp`` (TCP +
-    mutual TLS on loopback: ciphertext on the tap) or ``harness`` (the
-    synchronous driver's transcript: plaintext).  Sum protocols: one-hot
+    ``network``: default the harness (its transcript: plaintext, what a relay
+    sees); the command line passes the memory transport (plaintext payloads on
+    a tap) or TCP + mutual TLS (ciphertext on the tap).  Sum protocols: one-hot
     inputs over ``cells`` (:func:`one_hot_inputs`).  Pipeline: ``parties``
     Adult records drawn with ``seed``, keep probability ``p``, release
     ``mechanism``, ``dependence`` source.  RRBA: ``parties`` clients drawn
-    from ``data`` (:func:`scenarios.workloads.rrba_data.load_data`), ``block`` clients per
+    from ``data`` (:func:`mpc_rr.data.load_records`), ``block`` clients per
     block, keep probability ``p``, answers in the clear or ``secure_tally``.
     ``options``: the sum protocol's options (``secagg``: the same, the name
     earlier callers used).  ``deterministic``: seeded secrets (tests only).
@@ -156,15 +190,14 @@ def observed_run(
 
     if protocol not in eavesdrop_protocols():
         raise UsageError(f"protocol must be one of {eavesdrop_protocols()}, got {protocol!r}")
-    if transport not in ("memory", "tcp", "harness"):
-        raise UsageError(f"transport must be memory, tcp or harness, got {transport!r}")
+    net = network if network is not None else HarnessNetwork()
     if parties < 2:
         raise UsageError(f"parties must be >= 2, got {parties}")
     if planted is not None and planted not in planted_variants():
         raise UsageError(f"planted must be one of {planted_variants()}, got {planted!r}")
     from mpc_rr.secure_sum import SeededEntropy
 
-    tap = Tap(meta={"protocol": protocol, "parties": parties, "seed": seed, "transport": transport})
+    meta = {"protocol": protocol, "parties": parties, "seed": seed, "transport": net.name}
     run = f"{protocol}-{seed}"
     entropy = SeededEntropy(seed).spawn if deterministic else None
     spec = get_protocol(protocol)
@@ -173,7 +206,7 @@ def observed_run(
             raise UsageError(f"{protocol} has no planted variant {planted!r}")
         run_of = spec.hook("observed_run")
         return run_of(  # type: ignore[no-any-return]
-            transport=transport, parties=parties, seed=seed, planted=planted, tap=tap,
+            network=net, meta=meta, parties=parties, seed=seed, planted=planted,
             step_timeout=step_timeout, entropy=entropy, p=p, mechanism=mechanism,
             dependence=dependence, data=data, block=block, secure_tally=secure_tally,
         )  # fmt: skip
@@ -182,19 +215,20 @@ def observed_run(
     x, hot = one_hot_inputs(parties, cells, seed)
     opts = dict(options or secagg or {})
     roles, public = _sum_roles(protocol, x, run, planted, entropy, opts)
-    result = _runner(transport, tap, step_timeout)(roles)
-    observed = result.transcript if transport == "harness" and result.transcript is not None else tap
-    observed.meta.update(tap.meta, cells=cells)
+    result = net.runner(step_timeout)(roles)
+    observed = net.observed(result)
+    observed.meta.update(meta, cells=cells)
     return ObservedRun(
-        protocol, transport, parties, observed, roles, result, spec.message_types(),
+        protocol, net.name, parties, observed, roles, result, spec.message_types(),
         _legacy_public(protocol, public), {i + 1: int(c) for i, c in enumerate(hot)},
         planted=planted, sum_public=public,
     )  # fmt: skip
 
 
 def pipeline_run(
-    *, transport: str, parties: int, seed: int, planted: str | None, tap: Tap, step_timeout: float,
-    entropy: Any, p: float = 0.5, mechanism: str = "cluster", dependence: str = "rr", **_: Any,
+    *, network: ObservedNetwork, meta: dict[str, Any], parties: int, seed: int, planted: str | None,
+    step_timeout: float, entropy: Any, p: float = 0.5, mechanism: str = "cluster",
+    dependence: str = "rr", **_: Any,
 ) -> ObservedRun:
     """The pipeline's observed run (its spec's ``observed_run`` hook): Adult records drawn
     with ``seed``, keep probability ``p``, release ``mechanism``, ``dependence`` source."""
@@ -224,38 +258,34 @@ def pipeline_run(
             roles[i] = RawRecordParty(i, cfg, data.codes[i - 1], gens[i - 1])
     coord = roles[COORDINATOR]
     types = tuple(coord.message_types)
-    result = _runner(transport, tap, step_timeout)(roles)
-    observed = result.transcript if transport == "harness" and result.transcript is not None else tap
-    observed.meta.update(tap.meta, p=p, mechanism=mechanism, dependence=dependence)
+    result = network.runner(step_timeout)(roles)
+    observed = network.observed(result)
+    observed.meta.update(meta, p=p, mechanism=mechanism, dependence=dependence)
     return ObservedRun(
-        "pipeline", transport, parties, observed, roles, result, types, {"pipeline": cfg},
+        "pipeline", network.name, parties, observed, roles, result, types, {"pipeline": cfg},
         records=np.asarray(data.codes), names=tuple(data.schema.names), planted=planted,
     )  # fmt: skip
 
 
 def rrba_run(
-    *, transport: str, parties: int, seed: int, planted: str | None, tap: Tap, step_timeout: float,
-    entropy: Any, p: float = 0.5, data: str = "survey", block: int = 250, secure_tally: bool = False,
-    **_: Any,
+    *, network: ObservedNetwork, meta: dict[str, Any], parties: int, seed: int, planted: str | None,
+    step_timeout: float, entropy: Any, p: float = 0.5, data: str = "survey", block: int = 250,
+    secure_tally: bool = False, **_: Any,
 ) -> ObservedRun:
     """RRBA's observed run (its spec's ``observed_run`` hook): ``parties`` clients drawn from
     ``data``, ``block`` clients per block, answers in the clear or ``secure_tally``."""
+    from mpc_rr.data import load_records
     from mpc_rr.rrba import client_step_timeouts, config_for, rrba_roles
-    from parties.runners import runner_for
-    from scenarios.workloads.rrba_data import load_data
 
-    ds, _ = load_data(data, parties, np.random.default_rng(np.random.SeedSequence([seed, 0xBA])))
+    ds, _where = load_records(data, parties, np.random.default_rng(np.random.SeedSequence([seed, 0xBA])))
     cfg = config_for(ds, block, p, run=f"rrba-{seed}", secure_tally=secure_tally)
     roles = rrba_roles(cfg, ds.codes, seed, entropy=entropy, client_patience=1)
-    if transport == "harness":
-        runner = runner_for("harness", transcript=True)
-    else:  # each client's whole wait as one step timeout (as mpc-rr rrba does)
-        runner = runner_for(transport, step_timeout=client_step_timeouts(cfg, step_timeout), tap=tap)
-    result = runner(roles)
-    observed = result.transcript if transport == "harness" and result.transcript is not None else tap
-    observed.meta.update(tap.meta, p=p, data=data, block=block, secure_tally=secure_tally)
+    # each client's whole wait as one step timeout (as mpc-rr rrba does)
+    result = network.runner(client_step_timeouts(cfg, step_timeout))(roles)
+    observed = network.observed(result)
+    observed.meta.update(meta, p=p, data=data, block=block, secure_tally=secure_tally)
     return ObservedRun(
-        "rrba", transport, parties, observed, roles, result, tuple(roles[COORDINATOR].message_types),
+        "rrba", network.name, parties, observed, roles, result, tuple(roles[COORDINATOR].message_types),
         {"rrba": cfg}, records=np.asarray(ds.codes), names=tuple(ds.schema.names),
     )  # fmt: skip
 
@@ -355,6 +385,7 @@ def coalition_report(
     options: Mapping[str, Any] | None = None,
     confidence: float = 0.95,
     curve: bool = True,
+    network: ObservedNetwork | None = None,
 ) -> dict[str, Any]:
     """Coalitions against ``protocol`` (its ``coalition`` hook): ``repeats`` runs pooled.
 
@@ -383,7 +414,7 @@ def coalition_report(
     model = None
     obs = None
     for rep in range(repeats):
-        obs = observed_run(protocol, transport="memory", parties=n, cells=cells, seed=seed + rep,
+        obs = observed_run(protocol, network=network, parties=n, cells=cells, seed=seed + rep,
                            options=options)  # fmt: skip
         if not obs.result.ok:
             raise UsageError(f"the {protocol} run did not finish: {obs.result.errors}")

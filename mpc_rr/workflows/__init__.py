@@ -1,0 +1,155 @@
+"""The workflows a researcher runs, as functions returning frozen, typed results.
+
+Each takes its data and parameters, runs the protocol with a
+:class:`~mpc_rr.core.Runner` -- by default the synchronous harness, in this
+process, no transport; pass ``parties.runner_for("memory", workers=2)`` or
+``parties.runner_for("tcp")`` to run it over a real transport -- and returns
+what the command line prints (``mpc-rr`` is a thin layer over these):
+
+* :func:`run_pipeline` -- the distributed RR-Clusters pipeline on a data set
+  (a :class:`~mpc_rr.data.Dataset`, a DataFrame-like table, a CSV file or
+  ``"adult"``), evaluated against the true records (``mpc-rr run``);
+* :func:`run_secure_sum` -- one secure sum of any registered sum protocol,
+  checked against the plaintext sum (``mpc-rr secure-sum``);
+* :func:`collect_rrba` -- one RRBA collection, centralized or distributed,
+  summarized (``mpc-rr rrba``);
+* :func:`audit_mechanism` -- the empirical epsilon of a mechanism by name
+  (``mpc-rr audit``);
+* :func:`observed_run`, :func:`eavesdrop_report`, :func:`coalition_report`,
+  :func:`offline_report` -- what an eavesdropper or a coalition learns from
+  a real run (``mpc-rr attack``).
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from mpc_rr.core import lazy_exports
+
+__all__ = [
+    "AUDIT_MECHANISMS",
+    "AuditReport",
+    "BivariateCounts",
+    "Built",
+    "Evaluation",
+    "Execution",
+    "HarnessNetwork",
+    "MechanismParams",
+    "ObservedNetwork",
+    "ObservedRun",
+    "PairwiseCounts",
+    "RunAborted",
+    "RunOptions",
+    "SumReport",
+    "all_message_types",
+    "audit_mechanism",
+    "audit_pipeline",
+    "build_mechanism",
+    "coalition_report",
+    "curve_points",
+    "eavesdrop_report",
+    "evaluate",
+    "exact_bivariate_counts",
+    "execute",
+    "marginal_errors",
+    "observed_run",
+    "offline_report",
+    "one_hot_inputs",
+    "pairwise_rr_counts",
+    "pipeline_run",
+    "rrba_run",
+    "rrba_sent_table",
+    "run_pipeline",
+    "run_secure_sum",
+    "summarize",
+    "to_json",
+]
+
+_HOME = {
+    "AUDIT_MECHANISMS": "mpc_rr.workflows._audit",
+    "AuditReport": "mpc_rr.workflows._audit",
+    "BivariateCounts": "mpc_rr.workflows._secure_sum",
+    "Built": "mpc_rr.workflows._audit",
+    "Evaluation": "mpc_rr.workflows._pipeline",
+    "Execution": "mpc_rr.workflows._pipeline",
+    "HarnessNetwork": "mpc_rr.workflows._attacks",
+    "MechanismParams": "mpc_rr.workflows._audit",
+    "ObservedNetwork": "mpc_rr.workflows._attacks",
+    "ObservedRun": "mpc_rr.workflows._attacks",
+    "PairwiseCounts": "mpc_rr.workflows._secure_sum",
+    "RunAborted": "mpc_rr.workflows._pipeline",
+    "RunOptions": "mpc_rr.workflows._pipeline",
+    "SumReport": "mpc_rr.workflows._secure_sum",
+    "all_message_types": "mpc_rr.workflows._attacks",
+    "audit_mechanism": "mpc_rr.workflows._audit",
+    "audit_pipeline": "mpc_rr.workflows._audit",
+    "build_mechanism": "mpc_rr.workflows._audit",
+    "coalition_report": "mpc_rr.workflows._attacks",
+    "curve_points": "mpc_rr.workflows._audit",
+    "eavesdrop_report": "mpc_rr.workflows._attacks",
+    "evaluate": "mpc_rr.workflows._pipeline",
+    "exact_bivariate_counts": "mpc_rr.workflows._secure_sum",
+    "execute": "mpc_rr.workflows._pipeline",
+    "marginal_errors": "mpc_rr.workflows._rrba",
+    "observed_run": "mpc_rr.workflows._attacks",
+    "offline_report": "mpc_rr.workflows._attacks",
+    "one_hot_inputs": "mpc_rr.workflows._attacks",
+    "pairwise_rr_counts": "mpc_rr.workflows._secure_sum",
+    "pipeline_run": "mpc_rr.workflows._attacks",
+    "rrba_run": "mpc_rr.workflows._attacks",
+    "rrba_sent_table": "mpc_rr.workflows._audit",
+    "run_pipeline": "mpc_rr.workflows._pipeline",
+    "run_secure_sum": "mpc_rr.workflows._secure_sum",
+    "summarize": "mpc_rr.workflows._rrba",
+    "to_json": "mpc_rr.workflows._pipeline",
+}
+
+__getattr__, __dir__ = lazy_exports(__name__, _HOME, globals())
+
+if TYPE_CHECKING:
+    from mpc_rr.workflows._attacks import (
+        HarnessNetwork,
+        ObservedNetwork,
+        ObservedRun,
+        all_message_types,
+        coalition_report,
+        eavesdrop_report,
+        observed_run,
+        offline_report,
+        one_hot_inputs,
+        pipeline_run,
+        rrba_run,
+    )
+    from mpc_rr.workflows._audit import (
+        AUDIT_MECHANISMS,
+        AuditReport,
+        Built,
+        MechanismParams,
+        audit_mechanism,
+        audit_pipeline,
+        build_mechanism,
+        curve_points,
+        rrba_sent_table,
+    )
+    from mpc_rr.workflows._pipeline import (
+        Evaluation,
+        Execution,
+        RunAborted,
+        RunOptions,
+        evaluate,
+        execute,
+        run_pipeline,
+        to_json,
+    )
+    from mpc_rr.workflows._rrba import (
+        marginal_errors,
+        summarize,
+    )
+    from mpc_rr.workflows._secure_sum import (
+        BivariateCounts,
+        PairwiseCounts,
+        SumReport,
+        exact_bivariate_counts,
+        pairwise_rr_counts,
+        run_secure_sum,
+    )
