@@ -31,7 +31,7 @@ from mpc_rr.core import (
     WireEvent,
 )
 from parties.shard_engine import ShardFinal, StepReport
-from transports.tap import Tap
+from transports.tap import PAYLOAD_TAP, Tap
 
 __all__ = ["LoopStats", "ShardPool", "collect", "drive"]
 
@@ -162,7 +162,7 @@ def collect(
         events.sort(key=lambda e: e.time)  # stable: each link keeps its send order
         trace = Transcript("parties (what each party sent)", events=events)
     if tap is not None:
-        tap.attach("memory network (payloads as handed to the network)")
+        tap.attach(PAYLOAD_TAP)
         tap_events.sort(key=lambda e: e.time)
         tap.extend(tap_events)
     costs = CostReport(stats, wall, transport, {**extra, "dropped": dropped})

@@ -20,7 +20,7 @@ import trio
 
 from mpc_rr.core import DEFAULT_MAX_FRAME, PeerError, UsageError
 from transports.base import Endpoint
-from transports.errors import EndpointClosed, UnknownDestination
+from transports.errors import EndpointClosed
 from transports.framing import (
     BROKEN,
     CONTROL,
@@ -54,7 +54,6 @@ class TcpClient(Endpoint):
         self._reader = reader
         self._send_lock = trio.StrictFIFOLock()
         self._pending: deque[tuple[int, bytes]] = deque()
-        self._closed = False
 
     async def send(self, dst: int, payload: bytes) -> None:
         """Send ``payload`` to ``dst`` through the hub (blocks under back-pressure).
@@ -65,17 +64,10 @@ class TcpClient(Endpoint):
         after which the stream cannot be resynchronised: the endpoint is then
         closed, and later calls raise :class:`EndpointClosed`.
         """
-        if self._closed:
-            raise EndpointClosed(f"party {self.party_id}: send on a closed endpoint")
-        if dst not in self.peers:
-            raise UnknownDestination(
-                f"party {self.party_id}: unknown destination {dst!r} (not in the roster)"
-            )
-        if type(payload) is not bytes:
-            payload = bytes(payload)
+        payload = self._send_preamble(dst, payload, dst in self.peers)
         async with self._send_lock:
             if self._closed:  # closed while this call waited for the lock
-                raise EndpointClosed(f"party {self.party_id}: send on a closed endpoint")
+                raise self._closed_for_send()
             written = False
             try:
                 for piece in pack_frame(dst, payload):

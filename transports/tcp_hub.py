@@ -30,7 +30,7 @@ import trio
 
 from mpc_rr.core import DEFAULT_MAX_FRAME, PeerError
 from transports.base import Endpoint
-from transports.errors import EndpointClosed, TransportError, UnknownDestination
+from transports.errors import EndpointClosed, TransportError
 from transports.framing import (
     BROKEN,
     CONTROL,
@@ -79,6 +79,8 @@ class TcpHub(Endpoint):
         destination that stopped reading).
     """
 
+    _who = "hub"
+
     def __init__(
         self,
         roster: Roster,
@@ -115,7 +117,6 @@ class TcpHub(Endpoint):
         self.handshakes = 0
         self._changed = trio.Event()
         self._serving = trio.CancelScope()
-        self._closed = False
         self.port = 0
 
     @property
@@ -132,20 +133,13 @@ class TcpHub(Endpoint):
         for an id not in the roster.  A payload for a party that left (or was
         disconnected for not reading) is dropped and counted in ``dropped``.
         """
-        if self._closed:
-            raise EndpointClosed(f"hub {self.party_id}: send on a closed endpoint")
-        if type(payload) is not bytes:
-            payload = bytes(payload)
+        payload = self._send_preamble(dst, payload, dst in self.peers)
         if dst == self.party_id:
             try:
                 await self._inbox.put((self.party_id, payload))
             except trio.BrokenResourceError:
                 raise EndpointClosed(f"hub {self.party_id}: endpoint closed") from None
             return
-        if dst not in self._out:
-            raise UnknownDestination(
-                f"hub {self.party_id}: unknown destination {dst!r} (not in the roster)"
-            )
         await self._relay(self.party_id, dst, payload)
 
     async def receive(self) -> tuple[int, bytes]:
