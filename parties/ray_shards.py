@@ -3,12 +3,12 @@
 Optional: ``pip install 'mpc-rr[ray]'``.  ``ShardedRunner(engine="ray")``
 (``mpc-rr run ... --engine ray``) starts one actor per shard -- thousands of
 parties each, never one actor per party.  Each actor is a
-:class:`~parties.shards.ShardHost` (the same engine as a worker process: it
+:class:`~parties.shard_engine.ShardHost` (the same engine as a worker process: it
 builds its roles from its plan subset and runs them as Party actors in a trio
 loop on a thread of its own).
 
 Supersteps are Ray calls: ``step(advance_to, *frames)`` returns one frame per
-destination shard plus the :class:`~parties.shards.StepReport`
+destination shard plus the :class:`~parties.shard_engine.StepReport`
 (``num_returns = shards + 1``).  The driver fetches only the small reports;
 it hands the frame *references* to the destination actors' next call, so the
 payloads move actor to actor through Ray's object store, never through the
@@ -27,7 +27,7 @@ import os
 from typing import Any
 
 from mpc_rr.core import UsageError
-from parties.shards import ShardFinal, ShardHost, ShardSpec, StepReport
+from parties.shard_engine import ShardFinal, ShardHost, ShardSpec, StepReport
 
 __all__ = ["RayPool", "ray_available"]
 
@@ -61,7 +61,7 @@ class _RayShard:
 
 
 class RayPool:
-    """Shards as Ray actors (a :class:`~parties.shards.ShardPool`)."""
+    """Shards as Ray actors (a :class:`~parties.shard_control.ShardPool`)."""
 
     def __init__(self, specs: list[ShardSpec], *, address: str | None = None) -> None:
         try:

@@ -53,54 +53,49 @@ Workers are :class:`ShardHost` objects: a trio loop on a thread of their own
 (the :class:`ShardEngine`), driven by blocking calls.  The process engine runs
 one host per worker process over a pipe (:func:`start_method`); :mod:`parties.ray_shards` runs
 one per Ray actor.
+
+Where the pieces are: this module holds the runner (:class:`ShardedRunner`:
+options, the split of the parties, the costs it reports) and re-exports the
+names below from
+
+* :mod:`parties.shard_engine` -- one shard's worker (:class:`ShardSpec`,
+  :class:`ShardEngine`, :class:`ShardHost`, :class:`StepReport`,
+  :class:`ShardFinal`);
+* :mod:`parties.shard_control` -- the parent's engine-independent loop
+  (:func:`drive`, :func:`collect`, :class:`ShardPool`);
+* :mod:`parties.shard_processes` -- worker processes (:func:`start_method`,
+  :func:`trim_heap`, spill files, the worker's command loop).
 """
 
 from __future__ import annotations
 
-import contextlib
-import gc
-import math
 import os
-import pickle
-import threading
 import time
-import traceback
-from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, field
-from typing import Any, Protocol
+from collections.abc import Mapping, Sequence
 
-import msgspec
-import trio
-import trio.testing
-
-from mpc_rr.core import (
-    CostReport,
-    PartyStats,
-    Progress,
-    ProtocolAbort,
-    Role,
-    RoleOutcome,
-    RolePlan,
-    RunResult,
-    Transcript,
-    UsageError,
-    WireEvent,
-)
-from parties.party import Party
-from parties.process_stats import peak_rss_bytes, rss_bytes
-from parties.runner import StepTimeout, timeout_for
-from transports.shards import ShardNetwork, decode_batch, encode_batch
+from mpc_rr.core import Role, RolePlan, RunResult, UsageError
+from parties.runner import StepTimeout
+from parties.shard_control import ShardPool, collect, drive
+from parties.shard_engine import ShardEngine, ShardFinal, ShardHost, ShardSpec, StepReport
+from parties.shard_processes import SPILL_BYTES, ProcessPool, spill_dir, start_method, trim_heap
 from transports.tap import Tap
 
 __all__ = [
+    "SPILL_BYTES",
     "ShardEngine",
     "ShardFinal",
     "ShardHost",
+    "ShardPool",
     "ShardSpec",
     "ShardedRunner",
     "StepReport",
     "available_cores",
+    "collect",
+    "drive",
+    "spill_dir",
     "split_parties",
+    "start_method",
+    "trim_heap",
 ]
 
 
@@ -123,566 +118,6 @@ def split_parties(ids: Sequence[int], workers: int) -> list[tuple[int, ...]]:
         out.append(tuple(ids[lo:hi]))
         lo = hi
     return out
-
-
-@dataclass
-class ShardSpec:
-    """What a worker needs to run its shard (picklable; sent once, at start)."""
-
-    shard: int
-    plan: RolePlan  # the subset of this shard's parties
-    owner: bytes  # int32 little-endian: owner[pid] = shard of pid, -1 = no such party
-    step_timeout: StepTimeout = 30.0
-    transcript: bool = False
-    tap_keep_data: bool | None = None  # None: no tap
-    buffer: int | None = None  # inbound payloads per party (None: unbounded)
-
-
-class StepReport(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
-    """A worker's answer to one superstep."""
-
-    sizes: list[int]  # payloads sent to each shard (this shard's own: delivered next superstep)
-    unfinished: int  # parties whose Party.run has not returned
-    next_deadline: float  # earliest step deadline of its parties (virtual time; inf: none)
-    progress: list[tuple[str, int, int]] = []
-    cpu_s: float = 0.0  # CPU seconds the worker spent in this superstep
-
-
-@dataclass
-class ShardFinal:
-    """What a worker hands back at the end (pickled once)."""
-
-    shard: int
-    outcomes: dict[int, tuple[str, str, bool, int, ProtocolAbort | None, tuple[int, ...]]]
-    results: list[bytes]  # distinct pickled results (identical results are shipped once)
-    stats: dict[int, PartyStats]
-    transcript: list[WireEvent] | None
-    tap: list[WireEvent] | None
-    dropped: int
-    build_s: float
-    rss_before: int  # before the roles were built
-    rss_peak: int  # the process's peak (a forked worker inherits its parent's)
-    rss_end: int  # at the end of the run, before pickling the results
-    build_cpu_s: float
-    startup_cpu_s: float  # CPU the worker process spent before building (interpreter, imports)
-
-
-class ShardEngine:
-    """One shard inside a trio loop under a ``MockClock`` (see module docstring)."""
-
-    def __init__(self, spec: ShardSpec) -> None:
-        self.spec = spec
-        self.parties: dict[int, Party] = {}
-        self.unfinished = 0
-        self._local: list[tuple[int, int, bytes]] = []
-        self._progress: dict[str, tuple[int, int]] = {}
-        self._nursery: trio.Nursery | None = None
-        self.build_s = 0.0
-
-    def _report_progress(self, phase: str, done: int, total: int) -> None:
-        self._progress[phase] = (done, total)
-
-    async def run(self, *, task_status: trio.TaskStatus[None] = trio.TASK_STATUS_IGNORED) -> None:
-        """Build the shard's roles and parties, start them, and serve until cancelled."""
-        spec = self.spec
-        self.rss_before = rss_bytes()
-        c0 = self.startup_cpu_s = time.process_time()
-        t0 = time.perf_counter()
-        roles = spec.plan.build(self._report_progress)
-        import numpy as np
-
-        owner = np.frombuffer(spec.owner, "<i4").tolist()
-        self.tap = Tap(keep_data=spec.tap_keep_data) if spec.tap_keep_data is not None else None
-        self.net = ShardNetwork(spec.shard, owner, roles.keys(), buffer=spec.buffer, tap=self.tap)
-        self.trace = Transcript("parties (what each party sent)") if spec.transcript else None
-        for pid, role in roles.items():
-            if role.party_id != pid:
-                raise UsageError(f"plan built roles[{pid}] with party_id {role.party_id}")
-            self.parties[pid] = Party(
-                role, self.net.endpoint(pid), step_timeout=timeout_for(spec.step_timeout, pid),
-                transcript=self.trace,
-            )  # fmt: skip
-        self.build_s = time.perf_counter() - t0
-        self.build_cpu_s = time.process_time() - c0
-        self.unfinished = len(self.parties)
-        async with trio.open_nursery() as nursery:
-            self._nursery = nursery  # the parties start in the first superstep
-            task_status.started()
-            await trio.sleep_forever()
-
-    async def _run_party(self, p: Party) -> None:
-        try:
-            await p.run()
-        finally:
-            self.unfinished -= 1
-            self.net.endpoint(p.role.party_id).close()  # later payloads for it are dropped, never block a delivery
-
-    async def step(self, frames: Sequence[bytes], advance_to: float | None) -> StepReport:
-        """One superstep: move the clock, deliver, run to local quiescence, collect outboxes."""
-        c0 = time.process_time()
-        if advance_to is not None:
-            now = trio.current_time()
-            if advance_to > now:
-                clock = trio.lowlevel.current_clock()
-                assert isinstance(clock, trio.testing.MockClock)
-                clock.jump(advance_to - now)
-        first = self._nursery is not None
-        if self._nursery is not None:  # first superstep: start every party (role.start())
-            for p in self.parties.values():
-                self._nursery.start_soon(self._run_party, p)
-            self._nursery = None
-        local, self._local = self._local, []
-        for f in frames:
-            if f:
-                await self.net.deliver(decode_batch(f))
-        await self.net.deliver(local)
-        await trio.testing.wait_all_tasks_blocked()
-        out = self.net.take_outboxes()
-        me = self.spec.shard
-        self._local = out[me]
-        self._frames = {s: encode_batch(items) for s, items in enumerate(out) if items and s != me}
-        if first:
-            # the parties' state, tasks and channels now live until the run ends: keep them out
-            # of the collector's full passes, as parties.gc_policy does with what the parent built
-            # (Adult secure-sum: no full pass instead of one of ~0.25 s per worker in each of the
-            # two crypto supersteps; GC on the critical path 1.2 -> 0.7 s)
-            gc.freeze()
-        stats = trio.lowlevel.current_statistics()
-        progress = [(k, d, t) for k, (d, t) in self._progress.items()]
-        self._progress = {}
-        return StepReport(
-            [len(items) for items in out], self.unfinished,
-            trio.current_time() + stats.seconds_to_next_deadline, progress,
-            time.process_time() - c0,
-        )  # fmt: skip
-
-    def take_frames(self) -> dict[int, bytes]:
-        """The frames of the last superstep, by destination shard."""
-        frames, self._frames = self._frames, {}
-        return frames
-
-    def final(self) -> ShardFinal:
-        results: list[bytes] = []
-        index: dict[bytes, int] = {}
-        outcomes = {}
-        for pid, p in self.parties.items():
-            o = RoleOutcome.of(p.role)
-            k = -1
-            if o.done and o.error is None:
-                blob = pickle.dumps(o.result, protocol=pickle.HIGHEST_PROTOCOL)
-                k = index.setdefault(blob, len(results))
-                if k == len(results):
-                    results.append(blob)
-            outcomes[pid] = (o.role_type, o.final_state, o.done, k, o.error, tuple(o.waiting_for()))
-        return ShardFinal(
-            self.spec.shard, outcomes, results, {pid: p.stats for pid, p in self.parties.items()},
-            self.trace.events if self.trace is not None else None,
-            self.tap.events if self.tap is not None else None, self.net.dropped, self.build_s,
-            self.rss_before, peak_rss_bytes() or 0, rss_bytes(), self.build_cpu_s, self.startup_cpu_s,
-        )  # fmt: skip
-
-
-class ShardHost:
-    """A :class:`ShardEngine` on its own thread, driven by blocking calls (process or Ray actor)."""
-
-    def __init__(self, spec: ShardSpec) -> None:
-        self.engine = ShardEngine(spec)
-        self._ready = threading.Event()
-        self._failure: BaseException | None = None
-        self._thread = threading.Thread(target=self._serve, name=f"shard-{spec.shard}", daemon=True)
-        self._thread.start()
-        self._ready.wait()
-        if self._failure is not None:
-            raise self._failure
-
-    def _serve(self) -> None:
-        try:
-            trio.run(self._main, clock=trio.testing.MockClock())
-        except BaseException as exc:  # reported to the caller of the next call
-            self._failure = exc
-            self._ready.set()
-
-    async def _main(self) -> None:
-        self._token = trio.lowlevel.current_trio_token()
-        self._stop = trio.Event()
-        async with trio.open_nursery() as nursery:
-            await nursery.start(self.engine.run)
-            self._ready.set()
-            await self._stop.wait()
-            nursery.cancel_scope.cancel()
-
-    def _call(self, fn: Callable[..., Any], *args: Any) -> Any:
-        if self._failure is None:
-            try:
-                return trio.from_thread.run(fn, *args, trio_token=self._token)
-            except BaseException:
-                self._thread.join(timeout=30)  # a party's bug ends the loop: report that bug
-                if self._failure is None:
-                    raise
-        text = "".join(traceback.format_exception(self._failure))
-        raise RuntimeError(f"shard {self.engine.spec.shard}: a party raised\n{text}") from None
-
-    def step(self, frames: Sequence[bytes], advance_to: float | None) -> StepReport:
-        report: StepReport = self._call(self.engine.step, frames, advance_to)
-        return report
-
-    def take_frames(self) -> dict[int, bytes]:
-        return self.engine.take_frames()
-
-    def finish(self) -> ShardFinal:
-        final: ShardFinal = trio.from_thread.run_sync(self.engine.final, trio_token=self._token)
-        trio.from_thread.run_sync(self._stop.set, trio_token=self._token)
-        self._thread.join()
-        return final
-
-
-# -- the control loop (engine-independent) ----------------------------------------------
-
-
-class ShardPool(Protocol):
-    """Where the shards run (worker processes, Ray actors)."""
-
-    def step(self, inbound: list[list[Any]], advance_to: float | None) -> list[StepReport]:
-        """One superstep on every shard; ``inbound[k]``: frame handles for shard k."""
-        ...
-
-    def outbound(self, shard: int, dst: int) -> Any:
-        """Handle of the frame shard ``shard`` produced for ``dst`` in the last superstep."""
-        ...
-
-    def finish(self) -> list[ShardFinal]: ...
-
-    def close(self) -> None: ...
-
-
-@dataclass
-class _Loop:
-    supersteps: int = 0
-    jumps: int = 0
-    cross_messages: int = 0
-    stuck: bool = False
-    timed_out: bool = False
-    final_time: float = 0.0
-    critical_cpu_s: float = 0.0  # sum over supersteps of the busiest worker's CPU seconds
-    step_cpu_s: list[list[float]] = field(default_factory=list)  # [superstep][shard]
-    progress: dict[str, tuple[int, int]] = field(default_factory=dict)
-
-
-def drive(pool: ShardPool, shards: int, *, timeout: float | None, progress: Progress | None) -> _Loop:
-    """Run supersteps until every party finished (or the run is stuck or timed out).
-
-    Virtual time moves only at global quiescence (no payload in flight on any
-    shard), to the earliest step deadline of any party -- what
-    ``MockClock(autojump_threshold=0)`` does in one process.
-    """
-    st = _Loop()
-    inbound: list[list[Any]] = [[] for _ in range(shards)]
-    advance: float | None = None
-    while True:
-        reports = pool.step(inbound, advance)
-        st.supersteps += 1
-        st.critical_cpu_s += max(r.cpu_s for r in reports)
-        st.step_cpu_s.append([round(r.cpu_s, 3) for r in reports])
-        if progress is not None:
-            for r in reports:
-                for phase, done, total in r.progress:
-                    progress(phase, done, total)
-        inbound = [[] for _ in range(shards)]
-        in_flight = 0
-        for k, r in enumerate(reports):
-            for dst, count in enumerate(r.sizes):
-                in_flight += count
-                if count and dst != k:
-                    st.cross_messages += count
-                    inbound[dst].append(pool.outbound(k, dst))
-        if in_flight:
-            advance = None
-            continue
-        if all(r.unfinished == 0 for r in reports):
-            break
-        t = min(r.next_deadline for r in reports)
-        if math.isinf(t):
-            st.stuck = True
-            break
-        if timeout is not None and t > timeout:
-            st.timed_out = True
-            break
-        advance = t
-        st.final_time = t
-        st.jumps += 1
-    return st
-
-
-def collect(
-    finals: list[ShardFinal],
-    loop: _Loop,
-    *,
-    wall: float,
-    transport: str,
-    extra: Mapping[str, Any],
-    timeout: float | None,
-    transcript: bool,
-    tap: Tap | None,
-) -> RunResult:
-    """Merge the workers' outcomes, costs and transcripts into one RunResult."""
-    roles: dict[int, Role] = {}
-    stats: dict[int, PartyStats] = {}
-    errors: dict[int, ProtocolAbort] = {}
-    events: list[WireEvent] = []
-    tap_events: list[WireEvent] = []
-    dropped = 0
-    for f in sorted(finals, key=lambda f: f.shard):
-        cache: dict[int, Any] = {}
-        for pid, (rtype, state, done, k, err, waiting) in f.outcomes.items():
-            result = None
-            if k >= 0:
-                if k not in cache:
-                    cache[k] = pickle.loads(f.results[k])
-                result = cache[k]
-            roles[pid] = RoleOutcome(pid, rtype, state, result, err, waiting, done=done)
-        stats.update(f.stats)
-        events.extend(f.transcript or [])
-        tap_events.extend(f.tap or [])
-        dropped += f.dropped
-    for pid in sorted(stats):
-        s, r = stats[pid], roles[pid]
-        if s.error is None and not r.done:
-            waiting = tuple(sorted(r.waiting_for()))
-            why = (
-                f"run timed out after {timeout} s (virtual time)"
-                if loop.timed_out
-                else "no party can make progress and no step deadline is pending"
-            )
-            s.error = ProtocolAbort(f"party {pid}: {why}; waiting for {list(waiting)}", waiting)
-        if s.error is not None:
-            errors[pid] = s.error
-    trace = None
-    if transcript:
-        events.sort(key=lambda e: e.time)  # stable: each link keeps its send order
-        trace = Transcript("parties (what each party sent)", events=events)
-    if tap is not None:
-        tap.attach("memory network (payloads as handed to the network)")
-        tap_events.sort(key=lambda e: e.time)
-        tap.extend(tap_events)
-    costs = CostReport(stats, wall, transport, {**extra, "dropped": dropped})
-    return RunResult(dict(sorted(roles.items())), costs, errors, trace)
-
-
-# -- worker processes -------------------------------------------------------------------
-
-
-SPILL_BYTES = 1 << 20
-"""A frame at least this large crosses between processes as a file in the run's spill folder
-(on tmpfs where there is one), not through the pipes: the pipes would carry it twice (worker
-to parent, parent to worker) and each end copies it several times; the file is written once
-and read once, and the parent only forwards its name."""
-
-
-def spill_dir() -> str:
-    """A fresh private folder for one run's spilled frames (``/dev/shm`` if present)."""
-    import tempfile
-
-    shm = "/dev/shm"
-    return tempfile.mkdtemp(prefix="mpc-rr-frames-", dir=shm if os.path.isdir(shm) else None)
-
-
-def _spill(folder: str, name: str, frame: bytes) -> str | None:
-    """Write ``frame`` to ``folder/name``; ``None`` if it cannot be written (the caller then
-    sends it through the pipe).  A small ``/dev/shm`` -- 64 MB in a default Docker container --
-    fills up with two of Adult's ~55 MB frames; a full or missing folder must not end the run."""
-    path = os.path.join(folder, name)
-    try:
-        with open(path, "wb") as fh:
-            fh.write(frame)
-    except OSError:
-        with contextlib.suppress(OSError):
-            os.unlink(path)
-        return None
-    return path
-
-
-def _read_spilled(path: str) -> bytes:
-    """The frame in ``path``, which is then removed (each spilled frame is read once)."""
-    with open(path, "rb") as fh:
-        data = fh.read()
-    os.unlink(path)
-    return data
-
-
-def _worker_main(
-    conn: Any, spec_blob: bytes, spill: str | None = None, spill_bytes: int = SPILL_BYTES
-) -> None:
-    """Entry point of a worker process: serve superstep commands until ``finish``.
-
-    ``spill``: the folder for frames of at least ``spill_bytes`` (``None``: every frame
-    through the pipe).
-    """
-    try:
-        host = ShardHost(pickle.loads(spec_blob))
-    except BaseException:
-        conn.send_bytes(b"E" + traceback.format_exc().encode())
-        return
-    conn.send_bytes(b"R")
-    enc = msgspec.msgpack.Encoder()
-    # (advance_to, frames, indices of the frames that are spill file names)
-    cmd_dec = msgspec.msgpack.Decoder(tuple[float | None, list[bytes], list[int]])
-    shard, step = host.engine.spec.shard, 0
-    try:
-        while True:
-            msg = conn.recv_bytes()
-            if msg == b"F":  # the results: a marker, then the pickle (no copy of a large blob)
-                blob = pickle.dumps(host.finish(), protocol=pickle.HIGHEST_PROTOCOL)
-                conn.send_bytes(b"F")
-                conn.send_bytes(blob)
-                return
-            advance, frames, spilled = cmd_dec.decode(msg)
-            del msg
-            for i in spilled:
-                frames[i] = _read_spilled(frames[i].decode())
-            report = host.step(frames, advance)
-            del frames
-            conn.send_bytes(b"S" + enc.encode(report))
-            for dst, frame in sorted(host.take_frames().items()):
-                path = None
-                if spill is not None and len(frame) >= spill_bytes:
-                    path = _spill(spill, f"{shard}-{dst}-{step}", frame)
-                if path is not None:
-                    conn.send_bytes(b"P" + dst.to_bytes(4, "little") + path.encode())
-                else:
-                    conn.send_bytes(b"B" + dst.to_bytes(4, "little") + frame)
-            step += 1
-    except EOFError:  # the parent went away
-        return
-    except BaseException:
-        conn.send_bytes(b"E" + traceback.format_exc().encode())
-
-
-def trim_heap() -> None:
-    """Hand the C heap's free pages back to the OS (glibc ``malloc_trim(0)``) before forking.
-
-    A forked worker's allocations reuse the free chunks of the heap it
-    inherited; those pages are still shared with the parent, so the first
-    write to each copies it (a copy-on-write fault).  After the trim the
-    worker faults fresh zero pages instead: allocating 400 MB in a child of a
-    parent with a fragmented 1 GB heap took 0.44 s without the trim and
-    0.28 s with it (0.15 s from an unfragmented parent).  A parent that ran a
-    large simulation before (a benchmark, a notebook) has such a heap.  A
-    no-op without glibc.
-    """
-    import ctypes
-
-    trim = getattr(ctypes.CDLL(None), "malloc_trim", None)  # this process's own symbols
-    if trim is not None:  # glibc; elsewhere nothing to trim this way
-        trim(0)
-
-
-def start_method() -> str:
-    """``fork`` where it is safe (Linux, no other thread in this process), else ``spawn``.
-
-    A forked worker starts in milliseconds with every module already imported
-    (a spawned one re-imports numpy, trio, cryptography: ~0.6 CPU-seconds);
-    forking a process that runs other threads (Ray's driver, a thread pool)
-    can deadlock the child, so those get ``spawn``.
-    """
-    from parties.launch import fork_is_safe
-
-    return "fork" if fork_is_safe() else "spawn"
-
-
-class _ProcessPool:
-    """Shards in worker processes, one pipe each (blocking, in the caller's thread)."""
-
-    def __init__(self, specs: list[ShardSpec], method: str | None = None) -> None:
-        import multiprocessing as mp
-
-        ctx = mp.get_context(method or start_method())
-        if ctx.get_start_method() == "fork":
-            trim_heap()
-        self.conns: list[Any] = []
-        self.procs: list[Any] = []
-        self._spill = spill_dir()
-        # a frame is its bytes, or the name of the spill file holding them
-        self._frames: list[dict[int, bytes | str]] = [{} for _ in specs]
-        self._enc = msgspec.msgpack.Encoder()
-        self._dec = msgspec.msgpack.Decoder(StepReport)
-        try:
-            for spec in specs:
-                try:
-                    blob = pickle.dumps(spec, protocol=pickle.HIGHEST_PROTOCOL)
-                except (pickle.PicklingError, TypeError, AttributeError) as exc:
-                    raise UsageError(
-                        f"the role plan {type(spec.plan).__name__} cannot be sent to a worker "
-                        f"process ({exc}); use picklable parameters (e.g. module-level factories)"
-                    ) from None
-                parent, child = ctx.Pipe(duplex=True)
-                proc = ctx.Process(
-                    target=_worker_main, args=(child, blob, self._spill, SPILL_BYTES), daemon=True
-                )
-                proc.start()
-                child.close()
-                self.conns.append(parent)
-                self.procs.append(proc)
-            for k in range(len(self.conns)):
-                self._expect(k, self._recv(k), b"R")
-        except BaseException:
-            self.close()
-            raise
-
-    def _expect(self, k: int, msg: bytes, kind: bytes) -> bytes:
-        if msg[:1] == kind:
-            return msg[1:]
-        if msg[:1] == b"E":
-            raise RuntimeError(f"shard worker {k} failed:\n{msg[1:].decode(errors='replace')}")
-        raise RuntimeError(f"shard worker {k}: unexpected reply {msg[:20]!r}")
-
-    def _recv(self, k: int) -> bytes:
-        try:
-            msg: bytes = self.conns[k].recv_bytes()
-        except EOFError:
-            code = self.procs[k].exitcode
-            raise RuntimeError(f"shard worker {k} died (exit code {code})") from None
-        return msg
-
-    def step(self, inbound: list[list[Any]], advance_to: float | None) -> list[StepReport]:
-        for k, c in enumerate(self.conns):
-            frames = [h.encode() if isinstance(h, str) else h for h in inbound[k]]
-            spilled = [i for i, h in enumerate(inbound[k]) if isinstance(h, str)]
-            c.send_bytes(self._enc.encode((advance_to, frames, spilled)))
-        reports = []
-        for k in range(len(self.conns)):
-            r = self._dec.decode(self._expect(k, self._recv(k), b"S"))
-            frames: dict[int, bytes | str] = {}
-            for _ in range(sum(1 for d, n in enumerate(r.sizes) if n and d != k)):
-                msg = self._recv(k)
-                dst = int.from_bytes(msg[1:5], "little")
-                frames[dst] = msg[5:].decode() if msg[:1] == b"P" else msg[5:]
-            self._frames[k] = frames
-            reports.append(r)
-        return reports
-
-    def outbound(self, shard: int, dst: int) -> bytes | str:
-        return self._frames[shard][dst]
-
-    def finish(self) -> list[ShardFinal]:
-        for c in self.conns:
-            c.send_bytes(b"F")
-        finals = []
-        for k in range(len(self.conns)):
-            self._expect(k, self._recv(k), b"F")
-            finals.append(pickle.loads(self._recv(k)))
-        return finals
-
-    def close(self) -> None:
-        import shutil
-
-        for c in self.conns:
-            c.close()
-        for p in self.procs:
-            p.join(timeout=5)
-            if p.is_alive():
-                p.kill()
-                p.join()
-        shutil.rmtree(self._spill, ignore_errors=True)
 
 
 class ShardedRunner:
@@ -792,7 +227,8 @@ class ShardedRunner:
             pool = RayPool(specs, address=self.ray_address)
         else:
             self._method = self.start_method or start_method()
-            pool = _ProcessPool(specs, self._method)
+            # the spill folder and threshold are read here, so that they can be set on this module
+            pool = ProcessPool(specs, self._method, spill=spill_dir(), spill_bytes=SPILL_BYTES)
         t_start = time.perf_counter()
         try:
             loop = drive(pool, len(specs), timeout=self.timeout, progress=plan.progress)

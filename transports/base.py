@@ -26,17 +26,27 @@ frames) are recorded in ``peer_errors`` (an :class:`~mpc_rr.core.ErrorLog`
 of :class:`~mpc_rr.core.PeerError` s naming the peer: every error counted,
 the first few per peer kept, so a hostile peer cannot grow it without bound)
 and the endpoint keeps serving everyone else.
+
+Every implementation's ``send`` begins with the same preamble,
+:meth:`Endpoint._send_preamble`: closed endpoint, unknown destination, the payload
+as immutable ``bytes`` and, where the transport taps payloads (memory,
+shards; TCP taps the wire beneath TLS instead), the tap record.  One method,
+so the checks, their order and their error messages are the same everywhere.
 """
 
 from __future__ import annotations
 
 import abc
 from collections.abc import Iterable
+from typing import TYPE_CHECKING, ClassVar
 
 import trio
 
 from mpc_rr.core import ErrorLog
-from transports.errors import EndpointClosed
+from transports.errors import EndpointClosed, UnknownDestination
+
+if TYPE_CHECKING:
+    from transports.tap import Tap
 
 __all__ = ["ChannelEndpoint", "Endpoint"]
 
@@ -48,6 +58,8 @@ class Endpoint(abc.ABC):
     peers: frozenset[int]
     peer_errors: ErrorLog
     dropped: int
+    _closed: bool
+    _who: ClassVar[str] = "party"  # how error messages name this endpoint ("hub 0", "party 3")
 
     def _init_endpoint(self, party_id: int, peers: Iterable[int]) -> None:
         self.party_id = int(party_id)
@@ -55,6 +67,40 @@ class Endpoint(abc.ABC):
         self.peers = peers if isinstance(peers, frozenset) else frozenset(int(p) for p in peers)
         self.peer_errors = ErrorLog()
         self.dropped = 0
+        self._closed = False
+
+    def _send_preamble(
+        self, dst: int, payload: bytes, known: bool, tap: Tap | None = None
+    ) -> bytes:
+        """The send preamble: what every ``send`` checks and records before it moves ``payload``.
+
+        ``known``: whether ``dst`` is in the deployment (each transport looks
+        it up its own way, often getting its route in the same step).  Raises
+        :class:`EndpointClosed` if this endpoint is closed, then
+        :class:`UnknownDestination` if ``dst`` is not known.  Returns the
+        payload as immutable ``bytes`` (a ``bytearray`` or ``memoryview`` is
+        copied, so no receiver shares a mutable buffer), after recording it
+        on ``tap`` (time, this party, ``dst``) when one is given.
+        """
+        if self._closed:
+            raise self._closed_for_send()
+        if not known:
+            raise UnknownDestination(
+                f"{self._who} {self.party_id}: unknown destination {dst!r} ({self._deployment()})"
+            )
+        if type(payload) is not bytes:
+            payload = bytes(payload)
+        if tap is not None:
+            tap.record(trio.current_time(), self.party_id, dst, payload)
+        return payload
+
+    def _closed_for_send(self) -> EndpointClosed:
+        """The error of a ``send`` on this endpoint once it is closed."""
+        return EndpointClosed(f"{self._who} {self.party_id}: send on a closed endpoint")
+
+    def _deployment(self) -> str:
+        """What an :class:`UnknownDestination` message says the destination is missing from."""
+        return "not in the roster"
 
     @abc.abstractmethod
     async def send(self, dst: int, payload: bytes) -> None:
@@ -90,13 +136,15 @@ class ChannelEndpoint(Endpoint):
     ) -> None:
         self._init_endpoint(party_id, peers)
         self._recv = recv
-        self._closed = False
 
     async def receive(self) -> tuple[int, bytes]:
         try:
             return await self._recv.receive()
         except (trio.ClosedResourceError, trio.EndOfChannel):
             raise EndpointClosed(f"party {self.party_id}: endpoint closed") from None
+
+    def _deployment(self) -> str:
+        return f"network has {len(self.peers)} parties"
 
     def poll(self) -> tuple[int, bytes] | None:
         try:

@@ -8,6 +8,10 @@ Frame layout (big-endian)::
 hub -> client frame; :data:`CONTROL` marks a control frame (hello / welcome /
 refusal).  A body longer than ``max_frame + 4`` is a :class:`FrameError`:
 the stream cannot be resynchronised, so the connection is dropped.
+
+Also the stream helpers the TCP hub and client share: :data:`BROKEN` (the
+errors that mean a stream is gone), :func:`quiet_close` and
+:func:`tap_place` (where a tap of the TCP wire sits).
 """
 
 from __future__ import annotations
@@ -18,11 +22,23 @@ import trio
 
 from transports.tap import Tap
 
-__all__ = ["CONTROL", "FrameError", "FrameReader", "TappedStream", "pack_frame"]
+__all__ = [
+    "BROKEN",
+    "CONTROL",
+    "FrameError",
+    "FrameReader",
+    "TappedStream",
+    "pack_frame",
+    "quiet_close",
+    "tap_place",
+]
 
 CONTROL = 0xFFFFFFFF
 _HEAD = struct.Struct(">II")
 _BIG = 1 << 16
+
+BROKEN = (trio.BrokenResourceError, trio.ClosedResourceError)
+"""What a stream raises once it is gone (broken by the peer, or closed here)."""
 
 
 class FrameError(Exception):
@@ -132,3 +148,18 @@ class TappedStream(trio.abc.Stream):
 
     async def aclose(self) -> None:
         await self.inner.aclose()
+
+
+async def quiet_close(stream: trio.abc.AsyncResource) -> None:
+    """Close ``stream`` within a second, shielded from cancellation; a broken stream is no error."""
+    with trio.move_on_after(1) as scope:
+        scope.shield = True
+        try:
+            await stream.aclose()
+        except (*BROKEN, OSError):
+            pass
+
+
+def tap_place(tls: bool) -> str:
+    """Where a tap of the TCP wire sits (its ``observer``)."""
+    return f"tcp wire {'beneath TLS' if tls else 'plaintext'} (hops i -> hub, hub -> j)"

@@ -39,8 +39,7 @@ import trio
 
 from mpc_rr.core import UsageError
 from transports.base import ChannelEndpoint
-from transports.errors import EndpointClosed, UnknownDestination
-from transports.tap import Tap
+from transports.tap import PAYLOAD_TAP, Tap
 
 __all__ = ["DEFAULT_BUFFER", "LinkModel", "MemoryEndpoint", "MemoryNetwork"]
 
@@ -98,20 +97,12 @@ class MemoryEndpoint(ChannelEndpoint):
         self._net = network
 
     async def send(self, dst: int, payload: bytes) -> None:
-        if self._closed:
-            raise EndpointClosed(f"party {self.party_id}: send on a closed endpoint")
         net = self._net
         target = net._inboxes.get(dst)
-        if target is None:
-            raise UnknownDestination(
-                f"party {self.party_id}: unknown destination {dst!r} "
-                f"(network has {len(net._inboxes)} parties)"
-            )
-        if type(payload) is not bytes:
-            payload = bytes(payload)
-        if net.tap is not None:
-            net.tap.record(trio.current_time(), self.party_id, dst, payload)
-        if net._link is None:
+        payload = self._send_preamble(dst, payload, target is not None, net.tap)
+        if net._link is not None:
+            await net._schedule(self, dst, payload)
+        elif target is not None:  # always: the preamble raised for an unknown destination
             try:
                 try:
                     target.send_nowait((self.party_id, payload))
@@ -119,8 +110,6 @@ class MemoryEndpoint(ChannelEndpoint):
                     await target.send((self.party_id, payload))
             except trio.BrokenResourceError:  # receiver closed: the network drops it
                 self.dropped += 1
-        else:
-            await net._schedule(self, dst, payload)
 
 
 class MemoryNetwork:
@@ -174,7 +163,7 @@ class MemoryNetwork:
         self.buffer = int(buffer)
         self.tap = tap
         if tap is not None:
-            tap.attach("memory network (payloads as handed to the network)")
+            tap.attach(PAYLOAD_TAP)
         self._link = link
         self._inboxes: dict[int, trio.MemorySendChannel[tuple[int, bytes]]] = {}
         self._endpoints: dict[int, MemoryEndpoint] = {}

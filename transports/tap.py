@@ -18,7 +18,10 @@ from __future__ import annotations
 
 from mpc_rr.core import Transcript
 
-__all__ = ["Tap", "WireCounter"]
+__all__ = ["PAYLOAD_TAP", "Tap", "WireCounter"]
+
+PAYLOAD_TAP = "memory network (payloads as handed to the network)"
+"""The place a tap of the memory or shard transport observes (its ``observer``)."""
 
 
 class Tap(Transcript):

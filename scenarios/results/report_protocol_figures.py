@@ -1,0 +1,202 @@
+"""Figures of protocol runs: the pipeline and the secure sums (accuracy, cost, completion, phases).
+
+* pipeline: accuracy against cost (messages, bytes, wall time; shared y
+  axis), error against p and against n, completion and error against the
+  dropout rate when it is swept, and time per phase;
+* secure-sum: completion (and exactness) against the dropout rate, with the
+  configured tolerance marked; cost against the number of parties or the
+  dropout rate.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from scenarios.results.aggregate import by_point
+from scenarios.results.report_drawing import draw, draw_stacked
+from scenarios.results.report_series import (
+    Figure,
+    Series,
+    group_label,
+    label,
+    lines,
+    numeric,
+    rates,
+    swept,
+    title,
+)
+from scenarios.results.store import StoredRun
+
+__all__ = ["PHASES", "pipeline_figures", "secure_sum_figures"]
+
+PHASES = (("setup_s", "setup (roles, keys)"), ("phase_network_s", "network setup (TLS keys, handshakes)"),
+          ("phase_dependence_s", "dependence phase"),
+          ("phase_release_s", "clustering broadcast + release"), ("phase_estimation_s", "estimation + adjustment"),
+          ("evaluation_s", "evaluation (queries vs truth)"))  # fmt: skip
+
+
+def _accuracy_metric(metrics: Sequence[str]) -> str:
+    return next((m for m in metrics if m.startswith("error_")), "error_clusters_0.1")
+
+
+def pipeline_figures(
+    scenario: str, runs: Sequence[StoredRun], metrics: Sequence[str], grid: dict[str, list[Any]]
+) -> list[Figure]:
+    figs: list[Figure] = []
+    sw = swept(runs)
+    acc = _accuracy_metric(metrics)
+    ok = [r for r in runs if r.status == "ok"]
+    phase_keys = [k for k, _ in PHASES]
+    pts = by_point(runs, [acc, "messages", "bytes", "wall_s", "completed", *phase_keys], grid)
+    pts_ok = by_point(ok, [acc, "messages", "bytes", "wall_s", *phase_keys], grid)
+    if ok:
+        cat = [k for k in sw if not numeric(runs, k)]
+        group = cat or [k for k in sw if k in ("parties",)] or []
+        series = []
+        for cost, panel in (
+            ("messages", "messages"),
+            ("bytes", "payload bytes"),
+            ("wall_s", "wall time"),
+        ):
+            series += lines(pts_ok, cost, acc, group, panel, x_metric=True, style="markers")
+        fig = Figure(
+            "accuracy-cost", title(scenario, "accuracy against cost", ok),
+            f"Each marker is one grid point: {label(acc)} (mean ± sd over its repeats) against what the run "
+            "cost — messages and payload bytes sent by all parties, and the protocol's wall time (runner start "
+            "to end; over TCP the deployment's keys and TLS handshakes included). "
+            f"Grouped by {', '.join(group) or 'nothing (one group)'}, dodged sideways where markers coincide; "
+            "the y axis is shared.",
+            {"messages": "messages sent (log)", "payload bytes": "payload bytes sent (MB, log)", "wall time": "protocol wall time (s, log)"},
+            {"messages": label(acc)}, tuple(series), runs=len(ok),
+        )  # fmt: skip
+        # the legend under the panels: inside one it hid markers
+        figs.append(draw(fig, panels=("messages", "payload bytes", "wall time"), logx=("messages", "payload bytes", "wall time"),
+                         legend_out=True, dodge=True))  # fmt: skip
+    for x in ("p", "parties"):
+        if x in sw and ok:
+            others = [k for k in sw if k != x]
+            series = lines(pts_ok, x, acc, others, "")
+            fig = Figure(
+                f"error-{x}", title(scenario, f"error against {'p' if x == 'p' else 'n'}", ok),
+                f"{label(acc)} (mean ± sd over repeats) against {label(x)}; one line per "
+                f"{', '.join(others) or 'scenario'}, dodged sideways where lines coincide.",
+                {"": label(x)}, {"": label(acc)}, tuple(series), runs=len(ok),
+            )  # fmt: skip
+            figs.append(
+                draw(
+                    fig,
+                    panels=("",),
+                    logx=("",) if x == "parties" else (),
+                    legend_out=len(series) > 5,
+                    dodge=True,
+                )
+            )
+    if "dropout" in sw:
+        others = [k for k in sw if k != "dropout"]
+        series = rates(pts, runs, "dropout", "completed", others, "completion")
+        series += lines(pts_ok, "dropout", acc, others, "accuracy")
+        fig = Figure(
+            "completion-dropout", title(scenario, "completion and error against the dropout rate", runs),
+            "Left: share of runs that completed (95 % Wilson interval); right: "
+            f"{label(acc)} of the completed runs (mean ± sd).",
+            {"completion": label("dropout"), "accuracy": label("dropout")},
+            {"completion": label("completed"), "accuracy": label(acc)}, tuple(series), runs=len(runs),
+        )  # fmt: skip
+        figs.append(
+            draw(
+                fig,
+                panels=("completion", "accuracy"),
+                sharey=False,
+                legend_out=len(set(s.label for s in series)) > 4,
+                dodge=True,
+            )
+        )
+    if ok:
+        rows = []
+        series = []
+        for ps in pts_ok:
+            means = {k: ps.metrics[k].mean or 0.0 for k in phase_keys}
+            rows.append((group_label(ps.point, sw) if sw else "all runs", means))
+        for k, text in PHASES:
+            series.append(
+                Series(
+                    "", text, tuple(r[0] for r in rows), tuple(r[1][k] for r in rows), style="bar"
+                )
+            )
+        fig = Figure(
+            "phases", title(scenario, "time per phase", ok),
+            "Wall time of each phase (mean over a grid point's completed repeats), cut where the coordinator "
+            "reports progress: setup builds the roles and keys; network setup is the runner's time before the "
+            "parties run (over TCP: the deployment's keys and certificates, one TLS handshake per party); the "
+            "dependence phase ends with the last "
+            "dependence submission (or secure-sum message); clustering + release with the last release; "
+            "then estimation and RR-Adjustment; evaluation answers the count queries against the truth.",
+            {"": "wall time (s), mean over repeats"}, {"": ""}, tuple(series), runs=len(ok),
+        )  # fmt: skip
+        figs.append(draw_stacked(fig, PHASES, rows))
+    return figs
+
+
+def secure_sum_figures(
+    scenario: str, runs: Sequence[StoredRun], metrics: Sequence[str], grid: dict[str, list[Any]]
+) -> list[Figure]:
+    figs: list[Figure] = []
+    sw = swept(runs)
+    pts = by_point(
+        runs, ["completed", "exact", "messages", "bytes", "wall_s", "bytes_per_party"], grid
+    )
+    if "dropout" in sw:
+        others = [k for k in sw if k != "dropout"]
+        series = rates(pts, runs, "dropout", "completed", others, "completed")
+        series += rates(pts, runs, "dropout", "exact", others, "exact")
+        tol = sorted(
+            {
+                float(r.params["max_dropout"])
+                for r in runs
+                if r.params.get("max_dropout") is not None
+            }
+        )
+        maxd = sorted(
+            {
+                r.metrics["max_dropped"] / r.params["parties"]
+                for r in runs
+                if r.metrics.get("max_dropped")
+            }
+        )
+        v = [(float(t), f"max_dropout = {t:g}") for t in (tol or maxd[:1])]
+        fig = Figure(
+            "completion-dropout", title(scenario, "completion against the dropout rate", runs),
+            "Share of runs that produced a sum (left) and whose sum equals the plaintext sum of the included "
+            "parties (right), with 95 % Wilson intervals, against the fraction of parties that crash at the "
+            "given step. The dashed line is the tolerance the protocol was configured with; past it, a run must "
+            "abort cleanly, never return a wrong sum.",
+            {"completed": label("dropout"), "exact": label("dropout")},
+            {"completed": "share of runs"}, tuple(series), runs=len(runs),
+        )  # fmt: skip
+        figs.append(draw(fig, panels=("completed", "exact"), ylim=(-0.04, 1.04), vlines={"completed": v, "exact": v},
+                         legend_out=len({s.label for s in series}) > 3, dodge=True))  # fmt: skip
+    x = "parties" if "parties" in sw else ("dropout" if "dropout" in sw else None)
+    if x is not None:
+        others = [k for k in sw if k != x]
+        ok = [r for r in runs if r.status == "ok"] if x == "parties" else list(runs)
+        pts2 = by_point(ok, ["messages", "bytes", "wall_s"], grid)
+        series = []
+        for m, panel in (
+            ("messages", "messages"),
+            ("bytes", "payload bytes"),
+            ("wall_s", "wall time"),
+        ):
+            series += lines(pts2, x, m, others, panel)
+        fig = Figure(
+            "cost", title(scenario, f"cost against {'n' if x == 'parties' else 'the dropout rate'}", ok),
+            f"Messages, payload bytes (all parties) and wall time (mean ± sd over repeats) against {label(x)}.",
+            {p: label(x) for p in ("messages", "payload bytes", "wall time")},
+            {"messages": "messages sent", "payload bytes": "payload bytes sent (MB)", "wall time": "wall time (s)"},
+            tuple(series), runs=len(ok),
+        )  # fmt: skip
+        figs.append(draw(fig, panels=("messages", "payload bytes", "wall time"), sharey=False,
+                         logx=("messages", "payload bytes", "wall time") if x == "parties" else (),
+                         legend_out=len({s.label for s in series}) > 3))  # fmt: skip
+    return figs
+

@@ -1,0 +1,470 @@
+"""The hub endpoint of the TCP transport: it accepts every party's connection and relays.
+
+Party ``roster.hub`` listens (:func:`open_hub`); every other party opens one
+connection to it.  Per connection, after the handshake
+(:func:`~transports.tcp_handshake.hub_handshake`, then the identity checks
+and the reservation of the id here), one reader task takes the party's
+frames -- for the hub itself into its inbox, for another party into that
+party's outbox -- and one writer task drains the party's outbox to its
+connection, coalescing small frames.  One reader per connection and one
+writer per destination keep per-link order.
+
+Memory: the inbox and every outbox are :class:`~transports.queues.ByteQueue`
+s bounded in bytes and frames (:mod:`transports.tcp_limits`).  A sender to a
+full outbox is throttled (its reader stops, so TCP back-pressure reaches
+it); a connected destination that accepts nothing for ``stall_timeout``
+seconds while a sender waits is named in ``hub.peer_errors`` and
+disconnected (:meth:`TcpHub._evict`); frames for a party that has left are
+dropped and counted in ``dropped``.
+"""
+
+from __future__ import annotations
+
+import math
+import socket
+from collections.abc import AsyncIterator, Iterable
+from contextlib import asynccontextmanager
+from typing import Any
+
+import trio
+
+from mpc_rr.core import DEFAULT_MAX_FRAME, PeerError
+from transports.base import Endpoint
+from transports.errors import EndpointClosed, TransportError
+from transports.framing import (
+    BROKEN,
+    CONTROL,
+    FrameError,
+    FrameReader,
+    TappedStream,
+    pack_frame,
+    quiet_close,
+    tap_place,
+)
+from transports.memory import DEFAULT_BUFFER
+from transports.pki import Roster, server_context
+from transports.queues import ByteQueue, QueueStalled
+from transports.tap import Tap
+from transports.tcp_handshake import RefusalLog, control, hub_handshake, log, send_control
+from transports.tcp_limits import (
+    DEFAULT_QUEUE_BYTES,
+    DEFAULT_STALL_TIMEOUT,
+    count_limit,
+    stall_limit,
+)
+
+__all__ = ["TcpHub", "open_hub"]
+
+_BATCH = 1 << 16  # coalesce queued small frames up to this many bytes per write
+_CHUNK = 1 << 20  # write big payloads in pieces this size (progress marks, bounded TLS buffers)
+
+
+class TcpHub(Endpoint):
+    """The hub's endpoint (party ``roster.hub``); create with :func:`open_hub`.
+
+    Attributes
+    ----------
+    port:
+        The port actually listened on (useful with port 0).
+    connected:
+        Party ids currently connected and authenticated (an id is reserved
+        here, atomically, the moment its hello is accepted).
+    refused:
+        One line per refused connection (also logged); a :class:`RefusalLog`.
+    handshakes:
+        Number of authenticated connections so far.
+    peer_errors:
+        :class:`~mpc_rr.core.ErrorLog` of what parties did wrong (refusals,
+        malformed or truncated frames, frames for unknown parties, a
+        destination that stopped reading).
+    """
+
+    _who = "hub"
+
+    def __init__(
+        self,
+        roster: Roster,
+        *,
+        tls: bool = True,
+        max_frame: int = DEFAULT_MAX_FRAME,
+        buffer: int = DEFAULT_BUFFER,
+        queue_bytes: int = DEFAULT_QUEUE_BYTES,
+        stall_timeout: float | None = DEFAULT_STALL_TIMEOUT,
+        tap: Tap | None = None,
+        handshake_timeout: float = 10.0,
+    ) -> None:
+        buffer = count_limit("buffer (frames per queue)", buffer)
+        self.queue_bytes = count_limit("queue_bytes (bytes per queue)", queue_bytes)
+        self.stall_timeout = stall_limit(stall_timeout)
+        self._init_endpoint(roster.hub, roster.ids)
+        self.roster = roster
+        self.tls = bool(tls)
+        self.max_frame = int(max_frame)
+        self.tap = tap
+        if tap is not None:
+            tap.attach(tap_place(self.tls))
+        self.handshake_timeout = float(handshake_timeout)
+        self._ctx = server_context(roster) if self.tls else None
+        self._fingerprints = roster.by_fingerprint()
+        self._inbox = ByteQueue(self.queue_bytes, buffer)
+        self._out: dict[int, ByteQueue] = {
+            pid: ByteQueue(self.queue_bytes, buffer) for pid in roster.ids - {roster.hub}
+        }
+        self._conns: dict[int, trio.CancelScope] = {}
+        self.connected: set[int] = set()
+        self._ever: set[int] = set()
+        self.refused = RefusalLog()
+        self.handshakes = 0
+        self._changed = trio.Event()
+        self._serving = trio.CancelScope()
+        self.port = 0
+
+    @property
+    def queued_bytes(self) -> int:
+        """Bytes held in the hub's queues now (payloads plus a per-frame overhead)."""
+        return self._inbox.nbytes + sum(q.nbytes for q in self._out.values())
+
+    # -- Endpoint interface --------------------------------------------------
+
+    async def send(self, dst: int, payload: bytes) -> None:
+        """Queue ``payload`` for party ``dst`` (blocks while its outbox is full).
+
+        Raises :class:`EndpointClosed` after close and :class:`UnknownDestination`
+        for an id not in the roster.  A payload for a party that left (or was
+        disconnected for not reading) is dropped and counted in ``dropped``.
+        """
+        payload = self._send_preamble(dst, payload, dst in self.peers)
+        if dst == self.party_id:
+            try:
+                await self._inbox.put((self.party_id, payload))
+            except trio.BrokenResourceError:
+                raise EndpointClosed(f"hub {self.party_id}: endpoint closed") from None
+            return
+        await self._relay(self.party_id, dst, payload)
+
+    async def receive(self) -> tuple[int, bytes]:
+        """The next ``(src, payload)`` for the hub; raises :class:`EndpointClosed` once closed."""
+        try:
+            return await self._inbox.get()
+        except trio.ClosedResourceError:
+            raise EndpointClosed(f"hub {self.party_id}: endpoint closed") from None
+
+    def close(self) -> None:
+        """Stop serving: close every connection and queue (synchronous, idempotent)."""
+        if not self._closed:
+            self._closed = True
+            self._inbox.close()
+            for q in self._out.values():
+                q.close()
+            self._serving.cancel()
+            self._notify()
+
+    async def aclose(self) -> None:
+        self.close()
+        await trio.lowlevel.checkpoint()
+
+    # -- waiting helpers -----------------------------------------------------
+
+    def _notify(self) -> None:
+        ev, self._changed = self._changed, trio.Event()
+        ev.set()
+
+    async def _wait(self, pred: Any, timeout: float | None, what: Any) -> None:
+        """Wait until ``pred()``; on timeout raise TransportError naming ``what()`` *then*."""
+        with trio.move_on_after(math.inf if timeout is None else timeout):
+            while not pred():
+                await self._changed.wait()
+            return
+        raise TransportError(f"hub: timed out after {timeout} s waiting for {what()}")
+
+    async def wait_connected(
+        self, parties: Iterable[int] | None = None, timeout: float | None = None
+    ) -> None:
+        """Wait until all ``parties`` (default: every non-hub party) have connected.
+
+        Raises :class:`TransportError` on timeout, naming the parties still missing then.
+        """
+        want = set(self._out) if parties is None else {int(p) for p in parties}
+        await self._wait(
+            lambda: want <= self._ever,
+            timeout,
+            lambda: f"parties {_ids(want - self._ever)} to connect",
+        )
+
+    async def wait_disconnected(self, timeout: float | None = None) -> None:
+        """Wait until every party that connected has disconnected again.
+
+        Raises :class:`TransportError` on timeout, naming the parties still connected then.
+        """
+        await self._wait(
+            lambda: not self.connected,
+            timeout,
+            lambda: f"parties {_ids(self.connected)} to leave",
+        )
+
+    async def start_all(self, timeout: float | None = None) -> None:
+        """Start barrier: wait until every roster party is connected, then signal each.
+
+        Parties started by hand on several hosts come up at different times;
+        clients that call :meth:`TcpClient.wait_start` begin their protocol
+        (and their step timeouts) only once everybody is there.  Raises
+        :class:`TransportError` on timeout (see :meth:`wait_connected`).
+        """
+        await self.wait_connected(timeout=timeout)
+        go = control(go=True)
+        for pid in sorted(self._out):
+            await self._relay(CONTROL, pid, go)
+
+    # -- relaying --------------------------------------------------------------
+
+    async def _relay(self, src: int, dst: int, payload: bytes) -> None:
+        """Queue one frame for ``dst``; throttles the caller while the outbox is full."""
+        q = self._out[dst]
+        try:
+            await q.put((src, payload), self.stall_timeout)
+        except trio.BrokenResourceError:
+            self.dropped += 1  # that party has left (or was disconnected)
+        except QueueStalled as exc:
+            self._evict(dst, f"{exc}; limit {q.max_bytes} bytes")
+            self.dropped += 1
+
+    def _evict(self, pid: int, why: str) -> None:
+        """Disconnect ``pid``, which stopped reading while others wait to send to it."""
+        scope = self._conns.get(pid)
+        if scope is None or scope.cancel_called:
+            return  # already gone or being evicted
+        err = PeerError(f"hub: party {pid} stopped reading ({why}); disconnected it", pid)
+        self.peer_errors.append(err)
+        log.warning("%s", err)
+        self._out[pid].close()
+        scope.cancel()
+
+    # -- connection handling -------------------------------------------------
+
+    async def _serve(
+        self,
+        listeners: list[trio.SocketListener],
+        *,
+        task_status: trio.TaskStatus[Any] = trio.TASK_STATUS_IGNORED,
+    ) -> None:
+        """Accept and serve connections until :meth:`close` (started by :func:`open_hub`)."""
+        self.port = listeners[0].socket.getsockname()[1]
+        with self._serving:
+            await trio.serve_listeners(self._handle, listeners, task_status=task_status)
+
+    def _refuse(self, why: str, peer: int | None) -> None:
+        err = PeerError(f"hub refused a connection: {why}", peer)
+        self.refused.append(PeerError(why, peer))
+        self.peer_errors.append(err)
+        log.warning("%s", err)
+        self._notify()
+
+    async def _authenticate(
+        self, sock: trio.SocketStream
+    ) -> tuple[trio.abc.Stream, FrameReader, int, TappedStream | None] | None:
+        """TLS handshake, roster and hello checks; on success the party id is reserved."""
+        hello = await hub_handshake(
+            sock, ctx=self._ctx, fingerprints=self._fingerprints, parties=self._out, tap=self.tap,
+            hub=self.party_id, refuse=self._refuse,
+        )  # fmt: skip
+        if hello is None:
+            return None
+        stream, claimed, cert_id, addr = hello.stream, hello.party, hello.cert_id, hello.addr
+        why = None
+        if cert_id is not None and claimed != cert_id:
+            why = f"{addr}: claims party {claimed} but its certificate is party {cert_id}"
+            who = cert_id
+        elif claimed in self.connected:
+            why, who = f"{addr}: party {claimed} is already connected", claimed
+        elif claimed in self._ever or self._closed:
+            why = f"{addr}: party {claimed} already left this run (reconnecting is not supported)"
+            who = claimed
+        if why is not None:
+            self._refuse(why, who)
+            await send_control(stream, refused=why)
+            await quiet_close(stream)
+            return None
+        # Reserve the identity in the same step as the check above (no await in
+        # between), so two simultaneous hellos for one id cannot both pass.
+        self.connected.add(claimed)
+        self._ever.add(claimed)
+        self.handshakes += 1
+        return stream, hello.reader.with_max_frame(self.max_frame), claimed, hello.tapped
+
+    async def _handle(self, sock: trio.SocketStream) -> None:
+        auth = None
+        with trio.move_on_after(self.handshake_timeout):
+            auth = await self._authenticate(sock)
+        if auth is None:
+            await quiet_close(sock)
+            return
+        stream, reader, pid, tapped = auth  # pid is reserved: release it in `finally`
+        try:
+            with trio.CancelScope() as scope:
+                self._conns[pid] = scope
+                if tapped is not None:
+                    tapped.relabel(pid)
+                self._notify()
+                with trio.move_on_after(self.handshake_timeout):
+                    await send_control(stream, welcome=pid)
+                async with trio.open_nursery() as nursery:
+                    nursery.start_soon(self._writer, stream, pid, nursery.cancel_scope)
+                    await self._reader(reader, pid)
+                    nursery.cancel_scope.cancel()
+        finally:
+            self._conns.pop(pid, None)
+            self.connected.discard(pid)
+            self._out[pid].close()  # later frames for pid are dropped
+            self._notify()
+            await quiet_close(stream)
+
+    async def _reader(self, reader: FrameReader, pid: int) -> None:
+        hub = self.party_id
+        while True:
+            try:
+                frame = await reader.read()
+            except FrameError as exc:
+                err = PeerError(
+                    f"hub: party {pid} sent a malformed frame ({exc}); connection dropped", pid
+                )
+                self.peer_errors.append(err)
+                log.warning("%s", err)
+                return
+            except BROKEN:
+                return
+            if frame is None:
+                return
+            dst, payload = frame
+            if dst == hub:
+                try:
+                    await self._inbox.put((pid, payload))
+                except trio.BrokenResourceError:
+                    self.dropped += 1
+            elif dst in self._out:
+                await self._relay(pid, dst, payload)
+            elif dst != CONTROL:
+                self.peer_errors.append(
+                    PeerError(f"hub: party {pid} sent a frame to unknown party {dst}", pid)
+                )
+
+    async def _writer(self, stream: trio.abc.Stream, pid: int, scope: trio.CancelScope) -> None:
+        """Write ``pid``'s outbox to its connection, coalescing queued small frames.
+
+        Frames already waiting are joined into one ``send_all`` (up to
+        :data:`_BATCH` bytes): fewer TLS records and system calls when the hub
+        relays many small messages to one party; order is unchanged.  Big
+        payloads go out in :data:`_CHUNK` pieces, each one marking progress
+        for the stall detection of the outbox.
+        """
+        out = self._out[pid]
+        out.attach()
+        try:
+            while True:
+                src, payload = await out.get()
+                pieces = pack_frame(src, payload)
+                if len(pieces) == 1:
+                    small, size, big = pieces, len(pieces[0]), None
+                    while size < _BATCH:
+                        try:
+                            src, payload = out.get_nowait()
+                        except trio.WouldBlock:
+                            break
+                        more = pack_frame(src, payload)
+                        if len(more) > 1:  # a big frame: write it after the small ones
+                            big = more
+                            break
+                        small.append(more[0])
+                        size += len(more[0])
+                    await stream.send_all(small[0] if len(small) == 1 else b"".join(small))
+                    out.progress()
+                    pieces = big or []
+                for piece in pieces:
+                    view = memoryview(piece)
+                    for at in range(0, len(view), _CHUNK):
+                        await stream.send_all(view[at : at + _CHUNK])
+                        out.progress()
+        except BROKEN:
+            pass
+        scope.cancel()
+
+
+
+def _ids(ids: Iterable[int], limit: int = 10) -> str:
+    """``[1, 2, 3]``, or the first ``limit`` ids and how many there are in all."""
+    s = sorted(ids)
+    if len(s) <= limit:
+        return str(s)
+    return f"{str(s[:limit])[:-1]}, ...] ({len(s)} in all)"
+
+
+
+@asynccontextmanager
+async def open_hub(
+    roster: Roster,
+    *,
+    host: str | None = None,
+    port: int | None = None,
+    tls: bool = True,
+    max_frame: int = DEFAULT_MAX_FRAME,
+    buffer: int = DEFAULT_BUFFER,
+    queue_bytes: int = DEFAULT_QUEUE_BYTES,
+    stall_timeout: float | None = DEFAULT_STALL_TIMEOUT,
+    tap: Tap | None = None,
+    handshake_timeout: float = 10.0,
+    sock: socket.socket | None = None,
+) -> AsyncIterator[TcpHub]:
+    """Listen as the hub; ``host``/``port`` default to the roster entry (port 0 = any).
+
+    ``sock``: an already bound and listening TCP socket to serve instead (e.g.
+    inherited from a parent that started every party at once; ``host`` and
+    ``port`` are then ignored).  The hub takes ownership and closes it.
+
+    ``buffer`` (frames) and ``queue_bytes`` (bytes) bound each of the hub's
+    queues -- one per destination and its own inbox; an empty queue always
+    admits one frame.  ``stall_timeout`` (seconds, ``None`` = never): a
+    connected party that accepts nothing for that long while a sender waits
+    to queue a frame for it is recorded in ``hub.peer_errors`` and
+    disconnected.
+
+    Leaving the block closes the hub and every connection.  An exception
+    raised in the block propagates unchanged (with its cause).  Raises
+    :class:`UsageError` for invalid parameters and ``OSError`` if the
+    address cannot be listened on.
+    """
+    entry = roster.parties[roster.hub]
+    hub = TcpHub(
+        roster,
+        tls=tls,
+        max_frame=max_frame,
+        buffer=buffer,
+        queue_bytes=queue_bytes,
+        stall_timeout=stall_timeout,
+        tap=tap,
+        handshake_timeout=handshake_timeout,
+    )
+    if sock is not None:
+        listeners = [trio.SocketListener(trio.socket.from_stdlib_socket(sock))]
+    else:
+        listeners = await trio.open_tcp_listeners(
+            entry.port if port is None else port, host=entry.host if host is None else host
+        )
+    # The body's exception is kept out of the nursery: a strict nursery would
+    # wrap it in an ExceptionGroup, and awaiting inside the cancelled nursery
+    # would replace it with Cancelled.  It is re-raised, unchanged, once the
+    # hub's tasks have stopped.
+    body_error: BaseException | None = None
+    try:
+        async with trio.open_nursery() as nursery:
+            await nursery.start(hub._serve, listeners)
+            try:
+                yield hub
+            except BaseException as exc:
+                body_error = exc
+            finally:
+                hub.close()
+    finally:
+        for listener in listeners:
+            listener.socket.close()
+    if body_error is not None:
+        raise body_error
+
