@@ -169,7 +169,7 @@ class ShardEngine:
         self._frames = {s: encode_batch(items) for s, items in enumerate(out) if items and s != me}
         if first:
             # the parties' state, tasks and channels now live until the run ends: keep them out
-            # of the collector's full passes, as parties.gc_policy does with what the parent built
+            # of the collector's full passes, as mpc_rr.core.simulation_gc does with what the parent built
             # (Adult secure-sum: no full pass instead of one of ~0.25 s per worker in each of the
             # two crypto supersteps; GC on the critical path 1.2 -> 0.7 s)
             gc.freeze()
