@@ -169,7 +169,7 @@ _HOME = {
     "MAX_INPUTS": "mpc_rr.adversary._designs",
     "MemberState": "mpc_rr.adversary._recovery",
     "Observation": "mpc_rr.adversary._inference",
-    "OfflinePublic": "mpc_rr.adversary._recovery",
+    "OfflinePublic": "mpc_rr.adversary._offline",
     "OneRunResult": "mpc_rr.adversary._one_run",
     "PIPELINE_PLANTS": "mpc_rr.adversary._broken",
     "PLAINSUM_PLANTS": "mpc_rr.adversary._broken",
@@ -186,7 +186,7 @@ _HOME = {
     "ReidentificationResult": "mpc_rr.adversary._consequences",
     "SEARCH_MAX_CELLS": "mpc_rr.adversary._designs",
     "SECAGG_PLANTS": "mpc_rr.adversary._broken",
-    "SecAggView": "mpc_rr.adversary._recovery",
+    "SecAggView": "mpc_rr.adversary._secagg_recovery",
     "SizeCensus": "mpc_rr.adversary._eavesdrop",
     "SparsePlainSumClient": "mpc_rr.adversary._broken",
     "UnmaskedSecAggClient": "mpc_rr.adversary._broken",
@@ -214,7 +214,7 @@ _HOME = {
     "expand_totals": "mpc_rr.adversary._channels",
     "feature_leakage": "mpc_rr.adversary._traffic",
     "full_mesh_coalition": "mpc_rr.adversary._coalitions",
-    "full_mesh_offline": "mpc_rr.adversary._recovery",
+    "full_mesh_offline": "mpc_rr.adversary._offline",
     "ldp_auditor_audit": "mpc_rr.adversary._audit",
     "ldp_auditor_epsilon": "mpc_rr.adversary._audit",
     "link": "mpc_rr.adversary._linkability",
@@ -229,14 +229,14 @@ _HOME = {
     "party_groups": "mpc_rr.adversary._linkability",
     "pipeline_audit": "mpc_rr.adversary._pipeline_audit",
     "pipeline_observations": "mpc_rr.adversary._inference",
-    "plainsum_offline": "mpc_rr.adversary._recovery",
+    "plainsum_offline": "mpc_rr.adversary._offline",
     "planted_variants": "mpc_rr.adversary._choices",
     "pool": "mpc_rr.adversary._coalitions",
     "pool_inference": "mpc_rr.adversary._inference",
     "recover": "mpc_rr.adversary._recovery",
     "recover_full_mesh": "mpc_rr.adversary._recovery",
     "recover_plainsum": "mpc_rr.adversary._recovery",
-    "recover_secagg": "mpc_rr.adversary._recovery",
+    "recover_secagg": "mpc_rr.adversary._secagg_recovery",
     "reidentification": "mpc_rr.adversary._consequences",
     "release_pairs": "mpc_rr.adversary._channels",
     "rrba_observations": "mpc_rr.adversary._inference",
@@ -244,7 +244,7 @@ _HOME = {
     "score": "mpc_rr.adversary._coalitions",
     "search_test": "mpc_rr.adversary._designs",
     "secagg_coalition": "mpc_rr.adversary._coalitions",
-    "secagg_offline": "mpc_rr.adversary._recovery",
+    "secagg_offline": "mpc_rr.adversary._offline",
     "size_census": "mpc_rr.adversary._eavesdrop",
     "size_leakage": "mpc_rr.adversary._traffic",
     "smallest_cell_test": "mpc_rr.adversary._rrba_audit",
@@ -269,13 +269,13 @@ if TYPE_CHECKING:
     from mpc_rr.adversary._broken import (
         ALL,
         FULL_MESH_PLANTS,
+        LenientPlainSumHub,
         PIPELINE_PLANTS,
         PLAINSUM_PLANTS,
-        SECAGG_PLANTS,
-        LenientPlainSumHub,
         PlaintextShareMeshParty,
         Plant,
         RawRecordParty,
+        SECAGG_PLANTS,
         SparsePlainSumClient,
         UnmaskedSecAggClient,
         ZeroShareMeshParty,
@@ -312,9 +312,9 @@ if TYPE_CHECKING:
         reidentification,
     )
     from mpc_rr.adversary._designs import (
+        GuessingTest,
         MAX_INPUTS,
         SEARCH_MAX_CELLS,
-        GuessingTest,
         search_test,
         structured_test,
     )
@@ -345,6 +345,12 @@ if TYPE_CHECKING:
         link,
         party_groups,
     )
+    from mpc_rr.adversary._offline import (
+        OfflinePublic,
+        full_mesh_offline,
+        plainsum_offline,
+        secagg_offline,
+    )
     from mpc_rr.adversary._one_run import (
         OneRunResult,
         one_run_audit,
@@ -356,24 +362,22 @@ if TYPE_CHECKING:
     )
     from mpc_rr.adversary._recovery import (
         MemberState,
-        OfflinePublic,
         Recovery,
         RecoveryResult,
-        SecAggView,
-        full_mesh_offline,
         member_state,
         one_hot_cell,
-        plainsum_offline,
         recover,
         recover_full_mesh,
         recover_plainsum,
-        recover_secagg,
-        secagg_offline,
     )
     from mpc_rr.adversary._rrba_audit import (
         RRBAClientMechanism,
         smallest_cell_test,
         uniform_event_test,
+    )
+    from mpc_rr.adversary._secagg_recovery import (
+        SecAggView,
+        recover_secagg,
     )
     from mpc_rr.adversary._stats import (
         check_confidence,

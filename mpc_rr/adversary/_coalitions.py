@@ -14,14 +14,8 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from mpc_rr.adversary._recovery import (
-    MemberState,
-    Recovery,
-    RecoveryResult,
-    SecAggView,
-    recover_full_mesh,
-    recover_secagg,
-)
+from mpc_rr.adversary._recovery import MemberState, Recovery, RecoveryResult, recover_full_mesh
+from mpc_rr.adversary._secagg_recovery import SecAggView, recover_secagg
 from mpc_rr.adversary._stats import check_confidence, cp_two_sided
 from mpc_rr.core import COORDINATOR, UsageError, View, get_protocol, protocol_names
 from mpc_rr.secure_sum.secagg import SecAggConfig

@@ -77,3 +77,16 @@ def test_import_linter_contracts_hold() -> None:
     out = subprocess.run([str(exe), "--no-cache"], cwd=ROOT, capture_output=True, text=True)
     assert out.returncode == 0, out.stdout[-3000:] + out.stderr[-2000:]
     assert "0 broken" in out.stdout
+
+
+MAX_LINES = 520
+"""No module over about 500 lines: a newcomer reads one job per module (the issue's "~500")."""
+
+
+def test_no_module_is_over_about_500_lines() -> None:
+    big = {
+        str(p.relative_to(ROOT)): n
+        for p in _sources()
+        if "benchmarks" not in p.parts and (n := len(p.read_text().splitlines())) > MAX_LINES
+    }
+    assert not big, f"modules over {MAX_LINES} lines (split them by concern): {big}"

@@ -1,0 +1,314 @@
+"""What the adversaries learn from observed runs: the eavesdropper, coalitions, a saved transcript.
+
+Each report is the document ``mpc-rr attack ... --json`` prints, scored
+against the run's truth (:class:`~._observed.ObservedRun` keeps it).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from mpc_rr.core import (
+    Codec,
+    Message,
+    Transcript,
+    UsageError,
+)
+from mpc_rr.workflows._observed import (
+    ObservedNetwork,
+    ObservedRun,
+    observed_run,
+    one_hot_inputs,
+)
+
+__all__ = ["all_message_types", "coalition_report", "eavesdrop_report", "offline_report"]
+
+
+def all_message_types() -> tuple[type[Message], ...]:
+    """Every message class of every registered protocol (an offline observer's codec)."""
+    from mpc_rr.core import message_types, protocols
+
+    return message_types(*(spec.message_types() for spec in protocols()))
+
+
+def offline_report(
+    path: Path, protocol: str | None, rng: np.random.Generator, *, confidence: float = 0.95
+) -> dict[str, Any]:
+    """What an eavesdropper learns from a saved transcript alone: who took part and when, the
+    size census, and -- where payloads are readable and the protocol has an ``offline`` and a
+    ``recover`` hook -- input recovery, scored when the file's metadata holds the input recipe."""
+    from mpc_rr.adversary import participation, size_census
+    from mpc_rr.core import DecodeError, observe
+
+    try:
+        t = Transcript.load(path)
+    except DecodeError as exc:
+        raise UsageError(str(exc)) from None
+    meta = dict(t.meta)
+    proto = protocol or meta.get("protocol")
+    part = participation(t)
+    view = observe(t, all_message_types())
+    data = [p for p in part.senders if p != 0]
+    out: dict[str, Any] = {
+        "transcript": str(path),
+        "observer": t.observer,
+        "meta": meta,
+        "protocol": proto,
+        "participation": part.to_dict() | {"data_parties_seen": len(data)},
+        "size_census": size_census(t, data).to_dict(),
+        "plaintext_payloads": len(view),
+        "undecodable_events": view.undecodable,
+        "content": None,
+    }
+    headline: dict[str, Any] = {"success": None, "baseline": None, "ci": None}
+    spec = _spec_or_none(proto)
+    if view.plaintext and spec is not None and spec.has_hook("offline") and spec.has_hook("recover"):
+        content = _offline_recovery(view, spec, meta, confidence)
+        out["content"] = content
+        if content.get("scored"):
+            headline = {k: content[k] for k in ("success", "baseline", "ci")}
+    out.update(headline)
+    out["headline"] = "content" if headline["success"] is not None else None
+    return out
+
+
+def _spec_or_none(name: object) -> Any:
+    from mpc_rr.core import get_protocol
+
+    if not isinstance(name, str):
+        return None
+    try:
+        return get_protocol(name)
+    except UsageError:
+        return None
+
+
+def _offline_recovery(view: Any, spec: Any, meta: dict[str, Any], confidence: float) -> dict[str, Any]:
+    """Input recovery from a saved plaintext transcript; scored if ``meta`` holds the input recipe."""
+    from mpc_rr.adversary import recover, score
+
+    senders = sorted({s.src for s in view if s.src != 0})
+    n = int(meta.get("parties", len(senders)))
+    public = spec.hook("offline")(view, n)
+    cells = public.cells
+    rec = recover(spec.name, view, public=public)
+    out: dict[str, Any] = {
+        "kind": "recovery of each input from the payloads",
+        "recovered": len(rec.recovered),
+        "candidates_one_hot": sorted(rec.recovered),
+        "cells": cells,
+        "scored": False,
+    }
+    seed = meta.get("seed")
+    if seed is not None and cells is not None and "parties" in meta:
+        _, hot = one_hot_inputs(n, cells, int(seed))
+        res = score(rec, {i + 1: int(c) for i, c in enumerate(hot)}, confidence=confidence)
+        out |= res.to_dict() | {"scored": True,
+                                 "truth": "regenerated from the file's seed (mpc-rr secure-sum's input recipe)"}  # fmt: skip
+    return out
+
+
+def coalition_report(
+    protocol: str,
+    *,
+    parties: int,
+    size: int,
+    cells: int = 16,
+    seed: int = 0,
+    repeats: int = 1,
+    options: Mapping[str, Any] | None = None,
+    confidence: float = 0.95,
+    curve: bool = True,
+    network: ObservedNetwork | None = None,
+) -> dict[str, Any]:
+    """Coalitions against ``protocol`` (its ``coalition`` hook): ``repeats`` runs pooled.
+
+    Each run: one-hot inputs over ``cells`` (seeds ``seed``, ``seed + 1``, ...),
+    secrets from the OS CSPRNG; coalitions of ``size`` (and, with ``curve``,
+    of every size worth trying) pool their views and role states.  Returns
+    the JSON document of ``mpc-rr attack coalition`` (the result at ``size``,
+    the declared bound, the curve); ``head`` holds the pooled result at ``size``.
+    """
+    from mpc_rr.adversary import (
+        check_confidence,
+        coalition_model,
+        coalition_sweep,
+        member_state,
+        pool,
+    )
+    from mpc_rr.core import observe
+
+    check_confidence(confidence)
+    n = parties
+    top = n - 1
+    if size > top:
+        raise UsageError(f"--size must be at most --parties - 1 = {top}, got {size}")
+    grid: list[int] = []
+    per_run = []
+    model = None
+    obs = None
+    for rep in range(repeats):
+        obs = observed_run(protocol, network=network, parties=n, cells=cells, seed=seed + rep,
+                           options=options)  # fmt: skip
+        if not obs.result.ok:
+            raise UsageError(f"the {protocol} run did not finish: {obs.result.errors}")
+        view = observe(obs.tap, obs.message_types)
+        states = {i: member_state(obs.roles[i]) for i in obs.data_parties}
+        model = coalition_model(protocol, obs.sum_public, n)
+        if size < model.smallest:
+            raise UsageError(f"--size must be >= {model.smallest} for {protocol}")
+        if not grid:
+            grid = list(range(model.smallest, top + 1)) if curve else [size]
+            if model.neighbours is not None and curve:  # sparse: beyond k + 2 nothing changes
+                k = max(len(v) for v in model.neighbours.values())
+                grid = sorted(set(range(model.smallest, min(top, k + 2) + 1)) | {size})
+        per_run.append(coalition_sweep(
+            protocol, view, states, obs.cells, grid, neighbours=model.neighbours,
+            confidence=confidence, public=obs.sum_public,
+        ))  # fmt: skip
+    assert model is not None and obs is not None
+    results = [pool([r[k] for r in per_run]) for k in range(len(grid))]
+    head = results[grid.index(size)]
+    out: dict[str, Any] = head.to_dict() | {
+        "parties": n,
+        "cells": cells,
+        "threshold": model.threshold,
+        "threshold_rule": model.rule,
+        "coalition_choice": "each target's graph neighbours first" if model.neighbours else "the C lowest ids",
+        "server_colludes": model.server_colludes,
+        "repeats": repeats,
+    }
+    if protocol == "secagg":  # its declared parameters (degree, threshold, bounds)
+        out["params"] = obs.sum_public.as_json()
+    if curve:
+        out["curve"] = [
+            {"size": c, "success": r.success, "ci": list(r.ci), "baseline": r.baseline,
+             "recovery_rate": r.recovery_rate}
+            for c, r in zip(grid, results, strict=True)
+        ]  # fmt: skip
+    out["head"] = head
+    return out
+
+
+def eavesdrop_report(
+    run: ObservedRun,
+    rng: np.random.Generator,
+    *,
+    permutations: int = 200,
+    confidence: float = 0.95,
+    secret_attribute: int = -1,
+) -> dict[str, Any]:
+    """Everything the eavesdropper of ``run.tap`` learns, scored against the run's truth.
+
+    Keys: ``participation`` (who took part and when), ``size_census`` (distinct
+    sizes per send position), ``size`` / ``timing`` (the traffic metrics with the
+    private value as label: the hot cell, or the record's attribute
+    ``secret_attribute``, default the last), ``content`` (payloads: input
+    recovery for the sums, Bayes inference of every attribute for the pipeline
+    and RRBA; ``None`` beneath TLS) and the
+    headline ``success`` / ``baseline`` / ``ci`` (``content`` where payloads are
+    readable, else ``size``).
+    """
+    from mpc_rr.adversary import (
+        bayes_inference,
+        participation,
+        pipeline_observations,
+        pool_inference,
+        recover,
+        rrba_observations,
+        score,
+        size_census,
+        size_leakage,
+        timing_leakage,
+    )
+    from mpc_rr.core import get_protocol, observe
+
+    tap = run.tap
+    data = run.data_parties
+    if run.records is not None:
+        a = secret_attribute % run.records.shape[1]
+        secrets = {i: int(run.records[i - 1, a]) for i in data}
+        secret_label = f"record's {run.names[a] if run.names else f'attribute {a}'}"
+    else:
+        secrets = dict(run.cells)
+        secret_label = "hot cell of the input"
+    view = observe(tap, run.message_types)
+    codec = Codec(run.message_types)
+    part = participation(tap.with_labels(codec.decode) if view.plaintext else tap)
+    seen, unseen = part.took_part(data)
+    size = size_leakage(tap, secrets, rng, confidence=confidence, permutations=permutations)
+    timing = timing_leakage(tap, secrets, rng, confidence=confidence, permutations=permutations)
+    content: dict[str, Any] | None = None
+    headline: Any = size
+    if view.plaintext:
+        if run.protocol == "pipeline":
+            cfg = run.public["pipeline"]
+            ids, obs = pipeline_observations(view, cfg)
+            assert run.records is not None
+            inf = bayes_inference(
+                obs, cfg.sizes, run.records[np.asarray(ids) - 1], names=run.names, confidence=confidence
+            )
+            content = {"kind": "Bayes-optimal inference of each attribute from the randomized records",
+                       "mechanism": cfg.mechanism, "p": cfg.p, "dependence": cfg.dependence} | inf.to_dict()  # fmt: skip
+            headline = inf
+        elif run.protocol == "rrba":
+            rcfg = run.public["rrba"]
+            assert run.records is not None
+            groups = rrba_observations(view, rcfg)
+            if groups:
+                pop = _population_priors(run.records, rcfg.sizes, rcfg.cover.subsets)
+                parts = [
+                    (len(ids), bayes_inference(
+                        obs, rcfg.sizes, run.records[np.asarray(ids) - 1], names=run.names,
+                        confidence=confidence, priors=pop, attacker_priors=tables,
+                    ))
+                    for ids, obs, tables in groups
+                ]  # fmt: skip
+                inf = pool_inference(parts, confidence)
+                content = {"kind": "Bayes-optimal inference of each attribute from the RRBA answers",
+                           "mechanism": "rrba", "p": rcfg.p, "dependence": "-",
+                           "groups": len(groups)} | inf.to_dict()  # fmt: skip
+                headline = inf
+        elif get_protocol(run.protocol).has_hook("recover"):
+            rec = recover(run.protocol, view, public=run.sum_public)
+            res = score(rec, run.cells, confidence=confidence)
+            content = {"kind": "recovery of each input from the payloads"} | res.to_dict()
+            headline = res
+    out: dict[str, Any] = {
+        "protocol": run.protocol,
+        "transport": run.transport,
+        "observer": tap.observer,
+        "parties": run.parties,
+        "planted": run.planted,
+        "success": headline.success,
+        "baseline": headline.baseline,
+        "ci": list(headline.ci),
+        "headline": "content" if content is not None else "size",
+        "participation": part.to_dict() | {"data_parties_seen": len(seen), "data_parties_unseen": unseen},
+        "size_census": size_census(tap, data).to_dict(),
+        "secret": secret_label,
+        "size": size.to_dict(),
+        "timing": timing.to_dict(),
+        "plaintext_payloads": len(view),
+        "undecodable_events": view.undecodable,
+        "content": content,
+    }
+    if run.sum_public is not None:
+        out["params"] = run.sum_public.as_json()
+    return out
+
+
+def _population_priors(
+    records: np.ndarray, sizes: tuple[int, ...], subsets: tuple[tuple[int, ...], ...]
+) -> dict[tuple[int, ...], np.ndarray]:
+    """Empirical joint distribution of every subset over all the run's records."""
+    out = {}
+    for s in subsets:
+        shape = tuple(sizes[a] for a in s)
+        flat = np.ravel_multi_index(tuple(records[:, list(s)].T), shape)
+        out[tuple(s)] = np.bincount(flat, minlength=int(np.prod(shape))) / records.shape[0]
+    return out
