@@ -269,13 +269,13 @@ if TYPE_CHECKING:
     from mpc_rr.adversary._broken import (
         ALL,
         FULL_MESH_PLANTS,
-        LenientPlainSumHub,
         PIPELINE_PLANTS,
         PLAINSUM_PLANTS,
+        SECAGG_PLANTS,
+        LenientPlainSumHub,
         PlaintextShareMeshParty,
         Plant,
         RawRecordParty,
-        SECAGG_PLANTS,
         SparsePlainSumClient,
         UnmaskedSecAggClient,
         ZeroShareMeshParty,
@@ -312,9 +312,9 @@ if TYPE_CHECKING:
         reidentification,
     )
     from mpc_rr.adversary._designs import (
-        GuessingTest,
         MAX_INPUTS,
         SEARCH_MAX_CELLS,
+        GuessingTest,
         search_test,
         structured_test,
     )
