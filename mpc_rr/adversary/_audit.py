@@ -59,16 +59,29 @@ __all__ = [
 CHUNK = 1 << 20
 
 
+@dataclass(frozen=True, kw_only=True)
 class AuditVerdict:
-    """What every audit result shares: the verdict against the claim and a JSON form.
+    """What every audit result shares -- the guessing game's score, the bound, the claim, the
+    verdict -- and its JSON form; each audit's result adds its own fields.
 
-    Mixed into the frozen result dataclasses (which declare ``epsilon_lower``,
-    ``epsilon_claimed`` and ``ci``).
+    ``guesses`` / ``correct``: guesses made and right; ``success``: their precision;
+    ``baseline``: what guessing achieves against a mechanism that leaks nothing;
+    ``ci``: two-sided Clopper-Pearson interval of ``success`` at ``confidence``;
+    ``epsilon_lower``: one-sided lower confidence bound on epsilon;
+    ``epsilon_true``: the exact epsilon where known (``None``: unknown to the auditor);
+    ``epsilon_claimed``: the figure being checked; ``seconds``: the audit's time.
     """
 
-    epsilon_lower: float
-    epsilon_claimed: float | None
+    guesses: int
+    correct: int
+    success: float
+    baseline: float
     ci: tuple[float, float]
+    confidence: float
+    epsilon_lower: float
+    epsilon_true: float | None
+    epsilon_claimed: float | None
+    seconds: float
 
     @property
     def violation(self) -> bool:
@@ -77,11 +90,11 @@ class AuditVerdict:
 
     def to_dict(self) -> dict[str, object]:
         """JSON-ready (``inf`` becomes the string ``"inf"``)."""
-        out = asdict(self) | {"violation": self.violation, "ci": list(self.ci)}  # type: ignore[call-overload]
+        out = asdict(self) | {"violation": self.violation, "ci": list(self.ci)}
         return {k: ("inf" if isinstance(v, float) and math.isinf(v) else v) for k, v in out.items()}
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class AuditResult(AuditVerdict):
     """Outcome of a black-box epsilon audit.
 
@@ -114,17 +127,7 @@ class AuditResult(AuditVerdict):
     test: str
     candidates: int
     trials: int
-    guesses: int
-    correct: int
-    success: float
-    baseline: float
-    ci: tuple[float, float]
-    confidence: float
-    epsilon_lower: float
     epsilon_estimate: float
-    epsilon_true: float | None
-    epsilon_claimed: float | None
-    seconds: float
 
 
 

@@ -36,22 +36,12 @@ __all__ = ["OneRunResult", "one_run_audit"]
 Collect = Callable[[np.ndarray, np.random.Generator], np.ndarray]
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class OneRunResult(AuditVerdict):
     """Outcome of a one-run audit: ``success`` is the precision of the guesses on the coins."""
 
     parties: int
-    guesses: int
-    correct: int
-    success: float
-    baseline: float
-    ci: tuple[float, float]
-    confidence: float
-    epsilon_lower: float
-    epsilon_true: float | None
-    epsilon_claimed: float | None
     canaries: tuple[tuple[int, ...], tuple[int, ...]]
-    seconds: float
 
 
 

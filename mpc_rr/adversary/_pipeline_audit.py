@@ -53,7 +53,7 @@ def synthetic_schema(sizes: Sequence[int]) -> Schema:
     )
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class PipelineAuditResult(AuditVerdict):
     """A one-run audit of the pipeline (fields as :class:`~mpc_rr.adversary.OneRunResult`).
 
@@ -64,15 +64,6 @@ class PipelineAuditResult(AuditVerdict):
     """
 
     parties: int
-    guesses: int
-    correct: int
-    success: float
-    baseline: float
-    ci: tuple[float, float]
-    confidence: float
-    epsilon_lower: float
-    epsilon_true: float | None
-    epsilon_claimed: float
     epsilon_dependence: float
     epsilon_release: float
     mechanism: str
@@ -80,7 +71,6 @@ class PipelineAuditResult(AuditVerdict):
     sizes: tuple[int, ...]
     clusters: tuple[tuple[int, ...], ...]
     trials: int
-    seconds: float
 
     def to_dict(self) -> dict[str, object]:
         out = asdict(self) | {"violation": self.violation, "ci": list(self.ci)}

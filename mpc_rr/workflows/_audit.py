@@ -318,7 +318,8 @@ def audit_pipeline(
         raise UsageError(f"--parties must be an integer >= 2, got {parties}")
     rng = np.random.default_rng(seed)
     res = pipeline_audit(list(sizes), parties, rng, p=p, mechanism=release, confidence=confidence)
-    claim = res.epsilon_claimed if claimed is None else claimed
+    own = res.epsilon_claimed if res.epsilon_claimed is not None else math.inf  # always set here
+    claim = own if claimed is None else float(claimed)
     source = "the pipeline's accounting (dependence + release)" if claimed is None else "--claimed-epsilon"
     label = (
         f"pipeline per-party output (dependence rr + {release} release), sizes "
