@@ -26,11 +26,16 @@ from pathlib import Path
 from mpc_rr.core import ProtocolAbort, UsageError
 
 __all__ = [
+    "DEFAULT_SEED",
+    "DEFAULT_STEP_TIMEOUT",
     "EXIT_ABORT",
     "EXIT_BUG",
     "EXIT_OK",
     "EXIT_USAGE",
     "HelpFormatter",
+    "add_json",
+    "add_seed",
+    "add_step_timeout",
     "bounded",
     "guarded",
     "int_at_least",
@@ -44,6 +49,13 @@ __all__ = [
 ]
 
 EXIT_OK, EXIT_ABORT, EXIT_USAGE, EXIT_BUG = 0, 1, 2, 3
+
+DEFAULT_SEED = 1
+"""Every command's ``--seed`` default (one, so the same command line means the same run)."""
+
+DEFAULT_STEP_TIMEOUT = 60.0
+"""Every command's ``--step-timeout`` default: seconds a party waits without accepting a message
+before its role decides what the silence means (under the memory transport: virtual seconds)."""
 
 
 class HelpFormatter(argparse.RawDescriptionHelpFormatter, argparse.ArgumentDefaultsHelpFormatter):
@@ -207,6 +219,25 @@ def output_file(text: str) -> Path:
     if why is not None:
         raise argparse.ArgumentTypeError(f"cannot write to {f}: {why}")
     return f
+
+
+def add_seed(p: argparse.ArgumentParser | argparse._ArgumentGroup, what: str) -> None:
+    """``--seed`` (an integer >= 0, default :data:`DEFAULT_SEED`): ``what`` derives from it."""
+    p.add_argument("--seed", type=int_at_least(0), default=DEFAULT_SEED, help=f"seed of {what}")
+
+
+def add_json(p: argparse.ArgumentParser | argparse._ArgumentGroup, what: str = "print one JSON object instead of text") -> None:
+    """``--json``: machine-readable output on standard output."""
+    p.add_argument("--json", action="store_true", help=what)
+
+
+def add_step_timeout(p: argparse.ArgumentParser | argparse._ArgumentGroup) -> None:
+    """``--step-timeout`` (seconds > 0, default :data:`DEFAULT_STEP_TIMEOUT`)."""
+    p.add_argument(
+        "--step-timeout", type=positive_float, default=DEFAULT_STEP_TIMEOUT,
+        help="seconds a party waits without accepting a message before its role decides what the "
+        "silence means (silent parties become dropouts; virtual time on the memory transport)",
+    )  # fmt: skip
 
 
 def guarded(command: str, func: Callable[[], int | None]) -> int:

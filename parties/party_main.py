@@ -19,7 +19,14 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from mpc_rr.core import UsageError, get_protocol, protocol_names
-from parties.cli_args import HelpFormatter, guarded, output_file, positive_float
+from parties.cli_args import (
+    HelpFormatter,
+    add_seed,
+    add_step_timeout,
+    guarded,
+    output_file,
+    positive_float,
+)
 
 __all__ = ["DESCRIPTION", "HELP", "add_arguments", "main", "run"]
 
@@ -37,7 +44,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--roster", type=Path, required=True, help="roster.json from `keys init`")
     p.add_argument("--id", type=int, required=True, help="this party's id")
     p.add_argument("--protocol", choices=protocol_names(), default="plainsum", help="the protocol to run")
-    p.add_argument("--seed", type=int, default=0, help="scenario seed (same on every party)")
+    add_seed(p, "the run: scenario seed (same on every party)")
     p.add_argument("--params", default="{}", help="protocol parameters as JSON")
     p.add_argument("--plaintext", action="store_true", help="NO TLS (classroom traces only)")
     p.add_argument("--bind", default=None, help="hub: listen address (default: roster host)")
@@ -48,7 +55,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
         help="hub: serve this inherited, already listening socket (the local process runner "
         "binds it, so every party can start at once)",
     )  # fmt: skip
-    p.add_argument("--step-timeout", type=positive_float, default=30.0, help="seconds without progress")
+    add_step_timeout(p)
     p.add_argument("--timeout", type=positive_float, default=600.0, help="whole-run limit in seconds")
     p.add_argument(
         "--linger",

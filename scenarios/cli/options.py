@@ -13,6 +13,9 @@ from typing import Any
 from mpc_rr.core import option_flag
 from parties.cli_args import (
     HelpFormatter,
+    add_json,
+    add_seed,
+    add_step_timeout,
     bounded,
     int_at_least,
     open_open,
@@ -26,9 +29,12 @@ from parties.cli_args import (
 
 __all__ = [
     "HelpFormatter",
+    "add_json",
     "add_protocol_options",
     "add_secagg_bounds",
+    "add_seed",
     "add_shard_flags",
+    "add_step_timeout",
     "given_options",
     "int_at_least",
     "open_open",

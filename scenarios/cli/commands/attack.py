@@ -27,7 +27,7 @@ from typing import TYPE_CHECKING
 from mpc_rr.adversary import LINK_CHANNELS as CHANNELS
 from mpc_rr.core import UsageError
 from scenarios.cli.commands.mechanism import _int_list
-from scenarios.cli.options import HelpFormatter
+from scenarios.cli.options import HelpFormatter, add_json, add_seed
 
 if TYPE_CHECKING:  # the library is imported when the command runs, not at start-up
     import numpy as np
@@ -57,7 +57,7 @@ def _register_linkability(sub: argparse._SubParsersAction) -> None:
     )  # fmt: skip
     p.add_argument("--sweeps", type=int, default=0, help="re-assignment passes after the first")
     p.add_argument("--confidence", type=float, default=0.95, help="level of the confidence intervals")
-    p.add_argument("--seed", type=int, default=0, help="seed of the sample, the noise and the attack")
+    add_seed(p, "the sample, the noise and the attack")
     p.add_argument("--reid-targets", type=int, default=1000, help="parties re-identified (sample)")
     p.add_argument(
         "--curve", type=_int_list, default=None,
@@ -65,7 +65,7 @@ def _register_linkability(sub: argparse._SubParsersAction) -> None:
     )
     p.add_argument("--no-plot", action="store_true", help="skip the accuracy-vs-n curve and its PNG")
     p.add_argument("--out", type=Path, default=Path("results"), help="folder for the PNG")
-    p.add_argument("--json", action="store_true", help="print JSON instead of text")
+    add_json(p, "print JSON instead of text")
     p.set_defaults(func=_run_linkability)
 
 

@@ -25,7 +25,9 @@ from typing import Any
 from mpc_rr.core import get_protocol, protocol_names
 from scenarios.cli.options import (
     HelpFormatter,
+    add_json,
     add_protocol_options,
+    add_seed,
     given_options,
     int_at_least,
     output_dir,
@@ -52,12 +54,12 @@ def register(sub: argparse._SubParsersAction) -> None:
     group = p.add_argument_group("protocol options (each protocol's own; default: the protocol's)")
     flags = add_protocol_options(group, [get_protocol(n) for n in names])
     p.add_argument("--confidence", type=float, default=0.95, help="1 - alpha of every interval")
-    p.add_argument("--seed", type=int, default=0, help="seed of the inputs (secrets: OS CSPRNG)")
+    add_seed(p, "the inputs (secrets: OS CSPRNG)")
     p.add_argument("--repeats", type=int_at_least(1), default=1,
                    help="independent runs pooled (seeds seed, seed+1, ...): more targets, tighter CIs")  # fmt: skip
     p.add_argument("--out", type=output_dir, default=Path("results"), help="folder for the PNG")
     p.add_argument("--no-plot", action="store_true", help="attack --size only; no sweep, no PNG")
-    p.add_argument("--json", action="store_true", help="print JSON instead of text")
+    add_json(p, "print JSON instead of text")
     p.set_defaults(func=run, option_flags=flags)
 
 

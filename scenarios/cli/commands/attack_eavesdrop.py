@@ -25,7 +25,14 @@ from typing import Any
 
 from mpc_rr.adversary import eavesdrop_protocols
 from mpc_rr.core import UsageError
-from scenarios.cli.options import HelpFormatter, int_at_least, output_dir, probability
+from scenarios.cli.options import (
+    HelpFormatter,
+    add_json,
+    add_seed,
+    int_at_least,
+    output_dir,
+    probability,
+)
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -61,10 +68,10 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--permutations", type=int_at_least(0), default=200,
                    help="label permutations of the size/timing tests (0: none)")  # fmt: skip
     p.add_argument("--confidence", type=float, default=0.95, help="1 - alpha of every interval")
-    p.add_argument("--seed", type=int, default=0, help="seed of the inputs and the attacks' folds")
+    add_seed(p, "the inputs and the attacks' folds")
     p.add_argument("--out", type=output_dir, default=Path("results"), help="folder for the PNG")
     p.add_argument("--no-plot", action="store_true", help="skip the PNG")
-    p.add_argument("--json", action="store_true", help="print JSON instead of text")
+    add_json(p, "print JSON instead of text")
     p.set_defaults(func=run)
 
 

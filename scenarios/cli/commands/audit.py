@@ -24,7 +24,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from scenarios.cli.commands.mechanism import _float_list, _int_list
-from scenarios.cli.options import HelpFormatter
+from scenarios.cli.options import HelpFormatter, add_json, add_seed
 
 if TYPE_CHECKING:  # the library is imported when the command runs, not at start-up
     from mpc_rr.adversary import AuditResult, PipelineAuditResult
@@ -48,8 +48,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     p.add_argument("--mechanism", choices=CHOICES, required=True, help="the mechanism to audit")
     p.add_argument("--trials", type=int, default=1_000_000, help="mechanism runs (default 10^6)")
     p.add_argument("--confidence", type=float, default=0.95, help="1 - alpha (default 0.95)")
-    p.add_argument("--seed", type=int, default=0, help="seed of the trials")
-    p.add_argument("--json", action="store_true", help="print JSON instead of text")
+    add_seed(p, "the trials")
+    add_json(p, "print JSON instead of text")
     p.add_argument("--out", type=Path, default=Path("results"), help="folder for the PNG")
     p.add_argument("--no-plot", action="store_true", help="skip the curve and its PNG")
     p.add_argument("--black-box", action="store_true", help="search inputs/outputs from a pilot run")

@@ -26,7 +26,14 @@ import sys
 
 from mpc_rr.core import get_protocol
 from scenarios.classroom import classroom_protocols
-from scenarios.cli.options import HelpFormatter, int_at_least, output_file, probability
+from scenarios.cli.options import (
+    HelpFormatter,
+    add_json,
+    add_seed,
+    int_at_least,
+    output_file,
+    probability,
+)
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -41,7 +48,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     step_help = "; ".join(f"{n}: {'|'.join(get_protocol(n).steps)}" for n in names if get_protocol(n).steps)
     p.add_argument("--parties", type=int_at_least(3, 10), default=4, help="data parties (students), 3 to 10")
     p.add_argument("--format", choices=("text", "mermaid", "html", "json"), default="text", help="output format")
-    p.add_argument("--seed", type=int, default=1, help="every share, key, mask and random draw derives from it")
+    add_seed(p, "the run: every share, key, mask and random draw derives from it")
     p.add_argument(
         "--drop", action="append", default=[], metavar="ID@STEP",
         help=f"party ID crashes instead of sending its STEP message (repeatable; {step_help}); "
@@ -55,7 +62,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--p", type=probability, default=0.7, help="pipeline, rrba: keep probability of randomized response")
     p.add_argument("--states", action="store_true", help="text, mermaid: also print each role's transition table as a state diagram")
     p.add_argument("--out", type=output_file, default=None, help="write to this file (default: standard output)")
-    p.add_argument("--json", action="store_true", help="same as --format json")
+    add_json(p, "same as --format json")
     p.set_defaults(func=run)
 
 

@@ -6,7 +6,7 @@ import argparse
 import json
 
 from mpc_rr.core import UsageError
-from scenarios.cli.options import HelpFormatter, int_at_least, output_dir
+from scenarios.cli.options import HelpFormatter, add_json, int_at_least, output_dir
 
 
 def _parse_hub(text: str) -> tuple[str, int]:
@@ -43,7 +43,7 @@ def register(sub: argparse._SubParsersAction) -> None:
         "--force", action="store_true",
         help="overwrite an existing deployment in --out (its CA and keys are lost)",
     )  # fmt: skip
-    init.add_argument("--json", action="store_true", help="print one JSON object")
+    add_json(init, "print one JSON object")
     init.set_defaults(func=_init)
 
 

@@ -14,7 +14,7 @@ import math
 import time
 
 from mpc_rr.core import UsageError
-from scenarios.cli.options import HelpFormatter
+from scenarios.cli.options import HelpFormatter, add_json
 
 
 def _int_list(text: str) -> list[int]:
@@ -47,7 +47,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     )
     lam.add_argument("--sizes", type=_int_list, required=True, help="categories, e.g. 5,5,5")
     lam.add_argument("--lambdas", type=_float_list, required=True, help="e.g. 0.6,0.7,0.4")
-    lam.add_argument("--json", action="store_true", help="print JSON instead of a table")
+    add_json(lam, "print JSON instead of a table")
     lam.set_defaults(func=_run_lambda)
 
     opt = fam.add_parser(
@@ -65,7 +65,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         default="raise",
         help="heuristic: refuse, or search attribute orders, when it cannot meet --eps",
     )
-    opt.add_argument("--json", action="store_true", help="print JSON instead of a table")
+    add_json(opt, "print JSON instead of a table")
     opt.set_defaults(func=_run_optimized)
 
 

@@ -17,6 +17,8 @@ from typing import TYPE_CHECKING, Any
 from mpc_rr.core import UsageError
 from scenarios.cli.options import (
     HelpFormatter,
+    add_json,
+    add_seed,
     int_at_least,
     output_file,
     positive_float,
@@ -40,7 +42,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     )  # fmt: skip
     p.add_argument("--parties", type=int_at_least(1), default=10, help="number of clients (hub not counted)")
     p.add_argument("--cells", type=int_at_least(1, 1 << 20), default=4, help="vector length")
-    p.add_argument("--seed", type=int, default=0, help="seed of the clients' vectors")
+    add_seed(p, "the clients' vectors")
     p.add_argument("--processes", action="store_true", help="tcp: one OS process per party")
     p.add_argument(
         "--launch", choices=["auto", "fork", "fork-server", "exec"], default="auto",
@@ -56,7 +58,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--plaintext", action="store_true", help="tcp: NO TLS (classroom traces)")
     p.add_argument("--timeout", type=positive_float, default=300.0, help="whole-run limit in seconds")
     p.add_argument("--transcript", type=output_file, default=None, help="write what every party sent to this file")
-    p.add_argument("--json", action="store_true", help="print one JSON object")
+    add_json(p, "print one JSON object")
     p.set_defaults(func=_run)
 
 

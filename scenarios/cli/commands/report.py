@@ -11,7 +11,7 @@ import argparse
 import sys
 from pathlib import Path
 
-from scenarios.cli.options import HelpFormatter, output_file
+from scenarios.cli.options import HelpFormatter, add_json, output_file
 
 
 def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
@@ -34,7 +34,7 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
         default=None,
         help="only this scenario (repeatable; default: all)",
     )
-    p.add_argument("--json", action="store_true", help="print what was written as JSON")
+    add_json(p, "print what was written as JSON")
     p.set_defaults(func=_run)
 
 

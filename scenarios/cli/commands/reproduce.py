@@ -10,7 +10,7 @@ import time
 from pathlib import Path
 
 from mpc_rr.estimation import ESTIMATORS as METHODS
-from scenarios.cli.options import HelpFormatter, int_at_least
+from scenarios.cli.options import HelpFormatter, add_json, add_seed, int_at_least
 
 RRBA = ("rrba-convergence", "rrba-table4", "rrba-tables56")  # scenarios.reproduce.rrba
 
@@ -34,7 +34,7 @@ def register(sub: argparse._SubParsersAction) -> None:
         "--clients", type=int_at_least(2), default=8000,
         help="rrba-table4/-tables56: records n (paper 8000)",
     )  # fmt: skip
-    p.add_argument("--seed", type=int, default=1, help="seed of every run (run r uses a child of it)")
+    add_seed(p, "every run (run r uses a child of it)")
     p.add_argument(
         "--dataset",
         choices=["adult", "adult6"],
@@ -65,7 +65,7 @@ def register(sub: argparse._SubParsersAction) -> None:
         "--data", type=Path, default=None,
         help="adult.data, or the folder holding it (default: ../shared/data or $MPC_RR_DATA)",
     )
-    p.add_argument("--json", action="store_true", help="print JSON instead of a table")
+    add_json(p, "print JSON instead of a table")
     p.set_defaults(func=run)
 
 

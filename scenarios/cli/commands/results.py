@@ -23,7 +23,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from scenarios.cli.options import HelpFormatter, output_file
+from scenarios.cli.options import HelpFormatter, add_json, output_file
 
 DEFAULT_STORE = Path("results.db")
 
@@ -49,7 +49,7 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
         help="scenarios in the store: kind, data, runs, points, code versions, sessions",
     )
     _store_arg(ls)
-    ls.add_argument("--json", action="store_true", help="print JSON")
+    add_json(ls, "print JSON")
     ls.set_defaults(func=_list)
 
     sh = verbs.add_parser(
@@ -75,7 +75,7 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     sh.add_argument(
         "--code-version", default=None, help="runs of this code version (default: the latest)"
     )
-    sh.add_argument("--json", action="store_true", help="print JSON")
+    add_json(sh, "print JSON")
     sh.set_defaults(func=_show)
 
     ex = verbs.add_parser(
@@ -89,11 +89,7 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
         action="store_true",
         help="CSV: run columns, param.NAME per parameter, then metrics",
     )
-    fmt.add_argument(
-        "--json",
-        action="store_true",
-        help="JSON: scenarios (texts, sessions) and runs (params, metrics, result)",
-    )
+    add_json(fmt, "JSON: scenarios (texts, sessions) and runs (params, metrics, result)")
     _store_arg(ex)
     ex.add_argument(
         "--scenario", action="append", default=None, help="only this scenario (repeatable)"

@@ -25,11 +25,13 @@ from mpc_rr.secure_sum import sum_protocol_names
 from parties.runners import TRANSPORTS
 from scenarios.cli.options import (
     HelpFormatter,
+    add_json,
     add_secagg_bounds,
+    add_seed,
+    add_step_timeout,
     int_at_least,
     open_unit,
     output_file,
-    positive_float,
     warn,
 )
 
@@ -108,16 +110,13 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
         "--dropout", type=open_unit, default=0.0,
         help="fraction of clients (chosen with the seed) that never answer: left out and counted",
     )  # fmt: skip
-    p.add_argument(
-        "--step-timeout", type=positive_float, default=30.0,
-        help="memory/tcp: seconds a block waits for silent clients before leaving them out",
-    )  # fmt: skip
+    add_step_timeout(p)
     p.add_argument(
         "--transcript", type=output_file, default=None,
         help="write what every party sent to this file (needs --transport)",
     )  # fmt: skip
-    p.add_argument("--seed", type=int, default=0, help="seed of the sample, the views and every answer")
-    p.add_argument("--json", action="store_true", help="print the results as one JSON object")
+    add_seed(p, "the sample, the views and every answer")
+    add_json(p, "print the results as one JSON object")
     p.add_argument(
         "--out",
         type=Path,

@@ -20,8 +20,11 @@ from mpc_rr.mdrr import DEPENDENCE_SOURCES, MECHANISMS
 from mpc_rr.secure_sum import sum_protocol_names
 from scenarios.cli.options import (
     HelpFormatter,
+    add_json,
     add_secagg_bounds,
+    add_seed,
     add_shard_flags,
+    add_step_timeout,
     int_at_least,
     open_open,
     output_dir,
@@ -85,17 +88,11 @@ def register(sub: argparse._SubParsersAction) -> None:
         "--secagg-failure", type=open_open, default=None,
         help="secure-sum sources: allowed probability that a party loses its Shamir threshold (default 1e-6)",
     )  # fmt: skip
-    p.add_argument(
-        "--step-timeout", type=float, default=600.0,
-        help="seconds a step waits for silent parties before treating them as dropouts",
-    )  # fmt: skip
-    p.add_argument(
-        "--seed", type=int, default=1,
-        help="simulation seed: every party's noise derives from it (results say so)",
-    )  # fmt: skip
+    add_step_timeout(p)
+    add_seed(p, "the simulation: every party's noise derives from it (results say so)")
     p.add_argument("--out", type=output_dir, default=None, help="output folder (default results/run-<name>-<seed>)")
     p.add_argument("--transcript", type=output_file, default=None, help="write what every party sent to this file")
-    p.add_argument("--json", action="store_true", help="print results.json instead of the summary")
+    add_json(p, "print results.json instead of the summary")
     p.set_defaults(func=run)
 
 

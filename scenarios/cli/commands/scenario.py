@@ -18,7 +18,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from scenarios.cli.options import HelpFormatter, int_at_least
+from scenarios.cli.options import HelpFormatter, add_json, int_at_least
 
 DEFAULT_STORE = Path("results.db")
 
@@ -43,7 +43,7 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     run.add_argument("--jobs", type=int_at_least(1), default=1,
                      help="worker processes (default: 1; results do not depend on it, wall times do)")  # fmt: skip
     run.add_argument("--quiet", action="store_true", help="no progress bar")
-    run.add_argument("--json", action="store_true", help="print the session summary as JSON")
+    add_json(run, "print the session summary as JSON")
     run.set_defaults(func=_run)
 
     chk = verbs.add_parser(
@@ -52,7 +52,7 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     )  # fmt: skip
     chk.add_argument("file", type=Path, metavar="FILE.toml", help="the scenario file")
     chk.add_argument("--store", type=Path, default=None, help="also count the runs stored there")
-    chk.add_argument("--json", action="store_true", help="print JSON")
+    add_json(chk, "print JSON")
     chk.set_defaults(func=_check)
 
     kinds = verbs.add_parser(
@@ -61,7 +61,7 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
         help="the protocol kinds: parameters (type, default) and metrics",
     )
     kinds.add_argument("kind", nargs="?", default=None, help="one kind (default: all)")
-    kinds.add_argument("--json", action="store_true", help="print JSON")
+    add_json(kinds, "print JSON")
     kinds.set_defaults(func=_kinds)
 
 

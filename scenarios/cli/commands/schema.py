@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from mpc_rr.data import DEFAULT_MAX_CATEGORIES
-from scenarios.cli.options import HelpFormatter
+from scenarios.cli.options import HelpFormatter, add_json
 
 if TYPE_CHECKING:
     import numpy as np
@@ -94,10 +94,7 @@ def register(sub: argparse._SubParsersAction) -> None:
         help="refuse a column with more distinct values than this (default: %(default)s)",
     )
     inf.add_argument("--out", type=Path, default=None, help="write here instead of stdout")
-    inf.add_argument(
-        "--json", action="store_true",
-        help="print the schema as JSON instead of TOML (--out still writes TOML)",
-    )  # fmt: skip
+    add_json(inf, "print the schema as JSON instead of TOML (--out still writes TOML)")
     _reading_options(inf)
     inf.set_defaults(func=_infer)
 
@@ -109,7 +106,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     )
     chk.add_argument("file", type=Path, metavar="FILE.csv", help="the CSV file to check")
     chk.add_argument("--schema", type=Path, required=True, help="schema TOML (see: schema infer)")
-    chk.add_argument("--json", action="store_true", help="print JSON instead of a table")
+    add_json(chk, "print JSON instead of a table")
     _reading_options(chk)
     chk.set_defaults(func=_check)
 

@@ -17,13 +17,15 @@ from mpc_rr.core import UsageError, option_flag
 from mpc_rr.secure_sum import sum_protocol, sum_protocol_names
 from scenarios.cli.options import (
     HelpFormatter,
+    add_json,
     add_protocol_options,
+    add_seed,
     add_shard_flags,
+    add_step_timeout,
     given_options,
     int_at_least,
     open_unit,
     output_file,
-    positive_float,
     runner_choice,
     wire_summary,
 )
@@ -51,7 +53,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         "mutual TLS on 127.0.0.1, one process; harness: synchronous driver, no transport",
     )  # fmt: skip
     add_shard_flags(p)
-    p.add_argument("--step-timeout", type=positive_float, default=30.0, help="seconds before a step's dropouts")
+    add_step_timeout(p)
     p.add_argument(
         "--dropout", type=open_unit, default=0.0,
         help="fraction of parties that crash (independent of a protocol's tolerated dropouts, so "
@@ -66,9 +68,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     )  # fmt: skip
     group = p.add_argument_group("protocol options (each protocol's own; default: the protocol's)")
     flags = add_protocol_options(group, specs)
-    p.add_argument("--seed", type=int, default=0, help="seed of the inputs, the dropouts and the graph")
+    add_seed(p, "the inputs, the dropouts and the graph")
     p.add_argument("--transcript", type=output_file, default=None, help="write every wire message to this file")
-    p.add_argument("--json", action="store_true", help="print one JSON object")
+    add_json(p, "print one JSON object")
     p.set_defaults(func=run, option_flags=flags)
 
 

@@ -26,6 +26,7 @@ from msgspec import Meta
 from mpc_rr.core import UsageError
 from mpc_rr.estimation import ESTIMATORS
 from mpc_rr.mdrr import DEPENDENCE_SOURCES, MECHANISMS
+from parties.cli_args import DEFAULT_STEP_TIMEOUT
 from scenarios.experiments.kinds import Kind, Outcome, RunContext, Scalar, register
 
 __all__ = ["METHOD_KEYS", "PipelineParams"]
@@ -56,7 +57,7 @@ class PipelineParams(
     adjust_iterations: Annotated[int, Meta(ge=0)] = 50
     queries: Annotated[int, Meta(ge=1)] = 200
     transport: Literal["harness", "memory", "tcp"] = "memory"
-    step_timeout: Annotated[float, Meta(gt=0)] = 600.0
+    step_timeout: Annotated[float, Meta(gt=0)] = DEFAULT_STEP_TIMEOUT
     max_dropout: Annotated[float, Meta(ge=0, lt=1)] | None = None
     max_corrupt: Annotated[float, Meta(ge=0, lt=1)] | None = None
     secagg_degree: Annotated[int, Meta(ge=1)] | None = None

@@ -24,6 +24,7 @@ import numpy as np
 from msgspec import Meta
 
 from mpc_rr.core import UsageError
+from parties.cli_args import DEFAULT_STEP_TIMEOUT
 from scenarios.experiments.kinds import Kind, Outcome, RunContext, Scalar, register
 
 __all__ = ["SecureSumParams"]
@@ -36,7 +37,7 @@ class SecureSumParams(
     parties: Annotated[int, Meta(ge=2)] = 100
     cells: Annotated[int, Meta(ge=1)] = 16
     transport: Literal["harness", "memory", "tcp"] = "memory"
-    step_timeout: Annotated[float, Meta(gt=0)] = 600.0
+    step_timeout: Annotated[float, Meta(gt=0)] = DEFAULT_STEP_TIMEOUT
     dropout: Annotated[float, Meta(ge=0, lt=1)] = 0.0
     drop_step: str | None = None  # one of the protocol's steps
     max_dropout: Annotated[float, Meta(ge=0, lt=1)] | None = None
