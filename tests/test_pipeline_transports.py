@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 from mpc_rr.data import load_adult
-from mpc_rr.workflows import RunOptions, run_pipeline
+from mpc_rr.workflows import RunOptions, run_and_evaluate
 from parties.runners import runner_for
 from scenarios.cli import main
 
@@ -21,7 +21,7 @@ def _estimates(ev) -> list[np.ndarray]:
 def test_memory_tcp_and_harness_agree_with_300_parties() -> None:
     opts = RunOptions(parties=300, seed=5, queries=50)
     data = load_adult()
-    runs = {name: run_pipeline(opts, runner_for(name), data) for name in ("harness", "memory", "tcp")}
+    runs = {name: run_and_evaluate(opts, runner_for(name), data) for name in ("harness", "memory", "tcp")}
     ref_result, ref_ex = runs["memory"]
     for name, (result, ex) in runs.items():
         assert result["clusters"] == ref_result["clusters"], name

@@ -39,6 +39,7 @@ __all__ = [
     "parse_bif",
     "parse_schema",
     "read_csv_columns",
+    "schema_of_values",
     "schema_to_toml",
 ]
 
@@ -66,6 +67,7 @@ _HOME = {
     "parse_bif": "mpc_rr.data._bif",
     "parse_schema": "mpc_rr.data._schema_io",
     "read_csv_columns": "mpc_rr.data._csv_reader",
+    "schema_of_values": "mpc_rr.data._schema_io",
     "schema_to_toml": "mpc_rr.data._schema_io",
 }
 
@@ -108,5 +110,6 @@ if TYPE_CHECKING:
         infer_schema,
         load_schema,
         parse_schema,
+        schema_of_values,
         schema_to_toml,
     )

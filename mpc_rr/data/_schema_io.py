@@ -41,7 +41,14 @@ from mpc_rr.data._choices import DEFAULT_MAX_CATEGORIES
 from mpc_rr.data._csv_reader import CsvColumns
 from mpc_rr.data._schema import Attribute, Schema
 
-__all__ = ["category_order", "infer_schema", "load_schema", "parse_schema", "schema_to_toml"]
+__all__ = [
+    "category_order",
+    "infer_schema",
+    "load_schema",
+    "parse_schema",
+    "schema_of_values",
+    "schema_to_toml",
+]
 
 
 
@@ -78,30 +85,45 @@ def infer_schema(
     ordinal: Sequence[str] = (),
     max_categories: int = DEFAULT_MAX_CATEGORIES,
 ) -> Schema:
-    """A schema with every kept column of ``data`` as an attribute.
+    """A schema with every kept column of ``data`` as an attribute (:func:`schema_of_values`)."""
+    return schema_of_values(
+        data.names, data.values, ordinal=ordinal, max_categories=max_categories, where=str(data.path)
+    )
 
-    Categories are the values seen, ordered by :func:`category_order`;
-    columns named in ``ordinal`` are ordinal, the others nominal.  A column
-    with more than ``max_categories`` distinct values (an identifier, a
-    measurement) is refused: randomized response over it would carry no
-    information; bin it first or leave it out.
+
+def schema_of_values(
+    names: Sequence[str],
+    values: Sequence[Iterable[str]],
+    *,
+    ordinal: Sequence[str] = (),
+    max_categories: int = DEFAULT_MAX_CATEGORIES,
+    where: str = "table",
+) -> Schema:
+    """A schema with one attribute per column: ``names[j]`` takes the distinct ``values[j]``.
+
+    Categories are ordered by :func:`category_order`; columns named in
+    ``ordinal`` are ordinal, the others nominal.  A column with more than
+    ``max_categories`` distinct values (an identifier, a measurement) is
+    refused: randomized response over it would carry no information; bin it
+    first or leave it out.
     """
-    unknown = [c for c in ordinal if c not in data.names]
+    unknown = [c for c in ordinal if c not in names]
     if unknown:
         raise UsageError(
-            f"infer_schema: ordinal column(s) {unknown} are not among the columns {list(data.names)}"
+            f"infer_schema: ordinal column(s) {unknown} are not among the columns {list(names)}"
         )
     if max_categories < 1:
         raise UsageError(f"infer_schema: max_categories must be >= 1, got {max_categories}")
     attrs = []
-    for name, vals in zip(data.names, data.values, strict=True):
-        if len(vals) > max_categories:
+    for name, vals in zip(names, values, strict=True):
+        distinct = tuple(dict.fromkeys(vals))
+        if len(distinct) > max_categories:
             raise UsageError(
-                f"{data.path}: column {name!r} has {len(vals):,} distinct values, more than "
+                f"{where}: column {name!r} has {len(distinct):,} distinct values, more than "
                 f"max_categories = {max_categories} (CLI --max-categories); bin it, or leave it "
                 "out by naming the columns to keep (--columns)"
             )
-        attrs.append(Attribute(name, category_order(vals), ordinal=name in ordinal))
+        attrs.append(Attribute(name, category_order(distinct), ordinal=name in ordinal))
     return Schema(tuple(attrs))
 
 

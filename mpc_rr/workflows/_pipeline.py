@@ -53,7 +53,7 @@ __all__ = [
     "RunOptions",
     "evaluate",
     "execute",
-    "run_pipeline",
+    "run_and_evaluate",
     "to_json",
 ]
 
@@ -309,7 +309,7 @@ def to_json(ev: Evaluation, opts: RunOptions) -> dict[str, Any]:
     }
 
 
-def run_pipeline(
+def run_and_evaluate(
     opts: RunOptions,
     runner: Runner,
     data: Dataset,

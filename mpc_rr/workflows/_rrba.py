@@ -20,16 +20,18 @@ from __future__ import annotations
 
 import math
 import time
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
 from itertools import combinations
 from typing import Any
 
 import numpy as np
 
-from mpc_rr.core import CostReport
+from mpc_rr.core import CostReport, Runner, RunResult, UsageError
 from mpc_rr.data import Dataset
 from mpc_rr.rrba import RRBARun, empirical_table, epsilon_cap, js_divergence, l2_counts, reconstruct
 
-__all__ = ["marginal_errors", "summarize"]
+__all__ = ["RRBACollection", "RunnerFactory", "collect_rrba", "marginal_errors", "summarize"]
 
 
 def _targets(d: int, m: int, max_tables: int, rng: np.random.Generator) -> list[tuple[int, ...]]:
@@ -163,3 +165,80 @@ def summarize(
         "cost": _cost(run, costs, cells_sent),
         "subsets": subsets,
     }
+
+
+RunnerFactory = Callable[[Mapping[int, float] | float], Runner]
+"""``factory(step_timeouts) -> Runner``: a runner for the distributed collection, given each
+party's step timeout (a client waits its whole turn: :func:`mpc_rr.rrba.client_step_timeouts`)."""
+
+
+@dataclass(frozen=True)
+class RRBACollection:
+    """One RRBA collection: the run and, when distributed, what the runner measured."""
+
+    run: RRBARun
+    execution: RunResult | None = None
+
+
+def collect_rrba(
+    data: Dataset,
+    *,
+    p: float,
+    block: int,
+    seed: int | np.random.SeedSequence = 0,
+    k: int = 2,
+    estimator: str = "pooled",
+    repair: str = "clip",
+    alpha: float = 0.05,
+    t_floor: float = 0.0,
+    stop: str = "never",
+    client_rng: str = "per-client",
+    runner: RunnerFactory | None = None,
+    step_timeout: float = 60.0,
+    secure_tally: bool = False,
+    sum_protocol: str = "secagg",
+    sum_options: Mapping[str, Any] | None = None,
+    dropout: float = 0.0,
+    run_id: str | None = None,
+    progress: Callable[[int, int], None] | None = None,
+) -> RRBACollection:
+    """One RRBA collection over every record of ``data`` (Imran & Meo).
+
+    Without ``runner``: the centralized engine (:func:`mpc_rr.rrba.run_rrba`),
+    no message.  With one (``runner(step_timeouts) -> Runner``): the
+    Aggregator and Client roles as a distributed protocol, optionally with
+    secure block tallies (``secure_tally``: ``sum_protocol`` with
+    ``sum_options``), and ``round(dropout * n)`` clients, drawn from their own
+    child of the seed, silent at the step where their answer leaves them; the
+    same seed gives the same estimates as the centralized engine.
+    """
+    from mpc_rr.core import DropAt
+    from mpc_rr.rrba import Answer, client_step_timeouts, config_for, run_distributed, run_rrba
+
+    ss = seed if isinstance(seed, np.random.SeedSequence) else np.random.SeedSequence(seed)
+    if runner is None:
+        if secure_tally or dropout:
+            raise UsageError("a secure tally or dropouts need a distributed run (a runner)")
+        run = run_rrba(
+            data, p=p, block=block, k=k, estimator=estimator, repair=repair, alpha=alpha,
+            t_floor=t_floor, stop=stop, client_rng=client_rng, seed=ss,
+        )  # fmt: skip
+        return RRBACollection(run)
+    if client_rng != "per-client":
+        raise UsageError("client_rng 'shared' is for the centralized engine only: distributed "
+                         "clients each hold their own generator")  # fmt: skip
+    cfg = config_for(
+        data, block, p, k=k, estimator=estimator, repair=repair, alpha=alpha, t_floor=t_floor,
+        stop=stop, run=run_id or f"rrba-{ss.entropy}", secure_tally=secure_tally,
+        sum_protocol=sum_protocol, sum_options=dict(sum_options or {}),
+    )  # fmt: skip
+    # the dropouts: drawn from their own child of the seed, so the protocol's draws are unchanged
+    root = ss.entropy if isinstance(ss.entropy, int) else 0
+    drop_rng = np.random.default_rng(np.random.SeedSequence(root, spawn_key=(99,)))
+    silent = set((1 + drop_rng.permutation(data.n)[: round(dropout * data.n)]).tolist())
+    at = cfg.sum_spec.step_messages()[cfg.sum_spec.input_step] if secure_tally else Answer
+    d = run_distributed(
+        data, cfg, runner(client_step_timeouts(cfg, step_timeout)), ss, progress=progress,
+        client_patience=1, wrap=lambda pid, role: DropAt(role, at) if pid in silent else role,
+    )  # fmt: skip
+    return RRBACollection(d.run, d.result)

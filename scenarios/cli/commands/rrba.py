@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import math
 import sys
 import time
 from pathlib import Path
@@ -36,11 +37,8 @@ from scenarios.cli.options import (
 )
 
 if TYPE_CHECKING:  # the library is imported when the command runs (mpc-rr --help stays fast)
-    import numpy as np
 
-    from mpc_rr.core import RunResult
-    from mpc_rr.data import Dataset
-    from mpc_rr.rrba import RRBARun
+    pass
 
 
 def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
@@ -149,53 +147,6 @@ def _check_flags(args: argparse.Namespace) -> None:
         raise UsageError("--sum only applies with --secure-tally")
 
 
-def collect(
-    data: Dataset, args: argparse.Namespace, seed: np.random.SeedSequence
-) -> tuple[RRBARun, RunResult | None]:
-    """Run the collection: the centralized engine, or the roles over ``--transport``."""
-    import numpy as np
-
-    from mpc_rr.rrba import run_rrba
-
-    if args.transport is None:
-        run = run_rrba(
-            data, p=args.p, block=args.block, k=args.k, estimator=args.estimator,
-            repair=args.repair, alpha=args.alpha, t_floor=args.t_floor, stop=args.stop,
-            client_rng=args.client_rng, seed=seed,
-        )  # fmt: skip
-        return run, None
-    from mpc_rr.core import DropAt
-    from mpc_rr.rrba import Answer, client_step_timeouts, config_for, run_distributed
-    from parties.runners import runner_for
-
-    cfg = config_for(
-        data, args.block, args.p, k=args.k, estimator=args.estimator, repair=args.repair,
-        alpha=args.alpha, t_floor=args.t_floor, stop=args.stop, run=f"rrba-{args.seed}",
-        secure_tally=args.secure_tally, sum_protocol=args.sum,
-        sum_options={"max_dropout": args.max_dropout, "max_corrupt": args.max_corrupt,
-                     "degree": args.secagg_degree},
-    )  # fmt: skip
-    # the dropouts: drawn from their own child of the seed, so the protocol's draws are unchanged
-    drop_rng = np.random.default_rng(np.random.SeedSequence(args.seed, spawn_key=(99,)))
-    silent = set((1 + drop_rng.permutation(data.n)[: round(args.dropout * data.n)]).tolist())
-    at = cfg.sum_spec.step_messages()[cfg.sum_spec.input_step] if args.secure_tally else Answer
-    # each client's whole wait as one step timeout: one wake-up per waiting client, not one
-    # per earlier block (thousands of clients share this process)
-    runner = runner_for(
-        args.transport, step_timeout=client_step_timeouts(cfg, args.step_timeout),
-        transcript=args.transcript is not None,
-    )  # fmt: skip
-    done = _BlockBar(cfg.n_blocks, args.json)
-    try:
-        d = run_distributed(
-            data, cfg, runner, seed, progress=done.update, client_patience=1,
-            wrap=lambda pid, role: DropAt(role, at) if pid in silent else role,
-        )  # fmt: skip
-    finally:
-        done.close()
-    return d.run, d.result
-
-
 class _BlockBar:
     """A progress bar over blocks on stderr (silent with --json or when not a terminal)."""
 
@@ -222,7 +173,7 @@ def run(args: argparse.Namespace) -> int:
 
     from mpc_rr.core import UsageError
     from mpc_rr.data import load_records as load_data
-    from mpc_rr.workflows import marginal_errors, summarize
+    from mpc_rr.workflows import collect_rrba, marginal_errors, summarize
     from scenarios.workloads.outputs import plot_convergence
 
     if args.marginals < 1:
@@ -231,7 +182,27 @@ def run(args: argparse.Namespace) -> int:
     data_ss, proto_ss, eval_ss = np.random.SeedSequence(args.seed).spawn(3)
     data, source = load_data(args.data, args.clients, np.random.default_rng(data_ss))
     t0 = time.perf_counter()
-    result, execution = collect(data, args, proto_ss)
+    runner = None
+    if args.transport is not None:
+        from parties.runners import runner_for
+
+        def runner(timeouts: object) -> object:
+            return runner_for(args.transport, step_timeout=timeouts, transcript=args.transcript is not None)
+
+    done = _BlockBar(math.ceil(data.n / args.block), args.json or args.transport is None)
+    try:
+        col = collect_rrba(
+            data, p=args.p, block=args.block, seed=proto_ss, k=args.k, estimator=args.estimator,
+            repair=args.repair, alpha=args.alpha, t_floor=args.t_floor, stop=args.stop,
+            client_rng=args.client_rng, runner=runner, step_timeout=args.step_timeout,  # type: ignore[arg-type]
+            secure_tally=args.secure_tally, sum_protocol=args.sum,
+            sum_options={"max_dropout": args.max_dropout, "max_corrupt": args.max_corrupt,
+                         "degree": args.secagg_degree},
+            dropout=args.dropout, progress=done.update,
+        )  # fmt: skip
+    finally:
+        done.close()
+    result, execution = col.run, col.execution
     seconds = time.perf_counter() - t0
     marg = marginal_errors(result, data, np.random.default_rng(eval_ss), max_tables=args.marginals)
     doc = summarize(result, data, source, marg, None if execution is None else execution.costs)

@@ -112,7 +112,7 @@ def run(args: argparse.Namespace) -> int:
     import json
 
     from mpc_rr.core import UsageError
-    from mpc_rr.workflows import RunOptions, run_pipeline
+    from mpc_rr.workflows import RunOptions, run_and_evaluate
     from parties.runners import runner_for
     from scenarios.cli.progress import Phases
     from scenarios.workloads.data_source import load_dataset
@@ -162,7 +162,7 @@ def run(args: argparse.Namespace) -> int:
         raise UsageError(f"--parties must be at most the {data.n:,} records of {data.name}, got {args.parties}")
     n = args.parties or data.n
     phases.start(f"building {n:,} parties and starting them over {args.transport}")
-    result, ev = run_pipeline(opts, runner, data, progress=progress)
+    result, ev = run_and_evaluate(opts, runner, data, progress=progress)
     phases.close()
     result["warnings"] = _warnings(result, ev)
     for w in result["warnings"]:
