@@ -14,8 +14,9 @@ from mpc_rr.core import lazy_exports
 if TYPE_CHECKING:
     from parties.party import Party
     from parties.runner import MemoryRunner, run_memory, run_memory_sync, run_parties
+    from parties.runners import TRANSPORTS, runner_for
 
-__all__ = ["MemoryRunner", "Party", "run_memory", "run_memory_sync", "run_parties"]
+__all__ = ["TRANSPORTS", "MemoryRunner", "Party", "run_memory", "run_memory_sync", "run_parties", "runner_for"]
 
 _HOME = {
     "Party": "parties.party",
@@ -23,6 +24,8 @@ _HOME = {
     "run_memory": "parties.runner",
     "run_memory_sync": "parties.runner",
     "run_parties": "parties.runner",
+    "TRANSPORTS": "parties.runners",
+    "runner_for": "parties.runners",
 }
 
 
