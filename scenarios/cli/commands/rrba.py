@@ -189,7 +189,8 @@ def run(args: argparse.Namespace) -> int:
         def runner(timeouts: object) -> object:
             return runner_for(args.transport, step_timeout=timeouts, transcript=args.transcript is not None)
 
-    done = _BlockBar(math.ceil(data.n / args.block), args.json or args.transport is None)
+    # the library refuses a block < 1 with the rule; the bar must not divide by it first
+    done = _BlockBar(math.ceil(data.n / max(args.block, 1)), args.json or args.transport is None)
     try:
         col = collect_rrba(
             data, p=args.p, block=args.block, seed=proto_ss, k=args.k, estimator=args.estimator,
