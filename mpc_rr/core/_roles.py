@@ -30,12 +30,19 @@ role to its enum's ``DONE`` / ``ABORTED`` member.  The table doubles as the
 protocol's state diagram (:func:`state_diagram`), so it is written where it
 reads as one: right under the role's State enum, next to a short "how this
 protocol works", with the handlers named as strings (the methods follow
-below).  A handler that may end the run in another state than its
-transition's ``to`` (a loop that stops when the work runs out) declares it,
-``Transition("_open_block", S.COLLECTING, also=(S.DONE,))``; every handler a
-class's table names must be one of its methods, checked when the class is
-created (the error names the role, the state, the event and the missing
-name).
+below).  Nothing the diagram does not show happens:
+
+* :func:`table` refuses a table in which some state cannot reach ``DONE`` or
+  ``ABORTED`` by its edges (it names the stuck states);
+* a handler that may end the run in another state than its transition's
+  ``to`` (a loop that stops when the work runs out) declares it,
+  ``Transition("_open_block", S.COLLECTING, also=(S.DONE,))``; ``abort`` needs
+  no declaration (any step may meet a peer that forces it), and a handler
+  that calls ``finish`` where its transition declares no ``DONE`` raises a
+  :class:`~mpc_rr.core.UsageError`;
+* every handler a class's table names must be one of its methods, checked
+  when the class is created (the error names the role, the state, the event
+  and the missing name).
 
 Deadlines: a ``(state, Deadline)`` entry decides what a passed deadline means
 in that state (typically: the silent parties are dropouts, close the step).
@@ -183,13 +190,44 @@ def _label(event: Event) -> str:
 
 
 def table(entries: _Table) -> _Table:
-    """A role's transition table, frozen (read-only) and checked: one State enum throughout."""
+    """A role's transition table, frozen (read-only) and checked.
+
+    Checks: one State enum throughout, with ``DONE`` and ``ABORTED`` members;
+    every state the table names (a source, a ``to`` or an ``also``) can reach
+    ``DONE`` or ``ABORTED`` by the table's edges.  A :class:`UsageError` names
+    what is wrong.
+    """
     enums = {type(s) for s, _ in entries}
     for t in entries.values():
         enums |= {type(t.to), *(type(a) for a in t.also)}
     if len(enums) > 1:
         raise UsageError(f"transition table mixes state enums {sorted(e.__name__ for e in enums)}")
-    return MappingProxyType(dict(entries))
+    frozen = MappingProxyType(dict(entries))
+    if not enums:
+        return frozen
+    (states,) = enums
+    if not {"DONE", "ABORTED"} <= set(states.__members__):
+        raise UsageError(f"transition table over {states.__name__}: its State enum needs DONE and ABORTED members")
+    ends = {states["DONE"], states["ABORTED"]}
+    named: set[enum.Enum] = set()
+    edges: dict[enum.Enum, set[enum.Enum]] = {}
+    for (s, _), t in entries.items():
+        named |= {s, t.to, *t.also}
+        edges.setdefault(s, set()).update((t.to, *t.also))
+    reach = set(ends)
+    grew = True
+    while grew:  # states with an edge into what already reaches an end, to a fixed point
+        new = {s for s, dst in edges.items() if s not in reach and dst & reach}
+        reach |= new
+        grew = bool(new)
+    stuck = [s.name for s in states if s in named and s not in reach]
+    if stuck:
+        raise UsageError(
+            f"transition table over {states.__name__}: states {stuck} cannot reach DONE or "
+            f"ABORTED by its transitions (declare a handler's other outcomes with "
+            f"Transition(..., also=(...)))"
+        )
+    return frozen
 
 
 def each(
@@ -344,6 +382,11 @@ class Role(abc.ABC):
         sends: list[Send] = getattr(self, t.name)(*args)
         if not self.done:
             self.state = t.to
+        elif self.state is self._ended[0] and t.to is not self.state and self.state not in t.also:
+            raise UsageError(
+                f"{self.name}: {t.name} finished the run, but its transition leads to "
+                f"{t.to.name}; declare it: Transition({t.name!r}, ..., also=({self.state.name},))"
+            )
         return sends + self._check_all_in()
 
     def _check_all_in(self) -> list[Send]:
