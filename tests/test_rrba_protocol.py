@@ -448,15 +448,33 @@ def test_a_client_answers_only_the_aggregator() -> None:
 
 # ---------------------------------------------------------------------- tables and parameters
 def test_the_state_diagrams() -> None:
-    agg = {(s, e, t) for s, e, t in state_diagram(RRBAAggregator)}
-    assert ("COLLECTING", "Answer", "COLLECTING") in agg
-    assert ("COLLECTING", "deadline", "COLLECTING") in agg
-    assert ("TALLYING", "all in", "TALLYING") in agg
-    assert ("TALLYING", "Answer", "TALLYING") not in agg  # no plain answers under a secure tally
+    # the block loop, explicit: open a block (or end), collect, close at all in / deadline, again
+    sub = small_data(60)
+    plain = RRBAAggregator(config_for(sub, 30, 0.5), np.random.default_rng(0))
+    secure = RRBAAggregator(config_for(sub, 30, 0.5, secure_tally=True), np.random.default_rng(0))
+    assert state_diagram(plain) == state_diagram(RRBAAggregator) == [
+        ("BETWEEN_BLOCKS", "all in", "COLLECTING"),
+        ("BETWEEN_BLOCKS", "all in", "DONE"),
+        ("COLLECTING", "Answer", "COLLECTING"),
+        ("COLLECTING", "all in", "BETWEEN_BLOCKS"),
+        ("COLLECTING", "deadline", "BETWEEN_BLOCKS"),
+    ]
+    assert state_diagram(secure) == [
+        ("BETWEEN_BLOCKS", "all in", "TALLYING"),
+        ("BETWEEN_BLOCKS", "all in", "DONE"),
+        ("TALLYING", "sub-protocol message", "TALLYING"),
+        ("TALLYING", "deadline", "TALLYING"),
+        ("TALLYING", "all in", "BETWEEN_BLOCKS"),
+    ]
+    assert not any(e == "Answer" for _, e, _ in state_diagram(secure))  # no plain answers under a secure tally
+    for agg, open_state in ((plain, AggState.COLLECTING), (secure, AggState.TALLYING)):
+        assert agg.state is AggState.BETWEEN_BLOCKS
+        agg.start()  # block 1 opens
+        assert agg.state is open_state
     cl = {(s, e) for s, e, _ in state_diagram(RRBAClient)}
     assert cl == {("WAITING", "AskBlock"), ("WAITING", "Dismiss"), ("TALLYING", "sub-protocol message"),
                   ("TALLYING", "deadline"), ("TALLYING", "all in")}  # fmt: skip
-    assert AggState.COLLECTING.name == "COLLECTING"
+    assert ("WAITING", "AskBlock", "DONE") in state_diagram(RRBAClient)  # a plain tally's answer
 
 
 @pytest.mark.parametrize(

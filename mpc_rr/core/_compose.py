@@ -190,13 +190,13 @@ class SubProtocolHost(Role):
 
 
 def sub_protocol_steps(
-    state: enum.Enum, after: Handler, then: enum.Enum
+    state: enum.Enum, after: Handler | str, then: enum.Enum, *, also: tuple[enum.Enum, ...] = ()
 ) -> dict[tuple[enum.Enum, Event], Transition]:
     """Table entries of a :class:`SubProtocolHost` state in which the inner role runs:
     inner messages and deadlines go to it; when it ended ("all in"), ``after`` runs
-    and the host moves to ``then``."""
+    and the host moves to ``then`` (or to one of ``also``, see :class:`Transition`)."""
     return {
         (state, SubMessage): Transition("_forward_sub", state),
         (state, Deadline): Transition("_sub_deadline", state),
-        (state, AllIn): Transition(after, then),
+        (state, AllIn): Transition(after, then, also),
     }

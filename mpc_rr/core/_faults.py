@@ -13,17 +13,30 @@ from typing import Any
 
 from mpc_rr.core._errors import ProtocolAbort
 from mpc_rr.core._messages import Message
-from mpc_rr.core._roles import NOBODY, Role, Send
+from mpc_rr.core._roles import NOBODY, Deadline, Role, Send, SubMessage, Transition, table
 from mpc_rr.core._runs import Progress, RolePlan
 
 __all__ = ["DropAt", "DropPlan"]
 
 
 class _DropState(enum.Enum):
-    RUNNING = "running as the inner role"
-    CRASHED = "crashed"
-    DONE = "done"
+    RUNNING = "running as the inner role (done, result and error are the inner role's)"
+    DONE = "crashed: a dropout, done with neither result nor error"
     ABORTED = "aborted"
+
+
+# A DropAt is its inner role plus one edge: everything goes to the inner role (its messages,
+# whatever their type, and its deadlines) and what it would send comes back -- until it would
+# send an ``at`` message: then the party crashes instead (DONE), sends nothing more and
+# ignores everything.  An inner role that ends ends the DropAt with it (``done``).
+_DROP_TABLE = table({
+    (_DropState.RUNNING, SubMessage): Transition(
+        "_pass_message", _DropState.RUNNING, also=(_DropState.DONE,)  # crashed
+    ),
+    (_DropState.RUNNING, Deadline): Transition(
+        "_pass_deadline", _DropState.RUNNING, also=(_DropState.DONE,)  # crashed
+    ),
+})
 
 
 class DropAt(Role):
@@ -34,6 +47,8 @@ class DropAt(Role):
     else.  ``crashed`` tells whether it happened; ``on_crash`` is called at that
     moment (the fault campaign passes a real ``kill -9`` of the process).
     """
+
+    TRANSITIONS = _DROP_TABLE
 
     def __init__(
         self, inner: Role, at: type[Message], *, on_crash: Callable[[], None] | None = None
@@ -49,7 +64,7 @@ class DropAt(Role):
     def _filter(self, sends: list[Send]) -> list[Send]:
         if any(isinstance(s.msg, self.at) for s in sends):
             self.crashed = True
-            self.state = _DropState.CRASHED
+            self.finish(None)
             if self.on_crash is not None:  # e.g. a real SIGKILL of this process
                 self.on_crash()
             return []
@@ -58,11 +73,14 @@ class DropAt(Role):
     def start(self) -> list[Send]:
         return self._filter(self.inner.start())
 
-    def receive(self, src: int, msg: Message) -> list[Send]:
-        return [] if self.done else self._filter(self.inner.receive(src, msg))
+    def _is_sub_message(self, msg: Message) -> bool:
+        return True  # every message is the inner role's (it checks the run label itself)
 
-    def on_timeout(self) -> list[Send]:
-        return [] if self.done else self._filter(self.inner.on_timeout())
+    def _pass_message(self, src: int, msg: Message) -> list[Send]:
+        return self._filter(self.inner.receive(src, msg))
+
+    def _pass_deadline(self) -> list[Send]:
+        return self._filter(self.inner.on_timeout())
 
     def waiting_for(self) -> AbstractSet[int]:
         return NOBODY if self.done else self.inner.waiting_for()

@@ -27,7 +27,22 @@ Anything not in the table raises :class:`~mpc_rr.core.PeerError` "cannot
 handle X from party P in state S".  A handler that ends the run calls
 ``self.finish(result)`` or ``self.abort(reason, culprits)``, which move the
 role to its enum's ``DONE`` / ``ABORTED`` member.  The table doubles as the
-protocol's state diagram (:func:`state_diagram`).
+protocol's state diagram (:func:`state_diagram`), so it is written where it
+reads as one: right under the role's State enum, next to a short "how this
+protocol works", with the handlers named as strings (the methods follow
+below).  Nothing the diagram does not show happens:
+
+* :func:`table` refuses a table in which some state cannot reach ``DONE`` or
+  ``ABORTED`` by its edges (it names the stuck states);
+* a handler that may end the run in another state than its transition's
+  ``to`` (a loop that stops when the work runs out) declares it,
+  ``Transition("_open_block", S.COLLECTING, also=(S.DONE,))``; ``abort`` needs
+  no declaration (any step may meet a peer that forces it), and a handler
+  that calls ``finish`` where its transition declares no ``DONE`` raises a
+  :class:`~mpc_rr.core.UsageError`;
+* every handler a class's table names must be one of its methods, checked
+  when the class is created (the error names the role, the state, the event
+  and the missing name).
 
 Deadlines: a ``(state, Deadline)`` entry decides what a passed deadline means
 in that state (typically: the silent parties are dropouts, close the step).
@@ -52,7 +67,7 @@ import abc
 import enum
 from collections.abc import Callable, Iterable, Mapping
 from collections.abc import Set as AbstractSet
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from types import MappingProxyType
 from typing import Any, ClassVar
 
@@ -134,26 +149,85 @@ class Transition:
 
     ``handler(role, src, msg)`` for a message or sub-protocol message,
     ``handler(role)`` for :class:`AllIn` / :class:`Deadline`.  It returns the
-    messages to send.  If it finished or aborted the role, the role moves to
-    ``DONE`` / ``ABORTED`` instead of ``to``.  The handler is called by name
-    on the role, so subclasses may override it; it may be given as that
-    name (a string), so a table can stand above the methods it names.
+    messages to send.  The handler is called by name on the role, so
+    subclasses may override it; give it as that name (a string), so the table
+    can stand above the methods it names.
+
+    If the handler finished or aborted the role, the role stays in ``DONE`` /
+    ``ABORTED`` instead of moving to ``to``.  ``also`` lists the other states
+    the handler may leave the role in -- the diagram's other edges for this
+    event (in practice ``DONE``: a loop that ends when its work runs out).
+    ``ABORTED`` need not be listed: any handler may abort.
     """
 
     handler: Handler | str
     to: enum.Enum
+    also: tuple[enum.Enum, ...] = ()
+    #: the handler's method name (what the dispatch looks up on the role)
+    name: str = field(init=False, repr=False, compare=False)
+
+    def __post_init__(self) -> None:
+        h = self.handler
+        object.__setattr__(self, "name", h if isinstance(h, str) else h.__name__)
+        also = tuple(self.also)
+        if not all(isinstance(a, enum.Enum) for a in (self.to, *also)):
+            raise UsageError(
+                f"Transition({self.name!r}): 'to' and 'also' must be State enum members, "
+                f"got {self.to!r} and {self.also!r}"
+            )
+        object.__setattr__(self, "also", also)
 
     @property
     def handler_name(self) -> str:
-        return self.handler if isinstance(self.handler, str) else self.handler.__name__
+        return self.name
 
 
-def table(entries: Mapping[tuple[enum.Enum, Event], Transition]) -> Mapping[tuple[enum.Enum, Event], Transition]:
-    """A role's transition table, frozen (read-only) and checked: one State enum throughout."""
-    enums = {type(s) for s, _ in entries} | {type(t.to) for t in entries.values()}
+_Table = Mapping[tuple[enum.Enum, Event], Transition]
+
+
+def _label(event: Event) -> str:
+    return event.label if issubclass(event, _PseudoEvent) else event.__name__
+
+
+def table(entries: _Table) -> _Table:
+    """A role's transition table, frozen (read-only) and checked.
+
+    Checks: one State enum throughout, with ``DONE`` and ``ABORTED`` members;
+    every state the table names (a source, a ``to`` or an ``also``) can reach
+    ``DONE`` or ``ABORTED`` by the table's edges.  A :class:`UsageError` names
+    what is wrong.
+    """
+    enums = {type(s) for s, _ in entries}
+    for t in entries.values():
+        enums |= {type(t.to), *(type(a) for a in t.also)}
     if len(enums) > 1:
         raise UsageError(f"transition table mixes state enums {sorted(e.__name__ for e in enums)}")
-    return MappingProxyType(dict(entries))
+    frozen = MappingProxyType(dict(entries))
+    if not enums:
+        return frozen
+    (states,) = enums
+    if not {"DONE", "ABORTED"} <= set(states.__members__):
+        raise UsageError(f"transition table over {states.__name__}: its State enum needs DONE and ABORTED members")
+    ends = {states["DONE"], states["ABORTED"]}
+    named: set[enum.Enum] = set()
+    edges: dict[enum.Enum, set[enum.Enum]] = {}
+    for (s, _), t in entries.items():
+        named |= {s, t.to, *t.also}
+        edges.setdefault(s, set()).update((t.to, *t.also))
+    reach = set(ends)
+    grew = True
+    while grew:  # states with an edge into what already reaches an end, to a fixed point
+        new = {s for s, dst in edges.items() if s not in reach and dst & reach}
+        reach |= new
+        grew = bool(new)
+    stuck = [s.name for s in states if s in named and s not in reach]
+    if stuck:
+        raise UsageError(
+            f"transition table over {states.__name__}: states {stuck} cannot reach DONE or "
+            f"ABORTED by its transitions (declare a handler's other outcomes with "
+            f"Transition(..., also=(...)))"
+        )
+    return frozen
 
 
 def each(
@@ -171,15 +245,34 @@ class Role(abc.ABC):
     ``start`` and ``waiting_for``, and set ``message_types`` (the codec is
     built from it; it may be an instance attribute when a sub-protocol adds
     types).
+
+    A role whose protocol differs by configuration (RRBA's plain and secure
+    tallies) lists every table it may run in ``TABLES`` and, in ``__init__``,
+    sets ``self.TRANSITIONS`` to the one it runs.
     """
 
-    TRANSITIONS: ClassVar[Mapping[tuple[enum.Enum, Event], Transition]] = {}
+    #: the role's transition table (:func:`table`), its state diagram
+    TRANSITIONS: _Table = MappingProxyType({})
+    #: every table an instance may run, when it chooses one at construction (checked as
+    #: ``TRANSITIONS`` is)
+    TABLES: ClassVar[tuple[_Table, ...]] = ()
     #: message classes this role can receive
     message_types: tuple[type[Message], ...] = ()
     #: consecutive deadlines without progress tolerated where the table has no Deadline entry
     patience: int = 1
     #: run label every message of this role carries (sub-protocol messages carry their own)
     run: str = ""
+
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        """Check, once per class, that every handler its table names is one of its methods."""
+        super().__init_subclass__(**kwargs)
+        for transitions in (cls.TRANSITIONS, *cls.TABLES):
+            for (state, event), t in transitions.items():
+                if not callable(getattr(cls, t.name, None)):
+                    raise UsageError(
+                        f"{cls.__name__}: the transition ({state.name}, {_label(event)}) names "
+                        f"handler {t.name!r}, which is not a method of {cls.__name__}"
+                    )
 
     def __init__(self, party_id: int, initial: enum.Enum) -> None:
         self.party_id = int(party_id)
@@ -286,9 +379,14 @@ class Role(abc.ABC):
     def _fire(self, t: Transition, *args: Any) -> list[Send]:
         # looked up by name on the instance, so a subclass (e.g. an adversary's modified
         # role) overrides a step by overriding the method, without copying the table
-        sends: list[Send] = getattr(self, t.handler_name)(*args)
+        sends: list[Send] = getattr(self, t.name)(*args)
         if not self.done:
             self.state = t.to
+        elif self.state is self._ended[0] and t.to is not self.state and self.state not in t.also:
+            raise UsageError(
+                f"{self.name}: {t.name} finished the run, but its transition leads to "
+                f"{t.to.name}; declare it: Transition({t.name!r}, ..., also=({self.state.name},))"
+            )
         return sends + self._check_all_in()
 
     def _check_all_in(self) -> list[Send]:
@@ -300,10 +398,17 @@ class Role(abc.ABC):
         return self._fire(t)
 
 
-def state_diagram(role: type[Role]) -> list[tuple[str, str, str]]:
-    """The transition table as edges ``(state, event label, next state)``, in table order."""
+def state_diagram(role: type[Role] | Role | _Table) -> list[tuple[str, str, str]]:
+    """A transition table as edges ``(state, event label, next state)``, in table order.
+
+    ``role``: a role class (its ``TRANSITIONS``), a role (the table it runs) or
+    a table.  A transition with ``also`` states gives one edge per state it
+    may lead to (``to`` first).
+    """
+    transitions = role.TRANSITIONS if isinstance(role, Role | type) else role
     edges = []
-    for (state, event), t in role.TRANSITIONS.items():
-        label = event.label if issubclass(event, _PseudoEvent) else event.__name__
+    for (state, event), t in transitions.items():
+        label = _label(event)
         edges.append((state.name, label, t.to.name))
+        edges.extend((state.name, label, a.name) for a in t.also)
     return edges

@@ -1,4 +1,4 @@
-"""The pipeline's coordinator (see :mod:`mpc_rr.pipeline._roles` for the protocol)."""
+"""The pipeline's coordinator (:mod:`mpc_rr.pipeline._roles` has the whole protocol)."""
 
 from __future__ import annotations
 
@@ -51,12 +51,38 @@ class CoordState(enum.Enum):
     ABORTED = "aborted"
 
 
+# The coordinator (party 0, untrusted) runs two steps, each closed at "all in" or at its
+# deadline -- the silent parties are dropouts, down to min_parties; below, it aborts naming
+# them:
+#   DEPENDENCE  it collects the randomized records (dependence="rr") or runs the dependence
+#               secure sum (a sub-protocol, which decides its own deadlines); then it
+#               computes the dependences, clusters the attributes (Algorithm 1) and
+#               broadcasts the clustering, signed (SignedClustering);
+#   RELEASE     it collects the clustered releases, then estimates every cluster (Eq. 2 and
+#               repair) and runs RR-Adjustment: its result.
+# A record that comes after its step closed is counted (``late``); a late sum message goes
+# to the ended sum, which ignores it.
+COORDINATOR_TABLE = table({
+    (CoordState.DEPENDENCE, RandomizedRecord): Transition("_on_record", CoordState.DEPENDENCE),
+    (CoordState.DEPENDENCE, SubMessage): Transition("_forward_sub", CoordState.DEPENDENCE),
+    (CoordState.DEPENDENCE, Deadline): Transition("_dependence_deadline", CoordState.DEPENDENCE),
+    (CoordState.DEPENDENCE, AllIn): Transition("_cluster_and_broadcast", CoordState.RELEASE),
+    (CoordState.RELEASE, Release): Transition("_on_release", CoordState.RELEASE),
+    (CoordState.RELEASE, Deadline): Transition("_release_deadline", CoordState.RELEASE),
+    (CoordState.RELEASE, AllIn): Transition("_estimate", CoordState.DONE),
+    (CoordState.RELEASE, RandomizedRecord): Transition("_late", CoordState.RELEASE),
+    (CoordState.RELEASE, SubMessage): Transition("_late_sub", CoordState.RELEASE),
+})
+
+
 class Coordinator(SubProtocolHost):
     """The untrusted coordinator (data controller), party 0.
 
     After a deadline it goes on without the silent parties (dropouts) if at
     least ``config.min_parties`` answered, and aborts naming them otherwise.
     """
+
+    TRANSITIONS = COORDINATOR_TABLE
 
     def __init__(
         self,
@@ -218,17 +244,3 @@ class Coordinator(SubProtocolHost):
         )  # fmt: skip
         self.finish(result)
         return []
-
-    S = CoordState
-    TRANSITIONS = table({
-        (S.DEPENDENCE, RandomizedRecord): Transition(_on_record, S.DEPENDENCE),
-        (S.DEPENDENCE, SubMessage): Transition("_forward_sub", S.DEPENDENCE),
-        (S.DEPENDENCE, Deadline): Transition(_dependence_deadline, S.DEPENDENCE),
-        (S.DEPENDENCE, AllIn): Transition(_cluster_and_broadcast, S.RELEASE),
-        (S.RELEASE, Release): Transition(_on_release, S.RELEASE),
-        (S.RELEASE, Deadline): Transition(_release_deadline, S.RELEASE),
-        (S.RELEASE, AllIn): Transition(_estimate, S.DONE),
-        (S.RELEASE, RandomizedRecord): Transition(_late, S.RELEASE),
-        (S.RELEASE, SubMessage): Transition(_late_sub, S.RELEASE),
-    })
-    del S

@@ -1,4 +1,4 @@
-"""The pipeline's data party (see :mod:`mpc_rr.pipeline._roles` for the protocol)."""
+"""The pipeline's data party (:mod:`mpc_rr.pipeline._roles` has the whole protocol)."""
 
 from __future__ import annotations
 
@@ -11,13 +11,11 @@ from mpc_rr.core import (
     COORDINATOR,
     NOBODY,
     ONLY_COORDINATOR,
-    AllIn,
-    Deadline,
     Send,
-    SubMessage,
     SubProtocolHost,
     Transition,
     UsageError,
+    sub_protocol_steps,
     table,
 )
 from mpc_rr.mdrr import Clustering, perturb_record
@@ -50,6 +48,23 @@ class PartyState(enum.Enum):
     ABORTED = "aborted"
 
 
+# A data party never reveals its record.  With dependence="rr" it sends its randomized
+# record when it starts and waits for the clustering.  Otherwise it first runs the
+# dependence secure sum (DEPENDENCE, a sub-protocol) and clusters the attributes itself from
+# the sum.  Then the coordinator's SignedClustering: if the signature, the partition and the
+# digest check out (and match its own clustering, where it has one), it randomizes its
+# record cluster by cluster and sends the Release -- done; if not, it refuses (aborts).
+# A clustering that overtakes the end of the sum is held, and acted on when the sum ends.
+PARTY_TABLE = table({
+    **sub_protocol_steps(
+        PartyState.DEPENDENCE, "_after_sub", PartyState.AWAIT_CLUSTERING,
+        also=(PartyState.DONE,),  # the clustering came early: released at once
+    ),
+    (PartyState.DEPENDENCE, SignedClustering): Transition("_early_clustering", PartyState.DEPENDENCE),
+    (PartyState.AWAIT_CLUSTERING, SignedClustering): Transition("_on_clustering", PartyState.DONE),
+})
+
+
 class DataParty(SubProtocolHost):
     """A data-holding party: its own record, its own generator; never reveals the record.
 
@@ -58,6 +73,7 @@ class DataParty(SubProtocolHost):
     deployment (:func:`mpc_rr.core.csprng_generator`).
     """
 
+    TRANSITIONS = PARTY_TABLE
     patience = 3  # the coordinator may spend its own deadline waiting for dropouts
 
     def __init__(
@@ -149,13 +165,3 @@ class DataParty(SubProtocolHost):
         eps = epsilons(self.cfg, clusters)
         self.finish(PartyOutcome(clusters, eps["dependence"], eps["release"]))
         return [Send(COORDINATOR, Release(run=self.run, codes=wire_record(z, self.cfg)))]
-
-    S = PartyState
-    TRANSITIONS = table({
-        (S.DEPENDENCE, SubMessage): Transition("_forward_sub", S.DEPENDENCE),
-        (S.DEPENDENCE, Deadline): Transition("_sub_deadline", S.DEPENDENCE),
-        (S.DEPENDENCE, SignedClustering): Transition(_early_clustering, S.DEPENDENCE),
-        (S.DEPENDENCE, AllIn): Transition(_after_sub, S.AWAIT_CLUSTERING),
-        (S.AWAIT_CLUSTERING, SignedClustering): Transition(_on_clustering, S.DONE),
-    })
-    del S

@@ -20,9 +20,11 @@ checks the broadcast digest against its own clustering.  Dropouts within
 SecAgg+'s bound are tolerated in the secure sum, and any party silent at a
 later deadline is left out (down to ``min_parties``).
 
-The state diagrams are the ``TRANSITIONS`` tables of
-:class:`~mpc_rr.pipeline.DataParty` and
-:class:`~mpc_rr.pipeline.Coordinator`.
+The state diagrams are the transition tables of
+:class:`~mpc_rr.pipeline.DataParty` (``PARTY_TABLE``, :mod:`._party`) and
+:class:`~mpc_rr.pipeline.Coordinator` (``COORDINATOR_TABLE``,
+:mod:`._coordinator`), each right under its State enum with a summary of
+that side of the protocol.
 
 Randomness: party ``i`` draws everything from its own generator, in the
 order (dependence release, cluster release), group by group, exactly as

@@ -1,12 +1,14 @@
-"""The RRBA Aggregator role (see :mod:`mpc_rr.rrba._protocol` for the protocol).
+"""The RRBA Aggregator role (:mod:`mpc_rr.rrba._protocol` has the whole protocol).
 
 Party 0.  It owns a :class:`~mpc_rr.rrba.Collection` (the same
-bookkeeping as the centralized engine) and runs it one block at a time:
-open a block (plan it, send each of its clients an
-:class:`~mpc_rr.rrba.AskBlock`), collect, close it at "all in" or
-at its deadline (the silent clients are left out and counted), feed the
-counts, open the next one.  It never waits for ever: every block ends at its
-deadline at the latest.
+bookkeeping as the centralized engine) and runs it one block at a time --
+the loop of its transition tables, right below: open a block (plan it, send
+each of its clients an :class:`~mpc_rr.rrba.AskBlock`), collect, close it
+at "all in" or at its deadline (the silent clients are left out and
+counted), feed the counts, open the next one.  It never waits for ever:
+every block ends at its deadline at the latest.  A plain tally and a secure
+tally have a table each; the aggregator runs the one its configuration
+asks for.
 
 What a client can do wrong, and what happens (a :class:`PeerError` naming
 it, recorded by the driver; the run goes on):
@@ -65,27 +67,61 @@ BlockProgress = Callable[[int, int], None]
 
 
 class AggState(enum.Enum):
+    BETWEEN_BLOCKS = "no block open: open the next one, or end the collection"
     COLLECTING = "a block is open: collecting its clients' answers"
-    TALLYING = "a block is open: its clients' one-hot answers are summed with SecAgg+"
+    TALLYING = "a block is open: its clients' one-hot answers are summed securely"
     DONE = "collection finished"
     ABORTED = "aborted"
+
+
+# The block loop.  BETWEEN_BLOCKS (where the aggregator starts, and returns after each
+# block): it plans the next block and sends each of its clients an AskBlock -- or, when the
+# clients ran out or every subset stopped, it dismisses the clients never asked (Dismiss)
+# and is done.  The open block closes at "all in" or at its deadline (the silent clients
+# are left out and counted): its counts go to the collection (update, stopping rule), and
+# the loop goes round again.
+#   plain tally   COLLECTING: each client's Answer, checked; a bad one is reported and its
+#                 client left out.  The block's counts are the tally of the answers.
+#   secure tally  TALLYING: the run's sum protocol runs among the block's clients (party 0's
+#                 role as a sub-protocol, which decides its own deadlines); its sum is the
+#                 block's counts -- or the block is lost, when the sum failed or is not a
+#                 sum of one-hot answers.
+PLAIN_TALLY_TABLE = table({
+    (AggState.BETWEEN_BLOCKS, AllIn): Transition(
+        "_open_block", AggState.COLLECTING, also=(AggState.DONE,)  # no block left: done
+    ),
+    (AggState.COLLECTING, Answer): Transition("_on_answer", AggState.COLLECTING),
+    (AggState.COLLECTING, AllIn): Transition("_close_plain", AggState.BETWEEN_BLOCKS),
+    (AggState.COLLECTING, Deadline): Transition("_close_plain", AggState.BETWEEN_BLOCKS),
+})
+
+SECURE_TALLY_TABLE = table({
+    (AggState.BETWEEN_BLOCKS, AllIn): Transition(
+        "_open_block", AggState.TALLYING, also=(AggState.DONE,)  # no block left: done
+    ),
+    **sub_protocol_steps(AggState.TALLYING, "_close_secure", AggState.BETWEEN_BLOCKS),
+})
 
 
 class RRBAAggregator(SubProtocolHost):
     """The aggregator of an RRBA run (see the module docstring).
 
-    ``rng`` draws the view assignment only (seeded from the scenario seed:
-    the assignment is not secret).  ``result`` is an
-    :class:`~mpc_rr.rrba.RRBAOutcome` (``late`` counts messages
-    that arrived after their block closed).
+    It runs :data:`SECURE_TALLY_TABLE` if ``config.secure_tally``, else
+    :data:`PLAIN_TALLY_TABLE`.  ``rng`` draws the view assignment only
+    (seeded from the scenario seed: the assignment is not secret).
+    ``result`` is an :class:`~mpc_rr.rrba.RRBAOutcome` (``late`` counts
+    messages that arrived after their block closed).
     """
+
+    TABLES = (PLAIN_TALLY_TABLE, SECURE_TALLY_TABLE)
+    TRANSITIONS = PLAIN_TALLY_TABLE  # the secure tally's instead, see __init__
 
     def __init__(
         self, config: RRBAConfig, rng: np.random.Generator, *, progress: BlockProgress | None = None
     ) -> None:
-        super().__init__(
-            COORDINATOR, AggState.TALLYING if config.secure_tally else AggState.COLLECTING
-        )
+        super().__init__(COORDINATOR, AggState.BETWEEN_BLOCKS)
+        if config.secure_tally:
+            self.TRANSITIONS = SECURE_TALLY_TABLE
         self.cfg = config
         self.run = config.run
         self.progress = progress
@@ -105,7 +141,8 @@ class RRBAAggregator(SubProtocolHost):
         self._pending: set[int] = set()  # party ids of the open block still expected
 
     def start(self) -> list[Send]:
-        return self._open_block()
+        """Block 1 opens: the table's way out of BETWEEN_BLOCKS ("all in": no block is open)."""
+        return self._check_all_in()
 
     def waiting_for(self) -> AbstractSet[int]:
         if self.done or self._plan is None:
@@ -114,7 +151,7 @@ class RRBAAggregator(SubProtocolHost):
             return self.sub_waiting()
         return self._pending
 
-    # -- blocks -------------------------------------------------------------------------
+    # -- the block loop -------------------------------------------------------------------
     def _open_block(self) -> list[Send]:
         plan = self.collection.next_block()
         if plan is None:
@@ -149,7 +186,7 @@ class RRBAAggregator(SubProtocolHost):
         self._plan, self.sub = None, None
         if self.progress is not None:
             self.progress(plan.block, self.cfg.n_blocks)
-        return self._open_block()
+        return []  # the table's next edge, out of BETWEEN_BLOCKS, opens the next block
 
     def _end(self) -> list[Send]:
         outcome = dataclasses.replace(self.collection.outcome(), late=self.late)
@@ -266,12 +303,3 @@ class RRBAAggregator(SubProtocolHost):
             return self._close(plan, counts * 0, n, record)
         record = BlockRecord(plan.block, plan.size, int(included.size), silent, rejected)
         return self._close(plan, counts, want, record)
-
-    S = AggState
-    TRANSITIONS = table({
-        (S.COLLECTING, Answer): Transition(_on_answer, S.COLLECTING),
-        (S.COLLECTING, AllIn): Transition(_close_plain, S.COLLECTING),
-        (S.COLLECTING, Deadline): Transition(_close_plain, S.COLLECTING),
-        **sub_protocol_steps(S.TALLYING, _close_secure, S.TALLYING),
-    })
-    del S

@@ -1,16 +1,11 @@
-"""The RRBA Client role (see :mod:`mpc_rr.rrba._protocol` for the protocol).
+"""The RRBA Client role (:mod:`mpc_rr.rrba._protocol` has the whole protocol).
 
 A client holds one record and one generator (seeded child ``i - 1`` of the
-clients' seed in a simulation, a CSPRNG in a deployment) and answers once:
-when the aggregator's :class:`~mpc_rr.rrba.AskBlock` for its block
-arrives, it checks what it is asked (its block, a view of the public cover,
-only that view's subsets, tables that are distributions with no cell below
-the public floor -- anything else and it refuses, naming the aggregator),
-answers with :func:`~mpc_rr.rrba.answer_packed` (Algorithm 1, Eq. 3),
-and either sends the cells (:class:`~mpc_rr.rrba.Answer`) or, with
-a secure tally, enters its one-hot answer into the block's secure sum (the
-run's sum protocol, SecAgg+ by default) as its party ``i - (first id of the
-block) + 1``.
+clients' seed in a simulation, a CSPRNG in a deployment) and answers once,
+when the aggregator's :class:`~mpc_rr.rrba.AskBlock` for its block arrives
+-- its transition table, right below, is the whole story.  With a secure
+tally it is party ``i - (first id of the block) + 1`` of the block's secure
+sum (the run's sum protocol, SecAgg+ by default).
 """
 
 from __future__ import annotations
@@ -54,6 +49,22 @@ class ClientState(enum.Enum):
     TALLYING = "its one-hot answer is in the block's secure sum"
     DONE = "answered, or dismissed"
     ABORTED = "aborted"
+
+
+# A client hears from the aggregator only when its block opens.  AskBlock: it checks what it
+# is asked (its block, a view of the public cover, only that view's subsets, tables that are
+# distributions with no cell below the public floor -- anything else and it refuses, naming
+# the aggregator) and answers each subset (Algorithm 1, Eq. 3).  Plain tally: it sends the
+# cells (Answer) and is done.  Secure tally: it enters its one-hot answer into the block's
+# secure sum (TALLYING, a sub-protocol) and is done when the sum ends, whatever its outcome.
+# Dismiss: the collection ended before its block; done, never asked.
+CLIENT_TABLE = table({
+    (ClientState.WAITING, AskBlock): Transition(
+        "_on_ask", ClientState.TALLYING, also=(ClientState.DONE,)  # plain tally: answered, done
+    ),
+    (ClientState.WAITING, Dismiss): Transition("_dismissed", ClientState.DONE),
+    **sub_protocol_steps(ClientState.TALLYING, "_after_tally", ClientState.DONE),
+})
 
 
 @dataclass(frozen=True)
@@ -140,6 +151,8 @@ class RRBAClient(SubProtocolHost):
     secure sum's source of keys and masks (default: the OS CSPRNG);
     ``noise`` says where ``rng`` comes from (copied into the outcome).
     """
+
+    TRANSITIONS = CLIENT_TABLE
 
     def __init__(
         self,
@@ -236,11 +249,3 @@ class RRBAClient(SubProtocolHost):
             out = dataclasses.replace(out, tally=f"secure sum failed: {err}")
         self.finish(out)
         return []
-
-    S = ClientState
-    TRANSITIONS = table({
-        (S.WAITING, AskBlock): Transition(_on_ask, S.TALLYING),  # plain tally: finishes (DONE)
-        (S.WAITING, Dismiss): Transition(_dismissed, S.DONE),
-        **sub_protocol_steps(S.TALLYING, _after_tally, S.DONE),
-    })
-    del S

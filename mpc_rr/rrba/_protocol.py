@@ -36,9 +36,11 @@ gives each client one step timeout of that whole wait instead
 (:func:`client_step_timeouts` with ``client_patience=1``): one wake-up per
 client, whatever the number of blocks and dropouts.
 
-State diagrams: the ``TRANSITIONS`` tables of
-:class:`~mpc_rr.rrba.RRBAAggregator` and
-:class:`~mpc_rr.rrba.RRBAClient` (``state_diagram``).
+State diagrams: the transition tables of
+:class:`~mpc_rr.rrba.RRBAAggregator` (``PLAIN_TALLY_TABLE`` or
+``SECURE_TALLY_TABLE``: the block loop, :mod:`._aggregator_role`) and
+:class:`~mpc_rr.rrba.RRBAClient` (``CLIENT_TABLE``, :mod:`._client_role`),
+each right under its State enum (``state_diagram``).
 
 Randomness: :func:`rrba_roles` gives the aggregator the first child of
 ``SeedSequence(seed)`` and client ``i`` child ``i - 1`` of the second (the

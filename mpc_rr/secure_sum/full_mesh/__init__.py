@@ -2,8 +2,9 @@
 
 Shares mod ``n + 1`` between every pair of parties, encrypted end to end,
 published all-to-all (the paper) or through a bulletin board (party 0).  How
-it works, the threat model and the wire format: :mod:`._protocol`'s docstring
-(:class:`FullMeshParty`, :class:`BulletinBoard`).
+it works, the threat model and the wire format: :mod:`._party`'s docstring
+(:class:`FullMeshParty`); the state diagrams are the tables right under
+:class:`MeshState` (:mod:`._party`) and :class:`BoardState` (:mod:`._board`).
 """
 
 from __future__ import annotations

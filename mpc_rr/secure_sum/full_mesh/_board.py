@@ -41,6 +41,19 @@ class BoardState(enum.Enum):
     ABORTED = "aborted"
 
 
+# The board relays what needs no secret: it collects every party's public key and, when all
+# are in, sends everyone the list (step 1); then it collects the publications r_j and, when
+# all are in, publishes their sum mod m.  It never sees a share.  No deadline entry: a silent
+# party makes it abort (patience), naming the party.
+BOARD_TABLE = table({
+    (BoardState.KEYS, MeshKey): Transition("_on_key", BoardState.KEYS),
+    (BoardState.KEYS, AllIn): Transition("_send_keys", BoardState.COLLECTING),
+    (BoardState.COLLECTING, MeshKey): Transition("_on_key", BoardState.COLLECTING),  # duplicates
+    (BoardState.COLLECTING, MeshPublish): Transition("_on_publish", BoardState.COLLECTING),
+    (BoardState.COLLECTING, AllIn): Transition("_publish_total", BoardState.DONE),
+})
+
+
 class BulletinBoard(Role):
     """Party 0 in ``"board"`` publication mode.
 
@@ -49,6 +62,7 @@ class BulletinBoard(Role):
     share (they go from party to party, encrypted).
     """
 
+    TRANSITIONS = BOARD_TABLE
     message_types = MESH_MESSAGES
 
     def __init__(self, n: int, cells: int, *, modulus: int | None = None, run: str = "") -> None:
@@ -115,13 +129,3 @@ class BulletinBoard(Role):
         self.finish(SumResult(total.astype(np.int64), ids, self.n, self.modulus))
         out = MeshTotal(total=WireArray.from_numpy(total.astype(self.dtype)), run=self.run, step=4)
         return broadcast(range(1, self.n + 1), out)
-
-    S = BoardState
-    TRANSITIONS = table({
-        (S.KEYS, MeshKey): Transition(_on_key, S.KEYS),
-        (S.KEYS, AllIn): Transition(_send_keys, S.COLLECTING),
-        (S.COLLECTING, MeshKey): Transition(_on_key, S.COLLECTING),  # duplicates: reported
-        (S.COLLECTING, MeshPublish): Transition(_on_publish, S.COLLECTING),
-        (S.COLLECTING, AllIn): Transition(_publish_total, S.DONE),
-    })
-    del S

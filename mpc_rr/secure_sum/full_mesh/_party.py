@@ -106,6 +106,29 @@ class MeshState(enum.Enum):
     ABORTED = "aborted"
 
 
+# How a party goes through the steps (the module docstring has the detail):
+#   KEYS        its public key is out (start); once every key is in -- the others' keys, or
+#               the board's list -- it sends each party its share, encrypted;
+#   SHARING     once every share addressed to it is in, it publishes r_j;
+#   PUBLISHING  the sum of the publications (all-to-all), or the board's total, is the result.
+# A faster party's share (in KEYS) or publication (in SHARING) is held or counted early; a
+# message of a step already closed is a duplicate, reported.  No deadline entry: no dropout
+# tolerance, a silent party makes the run abort (patience), naming it.
+MESH_PARTY_TABLE = table({
+    **each((MeshState.KEYS, MeshState.SHARING, MeshState.PUBLISHING), MeshKey, "_on_key"),
+    **each((MeshState.KEYS, MeshState.SHARING, MeshState.PUBLISHING), MeshKeys, "_on_key_list"),
+    (MeshState.KEYS, MeshShare): Transition("_on_share", MeshState.KEYS),  # a faster party's, held
+    (MeshState.KEYS, AllIn): Transition("_send_shares", MeshState.SHARING),
+    (MeshState.SHARING, MeshShare): Transition("_on_share", MeshState.SHARING),
+    (MeshState.SHARING, MeshPublish): Transition("_on_publish", MeshState.SHARING),  # a faster party's
+    (MeshState.SHARING, AllIn): Transition("_publish", MeshState.PUBLISHING),
+    (MeshState.PUBLISHING, MeshShare): Transition("_on_share", MeshState.PUBLISHING),  # duplicates
+    (MeshState.PUBLISHING, MeshPublish): Transition("_on_publish", MeshState.PUBLISHING),
+    (MeshState.PUBLISHING, MeshTotal): Transition("_on_total", MeshState.DONE),
+    (MeshState.PUBLISHING, AllIn): Transition("_sum_publications", MeshState.DONE),
+})
+
+
 class FullMeshParty(Role):
     """Data party ``party_id`` in ``1..n`` of the Section 4.2 secure sum.
 
@@ -127,6 +150,7 @@ class FullMeshParty(Role):
         Protocol run id carried in every message (and bound into every share key).
     """
 
+    TRANSITIONS = MESH_PARTY_TABLE
     message_types = MESH_MESSAGES
 
     def __init__(
@@ -353,19 +377,3 @@ class FullMeshParty(Role):
     def _finish(self, total: np.ndarray) -> None:
         ids = tuple(range(1, self.n + 1))
         self.finish(SumResult(total.astype(np.int64), ids, self.n, self.modulus))
-
-    S = MeshState
-    TRANSITIONS = table({
-        **each((S.KEYS, S.SHARING, S.PUBLISHING), MeshKey, _on_key),  # later: duplicates, reported
-        **each((S.KEYS, S.SHARING, S.PUBLISHING), MeshKeys, _on_key_list),
-        (S.KEYS, MeshShare): Transition(_on_share, S.KEYS),  # a faster party's, held
-        (S.KEYS, AllIn): Transition(_send_shares, S.SHARING),
-        (S.SHARING, MeshShare): Transition(_on_share, S.SHARING),
-        (S.SHARING, MeshPublish): Transition(_on_publish, S.SHARING),  # a faster party's
-        (S.SHARING, AllIn): Transition(_publish, S.PUBLISHING),
-        (S.PUBLISHING, MeshShare): Transition(_on_share, S.PUBLISHING),  # duplicates: reported
-        (S.PUBLISHING, MeshPublish): Transition(_on_publish, S.PUBLISHING),
-        (S.PUBLISHING, MeshTotal): Transition(_on_total, S.DONE),
-        (S.PUBLISHING, AllIn): Transition(_sum_publications, S.DONE),
-    })
-    del S

@@ -9,9 +9,10 @@ How this protocol works (no privacy at all -- it is a smoke test):
 3. each role's result is a :class:`~mpc_rr.secure_sum.SumResult`: the total,
    and at the hub the clients it includes (a client is not told: ``-1``).
 
-The transition tables (``TRANSITIONS`` of each role) are the whole state
-diagram: the hub self-loops on PlainValue in COLLECTING and leaves on "all
-in" (or its deadline); a client leaves WAITING on PlainTotal.
+The transition tables (:data:`CLIENT_TABLE`, :data:`HUB_TABLE`, each right
+under its role's State enum) are the whole state diagram: the hub self-loops
+on PlainValue in COLLECTING and leaves on "all in" (or its deadline); a
+client leaves WAITING on PlainTotal.
 
 Inputs are drawn from ``SeedSequence(seed, spawn_key=(i,))`` -- the same
 stream as ``SeedSequence(seed).spawn(n)[i]`` -- so any process can build
@@ -93,15 +94,32 @@ class ClientState(enum.Enum):
     ABORTED = "aborted"
 
 
+# A client sends its vector to the hub when it starts, then waits for the total.
+CLIENT_TABLE = table({
+    (ClientState.WAITING, PlainTotal): Transition("_on_total", ClientState.DONE),
+})
+
+
 class HubState(enum.Enum):
     COLLECTING = "collecting values"
     DONE = "done"
     ABORTED = "aborted"
 
 
+# The hub adds the clients' vectors as they come; when all are in it sends every client the
+# total.  At its deadline it aborts naming the silent clients -- or, with proceed_on_timeout,
+# sums those that answered.
+HUB_TABLE = table({
+    (HubState.COLLECTING, PlainValue): Transition("_on_value", HubState.COLLECTING),
+    (HubState.COLLECTING, AllIn): Transition("_finish", HubState.DONE),
+    (HubState.COLLECTING, Deadline): Transition("_on_deadline", HubState.DONE),
+})
+
+
 class PlainSumClient(Role):
     """Client ``i``: send ``x`` to the hub, receive the total."""
 
+    TRANSITIONS = CLIENT_TABLE
     message_types = (PlainTotal,)
     patience = 3  # the hub may spend its own deadline waiting for slow clients
 
@@ -125,14 +143,11 @@ class PlainSumClient(Role):
         self.finish(SumResult(total, (), -1, 0))
         return []
 
-    TRANSITIONS = table({
-        (ClientState.WAITING, PlainTotal): Transition(_on_total, ClientState.DONE),
-    })
-
 
 class PlainSumHub(Role):
     """The hub: add the clients' vectors, then broadcast the total."""
 
+    TRANSITIONS = HUB_TABLE
     message_types = (PlainValue,)
 
     def __init__(
@@ -176,12 +191,6 @@ class PlainSumHub(Role):
         self.finish(SumResult(self._sum.copy(), included, len(included), 0))
         total = PlainTotal(total=WireArray.from_numpy(self._sum), run=self.run, step=1)
         return broadcast((i for i in range(1, self.n_clients + 1) if i not in self._missing), total)
-
-    TRANSITIONS = table({
-        (HubState.COLLECTING, PlainValue): Transition(_on_value, HubState.COLLECTING),
-        (HubState.COLLECTING, AllIn): Transition(_finish, HubState.DONE),
-        (HubState.COLLECTING, Deadline): Transition(_on_deadline, HubState.DONE),
-    })
 
 
 def make_role(party_id: int, n_parties: int, seed: int, params: Mapping[str, Any]) -> Role:

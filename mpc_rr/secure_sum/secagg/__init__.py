@@ -62,7 +62,8 @@ Modules: messages (:mod:`~mpc_rr.secure_sum.secagg._messages`), public
 parameters and graph (:mod:`~mpc_rr.secure_sum.secagg._params`, the one
 :func:`secagg_public`), the data party (:mod:`~mpc_rr.secure_sum.secagg._client`)
 and the aggregator (:mod:`~mpc_rr.secure_sum.secagg._server`); their
-``TRANSITIONS`` tables are the state diagrams of the steps below.
+transition tables, right under each State enum, are the state diagrams of the
+steps above.
 
 Modulus: sums are computed mod ``R`` (default the smallest power of two above
 ``n * max_value``: 2^15 for Adult's 0/1 cells), and masked vectors travel in the

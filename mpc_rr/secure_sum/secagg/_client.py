@@ -1,4 +1,4 @@
-"""The data party of SecAgg+ (see :mod:`mpc_rr.secure_sum.secagg._roles` for the protocol)."""
+"""The data party of SecAgg+ (the package docstring, :mod:`mpc_rr.secure_sum.secagg`, has the protocol)."""
 
 from __future__ import annotations
 
@@ -84,6 +84,29 @@ class ClientState(enum.Enum):
     ABORTED = "aborted"
 
 
+# A data party talks only to the aggregator (party 0), one answer per step:
+#   KEYS    AdvertiseKeys is out (start); NeighborKeys (its live neighbours' keys) -> it
+#           Shamir-shares its mask key s_sk and self-mask seed b among them, encrypted
+#           pairwise: EncryptedShares;
+#   SHARES  ForwardedShares (the shares addressed to it) -> its masked input
+#           y = x + PRG(b) + sum_v +-PRG(s_uv) (mod R): MaskedInput;
+#   MASKED  UnmaskRequest (which neighbours dropped) -> UnmaskShares: for each neighbour a
+#           share of b (alive) or of s_sk (dropped), never both;
+#   UNMASK  Aggregate -> the sum is the result.
+# SecAggAbort in any step: the aggregator stopped the run.  A malformed message from the
+# aggregator makes the party leave (abort naming it): it becomes a dropout.
+SECAGG_CLIENT_TABLE = table({
+    (ClientState.KEYS, NeighborKeys): Transition("_on_neighbor_keys", ClientState.SHARES),
+    (ClientState.SHARES, ForwardedShares): Transition("_on_forwarded", ClientState.MASKED),
+    (ClientState.MASKED, UnmaskRequest): Transition("_on_unmask_request", ClientState.UNMASK),
+    (ClientState.UNMASK, Aggregate): Transition("_on_aggregate", ClientState.DONE),
+    **each(
+        (ClientState.KEYS, ClientState.SHARES, ClientState.MASKED, ClientState.UNMASK),
+        SecAggAbort, "_on_abort", ClientState.ABORTED,
+    ),
+})
+
+
 class SecAggClient(Role):
     """Data party ``party_id`` in ``1..n``.
 
@@ -102,6 +125,7 @@ class SecAggClient(Role):
     neighbour, and names the aggregator.
     """
 
+    TRANSITIONS = SECAGG_CLIENT_TABLE
     message_types = SECAGG_MESSAGES
     patience = 3  # the aggregator may spend one deadline per step waiting for dropouts
 
@@ -302,13 +326,3 @@ class SecAggClient(Role):
         self._from_aggregator(src)
         self.abort(f"{self.name}: the aggregator aborted: {msg.reason[:500]}")
         return []
-
-    S = ClientState
-    TRANSITIONS = table({
-        (S.KEYS, NeighborKeys): Transition(_on_neighbor_keys, S.SHARES),
-        (S.SHARES, ForwardedShares): Transition(_on_forwarded, S.MASKED),
-        (S.MASKED, UnmaskRequest): Transition(_on_unmask_request, S.UNMASK),
-        (S.UNMASK, Aggregate): Transition(_on_aggregate, S.DONE),
-        **each((S.KEYS, S.SHARES, S.MASKED, S.UNMASK), SecAggAbort, _on_abort, S.ABORTED),
-    })
-    del S

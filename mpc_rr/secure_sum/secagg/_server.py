@@ -1,4 +1,4 @@
-"""The aggregator of SecAgg+ (see :mod:`mpc_rr.secure_sum.secagg._roles` for the protocol)."""
+"""The aggregator of SecAgg+ (the package docstring, :mod:`mpc_rr.secure_sum.secagg`, has the protocol)."""
 
 from __future__ import annotations
 
@@ -58,6 +58,32 @@ class ServerState(enum.Enum):
     ABORTED = "aborted"
 
 
+# The aggregator routes every message; it closes each step at "all in" or at its deadline: the
+# silent are dropouts (so is a party left with fewer than t live neighbours); beyond the
+# dropout bound it aborts, telling the survivors why (SecAggAbort).  Late messages: counted.
+#   KEYS    AdvertiseKeys -> NeighborKeys: to each live party, its live neighbours' keys
+#   SHARES  EncryptedShares -> ForwardedShares: the shares regrouped by recipient
+#   MASKED  MaskedInput -> UnmaskRequest: to each survivor, which of its neighbours dropped
+#   UNMASK  UnmaskShares -> Aggregate: the seeds rebuilt, the masks removed -- the result
+SECAGG_SERVER_TABLE = table({
+    (ServerState.KEYS, AdvertiseKeys): Transition("_on_keys", ServerState.KEYS),
+    (ServerState.KEYS, AllIn): Transition("_close_keys", ServerState.SHARES),
+    (ServerState.KEYS, Deadline): Transition("_close_keys", ServerState.SHARES),
+    (ServerState.SHARES, EncryptedShares): Transition("_on_shares", ServerState.SHARES),
+    (ServerState.SHARES, AllIn): Transition("_close_shares", ServerState.MASKED),
+    (ServerState.SHARES, Deadline): Transition("_close_shares", ServerState.MASKED),
+    (ServerState.MASKED, MaskedInput): Transition("_on_masked", ServerState.MASKED),
+    (ServerState.MASKED, AllIn): Transition("_close_masked", ServerState.UNMASK),
+    (ServerState.MASKED, Deadline): Transition("_close_masked", ServerState.UNMASK),
+    (ServerState.UNMASK, UnmaskShares): Transition("_on_unmask", ServerState.UNMASK),
+    (ServerState.UNMASK, AllIn): Transition("_close_unmask", ServerState.DONE),
+    (ServerState.UNMASK, Deadline): Transition("_close_unmask", ServerState.DONE),
+    **each((ServerState.SHARES, ServerState.MASKED, ServerState.UNMASK), AdvertiseKeys, "_late"),
+    **each((ServerState.MASKED, ServerState.UNMASK), EncryptedShares, "_late"),
+    **each((ServerState.UNMASK,), MaskedInput, "_late"),
+})
+
+
 @dataclass(frozen=True)
 class _Unmask:
     """A validated UnmaskShares: shares of ``b`` of live owners and of ``s_sk`` of dropped ones."""
@@ -95,6 +121,7 @@ class SecAggServer(Role):
     ``late`` counts messages that arrived after their step closed.
     """
 
+    TRANSITIONS = SECAGG_SERVER_TABLE
     message_types = SECAGG_MESSAGES
 
     def __init__(self, config: SecAggConfig, graph: Graph) -> None:
@@ -120,7 +147,6 @@ class SecAggServer(Role):
         self._commit = np.zeros((n + 1, 32), np.uint8)
         self._sent_ids: dict[int, np.ndarray] = {}
         self._mask_sets: dict[int, np.ndarray] = {}
-        self._y_acc = np.zeros(config.cells, np.uint64)
 
     def start(self) -> list[Send]:
         return []
@@ -491,24 +517,3 @@ class SecAggServer(Role):
             return [Send(int(u), msg) for u in np.flatnonzero(self.alive)]
         self._expect = set(np.flatnonzero(self.alive).tolist())
         return out
-
-    S = ServerState
-    TRANSITIONS = table({
-        (S.KEYS, AdvertiseKeys): Transition(_on_keys, S.KEYS),
-        (S.KEYS, AllIn): Transition(_close_keys, S.SHARES),
-        (S.KEYS, Deadline): Transition(_close_keys, S.SHARES),
-        (S.SHARES, EncryptedShares): Transition(_on_shares, S.SHARES),
-        (S.SHARES, AllIn): Transition(_close_shares, S.MASKED),
-        (S.SHARES, Deadline): Transition(_close_shares, S.MASKED),
-        (S.MASKED, MaskedInput): Transition(_on_masked, S.MASKED),
-        (S.MASKED, AllIn): Transition(_close_masked, S.UNMASK),
-        (S.MASKED, Deadline): Transition(_close_masked, S.UNMASK),
-        (S.UNMASK, UnmaskShares): Transition(_on_unmask, S.UNMASK),
-        (S.UNMASK, AllIn): Transition(_close_unmask, S.DONE),
-        (S.UNMASK, Deadline): Transition(_close_unmask, S.DONE),
-        # a message of a step that already closed: counted in ``late``, otherwise ignored
-        **each((S.SHARES, S.MASKED, S.UNMASK), AdvertiseKeys, _late),
-        **each((S.MASKED, S.UNMASK), EncryptedShares, _late),
-        **each((S.UNMASK,), MaskedInput, _late),
-    })
-    del S
