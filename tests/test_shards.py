@@ -33,7 +33,6 @@ from mpc_rr.workflows import run_secure_sum
 from parties.runner import MemoryRunner
 from parties.shards import ShardedRunner, split_parties
 from scenarios.cli import main
-from transports.shards import decode_batch, encode_batch
 from transports.tap import Tap
 
 PLAINSUM = ProtocolSpec("plainsum", make_role)
@@ -68,13 +67,6 @@ def same_costs(a: RunResult, b: RunResult) -> None:
 def test_split_parties_is_contiguous_and_balanced() -> None:
     assert split_parties(range(10), 3) == [(0, 1, 2, 3), (4, 5, 6), (7, 8, 9)]
     assert split_parties([1, 2], 5) == [(1,), (2,)]
-
-
-def test_batch_frames_round_trip_and_reject_garbage() -> None:
-    items = [(0, 5, b"abc"), (3, 1, b""), (2, 2, bytes(range(256)))]
-    assert decode_batch(encode_batch(items)) == items
-    with pytest.raises(Exception, match="shard batch"):
-        decode_batch(b"\x93\x01")
 
 
 @pytest.mark.parametrize(("workers", "method"), [(1, "fork"), (3, "fork"), (3, "spawn")])
