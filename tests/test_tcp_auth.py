@@ -9,15 +9,14 @@ import struct
 import pytest
 import trio
 
-from tests.deploy import roster_for
 from transports import Tap
 from transports.errors import TransportError
 from transports.pki import PartyEntry, Roster, client_context, generate_deployment
 from transports.tcp import connect_client, open_hub
 
 
-async def test_certificate_from_another_ca_is_refused_and_logged(tmp_path, caplog) -> None:
-    roster = roster_for(3, tmp_path)
+async def test_certificate_from_another_ca_is_refused_and_logged(roster_for, tmp_path, caplog) -> None:
+    roster = roster_for(3)
     stranger = generate_deployment(3, tmp_path / "other", hub_port=0)
     async with open_hub(roster, port=0) as hub:
         r = roster.with_hub_address("127.0.0.1", hub.port)
@@ -36,8 +35,8 @@ async def test_certificate_from_another_ca_is_refused_and_logged(tmp_path, caplo
         await ok.aclose()
 
 
-async def test_claiming_another_party_id_is_refused(tmp_path) -> None:
-    roster = roster_for(4, tmp_path)
+async def test_claiming_another_party_id_is_refused(roster_for) -> None:
+    roster = roster_for(4)
     async with open_hub(roster, port=0) as hub:
         r = roster.with_hub_address("127.0.0.1", hub.port)
         with pytest.raises(TransportError, match="claims party 3 but its certificate is party 2"):
@@ -46,8 +45,8 @@ async def test_claiming_another_party_id_is_refused(tmp_path) -> None:
         assert hub.connected == set()
 
 
-async def test_certificate_not_in_roster_is_refused(tmp_path) -> None:
-    roster = roster_for(4, tmp_path)
+async def test_certificate_not_in_roster_is_refused(roster_for) -> None:
+    roster = roster_for(4)
     parties = dict(roster.parties)
     parties[3] = PartyEntry(3, "127.0.0.1", 0, "sha256:" + "00" * 32)  # revoked
     hub_roster = Roster(parties, 0, roster.directory)
@@ -58,8 +57,8 @@ async def test_certificate_not_in_roster_is_refused(tmp_path) -> None:
         assert "is not in the roster" in hub.refused[0]
 
 
-async def test_impostor_hub_is_detected_by_the_client(tmp_path) -> None:
-    roster = roster_for(3, tmp_path)
+async def test_impostor_hub_is_detected_by_the_client(roster_for) -> None:
+    roster = roster_for(3)
     async with open_hub(roster, port=0) as hub:
         r = roster.with_hub_address("127.0.0.1", hub.port)
         fake = dict(r.parties)
@@ -68,8 +67,8 @@ async def test_impostor_hub_is_detected_by_the_client(tmp_path) -> None:
             await connect_client(Roster(fake, 0, r.directory), 1)
 
 
-async def test_duplicate_connection_is_refused(tmp_path) -> None:
-    roster = roster_for(3, tmp_path)
+async def test_duplicate_connection_is_refused(roster_for) -> None:
+    roster = roster_for(3)
     async with open_hub(roster, port=0) as hub:
         r = roster.with_hub_address("127.0.0.1", hub.port)
         first = await connect_client(r, 1)
@@ -78,8 +77,8 @@ async def test_duplicate_connection_is_refused(tmp_path) -> None:
         await first.aclose()
 
 
-async def test_plaintext_mode_is_explicit_and_visible_to_taps(tmp_path) -> None:
-    roster = roster_for(3, tmp_path)
+async def test_plaintext_mode_is_explicit_and_visible_to_taps(roster_for) -> None:
+    roster = roster_for(3)
     tap = Tap()
     async with open_hub(roster, port=0, tls=False, tap=tap) as hub:
         r = roster.with_hub_address("127.0.0.1", hub.port)
@@ -90,8 +89,8 @@ async def test_plaintext_mode_is_explicit_and_visible_to_taps(tmp_path) -> None:
     assert any(b"classroom secret" in rec.data for rec in tap.between(1, 0))
 
 
-async def test_malformed_frames_are_reported_and_other_peers_kept(tmp_path) -> None:
-    roster = roster_for(4, tmp_path)
+async def test_malformed_frames_are_reported_and_other_peers_kept(roster_for) -> None:
+    roster = roster_for(4)
     async with open_hub(roster, port=0) as hub:
         r = roster.with_hub_address("127.0.0.1", hub.port)
         bad, good = await connect_client(r, 1), await connect_client(r, 2)
@@ -112,8 +111,8 @@ async def test_malformed_frames_are_reported_and_other_peers_kept(tmp_path) -> N
         await bad.aclose()
 
 
-async def test_start_barrier_waits_for_everyone_and_keeps_early_payloads(tmp_path) -> None:
-    roster = roster_for(3, tmp_path)
+async def test_start_barrier_waits_for_everyone_and_keeps_early_payloads(roster_for) -> None:
+    roster = roster_for(3)
     async with open_hub(roster, port=0) as hub:
         r = roster.with_hub_address("127.0.0.1", hub.port)
         c1 = await connect_client(r, 1)
@@ -137,8 +136,8 @@ async def test_start_barrier_waits_for_everyone_and_keeps_early_payloads(tmp_pat
         await c2.aclose()
 
 
-async def test_a_silent_connection_is_dropped_after_the_handshake_timeout(tmp_path) -> None:
-    roster = roster_for(3, tmp_path)
+async def test_a_silent_connection_is_dropped_after_the_handshake_timeout(roster_for) -> None:
+    roster = roster_for(3)
     async with open_hub(roster, port=0, handshake_timeout=0.3) as hub:
         silent = await trio.open_tcp_stream("127.0.0.1", hub.port)
         with trio.fail_after(5):

@@ -13,7 +13,6 @@ import trio
 import trio.testing
 
 from mpc_rr.core import ErrorLog, PeerError, UsageError
-from tests.deploy import roster_for
 from transports.errors import EndpointClosed, TransportError
 from transports.framing import CONTROL, pack_frame
 from transports.tcp import RefusalLog, TcpClient, connect_client, open_hub
@@ -45,8 +44,8 @@ async def _until(pred, what: str, timeout: float = 10) -> None:
 
 
 @deadline(60)
-async def test_an_error_in_the_hub_body_propagates_with_its_cause(tmp_path) -> None:
-    roster = roster_for(3, tmp_path)
+async def test_an_error_in_the_hub_body_propagates_with_its_cause(roster_for) -> None:
+    roster = roster_for(3)
     with pytest.raises(ValueError, match="raised in the body") as info:
         async with open_hub(roster, port=0) as hub:
             r = roster.with_hub_address("127.0.0.1", hub.port)
@@ -62,8 +61,8 @@ async def test_an_error_in_the_hub_body_propagates_with_its_cause(tmp_path) -> N
 
 
 @deadline(60)
-async def test_an_error_after_closing_the_hub_in_the_body_still_propagates(tmp_path) -> None:
-    roster = roster_for(3, tmp_path)
+async def test_an_error_after_closing_the_hub_in_the_body_still_propagates(roster_for) -> None:
+    roster = roster_for(3)
     with pytest.raises(RuntimeError, match="after aclose"):
         async with open_hub(roster, port=0) as hub:
             await hub.aclose()
@@ -71,8 +70,8 @@ async def test_an_error_after_closing_the_hub_in_the_body_still_propagates(tmp_p
 
 
 @deadline(60)
-async def test_outer_cancellation_of_the_hub_body_is_clean(tmp_path) -> None:
-    roster = roster_for(3, tmp_path)
+async def test_outer_cancellation_of_the_hub_body_is_clean(roster_for) -> None:
+    roster = roster_for(3)
     with trio.move_on_after(0.2) as scope:
         async with open_hub(roster, port=0):
             await trio.sleep_forever()
@@ -80,8 +79,8 @@ async def test_outer_cancellation_of_the_hub_body_is_clean(tmp_path) -> None:
 
 
 @deadline(60)
-async def test_open_hub_validates_its_limits(tmp_path) -> None:
-    roster = roster_for(3, tmp_path)
+async def test_open_hub_validates_its_limits(roster_for) -> None:
+    roster = roster_for(3)
     with pytest.raises(UsageError, match=r"queue_bytes \(bytes per queue\) must be an int >= 1, got 0"):
         async with open_hub(roster, port=0, queue_bytes=0):
             pass
@@ -94,8 +93,8 @@ async def test_open_hub_validates_its_limits(tmp_path) -> None:
 
 
 @deadline(60)
-async def test_simultaneous_hellos_for_one_identity_welcome_exactly_one(tmp_path) -> None:
-    roster = roster_for(3, tmp_path)
+async def test_simultaneous_hellos_for_one_identity_welcome_exactly_one(roster_for) -> None:
+    roster = roster_for(3)
     k = 20
     async with open_hub(roster, port=0) as hub:
         r = roster.with_hub_address("127.0.0.1", hub.port)
@@ -122,8 +121,8 @@ async def test_simultaneous_hellos_for_one_identity_welcome_exactly_one(tmp_path
 
 
 @deadline(60)
-async def test_reconnecting_after_leaving_is_refused_with_a_reason(tmp_path) -> None:
-    roster = roster_for(3, tmp_path)
+async def test_reconnecting_after_leaving_is_refused_with_a_reason(roster_for) -> None:
+    roster = roster_for(3)
     async with open_hub(roster, port=0) as hub:
         r = roster.with_hub_address("127.0.0.1", hub.port)
         c = await connect_client(r, 1)
@@ -148,8 +147,8 @@ def _abort(client: TcpClient, how: str, tls: bool) -> None:
 @deadline(60)
 @pytest.mark.parametrize("tls", [False, True], ids=["plain", "tls"])
 @pytest.mark.parametrize("how", ["close", "fin", "reset"])
-async def test_a_truncated_frame_then_a_close_is_recorded(tmp_path, tls: bool, how: str) -> None:
-    roster = roster_for(3, tmp_path)
+async def test_a_truncated_frame_then_a_close_is_recorded(roster_for, tls: bool, how: str) -> None:
+    roster = roster_for(3)
     async with open_hub(roster, port=0, tls=tls) as hub:
         r = roster.with_hub_address("127.0.0.1", hub.port)
         c = await connect_client(r, 1, tls=tls)
@@ -167,8 +166,8 @@ async def test_a_truncated_frame_then_a_close_is_recorded(tmp_path, tls: bool, h
 
 @deadline(60)
 @pytest.mark.parametrize("tls", [False, True], ids=["plain", "tls"])
-async def test_an_abrupt_disconnect_between_frames_is_not_an_error(tmp_path, tls: bool) -> None:
-    roster = roster_for(3, tmp_path)
+async def test_an_abrupt_disconnect_between_frames_is_not_an_error(roster_for, tls: bool) -> None:
+    roster = roster_for(3)
     async with open_hub(roster, port=0, tls=tls) as hub:
         r = roster.with_hub_address("127.0.0.1", hub.port)
         c = await connect_client(r, 1, tls=tls)
@@ -180,8 +179,8 @@ async def test_an_abrupt_disconnect_between_frames_is_not_an_error(tmp_path, tls
 
 
 @deadline(60)
-async def test_the_client_records_a_truncated_frame_from_the_hub(tmp_path) -> None:
-    roster = roster_for(3, tmp_path)
+async def test_the_client_records_a_truncated_frame_from_the_hub(roster_for) -> None:
+    roster = roster_for(3)
 
     async def fake_hub(stream: trio.SocketStream) -> None:
         await stream.receive_some()  # the hello
@@ -204,8 +203,8 @@ async def test_the_client_records_a_truncated_frame_from_the_hub(tmp_path) -> No
     assert "connection ended inside a frame (7 of 100 payload bytes)" in str(c.peer_errors[0])
 
 
-async def test_wait_errors_name_the_parties_missing_when_the_wait_ends(tmp_path, mock_clock) -> None:
-    roster = roster_for(4, tmp_path)  # time stands still unless the test jumps it
+async def test_wait_errors_name_the_parties_missing_when_the_wait_ends(roster_for, mock_clock) -> None:
+    roster = roster_for(4)  # time stands still unless the test jumps it
     async with open_hub(roster, port=0) as hub:
         r = roster.with_hub_address("127.0.0.1", hub.port)
         errors: list[str] = []
@@ -240,8 +239,8 @@ async def _until_mock(pred) -> None:
 
 
 @deadline(60)
-async def test_frames_pipelined_behind_the_hello_are_kept(tmp_path) -> None:
-    roster = roster_for(3, tmp_path)
+async def test_frames_pipelined_behind_the_hello_are_kept(roster_for) -> None:
+    roster = roster_for(3)
     async with open_hub(roster, port=0, tls=False) as hub:
         raw = await trio.open_tcp_stream("127.0.0.1", hub.port)
         hello = pack_frame(CONTROL, b'{"hello":1}')[0]
@@ -253,8 +252,8 @@ async def test_frames_pipelined_behind_the_hello_are_kept(tmp_path) -> None:
 
 
 @deadline(60)
-async def test_frames_arriving_with_the_welcome_are_kept(tmp_path) -> None:
-    roster = roster_for(3, tmp_path)
+async def test_frames_arriving_with_the_welcome_are_kept(roster_for) -> None:
+    roster = roster_for(3)
 
     async def fake_hub(stream: trio.SocketStream) -> None:
         await stream.receive_some()  # the hello
@@ -277,9 +276,9 @@ async def test_frames_arriving_with_the_welcome_are_kept(tmp_path) -> None:
 
 
 @deadline(60)
-async def test_hub_queues_are_bounded_in_bytes_and_the_sender_is_throttled(tmp_path) -> None:
+async def test_hub_queues_are_bounded_in_bytes_and_the_sender_is_throttled(roster_for) -> None:
     """A party relays 3 MiB frames to itself and never reads (finding E)."""
-    roster = roster_for(3, tmp_path)
+    roster = roster_for(3)
     frames, payload = 60, bytes(3 * MiB)
     async with open_hub(roster, port=0, tls=False) as hub:  # default limits
         r = roster.with_hub_address("127.0.0.1", hub.port)
@@ -315,8 +314,8 @@ async def test_hub_queues_are_bounded_in_bytes_and_the_sender_is_throttled(tmp_p
 
 @deadline(60)
 @pytest.mark.parametrize("target", ["itself", "a silent party"])
-async def test_a_party_that_stops_reading_is_named_and_disconnected(tmp_path, target: str) -> None:
-    roster = roster_for(4, tmp_path)
+async def test_a_party_that_stops_reading_is_named_and_disconnected(roster_for, target: str) -> None:
+    roster = roster_for(4)
     async with open_hub(roster, port=0, tls=False, queue_bytes=4 * MiB, stall_timeout=0.5) as hub:
         r = roster.with_hub_address("127.0.0.1", hub.port)
         flooder, silent, other = [await connect_client(r, i, tls=False) for i in (1, 2, 3)]
@@ -350,8 +349,8 @@ async def test_a_party_that_stops_reading_is_named_and_disconnected(tmp_path, ta
 
 
 @deadline(60)
-async def test_a_send_cancelled_mid_frame_closes_the_endpoint(tmp_path) -> None:
-    roster = roster_for(3, tmp_path)
+async def test_a_send_cancelled_mid_frame_closes_the_endpoint(roster_for) -> None:
+    roster = roster_for(3)
     async with open_hub(roster, port=0, tls=False, queue_bytes=MiB) as hub:
         r = roster.with_hub_address("127.0.0.1", hub.port)
         a, b = await connect_client(r, 1, tls=False), await connect_client(r, 2, tls=False)
@@ -370,8 +369,8 @@ async def test_a_send_cancelled_mid_frame_closes_the_endpoint(tmp_path) -> None:
 
 
 @deadline(60)
-async def test_a_frame_larger_than_the_queue_bound_still_passes(tmp_path) -> None:
-    roster = roster_for(3, tmp_path)
+async def test_a_frame_larger_than_the_queue_bound_still_passes(roster_for) -> None:
+    roster = roster_for(3)
     payload = bytes(range(256)) * (20 * MiB // 256)
     async with open_hub(roster, port=0, queue_bytes=MiB) as hub:
         r = roster.with_hub_address("127.0.0.1", hub.port)
@@ -389,8 +388,8 @@ async def test_a_frame_larger_than_the_queue_bound_still_passes(tmp_path) -> Non
 
 
 @deadline(60)
-async def test_100k_frames_to_unknown_parties_keep_memory_bounded(tmp_path) -> None:
-    roster = roster_for(3, tmp_path)
+async def test_100k_frames_to_unknown_parties_keep_memory_bounded(roster_for) -> None:
+    roster = roster_for(3)
     k = 100_000
     async with open_hub(roster, port=0, tls=False) as hub:
         r = roster.with_hub_address("127.0.0.1", hub.port)
