@@ -27,7 +27,7 @@ from scenarios.experiments.sweep import sweep
 from scenarios.results.provenance import code_version
 from scenarios.results.store import Store
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[3]
 EXAMPLES = ROOT / "scenarios" / "experiments" / "examples"
 
 SECURE_SUM = """

@@ -24,7 +24,7 @@ from mpc_rr.secure_sum.secagg import AdvertiseKeys
 from parties.launch import launch_party, resolve_launch
 from parties.procs import run_processes
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 
 
 def test_both_launches_give_the_same_results_and_payloads() -> None:

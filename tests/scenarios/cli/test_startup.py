@@ -18,7 +18,7 @@ from pathlib import Path
 
 from transports.pki import generate_deployment
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[3]
 # msgspec is allowed: the protocols' typed options are msgspec structs, and their fields are the
 # commands' flags (about 20 ms of import, measured; numpy alone is 150 ms)
 NEVER_AT_HELP = {"numpy", "scipy", "matplotlib", "trio", "cryptography", "pytest"}

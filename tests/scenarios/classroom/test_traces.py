@@ -1,7 +1,7 @@
 """``mpc-rr classroom``: reproducible teaching traces, checked notes, valid mermaid and HTML.
 
-Golden files live in ``tests/golden/classroom``; regenerate them after an
-intended change with ``MPC_RR_UPDATE_GOLDEN=1 pytest tests/test_classroom.py``
+Golden files live in ``golden/`` next to this file; regenerate them after an
+intended change with ``MPC_RR_UPDATE_GOLDEN=1 pytest tests/scenarios/classroom``
 and read the diff.
 """
 
@@ -27,7 +27,7 @@ from scenarios.classroom.render import mermaid, mermaid_states, text
 from scenarios.classroom.secure_sums import full_mesh_lesson
 from scenarios.cli import main
 
-GOLDEN = Path(__file__).parent / "golden" / "classroom"
+GOLDEN = Path(__file__).parent / "golden"
 
 CASES = {
     "full-mesh-3": ["full-mesh", "--parties", "3", "--seed", "7"],

@@ -18,7 +18,7 @@ from mpc_rr.core import COORDINATOR  # noqa: E402
 from mpc_rr.workflows import run_secure_sum  # noqa: E402
 from parties.runner import MemoryRunner  # noqa: E402
 from parties.shards import ShardedRunner  # noqa: E402
-from tests.test_shards import _adult_plan, per_link_events, same_costs  # noqa: E402
+from tests.parties.test_shards import _adult_plan, per_link_events, same_costs  # noqa: E402
 
 
 @pytest.fixture(scope="module")
