@@ -7,6 +7,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from mpc_rr.core import COORDINATOR
 from mpc_rr.data import ADULT_SCHEMA
 from mpc_rr.mdrr import PairLayout, crosstabs
 from mpc_rr.workflows import exact_bivariate_counts, run_secure_sum
@@ -96,3 +97,14 @@ def test_one_os_process_per_party_over_tls(protocol: str) -> None:
     assert r.ok, r.errors
     for pid in range(6):
         np.testing.assert_array_equal(r.results[pid]["total"], expected_total(5, 3, 40))
+
+
+@pytest.mark.parametrize("transport", ["memory", "tcp"])
+def test_secagg_dropouts_at_two_different_steps_within_the_bound(transport: str) -> None:
+    x = np.random.default_rng(5).integers(0, 2, size=(12, 6))
+    rep = run_secure_sum(
+        "secagg", x, seed=2, max_dropout=0.25, runner=runner_for(transport, step_timeout=1.0),
+        victims={2: "keys", 6: "masked", 9: "unmask"},
+    )  # fmt: skip
+    assert rep.exact, rep.aborted
+    assert set(rep.run.roles[COORDINATOR].result.included) == set(range(1, 13)) - {2, 6}

@@ -18,7 +18,6 @@ from mpc_rr.core import COORDINATOR  # noqa: E402
 from mpc_rr.workflows import run_secure_sum  # noqa: E402
 from parties.runner import MemoryRunner  # noqa: E402
 from parties.shards import ShardedRunner  # noqa: E402
-from tests.parties.test_shards import _adult_plan, per_link_events, same_costs  # noqa: E402
 
 
 @pytest.fixture(scope="module")
@@ -29,8 +28,8 @@ def local_ray():  # type: ignore[no-untyped-def]
     ray.shutdown()
 
 
-def test_pipeline_on_ray_actors_equals_one_process(local_ray) -> None:  # type: ignore[no-untyped-def]
-    plan = _adult_plan(50, "rr")
+def test_pipeline_on_ray_actors_equals_one_process(adult_plan, same_costs, local_ray) -> None:  # type: ignore[no-untyped-def]
+    plan = adult_plan(50, "rr")
     one = MemoryRunner(transcript=True)(plan)
     res = ShardedRunner(workers=3, engine="ray", transcript=True)(plan)
     assert res.ok, res.errors
@@ -43,7 +42,9 @@ def test_pipeline_on_ray_actors_equals_one_process(local_ray) -> None:  # type: 
     assert ray.is_initialized()  # a cluster the caller started is left running
 
 
-def test_secagg_dropouts_on_ray_actors_keep_virtual_time(local_ray) -> None:  # type: ignore[no-untyped-def]
+def test_secagg_dropouts_on_ray_actors_keep_virtual_time(
+    per_link_events, same_costs, local_ray
+) -> None:  # type: ignore[no-untyped-def]
     rng = np.random.default_rng(4)
     x = np.zeros((30, 6), np.uint8)
     x[np.arange(30), rng.integers(0, 6, 30)] = 1
@@ -56,8 +57,8 @@ def test_secagg_dropouts_on_ray_actors_keep_virtual_time(local_ray) -> None:  # 
     same_costs(one.run, rep.run)
 
 
-def test_ray_refuses_more_workers_than_cpus(local_ray) -> None:  # type: ignore[no-untyped-def]
+def test_ray_refuses_more_workers_than_cpus(adult_plan, local_ray) -> None:  # type: ignore[no-untyped-def]
     from mpc_rr.core import UsageError
 
     with pytest.raises(UsageError, match="Ray actors need 4 CPUs, the Ray cluster has 3"):
-        ShardedRunner(workers=4, engine="ray")(_adult_plan(20, "rr"))
+        ShardedRunner(workers=4, engine="ray")(adult_plan(20, "rr"))

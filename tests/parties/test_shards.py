@@ -21,47 +21,18 @@ from mpc_rr.core import (
     Role,
     RoleOutcome,
     RolePlan,
-    RunResult,
     Send,
     SpecPlan,
     UsageError,
 )
-from mpc_rr.data import load_adult
-from mpc_rr.pipeline import PipelineConfig, PipelinePlan, signing
+from mpc_rr.pipeline import signing
 from mpc_rr.secure_sum.plainsum import expected_total, make_role
 from mpc_rr.workflows import run_secure_sum
 from parties.runner import MemoryRunner
 from parties.shards import ShardedRunner, split_parties
-from scenarios.cli import main
 from transports.tap import Tap
 
 PLAINSUM = ProtocolSpec("plainsum", make_role)
-
-
-def per_link_events(res: RunResult) -> dict[tuple[int, int], list[tuple[float, bytes]]]:
-    """(virtual time, bytes) of every message per link, in send order."""
-    assert res.transcript is not None
-    out: dict[tuple[int, int], list[tuple[float, bytes]]] = {}
-    for e in res.transcript:
-        out.setdefault((e.src, e.dst), []).append((e.time, e.data))
-    return out
-
-
-def same_costs(a: RunResult, b: RunResult) -> None:
-    assert set(a.costs.parties) == set(b.costs.parties)
-    for pid, s in a.costs.parties.items():
-        t = b.costs.parties[pid]
-        got = (t.messages_sent, t.messages_received, t.bytes_sent, t.bytes_received, t.deadlines)
-        want = (s.messages_sent, s.messages_received, s.bytes_sent, s.bytes_received, s.deadlines)
-        assert got == want, pid
-        assert len(t.rounds_sent) == len(s.rounds_sent), pid
-    def no_wall(c: RunResult) -> dict:  # type: ignore[type-arg]
-        return {k: {**v, "max_wall_s": 0} for k, v in c.costs.per_role().items()}
-
-    assert no_wall(a) == no_wall(b)
-    assert (a.costs.messages, a.costs.bytes, a.costs.rounds) == (
-        b.costs.messages, b.costs.bytes, b.costs.rounds,
-    )  # fmt: skip
 
 
 def test_split_parties_is_contiguous_and_balanced() -> None:
@@ -70,7 +41,9 @@ def test_split_parties_is_contiguous_and_balanced() -> None:
 
 
 @pytest.mark.parametrize(("workers", "method"), [(1, "fork"), (3, "fork"), (3, "spawn")])
-def test_plainsum_same_links_results_and_costs(workers: int, method: str) -> None:
+def test_plainsum_same_links_results_and_costs(
+    per_link_events, same_costs, workers: int, method: str
+) -> None:
     plan = SpecPlan(PLAINSUM, 11, 7, {"cells": 4, "run": "t"})
     one = MemoryRunner(transcript=True)(plan)
     tap = Tap()
@@ -90,7 +63,7 @@ def test_plainsum_same_links_results_and_costs(workers: int, method: str) -> Non
 
 @pytest.mark.parametrize("method", ["fork", "spawn"])
 def test_frames_through_spill_files_give_the_same_run(
-    method: str, monkeypatch: pytest.MonkeyPatch
+    per_link_events, same_costs, method: str, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """Every frame crossing as a spill file (threshold 1 byte): same links, results, costs;
     the spill folder is gone afterwards."""
@@ -116,7 +89,7 @@ def test_frames_through_spill_files_give_the_same_run(
 
 
 def test_a_spill_folder_that_cannot_be_written_falls_back_to_the_pipes(
-    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+    same_costs, monkeypatch: pytest.MonkeyPatch, tmp_path: Path
 ) -> None:
     """A full or missing spill folder (e.g. Docker's 64 MB /dev/shm) must not end the run:
     the frames then go through the pipes."""
@@ -141,7 +114,7 @@ def test_bounded_inbound_buffers_give_the_same_run() -> None:
         ShardedRunner(workers=2, buffer=0)(plan)
 
 
-def test_secagg_seeded_same_transcript_and_sum_across_shards() -> None:
+def test_secagg_seeded_same_transcript_and_sum_across_shards(same_costs) -> None:
     rng = np.random.default_rng(3)
     x = np.zeros((36, 9), np.uint8)
     x[np.arange(36), rng.integers(0, 9, 36)] = 1
@@ -158,7 +131,9 @@ def test_secagg_seeded_same_transcript_and_sum_across_shards() -> None:
     assert again.run is not None and again.run.links() != many.run.links()
 
 
-def test_secagg_dropouts_within_the_bound_across_shards_keep_virtual_time() -> None:
+def test_secagg_dropouts_within_the_bound_across_shards_keep_virtual_time(
+    per_link_events, same_costs
+) -> None:
     """Parties on different shards crash at different steps; deadlines fire at the same
     virtual times as in one process, and the sum over the survivors is exact."""
     rng = np.random.default_rng(4)
@@ -179,21 +154,11 @@ def test_secagg_dropouts_within_the_bound_across_shards_keep_virtual_time() -> N
     assert many.costs.extra["clock_jumps"] >= 2
 
 
-def _adult_plan(n: int, dependence: str, seed: int = 3) -> PipelinePlan:
-    data = load_adult()
-    codes = data.codes[:n]
-    key = signing.new_signing_key(bytes(range(32)))
-    cfg = PipelineConfig(
-        schema=data.schema, n=n, p=0.7, dependence=dependence, run=f"shards-{dependence}",
-        coordinator_key=signing.public_bytes(key),
-    )  # fmt: skip
-    ent = 11 if dependence != "rr" else None
-    return PipelinePlan(cfg, codes, seed, key.private_bytes_raw(), entropy_seed=ent)
-
-
 @pytest.mark.parametrize("dependence", ["rr", "secure-sum"])
-def test_pipeline_same_transcript_and_estimates_across_shards(dependence: str) -> None:
-    plan = _adult_plan(40, dependence)
+def test_pipeline_same_transcript_and_estimates_across_shards(
+    same_costs, adult_plan, dependence: str
+) -> None:
+    plan = adult_plan(40, dependence)
     one = MemoryRunner(transcript=True)(plan)
     many = ShardedRunner(workers=2, transcript=True)(plan)
     assert one.ok and many.ok, many.errors
@@ -207,8 +172,8 @@ def test_pipeline_same_transcript_and_estimates_across_shards(dependence: str) -
     same_costs(one, many)
 
 
-def test_plan_subsets_build_the_same_roles_as_the_whole_plan() -> None:
-    plan = _adult_plan(30, "rr")
+def test_plan_subsets_build_the_same_roles_as_the_whole_plan(adult_plan) -> None:
+    plan = adult_plan(30, "rr")
     whole = MemoryRunner(transcript=True)(plan)
     assert set(plan.subset([0, 5, 9]).build()) == {0, 5, 9}
     assert plan.subset([4]).signing_key is None and plan.subset([0]).signing_key is not None
@@ -295,22 +260,3 @@ def test_usage_errors_name_the_rule() -> None:
         ShardedRunner(workers=2)(plan)
 
 
-def test_secure_sum_command_shards(capsys: pytest.CaptureFixture[str]) -> None:
-    import json
-
-    assert main(["secure-sum", "--parties", "30", "--cells", "5", "--workers", "2", "--json"]) == 0
-    out = json.loads(capsys.readouterr().out)
-    assert out["exact"] and out["cost"]["workers"] == 2 and "2 shards" in out["transport"]
-
-
-@pytest.mark.parametrize(
-    ("argv", "message"),
-    [
-        (["--transport", "tcp", "--workers", "2"], "--workers 2 shards the in-memory simulation"),
-        (["--ray-address", "auto"], "--ray-address only applies to --engine ray"),
-        (["--transport", "harness", "--engine", "ray"], "--engine ray needs --transport memory"),
-    ],
-)
-def test_shard_flags_refused_where_they_do_not_apply(argv, message, capsys) -> None:  # type: ignore[no-untyped-def]
-    assert main(["run", "adult", "--parties", "20", *argv]) == 2
-    assert message in capsys.readouterr().err

@@ -15,7 +15,9 @@ from transports.pki import PartyEntry, Roster, client_context, generate_deployme
 from transports.tcp import connect_client, open_hub
 
 
-async def test_certificate_from_another_ca_is_refused_and_logged(roster_for, tmp_path, caplog) -> None:
+async def test_certificate_from_another_ca_is_refused_and_logged(
+    roster_for, tmp_path, caplog
+) -> None:
     roster = roster_for(3)
     stranger = generate_deployment(3, tmp_path / "other", hub_port=0)
     async with open_hub(roster, port=0) as hub:

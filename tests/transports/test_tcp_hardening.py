@@ -203,7 +203,9 @@ async def test_the_client_records_a_truncated_frame_from_the_hub(roster_for) -> 
     assert "connection ended inside a frame (7 of 100 payload bytes)" in str(c.peer_errors[0])
 
 
-async def test_wait_errors_name_the_parties_missing_when_the_wait_ends(roster_for, mock_clock) -> None:
+async def test_wait_errors_name_the_parties_missing_when_the_wait_ends(
+    roster_for, mock_clock
+) -> None:
     roster = roster_for(4)  # time stands still unless the test jumps it
     async with open_hub(roster, port=0) as hub:
         r = roster.with_hub_address("127.0.0.1", hub.port)
@@ -314,7 +316,9 @@ async def test_hub_queues_are_bounded_in_bytes_and_the_sender_is_throttled(roste
 
 @deadline(60)
 @pytest.mark.parametrize("target", ["itself", "a silent party"])
-async def test_a_party_that_stops_reading_is_named_and_disconnected(roster_for, target: str) -> None:
+async def test_a_party_that_stops_reading_is_named_and_disconnected(
+    roster_for, target: str
+) -> None:
     roster = roster_for(4)
     async with open_hub(roster, port=0, tls=False, queue_bytes=4 * MiB, stall_timeout=0.5) as hub:
         r = roster.with_hub_address("127.0.0.1", hub.port)

@@ -1,4 +1,5 @@
-"""Property tests of the strict codec: arbitrary bytes, round trips, version check."""
+"""The strict codec and its arrays: arbitrary bytes, round trips, version check, trailing bytes,
+unknown tags, bounded labels, shapes and lengths."""
 
 from __future__ import annotations
 
@@ -8,7 +9,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from mpc_rr.core import WIRE_VERSION, Codec, DecodeError, Message, WireArray
+from mpc_rr.core import WIRE_VERSION, Codec, DecodeError, Message, UsageError, WireArray
 from mpc_rr.secure_sum.plainsum import PlainTotal, PlainValue
 
 
@@ -84,3 +85,43 @@ def test_unknown_field_wrong_type_and_truncation() -> None:
     good = CODEC.encode(Note(text="hello", count=1))
     with pytest.raises(DecodeError, match=r"truncated|Input data"):
         CODEC.decode(good[:-2], sender=1)
+
+
+def test_codec_rejects_trailing_bytes_and_unknown_tags() -> None:
+    codec = Codec([PlainValue])
+    good = codec.encode(PlainValue(x=WireArray.from_numpy(np.arange(3))))
+    with pytest.raises(DecodeError, match="party 9"):
+        codec.decode(good + b"\x00", sender=9)
+    total = Codec([PlainTotal]).encode(PlainTotal(total=WireArray.from_numpy(np.arange(2))))
+    with pytest.raises(DecodeError, match="PlainTotal"):
+        codec.decode(total, 1)
+    with pytest.raises(DecodeError, match="max_frame"):
+        Codec([PlainValue], max_frame=8).decode(good, sender=2)
+
+
+def test_codec_bounds_the_run_label() -> None:
+    codec = Codec([PlainValue])
+    big = PlainValue(x=WireArray.from_numpy(np.arange(1)), run="r" * 300)
+    with pytest.raises(DecodeError, match="Expected `str` of length <= 256"):
+        codec.decode(codec._encoder.encode(big), sender=4)
+
+
+def test_wire_array_validates_shape_and_length() -> None:
+    w = WireArray.from_numpy(np.arange(6, dtype=np.uint16).reshape(2, 3))
+    assert w.to_numpy(dtype=np.uint16, shape=(2, 3)).sum() == 15
+    with pytest.raises(DecodeError, match=r"expected \(3, 2\)"):
+        w.to_numpy(shape=(3, 2), sender=4)
+    bad = WireArray(dtype="<u2", shape=(4,), data=b"\x00" * 6)
+    with pytest.raises(DecodeError, match="do not match"):
+        bad.to_numpy()
+    with pytest.raises(UsageError, match="not allowed"):
+        WireArray.from_numpy(np.array(["a"]))
+
+
+def test_hostile_shape_whose_element_count_overflows_is_a_decode_error() -> None:
+    """Finding A: (2^32, 2^32) with no data overflowed numpy's product to 0 (a ValueError)."""
+    w = WireArray(dtype="<u4", shape=(2**32, 2**32), data=b"")
+    with pytest.raises(DecodeError, match=r"from party 7: 0 bytes do not match"):
+        w.to_numpy(sender=7)
+    with pytest.raises(DecodeError, match="not a valid array shape"):
+        WireArray(dtype="|u1", shape=(1,) * 9, data=b"\x00").to_numpy(sender=7)

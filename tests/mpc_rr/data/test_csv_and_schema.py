@@ -1,4 +1,4 @@
-"""Your own data: the CSV column reader, schema inference, schema TOML, `mpc-rr schema`."""
+"""Your own data: the CSV column reader, schema inference and the schema TOML."""
 
 from __future__ import annotations
 
@@ -24,38 +24,23 @@ from mpc_rr.data import (
     read_csv_columns,
     schema_to_toml,
 )
-from scenarios.cli import main
-
-PEOPLE = """id,age,sex,region,income,note
-1,34,F,north,"10,000-20,000",x
-2,9,M,south,<10000,y
-
-3,100,F,north,"10,000-20,000",z
-4,9,?,east,>20000,x
-"""
 
 
-def write(tmp_path: Path, text: str, name: str = "people.csv", encoding: str = "utf-8") -> Path:
-    f = tmp_path / name
-    f.write_bytes(text.encode(encoding))
-    return f
-
-
-def test_read_keeps_only_the_named_columns(tmp_path: Path) -> None:
-    cols = read_csv_columns(write(tmp_path, PEOPLE), ["region", "age"])
+def test_read_keeps_only_the_named_columns(people, write_csv) -> None:
+    cols = read_csv_columns(write_csv(people), ["region", "age"])
     assert cols.names == ("region", "age") and cols.n == 4
     got = [[cols.values[j][k] for j, k in enumerate(row)] for row in cols.codes]
     assert got == [["north", "34"], ["south", "9"], ["north", "100"], ["east", "9"]]
     assert [cols.line_of(i) for i in range(4)] == [2, 3, 5, 6]  # the blank line 4 is skipped
 
 
-def test_whitespace_quotes_bom_and_no_header(tmp_path: Path) -> None:
-    f = write(tmp_path, '\ufeffa, b\n x , "p, q"\nx,r \n')
+def test_whitespace_quotes_bom_and_no_header(write_csv) -> None:
+    f = write_csv('\ufeffa, b\n x , "p, q"\nx,r \n')
     cols = read_csv_columns(f)
     assert cols.names == ("a", "b")
     assert [cols.values[1][k] for k in cols.codes[:, 1]] == ["p, q", "r"]
     assert cols.values[0] == ("x",)  # " x " and "x" are one value
-    g = write(tmp_path, "1,2\n3,4\n", name="nohead.csv")
+    g = write_csv("1,2\n3,4\n", name="nohead.csv")
     assert read_csv_columns(g, ["2"], header=False).values[0] == ("2", "4")
     assert read_csv_columns(g, ["b"], header=["a", "b"]).values[0] == ("2", "4")
 
@@ -74,8 +59,8 @@ def test_category_order_is_numeric_then_text() -> None:
     assert category_order(["nan", "1"]) == ("1", "nan")
 
 
-def test_infer_toml_load_round_trip(tmp_path: Path) -> None:
-    f = write(tmp_path, PEOPLE)
+def test_infer_toml_load_round_trip(people, write_csv, tmp_path: Path) -> None:
+    f = write_csv(people)
     cols = read_csv_columns(f, ["age", "sex", "income"])
     schema = infer_schema(cols, ordinal=["age"])
     assert schema.attributes[0] == Attribute("age", ("9", "34", "100"), ordinal=True)
@@ -95,8 +80,8 @@ def test_toml_escapes_awkward_names_and_values(tmp_path: Path) -> None:
     assert parse_schema(schema_to_toml(schema)) == schema
 
 
-def test_dataset_names(tmp_path: Path) -> None:
-    f = write(tmp_path, PEOPLE, name="survey 2024.csv")
+def test_dataset_names(people, write_csv, tmp_path: Path) -> None:
+    f = write_csv(people, name="survey 2024.csv")
     schema = Schema((Attribute("sex", ("?", "F", "M")),))
     assert load_csv(f, schema).name == "survey 2024"
     d = load_csv(f, schema, name="mine")
@@ -126,27 +111,27 @@ def test_adult_test_is_the_other_half() -> None:
 # --- every error names the file and, where there is one, the line ---------------------------
 
 
-def test_errors_name_file_and_line(tmp_path: Path) -> None:
+def test_errors_name_file_and_line(write_csv, tmp_path: Path) -> None:
     with pytest.raises(UsageError, match=r"is a directory, not a CSV file"):
         read_csv_columns(tmp_path)
     with pytest.raises(UsageError, match=r"nope\.csv: no such file"):
         read_csv_columns(tmp_path / "nope.csv")
     with pytest.raises(UsageError, match=r"empty\.csv: empty file \(no header line\)"):
-        read_csv_columns(write(tmp_path, "\n\n", name="empty.csv"))
+        read_csv_columns(write_csv("\n\n", name="empty.csv"))
     with pytest.raises(UsageError, match=r"head\.csv: has no records \(only a header, line 1\)"):
-        read_csv_columns(write(tmp_path, "a,b\n", name="head.csv"))
+        read_csv_columns(write_csv("a,b\n", name="head.csv"))
     bad = "a,b,c\n1,2,3\nx,y,z\n4,5\n"
     with pytest.raises(
         UsageError,
         match=r"ragged\.csv line 4: 2 fields, expected the 3 names of the header \(line 1\)",
     ):
-        read_csv_columns(write(tmp_path, bad, name="ragged.csv"))
+        read_csv_columns(write_csv(bad, name="ragged.csv"))
     with pytest.raises(UsageError, match=r"long\.csv line 3: 4 fields, expected the 3"):
-        read_csv_columns(write(tmp_path, "a,b,c\n1,2,3\n1,2,3,4\n", name="long.csv"))
+        read_csv_columns(write_csv("a,b,c\n1,2,3\n1,2,3,4\n", name="long.csv"))
 
 
-def test_header_mismatches(tmp_path: Path) -> None:
-    f = write(tmp_path, "1,2,3,4\n5,6,7,8\n", name="nohead.csv")
+def test_header_mismatches(people, write_csv) -> None:
+    f = write_csv("1,2,3,4\n5,6,7,8\n", name="nohead.csv")
     with pytest.raises(
         UsageError, match=r"nohead\.csv line 1: 4 fields, expected the 3 header names given"
     ):
@@ -154,19 +139,19 @@ def test_header_mismatches(tmp_path: Path) -> None:
     with pytest.raises(
         UsageError, match=r"dup\.csv line 1 \(header\): repeated column names \['a'\]"
     ):
-        read_csv_columns(write(tmp_path, "a,b,a\n1,2,3\n", name="dup.csv"))
+        read_csv_columns(write_csv("a,b,a\n1,2,3\n", name="dup.csv"))
     with pytest.raises(UsageError, match=r"blank\.csv line 2 \(header\): column 2 has no name"):
-        read_csv_columns(write(tmp_path, "\na,,c\n1,2,3\n", name="blank.csv"))
+        read_csv_columns(write_csv("\na,,c\n1,2,3\n", name="blank.csv"))
     with pytest.raises(
         UsageError, match=r"people\.csv: no column 'regoin'; did you mean \['region'\]"
     ):
-        read_csv_columns(write(tmp_path, PEOPLE), ["age", "regoin"])
+        read_csv_columns(write_csv(people), ["age", "regoin"])
     with pytest.raises(UsageError, match=r"no column 'zzz' \(columns: \['id', 'age'"):
-        read_csv_columns(write(tmp_path, PEOPLE), ["zzz"])
+        read_csv_columns(write_csv(people), ["zzz"])
 
 
-def test_bad_encoding_names_the_line(tmp_path: Path) -> None:
-    f = write(tmp_path, "a,b\nx,y\nm\u00fcnchen,z\n", name="latin.csv", encoding="latin-1")
+def test_bad_encoding_names_the_line(write_csv, tmp_path: Path) -> None:
+    f = write_csv("a,b\nx,y\nm\u00fcnchen,z\n", name="latin.csv", encoding="latin-1")
     with pytest.raises(UsageError, match=r"latin\.csv line 3: not valid utf-8-sig text \(byte 2"):
         read_csv_columns(f)
     assert set(read_csv_columns(f, ["a"], encoding="latin-1").values[0]) == {"x", "m\u00fcnchen"}
@@ -176,24 +161,24 @@ def test_bad_encoding_names_the_line(tmp_path: Path) -> None:
         read_csv_columns(xlsx)
 
 
-def test_unseen_category_against_a_schema(tmp_path: Path) -> None:
+def test_unseen_category_against_a_schema(people, write_csv) -> None:
     schema = Schema((Attribute("sex", ("F", "M")), Attribute("region", ("north", "south"))))
     with pytest.raises(
         UsageError,
         match=r"people\.csv line 6: column 'sex' has value '\?', not a category of the schema",
     ):
-        load_csv(write(tmp_path, PEOPLE), schema)
+        load_csv(write_csv(people), schema)
     schema = Schema((Attribute("sex", ("?", "F", "M")), Attribute("region", ("north", "south"))))
     with pytest.raises(
         UsageError,
         match=r"people\.csv line 6: column 'region' has value 'east', not a category of the "
         r"schema \['north', 'south'\] \(1 unseen value\(s\): \['east'\]\)",
     ):
-        load_csv(write(tmp_path, PEOPLE), schema)
+        load_csv(write_csv(people), schema)
 
 
-def test_inference_refusals(tmp_path: Path) -> None:
-    cols = read_csv_columns(write(tmp_path, PEOPLE))
+def test_inference_refusals(people, write_csv) -> None:
+    cols = read_csv_columns(write_csv(people))
     with pytest.raises(
         UsageError, match=r"column 'id' has 4 distinct values, more than max_categories = 3"
     ):
@@ -252,39 +237,7 @@ def _write_text(path: Path, text: str) -> Path:
     return path
 
 
-# --- the command ------------------------------------------------------------------------------
-
-
-def test_cli_infer_then_check(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    f = write(tmp_path, PEOPLE)
-    assert main(["schema", "infer", str(f), "--columns", "age,sex,region", "--ordinal", "age"]) == 0
-    out = capsys.readouterr()
-    schema = parse_schema(out.out)
-    assert schema.names == ("age", "sex", "region") and schema.attributes[0].ordinal
-    assert "3 attributes, 4 records" in out.err
-    s = _write_text(tmp_path / "schema.toml", out.out)
-    assert main(["schema", "check", str(f), "--schema", str(s)]) == 0
-    text = capsys.readouterr().out
-    assert "people: 4 records, 3 attributes, joint domain 27 cells" in text
-    assert main(["schema", "check", str(f), "--schema", str(s), "--json"]) == 0
-    assert '"records": 4' in capsys.readouterr().out
-
-
-def test_cli_headerless_file_with_names(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    f = write(tmp_path, "|banner\n1, a\n2, b\n", name="raw.txt")
-    argv = ["schema", "infer", str(f), "--names", "n,c", "--skip-lines", "1", "--columns", "c"]
-    assert main(argv) == 0
-    assert parse_schema(capsys.readouterr().out).attributes[0].categories == ("a", "b")
-
-
-def test_cli_errors_are_one_line(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    f = write(tmp_path, PEOPLE)
-    assert main(["schema", "infer", str(f), "--columns", "agee"]) == 2
-    err = capsys.readouterr().err
-    assert err.startswith("mpc-rr schema: error: ") and "no column 'agee'" in err
-
-
-# --- speed (issue 12: 200,000 x 42, keep 8, under 1.5 s, memory of the kept columns) --------
+# --- speed: 200,000 x 42, keep 8, under 1.5 s, in the memory of the kept columns -------------
 
 
 @pytest.mark.slow

@@ -11,9 +11,7 @@ from mpc_rr.data import load_adult
 from mpc_rr.estimation import dependence_matrix
 from mpc_rr.pipeline import PipelineConfig, pipeline_roles, signing
 from mpc_rr.secure_sum.secagg import AdvertiseKeys, EncryptedShares, MaskedInput, UnmaskShares
-from mpc_rr.workflows import run_secure_sum
 from parties.runner import MemoryRunner
-from parties.runners import runner_for
 
 KEY = signing.new_signing_key(bytes(range(32)))
 RUNNERS = {"harness": HarnessRunner, "memory": lambda: MemoryRunner(step_timeout=30.0)}
@@ -66,12 +64,3 @@ def test_pipeline_beyond_the_secagg_bound_aborts_naming_the_missing_parties(adul
         assert roles[i].error is not None and "aggregator aborted" in str(roles[i].error)
 
 
-@pytest.mark.parametrize("transport", ["memory", "tcp"])
-def test_secagg_dropouts_at_two_different_steps_within_the_bound(transport: str) -> None:
-    x = np.random.default_rng(5).integers(0, 2, size=(12, 6))
-    rep = run_secure_sum(
-        "secagg", x, seed=2, max_dropout=0.25, runner=runner_for(transport, step_timeout=1.0),
-        victims={2: "keys", 6: "masked", 9: "unmask"},
-    )  # fmt: skip
-    assert rep.exact, rep.aborted
-    assert set(rep.run.roles[COORDINATOR].result.included) == set(range(1, 13)) - {2, 6}

@@ -1,4 +1,5 @@
-"""RRBA as one OS process per party: the registered factory, records, noise, parameters."""
+"""RRBA roles for deployments (one OS process per party): the registered factory, a client's own
+record, its noise, the parameters (tests/integration runs the processes)."""
 
 from __future__ import annotations
 
@@ -9,15 +10,10 @@ import pytest
 
 from mpc_rr.core import COORDINATOR, UsageError, run_roles
 from mpc_rr.core._registry import get_protocol
-from mpc_rr.data import Dataset, data_dir, load_csv, load_network
+from mpc_rr.data import Dataset, data_dir, load_network
 from mpc_rr.rrba import RRBAAggregator, RRBAClient, csv_record, run_rrba
 
 SURVEY_CSV = data_dir() / "survey_10000.csv"
-
-
-@pytest.fixture(scope="module")
-def survey() -> Dataset:
-    return load_csv(SURVEY_CSV, load_network("survey").schema)
 
 
 def test_a_deployed_client_reads_only_its_record_and_draws_noise_from_chacha(survey: Dataset) -> None:
@@ -83,21 +79,3 @@ def test_bad_parameters_are_named(params: dict[str, object], message: str) -> No
     assert message in str(exc.value)
 
 
-@pytest.mark.slow
-@pytest.mark.parametrize("secure", [False, True], ids=["plain", "secure"])
-def test_one_process_per_party_equals_the_centralized_engine(survey: Dataset, secure: bool) -> None:
-    from parties.procs import run_processes
-
-    n, seed = 12, 3
-    params = {"schema": "survey", "block": 6, "p": 0.5, "noise": "seeded", "secure_tally": secure}
-    r = run_processes("rrba", n + 1, seed=seed, params=params, step_timeout=30, timeout=240, linger=120)
-    assert r.ok, r.errors
-    ref = run_rrba(Dataset(survey.schema, survey.codes[:n]), p=0.5, block=6, seed=seed)
-    for est, want in zip(r.results[0]["estimates"], ref.estimates, strict=True):
-        assert est == want.reshape(-1).tolist()
-    assert r.results[0]["dropouts"]["answered"] == n
-    assert r.costs.parties[COORDINATOR].messages_received == (4 * n if secure else n)
-    # deployed (CSPRNG) clients: another run with the same seed releases different answers
-    params["noise"] = "csprng"
-    a = run_processes("rrba", n + 1, seed=seed, params=params, step_timeout=30, timeout=240, linger=120)
-    assert a.ok and a.results[0]["estimates"] != r.results[0]["estimates"]

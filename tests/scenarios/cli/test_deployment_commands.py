@@ -1,44 +1,18 @@
-"""Runners over memory, TCP in one process and TCP across OS processes; the CLI commands."""
+"""`mpc-rr ping`, `keys init` and `party`: JSON and text reports, deployment keys and
+certificates, a bad roster, a hub process that dies."""
 
 from __future__ import annotations
 
 import json
 import ssl
+import subprocess
+import sys
+import textwrap
 
-import numpy as np
 import pytest
 
-from mpc_rr.secure_sum.plainsum import expected_total, make_role
-from parties.procs import run_processes
-from parties.runner import run_memory_sync
-from parties.tcp_runner import run_tcp_sync
 from scenarios.cli import main
 from transports.pki import Roster, cert_party_id, fingerprint
-
-
-def roles(n: int, seed: int) -> dict:
-    return {i: make_role(i, n, seed, {"cells": 3, "run": "t"}) for i in range(n)}
-
-
-def test_same_seed_same_results_and_transcript_over_memory_tcp_and_processes(tmp_path) -> None:
-    n, seed = 5, 21
-    mem = run_memory_sync(roles(n, seed), transcript=True)
-    tcp = run_tcp_sync(roles(n, seed), transcript=True)
-    procs = run_processes(
-        "plainsum", n, seed=seed, params={"cells": 3, "run": "t"}, transcript=True,
-        workdir=tmp_path, timeout=60,
-    )  # fmt: skip
-    assert mem.ok and tcp.ok and procs.ok, (mem.errors, tcp.errors, procs.errors)
-    want = expected_total(n - 1, seed, 3)
-    for res in (mem.results(), tcp.results()):
-        assert all(np.array_equal(r.total, want) for r in res.values())
-    assert all(r["total"] == want.tolist() for r in procs.results.values())
-    assert mem.links() == tcp.links() == procs.links()
-    assert len(mem.links()) == 2 * (n - 1)
-    for key in ("messages", "bytes", "rounds"):
-        assert mem.costs.to_json()[key] == tcp.costs.to_json()[key] == procs.costs.to_json()[key]
-    other = run_memory_sync(roles(n, seed + 1), transcript=True)
-    assert other.links() != mem.links()  # the comparison can fail
 
 
 @pytest.mark.parametrize("transport", ["memory", "tcp"])
@@ -74,3 +48,20 @@ def test_bad_roster_is_a_usage_error(tmp_path, capsys) -> None:
     bad.write_text('{"version": 9, "parties": []}')
     assert main(["party", "--roster", str(bad), "--id", "1"]) == 2
     assert "version 9, expected 1" in capsys.readouterr().err
+
+
+def test_ping_reports_a_dead_hub_as_a_transport_error_not_a_bug() -> None:
+    code = """
+        import sys
+        import parties.procs as procs
+        real = procs.run_with_hub_process
+        procs.run_with_hub_process = lambda *a, **k: real(*a, **{**k, "python": "/bin/false"})
+        from scenarios.cli import main
+        sys.exit(main(["ping", "--transport", "tcp", "--hub-process", "--parties", "3"]))
+    """
+    out = subprocess.run(
+        [sys.executable, "-c", textwrap.dedent(code)], capture_output=True, text=True, timeout=120
+    )
+    assert out.returncode == 1, out.stderr[-2000:]
+    assert "mpc-rr ping: transport error: run_with_hub_process: the hub's process exited" in out.stderr
+    assert "internal error" not in out.stderr

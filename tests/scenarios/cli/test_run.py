@@ -1,4 +1,5 @@
-"""`mpc-rr run FILE.csv --schema | --infer-schema`: your own data, and its name in every output."""
+"""`mpc-rr run`: results written, bad options and inapplicable shard flags refused; your own data
+(`FILE.csv --schema | --infer-schema`) and its name in every output."""
 
 from __future__ import annotations
 
@@ -150,3 +151,75 @@ def test_table1_paper_column_only_next_to_adult() -> None:
     assert other[0].paper is None
     assert other[0].ours == named_adult[0].ours  # same data, same seed: only the label differs
     assert mdrr.paper_values("adultx6") is mdrr.PAPER_TABLE2 and adult.repeat(6).name == "adultx6"
+
+
+@pytest.mark.parametrize(
+    ("argv", "message"),
+    [
+        (["--transport", "tcp", "--workers", "2"], "--workers 2 shards the in-memory simulation"),
+        (["--ray-address", "auto"], "--ray-address only applies to --engine ray"),
+        (["--transport", "harness", "--engine", "ray"], "--engine ray needs --transport memory"),
+    ],
+)
+def test_shard_flags_refused_where_they_do_not_apply(argv, message, capsys) -> None:  # type: ignore[no-untyped-def]
+    assert main(["run", "adult", "--parties", "20", *argv]) == 2
+    assert message in capsys.readouterr().err
+
+
+def test_run_command_writes_results(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    assert (
+        main(
+            [
+                "run",
+                "adult",
+                "--parties",
+                "200",
+                "--transport",
+                "memory",
+                "--queries",
+                "40",
+                "--out",
+                str(tmp_path),
+            ]
+        )
+        == 0
+    )
+    out = capsys.readouterr().out
+    assert "clusters:" in out and "epsilon per party" in out
+    res = json.loads((tmp_path / "results.json").read_text())
+    for key in ("clusters", "epsilon", "relative_error", "cost", "seed", "parties"):
+        assert key in res
+    assert res["parties"] == 200 and res["seed"] == 1
+    assert set(res["relative_error"]) == {
+        "RR-Independent",
+        "RR-Clusters",
+        "RR-Independent+Adjustment",
+        "RR-Clusters+Adjustment",
+    }
+    assert set(res["relative_error"]["RR-Clusters"]) == {"0.1", "0.5"}
+    assert res["epsilon"]["total"] == pytest.approx(
+        res["epsilon"]["dependence"] + res["epsilon"]["release"]
+    )
+    assert res["cost"]["coordinator"]["messages_received"] == 400
+    assert (tmp_path / "relative_error.png").stat().st_size > 5_000
+    assert (
+        (tmp_path / "relative_error.csv")
+        .read_text()
+        .startswith("method,sigma,median_relative_error")
+    )
+
+
+def test_run_command_rejects_bad_options(capsys: pytest.CaptureFixture[str]) -> None:
+    for argv, message in [
+        (["--p", "1.5"], "argument --p: must be in (0, 1], got 1.5"),
+        (["--transport", "carrier-pigeon"], "argument --transport: invalid choice: 'carrier-pigeon'"),
+        (["--queries", "0"], "argument --queries: must be an integer >= 1, got 0"),
+        (["--secagg-failure", "2"], "argument --secagg-failure: must be in (0, 1), got 2.0"),
+        (["--max-dropout", "0.2"], "--max-dropout only apply to --dependence secure-sum or pairwise-rr"),
+        (["--out", "README.md/results"], "argument --out: cannot write to README.md/results: Not a directory"),
+    ]:
+        with pytest.raises(SystemExit) as exc:
+            code = main(["run", "adult", "--parties", "100", *argv])
+            raise SystemExit(code)
+        assert exc.value.code == 2, argv
+        assert message in capsys.readouterr().err, argv

@@ -1,4 +1,5 @@
-"""``mpc-rr secure-sum``: JSON keys, exit status on exact / aborted runs, usage errors."""
+"""``mpc-rr secure-sum``: JSON keys, exit status on exact / aborted runs, usage errors, sharded
+over workers."""
 
 from __future__ import annotations
 
@@ -74,3 +75,11 @@ def test_the_memory_refusal_states_the_estimate(capsys) -> None:
     assert _exit_code(["secure-sum", "--parties", "100", "--cells", "1000000000"]) == 2
     err = capsys.readouterr().err
     assert "GiB" in err and "messages" in err
+
+
+def test_secure_sum_command_shards(capsys: pytest.CaptureFixture[str]) -> None:
+    import json
+
+    assert main(["secure-sum", "--parties", "30", "--cells", "5", "--workers", "2", "--json"]) == 0
+    out = json.loads(capsys.readouterr().out)
+    assert out["exact"] and out["cost"]["workers"] == 2 and "2 shards" in out["transport"]

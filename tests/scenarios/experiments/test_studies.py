@@ -1,12 +1,11 @@
-"""Scenarios (TOML -> typed structs -> runs), the SQLite store and its resume after kill -9, results export."""
+"""Studies declared in TOML (-> typed structs -> runs): every decoding error names its key,
+grid points, seeds and keys, plug-in kinds, and the sweep into a SQLite store that resumes
+after kill -9."""
 
 from __future__ import annotations
 
-import csv
-import io
 import json
 import os
-import re
 import signal
 import sqlite3
 import subprocess
@@ -19,7 +18,6 @@ import numpy as np
 import pytest
 
 from mpc_rr.core import UsageError
-from scenarios.cli import main
 from scenarios.experiments import kinds as kinds_mod
 from scenarios.experiments.kinds import Kind, Outcome, RunContext, register
 from scenarios.experiments.spec import load_scenario, parse_scenario, run_key, run_seed
@@ -29,26 +27,6 @@ from scenarios.results.store import Store
 
 ROOT = Path(__file__).resolve().parents[3]
 EXAMPLES = ROOT / "scenarios" / "experiments" / "examples"
-
-SECURE_SUM = """
-[scenario]
-name = "kill-test"
-seed = 11
-repeats = 2
-metrics = ["completed", "exact", "survivors", "messages", "bytes"]
-
-[protocol]
-kind = "secure-sum"
-protocol = "secagg"
-parties = {parties}
-cells = 8
-transport = "harness"
-max_dropout = 0.3333      # main's default became 0.1: the test sweeps past 1/3
-
-[grid]
-dropout = [0.0, 0.1, 0.2, 0.3, 0.4]
-drop_step = ["shares", "masked"]
-"""
 
 
 # -- decoding: every error names the key -----------------------------------------------------
@@ -137,8 +115,8 @@ def test_data_table_errors_name_data_keys(tmp_path: Path) -> None:
 
 
 # -- grid, seeds and keys ----------------------------------------------------------------------
-def test_grid_points_seeds_and_keys() -> None:
-    s = parse_scenario(SECURE_SUM.format(parties=10))
+def test_grid_points_seeds_and_keys(secure_sum_study) -> None:
+    s = parse_scenario(secure_sum_study.format(parties=10))
     pts = s.points()
     assert (
         len(pts) == 10
@@ -155,14 +133,14 @@ def test_grid_points_seeds_and_keys() -> None:
     ) != run_seed(11, 1)
     # growing the grid or the repeats, or editing the description, keeps every existing key
     grown = parse_scenario(
-        SECURE_SUM.format(parties=10).replace("repeats = 2", 'repeats = 3\ndescription = "more"')
+        secure_sum_study.format(parties=10).replace("repeats = 2", 'repeats = 3\ndescription = "more"')
         .replace("0.4]", "0.4, 0.5]")
     )  # fmt: skip
     assert {r.key for r in runs} < {r.key for r in grown.plan(None, "v1")}
     # ... while the code version, the seed, a fixed parameter or the data make new runs
     assert not {r.key for r in runs} & {r.key for r in s.plan(None, "v2")}
     assert not {r.key for r in runs} & {r.key for r in s.plan("csv:abc", "v1")}
-    other = parse_scenario(SECURE_SUM.format(parties=12))
+    other = parse_scenario(secure_sum_study.format(parties=12))
     assert not {r.key for r in runs} & {r.key for r in other.plan(None, "v1")}
     assert runs[0].key == run_key(s.identity(None), runs[0].params, 0, "v1")
     assert runs[0].params["parties"] == 10 and runs[0].params["kind"] == "secure-sum"
@@ -297,9 +275,11 @@ def _deterministic(metrics: str) -> dict:
     return {k: v for k, v in json.loads(metrics).items() if not k.endswith("_s")}
 
 
-def test_kill_dash_9_mid_sweep_then_rerun_executes_only_the_missing_runs(tmp_path: Path) -> None:
+def test_kill_dash_9_mid_sweep_then_rerun_executes_only_the_missing_runs(
+    secure_sum_study, tmp_path: Path
+) -> None:
     scenario = tmp_path / "kill.toml"
-    scenario.write_text(SECURE_SUM.format(parties=24))
+    scenario.write_text(secure_sum_study.format(parties=24))
     db = tmp_path / "results.db"
     cmd = [
         sys.executable,
@@ -362,9 +342,11 @@ def test_kill_dash_9_mid_sweep_then_rerun_executes_only_the_missing_runs(tmp_pat
 
 
 @pytest.mark.slow
-def test_repeated_kills_at_random_moments_never_lose_or_duplicate(tmp_path: Path) -> None:
+def test_repeated_kills_at_random_moments_never_lose_or_duplicate(
+    secure_sum_study, tmp_path: Path
+) -> None:
     scenario = tmp_path / "kill.toml"
-    scenario.write_text(SECURE_SUM.format(parties=30))
+    scenario.write_text(secure_sum_study.format(parties=30))
     db = tmp_path / "results.db"
     cmd = [
         sys.executable,
@@ -392,101 +374,10 @@ def test_repeated_kills_at_random_moments_never_lose_or_duplicate(tmp_path: Path
     assert set(_rows(db)) == {r.key for r in load_scenario(scenario).plan(None, code_version())}
 
 
-# -- results list | show | export ----------------------------------------------------------------
-@pytest.fixture(scope="module")
-def small_store(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    d = tmp_path_factory.mktemp("store")
-    f = d / "ss.toml"
-    f.write_text(SECURE_SUM.format(parties=8).replace("repeats = 2", "repeats = 2").replace(
-        "[0.0, 0.1, 0.2, 0.3, 0.4]", "[0.0, 0.5]"))  # fmt: skip
-    with Store(d / "r.db") as store:
-        sweep(load_scenario(f), store, progress=False)
-    return d / "r.db"
-
-
-def test_export_csv_is_one_row_per_run_with_params_and_metrics(small_store: Path, capsys) -> None:
-    assert main(["results", "export", "--csv", "--store", str(small_store)]) == 0
-    rows = list(csv.DictReader(io.StringIO(capsys.readouterr().out)))
-    with Store(small_store, create=False) as store:
-        runs = {r.key: r for r in store.runs()}
-    assert len(rows) == len(runs) == 8
-    for row in rows:
-        r = runs[row["run_key"]]
-        assert (
-            row["scenario"] == "kill-test"
-            and row["kind"] == "secure-sum"
-            and int(row["seed"]) == r.seed
-        )
-        assert (
-            float(row["param.dropout"]) == r.params["dropout"]
-            and row["param.drop_step"] == r.params["drop_step"]
-        )
-        assert row["param.degree"] == "" and row["completed"] == (
-            "true" if r.metrics["completed"] else "false"
-        )
-        assert (
-            int(row["bytes"]) == r.metrics["bytes"] and float(row["wall_s"]) == r.metrics["wall_s"]
-        )
-    assert {row["status"] for row in rows} == {"ok", "aborted"}
-
-
-def test_export_json_and_show(small_store: Path, capsys, tmp_path: Path) -> None:
-    out = tmp_path / "all.json"
-    assert (
-        main(["results", "export", "--json", "--store", str(small_store), "--out", str(out)]) == 0
-    )
-    doc = json.loads(out.read_text())
-    assert len(doc["runs"]) == 8 and doc["scenarios"][0]["scenario"] == "kill-test"
-    assert (
-        "[grid]" in doc["scenarios"][0]["texts"][0]["text"]
-        and doc["scenarios"][0]["sessions"][0]["machine"]["cores"]
-    )
-    assert all(r["result"]["protocol"] == "secagg" for r in doc["runs"])
-    capsys.readouterr()
-    assert main(["results", "show", "kill-test", "--json", "--store", str(small_store)]) == 0
-    points = json.loads(capsys.readouterr().out)
-    assert [p["point"] for p in points] == [
-        {"dropout": d, "drop_step": s} for d in (0.0, 0.5) for s in ("shares", "masked")
-    ]
-    assert [p["metrics"]["completed"]["mean"] for p in points] == [1.0, 1.0, 0.0, 0.0]
-    assert all(p["runs"] == 2 and len(set(p["seeds"])) == 2 for p in points)
-    key = doc["runs"][0]["key"]
-    assert main(["results", "show", key[:10], "--store", str(small_store)]) == 0
-    assert json.loads(capsys.readouterr().out)["key"] == key
-    assert main(["results", "list", "--json", "--store", str(small_store)]) == 0
-    (row,) = json.loads(capsys.readouterr().out)
-    assert (row["runs"], row["planned"], row["points"], row["aborted"]) == (8, 8, 4, 4)
-
-
-@pytest.mark.parametrize(
-    ("argv", "message"),
-    [
-        (["results", "show", "nope"], r"no scenario named 'nope' \(scenarios: kill-test\)"),
-        (["results", "show", "abcdef"], r"no run with a key starting 'abcdef'"),
-        (["results", "export", "--csv", "--scenario", "nope"], r"--scenario: \['nope'\] not in"),
-        (
-            ["results", "show", "kill-test", "--metrics", "bites"],
-            r"--metrics: \['bites'\] not measured by kill-test",
-        ),
-    ],
-)
-def test_results_errors(small_store: Path, capsys, argv: list[str], message: str) -> None:
-    assert main([*argv, "--store", str(small_store)]) == 2
-    assert re.search(message, capsys.readouterr().err)
-
-
-def test_not_a_store_is_refused(tmp_path: Path, capsys) -> None:
-    (tmp_path / "x.db").write_text("hello")
-    assert main(["results", "list", "--store", str(tmp_path / "x.db")]) == 2
-    assert "not an mpc-rr results store" in capsys.readouterr().err
-    assert main(["results", "list", "--store", str(tmp_path / "none.db")]) == 2
-    assert "no such results store" in capsys.readouterr().err
-
-
 @pytest.mark.slow
-def test_worker_processes_give_the_same_results(tmp_path: Path) -> None:
+def test_worker_processes_give_the_same_results(secure_sum_study, tmp_path: Path) -> None:
     scenario = tmp_path / "s.toml"
-    scenario.write_text(SECURE_SUM.format(parties=10))
+    scenario.write_text(secure_sum_study.format(parties=10))
     stores = {}
     for jobs in (1, 2):
         with Store(tmp_path / f"j{jobs}.db") as store:
@@ -551,10 +442,12 @@ def test_results_are_the_latest_studys_runs_never_a_mix(toy: Kind, tmp_path: Pat
 
 
 # -- SecAgg+'s max_corrupt reaches the protocol from a scenario ------------------------------------
-def test_max_corrupt_is_a_parameter_of_the_secure_sum_and_pipeline_kinds(tmp_path: Path) -> None:
+def test_max_corrupt_is_a_parameter_of_the_secure_sum_and_pipeline_kinds(
+    secure_sum_study, tmp_path: Path
+) -> None:
     from mpc_rr.secure_sum.secagg import secagg_public
 
-    text = SECURE_SUM.format(parties=40).replace(
+    text = secure_sum_study.format(parties=40).replace(
         'dropout = [0.0, 0.1, 0.2, 0.3, 0.4]\ndrop_step = ["shares", "masked"]',
         "max_corrupt = [0.05, 0.3]",
     ).replace("repeats = 2", "repeats = 1")
