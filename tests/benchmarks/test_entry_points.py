@@ -1,7 +1,7 @@
 """The scale benchmark's parts still run against today's APIs (tiny sizes).
 
 Benchmarks run outside the default suite; without this, a signature change in
-the pipeline broke ``--part million`` silently (found when re-measuring issue 13).
+the pipeline broke ``--part million`` silently (found when re-measuring the scale figures).
 """
 
 from __future__ import annotations

@@ -1,5 +1,5 @@
-"""Deployments (one OS process per party): randomness from a CSPRNG (finding D), and every
-process ends with its JSON report and an exit code naming the cause (findings H-J)."""
+"""Deployments (one OS process per party): randomness from a CSPRNG, and every process ends
+with its JSON report and an exit code naming the cause."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Finding F: what a hostile peer sends must not stay in memory (errors, labels)."""
+"""What a hostile peer sends must not stay in a party's memory (errors, run labels)."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""The hub in its own OS process, every client in this one (issue 13 item 5: 10,000 TLS parties).
+"""The hub in its own OS process, every client in this one: 10,000 TLS parties in one process.
 
 One process holding both ends of each loopback connection needs two file
 descriptors per party; with the hub elsewhere it needs one.  The limits are
@@ -114,7 +114,7 @@ def test_roles_must_cover_the_roster_but_the_hub(tmp_path) -> None:  # type: ign
 
 @pytest.mark.slow
 def test_ten_thousand_tls_parties_with_the_hub_in_its_own_process() -> None:
-    # issue 13 item 5, on a machine whose hard open-file limit (20,000) cannot hold 10,000
+    # 10,000 TLS parties on a machine whose hard open-file limit (20,000) cannot hold 10,000
     # parties and their hub in one process; ~45 s on 2 quiet cores
     out = subprocess.run(
         [sys.executable, "-m", "scenarios.cli", "ping", "--transport", "tcp", "--hub-process",

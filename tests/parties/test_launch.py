@@ -1,4 +1,4 @@
-"""Party processes forked (from the runner or a fork server) or fresh interpreters (issue 13 item 4).
+"""Party processes forked (from the runner or a fork server) or fresh interpreters.
 
 A fork imports once and forks the parties: each is still its own OS process,
 and must draw its own keys (fork safety), give the same results as a fresh

@@ -1,4 +1,5 @@
-"""File-descriptor budget of in-process TCP runs (issue 9, finding B: "Too many open files").
+"""File-descriptor budget of in-process TCP runs: refused or raised up front, never "Too many
+open files" midway.
 
 The limits are changed in a subprocess: lowering the hard limit cannot be undone.
 """

@@ -1,4 +1,6 @@
-"""The TCP hub against hostile parties and crashes (issue 9, findings B, E, F, G, H-J)."""
+"""The TCP hub against hostile parties and crashes: errors in the body of ``open_hub``, one
+identity claimed twice at once, endings (truncated frames, abrupt disconnects, silent waits),
+memory bounded in bytes, a party that stops reading, bounded retention."""
 
 from __future__ import annotations
 
@@ -40,7 +42,7 @@ async def _until(pred, what: str, timeout: float = 10) -> None:
             await trio.sleep(0.01)
 
 
-# -- B: errors raised in the body of `async with open_hub` ------------------------------
+# -- errors raised in the body of `async with open_hub` ---------------------------------
 
 
 @deadline(60)
@@ -89,7 +91,7 @@ async def test_open_hub_validates_its_limits(roster_for) -> None:
             pass
 
 
-# -- G: duplicate identity race ---------------------------------------------------------
+# -- one identity claimed by two connections at once ------------------------------------
 
 
 @deadline(60)
@@ -132,7 +134,7 @@ async def test_reconnecting_after_leaving_is_refused_with_a_reason(roster_for) -
             await connect_client(r, 1)
 
 
-# -- H-J: endings ------------------------------------------------------------------------
+# -- endings ------------------------------------------------------------------------------
 
 
 def _abort(client: TcpClient, how: str, tls: bool) -> None:
@@ -274,12 +276,12 @@ async def test_frames_arriving_with_the_welcome_are_kept(roster_for) -> None:
         nursery.cancel_scope.cancel()
 
 
-# -- E: hub memory is bounded in bytes; a party that stops reading is named --------------
+# -- hub memory is bounded in bytes; a party that stops reading is named -----------------
 
 
 @deadline(60)
 async def test_hub_queues_are_bounded_in_bytes_and_the_sender_is_throttled(roster_for) -> None:
-    """A party relays 3 MiB frames to itself and never reads (finding E)."""
+    """A party relays 3 MiB frames to itself and never reads."""
     roster = roster_for(3)
     frames, payload = 60, bytes(3 * MiB)
     async with open_hub(roster, port=0, tls=False) as hub:  # default limits
@@ -388,7 +390,7 @@ async def test_a_frame_larger_than_the_queue_bound_still_passes(roster_for) -> N
         await b.aclose()
 
 
-# -- F: bounded retention ------------------------------------------------------------------
+# -- bounded retention ---------------------------------------------------------------------
 
 
 @deadline(60)

@@ -1,4 +1,4 @@
-"""Memory per TLS party when many parties share one process (issue 13, item 5).
+"""Memory per TLS party when many parties share one process.
 
 Each connected party holds its client SSL context and connection, the hub's
 end of the connection and its queue; nothing per party may grow with the

@@ -119,7 +119,7 @@ def test_wire_array_validates_shape_and_length() -> None:
 
 
 def test_hostile_shape_whose_element_count_overflows_is_a_decode_error() -> None:
-    """Finding A: (2^32, 2^32) with no data overflowed numpy's product to 0 (a ValueError)."""
+    """Before: (2^32, 2^32) with no data overflowed numpy's product to 0 (a ValueError)."""
     w = WireArray(dtype="<u4", shape=(2**32, 2**32), data=b"")
     with pytest.raises(DecodeError, match=r"from party 7: 0 bytes do not match"):
         w.to_numpy(sender=7)

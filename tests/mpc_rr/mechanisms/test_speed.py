@@ -1,4 +1,5 @@
-"""Speed targets of issue 3 (slow tier: run with ``-m slow``; generous on a shared machine)."""
+"""Speed targets of the mechanism families: the heuristic, the LP and lambda estimation on the
+Adult domain (slow tier: run with ``-m slow``; generous on a shared machine)."""
 
 from __future__ import annotations
 

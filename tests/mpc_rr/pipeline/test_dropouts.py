@@ -1,5 +1,5 @@
-"""Finding C: dropouts within the declared bound, at whatever steps, never fail a run;
-beyond the bound the run aborts cleanly naming the missing parties by id."""
+"""Dropouts in the pipeline's secure sum: within the declared bound, at whatever steps, they
+never fail a run; beyond the bound the run aborts cleanly naming the missing parties by id."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Distributed RRBA (issue 10, phase 2): the Aggregator and Client roles.
+"""Distributed RRBA: the Aggregator and Client roles.
 
 Distributed == centralized for the same seeds (harness, memory, TCP); the
 secure tally gives identical estimates and the aggregator never receives an

@@ -1,5 +1,6 @@
-"""Finding A: whatever arrays an authenticated peer sends, a role answers with a PeerError
-naming it (or ignores it), excludes it where the protocol allows, and keeps serving the others."""
+"""SecAgg+ roles against hostile inputs: whatever arrays an authenticated peer sends, a role
+answers with a PeerError naming it (or ignores it), excludes it where the protocol allows, and
+keeps serving the others."""
 
 from __future__ import annotations
 
