@@ -14,7 +14,7 @@ import mpc_rr
 from mpc_rr.core import UsageError
 from scenarios.cli import main
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[3]
 SURVEY = ROOT.parent / "shared" / "data" / "survey_10000.csv"
 
 
