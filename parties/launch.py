@@ -23,7 +23,7 @@ Whichever fork, each party is its own OS process with its own memory,
 sockets, TLS context and keys.  Fork safety: keys, masks and shares come
 from the OS CSPRNG or OpenSSL (which reseeds in a forked child), simulation
 noise from the seed given to the party; nothing random is drawn at import
-time (``tests/test_launch.py`` checks that forked parties advertise distinct
+time (``tests/parties/test_launch.py`` checks that forked parties advertise distinct
 keys, for both forks).
 
 All return a handle with the subset of :class:`subprocess.Popen` the runner

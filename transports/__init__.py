@@ -3,7 +3,8 @@
 One interface (:class:`Endpoint`), two implementations: :mod:`transports.memory`
 (simulation) and :mod:`transports.tcp` (TCP through a hub, mutual TLS by
 default), plus :class:`Tap` wire observers.  Transports know nothing of
-protocols.
+protocols.  :mod:`transports.testing` is the conformance suite every
+transport passes, with connected endpoints of each kind for tests.
 
 The names below are loaded on first use (PEP 562), so that importing one
 submodule -- a multi-process runner needs only :mod:`transports.pki` before

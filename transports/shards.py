@@ -158,9 +158,10 @@ class ShardNetwork:
             if inbox is None:
                 raise UsageError(f"ShardNetwork: payload for party {dst}, not on shard {self.shard}")
             try:
-                inbox.send_nowait((src, payload))
-            except trio.WouldBlock:
-                await inbox.send((src, payload))
+                try:
+                    inbox.send_nowait((src, payload))
+                except trio.WouldBlock:  # its buffer is full: wait (the party may close meanwhile)
+                    await inbox.send((src, payload))
             except trio.BrokenResourceError:
                 self.dropped += 1
 

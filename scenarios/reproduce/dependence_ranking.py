@@ -2,7 +2,7 @@
 
 For every p and run, the three sources of the pipeline's dependence phase are
 computed with the centralized functions (the distributed roles give identical
-values for the same draws: ``tests/test_pipeline_roles.py``):
+values for the same draws: ``tests/mpc_rr/pipeline/test_roles.py``):
 
 * ``rr`` (4.1): dependences on per-attribute keep-or-uniform(p) data;
 * ``secure-sum`` (4.2): the exact pair tables (what the secure sum returns);

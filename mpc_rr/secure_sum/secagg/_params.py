@@ -61,7 +61,7 @@ def _binomial_terms(k: int, q: float) -> list[float]:
 
     The SecAgg+ thresholds sum these instead of calling ``scipy.stats`` (a slow
     import in every party process); the thresholds equal scipy's
-    (``tests/test_secure_sum_secagg.py`` compares them on a grid).  Past
+    (``tests/mpc_rr/secure_sum/test_secagg.py`` compares them on a grid).  Past
     ``k = 1000`` the binomial coefficient no longer fits a float: log space.
     """
     if k <= 1000:

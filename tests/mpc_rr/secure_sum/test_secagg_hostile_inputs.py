@@ -1,0 +1,107 @@
+"""SecAgg+ roles against hostile inputs: whatever arrays an authenticated peer sends, a role
+answers with a PeerError naming it (or ignores it), excludes it where the protocol allows, and
+keeps serving the others."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from mpc_rr.core import COORDINATOR, PeerError, Send, WireArray, run_roles
+from mpc_rr.secure_sum import SeededEntropy, secagg
+from mpc_rr.secure_sum.secagg import AdvertiseKeys, EncryptedShares, MaskedInput, UnmaskShares
+
+HUGE = WireArray(dtype="<u4", shape=(2**32, 2**32), data=b"")
+
+
+def test_an_overflowing_shape_is_a_peer_error_naming_the_sender_and_the_sum_completes(
+    hostile_shares, hostile_run_roles
+) -> None:
+    pub, x, roles = hostile_run_roles()
+    roles[3] = hostile_shares(3, pub.config, pub.graph, x[2], entropy=SeededEntropy(0).spawn(3))
+    res = run_roles(roles)
+    errs = [e for e in res.peer_errors() if e.peer == 3]
+    assert errs and "from party 3" in str(errs[0]) and "excluded as a dropout" in str(errs[0])
+    server = roles[COORDINATOR]
+    assert server.culprits == [3] and 3 not in server.result.included
+    included = np.asarray(server.result.included) - 1
+    np.testing.assert_array_equal(server.result.total, x[included].sum(axis=0))
+
+
+_DTYPES = st.sampled_from(["|u1", "<u2", "<u4", "<i8", "<f8", "|b1", ">u4", "<U4", "O"])
+_SHAPES = st.lists(
+    st.one_of(st.integers(0, 40), st.just(2**32), st.just(2**62), st.integers(-3, -1)),
+    max_size=10,
+).map(tuple)
+_ARRAYS = st.builds(WireArray, dtype=_DTYPES, shape=_SHAPES, data=st.binary(max_size=200))
+
+
+def _server_at(step: str, hostile_run_roles):
+    """A server that got valid messages from everyone for every step before ``step``."""
+    _pub, _x, roles = hostile_run_roles(n=6, seed=4)
+    server = roles.pop(COORDINATOR)
+    inbox: list[tuple[int, object]] = []
+    for pid, r in roles.items():
+        inbox += [(pid, s.msg) for s in r.start()]
+    order = ["keys", "shares", "masked", "unmask"]
+    for _ in range(order.index(step)):
+        replies: list[Send] = []
+        for pid, msg in inbox:
+            replies += server.receive(pid, msg)  # type: ignore[arg-type]
+        inbox = [(s.dst, m) for s in replies for m in [s.msg]]
+        nxt = []
+        for pid, msg in inbox:
+            nxt += [(pid, s.msg) for s in roles[pid].receive(COORDINATOR, msg)]  # type: ignore[arg-type]
+        inbox = nxt
+    return server
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(step=st.sampled_from(["keys", "shares", "masked", "unmask"]), a=_ARRAYS, b=_ARRAYS,
+       raw=st.binary(max_size=40))  # fmt: skip
+def test_fuzzed_fields_only_ever_raise_peer_errors(
+    hostile_run_roles, step: str, a: WireArray, b: WireArray, raw: bytes
+) -> None:
+    server = _server_at(step, hostile_run_roles)
+    msg = {
+        "keys": AdvertiseKeys(run="hostile", step=0, c_pk=raw, s_pk=raw, b_commit=raw),
+        "shares": EncryptedShares(run="hostile", step=1, recipients=a, ciphertexts=b),
+        "masked": MaskedInput(run="hostile", step=2, y=a),
+        "unmask": UnmaskShares(run="hostile", step=3, b_owners=a, b_shares=b, s_owners=a, s_shares=b),
+    }[step]
+    try:
+        server.receive(2, msg)
+    except PeerError as exc:
+        assert exc.peer == 2
+    assert not server.done or server.error is None or 2 in server.error.culprits
+
+
+@pytest.mark.parametrize("field", ["ids", "c_pks", "s_pks"])
+def test_a_client_leaves_on_a_malformed_neighbor_keys_and_blames_the_aggregator(
+    hostile_run_roles, field: str
+) -> None:
+    _pub, _x, roles = hostile_run_roles(n=4, seed=2)
+    client = roles[1]
+    client.start()
+    good = dict(ids=WireArray.from_numpy(np.array([2, 3, 4], "<u4")),
+                c_pks=WireArray.from_numpy(np.zeros((3, 32), np.uint8)),
+                s_pks=WireArray.from_numpy(np.zeros((3, 32), np.uint8)))  # fmt: skip
+    good[field] = HUGE
+    with pytest.raises(PeerError, match="bad NeighborKeys from the aggregator") as exc:
+        client.receive(COORDINATOR, secagg.NeighborKeys(run="hostile", step=0, **good))
+    assert exc.value.peer == COORDINATOR
+    assert client.error is not None and client.error.culprits == (COORDINATOR,)
+
+
+def test_low_order_public_keys_are_a_peer_error_not_a_crash(hostile_run_roles) -> None:
+    _pub, _x, roles = hostile_run_roles(n=4, seed=3)
+    client = roles[1]
+    client.start()
+    zeros = WireArray.from_numpy(np.zeros((3, 32), np.uint8))  # the all-zero X25519 point
+    msg = secagg.NeighborKeys(
+        run="hostile", step=0, ids=WireArray.from_numpy(np.array([2, 3, 4], "<u4")), c_pks=zeros, s_pks=zeros
+    )
+    with pytest.raises(PeerError, match="invalid X25519 public key"):
+        client.receive(COORDINATOR, msg)

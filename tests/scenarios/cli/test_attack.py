@@ -1,0 +1,76 @@
+"""``mpc-rr attack linkability | eavesdrop | coalition``: JSON keys, verdicts, plots, offline
+transcripts, clean errors."""
+
+from __future__ import annotations
+
+import pytest
+
+from scenarios import cli
+
+pytestmark = pytest.mark.usefixtures("audit_and_attack_only")
+
+
+def test_attack_linkability_json_and_plot(cli_json, tmp_path):
+    argv = ["attack", "linkability", "--parties", "120", "--p", "0.9", "--channel", "anonymous",
+            "--curve", "40,120", "--reid-targets", "50", "--json", "--out", str(tmp_path)]  # fmt: skip
+    data = cli_json(argv)
+    for key in ("success", "baseline", "ci", "fully_relinked", "degree_of_anonymity", "anonymity_set"):
+        assert key in data
+    assert data["ci"][0] > data["baseline"]
+    assert [row["parties"] for row in data["curve"]] == [40, 120]
+    assert all(row["direct"]["success"] == 1.0 for row in data["curve"])
+    acc = data["epsilon"]["pipeline_accounting"]
+    assert acc["parallel"] == pytest.approx(data["epsilon"]["parallel_claimed"])
+    assert (tmp_path / "linkability.png").stat().st_size > 10_000
+
+
+def test_attack_linkability_bad_parties(capsys):
+    assert cli.main(["attack", "linkability", "--parties", "1", "--no-plot"]) == 2
+    assert "--parties must be in 2..32561" in capsys.readouterr().err
+
+
+def test_attack_eavesdrop_live_json(cli_json, tmp_path):
+    argv = ["attack", "eavesdrop", "--protocol", "secagg", "--transport", "memory", "--parties", "30",
+            "--cells", "4", "--permutations", "20", "--json", "--out", str(tmp_path)]  # fmt: skip
+    data = cli_json(argv)
+    for key in ("success", "baseline", "ci", "participation", "size", "timing", "content", "size_census"):
+        assert key in data
+    assert data["headline"] == "content" and data["content"]["recovered"] == 0
+    assert data["size_census"]["constant"] and not data["size"]["leaks"]
+
+
+def test_attack_eavesdrop_offline_on_a_secure_sum_transcript(
+    cli_json, capsys, tmp_path, monkeypatch
+):
+    monkeypatch.setattr(cli, "COMMANDS", ("audit", "attack", "secure_sum"))
+    path = tmp_path / "run.bin"
+    argv = ["secure-sum", "--protocol", "full-mesh", "--parties", "8", "--cells", "6",
+            "--transport", "harness", "--seed", "3", "--transcript", str(path), "--json"]  # fmt: skip
+    assert cli.main(argv) == 0
+    capsys.readouterr()
+    data = cli_json(["attack", "eavesdrop", "--transcript", str(path), "--json"])
+    assert data["protocol"] == "full-mesh" and data["content"]["scored"]
+    c = data["content"]
+    assert c["recovered"] == 0 and c["success"] == c["baseline"]  # shares are ciphertext
+
+
+def test_attack_eavesdrop_bad_transcript_is_a_usage_error(capsys, tmp_path):
+    bad = tmp_path / "x.bin"
+    bad.write_bytes(b"not a transcript")
+    assert cli.main(["attack", "eavesdrop", "--transcript", str(bad)]) == 2
+    assert "not an mpc-rr transcript" in capsys.readouterr().err
+    assert cli.main(["attack", "eavesdrop"]) == 2
+
+
+def test_attack_coalition_json_plot_and_threshold(cli_json, capsys, tmp_path):
+    argv = ["attack", "coalition", "--protocol", "secagg", "--parties", "10", "--size", "4",
+            "--cells", "8", "--json", "--out", str(tmp_path)]  # fmt: skip
+    data = cli_json(argv)
+    t = data["threshold"]
+    for key in ("success", "baseline", "ci", "threshold", "curve", "recovery_rate"):
+        assert key in data
+    first = min(c["size"] for c in data["curve"] if c["recovery_rate"] > 0)
+    assert first == t == data["params"]["threshold"]
+    assert (tmp_path / "coalition.png").stat().st_size > 10_000
+    assert cli.main(["attack", "coalition", "--parties", "10", "--size", "10", "--no-plot"]) == 2
+    assert "--size must be at most --parties - 1 = 9, got 10" in capsys.readouterr().err

@@ -1,0 +1,56 @@
+"""The shard network on its own: batch frames, and deliveries to parties that leave."""
+
+from __future__ import annotations
+
+import pytest
+import trio
+import trio.testing
+
+from transports.shards import ShardNetwork, decode_batch, encode_batch
+
+
+def test_batch_frames_round_trip_and_reject_garbage() -> None:
+    items = [(0, 5, b"abc"), (3, 1, b""), (2, 2, bytes(range(256)))]
+    assert decode_batch(encode_batch(items)) == items
+    with pytest.raises(Exception, match="shard batch"):
+        decode_batch(b"\x93\x01")
+
+
+async def test_a_delivery_waiting_for_a_party_that_closes_drops_its_payloads() -> None:
+    """A bounded inbox is full and the party finishes (closes its endpoint) while a delivery
+    waits for room: the payloads are dropped and counted.  Before, the wait raised
+    trio.BrokenResourceError out of ``deliver`` (the sharded runner closes a party's
+    endpoint when it finishes, so a bounded-buffer run could fail a worker)."""
+    net = ShardNetwork(0, [0, 0], [0, 1], buffer=1)
+    async with trio.open_nursery() as nursery:
+        nursery.start_soon(net.deliver, [(0, 1, b"a"), (0, 1, b"b"), (0, 1, b"c")])
+        await trio.testing.wait_all_tasks_blocked()
+        net.endpoint(1).close()
+    assert net.dropped == 2
+    await net.deliver([(1, 0, b"to a party still there")])
+    assert net.endpoint(0).poll() == (1, b"to a party still there")
+
+
+async def test_send_never_blocks_and_a_bounded_delivery_waits_for_the_reader() -> None:
+    """What the shard network has instead of a blocking send: ``send`` only appends to an
+    outbox (no back-pressure on the sender), and with ``buffer`` set the delivery between
+    supersteps waits until the party has read."""
+    net = ShardNetwork(0, [0, 0], [0, 1], buffer=2)
+    a, b = net.endpoint(0), net.endpoint(1)
+    with trio.fail_after(5):  # nobody delivers or reads: a blocking send would wait here
+        for i in range(1000):
+            await a.send(1, i.to_bytes(4, "big"))
+    (items,) = net.take_outboxes()
+    assert len(items) == 1000
+    delivered = trio.Event()
+
+    async def deliver() -> None:
+        await net.deliver(items)
+        delivered.set()
+
+    async with trio.open_nursery() as nursery:
+        nursery.start_soon(deliver)
+        await trio.testing.wait_all_tasks_blocked()
+        assert not delivered.is_set()  # 2 payloads in the buffer, 998 waiting for room
+        got = [int.from_bytes((await b.receive())[1], "big") for _ in range(1000)]
+    assert got == list(range(1000)) and delivered.is_set()
