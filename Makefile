@@ -4,6 +4,8 @@ PYTHON ?= python3
 VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
+# pytest-xdist workers for `make test` (auto: one per core; TEST_WORKERS=0 runs in this process)
+TEST_WORKERS ?= auto
 
 .PHONY: demo test lint bench clean
 
@@ -20,7 +22,7 @@ test: $(STAMP)
 	$(BIN)/ruff check .
 	$(BIN)/mypy --strict mpc_rr
 	$(BIN)/lint-imports
-	$(BIN)/python -m pytest
+	$(BIN)/python -m pytest -n $(TEST_WORKERS) --dist loadgroup
 
 bench: $(STAMP)
 	$(BIN)/python -m benchmarks

@@ -109,13 +109,31 @@ def _wait_connected(pid: int, port: int, within: float = 60) -> None:
     raise AssertionError(f"process {pid} never connected to port {port}")
 
 
+def _wait_listening(pid: int, within: float = 60) -> None:
+    """Until process ``pid`` holds a listening TCP socket (it has started serving)."""
+    deadline = time.monotonic() + within
+    while time.monotonic() < deadline:
+        try:
+            inodes = {os.readlink(f"/proc/{pid}/fd/{fd}") for fd in os.listdir(f"/proc/{pid}/fd")}
+        except OSError:
+            inodes = set()
+        for line in Path("/proc/net/tcp").read_text().splitlines()[1:]:
+            f = line.split()
+            if f[3] == "0A" and f"socket:[{f[9]}]" in inodes:
+                return
+        time.sleep(0.1)
+    raise AssertionError(f"process {pid} never listened")
+
+
 def test_sigterm_ends_a_party_with_a_report(tmp_path: Path) -> None:
     generate_deployment(3, tmp_path, hub_port=0)
     out = tmp_path / "r0.json"
     hub = subprocess.Popen([*PARTY, "--roster", str(tmp_path / "roster.json"), "--id", "0", "--port", "0",
                             "--linger", "60", "--out", str(out)],
                            stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)  # fmt: skip
-    time.sleep(3)
+    # a fixed sleep raced the interpreter's start-up on a loaded machine (the signal then
+    # arrived before the party's handler existed): wait until it serves
+    _wait_listening(hub.pid)
     hub.send_signal(signal.SIGTERM)
     hub.wait(timeout=30)
     assert hub.returncode == 1

@@ -46,11 +46,11 @@ def test_as_dataset_takes_a_table_in_memory_a_csv_and_adult() -> None:
 
 
 def test_run_pipeline_equals_the_command_line(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    report = mpc_rr.run_pipeline(SURVEY, parties=800, p=0.7, seed=4, dependence="secure-sum")
+    report = mpc_rr.run_pipeline(SURVEY, parties=300, p=0.7, seed=4, dependence="secure-sum")
     assert isinstance(report, mpc_rr.PipelineReport)
     with pytest.raises(dataclasses.FrozenInstanceError):
         report.document = {}  # type: ignore[misc]
-    argv = ["run", str(SURVEY), "--infer-schema", "--parties", "800", "--p", "0.7", "--seed", "4",
+    argv = ["run", str(SURVEY), "--infer-schema", "--parties", "300", "--p", "0.7", "--seed", "4",
             "--dependence", "secure-sum", "--transport", "harness", "--json", "--out", str(tmp_path)]  # fmt: skip
     assert main(argv) == 0
     cli = json.loads(capsys.readouterr().out)

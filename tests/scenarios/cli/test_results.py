@@ -16,6 +16,9 @@ from scenarios.experiments.spec import load_scenario
 from scenarios.experiments.sweep import sweep
 from scenarios.results.store import Store
 
+# one worker builds the module's store once (pytest-xdist, --dist loadgroup)
+pytestmark = pytest.mark.xdist_group("results-store")
+
 
 @pytest.fixture(scope="module")
 def small_store(tmp_path_factory: pytest.TempPathFactory, secure_sum_study: str) -> Path:

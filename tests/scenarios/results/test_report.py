@@ -22,6 +22,9 @@ from scenarios.results.report import build, render
 from scenarios.results.report_figures import Figure, wilson
 from scenarios.results.store import Store
 
+# one worker builds the module's store once (pytest-xdist, --dist loadgroup)
+pytestmark = pytest.mark.xdist_group("report")
+
 STUDIES = {
     "pipe": """
 [scenario]
