@@ -9,12 +9,18 @@ parties fit in one process.  A send that fits in the receiver's buffer, and a
 scheduler (a task switch per message is most of the cost of a small message);
 a full buffer blocks as usual.
 
-With a :class:`LinkModel` the network simulates latency, jitter, loss and
-reordering: a single *wire* task (started by ``async with network``) keeps a
+With a :class:`LinkModel` the network simulates latency, jitter, loss,
+reordering and access-link bandwidth: a single *wire* task (started by ``async with network``) keeps a
 heap of in-flight payloads ordered by delivery time and hands each to its
 receiver when due.  Per-link FIFO order is kept (delivery times on a link are
 clamped to be non-decreasing) except for payloads picked for reordering,
-which get an extra delay and may be overtaken.  All draws come from
+which get an extra delay and may be overtaken.  Bandwidth is a FIFO queue per
+party and direction: a payload of ``B`` bytes occupies its sender's uplink for
+``B / uplink`` seconds after the payloads the sender queued before it, then
+travels ``latency`` (+ jitter), then occupies the receiver's downlink for
+``B / downlink`` seconds after the payloads already arriving there (the
+store-and-forward model of an access link; the core of the network is
+assumed not to be the bottleneck).  All draws come from
 per-link generators derived from the caller's seeded ``numpy`` Generator, so
 the fate of the k-th payload on a link does not depend on how trio happens to
 schedule tasks.  Time is ``trio.current_time()``: under
@@ -65,6 +71,13 @@ class LinkModel:
         payloads may overtake it.
     reorder_delay:
         Upper bound of that extra delay.
+    uplink:
+        The sender's access-link rate in bytes per second (``inf``: no
+        serialization delay).  With a per-link callable, the model of a link
+        ``(src, dst)`` gives ``src``'s uplink and ``dst``'s downlink; a
+        party's rate should not depend on the other end.
+    downlink:
+        The receiver's access-link rate in bytes per second (``inf``: none).
     """
 
     latency: float = 0.0
@@ -72,12 +85,18 @@ class LinkModel:
     loss: float = 0.0
     reorder: float = 0.0
     reorder_delay: float = 0.1
+    uplink: float = math.inf
+    downlink: float = math.inf
 
     def __post_init__(self) -> None:
         for name in ("latency", "jitter", "reorder_delay"):
             v = getattr(self, name)
             if not (math.isfinite(v) and v >= 0):
                 raise UsageError(f"LinkModel: {name} must be finite and >= 0, got {v!r}")
+        for name in ("uplink", "downlink"):
+            v = getattr(self, name)
+            if not (isinstance(v, int | float) and v > 0 and not math.isnan(v)):
+                raise UsageError(f"LinkModel: {name} must be > 0 bytes/s (inf: unlimited), got {v!r}")
         for name in ("loss", "reorder"):
             v = getattr(self, name)
             if not 0.0 <= v <= 1.0:
@@ -175,7 +194,10 @@ class MemoryNetwork:
         self._base_seed = int(rng.integers(2**63)) if rng is not None else 0
         self._link_rng: dict[tuple[int, int], np.random.Generator] = {}
         self._last: dict[tuple[int, int], float] = {}
-        self._heap: list[tuple[float, int, int, int, bytes]] = []
+        self._up_free: dict[int, float] = {}  # when each party's uplink is next idle
+        self._down_free: dict[int, float] = {}  # when each party's downlink is next idle
+        # (due time, sequence, dst, src, payload, downlink rate still to cross or inf)
+        self._heap: list[tuple[float, int, int, int, bytes, float]] = []
         self._seq = 0
         self._wake = trio.Event()
         self._nursery: trio.Nursery | None = None
@@ -233,6 +255,9 @@ class MemoryNetwork:
             self.lost += 1
             return
         now = trio.current_time()
+        if m.uplink != math.inf:  # queued behind what src sent before, then serialized
+            now = max(now, self._up_free.get(src, now)) + len(payload) / m.uplink
+            self._up_free[src] = now
         t = now + m.latency + u[1] * m.jitter
         if u[2] < m.reorder:
             t += float(g.random()) * m.reorder_delay
@@ -245,7 +270,8 @@ class MemoryNetwork:
             sem = self._inflight[dst] = trio.Semaphore(self.buffer)
         await sem.acquire()
         self._seq += 1
-        heapq.heappush(self._heap, (t, self._seq, dst, src, payload))
+        # t: arrival at dst's downlink, which the wire task serializes in arrival order
+        heapq.heappush(self._heap, (t, self._seq, dst, src, payload, m.downlink))
         self._wake.set()
 
     async def _wire(self) -> None:
@@ -261,7 +287,13 @@ class MemoryNetwork:
                 with trio.move_on_at(t):
                     await self._wake.wait()
                 continue
-            _, _, dst, src, payload = heapq.heappop(heap)
+            _, _, dst, src, payload, rate = heapq.heappop(heap)
+            if rate != math.inf:  # arrived at dst's downlink: queue behind earlier arrivals
+                t = max(t, self._down_free.get(dst, t)) + len(payload) / rate
+                self._down_free[dst] = t
+                self._seq += 1
+                heapq.heappush(heap, (t, self._seq, dst, src, payload, math.inf))
+                continue
             self._deliver(dst, src, payload)
 
     def _deliver(self, dst: int, src: int, payload: bytes) -> None:
