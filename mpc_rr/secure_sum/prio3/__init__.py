@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING
 from mpc_rr.core import lazy_exports
 
 __all__ = [
+    "BATCH",
     "HELPER",
     "PRIO3_MESSAGES",
     "SEED_SIZE",
@@ -49,6 +50,7 @@ __all__ = [
     "build_vdaf",
     "decode_range_checked",
     "encode_range_checked_int",
+    "finish_report",
     "format_dst",
     "gadget_poly_len",
     "lagrange_eval",
@@ -57,11 +59,13 @@ __all__ = [
     "prio3_variant",
     "public",
     "role",
+    "verify_batches",
     "wire_poly_len",
 ]
 
 _HOME = {
     "AggregationJob": "mpc_rr.secure_sum.prio3._messages",
+    "BATCH": "mpc_rr.secure_sum.prio3._vdaf",
     "Count": "mpc_rr.secure_sum.prio3._circuits",
     "Field": "mpc_rr.secure_sum.prio3._field",
     "Field128": "mpc_rr.secure_sum.prio3._field",
@@ -96,6 +100,7 @@ _HOME = {
     "build_vdaf": "mpc_rr.secure_sum.prio3._roles",
     "decode_range_checked": "mpc_rr.secure_sum.prio3._circuits",
     "encode_range_checked_int": "mpc_rr.secure_sum.prio3._circuits",
+    "finish_report": "mpc_rr.secure_sum.prio3._vdaf",
     "format_dst": "mpc_rr.secure_sum.prio3._xof",
     "gadget_poly_len": "mpc_rr.secure_sum.prio3._flp",
     "lagrange_eval": "mpc_rr.secure_sum.prio3._flp",
@@ -104,6 +109,7 @@ _HOME = {
     "prio3_variant": "mpc_rr.secure_sum.prio3._vdaf",
     "public": "mpc_rr.secure_sum.prio3._roles",
     "role": "mpc_rr.secure_sum.prio3._roles",
+    "verify_batches": "mpc_rr.secure_sum.prio3._vdaf",
     "wire_poly_len": "mpc_rr.secure_sum.prio3._flp",
 }
 
@@ -160,10 +166,13 @@ if TYPE_CHECKING:
         Prio3Options,
     )
     from mpc_rr.secure_sum.prio3._vdaf import (
+        BATCH,
         InvalidReport,
         Prio3,
         VerifyState,
+        finish_report,
         prio3_variant,
+        verify_batches,
     )
     from mpc_rr.secure_sum.prio3._xof import (
         SEED_SIZE,

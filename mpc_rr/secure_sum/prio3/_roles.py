@@ -79,7 +79,7 @@ from mpc_rr.secure_sum.prio3._messages import (
     Report,
 )
 from mpc_rr.secure_sum.prio3._spec import Prio3Options
-from mpc_rr.secure_sum.prio3._vdaf import InvalidReport, Prio3, VerifyState
+from mpc_rr.secure_sum.prio3._vdaf import BATCH, Prio3, finish_report, verify_batches
 
 __all__ = [
     "HELPER",
@@ -94,7 +94,6 @@ __all__ = [
 ]
 
 HELPER = 1
-BATCH = 256  # reports verified per vectorized FLP query (bounds the leader's memory)
 
 
 @dataclass(frozen=True)
@@ -169,10 +168,14 @@ def build_vdaf(cells: int, max_value: int, o: Prio3Options) -> Prio3:
     return Prio3(valid, shares=2, proofs=proofs)
 
 
-def poison_vector(x: np.ndarray, vdaf: Prio3, boost: int = 1_000_000) -> Any:
-    """A malicious client's *encoded* vector: ``boost`` added to the first cell (out of range)."""
+def poison_vector(x: np.ndarray, vdaf: Prio3, boost: int = 1_000_000, cell: int = 0) -> Any:
+    """A malicious client's *encoded* vector: its input's encoding with ``boost`` added to the
+    first encoded element of ``cell`` (out of range for every circuit)."""
     enc = vdaf.valid.encode(_measurement(vdaf, x, strict=False))
-    return vdaf.field.add(enc, vdaf.field.array([boost] + [0] * (vdaf.flp.MEAS_LEN - 1)))
+    bits = getattr(vdaf.valid, "bits", 1)
+    delta = [0] * vdaf.flp.MEAS_LEN
+    delta[cell * bits] = boost
+    return vdaf.field.add(enc, vdaf.field.array(delta))
 
 
 def _measurement(vdaf: Prio3, x: np.ndarray, *, strict: bool = True) -> Any:
@@ -224,7 +227,7 @@ class Prio3Client(Role):
     patience = 3  # the leader may spend its own deadline waiting for slow clients
 
     def __init__(self, party_id: int, pub: Prio3Public, x: np.ndarray, *, entropy: Entropy | None = None,
-                 poison: bool = False) -> None:  # fmt: skip
+                 poison: bool = False, encoded: Any = None) -> None:  # fmt: skip
         helper = party_id == HELPER
         super().__init__(party_id, ClientState.WAIT_JOB if helper else ClientState.WAIT_KEY)
         self.pub, self.run = pub, pub.run
@@ -311,52 +314,6 @@ class Prio3Client(Role):
         rejected = tuple(int(r) for r in msg.rejected.to_numpy(dtype=np.int64, sender=src))
         self.finish(Prio3Result(total, (), int(msg.n_included), 0, rejected))
         return []
-
-
-def verify_batches(
-    v: Prio3,
-    vk: bytes,
-    ctx: bytes,
-    agg: int,
-    nonces: list[bytes],
-    publics: list[bytes],
-    shares: list[bytes | None],
-) -> tuple[list[VerifyState | None], list[bytes | None]]:
-    """``verify_init`` of aggregator ``agg`` over all reports, ``BATCH`` at a time; a report that
-    cannot be verified (missing or malformed share) gets ``None``."""
-    states: list[VerifyState | None] = [None] * len(nonces)
-    vshares: list[bytes | None] = [None] * len(nonces)
-    good = [i for i, s in enumerate(shares) if s is not None]
-    for lo in range(0, len(good), BATCH):
-        idx = good[lo : lo + BATCH]
-        try:
-            st, vs = v.verify_init_batch(vk, ctx, agg, [nonces[i] for i in idx], [publics[i] for i in idx],
-                                         [shares[i] or b"" for i in idx])  # fmt: skip
-        except InvalidReport:  # one bad report in the batch: verify these one by one
-            for i in idx:
-                try:
-                    states[i], vshares[i] = v.verify_init(
-                        vk, ctx, agg, nonces[i], publics[i], shares[i] or b""
-                    )
-                except InvalidReport:
-                    pass
-            continue
-        for j, i in enumerate(idx):
-            states[i], vshares[i] = st[j], vs[j]
-    return states, vshares
-
-
-def finish_report(
-    v: Prio3, ctx: bytes, state: VerifyState | None, vshares: list[bytes | None], agg: int
-) -> Any:
-    """The output share of a report, or ``None`` when it is rejected."""
-    if state is None or any(s is None or not s for s in vshares):
-        return None
-    try:
-        msg = v.verifier_shares_to_message(ctx, [s for s in vshares if s is not None])
-        return v.verify_next(state, msg)
-    except InvalidReport:
-        return None
 
 
 class LeaderState(enum.Enum):

@@ -30,7 +30,15 @@ from mpc_rr.secure_sum.prio3._field import Field
 from mpc_rr.secure_sum.prio3._flp import Flp, Valid
 from mpc_rr.secure_sum.prio3._xof import SEED_SIZE, XofTurboShake128, format_dst
 
-__all__ = ["InvalidReport", "Prio3", "VerifyState", "prio3_variant"]
+__all__ = [
+    "BATCH",
+    "InvalidReport",
+    "Prio3",
+    "VerifyState",
+    "finish_report",
+    "prio3_variant",
+    "verify_batches",
+]
 
 Vec = Any
 USAGE_MEAS_SHARE, USAGE_PROOF_SHARE, USAGE_JOINT_RANDOMNESS = 1, 2, 3
@@ -41,6 +49,7 @@ USAGE_PROVE_RANDOMNESS, USAGE_QUERY_RANDOMNESS, USAGE_JOINT_RAND_SEED, USAGE_JOI
     7,
 )
 NONCE_SIZE = 16
+BATCH = 256  # reports verified per vectorized FLP query (bounds an aggregator's memory)
 
 
 class InvalidReport(ValueError):
@@ -344,3 +353,49 @@ def prio3_variant(name: str, *, shares: int = 2, **params: int) -> Prio3:
     if name not in makers:
         raise ValueError(f"unknown Prio3 variant {name!r}; the variants are {', '.join(makers)}")
     return Prio3(makers[name](), shares=shares)
+
+
+def verify_batches(
+    v: Prio3,
+    vk: bytes,
+    ctx: bytes,
+    agg: int,
+    nonces: list[bytes],
+    publics: list[bytes],
+    shares: list[bytes | None],
+) -> tuple[list[VerifyState | None], list[bytes | None]]:
+    """``verify_init`` of aggregator ``agg`` over all reports, ``BATCH`` at a time; a report that
+    cannot be verified (missing or malformed share) gets ``None``."""
+    states: list[VerifyState | None] = [None] * len(nonces)
+    vshares: list[bytes | None] = [None] * len(nonces)
+    good = [i for i, s in enumerate(shares) if s is not None]
+    for lo in range(0, len(good), BATCH):
+        idx = good[lo : lo + BATCH]
+        try:
+            st, vs = v.verify_init_batch(vk, ctx, agg, [nonces[i] for i in idx], [publics[i] for i in idx],
+                                         [shares[i] or b"" for i in idx])  # fmt: skip
+        except InvalidReport:  # one bad report in the batch: verify these one by one
+            for i in idx:
+                try:
+                    states[i], vshares[i] = v.verify_init(
+                        vk, ctx, agg, nonces[i], publics[i], shares[i] or b""
+                    )
+                except InvalidReport:
+                    pass
+            continue
+        for j, i in enumerate(idx):
+            states[i], vshares[i] = st[j], vs[j]
+    return states, vshares
+
+
+def finish_report(
+    v: Prio3, ctx: bytes, state: VerifyState | None, vshares: list[bytes | None], agg: int
+) -> Any:
+    """The output share of a report, or ``None`` when it is rejected."""
+    if state is None or any(s is None or not s for s in vshares):
+        return None
+    try:
+        msg = v.verifier_shares_to_message(ctx, [s for s in vshares if s is not None])
+        return v.verify_next(state, msg)
+    except InvalidReport:
+        return None
