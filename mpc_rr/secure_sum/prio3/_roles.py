@@ -234,9 +234,12 @@ class Prio3Client(Role):
         self.entropy = entropy if entropy is not None else SystemEntropy()
         self.x = np.asarray(x, dtype=np.int64)
         vdaf = pub.vdaf
-        self.encoded = (
-            poison_vector(self.x, vdaf) if poison else vdaf.valid.encode(_measurement(vdaf, self.x))
-        )
+        if encoded is not None:  # a malicious client (the adversary module) submits any vector
+            self.encoded = encoded
+        elif poison:
+            self.encoded = poison_vector(self.x, vdaf)
+        else:
+            self.encoded = vdaf.valid.encode(_measurement(vdaf, self.x))
         if helper:
             self._sk, self._pk = keypair(self.entropy)
 
