@@ -2,8 +2,10 @@
 
 How this protocol works (draft-irtf-cfrg-vdaf-20 over the draft's ping-pong topology):
 
-1. the **helper** (data party 1, which also reports its own vector) sends every
-   other client its X25519 public key (:class:`HelperKey`);
+1. the **helper** (data party 1, which also reports its own vector) sends its
+   X25519 public key (:class:`HelperKey`) to the leader, which relays it to
+   every other client (through the leader, so that inside an outer protocol
+   the key reaches a client after the message that started its sum);
 2. each client ``i`` encodes its vector (SumVec: every cell in ``[0,
    max_value]``; or Histogram: one-hot; or MultihotCountVec: 0/1 with weight
    ``<= max_weight``), shards it with a validity proof, and sends the **leader**
@@ -246,13 +248,15 @@ class Prio3Client(Role):
     def start(self) -> list[Send]:
         if self.party_id != HELPER:
             return []
-        key = HelperKey(pk=self._pk, run=self.run, step=0)
-        return [*broadcast(range(2, self.pub.n + 1), key), self._report(self._pk)]
+        return [
+            Send(COORDINATOR, HelperKey(pk=self._pk, run=self.run, step=0)),
+            self._report(self._pk),
+        ]
 
     def waiting_for(self) -> AbstractSet[int]:
         if self.done:
             return NOBODY
-        return frozenset({HELPER}) if self.state is ClientState.WAIT_KEY else ONLY_COORDINATOR
+        return ONLY_COORDINATOR
 
     def _report(self, helper_pk: bytes) -> Send:
         v, ent = self.pub.vdaf, self.entropy
@@ -268,9 +272,9 @@ class Prio3Client(Role):
         return Send(COORDINATOR, msg)
 
     def _on_key(self, src: int, msg: HelperKey) -> list[Send]:
-        if src != HELPER:
+        if src != COORDINATOR:
             raise PeerError(
-                f"{self.name}: HelperKey from party {src}, not the helper ({HELPER})", src
+                f"{self.name}: HelperKey from party {src}, not relayed by the leader", src
             )
         try:
             return [self._report(msg.pk)]
@@ -330,6 +334,7 @@ class LeaderState(enum.Enum):
 # verifies them and sends the helper the aggregation job; the helper's answer finishes the run.
 LEADER_TABLE = table(
     {
+        (LeaderState.COLLECTING, HelperKey): Transition("_relay_key", LeaderState.COLLECTING),
         (LeaderState.COLLECTING, Report): Transition("_on_report", LeaderState.COLLECTING),
         (LeaderState.COLLECTING, AllIn): Transition("_send_job", LeaderState.VERIFYING),
         (LeaderState.COLLECTING, Deadline): Transition("_send_job", LeaderState.VERIFYING),
@@ -342,7 +347,7 @@ class Prio3Leader(Role):
     """The leader aggregator (party 0): collects reports, verifies with the helper, sums."""
 
     TRANSITIONS = LEADER_TABLE
-    message_types = (Report, JobResponse)
+    message_types = (HelperKey, Report, JobResponse)
 
     def __init__(self, pub: Prio3Public, *, entropy: Entropy | None = None) -> None:
         super().__init__(COORDINATOR, LeaderState.COLLECTING)
@@ -351,6 +356,7 @@ class Prio3Leader(Role):
         self._missing = set(range(1, pub.n + 1))
         self._reports: dict[int, Report] = {}
         self._order: list[int] = []
+        self._key_relayed = False
 
     def start(self) -> list[Send]:
         return []
@@ -359,6 +365,12 @@ class Prio3Leader(Role):
         if self.done:
             return NOBODY
         return self._missing if self.state is LeaderState.COLLECTING else frozenset({HELPER})
+
+    def _relay_key(self, src: int, msg: HelperKey) -> list[Send]:
+        if src != HELPER or self._key_relayed:
+            raise PeerError(f"{self.name}: unexpected HelperKey from party {src}", src)
+        self._key_relayed = True
+        return broadcast(range(2, self.pub.n + 1), HelperKey(pk=msg.pk, run=self.run, step=0))
 
     def _on_report(self, src: int, msg: Report) -> list[Send]:
         if src not in self._missing:
@@ -471,8 +483,8 @@ def step_messages() -> Mapping[str, type[Message]]:
 
 
 def message_count(n: int, options: Prio3Options | None = None) -> int:
-    """Keys (n - 1), reports (n), job and response (2), totals (n)."""
-    return 3 * n + 1
+    """Key (1, relayed to n - 1), reports (n), job and response (2), totals (n)."""
+    return 3 * n + 2
 
 
 def memory_estimate(n: int, cells: int, options: Prio3Options | None = None) -> int:
