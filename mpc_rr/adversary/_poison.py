@@ -19,8 +19,9 @@ Strategies:
   "Manipulation attacks in local differential privacy"; with one target item
   this is Cao, Jia & Gong 2021's maximal gain attack).  The unbiased
   estimator ``n_t = (c_t - n q) / (p - q)`` turns each fake report into
-  ``1 / (p - q)`` true ones; against honest reporting the expected shift is
-  ``M (1 - q) / (p - q)`` minus the malicious parties' own true target count.
+  ``1 / (p - q)`` true ones: ``M`` fake reports shift the estimate by at most
+  ``M / (p - q)`` (the ``bound``; in expectation ``M (1 - q) / (p - q)``
+  minus the malicious parties' own true target count).
 
 The baseline run is the same parties all reporting honestly (same draws), so
 ``target_shift`` is exactly what the malicious clients bought.
@@ -153,7 +154,7 @@ def poison_attack(
         est_h = float((base_total[target] - parties * q) / (p - q))
         est_r = float((total[target] - n_in * q) / (p - q))
         shift = est_r - est_h
-        bound = malicious * (1 - q) / (p - q)
+        bound = malicious / (p - q)  # worst case: no replaced report was on the target
     elif strategy == "chosen" or protocol == "prio3":
         bound = float(malicious)
     else:
