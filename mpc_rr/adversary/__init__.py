@@ -77,6 +77,7 @@ __all__ = [
     "PlaintextShareMeshParty",
     "Plant",
     "PoisonResult",
+    "Prio3Recovery",
     "RRBAClientMechanism",
     "RawRecordParty",
     "Recovery",
@@ -130,6 +131,7 @@ __all__ = [
     "poison_attack",
     "pool",
     "pool_inference",
+    "prio3_recover",
     "recover",
     "recover_full_mesh",
     "recover_plainsum",
@@ -184,6 +186,7 @@ _HOME = {
     "PlaintextShareMeshParty": "mpc_rr.adversary._broken",
     "Plant": "mpc_rr.adversary._broken",
     "PoisonResult": "mpc_rr.adversary._poison",
+    "Prio3Recovery": "mpc_rr.adversary._prio3_coalition",
     "RRBAClientMechanism": "mpc_rr.adversary._rrba_audit",
     "RawRecordParty": "mpc_rr.adversary._broken",
     "Recovery": "mpc_rr.adversary._recovery",
@@ -239,6 +242,7 @@ _HOME = {
     "poison_attack": "mpc_rr.adversary._poison",
     "pool": "mpc_rr.adversary._coalitions",
     "pool_inference": "mpc_rr.adversary._inference",
+    "prio3_recover": "mpc_rr.adversary._prio3_coalition",
     "recover": "mpc_rr.adversary._recovery",
     "recover_full_mesh": "mpc_rr.adversary._recovery",
     "recover_plainsum": "mpc_rr.adversary._recovery",
@@ -370,6 +374,10 @@ if TYPE_CHECKING:
         POISON_STRATEGIES,
         PoisonResult,
         poison_attack,
+    )
+    from mpc_rr.adversary._prio3_coalition import (
+        Prio3Recovery,
+        prio3_recover,
     )
     from mpc_rr.adversary._recovery import (
         MemberState,

@@ -59,6 +59,7 @@ __all__ = [
     "prio3_variant",
     "public",
     "role",
+    "seal_key",
     "verify_batches",
     "wire_poly_len",
 ]
@@ -109,6 +110,7 @@ _HOME = {
     "prio3_variant": "mpc_rr.secure_sum.prio3._vdaf",
     "public": "mpc_rr.secure_sum.prio3._roles",
     "role": "mpc_rr.secure_sum.prio3._roles",
+    "seal_key": "mpc_rr.secure_sum.prio3._roles",
     "verify_batches": "mpc_rr.secure_sum.prio3._vdaf",
     "wire_poly_len": "mpc_rr.secure_sum.prio3._flp",
 }
@@ -160,6 +162,7 @@ if TYPE_CHECKING:
         poison_vector,
         public,
         role,
+        seal_key,
     )
     from mpc_rr.secure_sum.prio3._spec import (
         SPEC,

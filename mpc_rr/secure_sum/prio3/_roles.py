@@ -93,6 +93,7 @@ __all__ = [
     "poison_vector",
     "public",
     "role",
+    "seal_key",
 ]
 
 HELPER = 1
@@ -196,7 +197,8 @@ def _measurement(vdaf: Prio3, x: np.ndarray, *, strict: bool = True) -> Any:
     return [int(v) for v in x]
 
 
-def _seal_key(shared: bytes, run: str, client: int) -> bytes:
+def seal_key(shared: bytes, run: str, client: int) -> bytes:
+    """The AES-GCM key sealing client ``client``'s helper share (SHA-256 one-step KDF of the X25519 secret)."""
     return kdf_sha256(
         shared, b"mpc_rr prio3 helper share|" + run.encode() + b"|" + str(client).encode()
     )
@@ -265,7 +267,7 @@ class Prio3Client(Role):
             self.pub.ctx, self.encoded, nonce, ent.randbytes(v.RAND_SIZE)
         )
         eph_sk, eph_pk = keypair(ent)
-        key = _seal_key(agree(eph_sk, helper_pk), self.run, self.party_id)
+        key = seal_key(agree(eph_sk, helper_pk), self.run, self.party_id)
         sealed = encrypt(key, helper, nonce + public_share)
         msg = Report(nonce=nonce, public_share=public_share, leader_share=leader, eph_pk=eph_pk, sealed=sealed,
                      run=self.run, step=1)  # fmt: skip
@@ -295,7 +297,7 @@ class Prio3Client(Role):
         shares: list[bytes | None] = []
         for i in range(k):
             try:
-                key = _seal_key(agree(self._sk, msg.eph_pks[i]), self.run, int(ids[i]))
+                key = seal_key(agree(self._sk, msg.eph_pks[i]), self.run, int(ids[i]))
                 shares.append(decrypt(key, msg.sealed[i], msg.nonces[i] + msg.public_shares[i]))
             except (InvalidPublicKey, InvalidTag):
                 shares.append(None)
