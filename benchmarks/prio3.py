@@ -29,8 +29,20 @@ import statistics
 import subprocess
 import sys
 import time
+from typing import Any
 
 from benchmarks._timing import median_times
+
+
+def _median_cpu(funcs: dict[str, Any], repeat: int) -> dict[str, float]:
+    """Median CPU time (process_time, less sensitive to a loaded machine) per call, interleaved."""
+    samples: dict[str, list[float]] = {k: [] for k in funcs}
+    for _ in range(repeat):
+        for k, f in funcs.items():
+            c = time.process_time()
+            f()
+            samples[k].append(time.process_time() - c)
+    return {k: statistics.median(v) for k, v in samples.items()}
 
 
 def _micro_one(length: int, field: type | None, proofs: int, repeat: int) -> dict[str, object]:
@@ -46,17 +58,21 @@ def _micro_one(length: int, field: type | None, proofs: int, repeat: int) -> dic
     vk = os.urandom(32)
     pubs = [r[0] for r in reps]
     leader, helper = [r[1][0] for r in reps], [r[1][1] for r in reps]
-    t = median_times({
+    funcs = {
         "shard": lambda: v.shard_encoded(ctx, meas, nonces[0], os.urandom(v.RAND_SIZE)),
         "leader64": lambda: v.verify_init_batch(vk, ctx, 0, nonces, pubs, leader),
         "helper64": lambda: v.verify_init_batch(vk, ctx, 1, nonces, pubs, helper),
-    }, repeat=repeat, warmup=1)  # fmt: skip
+    }
+    t = median_times(funcs, repeat=repeat, warmup=1)
+    c = _median_cpu(funcs, repeat)
     up = 16 + len(pubs[0]) + len(leader[0]) + len(helper[0]) + 16 + 32
     return {
         "buckets": length, "field": v.field.NAME, "proofs": proofs,
         "shard_ms": 1e3 * t["shard"], "report_bytes": up,
         "leader_verify_ms_per_report": 1e3 * t["leader64"] / 64,
         "helper_verify_ms_per_report": 1e3 * t["helper64"] / 64,
+        "cpu_shard_ms": 1e3 * c["shard"], "cpu_leader_verify_ms_per_report": 1e3 * c["leader64"] / 64,
+        "cpu_helper_verify_ms_per_report": 1e3 * c["helper64"] / 64,
     }  # fmt: skip
 
 

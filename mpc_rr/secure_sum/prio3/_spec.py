@@ -25,8 +25,10 @@ class Prio3Options(msgspec.Struct, frozen=True, forbid_unknown_fields=True, kw_o
     ] = "sumvec"  # fmt: skip
     field: Annotated[
         Literal["field128", "field64"],
-        Meta(description="field128 (the draft's variants) or field64 (3 proofs, draft Sec. 9.7)"),
-    ] = "field128"
+        Meta(
+            description="field64 (3 proofs, draft Sec. 9.7: the faster, smaller default) or field128 (1 proof, the draft's registered variants)"
+        ),
+    ] = "field64"
     proofs: (
         Annotated[int, Meta(ge=1, lt=256, description="number of proofs (default 1, field64: 3)")]
         | None

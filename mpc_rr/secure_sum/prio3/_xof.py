@@ -63,7 +63,7 @@ class XofTurboShake128:
             raw = field.parse(self.next(need * field.ENCODED_SIZE))
             if field.DTYPE is object:
                 raw = raw & mask
-                ok = np.asarray([x < field.MODULUS for x in raw], dtype=bool)
+                ok = np.asarray(raw < field.MODULUS, dtype=bool)
             else:
                 raw = raw & np.uint64(mask)
                 ok = raw < np.uint64(field.MODULUS)

@@ -30,10 +30,12 @@ def test_prio3_sum_is_exact_and_names_the_invalid_clients(circuit: str) -> None:
     assert rep.to_json()["rejected"] == {"count": 2, "ids": [8, 9]}
 
 
-def test_field64_with_three_proofs_sums_vectors_in_range() -> None:
+@pytest.mark.parametrize(("field", "proofs"), [("field64", 3), ("field128", 1)])
+def test_both_fields_sum_vectors_in_range(field: str, proofs: int) -> None:
     x = np.random.default_rng(1).integers(0, 6, size=(6, 5))
-    rep = run_secure_sum("prio3", x, seed=1, field="field64")
-    assert rep.exact and rep.rejected == () and rep.params["proofs"] == 3
+    rep = run_secure_sum("prio3", x, seed=1, field=field)
+    assert rep.exact and rep.rejected == () and rep.params["proofs"] == proofs
+    assert rep.params["field"] == {"field64": "Field64", "field128": "Field128"}[field]
 
 
 def test_prio3_refuses_an_input_its_circuit_cannot_encode() -> None:
