@@ -74,6 +74,7 @@ BUILTIN: dict[str, str] = {
     "full-mesh": "mpc_rr.secure_sum.full_mesh:SPEC",
     "full-mesh-board": "mpc_rr.secure_sum.full_mesh:BOARD_SPEC",
     "secagg": "mpc_rr.secure_sum.secagg:SPEC",
+    "prio3": "mpc_rr.secure_sum.prio3:SPEC",
     "pipeline": "mpc_rr.pipeline:PIPELINE",
     "rrba": "mpc_rr.rrba:RRBA",
 }

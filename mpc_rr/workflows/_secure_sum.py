@@ -69,6 +69,7 @@ class SumReport:
     costs: CostReport
     total: np.ndarray | None = field(default=None, repr=False)
     run: RunResult | None = field(default=None, repr=False)
+    rejected: tuple[int, ...] = ()  # senders whose reports failed a validity proof (prio3)
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -80,6 +81,7 @@ class SumReport:
             "culprits": list(self.culprits),
             "survivors": self.survivors,
             "dropped": list(self.dropped),
+            "rejected": {"count": len(self.rejected), "ids": list(self.rejected)},
             "params": self.params,
             "transport": self.costs.transport,
             "messages": self.costs.messages,
@@ -164,9 +166,11 @@ def run_secure_sum(
     culprits: tuple[int, ...] = ()
     total: np.ndarray | None = None
     included: tuple[int, ...] = ()
+    rejected: tuple[int, ...] = ()
     try:
         r = spec.result_of(watcher)
         total, included = r.total, r.included
+        rejected = tuple(getattr(r, "rejected", ()))
     except ProtocolAbort as exc:
         aborted, culprits = str(exc), exc.culprits
     except RuntimeError as exc:
@@ -174,7 +178,7 @@ def run_secure_sum(
     exact = total is not None and np.array_equal(total, x[np.asarray(included, int) - 1].sum(axis=0))
     return SumReport(
         protocol, n, cells, bool(exact), aborted, tuple(culprits), len(included),
-        tuple(sorted(plan)), params, res.costs, total, res,
+        tuple(sorted(plan)), params, res.costs, total, res, rejected,
     )  # fmt: skip
 
 

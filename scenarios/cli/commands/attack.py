@@ -81,11 +81,18 @@ def _register_coalition(sub: argparse._SubParsersAction) -> None:
     attack_coalition.register(sub)
 
 
+def _register_poison(sub: argparse._SubParsersAction) -> None:
+    from scenarios.cli.commands import attack_poison
+
+    attack_poison.register(sub)
+
+
 #: name -> register(subparsers).
 ATTACKS: dict[str, Callable[[argparse._SubParsersAction], None]] = {
     "linkability": _register_linkability,
     "eavesdrop": _register_eavesdrop,
     "coalition": _register_coalition,
+    "poison": _register_poison,
 }
 
 

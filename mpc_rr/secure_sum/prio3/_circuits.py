@@ -1,0 +1,269 @@
+"""The validity circuits of Prio3's variants (draft-irtf-cfrg-vdaf-20, Sec. 7.4), in wire form.
+
+* :class:`Count` -- a bit: ``x * x - x = 0`` (Mul gadget, one call).
+* :class:`Sum` -- an integer in ``[0, max_measurement]`` as a weighted bit
+  vector, each bit checked with ``PolyEval(x^2 - x)``.
+* :class:`SumVec`, :class:`Histogram`, :class:`MultihotCountVec` -- the
+  randomized range check ``sum_j r_i^(j+1) * x * (x - 1/SHARES)`` over chunks
+  (``ParallelSum(Mul, chunk_length)``, one joint-randomness element per
+  chunk), plus, for Histogram, ``sum(x) - 1/SHARES`` (one-hot) and, for
+  MultihotCountVec, ``sum(count_vec) - weight_reported`` (weight bound).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from mpc_rr.secure_sum.prio3._field import Field, Field64, Field128
+from mpc_rr.secure_sum.prio3._flp import Mul, ParallelSum, PolyEval, Valid
+
+__all__ = [
+    "Count",
+    "Histogram",
+    "MultihotCountVec",
+    "Sum",
+    "SumVec",
+    "decode_range_checked",
+    "encode_range_checked_int",
+]
+
+Vec = Any
+
+
+def _range_weights(field: type[Field], max_measurement: int) -> Vec:
+    bits = max_measurement.bit_length()
+    rest_all_ones = 2 ** (bits - 1) - 1
+    return field.array([1 << i for i in range(bits - 1)] + [max_measurement - rest_all_ones])
+
+
+def encode_range_checked_int(field: type[Field], value: int, max_measurement: int) -> list[int]:
+    """The draft's ``encode_range_checked_int`` (Sec. 7.4.2) as integers 0/1."""
+    if not 0 <= value <= max_measurement:
+        raise ValueError(f"measurement {value} is outside [0, {max_measurement}]")
+    bits = max_measurement.bit_length()
+    rest_all_ones = 2 ** (bits - 1) - 1
+    last_weight = max_measurement - rest_all_ones
+    rest, last = (value, 0) if value <= rest_all_ones else (value - last_weight, 1)
+    return [(rest >> i) & 1 for i in range(bits - 1)] + [last]
+
+
+def decode_range_checked(field: type[Field], encoded: Vec, max_measurement: int) -> Vec:
+    """The draft's ``decode_range_checked_int``, linear, over the last axis (shares too)."""
+    return field.sum(field.mul(encoded, _range_weights(field, max_measurement)), axis=-1)
+
+
+class Count(Valid):
+    """Prio3Count's circuit (Sec. 7.4.1)."""
+
+    ID = 0x00000001
+    JOINT_RAND_LEN = 0
+    MEAS_LEN = OUTPUT_LEN = EVAL_OUTPUT_LEN = 1
+    GADGET_CALLS = 1
+
+    def __init__(self, field: type[Field] = Field64) -> None:
+        self.field = field
+        self.GADGET = Mul()
+
+    def encode(self, measurement: Any) -> Vec:
+        if measurement not in (0, 1) or isinstance(measurement, float):
+            raise ValueError(f"a count is 0 or 1, got {measurement!r}")
+        return self.field.array([int(measurement)])
+
+    def wires(self, meas: Vec, joint_rand: Vec, num_shares: int) -> Vec:
+        return np.stack([meas[..., :1], meas[..., :1]], axis=-2)
+
+    def finish(self, meas: Vec, gadget_out: Vec, joint_rand: Vec, num_shares: int) -> Vec:
+        return self.field.sub(gadget_out[..., :1], meas[..., :1])
+
+    def truncate(self, meas: Vec) -> Vec:
+        return meas
+
+    def decode(self, output: Vec, num_measurements: int) -> Any:
+        return int(self.field.to_ints(output)[0])
+
+
+class Sum(Valid):
+    """Prio3Sum's circuit (Sec. 7.4.2)."""
+
+    ID = 0x00000002
+    JOINT_RAND_LEN = 0
+    OUTPUT_LEN = 1
+
+    def __init__(self, max_measurement: int, field: type[Field] = Field64) -> None:
+        if max_measurement < 1:
+            raise ValueError(f"max_measurement must be >= 1, got {max_measurement}")
+        self.field = field
+        self.max_measurement = max_measurement
+        self.bits = max_measurement.bit_length()
+        self.GADGET_CALLS = self.bits
+        self.GADGET = PolyEval([0, -1, 1], self.bits)
+        self.MEAS_LEN = self.EVAL_OUTPUT_LEN = self.bits
+
+    def encode(self, measurement: Any) -> Vec:
+        return self.field.array(
+            encode_range_checked_int(self.field, int(measurement), self.max_measurement)
+        )
+
+    def wires(self, meas: Vec, joint_rand: Vec, num_shares: int) -> Vec:
+        return meas[..., None, :]
+
+    def finish(self, meas: Vec, gadget_out: Vec, joint_rand: Vec, num_shares: int) -> Vec:
+        return gadget_out
+
+    def truncate(self, meas: Vec) -> Vec:
+        return decode_range_checked(self.field, meas, self.max_measurement)[..., None]
+
+    def decode(self, output: Vec, num_measurements: int) -> Any:
+        return int(self.field.to_ints(output)[0])
+
+
+class _RangeChecked(Valid):
+    """Shared range check of SumVec, Histogram, MultihotCountVec (``ParallelSum(Mul)``)."""
+
+    chunk_length: int
+
+    def _setup(self, field: type[Field], meas_len: int, chunk_length: int) -> None:
+        if chunk_length < 1:
+            raise ValueError(f"chunk_length must be >= 1, got {chunk_length}")
+        self.field = field
+        self.chunk_length = chunk_length
+        self.MEAS_LEN = meas_len
+        self.GADGET = ParallelSum(Mul(), chunk_length)
+        self.GADGET_CALLS = (meas_len + chunk_length - 1) // chunk_length
+        self.JOINT_RAND_LEN = self.GADGET_CALLS
+
+    def wires(self, meas: Vec, joint_rand: Vec, num_shares: int) -> Vec:
+        f, c, calls = self.field, self.chunk_length, self.GADGET_CALLS
+        pad = f.zeros((*meas.shape[:-1], calls * c - meas.shape[-1]))
+        x = np.concatenate([meas, pad], axis=-1).reshape(*meas.shape[:-1], calls, c)
+        # r_i^(j+1) for chunk i, position j
+        powers = [joint_rand[..., :, None]]
+        for _ in range(c - 1):
+            powers.append(f.mul(powers[-1], joint_rand[..., :, None]))
+        r_pow = np.concatenate(powers, axis=-1)  # (..., calls, c)
+        left = f.mul(r_pow, x)
+        right = f.sub(x, self.shares_inv(num_shares))
+        # gadget input order: [left_0, right_0, left_1, right_1, ...] per call
+        inp = np.stack([left, right], axis=-1).reshape(*meas.shape[:-1], calls, 2 * c)
+        return np.swapaxes(inp, -1, -2)  # (..., ARITY, calls)
+
+    def range_check(self, gadget_out: Vec) -> Vec:
+        return self.field.sum(gadget_out, axis=-1)
+
+
+class SumVec(_RangeChecked):
+    """Prio3SumVec's circuit (Sec. 7.4.3)."""
+
+    ID = 0x00000003
+    EVAL_OUTPUT_LEN = 1
+
+    def __init__(
+        self, length: int, max_measurement: int, chunk_length: int, field: type[Field] = Field128
+    ) -> None:
+        if length < 1 or max_measurement < 1:
+            raise ValueError(
+                f"SumVec needs length >= 1 and max_measurement >= 1, got {length}, {max_measurement}"
+            )
+        self.length = length
+        self.max_measurement = max_measurement
+        self.bits = max_measurement.bit_length()
+        self.OUTPUT_LEN = length
+        self._setup(field, length * self.bits, chunk_length)
+
+    def encode(self, measurement: Any) -> Vec:
+        values = list(measurement)
+        if len(values) != self.length:
+            raise ValueError(f"measurement has {len(values)} entries, not {self.length}")
+        bits: list[int] = []
+        for v in values:
+            bits += encode_range_checked_int(self.field, int(v), self.max_measurement)
+        return self.field.array(bits)
+
+    def finish(self, meas: Vec, gadget_out: Vec, joint_rand: Vec, num_shares: int) -> Vec:
+        return self.range_check(gadget_out)[..., None]
+
+    def truncate(self, meas: Vec) -> Vec:
+        shaped = meas.reshape(*meas.shape[:-1], self.length, self.bits)
+        return decode_range_checked(self.field, shaped, self.max_measurement)
+
+    def decode(self, output: Vec, num_measurements: int) -> Any:
+        return [int(x) for x in self.field.to_ints(output)]
+
+
+class Histogram(_RangeChecked):
+    """Prio3Histogram's circuit (Sec. 7.4.4): a one-hot vector."""
+
+    ID = 0x00000004
+    EVAL_OUTPUT_LEN = 2
+
+    def __init__(self, length: int, chunk_length: int, field: type[Field] = Field128) -> None:
+        if length < 1:
+            raise ValueError(f"Histogram needs length >= 1, got {length}")
+        self.length = length
+        self.OUTPUT_LEN = length
+        self._setup(field, length, chunk_length)
+
+    def encode(self, measurement: Any) -> Vec:
+        m = int(measurement)
+        if not 0 <= m < self.length:
+            raise ValueError(f"bucket {m} is outside [0, {self.length})")
+        v = [0] * self.length
+        v[m] = 1
+        return self.field.array(v)
+
+    def finish(self, meas: Vec, gadget_out: Vec, joint_rand: Vec, num_shares: int) -> Vec:
+        f = self.field
+        sum_check = f.sub(f.sum(meas, axis=-1), self.shares_inv(num_shares)[0])
+        return np.stack([self.range_check(gadget_out), sum_check], axis=-1)
+
+    def truncate(self, meas: Vec) -> Vec:
+        return meas
+
+    def decode(self, output: Vec, num_measurements: int) -> Any:
+        return [int(x) for x in self.field.to_ints(output)]
+
+
+class MultihotCountVec(_RangeChecked):
+    """Prio3MultihotCountVec's circuit (Sec. 7.4.5): a 0/1 vector of weight <= ``max_weight``."""
+
+    ID = 0x00000005
+    EVAL_OUTPUT_LEN = 2
+
+    def __init__(
+        self, length: int, max_weight: int, chunk_length: int, field: type[Field] = Field128
+    ) -> None:
+        if length < 1 or not 0 < max_weight <= length:
+            raise ValueError(
+                f"MultihotCountVec needs length >= 1 and 0 < max_weight <= length, got {length}, {max_weight}"
+            )
+        if field.MODULUS <= length:
+            raise ValueError("length is too large for the field")
+        self.length = length
+        self.max_weight = max_weight
+        self.bits_for_weight = max_weight.bit_length()
+        self.OUTPUT_LEN = length
+        self._setup(field, length + self.bits_for_weight, chunk_length)
+
+    def encode(self, measurement: Any) -> Vec:
+        values = [int(bool(x)) for x in measurement]
+        if len(values) != self.length:
+            raise ValueError(f"measurement has {len(values)} entries, not {self.length}")
+        weight = encode_range_checked_int(self.field, sum(values), self.max_weight)
+        return self.field.array(values + weight)
+
+    def finish(self, meas: Vec, gadget_out: Vec, joint_rand: Vec, num_shares: int) -> Vec:
+        f = self.field
+        weight = f.sum(meas[..., : self.length], axis=-1)
+        reported = decode_range_checked(f, meas[..., self.length :], self.max_weight)
+        return np.stack([self.range_check(gadget_out), f.sub(weight, reported)], axis=-1)
+
+    def truncate(self, meas: Vec) -> Vec:
+        return meas[..., : self.length]
+
+    def decode(self, output: Vec, num_measurements: int) -> Any:
+        return [int(x) for x in self.field.to_ints(output)]
+
+
+FIELDS: dict[str, type[Field]] = {"Field64": Field64, "Field128": Field128}

@@ -1,0 +1,366 @@
+"""The VDAF draft's NTT-friendly prime fields Field64 and Field128 (draft-irtf-cfrg-vdaf-20, Sec. 6.1).
+
+A vector of field elements is a numpy array whose *last* axis is the vector;
+leading axes batch independent vectors (reports, wires), so every operation
+below works on a whole batch at once.
+
+* **Field64** (``p = 2^32 * (2^32 - 1) + 1``, the "Goldilocks" prime) is held
+  exactly in ``uint64``: a product is formed from four 32x32-bit partial
+  products into a 128-bit (hi, lo) pair and reduced with
+  ``2^64 = 2^32 - 1`` and ``2^96 = -1 (mod p)``; numpy's wrap-around uint64
+  arithmetic does the carries, so no Python integer is touched.
+* **Field128** (``p = 2^66 * 4611686018427387897 + 1``) does not fit a machine
+  word: its arrays are numpy ``object`` arrays of Python integers, so the
+  element operations are vectorized in form (one numpy call per operation)
+  but each element is a Python big-integer operation.  This is where Python
+  integers remain; a limb-based uint64 representation would be the next step.
+
+``ntt``/``inv_ntt`` are the draft's ``Field.ntt``/``Field.inv_ntt``
+(evaluation at the powers of the principal ``n``-th root of unity
+``W_n = gen^(GEN_ORDER / n)``), computed with an iterative radix-2
+Cooley-Tukey transform over the last axis.
+"""
+
+from __future__ import annotations
+
+import functools
+from typing import Any, ClassVar
+
+import numpy as np
+import numpy.typing as npt
+
+__all__ = ["Field", "Field64", "Field128", "next_power_of_2"]
+
+Vec = Any  # a numpy array (uint64 or object); Any keeps numpy's scalar/array unions out of the signatures
+
+
+def next_power_of_2(x: int) -> int:
+    """Smallest power of two ``>= x`` (the draft's ``next_power_of_2``; 1 for ``x <= 1``)."""
+    return 1 if x <= 1 else 1 << (x - 1).bit_length()
+
+
+def _log2_exact(n: int) -> int:
+    if n < 1 or n & (n - 1):
+        raise ValueError(f"{n} is not a power of two")
+    return n.bit_length() - 1
+
+
+class Field:
+    """A prime field of the draft (class-level API; vectors are numpy arrays)."""
+
+    MODULUS: ClassVar[int]
+    ENCODED_SIZE: ClassVar[int]
+    GEN_ORDER: ClassVar[int]
+    GENERATOR: ClassVar[int]
+    DTYPE: ClassVar[Any]
+    NAME: ClassVar[str]
+
+    # -- construction / conversion ---------------------------------------
+    @classmethod
+    def array(cls, values: Any) -> Vec:
+        """Integers (any sign, ``|v| < MODULUS``) as field elements."""
+        ints = np.asarray(values, dtype=object) % cls.MODULUS
+        return ints.astype(cls.DTYPE) if cls.DTYPE is not object else ints
+
+    @classmethod
+    def zeros(cls, shape: int | tuple[int, ...]) -> Vec:
+        z = np.zeros(shape, dtype=cls.DTYPE)
+        return z if cls.DTYPE is not object else z.astype(object) * 0
+
+    @classmethod
+    def to_ints(cls, a: Vec) -> list[Any]:
+        """Nested Python lists of the integer representatives in ``[0, p)``."""
+        out: list[Any] = np.asarray(a).astype(object).tolist()
+        return out
+
+    @classmethod
+    def encode_vec(cls, a: Vec) -> bytes:
+        """The draft's ``encode_vec``: little-endian, ``ENCODED_SIZE`` bytes each."""
+        flat = np.asarray(a).reshape(-1)
+        if cls.DTYPE is not object:
+            return flat.astype("<u8").tobytes()
+        # two little-endian uint64 limbs per element, converted by numpy, not per element
+        words = np.empty((flat.size, 2), dtype="<u8")
+        words[:, 0] = (flat & _MASK64).astype(np.uint64)
+        words[:, 1] = (flat >> 64).astype(np.uint64)
+        return words.tobytes()
+
+    @classmethod
+    def decode_vec(cls, data: bytes) -> Vec:
+        """The draft's ``decode_vec`` (a ``ValueError`` on a bad length or an element ``>= p``)."""
+        size = cls.ENCODED_SIZE
+        if len(data) % size:
+            raise ValueError(f"{cls.NAME}: {len(data)} bytes is not a multiple of {size}")
+        ints = cls.parse(data)
+        if cls.DTYPE is not object:
+            bad = ints >= np.uint64(cls.MODULUS)
+        else:
+            bad = np.asarray(ints >= cls.MODULUS, dtype=bool)
+        if bad.any():
+            raise ValueError(f"{cls.NAME}: modulus overflow at element {int(np.argmax(bad))}")
+        return ints
+
+    @classmethod
+    def parse(cls, data: bytes) -> Vec:
+        """Raw little-endian words (not reduced): uint64 or Python ints."""
+        if cls.DTYPE is not object:
+            return np.frombuffer(data, dtype="<u8").astype(np.uint64)
+        words = np.frombuffer(data, dtype="<u8").astype(object)
+        return words[0::2] + (words[1::2] << 64)
+
+    # -- arithmetic (Field128 defaults; Field64 overrides) ---------------
+    @classmethod
+    def add(cls, a: Vec, b: Vec) -> Vec:
+        return (a + b) % cls.MODULUS
+
+    @classmethod
+    def sub(cls, a: Vec, b: Vec) -> Vec:
+        return (a - b) % cls.MODULUS
+
+    @classmethod
+    def neg(cls, a: Vec) -> Vec:
+        return cls.sub(cls.zeros(np.shape(a)), a)
+
+    @classmethod
+    def mul(cls, a: Vec, b: Vec) -> Vec:
+        return (a * b) % cls.MODULUS
+
+    @classmethod
+    def sum(cls, a: Vec, axis: int) -> Vec:
+        """Sum along ``axis`` (mod p)."""
+        return np.sum(a, axis=axis) % cls.MODULUS
+
+    @classmethod
+    def inv(cls, a: Vec) -> Vec:
+        """Element-wise inverse (a ``ZeroDivisionError`` on 0).
+
+        Montgomery's batch inversion along the last axis: prefix products,
+        one modular inverse per row, then a backward pass -- ``3 n``
+        vectorized products over the other axes instead of ``n`` inverses.
+        """
+        arr = np.asarray(a, dtype=object)
+        if arr.ndim == 0 or arr.shape[-1] < 4:
+            return cls.array(np.frompyfunc(lambda x: pow(int(x), -1, cls.MODULUS), 1, 1)(arr))
+        n = arr.shape[-1]
+        prefix = np.empty_like(arr)
+        acc = arr[..., 0]
+        prefix[..., 0] = acc
+        for i in range(1, n):
+            acc = cls.mul(acc, arr[..., i])
+            prefix[..., i] = acc
+        inv_acc = np.frompyfunc(lambda x: pow(int(x), -1, cls.MODULUS), 1, 1)(
+            np.asarray(acc, dtype=object)
+        )
+        out = np.empty_like(arr)
+        for i in range(n - 1, 0, -1):
+            out[..., i] = cls.mul(inv_acc, prefix[..., i - 1])
+            inv_acc = cls.mul(inv_acc, arr[..., i])
+        out[..., 0] = inv_acc
+        return out
+
+    @classmethod
+    def pow_int(cls, x: int, e: int) -> int:
+        return pow(x, e, cls.MODULUS)
+
+    @classmethod
+    def scalar(cls, x: int) -> Any:
+        """One element in this field's dtype (a 0-d-compatible scalar)."""
+        return cls.array([x])[0]
+
+    # -- roots of unity and NTT --------------------------------------------
+    @classmethod
+    def nth_root(cls, n: int) -> int:
+        """The principal ``n``-th root of unity ``gen^(GEN_ORDER / n)``."""
+        _log2_exact(n)
+        return pow(cls.GENERATOR, cls.GEN_ORDER // n, cls.MODULUS)
+
+    @classmethod
+    def nth_root_powers(cls, n: int) -> Vec:
+        return _root_powers(cls, n)
+
+    @classmethod
+    def ntt(cls, coeffs: Vec, n: int, set_s: bool = False) -> Vec:
+        """Evaluations ``p(W_n^i)`` (``p(s W_n^i)``, ``s = W_2n`` with ``set_s``) of the
+        polynomials whose coefficients run along the last axis (zero-padded to ``n``)."""
+        coeffs = np.asarray(coeffs)
+        m = coeffs.shape[-1]
+        if m > n:
+            raise ValueError(f"{m} coefficients do not fit an NTT of size {n}")
+        a = (
+            np.concatenate([coeffs, cls.zeros((*coeffs.shape[:-1], n - m))], axis=-1)
+            if m < n
+            else coeffs
+        )
+        if set_s:
+            a = cls.mul(a, _root_powers(cls, 2 * n)[:n])
+        return _transform(cls, a, cls.nth_root(n))
+
+    @classmethod
+    def inv_ntt(cls, values: Vec, n: int) -> Vec:
+        """Coefficients of the polynomials whose evaluations at ``W_n^i`` are ``values``."""
+        values = np.asarray(values)
+        if values.shape[-1] != n:
+            raise ValueError(f"inv_ntt of size {n} given {values.shape[-1]} values")
+        root_inv = pow(cls.nth_root(n), -1, cls.MODULUS)
+        a = _transform(cls, values, root_inv)
+        return cls.mul(a, cls.array([pow(n, -1, cls.MODULUS)]))
+
+
+_ROOTS: dict[tuple[str, int], tuple[int, ...]] = {}
+_ROOT_ARRAYS: dict[tuple[str, int], Vec] = {}
+
+
+def _root_powers_cached(field: type[Field], n: int) -> tuple[int, ...]:
+    key = (field.NAME, n)
+    if key in _ROOTS:
+        return _ROOTS[key]
+    w = field.nth_root(n)
+    out, x = [], 1
+    for _ in range(n):
+        out.append(x)
+        x = x * w % field.MODULUS
+    _ROOTS[key] = tuple(out)
+    return _ROOTS[key]
+
+
+def _root_powers(field: type[Field], n: int) -> Vec:
+    key = (field.NAME, n)
+    if key not in _ROOT_ARRAYS:
+        _ROOT_ARRAYS[key] = field.array(list(_root_powers_cached(field, n)))
+    return _ROOT_ARRAYS[key]
+
+
+@functools.cache
+def _bitrev(n: int) -> npt.NDArray[np.intp]:
+    bits = _log2_exact(n)
+    idx = np.arange(n)
+    rev = np.zeros(n, dtype=np.intp)
+    for b in range(bits):
+        rev |= ((idx >> b) & 1) << (bits - 1 - b)
+    return rev
+
+
+def _transform(field: type[Field], a: Vec, root: int) -> Vec:
+    """Radix-2 decimation-in-time DFT over the last axis with ``root`` of order ``n``."""
+    n = a.shape[-1]
+    a = a[..., _bitrev(n)]
+    length = 2
+    while length <= n:
+        w_len = pow(root, n // length, field.MODULUS)
+        tw, x = [], 1
+        for _ in range(length // 2):
+            tw.append(x)
+            x = x * w_len % field.MODULUS
+        twiddles = field.array(tw)
+        blocks = a.reshape(*a.shape[:-1], n // length, length)
+        lo, hi = blocks[..., : length // 2], blocks[..., length // 2 :]
+        t = field.mul(hi, twiddles)
+        a = np.concatenate([field.add(lo, t), field.sub(lo, t)], axis=-1).reshape(a.shape)
+        length *= 2
+    return a
+
+
+_P64 = 2**32 * 4294967295 + 1
+_MASK64 = 2**64 - 1
+_EPS = np.uint64(2**32 - 1)  # 2^64 mod p64
+_LO32 = np.uint64(0xFFFFFFFF)
+_S32 = np.uint64(32)
+
+
+class Field64(Field):
+    """GF(2^32 * 4294967295 + 1), exact in uint64 (module docstring)."""
+
+    MODULUS = _P64
+    ENCODED_SIZE = 8
+    GEN_ORDER = 2**32
+    GENERATOR = pow(7, 4294967295, _P64)
+    DTYPE = np.uint64
+    NAME = "Field64"
+
+    @classmethod
+    def add(cls, a: Vec, b: Vec) -> Vec:
+        a, b = np.asarray(a, np.uint64), np.asarray(b, np.uint64)
+        with np.errstate(over="ignore"):
+            s = a + b
+            over = s < a
+            s = np.where(over, s + _EPS, s)
+            return np.where(~over & (s >= np.uint64(_P64)), s - np.uint64(_P64), s)
+
+    @classmethod
+    def sub(cls, a: Vec, b: Vec) -> Vec:
+        a, b = np.asarray(a, np.uint64), np.asarray(b, np.uint64)
+        with np.errstate(over="ignore"):
+            d = a - b
+            return np.where(a < b, d + np.uint64(_P64), d)
+
+    @classmethod
+    def mul(cls, a: Vec, b: Vec) -> Vec:
+        a, b = np.asarray(a, np.uint64), np.asarray(b, np.uint64)
+        with np.errstate(over="ignore"):
+            a0, a1 = a & _LO32, a >> _S32
+            b0, b1 = b & _LO32, b >> _S32
+            ll, lh, hl, hh = a0 * b0, a0 * b1, a1 * b0, a1 * b1
+            mid = lh + hl
+            mid_carry = (mid < lh).astype(np.uint64)
+            lo = ll + (mid << _S32)
+            lo_carry = (lo < ll).astype(np.uint64)
+            hi = hh + (mid >> _S32) + (mid_carry << _S32) + lo_carry
+            return _reduce128(hi, lo)
+
+    @classmethod
+    def sum(cls, a: Vec, axis: int) -> Vec:
+        a = np.moveaxis(np.asarray(a, np.uint64), axis, -1)
+        # Split each element into 32-bit halves: sums of up to 2^32 halves are exact in uint64.
+        lo = np.sum(a & _LO32, axis=-1, dtype=np.uint64)
+        hi = np.sum(a >> _S32, axis=-1, dtype=np.uint64)
+        # total = hi * 2^32 + lo; hi * 2^32 as a 128-bit pair (hi >> 32, hi << 32).
+        with np.errstate(over="ignore"):
+            low = hi << _S32
+            total_lo = low + lo
+            carry = (total_lo < low).astype(np.uint64)
+            return _reduce128((hi >> _S32) + carry, total_lo)
+
+    @classmethod
+    def inv(cls, a: Vec) -> Vec:
+        a = np.asarray(a, np.uint64)
+        if (a == 0).any():
+            raise ZeroDivisionError("Field64: inverse of 0")
+        return cls.power(a, _P64 - 2)
+
+    @classmethod
+    def power(cls, a: Vec, e: int) -> Vec:
+        """``a^e`` element-wise by square-and-multiply on whole arrays."""
+        result = np.ones(np.shape(a), dtype=np.uint64)
+        base = np.asarray(a, np.uint64)
+        while e:
+            if e & 1:
+                result = cls.mul(result, base)
+            base = cls.mul(base, base)
+            e >>= 1
+        return result
+
+
+def _reduce128(hi: Vec, lo: Vec) -> Vec:
+    """``hi * 2^64 + lo mod p64`` (``hi < 2^64``) via ``2^64 = 2^32 - 1``, ``2^96 = -1``."""
+    with np.errstate(over="ignore"):
+        h0, h1 = hi & _LO32, hi >> _S32
+        t0 = lo - h1
+        t0 = np.where(lo < h1, t0 - _EPS, t0)  # borrow of 2^64 = 2^32 - 1 (mod p)
+        t1 = (h0 << _S32) - h0  # h0 * (2^32 - 1) < 2^64
+        r = t0 + t1
+        r = np.where(r < t1, r + _EPS, r)
+        return np.where(r >= np.uint64(_P64), r - np.uint64(_P64), r)
+
+
+_P128 = 2**66 * 4611686018427387897 + 1
+
+
+class Field128(Field):
+    """GF(2^66 * 4611686018427387897 + 1), numpy object arrays of Python ints (module docstring)."""
+
+    MODULUS = _P128
+    ENCODED_SIZE = 16
+    GEN_ORDER = 2**66
+    GENERATOR = pow(7, 4611686018427387897, _P128)
+    DTYPE = object
+    NAME = "Field128"

@@ -1,0 +1,61 @@
+"""Messages of the prio3 secure sum (:mod:`mpc_rr.secure_sum.prio3._roles`), one per step and direction."""
+
+from __future__ import annotations
+
+from mpc_rr.core import Message, WireArray
+
+__all__ = ["PRIO3_MESSAGES", "AggregationJob", "HelperKey", "JobResponse", "Prio3Total", "Report"]
+
+
+class HelperKey(Message, frozen=True):
+    """Step 0, helper -> client: the helper's X25519 public key (clients seal its input shares to it)."""
+
+    pk: bytes
+
+
+class Report(Message, frozen=True):
+    """Step 1, client -> leader: a Prio3 report; the helper's input share sealed to the helper."""
+
+    nonce: bytes
+    public_share: bytes
+    leader_share: bytes
+    eph_pk: bytes
+    sealed: bytes
+
+
+class AggregationJob(Message, frozen=True):
+    """Step 2, leader -> helper: the verification key, the reports' helper parts and the leader's
+    verifier shares (the draft's ping-pong topology, one round)."""
+
+    verify_key: bytes
+    ids: WireArray
+    nonces: list[bytes]
+    public_shares: list[bytes]
+    eph_pks: list[bytes]
+    sealed: list[bytes]
+    leader_vshares: list[bytes]
+
+
+class JobResponse(Message, frozen=True):
+    """Step 3, helper -> leader: its verifier shares, its decisions and its aggregate share."""
+
+    helper_vshares: list[bytes]
+    accepted: WireArray
+    agg_share: bytes
+
+
+class Prio3Total(Message, frozen=True):
+    """Final, leader -> client: the sum of the accepted reports and the rejected senders."""
+
+    total: WireArray
+    n_included: int
+    rejected: WireArray
+
+
+PRIO3_MESSAGES: tuple[type[Message], ...] = (
+    HelperKey,
+    Report,
+    AggregationJob,
+    JobResponse,
+    Prio3Total,
+)

@@ -1,0 +1,63 @@
+"""Prio3 as a registered sum protocol: its options and its descriptor (import-light)."""
+
+from __future__ import annotations
+
+from typing import Annotated, Literal
+
+import msgspec
+from msgspec import Meta
+
+from mpc_rr.core import lazy
+from mpc_rr.secure_sum._family import SumSpec
+
+__all__ = ["SPEC", "Prio3Options"]
+
+_HERE = "mpc_rr.secure_sum.prio3._roles"
+
+
+class Prio3Options(msgspec.Struct, frozen=True, forbid_unknown_fields=True, kw_only=True):
+    """Prio3's options: the validity circuit, the field, the proofs, and test clients that cheat."""
+
+    circuit: Annotated[
+        Literal["sumvec", "histogram", "multihot"],
+        Meta(description="validity circuit: sumvec (every cell in [0, max]), histogram (one-hot), "
+             "multihot (0/1, weight <= --max-weight)"),
+    ] = "sumvec"  # fmt: skip
+    field: Annotated[
+        Literal["field128", "field64"],
+        Meta(
+            description="field64 (3 proofs, draft Sec. 9.7: the faster, smaller default) or field128 (1 proof, the draft's registered variants)"
+        ),
+    ] = "field64"
+    proofs: (
+        Annotated[int, Meta(ge=1, lt=256, description="number of proofs (default 1, field64: 3)")]
+        | None
+    ) = None
+    chunk_length: (
+        Annotated[int, Meta(ge=1, description="ParallelSum chunk (default ~sqrt of the encoding)")]
+        | None
+    ) = None
+    max_weight: (
+        Annotated[int, Meta(ge=1, description="multihot: largest number of ones (default cells)")]
+        | None
+    ) = None
+    invalid: Annotated[
+        int,
+        Meta(ge=0, description="the last K clients submit out-of-range reports (a poisoning test)"),
+    ] = 0
+
+
+SPEC = SumSpec(
+    name="prio3",
+    summary="Prio3 (draft-irtf-cfrg-vdaf-20): a leader and a helper aggregator check each "
+    "client's validity proof on secret shares; invalid reports are rejected and named",
+    steps=("report",),
+    options=Prio3Options,
+    public=lazy(f"{_HERE}:public"),
+    role=lazy(f"{_HERE}:role"),
+    messages=lazy(f"{_HERE}:messages"),
+    step_messages=lazy(f"{_HERE}:step_messages"),
+    message_count=lazy(f"{_HERE}:message_count"),
+    memory_estimate=lazy(f"{_HERE}:memory_estimate"),
+    run_label="prio3-{seed}",
+)

@@ -1,0 +1,86 @@
+"""The registered ``prio3`` sum: exact sums, invalid reports rejected and named, a lying helper caught."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+import pytest
+
+from mpc_rr.core import HarnessRunner, Send, UsageError
+from mpc_rr.secure_sum import InvalidTag, decrypt, secure_sum_roles, sum_protocol
+from mpc_rr.secure_sum.prio3 import JobResponse, Prio3Client
+from mpc_rr.workflows import run_secure_sum
+
+
+def _onehot(n: int, cells: int, seed: int) -> np.ndarray:
+    x = np.zeros((n, cells), np.int64)
+    x[np.arange(n), np.random.default_rng(seed).integers(0, cells, n)] = 1
+    return x
+
+
+@pytest.mark.parametrize("circuit", ["sumvec", "histogram", "multihot"])
+def test_prio3_sum_is_exact_and_names_the_invalid_clients(circuit: str) -> None:
+    x = _onehot(9, 12, 3)
+    rep = run_secure_sum("prio3", x, seed=3, circuit=circuit, invalid=2)
+    assert rep.aborted is None
+    assert rep.rejected == (8, 9)
+    assert rep.exact and rep.survivors == 7
+    np.testing.assert_array_equal(rep.total, x[:7].sum(axis=0))
+    assert rep.to_json()["rejected"] == {"count": 2, "ids": [8, 9]}
+
+
+@pytest.mark.parametrize(("field", "proofs"), [("field64", 3), ("field128", 1)])
+def test_both_fields_sum_vectors_in_range(field: str, proofs: int) -> None:
+    x = np.random.default_rng(1).integers(0, 6, size=(6, 5))
+    rep = run_secure_sum("prio3", x, seed=1, field=field)
+    assert rep.exact and rep.rejected == () and rep.params["proofs"] == proofs
+    assert rep.params["field"] == {"field64": "Field64", "field128": "Field128"}[field]
+
+
+def test_prio3_refuses_an_input_its_circuit_cannot_encode() -> None:
+    x = np.ones((4, 6), np.int64)  # not one-hot
+    with pytest.raises(UsageError, match="one-hot"):
+        run_secure_sum("prio3", x, circuit="histogram")
+
+
+def test_prio3_is_a_sum_whose_coordinator_learns_the_total() -> None:
+    spec = sum_protocol("prio3")
+    assert spec.total_at_coordinator and spec.hides_inputs and spec.steps == ("report",)
+
+
+class _LyingHelper(Prio3Client):
+    """A helper that alters its verifier shares (and still claims its decisions)."""
+
+    def _on_job(self, src: int, msg: Any) -> list[Send]:
+        [send] = super()._on_job(src, msg)
+        resp = send.msg
+        assert isinstance(resp, JobResponse)
+        bad = [bytes([s[0] ^ 1]) + s[1:] for s in resp.helper_vshares]
+        forged = JobResponse(helper_vshares=bad, accepted=resp.accepted, agg_share=resp.agg_share,
+                             run=resp.run, step=resp.step)  # fmt: skip
+        return [Send(send.dst, forged)]
+
+
+def test_a_helper_that_alters_its_verifier_share_does_not_pass_silently() -> None:
+    x = _onehot(5, 8, 0)
+    roles, _ = secure_sum_roles("prio3", x, run="r")
+    honest = roles[1]
+    assert isinstance(honest, Prio3Client)
+    roles[1] = _LyingHelper(1, honest.pub, x[0])
+    res = HarnessRunner()(roles)
+    leader = res.roles[0]
+    assert leader.error is not None and leader.error.culprits == (1,)
+    assert "contradicts" in str(leader.error)
+
+
+def test_a_leader_cannot_read_the_sealed_helper_share() -> None:
+    x = _onehot(3, 4, 0)
+    roles, _ = secure_sum_roles("prio3", x, run="r")
+    leader = roles[0]
+    res = HarnessRunner()(roles)
+    assert res.roles[0].result.total.tolist() == x.sum(axis=0).tolist()
+    for r in leader._reports.values():  # what the leader holds of each client
+        assert len(r.sealed) == 32 + 32 + 16  # the helper's seed and blind, AES-GCM sealed
+        with pytest.raises(InvalidTag):  # without the helper's key it does not open
+            decrypt(bytes(32), r.sealed, r.nonce + r.public_share)

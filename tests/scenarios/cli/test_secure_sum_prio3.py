@@ -1,0 +1,25 @@
+"""``mpc-rr secure-sum --protocol prio3 --invalid K --json``: exact over the accepted, culprits named."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from scenarios import cli
+
+
+def test_secure_sum_prio3_names_the_invalid_clients(capsys: pytest.CaptureFixture[str]) -> None:
+    argv = ["secure-sum", "--protocol", "prio3", "--parties", "9", "--cells", "8", "--invalid", "2",
+            "--transport", "harness", "--json"]  # fmt: skip
+    assert cli.main(argv) == 0
+    out = json.loads(capsys.readouterr().out)
+    assert out["exact"] is True and out["aborted"] is None
+    assert out["rejected"] == {"count": 2, "ids": [8, 9]} and out["survivors"] == 7
+    assert out["params"]["circuit"] == "SumVec" and out["params"]["proofs"] == 3
+
+
+def test_secure_sum_prio3_refuses_an_invalid_count_that_reaches_the_helper() -> None:
+    argv = ["secure-sum", "--protocol", "prio3", "--parties", "3", "--cells", "4", "--invalid", "3",
+            "--transport", "harness"]  # fmt: skip
+    assert cli.main(argv) == 2
