@@ -13,13 +13,17 @@ protocol to handle.
 Every ending produces a report (a JSON-able dict): ``ok``, ``cause`` (``ok``,
 ``aborted``, ``connection``, ``timeout``, ``terminated``), ``result``,
 ``error``, ``culprits``, ``stats`` (messages / bytes / rounds / wall time) --
-also when the hub is absent, dies mid-run, or refuses us -- and ``startup_s``,
+also when the hub is absent, dies mid-run, or refuses us, and with cause
+``usage`` (exit 2) for a missing, mismatched or malformed key, certificate or
+CA file (named) or bad protocol parameters -- ``run``, the run label every
+message carried, and ``startup_s``,
 the age of the process when it was ready to connect (the hub: listening),
 and ``max_rss_bytes``, its peak resident memory.
 """
 
 from __future__ import annotations
 
+import functools
 import os
 import signal
 import socket
@@ -30,18 +34,26 @@ from typing import Any
 
 import trio
 
-from mpc_rr.core import DropAt, ProtocolAbort, ProtocolSpec, Role, Transcript, message_type
+from mpc_rr.core import (
+    DropAt,
+    ProtocolAbort,
+    ProtocolSpec,
+    Role,
+    Transcript,
+    UsageError,
+    message_type,
+)
 from parties.party import Party
 from parties.process_stats import peak_rss_bytes
 from transports.errors import TransportError
-from transports.pki import Roster, client_context
+from transports.pki import Roster, client_context, server_context
 from transports.tap import WireCounter
 from transports.tcp import TcpClient, connect_client, open_hub
 
-__all__ = ["EXIT_CODES", "exit_code", "run_node"]
+__all__ = ["EXIT_CODES", "exit_code", "run_label", "run_node"]
 
-EXIT_CODES = {"ok": 0, "aborted": 1, "connection": 1, "timeout": 1, "terminated": 1}
-"""Process exit status per cause (2 = usage error and 3 = internal error come from the CLI)."""
+EXIT_CODES = {"ok": 0, "aborted": 1, "connection": 1, "timeout": 1, "terminated": 1, "usage": 2}
+"""Process exit status per cause (3 = internal error comes from the CLI)."""
 
 
 def exit_code(report: Mapping[str, Any]) -> int:
@@ -91,15 +103,31 @@ def process_age() -> float | None:
         return None
 
 
+def run_label(spec: ProtocolSpec, seed: int, params: Mapping[str, Any], nonce: str) -> str:
+    """The run label of a deployed run: the given ``run`` (default ``<protocol>-<seed>``)
+    and the hub's nonce, ``base#nonce`` -- unique per run, so a message replayed from
+    another run (same seed or not) carries another label and is rejected naming its sender.
+    The nonce changes labels only: what a run computes depends on the base (issue 21)."""
+    base = str(params.get("run", f"{spec.name}-{seed}"))
+    return f"{base}#{nonce}" if nonce else base
+
+
+def _build(
+    spec: ProtocolSpec, pid: int, n: int, seed: int, params: Mapping[str, Any], nonce: str,
+    crash_before: str | None,
+) -> Role:  # fmt: skip
+    role = spec.make_role(pid, n, seed, {**params, "run": run_label(spec, seed, params, nonce)})
+    return role if crash_before is None else _crashing(role, crash_before)
+
+
 def _crashing(role: Role, type_name: str) -> Role:
     target = message_type(type_name)
     return DropAt(role, target, on_crash=lambda: os.kill(os.getpid(), signal.SIGKILL))
 
 
 async def _connect_retrying(
-    roster: Roster, pid: int, tls: bool, within: float, extra: dict[str, Any]
+    roster: Roster, pid: int, ctx: Any, tls: bool, within: float, extra: dict[str, Any]
 ) -> TcpClient:
-    ctx = client_context(roster, pid) if tls else None  # a missing key file is not worth retrying
     extra["startup_s"] = process_age()  # ready to connect
     deadline = trio.current_time() + within
     while True:
@@ -141,6 +169,7 @@ async def run_node(
     transcript: Path | None = None,
     handle_signals: bool = False,
     crash_before: str | None = None,
+    run_nonce: str | None = None,
 ) -> dict[str, Any]:
     """Run party ``pid`` of ``spec`` and return its report (see the module docstring).
 
@@ -150,13 +179,22 @@ async def run_node(
     ``transcript``: write what this party sent to that file.  With
     ``handle_signals``, SIGTERM / SIGINT end the run with cause ``terminated``
     and a report.  ``crash_before`` (fault injection): the process kills itself
-    with SIGKILL right before it would send a message of that type.
+    with SIGKILL right before it would send a message of that type.  ``run_nonce`` (the
+    hub): this run's nonce instead of a fresh random one (a runner that builds the other
+    parties' roles before they connect chooses it).
     """
-    role = spec.make_role(pid, len(roster.parties), int(seed), dict(params or {}))
-    if crash_before is not None:
-        role = _crashing(role, crash_before)
     t0 = time.perf_counter()
     extra: dict[str, Any] = {}
+    params = dict(params or {})
+    build = functools.partial(
+        _build, spec, pid, len(roster.parties), int(seed), params, crash_before=crash_before
+    )
+    try:  # refused before any work, with a report naming the file or parameter
+        ctx = (server_context(roster) if pid == roster.hub else client_context(roster, pid)) if tls else None
+        role = build("")  # the parameters are checked here; the deployed role carries the nonce
+    except UsageError as exc:
+        return {"party": pid, "protocol": spec.name, "ok": False, "cause": "usage", "result": None,
+                "error": str(exc), "culprits": [], "stats": None}  # fmt: skip
     trace = Transcript(f"party {pid} (sent)", meta={"protocol": spec.name}) if transcript else None
     party: Party | None = None
     cause, error = "ok", None
@@ -168,13 +206,14 @@ async def run_node(
             try:
                 if pid == roster.hub:
                     party, cause = await _run_hub(
-                        roster, role, step_timeout, timeout, linger, bind, port, port_file, tls,
-                        trace, extra, listen_fd,
+                        roster, build, step_timeout, timeout, linger, bind, port, port_file, tls,
+                        trace, extra, listen_fd, run_nonce,
                     )  # fmt: skip
                 else:
                     party, cause = await _run_client(
-                        roster, pid, role, step_timeout, timeout, linger, tls, trace, extra
+                        roster, pid, build, ctx, step_timeout, timeout, linger, tls, trace, extra
                     )
+                role = party.role
             except (OSError, TransportError) as exc:
                 cause, error = "connection", f"party {pid}: {type(exc).__name__}: {exc}"
             watchers.cancel_scope.cancel()
@@ -189,7 +228,7 @@ async def run_node(
 
 async def _run_hub(
     roster: Roster,
-    role: Role,
+    build: Any,
     step_timeout: float | None,
     timeout: float,
     linger: float,
@@ -200,16 +239,21 @@ async def _run_hub(
     trace: Transcript | None,
     extra: dict[str, Any],
     listen_fd: int | None = None,
+    run_nonce: str | None = None,
 ) -> tuple[Party, str]:
     cause = "ok"
     sock = None if listen_fd is None else socket.socket(fileno=listen_fd)
     wire = WireCounter()
-    async with open_hub(roster, host=bind, port=port, tls=tls, sock=sock, tap=wire) as hub:
+    async with open_hub(
+        roster, host=bind, port=port, tls=tls, sock=sock, tap=wire, run_nonce=run_nonce
+    ) as hub:
         extra["startup_s"] = process_age()  # listening
         if port_file is not None:
             tmp = Path(str(port_file) + ".tmp")
             tmp.write_text(str(hub.port))
             os.replace(tmp, port_file)
+        role = build(hub.run_nonce)
+        extra["run"] = role.run
         party = Party(role, hub, step_timeout=step_timeout, transcript=trace)
         with trio.move_on_after(timeout) as run_scope:
             try:  # everyone present before any step deadline starts
@@ -232,6 +276,7 @@ async def _run_hub(
         extra["wire_bytes"] = wire.bytes  # what the hub wrote beneath TLS, set-up included
         extra["handshakes"] = hub.handshakes
         extra["refused"] = list(hub.refused)[:20]
+        extra["outsiders"] = hub.admission.summary()
         extra["transport_errors"] = len(hub.peer_errors)
         extra["transport_error_samples"] = hub.peer_errors.summary()[:20]
     return party, cause
@@ -240,7 +285,8 @@ async def _run_hub(
 async def _run_client(
     roster: Roster,
     pid: int,
-    role: Role,
+    build: Any,
+    ctx: Any,
     step_timeout: float | None,
     timeout: float,
     linger: float,
@@ -249,7 +295,13 @@ async def _run_client(
     extra: dict[str, Any],
 ) -> tuple[Party, str]:
     cause = "ok"
-    ep = await _connect_retrying(roster, pid, tls, within=min(linger, timeout), extra=extra)
+    ep = await _connect_retrying(roster, pid, ctx, tls, within=min(linger, timeout), extra=extra)
+    try:
+        role = build(ep.run_nonce)
+    except BaseException:
+        await ep.aclose()
+        raise
+    extra["run"] = role.run
     party = Party(role, ep, step_timeout=step_timeout, transcript=trace)
     try:
         with trio.move_on_after(timeout) as run_scope:

@@ -11,7 +11,9 @@ role returns, until ``role.done``.  It also
 * records :class:`~mpc_rr.core.PeerError` s (decode errors included) naming
   the peer in a bounded :class:`~mpc_rr.core.ErrorLog` and keeps running;
 * counts messages, bytes and rounds sent and received
-  (:class:`~mpc_rr.core.PartyStats`);
+  (:class:`~mpc_rr.core.PartyStats`; a round received is a label of a
+  message the role *accepted*, at most :data:`MAX_LABELS` of them, so a
+  peer's rejected messages cost no memory);
 * optionally records what it sent in a :class:`~mpc_rr.core.Transcript`
   (with the run/step label it knows).
 
@@ -46,7 +48,10 @@ from mpc_rr.core import (
 from transports.base import Endpoint
 from transports.errors import EndpointClosed
 
-__all__ = ["Party", "codec_for"]
+__all__ = ["MAX_LABELS", "Party", "codec_for"]
+
+MAX_LABELS = 4096
+"""Most distinct ``(run, step)`` labels a party records in ``stats.rounds_received``."""
 
 _ENCODER = msgspec.msgpack.Encoder()
 
@@ -167,13 +172,16 @@ class Party:
                 st.bytes_received += len(data)
                 try:
                     msg = decode(data, sender=src)
-                    rounds.add((msg.run, msg.step))
                     sends = receive(src, msg)
                 except PeerError as exc:  # DecodeError included: record, name the peer, go on
                     if exc.peer is None:
                         exc.peer = src
                     st.peer_errors.append(exc)
                     continue
+                # only labels the role accepted, and at most MAX_LABELS of them: a peer
+                # cannot grow this set with labels of its choosing (issue 21)
+                if len(rounds) < MAX_LABELS:
+                    rounds.add((msg.run, msg.step))
                 deadline = now() + timeout
                 await self._send(sends)
         except EndpointClosed as exc:

@@ -66,6 +66,11 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--transcript", type=output_file, default=None, help="write what this party sent to this file")
     p.add_argument("--out", type=output_file, default=None, help="write the JSON report here too")
     p.add_argument(
+        "--run-nonce", default=None, metavar="HEX",
+        help="hub: this run's nonce (default: a fresh random one, sent to every party in its "
+        "welcome and bound into every message's run label)",
+    )  # fmt: skip
+    p.add_argument(
         "--crash-before", default=None, metavar="MESSAGE",
         help="fault injection: kill this process (SIGKILL) right before it sends a MESSAGE",
     )  # fmt: skip
@@ -73,6 +78,18 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
 
 def run(args: argparse.Namespace) -> int:
     """Run the party described by ``args``; the exit status from its report."""
+    try:
+        return _run(args)
+    except UsageError as exc:  # refused before any work, but still with its report (exit 2)
+        report = {"party": args.id, "protocol": args.protocol, "ok": False, "cause": "usage",
+                  "result": None, "error": str(exc), "culprits": [], "stats": None}  # fmt: skip
+        print(json.dumps(report))
+        sys.stdout.flush()
+        print(f"mpc-rr party: error: {exc}", file=sys.stderr)
+        return 2
+
+
+def _run(args: argparse.Namespace) -> int:
     import trio
 
     from parties.node import exit_code, run_node
@@ -107,6 +124,7 @@ def run(args: argparse.Namespace) -> int:
             transcript=args.transcript,
             handle_signals=True,
             crash_before=args.crash_before,
+            run_nonce=args.run_nonce,
         )
     )
     text = json.dumps(report)
@@ -116,6 +134,8 @@ def run(args: argparse.Namespace) -> int:
         tmp.replace(args.out)
     print(text)
     sys.stdout.flush()
+    if report["cause"] == "usage":
+        print(f"mpc-rr party: error: {report['error']}", file=sys.stderr)
     return exit_code(report)
 
 

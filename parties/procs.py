@@ -30,6 +30,7 @@ from __future__ import annotations
 
 import contextlib
 import json
+import secrets
 import signal
 import socket
 import subprocess
@@ -159,6 +160,7 @@ def run_with_hub_process(
     are JSON values (``spec.result_to_json``), as from :func:`run_processes`.
     """
     from mpc_rr.core import BUILTIN, CostReport
+    from parties.node import run_label
     from parties.process_stats import peak_rss_bytes
     from parties.tcp_runner import run_tcp_sync
     from transports.errors import TransportError
@@ -178,11 +180,15 @@ def run_with_hub_process(
             spec.name, n_parties, seed, params, tls, folder, step_timeout, timeout,
             timeout, transcript, {}, python, "exec",
         )  # fmt: skip
+        # the parties here are built before they connect: this runner chooses the run's
+        # nonce and gives it to the hub process (issue 21: unique run labels)
+        run.run_nonce = secrets.token_hex(8)
+        labelled = {**params, "run": run_label(spec, seed, params, run.run_nonce)}
         t0 = time.perf_counter()
         live, _ = run.start_hub()
         try:
             roles = {
-                i: spec.make_role(i, n_parties, seed, params) for i in sorted(live.ids - {live.hub})
+                i: spec.make_role(i, n_parties, seed, labelled) for i in sorted(live.ids - {live.hub})
             }
             try:
                 res = run_tcp_sync(
@@ -237,6 +243,7 @@ class _Processes:
         self.transcript, self.crash = transcript, crash
         self.launch = launch
         self.procs: dict[int, PartyProcess] = {}
+        self.run_nonce: str | None = None  # the hub's, when this runner chooses it
 
     def _start(self, pid: int, roster_path: Path, listen: socket.socket | None = None) -> None:
         w = self.workdir
@@ -254,6 +261,8 @@ class _Processes:
             argv += ["--transcript", str(w / f"party-{pid}.transcript")]
         if pid in self.crash:
             argv += ["--crash-before", self.crash[pid]]
+        if self.run_nonce is not None:
+            argv += ["--run-nonce", self.run_nonce]
         self.procs[pid] = launch_party(
             self.launch, argv, w / f"party-{pid}.log", listen=listen,
             preload=preload_modules(self.protocol), python=self.python,

@@ -16,6 +16,7 @@ errors that mean a stream is gone), :func:`quiet_close` and
 
 from __future__ import annotations
 
+import math
 import struct
 
 import trio
@@ -63,31 +64,41 @@ class FrameReader:
     ``trio.BrokenResourceError`` (a disconnect, not a malformed frame).
     """
 
-    def __init__(self, stream: trio.abc.ReceiveStream, max_frame: int) -> None:
+    def __init__(
+        self, stream: trio.abc.ReceiveStream, max_frame: int, idle: float | None = None
+    ) -> None:
         self._stream = stream
         self._max_body = int(max_frame) + 4
         self._buf = bytearray()
+        self.idle = idle  # seconds without a byte tolerated inside a frame (None: forever)
 
-    def with_max_frame(self, max_frame: int) -> FrameReader:
-        """A reader of the same stream with another ``max_frame``, taking over the bytes buffered here."""
-        other = FrameReader(self._stream, max_frame)
+    def with_max_frame(self, max_frame: int, idle: float | None = None) -> FrameReader:
+        """A reader of the same stream with another ``max_frame`` (and inside-frame ``idle``
+        deadline), taking over the bytes buffered here."""
+        other = FrameReader(self._stream, max_frame, idle)
         other._buf, self._buf = self._buf, bytearray()
         return other
 
-    def _truncated(self) -> str:
+    def _where(self) -> str:
         got = len(self._buf)
         if got < _HEAD.size:
-            return f"connection ended inside a frame header ({got} of {_HEAD.size} bytes)"
+            return f"inside a frame header ({got} of {_HEAD.size} bytes)"
         body = _HEAD.unpack_from(self._buf)[0]
-        return (
-            f"connection ended inside a frame ({got - _HEAD.size} of {body - 4} payload bytes)"
-        )
+        return f"inside a frame ({got - _HEAD.size} of {body - 4} payload bytes)"
+
+    def _truncated(self) -> str:
+        return f"connection ended {self._where()}"
 
     async def _fill(self, n: int) -> bool:
         buf = self._buf
         while len(buf) < n:
+            # inside a frame (bytes of it buffered) a silent peer holds them: bounded by `idle`
+            idle = self.idle if buf and self.idle is not None else math.inf
             try:
-                chunk = await self._stream.receive_some(max(65536, min(n - len(buf), 1 << 22)))
+                with trio.move_on_after(idle) as waited:
+                    chunk = await self._stream.receive_some(max(65536, min(n - len(buf), 1 << 22)))
+                if waited.cancelled_caught:
+                    raise FrameError(f"no byte for {self.idle} s {self._where()}")
             except trio.BrokenResourceError as exc:
                 if buf:
                     raise FrameError(self._truncated()) from exc

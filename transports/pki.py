@@ -309,19 +309,35 @@ def generate_deployment(
 
 
 def _context(purpose: ssl.Purpose, roster: Roster, pid: int) -> ssl.SSLContext:
-    """Raises UsageError naming the file when the CA, certificate or key cannot be loaded."""
-    files = (roster.ca_path(), roster.cert_path(pid), roster.key_path(pid))
+    """Raises UsageError naming the file when the CA, certificate or key is missing, is not
+    what it should be (not PEM, not this party's certificate in the roster) or does not
+    match (a key that is not the certificate's)."""
+    ca, cert, key = roster.ca_path(), roster.cert_path(pid), roster.key_path(pid)
+
+    def bad(path: Path, what: str) -> UsageError:
+        return UsageError(f"party {pid}: TLS file {path}: {what}")
+
+    for f in (ca, cert, key):
+        if not f.is_file():
+            kind = "is a directory" if f.is_dir() else "missing"
+            raise bad(f, f"{kind} (the deployment's files sit next to the roster; "
+                         "`mpc-rr keys init` writes them)")  # fmt: skip
     try:
-        ctx = ssl.create_default_context(purpose, cafile=str(files[0]))
-        ctx.minimum_version = ssl.TLSVersion.TLSv1_3
-        ctx.load_cert_chain(str(files[1]), str(files[2]))
+        ctx = ssl.create_default_context(purpose, cafile=str(ca))
+    except (OSError, ssl.SSLError, ValueError) as exc:
+        raise bad(ca, f"not a readable PEM CA certificate ({exc})") from None
+    try:
+        der = ssl.PEM_cert_to_DER_cert(cert.read_text(errors="replace"))
+    except (OSError, ValueError) as exc:
+        raise bad(cert, f"not a readable PEM certificate ({exc})") from None
+    if fingerprint(der) != roster.parties[pid].fingerprint:
+        raise bad(cert, f"is not party {pid}'s certificate in the roster (fingerprint "
+                        f"{fingerprint(der)[:23]}..., roster {roster.parties[pid].fingerprint[:23]}...)")  # fmt: skip
+    ctx.minimum_version = ssl.TLSVersion.TLSv1_3
+    try:
+        ctx.load_cert_chain(str(cert), str(key))
     except (OSError, ssl.SSLError) as exc:
-        missing = [str(f) for f in files if not f.exists()]
-        what = f"missing {missing}" if missing else f"{type(exc).__name__}: {exc}"
-        raise UsageError(
-            f"party {pid}: cannot load the deployment's TLS files next to the roster "
-            f"({roster.directory}): {what}"
-        ) from None
+        raise bad(key, f"not a readable PEM private key of {cert.name} ({exc})") from None
     ctx.verify_mode = ssl.CERT_REQUIRED
     return ctx
 

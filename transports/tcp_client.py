@@ -54,6 +54,9 @@ class TcpClient(Endpoint):
         self._reader = reader
         self._send_lock = trio.StrictFIFOLock()
         self._pending: deque[tuple[int, bytes]] = deque()
+        #: the hub's nonce for this run (from its welcome; ``""`` if it sent none):
+        #: deployments put it in every message's run label (see ``TcpHub.run_nonce``)
+        self.run_nonce = ""
 
     async def send(self, dst: int, payload: bytes) -> None:
         """Send ``payload`` to ``dst`` through the hub (blocks under back-pressure).
@@ -173,8 +176,11 @@ async def connect_client(
     )
     raw: trio.abc.Stream = sock if tap is None else TappedStream(sock, tap, party_id, roster.hub)
     with trio.fail_after(handshake_timeout):  # the stream is closed if this fails
-        stream, reader = await client_handshake(
+        stream, reader, welcome = await client_handshake(
             raw, roster, party_id, tls=tls, ssl_context=ssl_context
         )
     # keep what the hello reader already buffered: frames may follow the welcome at once
-    return TcpClient(roster, party_id, stream, reader.with_max_frame(max_frame))
+    client = TcpClient(roster, party_id, stream, reader.with_max_frame(max_frame))
+    nonce = welcome.get("run")
+    client.run_nonce = nonce if isinstance(nonce, str) and nonce.isalnum() and len(nonce) <= 64 else ""
+    return client

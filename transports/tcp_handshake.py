@@ -114,11 +114,11 @@ class RefusalLog:
         return self.log.summary()
 
 
-def _peer_addr(sock: trio.SocketStream) -> str:
+def _peer_addr(sock: trio.abc.Stream) -> str:
     try:
-        host, port = sock.socket.getpeername()[:2]
+        host, port = sock.socket.getpeername()[:2]  # type: ignore[attr-defined]
         return f"{host}:{port}"
-    except OSError:
+    except (OSError, AttributeError):
         return "?"
 
 
@@ -135,20 +135,20 @@ class Hello:
 
 
 async def hub_handshake(
-    sock: trio.SocketStream,
+    sock: trio.abc.Stream,
     *,
     ctx: Any,
     fingerprints: Mapping[str, int],
     parties: Mapping[int, object],
     tap: Tap | None,
     hub: int,
-    refuse: Callable[[str, int | None], None],
+    refuse: Callable[[str, int | None, str], None],
 ) -> Hello | None:
     """The hub's side: TLS handshake and certificate checks (``ctx`` not ``None``), then the hello.
 
     ``fingerprints`` maps certificate fingerprints to roster ids and
     ``parties`` holds the ids a hello may claim.  A connection that fails a
-    check is reported with ``refuse(why, party or None)``, closed, and
+    check is reported with ``refuse(why, party or None, reason)``, closed, and
     ``None`` returned; the caller closes ``sock``.
     """
     tapped = TappedStream(sock, tap, hub, -1) if tap is not None else None
@@ -161,18 +161,18 @@ async def hub_handshake(
             await stream.do_handshake()  # type: ignore[attr-defined]
         except BROKEN as exc:
             cause = exc.__cause__ or exc
-            refuse(f"{addr}: TLS handshake failed ({cause})", None)
+            refuse(f"{addr}: TLS handshake failed ({cause})", None, "TLS handshake failed")
             return None
         der = stream.getpeercert(binary_form=True)  # type: ignore[attr-defined]
         fp = fingerprint(der)
         roster_id = fingerprints.get(fp)
         if roster_id is None:
-            refuse(f"{addr}: certificate {fp[:23]}... is not in the roster", None)
+            refuse(f"{addr}: certificate {fp[:23]}... is not in the roster", None, "not in the roster")
             await quiet_close(stream)
             return None
         cert_id = cert_party_id(der)
         if cert_id != roster_id:
-            refuse(f"{addr}: certificate CN is {cert_id}, roster says {roster_id}", None)
+            refuse(f"{addr}: certificate CN is {cert_id}, roster says {roster_id}", None, "CN mismatch")
             await quiet_close(stream)
             return None
     else:
@@ -181,13 +181,13 @@ async def hub_handshake(
     try:
         first = await reader.read()
     except (FrameError, *BROKEN) as exc:
-        refuse(f"{addr}: bad hello ({exc})", cert_id)
+        refuse(f"{addr}: bad hello ({exc})", cert_id, "bad hello")
         await quiet_close(stream)
         return None
     hello = parse_control(first[1]) if first is not None and first[0] == CONTROL else {}
     claimed = hello.get("hello")
     if not isinstance(claimed, int) or claimed not in parties:
-        refuse(f"{addr}: hello without a valid party id ({hello!r})", cert_id)
+        refuse(f"{addr}: hello without a valid party id ({str(hello)[:200]})", cert_id, "bad hello")
         await quiet_close(stream)
         return None
     return Hello(stream, reader, claimed, cert_id, tapped, addr)
@@ -195,11 +195,12 @@ async def hub_handshake(
 
 async def client_handshake(
     raw: trio.abc.Stream, roster: Roster, party_id: int, *, tls: bool, ssl_context: Any
-) -> tuple[trio.abc.Stream, FrameReader]:
+) -> tuple[trio.abc.Stream, FrameReader, dict[str, Any]]:
     """The client's side: TLS and the hub's fingerprint (``tls``), hello, then the welcome.
 
-    Returns the stream (TLS over ``raw``, or ``raw``) and a reader bounded by
-    :data:`MAX_CONTROL` holding whatever followed the welcome.  Raises
+    Returns the stream (TLS over ``raw``, or ``raw``), a reader bounded by
+    :data:`MAX_CONTROL` holding whatever followed the welcome, and the welcome
+    (its ``run`` is the hub's nonce for this run).  Raises
     :class:`TransportError` if the hub refuses us or is not who the roster
     says; the stream is closed on any failure.
     """
@@ -237,4 +238,4 @@ async def client_handshake(
     except BaseException:
         await quiet_close(stream)
         raise
-    return stream, reader
+    return stream, reader, reply

@@ -21,6 +21,7 @@ dropped and counted in ``dropped``.
 from __future__ import annotations
 
 import math
+import secrets
 import socket
 from collections.abc import AsyncIterator, Iterable
 from contextlib import asynccontextmanager
@@ -28,7 +29,7 @@ from typing import Any
 
 import trio
 
-from mpc_rr.core import DEFAULT_MAX_FRAME, PeerError
+from mpc_rr.core import DEFAULT_MAX_FRAME, PeerError, UsageError
 from transports.base import Endpoint
 from transports.errors import EndpointClosed, TransportError
 from transports.framing import (
@@ -37,26 +38,30 @@ from transports.framing import (
     FrameError,
     FrameReader,
     TappedStream,
-    pack_frame,
     quiet_close,
     tap_place,
 )
 from transports.memory import DEFAULT_BUFFER
 from transports.pki import Roster, server_context
-from transports.queues import ByteQueue, QueueStalled
+from transports.queues import ByteQueue, QueueStalled, drain_to
 from transports.tap import Tap
+from transports.tcp_admission import (
+    DEFAULT_HANDSHAKE_TIMEOUT,
+    DEFAULT_MAX_PENDING,
+    DEFAULT_PER_SOURCE,
+    Admission,
+)
 from transports.tcp_handshake import RefusalLog, control, hub_handshake, log, send_control
 from transports.tcp_limits import (
+    DEFAULT_FRAME_IDLE,
     DEFAULT_QUEUE_BYTES,
     DEFAULT_STALL_TIMEOUT,
+    PartyBudgets,
     count_limit,
     stall_limit,
 )
 
 __all__ = ["TcpHub", "open_hub"]
-
-_BATCH = 1 << 16  # coalesce queued small frames up to this many bytes per write
-_CHUNK = 1 << 20  # write big payloads in pieces this size (progress marks, bounded TLS buffers)
 
 
 class TcpHub(Endpoint):
@@ -73,6 +78,14 @@ class TcpHub(Endpoint):
         One line per refused connection (also logged); a :class:`RefusalLog`.
     handshakes:
         Number of authenticated connections so far.
+    admission:
+        The bounded set of unauthenticated handshakes
+        (:class:`~transports.tcp_admission.Admission`); ``admission.summary()``
+        counts the outsiders closed, by reason.
+    run_nonce:
+        A random nonce for this run (16 hex digits), sent in every welcome:
+        deployments bind it into every message's run label, so a message of
+        another run is rejected (issue 21).
     peer_errors:
         :class:`~mpc_rr.core.ErrorLog` of what parties did wrong (refusals,
         malformed or truncated frames, frames for unknown parties, a
@@ -91,7 +104,13 @@ class TcpHub(Endpoint):
         queue_bytes: int = DEFAULT_QUEUE_BYTES,
         stall_timeout: float | None = DEFAULT_STALL_TIMEOUT,
         tap: Tap | None = None,
-        handshake_timeout: float = 10.0,
+        handshake_timeout: float = DEFAULT_HANDSHAKE_TIMEOUT,
+        max_pending: int = DEFAULT_MAX_PENDING,
+        per_source: int = DEFAULT_PER_SOURCE,
+        frame_idle: float | None = DEFAULT_FRAME_IDLE,
+        party_bytes: int | None = None,
+        party_budget: int | None = None,
+        run_nonce: str | None = None,
     ) -> None:
         buffer = count_limit("buffer (frames per queue)", buffer)
         self.queue_bytes = count_limit("queue_bytes (bytes per queue)", queue_bytes)
@@ -104,11 +123,26 @@ class TcpHub(Endpoint):
         if tap is not None:
             tap.attach(tap_place(self.tls))
         self.handshake_timeout = float(handshake_timeout)
+        self.admission = Admission(
+            log,
+            max_pending=count_limit("max_pending", max_pending),
+            per_source=count_limit("per_source", per_source),
+        )
+        self.frame_idle = stall_limit(frame_idle, "frame_idle")
+        self.budgets = PartyBudgets(
+            2 * self.queue_bytes if party_bytes is None else count_limit("party_bytes", party_bytes),
+            None if party_budget is None else count_limit("party_budget", party_budget),
+            roster.hub,
+            self.stall_timeout,
+        )
+        if run_nonce is not None and not (run_nonce.isalnum() and 0 < len(run_nonce) <= 64):
+            raise UsageError(f"open_hub: run_nonce must be 1-64 letters or digits, got {run_nonce!r}")
+        self.run_nonce = secrets.token_hex(8) if run_nonce is None else run_nonce
         self._ctx = server_context(roster) if self.tls else None
         self._fingerprints = roster.by_fingerprint()
-        self._inbox = ByteQueue(self.queue_bytes, buffer)
+        self._inbox = ByteQueue(self.queue_bytes, buffer)  # bounded alone: the hub reads it
         self._out: dict[int, ByteQueue] = {
-            pid: ByteQueue(self.queue_bytes, buffer) for pid in roster.ids - {roster.hub}
+            pid: ByteQueue(self.queue_bytes, buffer, self.budgets.release) for pid in roster.ids - {roster.hub}
         }
         self._conns: dict[int, trio.CancelScope] = {}
         self.connected: set[int] = set()
@@ -157,6 +191,7 @@ class TcpHub(Endpoint):
             for q in self._out.values():
                 q.close()
             self._serving.cancel()
+            self.admission.flush()
             self._notify()
 
     async def aclose(self) -> None:
@@ -222,6 +257,7 @@ class TcpHub(Endpoint):
         q = self._out[dst]
         try:
             await q.put((src, payload), self.stall_timeout)
+            self.budgets.hold(src, payload)
         except trio.BrokenResourceError:
             self.dropped += 1  # that party has left (or was disconnected)
         except QueueStalled as exc:
@@ -252,15 +288,19 @@ class TcpHub(Endpoint):
         with self._serving:
             await trio.serve_listeners(self._handle, listeners, task_status=task_status)
 
-    def _refuse(self, why: str, peer: int | None) -> None:
+    def _refuse(self, why: str, peer: int | None, reason: str = "refused") -> None:
+        """Record a refusal; log it in full only among the first few (per party), else count it."""
         err = PeerError(f"hub refused a connection: {why}", peer)
         self.refused.append(PeerError(why, peer))
         self.peer_errors.append(err)
-        log.warning("%s", err)
+        if peer is not None and self.refused.log.counts.get(peer, 0) <= self.refused.log.keep_per_peer:
+            log.warning("%s", err)
+        else:
+            self.admission.refused(reason, why)
         self._notify()
 
     async def _authenticate(
-        self, sock: trio.SocketStream
+        self, sock: trio.abc.Stream
     ) -> tuple[trio.abc.Stream, FrameReader, int, TappedStream | None] | None:
         """TLS handshake, roster and hello checks; on success the party id is reserved."""
         hello = await hub_handshake(
@@ -280,7 +320,7 @@ class TcpHub(Endpoint):
             why = f"{addr}: party {claimed} already left this run (reconnecting is not supported)"
             who = claimed
         if why is not None:
-            self._refuse(why, who)
+            self._refuse(why, who, "identity refused")
             await send_control(stream, refused=why)
             await quiet_close(stream)
             return None
@@ -289,12 +329,24 @@ class TcpHub(Endpoint):
         self.connected.add(claimed)
         self._ever.add(claimed)
         self.handshakes += 1
-        return stream, hello.reader.with_max_frame(self.max_frame), claimed, hello.tapped
+        reader = hello.reader.with_max_frame(self.max_frame, idle=self.frame_idle)
+        return stream, reader, claimed, hello.tapped
 
     async def _handle(self, sock: trio.SocketStream) -> None:
+        """Serve one connection: a bounded, deadlined handshake (:class:`Admission`), then relay."""
         auth = None
-        with trio.move_on_after(self.handshake_timeout):
-            auth = await self._authenticate(sock)
+        pending = self.admission.admit(sock)
+        try:
+            with pending.scope:
+                pending.scope.deadline = trio.current_time() + self.handshake_timeout
+                auth = await self._authenticate(pending.stream)
+            if auth is None and pending.evicted is not None:
+                self.admission.refused(pending.evicted, f"{pending.source}: evicted ({pending.evicted})")
+            elif auth is None and pending.scope.cancelled_caught:
+                self.admission.refused("handshake timed out", f"{pending.source}: no hello within "
+                                       f"{self.handshake_timeout} s")  # fmt: skip
+        finally:
+            self.admission.release(pending)
         if auth is None:
             await quiet_close(sock)
             return
@@ -306,7 +358,7 @@ class TcpHub(Endpoint):
                     tapped.relabel(pid)
                 self._notify()
                 with trio.move_on_after(self.handshake_timeout):
-                    await send_control(stream, welcome=pid)
+                    await send_control(stream, welcome=pid, run=self.run_nonce)
                 async with trio.open_nursery() as nursery:
                     nursery.start_soon(self._writer, stream, pid, nursery.cancel_scope)
                     await self._reader(reader, pid)
@@ -335,6 +387,11 @@ class TcpHub(Endpoint):
             if frame is None:
                 return
             dst, payload = frame
+            over = await self.budgets.admit(pid, len(payload))
+            if over is not None:
+                self.peer_errors.append(over)
+                log.warning("%s", over)
+                return
             if dst == hub:
                 try:
                     await self._inbox.put((pid, payload))
@@ -348,45 +405,14 @@ class TcpHub(Endpoint):
                 )
 
     async def _writer(self, stream: trio.abc.Stream, pid: int, scope: trio.CancelScope) -> None:
-        """Write ``pid``'s outbox to its connection, coalescing queued small frames.
-
-        Frames already waiting are joined into one ``send_all`` (up to
-        :data:`_BATCH` bytes): fewer TLS records and system calls when the hub
-        relays many small messages to one party; order is unchanged.  Big
-        payloads go out in :data:`_CHUNK` pieces, each one marking progress
-        for the stall detection of the outbox.
-        """
+        """Write ``pid``'s outbox to its connection (:func:`~transports.queues.drain_to`)."""
         out = self._out[pid]
         out.attach()
         try:
-            while True:
-                src, payload = await out.get()
-                pieces = pack_frame(src, payload)
-                if len(pieces) == 1:
-                    small, size, big = pieces, len(pieces[0]), None
-                    while size < _BATCH:
-                        try:
-                            src, payload = out.get_nowait()
-                        except trio.WouldBlock:
-                            break
-                        more = pack_frame(src, payload)
-                        if len(more) > 1:  # a big frame: write it after the small ones
-                            big = more
-                            break
-                        small.append(more[0])
-                        size += len(more[0])
-                    await stream.send_all(small[0] if len(small) == 1 else b"".join(small))
-                    out.progress()
-                    pieces = big or []
-                for piece in pieces:
-                    view = memoryview(piece)
-                    for at in range(0, len(view), _CHUNK):
-                        await stream.send_all(view[at : at + _CHUNK])
-                        out.progress()
+            await drain_to(out, stream)
         except BROKEN:
             pass
         scope.cancel()
-
 
 
 def _ids(ids: Iterable[int], limit: int = 10) -> str:
@@ -410,8 +436,9 @@ async def open_hub(
     queue_bytes: int = DEFAULT_QUEUE_BYTES,
     stall_timeout: float | None = DEFAULT_STALL_TIMEOUT,
     tap: Tap | None = None,
-    handshake_timeout: float = 10.0,
+    handshake_timeout: float = DEFAULT_HANDSHAKE_TIMEOUT,
     sock: socket.socket | None = None,
+    **limits: Any,
 ) -> AsyncIterator[TcpHub]:
     """Listen as the hub; ``host``/``port`` default to the roster entry (port 0 = any).
 
@@ -425,6 +452,17 @@ async def open_hub(
     connected party that accepts nothing for that long while a sender waits
     to queue a frame for it is recorded in ``hub.peer_errors`` and
     disconnected.
+
+    ``limits`` (:class:`TcpHub`'s keywords): outsiders (connections not yet
+    authenticated): at most ``max_pending``
+    handshakes at once and ``per_source`` per source address, each within
+    ``handshake_timeout`` seconds; past a bound the oldest pending handshake
+    (preferably a silent one) is closed (:mod:`transports.tcp_admission`).
+    Authenticated parties: a party that stops for ``frame_idle`` seconds
+    inside a frame is disconnected and named; a party holding ``party_bytes``
+    (default ``2 * queue_bytes``) in the hub's queues is throttled; one that sends
+    more than ``party_budget`` bytes in all (default: no limit) is
+    disconnected and named.
 
     Leaving the block closes the hub and every connection.  An exception
     raised in the block propagates unchanged (with its cause).  Raises
@@ -441,6 +479,7 @@ async def open_hub(
         stall_timeout=stall_timeout,
         tap=tap,
         handshake_timeout=handshake_timeout,
+        **limits,
     )
     if sock is not None:
         listeners = [trio.SocketListener(trio.socket.from_stdlib_socket(sock))]

@@ -13,14 +13,25 @@ from __future__ import annotations
 import math
 import operator
 
-from mpc_rr.core import UsageError
+import trio
 
-__all__ = ["DEFAULT_QUEUE_BYTES", "DEFAULT_STALL_TIMEOUT", "count_limit", "stall_limit"]
+from mpc_rr.core import PeerError, UsageError
+
+__all__ = [
+    "DEFAULT_FRAME_IDLE",
+    "DEFAULT_QUEUE_BYTES",
+    "DEFAULT_STALL_TIMEOUT",
+    "PartyBudgets",
+    "count_limit",
+    "stall_limit",
+]
 
 DEFAULT_QUEUE_BYTES = 32 << 20
 """Default bound of each hub queue (per destination, and the hub's inbox), in bytes."""
 DEFAULT_STALL_TIMEOUT = 60.0
 """Default seconds a connected destination may accept nothing while a sender waits for room."""
+DEFAULT_FRAME_IDLE = 30.0
+"""Default seconds an authenticated party may send nothing while inside a frame."""
 
 
 def count_limit(name: str, value: object) -> int:
@@ -34,8 +45,8 @@ def count_limit(name: str, value: object) -> int:
     return n
 
 
-def stall_limit(value: float | None) -> float | None:
-    """``value`` as finite seconds > 0, or ``None`` (never), else UsageError."""
+def stall_limit(value: float | None, name: str = "stall_timeout") -> float | None:
+    """``value`` as finite seconds > 0, or ``None`` (never), else UsageError naming ``name``."""
     if value is None:
         return None
     try:
@@ -44,6 +55,64 @@ def stall_limit(value: float | None) -> float | None:
         t = math.nan
     if not (math.isfinite(t) and t > 0):
         raise UsageError(
-            f"open_hub: stall_timeout must be None or finite seconds > 0, got {value!r}"
+            f"open_hub: {name} must be None or finite seconds > 0, got {value!r}"
         )
     return t
+
+
+class PartyBudgets:
+    """What each authenticated party may hold in the hub, and send in all.
+
+    ``party_bytes``: payload bytes one party may have queued in the hub at
+    once (over all destinations); past it the hub stops reading that party
+    (back-pressure) until some of its frames are written -- one flooder holds
+    about ``party_bytes``, however many destinations it addresses.  If none
+    of its frames leaves for ``patience`` seconds (its destinations stopped
+    reading), it goes on to wait at the destination's queue, whose stall
+    detection disconnects a destination that stopped reading (one frame per
+    ``patience`` seconds passes meanwhile).
+    ``party_budget`` (``None`` = no limit): payload bytes one party may send
+    in the whole run; past it :meth:`admit` names it, and the hub
+    disconnects it.
+    """
+
+    def __init__(
+        self, party_bytes: int, party_budget: int | None, hub: int, patience: float | None
+    ) -> None:
+        self.party_bytes = party_bytes
+        self.patience = math.inf if patience is None else patience
+        self.party_budget = party_budget
+        self._hub = hub
+        self.held: dict[int, int] = {}  # payload bytes queued in the hub, per sending party
+        self.sent: dict[int, int] = {}  # payload bytes received from each party this run
+        self._drained = trio.Event()
+
+    def hold(self, src: int, payload: bytes) -> None:
+        """A frame from ``src`` was queued in the hub."""
+        if 0 <= src != self._hub:
+            self.held[src] = self.held.get(src, 0) + len(payload)
+
+    def release(self, item: tuple[int, bytes]) -> None:
+        """A queued frame left the hub (written, or dropped with its queue)."""
+        held = self.held.get(item[0])
+        if held is not None:
+            self.held[item[0]] = held - len(item[1])
+            ev, self._drained = self._drained, trio.Event()
+            ev.set()
+
+    async def admit(self, pid: int, size: int) -> PeerError | None:
+        """Wait while ``pid`` holds ``party_bytes``; the error naming it once it is over its budget."""
+        sent = self.sent[pid] = self.sent.get(pid, 0) + size
+        if self.party_budget is not None and sent > self.party_budget:
+            return PeerError(
+                f"hub: party {pid} sent {sent} bytes, over its budget of {self.party_budget} "
+                "bytes per run; disconnected it", pid,
+            )  # fmt: skip
+        while 0 < self.held.get(pid, 0) and self.held.get(pid, 0) + size > self.party_bytes:
+            held = self.held[pid]
+            with trio.move_on_after(self.patience) as waited:
+                while self.held.get(pid, 0) >= held:  # until one of pid's frames leaves
+                    await self._drained.wait()
+            if waited.cancelled_caught:
+                break
+        return None

@@ -20,9 +20,11 @@ __all__ = [
     "ADULT_SCHEMA",
     "DEFAULT_CLIENTS",
     "DEFAULT_MAX_CATEGORIES",
+    "MAX_HEADER_BYTES",
     "NETWORKS",
     "Attribute",
     "BayesNet",
+    "ConstantColumnWarning",
     "CsvColumns",
     "Dataset",
     "Schema",
@@ -48,10 +50,12 @@ _HOME = {
     "ADULT_SCHEMA": "mpc_rr.data._datasets",
     "Attribute": "mpc_rr.data._schema",
     "BayesNet": "mpc_rr.data._bif",
+    "ConstantColumnWarning": "mpc_rr.data._schema_io",
     "CsvColumns": "mpc_rr.data._csv_reader",
     "DEFAULT_CLIENTS": "mpc_rr.data._records",
     "DEFAULT_MAX_CATEGORIES": "mpc_rr.data._choices",
     "Dataset": "mpc_rr.data._schema",
+    "MAX_HEADER_BYTES": "mpc_rr.data._csv_reader",
     "NETWORKS": "mpc_rr.data._bif",
     "Schema": "mpc_rr.data._schema",
     "category_order": "mpc_rr.data._schema_io",
@@ -84,6 +88,7 @@ if TYPE_CHECKING:
         DEFAULT_MAX_CATEGORIES,
     )
     from mpc_rr.data._csv_reader import (
+        MAX_HEADER_BYTES,
         CsvColumns,
         read_csv_columns,
     )
@@ -106,6 +111,7 @@ if TYPE_CHECKING:
         load_csv,
     )
     from mpc_rr.data._schema_io import (
+        ConstantColumnWarning,
         category_order,
         infer_schema,
         load_schema,

@@ -178,6 +178,7 @@ def load_csv(
     name: str | None = None,
     encoding: str = "utf-8-sig",
     skip_lines: int = 0,
+    allow_control: bool = False,
 ) -> Dataset:
     """Load a CSV file and encode the schema's columns (the others are dropped unread).
 
@@ -195,6 +196,7 @@ def load_csv(
         delimiter=delimiter,
         encoding=encoding,
         skip_lines=skip_lines,
+        allow_control=allow_control,
     )
     codes = np.empty((cols.n, len(schema)), dtype=np.int64)
     for j, attr in enumerate(schema.attributes):

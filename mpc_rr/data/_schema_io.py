@@ -30,6 +30,7 @@ from __future__ import annotations
 
 import json
 import math
+import warnings
 from collections.abc import Iterable, Sequence
 from pathlib import Path
 from typing import Any, Literal
@@ -42,6 +43,7 @@ from mpc_rr.data._csv_reader import CsvColumns
 from mpc_rr.data._schema import Attribute, Schema
 
 __all__ = [
+    "ConstantColumnWarning",
     "category_order",
     "infer_schema",
     "load_schema",
@@ -107,24 +109,40 @@ def schema_of_values(
     refused: randomized response over it would carry no information; bin it
     first or leave it out.
     """
-    unknown = [c for c in ordinal if c not in names]
+    known, ordinals = set(names), frozenset(ordinal)
+    unknown = [c for c in ordinal if c not in known]
     if unknown:
         raise UsageError(
             f"infer_schema: ordinal column(s) {unknown} are not among the columns {list(names)}"
         )
     if max_categories < 1:
         raise UsageError(f"infer_schema: max_categories must be >= 1, got {max_categories}")
-    attrs = []
+    attrs, constant = [], []
     for name, vals in zip(names, values, strict=True):
         distinct = tuple(dict.fromkeys(vals))
+        if len(distinct) == 1:
+            constant.append(f"{name!r} (always {distinct[0][:20]!r})")
         if len(distinct) > max_categories:
             raise UsageError(
                 f"{where}: column {name!r} has {len(distinct):,} distinct values, more than "
                 f"max_categories = {max_categories} (CLI --max-categories); bin it, or leave it "
                 "out by naming the columns to keep (--columns)"
             )
-        attrs.append(Attribute(name, category_order(distinct), ordinal=name in ordinal))
+        attrs.append(Attribute(name, category_order(distinct), ordinal=name in ordinals))
+    if constant:
+        shown = ", ".join(constant[:10]) + (f" and {len(constant) - 10:,} more" if len(constant) > 10 else "")
+        warnings.warn(
+            f"{where}: {len(constant):,} constant column(s): {shown}; one value in every record "
+            "carries no information (its randomized response has epsilon 0 and costs cells): "
+            "leave it out (--columns)",
+            ConstantColumnWarning,
+            stacklevel=2,
+        )
     return Schema(tuple(attrs))
+
+
+class ConstantColumnWarning(UserWarning):
+    """A column has the same value in every record (issue 21: it was accepted silently)."""
 
 
 def schema_to_toml(
@@ -139,10 +157,11 @@ def schema_to_toml(
     ]
     if source:
         lines.append(f"# inferred from {source}" + (f" ({data.n:,} records)" if data else ""))
+    column = {} if data is None else {nm: j for j, nm in enumerate(data.names)}
     for attr in schema.attributes:
         counts: dict[str, int] = {}
-        if data is not None and attr.name in data.names:
-            j = data.names.index(attr.name)
+        if data is not None and attr.name in column:
+            j = column[attr.name]
             counts = dict(zip(data.values[j], data.counts(j).tolist(), strict=True))
         lines += ["", "[[attribute]]", f"name = {_toml_str(attr.name)}"]
         if attr.ordinal:

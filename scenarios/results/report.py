@@ -312,7 +312,7 @@ def write_report(
     store_path: Path, out: Path, scenarios: Sequence[str] | None = None
 ) -> tuple[Path, list[ScenarioSection]]:
     """Build and write the report of ``store_path`` to ``out``."""
-    with Store(store_path, create=False) as store:
+    with Store(store_path, create=False, read_only=True) as store:
         sections = build(store, scenarios)
     out.write_text(render(str(store_path), sections), encoding="utf-8")
     return out, sections

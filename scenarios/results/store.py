@@ -37,8 +37,9 @@ from pathlib import Path
 from typing import Any
 
 from mpc_rr.core import UsageError
+from scenarios.results.store_file import StoreFull, connect, diagnose, translate
 
-__all__ = ["SCHEMA_VERSION", "Store", "StoredRun", "now"]
+__all__ = ["SCHEMA_VERSION", "Store", "StoreFull", "StoredRun", "now"]
 
 SCHEMA_VERSION = 1
 
@@ -163,43 +164,59 @@ _RUN_COLUMNS = ("key, scenario, kind, point, params, repeat, seed, code_version,
 class Store:
     """A results store on disk (created on first use when ``create``)."""
 
-    def __init__(self, path: str | Path, *, create: bool = True) -> None:
+    def __init__(self, path: str | Path, *, create: bool = True, read_only: bool = False) -> None:
+        """Open (``create``: or create) the store at ``path``; ``read_only``: write nothing
+        (for ``results`` and ``report``: a store on a read-only disk stays readable).
+
+        Raises :class:`UsageError` naming the file and what is wrong with it (missing, a
+        folder, not SQLite, damaged, another program's database, newer than this mpc-rr,
+        not writable); :class:`~scenarios.results.store_file.StoreFull` when the disk is full.
+        """
         self.path = Path(path)
         if self.path.is_dir():
             raise UsageError(f"{self.path}: is a directory, not a results store")
-        if not create and not self.path.exists():
+        if (not create or read_only) and not self.path.exists():
             raise UsageError(
                 f"{self.path}: no such results store (mpc-rr scenario run FILE.toml --store {self.path})"
             )
+        if self.path.exists() and self.path.stat().st_size > 0:
+            what = diagnose(self.path)
+            if not what.startswith("is damaged (its pages"):  # the header tells already
+                raise UsageError(f"{self.path}: not an mpc-rr results store: the file {what}")
         try:
-            self.db = sqlite3.connect(self.path, timeout=60.0, isolation_level=None)
-            self.db.execute("PRAGMA busy_timeout = 60000")
-            version = self.db.execute("PRAGMA user_version").fetchone()[0]
-            tables = {
-                r[0] for r in self.db.execute("SELECT name FROM sqlite_master WHERE type='table'")
-            }
-        except sqlite3.DatabaseError as exc:
-            raise UsageError(f"{self.path}: not an mpc-rr results store ({exc})") from None
-        if tables and "runs" not in tables:
-            raise UsageError(f"{self.path}: an SQLite file, but not an mpc-rr results store "
-                             f"(tables: {', '.join(sorted(tables))})")  # fmt: skip
+            self.db = connect(self.path, read_only=read_only)
+        except sqlite3.Error as exc:
+            raise translate(self.path, exc) from None
+        self.db.execute("PRAGMA busy_timeout = 60000")
+        version, tables = self._schema()
         if version > SCHEMA_VERSION:
             raise UsageError(f"{self.path}: store format {version} is newer than this mpc-rr ({SCHEMA_VERSION}); "
                              "upgrade mpc-rr")  # fmt: skip
-        try:
-            self.db.execute("PRAGMA journal_mode = WAL")
-            self.db.execute("PRAGMA synchronous = FULL")
-            if not tables:
-                self.db.executescript(_SCHEMA)
+        if read_only:
+            if "runs" not in tables:
+                raise UsageError(f"{self.path}: an SQLite file, but not an mpc-rr results store "
+                                 f"(tables: {', '.join(sorted(tables)) or 'none'})")  # fmt: skip
+            return
+        self.db.execute("PRAGMA journal_mode = WAL")
+        self.db.execute("PRAGMA synchronous = FULL")
+        if "runs" not in tables:
+            # one transaction: a concurrent writer sees no schema or all of it, never a part
+            with self._tx():
+                version, tables = self._schema()
+                if tables and "runs" not in tables:
+                    raise UsageError(f"{self.path}: an SQLite file, but not an mpc-rr results store "
+                                     f"(tables: {', '.join(sorted(tables))})")  # fmt: skip
+                for statement in _SCHEMA.split(";"):
+                    if statement.strip():
+                        self.db.execute(statement)
                 self.db.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
-            elif "planned_keys" not in {
-                r[1] for r in self.db.execute("PRAGMA table_info(sessions)")
-            }:
-                self.db.execute(
-                    "ALTER TABLE sessions ADD COLUMN planned_keys TEXT"
-                )  # stores of an early build
-        except sqlite3.OperationalError as exc:
-            raise UsageError(f"{self.path}: cannot write the results store ({exc})") from None
+        elif "planned_keys" not in {r[1] for r in self.db.execute("PRAGMA table_info(sessions)")}:
+            self.db.execute("ALTER TABLE sessions ADD COLUMN planned_keys TEXT")  # early builds
+
+    def _schema(self) -> tuple[int, set[str]]:
+        version = int(self.db.execute("PRAGMA user_version").fetchone()[0])
+        tables = {r[0] for r in self.db.execute("SELECT name FROM sqlite_master WHERE type='table'")}
+        return version, tables - {"sqlite_sequence"}
 
     def close(self) -> None:
         self.db.close()
@@ -409,7 +426,13 @@ class _Transaction:
         self.db.execute("BEGIN IMMEDIATE")
 
     def __exit__(self, exc_type: object, *rest: object) -> None:
-        self.db.execute("ROLLBACK" if exc_type is not None else "COMMIT")
+        if exc_type is None:
+            self.db.execute("COMMIT")
+            return
+        try:  # SQLite may have rolled back already (a full disk): the first error is the story
+            self.db.execute("ROLLBACK")
+        except (sqlite3.Error, StoreFull, UsageError):
+            pass
 
 
 def _stored(r: Sequence[Any]) -> StoredRun:

@@ -290,7 +290,8 @@ def secagg_public(
     """THE constructor of a run's public parameters (cached: every role of a run shares them).
 
     Parameters are :meth:`SecAggConfig.create`'s.  The graph is
-    ``Graph.random_regular`` seeded with SHA-256 of ``(run, n, degree)``.
+    ``Graph.random_regular`` seeded with SHA-256 of ``(run, n, degree)`` (of the run
+    label's base: what precedes a ``#``, the deployment's nonce).
     """
     return _public(
         int(n), int(cells), str(run), int(max_value), modulus, degree, threshold, max_dropout,
@@ -315,7 +316,10 @@ def _public(
         n, cells, max_value=max_value, modulus=modulus, degree=degree, threshold=threshold,
         max_dropout=max_dropout, max_corrupt=max_corrupt, failure=failure, run=run,
     )  # fmt: skip
-    digest = hashlib.sha256(f"mpc_rr/secagg/graph/v1|{run}|{n}|{cfg.degree}".encode()).digest()
+    # a deployment's label is "base#nonce" (unique per run, parties/node.py): the graph follows
+    # the base, so one seed gives one graph -- and the same results -- in every run
+    base = run.split("#", 1)[0]
+    digest = hashlib.sha256(f"mpc_rr/secagg/graph/v1|{base}|{n}|{cfg.degree}".encode()).digest()
     rng = np.random.default_rng(int.from_bytes(digest[:16], "little"))
     return SecAggPublic(cfg, Graph.random_regular(n, cfg.degree, rng))
 

@@ -104,7 +104,7 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
 def _open(path: Path) -> Any:
     from scenarios.results.store import Store
 
-    return Store(path, create=False)
+    return Store(path, create=False, read_only=True)
 
 
 def _list(args: argparse.Namespace) -> int:

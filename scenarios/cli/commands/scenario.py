@@ -68,13 +68,18 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
 def _run(args: argparse.Namespace) -> int:
     from scenarios.experiments.spec import load_scenario
     from scenarios.experiments.sweep import sweep
-    from scenarios.results.store import Store
+    from scenarios.results.store import Store, StoreFull
 
     scenario = load_scenario(args.file)
     with Store(args.store) as store:
         try:
             res = sweep(scenario, store, jobs=args.jobs, progress=not args.quiet and not args.json,
                         argv=sys.argv)  # fmt: skip
+        except StoreFull as exc:  # every run stored so far is whole; the rerun resumes
+            print(f"mpc-rr scenario: {exc}. {store.count():,} runs are stored in {args.store} (each "
+                  "complete); free some space and run the same command again to execute only the "
+                  "missing ones.", file=sys.stderr)  # fmt: skip
+            return 1
         except KeyboardInterrupt:
             print(f"\n{scenario.name}: interrupted; {store.count():,} runs are in {args.store}. Run the same "
                   "command again to execute only the missing ones.", file=sys.stderr)  # fmt: skip
@@ -109,7 +114,7 @@ def _check(args: argparse.Namespace) -> int:
     from scenarios.results.store import Store
 
     scenario = load_scenario(args.file)
-    store = Store(args.store, create=False) if args.store is not None else None
+    store = Store(args.store, create=False, read_only=True) if args.store is not None else None
     try:
         source, runs, present = plan(scenario, store)
     finally:

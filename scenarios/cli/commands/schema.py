@@ -13,6 +13,7 @@ import argparse
 import json
 import sys
 import time
+import warnings
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -58,6 +59,11 @@ def _reading_options(p: argparse.ArgumentParser) -> None:
         default=0,
         help="lines to skip before the header or first record (default: %(default)s)",
     )
+    g.add_argument(
+        "--allow-control", action="store_true",
+        help="accept NUL bytes and line breaks inside values (refused by default: a damaged "
+        "file or an unterminated quote)",
+    )  # fmt: skip
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -122,7 +128,7 @@ def _delimiter(args: argparse.Namespace) -> str:
 
 
 def _infer(args: argparse.Namespace) -> int:
-    from mpc_rr.data import infer_schema, read_csv_columns, schema_to_toml
+    from mpc_rr.data import ConstantColumnWarning, infer_schema, read_csv_columns, schema_to_toml
 
     t0 = time.perf_counter()
     data = read_csv_columns(
@@ -132,8 +138,13 @@ def _infer(args: argparse.Namespace) -> int:
         delimiter=_delimiter(args),
         encoding=args.encoding,
         skip_lines=args.skip_lines,
+        allow_control=args.allow_control,
     )
-    schema = infer_schema(data, ordinal=args.ordinal, max_categories=args.max_categories)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always", ConstantColumnWarning)
+        schema = infer_schema(data, ordinal=args.ordinal, max_categories=args.max_categories)
+    for w in caught:
+        print(f"mpc-rr schema: warning: {w.message}", file=sys.stderr)
     text = schema_to_toml(schema, data=data, source=args.file.name)
     if args.out is not None:
         args.out.write_text(text, encoding="utf-8")
@@ -173,6 +184,7 @@ def _check(args: argparse.Namespace) -> int:
         delimiter=_delimiter(args),
         encoding=args.encoding,
         skip_lines=args.skip_lines,
+        allow_control=args.allow_control,
     )
     seconds = time.perf_counter() - t0
     out: dict[str, Any] = {

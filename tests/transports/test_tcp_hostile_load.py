@@ -1,0 +1,137 @@
+"""Issue 21: the hub under hostile load -- outsiders that never start TLS, authenticated
+parties that stall inside a frame or send past their budget, and the run's nonce."""
+
+from __future__ import annotations
+
+import logging
+import struct
+
+import trio
+
+from transports.errors import EndpointClosed
+from transports.tcp import connect_client, open_hub
+
+MiB = 1 << 20
+
+
+async def _outsiders(port: int, count: int) -> list[trio.SocketStream]:
+    """``count`` TCP connections that never send a byte (the hub may close them)."""
+    return [await trio.open_tcp_stream("127.0.0.1", port) for _ in range(count)]
+
+
+async def test_outsiders_holding_the_cap_do_not_keep_honest_parties_out(roster_for, caplog) -> None:
+    """Before: no bound on pending handshakes (each held until a 10 s timeout) and one log
+    line per refusal; 19,000 silent connections exhausted the hub and every honest party failed."""
+    roster = roster_for(4)
+    with caplog.at_level(logging.WARNING, logger="transports.tcp"):
+        async with open_hub(roster, port=0, max_pending=16, per_source=8, handshake_timeout=30) as hub:
+            r = roster.with_hub_address("127.0.0.1", hub.port)
+            silent = await _outsiders(hub.port, 60)
+            await trio.sleep(0.2)
+            assert hub.admission.pending <= 8 and hub.admission.peak <= 8  # one source: 8 at most
+            clients = []
+            for pid in (1, 2, 3):  # each completes, though outsiders keep arriving around it
+                silent += await _outsiders(hub.port, 10)
+                clients.append(await connect_client(r, pid))
+            for c in clients:
+                await c.send(0, b"honest")
+            got = [await hub.receive() for _ in clients]
+            assert sorted(got) == [(1, b"honest"), (2, b"honest"), (3, b"honest")]
+            assert hub.admission.pending <= 8
+            closed = hub.admission.summary()
+            assert closed["per-source limit"] >= 80 - 8, closed
+            for c in clients:
+                await c.aclose()
+            for s in silent:
+                await s.aclose()
+    lines = [m for m in caplog.messages if "hub" in m]
+    assert len(lines) <= 5 + 3, lines  # the first few in full, then summaries with counts
+    assert any("more unauthenticated connections closed" in m and "per-source limit" in m for m in lines)
+
+
+async def test_a_silent_handshake_is_closed_at_the_deadline_and_counted(roster_for) -> None:
+    roster = roster_for(2)
+    async with open_hub(roster, port=0, handshake_timeout=0.3) as hub:
+        (s,) = await _outsiders(hub.port, 1)
+        with trio.fail_after(5):
+            assert await s.receive_some(10) == b""  # closed by the hub
+        assert hub.admission.summary()["handshake timed out"] == 1
+        assert hub.admission.pending == 0
+        await s.aclose()
+
+
+async def test_a_party_stalling_inside_a_frame_is_disconnected_and_named(roster_for) -> None:
+    """Before: a party that declared a 64 MiB frame, sent most of it and stalled held that
+    memory for as long as it liked (no idle deadline on authenticated connections)."""
+    roster = roster_for(3)
+    async with open_hub(roster, port=0, tls=False, frame_idle=0.3) as hub:
+        r = roster.with_hub_address("127.0.0.1", hub.port)
+        c = await connect_client(r, 1, tls=False)
+        await c._stream.send_all(struct.pack(">II", 4 + 8 * MiB, 2) + bytes(MiB))
+        with trio.fail_after(10):
+            while 1 in hub.connected:
+                await trio.sleep(0.05)
+        errs = [str(e) for e in hub.peer_errors if e.peer == 1]
+        assert errs and "no byte for 0.3 s inside a frame" in errs[0], errs
+        assert "connection dropped" in errs[0]
+        await c.aclose()
+
+
+async def test_a_party_over_its_byte_budget_is_disconnected_and_named(roster_for) -> None:
+    roster = roster_for(3)
+    async with open_hub(roster, port=0, tls=False, party_budget=100_000) as hub:
+        r = roster.with_hub_address("127.0.0.1", hub.port)
+        flooder, honest = await connect_client(r, 1, tls=False), await connect_client(r, 2, tls=False)
+        with trio.fail_after(10):
+            try:
+                for _ in range(1000):
+                    await flooder.send(0, bytes(10_000))
+                    await trio.sleep(0)
+            except EndpointClosed:
+                pass
+            while 1 in hub.connected:
+                await trio.sleep(0.05)
+        errs = [str(e) for e in hub.peer_errors if e.peer == 1]
+        assert any("over its budget of 100000 bytes" in e and "disconnected" in e for e in errs)
+        await honest.send(0, b"still served")
+        while (got := await hub.receive())[0] != 2:
+            pass
+        assert got == (2, b"still served")
+        await flooder.aclose()
+        await honest.aclose()
+
+
+async def test_one_flooder_holds_at_most_its_share_of_the_hub(roster_for) -> None:
+    """Before: one party could fill every destination's queue (n - 1 queues of 32 MiB)."""
+    roster = roster_for(6)
+    async with open_hub(roster, port=0, tls=False, queue_bytes=MiB, party_bytes=MiB) as hub:
+        r = roster.with_hub_address("127.0.0.1", hub.port)
+        flooder = await connect_client(r, 1, tls=False)
+        sinks = [await connect_client(r, i, tls=False) for i in (2, 3, 4, 5)]  # none reads
+        async with trio.open_nursery() as nursery:
+
+            async def flood() -> None:
+                for k in range(200):
+                    await flooder.send(2 + k % 4, bytes(64 * 1024))
+
+            nursery.start_soon(flood)
+            await trio.sleep(1.0)
+            # the sinks' sockets hold some; the hub's queues hold at most party_bytes of it
+            assert hub.queued_bytes <= MiB + 64 * 1024 + 200 * 128, hub.queued_bytes
+            nursery.cancel_scope.cancel()
+        for c in (flooder, *sinks):
+            await c.aclose()
+
+
+async def test_every_welcome_carries_the_runs_nonce_and_each_run_has_its_own(roster_for) -> None:
+    roster = roster_for(3)
+    nonces = []
+    for _ in range(2):
+        async with open_hub(roster, port=0, tls=False) as hub:
+            r = roster.with_hub_address("127.0.0.1", hub.port)
+            a, b = await connect_client(r, 1, tls=False), await connect_client(r, 2, tls=False)
+            assert a.run_nonce == b.run_nonce == hub.run_nonce and len(hub.run_nonce) == 16
+            nonces.append(hub.run_nonce)
+            await a.aclose()
+            await b.aclose()
+    assert nonces[0] != nonces[1]
