@@ -61,6 +61,7 @@ __all__ = [
     "exact_bivariate_counts",
     "execute",
     "keep_probability",
+    "ledger_curve",
     "local_epsilon",
     "marginal_errors",
     "observed_run",
@@ -76,6 +77,7 @@ __all__ = [
     "run_and_evaluate",
     "run_pipeline",
     "run_secure_sum",
+    "sum_channel",
     "summarize",
     "to_json",
 ]
@@ -115,6 +117,7 @@ _HOME = {
     "exact_bivariate_counts": "mpc_rr.workflows._secure_sum",
     "execute": "mpc_rr.workflows._pipeline",
     "keep_probability": "mpc_rr.workflows._privacy",
+    "ledger_curve": "mpc_rr.workflows._privacy",
     "local_epsilon": "mpc_rr.workflows._privacy",
     "marginal_errors": "mpc_rr.workflows._rrba",
     "observed_run": "mpc_rr.workflows._observed",
@@ -130,6 +133,7 @@ _HOME = {
     "run_and_evaluate": "mpc_rr.workflows._pipeline",
     "run_pipeline": "mpc_rr.workflows._api",
     "run_secure_sum": "mpc_rr.workflows._secure_sum",
+    "sum_channel": "mpc_rr.workflows._privacy",
     "summarize": "mpc_rr.workflows._rrba",
     "to_json": "mpc_rr.workflows._pipeline",
 }
@@ -184,10 +188,12 @@ if TYPE_CHECKING:
     from mpc_rr.workflows._privacy import (
         central_curve,
         keep_probability,
+        ledger_curve,
         local_epsilon,
         pipeline_ledger,
         plan_privacy,
         rrba_ledger,
+        sum_channel,
     )
     from mpc_rr.workflows._rrba import (
         RRBACollection,

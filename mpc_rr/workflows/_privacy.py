@@ -38,10 +38,12 @@ from mpc_rr.privacy import (
 __all__ = [
     "central_curve",
     "keep_probability",
+    "ledger_curve",
     "local_epsilon",
     "pipeline_ledger",
     "plan_privacy",
     "rrba_ledger",
+    "sum_channel",
 ]
 
 CURVE_NS = np.unique(np.geomspace(1e2, 1e7, 31).astype(np.int64))
@@ -137,10 +139,19 @@ def plan_privacy(
     return doc
 
 
+def sum_channel(protocol: str) -> str:
+    """The ledger's channel for reports summed by ``protocol``: ``secure-sum`` only when the
+    protocol hides each input from whoever learns the total (``SumSpec.hides_inputs``);
+    ``plainsum`` shows every input, which is a direct channel."""
+    from mpc_rr.secure_sum import sum_protocol
+
+    return "secure-sum" if getattr(sum_protocol(protocol), "hides_inputs", True) else "direct"
+
+
 def pipeline_ledger(
     cfg: PipelineConfig, clusters: tuple[tuple[int, ...], ...], *, parties_dependence: int,
     parties_release: int, delta: float = 1e-6,
-) -> Ledger:  # fmt: skip
+) -> tuple[Ledger, list[PhaseSpec]]:  # fmt: skip
     """The two phases of a pipeline run (Sec. 4.1/4.2/4.3 dependence, then the clustered release).
 
     Dependence ``rr``: per-attribute keep-or-uniform reports sent directly to the coordinator.
@@ -155,26 +166,26 @@ def pipeline_ledger(
         dep = PhaseSpec("dependence (4.1 rr)", "direct", parties_dependence,
                         tuple(Release(e, s) for e, s in zip(cfg.attribute_epsilons(), sizes, strict=True)))  # fmt: skip
     elif cfg.dependence == "secure-sum":
-        dep = PhaseSpec("dependence (4.2 sum)", "secure-sum", parties_dependence, (),
+        dep = PhaseSpec("dependence (4.2 sum)", sum_channel(cfg.sum_protocol), parties_dependence, (),
                         not_dp="the secure sum publishes exact bivariate counts (not DP)")  # fmt: skip
     else:
         pairs = [(i, j) for i in range(len(sizes)) for j in range(i + 1, len(sizes))]
         rels = tuple(Release(m.epsilon, sizes[i] * sizes[j])
                      for m, (i, j) in zip(cfg.pair_mechanisms(), pairs, strict=True))  # fmt: skip
-        dep = PhaseSpec("dependence (4.3 pairs)", "secure-sum", parties_dependence, rels,
+        dep = PhaseSpec("dependence (4.3 pairs)", sum_channel(cfg.sum_protocol), parties_dependence, rels,
                         paper_epsilon=max(r.epsilon0 for r in rels),
                         note="paper: parallel composition (max pair epsilon), from unlinkability")  # fmt: skip
     mechs = cfg.release_mechanisms(clusters)
     rel = PhaseSpec("release (clusters)", "direct", parties_release, tuple(
         Release(m.epsilon, math.prod(sizes[a] for a in c) if cfg.mechanism == "cluster" else None)
         for m, c in zip(mechs, clusters, strict=True)))  # fmt: skip
-    return build_ledger([dep, rel], delta)
+    return build_ledger([dep, rel], delta), [dep, rel]
 
 
 def rrba_ledger(
     *, epsilon_tables: list[float], paper_epsilon: float, view_len: int, block: int, views: int,
-    secure_tally: bool, delta: float = 1e-6,
-) -> Ledger:  # fmt: skip
+    secure_tally: bool, sum_protocol: str = "secagg", delta: float = 1e-6,
+) -> tuple[Ledger, list[PhaseSpec]]:  # fmt: skip
     """An RRBA run: each client answers its view's tables once, in one block (blocks are disjoint).
 
     ``epsilon_tables``: the largest true epsilon each table of the worst view was sent at
@@ -182,9 +193,33 @@ def rrba_ledger(
     A secure tally reveals each block's histogram per table, over the block's clients holding
     that table: about ``block / views`` reports (the views are dealt evenly).
     """
-    channel = "secure-sum" if secure_tally else "direct"
+    channel = sum_channel(sum_protocol) if secure_tally else "direct"
     hide = max(1, block // max(views, 1))
     phase = PhaseSpec("rrba answers", channel, hide, tuple(Release(e) for e in epsilon_tables),
                       paper_epsilon=paper_epsilon * view_len,
-                      note=None if not secure_tally else f"each tally hides a report among ~{hide}")  # fmt: skip
-    return build_ledger([phase], delta)
+                      note=None if channel == "direct" else f"each tally hides a report among ~{hide}")  # fmt: skip
+    return build_ledger([phase], delta), [phase]
+
+
+def ledger_curve(ledger: Ledger, phases: list[PhaseSpec]) -> dict[str, Any]:
+    """The plot of a run: central epsilon vs n for the run's weakest single report, shuffled.
+
+    The curve is the amplification one report of the largest eps0 would get from a shuffling
+    channel (FMT21, k-RR where known); the run is marked at its n, on the curve when that phase's
+    channel shuffles and on the eps0 line (no amplification) when it is direct.
+    """
+    best = None
+    for spec in phases:
+        for r in spec.releases:
+            if math.isfinite(r.epsilon0) and (best is None or r.epsilon0 > best[1].epsilon0):
+                best = (spec, r)
+    if best is None:
+        return {}
+    spec, r = best
+    curve = central_curve(r.epsilon0, ledger.delta, "secure-sum", k=r.k)
+    if spec.channel in SHUFFLING:
+        mark = central_epsilon(r.epsilon0, spec.parties, ledger.delta, k=r.k).central_epsilon
+    else:
+        mark = r.epsilon0
+    return {"epsilon0": r.epsilon0, "k": r.k, "phase": spec.name, "channel": spec.channel,
+            "parties": spec.parties, "mark": mark, "curve": curve}  # fmt: skip

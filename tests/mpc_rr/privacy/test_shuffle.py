@@ -101,7 +101,7 @@ def test_krr_bound_is_at_least_as_tight_and_uses_the_larger_clone_probability() 
     assert k.central_epsilon < g and "k-RR" in k.bound
 
 
-@settings(max_examples=25, deadline=None)
+@settings(max_examples=15, deadline=None)
 @given(
     st.floats(0.2, 6.0), st.integers(50, 10**6), st.integers(2, 10**6 // 2),
 )
@@ -111,7 +111,7 @@ def test_monotone_in_n(eps0: float, n: int, more: int) -> None:
     assert b <= a + 1e-5
 
 
-@settings(max_examples=25, deadline=None)
+@settings(max_examples=15, deadline=None)
 @given(st.floats(0.2, 6.0), st.floats(0.01, 2.0), st.integers(100, 10**6))
 def test_monotone_in_epsilon0(eps0: float, step: float, n: int) -> None:
     a = numerical_epsilon(eps0, n, 1e-6).central_epsilon
