@@ -44,6 +44,7 @@ from mpc_rr.core import lazy_exports
 
 __all__ = [
     "ALL",
+    "BROKEN_CHANNELS",
     "CHANNELS",
     "FULL_MESH_PLANTS",
     "LINK_CHANNELS",
@@ -53,6 +54,7 @@ __all__ = [
     "POISON_STRATEGIES",
     "SEARCH_MAX_CELLS",
     "SECAGG_PLANTS",
+    "SHUFFLE_CHANNELS",
     "Activity",
     "AttributeInference",
     "AuditResult",
@@ -84,6 +86,7 @@ __all__ = [
     "RecoveryResult",
     "ReidentificationResult",
     "SecAggView",
+    "ShuffleAudit",
     "SizeCensus",
     "SparsePlainSumClient",
     "UnmaskedSecAggClient",
@@ -94,6 +97,7 @@ __all__ = [
     "attribute_inference",
     "audit",
     "audit_curve",
+    "audit_shuffle",
     "bayes_inference",
     "check_confidence",
     "check_count",
@@ -158,6 +162,7 @@ _HOME = {
     "Activity": "mpc_rr.adversary._traffic",
     "AttributeInference": "mpc_rr.adversary._inference",
     "AuditResult": "mpc_rr.adversary._audit",
+    "BROKEN_CHANNELS": "mpc_rr.adversary._shuffle_audit",
     "CHANNELS": "mpc_rr.adversary._channels",
     "ChannelView": "mpc_rr.adversary._channels",
     "CoalitionModel": "mpc_rr.adversary._coalitions",
@@ -194,7 +199,9 @@ _HOME = {
     "ReidentificationResult": "mpc_rr.adversary._consequences",
     "SEARCH_MAX_CELLS": "mpc_rr.adversary._designs",
     "SECAGG_PLANTS": "mpc_rr.adversary._broken",
+    "SHUFFLE_CHANNELS": "mpc_rr.adversary._shuffle_audit",
     "SecAggView": "mpc_rr.adversary._secagg_recovery",
+    "ShuffleAudit": "mpc_rr.adversary._shuffle_audit",
     "SizeCensus": "mpc_rr.adversary._eavesdrop",
     "SparsePlainSumClient": "mpc_rr.adversary._broken",
     "UnmaskedSecAggClient": "mpc_rr.adversary._broken",
@@ -205,6 +212,7 @@ _HOME = {
     "attribute_inference": "mpc_rr.adversary._consequences",
     "audit": "mpc_rr.adversary._audit",
     "audit_curve": "mpc_rr.adversary._audit",
+    "audit_shuffle": "mpc_rr.adversary._shuffle_audit",
     "bayes_inference": "mpc_rr.adversary._inference",
     "check_confidence": "mpc_rr.adversary._stats",
     "check_count": "mpc_rr.adversary._stats",
@@ -397,6 +405,12 @@ if TYPE_CHECKING:
     from mpc_rr.adversary._secagg_recovery import (
         SecAggView,
         recover_secagg,
+    )
+    from mpc_rr.adversary._shuffle_audit import (
+        BROKEN_CHANNELS,
+        SHUFFLE_CHANNELS,
+        ShuffleAudit,
+        audit_shuffle,
     )
     from mpc_rr.adversary._stats import (
         check_confidence,

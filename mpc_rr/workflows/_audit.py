@@ -204,7 +204,7 @@ _BUILDERS: dict[str, Callable[[MechanismParams], Built]] = {
     "rrba": _rrba,
 }
 
-AUDIT_MECHANISMS: tuple[str, ...] = (*_BUILDERS, "pipeline")
+AUDIT_MECHANISMS: tuple[str, ...] = (*_BUILDERS, "pipeline", "shuffle")
 """What ``mpc-rr audit --mechanism`` takes (``pipeline`` runs the real roles: :func:`audit_pipeline`)."""
 
 

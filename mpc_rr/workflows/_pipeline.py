@@ -45,6 +45,7 @@ from mpc_rr.data import Dataset
 from mpc_rr.estimation import FactorModel, answer, make_queries, relative_error, true_count
 from mpc_rr.mdrr import adjust, rr_independent
 from mpc_rr.pipeline import PipelineConfig, PipelinePlan, PipelineResult, signing
+from mpc_rr.workflows._privacy import ledger_curve, pipeline_ledger
 
 __all__ = [
     "Evaluation",
@@ -306,7 +307,18 @@ def to_json(ev: Evaluation, opts: RunOptions) -> dict[str, Any]:
         "peer_errors": [m for s in ex.run.costs.parties.values() for m in s.peer_errors.summary()][
             :20
         ],
+        "privacy": privacy_ledger(ex),
     }
+
+
+def privacy_ledger(ex: Execution, delta: float = 1e-6) -> dict[str, Any]:
+    """The run's privacy ledger (docs/privacy.md) and its curve, JSON-ready."""
+    res = ex.result
+    ledger, specs = pipeline_ledger(
+        ex.config, res.clustering.clusters, parties_dependence=max(1, len(res.parties_dependence)),
+        parties_release=max(1, len(res.parties_release)), delta=delta,
+    )  # fmt: skip
+    return {**ledger.to_json(), "lines": ledger.lines(), "plot_data": ledger_curve(ledger, specs)}
 
 
 def run_and_evaluate(

@@ -30,6 +30,7 @@ import numpy as np
 from mpc_rr.core import CostReport, Runner, RunResult, UsageError
 from mpc_rr.data import Dataset
 from mpc_rr.rrba import RRBARun, empirical_table, epsilon_cap, js_divergence, l2_counts, reconstruct
+from mpc_rr.workflows._privacy import ledger_curve, rrba_ledger
 
 __all__ = ["RRBACollection", "RunnerFactory", "collect_rrba", "marginal_errors", "summarize"]
 
@@ -118,8 +119,15 @@ def summarize(
     source: str,
     marginals: dict[str, dict[str, Any]],
     costs: CostReport | None = None,
+    *,
+    secure_tally: bool = False,
+    sum_protocol: str = "secagg",
 ) -> dict[str, Any]:
-    """The JSON document of one run (``results.json``); ``costs`` of a distributed run."""
+    """The JSON document of one run (``results.json``); ``costs`` of a distributed run.
+
+    ``privacy``: the ledger (docs/privacy.md) -- answers sent directly amplify nothing; a
+    secure tally reveals only each block's histogram per table (shuffle amplification).
+    """
     names = data.schema.names
     last = run.held[-1] if run.held.size else np.zeros(len(run.cover.subsets), bool)
     subsets = []
@@ -164,7 +172,19 @@ def summarize(
         "marginals": marginals,
         "cost": _cost(run, costs, cells_sent),
         "subsets": subsets,
+        "privacy": _ledger(run, view_len, secure_tally, sum_protocol),
     }
+
+
+def _ledger(run: RRBARun, view_len: int, secure_tally: bool, sum_protocol: str) -> dict[str, Any]:
+    views = [[int(s) for s in row if s >= 0] for row in np.asarray(run.cover.padded_tables())]
+    worst = max(views, key=lambda v: sum(float(run.epsilon_table_max[s]) for s in v))
+    ledger, specs = rrba_ledger(
+        epsilon_tables=[float(run.epsilon_table_max[s]) for s in worst], paper_epsilon=run.epsilon_paper,
+        view_len=view_len, block=int(run.options["block"]),  # type: ignore[call-overload]
+        views=run.cover.n_views, secure_tally=secure_tally, sum_protocol=sum_protocol,
+    )  # fmt: skip
+    return {**ledger.to_json(), "lines": ledger.lines(), "plot_data": ledger_curve(ledger, specs)}
 
 
 RunnerFactory = Callable[[Mapping[int, float] | float], Runner]

@@ -29,6 +29,7 @@ COMMANDS: tuple[str, ...] = (
     "results",
     "report",
     "audit",
+    "privacy",
     "attack",
     "reproduce",
     "mechanism",

@@ -15,7 +15,7 @@ import numpy as np
 
 from mpc_rr.rrba import RRBARun
 
-__all__ = ["plot_convergence", "plot_title", "write_outputs"]
+__all__ = ["plot_convergence", "plot_title", "write_outputs", "write_privacy_plot"]
 
 
 def plot_title(result: dict[str, Any]) -> str:
@@ -63,7 +63,24 @@ def write_outputs(result: dict[str, Any], out: Path) -> list[Path]:
     fig.tight_layout()
     fig.savefig(paths[2], dpi=110)
     plt.close(fig)
-    return paths
+    png = write_privacy_plot(result, out, result["dataset"])
+    return paths + ([png] if png is not None else [])
+
+
+def write_privacy_plot(result: dict[str, Any], out: Path, name: str) -> Path | None:
+    """``privacy.png``: the ledger's central-vs-n curve with the run marked (docs/privacy.md)."""
+    from scenarios.workloads.privacy_plot import plot_central_curve
+
+    data = (result.get("privacy") or {}).get("plot_data") or {}
+    if not data:
+        return None
+    k = "" if data["k"] is None else f" (k-RR, k = {data['k']})"
+    return plot_central_curve(
+        data["curve"], out / "privacy.png", epsilon0=data["epsilon0"], channel="shuffled",
+        mark=(data["parties"], data["mark"]),
+        title=f"{name}: one report of {data['phase']}, eps0 = {data['epsilon0']:.3g}{k}, "
+        f"sent {data['channel']}",
+    )  # fmt: skip
 
 
 def plot_convergence(run: RRBARun, path: Path, title: str, names: tuple[str, ...]) -> None:

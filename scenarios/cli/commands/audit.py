@@ -9,6 +9,8 @@ Examples::
     mpc-rr audit --mechanism rrba --p 0.5 --data survey --clients 2500 --block 250  # the table sent
     mpc-rr audit --mechanism rrba --p 0.3 --table 0.6,0.3,0.09,0.01
     mpc-rr audit --mechanism pipeline --sizes 2,2,2 --p 0.3 --parties 5000
+    mpc-rr audit --mechanism shuffle --epsilon 4 --parties 1000 --trials 200000  # the multiset
+    mpc-rr audit --mechanism shuffle --epsilon 4 --parties 10000 --channel leaky  # planted leak
 
 The audit itself is :func:`mpc_rr.workflows.audit_mechanism` (and
 :func:`~mpc_rr.workflows.audit_pipeline` for ``--mechanism pipeline``): this
@@ -29,7 +31,7 @@ from scenarios.cli.options import HelpFormatter, add_json, add_seed
 if TYPE_CHECKING:  # the library is imported when the command runs, not at start-up
     from mpc_rr.adversary import AuditResult, PipelineAuditResult
 
-CHOICES = ("krr", "keep-uniform", "cluster", "lambda", "optimized", "rrba", "pipeline")
+CHOICES = ("krr", "keep-uniform", "cluster", "lambda", "optimized", "rrba", "pipeline", "shuffle")
 """mpc_rr.workflows.AUDIT_MECHANISMS, here without importing the library at start-up (a test
 checks the two agree)."""
 
@@ -73,6 +75,11 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     g.add_argument("--parties", type=int, default=5000, help="pipeline: canary parties of the one run")
     g.add_argument("--release", choices=("cluster", "lambda", "optimized"), default="cluster",
                    help="pipeline: release mechanism")  # fmt: skip
+    g.add_argument("--channel", choices=("shuffle", "leaky"), default="shuffle",
+                   help="shuffle: what the analyst sees (leaky: also the sender; planted failure)")  # fmt: skip
+    g.add_argument("--actual-epsilon", type=float, default=None,
+                   help="shuffle: the randomizer's real eps0 (planted failure: above --epsilon)")  # fmt: skip
+    g.add_argument("--delta", type=float, default=1e-6, help="shuffle: delta of the claim")
     p.set_defaults(func=_run)
 
 
@@ -100,6 +107,8 @@ def _run(args: argparse.Namespace) -> int:
 
     if args.mechanism == "pipeline":
         return _run_pipeline(args)
+    if args.mechanism == "shuffle":
+        return _run_shuffle(args)
     rep = audit_mechanism(
         args.mechanism, trials=args.trials, confidence=args.confidence, seed=args.seed,
         claimed=args.claimed_epsilon, black_box=args.black_box, one_run=args.one_run,
@@ -255,3 +264,25 @@ def _plot_pipeline(
     fig.savefig(png, dpi=110)
     plt.close(fig)
     return png
+
+
+def _run_shuffle(args: argparse.Namespace) -> int:
+    """``--mechanism shuffle``: the multiset of n binary-RR reports against the accountant's claim."""
+    from mpc_rr.adversary import audit_shuffle
+
+    a = audit_shuffle(
+        args.epsilon, args.parties, channel=args.channel, actual_epsilon0=args.actual_epsilon,
+        delta=args.delta, trials=args.trials, confidence=args.confidence, seed=args.seed,
+    )  # fmt: skip
+    if args.json:
+        print(json.dumps(a.to_json(), indent=2))
+        return 0
+    lvl = f"{100 * a.confidence:g}%"
+    print(f"audit of the shuffled output: {a.parties:,} parties, binary RR, channel {a.channel}")
+    print(f"  declared eps0 {a.epsilon0:g}, actual eps0 {a.actual_epsilon0:g}; {a.trials:,} trials")
+    print(f"  test: {a.test}  (TPR >= {a.tpr_low:.4f}, FPR <= {a.fpr_up:.4g})")
+    print(f"  epsilon lower bound ({lvl}): {_fmt(a.epsilon_lower)}")
+    print(f"  central epsilon claimed:    {_fmt(a.epsilon_claimed)} at delta {a.delta:g}  [{a.bound}]")
+    verdict = "REFUTED: the release leaks more than claimed" if a.violation else "not refuted"
+    print(f"  claim: {verdict}   ({a.seconds:.3f} s)")
+    return 0

@@ -174,7 +174,7 @@ def run(args: argparse.Namespace) -> int:
     from mpc_rr.core import UsageError
     from mpc_rr.data import load_records as load_data
     from mpc_rr.workflows import collect_rrba, marginal_errors, summarize
-    from scenarios.workloads.outputs import plot_convergence
+    from scenarios.workloads.outputs import plot_convergence, write_privacy_plot
 
     if args.marginals < 1:
         raise UsageError(f"--marginals must be >= 1, got {args.marginals}")
@@ -206,7 +206,8 @@ def run(args: argparse.Namespace) -> int:
     result, execution = col.run, col.execution
     seconds = time.perf_counter() - t0
     marg = marginal_errors(result, data, np.random.default_rng(eval_ss), max_tables=args.marginals)
-    doc = summarize(result, data, source, marg, None if execution is None else execution.costs)
+    doc = summarize(result, data, source, marg, None if execution is None else execution.costs,
+                    secure_tally=args.secure_tally, sum_protocol=args.sum)  # fmt: skip
     doc["seconds"] = {"collection": seconds, "marginals": sum(m["seconds"] for m in marg.values())}
     doc["warnings"] = _warnings(doc)
     for w in doc["warnings"]:
@@ -223,6 +224,9 @@ def run(args: argparse.Namespace) -> int:
     )
     plot_convergence(result, png, title, data.schema.names)
     doc["files"] = {"results": str(args.out / "results.json"), "plot": str(png)}
+    ppng = write_privacy_plot(doc, args.out, f"RRBA on {args.data}")
+    if ppng is not None:
+        doc["files"]["privacy_plot"] = str(ppng)
     if args.transcript is not None:
         doc["files"]["transcript"] = str(args.transcript)
     if args.json:
@@ -271,6 +275,8 @@ def _print(doc: dict[str, Any], args: argparse.Namespace) -> None:
         print(
             "  note: a table sent had a zero cell, so the true epsilon is infinite; use --t-floor"
         )
+    for line in doc["privacy"]["lines"]:
+        print("  " + line)
     print("\n  marginals vs truth (l2 on counts, Jensen-Shannon in bits; mean over tables)")
     for m, v in doc["marginals"].items():
         print(

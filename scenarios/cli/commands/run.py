@@ -196,6 +196,8 @@ def _summary(r: dict) -> None:
         f"epsilon per party: dependence {_fmt_eps(e['dependence'])}, release "
         f"{_fmt_eps(e['release'])}, total {_fmt_eps(e['total'])}"
     )
+    for line in r.get("privacy", {}).get("lines", []):
+        print(line)
     c = r["cost"]
     co, dp = c["coordinator"], c["data_parties"]["mean"]
     print(

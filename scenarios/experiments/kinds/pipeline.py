@@ -71,6 +71,7 @@ METRICS: tuple[str, ...] = (
     *(f"error_{m}_{s}" for m in METHOD_KEYS.values() for s in SIGMAS),
     "completed", "parties", "parties_released", "dropped", "clusters", "adjust_converged",
     "epsilon_dependence", "epsilon_release", "epsilon_total",
+    "central_epsilon_dependence", "central_epsilon_total", "central_delta",
     "messages", "bytes", "rounds", "wall_s", "exchange_s", "setup_s", "evaluation_s",
     *PHASES.values(), "peer_errors", "tcp_handshakes", "tcp_handshake_s",
 )  # fmt: skip
@@ -179,6 +180,9 @@ def run(ctx: RunContext) -> Outcome:
         "adjust_converged": None if doc["adjustment"] is None else doc["adjustment"]["converged"],
         "epsilon_dependence": eps["dependence"], "epsilon_release": eps["release"],
         "epsilon_total": eps["total"], "setup_s": t["setup_s"], "wall_s": t["protocol_s"],
+        "central_epsilon_dependence": doc["privacy"]["phases"][0]["central_epsilon"],
+        "central_epsilon_total": doc["privacy"]["total"]["central_epsilon"],
+        "central_delta": doc["privacy"]["total"]["delta"],
         "evaluation_s": t["evaluation_s"],
         **{PHASES[k]: v for k, v in t["phases_s"].items()},
     }  # fmt: skip

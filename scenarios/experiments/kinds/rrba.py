@@ -45,7 +45,7 @@ class RRBAParams(
 
 METRICS: tuple[str, ...] = (
     "l2_2", "js_2", "l2_3", "js_3", "l2_4", "js_4", "max_abs_error", "mean_max_abs_error",
-    "epsilon_true", "epsilon_paper", "epsilon_paper_view", "clients", "blocks", "answers",
+    "central_epsilon_total", "epsilon_true", "epsilon_paper", "epsilon_paper_view", "clients", "blocks", "answers",
     "subsets", "converged_subsets", "wall_s", "marginals_s",
 )  # fmt: skip
 
@@ -106,6 +106,7 @@ def run(ctx: RunContext) -> Outcome:
         "answers": doc["cost"]["answers"], "subsets": doc["subsets_total"],
         "converged_subsets": doc["converged_subsets"], "wall_s": wall,
         "marginals_s": sum(v["seconds"] for v in marg.values()),
+        "central_epsilon_total": doc["privacy"]["total"]["central_epsilon"],
     }  # fmt: skip
     return Outcome("ok", metrics, doc)
 

@@ -37,6 +37,12 @@ def test_json_keys_and_files(tmp_path: Path, capsys: pytest.CaptureFixture[str])
     assert doc["epsilon_paper"] == pytest.approx(0.6931, abs=1e-4)
     assert json.loads((tmp_path / "results.json").read_text())["blocks"] == 6
     assert (tmp_path / "convergence.png").stat().st_size > 10_000
+    # the ledger: answers sent directly, so central = local (no amplification), paper's per view
+    led = doc["privacy"]
+    assert led["total"]["channel"] == "direct" and led["total"]["delta"] == 0.0
+    assert led["total"]["central_epsilon"] == pytest.approx(doc["epsilon_true"], rel=1e-9)
+    assert led["total"]["paper_epsilon"] == pytest.approx(doc["epsilon_paper_view"])
+    assert (tmp_path / "privacy.png").stat().st_size > 10_000
 
 
 def test_text_output_from_a_csv(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:

@@ -1,0 +1,89 @@
+"""Privacy accounting: what a channel licenses (shuffle amplification, FMT21), composition, the ledger."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from mpc_rr.core import lazy_exports
+
+__all__ = [
+    "BOUNDS",
+    "CHANNELS",
+    "DISCRETIZATION",
+    "SHUFFLING",
+    "Amplification",
+    "Ledger",
+    "LedgerEntry",
+    "Mechanism",
+    "PhaseSpec",
+    "Release",
+    "amplification_curve",
+    "build_ledger",
+    "central_epsilon",
+    "clone_probability",
+    "closed_form_epsilon",
+    "compose",
+    "epsilon_for_delta",
+    "largest_epsilon0",
+    "mechanism_pld",
+    "numerical_epsilon",
+    "shuffle_delta",
+    "smallest_n",
+]
+
+_HOME = {
+    "Amplification": "mpc_rr.privacy._shuffle",
+    "BOUNDS": "mpc_rr.privacy._shuffle",
+    "CHANNELS": "mpc_rr.privacy._ledger",
+    "DISCRETIZATION": "mpc_rr.privacy._compose",
+    "Ledger": "mpc_rr.privacy._ledger",
+    "LedgerEntry": "mpc_rr.privacy._ledger",
+    "Mechanism": "mpc_rr.privacy._compose",
+    "PhaseSpec": "mpc_rr.privacy._ledger",
+    "Release": "mpc_rr.privacy._ledger",
+    "SHUFFLING": "mpc_rr.privacy._ledger",
+    "amplification_curve": "mpc_rr.privacy._shuffle",
+    "build_ledger": "mpc_rr.privacy._ledger",
+    "central_epsilon": "mpc_rr.privacy._shuffle",
+    "clone_probability": "mpc_rr.privacy._shuffle",
+    "closed_form_epsilon": "mpc_rr.privacy._shuffle",
+    "compose": "mpc_rr.privacy._compose",
+    "epsilon_for_delta": "mpc_rr.privacy._compose",
+    "largest_epsilon0": "mpc_rr.privacy._shuffle",
+    "mechanism_pld": "mpc_rr.privacy._compose",
+    "numerical_epsilon": "mpc_rr.privacy._shuffle",
+    "shuffle_delta": "mpc_rr.privacy._shuffle",
+    "smallest_n": "mpc_rr.privacy._shuffle",
+}
+
+__getattr__, __dir__ = lazy_exports(__name__, _HOME, globals())
+
+if TYPE_CHECKING:
+    from mpc_rr.privacy._compose import (
+        DISCRETIZATION,
+        Mechanism,
+        compose,
+        epsilon_for_delta,
+        mechanism_pld,
+    )
+    from mpc_rr.privacy._ledger import (
+        CHANNELS,
+        SHUFFLING,
+        Ledger,
+        LedgerEntry,
+        PhaseSpec,
+        Release,
+        build_ledger,
+    )
+    from mpc_rr.privacy._shuffle import (
+        BOUNDS,
+        Amplification,
+        amplification_curve,
+        central_epsilon,
+        clone_probability,
+        closed_form_epsilon,
+        largest_epsilon0,
+        numerical_epsilon,
+        shuffle_delta,
+        smallest_n,
+    )

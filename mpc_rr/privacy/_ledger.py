@@ -1,0 +1,193 @@
+"""The privacy ledger of a run: per phase and in total, local epsilon, channel, central (eps, delta).
+
+Three figures, side by side (docs/privacy.md):
+
+* **local** epsilon: what one party's reports reveal to whoever sees them
+  linked to the party -- the true figure (max column ratio of the matrix
+  actually used) and the paper's where it differs;
+* the **channel** the reports travel on, and the **central** (epsilon, delta)
+  that channel licenses about one party's record from everything the
+  analyst sees: ``direct`` -> no amplification (central = local, delta 0);
+  ``anonymous`` / ``secure-sum`` / ``prio3`` -> the analyst sees only the
+  multiset (histogram) of each release, so FMT's shuffle amplification applies
+  per release, composed over the releases with the PLD accountant; a phase
+  that publishes exact counts -> "none", with the reason;
+* the **empirical** lower bound, where an audit ran.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+
+from mpc_rr.core import UsageError
+from mpc_rr.privacy._compose import Mechanism, compose, epsilon_for_delta
+from mpc_rr.privacy._shuffle import numerical_epsilon
+
+__all__ = ["CHANNELS", "SHUFFLING", "Ledger", "LedgerEntry", "PhaseSpec", "Release", "build_ledger"]
+
+CHANNELS = ("direct", "anonymous", "secure-sum", "prio3")
+SHUFFLING = frozenset({"anonymous", "secure-sum", "prio3"})
+DIRECT_BOUND = "none: direct channel, reports linked to their sender (local DP, sequential composition)"
+PLD_BOUND = "FMT21 Thm 3.2 per release, composed with the PLD accountant (dp-accounting)"
+
+
+@dataclass(frozen=True)
+class Release:
+    """One report per party: an eps0-LDP randomizer (k-RR over k values when ``k`` is given)."""
+
+    epsilon0: float
+    k: int | None = None
+
+
+@dataclass(frozen=True)
+class PhaseSpec:
+    """What one phase of a run releases about each party's record.
+
+    ``parties``: how many reports each shuffled release hides among;
+    ``not_dp``: the reason the phase is not differentially private (e.g. exact
+    counts), which makes its central figure "none".
+    """
+
+    name: str
+    channel: str
+    parties: int
+    releases: tuple[Release, ...]
+    paper_epsilon: float | None = None
+    not_dp: str | None = None
+    audit_lower: float | None = None
+    note: str | None = None
+
+    def __post_init__(self) -> None:
+        if self.channel not in CHANNELS:
+            raise UsageError(f"channel must be one of {CHANNELS}, got {self.channel!r}")
+        if self.parties < 1:
+            raise UsageError(f"phase {self.name!r}: parties must be >= 1, got {self.parties}")
+
+    @property
+    def local_epsilon(self) -> float:
+        return math.fsum(r.epsilon0 for r in self.releases) if self.not_dp is None else math.inf
+
+    def mechanisms(self) -> list[Mechanism]:
+        shuffled = self.channel in SHUFFLING
+        return [Mechanism(r.epsilon0, self.parties, shuffled, r.k) for r in self.releases]
+
+
+def _num(x: float | None) -> float | None:
+    return None if x is None or math.isinf(x) else float(x)
+
+
+@dataclass(frozen=True)
+class LedgerEntry:
+    """One row: a phase (or the total) with its three figures."""
+
+    phase: str
+    channel: str
+    parties: int
+    releases: int
+    local_epsilon: float
+    paper_epsilon: float | None
+    central_epsilon: float | None  # None: no central guarantee (see ``reason``)
+    delta: float | None
+    bound: str
+    reason: str | None = None
+    audit_lower: float | None = None
+    note: str | None = None
+
+    def to_json(self) -> dict[str, object]:
+        return {
+            "phase": self.phase, "channel": self.channel, "parties": self.parties,
+            "releases": self.releases, "local_epsilon": _num(self.local_epsilon),
+            "paper_epsilon": _num(self.paper_epsilon),
+            "central_epsilon": _num(self.central_epsilon), "delta": self.delta,
+            "bound": self.bound, "reason": self.reason, "audit_lower": self.audit_lower,
+            "note": self.note,
+        }  # fmt: skip
+
+    def line(self) -> str:
+        """One printed line of the ledger."""
+        loc = f"local eps {self.local_epsilon:.4g}"
+        if self.paper_epsilon is not None and not math.isclose(
+            self.paper_epsilon, self.local_epsilon, rel_tol=1e-9
+        ):
+            loc += f" (paper {self.paper_epsilon:.4g})"
+        if self.central_epsilon is None:
+            cen = f"central none ({self.reason})"
+        else:
+            cen = f"central ({self.central_epsilon:.4g}, {self.delta:.2g})"
+        aud = "" if self.audit_lower is None else f"; audit >= {self.audit_lower:.4g}"
+        return f"{self.phase:<22} {self.channel:<10} {loc}; {cen}{aud}"
+
+
+@dataclass(frozen=True)
+class Ledger:
+    """Every phase's entry and the total over the phases (sequential composition)."""
+
+    entries: tuple[LedgerEntry, ...]
+    total: LedgerEntry
+    delta: float
+    extra: dict[str, object] = field(default_factory=dict)
+
+    def to_json(self) -> dict[str, object]:
+        return {
+            "delta": self.delta,
+            "phases": [e.to_json() for e in self.entries],
+            "total": self.total.to_json(),
+            **self.extra,
+        }
+
+    def lines(self) -> list[str]:
+        return ["privacy ledger (per party's record; docs/privacy.md):"] + [
+            "  " + e.line() for e in (*self.entries, self.total)
+        ]
+
+
+def _central(spec: PhaseSpec, delta: float) -> tuple[float | None, float | None, str, str | None]:
+    if spec.not_dp is not None:
+        return None, None, "none", spec.not_dp
+    if not spec.releases:
+        return 0.0, 0.0, "nothing released", None
+    if math.isinf(spec.local_epsilon):
+        return None, None, "none", "a report's local epsilon is infinite"
+    if spec.channel not in SHUFFLING:
+        return spec.local_epsilon, 0.0, DIRECT_BOUND, None
+    if len(spec.releases) == 1:
+        r = spec.releases[0]
+        amp = numerical_epsilon(r.epsilon0, spec.parties, delta, k=r.k)
+        return amp.central_epsilon, delta, amp.bound, None
+    eps = epsilon_for_delta(compose(spec.mechanisms()), delta)
+    return min(eps, spec.local_epsilon), delta, PLD_BOUND, None
+
+
+def build_ledger(phases: Sequence[PhaseSpec], delta: float = 1e-6) -> Ledger:
+    """Every phase's central figure at ``delta`` and their composition (also at ``delta``)."""
+    if not 0 < delta < 1:
+        raise UsageError(f"delta must be in (0, 1), got {delta}")
+    if not phases:
+        raise UsageError("a ledger needs at least one phase")
+    entries = []
+    for s in phases:
+        eps, dlt, bound, reason = _central(s, delta)
+        entries.append(LedgerEntry(s.name, s.channel, s.parties, len(s.releases), s.local_epsilon,
+                                   s.paper_epsilon, eps, dlt, bound, reason, s.audit_lower, s.note))  # fmt: skip
+    local = math.fsum(e.local_epsilon for e in entries)
+    papers = [e.paper_epsilon if e.paper_epsilon is not None else e.local_epsilon for e in entries]
+    paper = math.fsum(papers) if any(e.paper_epsilon is not None for e in entries) else None
+    channels = "+".join(dict.fromkeys(e.channel for e in entries))
+    parties = min(e.parties for e in entries)
+    n_rel = sum(e.releases for e in entries)
+    missing = [e for e in entries if e.central_epsilon is None]
+    if missing:
+        why = f"phase {missing[0].phase!r} has none: {missing[0].reason}"
+        total = LedgerEntry("total", channels, parties, n_rel, local, paper, None, None, "none", why)
+    elif all(s.channel not in SHUFFLING or s.not_dp for s in phases) or len(phases) == 1:
+        eps = math.fsum(e.central_epsilon or 0.0 for e in entries)
+        dlt = math.fsum(e.delta or 0.0 for e in entries)
+        bound = entries[0].bound if len(entries) == 1 else "sequential composition of the phases"
+        total = LedgerEntry("total", channels, parties, n_rel, local, paper, eps, dlt, bound)
+    else:
+        mechs = [m for s in phases for m in s.mechanisms()]
+        eps = min(epsilon_for_delta(compose(mechs), delta), local)
+        total = LedgerEntry("total", channels, parties, n_rel, local, paper, eps, delta, PLD_BOUND)
+    return Ledger(tuple(entries), total, delta)

@@ -1,0 +1,103 @@
+"""``mpc-rr privacy``: plan a release -- local epsilon, channel, central (epsilon, delta) -- before running it.
+
+Examples::
+
+    mpc-rr privacy --epsilon0 4 --parties 100000 --delta 1e-6 --channel anonymous
+    mpc-rr privacy --mechanism krr --k 4 --p 0.7 --parties 32561 --channel secure-sum --json
+    mpc-rr privacy --epsilon0 4 --parties 100000 --channel secure-sum --target-epsilon 0.5
+    mpc-rr privacy --mechanism krr --k 4 --p 0.7 --parties 32561 --releases 91   # 4.3 pairs
+    mpc-rr privacy --epsilon0 4 --parties 100000 --channel direct     # no amplification
+
+The accountant is :mod:`mpc_rr.privacy` (Feldman, McMillan & Talwar 2021;
+docs/privacy.md); this command parses, prints and plots.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import math
+from pathlib import Path
+
+from parties.cli_args import int_at_least, open_open, positive_float, probability
+from scenarios.cli.options import HelpFormatter, add_json
+
+CHANNELS = ("direct", "anonymous", "secure-sum", "prio3")
+"""mpc_rr.privacy.CHANNELS, without importing the library at start-up (a test checks they agree)."""
+
+
+def register(subparsers: argparse._SubParsersAction) -> None:
+    p = subparsers.add_parser(
+        "privacy",
+        help="plan a release: local epsilon, the channel, the central (epsilon, delta) it licenses",
+        description=(
+            "Given a local randomizer (eps0, or keep-or-uniform's p over k values), the number of "
+            "parties, delta and the channel, print the central (epsilon, delta) the channel "
+            "licenses (FMT21 shuffle amplification; a direct channel amplifies nothing), and with "
+            "--target-epsilon the smallest n and the largest eps0 / p that meet the target."
+        ),
+        formatter_class=HelpFormatter,
+    )
+    p.add_argument("--epsilon0", type=positive_float, default=None, help="local epsilon of one report")
+    p.add_argument("--mechanism", choices=("generic", "krr"), default="generic",
+                   help="generic eps0-LDP, or k-RR / keep-or-uniform (tighter, needs --k)")  # fmt: skip
+    p.add_argument("--k", type=int_at_least(2), default=None, help="krr: domain size")
+    p.add_argument("--p", type=probability, default=None, help="krr: keep probability (instead of --epsilon0)")
+    p.add_argument("--parties", type=int_at_least(1), required=True, help="n: reports shuffled together")
+    p.add_argument("--delta", type=open_open, default=1e-6, help="delta of the central guarantee")
+    p.add_argument("--channel", choices=CHANNELS, default="secure-sum", help="how reports travel")
+    p.add_argument("--bound", choices=("numerical", "closed-form"), default="numerical",
+                   help="FMT21 Thm 3.2 numerical or Thm 3.1 closed form")  # fmt: skip
+    p.add_argument("--releases", type=int_at_least(1), default=1,
+                   help="identical releases per party, composed with the PLD accountant")  # fmt: skip
+    p.add_argument("--target-epsilon", type=positive_float, default=None,
+                   help="inverse: smallest n and largest eps0 / p meeting this central epsilon")  # fmt: skip
+    p.add_argument("--plot", type=Path, default=None, help="write the central-vs-n curve PNG here")
+    add_json(p)
+    p.set_defaults(func=_run)
+
+
+def _run(args: argparse.Namespace) -> int:
+    from mpc_rr.core import UsageError
+    from mpc_rr.workflows import central_curve, plan_privacy
+
+    if args.mechanism == "krr" and args.k is None:
+        raise UsageError("--mechanism krr needs --k")
+    if args.mechanism == "generic" and args.p is not None:
+        raise UsageError("--p is keep-or-uniform's: use --mechanism krr --k K")
+    k = args.k if args.mechanism == "krr" else None
+    doc = plan_privacy(
+        epsilon0=args.epsilon0, p=args.p, k=k, parties=args.parties, delta=args.delta,
+        channel=args.channel, bound=args.bound, releases=args.releases, target=args.target_epsilon,
+    )  # fmt: skip
+    if args.plot is not None:
+        from scenarios.workloads.privacy_plot import plot_central_curve
+
+        curve = central_curve(doc["epsilon0"], args.delta, args.channel, k=k, releases=args.releases)
+        doc["plot"] = str(plot_central_curve(
+            curve, args.plot, epsilon0=doc["local_epsilon"], channel=args.channel,
+            mark=(args.parties, doc["central_epsilon"]),
+            title=f"{doc['mechanism']}, eps0 = {doc['epsilon0']:.3g} x {args.releases}, delta = {args.delta:g}",
+        ))  # fmt: skip
+    if args.json:
+        print(json.dumps(doc, indent=2))
+        return 0
+    print(f"privacy plan: {doc['mechanism']}, {args.parties:,} parties, channel {args.channel}")
+    p_txt = "" if doc["p"] is None else f" (keep probability p = {doc['p']:.4g})"
+    print(f"  local epsilon:   {doc['local_epsilon']:.4g}{p_txt}, {args.releases} release(s)")
+    if doc["amplified"]:
+        print(f"  central:         ({doc['central_epsilon']:.4g}, {doc['delta']:.2g})  [{doc['bound']}]")
+    else:
+        print(f"  central:         {doc['central_epsilon']:.4g} = local  [{doc['bound']}]")
+    print(f"  computed in {1000 * doc['seconds']:.1f} ms")
+    solve = doc.get("solve")
+    if solve:
+        print(f"  target central epsilon {args.target_epsilon:g}:")
+        for key in ("smallest_parties", "largest_epsilon0", "largest_p", "note"):
+            v = solve.get(key)
+            if v is not None:
+                shown = f"{v:.4g}" if isinstance(v, float) and math.isfinite(v) else v
+                print(f"    {key.replace('_', ' ')}: {shown}")
+    if "plot" in doc:
+        print(f"  plot: {doc['plot']}")
+    return 0

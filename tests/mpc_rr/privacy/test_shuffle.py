@@ -1,0 +1,137 @@
+"""FMT21 amplification by shuffling: known values, exactness of the fast path, monotonicity, solvers."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from scipy import stats
+
+from mpc_rr.core import UsageError
+from mpc_rr.privacy import (
+    central_epsilon,
+    clone_probability,
+    closed_form_epsilon,
+    largest_epsilon0,
+    numerical_epsilon,
+    shuffle_delta,
+    smallest_n,
+)
+
+
+def test_fmt_published_point_numerical_and_closed_form() -> None:
+    # FMT21's quoted figures for eps0 = 4, n = 10^5, delta = 10^-6 (issue 22, docs/privacy.md)
+    num = central_epsilon(4.0, 10**5, 1e-6)
+    assert 0.1675 <= num.central_epsilon <= 0.1728
+    assert "Thm 3.2" in num.bound
+    cf = central_epsilon(4.0, 10**5, 1e-6, bound="closed-form")
+    assert cf.central_epsilon == pytest.approx(0.538, abs=1e-3)
+    assert cf.valid and "Thm 3.1" in cf.bound
+
+
+def test_closed_form_is_within_a_tenth_of_the_simplified_statement_and_never_below_it() -> None:
+    for eps0, n, delta in [(1.0, 10**4, 1e-6), (2.0, 10**6, 1e-8), (4.0, 10**5, 1e-6)]:
+        e, log4d = math.exp(eps0), math.log(4 / delta)
+        printed = math.log1p((e - 1) / (e + 1) * (8 * math.sqrt(e * log4d / n) + 8 * e / n))
+        ours = closed_form_epsilon(eps0, n, delta).central_epsilon
+        assert ours >= printed - 1e-12
+        assert ours == pytest.approx(printed, rel=0.1)
+        # and the closed form is never tighter than the numerical bound
+        assert numerical_epsilon(eps0, n, delta).central_epsilon <= ours
+
+
+def test_closed_form_outside_its_range_claims_nothing() -> None:
+    out = closed_form_epsilon(8.0, 1000, 1e-6)
+    assert not out.valid and out.central_epsilon == 8.0
+
+
+def test_one_party_is_not_amplified() -> None:
+    assert numerical_epsilon(2.0, 1, 1e-6).central_epsilon == pytest.approx(2.0, abs=1e-5)
+
+
+def _brute_delta(eps: float, n: int, eps0: float, q: float) -> float:
+    """D_{e^eps}(P||Q) of FMT's pair by enumerating every (c, k)."""
+    a = math.exp(eps0) / (math.exp(eps0) + 1)
+    total = 0.0
+    for c in range(n):
+        b = stats.binom.pmf(np.arange(c + 1), c, 0.5)
+        pk = a * np.concatenate([[0], b]) + (1 - a) * np.concatenate([b, [0]])
+        qk = (1 - a) * np.concatenate([[0], b]) + a * np.concatenate([b, [0]])
+        total += stats.binom.pmf(c, n - 1, q) * np.maximum(pk - math.exp(eps) * qk, 0).sum()
+    return float(total)
+
+
+@pytest.mark.parametrize(("n", "eps0", "eps"), [(30, 2.0, 0.5), (200, 1.0, 0.2), (300, 3.0, 1.0)])
+def test_tail_formula_matches_enumeration(n: int, eps0: float, eps: float) -> None:
+    q = clone_probability(eps0)
+    assert shuffle_delta(eps, n, eps0) == pytest.approx(_brute_delta(eps, n, eps0, q), abs=1e-11)
+
+
+def test_binned_c_is_an_upper_bound_close_to_exact() -> None:
+    cases = [(4.0, 10**6), (1.0, 10**5)]
+    fast = [numerical_epsilon(e0, n, 1e-6).central_epsilon for e0, n in cases]
+    exact = [numerical_epsilon(e0, n, 1e-6, points=10**7).central_epsilon for e0, n in cases]
+    for f, x in zip(fast, exact, strict=True):
+        assert x - 1e-6 <= f <= x + 2e-4
+
+
+def test_bound_holds_for_real_shuffled_binary_rr() -> None:
+    # the exact histogram of binary RR: party 1 holds 0 or 1, everybody else 1 (n = 400)
+    n, eps0 = 400, 2.0
+    e = math.exp(eps0)
+    p1 = e / (e + 1)  # P(report = true value)
+    rest = stats.binom.pmf(np.arange(n), n - 1, 1 - p1)  # zeros among the others
+    w0 = p1 * np.concatenate([[0], rest]) + (1 - p1) * np.concatenate([rest, [0]])
+    w1 = (1 - p1) * np.concatenate([[0], rest]) + p1 * np.concatenate([rest, [0]])
+    amp = numerical_epsilon(eps0, n, 1e-6, k=2)
+    ee = math.exp(amp.central_epsilon)
+    assert np.maximum(w0 - ee * w1, 0).sum() <= 1e-6 + 1e-12
+    assert np.maximum(w1 - ee * w0, 0).sum() <= 1e-6 + 1e-12
+
+
+def test_krr_bound_is_at_least_as_tight_and_uses_the_larger_clone_probability() -> None:
+    assert clone_probability(4.0, 2) == pytest.approx(2 / (math.exp(4) + 1))
+    assert clone_probability(1.0, 50) == pytest.approx(math.exp(-1))  # generic is larger there
+    g = numerical_epsilon(4.0, 10**5, 1e-6).central_epsilon
+    k = numerical_epsilon(4.0, 10**5, 1e-6, k=2)
+    assert k.central_epsilon < g and "k-RR" in k.bound
+
+
+@settings(max_examples=15, deadline=None)
+@given(
+    st.floats(0.2, 6.0), st.integers(50, 10**6), st.integers(2, 10**6 // 2),
+)
+def test_monotone_in_n(eps0: float, n: int, more: int) -> None:
+    a = numerical_epsilon(eps0, n, 1e-6).central_epsilon
+    b = numerical_epsilon(eps0, n + more, 1e-6).central_epsilon
+    assert b <= a + 1e-5
+
+
+@settings(max_examples=15, deadline=None)
+@given(st.floats(0.2, 6.0), st.floats(0.01, 2.0), st.integers(100, 10**6))
+def test_monotone_in_epsilon0(eps0: float, step: float, n: int) -> None:
+    a = numerical_epsilon(eps0, n, 1e-6).central_epsilon
+    b = numerical_epsilon(eps0 + step, n, 1e-6).central_epsilon
+    assert a <= b + 1e-5
+    assert a <= eps0 + 1e-9
+
+
+def test_inverse_solvers() -> None:
+    n = smallest_n(4.0, 0.5, 1e-6)
+    assert n is not None
+    assert numerical_epsilon(4.0, n, 1e-6).central_epsilon <= 0.5
+    assert numerical_epsilon(4.0, n - 1, 1e-6).central_epsilon > 0.5
+    e0 = largest_epsilon0(10**5, 0.5, 1e-6)
+    assert numerical_epsilon(e0, 10**5, 1e-6).central_epsilon == pytest.approx(0.5, abs=1e-4)
+
+
+def test_bad_input_is_refused_by_name() -> None:
+    with pytest.raises(UsageError, match="epsilon0"):
+        numerical_epsilon(-1.0, 10, 1e-6)
+    with pytest.raises(UsageError, match="delta"):
+        numerical_epsilon(1.0, 10, 0.0)
+    with pytest.raises(UsageError, match="bound"):
+        central_epsilon(1.0, 10, 1e-6, bound="magic")

@@ -1,0 +1,68 @@
+"""The pipeline's and RRBA's ledgers: which channel each phase uses and what it licenses."""
+
+from __future__ import annotations
+
+import math
+
+import pytest
+
+from mpc_rr.data import Attribute, Schema
+from mpc_rr.pipeline import PipelineConfig
+from mpc_rr.privacy import numerical_epsilon
+from mpc_rr.workflows import pipeline_ledger, rrba_ledger, sum_channel
+
+SCHEMA = Schema((Attribute("a", ("x", "y")), Attribute("b", ("x", "y", "z")), Attribute("c", ("x", "y"))))
+
+
+def _cfg(dependence: str, sum_protocol: str = "secagg") -> PipelineConfig:
+    return PipelineConfig(schema=SCHEMA, n=5000, p=0.5, dependence=dependence,
+                          coordinator_key=b"k" * 32, sum_protocol=sum_protocol)  # fmt: skip
+
+
+CLUSTERS = ((0, 1), (2,))
+
+
+def test_rr_dependence_is_direct_and_amplifies_nothing() -> None:
+    led, _ = pipeline_ledger(_cfg("rr"), CLUSTERS, parties_dependence=5000, parties_release=5000)
+    dep, rel = led.entries
+    assert dep.channel == "direct" and dep.central_epsilon == pytest.approx(dep.local_epsilon)
+    assert led.total.central_epsilon == pytest.approx(dep.local_epsilon + rel.local_epsilon)
+
+
+def test_exact_counts_give_no_central_figure() -> None:
+    led, _ = pipeline_ledger(_cfg("secure-sum"), CLUSTERS, parties_dependence=5000, parties_release=5000)
+    assert led.entries[0].central_epsilon is None and "exact" in (led.entries[0].reason or "")
+    assert led.total.central_epsilon is None
+
+
+def test_pairwise_rr_through_a_secure_sum_is_amplified_and_composed() -> None:
+    cfg = _cfg("pairwise-rr")
+    led, _ = pipeline_ledger(cfg, CLUSTERS, parties_dependence=5000, parties_release=5000)
+    dep = led.entries[0]
+    assert dep.channel == "secure-sum" and dep.releases == 3
+    pairs = cfg.pair_mechanisms()
+    # composition costs more than the weakest pair alone, less than the local sum
+    worst = max(numerical_epsilon(m.epsilon, 5000, 1e-6, k=k).central_epsilon
+                for m, k in zip(pairs, (6, 4, 6), strict=True))  # fmt: skip
+    assert dep.central_epsilon is not None and worst < dep.central_epsilon < dep.local_epsilon
+    assert dep.paper_epsilon == pytest.approx(max(m.epsilon for m in pairs))
+
+
+def test_plainsum_is_a_direct_channel() -> None:
+    assert sum_channel("plainsum") == "direct" and sum_channel("secagg") == "secure-sum"
+    led, _ = pipeline_ledger(_cfg("pairwise-rr", "plainsum"), CLUSTERS, parties_dependence=5000,
+                             parties_release=5000)  # fmt: skip
+    assert led.entries[0].channel == "direct"
+    assert led.entries[0].central_epsilon == pytest.approx(led.entries[0].local_epsilon)
+
+
+def test_rrba_secure_tally_amplifies_over_the_block_and_infinite_is_none() -> None:
+    direct, _ = rrba_ledger(epsilon_tables=[1.0, 2.0], paper_epsilon=0.5, view_len=2, block=1000,
+                            views=2, secure_tally=False)  # fmt: skip
+    assert direct.total.central_epsilon == pytest.approx(3.0)
+    tally, _ = rrba_ledger(epsilon_tables=[1.0, 2.0], paper_epsilon=0.5, view_len=2, block=100_000,
+                           views=2, secure_tally=True)  # fmt: skip
+    assert tally.total.central_epsilon is not None and tally.total.central_epsilon < 0.5
+    inf, _ = rrba_ledger(epsilon_tables=[math.inf], paper_epsilon=0.5, view_len=1, block=10,
+                         views=1, secure_tally=True)  # fmt: skip
+    assert inf.total.central_epsilon is None and "infinite" in (inf.total.reason or "")

@@ -1,0 +1,90 @@
+"""`mpc-rr privacy` (planning, inverse solver), `mpc-rr audit --mechanism shuffle`, and the ledger of
+`mpc-rr run` for each dependence source."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from mpc_rr.privacy import CHANNELS
+from scenarios.cli import main
+from scenarios.cli.commands.privacy import CHANNELS as CLI_CHANNELS
+
+
+def _json(capsys: pytest.CaptureFixture[str], *argv: str) -> dict:
+    assert main([*argv, "--json"]) == 0
+    return json.loads(capsys.readouterr().out)
+
+
+def test_channels_agree_with_the_library() -> None:
+    assert CLI_CHANNELS == CHANNELS
+
+
+def test_plan_json_has_the_figures_and_the_theorem(capsys: pytest.CaptureFixture[str]) -> None:
+    doc = _json(capsys, "privacy", "--epsilon0", "4", "--parties", "100000", "--delta", "1e-6",
+                "--channel", "anonymous")  # fmt: skip
+    assert 0.1675 <= doc["central_epsilon"] <= 0.1728 and doc["delta"] == 1e-6
+    assert "FMT21" in doc["bound"] and doc["seconds"] < 5
+
+
+def test_direct_channel_amplifies_nothing(capsys: pytest.CaptureFixture[str]) -> None:
+    doc = _json(capsys, "privacy", "--epsilon0", "4", "--parties", "100000", "--channel", "direct")
+    assert doc["central_epsilon"] == 4.0 and doc["delta"] == 0.0 and not doc["amplified"]
+
+
+def test_inverse_solver_for_keep_or_uniform(capsys: pytest.CaptureFixture[str]) -> None:
+    doc = _json(capsys, "privacy", "--mechanism", "krr", "--k", "4", "--p", "0.7", "--parties",
+                "20000", "--target-epsilon", "0.05")  # fmt: skip
+    solve = doc["solve"]
+    assert 0 < solve["largest_p"] < 0.7  # p = 0.7 misses the target at n = 20000 ...
+    assert solve["smallest_parties"] > 20000  # ... and more parties would meet it
+    check = _json(capsys, "privacy", "--mechanism", "krr", "--k", "4", "--p",
+                  str(solve["largest_p"]), "--parties", "20000")  # fmt: skip
+    assert check["central_epsilon"] == pytest.approx(0.05, abs=1e-3)
+
+
+@pytest.mark.parametrize(
+    "argv",
+    [
+        ["--parties", "10"],  # no epsilon0 and no p
+        ["--epsilon0", "1", "--p", "0.5", "--mechanism", "krr", "--k", "2", "--parties", "10"],
+        ["--p", "0.5", "--parties", "10"],  # p without krr
+        ["--epsilon0", "-1", "--parties", "10"],
+        ["--epsilon0", "1", "--parties", "10", "--channel", "pigeon"],
+        ["--epsilon0", "1", "--parties", "10", "--delta", "0"],
+    ],
+)
+def test_bad_input_is_a_usage_error(argv: list[str]) -> None:
+    with pytest.raises(SystemExit) as exc:
+        code = main(["privacy", *argv])
+        raise SystemExit(code)
+    assert exc.value.code == 2
+
+
+def test_audit_shuffle_command_catches_the_leaky_channel(capsys: pytest.CaptureFixture[str]) -> None:
+    ok = _json(capsys, "audit", "--mechanism", "shuffle", "--epsilon", "4", "--parties", "1000",
+               "--trials", "50000")  # fmt: skip
+    assert not ok["violation"] and ok["epsilon_lower"] <= ok["epsilon_claimed"]
+    bad = _json(capsys, "audit", "--mechanism", "shuffle", "--epsilon", "4", "--parties", "10000",
+                "--trials", "50000", "--channel", "leaky")  # fmt: skip
+    assert bad["violation"]
+
+
+def test_run_stores_and_prints_the_ledger(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    csv = tmp_path / "people.csv"
+    rows = [("young", "F", "north"), ("old", "M", "south"), ("adult", "F", "east")]
+    csv.write_text("age,sex,region\n" + "".join(f"{','.join(rows[i % 3])}\n" for i in range(40)))
+    out = tmp_path / "out"
+    argv = ["run", str(csv), "--infer-schema", "--transport", "harness", "--queries", "5",
+            "--dependence", "pairwise-rr", "--sum", "full-mesh-board", "--out", str(out)]  # fmt: skip
+    assert main(argv) == 0
+    assert "privacy ledger" in capsys.readouterr().out
+    led = json.loads((out / "results.json").read_text())["privacy"]
+    dep, rel = led["phases"]
+    assert dep["channel"] == "secure-sum" and dep["releases"] == 3 and rel["channel"] == "direct"
+    assert rel["central_epsilon"] == pytest.approx(rel["local_epsilon"])  # direct: no amplification
+    assert dep["central_epsilon"] <= dep["local_epsilon"] and dep["paper_epsilon"] < dep["local_epsilon"]
+    assert led["total"]["central_epsilon"] <= led["total"]["local_epsilon"] + 1e-9
+    assert (out / "privacy.png").stat().st_size > 10_000
