@@ -20,7 +20,6 @@ from __future__ import annotations
 import argparse
 import json
 import math
-import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -121,8 +120,9 @@ MAX_SECONDS = 6 * 3600
 """An audit estimated to take longer is refused (the bound grows only with log(trials))."""
 
 
-def check_size(args: argparse.Namespace) -> None:
-    """Refuse an audit this machine cannot finish, with the estimate and what to change."""
+def check_size(args: argparse.Namespace) -> str:
+    """Refuse an audit this machine cannot finish, with the estimate and what to change; else
+    the progress line announcing it."""
     from mpc_rr.core import UsageError
     from scenarios.cli.options import available_memory, human_bytes, human_seconds
 
@@ -130,7 +130,7 @@ def check_size(args: argparse.Namespace) -> None:
     runs = args.parties if pipeline else args.trials
     flag = "--parties" if pipeline else "--trials"
     per_run = SECONDS_PER_PARTY if pipeline else SECONDS_PER_TRIAL
-    secs = runs * per_run
+    secs = runs * per_run + 3.0  # + start-up (libraries, the mechanism, the tests)
     if secs > MAX_SECONDS:
         fit = int(MAX_SECONDS / (secs / runs))
         raise UsageError(
@@ -147,21 +147,25 @@ def check_size(args: argparse.Namespace) -> None:
             f"({human_bytes(have)} available): use fewer {flag[2:]}"
             + ("" if pipeline else ", or pass --no-plot (the audit itself is chunked)")
         )
-    if secs > 60 and not args.json:
-        print(f"audit: {runs:,} runs, about {human_seconds(secs)}", file=sys.stderr)
+    return f"auditing {args.mechanism}: {runs:,} runs{' and the curve' if not args.no_plot else ''}, about {human_seconds(secs)}"
 
 
 def _run(args: argparse.Namespace) -> int:
     from mpc_rr.workflows import audit_mechanism
+    from scenarios.cli.progress import Phases
 
-    check_size(args)
+    phases = Phases()
+    phases.start(check_size(args))
     if args.mechanism == "pipeline":
-        return _run_pipeline(args)
+        status = _run_pipeline(args)
+        phases.close()
+        return status
     rep = audit_mechanism(
         args.mechanism, trials=args.trials, confidence=args.confidence, seed=args.seed,
         claimed=args.claimed_epsilon, black_box=args.black_box, one_run=args.one_run,
         curve=not args.no_plot, params=_params(args),  # type: ignore[arg-type]
     )  # fmt: skip
+    phases.close()
     out = dict(rep.document)
     res, claimed, source, curve, naive = rep.result, rep.claimed, rep.claim_source, list(rep.curve), rep.naive
     png = None

@@ -36,13 +36,23 @@ def test_phases_close_each_bar_when_complete_and_time_the_gaps() -> None:
     assert set(ph.timings) == {"loading", "between"}
 
 
-def test_phases_are_silent_when_stderr_is_not_a_terminal() -> None:
-    f = io.StringIO()
-    ph = Phases(f)
-    ph.start("x")
-    ph.count("A", 1, 1, desc="a", unit="u")
+def test_phases_print_lines_with_totals_and_eta_when_stderr_is_not_a_terminal() -> None:
+    f = io.StringIO()  # not a terminal: a CI or nohup log gets lines, not silence
+    ph = Phases(f, interval=0.0)
+    ph.start("loading x")
+    ph.count("A", 0, 4, desc="phase A", unit="party")
+    ph.count("A", 2, 4, desc="phase A", unit="party")
+    ph.count("A", 4, 4, desc="phase A", unit="party")
     ph.close()
-    assert f.getvalue() == "" and "x" in ph.timings
+    lines = f.getvalue().splitlines()
+    assert lines[0] == "loading x ..." and re.match(r"loading x: done in \d+\.\d s", lines[1])
+    assert lines[2] == "phase A: started (0/4 party (0%))"
+    assert re.match(r"phase A: 2/4 party \(50%\), [\d,]+ party/s, ETA \d+ s$", lines[3])
+    assert re.match(r"phase A: 4/4 party \(100%\), [\d,]+ party/s, done in \d+\.\d s$", lines[4])
+    assert "loading x" in ph.timings
+    silent = io.StringIO()
+    Phases(silent, enabled=False).start("y")
+    assert silent.getvalue() == ""
 
 
 def test_run_warns_on_stderr_also_with_json(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
