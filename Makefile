@@ -5,7 +5,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: demo test lint bench clean
+.PHONY: demo test lint bench bench-full clean
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -22,8 +22,11 @@ test: $(STAMP)
 	$(BIN)/lint-imports
 	$(BIN)/python -m pytest
 
-bench: $(STAMP)
+bench: $(STAMP)  # quick sizes: minutes
 	$(BIN)/python -m benchmarks
+
+bench-full: $(STAMP)  # every module at its own (long) defaults: hours on 2 cores
+	$(BIN)/python -m benchmarks --full
 
 clean:
 	rm -rf $(VENV) results

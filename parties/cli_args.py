@@ -276,6 +276,14 @@ def _leaves(exc: BaseException) -> list[BaseException]:
     return [exc]
 
 
+def _no_python_name(message: str) -> str:
+    """A library error without its leading Python function name (``"load_adult: ..."``): on
+    the command line it names nothing the user typed."""
+    import re
+
+    return re.sub(r"^(?:[a-z][a-z0-9]*_[a-z0-9_]*|[A-Z][A-Za-z]+\.[a-z_]+): ", "", message)
+
+
 def _refusal(command: str, kind: str, message: str, status: int, as_json: bool) -> int:
     """Print ``mpc-rr CMD: <kind>: message`` on standard error (and, under ``--json``, one JSON
     object ``{"error", "kind", "exit"}`` on standard output); return ``status``."""
@@ -313,7 +321,7 @@ def guarded(command: str, func: Callable[[], int | None], *, as_json: bool = Fal
         errors = sys.modules.get("transports.errors")
         for exc in leaves if len(leaves) == 1 else [top]:
             if isinstance(exc, UsageError):
-                return _refusal(command, "error", str(exc), EXIT_USAGE, as_json)
+                return _refusal(command, "error", _no_python_name(str(exc)), EXIT_USAGE, as_json)
             if isinstance(exc, ProtocolAbort):
                 return _refusal(command, "protocol aborted", str(exc), EXIT_ABORT, as_json)
             # a network failure (a hub gone, a refused connection) is not a bug; transports is

@@ -94,3 +94,16 @@ def test_rrba_warns_on_stderr_also_with_json(tmp_path: Path, capsys: pytest.Capt
         assert f"mpc-rr rrba: warning: {w}" in err
     assert main([*args, "--t-floor", "0.01", "--json"]) == 0  # a floor: finite epsilon, no such warning
     assert not any("infinite" in w for w in json.loads(capsys.readouterr().out)["warnings"])
+
+
+def test_run_keeps_a_previous_run_of_its_default_folder(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    monkeypatch.chdir(tmp_path)
+    for _ in range(2):  # `make demo` twice
+        assert main(["run", "adult", "--parties", "60", "--json"]) == 0
+    capsys.readouterr()
+    assert (tmp_path / "results/run-adult-1/results.json").exists()
+    assert (tmp_path / "results/run-adult-1-2/results.json").exists()
+    assert main(["run", "adult", "--parties", "60", "--out", "results/run-adult-1", "--json"]) == 0
+    assert "holds a previous run" in capsys.readouterr().err  # an explicit --out is replaced, said so
