@@ -7,7 +7,7 @@ STAMP := $(VENV)/.installed
 # pytest-xdist workers for `make test` (auto: one per core; TEST_WORKERS=0 runs in this process)
 TEST_WORKERS ?= auto
 
-.PHONY: demo test lint bench clean
+.PHONY: demo test lint bench bench-full clean
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -24,8 +24,11 @@ test: $(STAMP)
 	$(BIN)/lint-imports
 	$(BIN)/python -m pytest -n $(TEST_WORKERS) --dist loadgroup
 
-bench: $(STAMP)
+bench: $(STAMP)  # quick sizes: minutes
 	$(BIN)/python -m benchmarks
+
+bench-full: $(STAMP)  # every module at its own (long) defaults: hours on 2 cores
+	$(BIN)/python -m benchmarks --full
 
 clean:
 	rm -rf $(VENV) results

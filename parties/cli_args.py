@@ -30,6 +30,7 @@ __all__ = [
     "DEFAULT_STEP_TIMEOUT",
     "EXIT_ABORT",
     "EXIT_BUG",
+    "EXIT_INTERRUPT",
     "EXIT_OK",
     "EXIT_USAGE",
     "HelpFormatter",
@@ -39,6 +40,8 @@ __all__ = [
     "bounded",
     "guarded",
     "int_at_least",
+    "non_negative",
+    "on_interrupt",
     "open_open",
     "open_unit",
     "output_dir",
@@ -48,7 +51,7 @@ __all__ = [
     "unit_interval",
 ]
 
-EXIT_OK, EXIT_ABORT, EXIT_USAGE, EXIT_BUG = 0, 1, 2, 3
+EXIT_OK, EXIT_ABORT, EXIT_USAGE, EXIT_BUG, EXIT_INTERRUPT = 0, 1, 2, 3, 130
 
 DEFAULT_SEED = 1
 """Every command's ``--seed`` default (one, so the same command line means the same run)."""
@@ -144,6 +147,14 @@ def positive_float(text: str) -> float:
     return v
 
 
+def non_negative(text: str) -> float:
+    """A number >= 0 (an epsilon may be 0)."""
+    v = _float(text)
+    if not v >= 0:
+        raise argparse.ArgumentTypeError(f"must be >= 0, got {v}")
+    return v
+
+
 def bounded(
     kind: type[int] | type[float],
     *,
@@ -184,13 +195,21 @@ def bounded(
 
 
 def _probe(folder: Path) -> str | None:
-    """Why files cannot be written in ``folder`` (created if missing), or ``None``.
+    """Why files cannot be written in ``folder``, or ``None``; nothing is left behind.
 
+    A missing folder is not created here (a later usage error must not leave an
+    empty folder): its nearest existing ancestor must be a writable folder.
     Tries for real (``os.access`` says yes to root even on a read-only mount).
     """
+    base = folder
+    while not base.exists():
+        if base.parent == base:
+            break
+        base = base.parent
+    if base.exists() and not base.is_dir():
+        return f"{base} is not a folder"
     try:
-        folder.mkdir(parents=True, exist_ok=True)
-        with tempfile.NamedTemporaryFile(dir=folder, prefix=".mpc-rr-probe-"):
+        with tempfile.NamedTemporaryFile(dir=base, prefix=".mpc-rr-probe-"):
             pass
     except OSError as exc:
         return exc.strerror or str(exc)
@@ -198,7 +217,8 @@ def _probe(folder: Path) -> str | None:
 
 
 def output_dir(text: str) -> Path:
-    """A folder that exists and is writable, or can be created (checked before any work)."""
+    """A folder that is writable, or can be created (checked before any work, created by the
+    command when it writes)."""
     d = Path(text)
     if d.exists() and not d.is_dir():
         raise argparse.ArgumentTypeError(f"{d} exists and is not a folder")
@@ -240,32 +260,76 @@ def add_step_timeout(p: argparse.ArgumentParser | argparse._ArgumentGroup) -> No
     )  # fmt: skip
 
 
-def guarded(command: str, func: Callable[[], int | None]) -> int:
-    """Run ``func`` and map what it raised to the exit status (module docstring)."""
+_INTERRUPT_NOTES: list[str | Callable[[], str]] = []
+
+
+def on_interrupt(note: str | Callable[[], str]) -> None:
+    """Say ``note`` (what was kept, what was not; a callable is asked when it happens) if the
+    running command is stopped by Ctrl-C."""
+    _INTERRUPT_NOTES.append(note)
+
+
+def _leaves(exc: BaseException) -> list[BaseException]:
+    """The exceptions inside ``exc`` (itself unless it is an exception group, e.g. from trio)."""
+    if isinstance(exc, BaseExceptionGroup):
+        return [leaf for e in exc.exceptions for leaf in _leaves(e)]
+    return [exc]
+
+
+def _no_python_name(message: str) -> str:
+    """A library error without its leading Python function name (``"load_adult: ..."``): on
+    the command line it names nothing the user typed."""
+    import re
+
+    return re.sub(r"^(?:[a-z][a-z0-9]*_[a-z0-9_]*|[A-Z][A-Za-z]+\.[a-z_]+): ", "", message)
+
+
+def _refusal(command: str, kind: str, message: str, status: int, as_json: bool) -> int:
+    """Print ``mpc-rr CMD: <kind>: message`` on standard error (and, under ``--json``, one JSON
+    object ``{"error", "kind", "exit"}`` on standard output); return ``status``."""
+    print(f"mpc-rr {command}: {kind}: {message}", file=sys.stderr)
+    if as_json:
+        import json
+
+        print(json.dumps({"error": message, "kind": kind, "exit": status, "command": command}))
+    return status
+
+
+def guarded(command: str, func: Callable[[], int | None], *, as_json: bool = False) -> int:
+    """Run ``func`` and map what it raised to the exit status (module docstring).
+
+    An exception group (a nursery's) counts as what is inside it: a Ctrl-C in any
+    task is an interruption (130, one line), a usage error alone in it is a usage
+    error.  ``as_json``: errors are also printed as one JSON object on stdout.
+    """
+    _INTERRUPT_NOTES.clear()
     try:
         return int(func() or 0)
-    except KeyboardInterrupt:
-        return 130
     except BrokenPipeError:  # the reader went away (e.g. `| head`): not an error of ours
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
         return EXIT_OK
-    except UsageError as exc:
-        print(f"mpc-rr {command}: error: {exc}", file=sys.stderr)
-        return EXIT_USAGE
-    except ProtocolAbort as exc:
-        print(f"mpc-rr {command}: protocol aborted: {exc}", file=sys.stderr)
-        return EXIT_ABORT
-    except Exception as exc:
-        # a network failure (a hub gone, a refused connection) is not a bug; transports is
-        # imported only by commands that use it (not at `--help` time), hence the lookup
+    except BaseException as top:
+        leaves = _leaves(top)
+        if any(isinstance(e, KeyboardInterrupt) for e in leaves):
+            notes = [n if isinstance(n, str) else n() for n in _INTERRUPT_NOTES]
+            note = "; ".join(notes) or "nothing was written"
+            return _refusal(command, "interrupted", f"stopped by Ctrl-C; {note}", EXIT_INTERRUPT, as_json)
+        if isinstance(top, SystemExit):
+            raise
+        if not isinstance(top, Exception):
+            raise
         errors = sys.modules.get("transports.errors")
-        if errors is not None and isinstance(exc, errors.TransportError):
-            print(f"mpc-rr {command}: transport error: {exc}", file=sys.stderr)
-            return EXIT_ABORT
+        for exc in leaves if len(leaves) == 1 else [top]:
+            if isinstance(exc, UsageError):
+                return _refusal(command, "error", _no_python_name(str(exc)), EXIT_USAGE, as_json)
+            if isinstance(exc, ProtocolAbort):
+                return _refusal(command, "protocol aborted", str(exc), EXIT_ABORT, as_json)
+            # a network failure (a hub gone, a refused connection) is not a bug; transports is
+            # imported only by commands that use it (not at `--help` time), hence the lookup
+            if errors is not None and isinstance(exc, errors.TransportError):
+                return _refusal(command, "transport error", str(exc), EXIT_ABORT, as_json)
         traceback.print_exc()
-        print(
-            f"mpc-rr {command}: internal error (a bug in mpc-rr; please report it with the "
-            f"traceback above)",
-            file=sys.stderr,
-        )
-        return EXIT_BUG
+        return _refusal(
+            command, "internal error",
+            "a bug in mpc-rr; please report it with the traceback above", EXIT_BUG, as_json,
+        )  # fmt: skip

@@ -255,11 +255,20 @@ class ProcessPool:
 
     def close(self) -> None:
         import shutil
+        import time
 
         for c in self.conns:
             c.close()
+        # a worker waiting for a command sees the pipe close and exits at once; one inside a
+        # step (the run was interrupted) is stopped: a Ctrl-C must end every worker within 1 s
+        deadline = time.monotonic() + 0.5
         for p in self.procs:
-            p.join(timeout=5)
+            p.join(timeout=max(0.0, deadline - time.monotonic()))
+        for p in self.procs:
+            if p.is_alive():
+                p.terminate()
+        for p in self.procs:
+            p.join(timeout=0.3)
             if p.is_alive():
                 p.kill()
                 p.join()

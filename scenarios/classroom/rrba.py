@@ -1,13 +1,12 @@
 """Classroom trace of RRBA (Imran & Meo) built on the phase-1 pure functions.
 
-RRBA's Aggregator and Client *roles* are phase 2 of issue 10 and not on main
-yet, so this trace does not run roles: it calls the pure functions in the
-order the roles will -- per block, :func:`~mpc_rr.rrba.assign_views`
+This trace does not run RRBA's Aggregator and Client roles (they are in
+:mod:`mpc_rr.rrba`, run by ``mpc-rr rrba --transport memory|tcp``): it calls the
+pure functions the roles are built on, in the roles' order -- per block, :func:`~mpc_rr.rrba.assign_views`
 (aggregator), :func:`~mpc_rr.rrba.client_answer` (each client, with its
 own generator), :func:`~mpc_rr.rrba.tally` and
 :meth:`~mpc_rr.rrba.BlockAggregator.feed` -- and shows the logical
-messages (tables out, answers back).  They have no wire format yet, hence no
-sizes.  The check replays the collection with the centralized engine
+messages (tables out, answers back), without wire sizes.  The check replays the collection with the centralized engine
 :func:`~mpc_rr.rrba.run_rrba` (same data, same seed) and requires
 identical tables.
 """
@@ -136,7 +135,7 @@ def rrba_trace(n: int, *, seed: int, p: float = 0.7, block: int = 2) -> Trace:
     check.append(
         f"epsilon of the worst client (its view's pairs compose): {worst_eps:.2f} (true, from the "
         f"tables it was sent); the paper's ln(1/(1-p)) = {paper_epsilon(p):.2f} per answer "
-        f"understates it (DESIGN note 5)."
+        f"understates it (docs/rrba.md, 'True epsilon')."
         + (
             " It is infinite here: a table sent had an empty cell, and an answer in an empty cell "
             "can only be the truth (mpc-rr rrba --t-floor keeps every cell above a floor)."
@@ -148,9 +147,9 @@ def rrba_trace(n: int, *, seed: int, p: float = 0.7, block: int = 2) -> Trace:
         f"{n} clients P1..P{n} hold answers to {len(names)} survey questions "
         f"({', '.join(names)}); the aggregator (Agg) estimates every pair table (RRBA, Imran & "
         f"Meo) in blocks of {block} clients.",
-        "RRBA's protocol roles are not on main yet (issue 10, phase 2): this trace calls the "
-        "phase-1 pure functions in the order the roles will and shows the logical messages "
-        "(no wire format yet, so no sizes, and no state diagrams).",
+        "This trace replays the pure functions RRBA's Aggregator and Client roles are built "
+        "on, in the roles' order, and shows the logical messages (no wire sizes, no state "
+        "diagrams); `mpc-rr rrba --transport memory` runs the roles themselves.",
         "Views (disjoint pairs, each pair in exactly one view): "
         + "; ".join("{" + ", ".join(subset_name(s) for s in range(len(cov.subsets)) if s in vt) + "}"
                     for vt in (set(int(x) for x in row if x >= 0) for row in view_tables))

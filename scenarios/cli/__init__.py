@@ -16,6 +16,7 @@ from __future__ import annotations
 import argparse
 import importlib
 from collections.abc import Sequence
+from typing import NoReturn
 
 from parties.cli_args import guarded
 
@@ -57,14 +58,49 @@ class _Version(argparse.Action):
         parser.exit()
 
 
+class Parser(argparse.ArgumentParser):
+    """Every ``mpc-rr`` parser: a usage error names the command it is about, suggests the
+    nearest flag for an unknown one, and under ``--json`` is also one JSON object on stdout."""
+
+    json_errors = False
+
+    def parse_known_args(  # type: ignore[override]
+        self, args: Sequence[str] | None = None, namespace: argparse.Namespace | None = None
+    ) -> tuple[argparse.Namespace, list[str]]:
+        ns, extras = super().parse_known_args(args, namespace)
+        leaf = not any(isinstance(a, argparse._SubParsersAction) for a in self._actions)
+        if extras and leaf:  # refuse here, with this command's usage, not the top level's
+            import difflib
+
+            flags = [s for a in self._actions for s in a.option_strings]
+            hints = []
+            for x in extras:
+                near = difflib.get_close_matches(x.split("=")[0], flags, n=1, cutoff=0.6)
+                if x.startswith("-") and near:
+                    hints.append(f"{x} (did you mean {near[0]}?)")
+                else:
+                    hints.append(x)
+            self.error(f"unrecognized arguments: {' '.join(hints)}")
+        return ns, extras
+
+    def error(self, message: str) -> NoReturn:
+        if Parser.json_errors:
+            import json
+
+            command = self.prog.removeprefix("mpc-rr").strip() or "mpc-rr"
+            print(json.dumps({"error": message, "kind": "error", "exit": 2, "command": command}))
+        super().error(message)
+
+
 def build_parser(commands: Sequence[str] = COMMANDS) -> argparse.ArgumentParser:
     """The ``mpc-rr`` parser with ``commands`` (a forked party process needs only ``party``)."""
     from parties.cli_args import HelpFormatter
 
-    parser = argparse.ArgumentParser(
+    parser = Parser(
         prog="mpc-rr",
         description="Randomized response and secure aggregation over simulated or real networks.",
-        epilog="Exit status: 0 ok, 1 protocol abort or inexact result, 2 usage error, 3 internal error.",
+        epilog="Exit status: 0 ok, 1 protocol abort or inexact result, 2 usage error, 3 internal "
+        "error, 130 interrupted (Ctrl-C).",
         formatter_class=HelpFormatter,
     )
     parser.add_argument("--version", action=_Version, nargs=0, help="show the version and exit")
@@ -75,7 +111,20 @@ def build_parser(commands: Sequence[str] = COMMANDS) -> argparse.ArgumentParser:
 
 
 def main(argv: Sequence[str] | None = None, commands: Sequence[str] = COMMANDS) -> int:
+    import sys
+
+    from_shell = argv is None
+    argv = list(sys.argv[1:] if argv is None else argv)
+    Parser.json_errors = "--json" in argv
     parser = build_parser(commands)
     args = parser.parse_args(argv)  # argparse exits with status 2 on a usage error
-    return guarded(args.command, lambda: args.func(args))
+    status = guarded(args.command, lambda: args.func(args), as_json=Parser.json_errors)
+    if status == 130 and from_shell:
+        # interrupted: what was kept is said and flushed; tearing down millions of objects (a
+        # big simulation) took seconds after Ctrl-C, so the process ends now
+        import os
 
+        sys.stdout.flush()
+        sys.stderr.flush()
+        os._exit(status)
+    return status

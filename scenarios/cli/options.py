@@ -18,6 +18,8 @@ from parties.cli_args import (
     add_step_timeout,
     bounded,
     int_at_least,
+    non_negative,
+    on_interrupt,
     open_open,
     open_unit,
     output_dir,
@@ -35,8 +37,14 @@ __all__ = [
     "add_seed",
     "add_shard_flags",
     "add_step_timeout",
+    "args_digest",
+    "available_memory",
     "given_options",
+    "human_bytes",
+    "human_seconds",
     "int_at_least",
+    "non_negative",
+    "on_interrupt",
     "open_open",
     "open_unit",
     "output_dir",
@@ -189,6 +197,46 @@ def wire_summary(cost: dict[str, object]) -> str | None:
         f"{hs:,} connection(s) ({kind} handshakes, hello/welcome) and {wire - setup:,} carrying "
         f"{payload:,} payload bytes (framing, {kind} records, relays through the hub)"
     )
+
+
+def args_digest(args: argparse.Namespace, skip: Sequence[str] = ("out", "json", "no_plot", "func")) -> str:
+    """Six hex digits naming a command line's choices (``--out``, ``--json`` aside): output
+    files named with it are not overwritten by a run asked for differently."""
+    import hashlib
+
+    items = sorted((k, repr(v)) for k, v in vars(args).items() if k not in skip)
+    return hashlib.sha256(repr(items).encode()).hexdigest()[:6]
+
+
+def available_memory() -> int:
+    """Bytes of physical memory free now (a huge number where this cannot be read: no refusal
+    on a guess)."""
+    import os
+
+    try:
+        return int(os.sysconf("SC_AVPHYS_PAGES") * os.sysconf("SC_PAGE_SIZE"))
+    except (ValueError, OSError, AttributeError):
+        return 1 << 62
+
+
+def human_bytes(n: float) -> str:
+    """``n`` bytes as ``"512 B"``, ``"3.4 KiB"``, ``"120 MiB"``, ``"1.9 GiB"`` (never "0 MiB")."""
+    for unit, scale in (("TiB", 2**40), ("GiB", 2**30), ("MiB", 2**20), ("KiB", 2**10)):
+        if n >= scale:
+            v = n / scale
+            return f"{v:.1f} {unit}" if v < 10 else f"{v:,.0f} {unit}"
+    return f"{n:.0f} B"
+
+
+def human_seconds(s: float) -> str:
+    """A duration as ``"40 s"``, ``"12 min"``, ``"3.5 h"``, ``"9 days"``."""
+    if s < 120:
+        return f"{s:.0f} s"
+    if s < 7200:
+        return f"{s / 60:.0f} min"
+    if s < 3 * 86400:
+        return f"{s / 3600:.1f} h"
+    return f"{s / 86400:,.0f} days"
 
 
 def warn(command: str, message: str) -> None:

@@ -1,12 +1,14 @@
-"""Progress of a long command on standard error: counted phases as bars, the rest as timed lines.
+"""Progress of a long command on standard error: counted phases with totals and ETA, the rest
+as timed lines.
 
 A :class:`Phases` shows one phase at a time.  A phase whose work can be
-counted (parties that answered, messages relayed) is a ``tqdm`` bar that is
-closed the moment it is complete, so its rate covers that phase only; a phase
-that cannot be counted (loading a data set, clustering and broadcasting,
-estimating) is a line ``"<what> ..."`` completed with ``"done in X s"``.
-Nothing is shown when standard error is not a terminal (pipes, CI, tests),
-unless ``enabled=True``.
+counted (parties that answered, messages relayed) is, on a terminal, a
+``tqdm`` bar closed the moment it is complete (so its rate covers that phase
+only); without a terminal (a pipe, a CI or ``nohup`` log, ``make demo > log``)
+it is a line when it starts, one at most every ``interval`` seconds with the
+count, rate and ETA, and one when it completes.  A phase that cannot be
+counted (loading a data set, clustering, estimating) is a line
+``"<what> ..."`` completed with ``"done in X s"``.  ``enabled=False``: silent.
 """
 
 from __future__ import annotations
@@ -15,30 +17,52 @@ import sys
 import time
 from typing import IO, Any
 
-__all__ = ["Phases"]
+__all__ = ["Phases", "eta_text"]
+
+
+def eta_text(done: int, total: int, elapsed: float, unit: str = "") -> str:
+    """``"1,234/5,000 party (25%), 310 party/s, ETA 12 s"`` (rate and ETA once something is done;
+    without a ``total``: the count and rate)."""
+    u = f" {unit}" if unit else ""
+    rate = done / elapsed if done and elapsed > 0 else 0.0
+    if total <= 0:
+        return f"{done:,}{u}" + (f", {rate:,.0f}{u}/s" if rate else "")
+    text = f"{done:,}/{total:,}{u} ({100 * done / total:.0f}%)"
+    if rate:
+        text += f", {rate:,.0f}{u}/s"
+        if done < total:
+            text += f", ETA {(total - done) / rate:.0f} s"
+    return text
 
 
 class Phases:
     """One phase at a time (see module docstring)."""
 
-    def __init__(self, file: IO[str] | None = None, *, enabled: bool | None = None) -> None:
+    def __init__(
+        self, file: IO[str] | None = None, *, enabled: bool | None = None, interval: float = 10.0
+    ) -> None:
         self.file = file if file is not None else sys.stderr
-        if enabled is None:
-            enabled = bool(getattr(self.file, "isatty", lambda: False)())
-        self.enabled = enabled
+        tty = bool(getattr(self.file, "isatty", lambda: False)())
+        self.enabled = enabled is not False
+        self.bars = bool(enabled) or (enabled is None and tty)  # else lines
+        self.interval = interval
         self._line: tuple[str, float] | None = None
         self._bar: Any = None
         self._bar_key = ""
+        self._counted: tuple[str, str, str, float, float] | None = None  # key, desc, unit, t0, last
         self._complete: set[str] = set()
         self.timings: dict[str, float] = {}
+
+    def _say(self, text: str, end: str = "\n") -> None:
+        if self.enabled:
+            print(text, end=end, file=self.file, flush=True)
 
     # -- timed lines ----------------------------------------------------------------------
     def start(self, what: str) -> None:
         """Begin an uncounted phase (ends the current one)."""
         self.end()
         self._line = (what, time.perf_counter())
-        if self.enabled:
-            print(f"{what} ...", end="", file=self.file, flush=True)
+        self._say(f"{what} ...", end="" if self.bars else "\n")
 
     def end(self, note: str = "") -> None:
         """End the current phase, bar or line (no-op when none is open)."""
@@ -46,39 +70,60 @@ class Phases:
             self._bar.close()
             self._bar = None
             self._bar_key = ""
+        self._counted = None
         if self._line is not None:
             what, t0 = self._line
             dt = time.perf_counter() - t0
             self.timings[what] = dt
-            if self.enabled:
-                print(f" done in {dt:.1f} s{note}", file=self.file, flush=True)
+            self._say(f" done in {dt:.1f} s{note}" if self.bars else f"{what}: done in {dt:.1f} s{note}")
             self._line = None
 
     # -- counted phases -------------------------------------------------------------------
     def count(self, key: str, done: int, total: int, *, desc: str, unit: str) -> None:
         """Progress of counted phase ``key`` (``total = 0``: not known in advance).
 
-        The bar opens on the first call for ``key`` (ending the previous phase)
+        The phase opens on the first call for ``key`` (ending the previous one)
         and closes as soon as ``done`` reaches a known ``total``.
         """
         if key in self._complete:  # a late report of a finished phase
             return
+        if self.bars:
+            self._count_bar(key, done, total, desc=desc, unit=unit)
+            return
+        now = time.perf_counter()
+        if self._counted is None or self._counted[0] != key:
+            self.end()
+            self._counted = (key, desc, unit, now, now)
+            if not (total and done >= total):  # (a phase can be complete at its first report)
+                self._say(f"{desc}: started ({eta_text(done, total, 0.0, unit)})")
+                return
+        k, d, u, t0, last = self._counted
+        if total and done >= total:
+            took = f", done in {now - t0:.1f} s" if now > t0 else ""
+            self._say(f"{desc}: {eta_text(done, total, now - t0, unit)}{took}")
+            self.timings[desc] = now - t0
+            self._counted = None
+            self._complete.add(key)
+        elif now - last >= self.interval:
+            self._say(f"{desc}: {eta_text(done, total, now - t0, unit)}")
+            self._counted = (k, d, u, t0, now)
+
+    def _count_bar(self, key: str, done: int, total: int, *, desc: str, unit: str) -> None:
         if self._bar_key != key:
             self.end()
             from tqdm import tqdm
 
             self._bar_key = key
-            self._bar = tqdm(total=total or None, desc=desc, unit=unit, file=self.file,
-                             disable=not self.enabled, mininterval=0.5)  # fmt: skip
+            # initial=done: work done before the bar opened does not count towards its rate
+            self._bar = tqdm(total=total or None, initial=done, desc=desc, unit=unit,
+                             file=self.file, disable=not self.enabled, mininterval=0.5)  # fmt: skip
         bar = self._bar
         bar.total = total or None
-        bar.n = done
+        bar.update(done - bar.n)
         if total and done >= total:
             bar.refresh()
             self.end()
             self._complete.add(key)  # later reports of this phase are ignored
-        elif done % 256 == 0:
-            bar.refresh()
 
     def close(self) -> None:
         self.end()

@@ -170,7 +170,7 @@ def sweep(
             _parallel(scenario, missing, spec, jobs, done)
     finally:
         bar.close()
-    store.end(session)
+        store.end(session)  # also when stopped (Ctrl-C): the session is over, its counters say how far it got
     return SweepResult(scenario.name, len(runs), len(runs) - len(missing), executed, len(failures),
                        time.perf_counter() - t0, session, tuple(failures))  # fmt: skip
 
@@ -180,23 +180,45 @@ def _parallel(
     done: Callable[[PlannedRun, Any], None],
 ) -> None:  # fmt: skip
     ctx = multiprocessing.get_context("spawn")
-    with cf.ProcessPoolExecutor(max_workers=jobs, mp_context=ctx) as pool:
-        futures = {
-            pool.submit(execute_run, scenario.kind.name, r.params, r.seed, r.repeat, spec): r
-            for r in missing
-        }
-        try:
-            for fut in cf.as_completed(futures):
-                run = futures[fut]
-                res: tuple[Outcome, float] | BaseException
-                try:
-                    res = fut.result()
-                except UsageError:
-                    raise
-                except Exception as exc:
-                    res = exc
-                done(run, res)
-        except BaseException:
-            for f in futures:
-                f.cancel()
-            raise
+    pool = cf.ProcessPoolExecutor(max_workers=jobs, mp_context=ctx, initializer=_ignore_sigint)
+    futures = {
+        pool.submit(execute_run, scenario.kind.name, r.params, r.seed, r.repeat, spec): r
+        for r in missing
+    }
+    try:
+        for fut in cf.as_completed(futures):
+            run = futures[fut]
+            res: tuple[Outcome, float] | BaseException
+            try:
+                res = fut.result()
+            except UsageError:
+                raise
+            except Exception as exc:
+                res = exc
+            done(run, res)
+    except BaseException:
+        _stop(pool)
+        raise
+    pool.shutdown(wait=True)
+
+
+def _ignore_sigint() -> None:
+    """A worker ignores Ctrl-C (the terminal sends it to the whole group): the parent stops it."""
+    import signal
+
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+
+
+def _stop(pool: cf.ProcessPoolExecutor, grace: float = 0.5) -> None:
+    """Stop the workers now (runs in flight are lost, as the module docstring says), not when
+    their runs end: ``shutdown`` alone waits for them."""
+    procs = list((getattr(pool, "_processes", None) or {}).values())  # no public handle on them
+    pool.shutdown(wait=False, cancel_futures=True)
+    for p in procs:
+        p.terminate()
+    deadline = time.monotonic() + grace
+    for p in procs:
+        p.join(max(0.0, deadline - time.monotonic()))
+        if p.is_alive():
+            p.kill()
+            p.join(0.2)

@@ -246,7 +246,8 @@ def _seeds(sec: ScenarioSection) -> str:
 def _sessions(sec: ScenarioSection) -> str:
     rows = []
     for s in sec.sessions:
-        state = "finished" if s["finished"] else "interrupted (killed or still running)"
+        done = s["stored_before"] + s["executed"] + s["failed"] >= s["planned"]
+        state = ("finished" if done else "stopped early") if s["finished"] else "killed, or still running"
         rows.append([s["id"], s["started"][:19], (s["finished"] or "")[:19], state, s["planned"], s["stored_before"],
                      s["executed"], s["failed"], s["jobs"], (s["machine"] or {}).get("host", "?")])  # fmt: skip
     return ("<h3>Sessions</h3><p>Each <code>mpc-rr scenario run</code> of this scenario and code version; a "

@@ -53,7 +53,7 @@ def rrba_figures(
             "convergence", title(scenario, "convergence", runs),
             "Median over the attribute subsets of max |estimate - truth| after each block, against the answers "
             "collected per subset (mean over repeats). The pooled estimator should keep falling; the paper's "
-            "Eq. 4 replaces the table by one block's estimate and stalls (DESIGN note 8).",
+            "Eq. 4 replaces the table by one block's estimate and stalls (docs/rrba.md, 'Eq. 4 does not converge').",
             {"": "answers collected per subset (median over subsets)"},
             {"": "max |estimate - truth| (median, log)"}, tuple(series), runs=len(runs),
         )  # fmt: skip

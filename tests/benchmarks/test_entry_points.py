@@ -38,3 +38,14 @@ def test_tls_parties_runs_both_hub_placements(capsys: pytest.CaptureFixture[str]
     assert rows["hub process"]["kb_per_party_all_in"] > 0
     out = capsys.readouterr().out
     assert "one process" in out and "hub process" in out
+
+
+def test_make_bench_has_a_quick_size_for_every_module() -> None:
+    """`make bench` runs every module at its QUICK size (minutes); a new module must get one."""
+    import pkgutil
+
+    import benchmarks
+    from benchmarks.__main__ import QUICK
+
+    names = {m.name for m in pkgutil.iter_modules(benchmarks.__path__) if not m.name.startswith("_")}
+    assert set(QUICK) == names

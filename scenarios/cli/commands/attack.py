@@ -27,7 +27,15 @@ from typing import TYPE_CHECKING
 from mpc_rr.adversary import LINK_CHANNELS as CHANNELS
 from mpc_rr.core import UsageError
 from scenarios.cli.commands.mechanism import _int_list
-from scenarios.cli.options import HelpFormatter, add_json, add_seed
+from scenarios.cli.options import (
+    HelpFormatter,
+    add_json,
+    add_seed,
+    int_at_least,
+    open_open,
+    output_dir,
+    probability,
+)
 
 if TYPE_CHECKING:  # the library is imported when the command runs, not at start-up
     import numpy as np
@@ -50,21 +58,21 @@ def _register_linkability(sub: argparse._SubParsersAction) -> None:
     )
     p.add_argument("--data", choices=("adult",), default="adult", help="data set the parties hold")
     p.add_argument("--parties", type=int, default=1000, help="parties drawn from adult.data")
-    p.add_argument("--p", type=float, default=0.5, help="keep probability of the pair mechanisms")
+    p.add_argument("--p", type=probability, default=0.5, help="keep probability of the pair mechanisms")
     p.add_argument(
         "--channel", choices=CHANNELS, default="anonymous",
         help="how submissions reach the aggregator: direct (sender visible), anonymous, secure-sum",
     )  # fmt: skip
-    p.add_argument("--sweeps", type=int, default=0, help="re-assignment passes after the first")
-    p.add_argument("--confidence", type=float, default=0.95, help="level of the confidence intervals")
+    p.add_argument("--sweeps", type=int_at_least(0), default=0, help="re-assignment passes after the first")
+    p.add_argument("--confidence", type=open_open, default=0.95, help="level of the confidence intervals")
     add_seed(p, "the sample, the noise and the attack")
-    p.add_argument("--reid-targets", type=int, default=1000, help="parties re-identified (sample)")
+    p.add_argument("--reid-targets", type=int_at_least(1), default=1000, help="parties re-identified (sample)")
     p.add_argument(
         "--curve", type=_int_list, default=None,
         help="party counts of the accuracy-vs-n plot (default 10,30,100,300,1000,3000 up to --parties)",
     )
     p.add_argument("--no-plot", action="store_true", help="skip the accuracy-vs-n curve and its PNG")
-    p.add_argument("--out", type=Path, default=Path("results"), help="folder for the PNG")
+    p.add_argument("--out", type=output_dir, default=Path("results"), help="folder for the PNG")
     add_json(p, "print JSON instead of text")
     p.set_defaults(func=_run_linkability)
 

@@ -30,6 +30,7 @@ from scenarios.cli.options import (
     add_seed,
     given_options,
     int_at_least,
+    open_open,
     output_dir,
 )
 
@@ -53,7 +54,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--cells", type=int_at_least(2), default=16, help="cells of the one-hot inputs")
     group = p.add_argument_group("protocol options (each protocol's own; default: the protocol's)")
     flags = add_protocol_options(group, [get_protocol(n) for n in names])
-    p.add_argument("--confidence", type=float, default=0.95, help="1 - alpha of every interval")
+    p.add_argument("--confidence", type=open_open, default=0.95, help="1 - alpha of every interval")
     add_seed(p, "the inputs (secrets: OS CSPRNG)")
     p.add_argument("--repeats", type=int_at_least(1), default=1,
                    help="independent runs pooled (seeds seed, seed+1, ...): more targets, tighter CIs")  # fmt: skip

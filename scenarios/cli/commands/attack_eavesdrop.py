@@ -30,6 +30,7 @@ from scenarios.cli.options import (
     add_json,
     add_seed,
     int_at_least,
+    open_open,
     output_dir,
     probability,
 )
@@ -67,7 +68,7 @@ def register(sub: argparse._SubParsersAction) -> None:
                    help="analyse this recorded run offline (without it: a live run of --protocol)")  # fmt: skip
     p.add_argument("--permutations", type=int_at_least(0), default=200,
                    help="label permutations of the size/timing tests (0: none)")  # fmt: skip
-    p.add_argument("--confidence", type=float, default=0.95, help="1 - alpha of every interval")
+    p.add_argument("--confidence", type=open_open, default=0.95, help="1 - alpha of every interval")
     add_seed(p, "the inputs and the attacks' folds")
     p.add_argument("--out", type=output_dir, default=Path("results"), help="folder for the PNG")
     p.add_argument("--no-plot", action="store_true", help="skip the PNG")

@@ -133,7 +133,43 @@ def ping(
     return out, trace
 
 
+BYTES_PER_PROCESS = 30 * 2**20
+"""Private memory of one forked party process (an interpreter that imported the runtime; what
+copy-on-write does not share), a planning figure for the size guard."""
+
+
+def check_processes(parties: int) -> None:
+    """Refuse ``--processes`` with more parties than this machine can hold as OS processes
+    (memory, the per-user process limit), with the estimate and what to use instead."""
+    import os
+
+    from scenarios.cli.options import available_memory, human_bytes
+
+    n = parties + 1
+    need, have = n * BYTES_PER_PROCESS, available_memory()
+    try:
+        import resource
+
+        nproc = resource.getrlimit(resource.RLIMIT_NPROC)[0]
+    except (ImportError, AttributeError, ValueError):
+        nproc = -1
+    cores = os.cpu_count() or 1
+    why = []
+    if need > 0.8 * have:
+        why.append(f"about {human_bytes(need)} of memory ({human_bytes(have)} available)")
+    if 0 <= nproc < n + 64:
+        why.append(f"more processes than this user may start (RLIMIT_NPROC {nproc:,})")
+    if why:
+        raise UsageError(
+            f"--processes with --parties {parties:,} starts {n:,} OS processes on {cores} core(s): "
+            f"{'; '.join(why)}. Use --hub-process (every client in one process, the hub in its "
+            f"own) or fewer --parties"
+        )
+
+
 def _run(args: argparse.Namespace) -> int:
+    if args.processes:
+        check_processes(args.parties)
     rep, trace = ping(
         args.transport,
         args.parties,

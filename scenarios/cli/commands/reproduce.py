@@ -10,7 +10,7 @@ import time
 from pathlib import Path
 
 from mpc_rr.estimation import ESTIMATORS as METHODS
-from scenarios.cli.options import HelpFormatter, add_json, add_seed, int_at_least
+from scenarios.cli.options import HelpFormatter, add_json, add_seed, int_at_least, output_dir
 
 RRBA = ("rrba-convergence", "rrba-table4", "rrba-tables56")  # scenarios.reproduce.rrba
 
@@ -59,8 +59,8 @@ def register(sub: argparse._SubParsersAction) -> None:
         default="clip",
         help="repair of Eq. 2 estimates (paper: clip)",
     )
-    p.add_argument("--queries", type=int, default=20, help="count queries per run")
-    p.add_argument("--out", type=Path, default=Path("results"), help="folder for the CSV and PNG")
+    p.add_argument("--queries", type=int_at_least(1), default=20, help="count queries per run")
+    p.add_argument("--out", type=output_dir, default=Path("results"), help="folder for the CSV and PNG")
     p.add_argument(
         "--data", type=Path, default=None,
         help="adult.data, or the folder holding it (default: ../shared/data or $MPC_RR_DATA)",

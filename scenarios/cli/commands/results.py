@@ -121,7 +121,10 @@ def _list(args: argparse.Namespace) -> int:
         last = mine[-1] if mine else None
         r["planned"] = last["planned"] if last else None
         r["sessions"] = len(mine)
-        r["interrupted_sessions"] = sum(s["finished"] is None for s in mine)
+        # a session left unfinished (killed) matters only while runs are missing: a later session
+        # that completed the scenario made it history
+        complete = r["planned"] is not None and r["runs"] >= r["planned"]
+        r["interrupted_sessions"] = 0 if complete else sum(s["finished"] is None for s in mine)
         r["failures"] = sum(f["scenario"] == r["scenario"] for f in failures)
     if args.json:
         print(json.dumps(rows, indent=1))

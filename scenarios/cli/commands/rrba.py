@@ -32,6 +32,7 @@ from scenarios.cli.options import (
     add_step_timeout,
     int_at_least,
     open_unit,
+    output_dir,
     output_file,
     warn,
 )
@@ -117,7 +118,7 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     add_json(p, "print the results as one JSON object")
     p.add_argument(
         "--out",
-        type=Path,
+        type=output_dir,
         default=Path("results/rrba"),
         help="folder for results.json and the plot",
     )

@@ -128,7 +128,10 @@ def run(args: argparse.Namespace) -> int:
         secagg_degree=args.secagg_degree, secagg_failure=args.secagg_failure, sum=args.sum,
     )  # fmt: skip
     name = args.name or (Path(spec.source).stem if spec.is_file else spec.source)
-    out = args.out or Path("results") / f"run-{name}-{args.seed}"
+    out = args.out or _fresh(Path("results") / f"run-{name}-{args.seed}")
+    if args.out is not None and (out / "results.json").exists():
+        warn("run", f"{out} holds a previous run: its results.json, relative_error.csv and "
+                    f"relative_error.png are replaced")  # fmt: skip
     try:  # refuse an unwritable default before any work
         output_dir(str(out))
     except argparse.ArgumentTypeError as exc:
@@ -176,6 +179,16 @@ def run(args: argparse.Namespace) -> int:
         _summary(result)
         print("wrote " + ", ".join(str(p) for p in paths))
     return 0
+
+
+def _fresh(folder: Path) -> Path:
+    """``folder``, or ``folder-2``, ``folder-3``, ... if it already holds a run: the default
+    output never replaces a previous run (``make demo`` twice keeps both)."""
+    k, out = 1, folder
+    while (out / "results.json").exists():
+        k += 1
+        out = folder.with_name(f"{folder.name}-{k}")
+    return out
 
 
 def _fmt_eps(v: float | None) -> str:

@@ -18,7 +18,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from scenarios.cli.options import HelpFormatter, add_json, int_at_least
+from scenarios.cli.options import HelpFormatter, add_json, int_at_least, on_interrupt
 
 DEFAULT_STORE = Path("results.db")
 
@@ -72,6 +72,10 @@ def _run(args: argparse.Namespace) -> int:
 
     scenario = load_scenario(args.file)
     with Store(args.store) as store:
+        kept: list[int] = []
+        on_interrupt(lambda: f"{scenario.name}: {kept[0] if kept else 0:,} runs are in {args.store} "
+                     "(every finished run, none half-written); the same command runs only the "
+                     "missing ones")  # fmt: skip
         try:
             res = sweep(scenario, store, jobs=args.jobs, progress=not args.quiet and not args.json,
                         argv=sys.argv)  # fmt: skip
@@ -80,9 +84,8 @@ def _run(args: argparse.Namespace) -> int:
                   "complete); free some space and run the same command again to execute only the "
                   "missing ones.", file=sys.stderr)  # fmt: skip
             return 1
-        except KeyboardInterrupt:
-            print(f"\n{scenario.name}: interrupted; {store.count():,} runs are in {args.store}. Run the same "
-                  "command again to execute only the missing ones.", file=sys.stderr)  # fmt: skip
+        except BaseException:
+            kept.append(store.count())
             raise
     doc = {
         "scenario": res.scenario, "store": str(args.store), "planned": res.planned,

@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from mpc_rr.data import DEFAULT_MAX_CATEGORIES
-from scenarios.cli.options import HelpFormatter, add_json
+from scenarios.cli.options import HelpFormatter, add_json, int_at_least, output_file
 
 if TYPE_CHECKING:
     import numpy as np
@@ -55,7 +55,7 @@ def _reading_options(p: argparse.ArgumentParser) -> None:
     )
     g.add_argument(
         "--skip-lines",
-        type=int,
+        type=int_at_least(0),
         default=0,
         help="lines to skip before the header or first record (default: %(default)s)",
     )
@@ -95,11 +95,11 @@ def register(sub: argparse._SubParsersAction) -> None:
     )
     inf.add_argument(
         "--max-categories",
-        type=int,
+        type=int_at_least(1),
         default=DEFAULT_MAX_CATEGORIES,
         help="refuse a column with more distinct values than this (default: %(default)s)",
     )
-    inf.add_argument("--out", type=Path, default=None, help="write here instead of stdout")
+    inf.add_argument("--out", type=output_file, default=None, help="write here instead of stdout")
     add_json(inf, "print the schema as JSON instead of TOML (--out still writes TOML)")
     _reading_options(inf)
     inf.set_defaults(func=_infer)

@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
 import sys
 
 from mpc_rr.core import UsageError, option_flag
@@ -22,7 +21,9 @@ from scenarios.cli.options import (
     add_seed,
     add_shard_flags,
     add_step_timeout,
+    available_memory,
     given_options,
+    human_bytes,
     int_at_least,
     open_unit,
     output_file,
@@ -74,13 +75,6 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     p.set_defaults(func=run, option_flags=flags)
 
 
-def _available_memory() -> int:
-    try:
-        return int(os.sysconf("SC_AVPHYS_PAGES") * os.sysconf("SC_PAGE_SIZE"))
-    except (ValueError, OSError):  # not on Linux: do not refuse on a guess
-        return 1 << 62
-
-
 def run(args: argparse.Namespace) -> int:
     import numpy as np
 
@@ -98,7 +92,7 @@ def run(args: argparse.Namespace) -> int:
     if degree is not None and degree > args.parties - 1:
         raise UsageError(f"--degree must be at most --parties - 1 = {args.parties - 1}, got {degree}")
     need = memory_estimate(args.protocol, args.parties, args.cells, given)
-    have = _available_memory()
+    have = available_memory()
     msgs = message_count(args.protocol, args.parties, given)
     if need > 0.8 * have:
         lighter = sorted(
@@ -108,12 +102,12 @@ def run(args: argparse.Namespace) -> int:
         lighter = [n for est, n in lighter if est < need]
         raise UsageError(
             f"{args.protocol} with {args.parties:,} parties x {args.cells:,} cells needs about "
-            f"{need / 2**30:.1f} GiB ({msgs:,} messages); {have / 2**30:.1f} GiB are available. "
+            f"{human_bytes(need)} ({msgs:,} messages); {human_bytes(have)} are available. "
             f"Use fewer parties or cells" + (f", or --protocol {lighter[0]}" if lighter else "")
         )
     if not args.json:
         print(f"{args.protocol}: {args.parties:,} parties x {args.cells:,} cells: about {msgs:,} "
-              f"messages and {need / 2**20:.0f} MiB of memory", file=sys.stderr)  # fmt: skip
+              f"messages and {human_bytes(need)} of memory", file=sys.stderr)  # fmt: skip
     rng = np.random.default_rng(args.seed)
     x = np.zeros((args.parties, args.cells), np.uint8)
     x[np.arange(args.parties), rng.integers(0, args.cells, args.parties)] = 1

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+from pathlib import Path
 
 import pytest
 
@@ -20,7 +21,7 @@ def test_audit_json_keys_and_paper_claim_refuted(cli_json, tmp_path):
     assert data["epsilon_true"] == pytest.approx(math.log(3))
     assert data["epsilon_claimed"] == pytest.approx(math.log(2))  # the paper's printed formula
     assert data["violation"] and data["epsilon_lower"] <= data["epsilon_true"]
-    assert (tmp_path / "audit.png").stat().st_size > 10_000
+    assert Path(data["plot"]).parent == tmp_path and Path(data["plot"]).stat().st_size > 10_000
     assert [c["trials"] for c in data["curve"]][-1] == 200_000
 
 
@@ -39,8 +40,10 @@ def test_audit_other_families(cli_json, mech):
 
 
 def test_audit_bad_input_is_a_clean_error(capsys):
-    assert cli.main(["audit", "--mechanism", "krr", "--trials", "0", "--no-plot"]) == 2
-    assert "trials must be an integer >= 1, got 0" in capsys.readouterr().err
+    with pytest.raises(SystemExit) as exc:  # refused by argparse, before any work
+        cli.main(["audit", "--mechanism", "krr", "--trials", "0", "--no-plot"])
+    assert exc.value.code == 2
+    assert "trials: must be an integer >= 1, got 0" in capsys.readouterr().err
 
 
 def test_audit_rrba_json_targets_the_smallest_cell_and_refutes_the_paper(cli_json, tmp_path):
@@ -52,7 +55,7 @@ def test_audit_rrba_json_targets_the_smallest_cell_and_refutes_the_paper(cli_jso
     assert data["epsilon_claimed"] == pytest.approx(-math.log(0.7))
     assert data["violation"] and data["epsilon_claimed"] < data["epsilon_lower"] <= data["epsilon_true"] + 0.05
     assert "smallest cell" in data["test"] and "drawn uniformly" in data["naive"]["test"]
-    assert (tmp_path / "audit.png").stat().st_size > 10_000
+    assert Path(data["plot"]).parent == tmp_path and Path(data["plot"]).stat().st_size > 10_000
 
 
 def test_audit_rrba_at_the_table_a_collection_sent(capsys):

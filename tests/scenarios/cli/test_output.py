@@ -36,13 +36,23 @@ def test_phases_close_each_bar_when_complete_and_time_the_gaps() -> None:
     assert set(ph.timings) == {"loading", "between"}
 
 
-def test_phases_are_silent_when_stderr_is_not_a_terminal() -> None:
-    f = io.StringIO()
-    ph = Phases(f)
-    ph.start("x")
-    ph.count("A", 1, 1, desc="a", unit="u")
+def test_phases_print_lines_with_totals_and_eta_when_stderr_is_not_a_terminal() -> None:
+    f = io.StringIO()  # not a terminal: a CI or nohup log gets lines, not silence
+    ph = Phases(f, interval=0.0)
+    ph.start("loading x")
+    ph.count("A", 0, 4, desc="phase A", unit="party")
+    ph.count("A", 2, 4, desc="phase A", unit="party")
+    ph.count("A", 4, 4, desc="phase A", unit="party")
     ph.close()
-    assert f.getvalue() == "" and "x" in ph.timings
+    lines = f.getvalue().splitlines()
+    assert lines[0] == "loading x ..." and re.match(r"loading x: done in \d+\.\d s", lines[1])
+    assert lines[2] == "phase A: started (0/4 party (0%))"
+    assert re.match(r"phase A: 2/4 party \(50%\), [\d,]+ party/s, ETA \d+ s$", lines[3])
+    assert re.match(r"phase A: 4/4 party \(100%\), [\d,]+ party/s, done in \d+\.\d s$", lines[4])
+    assert "loading x" in ph.timings
+    silent = io.StringIO()
+    Phases(silent, enabled=False).start("y")
+    assert silent.getvalue() == ""
 
 
 def test_run_warns_on_stderr_also_with_json(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
@@ -84,3 +94,16 @@ def test_rrba_warns_on_stderr_also_with_json(tmp_path: Path, capsys: pytest.Capt
         assert f"mpc-rr rrba: warning: {w}" in err
     assert main([*args, "--t-floor", "0.01", "--json"]) == 0  # a floor: finite epsilon, no such warning
     assert not any("infinite" in w for w in json.loads(capsys.readouterr().out)["warnings"])
+
+
+def test_run_keeps_a_previous_run_of_its_default_folder(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    monkeypatch.chdir(tmp_path)
+    for _ in range(2):  # `make demo` twice
+        assert main(["run", "adult", "--parties", "60", "--json"]) == 0
+    capsys.readouterr()
+    assert (tmp_path / "results/run-adult-1/results.json").exists()
+    assert (tmp_path / "results/run-adult-1-2/results.json").exists()
+    assert main(["run", "adult", "--parties", "60", "--out", "results/run-adult-1", "--json"]) == 0
+    assert "holds a previous run" in capsys.readouterr().err  # an explicit --out is replaced, said so

@@ -216,7 +216,7 @@ def test_run_command_rejects_bad_options(capsys: pytest.CaptureFixture[str]) -> 
         (["--queries", "0"], "argument --queries: must be an integer >= 1, got 0"),
         (["--secagg-failure", "2"], "argument --secagg-failure: must be in (0, 1), got 2.0"),
         (["--max-dropout", "0.2"], "--max-dropout only apply to --dependence secure-sum or pairwise-rr"),
-        (["--out", "README.md/results"], "argument --out: cannot write to README.md/results: Not a directory"),
+        (["--out", "README.md/results"], "argument --out: cannot write to README.md/results: README.md is not a folder"),
     ]:
         with pytest.raises(SystemExit) as exc:
             code = main(["run", "adult", "--parties", "100", *argv])
