@@ -10,7 +10,7 @@ STAMP := $(VENV)/.installed
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
-	$(BIN)/python -m pip install --quiet -e '.[test,ray]'
+	$(BIN)/python -m pip install --quiet -e '.[test,ray,classroom]'
 	touch $(STAMP)
 
 demo: $(STAMP)

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import argparse
 import importlib
+import sys
 from collections.abc import Sequence
 
 from parties.cli_args import guarded
@@ -25,6 +26,7 @@ COMMANDS: tuple[str, ...] = (
     "rrba",
     "schema",
     "classroom",
+    "classroom_serve",
     "scenario",
     "results",
     "report",
@@ -75,6 +77,9 @@ def build_parser(commands: Sequence[str] = COMMANDS) -> argparse.ArgumentParser:
 
 def main(argv: Sequence[str] | None = None, commands: Sequence[str] = COMMANDS) -> int:
     parser = build_parser(commands)
+    argv = list(sys.argv[1:] if argv is None else argv)
+    if argv[:2] == ["classroom", "serve"]:  # `classroom PROTOCOL` is a positional: serve is its own command
+        argv[:2] = ["classroom-serve"]
     args = parser.parse_args(argv)  # argparse exits with status 2 on a usage error
     return guarded(args.command, lambda: args.func(args))
 

@@ -1,0 +1,88 @@
+// The teacher's page of mpc-rr classroom serve: the class live (joins, dropouts, garbage), every
+// message of the round as the server relays it, the result, and the bytes the server received.
+"use strict";
+(function (root) {
+  const T = (root.teacher = { events: [], result: null });
+  const $ = (id) => document.getElementById(id);
+  let nmsg = 0;
+  let roster = {};  // name -> li
+
+  function event(text, bad) {
+    const li = document.createElement("li");
+    li.textContent = text;
+    if (bad) li.className = "bad";
+    $("events").prepend(li);
+  }
+  function student(name, cls) {
+    let li = roster[name];
+    if (!li) { li = roster[name] = document.createElement("li"); li.textContent = name; $("students").appendChild(li); }
+    li.className = cls || "";
+    $("count").textContent = Object.keys(roster).length;
+  }
+
+  function onEvent(e) {
+    T.events.push(e);
+    if (e.type === "join" || e.type === "rejoin") { student(e.name); event(`${e.name} ${e.type === "join" ? "joined" : "came back"}${e.late ? " (waits for the next round)" : ""}`); }
+    else if (e.type === "leave") { student(e.name, "dropped"); event(`${e.name} left (${e.why})`); }
+    else if (e.type === "dropout") { student(e.name, "dropped"); event(`DROPOUT: party ${e.id} (${e.name}) left mid-round: ${e.why}`, true); }
+    else if (e.type === "refused") event(`refused ${e.name || "a student"}: ${e.why}`, true);
+    else if (e.type === "garbage") event(`rejected from ${e.who}: ${e.what}`, true);
+    else if (e.type === "refused-round") event(`round not started: ${e.why}`, true);
+    else if (e.type === "lobby") { $("status").textContent = e.round ? "round running" : `${e.students.length} students` + (e.bots ? ` + ${e.bots} simulated` : "") + " ready"; }
+    else if (e.type === "round") {
+      nmsg = 0; $("trace").textContent = ""; $("saw").textContent = ""; $("nmsg").textContent = 0;
+      $("result").textContent = "round running...";
+      for (const [id, name] of Object.entries(e.browsers)) student(name);
+      event(`round ${e.run}: ${e.n} parties (${Object.keys(e.browsers).length} browsers, ${e.bots.length} simulated)`);
+    } else if (e.type === "msg") onMsg(e);
+    else if (e.type === "end") onEnd(e);
+  }
+
+  function onMsg(e) {
+    nmsg += 1;
+    $("nmsg").textContent = nmsg;
+    const tr = document.createElement("tr");
+    for (const v of [nmsg, e.t.toFixed(3), e.src === 0 ? "server" : e.src, e.dst === 0 ? "server" : e.dst, e.msg, e.step, e.size]) {
+      const td = document.createElement("td"); td.textContent = v; tr.appendChild(td);
+    }
+    $("trace").appendChild(tr);
+    if (e.dst === 0) {
+      const d = document.createElement("div");
+      d.innerHTML = `<b>${e.msg} from ${e.src}</b> `;
+      d.appendChild(document.createTextNode(e.hex + (e.size > e.hex.length / 2 ? "..." : "")));
+      $("saw").appendChild(d);
+    }
+  }
+
+  function onEnd(e) {
+    T.result = e;
+    let html;
+    if (!e.ok) html = `<span class="refused">Aborted: ${esc(e.error)}</span>`;
+    else {
+      html = `Total over ${e.count} answers: ` + e.options.map((o, i) => `${esc(o)}: <b>${e.total[i]}</b>`).join(", ");
+      if (e.estimate) html += "<br>Estimated true counts: " + e.options.map((o, i) => `${esc(o)}: ${e.estimate[i].toFixed(1)} [${e.ci[i][0].toFixed(1)}, ${e.ci[i][1].toFixed(1)}]`).join(", ") + ` (95% CI, p = ${e.p})`;
+    }
+    html += `<br><span class="muted">${e.seconds} s, ${nmsg} messages; dropouts: ${e.dropped.length ? e.dropped.join(", ") : "none"}</span>`;
+    $("result").innerHTML = html;
+    event(e.ok ? `round ${e.run} done: ${JSON.stringify(e.total)}` : `round ${e.run} aborted`, !e.ok);
+  }
+  function esc(s) { return String(s).replace(/[&<>"]/g, (c) => ({ "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;" })[c]); }
+
+  async function init() {
+    const cfg = await (await fetch("/lesson.json")).json();
+    $("title").textContent = "Live class: " + cfg.protocol;
+    $("url").textContent = cfg.join_url;
+    $("question").textContent = cfg.question + "  (" + cfg.options.join(" / ") + ")";
+    $("qr").innerHTML = cfg.qr_svg;
+    const key = new URLSearchParams(location.search).get("key");
+    const ws = new WebSocket("ws://" + location.host + "/ws/teacher?key=" + encodeURIComponent(key));
+    ws.onmessage = (m) => {
+      const e = JSON.parse(m.data);
+      if (e.type === "snapshot") e.events.forEach(onEvent);
+      else onEvent(e);
+    };
+    ws.onclose = () => ($("status").textContent = "disconnected from the server");
+    $("start").onclick = () => ws.send(JSON.stringify({ type: "start" }));
+  }
+  root.addEventListener("DOMContentLoaded", init);
+})(window);
