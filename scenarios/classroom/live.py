@@ -151,6 +151,9 @@ class _Round:
         res = hub.result
         total = [int(v) for v in res.total]
         base.update(ok=True, total=total, count=int(res.n_included))
+        silent = getattr(hub, "dropped", ())  # the aggregator's deadline passed without them
+        if silent:
+            base["silent"] = list(silent)
         if lesson.protocol == "rr-survey":
             est, ci = estimate_counts(np.asarray(total), lesson.p)
             base.update(p=lesson.p, estimate=[round(float(v), 3) for v in est],

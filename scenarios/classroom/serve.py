@@ -69,5 +69,11 @@ async def serve(
               file=out, flush=True)  # fmt: skip
         task_status.started({"port": port, "join": join, "teacher": teacher, "room": room})
         await room.run(rounds=1 if opts.once else None)
+        for student in room.connected():  # the last frames (the result) reach every page first
+            if student.conn is not None:
+                student.conn.close(1000, "the class is over")
+        with trio.move_on_after(2.0):
+            while app.open_conns:
+                await trio.sleep(0.02)
         nursery.cancel_scope.cancel()
     return room.results[0] if room.results else None
