@@ -36,7 +36,7 @@ from typing import Any, Protocol
 
 import trio
 
-from mpc_rr.core import Codec, DecodeError, Message, Role
+from mpc_rr.core import Codec, DecodeError, Message, Role, WireArray
 from parties.party import Party, codec_for
 from transports.websocket import LocalEndpoint, WebConn, pack_ws, unpack_ws
 
@@ -86,6 +86,27 @@ class _Round:
     local: dict[int, LocalEndpoint]
     started: float = field(default_factory=time.perf_counter)
     dropped: set[int] = field(default_factory=set)
+
+
+def _shown(msg: Message) -> dict[str, Any]:
+    """What a frame to the server carries, field by field (arrays as their values, bytes in
+    hex, cut short): the "what the server saw" panel."""
+    out: dict[str, Any] = {}
+    for name in msg.__struct_fields__:
+        if name in ("v", "run", "step"):
+            continue
+        value = getattr(msg, name)
+        if isinstance(value, WireArray):
+            try:
+                flat = value.to_numpy().ravel()
+                out[name] = [int(v) for v in flat[:24]] + (["..."] if flat.size > 24 else [])
+            except DecodeError:
+                out[name] = f"<malformed array of {len(value.data)} bytes>"
+        elif isinstance(value, bytes):
+            out[name] = value[:24].hex() + ("..." if len(value) > 24 else "")
+        else:
+            out[name] = value
+    return out
 
 
 class Room:
@@ -264,7 +285,7 @@ class Room:
         if msg is None:
             msg = rnd.codec.decode(payload, sender=src)  # our own roles' frames: cannot fail
         self.emit("msg", src=src, dst=dst, msg=type(msg).__name__, step=msg.step, size=len(payload),
-                  hex=payload[:96].hex())  # fmt: skip
+                  fields=_shown(msg) if dst == 0 else None)  # fmt: skip
         ep = rnd.local.get(dst)
         if ep is not None:
             ep.deliver(src, payload)

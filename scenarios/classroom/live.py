@@ -119,7 +119,8 @@ def messages(protocol: str) -> tuple[type[Message], ...]:
 
 def estimate_counts(tallies: np.ndarray, p: float) -> tuple[np.ndarray, np.ndarray]:
     """True counts behind keep-or-uniform tallies (Eq. 2 inverted in closed form) and their
-    95% normal-approximation intervals, ``(estimate, (k, 2) bounds)``, in students.
+    95% normal-approximation intervals clipped to ``[0, N]``, ``(estimate, (k, 2) bounds)``,
+    in students.
 
     With ``N`` answers and observed shares ``lam = tallies / N``, the estimate is
     ``N (lam - (1 - p)/k) / p``; its standard error ``N sqrt(lam (1 - lam) / N) / p``.
@@ -131,7 +132,8 @@ def estimate_counts(tallies: np.ndarray, p: float) -> tuple[np.ndarray, np.ndarr
     est = keep_or_uniform(k, p).estimate(t) if n else np.zeros(k)
     lam = t / n if n else np.zeros(k)
     se = n * np.sqrt(lam * (1 - lam) / max(n, 1.0)) / p
-    return np.asarray(est, dtype=np.float64), np.stack([est - _Z95 * se, est + _Z95 * se], axis=1)
+    bounds = np.clip(np.stack([est - _Z95 * se, est + _Z95 * se], axis=1), 0.0, n)
+    return np.asarray(est, dtype=np.float64), bounds
 
 
 @dataclass

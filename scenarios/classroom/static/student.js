@@ -105,7 +105,12 @@
   function endRound(m) {
     party = null;
     S.result = m;
-    if (m.ok) { setState("done"); show("result", "Total: " + JSON.stringify(m.total) + (m.estimate ? "   estimate: " + m.estimate.map((e) => e.toFixed(2)).join(", ") : "")); }
+    if (m.ok) {
+      setState("done");
+      const counts = m.options.map((o, i) => `${o}: ${m.total[i]}`).join(", ");
+      const est = m.estimate ? " -- estimated true counts: " + m.options.map((o, i) => `${o} ${m.estimate[i].toFixed(1)}`).join(", ") : "";
+      show("result", "The class: " + counts + est);
+    }
     else { setState("aborted"); show("result", "The round aborted: " + m.error); }
     note("round ended: " + (m.ok ? "total " + JSON.stringify(m.total) : m.error));
   }

@@ -48,8 +48,9 @@
     $("trace").appendChild(tr);
     if (e.dst === 0) {
       const d = document.createElement("div");
-      d.innerHTML = `<b>${e.msg} from ${e.src}</b> `;
-      d.appendChild(document.createTextNode(e.hex + (e.size > e.hex.length / 2 ? "..." : "")));
+      d.innerHTML = `<b>${e.msg} from ${e.src}</b> <span class="muted">(${e.size} bytes)</span> `;
+      const shown = Object.entries(e.fields || {}).map(([k, v]) => `${k} = ${Array.isArray(v) ? "[" + v.join(", ") + "]" : v}`);
+      d.appendChild(document.createTextNode(shown.join("; ")));
       $("saw").appendChild(d);
     }
   }
@@ -59,7 +60,7 @@
     let html;
     if (!e.ok) html = `<span class="refused">Aborted: ${esc(e.error)}</span>`;
     else {
-      html = `Total over ${e.count} answers: ` + e.options.map((o, i) => `${esc(o)}: <b>${e.total[i]}</b>`).join(", ");
+      html = (e.estimate ? `Randomized tallies of ${e.count} answers: ` : `Total over ${e.count} answers: `) + e.options.map((o, i) => `${esc(o)}: <b>${e.total[i]}</b>`).join(", ");
       if (e.estimate) html += "<br>Estimated true counts: " + e.options.map((o, i) => `${esc(o)}: ${e.estimate[i].toFixed(1)} [${e.ci[i][0].toFixed(1)}, ${e.ci[i][1].toFixed(1)}]`).join(", ") + ` (95% CI, p = ${e.p})`;
     }
     html += `<br><span class="muted">${e.seconds} s, ${nmsg} messages; dropouts: ${e.dropped.length ? e.dropped.join(", ") : "none"}</span>`;
@@ -74,6 +75,9 @@
     $("url").textContent = cfg.join_url;
     $("question").textContent = cfg.question + "  (" + cfg.options.join(" / ") + ")";
     $("qr").innerHTML = cfg.qr_svg;
+    $("saw-note").textContent = cfg.protocol === "rr-survey"
+      ? `Every frame the server received in this round, field by field. Each x is a randomized answer: the student's own with probability ${cfg.p}, otherwise a random one -- a single x proves nothing about its sender.`
+      : "Every frame the server received in this round, field by field: public keys, and each student's r_j, a uniform number mod n+1 (the shares went encrypted from student to student). No single answer is in it.";
     const key = new URLSearchParams(location.search).get("key");
     const ws = new WebSocket("ws://" + location.host + "/ws/teacher?key=" + encodeURIComponent(key));
     ws.onmessage = (m) => {

@@ -29,31 +29,32 @@ needs_chromium = pytest.mark.skipif(
 
 @dataclass
 class Server:
-    proc: subprocess.Popen[str]
+    """A ``classroom serve`` for a test: its port, teacher URL and log (the room's event lines)."""
+
     port: int
     teacher: str
     stderr_lines: list[str]
+    _wait: Any
 
     @property
     def url(self) -> str:
         return f"http://127.0.0.1:{self.port}/"
 
     def outcome(self, timeout: float = 60) -> dict[str, Any]:
-        out, err = self.proc.communicate(timeout=timeout)
-        self.stderr_lines.extend(err.splitlines())
-        return dict(json.loads(out))
+        out: dict[str, Any] = self._wait(timeout)
+        return out
 
 
 @contextmanager
-def classroom(*args: str) -> Iterator[Server]:
-    """``mpc-rr classroom serve --once --json --port 0 ARGS`` on loopback, killed on exit."""
+def classroom_process(*args: str) -> Iterator[Server]:
+    """``mpc-rr classroom serve --once --json --port 0 ARGS`` as its own process, killed on exit."""
     cmd = [sys.executable, "-c", "from scenarios.cli import main; raise SystemExit(main())",
            "classroom", "serve", "--once", "--json", "--port", "0", "--host", "127.0.0.1", *args]  # fmt: skip
     proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     lines: list[str] = []
     port, teacher = 0, ""
     assert proc.stderr is not None
-    deadline = time.monotonic() + 30
+    deadline = time.monotonic() + 60
     while not teacher and time.monotonic() < deadline:
         line = proc.stderr.readline()
         if not line:
@@ -66,13 +67,70 @@ def classroom(*args: str) -> Iterator[Server]:
     if not teacher:
         proc.kill()
         raise RuntimeError("classroom serve did not start:\n" + "\n".join(lines) + proc.stderr.read())
-    server = Server(proc, port, teacher, lines)
+
+    def wait(timeout: float) -> dict[str, Any]:
+        out, err = proc.communicate(timeout=timeout)
+        lines.extend(err.splitlines())
+        return dict(json.loads(out))
+
     try:
-        yield server
+        yield Server(port, teacher, lines, wait)
     finally:
         if proc.poll() is None:
             proc.kill()
             proc.wait()
+
+
+@contextmanager
+def classroom(protocol: str, *, options: tuple[str, ...] = ("Yes", "No"), p: float = 0.5,
+              **opts: Any) -> Iterator[Server]:  # fmt: skip
+    """The same server (:func:`scenarios.classroom.serve.serve`, what the command runs) in a
+    thread of this process with ``once=True``: no interpreter start per test."""
+    import io
+    import threading
+
+    import trio
+
+    from scenarios.classroom.live import Lesson
+    from scenarios.classroom.serve import ServeOptions, serve
+
+    lesson = Lesson(protocol, options=options, p=p)
+    config = ServeOptions(host="127.0.0.1", port=0, once=True, **opts)
+    lines: list[str] = []
+    info: dict[str, Any] = {}
+    result: dict[str, Any] = {}
+    ready = threading.Event()
+
+    async def main() -> None:
+        async def run(task_status: trio.TaskStatus[Any]) -> None:
+            result["out"] = await serve(lesson, config, out=io.StringIO(), log=lines.append,
+                                        task_status=task_status)  # fmt: skip
+
+        with trio.CancelScope() as scope:
+            info["cancel"], info["token"] = scope.cancel, trio.lowlevel.current_trio_token()
+            async with trio.open_nursery() as nursery:
+                info.update(await nursery.start(run))
+                ready.set()
+        ready.set()
+
+    thread = threading.Thread(target=trio.run, args=(main,), daemon=True)
+    thread.start()
+    ready.wait(30)
+    if "port" not in info:
+        raise RuntimeError("classroom serve did not start")
+
+    def wait(timeout: float) -> dict[str, Any]:
+        thread.join(timeout)
+        if thread.is_alive():
+            raise TimeoutError("the round did not end")
+        return dict(result["out"])
+
+    try:
+        yield Server(info["port"], info["teacher"], lines, wait)
+    finally:
+        if thread.is_alive():
+            info["token"].run_sync_soon(info["cancel"])
+            thread.join(10)
 
 
 @contextmanager

@@ -62,66 +62,66 @@ def _sample(cls: type, rng: np.random.Generator) -> Any:
     return cls(**values)
 
 
-def test_every_message_type_round_trips_between_the_page_and_the_library(driver: Any) -> None:
+def _round_trip_every_message_type(driver: Any) -> None:
     """Each type the live class speaks: library bytes -> page decode + encode -> the same bytes,
     and a message the page builds from the schema (wire.make) decodes in the library."""
     types = tuple(dict.fromkeys(messages("full-mesh") + messages("rr-survey")))
     codec = Codec(types)
     rng = np.random.default_rng(5)
-    with classroom("--protocol", "full-mesh", "--auto-start", "99") as srv:
-        _close_tabs(driver)
-        driver.get(srv.url)
-        wait_js(driver, "return window.wire && window.wire.schema !== null")
-        driver.execute_script("window.wire.schema = arguments[0]", wire_schema(types))
-        for cls in types:
-            msg = _sample(cls, rng)
-            data = codec.encode(msg)
-            back = driver.execute_script(
-                "const b = Uint8Array.from(atob(arguments[0]), c => c.charCodeAt(0));"
-                "const m = wire.decode(b); const e = wire.encode(m);"
-                "return btoa(String.fromCharCode(...e));",
-                base64.b64encode(data).decode(),
-            )
-            assert base64.b64decode(back) == data, cls.__name__
-            assert codec.decode(base64.b64decode(back)) == msg
-        built = driver.execute_script(
-            "const m = wire.make('MeshPublish', {value: wire.toArray([1, 0, 3], '|u1'), run: 'r', step: 3});"
-            "return btoa(String.fromCharCode(...wire.encode(m)));"
+    saved = driver.execute_script("const s = window.wire.schema; window.wire.schema = arguments[0]; return s;",
+                                  wire_schema(types))  # fmt: skip
+    for cls in types:
+        msg = _sample(cls, rng)
+        data = codec.encode(msg)
+        back = driver.execute_script(
+            "const b = Uint8Array.from(atob(arguments[0]), c => c.charCodeAt(0));"
+            "const m = wire.decode(b); const e = wire.encode(m);"
+            "return btoa(String.fromCharCode(...e));",
+            base64.b64encode(data).decode(),
         )
-        got = codec.decode(base64.b64decode(built))
-        assert got.run == "r" and got.step == 3  # type: ignore[attr-defined]
-        assert got.value.to_numpy().tolist() == [1, 0, 3]  # type: ignore[attr-defined]
-        refused = driver.execute_script(
-            "try { wire.decode(Uint8Array.of(0x81, 0xa4, 0x74, 0x79, 0x70, 0x65, 0xa3, 0x42, 0x61, 0x64)); return '' }"
-            " catch (e) { return String(e) }"
-        )
-        assert "unknown message type" in refused
+        assert base64.b64decode(back) == data, cls.__name__
+        assert codec.decode(base64.b64decode(back)) == msg
+    built = driver.execute_script(
+        "const m = wire.make('MeshPublish', {value: wire.toArray([1, 0, 3], '|u1'), run: 'r', step: 3});"
+        "return btoa(String.fromCharCode(...wire.encode(m)));"
+    )
+    got = codec.decode(base64.b64decode(built))
+    assert got.run == "r" and got.step == 3  # type: ignore[attr-defined]
+    assert got.value.to_numpy().tolist() == [1, 0, 3]  # type: ignore[attr-defined]
+    refused = driver.execute_script(
+        "try { wire.decode(Uint8Array.of(0x81, 0xa4, 0x74, 0x79, 0x70, 0x65, 0xa3, 0x42, 0x61, 0x64)); return '' }"
+        " catch (e) { return String(e) }"
+    )
+    assert "unknown message type" in refused
+    driver.execute_script("window.wire.schema = arguments[0]", saved)
 
 
 def test_browsers_and_bots_give_the_exact_total(driver: Any) -> None:
     """3 browser students + 2 simulated ones in one full-mesh round: the total is the plain count
-    of the answers typed here plus the bots'; the server's log holds no answer."""
+    of the answers typed here plus the bots'; the server's log holds no answer.  First, on the
+    first student's page, every message type round-trips between the page and the library."""
     answers = [0, 2, 2]
-    with classroom("--protocol", "full-mesh", "--bots", "2", "--auto-start", "5",
-                   "--options", "A,B,C", "--step-timeout", "5") as srv:  # fmt: skip
+    with classroom("full-mesh", bots=2, auto_start=5, options=("A", "B", "C"), step_timeout=5) as srv:
         _close_tabs(driver)
         t0 = time.perf_counter()
         for i, a in enumerate(answers):
             open_student(driver, srv.url, f"student {i}", a, new_tab=i > 0)
+            if i == 0:
+                _round_trip_every_message_type(driver)
         out = srv.outcome()
         assert out["ok"], out
         typed = np.bincount(answers, minlength=3)
         assert out["total"] == (typed + np.array(out["bot_votes"])).tolist()
         assert out["count"] == 5 and out["dropped"] == []
         text = wait_js(driver, "return window.classroom.result && document.getElementById('result').textContent")
-        assert str(out["total"]) in text.replace(",", ", ")
+        assert text == "The class: " + ", ".join(f"{o}: {t}" for o, t in zip("ABC", out["total"], strict=True))
         assert time.perf_counter() - t0 < 30
     log = "\n".join(srv.stderr_lines)
     assert "msg=" not in log and "PlainValue" not in log  # the log names events, never values
 
 
 def test_a_student_leaving_mid_round_aborts_the_full_mesh_naming_them(driver: Any) -> None:
-    with classroom("--protocol", "full-mesh", "--auto-start", "3", "--step-timeout", "1.5") as srv:
+    with classroom("full-mesh", auto_start=3, step_timeout=1.5) as srv:
         _close_tabs(driver)
         open_student(driver, srv.url, "ann", 0, new_tab=False)
         open_student(driver, srv.url, "bob", 1)
@@ -140,8 +140,7 @@ def test_a_real_room_refusals_reload_and_garbage(driver: Any) -> None:
     """rr-survey, 3 seats + 2 bots: a second tab with a taken name and a fourth student are
     refused; a reload rejoins; a hostile student's garbage is rejected and named, and the round
     still ends with everyone else (the aggregator counts whoever answered by its deadline)."""
-    with classroom("--protocol", "rr-survey", "--bots", "2", "--auto-start", "99", "--max-students", "3",
-                   "--step-timeout", "1.5", "--p", "0.75") as srv:  # fmt: skip
+    with classroom("rr-survey", bots=2, auto_start=99, max_students=3, step_timeout=1.5, p=0.75) as srv:
         _close_tabs(driver)
         open_student(driver, srv.url, "ann", 0, new_tab=False)
         bob = open_student(driver, srv.url, "bob", 1)
