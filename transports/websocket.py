@@ -43,6 +43,7 @@ __all__ = [
     "WebHandler",
     "WebServer",
     "pack_ws",
+    "self_signed",
     "serve_web",
     "unpack_ws",
 ]
@@ -214,12 +215,58 @@ class WebServer:
         scope.cancel()
 
 
+def self_signed(hosts: Iterable[str], folder: str) -> tuple[str, str, str]:
+    """A fresh self-signed ECDSA P-256 certificate for ``hosts`` (IP addresses or names),
+    valid 2 days, written to ``folder``: ``(certfile, keyfile, SHA-256 fingerprint)``.
+
+    For ``--https``: browsers expose WebCrypto only in a secure context, which
+    ``http://`` on a LAN address is not; students accept the certificate once
+    (the teacher can read its fingerprint to them).
+    """
+    import datetime
+    import hashlib
+    import ipaddress
+    import os
+
+    from cryptography import x509
+    from cryptography.hazmat.primitives import hashes, serialization
+    from cryptography.hazmat.primitives.asymmetric import ec
+    from cryptography.x509.oid import NameOID
+
+    names: list[x509.GeneralName] = []
+    for h in dict.fromkeys(hosts):
+        try:
+            names.append(x509.IPAddress(ipaddress.ip_address(h)))
+        except ValueError:
+            names.append(x509.DNSName(h))
+    key = ec.generate_private_key(ec.SECP256R1())
+    subject = x509.Name([x509.NameAttribute(NameOID.COMMON_NAME, "mpc-rr classroom")])
+    now = datetime.datetime.now(datetime.UTC)
+    cert = (
+        x509.CertificateBuilder().subject_name(subject).issuer_name(subject).public_key(key.public_key())
+        .serial_number(x509.random_serial_number()).not_valid_before(now - datetime.timedelta(minutes=5))
+        .not_valid_after(now + datetime.timedelta(days=2))
+        .add_extension(x509.SubjectAlternativeName(names), critical=False)
+        .sign(key, hashes.SHA256())
+    )  # fmt: skip
+    certfile, keyfile = os.path.join(folder, "cert.pem"), os.path.join(folder, "key.pem")
+    with open(certfile, "wb") as f:
+        f.write(cert.public_bytes(serialization.Encoding.PEM))
+    fd = os.open(keyfile, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+    with os.fdopen(fd, "wb") as f:
+        f.write(key.private_bytes(serialization.Encoding.PEM, serialization.PrivateFormat.PKCS8,
+                                  serialization.NoEncryption()))  # fmt: skip
+    digest = hashlib.sha256(cert.public_bytes(serialization.Encoding.DER)).hexdigest()
+    return certfile, keyfile, ":".join(digest[i : i + 2] for i in range(0, 16, 2))
+
+
 async def serve_web(
     app: WebServer, host: str, port: int, *, max_frame: int = 1 << 16,
+    tls: tuple[str, str] | None = None,
     task_status: trio.TaskStatus[int] = trio.TASK_STATUS_IGNORED,
 ) -> None:  # fmt: skip
     """Serve ``app`` on ``host:port`` until cancelled; ``task_status`` gets the bound port
-    (``port=0`` picks a free one)."""
+    (``port=0`` picks a free one).  ``tls``: ``(certfile, keyfile)`` for HTTPS/WSS."""
     from functools import partial
 
     from hypercorn.config import Config
@@ -231,6 +278,8 @@ async def serve_web(
     config.accesslog = None
     config.errorlog = None
     config.graceful_timeout = 0.5
+    if tls is not None:
+        config.certfile, config.keyfile = tls
     async with trio.open_nursery() as nursery:
         binds = await nursery.start(partial(serve, app, config, mode="asgi"))
         task_status.started(int(str(binds[0]).rsplit(":", 1)[1]))

@@ -10,8 +10,10 @@ from __future__ import annotations
 
 import socket
 import sys
+import tempfile
 from collections.abc import Callable
 from dataclasses import dataclass
+from functools import partial
 from typing import Any, TextIO
 
 import numpy as np
@@ -33,6 +35,7 @@ class ServeOptions:
     once: bool = False
     teacher_key: str | None = None
     public_host: str | None = None
+    https: bool = False
 
 
 def lan_address() -> str:
@@ -52,20 +55,39 @@ async def serve(
 ) -> dict[str, Any] | None:  # fmt: skip
     """Serve the class; with ``opts.once`` return the first round's outcome."""
     from parties.room import Room
-    from transports.websocket import Page, WebServer, serve_web
+    from transports.websocket import WebServer, self_signed
 
     rng = np.random.default_rng(lesson.seed)
     room = Room(make_round(lesson, rng), bots=opts.bots, max_students=opts.max_students,
                 step_timeout=opts.step_timeout, auto_start=opts.auto_start,
                 teacher_key=opts.teacher_key, log=log)  # fmt: skip
     app = WebServer({}, room, max_conns=opts.max_students + 8)
+    shown = opts.public_host or (lan_address() if opts.host in ("0.0.0.0", "") else opts.host)
+    tls, note = None, ""
+    with tempfile.TemporaryDirectory(prefix="mpc-rr-class-") as folder:
+        if opts.https:
+            certfile, keyfile, fp = self_signed((shown, "127.0.0.1", "localhost"), folder)
+            tls = (certfile, keyfile)
+            note = f"HTTPS with a self-signed certificate (fingerprint {fp}...): accept it once.\n"
+        elif shown not in ("127.0.0.1", "localhost", "::1"):
+            note = ("Note: phones need --https (their browsers give WebCrypto only to secure pages; "
+                    "http://localhost is one, a LAN address is not).\n")  # fmt: skip
+        return await _serve(lesson, opts, room, app, shown, tls, note, out, task_status)
+
+
+async def _serve(
+    lesson: Lesson, opts: ServeOptions, room: Any, app: Any, shown: str, tls: tuple[str, str] | None,
+    note: str, out: TextIO, task_status: trio.TaskStatus[Any],
+) -> dict[str, Any] | None:  # fmt: skip
+    from transports.websocket import Page, serve_web
+
+    scheme = "https" if tls else "http"
     async with trio.open_nursery() as nursery:
-        port = await nursery.start(serve_web, app, opts.host, opts.port)
-        shown = opts.public_host or (lan_address() if opts.host in ("0.0.0.0", "") else opts.host)
-        join = f"http://{shown}:{port}/"
+        port = await nursery.start(partial(serve_web, app, opts.host, opts.port, tls=tls))
+        join = f"{scheme}://{shown}:{port}/"
         app.pages = {path: Page(body, ctype) for path, (body, ctype) in pages(lesson, join).items()}
-        teacher = f"http://127.0.0.1:{port}/teacher?key={room.teacher_key}"
-        print(f"Students join at {join}\n{qr_text(join)}Teacher page (keep it to yourself): {teacher}",
+        teacher = f"{scheme}://127.0.0.1:{port}/teacher?key={room.teacher_key}"
+        print(f"Students join at {join}\n{qr_text(join)}{note}Teacher page (keep it to yourself): {teacher}",
               file=out, flush=True)  # fmt: skip
         task_status.started({"port": port, "join": join, "teacher": teacher, "room": room})
         await room.run(rounds=1 if opts.once else None)

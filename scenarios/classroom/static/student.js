@@ -211,6 +211,11 @@
     if (S.round && !party && !S.result) begin();
   }
   async function init() {
+    if (!root.isSecureContext || !subtle) {
+      setState("refused");
+      show("refused", "This page needs a secure connection for its cryptography: ask the teacher to start the class with --https.");
+      return;
+    }
     await root.wire.load("/schema.json");
     const cfg = await (await fetch("/lesson.json")).json();
     show("question", cfg.question);

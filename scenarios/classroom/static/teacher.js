@@ -79,7 +79,7 @@
       ? `Every frame the server received in this round, field by field. Each x is a randomized answer: the student's own with probability ${cfg.p}, otherwise a random one -- a single x proves nothing about its sender.`
       : "Every frame the server received in this round, field by field: public keys, and each student's r_j, a uniform number mod n+1 (the shares went encrypted from student to student). No single answer is in it.";
     const key = new URLSearchParams(location.search).get("key");
-    const ws = new WebSocket("ws://" + location.host + "/ws/teacher?key=" + encodeURIComponent(key));
+    const ws = new WebSocket((location.protocol === "https:" ? "wss://" : "ws://") + location.host + "/ws/teacher?key=" + encodeURIComponent(key));
     ws.onmessage = (m) => {
       const e = JSON.parse(m.data);
       if (e.type === "snapshot") e.events.forEach(onEvent);

@@ -47,6 +47,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--protocol", choices=LIVE_PROTOCOLS, default="full-mesh", help="what the class runs")
     p.add_argument("--port", type=int_at_least(0, 65535), default=8000, help="TCP port (0: any free port)")
     p.add_argument("--host", default="0.0.0.0", help="address to listen on (default: every interface, for the LAN)")
+    p.add_argument("--https", action="store_true", help="serve HTTPS/WSS with a fresh self-signed certificate (phones on the LAN need it: WebCrypto)")
     p.add_argument("--public-host", default=None, help="host name or address printed in the join URL (default: this machine's)")
     p.add_argument("--question", default="Did you sleep more than 7 hours last night?", help="the question on the students' page")
     p.add_argument("--options", default="Yes,No", help="the answers, comma-separated (2 to 8)")
@@ -76,7 +77,7 @@ def run(args: argparse.Namespace) -> int:
         raise UsageError("--once needs --auto-start N or --bots (who starts the round?)")
     auto = args.auto_start if args.auto_start is not None else (args.bots if args.once else None)
     opts = ServeOptions(args.host, args.port, args.bots, args.max_students, args.step_timeout,
-                        auto, args.once, None, args.public_host)  # fmt: skip
+                        auto, args.once, None, args.public_host, args.https)  # fmt: skip
     err = sys.stderr
 
     def log(line: str) -> None:

@@ -82,3 +82,26 @@ def test_cli_once_json_with_bots(capsys: pytest.CaptureFixture[str]) -> None:
     out = json.loads(captured.out)
     assert rc == 0 and out["ok"] and out["total"] == out["bot_votes"]
     assert "Students join at http://127.0.0.1:" in captured.err
+
+
+async def test_https_serves_the_pages_with_a_self_signed_certificate() -> None:
+    import ssl
+    import urllib.request
+
+    lesson = Lesson("full-mesh")
+    opts = ServeOptions(host="127.0.0.1", port=0, auto_start=99, once=True, https=True)
+    out = io.StringIO()
+    async with trio.open_nursery() as nursery:
+        info = await nursery.start(lambda task_status: serve(lesson, opts, out=out, task_status=task_status))
+        assert info["join"].startswith("https://127.0.0.1:")
+        ctx = ssl.create_default_context()
+        ctx.check_hostname, ctx.verify_mode = False, ssl.CERT_NONE  # self-signed, on purpose
+
+        def get(url: str) -> bytes:
+            with urllib.request.urlopen(url, context=ctx, timeout=10) as r:  # loopback only
+                return bytes(r.read())
+
+        page = await trio.to_thread.run_sync(get, info["join"])
+        assert b"Your answer stays on this device" in page
+        nursery.cancel_scope.cancel()
+    assert "self-signed certificate (fingerprint" in out.getvalue()
