@@ -27,7 +27,7 @@ from __future__ import annotations
 
 import importlib.resources
 import json
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
 
 import msgspec
@@ -37,8 +37,11 @@ from mpc_rr.core import Message, Role, UsageError, WireArray
 
 __all__ = ["LIVE_PROTOCOLS", "Lesson", "estimate_counts", "make_round", "pages", "wire_schema"]
 
-LIVE_PROTOCOLS = ("full-mesh", "rr-survey")
-"""Protocols a live class can run (SecAgg+ in the browser is not written yet)."""
+LIVE_PROTOCOLS = ("full-mesh", "secagg", "rr-survey")
+"""Protocols a live class can run."""
+
+SECAGG_DROPOUT = 0.34
+"""SecAgg+'s tolerated dropout fraction in class (a third of the room may leave mid-round)."""
 
 _Z95 = 1.959963984540054
 
@@ -52,7 +55,9 @@ class Lesson:
     options: tuple[str, ...] = ("Yes", "No")
     p: float = 0.5
     seed: int = 0
-    bot_answers: list[int] = field(default_factory=list)  # filled as bots answer (simulated)
+    drop_bot: str | None = None
+    """The last bot crashes instead of sending its message of this step (``keys``, ``shares``,
+    ``masked``, ...: the protocol's steps), to show a dropout without asking a student."""
 
     def __post_init__(self) -> None:
         if self.protocol not in LIVE_PROTOCOLS:
@@ -63,6 +68,22 @@ class Lesson:
             raise UsageError(f"--options: answers must differ, got {list(self.options)}")
         if not 0.0 < self.p <= 1.0:
             raise UsageError(f"--p must be in (0, 1], got {self.p}")
+        if self.drop_bot is not None and self.drop_bot not in drop_steps(self.protocol):
+            steps = ", ".join(drop_steps(self.protocol)) or "none"
+            raise UsageError(f"--drop-bot: {self.protocol} steps are {steps}, got {self.drop_bot!r}")
+
+
+def drop_steps(protocol: str) -> tuple[str, ...]:
+    """Where a bot can drop out: the sum protocol's steps (``rr-survey``: none)."""
+    return tuple(_step_messages(protocol))
+
+
+def _step_messages(protocol: str) -> dict[str, type[Message]]:
+    if protocol == "rr-survey":
+        return {}
+    from mpc_rr.core import get_protocol
+
+    return dict(get_protocol(protocol).step_messages())  # type: ignore[attr-defined]
 
 
 def _kind(t: Any) -> str:
@@ -112,6 +133,10 @@ def messages(protocol: str) -> tuple[type[Message], ...]:
         from mpc_rr.secure_sum.full_mesh import MESH_MESSAGES
 
         return tuple(MESH_MESSAGES)
+    if protocol == "secagg":
+        from mpc_rr.secure_sum.secagg import SECAGG_MESSAGES
+
+        return tuple(SECAGG_MESSAGES)
     from mpc_rr.secure_sum.plainsum import PlainTotal, PlainValue
 
     return (PlainValue, PlainTotal)
@@ -182,6 +207,18 @@ def make_round(lesson: Lesson, rng: np.random.Generator) -> Any:
             for b, a in enumerate(answers):
                 pid = browsers + 1 + b
                 roles[pid] = FullMeshParty(pid, n, np.eye(k, dtype=np.int64)[a], publication="board", run=run)
+        elif lesson.protocol == "secagg":
+            from mpc_rr.secure_sum.secagg import SecAggClient, SecAggServer, secagg_public
+
+            if n < 4:
+                raise UsageError(f"SecAgg+ in class needs at least 4 students, {n} present")
+            pub = secagg_public(n, k, run=run, max_dropout=SECAGG_DROPOUT)
+            cfg = pub.config
+            public.update(modulus=cfg.modulus, threshold=cfg.threshold, max_dropped=cfg.max_dropped)
+            roles[0] = SecAggServer(cfg, pub.graph)
+            for b, a in enumerate(answers):
+                pid = browsers + 1 + b
+                roles[pid] = SecAggClient(pid, cfg, pub.graph, np.eye(k, dtype=np.int64)[a])
         else:
             from mpc_rr.mechanisms import keep_or_uniform
             from mpc_rr.secure_sum.plainsum import PlainSumClient, PlainSumHub
@@ -194,12 +231,19 @@ def make_round(lesson: Lesson, rng: np.random.Generator) -> Any:
             for b, a in enumerate(sent):
                 pid = browsers + 1 + b
                 roles[pid] = PlainSumClient(pid, np.eye(k, dtype=np.int64)[int(a)], run=run)
+        if lesson.drop_bot is not None and bots:
+            from mpc_rr.core import DropAt
+
+            last = max(roles)
+            roles[last] = DropAt(roles[last], _step_messages(lesson.protocol)[lesson.drop_bot])
+            if lesson.drop_bot != "unmask":  # SecAgg+ counts an input sent before its owner left
+                votes = np.bincount(answers[:-1], minlength=k)
         return _Round(lesson, messages(lesson.protocol), roles, public, votes)
 
     return build
 
 
-_STATIC = ("msgpack.js", "wire.js", "student.js", "teacher.js", "style.css")
+_STATIC = ("msgpack.js", "wire.js", "secagg.js", "student.js", "teacher.js", "style.css")
 
 
 def pages(lesson: Lesson, join_url: str) -> dict[str, tuple[bytes, str]]:

@@ -97,7 +97,9 @@
   async function begin() {
     const r = S.round;
     if (!r || party) return;
-    party = r.protocol === "rr-survey" ? rrSurvey(r, S.answer) : fullMesh(r, S.answer);
+    party = r.protocol === "rr-survey" ? rrSurvey(r, S.answer)
+      : r.protocol === "secagg" ? root.secaggParty(r, oneHot(r.options.length, S.answer), send, note)
+      : fullMesh(r, S.answer);
     party.run = r.run;
     await party.start();
   }

@@ -73,8 +73,9 @@
   }
 
   // numpy arrays on the wire (mpc_rr.core.WireArray): little-endian raw bytes
-  const WIDTH = { "|u1": 1, "<u2": 2, "<u4": 4, "<i8": 8 };
-  function toArray(values, dtype) {
+  const WIDTH = { "|u1": 1, "<u2": 2, "<u4": 4, "<i8": 8, "<u8": 8 };
+  // values: a flat list; shape defaults to [values.length] (row-major, like numpy's tobytes)
+  function toArray(values, dtype, shape) {
     const w = WIDTH[dtype];
     const data = new Uint8Array(values.length * w);
     const dv = new DataView(data.buffer);
@@ -82,24 +83,30 @@
       if (w === 1) dv.setUint8(i, v);
       else if (w === 2) dv.setUint16(2 * i, v, true);
       else if (w === 4) dv.setUint32(4 * i, v, true);
+      else if (dtype === "<u8") dv.setBigUint64(8 * i, BigInt(v), true);
       else dv.setBigInt64(8 * i, BigInt(v), true);
     });
-    return { dtype, shape: [values.length], data };
+    return { dtype, shape: shape || [values.length], data };
   }
   function fromArray(a, dtype, length) {
     const w = WIDTH[dtype];
-    if (a.dtype !== dtype || a.shape.length !== 1 || a.shape[0] !== length || a.data.length !== w * length)
+    const size = a.shape.reduce((x, y) => x * y, 1);
+    if (length === undefined) length = size;
+    if (a.dtype !== dtype || size !== length || a.data.length !== w * length)
       throw new TypeError("array: expected " + dtype + " x " + length);
     const dv = new DataView(a.data.buffer, a.data.byteOffset, a.data.byteLength);
     const out = [];
     for (let i = 0; i < length; i++) {
       out.push(w === 1 ? dv.getUint8(i) : w === 2 ? dv.getUint16(2 * i, true)
-        : w === 4 ? dv.getUint32(4 * i, true) : Number(dv.getBigInt64(8 * i, true)));
+        : w === 4 ? dv.getUint32(4 * i, true)
+        : dtype === "<u8" ? Number(dv.getBigUint64(8 * i, true)) : Number(dv.getBigInt64(8 * i, true)));
     }
     return out;
   }
   // numpy's smallest unsigned dtype holding modulus - 1 (mpc_rr.secure_sum smallest_uint)
-  function residueDtype(modulus) { return modulus - 1 < 256 ? "|u1" : modulus - 1 < 65536 ? "<u2" : "<u4"; }
+  function residueDtype(modulus) {
+    return modulus - 1 < 256 ? "|u1" : modulus - 1 < 65536 ? "<u2" : modulus - 1 < 4294967296 ? "<u4" : "<u8";
+  }
 
   root.wire = { load, make, check, encode, decode, frame, unframe, toArray, fromArray, residueDtype,
     get schema() { return schema; }, set schema(s) { schema = s; } };

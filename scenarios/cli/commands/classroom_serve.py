@@ -53,6 +53,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--options", default="Yes,No", help="the answers, comma-separated (2 to 8)")
     p.add_argument("--p", type=probability, default=0.5, help="rr-survey: probability that a student's true answer is kept")
     p.add_argument("--bots", type=int_at_least(0, 200), default=0, help="simulated students (the library's roles) in every round")
+    p.add_argument("--drop-bot", default=None, metavar="STEP", help="the last bot crashes instead of sending its STEP message (full-mesh: keys|shares|publish; secagg: keys|shares|masked|unmask)")
     p.add_argument("--max-students", type=int_at_least(1, 500), default=40, help="refuse browsers beyond this many")
     p.add_argument("--auto-start", type=int_at_least(1, 700), default=None, metavar="N", help="start a round when N students (bots included) are in")
     p.add_argument("--step-timeout", type=positive_float, default=20.0, help="seconds the server waits for a step before dropouts count")
@@ -70,7 +71,7 @@ def run(args: argparse.Namespace) -> int:
     from scenarios.classroom.serve import ServeOptions, serve
 
     options = tuple(o.strip() for o in args.options.split(",") if o.strip())
-    lesson = Lesson(args.protocol, args.question, options, args.p, args.seed)
+    lesson = Lesson(args.protocol, args.question, options, args.p, args.seed, args.drop_bot)
     if args.json and not args.once:
         raise UsageError("--json needs --once (a class that runs until Ctrl-C prints its log)")
     if args.once and args.auto_start is None and args.bots == 0:

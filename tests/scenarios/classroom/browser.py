@@ -83,7 +83,7 @@ def classroom_process(*args: str) -> Iterator[Server]:
 
 @contextmanager
 def classroom(protocol: str, *, options: tuple[str, ...] = ("Yes", "No"), p: float = 0.5,
-              **opts: Any) -> Iterator[Server]:  # fmt: skip
+              drop_bot: str | None = None, **opts: Any) -> Iterator[Server]:  # fmt: skip
     """The same server (:func:`scenarios.classroom.serve.serve`, what the command runs) in a
     thread of this process with ``once=True``: no interpreter start per test."""
     import io
@@ -94,7 +94,7 @@ def classroom(protocol: str, *, options: tuple[str, ...] = ("Yes", "No"), p: flo
     from scenarios.classroom.live import Lesson
     from scenarios.classroom.serve import ServeOptions, serve
 
-    lesson = Lesson(protocol, options=options, p=p)
+    lesson = Lesson(protocol, options=options, p=p, drop_bot=drop_bot)
     config = ServeOptions(host="127.0.0.1", port=0, once=True, **opts)
     lines: list[str] = []
     info: dict[str, Any] = {}
@@ -180,3 +180,13 @@ def wait_js(driver: Any, script: str, timeout: float = 20) -> Any:
         if time.monotonic() > deadline:
             raise TimeoutError(f"browser never satisfied: {script}")
         time.sleep(0.05)
+
+
+def close_tabs(driver: Any) -> None:
+    """Close every tab but one (each test starts with a single blank tab)."""
+    handles = driver.window_handles
+    for h in handles[1:]:
+        driver.switch_to.window(h)
+        driver.close()
+    driver.switch_to.window(handles[0])
+    driver.get("about:blank")

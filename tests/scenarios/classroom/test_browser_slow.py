@@ -11,7 +11,9 @@ import pytest
 
 from tests.scenarios.classroom.browser import (
     chromium,
+    classroom,
     classroom_process,
+    close_tabs,
     needs_chromium,
     open_student,
     wait_js,
@@ -47,3 +49,27 @@ def test_thirty_browser_students(protocol: str) -> None:
     else:
         assert sum(out["total"]) == STUDENTS
     assert t_total < 10.0
+
+
+@pytest.fixture(scope="module")
+def driver() -> Any:
+    with chromium() as d:
+        yield d
+
+
+def test_a_student_leaving_mid_round_aborts_the_full_mesh_naming_them(driver: Any) -> None:
+    with classroom("full-mesh", auto_start=3, step_timeout=1.5) as srv:
+        close_tabs(driver)
+        open_student(driver, srv.url, "ann", 0, new_tab=False)
+        open_student(driver, srv.url, "bob", 1)
+        leaver = open_student(driver, srv.url, "cat", None)  # has not answered yet
+        wait_js(driver, "return window.classroom.round !== null")
+        driver.switch_to.window(leaver)
+        driver.close()  # closing the tab is a real dropout
+        driver.switch_to.window(driver.window_handles[0])
+        out = srv.outcome()
+    assert not out["ok"]
+    assert out["dropped"] == [3] and 3 in out["culprits"]
+    assert "dropout id=3 name=cat" in "\n".join(srv.stderr_lines)
+
+

@@ -15,8 +15,8 @@ from scenarios.classroom.serve import ServeOptions, serve
 from scenarios.cli import main
 
 
-async def _serve_once(lesson: Lesson, bots: int) -> dict:
-    opts = ServeOptions(host="127.0.0.1", port=0, bots=bots, auto_start=bots, once=True, step_timeout=5)
+async def _serve_once(lesson: Lesson, bots: int, step_timeout: float = 5) -> dict:
+    opts = ServeOptions(host="127.0.0.1", port=0, bots=bots, auto_start=bots, once=True, step_timeout=step_timeout)
     with trio.fail_after(30):
         out = await serve(lesson, opts, out=io.StringIO())
     assert out is not None
@@ -65,7 +65,7 @@ def test_lesson_refuses_bad_options() -> None:
     with pytest.raises(UsageError, match="--options"):
         Lesson("full-mesh", options=("Yes",))
     with pytest.raises(UsageError, match="--protocol"):
-        Lesson("secagg")
+        Lesson("prio3")
 
 
 def test_cli_refuses_once_without_a_start(capsys: pytest.CaptureFixture[str]) -> None:
@@ -105,3 +105,25 @@ async def test_https_serves_the_pages_with_a_self_signed_certificate() -> None:
         assert b"Your answer stays on this device" in page
         nursery.cancel_scope.cancel()
     assert "self-signed certificate (fingerprint" in out.getvalue()
+
+
+async def test_secagg_bots_recover_a_dropout_within_the_bound() -> None:
+    """SecAgg+ with 6 simulated students, one crashing after sharing its keys: the aggregator
+    removes its masks from the others' shares and the total is the other 5 answers."""
+    out = await _serve_once(Lesson("secagg", options=("A", "B"), seed=2, drop_bot="masked"), bots=6, step_timeout=0.5)
+    assert out["ok"], out
+    assert out["count"] == 5 and out["total"] == out["bot_votes"] and sum(out["total"]) == 5
+
+
+async def test_full_mesh_aborts_naming_the_bot_that_left() -> None:
+    lesson = Lesson("full-mesh", seed=2, drop_bot="publish")
+    opts = ServeOptions(host="127.0.0.1", port=0, bots=4, auto_start=4, once=True, step_timeout=0.5)
+    with trio.fail_after(30):
+        out = await serve(lesson, opts, out=io.StringIO())
+    assert out is not None and not out["ok"]
+    assert out["culprits"] == [4] and "[4]" in out["error"]
+
+
+def test_drop_bot_names_the_protocol_steps() -> None:
+    with pytest.raises(UsageError, match="keys, shares, masked, unmask"):
+        Lesson("secagg", drop_bot="publish")
