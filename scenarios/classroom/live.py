@@ -178,9 +178,8 @@ class _Round:
         res = hub.result
         total = [int(v) for v in res.total]
         base.update(ok=True, total=total, count=int(res.n_included))
-        silent = getattr(hub, "dropped", ())  # the aggregator's deadline passed without them
-        if silent:
-            base["silent"] = list(silent)
+        n = len(self.roles) - 1 + int(self.public.get("browsers", 0))
+        base["not_counted"] = sorted(set(range(1, n + 1)) - {int(i) for i in res.included})
         if lesson.protocol == "rr-survey":
             est, ci = estimate_counts(np.asarray(total), lesson.p)
             base.update(p=lesson.p, estimate=[round(float(v), 3) for v in est],
@@ -194,7 +193,8 @@ def make_round(lesson: Lesson, rng: np.random.Generator) -> Any:
 
     def build(browsers: int, bots: int, run: str) -> _Round:
         n, k = browsers + bots, len(lesson.options)
-        public = {"protocol": lesson.protocol, "question": lesson.question, "options": list(lesson.options)}
+        public = {"protocol": lesson.protocol, "question": lesson.question, "options": list(lesson.options),
+                  "browsers": browsers}  # fmt: skip
         answers = rng.integers(0, k, size=bots)
         votes = np.bincount(answers, minlength=k)
         roles: dict[int, Role] = {}

@@ -63,7 +63,9 @@
       html = (e.estimate ? `Randomized tallies of ${e.count} answers: ` : `Total over ${e.count} answers: `) + e.options.map((o, i) => `${esc(o)}: <b>${e.total[i]}</b>`).join(", ");
       if (e.estimate) html += "<br>Estimated true counts: " + e.options.map((o, i) => `${esc(o)}: ${e.estimate[i].toFixed(1)} [${e.ci[i][0].toFixed(1)}, ${e.ci[i][1].toFixed(1)}]`).join(", ") + ` (95% CI, p = ${e.p})`;
     }
-    html += `<br><span class="muted">${e.seconds} s, ${nmsg} messages; dropouts: ${e.dropped.length ? e.dropped.join(", ") : "none"}</span>`;
+    const left = e.dropped.length ? e.dropped.join(", ") : "none";
+    const uncounted = e.not_counted && e.not_counted.length ? `; not counted: ${e.not_counted.join(", ")}` : "";
+    html += `<br><span class="muted">${e.seconds} s, ${nmsg} messages; tabs closed: ${left}${uncounted}</span>`;
     $("result").innerHTML = html;
     event(e.ok ? `round ${e.run} done: ${JSON.stringify(e.total)}` : `round ${e.run} aborted`, !e.ok);
   }
@@ -75,7 +77,9 @@
     $("url").textContent = cfg.join_url;
     $("question").textContent = cfg.question + "  (" + cfg.options.join(" / ") + ")";
     $("qr").innerHTML = cfg.qr_svg;
-    $("saw-note").textContent = cfg.protocol === "rr-survey"
+    $("saw-note").textContent = cfg.protocol === "secagg"
+      ? "Every frame the server received in this round, field by field: public keys, shares sealed for other students (the server cannot open them), masked answers y = x + masks mod R (uniform), and at the end the Shamir shares that remove the masks -- of the seeds of those who stayed, of the mask keys of those who left, never both."
+      : cfg.protocol === "rr-survey"
       ? `Every frame the server received in this round, field by field. Each x is a randomized answer: the student's own with probability ${cfg.p}, otherwise a random one -- a single x proves nothing about its sender.`
       : "Every frame the server received in this round, field by field: public keys, and each student's r_j, a uniform number mod n+1 (the shares went encrypted from student to student). No single answer is in it.";
     const key = new URLSearchParams(location.search).get("key");

@@ -56,7 +56,7 @@ def _sample(cls: type, rng: np.random.Generator) -> Any:
 def _round_trip_every_message_type(driver: Any) -> None:
     """Each type the live class speaks: library bytes -> page decode + encode -> the same bytes,
     and a message the page builds from the schema (wire.make) decodes in the library."""
-    types = tuple(dict.fromkeys(messages("full-mesh") + messages("rr-survey")))
+    types = tuple(dict.fromkeys(messages("full-mesh") + messages("secagg") + messages("rr-survey")))
     codec = Codec(types)
     rng = np.random.default_rng(5)
     saved = driver.execute_script("const s = window.wire.schema; window.wire.schema = arguments[0]; return s;",
@@ -103,7 +103,7 @@ def test_browsers_and_bots_give_the_exact_total(driver: Any) -> None:
         assert out["ok"], out
         typed = np.bincount(answers, minlength=3)
         assert out["total"] == (typed + np.array(out["bot_votes"])).tolist()
-        assert out["count"] == 5 and out["dropped"] == []
+        assert out["count"] == 5 and out["dropped"] == [] and out["not_counted"] == []
         text = wait_js(driver, "return window.classroom.result && document.getElementById('result').textContent")
         assert text == "The class: " + ", ".join(f"{o}: {t}" for o, t in zip("ABC", out["total"], strict=True))
         assert time.perf_counter() - t0 < 30
@@ -128,7 +128,7 @@ def test_secagg_browsers_and_bots_recover_two_dropouts(driver: Any) -> None:
         out = srv.outcome()
         log = wait_js(driver, "return window.classroom.result && window.classroom.log.join('\\n')")
     assert out["ok"], out
-    assert leaver and out["dropped"] == [5] and out["count"] == 5
+    assert leaver and out["dropped"] == [5] and out["count"] == 5 and out["not_counted"] == [5, 7]
     assert out["total"] == (np.bincount(answers, minlength=2) + np.array(out["bot_votes"])).tolist()
     assert "mask-key shares for 1 dropped" in log  # this browser helped unmask the crashed bot
 
@@ -178,7 +178,7 @@ def test_a_real_room_refusals_reload_and_garbage(driver: Any) -> None:
     log = "\n".join(srv.stderr_lines)
     assert out["ok"], out
     assert out["count"] == 4 and sum(out["total"]) == 4  # ann, bob, 2 bots; not mallory
-    assert out["silent"] == [3]  # mallory (party 3) never sent a valid answer
+    assert out["not_counted"] == [3]  # mallory (party 3) never sent a valid answer
     assert len(out["estimate"]) == 2 and out["p"] == 0.75
     assert "rejoin name=bob" in log
     assert log.count("garbage who=mallory") == 7
