@@ -129,6 +129,8 @@ class Room:
         self.events: deque[dict[str, Any]] = deque(maxlen=EVENT_LOG)
         self.round: _Round | None = None
         self.results: list[dict[str, Any]] = []
+        self._last_round: set[str] = set()  # tokens of the last round's browser students
+        self._revealed: set[str] = set()
         self.round_done = trio.Event()
         self._start = trio.Event()
         self._runs = 0
@@ -199,9 +201,23 @@ class Room:
         if conn in self.teachers:
             if kind == "start":
                 self._start.set()
+            elif kind == "reveal" and self.round is None:  # ask the last round's students
+                self._revealed.clear()
+                for token in self._last_round:
+                    student = self.students.get(token)
+                    if student is not None and student.conn is not None:
+                        student.conn.send_text(json.dumps({"type": "reveal?"}))
+                self.emit("reveal-asked", students=len(self._last_round))
             return
-        if kind == "hello" and self._student_of(conn) is None:
+        student = self._student_of(conn)
+        if kind == "hello" and student is None:
             self._hello(conn, msg)
+        elif kind == "reveal" and student is not None and student.token in self._last_round \
+                and student.token not in self._revealed and isinstance(msg.get("answer"), int) \
+                and 0 <= msg["answer"] < 64:  # fmt: skip
+            # a student's choice, after the round: the class checks the total against it
+            self._revealed.add(student.token)
+            self.emit("reveal", name=student.name, answer=msg["answer"])
         else:
             self._garbage(conn, f"unexpected lobby message {str(kind)[:20]!r}")
 
@@ -353,6 +369,7 @@ class Room:
             if s.conn is not None:
                 s.conn.send_text(text)
         self.round = None
+        self._last_round = {s.token for s in browsers.values()}
         for ep in rnd.local.values():
             ep.close()
         self.emit("end", **outcome)

@@ -12,6 +12,11 @@ The lesson side of the live room (:class:`parties.room.Room` runs it,
   one-hot vector over the options, so the total counts each option (mod
   ``n + 1``: exact).  No dropout tolerance: a student who leaves mid-round
   makes it abort, naming who.
+* ``secagg``: SecAgg+ -- the server runs the library's
+  :class:`~mpc_rr.secure_sum.secagg.SecAggServer`; each browser the client
+  (``static/secagg.js``), each bot :class:`~mpc_rr.secure_sum.secagg.SecAggClient`.
+  Up to :data:`SECAGG_DROPOUT` of the class may leave mid-round: the total is
+  exact over those who stayed.
 * ``rr-survey``: randomized response (keep the answer with probability ``p``,
   else a uniform answer: :func:`~mpc_rr.mechanisms.keep_or_uniform`), the coin
   flipped in the browser; only the randomized answer is sent, through the

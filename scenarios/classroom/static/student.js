@@ -72,6 +72,7 @@
     else if (m.type === "lobby") show("lobby", m.students.length + " students" + (m.bots ? " + " + m.bots + " simulated" : ""));
     else if (m.type === "round") startRound(m);
     else if (m.type === "end") endRound(m);
+    else if (m.type === "reveal?") offerReveal();
   }
 
   async function onFrame(buf) {
@@ -115,6 +116,20 @@
     }
     else { setState("aborted"); show("result", "The round aborted: " + m.error); }
     note("round ended: " + (m.ok ? "total " + JSON.stringify(m.total) : m.error));
+  }
+
+  // after a round, if the teacher asks: a student may choose to reveal the answer (the class
+  // checks the total against the revealed answers); nothing is sent unless the student clicks
+  function offerReveal() {
+    const box = document.getElementById("reveal");
+    if (!box || S.answer === null) return;
+    box.hidden = false;
+    document.getElementById("reveal-yes").onclick = () => {
+      ws.send(JSON.stringify({ type: "reveal", answer: S.answer }));
+      box.hidden = true;
+      note("you revealed your answer to the class");
+    };
+    document.getElementById("reveal-no").onclick = () => { box.hidden = true; };
   }
 
   function oneHot(k, answer) { return Array.from({ length: k }, (_, i) => (i === answer ? 1 : 0)); }

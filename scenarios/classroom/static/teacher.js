@@ -5,6 +5,7 @@
   const T = (root.teacher = { events: [], result: null });
   const $ = (id) => document.getElementById(id);
   let nmsg = 0;
+  let revealed = [];
   let roster = {};  // name -> li
 
   function event(text, bad) {
@@ -36,6 +37,8 @@
       event(`round ${e.run}: ${e.n} parties (${Object.keys(e.browsers).length} browsers, ${e.bots.length} simulated)`);
     } else if (e.type === "msg") onMsg(e);
     else if (e.type === "end") onEnd(e);
+    else if (e.type === "reveal-asked") { revealed = []; $("revealed").textContent = "Asked who reveals..."; }
+    else if (e.type === "reveal") onReveal(e);
   }
 
   function onMsg(e) {
@@ -69,6 +72,15 @@
     $("result").innerHTML = html;
     event(e.ok ? `round ${e.run} done: ${JSON.stringify(e.total)}` : `round ${e.run} aborted`, !e.ok);
   }
+  function onReveal(e) {
+    revealed.push(e.answer);
+    const r = T.result;
+    if (!r || !r.ok) return;
+    const counts = r.options.map((_, i) => revealed.filter((a) => a === i).length);
+    const consistent = counts.every((c, i) => c <= r.total[i]);
+    $("revealed").textContent = `Revealed by ${revealed.length} of ${r.count}: ` + r.options.map((o, i) => `${o} ${counts[i]}`).join(", ")
+      + (r.estimate ? "" : consistent ? " -- consistent with the total" : " -- MORE than the total: someone revealed a different answer");
+  }
   function esc(s) { return String(s).replace(/[&<>"]/g, (c) => ({ "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;" })[c]); }
 
   async function init() {
@@ -91,6 +103,7 @@
     };
     ws.onclose = () => ($("status").textContent = "disconnected from the server");
     $("start").onclick = () => ws.send(JSON.stringify({ type: "start" }));
+    $("reveal").onclick = () => ws.send(JSON.stringify({ type: "reveal" }));
   }
   root.addEventListener("DOMContentLoaded", init);
 })(window);

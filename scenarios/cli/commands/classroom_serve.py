@@ -5,7 +5,9 @@ printed with its QR code; a phone browser is enough) and a teacher page (its
 URL carries a key: keep it to yourself) over HTTP and WebSocket.  Each
 student's answer stays in the browser: for FULL-MESH (Sec. 4.2 with the board)
 it is split into shares mod n+1, each encrypted to its receiver with
-WebCrypto (X25519, AES-GCM) and relayed; for RR-SURVEY the coin is flipped in
+WebCrypto (X25519, AES-GCM) and relayed; for SECAGG (SecAgg+) it is masked and
+its mask keys Shamir-shared (a third of the class may leave mid-round); for
+RR-SURVEY the coin is flipped in
 the browser and only the randomized answer is sent.  The server runs the
 aggregator (or board) and the --bots simulated students with the library's
 own roles.  The teacher page shows who joined, every message, who dropped,

@@ -1,0 +1,47 @@
+"""The live room without a browser: fake connections (transports.websocket.WebConn) drive the
+lobby, a round with a silent student, and the reveal after it."""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import trio
+
+from parties.room import Room
+from scenarios.classroom.live import Lesson, make_round
+from transports.websocket import WebConn
+
+
+def _texts(conn: WebConn) -> list[dict]:
+    out = []
+    while True:
+        try:
+            event = conn._in.receive_nowait()
+        except (trio.WouldBlock, trio.EndOfChannel, trio.ClosedResourceError):
+            return out
+        if "text" in event:
+            out.append(json.loads(event["text"]))
+
+
+async def test_lobby_round_and_reveal() -> None:
+    room = Room(make_round(Lesson("rr-survey"), np.random.default_rng(0)), bots=1, step_timeout=0.2)
+    teacher = WebConn("/ws/teacher", f"key={room.teacher_key}", 64)
+    assert await room.on_open(teacher)
+    assert not await room.on_open(WebConn("/ws/teacher", "key=wrong", 8))
+    ann = WebConn("/ws/student", "", 64)
+    assert await room.on_open(ann)
+    await room.on_text(ann, json.dumps({"type": "hello", "token": "t-ann", "name": "  Ann  "}))
+    assert [m["type"] for m in _texts(ann)] == ["welcome", "lobby"]
+    await room.on_text(ann, json.dumps({"type": "reveal", "answer": 1}))  # before any round: refused
+    out = await room.run_round()  # Ann never answers: the hub counts the bot alone
+    assert out["ok"] and out["count"] == 1 and out["not_counted"] == [1]
+    assert [m["type"] for m in _texts(ann)] == ["round", "end", "lobby"]
+    await room.on_text(teacher, json.dumps({"type": "reveal"}))
+    assert _texts(ann) == [{"type": "reveal?"}]
+    await room.on_text(ann, json.dumps({"type": "reveal", "answer": 1}))
+    await room.on_text(ann, json.dumps({"type": "reveal", "answer": 0}))  # a second reveal: refused
+    kinds = [(e["type"], e.get("name") or e.get("who")) for e in room.events if e["type"] in ("reveal", "garbage")]
+    assert kinds == [("garbage", "Ann"), ("reveal", "Ann"), ("garbage", "Ann")]
+    teacher_events = [m for m in _texts(teacher) if m["type"] == "reveal"]
+    assert teacher_events[0]["answer"] == 1
