@@ -45,3 +45,25 @@ async def test_lobby_round_and_reveal() -> None:
     assert kinds == [("garbage", "Ann"), ("reveal", "Ann"), ("garbage", "Ann")]
     teacher_events = [m for m in _texts(teacher) if m["type"] == "reveal"]
     assert teacher_events[0]["answer"] == 1
+
+
+async def test_a_late_joiner_waits_for_the_next_round() -> None:
+    room = Room(make_round(Lesson("rr-survey"), np.random.default_rng(1)), bots=2, step_timeout=0.3)
+    bob = WebConn("/ws/student", "", 64)
+    outcomes = []
+
+    async def round_() -> None:
+        outcomes.append(await room.run_round())
+
+    async with trio.open_nursery() as nursery:
+        nursery.start_soon(round_)
+        await trio.sleep(0.05)
+        assert room.round is not None
+        assert await room.on_open(bob)
+        await room.on_text(bob, json.dumps({"type": "hello", "token": "t-bob", "name": "Bob"}))
+        assert _texts(bob)[0] == {"type": "welcome", "name": "Bob", "waiting": True}
+    assert outcomes[0]["n"] == 2  # the bots only: Bob came late
+    assert "round" not in [m["type"] for m in _texts(bob)]
+    second = await room.run_round()
+    assert second["n"] == 3 and second["not_counted"] == [1]  # Bob is in (and silent)
+    assert _texts(bob)[0]["type"] == "round"
