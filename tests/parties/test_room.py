@@ -49,7 +49,9 @@ async def test_lobby_round_and_reveal() -> None:
 
 async def test_a_late_joiner_waits_for_the_next_round() -> None:
     room = Room(make_round(Lesson("rr-survey"), np.random.default_rng(1)), bots=2, step_timeout=0.3)
-    bob = WebConn("/ws/student", "", 64)
+    ann, bob = WebConn("/ws/student", "", 64), WebConn("/ws/student", "", 64)
+    assert await room.on_open(ann)  # a silent student: the round lasts until the hub's deadline
+    await room.on_text(ann, json.dumps({"type": "hello", "token": "t-ann", "name": "Ann"}))
     outcomes = []
 
     async def round_() -> None:
@@ -62,8 +64,8 @@ async def test_a_late_joiner_waits_for_the_next_round() -> None:
         assert await room.on_open(bob)
         await room.on_text(bob, json.dumps({"type": "hello", "token": "t-bob", "name": "Bob"}))
         assert _texts(bob)[0] == {"type": "welcome", "name": "Bob", "waiting": True}
-    assert outcomes[0]["n"] == 2  # the bots only: Bob came late
+    assert outcomes[0]["n"] == 3  # Ann and the bots: Bob came late
     assert "round" not in [m["type"] for m in _texts(bob)]
     second = await room.run_round()
-    assert second["n"] == 3 and second["not_counted"] == [1]  # Bob is in (and silent)
+    assert second["n"] == 4 and second["not_counted"] == [1, 2]  # Bob is in (and silent)
     assert _texts(bob)[0]["type"] == "round"
