@@ -7,8 +7,8 @@ student's answer stays in the browser: for FULL-MESH (Sec. 4.2 with the board)
 it is split into shares mod n+1, each encrypted to its receiver with
 WebCrypto (X25519, AES-GCM) and relayed; for SECAGG (SecAgg+) it is masked and
 its mask keys Shamir-shared (a third of the class may leave mid-round); for
-RR-SURVEY the coin is flipped in
-the browser and only the randomized answer is sent.  The server runs the
+RR-SURVEY the coin is flipped in the browser and only the randomized answer
+is sent.  The server runs the
 aggregator (or board) and the --bots simulated students with the library's
 own roles.  The teacher page shows who joined, every message, who dropped,
 the result and every byte the server received.
@@ -40,6 +40,7 @@ from scenarios.cli.options import (
 def register(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser(
         "classroom-serve",
+        prog="mpc-rr classroom serve",
         help="a live class: students are the parties from their browsers (also `classroom serve`)",
         description=__doc__,
         formatter_class=HelpFormatter,
