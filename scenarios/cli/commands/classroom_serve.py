@@ -63,7 +63,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--once", action="store_true", help="run one round, print its outcome and exit")
     add_seed(p, "the bots' answers and coins")
     add_json(p, "with --once: print the outcome as one JSON object")
-    p.set_defaults(func=run)
+    p.set_defaults(func=run, command="classroom serve")
 
 
 def run(args: argparse.Namespace) -> int:
