@@ -86,6 +86,8 @@ class _Round:
     local: dict[int, LocalEndpoint]
     started: float = field(default_factory=time.perf_counter)
     dropped: set[int] = field(default_factory=set)
+    sent: dict[int, int] = field(default_factory=dict)  # frames relayed per browser this round
+    budget: int = 0  # at most this many: every protocol here sends fewer than 4 (n + 2)
 
 
 def _shown(msg: Message) -> dict[str, Any]:
@@ -239,6 +241,10 @@ class Room:
             return
         student = self.students.get(token)
         rejoin = student is not None
+        if student is None and len(self.students) >= 4 * self.max_students:
+            # bounded: forget students who left and were not in the last round
+            for t in [t for t, s in self.students.items() if s.conn is None and t not in self._last_round]:
+                del self.students[t]
         if student is None:
             student = self.students[token] = Student(token, name)
         student.conn, student.name = conn, name
@@ -291,6 +297,10 @@ class Room:
         if dst == src or (dst not in rnd.browsers and dst not in rnd.local):
             self._garbage(conn, f"a frame for party {dst}, who is not in this round")
             return
+        sent = rnd.sent[src] = rnd.sent.get(src, 0) + 1
+        if sent > rnd.budget:  # a flood would fill the others' outboxes: cut it at the source
+            self._garbage(conn, f"more than {rnd.budget} frames in one round")
+            return
         self._route(src, dst, payload, msg)
 
     # -- the relay -------------------------------------------------------------------------
@@ -336,7 +346,7 @@ class Room:
             return {"ok": False, "error": str(exc)}
         codec = codec_for(tuple(setup.message_types))
         ids = frozenset({0, *browsers, *setup.roles})
-        rnd = _Round(run, setup, codec, browsers, {})
+        rnd = _Round(run, setup, codec, browsers, {}, budget=4 * (len(ids) + 2))
         for pid in setup.roles:
             rnd.local[pid] = LocalEndpoint(pid, ids, self._route)
         self.round = rnd

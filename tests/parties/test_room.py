@@ -69,3 +69,23 @@ async def test_a_late_joiner_waits_for_the_next_round() -> None:
     second = await room.run_round()
     assert second["n"] == 4 and second["not_counted"] == [1, 2]  # Bob is in (and silent)
     assert _texts(bob)[0]["type"] == "round"
+
+
+async def test_a_flood_is_cut_at_the_source() -> None:
+    from mpc_rr.core import Codec, WireArray
+    from mpc_rr.secure_sum.plainsum import PlainValue
+    from transports.websocket import pack_ws
+
+    room = Room(make_round(Lesson("rr-survey"), np.random.default_rng(2)), bots=2, step_timeout=0.3)
+    ann = WebConn("/ws/student", "", 64)
+    assert await room.on_open(ann)
+    await room.on_text(ann, json.dumps({"type": "hello", "token": "t-ann", "name": "Ann"}))
+    async with trio.open_nursery() as nursery:
+        nursery.start_soon(room.run_round)
+        await trio.sleep(0.05)
+        assert room.round is not None
+        frame = Codec([PlainValue]).encode(PlainValue(x=WireArray.from_numpy(np.array([1, 0])), run=room.round.run))
+        for _ in range(40):
+            await room.on_bytes(ann, pack_ws(0, frame))
+    floods = [e for e in room.events if e["type"] == "garbage" and "frames in one round" in e["what"]]
+    assert len(floods) == 40 - 4 * (3 + 1 + 2) and floods[0]["who"] == "Ann"
