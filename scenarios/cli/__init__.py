@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import argparse
 import importlib
+import sys
 from collections.abc import Sequence
 from typing import NoReturn
 
@@ -26,6 +27,7 @@ COMMANDS: tuple[str, ...] = (
     "rrba",
     "schema",
     "classroom",
+    "classroom_serve",
     "scenario",
     "results",
     "report",
@@ -117,6 +119,9 @@ def main(argv: Sequence[str] | None = None, commands: Sequence[str] = COMMANDS) 
     argv = list(sys.argv[1:] if argv is None else argv)
     Parser.json_errors = "--json" in argv
     parser = build_parser(commands)
+    argv = list(sys.argv[1:] if argv is None else argv)
+    if argv[:2] == ["classroom", "serve"]:  # `classroom PROTOCOL` is a positional: serve is its own command
+        argv[:2] = ["classroom-serve"]
     args = parser.parse_args(argv)  # argparse exits with status 2 on a usage error
     status = guarded(args.command, lambda: args.func(args), as_json=Parser.json_errors)
     if status == 130 and from_shell:

@@ -16,6 +16,9 @@ self-contained page that steps forward and back), json.
 
 Exit status 0 when the result equals the plain computation, 1 when the
 protocol aborted (e.g. the full mesh with a dropout: it has no tolerance).
+
+For a live class where the students are the parties, from their own
+browsers: ``mpc-rr classroom serve`` (see ``mpc-rr classroom serve --help``).
 """
 
 from __future__ import annotations

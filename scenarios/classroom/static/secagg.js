@@ -1,0 +1,159 @@
+// The SecAgg+ data party in the browser (mpc_rr.secure_sum.secagg.SecAggClient, Bell et al. 2020
+// over Bonawitz et al. 2017), talking to the library's SecAggServer.  Same keys, same bytes:
+//   keys    two X25519 pairs (c: share encryption, s: masks) and a self-mask seed b, its SHA-256
+//           commitment -> AdvertiseKeys;
+//   shares  s_sk and b cut into 11 chunks of 24 bits each, Shamir-shared over GF(2^31 - 1) at the
+//           neighbours' ids (threshold t), each row AES-256-GCM sealed under enc_keys (a 64-byte
+//           SHA-256 one-step KDF of the c agreement: one key per direction) -> EncryptedShares;
+//   masked  y = x + PRG(b) + sum_{v > u} PRG(s_uv) - sum_{v < u} PRG(s_uv) mod R, PRG = AES-256-CTR
+//           from counter block 0^96 || 2 (what the library reads off AES-GCM) -> MaskedInput;
+//   unmask  for each holder of my shares: a share of b (alive) or of s_sk (dropped), never both.
+"use strict";
+(function (root) {
+  const subtle = root.crypto.subtle;
+  const te = new TextEncoder();
+  const P = 2147483647n;  // 2^31 - 1
+  const CHUNKS = 11;
+  const ZERO_NONCE = new Uint8Array(12);
+  const CTR_BLOCK = Uint8Array.of(0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 2);
+
+  function concat(...parts) {
+    const out = new Uint8Array(parts.reduce((a, p) => a + p.length, 0));
+    let o = 0;
+    for (const p of parts) { out.set(p, o); o += p.length; }
+    return out;
+  }
+  async function sha(...parts) { return new Uint8Array(await subtle.digest("SHA-256", concat(...parts))); }
+  // mpc_rr.secure_sum.crypto.kdf_sha256: SHA-256(be32(i) || Z || info), i = 1, 2, ...
+  async function kdf(secret, info, length) {
+    const out = [];
+    for (let i = 1; 32 * out.length < length; i++) out.push(await sha(Uint8Array.of(0, 0, 0, i), secret, te.encode(info)));
+    return concat(...out).slice(0, length);
+  }
+  function fieldRandom() {  // uniform in [0, p) by rejection from 31-bit words
+    const w = new Uint32Array(1);
+    for (;;) { root.crypto.getRandomValues(w); const v = w[0] & 0x7fffffff; if (v < 2147483647) return BigInt(v); }
+  }
+  function chunks(bytes32) {  // shamir.bytes_to_chunks: 11 little-endian 24-bit chunks (zero padding)
+    const b = concat(bytes32, new Uint8Array(1));
+    const out = [];
+    for (let i = 0; i < CHUNKS; i++) out.push(BigInt(b[3 * i] | (b[3 * i + 1] << 8) | (b[3 * i + 2] << 16)));
+    return out;
+  }
+  async function prg(key, nbytes) {  // AES-256-CTR keystream from counter 2 (crypto.stream_rows)
+    const k = await subtle.importKey("raw", key, "AES-CTR", false, ["encrypt"]);
+    return new Uint8Array(await subtle.encrypt({ name: "AES-CTR", counter: CTR_BLOCK, length: 32 }, k, new Uint8Array(nbytes)));
+  }
+  async function words(key, cells, R) {  // crypto.expand_masks: power-of-two R: smallest word & (R-1); else u64 mod R
+    const pow2 = (R & (R - 1)) === 0;
+    const w = pow2 ? (R - 1 < 256 ? 1 : R - 1 < 65536 ? 2 : 4) : 8;
+    const s = await prg(key, cells * w);
+    const dv = new DataView(s.buffer);
+    const out = [];
+    for (let i = 0; i < cells; i++) {
+      if (pow2) out.push((w === 1 ? dv.getUint8(i) : w === 2 ? dv.getUint16(2 * i, true) : dv.getUint32(4 * i, true)) & (R - 1));
+      else out.push(Number(dv.getBigUint64(8 * i, true) % BigInt(R)));
+    }
+    return out;
+  }
+  async function aesKey(raw) { return subtle.importKey("raw", raw, "AES-GCM", false, ["encrypt", "decrypt"]); }
+  function b64url(s) { return Uint8Array.from(atob(s.replace(/-/g, "+").replace(/_/g, "/")), (c) => c.charCodeAt(0)); }
+  async function x25519(sk, pkBytes) {
+    const pk = await subtle.importKey("raw", pkBytes, { name: "X25519" }, false, []);
+    return new Uint8Array(await subtle.deriveBits({ name: "X25519", public: pk }, sk, 256));
+  }
+  function sortedIds(a, what) {
+    const ids = root.wire.fromArray(a, "<u4");
+    if (a.shape.length !== 1 || ids.some((v, i) => i && v <= ids[i - 1])) throw new Error(what + ": ids not sorted");
+    return ids;
+  }
+
+  // r: the round (id, n, run, options, modulus, threshold); x: the one-hot answer; send(peer, msg); note(text)
+  root.secaggParty = function (r, x, send, note) {
+    const u = r.id, run = r.run, R = r.modulus, t = r.threshold, cells = x.length;
+    const make = root.wire.make, arr = root.wire.toArray;
+    let c, s, b, sRaw, nbIds, nbS, decKeys, holders, held;
+    return {
+      async start() {
+        c = await subtle.generateKey({ name: "X25519" }, true, ["deriveBits"]);
+        s = await subtle.generateKey({ name: "X25519" }, true, ["deriveBits"]);
+        sRaw = b64url((await subtle.exportKey("jwk", s.privateKey)).d);
+        b = root.crypto.getRandomValues(new Uint8Array(32));
+        const cPk = new Uint8Array(await subtle.exportKey("raw", c.publicKey));
+        const sPk = new Uint8Array(await subtle.exportKey("raw", s.publicKey));
+        note("step 0: two X25519 public keys and a commitment to my self-mask seed, to the server");
+        send(0, make("AdvertiseKeys", { c_pk: cPk, s_pk: sPk, b_commit: await sha(b), run, step: 0 }));
+      },
+      async receive(src, msg) {
+        if (src !== 0) throw new Error("SecAgg+ messages come from the server only");
+        if (msg.type === "NeighborKeys") {
+          nbIds = sortedIds(msg.ids, "NeighborKeys");
+          const m = nbIds.length;
+          if (m < t) throw new Error(`only ${m} live neighbours, threshold ${t}`);
+          const cPks = root.wire.fromArray(msg.c_pks, "|u1", 32 * m), sPks = root.wire.fromArray(msg.s_pks, "|u1", 32 * m);
+          nbS = Uint8Array.from(sPks);
+          const secret = [...chunks(sRaw), ...chunks(b)];  // 22 field elements
+          const coeffs = secret.map(() => Array.from({ length: t - 1 }, fieldRandom));
+          const cts = [];
+          decKeys = {};
+          for (let i = 0; i < m; i++) {
+            const v = nbIds[i], xv = BigInt(v);
+            const row = secret.map((s0, j) => {  // Horner: f(x) = s + c1 x + ... + c_{t-1} x^{t-1}
+              let acc = 0n;
+              for (let k = t - 2; k >= 0; k--) acc = ((acc + coeffs[j][k]) * xv) % P;
+              return Number((acc + s0) % P);
+            });
+            const z = await x25519(c.privateKey, Uint8Array.from(cPks.slice(32 * i, 32 * i + 32)));
+            const lo = Math.min(u, v), hi = Math.max(u, v);
+            const okm = await kdf(z, `mpc_rr/secagg/v1/enc/${run}/${lo}/${hi}`, 64);
+            const [kOut, kIn] = u === lo ? [okm.slice(0, 32), okm.slice(32)] : [okm.slice(32), okm.slice(0, 32)];
+            decKeys[v] = await aesKey(kIn);
+            const ct = await subtle.encrypt({ name: "AES-GCM", iv: ZERO_NONCE, additionalData: te.encode(`${run}/${u}/${v}`) },
+              await aesKey(kOut), arr(row, "<u4").data);
+            cts.push(...new Uint8Array(ct));
+          }
+          note(`step 1: my mask key and seed Shamir-shared (threshold ${t}) among ${m} neighbours, each share sealed for its holder`);
+          send(0, make("EncryptedShares", { recipients: arr(nbIds, "<u4"), ciphertexts: arr(cts, "|u1", [m, cts.length / Math.max(m, 1)]), run, step: 1 }));
+        } else if (msg.type === "ForwardedShares") {
+          const senders = sortedIds(msg.senders, "ForwardedShares");
+          const m = senders.length;
+          if (m < t) throw new Error(`shares from only ${m} neighbours, threshold ${t}`);
+          const width = msg.ciphertexts.shape[1];
+          const cts = msg.ciphertexts.data;
+          held = [];
+          for (let i = 0; i < m; i++) {
+            const v = senders[i];
+            if (!decKeys[v]) throw new Error("a share from a non-neighbour");
+            const plain = await subtle.decrypt({ name: "AES-GCM", iv: ZERO_NONCE, additionalData: te.encode(`${run}/${v}/${u}`) },
+              decKeys[v], cts.slice(width * i, width * (i + 1))).catch(() => { throw new Error(`the share of ${v} fails authentication`); });
+            held.push(root.wire.fromArray({ dtype: "<u4", shape: [2 * CHUNKS], data: new Uint8Array(plain) }, "<u4"));
+          }
+          holders = senders;
+          const mask = await words(await kdf(b, `mpc_rr/secagg/v1/self/${run}/${u}/${u}`, 32), cells, R);
+          for (const v of senders) {
+            const i = nbIds.indexOf(v);
+            const z = await x25519(s.privateKey, nbS.slice(32 * i, 32 * i + 32));
+            const key = await kdf(z, `mpc_rr/secagg/v1/mask/${run}/${Math.min(u, v)}/${Math.max(u, v)}`, 32);
+            const w = await words(key, cells, R);
+            w.forEach((val, j) => (mask[j] = (mask[j] + (v > u ? val : R - val)) % R));
+          }
+          const y = x.map((xi, j) => (xi + mask[j]) % R);
+          note("step 2: my masked answer y = x + masks mod " + R + " = " + y.join(",") + " (looks uniform)");
+          send(0, make("MaskedInput", { y: arr(y, root.wire.residueDtype(R)), run, step: 2 }));
+        } else if (msg.type === "UnmaskRequest") {
+          const dropped = new Set(root.wire.fromArray(msg.dropped, "<u4"));
+          const alive = holders.filter((h) => !dropped.has(h)), gone = holders.filter((h) => dropped.has(h));
+          const rows = (hs, from) => hs.flatMap((h) => held[holders.indexOf(h)].slice(from, from + CHUNKS));
+          note(`step 3: seed shares for ${alive.length} live neighbours, mask-key shares for ${gone.length} dropped`);
+          send(0, make("UnmaskShares", {
+            b_owners: arr(alive, "<u4"), b_shares: arr(rows(alive, CHUNKS), "<u4", [alive.length, CHUNKS]),
+            s_owners: arr(gone, "<u4"), s_shares: arr(rows(gone, 0), "<u4", [gone.length, CHUNKS]), run, step: 3 }));
+        } else if (msg.type === "Aggregate") {
+          note("the server's aggregate over " + msg.n_included + " students: " + root.wire.fromArray(msg.total, root.wire.residueDtype(R)).join(","));
+        } else if (msg.type === "SecAggAbort") {
+          note("the server aborted: " + msg.reason);
+        } else throw new Error("unexpected " + msg.type);
+      },
+    };
+  };
+})(typeof window !== "undefined" ? window : globalThis);

@@ -1,0 +1,255 @@
+// The student's side of a live round (mpc-rr classroom serve), in the browser: the answer never
+// leaves this page in clear.  full-mesh: the party of mpc_rr.secure_sum.full_mesh (board
+// publication) -- X25519 key pair in WebCrypto, the answer split into n shares mod n+1, each
+// AES-256-GCM encrypted to its receiver under the library's key derivation (SHA-256 one-step KDF,
+// SP 800-56C, over the X25519 secret; share_key / share_aad), relayed by the server, which only
+// sees ciphertexts and the uniform sums r_j.  rr-survey: the coin is flipped here and only the
+// randomized answer is sent (mpc_rr.secure_sum.plainsum's client).
+"use strict";
+(function (root) {
+  const subtle = root.crypto.subtle;
+  const te = new TextEncoder();
+  const S = (root.classroom = { state: "start", log: [], result: null, answer: null, round: null, errors: [] });
+
+  function note(text) {
+    S.log.push(text);
+    const el = document.getElementById("log");
+    if (el) { const li = document.createElement("li"); li.textContent = text; el.prepend(li); }
+  }
+  function show(id, text) { const el = document.getElementById(id); if (el) el.textContent = text; }
+  function setState(s) { S.state = s; show("state", s); }
+  function hex(b, n) { return Array.from(b.slice(0, n || 8), (x) => x.toString(16).padStart(2, "0")).join(""); }
+
+  // -- randomness and crypto (WebCrypto only) -----------------------------------------
+  function uniform(m) {  // exactly uniform in [0, m) by rejection from 32-bit words
+    const limit = Math.floor(4294967296 / m) * m;
+    const w = new Uint32Array(1);
+    for (;;) { root.crypto.getRandomValues(w); if (w[0] < limit) return w[0] % m; }
+  }
+  function coin() { const w = new Uint32Array(1); root.crypto.getRandomValues(w); return w[0] / 4294967296; }
+  function concat(...parts) {
+    const out = new Uint8Array(parts.reduce((a, p) => a + p.length, 0));
+    let o = 0;
+    for (const p of parts) { out.set(p, o); o += p.length; }
+    return out;
+  }
+  // mpc_rr.secure_sum.crypto.pair_key: SHA-256(be32(1) || Z || info), info binding purpose, run, ids
+  async function pairKey(shared, purpose, run, a, b) {
+    const info = te.encode(`mpc_rr/secagg/v1/${purpose}/${run}/${a}/${b}`);
+    const raw = await subtle.digest("SHA-256", concat(Uint8Array.of(0, 0, 0, 1), shared, info));
+    return subtle.importKey("raw", raw, "AES-GCM", false, ["encrypt", "decrypt"]);
+  }
+  const ZERO_NONCE = new Uint8Array(12);  // each key encrypts exactly one message
+  async function seal(key, plain, aad) {
+    return new Uint8Array(await subtle.encrypt({ name: "AES-GCM", iv: ZERO_NONCE, additionalData: aad }, key, plain));
+  }
+  async function open(key, ct, aad) {
+    return new Uint8Array(await subtle.decrypt({ name: "AES-GCM", iv: ZERO_NONCE, additionalData: aad }, key, ct));
+  }
+
+  // -- the socket ---------------------------------------------------------------------
+  let ws = null;
+  let party = null;
+  function send(peer, msg) { ws.send(root.wire.frame(peer, msg)); }
+
+  function connect(name) {
+    let token = sessionStorage.getItem("mpc-rr-token");  // per tab, kept across reloads
+    if (!token) {
+      token = hex(root.crypto.getRandomValues(new Uint8Array(12)), 12);
+      sessionStorage.setItem("mpc-rr-token", token);
+    }
+    sessionStorage.setItem("mpc-rr-name", name);
+    ws = new WebSocket((location.protocol === "https:" ? "wss://" : "ws://") + location.host + "/ws/student");
+    ws.binaryType = "arraybuffer";
+    ws.onopen = () => ws.send(JSON.stringify({ type: "hello", token, name }));
+    ws.onclose = (e) => { if (S.state !== "refused") setState("disconnected"); note("connection closed " + (e.reason || "")); };
+    ws.onmessage = (e) => (typeof e.data === "string" ? onText(JSON.parse(e.data)) : onFrame(e.data));
+  }
+
+  function onText(m) {
+    if (m.type === "welcome") { setState(m.waiting ? "waiting for the next round" : "in the lobby"); note("joined as " + m.name); }
+    else if (m.type === "refused") { setState("refused"); show("refused", m.reason); note("refused: " + m.reason); }
+    else if (m.type === "lobby") show("lobby", m.students.length + " students" + (m.bots ? " + " + m.bots + " simulated" : ""));
+    else if (m.type === "round") startRound(m);
+    else if (m.type === "end") endRound(m);
+    else if (m.type === "reveal?") offerReveal();
+  }
+
+  async function onFrame(buf) {
+    let src, msg;
+    try { [src, msg] = root.wire.unframe(buf); }
+    catch (err) { S.errors.push(String(err)); note("rejected a bad frame: " + err); return; }
+    if (!party || msg.run !== party.run) { S.errors.push("frame of another run"); return; }
+    try { await party.receive(src, msg); }
+    catch (err) { S.errors.push(String(err)); note("rejected " + msg.type + " from " + src + ": " + err.message); }
+  }
+
+  // -- a round ------------------------------------------------------------------------
+  function startRound(r) {
+    S.round = r;
+    S.result = null;
+    show("question", r.question);
+    setState("round " + r.run + ": you are party " + r.id + " of " + r.n);
+    note("round " + r.run + " started: party " + r.id + " of " + r.n);
+    if (S.answer === null) { setState("choose your answer"); return; }
+    begin();
+  }
+
+  async function begin() {
+    const r = S.round;
+    if (!r || party) return;
+    party = r.protocol === "rr-survey" ? rrSurvey(r, S.answer)
+      : r.protocol === "secagg" ? root.secaggParty(r, oneHot(r.options.length, S.answer), send, note)
+      : fullMesh(r, S.answer);
+    party.run = r.run;
+    await party.start();
+  }
+
+  function endRound(m) {
+    party = null;
+    S.result = m;
+    if (m.ok) {
+      setState("done");
+      const counts = m.options.map((o, i) => `${o}: ${m.total[i]}`).join(", ");
+      const est = m.estimate ? " -- estimated true counts: " + m.options.map((o, i) => `${o} ${m.estimate[i].toFixed(1)}`).join(", ") : "";
+      show("result", "The class: " + counts + est);
+    }
+    else { setState("aborted"); show("result", "The round aborted: " + m.error); }
+    note("round ended: " + (m.ok ? "total " + JSON.stringify(m.total) : m.error));
+  }
+
+  // after a round, if the teacher asks: a student may choose to reveal the answer (the class
+  // checks the total against the revealed answers); nothing is sent unless the student clicks
+  function offerReveal() {
+    const box = document.getElementById("reveal");
+    if (!box || S.answer === null) return;
+    box.hidden = false;
+    document.getElementById("reveal-yes").onclick = () => {
+      ws.send(JSON.stringify({ type: "reveal", answer: S.answer }));
+      box.hidden = true;
+      note("you revealed your answer to the class");
+    };
+    document.getElementById("reveal-no").onclick = () => { box.hidden = true; };
+  }
+
+  function oneHot(k, answer) { return Array.from({ length: k }, (_, i) => (i === answer ? 1 : 0)); }
+
+  // rr-survey: keep the answer with probability p, else a uniform answer; only that is sent
+  function rrSurvey(r, answer) {
+    return {
+      async start() {
+        const k = r.options.length;
+        const keep = coin() < r.p;
+        const sent = keep ? answer : uniform(k);
+        S.coin = { keep, sent };
+        show("coin", keep ? `Coin: keep (probability ${r.p}) -- you send your answer, ${r.options[sent]}`
+          : `Coin: random (probability ${(1 - r.p).toFixed(2)}) -- you send a random answer, ${r.options[sent]}`);
+        note("coin flipped in this browser: " + (keep ? "keep" : "random") + "; sending " + r.options[sent]);
+        send(0, root.wire.make("PlainValue", { x: root.wire.toArray(oneHot(k, sent), "<i8"), run: r.run }));
+      },
+      async receive(src, msg) {
+        if (msg.type !== "PlainTotal" || src !== 0) throw new Error("unexpected");
+        note("tallies of randomized answers: " + root.wire.fromArray(msg.total, "<i8", r.options.length));
+      },
+    };
+  }
+
+  // the full mesh, board publication (mpc_rr.secure_sum.full_mesh.FullMeshParty)
+  function fullMesh(r, answer) {
+    const me = r.id, n = r.n, m = n + 1, k = r.options.length, run = r.run;
+    const dtype = root.wire.residueDtype(m);
+    const acc = new Array(k).fill(0);
+    const x = oneHot(k, answer);
+    const inKeys = {}, held = {}, got = new Set();
+    let sk = null, pk = null, sharesOut = false, published = false;
+    const aad = (a, b) => te.encode(`mesh-share/${run}/${a}/${b}`);
+
+    async function accept(src, ct) {
+      const plain = await open(inKeys[src], ct, aad(src, me)).catch(() => { throw new Error("share fails authentication"); });
+      const vals = root.wire.fromArray({ dtype, shape: [k], data: plain }, dtype, k);
+      if (vals.some((v) => v >= m)) throw new Error("share out of range");
+      vals.forEach((v, c) => (acc[c] = (acc[c] + v) % m));
+    }
+    async function maybePublish() {
+      if (!sharesOut || published || got.size < n - 1) return;
+      published = true;
+      const rj = acc.map((a, c) => (a + x[c]) % m);
+      note("step 3: published r_" + me + " = " + rj.join(",") + " (uniform: says nothing about my answer)");
+      send(0, root.wire.make("MeshPublish", { value: root.wire.toArray(rj, dtype), run, step: 3 }));
+    }
+    return {
+      async start() {
+        const kp = await subtle.generateKey({ name: "X25519" }, true, ["deriveBits"]);
+        sk = kp.privateKey;
+        pk = new Uint8Array(await subtle.exportKey("raw", kp.publicKey));
+        note("step 1: my X25519 public key " + hex(pk) + "... to the board");
+        send(0, root.wire.make("MeshKey", { pk, run, step: 1 }));
+      },
+      async receive(src, msg) {
+        if (msg.type === "MeshKeys" && src === 0) {
+          const rows = msg.pks;
+          if (rows.dtype !== "|u1" || rows.shape.join() !== [n, 32].join() || rows.data.length !== 32 * n) throw new Error("malformed key list");
+          if (hex(rows.data.subarray(32 * (me - 1), 32 * me), 32) !== hex(pk, 32)) throw new Error("a key list without my own key");
+          const shares = [];
+          for (let j = 0; j < n - 1; j++) shares.push(Array.from({ length: k }, () => uniform(m)));
+          shares.push(Array.from({ length: k }, (_, c) => (m - shares.reduce((a, s) => a + s[c], 0) % m) % m));
+          shares[me - 1].forEach((v, c) => (acc[c] = (acc[c] + v) % m));
+          note("step 2: my answer split into " + n + " shares mod " + m + "; " + (n - 1) + " sealed for the others");
+          for (let j = 1; j <= n; j++) {
+            if (j === me) continue;
+            const peer = await subtle.importKey("raw", rows.data.slice(32 * (j - 1), 32 * j), { name: "X25519" }, false, []);
+            const shared = new Uint8Array(await subtle.deriveBits({ name: "X25519", public: peer }, sk, 256));
+            inKeys[j] = await pairKey(shared, "mesh-share", run, j, me);
+            const out = await pairKey(shared, "mesh-share", run, me, j);
+            const ct = await seal(out, root.wire.toArray(shares[j - 1], dtype).data, aad(me, j));
+            send(j, root.wire.make("MeshShare", { ciphertext: ct, run, step: 2 }));
+          }
+          sharesOut = true;
+          for (const j of Object.keys(held)) { await accept(Number(j), held[j]); delete held[j]; }
+          await maybePublish();
+        } else if (msg.type === "MeshShare" && src >= 1 && src <= n && src !== me) {
+          if (got.has(src)) throw new Error("duplicate share");
+          got.add(src);
+          if (!sharesOut) held[src] = msg.ciphertext;
+          else await accept(src, msg.ciphertext);
+          await maybePublish();
+        } else if (msg.type === "MeshTotal" && src === 0) {
+          const total = root.wire.fromArray(msg.total, dtype, k);
+          note("step 4: the board's total " + total.join(","));
+        } else throw new Error("unexpected message");
+      },
+    };
+  }
+
+  // -- the page -----------------------------------------------------------------------
+  function choose(i) {
+    S.answer = i;
+    document.querySelectorAll("#options button").forEach((b, j) => b.classList.toggle("chosen", j === i));
+    if (S.round && !party && !S.result) begin();
+  }
+  async function init() {
+    if (!root.isSecureContext || !subtle) {
+      setState("refused");
+      show("refused", "This page needs a secure connection for its cryptography: ask the teacher to start the class with --https.");
+      return;
+    }
+    await root.wire.load("/schema.json");
+    const cfg = await (await fetch("/lesson.json")).json();
+    show("question", cfg.question);
+    const box = document.getElementById("options");
+    cfg.options.forEach((label, i) => {
+      const b = document.createElement("button");
+      b.textContent = label;
+      b.onclick = () => choose(i);
+      box.appendChild(b);
+    });
+    const saved = sessionStorage.getItem("mpc-rr-name");
+    const form = document.getElementById("join");
+    if (saved) { document.getElementById("name").value = saved; }
+    form.onsubmit = (e) => { e.preventDefault(); form.hidden = true; connect(document.getElementById("name").value); };
+    if (saved) { form.hidden = true; connect(saved); }
+    setState("enter your name");
+  }
+  S.choose = choose;
+  if (typeof document !== "undefined") root.addEventListener("DOMContentLoaded", init);
+})(typeof window !== "undefined" ? window : globalThis);

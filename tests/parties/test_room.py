@@ -1,0 +1,91 @@
+"""The live room without a browser: fake connections (transports.websocket.WebConn) drive the
+lobby, a round with a silent student, and the reveal after it."""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import trio
+
+from parties.room import Room
+from scenarios.classroom.live import Lesson, make_round
+from transports.websocket import WebConn
+
+
+def _texts(conn: WebConn) -> list[dict]:
+    out = []
+    while True:
+        try:
+            event = conn._in.receive_nowait()
+        except (trio.WouldBlock, trio.EndOfChannel, trio.ClosedResourceError):
+            return out
+        if "text" in event:
+            out.append(json.loads(event["text"]))
+
+
+async def test_lobby_round_and_reveal() -> None:
+    room = Room(make_round(Lesson("rr-survey"), np.random.default_rng(0)), bots=1, step_timeout=0.2)
+    teacher = WebConn("/ws/teacher", f"key={room.teacher_key}", 64)
+    assert await room.on_open(teacher)
+    assert not await room.on_open(WebConn("/ws/teacher", "key=wrong", 8))
+    ann = WebConn("/ws/student", "", 64)
+    assert await room.on_open(ann)
+    await room.on_text(ann, json.dumps({"type": "hello", "token": "t-ann", "name": "  Ann  "}))
+    assert [m["type"] for m in _texts(ann)] == ["welcome", "lobby"]
+    await room.on_text(ann, json.dumps({"type": "reveal", "answer": 1}))  # before any round: refused
+    out = await room.run_round()  # Ann never answers: the hub counts the bot alone
+    assert out["ok"] and out["count"] == 1 and out["not_counted"] == [1]
+    assert [m["type"] for m in _texts(ann)] == ["round", "end", "lobby"]
+    await room.on_text(teacher, json.dumps({"type": "reveal"}))
+    assert _texts(ann) == [{"type": "reveal?"}]
+    await room.on_text(ann, json.dumps({"type": "reveal", "answer": 1}))
+    await room.on_text(ann, json.dumps({"type": "reveal", "answer": 0}))  # a second reveal: refused
+    kinds = [(e["type"], e.get("name") or e.get("who")) for e in room.events if e["type"] in ("reveal", "garbage")]
+    assert kinds == [("garbage", "Ann"), ("reveal", "Ann"), ("garbage", "Ann")]
+    teacher_events = [m for m in _texts(teacher) if m["type"] == "reveal"]
+    assert teacher_events[0]["answer"] == 1
+
+
+async def test_a_late_joiner_waits_for_the_next_round() -> None:
+    room = Room(make_round(Lesson("rr-survey"), np.random.default_rng(1)), bots=2, step_timeout=0.3)
+    ann, bob = WebConn("/ws/student", "", 64), WebConn("/ws/student", "", 64)
+    assert await room.on_open(ann)  # a silent student: the round lasts until the hub's deadline
+    await room.on_text(ann, json.dumps({"type": "hello", "token": "t-ann", "name": "Ann"}))
+    outcomes = []
+
+    async def round_() -> None:
+        outcomes.append(await room.run_round())
+
+    async with trio.open_nursery() as nursery:
+        nursery.start_soon(round_)
+        await trio.sleep(0.05)
+        assert room.round is not None
+        assert await room.on_open(bob)
+        await room.on_text(bob, json.dumps({"type": "hello", "token": "t-bob", "name": "Bob"}))
+        assert _texts(bob)[0] == {"type": "welcome", "name": "Bob", "waiting": True}
+    assert outcomes[0]["n"] == 3  # Ann and the bots: Bob came late
+    assert "round" not in [m["type"] for m in _texts(bob)]
+    second = await room.run_round()
+    assert second["n"] == 4 and second["not_counted"] == [1, 2]  # Bob is in (and silent)
+    assert _texts(bob)[0]["type"] == "round"
+
+
+async def test_a_flood_is_cut_at_the_source() -> None:
+    from mpc_rr.core import Codec, WireArray
+    from mpc_rr.secure_sum.plainsum import PlainValue
+    from transports.websocket import pack_ws
+
+    room = Room(make_round(Lesson("rr-survey"), np.random.default_rng(2)), bots=2, step_timeout=0.3)
+    ann = WebConn("/ws/student", "", 64)
+    assert await room.on_open(ann)
+    await room.on_text(ann, json.dumps({"type": "hello", "token": "t-ann", "name": "Ann"}))
+    async with trio.open_nursery() as nursery:
+        nursery.start_soon(room.run_round)
+        await trio.sleep(0.05)
+        assert room.round is not None
+        frame = Codec([PlainValue]).encode(PlainValue(x=WireArray.from_numpy(np.array([1, 0])), run=room.round.run))
+        for _ in range(40):
+            await room.on_bytes(ann, pack_ws(0, frame))
+    floods = [e for e in room.events if e["type"] == "garbage" and "frames in one round" in e["what"]]
+    assert len(floods) == 40 - 4 * (3 + 1 + 2) and floods[0]["who"] == "Ann"

@@ -1,0 +1,189 @@
+"""The live class in a real browser: headless Chromium tabs are the students of a real
+``mpc-rr classroom serve`` process (selenium + Debian's chromium-driver).
+
+Browser parties and the server's simulated students (the library's roles) run in one round and
+give the exact total; every message type round-trips between the page's codec and the library's;
+a student leaving mid-round makes the full mesh abort naming who left; garbage is rejected and
+named while the class carries on; a second tab, a reload and a full class are handled.
+"""
+
+from __future__ import annotations
+
+import base64
+import json
+import time
+from collections.abc import Iterator
+from typing import Any
+
+import numpy as np
+import pytest
+
+from mpc_rr.core import Codec, WireArray
+from scenarios.classroom.live import messages, wire_schema
+from tests.scenarios.classroom.browser import (
+    chromium,
+    classroom,
+    close_tabs,
+    needs_chromium,
+    open_student,
+    wait_js,
+)
+
+pytestmark = needs_chromium
+
+
+@pytest.fixture(scope="module")
+def driver() -> Iterator[Any]:
+    with chromium() as d:
+        yield d
+
+
+def _sample(cls: type, rng: np.random.Generator) -> Any:
+    """A message of type ``cls`` with every field set to a non-default value."""
+    values: dict[str, Any] = {}
+    for name, kind in wire_schema((cls,))["types"][cls.__name__]["fields"]:
+        if name == "v":
+            continue
+        values[name] = {
+            "int": int(rng.integers(1, 2**31)),
+            "str": f"run-{rng.integers(1000)}",
+            "bytes": rng.bytes(int(rng.integers(1, 80))),
+            "array": WireArray.from_numpy(rng.integers(0, 200, size=(3, 4)).astype(np.uint8)),
+        }[kind]
+    return cls(**values)
+
+
+def _round_trip_every_message_type(driver: Any) -> None:
+    """Each type the live class speaks: library bytes -> page decode + encode -> the same bytes,
+    and a message the page builds from the schema (wire.make) decodes in the library."""
+    types = tuple(dict.fromkeys(messages("full-mesh") + messages("secagg") + messages("rr-survey")))
+    codec = Codec(types)
+    rng = np.random.default_rng(5)
+    saved = driver.execute_script("const s = window.wire.schema; window.wire.schema = arguments[0]; return s;",
+                                  wire_schema(types))  # fmt: skip
+    for cls in types:
+        msg = _sample(cls, rng)
+        data = codec.encode(msg)
+        back = driver.execute_script(
+            "const b = Uint8Array.from(atob(arguments[0]), c => c.charCodeAt(0));"
+            "const m = wire.decode(b); const e = wire.encode(m);"
+            "return btoa(String.fromCharCode(...e));",
+            base64.b64encode(data).decode(),
+        )
+        assert base64.b64decode(back) == data, cls.__name__
+        assert codec.decode(base64.b64decode(back)) == msg
+    built = driver.execute_script(
+        "const m = wire.make('MeshPublish', {value: wire.toArray([1, 0, 3], '|u1'), run: 'r', step: 3});"
+        "return btoa(String.fromCharCode(...wire.encode(m)));"
+    )
+    got = codec.decode(base64.b64decode(built))
+    assert got.run == "r" and got.step == 3  # type: ignore[attr-defined]
+    assert got.value.to_numpy().tolist() == [1, 0, 3]  # type: ignore[attr-defined]
+    refused = driver.execute_script(
+        "try { wire.decode(Uint8Array.of(0x81, 0xa4, 0x74, 0x79, 0x70, 0x65, 0xa3, 0x42, 0x61, 0x64)); return '' }"
+        " catch (e) { return String(e) }"
+    )
+    assert "unknown message type" in refused
+    driver.execute_script("window.wire.schema = arguments[0]", saved)
+
+
+def test_browsers_and_bots_give_the_exact_total(driver: Any) -> None:
+    """3 browser students + 2 simulated ones in one full-mesh round: the total is the plain count
+    of the answers typed here plus the bots'; the server's log holds no answer.  First, on the
+    first student's page, every message type round-trips between the page and the library."""
+    answers = [0, 2, 2]
+    with classroom("full-mesh", bots=2, auto_start=5, options=("A", "B", "C"), step_timeout=5) as srv:
+        close_tabs(driver)
+        t0 = time.perf_counter()
+        for i, a in enumerate(answers):
+            open_student(driver, srv.url, f"student {i}", a, new_tab=i > 0)
+            if i == 0:
+                _round_trip_every_message_type(driver)
+        out = srv.outcome()
+        assert out["ok"], out
+        typed = np.bincount(answers, minlength=3)
+        assert out["total"] == (typed + np.array(out["bot_votes"])).tolist()
+        assert out["count"] == 5 and out["dropped"] == [] and out["not_counted"] == []
+        text = wait_js(driver, "return window.classroom.result && document.getElementById('result').textContent")
+        assert text == "The class: " + ", ".join(f"{o}: {t}" for o, t in zip("ABC", out["total"], strict=True))
+        assert time.perf_counter() - t0 < 30
+    log = "\n".join(srv.stderr_lines)
+    assert "msg=" not in log and "PlainValue" not in log  # the log names events, never values
+
+
+def test_secagg_browsers_and_bots_recover_two_dropouts(driver: Any) -> None:
+    """SecAgg+ with 5 browser students and 2 simulated ones: one student closes the tab before
+    answering (a dropout at the key step), one bot crashes after sharing its keys (its masks are
+    removed with the shares the browsers hold of its mask key): the total is exactly the other
+    five answers."""
+    answers = [0, 1, 1, 0]
+    with classroom("secagg", bots=2, auto_start=7, step_timeout=1.5, drop_bot="masked") as srv:
+        close_tabs(driver)
+        for i, a in enumerate(answers):
+            open_student(driver, srv.url, f"student {i}", a, new_tab=i > 0)
+        leaver = open_student(driver, srv.url, "leaver", None)
+        wait_js(driver, "return window.classroom.round !== null")
+        driver.close()
+        driver.switch_to.window(driver.window_handles[0])
+        out = srv.outcome()
+        log = wait_js(driver, "return window.classroom.result && window.classroom.log.join('\\n')")
+    assert out["ok"], out
+    assert leaver and out["dropped"] == [5] and out["count"] == 5 and out["not_counted"] == [5, 7]
+    assert out["total"] == (np.bincount(answers, minlength=2) + np.array(out["bot_votes"])).tolist()
+    assert "mask-key shares for 1 dropped" in log  # this browser helped unmask the crashed bot
+
+
+def test_a_real_room_refusals_reload_and_garbage(driver: Any) -> None:
+    """rr-survey, 3 seats + 2 bots: a second tab with a taken name and a fourth student are
+    refused; a reload rejoins; a hostile student's garbage is rejected and named, and the round
+    still ends with everyone else (the aggregator counts whoever answered by its deadline)."""
+    with classroom("rr-survey", bots=2, auto_start=99, max_students=3, step_timeout=1.5, p=0.75) as srv:
+        close_tabs(driver)
+        open_student(driver, srv.url, "ann", 0, new_tab=False)
+        bob = open_student(driver, srv.url, "bob", 1)
+        driver.refresh()  # a reload: the tab keeps its token, the student rejoins
+        wait_js(driver, "return window.classroom.state === 'in the lobby'")
+        driver.find_elements("css selector", "#options button")[1].click()
+        open_student(driver, srv.url, "ann", 1)  # a second tab with a name already in the class
+        assert "already in the class" in wait_js(driver, "return document.getElementById('refused').textContent")
+        driver.switch_to.window(bob)
+        driver.execute_script("""
+            const ws = new WebSocket('ws://' + location.host + '/ws/student');
+            ws.binaryType = 'arraybuffer';
+            const got = window.mallory = [];
+            ws.onmessage = (e) => {
+              if (typeof e.data !== 'string') return;
+              const m = JSON.parse(e.data); got.push(m.type);
+              if (m.type === 'round') {
+                ws.send(Uint8Array.of(1, 2));                       // shorter than a peer id
+                ws.send(Uint8Array.of(0, 0, 0, 0, 0xc1, 0xff));     // not msgpack
+                ws.send(Uint8Array.of(0, 0, 0, 0, 0x80));           // no message type
+                ws.send(wire.frame(9, wire.make('PlainValue', {x: wire.toArray([1, 0], '<i8'), run: m.run})));  // nobody's
+                ws.send(wire.frame(0, wire.make('PlainValue', {x: wire.toArray([1, 0], '<i8'), run: 'old'})));  // old run
+                ws.send('{"type": "start"}');                       // a student cannot start
+                ws.send('not json');
+                setTimeout(() => done(got), 300);
+              }
+            };
+            ws.onopen = () => ws.send(JSON.stringify({type: 'hello', token: 'mallory-token', name: 'mallory'}));
+        """)
+        wait_js(driver, "return window.mallory.includes('welcome')")
+        open_student(driver, srv.url, "dan", 0)
+        assert "class is full" in wait_js(driver, "return document.getElementById('refused').textContent")
+        driver.switch_to.new_window("tab")
+        driver.get(srv.teacher)  # the teacher starts the round from the page
+        wait_js(driver, "return document.getElementById('count').textContent === '3'")
+        driver.find_element("id", "start").click()
+        out = srv.outcome()
+    log = "\n".join(srv.stderr_lines)
+    assert out["ok"], out
+    assert out["count"] == 4 and sum(out["total"]) == 4  # ann, bob, 2 bots; not mallory
+    assert out["not_counted"] == [3]  # mallory (party 3) never sent a valid answer
+    assert len(out["estimate"]) == 2 and out["p"] == 0.75
+    assert "rejoin name=bob" in log
+    assert log.count("garbage who=mallory") == 7
+    for what in ("shorter than its 4-byte peer id", "party 9, who is not in this round", "not a lobby message",
+                 "MessagePack data is malformed", "missing required field `type`", "a frame of run 'old'", "unexpected lobby message 'start'"):
+        assert what in log, what
+    assert "refused name=dan" in log and "refused name=ann" in log
+    assert json.dumps(out)  # the outcome is plain JSON

@@ -1,0 +1,75 @@
+"""A full class in a real browser (``-m slow``): 30 Chromium tabs are the students of one
+``mpc-rr classroom serve`` process (the command itself, as its own process)."""
+
+from __future__ import annotations
+
+import time
+from typing import Any
+
+import numpy as np
+import pytest
+
+from tests.scenarios.classroom.browser import (
+    chromium,
+    classroom,
+    classroom_process,
+    close_tabs,
+    needs_chromium,
+    open_student,
+    wait_js,
+)
+
+pytestmark = [pytest.mark.slow, needs_chromium]
+
+STUDENTS = 30
+
+
+@pytest.mark.parametrize("protocol", ["full-mesh", "secagg", "rr-survey"])
+def test_thirty_browser_students(protocol: str) -> None:
+    """30 pages join, answer, and the total is exact (full mesh, SecAgg+: the plain count of the
+    answers typed here; rr-survey: every answer counted); the time from the last join to the total
+    is printed (target < 10 s on the 2-core machine)."""
+    rng = np.random.default_rng(30)
+    answers = rng.integers(0, 3, size=STUDENTS).tolist()
+    with classroom_process("--protocol", protocol, "--auto-start", str(STUDENTS), "--options", "A,B,C",
+                           "--step-timeout", "30", "--max-students", str(STUDENTS)) as srv, chromium() as d:  # fmt: skip
+        t_join = 0.0
+        for i, a in enumerate(answers):
+            open_student(d, srv.url, f"s{i:02d}", a, new_tab=i > 0)
+            t_join = time.perf_counter()
+        out = srv.outcome(timeout=120)
+        t_total = time.perf_counter() - t_join
+        seen: Any = wait_js(d, "return window.classroom.result && window.classroom.result.ok", timeout=10)
+    print(f"\n{protocol}: {STUDENTS} browser students, last join -> total {t_total:.2f} s "
+          f"(server round {out['seconds']} s)")  # fmt: skip
+    assert out["ok"] and seen, out
+    assert out["count"] == STUDENTS
+    if protocol in ("full-mesh", "secagg"):
+        assert out["total"] == np.bincount(answers, minlength=3).tolist()
+    else:
+        assert sum(out["total"]) == STUDENTS
+    assert t_total < 10.0
+
+
+@pytest.fixture(scope="module")
+def driver() -> Any:
+    with chromium() as d:
+        yield d
+
+
+def test_a_student_leaving_mid_round_aborts_the_full_mesh_naming_them(driver: Any) -> None:
+    with classroom("full-mesh", auto_start=3, step_timeout=1.5) as srv:
+        close_tabs(driver)
+        open_student(driver, srv.url, "ann", 0, new_tab=False)
+        open_student(driver, srv.url, "bob", 1)
+        leaver = open_student(driver, srv.url, "cat", None)  # has not answered yet
+        wait_js(driver, "return window.classroom.round !== null")
+        driver.switch_to.window(leaver)
+        driver.close()  # closing the tab is a real dropout
+        driver.switch_to.window(driver.window_handles[0])
+        out = srv.outcome()
+    assert not out["ok"]
+    assert out["dropped"] == [3] and 3 in out["culprits"]
+    assert "dropout id=3 name=cat" in "\n".join(srv.stderr_lines)
+
+
