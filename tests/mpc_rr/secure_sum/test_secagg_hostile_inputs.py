@@ -10,7 +10,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from mpc_rr.core import COORDINATOR, PeerError, Send, WireArray, run_roles
-from mpc_rr.secure_sum import SeededEntropy, secagg
+from mpc_rr.secure_sum import SeededEntropy, secagg, signed_payload
 from mpc_rr.secure_sum.secagg import AdvertiseKeys, EncryptedShares, MaskedInput, UnmaskShares
 
 HUGE = WireArray(dtype="<u4", shape=(2**32, 2**32), data=b"")
@@ -100,8 +100,12 @@ def test_low_order_public_keys_are_a_peer_error_not_a_crash(hostile_run_roles) -
     client = roles[1]
     client.start()
     zeros = WireArray.from_numpy(np.zeros((3, 32), np.uint8))  # the all-zero X25519 point
+    # the neighbours themselves sign the low-order keys (a relay could not: the signature binds them)
+    z = bytes(32)
+    sigs = [roles[v].identity.sign(signed_payload("secagg", "hostile", "keys", v, z, z, z)) for v in (2, 3, 4)]
     msg = secagg.NeighborKeys(
-        run="hostile", step=0, ids=WireArray.from_numpy(np.array([2, 3, 4], "<u4")), c_pks=zeros, s_pks=zeros
-    )
+        run="hostile", step=0, ids=WireArray.from_numpy(np.array([2, 3, 4], "<u4")), c_pks=zeros, s_pks=zeros,
+        commits=zeros, signatures=sigs,
+    )  # fmt: skip
     with pytest.raises(PeerError, match="invalid X25519 public key"):
         client.receive(COORDINATOR, msg)
