@@ -45,6 +45,8 @@ from mpc_rr.core import lazy_exports
 __all__ = [
     "ALL",
     "CHANNELS",
+    "CHEAT_PROTOCOLS",
+    "CLIENT_STRATEGIES",
     "FULL_MESH_PLANTS",
     "LINK_CHANNELS",
     "MAX_INPUTS",
@@ -52,10 +54,15 @@ __all__ = [
     "PLAINSUM_PLANTS",
     "SEARCH_MAX_CELLS",
     "SECAGG_PLANTS",
+    "SERVER_STRATEGIES",
     "Activity",
     "AttributeInference",
     "AuditResult",
+    "BlamingClient",
     "ChannelView",
+    "CheatReport",
+    "CheatingClient",
+    "CheatingServer",
     "CoalitionModel",
     "EpsilonConsequence",
     "Grouping",
@@ -83,6 +90,8 @@ __all__ = [
     "SecAggView",
     "SizeCensus",
     "SparsePlainSumClient",
+    "TrustingClient",
+    "TrustingServer",
     "UnmaskedSecAggClient",
     "ZeroShareMeshParty",
     "activity",
@@ -92,6 +101,8 @@ __all__ = [
     "audit",
     "audit_curve",
     "bayes_inference",
+    "cheat",
+    "cheat_strategies",
     "check_confidence",
     "check_count",
     "coalition_members",
@@ -146,6 +157,7 @@ __all__ = [
     "synthetic_schema",
     "timing_leakage",
     "uniform_event_test",
+    "unmask_input",
 ]
 
 _HOME = {
@@ -153,8 +165,14 @@ _HOME = {
     "Activity": "mpc_rr.adversary._traffic",
     "AttributeInference": "mpc_rr.adversary._inference",
     "AuditResult": "mpc_rr.adversary._audit",
+    "BlamingClient": "mpc_rr.adversary._cheats",
     "CHANNELS": "mpc_rr.adversary._channels",
+    "CHEAT_PROTOCOLS": "mpc_rr.adversary._cheat_runs",
+    "CLIENT_STRATEGIES": "mpc_rr.adversary._cheats",
     "ChannelView": "mpc_rr.adversary._channels",
+    "CheatReport": "mpc_rr.adversary._cheat_runs",
+    "CheatingClient": "mpc_rr.adversary._cheats",
+    "CheatingServer": "mpc_rr.adversary._cheats",
     "CoalitionModel": "mpc_rr.adversary._coalitions",
     "EpsilonConsequence": "mpc_rr.adversary._consequences",
     "FULL_MESH_PLANTS": "mpc_rr.adversary._broken",
@@ -186,9 +204,12 @@ _HOME = {
     "ReidentificationResult": "mpc_rr.adversary._consequences",
     "SEARCH_MAX_CELLS": "mpc_rr.adversary._designs",
     "SECAGG_PLANTS": "mpc_rr.adversary._broken",
+    "SERVER_STRATEGIES": "mpc_rr.adversary._cheats",
     "SecAggView": "mpc_rr.adversary._secagg_recovery",
     "SizeCensus": "mpc_rr.adversary._eavesdrop",
     "SparsePlainSumClient": "mpc_rr.adversary._broken",
+    "TrustingClient": "mpc_rr.adversary._cheats",
+    "TrustingServer": "mpc_rr.adversary._cheats",
     "UnmaskedSecAggClient": "mpc_rr.adversary._broken",
     "ZeroShareMeshParty": "mpc_rr.adversary._broken",
     "activity": "mpc_rr.adversary._traffic",
@@ -198,6 +219,8 @@ _HOME = {
     "audit": "mpc_rr.adversary._audit",
     "audit_curve": "mpc_rr.adversary._audit",
     "bayes_inference": "mpc_rr.adversary._inference",
+    "cheat": "mpc_rr.adversary._cheat_runs",
+    "cheat_strategies": "mpc_rr.adversary._cheat_runs",
     "check_confidence": "mpc_rr.adversary._stats",
     "check_count": "mpc_rr.adversary._stats",
     "coalition_members": "mpc_rr.adversary._coalitions",
@@ -252,6 +275,7 @@ _HOME = {
     "synthetic_schema": "mpc_rr.adversary._pipeline_audit",
     "timing_leakage": "mpc_rr.adversary._traffic",
     "uniform_event_test": "mpc_rr.adversary._rrba_audit",
+    "unmask_input": "mpc_rr.adversary._cheats",
 }
 
 __getattr__, __dir__ = lazy_exports(__name__, _HOME, globals())
@@ -287,6 +311,22 @@ if TYPE_CHECKING:
         expand_totals,
         observe,
         release_pairs,
+    )
+    from mpc_rr.adversary._cheat_runs import (
+        CHEAT_PROTOCOLS,
+        CheatReport,
+        cheat,
+        cheat_strategies,
+    )
+    from mpc_rr.adversary._cheats import (
+        CLIENT_STRATEGIES,
+        SERVER_STRATEGIES,
+        BlamingClient,
+        CheatingClient,
+        CheatingServer,
+        TrustingClient,
+        TrustingServer,
+        unmask_input,
     )
     from mpc_rr.adversary._choices import (
         LINK_CHANNELS,

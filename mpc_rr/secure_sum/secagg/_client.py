@@ -326,7 +326,7 @@ class SecAggClient(Role):
         dec_key = self._dec_key
         if m and (np.any(np.diff(senders) <= 0) or not dec_key.keys() >= set(sender_list)):
             raise self._leave("ForwardedShares", "senders are not a sorted subset of my neighbours")
-        if m < self.cfg.threshold:
+        if self._too_few_shares(m):
             # Bonawitz et al. 2017, round 2: with fewer than t holders of my shares the
             # aggregator could ask every one of them for my self-mask seed and unmask me
             raise self._leave(
@@ -497,6 +497,9 @@ class SecAggClient(Role):
         if bad is not None:
             return f"party {bad}'s signature is not on the survivor set I was shown (equivocation)"
         return ""
+
+    def _too_few_shares(self, m: int) -> bool:
+        return m < self.cfg.threshold
 
     def _receipt_ok(self, msg: Aggregate) -> bool:
         payload = self._signed("aggregate", COORDINATOR, msg.total.data, str(msg.n_included).encode())
