@@ -29,9 +29,10 @@ from __future__ import annotations
 
 import hashlib
 import threading
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from functools import lru_cache
+from typing import TYPE_CHECKING
 
 from cryptography.exceptions import InvalidSignature
 from cryptography.hazmat.primitives import hashes, serialization
@@ -39,7 +40,9 @@ from cryptography.hazmat.primitives.asymmetric import ec
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey, Ed25519PublicKey
 
 from mpc_rr.core import UsageError
-from mpc_rr.secure_sum._entropy import Entropy, SystemEntropy
+
+if TYPE_CHECKING:
+    from mpc_rr.secure_sum._entropy import Entropy
 
 __all__ = [
     "Identity",
@@ -153,6 +156,8 @@ class Identity:
 
 def simulated_pki(ids: range | list[int], entropy: Entropy | None = None) -> dict[int, Identity]:
     """A simulated PKI: one Ed25519 key per party (from ``entropy``, default the OS CSPRNG)."""
+    from mpc_rr.secure_sum._entropy import SystemEntropy  # numpy: only when a simulation needs it
+
     ent = entropy if entropy is not None else SystemEntropy()
     keys = {int(i): Ed25519PrivateKey.from_private_bytes(ent.key(32)) for i in ids}
     roster = Roster({i: k.public_key() for i, k in keys.items()})
@@ -160,20 +165,25 @@ def simulated_pki(ids: range | list[int], entropy: Entropy | None = None) -> dic
 
 
 _lock = threading.Lock()
-_installed: dict[int, Identity] = {}
+_installed: dict[int, Identity | Callable[[], Identity]] = {}
 _simulated: dict[int, dict[int, Identity]] = {}
 
 
-def install_identity(identity: Identity | None, *, party_id: int | None = None) -> None:
-    """Make ``identity`` the one every role of party ``identity.party_id`` in this process signs
-    with (a deployment: the party's certificate key and the CA-issued roster); ``None`` with
-    ``party_id`` removes it."""
+def install_identity(identity: Identity | Callable[[], Identity] | None, *, party_id: int | None = None) -> None:
+    """Make ``identity`` the one every role of party ``party_id`` (default: its own) in this
+    process signs with -- a deployment: the party's certificate key and the CA-issued roster.
+    A callable is called once, when a role first needs it (a party process starts without
+    loading keys it may never use); ``None`` removes the party's identity."""
     with _lock:
         if identity is None:
             if party_id is not None:
                 _installed.pop(int(party_id), None)
             return
-        _installed[identity.party_id] = identity
+        if isinstance(identity, Identity):
+            party_id = identity.party_id if party_id is None else party_id
+        if party_id is None:
+            raise UsageError("install_identity: a callable identity needs its party_id")
+        _installed[int(party_id)] = identity
 
 
 def default_identity(party_id: int, n: int) -> Identity:
@@ -186,6 +196,8 @@ def default_identity(party_id: int, n: int) -> Identity:
     with _lock:
         installed = _installed.get(int(party_id))
         if installed is not None:
+            if not isinstance(installed, Identity):
+                installed = _installed[int(party_id)] = installed()
             return installed
         pki = _simulated.get(int(n))
         if pki is None:

@@ -205,11 +205,21 @@ class SecAggClient(Role):
         if self.x.size != config.cells:
             raise UsageError(f"x must have {config.cells} cells, got {self.x.size}")
         self.entropy = entropy if entropy is not None else SystemEntropy()
-        self.identity = identity if identity is not None else default_identity(party_id, config.n)
-        if self.identity.party_id != self.party_id:
-            raise UsageError(f"identity of party {self.identity.party_id} given to party {party_id}")
-        self.roster = self.identity.roster
+        if identity is not None and identity.party_id != self.party_id:
+            raise UsageError(f"identity of party {identity.party_id} given to party {party_id}")
+        self._identity = identity
         self.accused: list[int] = []  # neighbours whose signed shares did not open
+
+    @property
+    def identity(self) -> Identity:
+        """Its signing identity (resolved when first used: a deployment installs it late)."""
+        if self._identity is None:
+            self._identity = default_identity(self.party_id, self.cfg.n)
+        return self._identity
+
+    @property
+    def roster(self) -> Roster:
+        return self.identity.roster
 
     def _signed(self, round_: str, sender: int, *parts: bytes) -> bytes:
         return signed_payload(PROTOCOL, self.run, round_, sender, *parts)

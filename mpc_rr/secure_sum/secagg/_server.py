@@ -106,7 +106,7 @@ class SecAggServer(Judge, Unmasker, Role):
 
     def __init__(self, config: SecAggConfig, graph: Graph, *, identity: Identity | None = None) -> None:
         super().__init__(COORDINATOR, ServerState.KEYS)
-        self.identity = identity if identity is not None else default_identity(COORDINATOR, config.n)
+        self._identity = identity
         if graph.n != config.n or graph.degree != config.degree:
             raise UsageError("graph does not match config (n or degree differ)")
         self.cfg = config
@@ -131,6 +131,13 @@ class SecAggServer(Judge, Unmasker, Role):
         self._sent_ids: dict[int, np.ndarray] = {}
         self._key_sigs: list[bytes] = [b""] * (n + 1)
         self._mask_sets: dict[int, np.ndarray] = {}
+
+    @property
+    def identity(self) -> Identity:
+        """Its signing identity (resolved when first used: a deployment installs it late)."""
+        if self._identity is None:
+            self._identity = default_identity(COORDINATOR, self.cfg.n)
+        return self._identity
 
     def start(self) -> list[Send]:
         return []
