@@ -109,3 +109,27 @@ def test_low_order_public_keys_are_a_peer_error_not_a_crash(hostile_run_roles) -
     )  # fmt: skip
     with pytest.raises(PeerError, match="invalid X25519 public key"):
         client.receive(COORDINATOR, msg)
+
+
+@pytest.mark.parametrize(("n", "degree"), [(20, None), (100, None)])
+def test_undecryptable_shares_name_their_sender_and_the_run_completes(n: int, degree) -> None:
+    """Issue 21: one client's garbage shares used to make every neighbour abort blaming the
+    aggregator, which then named the honest neighbours.  Now each neighbour complains with
+    its evidence, the aggregator convicts the sender alone and sums the rest exactly."""
+    from mpc_rr.adversary import CheatingClient
+    from mpc_rr.secure_sum.secagg import secagg_public
+
+    pub = secagg_public(n, 4, run=f"bad-{n}", degree=degree)
+    x = np.random.default_rng(n).integers(0, 2, (n, 4))
+    roles = secagg.secagg_roles(x, pub, entropy=lambda i: SeededEntropy(n, i))
+    cfg, graph = pub.config, pub.graph
+    roles[5] = CheatingClient(5, cfg, graph, x[4], strategy="bad-shares", entropy=SeededEntropy(n, 5))
+    run_roles(roles)
+    server = roles[COORDINATOR]
+    assert server.culprits == [5] and 5 not in server.result.included
+    assert len(server.result.included) == n - 1
+    np.testing.assert_array_equal(server.result.total, np.delete(x, 4, axis=0).sum(axis=0))
+    for i in range(1, n + 1):
+        if i != 5:
+            assert roles[i].error is None, roles[i].error
+            assert roles[i].accused in ([], [5])
