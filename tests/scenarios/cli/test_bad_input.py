@@ -76,7 +76,7 @@ def test_the_tables_cover_the_commands() -> None:
 @pytest.mark.parametrize("path,parser", _with("--seed"), ids=_ids(_with("--seed")))
 def test_a_negative_seed_is_refused_everywhere(path, parser, cwd, capsys) -> None:  # type: ignore[no-untyped-def]
     _, err = _refused([*path, "--seed", "-1"], cwd, capsys)
-    assert f"mpc-rr {' '.join(path)}: error: argument --seed: must be an integer >= 0, got -1" in err
+    assert f"{parser.prog}: error: argument --seed: must be an integer >= 0, got -1" in err
 
 
 @pytest.mark.parametrize("path,parser", _with("--step-timeout"), ids=_ids(_with("--step-timeout")))
@@ -105,12 +105,12 @@ def test_an_unknown_flag_is_refused_by_the_command_with_a_suggestion(path, parse
     required += [g for g in parser._mutually_exclusive_groups if g.required]
     if required:  # argparse names the missing arguments first; that is also a refusal
         _, err = _refused([*path, "--jsno"], cwd, capsys)
-        assert f"mpc-rr {' '.join(path)}: error:" in err
+        assert f"{parser.prog}: error:" in err
         return
     _, err = _refused([*path, "--jsno"], cwd, capsys)
-    assert f"usage: mpc-rr {' '.join(path)}" in err  # the command's usage, not the top level's
+    assert f"usage: {parser.prog}" in err  # the command's usage, not the top level's
     hint = " (did you mean --json?)" if "--json" in _flags(parser) else ""
-    assert f"mpc-rr {' '.join(path)}: error: unrecognized arguments: --jsno{hint}" in err
+    assert f"{parser.prog}: error: unrecognized arguments: --jsno{hint}" in err
 
 
 @pytest.mark.parametrize("path,parser", _with("--json"), ids=_ids(_with("--json")))
