@@ -38,3 +38,14 @@ def test_tls_parties_runs_both_hub_placements(capsys: pytest.CaptureFixture[str]
     assert rows["hub process"]["kb_per_party_all_in"] > 0
     out = capsys.readouterr().out
     assert "one process" in out and "hub process" in out
+
+
+def test_rrba_wide_runs_this_checkout_at_a_small_size(capsys: pytest.CaptureFixture[str]) -> None:
+    from benchmarks import rrba_wide
+
+    report = rrba_wide.main(
+        ["--categories", "6", "--attributes", "4", "--clients", "300", "--block", "100",
+         "--repeats", "1", "--baseline", ""]
+    )  # fmt: skip
+    assert report["same_estimates"] is True and list(report["rows"]) == ["this checkout"]  # type: ignore[call-overload]
+    assert "RRBA, 4 attributes x 6 categories, k=2 (widest table 36 cells)" in capsys.readouterr().out
