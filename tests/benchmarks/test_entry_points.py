@@ -49,3 +49,11 @@ def test_rrba_wide_runs_this_checkout_at_a_small_size(capsys: pytest.CaptureFixt
     )  # fmt: skip
     assert report["same_estimates"] is True and list(report["rows"]) == ["this checkout"]  # type: ignore[call-overload]
     assert "RRBA, 4 attributes x 6 categories, k=2 (widest table 36 cells)" in capsys.readouterr().out
+
+
+def test_network_prices_a_sum_on_each_profile(capsys: pytest.CaptureFixture[str]) -> None:
+    from benchmarks import network
+
+    rows = network.main(["--parties", "6", "--cells", "2", "--network", "lan", "--network", "mobile"])
+    assert list(rows) == ["lan", "mobile"] and rows["lan"]["network_s"] < rows["mobile"]["network_s"]
+    assert "network s" in capsys.readouterr().out
