@@ -61,9 +61,9 @@ def x25519_exchange_s(count: int = 3000) -> tuple[float, float]:
 
 def secagg_exchanges(ex: Execution) -> int:
     """X25519 operations of the run's SecAgg+: 2 agreements per edge end, 2 key generations per party."""
-    from mpc_rr.pipeline import secagg_public_for
+    from mpc_rr.pipeline import dependence_public
 
-    graph = secagg_public_for(ex.config).graph
+    graph = dependence_public(ex.config).graph  # the SecAgg+ public parameters of the run
     live = len(ex.result.parties_dependence)
     return int(2 * graph.neighbors[1:].shape[0] * graph.degree + 2 * live)
 

@@ -28,6 +28,13 @@ def test_pipeline_part_compares_runners_on_the_same_estimates(capsys: pytest.Cap
     assert "same clusters and estimates in every run: True" in out
 
 
+def test_secure_sum_part_prints_the_crypto_floor(capsys: pytest.CaptureFixture[str]) -> None:
+    # its floor helper imported a name the pipeline package no longer has (found in issue 26)
+    assert scale.main(["--part", "secure-sum", "--parties", "60", "--repeats", "1", "--workers", "2"]) == 0
+    out = capsys.readouterr().out
+    assert "same clusters and estimates in every run: True" in out and "crypto floor:" in out
+
+
 def test_tls_parties_runs_both_hub_placements(capsys: pytest.CaptureFixture[str]) -> None:
     # a smoke test of the entry point: memory deltas at this size are page-level noise
     from benchmarks import tls_parties
@@ -49,3 +56,20 @@ def test_make_bench_has_a_quick_size_for_every_module() -> None:
 
     names = {m.name for m in pkgutil.iter_modules(benchmarks.__path__) if not m.name.startswith("_")}
     assert set(QUICK) == names
+def test_rrba_wide_runs_this_checkout_at_a_small_size(capsys: pytest.CaptureFixture[str]) -> None:
+    from benchmarks import rrba_wide
+
+    report = rrba_wide.main(
+        ["--categories", "6", "--attributes", "4", "--clients", "300", "--block", "100",
+         "--repeats", "1", "--baseline", ""]
+    )  # fmt: skip
+    assert report["same_estimates"] is True and list(report["rows"]) == ["this checkout"]  # type: ignore[call-overload]
+    assert "RRBA, 4 attributes x 6 categories, k=2 (widest table 36 cells)" in capsys.readouterr().out
+
+
+def test_network_prices_a_sum_on_each_profile(capsys: pytest.CaptureFixture[str]) -> None:
+    from benchmarks import network
+
+    rows = network.main(["--parties", "6", "--cells", "2", "--network", "lan", "--network", "mobile"])
+    assert list(rows) == ["lan", "mobile"] and rows["lan"]["network_s"] < rows["mobile"]["network_s"]
+    assert "network s" in capsys.readouterr().out

@@ -273,3 +273,24 @@ def test_engine_bad_input_is_named() -> None:
         run_rrba(data, p=0.5, block=10, k=0)
     with pytest.raises(UsageError, match="no records"):
         Dataset(data.schema, np.zeros((0, 3), dtype=int))
+
+
+def test_answers_by_binary_search_equal_comparing_every_cell() -> None:
+    """The per-table searchsorted gives the cells the (answers x W) comparison gave, on padded
+    tables of different widths with zero cells, q at and near CDF steps included."""
+    rng = np.random.default_rng(3)
+    lay = Layout((1, 5, 12, 7))
+    T = rng.random((4, 12)) * lay.mask
+    T[2, [0, 4, 11]] = 0.0  # zero cells: repeated CDF entries
+    T /= T.sum(axis=1, keepdims=True)
+    cdf = cdf_table(T, lay)
+    m = 20_000
+    tables = rng.integers(0, 4, m)
+    q = rng.random(m)
+    q[:8] = cdf[tables[:8], 0]  # exactly on a step: an entry <= q counts
+    true = rng.integers(0, 5, m)
+    u = rng.random(m)
+    got = answers_from_uniforms(true, tables, u, q, cdf, 0.3)
+    want = np.where(u < 0.3, true, (q[:, None] >= cdf[tables]).sum(axis=1))
+    np.testing.assert_array_equal(got, want)
+    assert got.dtype == want.dtype

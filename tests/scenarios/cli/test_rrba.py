@@ -128,3 +128,19 @@ def test_empty_csv_is_a_clean_error(tmp_path: Path, capsys: pytest.CaptureFixtur
     f.write_text("a,b\n")
     assert main(["rrba", "--data", str(f), "--out", str(tmp_path)]) == 2
     assert "has a header but no records (empty data)" in capsys.readouterr().err
+
+
+def test_marginals_0_skips_the_marginal_errors_and_negative_is_refused(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    argv = ["rrba", "--data", "survey", "--clients", "300", "--block", "100", "--seed", "4",
+            "--marginals", "0", "--out", str(tmp_path)]  # fmt: skip
+    assert main([*argv, "--json"]) == 0
+    doc = json.loads(capsys.readouterr().out)
+    assert doc["marginals"] == {} and doc["l2"] == {} and doc["seconds"]["marginals"] == 0
+    assert not any("nan" in w for w in doc["warnings"])
+    assert main(argv) == 0
+    assert "marginals vs truth: not evaluated (--marginals 0)" in capsys.readouterr().out
+    argv[argv.index("0")] = "-1"
+    assert main(argv) == 2
+    assert "--marginals must be >= 0 (0 skips the marginal errors), got -1" in capsys.readouterr().err

@@ -1,0 +1,124 @@
+"""RRBA collection on wide tables: wall time and memory, a baseline revision vs this checkout.
+
+A synthetic data set of ``--attributes`` attributes with ``--categories``
+categories each (uniform codes, seeded) is collected by ``run_rrba`` with
+``k``-subsets (``--k``; the widest table has ``categories ** k`` cells) and
+blocks of ``--block`` clients.  Each run happens in a fresh process; the
+baseline tree (``--baseline``, extracted with ``git archive``) and this
+checkout alternate run by run so that the load of a shared machine hits both
+alike.  The table gives medians of the collection's wall time and of the
+growth of the peak RSS during it (``ru_maxrss`` after - before), the ratios
+new / baseline, and the load average.
+
+    python -m benchmarks.rrba_wide --categories 40 --attributes 8 --clients 8000 --repeats 3
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import statistics
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+BASELINE = "8e9d6af"
+"""The commit before answers_from_uniforms stopped materializing (answers x W) arrays."""
+
+
+def _child(a: argparse.Namespace) -> dict[str, float]:
+    import resource
+    import time
+
+    import numpy as np
+
+    from mpc_rr.data import Attribute, Dataset, Schema
+    from mpc_rr.rrba import run_rrba
+
+    cats = [str(c) for c in range(a.categories)]
+    schema = Schema(tuple(Attribute(f"a{i}", tuple(cats)) for i in range(a.attributes)))
+    codes = np.random.default_rng(a.seed).integers(0, a.categories, (a.clients, a.attributes))
+    data = Dataset(schema, codes)
+    before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024
+    t = time.perf_counter()
+    run = run_rrba(data, p=0.5, block=a.block, k=a.k, seed=a.seed)
+    wall = time.perf_counter() - t
+    grew = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024 - before
+    digest = float(sum(float(np.asarray(e).sum()) for e in run.estimates))
+    return {"wall_s": wall, "rss_growth_mb": grew / 1e6, "digest": digest, "load": os.getloadavg()[0]}
+
+
+def _extract(rev: str, into: Path) -> Path:
+    archive = subprocess.run(["git", "-C", str(ROOT), "archive", rev], capture_output=True, check=True)
+    subprocess.run(["tar", "-x", "-C", str(into)], input=archive.stdout, check=True)
+    return into
+
+
+def _spawn(tree: Path, args: list[str]) -> dict[str, float]:
+    env = dict(os.environ, PYTHONPATH=str(tree))
+    out = subprocess.run(
+        [sys.executable, str(Path(__file__).resolve()), "--child", *args],
+        capture_output=True, text=True, env=env, cwd=str(tree),
+    )  # fmt: skip
+    if out.returncode != 0:
+        raise RuntimeError(f"child run in {tree} failed:\n{out.stderr[-3000:]}")
+    res: dict[str, float] = json.loads(out.stdout.strip().splitlines()[-1])
+    return res
+
+
+def main(argv: list[str] | None = None) -> dict[str, object]:
+    p = argparse.ArgumentParser(prog="python -m benchmarks.rrba_wide", description=__doc__.splitlines()[0])
+    p.add_argument("--categories", type=int, default=40)
+    p.add_argument("--attributes", type=int, default=8)
+    p.add_argument("--k", type=int, default=2)
+    p.add_argument("--clients", type=int, default=8000)
+    p.add_argument("--block", type=int, default=2000)
+    p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--repeats", type=int, default=3)
+    p.add_argument("--baseline", default=BASELINE, help="git revision to compare with ('' = none)")
+    p.add_argument("--child", action="store_true", help=argparse.SUPPRESS)
+    a = p.parse_args(argv)
+    if a.child:
+        res = _child(a)
+        print(json.dumps(res))
+        return dict(res)
+    args = [f"--{k}={getattr(a, k)}" for k in ("categories", "attributes", "k", "clients", "block", "seed")]
+    with tempfile.TemporaryDirectory(prefix="mpc-rr-baseline-") as tmp:
+        trees = {"this checkout": ROOT}
+        if a.baseline:
+            trees = {f"baseline {a.baseline}": _extract(a.baseline, Path(tmp)), **trees}
+        runs: dict[str, list[dict[str, float]]] = {k: [] for k in trees}
+        for _ in range(a.repeats):
+            for name, tree in trees.items():
+                runs[name].append(_spawn(tree, args))
+    rows = {
+        name: {
+            "wall_s": statistics.median(r["wall_s"] for r in rs),
+            "rss_growth_mb": statistics.median(r["rss_growth_mb"] for r in rs),
+        }
+        for name, rs in runs.items()
+    }
+    loads = [r["load"] for rs in runs.values() for r in rs]
+    same = len({r["digest"] for rs in runs.values() for r in rs}) == 1
+    print(
+        f"RRBA, {a.attributes} attributes x {a.categories} categories, k={a.k} (widest table "
+        f"{a.categories ** a.k:,} cells), {a.clients:,} clients, B={a.block}; medians of {a.repeats} "
+        f"interleaved fresh processes; load average {min(loads):.1f}-{max(loads):.1f}; same estimates: {same}"
+    )
+    print(f"  {'code':24} {'wall s':>8} {'RSS growth MB':>14}")
+    for name, r in rows.items():
+        print(f"  {name:24} {r['wall_s']:>8.2f} {r['rss_growth_mb']:>14.1f}")
+    report: dict[str, object] = {"rows": rows, "same_estimates": same, "load": loads}
+    if len(rows) == 2:
+        base, new = rows.values()
+        report["wall_ratio"] = new["wall_s"] / base["wall_s"]
+        report["rss_ratio"] = new["rss_growth_mb"] / max(base["rss_growth_mb"], 1e-9)
+        print(f"  new / baseline: wall {report['wall_ratio']:.3f}, RSS growth {report['rss_ratio']:.3f}")
+    return report
+
+
+if __name__ == "__main__":
+    main()
