@@ -52,7 +52,7 @@ def doc(
         (doc(grid="parties = [1]"), r"grid\.parties\[0\]: Expected `int` >= 2"),
         (doc(grid="dropout = []"), r"grid\.dropout: Expected `array` of length >= 1"),
         (doc(grid='protocol = ["secagg", "fullmesh"]'),
-         r"grid\.protocol\[1\]: Invalid enum value 'fullmesh' \(choose from: full-mesh, full-mesh-board, plainsum, secagg\)"),
+         r"grid\.protocol\[1\]: Invalid enum value 'fullmesh' \(choose from: full-mesh, full-mesh-board, plainsum, prio3, secagg\)"),
         (doc('kind = "secure-sum"\ntransport = "udp"'), r"protocol\.transport: Invalid enum value 'udp' \(choose from: harness, memory, tcp\)"),
         (doc(grid="colour = [1]"), r"grid\.colour: unknown key"),
         (doc('kind = "secure-sum"\nparties = 10', grid="parties = [20]"), r"grid\.parties: also set in \[protocol\]"),
