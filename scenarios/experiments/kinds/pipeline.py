@@ -206,6 +206,7 @@ register(
             "error_clusters_0.1",
             "error_clusters_adj_0.1",
             "epsilon_total",
+            "central_epsilon_total",
             "messages",
             "bytes",
             "wall_s",

@@ -123,6 +123,7 @@ register(
             "js_2",
             "epsilon_true",
             "epsilon_paper",
+            "central_epsilon_total",
             "answers",
             "wall_s",
         ),
