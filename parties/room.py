@@ -230,8 +230,6 @@ class Room:
             refuse = "a name is needed"
         elif any(s.name == name and s.token != token and s.conn for s in self.students.values()):
             refuse = f"{name!r} is already in the class (another tab?)"
-        elif token in self.students and self.students[token].conn is not None:
-            refuse = "this student is already connected in another tab"
         elif token not in self.students and len(self.connected()) >= self.max_students:
             refuse = f"the class is full ({self.max_students} students)"
         if refuse:
@@ -241,6 +239,16 @@ class Room:
             return
         student = self.students.get(token)
         rejoin = student is not None
+        if student is not None and student.conn is not None:
+            # the same tab reloaded (its old socket not closed yet) or a duplicated tab: the
+            # newest page is the student; the old one is told and closed (mid-round: a dropout)
+            old, pid, rnd = student.conn, self._id_in_round(student), self.round
+            old.send_text(json.dumps({"type": "refused", "reason": "this page was opened again (reload or another tab)"}))
+            old.close(1000, "replaced by a newer page")
+            student.conn = None
+            if rnd is not None and pid is not None and pid not in rnd.dropped:
+                rnd.dropped.add(pid)
+                self.emit("dropout", id=pid, name=student.name, why="page opened again")
         if student is None and len(self.students) >= 4 * self.max_students:
             # bounded: forget students who left and were not in the last round
             for t in [t for t, s in self.students.items() if s.conn is None and t not in self._last_round]:

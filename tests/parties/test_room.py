@@ -89,3 +89,17 @@ async def test_a_flood_is_cut_at_the_source() -> None:
             await room.on_bytes(ann, pack_ws(0, frame))
     floods = [e for e in room.events if e["type"] == "garbage" and "frames in one round" in e["what"]]
     assert len(floods) == 40 - 4 * (3 + 1 + 2) and floods[0]["who"] == "Ann"
+
+
+async def test_the_newest_page_of_a_student_wins() -> None:
+    """A reload whose old socket is still open, or a duplicated tab (same token): the new page is
+    the student, the old one is told and closed."""
+    room = Room(make_round(Lesson("rr-survey"), np.random.default_rng(3)))
+    first, second = WebConn("/ws/student", "", 16), WebConn("/ws/student", "", 16)
+    for conn in (first, second):
+        assert await room.on_open(conn)
+        await room.on_text(conn, json.dumps({"type": "hello", "token": "t", "name": "Ann"}))
+    assert first.closed and {"type": "refused", "reason": "this page was opened again (reload or another tab)"} in _texts(first)
+    await room.on_close(first)  # the old socket's close comes later: it changes nothing
+    assert [s.conn for s in room.students.values()] == [second]
+    assert [e["type"] for e in room.events if e["type"] in ("join", "rejoin", "leave")] == ["join", "rejoin"]

@@ -36,17 +36,17 @@ from scenarios.cli.options import (
     probability,
 )
 
+LIVE_PROTOCOLS = ("full-mesh", "secagg", "rr-survey")
+"""What a live class runs (scenarios.classroom.live.LIVE_PROTOCOLS, which imports numpy: not at --help)."""
+
 
 def register(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser(
         "classroom-serve",
-        prog="mpc-rr classroom serve",
         help="a live class: students are the parties from their browsers (also `classroom serve`)",
         description=__doc__,
         formatter_class=HelpFormatter,
     )
-    from scenarios.classroom.live import LIVE_PROTOCOLS
-
     p.add_argument("--protocol", choices=LIVE_PROTOCOLS, default="full-mesh", help="what the class runs")
     p.add_argument("--port", type=int_at_least(0, 65535), default=8000, help="TCP port (0: any free port)")
     p.add_argument("--host", default="0.0.0.0", help="address to listen on (default: every interface, for the LAN)")

@@ -127,3 +127,10 @@ async def test_full_mesh_aborts_naming_the_bot_that_left() -> None:
 def test_drop_bot_names_the_protocol_steps() -> None:
     with pytest.raises(UsageError, match="keys, shares, masked, unmask"):
         Lesson("secagg", drop_bot="publish")
+
+
+def test_the_command_lists_the_lessons_protocols() -> None:
+    from scenarios.classroom.live import LIVE_PROTOCOLS as lessons
+    from scenarios.cli.commands.classroom_serve import LIVE_PROTOCOLS as choices
+
+    assert choices == lessons
