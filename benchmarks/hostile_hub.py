@@ -120,7 +120,7 @@ def trial(code: Path, outsiders: int, parties: int, rate: float) -> dict[str, ob
     t0 = time.perf_counter()
     clients = [
         subprocess.Popen([*party, "--roster", str(work / "live.json"), "--id", str(i)], env=env,
-                         cwd=code, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)  # fmt: skip
+                         cwd=code, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
         for i in range(1, parties)
     ]
     held: list[int] = []
