@@ -134,7 +134,7 @@ def trial(code: Path, outsiders: int, parties: int, rate: float) -> dict[str, ob
         try:
             reports.append(json.loads(out.decode().strip().splitlines()[-1]))
         except (ValueError, IndexError):
-            reports.append({"ok": False})
+            reports.append({"ok": False, "error": "no report"})
     attacker.stop.set()
     attacker.join()
     try:
@@ -150,6 +150,7 @@ def trial(code: Path, outsiders: int, parties: int, rate: float) -> dict[str, ob
         "hub_rss_mb": (hub_report.get("max_rss_bytes") or 0) / 1e6,
         "stderr_lines": len((work / "hub.err").read_text().splitlines()),
         "hub_ok": bool(hub_report.get("ok")),
+        "errors": sorted({str(r.get("error"))[:160] for r in reports if not r.get("ok")}),
     }  # fmt: skip
 
 
