@@ -45,7 +45,7 @@ from mpc_rr.core import (
 )
 from parties.party import Party
 from parties.process_stats import peak_rss_bytes
-from transports.errors import TransportError
+from transports.errors import HandshakeDropped, TransportError
 from transports.pki import Roster, client_context, server_context, signing_keys
 from transports.tap import WireCounter
 from transports.tcp import TcpClient, connect_client, open_hub
@@ -133,7 +133,8 @@ async def _connect_retrying(
     while True:
         try:
             return await connect_client(roster, pid, tls=tls, ssl_context=ctx)
-        except (OSError, trio.TooSlowError) as exc:  # hub not listening yet, or starting up
+        except (OSError, trio.TooSlowError, HandshakeDropped) as exc:  # hub not listening yet,
+            # starting up, or shedding handshakes under a flood of outsiders
             if trio.current_time() > deadline:
                 if isinstance(exc, trio.TooSlowError):
                     raise TransportError(

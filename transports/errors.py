@@ -4,11 +4,16 @@ from __future__ import annotations
 
 from mpc_rr.core import UsageError
 
-__all__ = ["EndpointClosed", "TransportError", "UnknownDestination"]
+__all__ = ["EndpointClosed", "HandshakeDropped", "TransportError", "UnknownDestination"]
 
 
 class TransportError(Exception):
     """Base of the transport-level errors."""
+
+
+class HandshakeDropped(TransportError):
+    """The hub closed the connection during the TLS handshake (e.g. it shed pending
+    handshakes under a flood of outsiders): worth retrying."""
 
 
 class UnknownDestination(TransportError, UsageError):

@@ -27,6 +27,7 @@ out; eviction cancels it.  Nothing here knows TLS or the roster.
 from __future__ import annotations
 
 import logging
+import select
 from collections import Counter
 from dataclasses import dataclass, field
 
@@ -80,6 +81,20 @@ class Pending:
     stream: WatchedStream
     scope: trio.CancelScope = field(default_factory=trio.CancelScope)
     evicted: str | None = None  # why it was closed by the admission, if it was
+
+
+def _oldest_silent(pending: list[Pending]) -> Pending | None:
+    """The oldest of ``pending`` that has sent nothing: no byte read by the hub and none
+    waiting in its socket (one ``poll`` for all: a loaded hub may not have read an honest
+    ClientHello yet, and must not take it for silence)."""
+    candidates = {q.stream.socket.fileno(): q for q in pending if q.stream.received == 0}
+    if not candidates:
+        return None
+    poller = select.poll()
+    for fd in candidates:
+        poller.register(fd, select.POLLIN)
+    sent = {fd for fd, _ in poller.poll(0)}
+    return next((q for fd, q in candidates.items() if fd not in sent), None)
 
 
 def source_of(sock: trio.SocketStream) -> str:
@@ -136,8 +151,7 @@ class Admission:
         live = [q for q in candidates if q.evicted is None]
         if not live:
             return
-        silent = [q for q in live if q.stream.received == 0]
-        victim = (silent or live)[0]  # the oldest, preferring one that never sent a byte
+        victim = _oldest_silent(live) or live[0]  # the oldest, preferring one that sent nothing
         victim.evicted = why
         victim.scope.cancel()
         self.release(victim)

@@ -29,7 +29,7 @@ import msgspec
 import trio
 
 from mpc_rr.core import ErrorLog, PeerError
-from transports.errors import TransportError
+from transports.errors import HandshakeDropped, TransportError
 from transports.framing import (
     BROKEN,
     CONTROL,
@@ -213,7 +213,7 @@ async def client_handshake(
             try:
                 await stream.do_handshake()  # type: ignore[attr-defined]
             except BROKEN as exc:
-                raise TransportError(
+                raise HandshakeDropped(
                     f"party {party_id}: TLS handshake with the hub failed "
                     f"({exc.__cause__ or exc})"
                 ) from None

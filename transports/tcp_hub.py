@@ -255,14 +255,19 @@ class TcpHub(Endpoint):
     async def _relay(self, src: int, dst: int, payload: bytes) -> None:
         """Queue one frame for ``dst``; throttles the caller while the outbox is full."""
         q = self._out[dst]
+        self.budgets.hold(src, payload)  # before: the writer may take it before put returns
+        queued = False
         try:
             await q.put((src, payload), self.stall_timeout)
-            self.budgets.hold(src, payload)
+            queued = True
         except trio.BrokenResourceError:
             self.dropped += 1  # that party has left (or was disconnected)
         except QueueStalled as exc:
             self._evict(dst, f"{exc}; limit {q.max_bytes} bytes")
             self.dropped += 1
+        finally:
+            if not queued:
+                self.budgets.release((src, payload))
 
     def _evict(self, pid: int, why: str) -> None:
         """Disconnect ``pid``, which stopped reading while others wait to send to it."""

@@ -121,6 +121,10 @@ async def test_one_flooder_holds_at_most_its_share_of_the_hub(roster_for) -> Non
             nursery.cancel_scope.cancel()
         for c in (flooder, *sinks):
             await c.aclose()
+        with trio.fail_after(10):
+            while hub.connected:
+                await trio.sleep(0.02)
+        assert set(hub.budgets.held.values()) <= {0}  # every frame held was released
 
 
 async def test_every_welcome_carries_the_runs_nonce_and_each_run_has_its_own(roster_for) -> None:
