@@ -171,6 +171,8 @@ class Store:
             raise UsageError(
                 f"{self.path}: no such results store (mpc-rr scenario run FILE.toml --store {self.path})"
             )
+        if not create and self.path.stat().st_size == 0:  # SQLite would take it as a new store
+            raise UsageError(f"{self.path}: an empty file, not a results store (nothing was written to it)")
         try:
             self.db = sqlite3.connect(self.path, timeout=60.0, isolation_level=None)
             self.db.execute("PRAGMA busy_timeout = 60000")
