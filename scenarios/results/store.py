@@ -171,8 +171,14 @@ class Store:
             raise UsageError(
                 f"{self.path}: no such results store (mpc-rr scenario run FILE.toml --store {self.path})"
             )
-        if not create and self.path.stat().st_size == 0:  # SQLite would take it as a new store
-            raise UsageError(f"{self.path}: an empty file, not a results store (nothing was written to it)")
+        if self.path.exists():
+            with self.path.open("rb") as f:
+                head = f.read(16)
+            if not head and not create:  # SQLite would take it as a new store and write into it
+                raise UsageError(f"{self.path}: an empty file, not a results store (nothing was written to it)")
+            if head and head != b"SQLite format 3\x00":  # (a file shorter than a page: SQLite overwrote it)
+                raise UsageError(f"{self.path}: not an mpc-rr results store (not an SQLite file; nothing "
+                                 "was written to it)")  # fmt: skip
         try:
             self.db = sqlite3.connect(self.path, timeout=60.0, isolation_level=None)
             self.db.execute("PRAGMA busy_timeout = 60000")
