@@ -18,7 +18,15 @@ $(STAMP): pyproject.toml
 demo: $(STAMP)
 	$(BIN)/mpc-rr run adult
 
-test: $(STAMP)
+MMDC := $(VENV)/npm/node_modules/.bin/mmdc
+
+# mermaid-cli renders the classroom's mermaid output in the suite (Chromium: the system's);
+# without npm or network the test says it is skipped and why
+$(MMDC):
+	-command -v npm >/dev/null && PUPPETEER_SKIP_DOWNLOAD=1 npm install --silent --no-audit --no-fund \
+		--prefix $(VENV)/npm @mermaid-js/mermaid-cli@11
+
+test: $(STAMP) $(MMDC)
 	$(BIN)/ruff check .
 	$(BIN)/mypy --strict mpc_rr
 	$(BIN)/lint-imports

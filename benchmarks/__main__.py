@@ -18,7 +18,7 @@ import benchmarks
 
 QUICK: dict[str, list[str]] = {
     "adjustment": ["--runs", "10", "--p", "0.7"],
-    "adversary": ["--quick"],
+    "adversary": ["--quick", "--part", "audits,linkability,rrba"],
     "data_loading": ["--rows", "20000", "--repeat", "1"],
     "families": ["--quick", "--repeats", "2"],
     "hot_paths": ["--parties", "500", "--cells", "200", "--repeats", "1", "--baseline", ""],

@@ -5,7 +5,8 @@ trace item; rows after the current step are dimmed, so the diagram unfolds as
 the class steps through it), a panel with the current message's decoded
 values, the round's notes and every party's state after the step, the
 transition tables as small SVG state diagrams, and the mermaid sources to copy.
-Keys: right / left arrows (or space / backspace), Home, End.
+Keys: right / left arrows (or space / backspace, or PageDown / PageUp as presenter clickers
+send), Home, End.
 """
 
 from __future__ import annotations
@@ -76,11 +77,28 @@ def _steps(trace: Trace) -> list[dict[str, object]]:
     return steps
 
 
+def _heads_svg(trace: Trace) -> str:
+    """The participants' names over their lifelines: a strip that stays at the top of the
+    scrolling diagram (on a projector the first rows scroll away, the names must not)."""
+    ids = sorted(trace.participants)
+    x = {p: _LEFT + k * _COL for k, p in enumerate(ids)}
+    width = _LEFT + (len(ids) - 1) * _COL + _LEFT + 240
+    out = [f'<svg id="heads" xmlns="http://www.w3.org/2000/svg" width="{width}" height="46" '
+           f'viewBox="0 0 {width} 46" role="img" aria-label="participants">']  # fmt: skip
+    for p in ids:
+        out.append(
+            f'<line class="life" x1="{x[p]}" y1="38" x2="{x[p]}" y2="46"/>'
+            f'<rect class="actor" x="{x[p] - 42}" y="8" width="84" height="30" rx="6"/>'
+            f'<text class="actor-t" x="{x[p]}" y="28">{_esc(_name(trace, p))}</text>'
+        )
+    return "".join(out) + "</svg>"
+
+
 def _sequence_svg(trace: Trace) -> str:
     ids = sorted(trace.participants)
     x = {p: _LEFT + k * _COL for k, p in enumerate(ids)}
     width = _LEFT + (len(ids) - 1) * _COL + _LEFT + 240
-    height = _TOP + _ROW * (sum(it.kind != "state" for it in trace.items) + 1)
+    height = _TOP - 46 + _ROW * (sum(it.kind != "state" for it in trace.items) + 1)
     out = [
         f'<svg id="seq" xmlns="http://www.w3.org/2000/svg" width="{width}" height="{height}" '
         f'viewBox="0 0 {width} {height}" role="img" aria-label="sequence diagram">',
@@ -89,12 +107,8 @@ def _sequence_svg(trace: Trace) -> str:
         'fill="context-stroke"/></marker></defs>',
     ]
     for p in ids:
-        out.append(f'<line class="life" x1="{x[p]}" y1="{_TOP - 14}" x2="{x[p]}" y2="{height}"/>')
-        out.append(
-            f'<rect class="actor" x="{x[p] - 42}" y="8" width="84" height="30" rx="6"/>'
-            f'<text class="actor-t" x="{x[p]}" y="28">{_esc(_name(trace, p))}</text>'
-        )
-    y = _TOP
+        out.append(f'<line class="life" x1="{x[p]}" y1="0" x2="{x[p]}" y2="{height}"/>')
+    y = _TOP - 46  # the names are in the sticky strip above (_heads_svg)
     for row, it in enumerate(trace.items):
         if it.kind == "state":
             continue
@@ -230,9 +244,12 @@ section.extra{padding:0 22px 22px}
 pre{background:#fff;border:1px solid #d5d9e4;border-radius:6px;padding:8px;overflow:auto;font-size:12px}
 svg text{font:12px system-ui,sans-serif}
 .life{stroke:#b8c0d2;stroke-dasharray:4 4}
+.heads{position:sticky;top:0;z-index:2;background:#fff;border-bottom:1px solid #e4e7ef;width:max-content}
+#heads,#seq{display:block}
 .actor{fill:#1f3b63}.actor-t{fill:#fff;text-anchor:middle;font-weight:600}
 .msg{stroke:#2d5fa8;stroke-width:1.6}.msg.lost{stroke:#a1121b;stroke-dasharray:5 3}
-.lbl{text-anchor:middle;fill:#1d2330;paint-order:stroke;stroke:#fff;stroke-width:3px;stroke-linejoin:round}
+.lbl{text-anchor:middle;fill:#1d2330;font-size:14px;paint-order:stroke;stroke:#fff;stroke-width:5px;stroke-linejoin:round}
+svg text.lbl{font-size:14px}
 .band{fill:#e7ecf6}.band-t{font-weight:600;fill:#1f3b63}
 .dot{fill:#4a78c2}.k-drop .dot,.k-abort .dot{fill:#a1121b}.k-deadline .dot{fill:#e0a800}
 .ev{fill:#44506a;paint-order:stroke;stroke:#fff;stroke-width:3px;stroke-linejoin:round}.k-drop .ev,.k-abort .ev{fill:#a1121b;font-weight:600}
@@ -276,6 +293,14 @@ function show(i){
   document.getElementById('states').innerHTML = '<table>' + Object.entries(s.states).map(e => '<tr><th>' + esc(e[0]) + '</th><td>' + esc(e[1]) + '</td></tr>').join('') + '</table>';
   const el = document.getElementById('r' + s.row);
   if (el && el.scrollIntoView) { el.scrollIntoView({block: 'nearest'}); }
+  // the current label whole in view: a sideways-scrolled diagram cut it at the left edge
+  const box = document.getElementById('diagram'), lbl = el && el.querySelector('text');
+  if (box && lbl && lbl.getBBox) {
+    const b = lbl.getBBox(), pad = 24;
+    if (b.x - pad < box.scrollLeft || b.x + b.width + pad > box.scrollLeft + box.clientWidth) {
+      box.scrollLeft = Math.max(0, b.width + 2 * pad > box.clientWidth ? b.x - pad : b.x + b.width / 2 - box.clientWidth / 2);
+    }
+  }
   if (history.replaceState) { history.replaceState(null, '', '#step-' + (cur + 1)); }
 }
 document.getElementById('first').onclick = () => show(0);
@@ -287,8 +312,9 @@ rows.forEach(r => r.addEventListener('click', () => {
   const k = +r.dataset.row; const j = steps.findIndex(s => s.row >= k); if (j >= 0) show(j);
 }));
 document.addEventListener('keydown', e => {
-  if (e.key === 'ArrowRight' || e.key === ' ') { show(cur + 1); e.preventDefault(); }
-  else if (e.key === 'ArrowLeft' || e.key === 'Backspace') { show(cur - 1); e.preventDefault(); }
+  // PageDown / PageUp: what presenter clickers send
+  if (e.key === 'ArrowRight' || e.key === ' ' || e.key === 'PageDown') { show(cur + 1); e.preventDefault(); }
+  else if (e.key === 'ArrowLeft' || e.key === 'Backspace' || e.key === 'PageUp') { show(cur - 1); e.preventDefault(); }
   else if (e.key === 'Home') { show(0); } else if (e.key === 'End') { show(steps.length - 1); }
 });
 const m = /^#step-(\\d+)$/.exec(location.hash);
@@ -321,10 +347,10 @@ def render_html(trace: Trace) -> str:
 <style>{_CSS}</style></head>
 <body>
 <header><h1>mpc-rr classroom {_esc(trace.protocol)}: {_esc(trace.title)}</h1>
-<div>seed {trace.seed} &middot; {len(trace.messages)} messages &middot; driver: {_esc(trace.runner)} &middot; keys: &larr; &rarr;</div></header>
+<div>seed {trace.seed} &middot; {len(trace.messages)} messages &middot; driver: {_esc(trace.runner)} &middot; keys: &larr; &rarr; (PageDown / PageUp)</div></header>
 <div class="warn">{_esc(trace.disclaimer)}</div>
 <main>
-<div id="diagram">{_sequence_svg(trace)}</div>
+<div id="diagram"><div class="heads">{_heads_svg(trace)}</div>{_sequence_svg(trace)}</div>
 <aside>
 <div class="controls"><button id="first" title="first (Home)">&laquo; first</button><button id="prev" title="back (&larr;)">&#x25C0; back</button><button id="next" title="forward (&rarr;)">forward &#x25B6;</button><button id="last" title="last (End)">last &raquo;</button><span id="pos"></span></div>
 <input id="slider" type="range" min="0" value="0" aria-label="step">

@@ -10,7 +10,7 @@ import textwrap
 
 from scenarios.classroom.trace import Item, Trace
 
-__all__ = ["mermaid", "mermaid_states", "size_text", "text", "values_text"]
+__all__ = ["mermaid", "mermaid_markdown", "mermaid_states", "size_text", "text", "values_text"]
 
 _WIDTH = 100
 
@@ -124,6 +124,16 @@ def mermaid(trace: Trace) -> str:
 
 def _state_id(name: str) -> str:
     return re.sub(r"\W", "_", name)
+
+
+def mermaid_markdown(trace: Trace) -> str:
+    """The sequence diagram and each role's state diagram as a Markdown document, one
+    fenced ``mermaid`` block per diagram: what mermaid-cli renders as several diagrams
+    (``mmdc -i FILE.md -o OUT.md``; one ``.mmd`` file holds only one diagram)."""
+    parts = [f"# {trace.title}\n", "## Messages\n", "```mermaid\n" + mermaid(trace).rstrip("\n") + "\n```\n"]
+    for (role, _, _), block in zip(trace.diagrams, mermaid_states(trace).split("\n\n"), strict=True):
+        parts += [f"## {role}: states\n", "```mermaid\n" + block.rstrip("\n") + "\n```\n"]
+    return "\n".join(parts)
 
 
 def mermaid_states(trace: Trace) -> str:

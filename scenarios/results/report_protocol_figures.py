@@ -11,6 +11,7 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import replace
 from typing import Any
 
 from scenarios.results.aggregate import by_point
@@ -73,15 +74,25 @@ def pipeline_figures(
         # the legend under the panels: inside one it hid markers
         figs.append(draw(fig, panels=("messages", "payload bytes", "wall time"), logx=("messages", "payload bytes", "wall time"),
                          legend_out=True, dodge=True))  # fmt: skip
+    errors = [m for m in metrics if m.startswith("error_")] or [acc]
+    pts_err = by_point(ok, errors, grid) if len(errors) > 1 else pts_ok
     for x in ("p", "parties"):
         if x in sw and ok:
             others = [k for k in sw if k != x]
-            series = lines(pts_ok, x, acc, others, "")
+            series = []
+            for m in errors:  # every method listed, not only the first (it hid the comparison)
+                for s in lines(pts_err, x, m, others, ""):
+                    name = label(m).removeprefix("median relative error, ")
+                    series.append(replace(s, label=name if len(errors) > 1 and s.label in ("", "all runs")
+                                          else (f"{name}: {s.label}" if len(errors) > 1 else s.label)))  # fmt: skip
+            what = label(acc) if len(errors) == 1 else "median relative error of every method listed"
             fig = Figure(
                 f"error-{x}", title(scenario, f"error against {'p' if x == 'p' else 'n'}", ok),
-                f"{label(acc)} (mean ± sd over repeats) against {label(x)}; one line per "
-                f"{', '.join(others) or 'scenario'}, dodged sideways where lines coincide.",
-                {"": label(x)}, {"": label(acc)}, tuple(series), runs=len(ok),
+                f"{what} (mean ± sd over repeats) against {label(x)}; one line per "
+                f"{'method and ' if len(errors) > 1 else ''}{', '.join(others) or 'scenario'}, dodged "
+                "sideways where lines coincide.",
+                {"": label(x)}, {"": what if len(errors) == 1 else "median relative error"}, tuple(series),
+                runs=len(ok),
             )  # fmt: skip
             figs.append(
                 draw(

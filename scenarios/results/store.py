@@ -179,10 +179,14 @@ class Store:
             raise UsageError(
                 f"{self.path}: no such results store (mpc-rr scenario run FILE.toml --store {self.path})"
             )
+        if self.path.exists() and self.path.stat().st_size == 0 and not create:
+            # SQLite would take it as a new store and write into it
+            raise UsageError(f"{self.path}: an empty file, not a results store (nothing was written to it)")
         if self.path.exists() and self.path.stat().st_size > 0:
             what = diagnose(self.path)
             if not what.startswith("is damaged (its pages"):  # the header tells already
-                raise UsageError(f"{self.path}: not an mpc-rr results store: the file {what}")
+                raise UsageError(f"{self.path}: not an mpc-rr results store: the file {what} "
+                                 "(nothing was written to it)")  # fmt: skip
         try:
             self.db = connect(self.path, read_only=read_only)
         except sqlite3.Error as exc:

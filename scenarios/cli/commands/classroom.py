@@ -50,7 +50,9 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("protocol", choices=names, help="the protocol to run")
     step_help = "; ".join(f"{n}: {'|'.join(get_protocol(n).steps)}" for n in names if get_protocol(n).steps)
     p.add_argument("--parties", type=int_at_least(3, 10), default=4, help="data parties (students), 3 to 10")
-    p.add_argument("--format", choices=("text", "mermaid", "html", "json"), default="text", help="output format")
+    p.add_argument("--format", choices=("text", "mermaid", "html", "json"), default=None,
+                   help="output format (default: text); mermaid with --states: Markdown with one "
+                   "```mermaid block per diagram")  # fmt: skip
     add_seed(p, "the run: every share, key, mask and random draw derives from it")
     p.add_argument(
         "--drop", action="append", default=[], metavar="ID@STEP",
@@ -87,16 +89,27 @@ def _options(args: argparse.Namespace) -> dict[str, object]:
 
 
 def run(args: argparse.Namespace) -> int:
+    from mpc_rr.core import UsageError
     from scenarios.classroom import make_trace
-    from scenarios.classroom.render import mermaid, mermaid_states, text
+    from scenarios.classroom.render import mermaid, mermaid_markdown, mermaid_states, text
     from scenarios.classroom.trace import to_json
 
-    fmt = "json" if args.json else args.format
+    if args.json and args.format not in (None, "json"):
+        raise UsageError(f"--json asks for JSON, --format asks for {args.format}: give one of them")
+    fmt = "json" if args.json else args.format or "text"
+    if fmt == "mermaid" and args.states and args.out is not None and args.out.suffix == ".mmd":
+        raise UsageError(
+            "--format mermaid --states writes several diagrams (the sequence, then one state "
+            "diagram per role) as a Markdown file of ```mermaid blocks, which mermaid-cli renders "
+            f"(mmdc -i FILE.md -o OUT.md); a .mmd file holds one diagram: use --out {args.out.with_suffix('.md')}"
+        )
     trace = make_trace(args.protocol, args.parties, seed=args.seed, drops=args.drop, **_options(args))
     if fmt == "text":
         body = text(trace) + ("\n" + mermaid_states(trace) if args.states else "")
+    elif fmt == "mermaid" and args.states:
+        body = mermaid_markdown(trace)
     elif fmt == "mermaid":
-        body = mermaid(trace) + ("\n" + mermaid_states(trace) if args.states else "")
+        body = mermaid(trace)
     elif fmt == "html":
         from scenarios.classroom.html import render_html
 

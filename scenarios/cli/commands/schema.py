@@ -140,6 +140,19 @@ def _infer(args: argparse.Namespace) -> int:
         skip_lines=args.skip_lines,
         allow_control=args.allow_control,
     )
+    delim = _delimiter(args)
+    names = list(data.names) if hasattr(data, "names") else []
+    if len(names) == 1:  # one column whose name holds another delimiter: the wrong --delimiter
+        other = next((d for d in (",", ";", "\t", "|") if d != delim and d in names[0]), None)
+        if other is not None:
+            from mpc_rr.core import UsageError
+
+            shown = "tab" if other == "\t" else other
+            raise UsageError(
+                f"{args.file}: with --delimiter {args.delimiter!r} the file has one column named "
+                f"{names[0][:60]!r}, which holds {shown!r}: the file is probably delimited by "
+                f"{shown!r}; pass --delimiter '{shown}'"
+            )
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always", ConstantColumnWarning)
         schema = infer_schema(data, ordinal=args.ordinal, max_categories=args.max_categories)

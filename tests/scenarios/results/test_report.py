@@ -347,3 +347,19 @@ def test_report_command(report, tmp_path: Path, capsys) -> None:
     assert main(["report", str(tmp_path / "none.db"), "--out", str(out)]) == 2
     assert main(["report", str(db), "--out", str(out), "--scenario", "nope"]) == 2
     assert "no runs of ['nope']" in capsys.readouterr().err
+
+
+def test_error_plots_show_every_method_listed_not_only_the_first(report) -> None:
+    """Listing RR-Independent first hid the RR-Clusters comparison (only the first error_* was drawn)."""
+    from scenarios.results.report_protocol_figures import pipeline_figures
+
+    db, _, _ = report
+    with Store(db, create=False) as store:
+        runs = store.runs(scenario="pipe")
+    metrics = ["error_independent_0.1", "error_clusters_0.1"]
+    figs = pipeline_figures("pipe", runs, metrics, {"p": [0.5, 0.9], "parties": [30, 60]})
+    err_p = next(f for f in figs if f.key == "error-p")
+    labels = {s.label for s in err_p.series}
+    for method in ("RR-Independent", "RR-Clusters"):
+        for n in (30, 60):
+            assert f"{method} (σ = 0.1): parties = {n}" in labels, labels
