@@ -12,7 +12,7 @@ TEST_WORKERS ?= auto
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
-	$(BIN)/python -m pip install --quiet -e '.[test,ray,classroom]'
+	$(BIN)/python -m pip install --quiet -e '.[test,ray,classroom,pandas]'
 	touch $(STAMP)
 
 demo: $(STAMP)
