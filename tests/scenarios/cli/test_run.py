@@ -129,7 +129,8 @@ def test_data_flag_errors_name_the_flag_and_the_rule(
     argv = [a.format(csv=csv, dir=tmp_path / "d", schema=schema) for a in args]
     assert main(["run", *argv, "--transport", "harness"]) == 2
     err = capsys.readouterr().err
-    assert err.startswith("mpc-rr run: error: ") and re.search(message, err), err
+    # (an error found while reading the file follows the "loading ..." progress lines)
+    assert err.splitlines()[-1].startswith("mpc-rr run: error: ") and re.search(message, err), err
     if not any(a.split(",")[-1] in LATE for a in argv):  # refused before any work: nothing written
         assert not (tmp_path / "results").exists()
 
