@@ -65,7 +65,7 @@ def data_dir() -> Path:
     env = os.environ.get("MPC_RR_DATA")
     if env:
         return Path(env)
-    here = Path(__file__).resolve().parent.parent
+    here = Path(__file__).resolve().parents[2]  # the project root (mpc_rr/data/_datasets.py)
     for base in (here, Path.cwd()):
         cand = base.parent / "shared" / "data"
         if cand.is_dir():

@@ -15,7 +15,11 @@ from pathlib import Path
 
 import pytest
 
+from mpc_rr.data import data_dir
 from scenarios.cli import build_parser, main
+
+DATA = str(data_dir())
+"""The shared data folder (../shared/data beside the project, or $MPC_RR_DATA)."""
 
 
 def _walk(parser: argparse.ArgumentParser, path: tuple[str, ...] = ()):  # type: ignore[no-untyped-def]
@@ -64,7 +68,7 @@ def cwd(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     d = tmp_path / "cwd"
     d.mkdir()
     monkeypatch.chdir(d)
-    monkeypatch.setenv("MPC_RR_DATA", "/work/shared/data")
+    monkeypatch.setenv("MPC_RR_DATA", DATA)
     return d
 
 
@@ -128,7 +132,7 @@ CASES: list[tuple[list[str], str]] = [
     (["run", "--step-timeout", "0"], "argument --step-timeout: must be > 0, got 0.0"),
     (["rrba", "--out", BAD], "argument --out: cannot write to"),
     (["audit", "--mechanism", "krr", "--out", BAD], "argument --out: cannot write to"),
-    (["schema", "infer", "/work/shared/data/survey_10000.csv", "--out", BAD + ".toml"],
+    (["schema", "infer", f"{DATA}/survey_10000.csv", "--out", BAD + ".toml"],
      "argument --out: cannot write to"),
     (["reproduce", "mdrr-fig3", "--out", BAD], "argument --out: cannot write to"),
     (["audit", "--mechanism", "krr", "--trials", "1000000000000"], "would take about"),
@@ -141,9 +145,9 @@ CASES: list[tuple[list[str], str]] = [
     (["attack", "linkability", "--confidence", "0"], "argument --confidence: must be in (0, 1)"),
     (["attack", "linkability", "--sweeps", "-1"], "argument --sweeps: must be an integer >= 0"),
     (["reproduce", "mdrr-fig3", "--queries", "0"], "argument --queries: must be an integer >= 1"),
-    (["schema", "infer", "/work/shared/data/survey_10000.csv", "--max-categories", "0"],
+    (["schema", "infer", f"{DATA}/survey_10000.csv", "--max-categories", "0"],
      "argument --max-categories: must be an integer >= 1"),
-    (["schema", "infer", "/work/shared/data/survey_10000.csv", "--delimiter", ";"],
+    (["schema", "infer", f"{DATA}/survey_10000.csv", "--delimiter", ";"],
      "the file is probably delimited by ','; pass --delimiter ','"),
     (["classroom", "full-mesh", "--format", "text", "--json"], "--json asks for JSON, --format asks for text"),
     (["results", "list", "--store", "{tmp}/a-file"], "not an mpc-rr results store"),

@@ -14,6 +14,8 @@ from pathlib import Path
 
 import pytest
 
+from mpc_rr.data import data_dir
+
 pytestmark = pytest.mark.skipif(not hasattr(os, "killpg"), reason="needs POSIX process groups")
 
 ROOT = Path(__file__).resolve().parents[3]
@@ -23,7 +25,7 @@ def _interrupt(argv: list[str], marker: str, cwd: Path, *, settle: float = 0.3) 
     """Start ``mpc-rr argv``, wait until its standard error shows ``marker`` (work has begun),
     press Ctrl-C; return (exit status, standard error, seconds from Ctrl-C to exit), after
     checking that nothing of its process group is left one second later."""
-    env = {**os.environ, "MPC_RR_DATA": os.environ.get("MPC_RR_DATA", "/work/shared/data"),
+    env = {**os.environ, "MPC_RR_DATA": os.environ.get("MPC_RR_DATA", str(data_dir())),
            "PYTHONPATH": str(ROOT)}  # fmt: skip
     proc = subprocess.Popen(
         [sys.executable, "-m", "scenarios.cli", *argv], cwd=cwd, env=env, text=True,
