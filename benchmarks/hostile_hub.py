@@ -31,6 +31,8 @@ import threading
 import time
 from pathlib import Path
 
+from benchmarks._baseline import export_tree
+
 ROOT = Path(__file__).resolve().parents[1]
 
 
@@ -155,10 +157,7 @@ def trial(code: Path, outsiders: int, parties: int, rate: float) -> dict[str, ob
 
 
 def _export(ref: str) -> Path:
-    dest = Path(tempfile.mkdtemp(prefix=f"mpc-rr-{ref.replace('/', '-')}-"))
-    archive = subprocess.run(["git", "-C", str(ROOT), "archive", ref], capture_output=True, check=True)
-    subprocess.run(["tar", "-x", "-C", str(dest)], input=archive.stdout, check=True)
-    return dest
+    return export_tree(ref, Path(tempfile.mkdtemp(prefix=f"mpc-rr-{ref.replace('/', '-')}-")))
 
 
 def main(argv: list[str] | None = None) -> None:

@@ -207,30 +207,21 @@ def _child(a: argparse.Namespace) -> dict[str, object]:
 # -- the parent: interleave trees, take medians ------------------------------------------------
 
 
+# the parent only: a child runs inside a baseline tree, which may predate benchmarks._baseline
 def _extract(rev: str, into: Path) -> Path | None:
+    from benchmarks._baseline import export_tree
+
     try:
-        archive = subprocess.run(
-            ["git", "-C", str(ROOT), "archive", rev], capture_output=True, check=True
-        ).stdout
+        return export_tree(rev, into)
     except (OSError, subprocess.CalledProcessError) as exc:
         print(f"  baseline {rev!r} not available ({exc}); measuring this checkout only")
         return None
-    subprocess.run(["tar", "-x", "-C", str(into)], input=archive, check=True)
-    return into
 
 
 def _spawn(tree: Path, args: list[str]) -> dict[str, object]:
-    from mpc_rr.data import data_dir  # the baseline tree is not next to shared/data
+    from benchmarks._baseline import run_child
 
-    env = dict(os.environ, PYTHONPATH=str(tree), MPC_RR_DATA=str(data_dir()))
-    out = subprocess.run(
-        [sys.executable, str(Path(__file__).resolve()), "--child", *args],
-        capture_output=True, text=True, env=env, cwd=str(tree),
-    )  # fmt: skip
-    if out.returncode != 0:
-        raise RuntimeError(f"child run in {tree} failed:\n{out.stderr[-3000:]}")
-    result: dict[str, object] = json.loads(out.stdout.strip().splitlines()[-1])
-    return result
+    return run_child(__file__, tree, args)
 
 
 def _row(name: str, runs: list[dict]) -> dict[str, float]:

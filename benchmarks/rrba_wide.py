@@ -19,8 +19,6 @@ import argparse
 import json
 import os
 import statistics
-import subprocess
-import sys
 import tempfile
 from pathlib import Path
 
@@ -51,24 +49,6 @@ def _child(a: argparse.Namespace) -> dict[str, float]:
     return {"wall_s": wall, "rss_growth_mb": grew / 1e6, "digest": digest, "load": os.getloadavg()[0]}
 
 
-def _extract(rev: str, into: Path) -> Path:
-    archive = subprocess.run(["git", "-C", str(ROOT), "archive", rev], capture_output=True, check=True)
-    subprocess.run(["tar", "-x", "-C", str(into)], input=archive.stdout, check=True)
-    return into
-
-
-def _spawn(tree: Path, args: list[str]) -> dict[str, float]:
-    env = dict(os.environ, PYTHONPATH=str(tree))
-    out = subprocess.run(
-        [sys.executable, str(Path(__file__).resolve()), "--child", *args],
-        capture_output=True, text=True, env=env, cwd=str(tree),
-    )  # fmt: skip
-    if out.returncode != 0:
-        raise RuntimeError(f"child run in {tree} failed:\n{out.stderr[-3000:]}")
-    res: dict[str, float] = json.loads(out.stdout.strip().splitlines()[-1])
-    return res
-
-
 def main(argv: list[str] | None = None) -> dict[str, object]:
     p = argparse.ArgumentParser(prog="python -m benchmarks.rrba_wide", description=__doc__.splitlines()[0])
     p.add_argument("--categories", type=int, default=40)
@@ -87,13 +67,18 @@ def main(argv: list[str] | None = None) -> dict[str, object]:
         return dict(res)
     args = [f"--{k}={getattr(a, k)}" for k in ("categories", "attributes", "k", "clients", "block", "seed")]
     with tempfile.TemporaryDirectory(prefix="mpc-rr-baseline-") as tmp:
+        from benchmarks._baseline import (  # the parent only (a child may run an older tree)
+            export_tree,
+            run_child,
+        )
+
         trees = {"this checkout": ROOT}
         if a.baseline:
-            trees = {f"baseline {a.baseline}": _extract(a.baseline, Path(tmp)), **trees}
+            trees = {f"baseline {a.baseline}": export_tree(a.baseline, Path(tmp)), **trees}
         runs: dict[str, list[dict[str, float]]] = {k: [] for k in trees}
         for _ in range(a.repeats):
             for name, tree in trees.items():
-                runs[name].append(_spawn(tree, args))
+                runs[name].append(run_child(__file__, tree, args))
     rows = {
         name: {
             "wall_s": statistics.median(r["wall_s"] for r in rs),
