@@ -13,7 +13,7 @@ from mpc_rr.data import Schema
 from mpc_rr.estimation import ESTIMATORS
 from mpc_rr.mdrr import DEPENDENCE_SOURCES, MECHANISMS, composed_epsilons, pair_mechanisms
 from mpc_rr.mechanisms import JointMechanism, LambdaRandomization, cluster_matrix, keep_or_uniform
-from mpc_rr.secure_sum import sum_options, sum_protocol, sum_protocol_names
+from mpc_rr.secure_sum import check_inner_sum, given_options, sum_options, sum_protocol
 
 __all__ = ["DEPENDENCE_SOURCES", "MECHANISMS", "PipelineConfig"]
 
@@ -103,14 +103,8 @@ class PipelineConfig:
             raise UsageError(
                 f"adjust_iterations must be in 1..100000, got {self.adjust_iterations}"
             )
-        if self.sum_protocol not in sum_protocol_names(at_coordinator=True):
-            raise UsageError(
-                f"sum_protocol must be a sum protocol whose coordinator learns the sum "
-                f"({', '.join(sum_protocol_names(at_coordinator=True))}), got {self.sum_protocol!r}"
-            )
-        given = self.sum_options
-        if isinstance(given, Mapping):
-            given = {k: v for k, v in given.items() if v is not None}
+        check_inner_sum(self.sum_protocol)
+        given = given_options(self.sum_options)
         if given and self.dependence == "rr":
             raise UsageError(
                 f"sum options {given} only apply to the secure-sum dependence sources; dependence "

@@ -37,7 +37,7 @@ from mpc_rr.rrba._stopping import check_alpha
 from mpc_rr.rrba._tables import Layout, SubsetIndex
 from mpc_rr.rrba._update import REPAIRS, check_floor
 from mpc_rr.rrba._views import Cover, cover
-from mpc_rr.secure_sum import SumSpec, sum_protocol, sum_protocol_names
+from mpc_rr.secure_sum import SumSpec, check_inner_sum, given_options, sum_protocol
 
 __all__ = ["RRBAConfig"]
 
@@ -93,14 +93,8 @@ class RRBAConfig:
         object.__setattr__(self, "t_floor", check_floor(self.t_floor, self.layout))  # builds the cover
         if not isinstance(self.secure_tally, bool):
             raise UsageError(f"secure_tally must be a bool, got {self.secure_tally!r}")
-        if self.sum_protocol not in sum_protocol_names(at_coordinator=True):
-            raise UsageError(
-                f"sum_protocol must be a sum protocol whose aggregator learns the sum "
-                f"({', '.join(sum_protocol_names(at_coordinator=True))}), got {self.sum_protocol!r}"
-            )
-        given = self.sum_options
-        if isinstance(given, Mapping):
-            given = {k: v for k, v in given.items() if v is not None}
+        check_inner_sum(self.sum_protocol, learner="aggregator")
+        given = given_options(self.sum_options)
         if given and not self.secure_tally:
             names = ", ".join(given) if isinstance(given, Mapping) else "sum_options"
             raise UsageError(f"{names} only apply with secure_tally (secure block tallies)")

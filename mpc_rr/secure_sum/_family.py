@@ -28,7 +28,15 @@ if TYPE_CHECKING:
     from mpc_rr.core import Message, Role
     from mpc_rr.secure_sum._common import SumResult
 
-__all__ = ["SumPublic", "SumSpec", "sum_options", "sum_protocol", "sum_protocol_names"]
+__all__ = [
+    "SumPublic",
+    "SumSpec",
+    "check_inner_sum",
+    "given_options",
+    "sum_options",
+    "sum_protocol",
+    "sum_protocol_names",
+]
 
 
 class SumPublic(Protocol):
@@ -151,6 +159,24 @@ def sum_protocol_names(*, at_coordinator: bool = False) -> tuple[str, ...]:
         for s in protocols("sum")
         if isinstance(s, SumSpec) and (s.total_at_coordinator or not at_coordinator)
     )
+
+
+def check_inner_sum(protocol: str, *, learner: str = "coordinator") -> None:
+    """Refuse ``protocol`` as the inner sum of an outer protocol (the pipeline's dependence, RRBA's
+    tallies) unless it is a registered sum whose ``learner`` (party 0) learns the total."""
+    names = sum_protocol_names(at_coordinator=True)
+    if protocol not in names:
+        raise UsageError(
+            f"sum_protocol must be a sum protocol whose {learner} learns the sum "
+            f"({', '.join(names)}), got {protocol!r}"
+        )
+
+
+def given_options(given: Any) -> Any:
+    """An options mapping without its unset (``None``) entries; a parsed options struct as is."""
+    if isinstance(given, Mapping):
+        return {k: v for k, v in given.items() if v is not None}
+    return given
 
 
 def sum_options(
