@@ -118,7 +118,6 @@ def main(argv: Sequence[str] | None = None, commands: Sequence[str] = COMMANDS) 
     argv = list(sys.argv[1:] if argv is None else argv)
     Parser.json_errors = "--json" in argv
     parser = build_parser(commands)
-    argv = list(sys.argv[1:] if argv is None else argv)
     if argv[:2] == ["classroom", "serve"]:  # `classroom PROTOCOL` is a positional: serve is its own command
         argv[:2] = ["classroom-serve"]
     args = parser.parse_args(argv)  # argparse exits with status 2 on a usage error
