@@ -46,7 +46,7 @@ from mpc_rr.core import (
 from parties.party import Party
 from parties.process_stats import peak_rss_bytes
 from transports.errors import HandshakeDropped, TransportError
-from transports.pki import Roster, client_context, server_context
+from transports.pki import Roster, client_context, server_context, signing_keys
 from transports.tap import WireCounter
 from transports.tcp import TcpClient, connect_client, open_hub
 
@@ -152,6 +152,25 @@ async def _watch_signals(scope: trio.CancelScope, got: list[int]) -> None:
             return
 
 
+def _install_identity(roster: Roster, pid: int, tls: bool, seed: int) -> None:
+    """The party's signing identity for every role of this process, loaded when a role first
+    signs: its certificate key and the deployment's certificates (TLS).  A plaintext
+    deployment has no PKI: every process derives the same keys from the seed -- signatures
+    then prove nothing, as plaintext itself does (for local tests only)."""
+    from mpc_rr.secure_sum import Identity, install_identity
+    from mpc_rr.secure_sum import Roster as SigningRoster
+
+    def load() -> Identity:
+        if tls:
+            key, public = signing_keys(roster, pid)
+            return Identity(pid, key, SigningRoster(public))
+        from mpc_rr.secure_sum import SeededEntropy, simulated_pki
+
+        return simulated_pki(sorted(roster.parties), SeededEntropy(seed, "plaintext-pki"))[pid]
+
+    install_identity(load, party_id=pid)
+
+
 async def run_node(
     roster: Roster,
     pid: int,
@@ -205,6 +224,7 @@ async def run_node(
             if handle_signals:
                 watchers.start_soon(_watch_signals, outer, signals)
             try:
+                _install_identity(roster, pid, tls, int(seed))
                 if pid == roster.hub:
                     party, cause = await _run_hub(
                         roster, build, step_timeout, timeout, linger, bind, port, port_file, tls,

@@ -352,3 +352,33 @@ def client_context(roster: Roster, pid: int) -> ssl.SSLContext:
     ctx = _context(ssl.Purpose.SERVER_AUTH, roster, pid)
     ctx.check_hostname = False  # identity = roster fingerprint + CN, checked after the handshake
     return ctx
+
+
+def signing_keys(roster: Roster, pid: int) -> tuple[Any, dict[int, Any]]:
+    """Party ``pid``'s certificate key and every party's certificate public key (ECDSA P-256).
+
+    The protocols sign what they advertise with these (the library takes them
+    as an identity: :func:`mpc_rr.secure_sum.install_identity`); each
+    certificate read here must match the fingerprint the roster pins, so a
+    swapped file is refused naming it.
+    """
+    from cryptography import x509
+    from cryptography.hazmat.primitives import serialization
+
+    key_file = roster.key_path(pid)
+    try:
+        key = serialization.load_pem_private_key(key_file.read_bytes(), password=None)
+    except (OSError, ValueError, TypeError) as exc:
+        raise UsageError(f"party {pid}: cannot load its key {str(key_file)!r}: {exc}") from None
+    public: dict[int, Any] = {}
+    for e in roster.parties.values():
+        path = roster.cert_path(e.id)
+        try:
+            cert = x509.load_pem_x509_certificate(path.read_bytes())
+        except (OSError, ValueError) as exc:
+            raise UsageError(f"party {pid}: cannot load the certificate {str(path)!r}: {exc}") from None
+        der = cert.public_bytes(serialization.Encoding.DER)
+        if e.fingerprint and fingerprint(der) != e.fingerprint:
+            raise UsageError(f"certificate {str(path)!r} does not match the roster's fingerprint of party {e.id}")
+        public[e.id] = cert.public_key()
+    return key, public

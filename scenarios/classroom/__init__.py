@@ -27,7 +27,7 @@ if TYPE_CHECKING:
 
 __all__ = ["classroom_protocols", "lesson_options", "make_trace", "steps_of"]
 
-LESSON_OPTIONS = ("options", "publication", "p")
+LESSON_OPTIONS = ("options", "publication", "p", "cheat")
 """The lesson options a command can set (each lesson takes those it names)."""
 
 

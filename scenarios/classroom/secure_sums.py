@@ -14,7 +14,7 @@ from collections.abc import Callable, Iterable
 
 import numpy as np
 
-from mpc_rr.core import COORDINATOR, DropAt, Role
+from mpc_rr.core import COORDINATOR, DropAt, Role, UsageError
 from mpc_rr.secure_sum import (
     SeededEntropy,
     crypto,
@@ -275,9 +275,10 @@ CLASSROOM_MAX_DROPOUT = 1 / 3
 
 
 def secagg_lesson(
-    n: int, *, seed: int, options: int = 4, drops: dict[int, str] | None = None
+    n: int, *, seed: int, options: int = 4, drops: dict[int, str] | None = None, cheat: str | None = None
 ) -> Lesson:
-    """SecAgg+ (Bell et al. 2020) over ``n`` one-hot votes, the aggregator as party 0."""
+    """SecAgg+ (Bell et al. 2020) over ``n`` one-hot votes, the aggregator as party 0
+    (``cheat``: it plays that server strategy, :func:`mpc_rr.adversary.cheat_strategies`)."""
     drops = drops or {}
     x = poll_inputs(n, options, seed)
     run = f"classroom-secagg-{seed}"
@@ -286,6 +287,13 @@ def secagg_lesson(
     roles, params = secure_sum_roles(
         "secagg", x, run=run, entropy=_entropy(seed), max_dropout=CLASSROOM_MAX_DROPOUT
     )
+    if cheat is not None:
+        from mpc_rr.adversary import SERVER_STRATEGIES, CheatingServer
+
+        if cheat not in SERVER_STRATEGIES:
+            raise UsageError(f"--cheat must be one of {', '.join(SERVER_STRATEGIES)}, got {cheat!r}")
+        honest = roles[COORDINATOR]
+        roles[COORDINATOR] = CheatingServer(honest.cfg, honest.graph, strategy=cheat)  # type: ignore[attr-defined]
     roles = drop_roles(roles, drops, step_messages("secagg"))
     R = int(params["modulus"])
     server = roles[COORDINATOR]
@@ -310,12 +318,15 @@ def secagg_lesson(
         "shares": "Round 2 - secret shares: every party Shamir-shares its mask key and b among its "
                   "neighbours, encrypted for each",
         "masked": "Round 3 - masked inputs: y = x + PRG(b) + pairwise masks (mod R)",
-        "unmask": "Round 4 - unmasking: the survivors reveal the shares needed to remove the masks",
+        "consistency": "Round 4 - consistency check: every survivor signs the survivor set it was "
+                       "shown; nobody reveals a share before a quorum signed the same set",
+        "unmask": "Round 5 - unmasking: the survivors reveal the shares needed to remove the masks",
         "result": "Result - the aggregator removes the masks and announces the count",
     }  # fmt: skip
     kinds = {
         "AdvertiseKeys": "keys", "NeighborKeys": "keys", "EncryptedShares": "shares",
-        "ForwardedShares": "shares", "MaskedInput": "masked", "UnmaskRequest": "unmask",
+        "ForwardedShares": "shares", "MaskedInput": "masked", "SurvivorSet": "consistency",
+        "ConsistencySig": "consistency", "UnmaskRequest": "unmask",
         "UnmaskShares": "unmask", "Aggregate": "result", "SecAggAbort": "result",
     }  # fmt: skip
     rounds = {t: (k, titles[k]) for t, k in kinds.items()}
@@ -338,8 +349,12 @@ def secagg_lesson(
             return [("from", ids(m.senders)), ("ciphertexts", f"{m.senders.shape[0]} x {secagg.CIPHERTEXT_LEN} B")]
         if isinstance(m, secagg.MaskedInput):
             return [(f"y_{s.src} (mod {R})", vec(m.y.to_numpy()))]
+        if isinstance(m, secagg.SurvivorSet):
+            return [("survivors", _members(m.survivors, n))]
+        if isinstance(m, secagg.ConsistencySig):
+            return [("signature on the set it was shown", f"{len(m.signature)} B")]
         if isinstance(m, secagg.UnmaskRequest):
-            return [("dropped neighbours", ids(m.dropped))]
+            return [("set signed by", _members(m.signers, n))]
         if isinstance(m, secagg.UnmaskShares):
             return [("shares of b of", ids(m.b_owners)), ("shares of the mask key of", ids(m.s_owners))]
         if isinstance(m, secagg.Aggregate):
@@ -440,6 +455,8 @@ def secagg_lesson(
         return out
 
     def check(ctx: Context) -> tuple[list[str], bool]:
+        if cheat is not None:
+            return _caught(ctx, cheat, n)
         if server.error is not None:
             return [
                 f"no result: {server.error}",
@@ -470,6 +487,25 @@ def secagg_lesson(
         diagrams=[secagg.SecAggClient, secagg.SecAggServer], drops=drops,
         extra={"modulus": R, "inputs": x.tolist(), "params": params},
     )  # fmt: skip
+
+
+def _members(bits: bytes, n: int) -> str:
+    members = secagg.read_bitmap(bits, n)
+    return "?" if members is None else "P" + ", P".join(map(str, np.flatnonzero(members).tolist()))
+
+
+def _caught(ctx: Context, cheat: str, n: int) -> tuple[list[str], bool]:
+    """Who caught the cheating aggregator, with what; OK when someone named it and it learned nothing."""
+    lines = [f"The aggregator cheated ({cheat})."]
+    named = []
+    for i in range(1, n + 1):
+        err = ctx.roles[i].error
+        if err is not None and COORDINATOR in err.culprits:
+            named.append(i)
+            lines.append(f"P{i} caught it: {err}")
+    learned = getattr(ctx.roles[COORDINATOR], "learned", {})
+    lines.append(f"inputs the aggregator recovered: {len(learned)}")
+    return lines, bool(named) and not learned
 
 
 def board_lesson(

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import enum
+import functools
 import hashlib
 from collections.abc import Set as AbstractSet
 
@@ -26,21 +27,45 @@ from mpc_rr.secure_sum import crypto, shamir
 from mpc_rr.secure_sum._common import SumResult, check_inputs, read_residues
 from mpc_rr.secure_sum._entropy import Entropy, SystemEntropy
 from mpc_rr.secure_sum._graph import Graph
+from mpc_rr.secure_sum._identity import (
+    Identity,
+    Roster,
+    default_identity,
+    merkle_paths,
+    merkle_root_from_path,
+    signed_payload,
+)
 from mpc_rr.secure_sum.secagg._messages import (
     SECAGG_MESSAGES,
     AdvertiseKeys,
     Aggregate,
+    ConsistencySig,
     EncryptedShares,
     ForwardedShares,
     MaskedInput,
     NeighborKeys,
     SecAggAbort,
+    SurvivorSet,
     UnmaskRequest,
     UnmaskShares,
+    read_bitmap,
+    share_items,
 )
 from mpc_rr.secure_sum.secagg._params import SecAggConfig
 
-__all__ = ["CIPHERTEXT_LEN", "IDS", "SHARE", "ClientState", "SecAggClient", "mask_sum", "read_ids"]
+__all__ = [
+    "CIPHERTEXT_LEN",
+    "IDS",
+    "PROTOCOL",
+    "SHARE",
+    "ClientState",
+    "SecAggClient",
+    "mask_sum",
+    "read_ids",
+]
+
+PROTOCOL = "secagg"
+"""The protocol name every SecAgg+ signature is bound to."""
 
 IDS = np.dtype("<u4")
 SHARE = np.dtype("<u4")
@@ -63,6 +88,21 @@ def read_ids(w: WireArray, sender: int, what: str, *, at_most: int) -> np.ndarra
     return w.to_numpy(dtype=IDS, sender=sender).astype(np.int64)
 
 
+@functools.lru_cache(maxsize=64)
+def _first_unsigned(
+    roster: Roster, run: str, survivors: bytes, signers: tuple[int, ...], signatures: tuple[bytes, ...]
+) -> int | None:
+    """The first signer whose signature is not on ``survivors`` (None: all are).
+
+    Memoized on the whole request: every party of a simulation is sent the same
+    signatures, and checking them is a pure function of the bytes.
+    """
+    for v, sig in zip(signers, signatures, strict=True):
+        if not roster.verify_signed(PROTOCOL, run, "consistency", v, sig, survivors):
+            return v
+    return None
+
+
 def mask_sum(
     self_key: bytes | None, pair_keys: list[bytes], signs: np.ndarray, cells: int, modulus: int
 ) -> np.ndarray:
@@ -78,7 +118,8 @@ def mask_sum(
 class ClientState(enum.Enum):
     KEYS = "keys advertised, waiting for neighbour keys"
     SHARES = "shares sent, waiting for the shares addressed to me"
-    MASKED = "masked input sent, waiting for the unmask request"
+    MASKED = "masked input sent, waiting for the survivor set"
+    CONSISTENCY = "survivor set signed, waiting for the others' signatures"
     UNMASK = "unmask shares sent, waiting for the aggregate"
     DONE = "done"
     ABORTED = "aborted"
@@ -90,18 +131,21 @@ class ClientState(enum.Enum):
 #           pairwise: EncryptedShares;
 #   SHARES  ForwardedShares (the shares addressed to it) -> its masked input
 #           y = x + PRG(b) + sum_v +-PRG(s_uv) (mod R): MaskedInput;
-#   MASKED  UnmaskRequest (which neighbours dropped) -> UnmaskShares: for each neighbour a
-#           share of b (alive) or of s_sk (dropped), never both;
+#   MASKED  SurvivorSet (U3) -> it signs the set it was shown: ConsistencySig;
+#   CONSISTENCY  UnmaskRequest (a quorum's signatures on the same set) -> UnmaskShares: for
+#           each neighbour a share of b (in the set) or of s_sk (not), never both;
 #   UNMASK  Aggregate -> the sum is the result.
 # SecAggAbort in any step: the aggregator stopped the run.  A malformed message from the
 # aggregator makes the party leave (abort naming it): it becomes a dropout.
 SECAGG_CLIENT_TABLE = table({
     (ClientState.KEYS, NeighborKeys): Transition("_on_neighbor_keys", ClientState.SHARES),
     (ClientState.SHARES, ForwardedShares): Transition("_on_forwarded", ClientState.MASKED),
-    (ClientState.MASKED, UnmaskRequest): Transition("_on_unmask_request", ClientState.UNMASK),
+    (ClientState.MASKED, SurvivorSet): Transition("_on_survivors", ClientState.CONSISTENCY),
+    (ClientState.CONSISTENCY, UnmaskRequest): Transition("_on_unmask_request", ClientState.UNMASK),
     (ClientState.UNMASK, Aggregate): Transition("_on_aggregate", ClientState.DONE),
     **each(
-        (ClientState.KEYS, ClientState.SHARES, ClientState.MASKED, ClientState.UNMASK),
+        (ClientState.KEYS, ClientState.SHARES, ClientState.MASKED, ClientState.CONSISTENCY,
+         ClientState.UNMASK),
         SecAggAbort, "_on_abort", ClientState.ABORTED,
     ),
 })
@@ -118,7 +162,16 @@ class SecAggClient(Role):
         The private input vector (``cells`` entries in ``[0, (R - 1) // n]``).
     entropy:
         Cryptographic source of keys, seeds and share polynomials.
+    identity:
+        Its long-term signing key and the roster (default:
+        :func:`~mpc_rr.secure_sum.default_identity`).
 
+    What the aggregator relays is checked against the senders' signatures
+    (Bonawitz et al. 2017, the active-adversary protocol): neighbour keys
+    (round ``keys``), a share that does not open (round ``shares``: then the
+    party complains with evidence instead of blaming anyone), the survivor
+    set (Round 3, ConsistencyCheck: a quorum of signatures on the same set
+    before any share is revealed) and the aggregate (a signed receipt).
     A malformed message from the aggregator (wrong shapes, ids outside this
     party's neighbourhood, a share that fails authentication) makes the party
     leave the run -- it becomes a dropout, never reveals both shares of a
@@ -137,6 +190,7 @@ class SecAggClient(Role):
         x: np.ndarray,
         *,
         entropy: Entropy | None = None,
+        identity: Identity | None = None,
     ) -> None:
         super().__init__(party_id, ClientState.KEYS)
         if not 1 <= self.party_id <= config.n:
@@ -151,13 +205,32 @@ class SecAggClient(Role):
         if self.x.size != config.cells:
             raise UsageError(f"x must have {config.cells} cells, got {self.x.size}")
         self.entropy = entropy if entropy is not None else SystemEntropy()
+        if identity is not None and identity.party_id != self.party_id:
+            raise UsageError(f"identity of party {identity.party_id} given to party {party_id}")
+        self._identity = identity
+        self.accused: list[int] = []  # neighbours whose signed shares did not open
+
+    @property
+    def identity(self) -> Identity:
+        """Its signing identity (resolved when first used: a deployment installs it late)."""
+        if self._identity is None:
+            self._identity = default_identity(self.party_id, self.cfg.n)
+        return self._identity
+
+    @property
+    def roster(self) -> Roster:
+        return self.identity.roster
+
+    def _signed(self, round_: str, sender: int, *parts: bytes) -> bytes:
+        return signed_payload(PROTOCOL, self.run, round_, sender, *parts)
 
     def start(self) -> list[Send]:
         self._c_sk, c_pk = crypto.keypair(self.entropy)
         self._s_sk, s_pk = crypto.keypair(self.entropy)
         self._b = self.entropy.key(32)
         commit = hashlib.sha256(self._b).digest()
-        msg = AdvertiseKeys(run=self.run, step=0, c_pk=c_pk, s_pk=s_pk, b_commit=commit)
+        sig = self.identity.sign(self._signed("keys", self.party_id, c_pk, s_pk, commit))
+        msg = AdvertiseKeys(run=self.run, step=0, c_pk=c_pk, s_pk=s_pk, b_commit=commit, signature=sig)
         return [Send(COORDINATOR, msg)]
 
     def waiting_for(self) -> AbstractSet[int]:
@@ -205,6 +278,11 @@ class SecAggClient(Role):
             m = ids.size
             c_pks = msg.c_pks.to_numpy(dtype=np.uint8, shape=(m, 32), sender=src)
             s_pks = msg.s_pks.to_numpy(dtype=np.uint8, shape=(m, 32), sender=src)
+            if msg.commits is None:
+                raise DecodeError("NeighborKeys without the seed commitments", src)
+            commits = msg.commits.to_numpy(dtype=np.uint8, shape=(m, 32), sender=src)
+            if len(msg.signatures) != m:
+                raise DecodeError(f"{len(msg.signatures)} signatures for {m} neighbours", src)
         except DecodeError as exc:
             raise self._leave("NeighborKeys", str(exc)) from None
         id_list = ids.tolist()
@@ -214,6 +292,13 @@ class SecAggClient(Role):
         t = self.cfg.threshold
         if m < t:
             raise self._leave("NeighborKeys", f"only {m} live neighbours, threshold is {t}")
+        bad = self._forged_key(id_list, c_pks, s_pks, commits, msg.signatures)
+        if bad is not None:
+            raise self._leave(
+                "NeighborKeys",
+                f"the keys of party {bad} do not carry its signature for this run (substituted "
+                "or replayed by the relay)",
+            )
         self._nb_ids = ids
         self._nb_s_pks = s_pks.tobytes()  # row i: the mask key of ids[i]
         u, run = self.party_id, self.run
@@ -228,11 +313,14 @@ class SecAggClient(Role):
         self._dec_key: dict[int, bytes] = dict(zip(id_list, k_in, strict=True))
         aads = [f"{run}/{u}/{v}".encode() for v in id_list]
         ct = np.frombuffer(crypto.encrypt_many(k_out, shares.tobytes(), aads), np.uint8)
+        ct = ct.reshape(m, CIPHERTEXT_LEN)
+        root, _ = merkle_paths(share_items(ids, ct))
         out = EncryptedShares(
             run=run,
             step=1,
             recipients=wire(ids, IDS),
-            ciphertexts=wire(ct.reshape(m, CIPHERTEXT_LEN), np.uint8),
+            ciphertexts=wire(ct, np.uint8),
+            signature=self.identity.sign(self._signed("shares", u, root)),
         )
         return [Send(COORDINATOR, out)]
 
@@ -248,27 +336,59 @@ class SecAggClient(Role):
         dec_key = self._dec_key
         if m and (np.any(np.diff(senders) <= 0) or not dec_key.keys() >= set(sender_list)):
             raise self._leave("ForwardedShares", "senders are not a sorted subset of my neighbours")
-        if m < self.cfg.threshold:
+        if self._too_few_shares(m):
             # Bonawitz et al. 2017, round 2: with fewer than t holders of my shares the
             # aggregator could ask every one of them for my self-mask seed and unmask me
             raise self._leave(
                 "ForwardedShares", f"shares from only {m} neighbours, threshold is {self.cfg.threshold}"
             )
+        try:
+            if msg.positions is None or len(msg.signatures) != m or len(msg.proofs) != m:
+                raise DecodeError("ForwardedShares without a signature and proof per share", src)
+            positions = msg.positions.to_numpy(dtype=IDS, shape=(m, 2), sender=src)
+        except DecodeError as exc:
+            raise self._leave("ForwardedShares", str(exc)) from None
         u, run = self.party_id, self.run
         aads = [f"{run}/{v}/{u}".encode() for v in sender_list]
-        pts, bad = crypto.decrypt_many([dec_key[v] for v in sender_list], cts.tobytes(), aads)
-        if bad >= 0:
-            raise self._leave(
-                "ForwardedShares", f"the share of party {sender_list[bad]} fails authentication"
-            )
-        plain = np.frombuffer(pts, SHARE).reshape(m, 2 * shamir.CHUNKS)
-        if plain.size and int(plain.max()) >= shamir.PRIME:
-            raise self._leave("ForwardedShares", "a decrypted share is not a field element")
+        keys = [dec_key[v] for v in sender_list]
+        pts, bad = crypto.decrypt_many(keys, cts.tobytes(), aads)
+        if bad < 0:
+            plain: np.ndarray = np.frombuffer(pts, SHARE).reshape(m, 2 * shamir.CHUNKS)
+            good = plain.max(axis=1) < shamir.PRIME if plain.size else np.ones(m, bool)
+        else:  # some share does not open: find every one, then who is to blame
+            plain = np.zeros((m, 2 * shamir.CHUNKS), SHARE)
+            good = np.zeros(m, bool)
+            for i in range(m):
+                try:
+                    row = np.frombuffer(crypto.decrypt(keys[i], cts[i].tobytes(), aads[i]), SHARE)
+                except crypto.InvalidTag:
+                    continue
+                plain[i], good[i] = row, bool(row.max() < shamir.PRIME)
+        for i in np.flatnonzero(~good).tolist():
+            v = sender_list[i]
+            pos, count = int(positions[i, 0]), int(positions[i, 1])
+            if not self._share_signed(v, cts[i], pos, count, msg.proofs[i], msg.signatures[i]):
+                raise self._leave(
+                    "ForwardedShares",
+                    f"the share of party {v} does not open and is not signed by it (altered by the relay)",
+                )
+            self.accused.append(v)  # v signed what does not open: complain with evidence
+        if self.accused:
+            senders, plain = senders[good], plain[good]
+            sender_list = senders.tolist()
+            m = senders.size
+            if m < self.cfg.threshold:
+                self.abort(
+                    f"{self.name}: the shares of parties {self.accused} do not open; "
+                    f"{m} neighbours left, threshold is {self.cfg.threshold}",
+                    self.accused,
+                )
+                raise PeerError(str(self.error), self.accused[0])
         self._holders = senders
         self._held = plain  # row i: shares of s_sk (first CHUNKS) and b (last CHUNKS) of senders[i]
         # masked input: y = x + PRG(b) + sum_v sign(u, v) PRG(s_uv)  (mod R)
-        row = np.searchsorted(self._nb_ids, senders)  # senders is a subset of _nb_ids (checked)
-        pks = np.frombuffer(self._nb_s_pks, np.uint8).reshape(-1, 32)[row].tobytes()
+        idx: np.ndarray = np.searchsorted(self._nb_ids, senders)  # senders is a subset of _nb_ids (checked)
+        pks = np.frombuffer(self._nb_s_pks, np.uint8).reshape(-1, 32)[idx].tobytes()
         try:
             shared = crypto.agree_many(self._s_sk, pks, m)
         except crypto.InvalidPublicKey as exc:
@@ -285,20 +405,34 @@ class SecAggClient(Role):
             y = (self.x + mask) & mask.dtype.type(R - 1)
         else:  # mask is uint64
             y = (self.x + mask) % np.uint64(R)
-        return [Send(COORDINATOR, MaskedInput(run=run, step=2, y=wire(y, cfg.dtype)))]
+        out = MaskedInput(run=run, step=2, y=wire(y, cfg.dtype))
+        if self.accused:  # the evidence: my share-encryption key (its public half is signed)
+            out = MaskedInput(
+                run=run, step=2, y=out.y, accused=wire(np.asarray(self.accused), IDS),
+                evidence=crypto.private_bytes(self._c_sk),
+            )  # fmt: skip
+        return [Send(COORDINATOR, out)]
+
+    def _on_survivors(self, src: int, msg: SurvivorSet) -> list[Send]:
+        """Round 3 (ConsistencyCheck): sign the survivor set the aggregator showed me."""
+        self._from_aggregator(src)
+        members = read_bitmap(msg.survivors, self.cfg.n)
+        if members is None:
+            raise self._leave("SurvivorSet", "not a bitmap over the parties")
+        if not members[self.party_id] or members[COORDINATOR]:
+            raise self._leave("SurvivorSet", "a survivor set without me (or with the aggregator)")
+        self._survivors = msg.survivors
+        self._members = members
+        sig = self.identity.sign(self._signed("consistency", self.party_id, msg.survivors))
+        return [Send(COORDINATOR, ConsistencySig(run=self.run, step=3, signature=sig))]
 
     def _on_unmask_request(self, src: int, msg: UnmaskRequest) -> list[Send]:
         self._from_aggregator(src)
-        try:
-            dropped = set(
-                read_ids(msg.dropped, src, "dropped ids", at_most=self._holders.size).tolist()
-            )
-        except DecodeError as exc:
-            raise self._leave("UnmaskRequest", str(exc)) from None
-        holders = self._holders.tolist()
-        if not dropped.issubset(holders):
-            raise self._leave("UnmaskRequest", "it names parties whose shares I do not hold")
-        is_dropped = np.array([h in dropped for h in holders], bool)
+        why = self._inconsistent(msg)
+        if why:
+            raise self._leave("UnmaskRequest", why)
+        # what to reveal follows from the signed set alone
+        is_dropped = ~self._members[self._holders]
         alive = ~is_dropped
         c = shamir.CHUNKS
         out = UnmaskShares(
@@ -319,6 +453,9 @@ class SecAggClient(Role):
             raise self._leave("Aggregate", str(exc)) from None
         if not 0 <= msg.n_included <= self.cfg.n:
             raise self._leave("Aggregate", f"n_included {msg.n_included} outside [0, {self.cfg.n}]")
+        if not self._receipt_ok(msg):
+            raise self._leave("Aggregate", "the aggregate is not signed by the aggregator")
+        self.receipt = msg
         self.finish(SumResult(total.astype(np.int64), (), int(msg.n_included), self.cfg.modulus))
         return []
 
@@ -326,3 +463,54 @@ class SecAggClient(Role):
         self._from_aggregator(src)
         self.abort(f"{self.name}: the aggregator aborted: {msg.reason[:500]}")
         return []
+
+    # -- the checks (one method each: the adversary module's broken variants override them) --
+    def _forged_key(
+        self, ids: list[int], c_pks: np.ndarray, s_pks: np.ndarray, commits: np.ndarray,
+        signatures: list[bytes],
+    ) -> int | None:  # fmt: skip
+        """The first neighbour whose keys do not carry its signature for this run, or None."""
+        verify, run = self.roster.verify_signed, self.run
+        for i, v in enumerate(ids):
+            parts = (c_pks[i].tobytes(), s_pks[i].tobytes(), commits[i].tobytes())
+            if not verify(PROTOCOL, run, "keys", v, signatures[i], *parts):
+                return v
+        return None
+
+    def _share_signed(
+        self, sender: int, ct: np.ndarray, pos: int, count: int, proof: bytes, signature: bytes
+    ) -> bool:
+        """Whether ``sender`` signed this ciphertext to me (its tree hash, my item's path)."""
+        if len(proof) % 32:
+            return False
+        path = [proof[i : i + 32] for i in range(0, len(proof), 32)]
+        item = np.asarray([self.party_id], IDS).tobytes() + ct.tobytes()
+        root = merkle_root_from_path(item, pos, count, path)
+        return root is not None and self.roster.verify(
+            sender, signature, self._signed("shares", sender, root)
+        )
+
+    def _inconsistent(self, msg: UnmaskRequest) -> str:
+        """Why the signatures on my survivor set do not make a quorum ('' when they do)."""
+        n = self.cfg.n
+        signers = read_bitmap(msg.signers, n)
+        if signers is None:
+            return "the signer set is not a bitmap over the parties"
+        if (signers & ~self._members).any():
+            return "signers outside the survivor set"
+        ids = np.flatnonzero(signers).tolist()
+        if len(ids) < self.cfg.quorum:
+            return f"only {len(ids)} parties signed the survivor set, a quorum is {self.cfg.quorum}"
+        if len(msg.signatures) != len(ids):
+            return f"{len(msg.signatures)} signatures for {len(ids)} signers"
+        bad = _first_unsigned(self.roster, self.run, self._survivors, tuple(ids), tuple(msg.signatures))
+        if bad is not None:
+            return f"party {bad}'s signature is not on the survivor set I was shown (equivocation)"
+        return ""
+
+    def _too_few_shares(self, m: int) -> bool:
+        return m < self.cfg.threshold
+
+    def _receipt_ok(self, msg: Aggregate) -> bool:
+        payload = self._signed("aggregate", COORDINATOR, msg.total.data, str(msg.n_included).encode())
+        return self.roster.verify(COORDINATOR, msg.signature, payload)

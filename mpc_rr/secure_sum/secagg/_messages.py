@@ -2,28 +2,49 @@
 
 from __future__ import annotations
 
+from typing import Annotated
+
+import msgspec
+import numpy as np
+
 from mpc_rr.core import Message, WireArray
 
 __all__ = [
     "SECAGG_MESSAGES",
     "AdvertiseKeys",
     "Aggregate",
+    "ConsistencySig",
     "EncryptedShares",
     "ForwardedShares",
     "MaskedInput",
     "NeighborKeys",
     "SecAggAbort",
+    "SurvivorSet",
     "UnmaskRequest",
     "UnmaskShares",
+    "bitmap",
+    "read_bitmap",
+    "share_items",
 ]
 
 
+MAX_SIGNATURE = 80
+"""Longest signature accepted: Ed25519's are 64 bytes, DER-encoded ECDSA P-256's at most 72."""
+
+Signature = Annotated[bytes, msgspec.Meta(max_length=MAX_SIGNATURE)]
+Signatures = Annotated[list[Signature], msgspec.Meta(max_length=1 << 24)]
+Proofs = Annotated[list[Annotated[bytes, msgspec.Meta(max_length=32 * 32)]], msgspec.Meta(max_length=1 << 24)]
+
+
 class AdvertiseKeys(Message, frozen=True):
-    """Step 0, party -> aggregator: public keys and a commitment to the self-mask seed."""
+    """Step 0, party -> aggregator: public keys and a commitment to the self-mask seed,
+    signed with the party's long-term key (:func:`~mpc_rr.secure_sum.signed_payload`, round
+    ``keys``: the run id, the sender and the three fields)."""
 
     c_pk: bytes
     s_pk: bytes
     b_commit: bytes
+    signature: Signature = b""
 
 
 class NeighborKeys(Message, frozen=True):
@@ -32,13 +53,20 @@ class NeighborKeys(Message, frozen=True):
     ids: WireArray
     c_pks: WireArray
     s_pks: WireArray
+    commits: WireArray | None = None
+    """``(m, 32)``: each neighbour's seed commitment (its signature covers it)."""
+    signatures: Signatures = msgspec.field(default_factory=list)
+    """Each neighbour's signature on its AdvertiseKeys, as the aggregator received it."""
 
 
 class EncryptedShares(Message, frozen=True):
-    """Step 1, party -> aggregator: one ciphertext per live neighbour."""
+    """Step 1, party -> aggregator: one ciphertext per live neighbour, and one signature
+    (round ``shares``) on the RFC 6962 tree hash of the items ``recipient (uint32) ||
+    ciphertext`` in recipient order: any recipient can prove what the sender sent it."""
 
     recipients: WireArray
     ciphertexts: WireArray
+    signature: Signature = b""
 
 
 class ForwardedShares(Message, frozen=True):
@@ -46,18 +74,55 @@ class ForwardedShares(Message, frozen=True):
 
     senders: WireArray
     ciphertexts: WireArray
+    signatures: Signatures = msgspec.field(default_factory=list)
+    """Each sender's signature on its tree hash."""
+    positions: WireArray | None = None
+    """``(m, 2)`` uint32: the item's index among the sender's items, and their count."""
+    proofs: Proofs = msgspec.field(default_factory=list)
+    """Each item's audit path (concatenated 32-byte hashes, bottom up)."""
 
 
 class MaskedInput(Message, frozen=True):
-    """Step 2, party -> aggregator: the masked input vector."""
+    """Step 2, party -> aggregator: the masked input vector, and complaints.
+
+    ``accused``: neighbours whose signed share did not open (this party left them out of
+    its masks); ``evidence``: then this party's raw share-encryption private key (its
+    public half is signed in its AdvertiseKeys), with which the aggregator re-derives the
+    pairwise key and opens the signed ciphertext itself -- whichever of the two lied is
+    named.
+    """
 
     y: WireArray
+    accused: WireArray | None = None
+    evidence: bytes = b""
+
+
+class SurvivorSet(Message, frozen=True):
+    """Step 3 (Bonawitz et al. 2017, Round 3 ConsistencyCheck), aggregator -> party:
+    the parties whose masked inputs the sum will contain (``U3``), a packed bitmap over
+    ids ``0..n`` (``numpy.packbits``)."""
+
+    survivors: bytes
+
+
+class ConsistencySig(Message, frozen=True):
+    """Step 3, party -> aggregator: its signature (round ``consistency``) on the survivor
+    bitmap it was sent."""
+
+    signature: Signature
 
 
 class UnmaskRequest(Message, frozen=True):
-    """Step 3, aggregator -> party: which of its neighbours dropped after sharing."""
+    """Step 4, aggregator -> party: who signed the survivor set and their signatures.
 
-    dropped: WireArray
+    A party reveals only when at least a quorum of the parties in the set signed the
+    *same* set (:meth:`SecAggConfig.quorum`); it then reveals, for each holder of its
+    shares, the share of ``b`` (in the set) or of ``s_sk`` (not in it) -- derived from the
+    signed set, not from anything else the aggregator says.
+    """
+
+    signers: bytes
+    signatures: Signatures
 
 
 class UnmaskShares(Message, frozen=True):
@@ -70,10 +135,13 @@ class UnmaskShares(Message, frozen=True):
 
 
 class Aggregate(Message, frozen=True):
-    """Final, aggregator -> party: the sum and how many inputs it contains."""
+    """Final, aggregator -> party: the sum and how many inputs it contains, signed by the
+    aggregator (round ``aggregate``): a receipt any party can show to prove what it was
+    told."""
 
     total: WireArray
     n_included: int
+    signature: Signature = b""
 
 
 class SecAggAbort(Message, frozen=True):
@@ -88,6 +156,8 @@ SECAGG_MESSAGES: tuple[type[Message], ...] = (
     EncryptedShares,
     ForwardedShares,
     MaskedInput,
+    SurvivorSet,
+    ConsistencySig,
     UnmaskRequest,
     UnmaskShares,
     Aggregate,
@@ -95,3 +165,22 @@ SECAGG_MESSAGES: tuple[type[Message], ...] = (
 )
 
 
+def share_items(recipients: np.ndarray, cts: np.ndarray) -> list[bytes]:
+    """The items a party's share signature covers: ``recipient (uint32 LE) || ciphertext``."""
+    ids = np.ascontiguousarray(recipients, "<u4")
+    return [ids[i].tobytes() + cts[i].tobytes() for i in range(ids.size)]
+
+
+def bitmap(members: np.ndarray) -> bytes:
+    """A bool vector over ids ``0..n`` packed to bytes (the survivor and signer sets)."""
+    return np.packbits(np.asarray(members, bool)).tobytes()
+
+
+def read_bitmap(data: bytes, n: int) -> np.ndarray | None:
+    """The bool vector over ids ``0..n`` of ``data`` (None: wrong length or padding set)."""
+    if len(data) != (n + 8) // 8:
+        return None
+    bits = np.unpackbits(np.frombuffer(data, np.uint8))
+    if bits[n + 1 :].any():
+        return None
+    return bits[: n + 1].astype(bool)

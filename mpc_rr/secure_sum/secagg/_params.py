@@ -245,6 +245,15 @@ class SecAggConfig:
         return smallest_uint(self.modulus)
 
     @property
+    def quorum(self) -> int:
+        """Signatures a survivor set needs before any party reveals a share (the consistency
+        round, Bonawitz et al. 2017, Round 3): ``floor((n + c) / 2) + 1`` for ``c =
+        max_corrupt * n`` colluders.  Two sets with a quorum each share more than ``c``
+        signers, so some honest party would have signed both -- which it never does: every
+        party that reveals was shown the same set."""
+        return min(self.n, (self.n + parties_in(self.max_corrupt, self.n)) // 2 + 1)
+
+    @property
     def max_dropped(self) -> int:
         """Largest number of dropouts the run tolerates."""
         return parties_in(self.max_dropout, self.n)

@@ -13,6 +13,7 @@ import numpy as np
 
 from mpc_rr.core import COORDINATOR, Message, Role, UsageError
 from mpc_rr.secure_sum._entropy import Entropy, smallest_uint
+from mpc_rr.secure_sum._identity import Identity
 from mpc_rr.secure_sum.secagg._client import SecAggClient
 from mpc_rr.secure_sum.secagg._messages import (
     SECAGG_MESSAGES,
@@ -40,13 +41,17 @@ def public(
     )  # fmt: skip
 
 
-def role(party_id: int, pub: SecAggPublic, x: np.ndarray | None, *, entropy: Entropy | None = None) -> Role:
-    """The aggregator (party 0) or data party ``party_id`` holding ``x``."""
+def role(
+    party_id: int, pub: SecAggPublic, x: np.ndarray | None, *, entropy: Entropy | None = None,
+    identity: Identity | None = None,
+) -> Role:  # fmt: skip
+    """The aggregator (party 0) or data party ``party_id`` holding ``x`` (``identity``: its
+    signing key and roster, default :func:`~mpc_rr.secure_sum.default_identity`)."""
     if party_id == COORDINATOR:
-        return SecAggServer(pub.config, pub.graph)
+        return SecAggServer(pub.config, pub.graph, identity=identity)
     if x is None:
         raise UsageError(f"SecAgg+ data party {party_id} needs an input vector")
-    return SecAggClient(party_id, pub.config, pub.graph, x, entropy=entropy)
+    return SecAggClient(party_id, pub.config, pub.graph, x, entropy=entropy, identity=identity)
 
 
 def messages() -> tuple[type[Message], ...]:
@@ -59,8 +64,9 @@ def step_messages() -> Mapping[str, type[Message]]:
 
 
 def message_count(n: int, options: SecAggOptions | None = None) -> int:
-    """Messages of one run without dropouts: 4 per party each way."""
-    return 8 * n
+    """Messages of one run without dropouts: 5 per party each way (keys, shares, masked
+    input, the consistency round, unmasking)."""
+    return 10 * n
 
 
 def memory_estimate(n: int, cells: int, options: SecAggOptions | None = None) -> int:
@@ -89,18 +95,22 @@ def secagg_roles(
     public: SecAggPublic,
     *,
     entropy: Callable[[int], Entropy] | None = None,
+    identities: Mapping[int, Identity] | None = None,
 ) -> dict[int, Role]:
     """Aggregator and data parties of one run; party ``i`` holds ``inputs[i - 1]``.
 
     ``entropy(party_id)`` supplies each party's cryptographic source (default:
-    the OS CSPRNG; a seeded source only in tests and teaching traces).
+    the OS CSPRNG; a seeded source only in tests and teaching traces);
+    ``identities`` each party's signing identity (default: the process's
+    simulated PKI, :func:`~mpc_rr.secure_sum.default_identity`).
     """
     cfg, graph = public.config, public.graph
     x = np.asarray(inputs)
     if x.shape != (cfg.n, cfg.cells):
         raise UsageError(f"inputs must have shape ({cfg.n}, {cfg.cells}), got {x.shape}")
-    roles: dict[int, Role] = {COORDINATOR: SecAggServer(cfg, graph)}
+    ids = identities if identities is not None else {}
+    roles: dict[int, Role] = {COORDINATOR: SecAggServer(cfg, graph, identity=ids.get(COORDINATOR))}
     for i in range(1, cfg.n + 1):
         ent = entropy(i) if entropy is not None else None
-        roles[i] = SecAggClient(i, cfg, graph, x[i - 1], entropy=ent)
+        roles[i] = SecAggClient(i, cfg, graph, x[i - 1], entropy=ent, identity=ids.get(i))
     return roles

@@ -4,9 +4,8 @@ from __future__ import annotations
 
 import enum
 import hashlib
-from collections.abc import Callable, Iterable
+from collections.abc import Callable
 from collections.abc import Set as AbstractSet
-from dataclasses import dataclass
 from typing import TypeVar
 
 import numpy as np
@@ -29,20 +28,22 @@ from mpc_rr.core import (
 from mpc_rr.secure_sum import crypto, shamir
 from mpc_rr.secure_sum._common import SumResult, read_residues
 from mpc_rr.secure_sum._graph import Graph
-from mpc_rr.secure_sum.secagg._client import CIPHERTEXT_LEN, IDS, SHARE, mask_sum, read_ids, wire
+from mpc_rr.secure_sum._identity import Identity, default_identity
+from mpc_rr.secure_sum.secagg._client import CIPHERTEXT_LEN, IDS, SHARE, read_ids, wire
+from mpc_rr.secure_sum.secagg._judge import Judge, SignedShares
 from mpc_rr.secure_sum.secagg._messages import (
     SECAGG_MESSAGES,
     AdvertiseKeys,
-    Aggregate,
+    ConsistencySig,
     EncryptedShares,
     ForwardedShares,
     MaskedInput,
     NeighborKeys,
     SecAggAbort,
-    UnmaskRequest,
     UnmaskShares,
 )
 from mpc_rr.secure_sum.secagg._params import SecAggConfig
+from mpc_rr.secure_sum.secagg._unmasking import Abort, Unmask, Unmasker, ids_text
 
 __all__ = ["SecAggServer", "ServerState"]
 
@@ -53,6 +54,7 @@ class ServerState(enum.Enum):
     KEYS = "collecting public keys"
     SHARES = "collecting encrypted shares"
     MASKED = "collecting masked inputs"
+    CONSISTENCY = "collecting signatures on the survivor set"
     UNMASK = "collecting unmask shares"
     DONE = "done"
     ABORTED = "aborted"
@@ -63,7 +65,8 @@ class ServerState(enum.Enum):
 # dropout bound it aborts, telling the survivors why (SecAggAbort).  Late messages: counted.
 #   KEYS    AdvertiseKeys -> NeighborKeys: to each live party, its live neighbours' keys
 #   SHARES  EncryptedShares -> ForwardedShares: the shares regrouped by recipient
-#   MASKED  MaskedInput -> UnmaskRequest: to each survivor, which of its neighbours dropped
+#   MASKED  MaskedInput (and complaints, judged) -> SurvivorSet: U3 to every survivor
+#   CONSISTENCY  ConsistencySig -> UnmaskRequest: a quorum's signatures on U3 to each signer
 #   UNMASK  UnmaskShares -> Aggregate: the seeds rebuilt, the masks removed -- the result
 SECAGG_SERVER_TABLE = table({
     (ServerState.KEYS, AdvertiseKeys): Transition("_on_keys", ServerState.KEYS),
@@ -73,46 +76,23 @@ SECAGG_SERVER_TABLE = table({
     (ServerState.SHARES, AllIn): Transition("_close_shares", ServerState.MASKED),
     (ServerState.SHARES, Deadline): Transition("_close_shares", ServerState.MASKED),
     (ServerState.MASKED, MaskedInput): Transition("_on_masked", ServerState.MASKED),
-    (ServerState.MASKED, AllIn): Transition("_close_masked", ServerState.UNMASK),
-    (ServerState.MASKED, Deadline): Transition("_close_masked", ServerState.UNMASK),
+    (ServerState.MASKED, AllIn): Transition("_close_masked", ServerState.CONSISTENCY),
+    (ServerState.MASKED, Deadline): Transition("_close_masked", ServerState.CONSISTENCY),
+    (ServerState.CONSISTENCY, ConsistencySig): Transition("_on_consistency", ServerState.CONSISTENCY),
+    (ServerState.CONSISTENCY, AllIn): Transition("_close_consistency", ServerState.UNMASK),
+    (ServerState.CONSISTENCY, Deadline): Transition("_close_consistency", ServerState.UNMASK),
     (ServerState.UNMASK, UnmaskShares): Transition("_on_unmask", ServerState.UNMASK),
     (ServerState.UNMASK, AllIn): Transition("_close_unmask", ServerState.DONE),
     (ServerState.UNMASK, Deadline): Transition("_close_unmask", ServerState.DONE),
-    **each((ServerState.SHARES, ServerState.MASKED, ServerState.UNMASK), AdvertiseKeys, "_late"),
-    **each((ServerState.MASKED, ServerState.UNMASK), EncryptedShares, "_late"),
-    **each((ServerState.UNMASK,), MaskedInput, "_late"),
+    **each((ServerState.SHARES, ServerState.MASKED, ServerState.CONSISTENCY, ServerState.UNMASK),
+           AdvertiseKeys, "_late"),
+    **each((ServerState.MASKED, ServerState.CONSISTENCY, ServerState.UNMASK), EncryptedShares, "_late"),
+    **each((ServerState.CONSISTENCY, ServerState.UNMASK), MaskedInput, "_late"),
+    **each((ServerState.UNMASK,), ConsistencySig, "_late"),
 })
 
 
-@dataclass(frozen=True)
-class _Unmask:
-    """A validated UnmaskShares: shares of ``b`` of live owners and of ``s_sk`` of dropped ones."""
-
-    b_owners: np.ndarray
-    b_shares: np.ndarray
-    s_owners: np.ndarray
-    s_shares: np.ndarray
-
-    def same(self, other: _Unmask) -> bool:
-        return all(
-            np.array_equal(getattr(self, f), getattr(other, f))
-            for f in ("b_owners", "b_shares", "s_owners", "s_shares")
-        )
-
-
-class _Abort(Exception):
-    def __init__(self, reason: str, culprits: Iterable[int] = ()) -> None:
-        super().__init__(reason)
-        self.culprits = [int(c) for c in culprits]
-
-
-def _ids_text(ids: Iterable[int], limit: int = 20) -> str:
-    ids = sorted(int(i) for i in ids)
-    more = f" and {len(ids) - limit} more" if len(ids) > limit else ""
-    return f"{ids[:limit]}{more}"
-
-
-class SecAggServer(Role):
+class SecAggServer(Judge, Unmasker, Role):
     """The aggregator (party 0): routes messages, tracks dropouts, unmasks the sum.
 
     ``result`` is a :class:`SumResult` whose ``included`` lists the parties whose
@@ -124,8 +104,9 @@ class SecAggServer(Role):
     TRANSITIONS = SECAGG_SERVER_TABLE
     message_types = SECAGG_MESSAGES
 
-    def __init__(self, config: SecAggConfig, graph: Graph) -> None:
+    def __init__(self, config: SecAggConfig, graph: Graph, *, identity: Identity | None = None) -> None:
         super().__init__(COORDINATOR, ServerState.KEYS)
+        self._identity = identity
         if graph.n != config.n or graph.degree != config.degree:
             raise UsageError("graph does not match config (n or degree differ)")
         self.cfg = config
@@ -139,14 +120,24 @@ class SecAggServer(Role):
         self.late = 0
         self._expect: set[int] = set(range(1, n + 1))  # live parties still silent this step
         self._keys: dict[int, AdvertiseKeys] = {}
-        self._cts: dict[int, np.ndarray] = {}
+        self._cts: dict[int, SignedShares] = {}
+        self._shares: dict[int, SignedShares] = {}  # kept after forwarding: complaints are judged on them
+        self._accusations: set[tuple[int, int]] = set()  # (accuser, accused): no mask between them
         self._y: dict[int, np.ndarray] = {}
-        self._unmask: dict[int, _Unmask] = {}
+        self._unmask: dict[int, Unmask] = {}
         self._c_pk = np.zeros((n + 1, 32), np.uint8)
         self._s_pk = np.zeros((n + 1, 32), np.uint8)
         self._commit = np.zeros((n + 1, 32), np.uint8)
         self._sent_ids: dict[int, np.ndarray] = {}
+        self._key_sigs: list[bytes] = [b""] * (n + 1)
         self._mask_sets: dict[int, np.ndarray] = {}
+
+    @property
+    def identity(self) -> Identity:
+        """Its signing identity (resolved when first used: a deployment installs it late)."""
+        if self._identity is None:
+            self._identity = default_identity(COORDINATOR, self.cfg.n)
+        return self._identity
 
     def start(self) -> list[Send]:
         return []
@@ -173,9 +164,9 @@ class SecAggServer(Role):
         dropped = self.cfg.n - int(self.alive.sum())
         if dropped > self.cfg.max_dropped:
             ids = sorted(self.dropped)
-            raise _Abort(
+            raise Abort(
                 f"{self.name}: {dropped} of {self.cfg.n} parties dropped out by step "
-                f"{self.state.name} ({_ids_text(ids)}); max_dropout={self.cfg.max_dropout:g} "
+                f"{self.state.name} ({ids_text(ids)}); max_dropout={self.cfg.max_dropout:g} "
                 f"allows {self.cfg.max_dropped}",
                 ids,
             )
@@ -234,6 +225,7 @@ class SecAggServer(Role):
             for name in ("c_pk", "s_pk", "b_commit"):
                 if len(getattr(msg, name)) != 32:
                     raise PeerError(f"{self.name}: {name} from party {src} is not 32 bytes", src)
+            self._check_keys(src, msg)
             return msg
 
         return self._collect(src, self._keys, read, lambda a, b: a == b, "AdvertiseKeys")
@@ -246,6 +238,8 @@ class SecAggServer(Role):
             for table, field in ((self._c_pk, "c_pk"), (self._s_pk, "s_pk"), (self._commit, "b_commit")):
                 raw = b"".join([getattr(msg, field) for _, msg in got])
                 table[ids] = np.frombuffer(raw, np.uint8).reshape(len(ids), 32)
+            for u, msg in got:
+                self._key_sigs[u] = msg.signature
         self._keys = {}
         return self._guarded(self._send_neighbor_keys)
 
@@ -259,14 +253,15 @@ class SecAggServer(Role):
         ok = self.alive[rows]
         full = ok.all(axis=1).tolist()
         ids32 = rows.astype(IDS)
-        c_pks, s_pks = self._c_pk[rows], self._s_pk[rows]  # (L, k, 32)
-        run = self.run
+        c_pks, s_pks, commits = self._c_pk[rows], self._s_pk[rows], self._commit[rows]  # (L, k, 32)
+        run, key_sigs = self.run, self._key_sigs
         for i, u in enumerate(live.tolist()):
             if full[i]:  # the common case: no neighbour dropped, send the rows as they are
-                ids, i32, c, s = rows[i], ids32[i], c_pks[i], s_pks[i]
+                ids, i32, c, s, b = rows[i], ids32[i], c_pks[i], s_pks[i], commits[i]
             else:
                 keep = ok[i]
-                ids, i32, c, s = rows[i][keep], ids32[i][keep], c_pks[i][keep], s_pks[i][keep]
+                ids, i32 = rows[i][keep], ids32[i][keep]
+                c, s, b = c_pks[i][keep], s_pks[i][keep], commits[i][keep]
             self._sent_ids[u] = ids
             m = ids.size
             msg = NeighborKeys(
@@ -275,13 +270,15 @@ class SecAggServer(Role):
                 ids=WireArray(dtype=IDS.str, shape=(m,), data=i32.tobytes()),
                 c_pks=WireArray(dtype="|u1", shape=(m, 32), data=c.tobytes()),
                 s_pks=WireArray(dtype="|u1", shape=(m, 32), data=s.tobytes()),
+                commits=WireArray(dtype="|u1", shape=(m, 32), data=b.tobytes()),
+                signatures=[key_sigs[v] for v in ids.tolist()],
             )
             out.append(Send(u, msg))
         return out
 
     # -- step 1: shares -------------------------------------------------------------------
     def _on_shares(self, src: int, msg: EncryptedShares) -> list[Send]:
-        def read() -> np.ndarray:
+        def read() -> SignedShares:
             want = self._sent_ids.get(src)
             if want is None:
                 raise PeerError(f"{self.name}: party {src} was not sent neighbour keys", src)
@@ -291,9 +288,9 @@ class SecAggServer(Role):
             cts: np.ndarray = msg.ciphertexts.to_numpy(
                 dtype=np.uint8, shape=(rec.size, CIPHERTEXT_LEN), sender=src
             )
-            return cts
+            return self._check_shares(src, rec, cts, msg.signature)
 
-        return self._collect(src, self._cts, read, np.array_equal, "EncryptedShares")
+        return self._collect(src, self._cts, read, SignedShares.same, "EncryptedShares")
 
     def _close_shares(self) -> list[Send]:
         self._drop_silent()
@@ -306,12 +303,13 @@ class SecAggServer(Role):
         alive = self.alive
         senders = sorted(u for u in self._cts if alive[u])  # ascending: see the sort below
         cts_of, self._cts = self._cts, {}
+        self._shares = cts_of
         sent = self._sent_ids
         empty = np.zeros(0, np.int64)
         snd = np.repeat(np.asarray(senders, np.int64), [sent[u].size for u in senders])
         rcv = np.concatenate([sent[u] for u in senders] or [empty])
         cts = np.concatenate(
-            [cts_of[u] for u in senders] or [np.zeros((0, CIPHERTEXT_LEN), np.uint8)]
+            [cts_of[u].cts for u in senders] or [np.zeros((0, CIPHERTEXT_LEN), np.uint8)]
         )
         keep = alive[rcv]
         if not keep.all():
@@ -329,6 +327,7 @@ class SecAggServer(Role):
         for v in np.flatnonzero(alive).tolist():
             lo, hi = bounds[v], bounds[v + 1]
             mask_sets[v] = snd[lo:hi]
+            sigs, pos, proofs = self._forwarded_extras(snd[lo:hi].tolist(), v, cts_of)
             msg = ForwardedShares(
                 run=run,
                 step=1,
@@ -336,6 +335,9 @@ class SecAggServer(Role):
                 ciphertexts=WireArray(
                     dtype="|u1", shape=(hi - lo, width), data=bytes(cts_b[width * lo : width * hi])
                 ),
+                signatures=sigs,
+                positions=wire(pos, IDS),
+                proofs=proofs,
             )
             out.append(Send(v, msg))
         self._sharers = self.alive.copy()  # U2: parties whose seeds are shared
@@ -346,7 +348,27 @@ class SecAggServer(Role):
         def read() -> np.ndarray:
             return read_residues(msg.y, self.cfg.modulus, self.cfg.cells, src, "masked input")
 
-        return self._collect(src, self._y, read, np.array_equal, "MaskedInput")
+        out = self._collect(src, self._y, read, np.array_equal, "MaskedInput")
+        if msg.accused is not None and src in self._y:
+            ms = self._mask_sets.get(src, np.zeros(0, np.int64))
+            try:
+                guilty = self._judge(src, msg, set(ms.tolist()), self._c_pk, self._shares)
+                accused = read_ids(msg.accused, src, "accused", at_most=ms.size)
+            except PeerError:
+                guilty, accused = [src], np.zeros(0, np.int64)
+            self._mask_sets[src] = ms[~np.isin(ms, accused)]  # it did not mask with them
+            self._accusations.update((src, int(v)) for v in accused.tolist())
+            for v in guilty:
+                self._y.pop(v, None)
+                if self.alive[v]:
+                    self._exclude(v)
+            if guilty:
+                raise PeerError(
+                    f"{self.name}: party {src}'s complaint convicts party {guilty} "
+                    f"({'a lying complaint' if guilty == [src] else 'signed shares that do not open'})",
+                    guilty[0],
+                )
+        return out
 
     def _close_masked(self) -> list[Send]:
         self._drop_silent()
@@ -362,32 +384,54 @@ class SecAggServer(Role):
                 acc += y
         self._y = {}
         self._y_sum = acc % np.uint64(cfg.modulus)
-        # every party whose seed must be rebuilt needs t live share holders among U3
-        dropped_sharers = self._sharers & ~self._inputs
-        holders = self._live_degree(self._inputs)
-        need = self._inputs | (dropped_sharers & (holders > 0))
+        # every party whose seed must be rebuilt needs t share holders among U3 (a holder of
+        # u's shares is a survivor that masked with u)
+        holders = self._holders_in(self._inputs)
+        need = self._inputs | (self._sharers & ~self._inputs & (holders > 0))
         short = np.flatnonzero(need & (holders < cfg.threshold))
         if short.size:
-            raise _Abort(
-                f"{self.name}: parties {_ids_text(short.tolist())} keep fewer than "
+            raise Abort(
+                f"{self.name}: parties {ids_text(short.tolist())} keep fewer than "
                 f"t={cfg.threshold} live share holders; their masks cannot be removed",
-                short.tolist(),
+                sorted(set(self.culprits) | {u for u in self.dropped if u not in self.culprits}),
             )
-        out = []
-        # one message object for every party none of whose neighbours dropped (encoded once)
-        nobody = UnmaskRequest(run=self.run, step=3, dropped=wire(np.zeros(0, IDS), IDS))
-        for v in np.flatnonzero(self._inputs).tolist():
-            ms = self._mask_sets[v]
-            gone = ms[dropped_sharers[ms]]
-            msg = nobody if not gone.size else UnmaskRequest(
-                run=self.run, step=3, dropped=wire(gone, IDS)
+        return self._survivor_set(self._inputs)
+
+    def _holders_in(self, members: np.ndarray) -> np.ndarray:
+        """For every party, how many parties in ``members`` masked with it (hold its shares)."""
+        sets = [self._mask_sets[v] for v in np.flatnonzero(members).tolist() if v in self._mask_sets]
+        flat = np.concatenate(sets) if sets else np.zeros(0, np.int64)
+        counts: np.ndarray = np.bincount(flat, minlength=self.cfg.n + 1)
+        return counts
+
+    # -- step 3: consistency (Bonawitz et al. 2017, Round 3) --------------------------------
+    def _on_consistency(self, src: int, msg: ConsistencySig) -> list[Send]:
+        def read() -> bytes:
+            if not self._inputs[src]:
+                raise PeerError(f"{self.name}: party {src} is not in the survivor set", src)
+            return self._check_consistency(src, msg)
+
+        return self._collect(src, self._consistency, read, lambda a, b: a == b, "ConsistencySig")
+
+    def _close_consistency(self) -> list[Send]:
+        self._drop_silent()
+        return self._guarded(self._request_unmask_shares)
+
+    def _request_unmask_shares(self) -> list[Send]:
+        self._bound()
+        signers = sorted(v for v in self._consistency if self.alive[v])
+        if len(signers) < self.cfg.quorum:
+            raise Abort(
+                f"{self.name}: only {len(signers)} parties signed the survivor set, a quorum is "
+                f"{self.cfg.quorum}",
+                sorted(self.dropped),
             )
-            out.append(Send(v, msg))
-        return out
+        msg = self._unmask_request(signers)  # one message for every signer (encoded once)
+        return [Send(v, msg) for v in signers]
 
     # -- step 3: unmasking ----------------------------------------------------------------
     def _on_unmask(self, src: int, msg: UnmaskShares) -> list[Send]:
-        def read() -> _Unmask:
+        def read() -> Unmask:
             holders = self._mask_sets.get(src)
             if holders is None or not self._inputs[src]:
                 raise PeerError(f"{self.name}: party {src} was not asked to unmask", src)
@@ -404,51 +448,13 @@ class SecAggServer(Role):
                 if sh.size and int(sh.max()) >= shamir.PRIME:
                     raise PeerError(f"{self.name}: share from party {src} is not a field element", src)
                 parts += [want, sh]
-            return _Unmask(*parts)
+            return Unmask(*parts)
 
-        return self._collect(src, self._unmask, read, _Unmask.same, "UnmaskShares")
+        return self._collect(src, self._unmask, read, Unmask.same, "UnmaskShares")
 
     def _close_unmask(self) -> list[Send]:
         self._drop_silent()
         return self._guarded(self._unmask_sum)
-
-    def _gather(self, which: str) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-        own, hold, sh = [], [], []
-        for v, u in self._unmask.items():
-            owners, shares = (u.b_owners, u.b_shares) if which == "b" else (u.s_owners, u.s_shares)
-            own.append(owners)
-            hold.append(np.full(owners.size, v))
-            sh.append(shares)
-        if not own:
-            return np.zeros(0, np.int64), np.zeros(0, np.int64), np.zeros((0, shamir.CHUNKS))
-        return np.concatenate(own), np.concatenate(hold), np.concatenate(sh)
-
-    def _reconstruct(self, which: str, need: np.ndarray) -> np.ndarray:
-        """Rebuild the 32-byte secrets of parties ``need`` from ``t`` shares each."""
-        t = self.cfg.threshold
-        owner, holder, sh = self._gather(which)
-        counts = np.bincount(owner, minlength=self.cfg.n + 1)
-        short = need[counts[need] < t]
-        if short.size:
-            raise _Abort(
-                f"{self.name}: only {int(counts[short].min())} shares of the "
-                f"{'self-mask seed' if which == 'b' else 'mask key'} of parties "
-                f"{_ids_text(short.tolist())} arrived, threshold t={t}",
-                short.tolist(),
-            )
-        order = np.lexsort((holder, owner))
-        owner, holder, sh = owner[order], holder[order], sh[order]
-        start = np.searchsorted(owner, owner)
-        keep = (np.arange(owner.size) - start) < t
-        keep &= np.isin(owner, need)
-        xs = holder[keep].reshape(-1, t)
-        ys = sh[keep].reshape(-1, t, shamir.CHUNKS)
-        secrets = shamir.reconstruct(xs, ys)
-        try:
-            out: np.ndarray = shamir.chunks_to_bytes(secrets)
-        except UsageError as exc:  # shares that do not decode: some holder lied
-            raise _Abort(f"{self.name}: inconsistent {which}-shares: {exc}") from None
-        return out
 
     def _unmask_sum(self) -> list[Send]:
         self._bound()
@@ -462,8 +468,8 @@ class SecAggServer(Role):
         wrong = np.frombuffer(digests, np.uint8).reshape(-1, 32) != self._commit[alive_b]
         bad = alive_b[wrong.any(axis=1)].tolist()
         if bad:
-            raise _Abort(
-                f"{self.name}: reconstructed self-mask seeds of {_ids_text(bad)} fail their "
+            raise Abort(
+                f"{self.name}: reconstructed self-mask seeds of {ids_text(bad)} fail their "
                 f"commitment",
                 bad,
             )
@@ -475,43 +481,20 @@ class SecAggServer(Role):
             total -= crypto.signed_mask_sum(keys, [], cfg.cells, R).astype(np.int64)
             total %= R
         dropped = np.flatnonzero(self._sharers & ~self._inputs)
-        dropped = dropped[self._live_degree(self._inputs)[dropped] > 0]
+        dropped = dropped[self._holders_in(self._inputs)[dropped] > 0]
         if dropped.size:
             total = self._remove_pair_masks(dropped, total)
         included = tuple(int(u) for u in alive_b)
         self.finish(SumResult(total.astype(np.int64), included, len(included), R))
-        msg = Aggregate(run=run, step=4, total=wire(total, cfg.dtype), n_included=len(included))
+        msg = self._receipt(total, len(included))
         return [Send(int(v), msg) for v in np.flatnonzero(self.alive)]
-
-    def _remove_pair_masks(self, dropped: np.ndarray, total: np.ndarray) -> np.ndarray:
-        """Subtract the survivors' pairwise masks with parties that dropped after sharing."""
-        cfg, run, R = self.cfg, self.run, self.cfg.modulus
-        sks = self._reconstruct("s", dropped)
-        for d, sk_bytes in zip(dropped.tolist(), sks, strict=True):
-            sk = crypto.X25519PrivateKey.from_private_bytes(sk_bytes.tobytes())
-            if sk.public_key().public_bytes_raw() != self._s_pk[d].tobytes():
-                raise _Abort(f"{self.name}: reconstructed mask key of party {d} is inconsistent", [d])
-            vs = [v for v in self._mask_sets.get(d, np.zeros(0, int)).tolist() if self._inputs[v]]
-            try:
-                keys = [
-                    crypto.pair_key(
-                        crypto.agree(sk, self._s_pk[v].tobytes()), "mask", run, min(d, v), max(d, v)
-                    )
-                    for v in vs
-                ]
-            except crypto.InvalidPublicKey as exc:
-                raise _Abort(f"{self.name}: a survivor's mask key is invalid: {exc}") from None
-            # survivor v added sign(v, d) * PRG(s_vd): + if v < d
-            signs = np.where(np.asarray(vs) < d, 1, -1)
-            total = (total - mask_sum(None, keys, signs, cfg.cells, R).astype(np.int64)) % R
-        return total
 
     # -- aborting -------------------------------------------------------------------------
     def _guarded(self, step: Callable[[], list[Send]]) -> list[Send]:
-        """Run a step closure; an _Abort stops the run and tells the survivors why."""
+        """Run a step closure; an Abort stops the run and tells the survivors why."""
         try:
             out = step()
-        except _Abort as exc:
+        except Abort as exc:
             self.abort(str(exc), exc.culprits)
             msg = SecAggAbort(run=self.run, step=9, reason=str(exc))
             return [Send(int(u), msg) for u in np.flatnonzero(self.alive)]

@@ -6,6 +6,7 @@ Example::
     mpc-rr attack linkability --data adult --parties 32561 --p 0.5 --channel anonymous --json
     mpc-rr attack eavesdrop --protocol secagg --transport tcp --parties 100
     mpc-rr attack coalition --protocol secagg --parties 20 --size 13
+    mpc-rr attack cheat --protocol secagg --strategy equivocate --json
 
 Each attack is a sub-command registered in :data:`ATTACKS` (name -> register
 function): ``linkability`` (here), ``eavesdrop``
@@ -93,6 +94,10 @@ def _register_poison(sub: argparse._SubParsersAction) -> None:
     from scenarios.cli.commands import attack_poison
 
     attack_poison.register(sub)
+def _register_cheat(sub: argparse._SubParsersAction) -> None:
+    from scenarios.cli.commands import attack_cheat
+
+    attack_cheat.register(sub)
 
 
 #: name -> register(subparsers).
@@ -101,6 +106,7 @@ ATTACKS: dict[str, Callable[[argparse._SubParsersAction], None]] = {
     "eavesdrop": _register_eavesdrop,
     "coalition": _register_coalition,
     "poison": _register_poison,
+    "cheat": _register_cheat,
 }
 
 

@@ -65,6 +65,11 @@ def register(sub: argparse._SubParsersAction) -> None:
         help="full-mesh: how the r_j are published (the paper: all-to-all)",
     )  # fmt: skip
     p.add_argument("--p", type=probability, default=0.7, help="pipeline, rrba: keep probability of randomized response")
+    p.add_argument(
+        "--cheat", default=None, metavar="STRATEGY",
+        help="secagg: the aggregator cheats (e.g. equivocate, key-substitution; every strategy: "
+        "mpc-rr attack cheat --help) and the trace shows the moment the honest parties catch it",
+    )  # fmt: skip
     p.add_argument("--states", action="store_true", help="text, mermaid: also print each role's transition table as a state diagram")
     p.add_argument("--out", type=output_file, default=None, help="write to this file (default: standard output)")
     add_json(p, "same as --format json")
@@ -75,7 +80,7 @@ def _options(args: argparse.Namespace) -> dict[str, object]:
     from mpc_rr.core import UsageError
     from scenarios.classroom import lesson_options
 
-    defaults = {"options": 4, "publication": "all-to-all", "p": 0.7}
+    defaults = {"options": 4, "publication": "all-to-all", "p": 0.7, "cheat": None}
     applies = lesson_options(args.protocol)
     stray = [f"--{k}" for k, v in defaults.items() if k not in applies and getattr(args, k) != v]
     if stray:

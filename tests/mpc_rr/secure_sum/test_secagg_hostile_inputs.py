@@ -10,7 +10,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from mpc_rr.core import COORDINATOR, PeerError, Send, WireArray, run_roles
-from mpc_rr.secure_sum import SeededEntropy, secagg
+from mpc_rr.secure_sum import SeededEntropy, secagg, signed_payload
 from mpc_rr.secure_sum.secagg import AdvertiseKeys, EncryptedShares, MaskedInput, UnmaskShares
 
 HUGE = WireArray(dtype="<u4", shape=(2**32, 2**32), data=b"")
@@ -100,8 +100,36 @@ def test_low_order_public_keys_are_a_peer_error_not_a_crash(hostile_run_roles) -
     client = roles[1]
     client.start()
     zeros = WireArray.from_numpy(np.zeros((3, 32), np.uint8))  # the all-zero X25519 point
+    # the neighbours themselves sign the low-order keys (a relay could not: the signature binds them)
+    z = bytes(32)
+    sigs = [roles[v].identity.sign(signed_payload("secagg", "hostile", "keys", v, z, z, z)) for v in (2, 3, 4)]
     msg = secagg.NeighborKeys(
-        run="hostile", step=0, ids=WireArray.from_numpy(np.array([2, 3, 4], "<u4")), c_pks=zeros, s_pks=zeros
-    )
+        run="hostile", step=0, ids=WireArray.from_numpy(np.array([2, 3, 4], "<u4")), c_pks=zeros, s_pks=zeros,
+        commits=zeros, signatures=sigs,
+    )  # fmt: skip
     with pytest.raises(PeerError, match="invalid X25519 public key"):
         client.receive(COORDINATOR, msg)
+
+
+@pytest.mark.parametrize(("n", "degree"), [(20, None), (100, None)])
+def test_undecryptable_shares_name_their_sender_and_the_run_completes(n: int, degree) -> None:
+    """Issue 21: one client's garbage shares used to make every neighbour abort blaming the
+    aggregator, which then named the honest neighbours.  Now each neighbour complains with
+    its evidence, the aggregator convicts the sender alone and sums the rest exactly."""
+    from mpc_rr.adversary import CheatingClient
+    from mpc_rr.secure_sum.secagg import secagg_public
+
+    pub = secagg_public(n, 4, run=f"bad-{n}", degree=degree)
+    x = np.random.default_rng(n).integers(0, 2, (n, 4))
+    roles = secagg.secagg_roles(x, pub, entropy=lambda i: SeededEntropy(n, i))
+    cfg, graph = pub.config, pub.graph
+    roles[5] = CheatingClient(5, cfg, graph, x[4], strategy="bad-shares", entropy=SeededEntropy(n, 5))
+    run_roles(roles)
+    server = roles[COORDINATOR]
+    assert server.culprits == [5] and 5 not in server.result.included
+    assert len(server.result.included) == n - 1
+    np.testing.assert_array_equal(server.result.total, np.delete(x, 4, axis=0).sum(axis=0))
+    for i in range(1, n + 1):
+        if i != 5:
+            assert roles[i].error is None, roles[i].error
+            assert roles[i].accused in ([], [5])

@@ -109,8 +109,11 @@ def test_secagg_within_the_bound_excludes_the_dropout_and_beyond_it_aborts() -> 
     assert "inputs included: P1, P2, P3, P4, P6; dropped: P5" in t.check[0]
     notes = " ".join(i.text for i in t.items if i.kind == "note")
     assert "not zero" in notes and "shares of its mask key" in notes
+    # the survivor set leaves P5 out, and every survivor reveals only after the others signed it
+    sets = [m for m in t.messages if m.type == "SurvivorSet"]
+    assert sets and all(m.values == (("survivors", "P1, P2, P3, P4, P6"),) for m in sets)
     req = [m for m in t.messages if m.type == "UnmaskRequest"]
-    assert req and all(m.values == (("dropped neighbours", "[5]"),) for m in req)
+    assert req and all(m.values == (("set signed by", "P1, P2, P3, P4, P6"),) for m in req)
     clean = make_trace("secagg", 6, seed=2)
     assert "so they cancel in the sum" in " ".join(i.text for i in clean.items if i.kind == "note")
     over = make_trace("secagg", 4, seed=2, drops=["1@masked", "2@masked"])
@@ -323,3 +326,11 @@ def test_the_memory_transport_carries_the_same_bytes_as_the_trace(lesson: str, d
     assert harness is not None and memory is not None
     want = Counter((e.src, e.dst, e.data) for e in harness if e.delivered)
     assert Counter((e.src, e.dst, e.data) for e in memory) == want and len(want) > 10
+
+
+def test_a_cheating_aggregator_is_caught_in_class() -> None:
+    """`mpc-rr classroom secagg --cheat equivocate`: the trace shows who caught it and how."""
+    t = make_trace("secagg", 6, seed=1, cheat="equivocate")
+    assert t.ok and t.check[0] == "The aggregator cheated (equivocate)."
+    assert any(line.startswith("P") and "caught it" in line and "survivor set" in line for line in t.check)
+    assert t.check[-1] == "inputs the aggregator recovered: 0"

@@ -1,0 +1,267 @@
+"""Long-term signing identities of the parties of a secure sum: who said what, provably.
+
+The secure sums route every key and every share through a relay (SecAgg+'s
+server, the full mesh's board or the TCP hub).  Without signatures an *active*
+relay can substitute its own keys and read every share (a man in the middle);
+Bonawitz et al. (CCS 2017, Sec. 4 and Fig. 4, "active adversary") close this
+with a PKI: every party signs what it advertises with its long-term key.
+
+* :class:`Identity` -- one party's signing key and the run's :class:`Roster`.
+* :class:`Roster` -- every party's verification key by id; :meth:`Roster.verify`
+  checks a signature *as party ``i``'s* (memoized on the exact bytes:
+  verification is a pure function, so a simulation of thousands of parties in
+  one process verifies each distinct signed message once).
+* :func:`signed_payload` -- the canonical bytes a party signs: a domain tag,
+  the protocol, the run id, the round, the sender and the content, each
+  length-prefixed, so a signature from another run, round, protocol or sender
+  never verifies here (no replay, no relabelling).
+* :func:`simulated_pki` / :func:`default_identity` -- in a simulation, a
+  simulated PKI: one Ed25519 key per party from the CSPRNG (or a seeded source
+  in tests).  In a deployment the party layer passes an :class:`Identity`
+  built from the deployment CA's certificates (ECDSA P-256,
+  ``transports/pki.py``) with :func:`install_identity`: the library never
+  imports the transports.
+
+Keys may be Ed25519 or ECDSA (P-256, SHA-256) keys of ``cryptography``.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import threading
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from functools import lru_cache
+from typing import TYPE_CHECKING
+
+from cryptography.exceptions import InvalidSignature
+from cryptography.hazmat.primitives import hashes, serialization
+from cryptography.hazmat.primitives.asymmetric import ec
+from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey, Ed25519PublicKey
+
+from mpc_rr.core import UsageError
+
+if TYPE_CHECKING:
+    from mpc_rr.secure_sum._entropy import Entropy
+
+__all__ = [
+    "Identity",
+    "PrivateSigningKey",
+    "PublicSigningKey",
+    "Roster",
+    "default_identity",
+    "install_identity",
+    "leaf_hash",
+    "merkle_paths",
+    "merkle_root_from_path",
+    "public_key_bytes",
+    "signed_payload",
+    "simulated_pki",
+]
+
+PrivateSigningKey = Ed25519PrivateKey | ec.EllipticCurvePrivateKey
+PublicSigningKey = Ed25519PublicKey | ec.EllipticCurvePublicKey
+
+_DOMAIN = b"mpc_rr/signed/v1"
+
+
+def signed_payload(protocol: str, run: str, round_: str, sender: int, *parts: bytes) -> bytes:
+    """The canonical bytes party ``sender`` signs in ``round_`` of ``run`` of ``protocol``.
+
+    Every field is length-prefixed (8 bytes, little-endian), so no two
+    different tuples share an encoding.
+    """
+    fields = [_DOMAIN, protocol.encode(), run.encode(), round_.encode(), int(sender).to_bytes(8, "little")]
+    return b"".join(len(f).to_bytes(8, "little") + f for f in (*fields, *parts))
+
+
+def public_key_bytes(key: PublicSigningKey) -> bytes:
+    """The key's canonical bytes (raw Ed25519, or an uncompressed SEC1 point)."""
+    if isinstance(key, Ed25519PublicKey):
+        return key.public_bytes_raw()
+    return key.public_bytes(serialization.Encoding.X962, serialization.PublicFormat.UncompressedPoint)
+
+
+@lru_cache(maxsize=1 << 16)
+def _verify(kind: str, key: bytes, signature: bytes, payload: bytes) -> bool:
+    """Memoized verification on the exact bytes (a bad key, signature or payload is a miss)."""
+    try:
+        if kind == "ed25519":
+            Ed25519PublicKey.from_public_bytes(key).verify(signature, payload)
+        else:
+            pk = ec.EllipticCurvePublicKey.from_encoded_point(ec.SECP256R1(), key)
+            pk.verify(signature, payload, ec.ECDSA(hashes.SHA256()))
+    except (InvalidSignature, ValueError):
+        return False
+    return True
+
+
+@dataclass(frozen=True, eq=False)
+class Roster:
+    """Every party's verification key, by party id (party 0: the server or board)."""
+
+    keys: Mapping[int, PublicSigningKey]
+    _raw: dict[int, tuple[str, bytes]] = field(init=False, repr=False)
+
+    def __post_init__(self) -> None:
+        raw: dict[int, tuple[str, bytes]] = {}
+        for pid, key in self.keys.items():
+            if isinstance(key, Ed25519PublicKey):
+                raw[int(pid)] = ("ed25519", key.public_bytes_raw())
+            elif isinstance(key, ec.EllipticCurvePublicKey) and isinstance(key.curve, ec.SECP256R1):
+                raw[int(pid)] = ("p256", public_key_bytes(key))
+            else:
+                raise UsageError(f"roster: party {pid}'s key is neither Ed25519 nor ECDSA P-256")
+        object.__setattr__(self, "_raw", raw)
+
+    def __contains__(self, party: object) -> bool:
+        return party in self._raw
+
+    def verify(self, party: int, signature: bytes, payload: bytes) -> bool:
+        """Whether ``signature`` on ``payload`` is party ``party``'s (False for an unknown party)."""
+        entry = self._raw.get(int(party))
+        if entry is None or not isinstance(signature, bytes):
+            return False
+        return _verify(entry[0], entry[1], signature, payload)
+
+    def verify_signed(
+        self, protocol: str, run: str, round_: str, sender: int, signature: bytes, *parts: bytes
+    ) -> bool:
+        """:meth:`verify` of ``sender``'s signature on :func:`signed_payload` of the fields,
+        memoized on the fields themselves (a hit builds no payload)."""
+        return _verify_signed(self, protocol, run, round_, int(sender), signature, parts)
+
+
+@lru_cache(maxsize=1 << 18)
+def _verify_signed(
+    roster: Roster, protocol: str, run: str, round_: str, sender: int, signature: bytes,
+    parts: tuple[bytes, ...],
+) -> bool:  # fmt: skip
+    return roster.verify(sender, signature, signed_payload(protocol, run, round_, sender, *parts))
+
+
+@dataclass(frozen=True, eq=False)
+class Identity:
+    """Party ``party_id``'s long-term signing key and the roster it verifies against."""
+
+    party_id: int
+    key: PrivateSigningKey = field(repr=False)
+    roster: Roster
+
+    def sign(self, payload: bytes) -> bytes:
+        if isinstance(self.key, Ed25519PrivateKey):
+            return self.key.sign(payload)
+        return self.key.sign(payload, ec.ECDSA(hashes.SHA256()))
+
+
+def simulated_pki(ids: range | list[int], entropy: Entropy | None = None) -> dict[int, Identity]:
+    """A simulated PKI: one Ed25519 key per party (from ``entropy``, default the OS CSPRNG)."""
+    from mpc_rr.secure_sum._entropy import SystemEntropy  # numpy: only when a simulation needs it
+
+    ent = entropy if entropy is not None else SystemEntropy()
+    keys = {int(i): Ed25519PrivateKey.from_private_bytes(ent.key(32)) for i in ids}
+    roster = Roster({i: k.public_key() for i, k in keys.items()})
+    return {i: Identity(i, k, roster) for i, k in keys.items()}
+
+
+_lock = threading.Lock()
+_installed: dict[int, Identity | Callable[[], Identity]] = {}
+_simulated: dict[int, dict[int, Identity]] = {}
+
+
+def install_identity(identity: Identity | Callable[[], Identity] | None, *, party_id: int | None = None) -> None:
+    """Make ``identity`` the one every role of party ``party_id`` (default: its own) in this
+    process signs with -- a deployment: the party's certificate key and the CA-issued roster.
+    A callable is called once, when a role first needs it (a party process starts without
+    loading keys it may never use); ``None`` removes the party's identity."""
+    with _lock:
+        if identity is None:
+            if party_id is not None:
+                _installed.pop(int(party_id), None)
+            return
+        if isinstance(identity, Identity):
+            party_id = identity.party_id if party_id is None else party_id
+        if party_id is None:
+            raise UsageError("install_identity: a callable identity needs its party_id")
+        _installed[int(party_id)] = identity
+
+
+def default_identity(party_id: int, n: int) -> Identity:
+    """Party ``party_id``'s identity when a role is given none.
+
+    The identity installed by the party layer (a deployment), else this
+    process's simulated PKI of parties ``0..n`` (created once per ``n`` from
+    the OS CSPRNG: long-term keys live across runs, as a real PKI's do).
+    """
+    with _lock:
+        installed = _installed.get(int(party_id))
+        if installed is not None:
+            if not isinstance(installed, Identity):
+                installed = _installed[int(party_id)] = installed()
+            return installed
+        pki = _simulated.get(int(n))
+        if pki is None:
+            pki = _simulated[int(n)] = simulated_pki(range(int(n) + 1))
+    if party_id not in pki:
+        raise UsageError(f"no identity for party {party_id} among parties 0..{n}")
+    return pki[int(party_id)]
+
+
+# -- one signature over many items: the Merkle tree hash of RFC 6962 (Sec. 2.1) -----------
+# A party signs the root once; each recipient gets its item, the signature and the audit
+# path (ceil(log2 k) hashes), enough to prove to anyone that the signer sent that item.
+
+
+def _split(n: int) -> int:
+    """The largest power of two smaller than ``n`` (RFC 6962's ``k``), ``n >= 2``."""
+    return 1 << ((n - 1).bit_length() - 1)
+
+
+def leaf_hash(item: bytes) -> bytes:
+    return hashlib.sha256(b"\x00" + item).digest()
+
+
+def _node(left: bytes, right: bytes) -> bytes:
+    return hashlib.sha256(b"\x01" + left + right).digest()
+
+
+def merkle_paths(items: list[bytes]) -> tuple[bytes, list[list[bytes]]]:
+    """``(root, paths)``: the RFC 6962 tree hash of ``items`` and each item's audit path."""
+    if not items:
+        return hashlib.sha256(b"").digest(), []
+
+    def build(lo: int, hi: int) -> bytes:
+        if hi - lo == 1:
+            return leaf_hash(items[lo])
+        k = _split(hi - lo)
+        left, right = build(lo, lo + k), build(lo + k, hi)
+        for i in range(lo, lo + k):
+            paths[i].append(right)
+        for i in range(lo + k, hi):
+            paths[i].append(left)
+        return _node(left, right)
+
+    paths: list[list[bytes]] = [[] for _ in items]
+    root = build(0, len(items))
+    return root, paths  # each path from the bottom up
+
+
+def merkle_root_from_path(item: bytes, index: int, count: int, path: list[bytes]) -> bytes | None:
+    """The root that ``item`` at ``index`` of ``count`` with ``path`` proves (None: malformed)."""
+    if not 0 <= index < count:
+        return None
+    h = leaf_hash(item)
+    sizes = []  # the subtree sizes on the way down, to replay the way up
+    lo, n, m = 0, count, index
+    while n > 1:
+        k = _split(n)
+        sizes.append(m < k)
+        if m < k:
+            n = k
+        else:
+            m, n, lo = m - k, n - k, lo + k
+    if len(path) != len(sizes):
+        return None
+    for went_left, sibling in zip(reversed(sizes), path, strict=True):
+        h = _node(h, sibling) if went_left else _node(sibling, h)
+    return h

@@ -1,0 +1,173 @@
+"""The aggregator's checks against active parties: signatures, complaints, the consistency round.
+
+A mixin of :class:`~mpc_rr.secure_sum.secagg.SecAggServer` (kept apart so the
+server's routing stays readable).  What each check establishes:
+
+* **Keys** (Bonawitz et al. 2017, Round 0 AdvertiseKeys, signed): the server
+  verifies each party's signature on its keys and seed commitment (bound to
+  the run id, round and sender) and forwards the signatures, so every party
+  can check that its neighbours' keys are theirs.  A forged or replayed
+  advertisement excludes its sender (named in ``culprits``).
+* **Shares** (Round 1 ShareKeys, signed): a party signs the RFC 6962 tree
+  hash of its ciphertexts; the server verifies it and forwards each
+  ciphertext with the signature and its audit path.
+* **Complaints** (with the masked input): a party whose neighbour's *signed*
+  share does not open reveals its share-encryption private key.  The server
+  checks that it matches the complainer's signed public key, re-derives the
+  pairwise key and opens the ciphertext itself: if it does not open (or is no
+  field element), the accused signed garbage and is excluded; if it opens,
+  the complainer lied and is excluded.  Nobody else is blamed: an honest
+  sender's ciphertext opens under the true key, and the true key is the only
+  one that matches the complainer's signed public key.
+* **Consistency** (Round 3 ConsistencyCheck): the survivor set ``U3`` goes to
+  every survivor, each signs it, and the signatures of at least
+  :attr:`~mpc_rr.secure_sum.secagg.SecAggConfig.quorum` survivors travel with
+  the unmask request; an honest party reveals only then.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Set as AbstractSet
+
+import numpy as np
+
+from mpc_rr.core import PeerError, Send
+from mpc_rr.secure_sum import crypto, shamir
+from mpc_rr.secure_sum._identity import Identity, merkle_paths, signed_payload
+from mpc_rr.secure_sum.secagg._client import (
+    IDS,
+    PROTOCOL,
+    SHARE,
+    read_ids,
+    wire,
+)
+from mpc_rr.secure_sum.secagg._messages import (
+    AdvertiseKeys,
+    Aggregate,
+    ConsistencySig,
+    MaskedInput,
+    SurvivorSet,
+    UnmaskRequest,
+    bitmap,
+    share_items,
+)
+from mpc_rr.secure_sum.secagg._params import SecAggConfig
+
+__all__ = ["Judge", "SignedShares"]
+
+
+class SignedShares:
+    """One party's ciphertexts as received: recipients, ciphertexts, signature, audit paths."""
+
+    __slots__ = ("cts", "paths", "recipients", "signature")
+
+    def __init__(self, recipients: np.ndarray, cts: np.ndarray, signature: bytes, paths: list[bytes]) -> None:
+        self.recipients, self.cts, self.signature, self.paths = recipients, cts, signature, paths
+
+    def same(self, other: SignedShares) -> bool:
+        return self.signature == other.signature and np.array_equal(self.cts, other.cts)
+
+
+class Judge:
+    """The mixin (module docstring).  Needs the server's ``cfg``, ``run``, ``identity``."""
+
+    cfg: SecAggConfig
+    run: str
+    name: str
+
+    @property
+    def identity(self) -> Identity:  # the server's
+        raise NotImplementedError
+    alive: np.ndarray
+
+    def _signed(self, round_: str, sender: int, *parts: bytes) -> bytes:
+        return signed_payload(PROTOCOL, self.run, round_, sender, *parts)
+
+    # -- round 0 ---------------------------------------------------------------------------
+    def _check_keys(self, src: int, msg: AdvertiseKeys) -> None:
+        payload = self._signed("keys", src, msg.c_pk, msg.s_pk, msg.b_commit)
+        if not self.identity.roster.verify(src, msg.signature, payload):
+            raise PeerError(
+                f"{self.name}: the keys of party {src} do not carry its signature for this run "
+                "(forged, replayed or claiming another sender)",
+                src,
+            )
+
+    # -- round 1 ---------------------------------------------------------------------------
+    def _check_shares(self, src: int, recipients: np.ndarray, cts: np.ndarray, signature: bytes) -> SignedShares:
+        root, paths = merkle_paths(share_items(recipients, cts))
+        if not self.identity.roster.verify(src, signature, self._signed("shares", src, root)):
+            raise PeerError(f"{self.name}: the shares of party {src} do not carry its signature", src)
+        return SignedShares(recipients, cts, signature, [b"".join(p) for p in paths])
+
+    # -- complaints (with the masked input) ---------------------------------------------------
+    def _judge(
+        self, src: int, msg: MaskedInput, forwarded: AbstractSet[int], c_pk: np.ndarray,
+        shares: dict[int, SignedShares],
+    ) -> list[int]:  # fmt: skip
+        """The parties ``src``'s complaint convicts (the accused, or ``src`` itself if it lied)."""
+        if msg.accused is None:
+            return []
+        accused = read_ids(msg.accused, src, "accused", at_most=len(forwarded)).tolist()
+        if not accused:
+            return []
+        if len(set(accused)) != len(accused) or not set(accused) <= forwarded:
+            return [src]
+        if len(msg.evidence) != 32:
+            return [src]
+        sk = crypto.X25519PrivateKey.from_private_bytes(msg.evidence)
+        if sk.public_key().public_bytes_raw() != c_pk[src].tobytes():
+            return [src]  # not the key it signed: a lie
+        guilty = []
+        for v in accused:
+            held = shares[v]
+            row = int(np.searchsorted(held.recipients, src))
+            ct = held.cts[row].tobytes()
+            try:
+                _, k_in = crypto.enc_keys(crypto.agree(sk, c_pk[v].tobytes()), self.run, src, v)
+                plain = np.frombuffer(crypto.decrypt(k_in, ct, f"{self.run}/{v}/{src}".encode()), SHARE)
+                opens = plain.size == 2 * shamir.CHUNKS and int(plain.max()) < shamir.PRIME
+            except (crypto.InvalidTag, crypto.InvalidPublicKey):
+                opens = False
+            if opens:
+                return [src]  # the share opens under the true key: the complainer lied
+            guilty.append(v)
+        return guilty
+
+    def _forwarded_extras(
+        self, senders: list[int], receiver: int, shares: dict[int, SignedShares]
+    ) -> tuple[list[bytes], np.ndarray, list[bytes]]:
+        """Signatures, ``(index, count)`` positions and audit paths of the shares to ``receiver``."""
+        sigs, pos, proofs = [], np.zeros((len(senders), 2), IDS), []
+        for i, v in enumerate(senders):
+            held = shares[v]
+            row = int(np.searchsorted(held.recipients, receiver))
+            sigs.append(held.signature)
+            pos[i] = row, held.recipients.size
+            proofs.append(held.paths[row])
+        return sigs, pos, proofs
+
+    # -- round 3: consistency -----------------------------------------------------------------
+    def _survivor_set(self, members: np.ndarray) -> list[Send]:
+        self._survivors = bitmap(members)
+        self._consistency: dict[int, bytes] = {}
+        msg = SurvivorSet(run=self.run, step=3, survivors=self._survivors)
+        return [Send(int(v), msg) for v in np.flatnonzero(members)]
+
+    def _check_consistency(self, src: int, msg: ConsistencySig) -> bytes:
+        if not self.identity.roster.verify(src, msg.signature, self._signed("consistency", src, self._survivors)):
+            raise PeerError(f"{self.name}: party {src}'s signature is not on the survivor set", src)
+        return msg.signature
+
+    def _unmask_request(self, signers: list[int]) -> UnmaskRequest:
+        members = np.zeros(self.cfg.n + 1, bool)
+        members[signers] = True
+        sigs = [self._consistency[v] for v in signers]
+        return UnmaskRequest(run=self.run, step=4, signers=bitmap(members), signatures=sigs)
+
+    # -- the result ------------------------------------------------------------------------------
+    def _receipt(self, total: np.ndarray, n_included: int) -> Aggregate:
+        w = wire(total, self.cfg.dtype)
+        sig = self.identity.sign(self._signed("aggregate", 0, w.data, str(n_included).encode()))
+        return Aggregate(run=self.run, step=5, total=w, n_included=n_included, signature=sig)
+
