@@ -181,7 +181,7 @@ class CheatingServer(SecAggServer):
                     cts[i] = np.frombuffer(crypto.encrypt(k_new, plain, aad), np.uint8)
             keep = np.ones(senders.size, bool)
             if self.strategy == "forge-shares":  # garbage in all but t of them: the victim goes on
-                forged = np.arange(senders.size) >= self.cfg.threshold
+                forged = np.arange(senders.size) >= min(self.cfg.threshold, senders.size - 1)
                 cts[forged] = rng.integers(0, 256, cts[forged].shape, dtype=np.uint8)
             if self.strategy == "withhold-shares" and u == self.target:
                 keep[self.cfg.threshold - 1 :] = False  # t - 1 shares: it masks with those only

@@ -48,8 +48,8 @@ def _deploy(tmp_path: Path, n: int, strategy: str) -> tuple[list[dict], dict]:
 def _caught(strategy: str, tmp_path: Path, n: int) -> None:
     reports, hub = _deploy(tmp_path, n, strategy)
     named = [r for r in reports if r["exit"] == 1 and not r["ok"] and r["culprits"] == [0]]
-    assert len(named) >= 1, reports
-    assert all(r["exit"] == 1 and 0 in r["culprits"] for r in reports if not r["ok"])
+    assert len(named) >= 1, reports  # someone caught it, with its JSON report and exit 1
+    assert all(set(r["culprits"]) <= {0} for r in reports)  # and no honest party is ever named
     assert hub["learned"] == 0
 
 
@@ -60,6 +60,6 @@ def test_a_key_substituting_hub_is_named_by_every_honest_party(tmp_path: Path) -
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("strategy", ["equivocate", "forge-shares", "replay"])
+@pytest.mark.parametrize("strategy", ["equivocate", "forge-shares", "withhold-shares"])
 def test_more_cheating_hubs_over_tcp(strategy: str, tmp_path: Path) -> None:
     _caught(strategy, tmp_path, 6)

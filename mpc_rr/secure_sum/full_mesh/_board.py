@@ -21,9 +21,11 @@ from mpc_rr.core import (
 )
 from mpc_rr.secure_sum._common import SumResult, read_residues
 from mpc_rr.secure_sum._entropy import smallest_uint
+from mpc_rr.secure_sum._identity import Roster, default_identity
 from mpc_rr.secure_sum.full_mesh._messages import (
     KEY_LEN,
     MESH_MESSAGES,
+    PROTOCOL,
     MeshKey,
     MeshKeys,
     MeshPublish,
@@ -73,10 +75,16 @@ class BulletinBoard(Role):
         self.dtype = smallest_uint(self.modulus)
         self.run = run
         self._keys = np.zeros((self.n, KEY_LEN), np.uint8)
+        self._sigs: list[bytes] = [b""] * self.n
         self._no_key_yet = set(range(1, self.n + 1))
         self._got: dict[int, np.ndarray] = {}
         self._missing = set(range(1, self.n + 1))
         self._acc = np.zeros(self.cells, np.uint64)
+
+    @property
+    def roster(self) -> Roster:
+        """The roster the board checks keys against (the default identity's)."""
+        return default_identity(COORDINATOR, self.n).roster
 
     def start(self) -> list[Send]:
         return []
@@ -97,12 +105,16 @@ class BulletinBoard(Role):
                 raise PeerError(f"{self.name}: duplicate public key from party {src} ignored", src)
             self.abort(f"{self.name}: party {src} sent two different public keys", [src])
             raise PeerError(f"{self.name}: conflicting public key from party {src}", src)
+        if not self.roster.verify_signed(PROTOCOL, self.run, "keys", src, msg.signature, msg.pk):
+            self.abort(f"{self.name}: the public key of party {src} does not carry its signature", [src])
+            raise PeerError(f"{self.name}: unsigned public key from party {src}", src)
         self._keys[src - 1] = np.frombuffer(msg.pk, np.uint8)
+        self._sigs[src - 1] = msg.signature
         self._no_key_yet.discard(src)
         return []
 
     def _send_keys(self) -> list[Send]:
-        out = MeshKeys(pks=WireArray.from_numpy(self._keys), run=self.run, step=1)
+        out = MeshKeys(pks=WireArray.from_numpy(self._keys), run=self.run, step=1, signatures=list(self._sigs))
         return broadcast(range(1, self.n + 1), out)
 
     def _on_publish(self, src: int, msg: MeshPublish) -> list[Send]:

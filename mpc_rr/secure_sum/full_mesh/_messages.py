@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import hashlib
-from typing import Literal
+from typing import Annotated, Literal
+
+import msgspec
 
 from mpc_rr.core import Message, UsageError, WireArray
 from mpc_rr.secure_sum import crypto
@@ -11,6 +13,7 @@ from mpc_rr.secure_sum import crypto
 __all__ = [
     "KEY_LEN",
     "MESH_MESSAGES",
+    "PROTOCOL",
     "TAG_LEN",
     "MeshKey",
     "MeshKeys",
@@ -38,16 +41,27 @@ TAG_LEN = 16
 _PURPOSE = "mesh-share"
 
 
+_Signature = Annotated[bytes, msgspec.Meta(max_length=80)]
+
+PROTOCOL = "full-mesh"
+"""The protocol name the full mesh's signatures are bound to (both publication modes)."""
+
+
 class MeshKey(Message, frozen=True):
-    """Step 1: party i's X25519 public key (to every other party, or to the board)."""
+    """Step 1: party i's X25519 public key (to every other party, or to the board), signed
+    with its long-term key (:func:`~mpc_rr.secure_sum.signed_payload`: protocol, run id,
+    round ``keys``, sender, the key)."""
 
     pk: bytes
+    signature: _Signature = b""
 
 
 class MeshKeys(Message, frozen=True):
     """Step 1, board mode: every party's public key, row ``j - 1`` for party ``j`` (``(n, 32)`` uint8)."""
 
     pks: WireArray
+    signatures: Annotated[list[_Signature], msgspec.Meta(max_length=1 << 24)] = msgspec.field(default_factory=list)
+    """Row ``j - 1``: party ``j``'s signature on its key, as the board received it."""
 
 
 class MeshShare(Message, frozen=True):

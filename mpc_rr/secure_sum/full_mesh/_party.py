@@ -78,9 +78,11 @@ from mpc_rr.core import (
 from mpc_rr.secure_sum import crypto
 from mpc_rr.secure_sum._common import SumResult, check_inputs, read_residues
 from mpc_rr.secure_sum._entropy import Entropy, SystemEntropy, smallest_uint
+from mpc_rr.secure_sum._identity import Identity, default_identity, signed_payload
 from mpc_rr.secure_sum.full_mesh._messages import (
     KEY_LEN,
     MESH_MESSAGES,
+    PROTOCOL,
     TAG_LEN,
     MeshKey,
     MeshKeys,
@@ -163,8 +165,10 @@ class FullMeshParty(Role):
         publication: Publication = "all-to-all",
         entropy: Entropy | None = None,
         run: str = "",
+        identity: Identity | None = None,
     ) -> None:
         super().__init__(party_id, MeshState.KEYS)
+        self._identity = identity
         if n < 2:
             raise UsageError(f"n must be >= 2 parties, got {n}")
         if not 1 <= self.party_id <= n:
@@ -199,10 +203,22 @@ class FullMeshParty(Role):
         """Step 1: a fresh X25519 key pair; the public key to every other party or the board."""
         self._sk, self.pk = crypto.keypair(self.entropy)
         self._pks[self.party_id] = self.pk
-        msg = MeshKey(pk=self.pk, run=self.run, step=1)
+        sig = self.identity.sign(signed_payload(PROTOCOL, self.run, "keys", self.party_id, self.pk))
+        msg = MeshKey(pk=self.pk, run=self.run, step=1, signature=sig)
         if self.publication == "board":
             return [Send(COORDINATOR, msg)]
         return broadcast(self._others, msg)
+
+    @property
+    def identity(self) -> Identity:
+        """Its signing identity (:func:`~mpc_rr.secure_sum.default_identity` unless given)."""
+        if self._identity is None:
+            self._identity = default_identity(self.party_id, self.n)
+        return self._identity
+
+    def _genuine(self, owner: int, pk: bytes, signature: bytes) -> bool:
+        """Whether ``pk`` carries ``owner``'s signature for this run (overridden by broken variants)."""
+        return self.identity.roster.verify_signed(PROTOCOL, self.run, "keys", owner, signature, pk)
 
     def share_key_bytes(self) -> bytes | None:
         """This party's raw X25519 share-encryption key (``None`` before :meth:`start`).
@@ -261,6 +277,8 @@ class FullMeshParty(Role):
             raise PeerError(f"{self.name}: unexpected public key from party {src}", src)
         if len(msg.pk) != KEY_LEN:
             raise self._fail(src, f"malformed public key ({len(msg.pk)} bytes, expected {KEY_LEN})")
+        if not self._genuine(src, msg.pk, msg.signature):
+            raise self._fail(src, "public key without its signature for this run (forged, replayed or substituted)")
         self._store(self._key_digest, src, msg.pk, "public key")
         self._pks[src] = msg.pk
         self._no_key_yet.discard(src)
@@ -276,6 +294,11 @@ class FullMeshParty(Role):
         self._store(self._key_digest, src, pks.tobytes(), "key list")
         if pks[self.party_id - 1].tobytes() != self.pk:
             raise self._fail(src, "a key list without my own public key")
+        if len(msg.signatures) != self.n:
+            raise self._fail(src, f"a key list with {len(msg.signatures)} signatures for {self.n} keys")
+        for j in self._others:
+            if not self._genuine(j, pks[j - 1].tobytes(), msg.signatures[j - 1]):
+                raise self._fail(src, f"a key list whose key of party {j} is not signed by it (substituted or replayed)")
         self._pks = {j: pks[j - 1].tobytes() for j in range(1, self.n + 1)}
         self._no_key_yet.discard(src)
         return []

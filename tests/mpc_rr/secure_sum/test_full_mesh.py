@@ -8,7 +8,14 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from mpc_rr.core import Codec, PeerError, ProtocolAbort, UsageError, WireArray, run_roles
-from mpc_rr.secure_sum import SeededEntropy, SystemEntropy, crypto, smallest_uint
+from mpc_rr.secure_sum import (
+    SeededEntropy,
+    SystemEntropy,
+    crypto,
+    default_identity,
+    signed_payload,
+    smallest_uint,
+)
 from mpc_rr.secure_sum.full_mesh import (
     MESH_MESSAGES,
     TAG_LEN,
@@ -127,8 +134,8 @@ def test_wire_dtype_is_smallest_uint_and_shares_are_encrypted_under_pairwise_key
     assert len(keys) == 299 and {type(s.msg) for s in keys} == {MeshKey}
     sends = []
     for i in range(2, 301):
-        roles[i].start()
-        sends = roles[1].receive(i, MeshKey(pk=roles[i].pk, run="w", step=1))  # the last key: shares
+        signed = next(s.msg for s in roles[i].start() if s.dst == 1)  # its key, signed
+        sends = roles[1].receive(i, signed)  # the last key: shares
     assert roles[1].state.name == "SHARING" and len(sends) == 299
     assert {len(s.msg.ciphertext) for s in sends} == {2 * 2 + TAG_LEN}  # two uint16 cells + tag
     s = sends[4]
@@ -246,11 +253,17 @@ def test_a_tampered_or_redirected_ciphertext_is_named() -> None:
     ct[-1] ^= 1  # the tag
     assert late.receive(2, MeshShare(ciphertext=bytes(ct), run="t", step=2)) == []  # held
     assert late.error is None and late.state.name == "KEYS"
-    keys = MeshKeys(pks=WireArray.from_numpy(roles[0]._keys), run="t", step=1)
+    keys = MeshKeys(pks=WireArray.from_numpy(roles[0]._keys), run="t", step=1, signatures=roles[0]._sigs)
     # the board supplied party 2's key, so the message says the board may be at fault
     with pytest.raises(PeerError, match=r"fails authentication from party 2 \(its key came from the board.s list"):
         late.receive(0, keys)
     assert late.error.culprits == (2,)
+
+
+def _key(owner: int, pk: bytes, run: str = "k", n: int = 3) -> MeshKey:
+    """``pk`` signed by party ``owner`` itself (so only the key's own fault is left)."""
+    sig = default_identity(owner, n).sign(signed_payload("full-mesh", run, "keys", owner, pk))
+    return MeshKey(pk=pk, run=run, step=1, signature=sig)
 
 
 def test_malformed_keys_are_named() -> None:
@@ -261,9 +274,9 @@ def test_malformed_keys_are_named() -> None:
     assert p.error.culprits == (2,)
     q = FullMeshParty(1, 3, np.array([1, 0]), entropy=SeededEntropy(0), run="k")
     q.start()
-    q.receive(2, MeshKey(pk=bytes(32), run="k", step=1))  # a low-order point: no usable secret
+    q.receive(2, _key(2, bytes(32)))  # a low-order point: no usable secret
     with pytest.raises(PeerError, match=r"unusable public key .* from party 2"):
-        q.receive(3, MeshKey(pk=SeededEntropy(1).key(32), run="k", step=1))
+        q.receive(3, _key(3, SeededEntropy(1).key(32)))
     assert q.error.culprits == (2,)
     b = FullMeshParty(1, 3, np.array([1, 0]), publication="board", entropy=SeededEntropy(0))
     b.start()
@@ -301,11 +314,11 @@ def test_duplicates_reported_and_ignored_conflicts_abort() -> None:
     assert p.error.culprits == (2,)
     q = FullMeshParty(1, 3, np.array([1, 0]), entropy=SeededEntropy(0), run="k")
     q.start()
-    q.receive(2, MeshKey(pk=bytes(range(32)), run="k", step=1))
+    q.receive(2, _key(2, bytes(range(32))))
     with pytest.raises(PeerError, match="duplicate public key from party 2 ignored"):
-        q.receive(2, MeshKey(pk=bytes(range(32)), run="k", step=1))
+        q.receive(2, _key(2, bytes(range(32))))
     with pytest.raises(PeerError, match="conflicting public key from party 2"):
-        q.receive(2, MeshKey(pk=bytes(32), run="k", step=1))
+        q.receive(2, _key(2, bytes(32)))
     assert q.error.culprits == (2,)
 
 
@@ -323,3 +336,33 @@ def test_usage_errors_name_the_parameter() -> None:
         FullMeshParty(1, 300, np.array([1]), modulus=2**56)
     with pytest.raises(UsageError, match="overflows the 64-bit sums"):
         BulletinBoard(300, 1, modulus=2**56)
+
+
+def test_a_key_without_its_owners_signature_is_refused_naming_who_delivered_it() -> None:
+    """Issue 25: a substituted or replayed key is rejected; all-to-all names the sender it
+    claims, board mode names the board that listed it."""
+    roles = full_mesh_roles(np.zeros((3, 2), np.int64), entropy=seeded(2), run="sig")
+    roles[1].start()
+    genuine = next(s.msg for s in roles[2].start() if s.dst == 1)
+    stranger = MeshKey(pk=bytes(range(32)), run="sig", step=1, signature=genuine.signature)
+    with pytest.raises(PeerError, match="without its signature for this run"):
+        roles[1].receive(2, stranger)  # someone else's key under party 2's signature
+    assert roles[1].error is not None and roles[1].error.culprits == (2,)
+    other_run = full_mesh_roles(np.zeros((3, 2), np.int64), entropy=seeded(2), run="other")
+    other_run[1].start()
+    replayed = next(s.msg for s in roles[3].start() if s.dst == 1)  # signed for run "sig"
+    with pytest.raises(PeerError, match="without its signature for this run"):
+        other_run[1].receive(3, MeshKey(pk=replayed.pk, run="other", step=1, signature=replayed.signature))
+
+
+def test_a_board_that_substitutes_a_key_is_named() -> None:
+    from mpc_rr.secure_sum.full_mesh import MeshKeys
+
+    roles = full_mesh_roles(np.zeros((3, 2), np.int64), entropy=seeded(3), run="b", publication="board")
+    keys = [roles[i].start()[0].msg for i in (1, 2, 3)]
+    pks = np.frombuffer(b"".join(k.pk for k in keys), np.uint8).reshape(3, 32).copy()
+    pks[1] = 7  # the board's own key in place of party 2's
+    listing = MeshKeys(pks=WireArray.from_numpy(pks), run="b", step=1, signatures=[k.signature for k in keys])
+    with pytest.raises(PeerError, match="key of party 2 is not signed by it"):
+        roles[1].receive(0, listing)
+    assert roles[1].error is not None and roles[1].error.culprits == (0,)
