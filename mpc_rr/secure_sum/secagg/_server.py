@@ -426,7 +426,8 @@ class SecAggServer(Judge, Unmasker, Role):
                 f"{self.cfg.quorum}",
                 sorted(self.dropped),
             )
-        msg = self._unmask_request(signers)  # one message for every signer (encoded once)
+        # a quorum's signatures are what a party checks: send those, not all (bytes: n x 64)
+        msg = self._unmask_request(signers[: self.cfg.quorum])  # one message for every signer
         return [Send(v, msg) for v in signers]
 
     # -- step 3: unmasking ----------------------------------------------------------------
