@@ -52,6 +52,7 @@ MODULES: tuple[str, ...] = (
     "scenarios.experiments.kinds.rrba",
     "scenarios.experiments.kinds.linkability",
     "scenarios.experiments.kinds.audit",
+    "scenarios.experiments.kinds.cheat",
 )
 
 KINDS: dict[str, Kind] = {}

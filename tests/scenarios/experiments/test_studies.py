@@ -152,8 +152,9 @@ def test_examples_decode_and_plan() -> None:
         s = load_scenario(f)
         names[s.kind.name] = s.name
         assert s.runs_planned >= 1 and s.meta.description
-    assert set(names) == {"pipeline", "secure-sum", "rrba", "linkability"}
+    assert set(names) == {"pipeline", "secure-sum", "rrba", "linkability", "cheat"}
     assert {
+        "cheating",
         "mdrr-table1",
         "cost-memory-vs-tcp",
         "dropout-secagg",
@@ -185,6 +186,12 @@ def test_kind_literals_match_the_library() -> None:
     # its smallest cell) stays with the command, as does pipeline (the real roles)
     assert choices(AuditParams, "mechanism") == set(AUDIT_MECHANISMS) - {"rrba", "pipeline", "shuffle"}
     assert CHOICES == AUDIT_MECHANISMS  # the command's import-free copy
+    # the cheat kind's and the command's import-free copies of the strategies
+    from mpc_rr.adversary import cheat_strategies
+    from scenarios.cli.commands.attack_cheat import _STRATEGIES
+    from scenarios.experiments.kinds.cheat import CheatParams
+
+    assert choices(CheatParams, "strategy") == set(_STRATEGIES) == set(cheat_strategies())
 
 
 # -- a plug-in kind, failures and retries ----------------------------------------------------
