@@ -224,6 +224,7 @@ async def run_node(
             if handle_signals:
                 watchers.start_soon(_watch_signals, outer, signals)
             try:
+                await trio.sleep(0)  # the signal watcher starts first: the import below takes a while
                 _install_identity(roster, pid, tls, int(seed))
                 if pid == roster.hub:
                     party, cause = await _run_hub(
