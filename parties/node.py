@@ -28,7 +28,7 @@ import os
 import signal
 import socket
 import time
-from collections.abc import Mapping
+from collections.abc import Callable, Iterable, Mapping
 from pathlib import Path
 from typing import Any
 
@@ -46,7 +46,7 @@ from mpc_rr.core import (
 from parties.party import Party
 from parties.process_stats import peak_rss_bytes
 from transports.errors import HandshakeDropped, TransportError
-from transports.pki import Roster, client_context, server_context, signing_keys
+from transports.pki import Roster, client_context, server_context, signing_key, signing_keys
 from transports.tap import WireCounter
 from transports.tcp import TcpClient, connect_client, open_hub
 
@@ -152,23 +152,39 @@ async def _watch_signals(scope: trio.CancelScope, got: list[int]) -> None:
             return
 
 
-def _install_identity(roster: Roster, pid: int, tls: bool, seed: int) -> None:
-    """The party's signing identity for every role of this process, loaded when a role first
-    signs: its certificate key and the deployment's certificates (TLS).  A plaintext
+def deployment_identities(roster: Roster, ids: Iterable[int], tls: bool, seed: int) -> dict[int, Callable[[], Any]]:
+    """Loaders of parties ``ids``' signing identities in a deployment, sharing one roster:
+    each party's certificate key and every party's certificate (TLS).  A plaintext
     deployment has no PKI: every process derives the same keys from the seed -- signatures
     then prove nothing, as plaintext itself does (for local tests only)."""
-    from mpc_rr.secure_sum import Identity, install_identity
+    from mpc_rr.secure_sum import Identity
     from mpc_rr.secure_sum import Roster as SigningRoster
 
-    def load() -> Identity:
+    shared: dict[str, Any] = {}
+
+    def load(pid: int) -> Identity:
         if tls:
-            key, public = signing_keys(roster, pid)
-            return Identity(pid, key, SigningRoster(public))
-        from mpc_rr.secure_sum import SeededEntropy, simulated_pki
+            if "roster" not in shared:
+                key, public = signing_keys(roster, pid)
+                shared["roster"] = SigningRoster(public)
+                return Identity(pid, key, shared["roster"])
+            return Identity(pid, signing_key(roster, pid), shared["roster"])
+        if "pki" not in shared:
+            from mpc_rr.secure_sum import SeededEntropy, simulated_pki
 
-        return simulated_pki(sorted(roster.parties), SeededEntropy(seed, "plaintext-pki"))[pid]
+            shared["pki"] = simulated_pki(sorted(roster.parties), SeededEntropy(seed, "plaintext-pki"))
+        identity: Identity = shared["pki"][pid]
+        return identity
 
-    install_identity(load, party_id=pid)
+    return {int(pid): functools.partial(load, int(pid)) for pid in ids}
+
+
+def _install_identity(roster: Roster, pid: int, tls: bool, seed: int) -> None:
+    """The party's signing identity for every role of this process, loaded when a role first
+    signs (:func:`deployment_identities`)."""
+    from mpc_rr.secure_sum import install_identity
+
+    install_identity(deployment_identities(roster, [pid], tls, seed)[pid], party_id=pid)
 
 
 async def run_node(

@@ -160,7 +160,8 @@ def run_with_hub_process(
     are JSON values (``spec.result_to_json``), as from :func:`run_processes`.
     """
     from mpc_rr.core import BUILTIN, CostReport
-    from parties.node import run_label
+    from mpc_rr.secure_sum import install_identity
+    from parties.node import deployment_identities, run_label
     from parties.process_stats import peak_rss_bytes
     from parties.tcp_runner import run_tcp_sync
     from transports.errors import TransportError
@@ -186,10 +187,13 @@ def run_with_hub_process(
         labelled = {**params, "run": run_label(spec, seed, params, run.run_nonce)}
         t0 = time.perf_counter()
         live, _ = run.start_hub()
+        clients = sorted(live.ids - {live.hub})
+        # the parties here sign and verify as the hub's process does: the deployment's keys
+        loaders = deployment_identities(live, clients, tls, seed)
+        for i in clients:
+            install_identity(loaders[i], party_id=i)
         try:
-            roles = {
-                i: spec.make_role(i, n_parties, seed, labelled) for i in sorted(live.ids - {live.hub})
-            }
+            roles = {i: spec.make_role(i, n_parties, seed, labelled) for i in clients}
             try:
                 res = run_tcp_sync(
                     roles, roster=live, tls=tls, step_timeout=step_timeout, timeout=timeout,
@@ -207,6 +211,8 @@ def run_with_hub_process(
             run._wait([live.hub], time.monotonic() + timeout + 10)
         finally:
             run.stop_all()
+            for i in clients:
+                install_identity(None, party_id=i)
         wall = time.perf_counter() - t0
         hub = run._collect([live.hub], wall)
     results = {pid: spec.result_to_json(r) for pid, r in res.results().items()} | hub.results

@@ -62,6 +62,7 @@ class ShardSpec:
     transcript: bool = False
     tap_keep_data: bool | None = None  # None: no tap
     buffer: int | None = None  # inbound payloads per party (None: unbounded)
+    pki: bytes | None = None  # the coordinator's simulated-PKI secret: one roster per run
 
 
 class StepReport(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
@@ -114,6 +115,10 @@ class ShardEngine:
         self.rss_before = rss_bytes()
         c0 = self.startup_cpu_s = time.process_time()
         t0 = time.perf_counter()
+        if spec.pki is not None:  # sign and verify with the coordinator's simulated PKI
+            from mpc_rr.secure_sum import use_simulation_secret
+
+            use_simulation_secret(spec.pki)
         roles = spec.plan.build(self._report_progress)
         import numpy as np
 

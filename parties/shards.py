@@ -202,10 +202,13 @@ class ShardedRunner:
         for k, ids in enumerate(shards):
             owner[list(ids)] = k
         tap_keep = None if self.tap is None else self.tap.keep_data
+        from mpc_rr.secure_sum import simulation_secret
+
+        pki = simulation_secret()  # every worker signs and verifies against this process's roster
         return [
             ShardSpec(
                 k, plan.subset(ids), owner.tobytes(), self.step_timeout, self.transcript, tap_keep,
-                self.buffer,
+                self.buffer, pki,
             )
             for k, ids in enumerate(shards)
         ]

@@ -43,6 +43,8 @@ __all__ = [
     "fingerprint",
     "generate_deployment",
     "server_context",
+    "signing_key",
+    "signing_keys",
 ]
 
 ROSTER_VERSION = 1
@@ -354,6 +356,17 @@ def client_context(roster: Roster, pid: int) -> ssl.SSLContext:
     return ctx
 
 
+def signing_key(roster: Roster, pid: int) -> Any:
+    """Party ``pid``'s certificate key (ECDSA P-256), refused naming the file if unreadable."""
+    from cryptography.hazmat.primitives import serialization
+
+    key_file = roster.key_path(pid)
+    try:
+        return serialization.load_pem_private_key(key_file.read_bytes(), password=None)
+    except (OSError, ValueError, TypeError) as exc:
+        raise UsageError(f"party {pid}: cannot load its key {str(key_file)!r}: {exc}") from None
+
+
 def signing_keys(roster: Roster, pid: int) -> tuple[Any, dict[int, Any]]:
     """Party ``pid``'s certificate key and every party's certificate public key (ECDSA P-256).
 
@@ -365,11 +378,7 @@ def signing_keys(roster: Roster, pid: int) -> tuple[Any, dict[int, Any]]:
     from cryptography import x509
     from cryptography.hazmat.primitives import serialization
 
-    key_file = roster.key_path(pid)
-    try:
-        key = serialization.load_pem_private_key(key_file.read_bytes(), password=None)
-    except (OSError, ValueError, TypeError) as exc:
-        raise UsageError(f"party {pid}: cannot load its key {str(key_file)!r}: {exc}") from None
+    key = signing_key(roster, pid)
     public: dict[int, Any] = {}
     for e in roster.parties.values():
         path = roster.cert_path(e.id)

@@ -72,12 +72,14 @@ __all__ = [
     "signed_mask_sum",
     "signed_payload",
     "simulated_pki",
+    "simulation_secret",
     "smallest_uint",
     "step_messages",
     "stream_rows",
     "sum_options",
     "sum_protocol",
     "sum_protocol_names",
+    "use_simulation_secret",
 ]
 
 _HOME = {
@@ -138,12 +140,14 @@ _HOME = {
     "signed_mask_sum": "mpc_rr.secure_sum._crypto",
     "signed_payload": "mpc_rr.secure_sum._identity",
     "simulated_pki": "mpc_rr.secure_sum._identity",
+    "simulation_secret": "mpc_rr.secure_sum._identity",
     "smallest_uint": "mpc_rr.secure_sum._entropy",
     "step_messages": "mpc_rr.secure_sum._plan",
     "stream_rows": "mpc_rr.secure_sum._crypto",
     "sum_options": "mpc_rr.secure_sum._family",
     "sum_protocol": "mpc_rr.secure_sum._family",
     "sum_protocol_names": "mpc_rr.secure_sum._family",
+    "use_simulation_secret": "mpc_rr.secure_sum._identity",
 }
 
 __getattr__, __dir__ = lazy_exports(__name__, _HOME, globals())
@@ -213,6 +217,8 @@ if TYPE_CHECKING:
         public_key_bytes,
         signed_payload,
         simulated_pki,
+        simulation_secret,
+        use_simulation_secret,
     )
     from mpc_rr.secure_sum._plan import (
         SecureSumPlan,

@@ -17,7 +17,10 @@ with a PKI: every party signs what it advertises with its long-term key.
   never verifies here (no replay, no relabelling).
 * :func:`simulated_pki` / :func:`default_identity` -- in a simulation, a
   simulated PKI: one Ed25519 key per party from the CSPRNG (or a seeded source
-  in tests).  In a deployment the party layer passes an :class:`Identity`
+  in tests).  :func:`default_identity` derives every party's key from one
+  secret per coordinator (:func:`simulation_secret`), which the runners hand to
+  every worker process they start (:func:`use_simulation_secret`): one roster
+  per run, whichever runner (memory, shards, Ray, processes) runs it.  In a deployment the party layer passes an :class:`Identity`
   built from the deployment CA's certificates (ECDSA P-256,
   ``transports/pki.py``) with :func:`install_identity`: the library never
   imports the transports.
@@ -28,6 +31,7 @@ Keys may be Ed25519 or ECDSA (P-256, SHA-256) keys of ``cryptography``.
 from __future__ import annotations
 
 import hashlib
+import os
 import threading
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
@@ -57,6 +61,8 @@ __all__ = [
     "public_key_bytes",
     "signed_payload",
     "simulated_pki",
+    "simulation_secret",
+    "use_simulation_secret",
 ]
 
 PrivateSigningKey = Ed25519PrivateKey | ec.EllipticCurvePrivateKey
@@ -166,7 +172,50 @@ def simulated_pki(ids: range | list[int], entropy: Entropy | None = None) -> dic
 
 _lock = threading.Lock()
 _installed: dict[int, Identity | Callable[[], Identity]] = {}
-_simulated: dict[int, dict[int, Identity]] = {}
+_secret: bytes | None = None  # this process's simulated-PKI secret (drawn at first use)
+_derived: dict[int, Ed25519PrivateKey] = {}  # party id -> its simulated key
+_rosters: dict[int, Roster] = {}  # n -> the simulated roster of parties 0..n
+
+_PKI_DOMAIN = b"mpc_rr/simulated-pki/v1/"
+
+
+def simulation_secret() -> bytes:
+    """This process's simulated-PKI secret: 32 bytes of the OS CSPRNG drawn at first use,
+    or the one adopted with :func:`use_simulation_secret`.
+
+    Every simulated party's long-term key derives from it (:func:`default_identity`), so
+    processes sharing it verify against one roster: a runner that starts worker processes
+    (shards, Ray actors) hands it to each of them before they build roles.
+    """
+    global _secret
+    with _lock:
+        if _secret is None:
+            _secret = os.urandom(32)
+        return _secret
+
+
+def use_simulation_secret(secret: bytes) -> None:
+    """Adopt a coordinator's simulated-PKI secret (a worker process, before it builds roles)."""
+    global _secret
+    if not isinstance(secret, bytes) or len(secret) != 32:
+        raise UsageError("use_simulation_secret: the secret must be 32 bytes")
+    with _lock:
+        if secret != _secret:
+            _secret = secret
+            _derived.clear()
+            _rosters.clear()
+
+
+def _simulated_key(party_id: int) -> Ed25519PrivateKey:
+    """Party ``party_id``'s simulated key: SHAKE-256 of the secret and the id (caller holds the lock)."""
+    key = _derived.get(party_id)
+    if key is None:
+        global _secret
+        if _secret is None:
+            _secret = os.urandom(32)
+        seed = hashlib.shake_256(_PKI_DOMAIN + _secret + party_id.to_bytes(8, "little")).digest(32)
+        key = _derived[party_id] = Ed25519PrivateKey.from_private_bytes(seed)
+    return key
 
 
 def install_identity(identity: Identity | Callable[[], Identity] | None, *, party_id: int | None = None) -> None:
@@ -189,22 +238,24 @@ def install_identity(identity: Identity | Callable[[], Identity] | None, *, part
 def default_identity(party_id: int, n: int) -> Identity:
     """Party ``party_id``'s identity when a role is given none.
 
-    The identity installed by the party layer (a deployment), else this
-    process's simulated PKI of parties ``0..n`` (created once per ``n`` from
-    the OS CSPRNG: long-term keys live across runs, as a real PKI's do).
+    The identity installed by the party layer (a deployment), else the simulated PKI of
+    parties ``0..n``: Ed25519 keys derived from :func:`simulation_secret` (long-term keys
+    live across runs, as a real PKI's do, and every process holding the secret derives
+    the same roster).
     """
+    pid, n = int(party_id), int(n)
     with _lock:
-        installed = _installed.get(int(party_id))
+        installed = _installed.get(pid)
         if installed is not None:
             if not isinstance(installed, Identity):
-                installed = _installed[int(party_id)] = installed()
+                installed = _installed[pid] = installed()
             return installed
-        pki = _simulated.get(int(n))
-        if pki is None:
-            pki = _simulated[int(n)] = simulated_pki(range(int(n) + 1))
-    if party_id not in pki:
-        raise UsageError(f"no identity for party {party_id} among parties 0..{n}")
-    return pki[int(party_id)]
+        if not 0 <= pid <= n:
+            raise UsageError(f"no identity for party {party_id} among parties 0..{n}")
+        roster = _rosters.get(n)
+        if roster is None:
+            roster = _rosters[n] = Roster({i: _simulated_key(i).public_key() for i in range(n + 1)})
+        return Identity(pid, _simulated_key(pid), roster)
 
 
 # -- one signature over many items: the Merkle tree hash of RFC 6962 (Sec. 2.1) -----------

@@ -112,6 +112,7 @@ def build_parser(commands: Sequence[str] = COMMANDS) -> argparse.ArgumentParser:
 
 
 def main(argv: Sequence[str] | None = None, commands: Sequence[str] = COMMANDS) -> int:
+    import sys
 
     from_shell = argv is None
     argv = list(sys.argv[1:] if argv is None else argv)

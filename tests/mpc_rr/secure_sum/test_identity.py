@@ -11,10 +11,13 @@ from mpc_rr.secure_sum import (
     Identity,
     Roster,
     SeededEntropy,
+    default_identity,
     merkle_paths,
     merkle_root_from_path,
     signed_payload,
     simulated_pki,
+    simulation_secret,
+    use_simulation_secret,
 )
 from mpc_rr.secure_sum.secagg import secagg_public, secagg_roles
 
@@ -64,3 +67,25 @@ def test_no_change_to_results_when_nobody_cheats() -> None:
         totals.append(roles[COORDINATOR].result.total)
         np.testing.assert_array_equal(roles[1].result.total, x.sum(axis=0))
     np.testing.assert_array_equal(totals[0], totals[1])
+
+
+def test_one_simulated_pki_per_coordinator_secret() -> None:
+    """Every process that adopts the coordinator's secret derives the same roster (shard
+    workers, Ray actors); another secret is another PKI, whose signatures do not verify."""
+    mine = simulation_secret()
+    try:
+        signer = default_identity(3, 5)
+        sig = signer.sign(signed_payload("secagg", "r", "keys", 3, b"pk"))
+        use_simulation_secret(bytes(32))  # a worker that did not get the coordinator's secret
+        other = default_identity(3, 5)
+        assert not other.roster.verify_signed("secagg", "r", "keys", 3, sig, b"pk")
+        use_simulation_secret(mine)  # a worker that did
+        again = default_identity(0, 5)
+        assert again.roster.verify_signed("secagg", "r", "keys", 3, sig, b"pk")
+        assert default_identity(3, 5).sign(b"x") == signer.sign(b"x")  # Ed25519 is deterministic
+    finally:
+        use_simulation_secret(mine)
+    with pytest.raises(UsageError, match="32 bytes"):
+        use_simulation_secret(b"short")
+    with pytest.raises(UsageError, match="no identity for party 9"):
+        default_identity(9, 5)
