@@ -30,7 +30,7 @@ import json
 import secrets
 import time
 from collections import deque
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
@@ -64,8 +64,9 @@ class RoundSetup(Protocol):
         """The round's result as JSON, from the server role once it stopped."""
 
 
-MakeRound = Callable[[int, int, str], RoundSetup]
-"""``make_round(browsers, bots, run)``: browsers are ids ``1..browsers``, bots the next ids."""
+MakeRound = Callable[[int, int, str, Mapping[int, bytes]], RoundSetup]
+"""``make_round(browsers, bots, run, keys)``: browsers are ids ``1..browsers``, bots the next
+ids; ``keys``: each browser's Ed25519 verification key (32 raw bytes), sent when it joined."""
 
 
 @dataclass(eq=False)
@@ -75,6 +76,7 @@ class Student:
     conn: WebConn | None = None
     garbage: int = 0
     rounds: int = 0
+    vk: bytes = b""  # its Ed25519 verification key (the page's per-student signing key)
 
 
 @dataclass(eq=False)
@@ -226,8 +228,14 @@ class Room:
     def _hello(self, conn: WebConn, msg: dict[str, Any]) -> None:
         token, name = str(msg.get("token", ""))[:64], " ".join(str(msg.get("name", "")).split())[:MAX_NAME]
         refuse = None
+        try:  # the page's signing key (a reload makes a new one: the newest page is the student)
+            vk = bytes.fromhex(str(msg.get("vk", "")))
+        except ValueError:
+            vk = b"?"
         if not token or not name:
             refuse = "a name is needed"
+        elif len(vk) not in (0, 32):
+            refuse = "a malformed verification key (32 bytes of Ed25519, hex)"
         elif any(s.name == name and s.token != token and s.conn for s in self.students.values()):
             refuse = f"{name!r} is already in the class (another tab?)"
         elif token not in self.students and len(self.connected()) >= self.max_students:
@@ -255,7 +263,7 @@ class Room:
                 del self.students[t]
         if student is None:
             student = self.students[token] = Student(token, name)
-        student.conn, student.name = conn, name
+        student.conn, student.name, student.vk = conn, name, vk
         conn.send_text(json.dumps({"type": "welcome", "name": name, "waiting": self.round is not None}))
         self.emit("rejoin" if rejoin else "join", name=name, late=self.round is not None)
         self._broadcast_lobby()
@@ -348,7 +356,8 @@ class Room:
         present = self.connected()
         browsers = {i + 1: s for i, s in enumerate(present)}
         try:
-            setup = self.make_round(len(browsers), self.bots, run)
+            keys = {i: s.vk for i, s in browsers.items()}
+            setup = self.make_round(len(browsers), self.bots, run, keys)
         except Exception as exc:  # a round the lesson refuses (e.g. too few students)
             self.emit("refused-round", why=str(exc))
             return {"ok": False, "error": str(exc)}

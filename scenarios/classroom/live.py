@@ -32,6 +32,7 @@ from __future__ import annotations
 
 import importlib.resources
 import json
+from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -100,6 +101,14 @@ def _kind(t: Any) -> str:
         return "bytes"
     if t is WireArray:
         return "array"
+    import types
+    import typing
+
+    args = typing.get_args(t)
+    if isinstance(t, types.UnionType) and len(args) == 2 and type(None) in args:  # X | None
+        return _kind(next(a for a in args if a is not type(None))) + "?"
+    if typing.get_origin(t) is list and len(args) == 1:  # list[bytes]: the signatures
+        return "list<" + _kind(args[0]) + ">"
     origin = getattr(t, "__origin__", None)  # Annotated[int, Meta(...)]
     if origin is not None:
         return _kind(origin)
@@ -118,8 +127,12 @@ def wire_schema(types: tuple[type[Message], ...]) -> dict[str, Any]:
         fields, defaults = [], {}
         for f in info.fields:
             fields.append([f.encode_name, _kind(_annotation(cls, f.name))])
-            if f.default is not msgspec.NODEFAULT:
+            if isinstance(f.default, bytes):  # JSON has no bytes: wire.js makes a Uint8Array
+                defaults[f.encode_name] = {"$bytes": f.default.hex()}
+            elif f.default is not msgspec.NODEFAULT:
                 defaults[f.encode_name] = f.default
+            elif f.default_factory is list:
+                defaults[f.encode_name] = []
         out[cls.__name__] = {"fields": fields, "defaults": defaults}
     from mpc_rr.core import WIRE_VERSION
 
@@ -192,14 +205,45 @@ class _Round:
         return base
 
 
+def public_key_hex(key: Any) -> str:
+    """A roster key as the browser imports it (raw Ed25519, hex)."""
+    from mpc_rr.secure_sum import public_key_bytes
+
+    return str(public_key_bytes(key).hex())
+
+
+def _identities(browsers: int, n: int, keys: Mapping[int, bytes]) -> dict[int, Any]:
+    """The round's roster: each browser's Ed25519 verification key, sent when it joined
+    (``keys``: id -> 32 raw bytes), and fresh keys of the server (party 0) and the bots from
+    the CSPRNG; the identities of the server's roles (party 0 and the bots) over it."""
+    from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PublicKey
+
+    from mpc_rr.secure_sum import Identity, Roster, simulated_pki
+
+    public: dict[int, Any] = {}
+    for i in range(1, browsers + 1):
+        try:
+            public[i] = Ed25519PublicKey.from_public_bytes(keys[i])
+        except (KeyError, ValueError):
+            raise UsageError(f"student {i} sent no Ed25519 verification key when joining") from None
+    own = simulated_pki([0, *range(browsers + 1, n + 1)])
+    roster = Roster(public | {i: ident.key.public_key() for i, ident in own.items()})
+    return {i: Identity(i, ident.key, roster) for i, ident in own.items()}
+
+
 def make_round(lesson: Lesson, rng: np.random.Generator) -> Any:
-    """``make_round(browsers, bots, run)`` for :class:`parties.room.Room`: the server's roles
+    """``make_round(browsers, bots, run, keys)`` for :class:`parties.room.Room`: the server's roles
     (party 0 and the bots, answering at random from ``rng``) for one round."""
 
-    def build(browsers: int, bots: int, run: str) -> _Round:
+    def build(browsers: int, bots: int, run: str, keys: Mapping[int, bytes] | None = None) -> _Round:
         n, k = browsers + bots, len(lesson.options)
-        public = {"protocol": lesson.protocol, "question": lesson.question, "options": list(lesson.options),
-                  "browsers": browsers}  # fmt: skip
+        public: dict[str, Any] = {"protocol": lesson.protocol, "question": lesson.question,
+                                  "options": list(lesson.options), "browsers": browsers}  # fmt: skip
+        ids: dict[int, Any] = {}
+        if lesson.protocol != "rr-survey":
+            ids = _identities(browsers, n, keys or {})
+            # every party's verification key: the pages check each other's signatures with it
+            public["roster"] = {str(i): public_key_hex(ids[0].roster.keys[i]) for i in range(n + 1)}
         answers = rng.integers(0, k, size=bots)
         votes = np.bincount(answers, minlength=k)
         roles: dict[int, Role] = {}
@@ -208,10 +252,12 @@ def make_round(lesson: Lesson, rng: np.random.Generator) -> Any:
 
             if n < 2:
                 raise UsageError(f"the full mesh needs at least 2 students, {n} present")
-            roles[0] = BulletinBoard(n, k, run=run)
+            roles[0] = BulletinBoard(n, k, run=run, roster=ids[0].roster)
             for b, a in enumerate(answers):
                 pid = browsers + 1 + b
-                roles[pid] = FullMeshParty(pid, n, np.eye(k, dtype=np.int64)[a], publication="board", run=run)
+                roles[pid] = FullMeshParty(
+                    pid, n, np.eye(k, dtype=np.int64)[a], publication="board", run=run, identity=ids[pid]
+                )
         elif lesson.protocol == "secagg":
             from mpc_rr.secure_sum.secagg import SecAggClient, SecAggServer, secagg_public
 
@@ -219,11 +265,12 @@ def make_round(lesson: Lesson, rng: np.random.Generator) -> Any:
                 raise UsageError(f"SecAgg+ in class needs at least 4 students, {n} present")
             pub = secagg_public(n, k, run=run, max_dropout=SECAGG_DROPOUT)
             cfg = pub.config
-            public.update(modulus=cfg.modulus, threshold=cfg.threshold, max_dropped=cfg.max_dropped)
-            roles[0] = SecAggServer(cfg, pub.graph)
+            public.update(modulus=cfg.modulus, threshold=cfg.threshold, max_dropped=cfg.max_dropped,
+                          quorum=cfg.quorum)  # fmt: skip
+            roles[0] = SecAggServer(cfg, pub.graph, identity=ids[0])
             for b, a in enumerate(answers):
                 pid = browsers + 1 + b
-                roles[pid] = SecAggClient(pid, cfg, pub.graph, np.eye(k, dtype=np.int64)[a])
+                roles[pid] = SecAggClient(pid, cfg, pub.graph, np.eye(k, dtype=np.int64)[a], identity=ids[pid])
         else:
             from mpc_rr.mechanisms import keep_or_uniform
             from mpc_rr.secure_sum.plainsum import PlainSumClient, PlainSumHub
@@ -248,7 +295,7 @@ def make_round(lesson: Lesson, rng: np.random.Generator) -> Any:
     return build
 
 
-_STATIC = ("msgpack.js", "wire.js", "secagg.js", "student.js", "teacher.js", "style.css")
+_STATIC = ("msgpack.js", "wire.js", "signing.js", "secagg.js", "student.js", "teacher.js", "style.css")
 
 
 def pages(lesson: Lesson, join_url: str) -> dict[str, tuple[bytes, str]]:

@@ -67,8 +67,11 @@ class BulletinBoard(Role):
     TRANSITIONS = BOARD_TABLE
     message_types = MESH_MESSAGES
 
-    def __init__(self, n: int, cells: int, *, modulus: int | None = None, run: str = "") -> None:
+    def __init__(
+        self, n: int, cells: int, *, modulus: int | None = None, run: str = "", roster: Roster | None = None
+    ) -> None:
         super().__init__(COORDINATOR, BoardState.KEYS)
+        self._roster = roster
         self.n = int(n)
         self.cells = int(cells)
         self.modulus = checked_modulus(self.n, modulus)
@@ -83,8 +86,10 @@ class BulletinBoard(Role):
 
     @property
     def roster(self) -> Roster:
-        """The roster the board checks keys against (the default identity's)."""
-        return default_identity(COORDINATOR, self.n).roster
+        """The roster the board checks keys against (given, else the default identity's)."""
+        if self._roster is None:
+            self._roster = default_identity(COORDINATOR, self.n).roster
+        return self._roster
 
     def start(self) -> list[Send]:
         return []

@@ -7,7 +7,12 @@
 //           SHA-256 one-step KDF of the c agreement: one key per direction) -> EncryptedShares;
 //   masked  y = x + PRG(b) + sum_{v > u} PRG(s_uv) - sum_{v < u} PRG(s_uv) mod R, PRG = AES-256-CTR
 //           from counter block 0^96 || 2 (what the library reads off AES-GCM) -> MaskedInput;
-//   unmask  for each holder of my shares: a share of b (alive) or of s_sk (dropped), never both.
+//   consistency  the survivor set the server shows me, signed (Bonawitz et al. 2017, Round 3);
+//   unmask  only once a quorum signed the same set: for each holder of my shares, a share of b (in
+//           the set) or of s_sk (not in it), never both -- derived from the signed set alone.
+// Every key, share batch and survivor set is signed with the student's Ed25519 key (signing.js),
+// and the neighbours' signatures are checked against the round's roster: a server that substitutes
+// keys, alters shares or equivocates on who survived is caught and named.
 "use strict";
 (function (root) {
   const subtle = root.crypto.subtle;
@@ -70,10 +75,13 @@
 
   // r: the round (id, n, run, options, modulus, threshold); x: the one-hot answer; send(peer, msg); note(text)
   root.secaggParty = function (r, x, send, note) {
-    const u = r.id, run = r.run, R = r.modulus, t = r.threshold, cells = x.length;
-    const make = root.wire.make, arr = root.wire.toArray;
-    let c, s, b, sRaw, nbIds, nbS, decKeys, holders, held;
-    return {
+    const u = r.id, run = r.run, R = r.modulus, t = r.threshold, cells = x.length, n = r.n;
+    const make = root.wire.make, arr = root.wire.toArray, sg = root.signing;
+    const verify = sg.verifier(r.roster);
+    let c, s, b, sRaw, nbIds, nbS, decKeys, holders, held, survivors, members;
+    const culprit = (why) => { party.culprits = [0]; return new Error(why); };
+    const party = {
+      culprits: [],
       async start() {
         c = await subtle.generateKey({ name: "X25519" }, true, ["deriveBits"]);
         s = await subtle.generateKey({ name: "X25519" }, true, ["deriveBits"]);
@@ -81,8 +89,10 @@
         b = root.crypto.getRandomValues(new Uint8Array(32));
         const cPk = new Uint8Array(await subtle.exportKey("raw", c.publicKey));
         const sPk = new Uint8Array(await subtle.exportKey("raw", s.publicKey));
-        note("step 0: two X25519 public keys and a commitment to my self-mask seed, to the server");
-        send(0, make("AdvertiseKeys", { c_pk: cPk, s_pk: sPk, b_commit: await sha(b), run, step: 0 }));
+        const commit = await sha(b);
+        const signature = await sg.sign("secagg", run, "keys", u, cPk, sPk, commit);
+        note("step 0: two X25519 public keys and a commitment to my self-mask seed, signed, to the server");
+        send(0, make("AdvertiseKeys", { c_pk: cPk, s_pk: sPk, b_commit: commit, signature, run, step: 0 }));
       },
       async receive(src, msg) {
         if (src !== 0) throw new Error("SecAgg+ messages come from the server only");
@@ -92,6 +102,13 @@
           if (m < t) throw new Error(`only ${m} live neighbours, threshold ${t}`);
           const cPks = root.wire.fromArray(msg.c_pks, "|u1", 32 * m), sPks = root.wire.fromArray(msg.s_pks, "|u1", 32 * m);
           nbS = Uint8Array.from(sPks);
+          if (!msg.commits || msg.signatures.length !== m) throw culprit("NeighborKeys without each neighbour's commitment and signature");
+          const commits = root.wire.fromArray(msg.commits, "|u1", 32 * m);
+          for (let i = 0; i < m; i++) {
+            const part = (a) => Uint8Array.from(a.slice(32 * i, 32 * i + 32));
+            if (!(await verify(nbIds[i], msg.signatures[i], "secagg", run, "keys", part(cPks), part(sPks), part(commits))))
+              throw culprit(`the keys of party ${nbIds[i]} do not carry its signature for this run (substituted or replayed by the relay)`);
+          }
           const secret = [...chunks(sRaw), ...chunks(b)];  // 22 field elements
           const coeffs = secret.map(() => Array.from({ length: t - 1 }, fieldRandom));
           const cts = [];
@@ -112,25 +129,41 @@
               await aesKey(kOut), arr(row, "<u4").data);
             cts.push(...new Uint8Array(ct));
           }
-          note(`step 1: my mask key and seed Shamir-shared (threshold ${t}) among ${m} neighbours, each share sealed for its holder`);
-          send(0, make("EncryptedShares", { recipients: arr(nbIds, "<u4"), ciphertexts: arr(cts, "|u1", [m, cts.length / Math.max(m, 1)]), run, step: 1 }));
+          const width = cts.length / Math.max(m, 1);
+          const items = nbIds.map((v, i) => sg.concat(arr([v], "<u4").data, Uint8Array.from(cts.slice(width * i, width * (i + 1)))));
+          const signature = await sg.sign("secagg", run, "shares", u, await sg.merkleRoot(items));
+          note(`step 1: my mask key and seed Shamir-shared (threshold ${t}) among ${m} neighbours, each share sealed for its holder, signed`);
+          send(0, make("EncryptedShares", { recipients: arr(nbIds, "<u4"), ciphertexts: arr(cts, "|u1", [m, width]), signature, run, step: 1 }));
         } else if (msg.type === "ForwardedShares") {
           const senders = sortedIds(msg.senders, "ForwardedShares");
           const m = senders.length;
           if (m < t) throw new Error(`shares from only ${m} neighbours, threshold ${t}`);
           const width = msg.ciphertexts.shape[1];
           const cts = msg.ciphertexts.data;
+          if (!msg.positions || msg.signatures.length !== m || msg.proofs.length !== m) throw culprit("ForwardedShares without a signature and proof per share");
+          const positions = root.wire.fromArray(msg.positions, "<u4", 2 * m);
           held = [];
+          const good = [], accused = [];
           for (let i = 0; i < m; i++) {
             const v = senders[i];
-            if (!decKeys[v]) throw new Error("a share from a non-neighbour");
+            if (!decKeys[v]) throw culprit("a share from a non-neighbour");
+            const ct = cts.slice(width * i, width * (i + 1));
             const plain = await subtle.decrypt({ name: "AES-GCM", iv: ZERO_NONCE, additionalData: te.encode(`${run}/${v}/${u}`) },
-              decKeys[v], cts.slice(width * i, width * (i + 1))).catch(() => { throw new Error(`the share of ${v} fails authentication`); });
-            held.push(root.wire.fromArray({ dtype: "<u4", shape: [2 * CHUNKS], data: new Uint8Array(plain) }, "<u4"));
+              decKeys[v], ct).catch(() => null);
+            const row = plain && root.wire.fromArray({ dtype: "<u4", shape: [2 * CHUNKS], data: new Uint8Array(plain) }, "<u4");
+            if (row && row.every((e) => e < 2147483647)) { held.push(row); good.push(v); continue; }
+            // a share that does not open: signed by its sender (then I complain with evidence) or not (the relay altered it)
+            const proof = msg.proofs[i], path = [];
+            for (let o = 0; o + 32 <= proof.length; o += 32) path.push(proof.slice(o, o + 32));
+            const rootHash = proof.length % 32 ? null : await sg.rootFromPath(sg.concat(arr([u], "<u4").data, ct), positions[2 * i], positions[2 * i + 1], path);
+            if (!rootHash || !(await verify(v, msg.signatures[i], "secagg", run, "shares", rootHash)))
+              throw culprit(`the share of party ${v} does not open and is not signed by it (altered by the relay)`);
+            accused.push(v);
           }
-          holders = senders;
+          if (good.length < t) throw new Error(`the shares of parties ${accused} do not open; ${good.length} neighbours left, threshold ${t}`);
+          holders = good;
           const mask = await words(await kdf(b, `mpc_rr/secagg/v1/self/${run}/${u}/${u}`, 32), cells, R);
-          for (const v of senders) {
+          for (const v of good) {
             const i = nbIds.indexOf(v);
             const z = await x25519(s.privateKey, nbS.slice(32 * i, 32 * i + 32));
             const key = await kdf(z, `mpc_rr/secagg/v1/mask/${run}/${Math.min(u, v)}/${Math.max(u, v)}`, 32);
@@ -139,21 +172,46 @@
           }
           const y = x.map((xi, j) => (xi + mask[j]) % R);
           note("step 2: my masked answer y = x + masks mod " + R + " = " + y.join(",") + " (looks uniform)");
-          send(0, make("MaskedInput", { y: arr(y, root.wire.residueDtype(R)), run, step: 2 }));
+          const complaint = {};
+          if (accused.length) {  // the evidence: my share-encryption key (its public half is signed in my AdvertiseKeys)
+            note(`the shares of ${accused} do not open though they signed them: I complain, with my share key as evidence`);
+            complaint.accused = arr(accused, "<u4");
+            complaint.evidence = b64url((await subtle.exportKey("jwk", c.privateKey)).d);
+          }
+          send(0, make("MaskedInput", { y: arr(y, root.wire.residueDtype(R)), ...complaint, run, step: 2 }));
+        } else if (msg.type === "SurvivorSet") {
+          members = sg.readBitmap(msg.survivors, n);
+          if (!members) throw culprit("the survivor set is not a bitmap over the parties");
+          if (!members[u] || members[0]) throw culprit("a survivor set without me (or with the server)");
+          survivors = msg.survivors;
+          note(`step 3: the server says ${members.filter(Boolean).length} inputs are in the sum; I sign that set (consistency check)`);
+          send(0, make("ConsistencySig", { signature: await sg.sign("secagg", run, "consistency", u, survivors), run, step: 3 }));
         } else if (msg.type === "UnmaskRequest") {
-          const dropped = new Set(root.wire.fromArray(msg.dropped, "<u4"));
-          const alive = holders.filter((h) => !dropped.has(h)), gone = holders.filter((h) => dropped.has(h));
+          const signers = sg.readBitmap(msg.signers, n);
+          if (!members || !signers) throw culprit("an unmask request before a survivor set, or not a bitmap");
+          const ids = signers.flatMap((on, i) => (on ? [i] : []));
+          if (ids.some((i) => !members[i])) throw culprit("signers outside the survivor set");
+          if (ids.length < r.quorum) throw culprit(`only ${ids.length} parties signed the survivor set, a quorum is ${r.quorum}`);
+          if (msg.signatures.length !== ids.length) throw culprit(`${msg.signatures.length} signatures for ${ids.length} signers`);
+          for (let i = 0; i < ids.length; i++)
+            if (!(await verify(ids[i], msg.signatures[i], "secagg", run, "consistency", survivors)))
+              throw culprit(`party ${ids[i]}'s signature is not on the survivor set I was shown (equivocation)`);
+          // what to reveal follows from the signed set alone
+          const alive = holders.filter((h) => members[h]), gone = holders.filter((h) => !members[h]);
           const rows = (hs, from) => hs.flatMap((h) => held[holders.indexOf(h)].slice(from, from + CHUNKS));
-          note(`step 3: seed shares for ${alive.length} live neighbours, mask-key shares for ${gone.length} dropped`);
+          note(`step 4: ${ids.length} signatures (quorum ${r.quorum}) on the set I signed; seed shares for ${alive.length} live neighbours, mask-key shares for ${gone.length} dropped`);
           send(0, make("UnmaskShares", {
             b_owners: arr(alive, "<u4"), b_shares: arr(rows(alive, CHUNKS), "<u4", [alive.length, CHUNKS]),
             s_owners: arr(gone, "<u4"), s_shares: arr(rows(gone, 0), "<u4", [gone.length, CHUNKS]), run, step: 3 }));
         } else if (msg.type === "Aggregate") {
+          if (!(await verify(0, msg.signature, "secagg", run, "aggregate", msg.total.data, te.encode(String(msg.n_included)))))
+            throw culprit("the aggregate is not signed by the server");
           note("the server's aggregate over " + msg.n_included + " students: " + root.wire.fromArray(msg.total, root.wire.residueDtype(R)).join(","));
         } else if (msg.type === "SecAggAbort") {
           note("the server aborted: " + msg.reason);
         } else throw new Error("unexpected " + msg.type);
       },
     };
+    return party;
   };
 })(typeof window !== "undefined" ? window : globalThis);

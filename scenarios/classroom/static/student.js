@@ -61,7 +61,7 @@
     sessionStorage.setItem("mpc-rr-name", name);
     ws = new WebSocket((location.protocol === "https:" ? "wss://" : "ws://") + location.host + "/ws/student");
     ws.binaryType = "arraybuffer";
-    ws.onopen = () => ws.send(JSON.stringify({ type: "hello", token, name }));
+    ws.onopen = () => ws.send(JSON.stringify({ type: "hello", token, name, vk: S.vk }));
     ws.onclose = (e) => { if (S.state !== "refused") setState("disconnected"); note("connection closed " + (e.reason || "")); };
     ws.onmessage = (e) => (typeof e.data === "string" ? onText(JSON.parse(e.data)) : onFrame(e.data));
   }
@@ -182,14 +182,24 @@
         const kp = await subtle.generateKey({ name: "X25519" }, true, ["deriveBits"]);
         sk = kp.privateKey;
         pk = new Uint8Array(await subtle.exportKey("raw", kp.publicKey));
-        note("step 1: my X25519 public key " + hex(pk) + "... to the board");
-        send(0, root.wire.make("MeshKey", { pk, run, step: 1 }));
+        note("step 1: my X25519 public key " + hex(pk) + "... to the board, signed with my student key");
+        const signature = await root.signing.sign("full-mesh", run, "keys", me, pk);
+        send(0, root.wire.make("MeshKey", { pk, signature, run, step: 1 }));
       },
       async receive(src, msg) {
         if (msg.type === "MeshKeys" && src === 0) {
           const rows = msg.pks;
           if (rows.dtype !== "|u1" || rows.shape.join() !== [n, 32].join() || rows.data.length !== 32 * n) throw new Error("malformed key list");
           if (hex(rows.data.subarray(32 * (me - 1), 32 * me), 32) !== hex(pk, 32)) throw new Error("a key list without my own key");
+          if (!Array.isArray(msg.signatures) || msg.signatures.length !== n) throw new Error("a key list without a signature per key");
+          const verify = root.signing.verifier(r.roster);
+          for (let j = 1; j <= n; j++) {  // a key the board substituted or replayed: name the board
+            if (j !== me && !(await verify(j, msg.signatures[j - 1], "full-mesh", run, "keys", rows.data.slice(32 * (j - 1), 32 * j)))) {
+              S.culprits = [0];
+              throw new Error(`the board's key of party ${j} is not signed by it (substituted or replayed)`);
+            }
+          }
+          note("checked: every key on the board carries its owner's signature for this round");
           const shares = [];
           for (let j = 0; j < n - 1; j++) shares.push(Array.from({ length: k }, () => uniform(m)));
           shares.push(Array.from({ length: k }, (_, c) => (m - shares.reduce((a, s) => a + s[c], 0) % m) % m));
@@ -234,6 +244,7 @@
       return;
     }
     await root.wire.load("/schema.json");
+    S.vk = await root.signing.init();  // this student's Ed25519 key: its public half goes with the join
     const cfg = await (await fetch("/lesson.json")).json();
     show("question", cfg.question);
     const box = document.getElementById("options");

@@ -18,13 +18,18 @@
     return s;
   }
 
+  function fromDefault(d) {  // {"$bytes": hex} (JSON has no bytes); [] a fresh list
+    if (d && typeof d === "object" && "$bytes" in d) return Uint8Array.from(d.$bytes.match(/../g) || [], (h) => parseInt(h, 16));
+    return Array.isArray(d) ? [] : d;
+  }
+
   // a message of type `name`: every field of the schema, in its order, defaults filled in
   function make(name, fields) {
     const s = spec(name);
     const m = { [schema.tag]: name };
     for (const [f] of s.fields) {
       if (f in fields) m[f] = fields[f];
-      else if (f in s.defaults) m[f] = s.defaults[f];
+      else if (f in s.defaults) m[f] = fromDefault(s.defaults[f]);
       else throw new TypeError(name + ": field " + f + " is required");
     }
     for (const f of Object.keys(fields)) if (!s.fields.some(([g]) => g === f)) throw new TypeError(name + ": no field " + f);
@@ -32,6 +37,12 @@
   }
 
   function checkKind(kind, v, where) {
+    if (kind.endsWith("?")) { if (v === null) return; kind = kind.slice(0, -1); }  // X | None
+    if (kind.startsWith("list<")) {  // list[X]: the signatures
+      if (!Array.isArray(v)) throw new TypeError(where + ": not a " + kind);
+      v.forEach((x, i) => checkKind(kind.slice(5, -1), x, where + "[" + i + "]"));
+      return;
+    }
     const ok = {
       int: () => Number.isInteger(v) || typeof v === "bigint",
       str: () => typeof v === "string",

@@ -49,6 +49,8 @@ def _sample(cls: type, rng: np.random.Generator) -> Any:
             "str": f"run-{rng.integers(1000)}",
             "bytes": rng.bytes(int(rng.integers(1, 80))),
             "array": WireArray.from_numpy(rng.integers(0, 200, size=(3, 4)).astype(np.uint8)),
+            "array?": WireArray.from_numpy(rng.integers(0, 200, size=(2, 2)).astype(np.uint8)),
+            "list<bytes>": [rng.bytes(int(rng.integers(1, 64))) for _ in range(3)],
         }[kind]
     return cls(**values)
 
@@ -87,6 +89,45 @@ def _round_trip_every_message_type(driver: Any) -> None:
     driver.execute_script("window.wire.schema = arguments[0]", saved)
 
 
+def _signatures_match_the_library(driver: Any) -> None:
+    """signing.js is the library's signed_payload and RFC 6962 tree hash: the page's Ed25519
+    signature verifies in the library, the library's in the page, and one of another run, round
+    or sender does not; the page's tree root equals the library's."""
+    from cryptography.hazmat.primitives.asymmetric.ed25519 import (
+        Ed25519PrivateKey,
+        Ed25519PublicKey,
+    )
+
+    from mpc_rr.secure_sum import merkle_paths, signed_payload
+
+    lib = Ed25519PrivateKey.generate()
+    lib_sig = lib.sign(signed_payload("secagg", "run-a", "consistency", 5, b"\x01\x02"))
+    items = [bytes([i]) * (i + 1) for i in range(5)]
+    out = driver.execute_async_script(
+        """const [libPk, libSig, items, done] = arguments;
+        (async () => {
+          const sg = window.signing, h = sg.fromHex, subtle = crypto.subtle;
+          const kp = await subtle.generateKey({ name: "Ed25519" }, true, ["sign", "verify"]);
+          const pk = sg.toHex(new Uint8Array(await subtle.exportKey("raw", kp.publicKey)));
+          const sig = new Uint8Array(await subtle.sign({ name: "Ed25519" }, kp.privateKey,
+            sg.payload("full-mesh", "run-b", "keys", 3, Uint8Array.of(7, 7))));
+          const verify = sg.verifier({ 5: libPk });
+          const ok = await verify(5, h(libSig), "secagg", "run-a", "consistency", Uint8Array.of(1, 2));
+          const wrong = [await verify(5, h(libSig), "secagg", "run-b", "consistency", Uint8Array.of(1, 2)),
+                         await verify(5, h(libSig), "secagg", "run-a", "keys", Uint8Array.of(1, 2)),
+                         await verify(4, h(libSig), "secagg", "run-a", "consistency", Uint8Array.of(1, 2))];
+          const root = sg.toHex(await sg.merkleRoot(items.map(h)));
+          done({ pk, sig: sg.toHex(sig), ok, wrong, root });
+        })().catch((e) => done({ error: String(e) }));""",
+        lib.public_key().public_bytes_raw().hex(), lib_sig.hex(), [i.hex() for i in items],
+    )
+    assert "error" not in out, out
+    assert out["ok"] is True and out["wrong"] == [False, False, False]
+    page = Ed25519PublicKey.from_public_bytes(bytes.fromhex(out["pk"]))
+    page.verify(bytes.fromhex(out["sig"]), signed_payload("full-mesh", "run-b", "keys", 3, b"\x07\x07"))
+    assert out["root"] == merkle_paths(items)[0].hex()
+
+
 def test_browsers_and_bots_give_the_exact_total(driver: Any) -> None:
     """3 browser students + 2 simulated ones in one full-mesh round: the total is the plain count
     of the answers typed here plus the bots'; the server's log holds no answer.  First, on the
@@ -99,6 +140,7 @@ def test_browsers_and_bots_give_the_exact_total(driver: Any) -> None:
             open_student(driver, srv.url, f"student {i}", a, new_tab=i > 0)
             if i == 0:
                 _round_trip_every_message_type(driver)
+                _signatures_match_the_library(driver)
         out = srv.outcome()
         assert out["ok"], out
         typed = np.bincount(answers, minlength=3)

@@ -4,6 +4,7 @@ the estimate, the refusals -- one real server (hypercorn on loopback) per test."
 from __future__ import annotations
 
 import io
+import json
 
 import numpy as np
 import pytest
@@ -50,15 +51,21 @@ def test_estimate_inverts_the_expected_tallies() -> None:
     assert np.all(ci[:, 1] - ci[:, 0] > 0)
 
 
-@pytest.mark.parametrize("protocol", ["full-mesh", "rr-survey"])
+@pytest.mark.parametrize("protocol", ["full-mesh", "secagg", "rr-survey"])
 def test_wire_schema_is_read_off_the_library_messages(protocol: str) -> None:
     types = messages(protocol)
     schema = wire_schema(types)
+    json.dumps(schema)  # served as /schema.json: bytes defaults are {"$bytes": hex}
     for cls in types:
         fields = [f for f, _ in schema["types"][cls.__name__]["fields"]]
         assert fields == list(cls.__struct_fields__)
-        assert schema["types"][cls.__name__]["defaults"] == {"v": 1, "run": "", "step": 0}
+        defaults = schema["types"][cls.__name__]["defaults"]
+        assert {k: defaults[k] for k in ("v", "run", "step")} == {"v": 1, "run": "", "step": 0}
     assert schema["tag"] == "type"
+    if protocol == "secagg":  # the signed messages: signatures, optional arrays, list of bytes
+        kinds = dict(schema["types"]["ForwardedShares"]["fields"])
+        assert kinds["signatures"] == "list<bytes>" and kinds["positions"] == "array?"
+        assert schema["types"]["AdvertiseKeys"]["defaults"]["signature"] == {"$bytes": ""}
 
 
 def test_lesson_refuses_bad_options() -> None:
