@@ -397,7 +397,7 @@ class CheatingClient(SecAggClient):
         return [Send(COORDINATOR, m)]
 
     def _resign(self, m: EncryptedShares, cts: np.ndarray) -> EncryptedShares:
-        root, _ = merkle_paths(share_items(m.recipients.to_numpy(), cts))
+        root, _ = merkle_paths(share_items(m.recipients.to_numpy(), cts), with_paths=False)
         sig = self.identity.sign(self._signed("shares", self.party_id, root))
         return EncryptedShares(run=m.run, step=1, recipients=m.recipients, ciphertexts=WireArray.from_numpy(cts),
                                signature=sig)  # fmt: skip

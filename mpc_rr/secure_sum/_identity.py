@@ -276,25 +276,39 @@ def _node(left: bytes, right: bytes) -> bytes:
     return hashlib.sha256(b"\x01" + left + right).digest()
 
 
-def merkle_paths(items: list[bytes]) -> tuple[bytes, list[list[bytes]]]:
-    """``(root, paths)``: the RFC 6962 tree hash of ``items`` and each item's audit path."""
+def merkle_paths(items: list[bytes], *, with_paths: bool = True) -> tuple[bytes, list[list[bytes]]]:
+    """``(root, paths)``: the RFC 6962 tree hash of ``items`` and each item's audit path
+    (``[]`` when not ``with_paths``: a signer needs only the root).
+
+    Built level by level, bottom up: adjacent nodes are paired and a last unpaired node
+    moves up unchanged, which is exactly RFC 6962's left-balanced tree (its left subtree
+    holds the largest power of two below the count) -- without recursion.
+    """
     if not items:
         return hashlib.sha256(b"").digest(), []
-
-    def build(lo: int, hi: int) -> bytes:
-        if hi - lo == 1:
-            return leaf_hash(items[lo])
-        k = _split(hi - lo)
-        left, right = build(lo, lo + k), build(lo + k, hi)
-        for i in range(lo, lo + k):
-            paths[i].append(right)
-        for i in range(lo + k, hi):
-            paths[i].append(left)
-        return _node(left, right)
-
+    sha = hashlib.sha256
+    level = [sha(b"\x00" + item).digest() for item in items]
     paths: list[list[bytes]] = [[] for _ in items]
-    root = build(0, len(items))
-    return root, paths  # each path from the bottom up
+    members = [[i] for i in range(len(items))] if with_paths else []  # leaves under each node
+    while len(level) > 1:
+        pairs = len(level) // 2
+        up = [sha(b"\x01" + level[2 * j] + level[2 * j + 1]).digest() for j in range(pairs)]
+        if with_paths:
+            grouped = []
+            for j in range(pairs):
+                left, right = members[2 * j], members[2 * j + 1]
+                for i in left:
+                    paths[i].append(level[2 * j + 1])
+                for i in right:
+                    paths[i].append(level[2 * j])
+                grouped.append(left + right)
+            if len(level) % 2:
+                grouped.append(members[-1])
+            members = grouped
+        if len(level) % 2:
+            up.append(level[-1])
+        level = up
+    return level[0], paths  # each path from the bottom up
 
 
 def merkle_root_from_path(item: bytes, index: int, count: int, path: list[bytes]) -> bytes | None:

@@ -89,3 +89,21 @@ def test_one_simulated_pki_per_coordinator_secret() -> None:
         use_simulation_secret(b"short")
     with pytest.raises(UsageError, match="no identity for party 9"):
         default_identity(9, 5)
+
+
+def _rfc6962_mth(items: list[bytes]) -> bytes:
+    """RFC 6962 Sec. 2.1, MTH(D[n]) as written there (recursive: the reference)."""
+    import hashlib
+
+    if len(items) == 1:
+        return hashlib.sha256(b"\x00" + items[0]).digest()
+    k = 1 << ((len(items) - 1).bit_length() - 1)
+    return hashlib.sha256(b"\x01" + _rfc6962_mth(items[:k]) + _rfc6962_mth(items[k:])).digest()
+
+
+def test_the_bottom_up_tree_hash_is_rfc6962s() -> None:
+    for count in (1, 2, 3, 5, 6, 7, 8, 9, 31, 33, 100):
+        items = [bytes([i % 256]) * (i % 5 + 1) for i in range(count)]
+        root, paths = merkle_paths(items)
+        assert root == _rfc6962_mth(items) == merkle_paths(items, with_paths=False)[0]
+        assert all(merkle_root_from_path(item, i, count, paths[i]) == root for i, item in enumerate(items))
