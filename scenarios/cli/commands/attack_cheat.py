@@ -5,6 +5,7 @@ Examples::
     mpc-rr attack cheat --protocol secagg --strategy key-substitution
     mpc-rr attack cheat --protocol secagg --strategy equivocate --trials 20 --json
     mpc-rr attack cheat --protocol secagg --strategy bad-shares --broken
+    mpc-rr attack cheat --protocol full-mesh-board --strategy key-substitution --json
 
 Each strategy (:func:`mpc_rr.adversary.cheat_strategies`) is played over
 ``--trials`` seeded runs of the real roles, then against the broken variant
@@ -26,6 +27,7 @@ _STRATEGIES = (
     "different-aggregates", "forged-signature", "key-reuse", "bad-shares", "inconsistent-shares",
     "claim-sender",
 )  # fmt: skip  (the library's list, spelled here so that the parser imports no numpy)
+_MESH = ("full-mesh", "full-mesh-board")  # mpc_rr.adversary.MESH_PROTOCOLS: key-substitution only
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -41,8 +43,10 @@ def register(sub: argparse._SubParsersAction) -> None:
         ),
         formatter_class=HelpFormatter,
     )
-    p.add_argument("--protocol", choices=("secagg",), default="secagg",
-                   help="secagg: SecAgg+ (the pipeline's secure-sum dependence and RRBA's secure tally run it)")  # fmt: skip
+    p.add_argument("--protocol", choices=("secagg", *_MESH), default="secagg",
+                   help="secagg: SecAgg+ (the pipeline's secure-sum dependence and RRBA's secure tally run it); "
+                        "full-mesh / full-mesh-board: the full mesh through a relaying hub, all-to-all or "
+                        "board publication (strategy key-substitution)")  # fmt: skip
     p.add_argument("--strategy", choices=_STRATEGIES, required=True, help="the cheat (every strategy is listed)")
     p.add_argument("--trials", type=int_at_least(1), default=5, help="seeded runs per variant")
     p.add_argument("--broken", action="store_true", help="report only the broken variant")
@@ -52,6 +56,8 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 
 def _run(args: argparse.Namespace) -> int:
+    if args.protocol in _MESH:
+        return _run_mesh(args)
     from mpc_rr.adversary import cheat
 
     broken = cheat(args.strategy, protocol=args.protocol, trials=args.trials, seed=args.seed, broken=True)
@@ -73,4 +79,28 @@ def _run(args: argparse.Namespace) -> int:
                   f"(baseline, a guess: {rep.baseline:.3g})")  # fmt: skip
         print(f"  honest parties that accepted a wrong total: {rep.wrong_totals}; "
               f"runs completed exactly: {rep.completed}/{rep.trials}")  # fmt: skip
+    return 0
+
+
+def _run_mesh(args: argparse.Namespace) -> int:
+    from mpc_rr.core import UsageError
+
+    if args.strategy != "key-substitution":
+        raise UsageError(f"--protocol {args.protocol}: the full mesh plays --strategy key-substitution, "
+                         f"not {args.strategy!r}")  # fmt: skip
+    from mpc_rr.adversary import mesh_cheat
+
+    broken = mesh_cheat(args.protocol, broken=True, seed=args.seed, trials=args.trials)
+    ours = broken if args.broken else mesh_cheat(args.protocol, broken=False, seed=args.seed, trials=args.trials)
+    if args.json:
+        print(json.dumps({**ours, "broken_variant": broken}, indent=2))
+        return 0
+    for rep in (broken,) if args.broken else (broken, ours):
+        what = "the broken variant (protection off)" if rep["variant"] == "broken" else "our roles"
+        print(f"key-substitution (the relay cheats) against {what}, {rep['trials']} trials, n = {rep['n']}:")
+        print(f"  detected in {rep['detections']}/{rep['trials']} trials; culprits named: {rep['culprits'] or 'none'}")
+        print(f"  inputs recovered: {rep['inputs_recovered']} of {rep['inputs_total']} "
+              f"(baseline, a guess: {rep['baseline']:.3g}); wrong totals accepted: {rep['wrong_totals']}")
+        for note in rep["notes"]:
+            print(f"  note: {note}")
     return 0
