@@ -86,8 +86,10 @@ def draw(fig: Figure, *, panels: Sequence[str], logx: Sequence[str] = (), logy: 
                     span = (max(xs) - min(xs)) or 1.0
                     xs = [v + shift * 0.008 * span for v in xs]
             if s.lo is not None and s.hi is not None:
-                lo = [y - (math.nan if v is None else v) for y, v in zip(ys, s.lo, strict=True)]
-                hi = [(math.nan if v is None else v) - y for y, v in zip(ys, s.hi, strict=True)]
+                # (clamped: a Wilson bound can miss k/n by a rounding error, and matplotlib refuses a
+                # negative bar)
+                lo = [max(0.0, y - (math.nan if v is None else v)) for y, v in zip(ys, s.lo, strict=True)]
+                hi = [max(0.0, (math.nan if v is None else v) - y) for y, v in zip(ys, s.hi, strict=True)]
                 if s.n and max(s.n) < SMALL_N:  # few runs: the count k/n is what is read
                     _counts(ax, s, xs, ys, lo, hi, c, mk, ls, labels.index(s.label))
                     continue

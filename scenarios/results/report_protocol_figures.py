@@ -204,7 +204,7 @@ def secure_sum_figures(
             {"completed": label("dropout"), "exact": label("dropout")},
             {"completed": "share of runs"}, tuple(series), runs=len(runs),
         )  # fmt: skip
-        figs.append(draw(fig, panels=("completed", "exact"), ylim=(-0.04, 1.04), vlines={"completed": v, "exact": v},
+        figs.append(draw(fig, panels=("completed", "exact"), ylim=(-0.05, 1.12), vlines={"completed": v, "exact": v},
                          legend_out=len({s.label for s in series}) > 3, dodge=True))  # fmt: skip
     x = "parties" if "parties" in sw else ("dropout" if "dropout" in sw else None)
     if x is not None:

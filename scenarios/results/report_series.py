@@ -131,7 +131,8 @@ def wilson(k: int, n: int, z: float = 1.959964) -> tuple[float, float]:
     d = 1 + z * z / n
     c = (p + z * z / (2 * n)) / d
     h = z * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / d
-    return (max(0.0, c - h), min(1.0, c + h))
+    # (the interval always holds k/n: at k = n, c + h lands a rounding error below 1)
+    return (max(0.0, min(c - h, p)), min(1.0, max(c + h, p)))
 
 
 

@@ -73,3 +73,15 @@ def test_shares_of_few_runs_are_labelled_with_their_counts() -> None:
     assert {"5/5", "2/5", "0/5"} <= set(texts), texts
     many = draw(Figure("c", "t", "c", {}, {}, (_rates(SMALL_N),)), panels=("completed",))
     assert not any(re.fullmatch(r"\d+/\d+", t) for t in _texts(_axes(many.svg, 1)))
+
+
+def test_wilson_intervals_hold_the_share_and_draw_at_every_count() -> None:
+    """4/4 put the upper bound a rounding error below 1: matplotlib refused the bar and the whole
+    report (and the live view of a study at 4 repeats) failed."""
+    for n in range(1, 40):
+        for k in range(n + 1):
+            lo, hi = wilson(k, n)
+            assert 0.0 <= lo <= k / n <= hi <= 1.0, (k, n, lo, hi)
+    ci = wilson(4, 4)
+    s = Series("completed", "all runs", (0.0,), (1.0,), lo=(ci[0],), hi=(1.0 - 1e-16,), n=(25,))
+    assert draw(Figure("c", "t", "c", {}, {}, (s,)), panels=("completed",)).svg
