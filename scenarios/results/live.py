@@ -147,7 +147,7 @@ def make_server(live: LiveReport, host: str = "127.0.0.1", port: int = 8000) -> 
     which); run it with ``serve_forever()``."""
 
     class Handler(BaseHTTPRequestHandler):
-        def do_GET(self) -> None:  # noqa: N802 (http.server's name)
+        def do_GET(self) -> None:
             path = self.path.split("?", 1)[0]
             if path in ("/", "/index.html"):
                 body, kind = live.page().encode("utf-8"), "text/html; charset=utf-8"
@@ -167,7 +167,7 @@ def make_server(live: LiveReport, host: str = "127.0.0.1", port: int = 8000) -> 
             self.end_headers()
             self.wfile.write(body)
 
-        def log_message(self, format: str, *args: Any) -> None:  # noqa: A002
+        def log_message(self, format: str, *args: Any) -> None:
             pass  # (one line per reload would bury the terminal)
 
     return ThreadingHTTPServer((host, port), Handler)

@@ -31,7 +31,7 @@ dropout = [0.0, 0.4]
 
 
 def _get(url: str) -> bytes:
-    with urllib.request.urlopen(url, timeout=30) as r:  # noqa: S310 (a local test server)
+    with urllib.request.urlopen(url, timeout=30) as r:
         body: bytes = r.read()
         return body
 
