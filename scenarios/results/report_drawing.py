@@ -218,7 +218,7 @@ def _two_ticks(ax: Any, which: str, values: Sequence[float]) -> None:
     if (len(shown) + len(minor) >= 2 and not narrow) or lo <= 0:
         return
     if 1 <= len(distinct) <= 4:  # (one value: the one tick that matters, at it)
-        ticks = distinct
+        ticks = _apart(distinct, lo, hi)
     else:
         ticks = sorted({float(f"{v:.2g}") for v in np.geomspace(lo, hi, 6)[1:-1]})
     axis.set_major_locator(FixedLocator(ticks))
@@ -226,6 +226,20 @@ def _two_ticks(ax: Any, which: str, values: Sequence[float]) -> None:
     axis.set_minor_locator(NullLocator())
     axis.set_minor_formatter(NullFormatter())
     (ax.set_xlim if which == "x" else ax.set_ylim)(lo, hi)
+
+
+def _apart(values: Sequence[float], lo: float, hi: float, gap: float = 0.14) -> list[float]:
+    """``values`` (ascending) whose labels do not run into each other on a log axis from ``lo`` to
+    ``hi``: each kept value at least ``gap`` of the axis from the one kept before (the last value
+    replaces its too-close predecessor, so the span's both ends are labelled)."""
+    width = math.log(hi / lo)
+    kept: list[float] = []
+    for v in values:
+        if not kept or math.log(v / kept[-1]) >= gap * width:
+            kept.append(v)
+        elif v == values[-1] and len(kept) > 1:
+            kept[-1] = v
+    return kept
 
 
 def _with_svg(fig: Figure, f: Any) -> Figure:

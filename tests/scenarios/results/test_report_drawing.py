@@ -85,3 +85,11 @@ def test_wilson_intervals_hold_the_share_and_draw_at_every_count() -> None:
     ci = wilson(4, 4)
     s = Series("completed", "all runs", (0.0,), (1.0,), lo=(ci[0],), hi=(1.0 - 1e-16,), n=(25,))
     assert draw(Figure("c", "t", "c", {}, {}, (s,)), panels=("completed",)).svg
+
+
+def test_tick_labels_at_close_costs_do_not_run_into_each_other() -> None:
+    """Three costs within 11 % (162, 174, 180 messages) printed as "174180" on one spot."""
+    s = Series("messages", "all runs", (162.0, 174.0, 180.0), (0.3, 0.2, 0.25), style="markers")
+    fig = draw(Figure("k", "t", "c", {}, {}, (s,)), panels=("messages",), logx=("messages",))
+    ticks = [t for t in _texts(_axes(fig.svg, 1)) if t.replace(",", "").isdigit() and int(t) > 100]
+    assert ticks == ["162", "180"], ticks
