@@ -58,6 +58,9 @@ LABELS = {
     "clients": "clients (records)",
     "block": "block size B",
     "cells": "cells per vector",
+    "bytes_per_party": "payload bytes sent per data party",
+    "sum_degree": "secure-sum graph degree (SecAgg+)",
+    "sum_threshold": "secure-sum threshold t (SecAgg+)",
 }
 SCALE = {"bytes": 1e-6}
 
