@@ -7,7 +7,7 @@ STAMP := $(VENV)/.installed
 # pytest-xdist workers for `make test` (auto: one per core; TEST_WORKERS=0 runs in this process)
 TEST_WORKERS ?= auto
 
-.PHONY: demo test lint bench bench-full clean
+.PHONY: demo test lint bench bench-full api clean
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -37,6 +37,9 @@ bench: $(STAMP)  # quick sizes: minutes
 
 bench-full: $(STAMP)  # every module at its own (long) defaults: hours on 2 cores
 	$(BIN)/python -m benchmarks --full
+
+api: $(STAMP)  # docs/api.md from the docstrings (the suite checks it is up to date)
+	$(BIN)/python docs/gen_api.py
 
 clean:
 	rm -rf $(VENV) results

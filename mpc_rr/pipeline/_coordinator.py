@@ -108,9 +108,13 @@ class Coordinator(SubProtocolHost):
         self.dep_randomized: np.ndarray | None = None
         self.late = 0
         self._sub_messages = 0
+        self._sub_expected = 0
         self.message_types = PIPELINE_MESSAGES
         if config.dependence != "rr":
             self.attach_sub(dependence_role(config, COORDINATOR, None))
+            # what the coordinator receives of the sum without dropouts: one message per party and
+            # step (SecAgg+'s four rounds, a Prio3 or plain report) -- the total a progress line shows
+            self._sub_expected = len(dependence_sum(config).steps) * config.n
 
     def start(self) -> list[Send]:
         return self.start_sub() if self.sub is not None else []
@@ -137,8 +141,9 @@ class Coordinator(SubProtocolHost):
 
     def _forward_sub(self, src: int, msg: Message) -> list[Send]:
         self._sub_messages += 1
-        if self._sub_messages % 256 == 0:
-            self._report("SECURE SUM", self._sub_messages, 0)
+        if self._sub_messages % 256 == 0 or self._sub_messages == self._sub_expected:
+            # (a protocol with more messages than one per step: the total grows with the count)
+            self._report("SECURE SUM", self._sub_messages, max(self._sub_expected, self._sub_messages))
         return super()._forward_sub(src, msg)
 
     def _dependence_deadline(self) -> list[Send]:

@@ -293,6 +293,7 @@ def to_json(ev: Evaluation, opts: RunOptions) -> dict[str, Any]:
         else {"iterations": res.adjustment.iterations, "converged": res.adjustment.converged},
         "estimator": ex.config.estimator,
         "cost": ex.run.costs.to_json(),
+        "secure_sum": _secure_sum_document(ex),
         "timing": {
             "setup_s": ex.setup_s,
             "protocol_s": ex.protocol_s,
@@ -308,6 +309,26 @@ def to_json(ev: Evaluation, opts: RunOptions) -> dict[str, Any]:
             :20
         ],
         "privacy": privacy_ledger(ex),
+    }
+
+
+def _secure_sum_document(ex: Execution) -> dict[str, Any] | None:
+    """The dependence sum actually run (``None`` for ``dependence = "rr"``): its protocol and the
+    public parameters it derived for this ``n`` -- for SecAgg+ the graph degree and the threshold
+    chosen from ``max_dropout``/``max_corrupt`` (Bell et al. 2020, Sec. 3), which set the bytes a
+    party sends (they grow with the degree) -- and the mean bytes sent per data party (whole run)."""
+    cfg = ex.config
+    if cfg.dependence == "rr":
+        return None
+    from mpc_rr.pipeline import dependence_public, dependence_sum
+
+    per_party = ex.run.costs.data_parties()["mean"]
+    return {
+        "protocol": cfg.sum_protocol,
+        "parties": cfg.n,
+        "params": dependence_public(cfg).as_json(),
+        "messages_to_coordinator": len(dependence_sum(cfg).steps) * cfg.n,
+        "bytes_sent_per_data_party": per_party.get("bytes_sent"),
     }
 
 

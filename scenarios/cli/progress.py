@@ -8,13 +8,18 @@ only); without a terminal (a pipe, a CI or ``nohup`` log, ``make demo > log``)
 it is a line when it starts, one at most every ``interval`` seconds with the
 count, rate and ETA, and one when it completes.  A phase that cannot be
 counted (loading a data set, clustering, estimating) is a line
-``"<what> ..."`` completed with ``"done in X s"``.  ``enabled=False``: silent.
+``"<what> ..."`` completed with ``"done in X s"``.  Without a terminal, a phase
+that says nothing for ``heartbeat`` seconds (building 30,000 parties, a phase
+whose counts arrive only at its end) gets a ``"<what>: still running, N s"``
+line, so a log never looks stuck.  ``enabled=False``: silent.
 """
 
 from __future__ import annotations
 
 import sys
+import threading
 import time
+import weakref
 from typing import IO, Any
 
 __all__ = ["Phases", "eta_text"]
@@ -39,8 +44,9 @@ class Phases:
     """One phase at a time (see module docstring)."""
 
     def __init__(
-        self, file: IO[str] | None = None, *, enabled: bool | None = None, interval: float = 10.0
-    ) -> None:
+        self, file: IO[str] | None = None, *, enabled: bool | None = None, interval: float = 10.0,
+        heartbeat: float = 15.0,
+    ) -> None:  # fmt: skip
         self.file = file if file is not None else sys.stderr
         tty = bool(getattr(self.file, "isatty", lambda: False)())
         self.enabled = enabled is not False
@@ -52,10 +58,30 @@ class Phases:
         self._counted: tuple[str, str, str, float, float] | None = None  # key, desc, unit, t0, last
         self._complete: set[str] = set()
         self.timings: dict[str, float] = {}
+        self.heartbeat = heartbeat
+        self._said = time.perf_counter()
+        self._lock = threading.Lock()
+        self._stop: threading.Event | None = None
 
     def _say(self, text: str, end: str = "\n") -> None:
         if self.enabled:
-            print(text, end=end, file=self.file, flush=True)
+            with self._lock:
+                print(text, end=end, file=self.file, flush=True)
+                self._said = time.perf_counter()
+
+    def _open(self) -> tuple[str, float] | None:
+        """The phase open now: (what, when it began)."""
+        if self._line is not None:
+            return self._line
+        if self._counted is not None:
+            return self._counted[1], self._counted[3]
+        return None
+
+    def _watch(self) -> None:
+        if self.enabled and not self.bars and self._stop is None and self.heartbeat > 0:
+            self._stop = threading.Event()
+            threading.Thread(target=_beat, args=(weakref.ref(self), self._stop, self.heartbeat),
+                             daemon=True, name="phases-heartbeat").start()  # fmt: skip
 
     # -- timed lines ----------------------------------------------------------------------
     def start(self, what: str) -> None:
@@ -63,6 +89,7 @@ class Phases:
         self.end()
         self._line = (what, time.perf_counter())
         self._say(f"{what} ...", end="" if self.bars else "\n")
+        self._watch()
 
     def end(self, note: str = "") -> None:
         """End the current phase, bar or line (no-op when none is open)."""
@@ -94,6 +121,7 @@ class Phases:
         if self._counted is None or self._counted[0] != key:
             self.end()
             self._counted = (key, desc, unit, now, now)
+            self._watch()
             if not (total and done >= total):  # (a phase can be complete at its first report)
                 self._say(f"{desc}: started ({eta_text(done, total, 0.0, unit)})")
                 return
@@ -127,3 +155,21 @@ class Phases:
 
     def close(self) -> None:
         self.end()
+        if self._stop is not None:
+            self._stop.set()
+            self._stop = None
+
+
+def _beat(ref: weakref.ref[Phases], stop: threading.Event, every: float) -> None:
+    """(a daemon thread, lines mode only) a line when the open phase has been quiet ``every``
+    seconds; ends with :meth:`Phases.close` or when the :class:`Phases` is gone (a command that
+    raised never closes it, and holds it by ``ref`` only)."""
+    while not stop.wait(min(1.0, every)):
+        ph = ref()
+        if ph is None:
+            return
+        phase = ph._open()
+        now = time.perf_counter()
+        if phase is not None and now - ph._said >= every:
+            ph._say(f"{phase[0]}: still running, {now - phase[1]:.0f} s")
+        del ph

@@ -1,10 +1,17 @@
 """Drawing a report's figures: matplotlib into SVG, text kept as text, from exactly ``fig.series``.
 
 :func:`draw` draws line, marker, interval and dotted series panel by panel
-(shared or separate axes, log scales with plain tick labels, reference
-lines, a legend beside or under the panels, coinciding series dodged
-sideways); :func:`draw_stacked` draws horizontal stacked bars.  Both return
-the figure with its ``svg`` filled in and close the matplotlib figure.
+(shared or separate axes, log scales with plain tick labels -- at least two
+labelled ticks however narrow the span --, reference lines, a legend beside
+or under the panels).  Series on a grid's x values may be dodged sideways
+(``dodge``: for visibility only, the caption says so); markers at a
+*measured* x (``style="markers"``: a cost) are never moved: they are drawn
+as concentric rings, and a panel where every marker has the same x says so
+in the panel.  A share of runs (an interval series) at fewer than
+:data:`SMALL_N` runs per point is labelled ``k/n`` with its interval drawn
+faint, so the count and not the width of a Wilson bar is what is read.
+:func:`draw_stacked` draws horizontal stacked bars.  Both return the figure
+with its ``svg`` filled in and close the matplotlib figure.
 """
 
 from __future__ import annotations
@@ -17,11 +24,14 @@ from typing import Any
 
 from scenarios.results.report_series import Figure
 
-__all__ = ["COLORS", "MARKERS", "draw", "draw_stacked"]
+__all__ = ["COLORS", "MARKERS", "SMALL_N", "draw", "draw_stacked"]
 
 COLORS = ("#1f77b4", "#d62728", "#2ca02c", "#ff7f0e", "#9467bd", "#8c564b", "#e377c2", "#17becf",
           "#7f7f7f", "#bcbd22")  # fmt: skip
 MARKERS = ("o", "s", "^", "D", "v", "P", "X", "*", "<", ">")
+# below this many runs per point a share is shown as its count k/n (a Wilson bar at n = 5 spans
+# about half the axis and would be all the eye sees)
+SMALL_N = 20
 
 
 def draw(fig: Figure, *, panels: Sequence[str], logx: Sequence[str] = (), logy: Sequence[str] = (),
@@ -62,6 +72,9 @@ def draw(fig: Figure, *, panels: Sequence[str], logx: Sequence[str] = (), logy: 
                 ax.plot(xs, ys, color="0.2", ls=":", lw=1.8, label=s.label)
                 continue
             ls = "-" if s.style == "line" else "none"
+            if s.style == "markers":  # a measured x is never moved: rings, the first the widest
+                _rings(ax, s, xs, ys, c, mk, labels.index(s.label), len(labels))
+                continue
             if (
                 dodge and shared_x and len(labels) > 1 and xs
             ):  # coinciding series side by side (drawing only)
@@ -73,8 +86,13 @@ def draw(fig: Figure, *, panels: Sequence[str], logx: Sequence[str] = (), logy: 
                     span = (max(xs) - min(xs)) or 1.0
                     xs = [v + shift * 0.008 * span for v in xs]
             if s.lo is not None and s.hi is not None:
-                lo = [y - (math.nan if v is None else v) for y, v in zip(ys, s.lo, strict=True)]
-                hi = [(math.nan if v is None else v) - y for y, v in zip(ys, s.hi, strict=True)]
+                # (clamped: a Wilson bound can miss k/n by a rounding error, and matplotlib refuses a
+                # negative bar)
+                lo = [max(0.0, y - (math.nan if v is None else v)) for y, v in zip(ys, s.lo, strict=True)]
+                hi = [max(0.0, (math.nan if v is None else v) - y) for y, v in zip(ys, s.hi, strict=True)]
+                if s.n and max(s.n) < SMALL_N:  # few runs: the count k/n is what is read
+                    _counts(ax, s, xs, ys, lo, hi, c, mk, ls, labels.index(s.label))
+                    continue
                 ax.errorbar(xs, ys, yerr=[lo, hi], color=c, marker=mk, ls=ls, ms=6, lw=1.6, capsize=3,
                             elinewidth=1.0, alpha=0.9, label=s.label)  # fmt: skip
                 continue
@@ -102,9 +120,12 @@ def draw(fig: Figure, *, panels: Sequence[str], logx: Sequence[str] = (), logy: 
         if panel in logx:
             ax.set_xscale("log")
             _plain_log(ax.xaxis)
+            _two_ticks(ax, "x", [v for s in mine if s.style != "dotted" for v in s.x if v is not None])
+        _same_x_note(ax, mine)
         if panel in logy:
             ax.set_yscale("log")
             _plain_log(ax.yaxis)
+            _two_ticks(ax, "y", [v for s in mine for v in s.y if v is not None])
         if ylim is not None:
             ax.set_ylim(*ylim)
         ax.set_xlabel(fig.xlabel.get(panel, ""))
@@ -129,6 +150,96 @@ def draw(fig: Figure, *, panels: Sequence[str], logx: Sequence[str] = (), logy: 
         else:
             axes[0][-1].legend(handles, labs, loc="best", framealpha=0.85)
     return _with_svg(fig, f)
+
+
+def _rings(ax: Any, s: Any, xs: list[Any], ys: list[float], c: str, mk: str, index: int, count: int) -> None:
+    """Markers at their measured x, hollow and the larger the earlier the series: series that cost
+    the same stay visible as concentric rings instead of being pushed apart."""
+    ms = 6.0 + 3.0 * (count - 1 - index)
+    err = [0.0 if e is None else e for e in s.yerr] if s.yerr is not None else None
+    ax.errorbar(xs, ys, yerr=err if err and any(err) else None, color=c, marker=mk, ls="none", ms=ms,
+                mfc="none", mew=1.8, capsize=3, elinewidth=1.0, alpha=0.9, label=s.label)  # fmt: skip
+
+
+def _counts(ax: Any, s: Any, xs: list[Any], ys: list[float], lo: list[float], hi: list[float], c: str,
+            mk: str, ls: str, index: int) -> None:  # fmt: skip
+    """A share of few runs: the marker labelled ``k/n``, its Wilson interval a faint band."""
+    ax.errorbar(xs, ys, yerr=[lo, hi], color=c, marker=mk, ls=ls, ms=6, lw=1.6, capsize=0,
+                elinewidth=5.0, ecolor=(*_rgb(c), 0.18), label=s.label)  # fmt: skip
+    ax.set_ylim(-0.05, 1.12)  # a share: the whole axis, room above for the labels
+    for x, y, n in zip(xs, ys, s.n, strict=False):
+        if math.isnan(y):
+            continue
+        k = round(y * n)
+        # beside the marker, one row per series so two series at one point do not overwrite
+        ax.annotate(f"{k}/{n}", (x, y), xytext=(7, 9 - 13 * index), textcoords="offset points",
+                    fontsize=9, color=c, va="center", fontweight="bold")  # fmt: skip
+
+
+def _rgb(color: str) -> tuple[float, float, float]:
+    from matplotlib.colors import to_rgb
+
+    r, g, b = to_rgb(color)
+    return (r, g, b)
+
+
+def _same_x_note(ax: Any, mine: Sequence[Any]) -> None:
+    """Say so in the panel when every marker of a measured x has one value (all runs cost the same)."""
+    xs = {v for s in mine if s.style == "markers" for v in s.x if v is not None}
+    groups = {s.label for s in mine if s.style == "markers"}
+    if len(xs) == 1 and len(groups) > 1:
+        (v,) = xs
+        ax.annotate(f"every group at the same x: {_num(v)}\n(rings: markers drawn over each other)",
+                    (0.5, 0.02), xycoords="axes fraction", ha="center", va="bottom", fontsize=9,
+                    color="0.25", bbox={"boxstyle": "round,pad=0.25", "fc": "white", "ec": "0.8", "alpha": 0.9})  # fmt: skip
+
+
+def _num(v: float) -> str:
+    return f"{v:,.0f}" if abs(v) >= 100 else f"{v:.3g}"
+
+
+def _two_ticks(ax: Any, which: str, values: Sequence[float]) -> None:
+    """A log axis whose span holds fewer than two labelled ticks (all values within a factor of a few,
+    or all equal: matplotlib then labels none) gets fixed ticks: the data's distinct values (up to
+    four), else four log-spaced ones."""
+    import numpy as np
+    from matplotlib.ticker import FixedLocator, FuncFormatter, NullFormatter, NullLocator
+
+    axis = ax.xaxis if which == "x" else ax.yaxis
+    distinct = sorted({float(v) for v in values if v and v > 0})
+    narrow = bool(distinct) and distinct[-1] / distinct[0] < 1.5
+    if narrow:  # (one cost: matplotlib spans a decade around it, the value at neither tick)
+        (ax.set_xlim if which == "x" else ax.set_ylim)(distinct[0] / 1.25, distinct[-1] * 1.25)
+    lo, hi = ax.get_xlim() if which == "x" else ax.get_ylim()
+    lo, hi = min(lo, hi), max(lo, hi)
+    shown = [t for t in axis.get_majorticklocs() if lo <= t <= hi]
+    fmt_minor = axis.get_minor_formatter()
+    minor = [t for t in axis.get_minorticklocs() if lo <= t <= hi and fmt_minor(t, 0)]
+    if (len(shown) + len(minor) >= 2 and not narrow) or lo <= 0:
+        return
+    if 1 <= len(distinct) <= 4:  # (one value: the one tick that matters, at it)
+        ticks = _apart(distinct, lo, hi)
+    else:
+        ticks = sorted({float(f"{v:.2g}") for v in np.geomspace(lo, hi, 6)[1:-1]})
+    axis.set_major_locator(FixedLocator(ticks))
+    axis.set_major_formatter(FuncFormatter(lambda v, _pos: _num(v)))
+    axis.set_minor_locator(NullLocator())
+    axis.set_minor_formatter(NullFormatter())
+    (ax.set_xlim if which == "x" else ax.set_ylim)(lo, hi)
+
+
+def _apart(values: Sequence[float], lo: float, hi: float, gap: float = 0.14) -> list[float]:
+    """``values`` (ascending) whose labels do not run into each other on a log axis from ``lo`` to
+    ``hi``: each kept value at least ``gap`` of the axis from the one kept before (the last value
+    replaces its too-close predecessor, so the span's both ends are labelled)."""
+    width = math.log(hi / lo)
+    kept: list[float] = []
+    for v in values:
+        if not kept or math.log(v / kept[-1]) >= gap * width:
+            kept.append(v)
+        elif v == values[-1] and len(kept) > 1:
+            kept[-1] = v
+    return kept
 
 
 def _with_svg(fig: Figure, f: Any) -> Figure:

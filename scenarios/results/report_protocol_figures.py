@@ -15,7 +15,7 @@ from dataclasses import replace
 from typing import Any
 
 from scenarios.results.aggregate import by_point
-from scenarios.results.report_drawing import draw, draw_stacked
+from scenarios.results.report_drawing import SMALL_N, draw, draw_stacked
 from scenarios.results.report_series import (
     Figure,
     Series,
@@ -31,6 +31,10 @@ from scenarios.results.store import StoredRun
 
 __all__ = ["PHASES", "pipeline_figures", "secure_sum_figures"]
 
+_SMALL = (f"at fewer than {SMALL_N} runs per point each marker is labelled with its count k/n and the "
+          "interval drawn as a faint band; series at the same x are dodged sideways by a hair, for "
+          "visibility only")  # fmt: skip
+
 PHASES = (("setup_s", "setup (roles, keys)"), ("phase_network_s", "network setup (TLS keys, handshakes)"),
           ("phase_dependence_s", "dependence phase"),
           ("phase_release_s", "clustering broadcast + release"), ("phase_estimation_s", "estimation + adjustment"),
@@ -41,6 +45,24 @@ def _accuracy_metric(metrics: Sequence[str]) -> str:
     return next((m for m in metrics if m.startswith("error_")), "error_clusters_0.1")
 
 
+def _every_error(pts: Sequence[Any], x: str, errors: Sequence[str], group: Sequence[str], panel: str,
+                 **kw: Any) -> list[Series]:  # fmt: skip
+    """``lines`` of every ``error_*`` metric listed (not only the first: listing RR-Independent first
+    hid the comparison), each series named by its method when there are several."""
+    out = []
+    for m in errors:
+        name = label(m).removeprefix("median relative error, ")
+        for s in lines(pts, x, m, group, panel, **kw):
+            if len(errors) > 1:
+                s = replace(s, label=name if s.label in ("", "all runs") else f"{name}: {s.label}")
+            out.append(s)
+    return out
+
+
+def _error_label(errors: Sequence[str]) -> str:
+    return label(errors[0]) if len(errors) == 1 else "median relative error (every method listed)"
+
+
 def pipeline_figures(
     scenario: str, runs: Sequence[StoredRun], metrics: Sequence[str], grid: dict[str, list[Any]]
 ) -> list[Figure]:
@@ -48,9 +70,10 @@ def pipeline_figures(
     sw = swept(runs)
     acc = _accuracy_metric(metrics)
     ok = [r for r in runs if r.status == "ok"]
+    errors = [m for m in metrics if m.startswith("error_")] or [acc]
     phase_keys = [k for k, _ in PHASES]
-    pts = by_point(runs, [acc, "messages", "bytes", "wall_s", "completed", *phase_keys], grid)
-    pts_ok = by_point(ok, [acc, "messages", "bytes", "wall_s", *phase_keys], grid)
+    pts = by_point(runs, [*errors, "messages", "bytes", "wall_s", "completed", *phase_keys], grid)
+    pts_ok = by_point(ok, [*errors, "messages", "bytes", "wall_s", *phase_keys], grid)
     if ok:
         cat = [k for k in sw if not numeric(runs, k)]
         group = cat or [k for k in sw if k in ("parties",)] or []
@@ -60,37 +83,32 @@ def pipeline_figures(
             ("bytes", "payload bytes"),
             ("wall_s", "wall time"),
         ):
-            series += lines(pts_ok, cost, acc, group, panel, x_metric=True, style="markers")
+            series += _every_error(pts_ok, cost, errors, group, panel, x_metric=True, style="markers")
         fig = Figure(
             "accuracy-cost", title(scenario, "accuracy against cost", ok),
-            f"Each marker is one grid point: {label(acc)} (mean ± sd over its repeats) against what the run "
-            "cost — messages and payload bytes sent by all parties, and the protocol's wall time (runner start "
-            "to end; over TCP the deployment's keys and TLS handshakes included). "
-            f"Grouped by {', '.join(group) or 'nothing (one group)'}, dodged sideways where markers coincide; "
-            "the y axis is shared.",
+            f"Each marker is one grid point: {_error_label(errors)} (mean ± sd over its repeats) against what "
+            "the run cost — messages and payload bytes sent by all parties, and the protocol's wall time (runner "
+            "start to end; over TCP the deployment's keys and TLS handshakes included). "
+            f"Grouped by {', '.join(group) or 'nothing (one group)'}. Markers sit at the cost measured, never "
+            "moved: groups that cost the same are drawn as concentric rings (the first group the widest), "
+            "and a panel where every group has one cost says so. The y axis is shared.",
             {"messages": "messages sent (log)", "payload bytes": "payload bytes sent (MB, log)", "wall time": "protocol wall time (s, log)"},
-            {"messages": label(acc)}, tuple(series), runs=len(ok),
+            {"messages": _error_label(errors)}, tuple(series), runs=len(ok),
         )  # fmt: skip
         # the legend under the panels: inside one it hid markers
         figs.append(draw(fig, panels=("messages", "payload bytes", "wall time"), logx=("messages", "payload bytes", "wall time"),
-                         legend_out=True, dodge=True))  # fmt: skip
-    errors = [m for m in metrics if m.startswith("error_")] or [acc]
-    pts_err = by_point(ok, errors, grid) if len(errors) > 1 else pts_ok
+                         legend_out=True))  # fmt: skip
     for x in ("p", "parties"):
         if x in sw and ok:
             others = [k for k in sw if k != x]
-            series = []
-            for m in errors:  # every method listed, not only the first (it hid the comparison)
-                for s in lines(pts_err, x, m, others, ""):
-                    name = label(m).removeprefix("median relative error, ")
-                    series.append(replace(s, label=name if len(errors) > 1 and s.label in ("", "all runs")
-                                          else (f"{name}: {s.label}" if len(errors) > 1 else s.label)))  # fmt: skip
+            series = _every_error(pts_ok, x, errors, others, "")
             what = label(acc) if len(errors) == 1 else "median relative error of every method listed"
             fig = Figure(
                 f"error-{x}", title(scenario, f"error against {'p' if x == 'p' else 'n'}", ok),
                 f"{what} (mean ± sd over repeats) against {label(x)}; one line per "
-                f"{'method and ' if len(errors) > 1 else ''}{', '.join(others) or 'scenario'}, dodged "
-                "sideways where lines coincide.",
+                f"{'method and ' if len(errors) > 1 else ''}{', '.join(others) or 'scenario'}; lines that "
+                "coincide are dodged sideways by a hair for visibility (the x values are the grid's, the same "
+                "for every line).",
                 {"": label(x)}, {"": what if len(errors) == 1 else "median relative error"}, tuple(series),
                 runs=len(ok),
             )  # fmt: skip
@@ -105,14 +123,15 @@ def pipeline_figures(
             )
     if "dropout" in sw:
         others = [k for k in sw if k != "dropout"]
-        series = rates(pts, runs, "dropout", "completed", others, "completion")
-        series += lines(pts_ok, "dropout", acc, others, "accuracy")
+        series = [s if s.label != "all runs" else replace(s, label="runs that completed")
+                  for s in rates(pts, runs, "dropout", "completed", others, "completion")]  # fmt: skip
+        series += _every_error(pts_ok, "dropout", errors, others, "accuracy")
         fig = Figure(
             "completion-dropout", title(scenario, "completion and error against the dropout rate", runs),
-            "Left: share of runs that completed (95 % Wilson interval); right: "
-            f"{label(acc)} of the completed runs (mean ± sd).",
+            f"Left: share of runs that completed (95 % Wilson interval; {_SMALL}); right: "
+            f"{_error_label(errors)} of the completed runs (mean ± sd).",
             {"completion": label("dropout"), "accuracy": label("dropout")},
-            {"completion": label("completed"), "accuracy": label(acc)}, tuple(series), runs=len(runs),
+            {"completion": label("completed"), "accuracy": _error_label(errors)}, tuple(series), runs=len(runs),
         )  # fmt: skip
         figs.append(
             draw(
@@ -179,13 +198,13 @@ def secure_sum_figures(
         fig = Figure(
             "completion-dropout", title(scenario, "completion against the dropout rate", runs),
             "Share of runs that produced a sum (left) and whose sum equals the plaintext sum of the included "
-            "parties (right), with 95 % Wilson intervals, against the fraction of parties that crash at the "
-            "given step. The dashed line is the tolerance the protocol was configured with; past it, a run must "
+            f"parties (right), with 95 % Wilson intervals ({_SMALL}), against the fraction of parties that "
+            "crash at the given step. The dashed line is the tolerance the protocol was configured with; past it, a run must "
             "abort cleanly, never return a wrong sum.",
             {"completed": label("dropout"), "exact": label("dropout")},
             {"completed": "share of runs"}, tuple(series), runs=len(runs),
         )  # fmt: skip
-        figs.append(draw(fig, panels=("completed", "exact"), ylim=(-0.04, 1.04), vlines={"completed": v, "exact": v},
+        figs.append(draw(fig, panels=("completed", "exact"), ylim=(-0.05, 1.12), vlines={"completed": v, "exact": v},
                          legend_out=len({s.label for s in series}) > 3, dodge=True))  # fmt: skip
     x = "parties" if "parties" in sw else ("dropout" if "dropout" in sw else None)
     if x is not None:

@@ -58,6 +58,9 @@ LABELS = {
     "clients": "clients (records)",
     "block": "block size B",
     "cells": "cells per vector",
+    "bytes_per_party": "payload bytes sent per data party",
+    "sum_degree": "secure-sum graph degree (SecAgg+)",
+    "sum_threshold": "secure-sum threshold t (SecAgg+)",
 }
 SCALE = {"bytes": 1e-6}
 
@@ -131,7 +134,8 @@ def wilson(k: int, n: int, z: float = 1.959964) -> tuple[float, float]:
     d = 1 + z * z / n
     c = (p + z * z / (2 * n)) / d
     h = z * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / d
-    return (max(0.0, c - h), min(1.0, c + h))
+    # (the interval always holds k/n: at k = n, c + h lands a rounding error below 1)
+    return (max(0.0, min(c - h, p)), min(1.0, max(c + h, p)))
 
 
 

@@ -32,6 +32,7 @@ from scenarios.cli.options import (
     HelpFormatter,
     add_json,
     add_seed,
+    args_digest,
     int_at_least,
     open_open,
     output_dir,
@@ -197,7 +198,7 @@ def _run_linkability(args: argparse.Namespace) -> int:
                 row[ch] = {"success": r.success, "ci": list(r.ci), "baseline": r.baseline}
             curve.append(row)
         main = None if args.parties in grid else (args.parties, args.channel, res)
-        png = _plot(curve, args.p, args.out, main, seed=args.seed)
+        png = _plot(curve, args.p, args.out, main, seed=args.seed, name=f"linkability-{args_digest(args)}.png")
         out["curve"] = curve
         out["plot"] = str(png)
     out["seconds_total"] = time.perf_counter() - start
@@ -267,6 +268,7 @@ def _print(args: argparse.Namespace, res, inf, eps, reid, png) -> None:  # type:
 def _plot(
     curve: list[dict[str, object]], p: float, out: Path,
     main: tuple[int, str, LinkabilityResult] | None = None, *, seed: int | None = None,
+    name: str = "linkability.png",
 ) -> Path:
     import matplotlib
 
@@ -274,7 +276,7 @@ def _plot(
     import matplotlib.pyplot as plt
 
     out.mkdir(parents=True, exist_ok=True)
-    png = out / "linkability.png"
+    png = out / name  # one file per command line: a new attack keeps the last one's plot
     x = [int(row["parties"]) for row in curve]  # type: ignore[call-overload]
     fig, ax = plt.subplots(figsize=(7.5, 4.6))
     style = {"direct": ("tab:red", "o-"), "anonymous": ("tab:blue", "s-"), "secure-sum": ("tab:green", "^--")}

@@ -28,6 +28,7 @@ from scenarios.cli.options import (
     add_json,
     add_protocol_options,
     add_seed,
+    args_digest,
     given_options,
     int_at_least,
     open_open,
@@ -76,7 +77,8 @@ def run(args: argparse.Namespace) -> int:
     head = out.pop("head")
     n, threshold, rule = args.parties, out["threshold"], out["threshold_rule"]
     if not args.no_plot:
-        out["plot"] = str(_plot(args.protocol, n, out["curve"], threshold, rule, args.size, args.out))
+        out["plot"] = str(_plot(args.protocol, n, out["curve"], threshold, rule, args.size, args.out,
+                                     f"coalition-{args_digest(args)}.png"))
     if args.json:
         print(json.dumps(out, indent=2))
         return 0
@@ -106,7 +108,7 @@ def _ci(ci: tuple[float, float]) -> str:
 
 def _plot(
     protocol: str, n: int, curve: list[dict[str, Any]], threshold: int, rule: str, size: int,
-    folder: Path,
+    folder: Path, name: str = "coalition.png",
 ) -> Path:
     import matplotlib
 
@@ -114,7 +116,7 @@ def _plot(
     import matplotlib.pyplot as plt
 
     folder.mkdir(parents=True, exist_ok=True)
-    png = folder / "coalition.png"
+    png = folder / name  # one file per command line: a new attack keeps the last one's plot
     x = [c["size"] for c in curve]
     fig, ax = plt.subplots(figsize=(7.5, 4.6))
     ax.plot(x, [c["success"] for c in curve], "o-", color="tab:red", label="attack success")

@@ -29,6 +29,7 @@ from scenarios.cli.options import (
     HelpFormatter,
     add_json,
     add_seed,
+    args_digest,
     int_at_least,
     open_open,
     output_dir,
@@ -102,7 +103,7 @@ def run(args: argparse.Namespace) -> int:
                                permutations=args.permutations, confidence=args.confidence,
                                secret_attribute=args.secret_attribute)  # fmt: skip
     if not args.no_plot and _plottable(out):
-        out["plot"] = str(_plot(out, args.out))
+        out["plot"] = str(_plot(out, args.out, f"eavesdrop-{args.protocol}-{args_digest(args)}.png"))
     if args.json:
         print(json.dumps(out, indent=2, default=_json_default))
     else:
@@ -123,7 +124,7 @@ def _plottable(out: dict[str, Any]) -> bool:
     return isinstance(c, dict) and "success_per_attribute" in c
 
 
-def _plot(out: dict[str, Any], folder: Path) -> Path:
+def _plot(out: dict[str, Any], folder: Path, name: str = "eavesdrop.png") -> Path:
     import matplotlib
 
     matplotlib.use("Agg")
@@ -143,7 +144,7 @@ def _plot(out: dict[str, Any], folder: Path) -> Path:
     prior_label = ("attacker: the public table as prior" if out["protocol"] == "rrba"
                    else "attacker with an estimated prior")  # fmt: skip
     folder.mkdir(parents=True, exist_ok=True)
-    png = folder / "eavesdrop.png"
+    png = folder / name  # one file per command line: a new attack keeps the last one's plot
     x = np.arange(len(names))
     fig, ax = plt.subplots(figsize=(8, 4.4))
     ax.bar(x - 0.2, base, 0.4, color="tab:gray", label="prior mode (no record read)")

@@ -143,8 +143,8 @@ def run(args: argparse.Namespace) -> int:
 
     def progress(phase: str, done: int, total: int) -> None:
         """Counted phases as bars (closed when complete); the work between them as timed lines."""
-        if phase == "SECURE SUM":  # sub-protocol messages relayed; the total is not known in advance
-            phases.count(phase, done, 0, desc="dependence phase (secure sum)", unit="msg")
+        if phase == "SECURE SUM":  # sum messages the coordinator received, of one per party and step
+            phases.count(phase, done, total, desc="dependence phase (secure sum)", unit="msg")
         elif phase == "DEPENDENCE":
             phases.count(phase, done, total, desc="dependence phase", unit="party")
             if total and done >= total and "clustering" not in begun:

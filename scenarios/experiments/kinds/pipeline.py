@@ -74,6 +74,7 @@ METRICS: tuple[str, ...] = (
     "central_epsilon_dependence", "central_epsilon_total", "central_delta",
     "messages", "bytes", "rounds", "wall_s", "exchange_s", "setup_s", "evaluation_s",
     *PHASES.values(), "peer_errors", "tcp_handshakes", "tcp_handshake_s",
+    "bytes_per_party", "sum_degree", "sum_threshold",
 )  # fmt: skip
 
 
@@ -186,6 +187,12 @@ def run(ctx: RunContext) -> Outcome:
         "evaluation_s": t["evaluation_s"],
         **{PHASES[k]: v for k, v in t["phases_s"].items()},
     }  # fmt: skip
+    # the dependence sum's parameters derived for this n (SecAgg+: the graph degree and threshold,
+    # which set the bytes a party sends: a sweep over n shows why bytes/party grows)
+    ss = doc.get("secure_sum") or {}
+    metrics |= {"bytes_per_party": doc["cost"]["data_parties"]["mean"]["bytes_sent"],
+                "sum_degree": ss.get("params", {}).get("degree"),
+                "sum_threshold": ss.get("params", {}).get("threshold")}  # fmt: skip
     return Outcome("ok", metrics, doc)
 
 

@@ -46,8 +46,22 @@ def test_as_dataset_takes_a_table_in_memory_a_csv_and_adult() -> None:
 
 
 def test_run_pipeline_equals_the_command_line(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    report = mpc_rr.run_pipeline(SURVEY, parties=300, p=0.7, seed=4, dependence="secure-sum")
+    seen: list[tuple[int, int]] = []
+
+    def progress(phase: str, done: int, total: int) -> None:
+        if phase == "SECURE SUM":
+            seen.append((done, total))
+
+    report = mpc_rr.run_pipeline(SURVEY, parties=300, p=0.7, seed=4, dependence="secure-sum",
+                                 progress=progress)  # fmt: skip
     assert isinstance(report, mpc_rr.PipelineReport)
+    # the secure-sum progress has a total (SecAgg+: four messages per party reach the coordinator)
+    assert seen and all(total == 4 * 300 for _, total in seen) and seen[-1] == (1200, 1200)
+    # results.json records the SecAgg+ parameters the run derived for its n (they set bytes/party)
+    ss = report.document["secure_sum"]
+    assert ss["protocol"] == "secagg" and ss["parties"] == 300 and ss["messages_to_coordinator"] == 1200
+    assert 0 < ss["params"]["threshold"] <= ss["params"]["degree"] < 300
+    assert ss["bytes_sent_per_data_party"] == report.cost["data_parties"]["mean"]["bytes_sent"]
     with pytest.raises(dataclasses.FrozenInstanceError):
         report.document = {}  # type: ignore[misc]
     argv = ["run", str(SURVEY), "--infer-schema", "--parties", "300", "--p", "0.7", "--seed", "4",
@@ -58,6 +72,7 @@ def test_run_pipeline_equals_the_command_line(tmp_path: Path, capsys: pytest.Cap
     assert report.relative_error == cli["relative_error"]
     assert report.epsilon == cli["epsilon"]
     assert report.document["dependences"] == cli["dependences"]
+    assert cli["secure_sum"]["params"] == ss["params"]
 
 
 def test_run_secure_sum_defaults_to_the_harness_and_is_exact() -> None:

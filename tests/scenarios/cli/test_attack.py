@@ -3,6 +3,9 @@ transcripts, clean errors."""
 
 from __future__ import annotations
 
+import re
+from pathlib import Path
+
 import pytest
 
 from scenarios import cli
@@ -21,7 +24,9 @@ def test_attack_linkability_json_and_plot(cli_json, tmp_path):
     assert all(row["direct"]["success"] == 1.0 for row in data["curve"])
     acc = data["epsilon"]["pipeline_accounting"]
     assert acc["parallel"] == pytest.approx(data["epsilon"]["parallel_claimed"])
-    assert (tmp_path / "linkability.png").stat().st_size > 10_000
+    png = Path(data["plot"])
+    assert png.parent == tmp_path and re.fullmatch(r"linkability-[0-9a-f]{6}\.png", png.name)
+    assert png.stat().st_size > 10_000
 
 
 def test_attack_linkability_bad_parties(capsys):
@@ -71,6 +76,19 @@ def test_attack_coalition_json_plot_and_threshold(cli_json, capsys, tmp_path):
         assert key in data
     first = min(c["size"] for c in data["curve"] if c["recovery_rate"] > 0)
     assert first == t == data["params"]["threshold"]
-    assert (tmp_path / "coalition.png").stat().st_size > 10_000
+    first_plot = Path(data["plot"])
+    assert re.fullmatch(r"coalition-[0-9a-f]{6}\.png", first_plot.name)
+    assert first_plot.stat().st_size > 10_000
+    # another attack asked for differently writes its own plot, the previous one stays
+    again = cli_json([*argv[:-3], "--size", "3", "--json", "--out", str(tmp_path)])
+    assert Path(again["plot"]) != first_plot and first_plot.exists() and Path(again["plot"]).exists()
     assert cli.main(["attack", "coalition", "--parties", "10", "--size", "10", "--no-plot"]) == 2
     assert "--size must be at most --parties - 1 = 9, got 10" in capsys.readouterr().err
+
+
+@pytest.mark.slow
+def test_attack_eavesdrop_plot_is_named_by_its_command_line(cli_json, tmp_path):
+    argv = ["attack", "eavesdrop", "--protocol", "pipeline", "--parties", "30", "--permutations", "20",
+            "--json", "--out", str(tmp_path)]  # fmt: skip
+    png = Path(cli_json(argv)["plot"])
+    assert re.fullmatch(r"eavesdrop-pipeline-[0-9a-f]{6}\.png", png.name) and png.stat().st_size > 10_000

@@ -107,3 +107,27 @@ def test_run_keeps_a_previous_run_of_its_default_folder(
     assert (tmp_path / "results/run-adult-1-2/results.json").exists()
     assert main(["run", "adult", "--parties", "60", "--out", "results/run-adult-1", "--json"]) == 0
     assert "holds a previous run" in capsys.readouterr().err  # an explicit --out is replaced, said so
+
+
+def test_a_quiet_phase_says_it_is_still_running_when_stderr_is_not_a_terminal() -> None:
+    """`make demo > log` sat 49 s on "building 32,561 parties ..." with nothing after it."""
+    import time
+
+    f = io.StringIO()
+    ph = Phases(f, heartbeat=0.3)
+    ph.start("building 30 parties")
+    time.sleep(1.2)
+    ph.end()
+    time.sleep(0.5)  # nothing more once the phase ended
+    ph.close()
+    lines = f.getvalue().splitlines()
+    beats = [ln for ln in lines if ln.startswith("building 30 parties: still running, ")]
+    assert 2 <= len(beats) <= 4, lines
+    assert lines[-1].startswith("building 30 parties: done in") and lines.index(beats[-1]) < len(lines) - 1
+    on_tty = io.StringIO()
+    on_tty.isatty = lambda: True  # type: ignore[method-assign]
+    bar = Phases(on_tty, heartbeat=0.2)
+    bar.start("x")
+    time.sleep(0.5)
+    bar.close()
+    assert "still running" not in on_tty.getvalue()  # a terminal shows "x ..." until done

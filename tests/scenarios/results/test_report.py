@@ -363,3 +363,9 @@ def test_error_plots_show_every_method_listed_not_only_the_first(report) -> None
     for method in ("RR-Independent", "RR-Clusters"):
         for n in (30, 60):
             assert f"{method} (σ = 0.1): parties = {n}" in labels, labels
+    acc = next(f for f in figs if f.key == "accuracy-cost")
+    for panel in ("messages", "payload bytes", "wall time"):
+        mine = {s.label for s in acc.series if s.panel == panel}
+        assert {f"{m} (σ = 0.1): parties = {n}" for m in ("RR-Independent", "RR-Clusters")
+                for n in (30, 60)} == mine, mine  # fmt: skip
+    assert "every method listed" in acc.ylabel["messages"]

@@ -1,0 +1,95 @@
+"""Report figures that do not mislead: tick labels on every cost axis, measured costs never moved,
+shares of few runs read as counts k/n (issue 23, point 5)."""
+
+from __future__ import annotations
+
+import re
+import xml.etree.ElementTree as ET
+
+from scenarios.results.report_drawing import SMALL_N, draw
+from scenarios.results.report_series import Figure, Series, wilson
+
+SVG = "{http://www.w3.org/2000/svg}"
+XLINK = "{http://www.w3.org/1999/xlink}href"
+
+
+def _axes(svg: str, index: int) -> ET.Element:
+    root = ET.fromstring(svg)
+    (ax,) = [g for g in root.iter(f"{SVG}g") if g.get("id") == f"axes_{index}"]
+    return ax
+
+
+def _texts(el: ET.Element) -> list[str]:
+    """The text of an SVG (``svg.fonttype = none``: text kept as text), one entry per element."""
+    return ["".join(t.itertext()).strip() for t in el.iter(f"{SVG}text")]
+
+
+def _marker_xs(ax: ET.Element) -> set[float]:
+    """x of every marker and error-bar cap drawn in the axes (not the tick marks)."""
+    data = [g for g in ax if not (g.get("id") or "").startswith("matplotlib.axis")]
+    return {round(float(u.get("x", "nan")), 3) for g in data for u in g.iter(f"{SVG}use") if u.get("x")}
+
+
+def _equal_cost_figure() -> Figure:
+    """Two groups (cluster, lambda) whose every run costs the same: 6,000 messages, 0.91 MB."""
+    series = []
+    for lab, ys in (("mechanism = cluster", (0.12, 0.2)), ("mechanism = lambda", (0.14, 0.22))):
+        series.append(Series("messages", lab, (6000.0, 6000.0), ys, (0.01, 0.02), style="markers"))
+        series.append(Series("payload bytes", lab, (0.91, 0.91), ys, (0.01, 0.02), style="markers"))
+    return Figure("accuracy-cost", "t", "c", {"messages": "messages", "payload bytes": "MB"},
+                  {"messages": "error"}, tuple(series))  # fmt: skip
+
+
+def test_equal_costs_get_a_tick_label_and_stay_where_they_were_measured() -> None:
+    fig = draw(_equal_cost_figure(), panels=("messages", "payload bytes"),
+               logx=("messages", "payload bytes"), legend_out=True)  # fmt: skip
+    for i, value in ((1, "6,000"), (2, "0.91")):
+        ax = _axes(fig.svg, i)
+        ticks = [t for t in _texts(ax) if re.fullmatch(r"[0-9.,]+", t)]
+        assert value in ticks, (i, ticks)  # before: no tick label at all on either panel
+        # every marker (both groups, both points) at the one measured x: nothing dodged apart
+        assert len(_marker_xs(ax)) == 1, _marker_xs(ax)
+        assert any(f"every group at the same x: {value}" in t for t in _texts(ax))
+
+
+def test_a_narrow_cost_span_gets_at_least_two_tick_labels() -> None:
+    s = Series("messages", "all runs", (90.0, 180.0), (0.2, 0.1), style="markers")
+    fig = draw(Figure("k", "t", "c", {}, {}, (s,)), panels=("messages",), logx=("messages",))
+    ticks = [t for t in _texts(_axes(fig.svg, 1)) if re.fullmatch(r"[0-9.,]+", t)]
+    xticks = [t for t in ticks if float(t.replace(",", "")) >= 50]
+    assert len(xticks) >= 2, ticks
+
+
+def _rates(n: int) -> Series:
+    ks = (n, n // 2, 0)
+    ci = [wilson(k, n) for k in ks]
+    return Series("completed", "drop_step = shares", (0.0, 0.2, 0.5), tuple(k / n for k in ks),
+                  lo=tuple(c[0] for c in ci), hi=tuple(c[1] for c in ci), n=(n, n, n))  # fmt: skip
+
+
+def test_shares_of_few_runs_are_labelled_with_their_counts() -> None:
+    fig = draw(Figure("c", "t", "c", {}, {}, (_rates(5),)), panels=("completed",), sharey=False)
+    texts = _texts(_axes(fig.svg, 1))
+    assert {"5/5", "2/5", "0/5"} <= set(texts), texts
+    many = draw(Figure("c", "t", "c", {}, {}, (_rates(SMALL_N),)), panels=("completed",))
+    assert not any(re.fullmatch(r"\d+/\d+", t) for t in _texts(_axes(many.svg, 1)))
+
+
+def test_wilson_intervals_hold_the_share_and_draw_at_every_count() -> None:
+    """4/4 put the upper bound a rounding error below 1: matplotlib refused the bar and the whole
+    report (and the live view of a study at 4 repeats) failed."""
+    for n in range(1, 40):
+        for k in range(n + 1):
+            lo, hi = wilson(k, n)
+            assert 0.0 <= lo <= k / n <= hi <= 1.0, (k, n, lo, hi)
+    ci = wilson(4, 4)
+    s = Series("completed", "all runs", (0.0,), (1.0,), lo=(ci[0],), hi=(1.0 - 1e-16,), n=(25,))
+    assert draw(Figure("c", "t", "c", {}, {}, (s,)), panels=("completed",)).svg
+
+
+def test_tick_labels_at_close_costs_do_not_run_into_each_other() -> None:
+    """Three costs within 11 % (162, 174, 180 messages) printed as "174180" on one spot."""
+    s = Series("messages", "all runs", (162.0, 174.0, 180.0), (0.3, 0.2, 0.25), style="markers")
+    fig = draw(Figure("k", "t", "c", {}, {}, (s,)), panels=("messages",), logx=("messages",))
+    ticks = [t for t in _texts(_axes(fig.svg, 1)) if t.replace(",", "").isdigit() and int(t) > 100]
+    assert ticks == ["162", "180"], ticks
