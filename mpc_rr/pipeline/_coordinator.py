@@ -113,7 +113,7 @@ class Coordinator(SubProtocolHost):
         if config.dependence != "rr":
             self.attach_sub(dependence_role(config, COORDINATOR, None))
             # what the coordinator receives of the sum without dropouts: one message per party and
-            # step (SecAgg+'s four rounds, a Prio3 or plain report) -- the total a progress line shows
+            # step (SecAgg+'s five rounds, a Prio3 or plain report) -- the total a progress line shows
             self._sub_expected = len(dependence_sum(config).steps) * config.n
 
     def start(self) -> list[Send]:

@@ -18,6 +18,7 @@ from mpc_rr.secure_sum.secagg._client import SecAggClient
 from mpc_rr.secure_sum.secagg._messages import (
     SECAGG_MESSAGES,
     AdvertiseKeys,
+    ConsistencySig,
     EncryptedShares,
     MaskedInput,
     UnmaskShares,
@@ -60,7 +61,13 @@ def messages() -> tuple[type[Message], ...]:
 
 def step_messages() -> Mapping[str, type[Message]]:
     """The message a data party sends at each step (where a dropout can strike)."""
-    return {"keys": AdvertiseKeys, "shares": EncryptedShares, "masked": MaskedInput, "unmask": UnmaskShares}
+    return {
+        "keys": AdvertiseKeys,
+        "shares": EncryptedShares,
+        "masked": MaskedInput,
+        "consistency": ConsistencySig,
+        "unmask": UnmaskShares,
+    }
 
 
 def message_count(n: int, options: SecAggOptions | None = None) -> int:

@@ -45,7 +45,7 @@ SPEC = SumSpec(
     name="secagg",
     summary="SecAgg+ (Bell et al. 2020): pairwise masks over a sparse graph, Shamir-shared "
     "seeds, dropouts tolerated in every step",
-    steps=("keys", "shares", "masked", "unmask"),
+    steps=("keys", "shares", "masked", "consistency", "unmask"),
     options=SecAggOptions,
     public=lazy(f"{_HERE}:public"),
     role=lazy(f"{_HERE}:role"),

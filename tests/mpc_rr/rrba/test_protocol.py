@@ -254,7 +254,7 @@ def test_a_client_whose_aggregator_is_gone_gives_up_after_its_patience() -> None
     sub = small_data(40, seed=7)
     cfg = config_for(sub, 10, 0.5, secure_tally=True)
     client = rrba_roles(cfg, sub.codes, SEED, parties=[25])[25]
-    assert client.patience == 4 * 3 + 2  # block 3, four SecAgg+ steps per block
+    assert client.patience == 5 * 3 + 2  # block 3, five SecAgg+ steps per block (consistency round)
     for _ in range(client.patience - 1):
         client.on_timeout()
     assert not client.done

@@ -55,11 +55,12 @@ def test_run_pipeline_equals_the_command_line(tmp_path: Path, capsys: pytest.Cap
     report = mpc_rr.run_pipeline(SURVEY, parties=300, p=0.7, seed=4, dependence="secure-sum",
                                  progress=progress)  # fmt: skip
     assert isinstance(report, mpc_rr.PipelineReport)
-    # the secure-sum progress has a total (SecAgg+: four messages per party reach the coordinator)
-    assert seen and all(total == 4 * 300 for _, total in seen) and seen[-1] == (1200, 1200)
+    # the secure-sum progress has a total (SecAgg+: five messages per party reach the coordinator,
+    # the consistency round's signature among them)
+    assert seen and all(total == 5 * 300 for _, total in seen) and seen[-1] == (1500, 1500)
     # results.json records the SecAgg+ parameters the run derived for its n (they set bytes/party)
     ss = report.document["secure_sum"]
-    assert ss["protocol"] == "secagg" and ss["parties"] == 300 and ss["messages_to_coordinator"] == 1200
+    assert ss["protocol"] == "secagg" and ss["parties"] == 300 and ss["messages_to_coordinator"] == 1500
     assert 0 < ss["params"]["threshold"] <= ss["params"]["degree"] < 300
     assert ss["bytes_sent_per_data_party"] == report.cost["data_parties"]["mean"]["bytes_sent"]
     with pytest.raises(dataclasses.FrozenInstanceError):

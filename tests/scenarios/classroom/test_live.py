@@ -132,7 +132,7 @@ async def test_full_mesh_aborts_naming_the_bot_that_left() -> None:
 
 
 def test_drop_bot_names_the_protocol_steps() -> None:
-    with pytest.raises(UsageError, match="keys, shares, masked, unmask"):
+    with pytest.raises(UsageError, match="keys, shares, masked, consistency, unmask"):
         Lesson("secagg", drop_bot="publish")
 
 
