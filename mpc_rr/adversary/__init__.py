@@ -52,6 +52,7 @@ __all__ = [
     "LINK_CHANNELS",
     "MAX_INPUTS",
     "MESH_PROTOCOLS",
+    "PIPELINE_CHEATS",
     "PIPELINE_PLANTS",
     "PLAINSUM_PLANTS",
     "POISON_STRATEGIES",
@@ -144,6 +145,7 @@ __all__ = [
     "participation_leakage",
     "party_groups",
     "pipeline_audit",
+    "pipeline_cheat",
     "pipeline_observations",
     "plainsum_offline",
     "planted_variants",
@@ -206,6 +208,7 @@ _HOME = {
     "Observation": "mpc_rr.adversary._inference",
     "OfflinePublic": "mpc_rr.adversary._offline",
     "OneRunResult": "mpc_rr.adversary._one_run",
+    "PIPELINE_CHEATS": "mpc_rr.adversary._cheat_through",
     "PIPELINE_PLANTS": "mpc_rr.adversary._broken",
     "PLAINSUM_PLANTS": "mpc_rr.adversary._broken",
     "POISON_STRATEGIES": "mpc_rr.adversary._poison",
@@ -276,6 +279,7 @@ _HOME = {
     "participation_leakage": "mpc_rr.adversary._traffic",
     "party_groups": "mpc_rr.adversary._linkability",
     "pipeline_audit": "mpc_rr.adversary._pipeline_audit",
+    "pipeline_cheat": "mpc_rr.adversary._cheat_through",
     "pipeline_observations": "mpc_rr.adversary._inference",
     "plainsum_offline": "mpc_rr.adversary._offline",
     "planted_variants": "mpc_rr.adversary._choices",
@@ -345,6 +349,10 @@ if TYPE_CHECKING:
         CheatReport,
         cheat,
         cheat_strategies,
+    )
+    from mpc_rr.adversary._cheat_through import (
+        PIPELINE_CHEATS,
+        pipeline_cheat,
     )
     from mpc_rr.adversary._cheats import (
         CLIENT_STRATEGIES,
