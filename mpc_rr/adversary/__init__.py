@@ -160,6 +160,7 @@ __all__ = [
     "reidentification",
     "relay_run",
     "release_pairs",
+    "rrba_cheat",
     "rrba_observations",
     "run_guessing_game",
     "score",
@@ -294,6 +295,7 @@ _HOME = {
     "reidentification": "mpc_rr.adversary._consequences",
     "relay_run": "mpc_rr.adversary._mesh_cheats",
     "release_pairs": "mpc_rr.adversary._channels",
+    "rrba_cheat": "mpc_rr.adversary._cheat_through",
     "rrba_observations": "mpc_rr.adversary._inference",
     "run_guessing_game": "mpc_rr.adversary._audit",
     "score": "mpc_rr.adversary._coalitions",
@@ -353,6 +355,7 @@ if TYPE_CHECKING:
     from mpc_rr.adversary._cheat_through import (
         PIPELINE_CHEATS,
         pipeline_cheat,
+        rrba_cheat,
     )
     from mpc_rr.adversary._cheats import (
         CLIENT_STRATEGIES,
