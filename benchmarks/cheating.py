@@ -63,8 +63,11 @@ def main(argv: list[str] | None = None) -> None:
     p.add_argument("--baseline-ref", default="main")
     p.add_argument("--repeat", type=int, default=3)
     p.add_argument("--quick", action="store_true", help="n = 100 in memory only")
+    p.add_argument("--configs", default="100:memory,1000:memory,100:tcp", help="N:TRANSPORT,... to measure")
     args = p.parse_args(argv)
-    configs = [(100, "memory")] if args.quick else [(100, "memory"), (1000, "memory"), (100, "tcp")]
+    configs = [(int(c.split(":")[0]), c.split(":")[1]) for c in args.configs.split(",")]
+    if args.quick:
+        configs = [(100, "memory")]
     print("load average {:.2f} {:.2f} {:.2f}".format(*os.getloadavg()))
     rows = []
     with tempfile.TemporaryDirectory() as tmp:
