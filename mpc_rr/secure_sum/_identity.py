@@ -289,25 +289,19 @@ def merkle_paths(items: list[bytes], *, with_paths: bool = True) -> tuple[bytes,
     sha = hashlib.sha256
     level = [sha(b"\x00" + item).digest() for item in items]
     paths: list[list[bytes]] = [[] for _ in items]
-    members = [[i] for i in range(len(items))] if with_paths else []  # leaves under each node
+    shift = 0  # leaf i sits in node i >> shift of the current level (a promoted node keeps i // 2)
     while len(level) > 1:
-        pairs = len(level) // 2
-        up = [sha(b"\x01" + level[2 * j] + level[2 * j + 1]).digest() for j in range(pairs)]
         if with_paths:
-            grouped = []
-            for j in range(pairs):
-                left, right = members[2 * j], members[2 * j + 1]
-                for i in left:
-                    paths[i].append(level[2 * j + 1])
-                for i in right:
-                    paths[i].append(level[2 * j])
-                grouped.append(left + right)
-            if len(level) % 2:
-                grouped.append(members[-1])
-            members = grouped
+            width = len(level)
+            for i, path in enumerate(paths):
+                sibling = (i >> shift) ^ 1
+                if sibling < width:
+                    path.append(level[sibling])
+        up = [sha(b"\x01" + level[2 * j] + level[2 * j + 1]).digest() for j in range(len(level) // 2)]
         if len(level) % 2:
             up.append(level[-1])
         level = up
+        shift += 1
     return level[0], paths  # each path from the bottom up
 
 

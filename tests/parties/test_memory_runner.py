@@ -122,10 +122,10 @@ def test_on_timeout_can_proceed_without_dropouts_in_virtual_time() -> None:
 
 
 def test_a_network_profile_prices_a_secure_sum_in_virtual_time() -> None:
-    """SecAgg+ is 5 client -> aggregator -> client rounds (with the consistency round): with
-    every one-way delay 0.1 s (RTTs of 0.1 s at both ends) and unlimited rates, the
-    aggregator's last message (the aggregate) leaves at 9 x 0.1 s of virtual time, whatever
-    the compute took."""
+    """SecAgg+ is 5 client -> aggregator -> client rounds (keys, shares, masked input, the
+    consistency round, unmasking): with every one-way delay 0.1 s (RTTs of 0.1 s at both
+    ends) and unlimited rates, the aggregator's last message (the aggregate) leaves at
+    9 x 0.1 s of virtual time, whatever the compute took."""
     from mpc_rr.workflows import run_secure_sum
     from parties.runner import MemoryRunner
     from transports.network_profiles import NetworkProfile, profile_links

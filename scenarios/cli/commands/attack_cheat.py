@@ -6,6 +6,8 @@ Examples::
     mpc-rr attack cheat --protocol secagg --strategy equivocate --trials 20 --json
     mpc-rr attack cheat --protocol secagg --strategy bad-shares --broken
     mpc-rr attack cheat --protocol full-mesh-board --strategy key-substitution --json
+    mpc-rr attack cheat --protocol pipeline --strategy equivocate
+    mpc-rr attack cheat --protocol rrba --strategy key-substitution --trials 2
 
 Each strategy (:func:`mpc_rr.adversary.cheat_strategies`) is played over
 ``--trials`` seeded runs of the real roles, then against the broken variant
@@ -43,10 +45,12 @@ def register(sub: argparse._SubParsersAction) -> None:
         ),
         formatter_class=HelpFormatter,
     )
-    p.add_argument("--protocol", choices=("secagg", *_MESH), default="secagg",
+    p.add_argument("--protocol", choices=("secagg", *_MESH, "pipeline", "rrba"), default="secagg",
                    help="secagg: SecAgg+ (the pipeline's secure-sum dependence and RRBA's secure tally run it); "
                         "full-mesh / full-mesh-board: the full mesh through a relaying hub, all-to-all or "
-                        "board publication (strategy key-substitution)")  # fmt: skip
+                        "board publication (strategy key-substitution); pipeline: the cheating SecAgg+ "
+                        "server as the pipeline's secure-sum dependence; rrba: as every block's secure "
+                        "tally (key-substitution, equivocate)")  # fmt: skip
     p.add_argument("--strategy", choices=_STRATEGIES, required=True, help="the cheat (every strategy is listed)")
     p.add_argument("--trials", type=int_at_least(1), default=5, help="seeded runs per variant")
     p.add_argument("--broken", action="store_true", help="report only the broken variant")
@@ -58,6 +62,8 @@ def register(sub: argparse._SubParsersAction) -> None:
 def _run(args: argparse.Namespace) -> int:
     if args.protocol in _MESH:
         return _run_mesh(args)
+    if args.protocol in ("pipeline", "rrba"):
+        return _run_through(args)
     from mpc_rr.adversary import cheat
 
     broken = cheat(args.strategy, protocol=args.protocol, trials=args.trials, seed=args.seed, broken=True)
@@ -92,15 +98,33 @@ def _run_mesh(args: argparse.Namespace) -> int:
 
     broken = mesh_cheat(args.protocol, broken=True, seed=args.seed, trials=args.trials)
     ours = broken if args.broken else mesh_cheat(args.protocol, broken=False, seed=args.seed, trials=args.trials)
+    return _print(args, broken, ours)
+
+
+def _run_through(args: argparse.Namespace) -> int:
+    from mpc_rr.adversary import PIPELINE_CHEATS, pipeline_cheat, rrba_cheat
+    from mpc_rr.core import UsageError
+
+    if args.strategy not in PIPELINE_CHEATS:
+        raise UsageError(f"--protocol {args.protocol} plays --strategy {' or '.join(PIPELINE_CHEATS)}, "
+                         f"not {args.strategy!r}")  # fmt: skip
+    play = pipeline_cheat if args.protocol == "pipeline" else rrba_cheat
+    broken = play(args.strategy, broken=True, seed=args.seed, trials=args.trials)
+    ours = broken if args.broken else play(args.strategy, broken=False, seed=args.seed, trials=args.trials)
+    return _print(args, broken, ours)
+
+
+def _print(args: argparse.Namespace, broken: dict, ours: dict) -> int:
     if args.json:
         print(json.dumps({**ours, "broken_variant": broken}, indent=2))
         return 0
     for rep in (broken,) if args.broken else (broken, ours):
         what = "the broken variant (protection off)" if rep["variant"] == "broken" else "our roles"
-        print(f"key-substitution (the relay cheats) against {what}, {rep['trials']} trials, n = {rep['n']}:")
+        print(f"{rep['strategy']} ({rep['protocol']}: the server cheats) against {what}, "
+              f"{rep['trials']} trials, n = {rep['n']}:")
         print(f"  detected in {rep['detections']}/{rep['trials']} trials; culprits named: {rep['culprits'] or 'none'}")
         print(f"  inputs recovered: {rep['inputs_recovered']} of {rep['inputs_total']} "
-              f"(baseline, a guess: {rep['baseline']:.3g}); wrong totals accepted: {rep['wrong_totals']}")
+              f"(baseline, a guess: {rep['baseline']:.3g}); wrong totals accepted: {rep.get('wrong_totals', 0)}")
         for note in rep["notes"]:
             print(f"  note: {note}")
     return 0
