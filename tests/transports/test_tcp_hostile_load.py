@@ -49,6 +49,45 @@ async def test_outsiders_holding_the_cap_do_not_keep_honest_parties_out(roster_f
     assert any("more unauthenticated connections closed" in m and "per-source limit" in m for m in lines)
 
 
+async def _noisy_outsider(port: int, source: str) -> trio.SocketStream:
+    """A TCP connection from ``source`` (a loopback address) that sends one junk byte, so
+    it does not look silent to the hub."""
+    sock = trio.socket.socket()
+    await sock.bind((source, 0))
+    await sock.connect(("127.0.0.1", port))
+    stream = trio.SocketStream(sock)
+    await stream.send_all(b"\x16")
+    return stream
+
+
+async def test_outsiders_from_another_address_evict_only_their_own(roster_for) -> None:
+    """Before: past ``max_pending`` the oldest non-silent handshake was closed, whoever's it
+    was, so outsiders that send a byte each (from 127.0.0.2) evicted honest parties in the
+    middle of their TLS handshake; now the busiest source loses one of its own."""
+    roster = roster_for(3)
+    async with open_hub(roster, port=0, max_pending=8, per_source=8, handshake_timeout=30) as hub:
+        r = roster.with_hub_address("127.0.0.1", hub.port)
+        noisy = [await _noisy_outsider(hub.port, "127.0.0.2") for _ in range(8)]
+        clients = []
+        async with trio.open_nursery() as nursery:
+
+            async def flood() -> None:
+                while True:  # outsiders keep arriving during the honest handshakes
+                    noisy.append(await _noisy_outsider(hub.port, "127.0.0.2"))
+
+            nursery.start_soon(flood)
+            with trio.fail_after(20):
+                for pid in (1, 2):
+                    clients.append(await connect_client(r, pid))
+            nursery.cancel_scope.cancel()
+        assert hub.admission.summary()["pending limit"] >= 8
+        for c in clients:
+            await c.send(0, b"in")
+        assert sorted([await hub.receive() for _ in clients]) == [(1, b"in"), (2, b"in")]
+        for s in (*clients, *noisy):
+            await s.aclose()
+
+
 async def test_a_silent_handshake_is_closed_at_the_deadline_and_counted(roster_for) -> None:
     roster = roster_for(2)
     async with open_hub(roster, port=0, handshake_timeout=0.3) as hub:
