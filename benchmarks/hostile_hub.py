@@ -293,15 +293,20 @@ def main(argv: list[str] | None = None) -> None:
     ap.add_argument("--json", type=Path, default=None, help="write every trial's figures here")
     args = ap.parse_args(argv)
     nofile = _raise_nofile()
-    variants = {"baseline": _export(args.baseline), "ours": ROOT}
+    signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))  # clean up processes on SIGTERM
+    base = _export(args.baseline)
+    variants = {"baseline": base, "ours": ROOT}
     rows: dict[tuple[str, int], list[dict[str, object]]] = {}
-    for _ in range(args.repeat):
-        for k in args.outsiders:
-            for name, code in variants.items():  # interleaved: load hits both
-                r = trial(code, k, args.parties, args.rate, attackers=args.attackers,
-                          same_source=args.same_source)  # fmt: skip
-                print(name, k, json.dumps(r), flush=True)
-                rows.setdefault((name, k), []).append(r)
+    try:
+        for _ in range(args.repeat):
+            for k in args.outsiders:
+                for name, code in variants.items():  # interleaved: load hits both
+                    r = trial(code, k, args.parties, args.rate, attackers=args.attackers,
+                              same_source=args.same_source)  # fmt: skip
+                    print(name, k, json.dumps(r), flush=True)
+                    rows.setdefault((name, k), []).append(r)
+    finally:
+        shutil.rmtree(base, ignore_errors=True)
     if args.json is not None:
         args.json.write_text(json.dumps({f"{n} {k}": rs for (n, k), rs in rows.items()}, indent=1))
     print(f"load: {os.getloadavg()[0]:.1f}; open files limit {nofile}; {args.parties - 1} honest clients "

@@ -343,11 +343,11 @@ class TcpHub(Endpoint):
 
     async def _handle(self, sock: trio.SocketStream) -> None:
         """Serve one connection: a bounded, deadlined handshake (:class:`Admission`), then relay."""
-        auth = None
-        pending = self.admission.admit(sock)
+        auth, pending = None, self.admission.admit(sock)
         try:
             with pending.scope:
                 pending.scope.deadline = trio.current_time() + self.handshake_timeout
+                await trio.lowlevel.wait_readable(sock.socket)  # no TLS state for the silent
                 auth = await self._authenticate(pending)
             if auth is None and pending.evicted is not None:
                 self.admission.refused(pending.evicted, f"{pending.source}: evicted ({pending.evicted})")

@@ -4,8 +4,10 @@ parties that stall inside a frame or send past their budget, and the run's nonce
 from __future__ import annotations
 
 import logging
+import os
 import struct
 
+import pytest
 import trio
 
 from transports.errors import EndpointClosed
@@ -85,6 +87,30 @@ async def test_outsiders_from_another_address_evict_only_their_own(roster_for) -
             await c.send(0, b"in")
         assert sorted([await hub.receive() for _ in clients]) == [(1, b"in"), (2, b"in")]
         for s in (*clients, *noisy):
+            await s.aclose()
+
+
+def _rss() -> int:
+    with open("/proc/self/statm") as f:
+        return int(f.read().split()[1]) * os.sysconf("SC_PAGE_SIZE")
+
+
+@pytest.mark.skipif(not os.path.exists("/proc/self/statm"), reason="needs Linux /proc")
+async def test_a_silent_outsider_costs_the_hub_no_tls_state(roster_for) -> None:
+    """Before: each pending connection held a TLS object from its accept on, about 52 KB
+    (OpenSSL's buffers, outside Python's heap): 400 silent outsiders cost about 20 MB.
+    Now the TLS state is made when the first byte arrives."""
+    roster = roster_for(2)
+    async with open_hub(roster, port=0, max_pending=512, per_source=512, handshake_timeout=60) as hub:
+        await trio.sleep(0.1)
+        before = _rss()
+        silent = await _outsiders(hub.port, 400)
+        with trio.fail_after(20):
+            while hub.admission.pending < 400:
+                await trio.sleep(0.05)
+        grew = _rss() - before
+        assert grew < 400 * 20_000, f"{grew / 400:.0f} bytes per silent connection"
+        for s in silent:
             await s.aclose()
 
 
