@@ -185,7 +185,7 @@ def _fds(pid: int) -> int:
 
 def trial(
     code: Path, outsiders: int, parties: int, rate: float, *, attackers: int = 2,
-    same_source: bool = False,
+    same_source: bool = False, linger: float = 45.0,
 ) -> dict[str, object]:  # fmt: skip
     """One honest run of ``parties`` (hub + clients, each its own process) next to the
     outsiders; every process and temporary file it starts is gone when it returns."""
@@ -201,7 +201,7 @@ def trial(
                        env=env, check=True, cwd=code)  # fmt: skip
         roster = work / "roster.json"
         party = [sys.executable, "-m", "parties.party_main", "--roster", str(roster), "--protocol",
-                 "plainsum", "--params", '{"cells": 8}', "--timeout", "90", "--linger", "45"]  # fmt: skip
+                 "plainsum", "--params", '{"cells": 8}', "--timeout", str(2 * linger), "--linger", str(linger)]  # fmt: skip
         hub_err = (work / "hub.err").open("w")
         hub = subprocess.Popen([*party, "--id", "0", "--port", "0", "--port-file", str(work / "port"),
                                 "--out", str(work / "hub.json")], env=env, cwd=code,
@@ -231,7 +231,7 @@ def trial(
         procs += clients
         held: list[int] = []
         attackers_live: list[int] = []
-        while any(c.poll() is None for c in clients) and time.perf_counter() - t0 < 150:
+        while any(c.poll() is None for c in clients) and time.perf_counter() - t0 < 3 * linger:
             held.append(_fds(hub.pid) - idle_fds)
             attackers_live.append(sum(attack.live))
             time.sleep(0.2)
@@ -259,6 +259,7 @@ def trial(
             **attack.totals, "hub_rss_mb": (hub_report.get("max_rss_bytes") or 0) / 1e6,
             "stderr_lines": err.count(b"\n"), "stderr_bytes": len(err),
             "hub_ok": bool(hub_report.get("ok")), "outsiders_closed": hub_report.get("outsiders"),
+            "hub_error": hub_report.get("error"), "hub_start_error": hub_report.get("start_error"),
             "connect_attempts": [r.get("connect_attempts") for r in reports],
             "errors": sorted({str(r.get("error"))[:160] for r in reports if not r.get("ok")}),
         }  # fmt: skip
@@ -289,6 +290,8 @@ def main(argv: list[str] | None = None) -> None:
     ap.add_argument("--rate", type=float, default=2000.0, help="outsider (re)connections per second, in all")
     ap.add_argument("--attackers", type=int, default=2, help=f"attacker processes (at most {MAX_ATTACKERS})")
     ap.add_argument("--same-source", action="store_true", help="attackers connect from 127.0.0.1 too")
+    ap.add_argument("--linger", type=float, default=45.0,
+                    help="parties' --linger: how long the hub waits for them all (run limit: twice that)")
     ap.add_argument("--baseline", default="main", help="git ref of the baseline (default: main)")
     ap.add_argument("--json", type=Path, default=None, help="write every trial's figures here")
     args = ap.parse_args(argv)
@@ -302,7 +305,7 @@ def main(argv: list[str] | None = None) -> None:
             for k in args.outsiders:
                 for name, code in variants.items():  # interleaved: load hits both
                     r = trial(code, k, args.parties, args.rate, attackers=args.attackers,
-                              same_source=args.same_source)  # fmt: skip
+                              same_source=args.same_source, linger=args.linger)  # fmt: skip
                     print(name, k, json.dumps(r), flush=True)
                     rows.setdefault((name, k), []).append(r)
     finally:
