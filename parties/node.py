@@ -128,7 +128,7 @@ def _crashing(role: Role, type_name: str) -> Role:
 
 RETRY_FIRST = 0.05
 """Seconds a client waits before its second connection attempt; each later wait doubles."""
-RETRY_CAP = 2.0
+RETRY_CAP = 0.5
 """The longest wait between two connection attempts, in seconds (before jitter)."""
 
 
