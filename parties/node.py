@@ -32,6 +32,7 @@ from collections.abc import Callable, Iterable, Mapping
 from pathlib import Path
 from typing import Any
 
+import numpy as np
 import trio
 
 from mpc_rr.core import (
@@ -125,23 +126,37 @@ def _crashing(role: Role, type_name: str) -> Role:
     return DropAt(role, target, on_crash=lambda: os.kill(os.getpid(), signal.SIGKILL))
 
 
+RETRY_FIRST = 0.05
+"""Seconds a client waits before its second connection attempt; each later wait doubles."""
+RETRY_CAP = 0.5
+"""The longest wait between two connection attempts, in seconds (before jitter)."""
+
+
 async def _connect_retrying(
-    roster: Roster, pid: int, ctx: Any, tls: bool, within: float, extra: dict[str, Any]
-) -> TcpClient:
+    roster: Roster, pid: int, ctx: Any, tls: bool, within: float, extra: dict[str, Any],
+    rng: np.random.Generator,
+) -> TcpClient:  # fmt: skip
+    """Connect, retrying for ``within`` seconds while the hub is not listening yet, starting
+    up, or shedding handshakes under a flood of outsiders (:class:`HandshakeDropped`).
+    Waits grow exponentially with jitter from ``rng``, so parties that were shed together
+    do not all come back in the same instant (issue 21); attempts are counted in ``extra``."""
     extra["startup_s"] = process_age()  # ready to connect
     deadline = trio.current_time() + within
+    attempt = 0
     while True:
+        attempt += 1
+        extra["connect_attempts"] = attempt
         try:
             return await connect_client(roster, pid, tls=tls, ssl_context=ctx)
-        except (OSError, trio.TooSlowError, HandshakeDropped) as exc:  # hub not listening yet,
-            # starting up, or shedding handshakes under a flood of outsiders
+        except (OSError, trio.TooSlowError, HandshakeDropped) as exc:
             if trio.current_time() > deadline:
                 if isinstance(exc, trio.TooSlowError):
                     raise TransportError(
                         f"party {pid}: no TLS handshake with the hub within {within} s"
                     ) from None
                 raise
-            await trio.sleep(0.05)
+            wait = min(RETRY_CAP, RETRY_FIRST * 2 ** min(attempt - 1, 16))
+            await trio.sleep(wait * float(rng.uniform(0.5, 1.0)))
 
 
 async def _watch_signals(scope: trio.CancelScope, got: list[int]) -> None:
@@ -249,7 +264,8 @@ async def run_node(
                     )  # fmt: skip
                 else:
                     party, cause = await _run_client(
-                        roster, pid, build, ctx, step_timeout, timeout, linger, tls, trace, extra
+                        roster, pid, build, ctx, step_timeout, timeout, linger, tls, trace, extra,
+                        np.random.default_rng([int(seed), pid]),
                     )
                 role = party.role
             except (OSError, TransportError) as exc:
@@ -336,9 +352,12 @@ async def _run_client(
     tls: bool,
     trace: Transcript | None,
     extra: dict[str, Any],
+    rng: np.random.Generator,
 ) -> tuple[Party, str]:
     cause = "ok"
-    ep = await _connect_retrying(roster, pid, ctx, tls, within=min(linger, timeout), extra=extra)
+    ep = await _connect_retrying(
+        roster, pid, ctx, tls, within=min(linger, timeout), extra=extra, rng=rng
+    )
     try:
         role = build(ep.run_nonce)
     except BaseException:

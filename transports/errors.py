@@ -12,8 +12,9 @@ class TransportError(Exception):
 
 
 class HandshakeDropped(TransportError):
-    """The hub closed the connection during the TLS handshake (e.g. it shed pending
-    handshakes under a flood of outsiders): worth retrying."""
+    """The hub closed the connection before its welcome (e.g. it shed pending handshakes
+    under a flood of outsiders), or refused it for a reason that may pass (the party's
+    previous connection is still being closed): worth retrying."""
 
 
 class UnknownDestination(TransportError, UsageError):

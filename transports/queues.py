@@ -53,6 +53,7 @@ class ByteQueue:
         "max_items",
         "nbytes",
         "on_release",
+        "taken",
     )
 
     def __init__(
@@ -63,6 +64,7 @@ class ByteQueue:
         self.max_bytes = int(max_bytes)
         self.max_items = int(max_items)
         self.nbytes = 0
+        self.taken = 0  # items the consumer has taken so far
         self._items: deque[Item] = deque()
         self._closed = False
         self._attached = False
@@ -129,6 +131,7 @@ class ByteQueue:
             self._append(item, cost)
 
     def _taken(self, item: Item) -> Item:
+        self.taken += 1
         self.nbytes -= len(item[1]) + ITEM_OVERHEAD
         if self.on_release is not None:
             self.on_release(item)

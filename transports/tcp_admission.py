@@ -9,13 +9,16 @@ failed (issue 21).  :class:`Admission` keeps, for the hub:
 
 * at most ``max_pending`` handshakes at once, and at most ``per_source``
   from one source address;
-* a new connection is always *admitted*; when a bound is reached the oldest
-  pending handshake is closed instead -- preferring one that has not sent a
-  single byte (an honest client sends its TLS ClientHello at once, so a
-  flood of silent connections evicts only itself).  An honest party thus
-  completes while an outsider holds the cap, as long as it can finish its
-  handshake before ``per_source`` (or ``max_pending``) newer connections
-  arrive;
+* a new connection is always *admitted*; when a bound is reached one pending
+  handshake is closed instead.  The victim is chosen so that a flood evicts
+  only itself: from the source holding the most pending handshakes (for the
+  global bound; for ``per_source``, from that source), the oldest one that
+  has not sent a single byte (an honest client sends its TLS ClientHello at
+  once), else the oldest that has; a connection whose certificate is in the
+  roster (:meth:`Admission.verify`) is never chosen while an outsider is
+  pending -- no outsider can present one.  An honest party thus completes
+  while outsiders hold the cap, from other addresses whatever they send, and
+  from its own address as long as the outsiders stay silent;
 * summarized logging: refusals of outsiders are counted by reason and
   logged as one line per ``summary_every`` seconds (plus the first few
   lines in full), never one line per attempt.
@@ -29,6 +32,7 @@ from __future__ import annotations
 import logging
 import select
 from collections import Counter
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 
 import trio
@@ -81,20 +85,45 @@ class Pending:
     stream: WatchedStream
     scope: trio.CancelScope = field(default_factory=trio.CancelScope)
     evicted: str | None = None  # why it was closed by the admission, if it was
+    verified: bool = False  # its certificate is in the roster: not an outsider
 
 
-def _oldest_silent(pending: list[Pending]) -> Pending | None:
-    """The oldest of ``pending`` that has sent nothing: no byte read by the hub and none
-    waiting in its socket (one ``poll`` for all: a loaded hub may not have read an honest
-    ClientHello yet, and must not take it for silence)."""
-    candidates = {q.stream.socket.fileno(): q for q in pending if q.stream.received == 0}
-    if not candidates:
-        return None
+_PROBE = 16  # silent candidates probed per poll call
+
+
+def _first_silent(batch: list[Pending]) -> Pending | None:
+    """The first of ``batch`` with no byte waiting in its socket (one ``poll`` for all: a
+    loaded hub may not have read an honest ClientHello yet, and must not take it for silence)."""
     poller = select.poll()
-    for fd in candidates:
+    for q in batch:
+        fd = q.stream.socket.fileno()
+        if fd < 0:
+            return q  # already closed (being refused): free to evict
         poller.register(fd, select.POLLIN)
     sent = {fd for fd, _ in poller.poll(0)}
-    return next((q for fd, q in candidates.items() if fd not in sent), None)
+    return next((q for q in batch if q.stream.socket.fileno() not in sent), None)
+
+
+def _victim(group: Iterable[Pending]) -> Pending | None:
+    """The handshake of ``group`` (oldest first) to close: the oldest silent one, else the
+    oldest that sent something; never a verified one.  Probes sockets in small batches and
+    stops at the first silent one, so the usual case (the oldest is a silent outsider) costs
+    one system call, not one per pending handshake."""
+    first: Pending | None = None
+    batch: list[Pending] = []
+    for q in group:
+        if q.verified or q.evicted is not None:
+            continue
+        first = first or q
+        if q.stream.received == 0:
+            batch.append(q)
+            if len(batch) == _PROBE:
+                if (silent := _first_silent(batch)) is not None:
+                    return silent
+                batch = []
+    if batch and (silent := _first_silent(batch)) is not None:
+        return silent
+    return first
 
 
 def source_of(sock: trio.SocketStream) -> str:
@@ -123,7 +152,7 @@ class Admission:
         self.summary_every = float(summary_every)
         self.full_lines = int(full_lines)
         self._pending: dict[Pending, None] = {}  # insertion-ordered: oldest first
-        self._by_source: Counter[str] = Counter()
+        self._by_source: dict[str, dict[Pending, None]] = {}  # the same, per source address
         self.closed: Counter[str] = Counter()  # outsiders closed, by reason (whole run)
         self.peak = 0  # most handshakes pending at once
         self._unlogged: Counter[str] = Counter()
@@ -136,22 +165,28 @@ class Admission:
         return len(self._pending)
 
     def admit(self, sock: trio.SocketStream) -> Pending:
-        """Register ``sock`` as pending, evicting the oldest handshake if a bound is reached."""
+        """Register ``sock`` as pending, evicting one handshake if a bound is reached."""
         p = Pending(source_of(sock), WatchedStream(sock))
-        if self._by_source[p.source] >= self.per_source:
-            self._evict([q for q in self._pending if q.source == p.source], "per-source limit")
+        own = self._by_source.get(p.source, {})
+        if len(own) >= self.per_source:
+            self._evict(own, "per-source limit")
         if len(self._pending) >= self.max_pending:
-            self._evict(list(self._pending), "pending limit")
+            # from the source holding the most: an honest party's own address holds one
+            self._evict(max(self._by_source.values(), key=len), "pending limit", spill=True)
         self._pending[p] = None
-        self._by_source[p.source] += 1
+        self._by_source.setdefault(p.source, {})[p] = None
         self.peak = max(self.peak, len(self._pending))
         return p
 
-    def _evict(self, candidates: list[Pending], why: str) -> None:
-        live = [q for q in candidates if q.evicted is None]
-        if not live:
-            return
-        victim = _oldest_silent(live) or live[0]  # the oldest, preferring one that sent nothing
+    def verify(self, p: Pending) -> None:
+        """``p`` presented a roster certificate: no outsider's arrival evicts it any more
+        (it stays pending, under its deadline, until its hello is checked)."""
+        p.verified = True
+
+    def _evict(self, group: dict[Pending, None], why: str, *, spill: bool = False) -> None:
+        """Close one handshake: :func:`_victim` of ``group`` (``spill``: else of all pending),
+        else the oldest of ``group`` (only verified ones left: the bound still holds)."""
+        victim = _victim(group) or (_victim(self._pending) if spill else None) or next(iter(group))
         victim.evicted = why
         victim.scope.cancel()
         self.release(victim)
@@ -160,8 +195,9 @@ class Admission:
         """``p`` is no longer pending (authenticated, refused, timed out or evicted)."""
         if p in self._pending:
             del self._pending[p]
-            self._by_source[p.source] -= 1
-            if self._by_source[p.source] <= 0:
+            own = self._by_source[p.source]
+            del own[p]
+            if not own:
                 del self._by_source[p.source]
 
     def refused(self, reason: str, line: str) -> None:

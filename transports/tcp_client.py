@@ -164,18 +164,23 @@ async def connect_client(
     """Connect party ``party_id`` to the hub and authenticate; return its endpoint.
 
     Raises :class:`TransportError` if the hub refuses us or is not who the
-    roster says; :class:`UsageError` for a party id not in the roster.
+    roster says -- :class:`HandshakeDropped` if it closed the connection without a
+    reason or says the refusal may pass (worth retrying); ``trio.TooSlowError`` if
+    there is no welcome within ``handshake_timeout`` seconds; :class:`UsageError`
+    for a party id not in the roster.
     """
     if party_id not in roster.parties or party_id == roster.hub:
         raise UsageError(f"connect_client: party_id {party_id!r} is not a non-hub roster party")
     entry = roster.parties[roster.hub]
     if tap is not None:
         tap.attach(tap_place(tls))
-    sock = await trio.open_tcp_stream(
-        entry.host if host is None else host, entry.port if port is None else port
-    )
-    raw: trio.abc.Stream = sock if tap is None else TappedStream(sock, tap, party_id, roster.hub)
     with trio.fail_after(handshake_timeout):  # the stream is closed if this fails
+        # inside the deadline: a hub whose accept queue overflows drops our SYN, and the
+        # kernel's own retries back off for minutes
+        sock = await trio.open_tcp_stream(
+            entry.host if host is None else host, entry.port if port is None else port
+        )
+        raw: trio.abc.Stream = sock if tap is None else TappedStream(sock, tap, party_id, roster.hub)
         stream, reader, welcome = await client_handshake(
             raw, roster, party_id, tls=tls, ssl_context=ssl_context
         )

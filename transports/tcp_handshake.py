@@ -143,13 +143,15 @@ async def hub_handshake(
     tap: Tap | None,
     hub: int,
     refuse: Callable[[str, int | None, str], None],
+    verified: Callable[[], None] | None = None,
 ) -> Hello | None:
     """The hub's side: TLS handshake and certificate checks (``ctx`` not ``None``), then the hello.
 
     ``fingerprints`` maps certificate fingerprints to roster ids and
     ``parties`` holds the ids a hello may claim.  A connection that fails a
     check is reported with ``refuse(why, party or None, reason)``, closed, and
-    ``None`` returned; the caller closes ``sock``.
+    ``None`` returned; the caller closes ``sock``.  ``verified()`` is called once the
+    certificate is known to be a roster party's (the peer is no outsider).
     """
     tapped = TappedStream(sock, tap, hub, -1) if tap is not None else None
     raw: trio.abc.Stream = tapped if tapped is not None else sock
@@ -175,6 +177,8 @@ async def hub_handshake(
             refuse(f"{addr}: certificate CN is {cert_id}, roster says {roster_id}", None, "CN mismatch")
             await quiet_close(stream)
             return None
+        if verified is not None:
+            verified()
     else:
         stream = raw
     reader = FrameReader(stream, MAX_CONTROL)
@@ -231,7 +235,10 @@ async def client_handshake(
             first = None
         reply = parse_control(first[1]) if first is not None and first[0] == CONTROL else {}
         if reply.get("welcome") != party_id:
-            raise TransportError(
+            # the hub sheds handshakes under a flood (closing them without a word) and
+            # marks a refusal that may pass later ("retry"): both are worth another try
+            error = HandshakeDropped if "refused" not in reply or reply.get("retry") else TransportError
+            raise error(
                 f"party {party_id}: hub refused the connection: "
                 f"{reply.get('refused', 'no welcome (connection closed)')}"
             )

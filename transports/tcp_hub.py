@@ -13,9 +13,9 @@ Memory: the inbox and every outbox are :class:`~transports.queues.ByteQueue`
 s bounded in bytes and frames (:mod:`transports.tcp_limits`).  A sender to a
 full outbox is throttled (its reader stops, so TCP back-pressure reaches
 it); a connected destination that accepts nothing for ``stall_timeout``
-seconds while a sender waits is named in ``hub.peer_errors`` and
-disconnected (:meth:`TcpHub._evict`); frames for a party that has left are
-dropped and counted in ``dropped``.
+seconds while a sender waits is named in ``hub.peer_errors`` and disconnected
+(:meth:`TcpHub._evict`); frames for a party that left are dropped (``dropped``).
+A party may reconnect only if nothing of the run passed on its connection.
 """
 
 from __future__ import annotations
@@ -50,6 +50,7 @@ from transports.tcp_admission import (
     DEFAULT_MAX_PENDING,
     DEFAULT_PER_SOURCE,
     Admission,
+    Pending,
 )
 from transports.tcp_handshake import RefusalLog, control, hub_handshake, log, send_control
 from transports.tcp_limits import (
@@ -147,6 +148,7 @@ class TcpHub(Endpoint):
         self._conns: dict[int, trio.CancelScope] = {}
         self.connected: set[int] = set()
         self._ever: set[int] = set()
+        self._carried: set[int] = set()  # parties whose connection carried a frame of the run
         self.refused = RefusalLog()
         self.handshakes = 0
         self._changed = trio.Event()
@@ -305,28 +307,30 @@ class TcpHub(Endpoint):
         self._notify()
 
     async def _authenticate(
-        self, sock: trio.abc.Stream
+        self, pending: Pending
     ) -> tuple[trio.abc.Stream, FrameReader, int, TappedStream | None] | None:
         """TLS handshake, roster and hello checks; on success the party id is reserved."""
         hello = await hub_handshake(
-            sock, ctx=self._ctx, fingerprints=self._fingerprints, parties=self._out, tap=self.tap,
-            hub=self.party_id, refuse=self._refuse,
+            pending.stream, ctx=self._ctx, fingerprints=self._fingerprints, parties=self._out,
+            tap=self.tap, hub=self.party_id, refuse=self._refuse,
+            verified=lambda: self.admission.verify(pending),
         )  # fmt: skip
         if hello is None:
             return None
         stream, claimed, cert_id, addr = hello.stream, hello.party, hello.cert_id, hello.addr
-        why = None
+        why, retry = None, False
         if cert_id is not None and claimed != cert_id:
             why = f"{addr}: claims party {claimed} but its certificate is party {cert_id}"
             who = cert_id
         elif claimed in self.connected:
-            why, who = f"{addr}: party {claimed} is already connected", claimed
+            # e.g. it gave up waiting for its welcome and we have not seen that connection end
+            why, who, retry = f"{addr}: party {claimed} is already connected", claimed, True
         elif claimed in self._ever or self._closed:
             why = f"{addr}: party {claimed} already left this run (reconnecting is not supported)"
             who = claimed
         if why is not None:
             self._refuse(why, who, "identity refused")
-            await send_control(stream, refused=why)
+            await send_control(stream, refused=why, retry=retry)
             await quiet_close(stream)
             return None
         # Reserve the identity in the same step as the check above (no await in
@@ -339,12 +343,12 @@ class TcpHub(Endpoint):
 
     async def _handle(self, sock: trio.SocketStream) -> None:
         """Serve one connection: a bounded, deadlined handshake (:class:`Admission`), then relay."""
-        auth = None
-        pending = self.admission.admit(sock)
+        auth, pending = None, self.admission.admit(sock)
         try:
             with pending.scope:
                 pending.scope.deadline = trio.current_time() + self.handshake_timeout
-                auth = await self._authenticate(pending.stream)
+                await trio.lowlevel.wait_readable(sock.socket)  # no TLS state for the silent
+                auth = await self._authenticate(pending)
             if auth is None and pending.evicted is not None:
                 self.admission.refused(pending.evicted, f"{pending.source}: evicted ({pending.evicted})")
             elif auth is None and pending.scope.cancelled_caught:
@@ -356,6 +360,7 @@ class TcpHub(Endpoint):
             await quiet_close(sock)
             return
         stream, reader, pid, tapped = auth  # pid is reserved: release it in `finally`
+        out, taken = self._out[pid], self._out[pid].taken
         try:
             with trio.CancelScope() as scope:
                 self._conns[pid] = scope
@@ -371,7 +376,10 @@ class TcpHub(Endpoint):
         finally:
             self._conns.pop(pid, None)
             self.connected.discard(pid)
-            self._out[pid].close()  # later frames for pid are dropped
+            if pid in self._carried or out.taken > taken or out.closed or self._closed:
+                out.close()  # it took part and left: later frames for pid are dropped
+            else:  # nothing of the run passed (it gave up waiting for its welcome): it may
+                self._ever.discard(pid)  # connect again, and finds its queued frames
             self._notify()
             await quiet_close(stream)
 
@@ -391,6 +399,7 @@ class TcpHub(Endpoint):
                 return
             if frame is None:
                 return
+            self._carried.add(pid)
             dst, payload = frame
             over = await self.budgets.admit(pid, len(payload))
             if over is not None:
@@ -428,7 +437,6 @@ def _ids(ids: Iterable[int], limit: int = 10) -> str:
     return f"{str(s[:limit])[:-1]}, ...] ({len(s)} in all)"
 
 
-
 @asynccontextmanager
 async def open_hub(
     roster: Roster,
@@ -459,15 +467,13 @@ async def open_hub(
     disconnected.
 
     ``limits`` (:class:`TcpHub`'s keywords): outsiders (connections not yet
-    authenticated): at most ``max_pending``
-    handshakes at once and ``per_source`` per source address, each within
-    ``handshake_timeout`` seconds; past a bound the oldest pending handshake
-    (preferably a silent one) is closed (:mod:`transports.tcp_admission`).
-    Authenticated parties: a party that stops for ``frame_idle`` seconds
-    inside a frame is disconnected and named; a party holding ``party_bytes``
-    (default ``2 * queue_bytes``) in the hub's queues is throttled; one that sends
-    more than ``party_budget`` bytes in all (default: no limit) is
-    disconnected and named.
+    authenticated): at most ``max_pending`` handshakes at once and ``per_source``
+    per source address, each within ``handshake_timeout`` seconds; past a bound
+    one is closed, a silent one of the busiest source first (:mod:`transports.tcp_admission`).
+    Authenticated parties: a party that stops for ``frame_idle`` seconds inside a
+    frame is disconnected and named; a party holding ``party_bytes`` (default
+    ``2 * queue_bytes``) in the hub's queues is throttled; one that sends more than
+    ``party_budget`` bytes in all (default: no limit) is disconnected and named.
 
     Leaving the block closes the hub and every connection.  An exception
     raised in the block propagates unchanged (with its cause).  Raises

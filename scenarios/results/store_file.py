@@ -66,7 +66,7 @@ def translate(path: Path, exc: sqlite3.Error) -> Exception:
     text = str(exc)
     if code == _FULL or "disk is full" in text:
         return StoreFull(f"{path}: the disk is full ({text})")
-    if code in (_CORRUPT, _NOTADB) or "malformed" in text or "not a database" in text:
+    if code in (_CORRUPT, _NOTADB) or any(w in text for w in ("malformed", "not a database", "decode to UTF-8")):
         return UsageError(f"{path}: not (or no longer) an mpc-rr results store: the file "
                           f"{diagnose(path)} [{text}]")  # fmt: skip
     if code == _READONLY or "readonly" in text:

@@ -15,7 +15,7 @@ import trio
 import trio.testing
 
 from mpc_rr.core import ErrorLog, PeerError, UsageError
-from transports.errors import EndpointClosed, TransportError
+from transports.errors import EndpointClosed, HandshakeDropped, TransportError
 from transports.framing import CONTROL, pack_frame
 from transports.tcp import RefusalLog, TcpClient, connect_client, open_hub
 
@@ -128,10 +128,40 @@ async def test_reconnecting_after_leaving_is_refused_with_a_reason(roster_for) -
     async with open_hub(roster, port=0) as hub:
         r = roster.with_hub_address("127.0.0.1", hub.port)
         c = await connect_client(r, 1)
+        await c.send(0, b"took part")  # something of the run passed: its state is gone with it
+        assert await hub.receive() == (1, b"took part")
         await c.aclose()
         await _until(lambda: not hub.connected, "party 1 gone")
-        with pytest.raises(TransportError, match="already left this run"):
+        with pytest.raises(TransportError, match="already left this run") as refused:
             await connect_client(r, 1)
+        assert not isinstance(refused.value, HandshakeDropped)  # final: not worth retrying
+
+
+@deadline(60)
+async def test_a_party_that_left_before_anything_passed_may_connect_again(roster_for) -> None:
+    """Issue 21: a client that gave up waiting for its welcome (a hub slowed by a flood)
+    was locked out for good ("already left this run") and the whole run failed."""
+    roster = roster_for(3)
+    async with open_hub(roster, port=0) as hub:
+        r = roster.with_hub_address("127.0.0.1", hub.port)
+        c = await connect_client(r, 1)
+        await c.aclose()  # nothing of the run passed on this connection
+        await _until(lambda: not hub.connected, "party 1 gone")
+        await hub.send(1, b"queued while away")
+        again = await connect_client(r, 1)
+        assert await again.receive() == (0, b"queued while away")  # kept for it, not dropped
+        await again.aclose()
+
+
+@deadline(60)
+async def test_a_second_hello_while_connected_is_refused_as_worth_retrying(roster_for) -> None:
+    roster = roster_for(3)
+    async with open_hub(roster, port=0) as hub:
+        r = roster.with_hub_address("127.0.0.1", hub.port)
+        c = await connect_client(r, 1)
+        with pytest.raises(HandshakeDropped, match="already connected"):
+            await connect_client(r, 1)
+        await c.aclose()
 
 
 # -- endings ------------------------------------------------------------------------------

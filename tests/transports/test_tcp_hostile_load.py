@@ -4,8 +4,10 @@ parties that stall inside a frame or send past their budget, and the run's nonce
 from __future__ import annotations
 
 import logging
+import os
 import struct
 
+import pytest
 import trio
 
 from transports.errors import EndpointClosed
@@ -47,6 +49,69 @@ async def test_outsiders_holding_the_cap_do_not_keep_honest_parties_out(roster_f
     lines = [m for m in caplog.messages if "hub" in m]
     assert len(lines) <= 5 + 3, lines  # the first few in full, then summaries with counts
     assert any("more unauthenticated connections closed" in m and "per-source limit" in m for m in lines)
+
+
+async def _noisy_outsider(port: int, source: str) -> trio.SocketStream:
+    """A TCP connection from ``source`` (a loopback address) that sends one junk byte, so
+    it does not look silent to the hub."""
+    sock = trio.socket.socket()
+    await sock.bind((source, 0))
+    await sock.connect(("127.0.0.1", port))
+    stream = trio.SocketStream(sock)
+    await stream.send_all(b"\x16")
+    return stream
+
+
+async def test_outsiders_from_another_address_evict_only_their_own(roster_for) -> None:
+    """Before: past ``max_pending`` the oldest non-silent handshake was closed, whoever's it
+    was, so outsiders that send a byte each (from 127.0.0.2) evicted honest parties in the
+    middle of their TLS handshake; now the busiest source loses one of its own."""
+    roster = roster_for(3)
+    async with open_hub(roster, port=0, max_pending=8, per_source=8, handshake_timeout=30) as hub:
+        r = roster.with_hub_address("127.0.0.1", hub.port)
+        noisy = [await _noisy_outsider(hub.port, "127.0.0.2") for _ in range(8)]
+        clients = []
+        async with trio.open_nursery() as nursery:
+
+            async def flood() -> None:
+                while True:  # outsiders keep arriving during the honest handshakes
+                    noisy.append(await _noisy_outsider(hub.port, "127.0.0.2"))
+
+            nursery.start_soon(flood)
+            with trio.fail_after(20):
+                for pid in (1, 2):
+                    clients.append(await connect_client(r, pid))
+            nursery.cancel_scope.cancel()
+        assert hub.admission.summary()["pending limit"] >= 8
+        for c in clients:
+            await c.send(0, b"in")
+        assert sorted([await hub.receive() for _ in clients]) == [(1, b"in"), (2, b"in")]
+        for s in (*clients, *noisy):
+            await s.aclose()
+
+
+def _rss() -> int:
+    with open("/proc/self/statm") as f:
+        return int(f.read().split()[1]) * os.sysconf("SC_PAGE_SIZE")
+
+
+@pytest.mark.skipif(not os.path.exists("/proc/self/statm"), reason="needs Linux /proc")
+async def test_a_silent_outsider_costs_the_hub_no_tls_state(roster_for) -> None:
+    """Before: each pending connection held a TLS object from its accept on, about 52 KB
+    (OpenSSL's buffers, outside Python's heap): 400 silent outsiders cost about 20 MB.
+    Now the TLS state is made when the first byte arrives."""
+    roster = roster_for(2)
+    async with open_hub(roster, port=0, max_pending=512, per_source=512, handshake_timeout=60) as hub:
+        await trio.sleep(0.1)
+        before = _rss()
+        silent = await _outsiders(hub.port, 400)
+        with trio.fail_after(20):
+            while hub.admission.pending < 400:
+                await trio.sleep(0.05)
+        grew = _rss() - before
+        assert grew < 400 * 20_000, f"{grew / 400:.0f} bytes per silent connection"
+        for s in silent:
+            await s.aclose()
 
 
 async def test_a_silent_handshake_is_closed_at_the_deadline_and_counted(roster_for) -> None:

@@ -41,11 +41,14 @@ def _exit_and_error(argv: list[str], capsys: pytest.CaptureFixture[str]) -> tupl
     return code, err
 
 
-def test_flipped_bytes_are_exit_2_naming_the_file(stored: Path, capsys) -> None:
-    """Before: exit 3, "internal error (a bug in mpc-rr)" with a traceback, on every command."""
+@pytest.mark.parametrize("every", [97, 997, 1999])
+def test_flipped_bytes_are_exit_2_naming_the_file(stored: Path, capsys, every: int) -> None:
+    """Before: exit 3, "internal error (a bug in mpc-rr)" with a traceback, on every command;
+    sparse flips (every 997th byte) that leave the pages readable but a text field not
+    UTF-8 were still exit 3 after the first fix."""
     data = bytearray(stored.read_bytes())
     page = 4096
-    for at in range(page, len(data), 97):  # every page but the header's
+    for at in range(page, len(data), every):  # every page but the header's
         data[at] ^= 0xFF
     stored.write_bytes(bytes(data))
     for argv in (["results", "list"], ["results", "show", "tiny"], ["report"]):
