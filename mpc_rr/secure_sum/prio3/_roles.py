@@ -35,7 +35,6 @@ from __future__ import annotations
 
 import enum
 import functools
-import math
 from collections.abc import Mapping
 from collections.abc import Set as AbstractSet
 from dataclasses import dataclass
@@ -70,8 +69,8 @@ from mpc_rr.secure_sum._crypto import (
     keypair,
 )
 from mpc_rr.secure_sum._entropy import Entropy, SystemEntropy
-from mpc_rr.secure_sum.prio3._circuits import Histogram, MultihotCountVec, SumVec
-from mpc_rr.secure_sum.prio3._field import Field64, Field128
+from mpc_rr.secure_sum.prio3._circuits import Histogram, MultihotCountVec, OneHotBlocks, SumVec
+from mpc_rr.secure_sum.prio3._field import Field64, Field128, next_power_of_2
 from mpc_rr.secure_sum.prio3._messages import (
     PRIO3_MESSAGES,
     AggregationJob,
@@ -90,6 +89,7 @@ __all__ = [
     "Prio3Public",
     "Prio3Result",
     "build_vdaf",
+    "default_chunk",
     "poison_vector",
     "public",
     "role",
@@ -147,19 +147,42 @@ def report_bytes(v: Prio3) -> int:
     return 16 + jr * v.SHARES + leader + (32 + jr + 16) + 32
 
 
+def default_chunk(meas_len: int) -> int:
+    """The ParallelSum chunk that minimizes the FLP's work, ``(2 c + 2) * p`` with
+    ``p = next_power_of_2(1 + ceil(meas_len / c))`` the wire polynomials' length (ties: the
+    smaller ``p``).  The draft's ``~sqrt(meas_len)`` minimizes the proof's length instead;
+    on Adult's 1,582 pair cells this choice (52, ``p = 32``) halves the prover's and the
+    verifiers' CPU time against 39 (``p = 64``) for a proof 18% shorter."""
+
+    def cost(c: int) -> tuple[int, int]:
+        p = next_power_of_2(1 + -(-meas_len // c))
+        return (2 * c + 2) * p, p
+
+    return min(range(1, meas_len + 1), key=cost)
+
+
+@functools.lru_cache(maxsize=32)
 def build_vdaf(cells: int, max_value: int, o: Prio3Options) -> Prio3:
-    """The Prio3 instance of a run: circuit, field and number of proofs from the options."""
+    """The Prio3 instance of a run: circuit, field and number of proofs from the options
+    (memoized: the parties of a simulated run share one)."""
     field = Field64 if o.field == "field64" else Field128
     proofs = o.proofs if o.proofs is not None else (3 if field is Field64 else 1)
     circuit = o.circuit
-    meas_len = {"sumvec": cells * max(1, max_value).bit_length(), "histogram": cells}.get(
-        circuit, cells + 1
-    )
-    chunk = o.chunk_length if o.chunk_length is not None else max(1, math.isqrt(meas_len))
+    if circuit == "auto":
+        circuit = "blocks" if o.blocks is not None else "sumvec"
+    if circuit == "blocks" and (o.blocks is None or sum(o.blocks) != cells):
+        got = "no blocks" if o.blocks is None else f"blocks of {sum(o.blocks)} cells"
+        raise UsageError(f"prio3 --circuit blocks needs --blocks summing to the {cells} cells, got {got}")
+    meas_len = {"sumvec": cells * max(1, max_value).bit_length(), "histogram": cells,
+                "blocks": cells}.get(circuit, cells + 1)  # fmt: skip
+    chunk = o.chunk_length if o.chunk_length is not None else default_chunk(meas_len)
     if circuit == "sumvec":
         valid: Any = SumVec(cells, max(1, max_value), chunk, field=field)
     elif circuit == "histogram":
         valid = Histogram(cells, chunk, field=field)
+    elif circuit == "blocks":
+        assert o.blocks is not None
+        valid = OneHotBlocks(o.blocks, chunk, field=field)
     else:
         valid = MultihotCountVec(
             cells, o.max_weight if o.max_weight is not None else cells, chunk, field=field
@@ -174,7 +197,10 @@ def build_vdaf(cells: int, max_value: int, o: Prio3Options) -> Prio3:
 def poison_vector(x: np.ndarray, vdaf: Prio3, boost: int = 1_000_000, cell: int = 0) -> Any:
     """A malicious client's *encoded* vector: its input's encoding with ``boost`` added to the
     first encoded element of ``cell`` (out of range for every circuit)."""
-    enc = vdaf.valid.encode(_measurement(vdaf, x, strict=False))
+    if isinstance(vdaf.valid, OneHotBlocks):  # its encoding is the vector itself
+        enc = vdaf.field.array(np.asarray(x, dtype=np.int64))
+    else:
+        enc = vdaf.valid.encode(_measurement(vdaf, x, strict=False))
     bits = getattr(vdaf.valid, "bits", 1)
     delta = [0] * vdaf.flp.MEAS_LEN
     delta[cell * bits] = boost
@@ -190,6 +216,13 @@ def _measurement(vdaf: Prio3, x: np.ndarray, *, strict: bool = True) -> Any:
                 f"prio3 histogram: input must be one-hot, got {len(hot)} non-zero cells"
             )
         return int(hot[0]) if len(hot) else 0
+    if isinstance(valid, OneHotBlocks):
+        if strict:
+            try:
+                valid.encode(x)
+            except ValueError as exc:
+                raise UsageError(f"prio3 blocks: input must be one-hot in every block: {exc}") from None
+        return x
     if isinstance(valid, MultihotCountVec):
         if strict and (int(x.max(initial=0)) > 1 or int(x.sum()) > valid.max_weight):
             raise UsageError(f"prio3 multihot: input must be 0/1 with weight <= {valid.max_weight}")

@@ -10,7 +10,7 @@ from msgspec import Meta
 from mpc_rr.core import lazy
 from mpc_rr.secure_sum._family import SumSpec
 
-__all__ = ["SPEC", "Prio3Options"]
+__all__ = ["SPEC", "Prio3Options", "for_one_hot_blocks"]
 
 _HERE = "mpc_rr.secure_sum.prio3._roles"
 
@@ -19,10 +19,19 @@ class Prio3Options(msgspec.Struct, frozen=True, forbid_unknown_fields=True, kw_o
     """Prio3's options: the validity circuit, the field, the proofs, and test clients that cheat."""
 
     circuit: Annotated[
-        Literal["sumvec", "histogram", "multihot"],
+        Literal["auto", "sumvec", "histogram", "multihot", "blocks"],
         Meta(description="validity circuit: sumvec (every cell in [0, max]), histogram (one-hot), "
-             "multihot (0/1, weight <= --max-weight)"),
-    ] = "sumvec"  # fmt: skip
+             "multihot (0/1, weight <= --max-weight), blocks (one-hot in each of --blocks); "
+             "auto: blocks when the caller knows its inputs are one-hot blocks (the pipeline's "
+             "pair cells), else sumvec"),
+    ] = "auto"  # fmt: skip
+    blocks: (
+        Annotated[
+            tuple[Annotated[int, Meta(ge=1)], ...],
+            Meta(min_length=1, description="blocks: the cells of each one-hot block, in order"),
+        ]
+        | None
+    ) = None
     field: Annotated[
         Literal["field128", "field64"],
         Meta(
@@ -47,6 +56,13 @@ class Prio3Options(msgspec.Struct, frozen=True, forbid_unknown_fields=True, kw_o
     ] = 0
 
 
+def for_one_hot_blocks(options: Prio3Options, blocks: tuple[int, ...]) -> Prio3Options:
+    """The options of a run whose inputs are one-hot in each block (``auto``: prove exactly that)."""
+    if options.circuit != "auto" or options.blocks is not None:
+        return options
+    return msgspec.structs.replace(options, circuit="blocks", blocks=tuple(int(b) for b in blocks))
+
+
 SPEC = SumSpec(
     name="prio3",
     summary="Prio3 (draft-irtf-cfrg-vdaf-20): a leader and a helper aggregator check each "
@@ -60,4 +76,5 @@ SPEC = SumSpec(
     message_count=lazy(f"{_HERE}:message_count"),
     memory_estimate=lazy(f"{_HERE}:memory_estimate"),
     run_label="prio3-{seed}",
+    one_hot_blocks=for_one_hot_blocks,
 )
