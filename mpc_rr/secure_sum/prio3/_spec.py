@@ -50,6 +50,19 @@ class Prio3Options(msgspec.Struct, frozen=True, forbid_unknown_fields=True, kw_o
         Annotated[int, Meta(ge=1, description="multihot: largest number of ones (default cells)")]
         | None
     ) = None
+    helper_key: (
+        Annotated[
+            str,
+            Meta(pattern="^[0-9a-fA-F]{64}$",
+                 description="the helper's X25519 public key (hex), pinned by the deployment; "
+                 "default: a simulation's key, pinned in this process's run parameters"),
+        ]
+        | None
+    ) = None  # fmt: skip
+    helper_secret: (
+        Annotated[str, Meta(description="party 1 only: path of the helper's raw 32-byte X25519 private key")]
+        | None
+    ) = None
     invalid: Annotated[
         int,
         Meta(ge=0, description="the last K clients submit out-of-range reports (a poisoning test)"),
