@@ -268,7 +268,8 @@ class Prio3Leader(Role):
         self._key_relayed = True
         if msg.pk != self.pub.helper_pk:  # a helper without the pinned key cannot open a share
             return self._fail(f"{self.name}: the helper (party {HELPER}) announced a key that is "
-                              f"not the pinned one", [HELPER])  # fmt: skip
+                              f"not the pinned one (a deployment of one process per party must pin "
+                              f"helper_key and give party 1 its helper_secret)", [HELPER])  # fmt: skip
         return broadcast(range(2, self.pub.n + 1), HelperKey(pk=msg.pk, run=self.run, step=0))
 
     def _fail(self, reason: str, culprits: list[int]) -> list[Send]:

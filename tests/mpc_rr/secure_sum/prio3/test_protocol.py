@@ -186,3 +186,15 @@ def test_a_helper_dropout_fails_fast_naming_the_helper(at: type) -> None:
         assert err is not None and err.culprits == (1,), err
         assert "the leader aborted" in str(err) and "helper (party 1)" in str(err)
         assert "timed out" not in str(err)
+
+
+def test_a_helper_without_the_pinned_key_is_named_at_once() -> None:
+    x = _onehot(4, 5, 3)
+    roles, _ = secure_sum_roles("prio3", x, run="wrong-helper-key")
+    helper = roles[1]
+    assert isinstance(helper, Prio3Client)
+    helper._sk, helper._pk = keypair(SystemEntropy())  # e.g. a process that drew its own key
+    res = HarnessRunner()(roles)
+    for pid in (0, 2, 3, 4):
+        err = res.roles[pid].error
+        assert err is not None and err.culprits == (1,) and "pinned" in str(err)
