@@ -112,10 +112,11 @@ def build_vdaf(cells: int, max_value: int, o: Prio3Options) -> Prio3:
     field = Field64 if o.field == "field64" else Field128
     proofs = o.proofs if o.proofs is not None else (3 if field is Field64 else 1)
     circuit = o.circuit
+    blocks = tuple(int(b) for b in o.blocks.split(",")) if isinstance(o.blocks, str) else o.blocks
     if circuit == "auto":
         circuit = "blocks" if o.blocks is not None else "sumvec"
-    if circuit == "blocks" and (o.blocks is None or sum(o.blocks) != cells):
-        got = "no blocks" if o.blocks is None else f"blocks of {sum(o.blocks)} cells"
+    if circuit == "blocks" and (blocks is None or sum(blocks) != cells):
+        got = "no blocks" if blocks is None else f"blocks of {sum(blocks)} cells"
         raise UsageError(f"prio3 --circuit blocks needs --blocks summing to the {cells} cells, got {got}")
     meas_len = {"sumvec": cells * max(1, max_value).bit_length(), "histogram": cells,
                 "blocks": cells}.get(circuit, cells + 1)  # fmt: skip
@@ -125,8 +126,8 @@ def build_vdaf(cells: int, max_value: int, o: Prio3Options) -> Prio3:
     elif circuit == "histogram":
         valid = Histogram(cells, chunk, field=field)
     elif circuit == "blocks":
-        assert o.blocks is not None
-        valid = OneHotBlocks(o.blocks, chunk, field=field)
+        assert blocks is not None
+        valid = OneHotBlocks(blocks, chunk, field=field)
     else:
         valid = MultihotCountVec(
             cells, o.max_weight if o.max_weight is not None else cells, chunk, field=field

@@ -28,8 +28,9 @@ class Prio3Options(msgspec.Struct, frozen=True, forbid_unknown_fields=True, kw_o
     blocks: (
         Annotated[
             tuple[Annotated[int, Meta(ge=1)], ...],
-            Meta(min_length=1, description="blocks: the cells of each one-hot block, in order"),
+            Meta(min_length=1, description="blocks: the cells of each one-hot block, in order (e.g. 4,6,2)"),
         ]
+        | Annotated[str, Meta(pattern="^[1-9][0-9]*(,[1-9][0-9]*)*$")]
         | None
     ) = None
     field: Annotated[
