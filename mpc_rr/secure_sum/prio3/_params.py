@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import functools
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -217,7 +218,7 @@ def helper_secret(pub: Prio3Public) -> X25519PrivateKey:
     if o.helper_secret is None:
         raise UsageError("prio3: party 1 (the helper) needs helper_secret, the path of its private key")
     try:
-        raw = open(o.helper_secret, "rb").read()
+        raw = Path(o.helper_secret).read_bytes()
     except OSError as exc:
         raise UsageError(f"prio3: cannot read helper_secret {o.helper_secret}: {exc.strerror or exc}") from None
     if len(raw) != 32:
