@@ -100,19 +100,27 @@ print(json.dumps({"wall": time.perf_counter() - t, "cpu": time.process_time() - 
 """
 
 
-def _fresh(code: str, *args: str) -> dict[str, float]:
+def _fresh(code: str, *args: str, tree: str | None = None) -> dict[str, float]:
+    """Run ``code`` in a fresh interpreter (``tree``: with that exported revision's code)."""
+    env = None
+    if tree is not None:
+        from mpc_rr.data import data_dir
+
+        env = dict(os.environ, PYTHONPATH=tree, MPC_RR_DATA=str(data_dir()))
     out = subprocess.run(
-        [sys.executable, "-c", code, *args], capture_output=True, text=True, check=True
-    )
+        [sys.executable, "-c", code, *args], capture_output=True, text=True, check=True, env=env,
+        cwd=tree,
+    )  # fmt: skip
     last: dict[str, float] = json.loads(out.stdout.strip().splitlines()[-1])
     return last
 
 
-def _alternate(code: str, args: dict[str, list[str]], repeat: int) -> dict[str, dict[str, float]]:
+def _alternate(code: str, args: dict[str, list[str]], repeat: int,
+               trees: dict[str, str] | None = None) -> dict[str, dict[str, float]]:  # fmt: skip
     samples: dict[str, list[dict[str, float]]] = {k: [] for k in args}
     for _ in range(repeat):
         for k, a in args.items():
-            samples[k].append(_fresh(code, *a))
+            samples[k].append(_fresh(code, *a, tree=(trees or {}).get(k)))
     return {
         k: {m: statistics.median(float(s[m]) for s in v) for m in v[0] if m != "exact"} | {"exact": all(s.get("exact", True) for s in v)}
         for k, v in samples.items()
@@ -144,10 +152,26 @@ print(json.dumps({"wall": time.perf_counter() - t, "cpu": time.process_time() - 
 """
 
 
-def _adult(n: int, repeat: int) -> dict[str, object]:
-    med = _alternate(_ADULT, {s: [str(n), s] for s in ("secagg", "prio3")}, repeat)
+def _adult(n: int, repeat: int, baseline: str | None = None) -> dict[str, object]:
+    """SecAgg+ and prio3 (and prio3 at revision ``baseline``, exported) alternating."""
+    import tempfile
+
+    from benchmarks._baseline import export_tree
+
+    args = {s: [str(n), s] for s in ("secagg", "prio3")}
+    trees: dict[str, str] = {}
+    with tempfile.TemporaryDirectory() as tmp:
+        if baseline is not None:
+            args[f"prio3@{baseline}"] = [str(n), "prio3"]
+            trees[f"prio3@{baseline}"] = str(export_tree(baseline, __import__("pathlib").Path(tmp)))
+        med = _alternate(_ADULT, args, repeat, trees)
     row = {"parties": n, **{f"{s}_{m}": v for s, r in med.items() for m, v in r.items()},
-           "dependence_ratio_prio3_over_secagg": med["prio3"]["dependence_s"] / med["secagg"]["dependence_s"]}  # fmt: skip
+           "dependence_ratio_prio3_over_secagg": med["prio3"]["dependence_s"] / med["secagg"]["dependence_s"],
+           "cpu_ratio_prio3_over_secagg": med["prio3"]["cpu"] / med["secagg"]["cpu"]}  # fmt: skip
+    if baseline is not None:
+        b = med[f"prio3@{baseline}"]
+        row["dependence_ratio_baseline_prio3_over_secagg"] = b["dependence_s"] / med["secagg"]["dependence_s"]
+        row["speedup_prio3_vs_baseline"] = b["dependence_s"] / med["prio3"]["dependence_s"]
     print(json.dumps(row), flush=True)
     return row
 
@@ -157,6 +181,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--part", choices=("micro", "runs", "adult", "all"), default="all")
     ap.add_argument("--quick", action="store_true", help="fewer repeats, smaller runs")
     ap.add_argument("--parties", type=int, default=1000, help="adult: parties of the subsample")
+    ap.add_argument("--baseline", default=None, help="adult: also prio3 at this git revision (e.g. main)")
+    ap.add_argument("--repeat", type=int, default=None, help="fresh processes per variant")
     args = ap.parse_args(argv)
     print(f"load average: {os.getloadavg()}", flush=True)
     lengths = [4, 16, 256, 1582]
@@ -166,7 +192,7 @@ def main(argv: list[str] | None = None) -> int:
     if args.part in ("runs", "all"):
         _runs(20 if args.quick else 50, lengths, 1 if args.quick else 3)
     if args.part in ("adult", "all"):
-        _adult(200 if args.quick else args.parties, 1 if args.quick else 3)
+        _adult(200 if args.quick else args.parties, args.repeat or (1 if args.quick else 3), args.baseline)
     print(f"load average: {os.getloadavg()}; {time.perf_counter() - t0:.0f} s", flush=True)
     return 0
 

@@ -5,7 +5,9 @@ of its true record; ``"pairwise-rr"`` (Sec. 4.3) sums the one-hot cells of its
 pairwise-randomized values (:func:`~mpc_rr.mdrr.perturb_pairs`).  The sum is
 the run's ``sum_protocol`` (SecAgg+ by default; any registered sum protocol
 whose party 0 learns the sum), built from its spec with the run's options
-and run id ``<pipeline run>/dependence``.  Every party learns the aggregate,
+and run id ``<pipeline run>/dependence``, told that every input is one-hot in
+each pair's block of cells (prio3 proves exactly that: a party cannot put a 1
+in several cells of one pair, nor anything but 0/1 in a cell).  Every party learns the aggregate,
 so it can compute the clustering itself and check the coordinator's broadcast.
 """
 
@@ -47,9 +49,11 @@ def dependence_sum(cfg: PipelineConfig) -> SumSpec:
 def dependence_public(cfg: PipelineConfig) -> Any:
     """The public parameters of a pipeline run's dependence sum."""
     spec = dependence_sum(cfg)
+    layout = pair_layout(cfg.sizes)
+    blocks = tuple(int(b) for b in np.diff(layout.offsets))  # each pair's cells: one-hot
     return spec.public(
-        cfg.n, pair_layout(cfg.sizes).cells, run=f"{cfg.run}/dependence", max_value=1,
-        options=spec.options_for(cfg.sum_options, cfg.n),
+        cfg.n, layout.cells, run=f"{cfg.run}/dependence", max_value=1,
+        options=spec.options_for(cfg.sum_options, cfg.n, one_hot_blocks=blocks),
     )  # fmt: skip
 
 

@@ -81,6 +81,11 @@ class SumSpec(ProtocolSpec):
     hides_inputs:
         Whether the protocol keeps each input from whoever relays or sums it
         (``False`` only for a reference without privacy).
+    one_hot_blocks:
+        ``(options, blocks) -> options`` for a run whose every input is one-hot
+        in each block of ``blocks`` cells (the pipeline's pair cells): a
+        protocol that proves its inputs valid (prio3) proves exactly that;
+        ``None``: the options as given.
     input_step:
         The step at which a party's input leaves it (masked, shared or
         published); default: the last step.  A party that crashes there
@@ -100,6 +105,7 @@ class SumSpec(ProtocolSpec):
     run_label: str = "{name}-{seed}"
     input_step: str = ""
     hides_inputs: bool = True
+    one_hot_blocks: Callable[[Any, tuple[int, ...]], Any] | None = None
 
     def __post_init__(self) -> None:
         super().__post_init__()
@@ -116,9 +122,12 @@ class SumSpec(ProtocolSpec):
         if self.total_at_coordinator and not self.coordinator:
             raise UsageError(f"sum protocol {self.name!r}: total_at_coordinator needs a coordinator")
 
-    def options_for(self, options: Any, n: int) -> Any:
-        """``options`` parsed and fitted to a run among ``n`` data parties."""
+    def options_for(self, options: Any, n: int, *, one_hot_blocks: tuple[int, ...] | None = None) -> Any:
+        """``options`` parsed and fitted to a run among ``n`` data parties (whose inputs are
+        one-hot in each of ``one_hot_blocks``, when given: :attr:`one_hot_blocks`)."""
         parsed = self.parse_options(options)
+        if one_hot_blocks is not None and self.one_hot_blocks is not None:
+            parsed = self.one_hot_blocks(parsed, tuple(one_hot_blocks))
         return parsed if self.fit_options is None else self.fit_options(parsed, n)
 
     def result_of(self, role: Role) -> SumResult:

@@ -3,7 +3,8 @@
 * :class:`Count` -- a bit: ``x * x - x = 0`` (Mul gadget, one call).
 * :class:`Sum` -- an integer in ``[0, max_measurement]`` as a weighted bit
   vector, each bit checked with ``PolyEval(x^2 - x)``.
-* :class:`SumVec`, :class:`Histogram`, :class:`MultihotCountVec` -- the
+* :class:`SumVec`, :class:`Histogram`, :class:`MultihotCountVec`,
+  :class:`OneHotBlocks` (one one-hot vector per block; not a draft variant) -- the
   randomized range check ``sum_j r_i^(j+1) * x * (x - 1/SHARES)`` over chunks
   (``ParallelSum(Mul, chunk_length)``, one joint-randomness element per
   chunk), plus, for Histogram, ``sum(x) - 1/SHARES`` (one-hot) and, for
@@ -17,15 +18,18 @@ from typing import Any
 import numpy as np
 
 from mpc_rr.secure_sum.prio3._field import Field, Field64, Field128
-from mpc_rr.secure_sum.prio3._flp import Mul, ParallelSum, PolyEval, Valid
+from mpc_rr.secure_sum.prio3._flp import Mul, ParallelSum, PolyEval, Valid, powers
 
 __all__ = [
     "Count",
     "Histogram",
     "MultihotCountVec",
+    "OneHotBlocks",
     "Sum",
     "SumVec",
+    "block_sums",
     "decode_range_checked",
+    "encode_range_checked",
     "encode_range_checked_int",
 ]
 
@@ -49,9 +53,30 @@ def encode_range_checked_int(field: type[Field], value: int, max_measurement: in
     return [(rest >> i) & 1 for i in range(bits - 1)] + [last]
 
 
+def encode_range_checked(values: Any, max_measurement: int) -> np.ndarray:
+    """:func:`encode_range_checked_int` of every value at once: ``(len, bits)`` 0/1 (int64)."""
+    v = np.asarray(values, dtype=np.int64).reshape(-1)
+    bad = (v < 0) | (v > max_measurement)
+    if bad.any():
+        raise ValueError(f"measurement {int(v[np.argmax(bad)])} is outside [0, {max_measurement}]")
+    bits = max_measurement.bit_length()
+    rest_all_ones = 2 ** (bits - 1) - 1
+    last = v > rest_all_ones
+    rest = np.where(last, v - (max_measurement - rest_all_ones), v)
+    out = np.empty((v.size, bits), np.int64)
+    out[:, : bits - 1] = (rest[:, None] >> np.arange(bits - 1)) & 1
+    out[:, bits - 1] = last
+    return out
+
+
 def decode_range_checked(field: type[Field], encoded: Vec, max_measurement: int) -> Vec:
     """The draft's ``decode_range_checked_int``, linear, over the last axis (shares too)."""
     return field.sum(field.mul(encoded, _range_weights(field, max_measurement)), axis=-1)
+
+
+def _as_field(field: type[Field], small: np.ndarray) -> Vec:
+    """Small non-negative int64 values (< 2^62) as field elements, without Python ints for Field64."""
+    return small.astype(np.uint64) if field.DTYPE is not object else small.astype(object)
 
 
 class Count(Valid):
@@ -139,10 +164,7 @@ class _RangeChecked(Valid):
         pad = f.zeros((*meas.shape[:-1], calls * c - meas.shape[-1]))
         x = np.concatenate([meas, pad], axis=-1).reshape(*meas.shape[:-1], calls, c)
         # r_i^(j+1) for chunk i, position j
-        powers = [joint_rand[..., :, None]]
-        for _ in range(c - 1):
-            powers.append(f.mul(powers[-1], joint_rand[..., :, None]))
-        r_pow = np.concatenate(powers, axis=-1)  # (..., calls, c)
+        r_pow = f.mul(powers(f, joint_rand, c), joint_rand[..., :, None])  # (..., calls, c)
         left = f.mul(r_pow, x)
         right = f.sub(x, self.shares_inv(num_shares))
         # gadget input order: [left_0, right_0, left_1, right_1, ...] per call
@@ -173,13 +195,10 @@ class SumVec(_RangeChecked):
         self._setup(field, length * self.bits, chunk_length)
 
     def encode(self, measurement: Any) -> Vec:
-        values = list(measurement)
+        values = np.asarray(measurement, dtype=np.int64).reshape(-1)
         if len(values) != self.length:
             raise ValueError(f"measurement has {len(values)} entries, not {self.length}")
-        bits: list[int] = []
-        for v in values:
-            bits += encode_range_checked_int(self.field, int(v), self.max_measurement)
-        return self.field.array(bits)
+        return _as_field(self.field, encode_range_checked(values, self.max_measurement).reshape(-1))
 
     def finish(self, meas: Vec, gadget_out: Vec, joint_rand: Vec, num_shares: int) -> Vec:
         return self.range_check(gadget_out)[..., None]
@@ -247,11 +266,11 @@ class MultihotCountVec(_RangeChecked):
         self._setup(field, length + self.bits_for_weight, chunk_length)
 
     def encode(self, measurement: Any) -> Vec:
-        values = [int(bool(x)) for x in measurement]
+        values = (np.asarray(measurement).reshape(-1) != 0).astype(np.int64)
         if len(values) != self.length:
             raise ValueError(f"measurement has {len(values)} entries, not {self.length}")
-        weight = encode_range_checked_int(self.field, sum(values), self.max_weight)
-        return self.field.array(values + weight)
+        weight = encode_range_checked(int(values.sum()), self.max_weight).reshape(-1)
+        return _as_field(self.field, np.concatenate([values, weight]))
 
     def finish(self, meas: Vec, gadget_out: Vec, joint_rand: Vec, num_shares: int) -> Vec:
         f = self.field
@@ -264,6 +283,81 @@ class MultihotCountVec(_RangeChecked):
 
     def decode(self, output: Vec, num_measurements: int) -> Any:
         return [int(x) for x in self.field.to_ints(output)]
+
+
+class OneHotBlocks(_RangeChecked):
+    """Several one-hot vectors side by side: every block of ``blocks`` holds exactly one 1.
+
+    Not a draft variant (the private-use algorithm id ``0xFFFF0001``, draft
+    Sec. 10): the pipeline's pair cells, where each party's vector is one
+    one-hot block per attribute pair.  The circuit is Histogram's, per block:
+
+    * the range check ``sum_i sum_j r_i^(j+1) x (x - 1/SHARES)`` over all cells
+      (``ParallelSum(Mul)`` on chunks, one joint-randomness element per chunk),
+      non-zero for a cell outside ``{0, 1}`` except with probability
+      ``<= chunk_length / |F|`` per chunk (a non-zero polynomial of degree
+      ``chunk_length`` in ``r_i``, Schwartz-Zippel);
+    * one linear check per block, ``sum(block) - 1/SHARES``: once every cell is
+      0 or 1 the field sum is the integer sum (a block is far shorter than
+      ``p``), so it is zero iff the block holds exactly one 1.
+
+    The ``1 + len(blocks)`` outputs are combined by the FLP with the verifiers'
+    query randomness (``EVAL_OUTPUT_LEN > 1``), so a non-zero output passes
+    with probability ``1/|F|``; soundness is thus Histogram's with one more
+    ``1/|F|`` term, and zero knowledge is unchanged (an honest client's
+    outputs are all zero).  A client can still choose *which* cell of each
+    block is 1 -- no validity proof can refuse a valid input.
+    """
+
+    ID = 0xFFFF0001
+
+    def __init__(
+        self, blocks: tuple[int, ...], chunk_length: int, field: type[Field] = Field64
+    ) -> None:
+        if not blocks or min(blocks) < 1:
+            raise ValueError(f"OneHotBlocks needs blocks of >= 1 cells, got {list(blocks)[:8]}")
+        self.blocks = tuple(int(b) for b in blocks)
+        self.length = sum(self.blocks)
+        self.OUTPUT_LEN = self.length
+        self.EVAL_OUTPUT_LEN = 1 + len(self.blocks)
+        self.starts = np.concatenate([[0], np.cumsum(self.blocks)[:-1]]).astype(np.intp)
+        self._setup(field, self.length, chunk_length)
+
+    def encode(self, measurement: Any) -> Vec:
+        x = np.asarray(measurement, dtype=np.int64).reshape(-1)
+        if len(x) != self.length:
+            raise ValueError(f"measurement has {len(x)} entries, not {self.length}")
+        ok = ((x == 0) | (x == 1)).all() and (np.add.reduceat(x, self.starts) == 1).all()
+        if not ok:
+            bad = int(np.argmax(np.add.reduceat(np.abs(x), self.starts) != 1))
+            raise ValueError(f"block {bad} (cells {self.starts[bad]}..) is not one-hot")
+        return _as_field(self.field, x)
+
+    def finish(self, meas: Vec, gadget_out: Vec, joint_rand: Vec, num_shares: int) -> Vec:
+        f = self.field
+        sums = block_sums(f, meas, self.starts)
+        checks = f.sub(sums, self.shares_inv(num_shares))
+        return np.concatenate([self.range_check(gadget_out)[..., None], checks], axis=-1)
+
+    def truncate(self, meas: Vec) -> Vec:
+        return meas
+
+    def decode(self, output: Vec, num_measurements: int) -> Any:
+        return [int(x) for x in self.field.to_ints(output)]
+
+
+def block_sums(field: type[Field], a: Vec, starts: np.ndarray) -> Vec:
+    """Sums (mod p) of consecutive blocks beginning at ``starts`` along the last axis."""
+    if field.DTYPE is object:
+        return np.add.reduceat(a, starts, axis=-1) % field.MODULUS
+    a = np.asarray(a, np.uint64)
+    lo = np.add.reduceat(a & np.uint64(0xFFFFFFFF), starts, axis=-1)  # exact: < 2^32 terms each
+    hi = np.add.reduceat(a >> np.uint64(32), starts, axis=-1)
+    # hi 2^32 + lo = hi_hi 2^64 + (hi_lo 2^32 + lo), and 2^64 = 2^32 - 1 (mod p)
+    return field.add(
+        field.add(field.mul(hi & np.uint64(0xFFFFFFFF), np.uint64(1 << 32)), lo % np.uint64(field.MODULUS)),
+        field.mul(hi >> np.uint64(32), np.uint64((1 << 32) - 1)),
+    )
 
 
 FIELDS: dict[str, type[Field]] = {"Field64": Field64, "Field128": Field128}

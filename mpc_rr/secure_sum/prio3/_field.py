@@ -9,6 +9,13 @@ below works on a whole batch at once.
   products into a 128-bit (hi, lo) pair and reduced with
   ``2^64 = 2^32 - 1`` and ``2^96 = -1 (mod p)``; numpy's wrap-around uint64
   arithmetic does the carries, so no Python integer is touched.
+  :meth:`Field64.matmul` -- the FLP's linear maps (interpolation, coset
+  evaluation, the verifier's evaluation at the query point) -- splits both
+  operands into four 16-bit limbs held exactly in float64, multiplies the
+  limb matrices with BLAS (each partial sum is an integer below
+  ``4 K 2^32 < 2^53``, exact whatever the summation order) and recombines the
+  seven limb-product sums modulo p: one product over a whole batch instead of
+  ``log n`` NTT stages of element-wise uint64 products.
 * **Field128** (``p = 2^66 * 4611686018427387897 + 1``) does not fit a machine
   word: its arrays are numpy ``object`` arrays of Python integers, so the
   element operations are vectorized in form (one numpy call per operation)
@@ -54,6 +61,8 @@ class Field:
     GENERATOR: ClassVar[int]
     DTYPE: ClassVar[Any]
     NAME: ClassVar[str]
+    #: whether :meth:`matmul` beats the NTT (exact BLAS products: Field64)
+    FAST_MATMUL: ClassVar[bool] = False
 
     # -- construction / conversion ---------------------------------------
     @classmethod
@@ -129,6 +138,12 @@ class Field:
     def sum(cls, a: Vec, axis: int) -> Vec:
         """Sum along ``axis`` (mod p)."""
         return np.sum(a, axis=axis) % cls.MODULUS
+
+    @classmethod
+    def matmul(cls, a: Vec, b: Vec) -> Vec:
+        """``a @ b`` (mod p), numpy's matmul broadcasting: the linear maps of the FLP
+        (Lagrange interpolation, coset evaluation) as one product over the last axes."""
+        return np.matmul(np.asarray(a, dtype=object), np.asarray(b, dtype=object)) % cls.MODULUS
 
     @classmethod
     def inv(cls, a: Vec) -> Vec:
@@ -276,6 +291,7 @@ class Field64(Field):
     GENERATOR = pow(7, 4294967295, _P64)
     DTYPE = np.uint64
     NAME = "Field64"
+    FAST_MATMUL = True
 
     @classmethod
     def add(cls, a: Vec, b: Vec) -> Vec:
@@ -321,6 +337,37 @@ class Field64(Field):
             return _reduce128((hi >> _S32) + carry, total_lo)
 
     @classmethod
+    def matmul(cls, a: Vec, b: Vec) -> Vec:
+        """``a @ b`` (mod p) exactly, on float64 BLAS (module docstring: 16-bit limbs)."""
+        a, b = np.asarray(a, np.uint64), np.asarray(b, np.uint64)
+        k = a.shape[-1]
+        if k > _MATMUL_K:  # keep every limb product sum below 2^53 (and U1 below 2^64)
+            parts = [cls.matmul(a[..., i : i + _MATMUL_K], b[..., i : i + _MATMUL_K, :])
+                     for i in range(0, k, _MATMUL_K)]  # fmt: skip
+            out = parts[0]
+            for q in parts[1:]:
+                out = cls.add(out, q)
+            return out
+        if b.ndim == 2 and a.ndim > 2:  # one GEMM over the batch, not one per leading index
+            lead = a.shape[:-1]
+            return cls.matmul(a.reshape(-1, k), b).reshape(*lead, b.shape[-1])
+        la, lb = _limbs16(a), _limbs16(b)
+        t = []
+        for d in range(7):  # T_d = sum_{i+j=d} A_i @ B_j, each entry < 4 K 2^32 < 2^53: exact
+            acc = None
+            for i in range(max(0, d - 3), min(3, d) + 1):
+                prod = _gemm(la[i], lb[d - i])
+                acc = prod if acc is None else acc + prod
+            t.append(np.asarray(acc).astype(np.uint64))
+        s16 = np.uint64(16)
+        u0, u1 = t[0] + (t[1] << s16), t[2] + (t[3] << s16)  # < 2^57 each
+        u2, u3 = t[4] + (t[5] << s16), t[6]
+        # value = u0 + u1 2^32 + u2 2^64 + u3 2^96 = u0 + (u1 + u2) 2^32 - u2 - u3  (mod p)
+        v = u1 + u2
+        r = cls.add((v & _LO32) << _S32, (v >> _S32) * _EPS)  # v 2^32 with 2^64 = 2^32 - 1
+        return cls.sub(cls.add(r, u0), u2 + u3)
+
+    @classmethod
     def inv(cls, a: Vec) -> Vec:
         a = np.asarray(a, np.uint64)
         if (a == 0).any():
@@ -338,6 +385,34 @@ class Field64(Field):
             base = cls.mul(base, base)
             e >>= 1
         return result
+
+
+_MATMUL_K = 1 << 12
+_M16 = np.uint64(0xFFFF)
+
+
+_GEMM_SINGLE = 1 << 17  # m * n * k below OpenBLAS's threading threshold (65536 * 4)
+
+
+def _gemm(x: Vec, y: Vec) -> Vec:
+    """``x @ y`` on float64, a 2-D ``y`` in row blocks small enough for one BLAS thread.
+
+    OpenBLAS splits a GEMM above ``m n k = 2^18`` over threads; on a loaded
+    machine (a simulation already runs a process per core) that made these
+    small products 100x slower than one thread, so a big one is cut into
+    single-threaded row blocks instead.
+    """
+    if y.ndim != 2 or x.ndim != 2:
+        return np.matmul(x, y)
+    rows = max(1, _GEMM_SINGLE // max(1, y.shape[0] * y.shape[1]))
+    if x.shape[0] <= rows:
+        return x @ y
+    return np.concatenate([x[i : i + rows] @ y for i in range(0, x.shape[0], rows)], axis=0)
+
+
+def _limbs16(a: Vec) -> list[Vec]:
+    """The four 16-bit limbs of uint64 elements, as float64 (exact) for BLAS."""
+    return [((a >> np.uint64(16 * i)) & _M16).astype(np.float64) for i in range(4)]
 
 
 def _reduce128(hi: Vec, lo: Vec) -> Vec:

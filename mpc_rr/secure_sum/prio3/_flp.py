@@ -31,6 +31,7 @@ __all__ = [
     "Valid",
     "gadget_poly_len",
     "lagrange_eval",
+    "powers",
     "wire_poly_len",
 ]
 
@@ -48,21 +49,67 @@ def gadget_poly_len(degree: int, wire_len: int) -> int:
 
 
 def double_evaluations(field: type[Field], p: Vec) -> Vec:
-    """``2n`` evaluations (at the ``2n``-th roots) from ``n`` Lagrange evaluations (last axis)."""
+    """``2n`` evaluations (at the ``2n``-th roots) from ``n`` Lagrange evaluations (last axis).
+
+    The odd half (the coset ``s W_n^i``) is a fixed linear map of the even
+    half: Field64 applies it as one exact matrix product (:meth:`Field64.matmul`),
+    Field128 (Python integers) keeps the ``n log n`` NTT pair.
+    """
     n = p.shape[-1]
-    odd = field.ntt(field.inv_ntt(p, n), n, set_s=True)
+    if field.FAST_MATMUL:
+        odd = field.matmul(p, _coset_matrix(field, n))
+    else:
+        odd = field.ntt(field.inv_ntt(p, n), n, set_s=True)
     return np.stack([p, odd], axis=-1).reshape(*p.shape[:-1], 2 * n)
+
+
+_MATRICES: dict[tuple[str, str, int], Vec] = {}
+
+
+def _coset_matrix(field: type[Field], n: int) -> Vec:
+    """``C`` with ``v @ C`` = the evaluations at ``s W_n^i`` of the interpolant of ``v``."""
+    key = ("coset", field.NAME, n)
+    if key not in _MATRICES:
+        eye = field.array(np.eye(n, dtype=np.int64))
+        _MATRICES[key] = field.ntt(field.inv_ntt(eye, n), n, set_s=True)
+    return _MATRICES[key]
+
+
+def _interp_matrix(field: type[Field], n: int) -> Vec:
+    """``M`` with ``(1, t, ..., t^(n-1)) @ M`` = the Lagrange basis at ``t`` (``inv_ntt``'s transpose)."""
+    key = ("interp", field.NAME, n)
+    if key not in _MATRICES:
+        eye = field.array(np.eye(n, dtype=np.int64))
+        _MATRICES[key] = np.ascontiguousarray(field.inv_ntt(eye, n).T)
+    return _MATRICES[key]
+
+
+def powers(field: type[Field], t: Vec, n: int) -> Vec:
+    """``(1, t, ..., t^(n-1))`` along a new last axis, by doubling (``log n`` products)."""
+    t = np.asarray(t)
+    out = field.array(np.ones((*t.shape, 1), dtype=np.int64))
+    step = t[..., None]
+    while out.shape[-1] < n:
+        out = np.concatenate([out, field.mul(out, step)], axis=-1)
+        step = field.mul(step, step)
+    return out[..., :n]
 
 
 def lagrange_eval(field: type[Field], polys: Vec, t: Vec) -> Vec:
     """Evaluate Lagrange-basis polynomials (last axis, ``n`` a power of two) at points ``t``.
 
     ``polys``: ``(..., k, n)``; ``t``: ``(...)``, never an ``n``-th root of
-    unity.  Uses the barycentric form over the roots of unity
-    ``p(t) = (t^n - 1)/n * sum_i v_i w_i / (t - w_i)``, the same value as the
-    draft's ``poly_eval_batched`` (both evaluate the unique interpolant).
+    unity.  The same value as the draft's ``poly_eval_batched`` (both evaluate
+    the unique interpolant).  Field64: the Lagrange basis at ``t`` is the
+    powers of ``t`` through the fixed interpolation matrix, then one batched
+    product -- no inversion.  Field128: the barycentric form over the roots of
+    unity ``p(t) = (t^n - 1)/n * sum_i v_i w_i / (t - w_i)`` (one batch
+    inversion, Python integers either way).
     """
     n = polys.shape[-1]
+    if field.FAST_MATMUL:
+        basis = field.matmul(powers(field, t, n), _interp_matrix(field, n))  # (..., n)
+        return field.matmul(polys, basis[..., :, None])[..., 0]
     nodes = field.nth_root_powers(n)
     t = np.asarray(t)[..., None]  # (..., 1)
     diff = field.sub(t, nodes)  # (..., n)
@@ -107,7 +154,7 @@ def extend_values_to_power_of_2(field: type[Field], p: Vec, n: int) -> Vec:
     if m == n:
         return p
     mat = field.array(list(_extension_matrix(field, m, n)))  # (n - m, m)
-    extra = field.sum(field.mul(p[..., None, :], mat), axis=-1)
+    extra = field.matmul(p, np.ascontiguousarray(mat.T))
     return np.concatenate([p, extra], axis=-1)
 
 

@@ -4,11 +4,21 @@ from __future__ import annotations
 
 from mpc_rr.core import Message, WireArray
 
-__all__ = ["PRIO3_MESSAGES", "AggregationJob", "HelperKey", "JobResponse", "Prio3Total", "Report"]
+__all__ = [
+    "PRIO3_MESSAGES",
+    "AggregationJob",
+    "HelperKey",
+    "JobResponse",
+    "Prio3Abort",
+    "Prio3Total",
+    "Report",
+]
 
 
 class HelperKey(Message, frozen=True):
-    """Step 0, helper -> client: the helper's X25519 public key (clients seal its input shares to it)."""
+    """Step 0, helper -> leader -> clients: the helper announces its X25519 public key; every
+    party checks it against the key pinned in the run's public parameters (clients seal to the
+    pinned key, never to this message: a leader that substitutes it is caught, not obeyed)."""
 
     pk: bytes
 
@@ -52,10 +62,18 @@ class Prio3Total(Message, frozen=True):
     rejected: WireArray
 
 
+class Prio3Abort(Message, frozen=True):
+    """Final, leader -> client: the run stopped without a total, and who made it stop."""
+
+    reason: str
+    culprits: list[int]
+
+
 PRIO3_MESSAGES: tuple[type[Message], ...] = (
     HelperKey,
     Report,
     AggregationJob,
     JobResponse,
     Prio3Total,
+    Prio3Abort,
 )

@@ -2,10 +2,14 @@
 
 How this protocol works (draft-irtf-cfrg-vdaf-20 over the draft's ping-pong topology):
 
-1. the **helper** (data party 1, which also reports its own vector) sends its
-   X25519 public key (:class:`HelperKey`) to the leader, which relays it to
-   every other client (through the leader, so that inside an outer protocol
-   the key reaches a client after the message that started its sum);
+1. the **helper**'s (data party 1, which also reports its own vector) X25519
+   public key is **pinned** in the run's public parameters: a deployment
+   gives it (``helper_key``; party 1 reads its private key from
+   ``helper_secret``), a simulation pins a fresh one per run id in this
+   process (:func:`pinned_helper_key`).  No party takes it from the leader's
+   word: the helper still announces it (:class:`HelperKey`, relayed by the
+   leader), and a client that is relayed another key aborts naming the
+   leader (a substitution, caught; its report was sealed to the pinned key);
 2. each client ``i`` encodes its vector (SumVec: every cell in ``[0,
    max_value]``; or Histogram: one-hot; or MultihotCountVec: 0/1 with weight
    ``<= max_weight``), shards it with a validity proof, and sends the **leader**
@@ -27,18 +31,17 @@ rejected) is left out and its sender named in ``rejected``; the total is the
 exact sum of the accepted reports.  Privacy: each aggregator alone sees one
 additive share (uniform given the input); the leader and the helper together
 recover every input -- it holds while one of them is honest.  A silent client
-at the leader's deadline is a dropout (left out); a silent helper aborts the
-run naming party 1.
+at the leader's deadline is a dropout (left out); a silent helper -- no report
+by the leader's deadline, or no answer to the aggregation job by the next --
+aborts the run naming party 1, and the leader tells every client why
+(:class:`Prio3Abort`) instead of leaving them to time out.
 """
 
 from __future__ import annotations
 
 import enum
-import functools
-import math
 from collections.abc import Mapping
 from collections.abc import Set as AbstractSet
-from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
@@ -59,166 +62,50 @@ from mpc_rr.core import (
     broadcast,
     table,
 )
-from mpc_rr.secure_sum._common import SumResult
-from mpc_rr.secure_sum._crypto import (
-    InvalidPublicKey,
-    InvalidTag,
-    agree,
-    decrypt,
-    encrypt,
-    kdf_sha256,
-    keypair,
-)
+from mpc_rr.secure_sum._crypto import InvalidPublicKey, InvalidTag, agree, decrypt, encrypt, keypair
 from mpc_rr.secure_sum._entropy import Entropy, SystemEntropy
-from mpc_rr.secure_sum.prio3._circuits import Histogram, MultihotCountVec, SumVec
-from mpc_rr.secure_sum.prio3._field import Field64, Field128
 from mpc_rr.secure_sum.prio3._messages import (
     PRIO3_MESSAGES,
     AggregationJob,
     HelperKey,
     JobResponse,
+    Prio3Abort,
     Prio3Total,
     Report,
 )
+from mpc_rr.secure_sum.prio3._params import (
+    HELPER,
+    Prio3Public,
+    Prio3Result,
+    _measurement,
+    helper_secret,
+    pinned_helper_key,
+    poison_vector,
+    seal_key,
+)
 from mpc_rr.secure_sum.prio3._spec import Prio3Options
-from mpc_rr.secure_sum.prio3._vdaf import BATCH, Prio3, finish_report, verify_batches
+from mpc_rr.secure_sum.prio3._vdaf import BATCH, finish_report, verify_batches
 
-__all__ = [
-    "HELPER",
-    "Prio3Client",
-    "Prio3Leader",
-    "Prio3Public",
-    "Prio3Result",
-    "build_vdaf",
-    "poison_vector",
-    "public",
-    "role",
-    "seal_key",
-]
-
-HELPER = 1
-
-
-@dataclass(frozen=True)
-class Prio3Result(SumResult):
-    """A :class:`SumResult` plus the clients whose reports were rejected."""
-
-    rejected: tuple[int, ...] = ()
-
-
-@dataclass(frozen=True)
-class Prio3Public:
-    """The public parameters of one run (every party builds the same)."""
-
-    n: int
-    cells: int
-    run: str
-    max_value: int
-    options: Prio3Options
-
-    @functools.cached_property
-    def vdaf(self) -> Prio3:
-        return build_vdaf(self.cells, self.max_value, self.options)
-
-    @property
-    def ctx(self) -> bytes:
-        return b"mpc_rr prio3 " + self.run.encode()
-
-    def as_json(self) -> dict[str, Any]:
-        v = self.vdaf
-        return {
-            "modulus": None,
-            "max_dropout": 0.0,
-            "circuit": type(v.valid).__name__,
-            "field": v.field.NAME,
-            "proofs": v.PROOFS,
-            "chunk_length": getattr(v.valid, "chunk_length", None),
-            "helper": HELPER,
-            "invalid": self.options.invalid,
-            "report_bytes": report_bytes(v),
-        }
-
-
-def report_bytes(v: Prio3) -> int:
-    """Bytes a client uploads: nonce, public share, leader share, sealed helper share, ephemeral key."""
-    f = v.field.ENCODED_SIZE
-    jr = 32 if v.uses_jr else 0
-    leader = (v.flp.MEAS_LEN + v.flp.PROOF_LEN * v.PROOFS) * f + jr
-    return 16 + jr * v.SHARES + leader + (32 + jr + 16) + 32
-
-
-def build_vdaf(cells: int, max_value: int, o: Prio3Options) -> Prio3:
-    """The Prio3 instance of a run: circuit, field and number of proofs from the options."""
-    field = Field64 if o.field == "field64" else Field128
-    proofs = o.proofs if o.proofs is not None else (3 if field is Field64 else 1)
-    circuit = o.circuit
-    meas_len = {"sumvec": cells * max(1, max_value).bit_length(), "histogram": cells}.get(
-        circuit, cells + 1
-    )
-    chunk = o.chunk_length if o.chunk_length is not None else max(1, math.isqrt(meas_len))
-    if circuit == "sumvec":
-        valid: Any = SumVec(cells, max(1, max_value), chunk, field=field)
-    elif circuit == "histogram":
-        valid = Histogram(cells, chunk, field=field)
-    else:
-        valid = MultihotCountVec(
-            cells, o.max_weight if o.max_weight is not None else cells, chunk, field=field
-        )
-    if field is Field64 and proofs < 3:
-        raise UsageError(
-            "--field field64 needs --proofs >= 3 (draft Sec. 9.7: joint randomness over Field64)"
-        )
-    return Prio3(valid, shares=2, proofs=proofs)
-
-
-def poison_vector(x: np.ndarray, vdaf: Prio3, boost: int = 1_000_000, cell: int = 0) -> Any:
-    """A malicious client's *encoded* vector: its input's encoding with ``boost`` added to the
-    first encoded element of ``cell`` (out of range for every circuit)."""
-    enc = vdaf.valid.encode(_measurement(vdaf, x, strict=False))
-    bits = getattr(vdaf.valid, "bits", 1)
-    delta = [0] * vdaf.flp.MEAS_LEN
-    delta[cell * bits] = boost
-    return vdaf.field.add(enc, vdaf.field.array(delta))
-
-
-def _measurement(vdaf: Prio3, x: np.ndarray, *, strict: bool = True) -> Any:
-    valid = vdaf.valid
-    if isinstance(valid, Histogram):
-        hot = np.flatnonzero(x)
-        if strict and (len(hot) != 1 or int(x[hot[0]]) != 1):
-            raise UsageError(
-                f"prio3 histogram: input must be one-hot, got {len(hot)} non-zero cells"
-            )
-        return int(hot[0]) if len(hot) else 0
-    if isinstance(valid, MultihotCountVec):
-        if strict and (int(x.max(initial=0)) > 1 or int(x.sum()) > valid.max_weight):
-            raise UsageError(f"prio3 multihot: input must be 0/1 with weight <= {valid.max_weight}")
-        return [bool(v) for v in x]
-    return [int(v) for v in x]
-
-
-def seal_key(shared: bytes, run: str, client: int) -> bytes:
-    """The AES-GCM key sealing client ``client``'s helper share (SHA-256 one-step KDF of the X25519 secret)."""
-    return kdf_sha256(
-        shared, b"mpc_rr prio3 helper share|" + run.encode() + b"|" + str(client).encode()
-    )
+__all__ = ["Prio3Client", "Prio3Leader", "public", "role"]
 
 
 class ClientState(enum.Enum):
-    WAIT_KEY = "waiting for the helper's key"
     WAIT_JOB = "helper: waiting for the leader's aggregation job"
     WAIT_TOTAL = "waiting for the total"
     DONE = "done"
     ABORTED = "aborted"
 
 
-# A client waits for the helper's key, reports, then waits for the total.  The helper (party 1)
-# reports at once, then serves the leader's aggregation job before it waits for the total.
+# A client reports at once (sealed to the pinned helper key), then waits for the total; the
+# relayed HelperKey is only checked against the pin.  The helper (party 1) also serves the
+# leader's aggregation job first.  Prio3Abort: the leader stopped the run and says who did it.
 CLIENT_TABLE = table(
     {
-        (ClientState.WAIT_KEY, HelperKey): Transition("_on_key", ClientState.WAIT_TOTAL),
+        (ClientState.WAIT_TOTAL, HelperKey): Transition("_check_key", ClientState.WAIT_TOTAL),
         (ClientState.WAIT_JOB, AggregationJob): Transition("_on_job", ClientState.WAIT_TOTAL),
         (ClientState.WAIT_TOTAL, Prio3Total): Transition("_on_total", ClientState.DONE),
+        (ClientState.WAIT_JOB, Prio3Abort): Transition("_on_abort", ClientState.ABORTED),
+        (ClientState.WAIT_TOTAL, Prio3Abort): Transition("_on_abort", ClientState.ABORTED),
     }
 )
 
@@ -227,13 +114,13 @@ class Prio3Client(Role):
     """Data party ``i`` (party 1 is also the helper aggregator)."""
 
     TRANSITIONS = CLIENT_TABLE
-    message_types = (HelperKey, AggregationJob, Prio3Total)
+    message_types = (HelperKey, AggregationJob, Prio3Total, Prio3Abort)
     patience = 3  # the leader may spend its own deadline waiting for slow clients
 
     def __init__(self, party_id: int, pub: Prio3Public, x: np.ndarray, *, entropy: Entropy | None = None,
                  poison: bool = False, encoded: Any = None) -> None:  # fmt: skip
         helper = party_id == HELPER
-        super().__init__(party_id, ClientState.WAIT_JOB if helper else ClientState.WAIT_KEY)
+        super().__init__(party_id, ClientState.WAIT_JOB if helper else ClientState.WAIT_TOTAL)
         self.pub, self.run = pub, pub.run
         self.entropy = entropy if entropy is not None else SystemEntropy()
         self.x = np.asarray(x, dtype=np.int64)
@@ -245,15 +132,14 @@ class Prio3Client(Role):
         else:
             self.encoded = vdaf.valid.encode(_measurement(vdaf, self.x))
         if helper:
-            self._sk, self._pk = keypair(self.entropy)
+            self._sk = helper_secret(pub)
+            self._pk = self._sk.public_key().public_bytes_raw()
 
     def start(self) -> list[Send]:
+        report = self._report(self.pub.helper_pk)
         if self.party_id != HELPER:
-            return []
-        return [
-            Send(COORDINATOR, HelperKey(pk=self._pk, run=self.run, step=0)),
-            self._report(self._pk),
-        ]
+            return [report]
+        return [Send(COORDINATOR, HelperKey(pk=self._pk, run=self.run, step=0)), report]
 
     def waiting_for(self) -> AbstractSet[int]:
         if self.done:
@@ -273,15 +159,22 @@ class Prio3Client(Role):
                      run=self.run, step=1)  # fmt: skip
         return Send(COORDINATOR, msg)
 
-    def _on_key(self, src: int, msg: HelperKey) -> list[Send]:
+    def _check_key(self, src: int, msg: HelperKey) -> list[Send]:
         if src != COORDINATOR:
             raise PeerError(
                 f"{self.name}: HelperKey from party {src}, not relayed by the leader", src
             )
-        try:
-            return [self._report(msg.pk)]
-        except InvalidPublicKey as exc:
-            raise PeerError(f"{self.name}: the helper's key: {exc}", src) from None
+        if msg.pk != self.pub.helper_pk:
+            self.abort(f"{self.name}: the leader relayed a helper key that is not the pinned one "
+                       f"(a substituted key; this client sealed its share to the pinned key)", [COORDINATOR])  # fmt: skip
+        return []
+
+    def _on_abort(self, src: int, msg: Prio3Abort) -> list[Send]:
+        if src != COORDINATOR:
+            raise PeerError(f"{self.name}: Prio3Abort from party {src}, not the leader", src)
+        culprits = [int(c) for c in msg.culprits[:16] if isinstance(c, int)]
+        self.abort(f"{self.name}: the leader aborted: {msg.reason[:500]}", culprits)
+        return []
 
     def _on_job(self, src: int, msg: AggregationJob) -> list[Send]:
         if src != COORDINATOR:
@@ -341,6 +234,7 @@ LEADER_TABLE = table(
         (LeaderState.COLLECTING, AllIn): Transition("_send_job", LeaderState.VERIFYING),
         (LeaderState.COLLECTING, Deadline): Transition("_send_job", LeaderState.VERIFYING),
         (LeaderState.VERIFYING, JobResponse): Transition("_on_response", LeaderState.DONE),
+        (LeaderState.VERIFYING, Deadline): Transition("_helper_silent", LeaderState.ABORTED),
     }
 )
 
@@ -372,7 +266,21 @@ class Prio3Leader(Role):
         if src != HELPER or self._key_relayed:
             raise PeerError(f"{self.name}: unexpected HelperKey from party {src}", src)
         self._key_relayed = True
+        if msg.pk != self.pub.helper_pk:  # a helper without the pinned key cannot open a share
+            return self._fail(f"{self.name}: the helper (party {HELPER}) announced a key that is "
+                              f"not the pinned one (a deployment of one process per party must pin "
+                              f"helper_key and give party 1 its helper_secret)", [HELPER])  # fmt: skip
         return broadcast(range(2, self.pub.n + 1), HelperKey(pk=msg.pk, run=self.run, step=0))
+
+    def _fail(self, reason: str, culprits: list[int]) -> list[Send]:
+        """Abort, and tell every client that reported (or could) why, naming the culprits."""
+        self.abort(reason, culprits)
+        note = Prio3Abort(reason=reason[:500], culprits=culprits, run=self.run, step=4)
+        return broadcast([p for p in range(1, self.pub.n + 1) if p not in culprits], note)
+
+    def _helper_silent(self) -> list[Send]:
+        return self._fail(f"{self.name}: the helper (party {HELPER}) did not answer the "
+                          f"aggregation job", [HELPER])  # fmt: skip
 
     def _on_report(self, src: int, msg: Report) -> list[Send]:
         if src not in self._missing:
@@ -383,8 +291,8 @@ class Prio3Leader(Role):
 
     def _send_job(self) -> list[Send]:
         if HELPER in self._missing:
-            self.abort(f"{self.name}: the helper (party {HELPER}) did not report", [HELPER])
-            return []
+            return self._fail(f"{self.name}: the helper (party {HELPER}) did not report by the "
+                              f"deadline (a dropout): no report can be verified", [HELPER])  # fmt: skip
         v, pub = self.pub.vdaf, self.pub
         self._order = sorted(self._reports)
         reps = [self._reports[i] for i in self._order]
@@ -417,9 +325,8 @@ class Prio3Leader(Role):
                 v, self.pub.ctx, self._states[i], [self._vshares[i], msg.helper_vshares[i]], 0
             )
             if (out is not None) != bool(flags[i]):
-                self.abort(f"{self.name}: the helper's decision on party {pid}'s report contradicts its "
-                           f"verifier share", [HELPER])  # fmt: skip
-                return []
+                return self._fail(f"{self.name}: the helper's decision on party {pid}'s report "
+                                  f"contradicts its verifier share", [HELPER])  # fmt: skip
             if out is None:
                 rejected.append(pid)
             else:
@@ -433,11 +340,10 @@ class Prio3Leader(Role):
             raise PeerError(f"{self.name}: the helper's aggregate share has the wrong length", src)
         total = np.asarray(v.unshard([v.aggregate(outs), helper_agg], len(outs)), dtype=object)
         if total.size and (total.max() >= 2**62):
-            self.abort(
+            return self._fail(
                 f"{self.name}: the aggregate does not decode to counts (helper's share altered?)",
                 [HELPER],
             )
-            return []
         total64 = total.astype(np.int64)
         self.finish(Prio3Result(total64, tuple(included), len(included), 0, tuple(rejected)))
         done = Prio3Total(total=WireArray.from_numpy(total64), n_included=len(included),
@@ -458,7 +364,7 @@ def public(
         raise UsageError(
             f"prio3: --invalid {o.invalid} must leave the helper honest (at most n - 1 = {n - 1})"
         )
-    pub = Prio3Public(int(n), int(cells), str(run), int(max_value), o)
+    pub = Prio3Public(int(n), int(cells), str(run), int(max_value), o, pinned_helper_key(str(run), o))
     _ = pub.vdaf  # validate the circuit parameters now
     return pub
 

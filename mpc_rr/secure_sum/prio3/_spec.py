@@ -10,7 +10,7 @@ from msgspec import Meta
 from mpc_rr.core import lazy
 from mpc_rr.secure_sum._family import SumSpec
 
-__all__ = ["SPEC", "Prio3Options"]
+__all__ = ["SPEC", "Prio3Options", "for_one_hot_blocks"]
 
 _HERE = "mpc_rr.secure_sum.prio3._roles"
 
@@ -19,10 +19,20 @@ class Prio3Options(msgspec.Struct, frozen=True, forbid_unknown_fields=True, kw_o
     """Prio3's options: the validity circuit, the field, the proofs, and test clients that cheat."""
 
     circuit: Annotated[
-        Literal["sumvec", "histogram", "multihot"],
+        Literal["auto", "sumvec", "histogram", "multihot", "blocks"],
         Meta(description="validity circuit: sumvec (every cell in [0, max]), histogram (one-hot), "
-             "multihot (0/1, weight <= --max-weight)"),
-    ] = "sumvec"  # fmt: skip
+             "multihot (0/1, weight <= --max-weight), blocks (one-hot in each of --blocks); "
+             "auto: blocks when the caller knows its inputs are one-hot blocks (the pipeline's "
+             "pair cells), else sumvec"),
+    ] = "auto"  # fmt: skip
+    blocks: (
+        Annotated[
+            tuple[Annotated[int, Meta(ge=1)], ...],
+            Meta(min_length=1, description="blocks: the cells of each one-hot block, in order (e.g. 4,6,2)"),
+        ]
+        | Annotated[str, Meta(pattern="^[1-9][0-9]*(,[1-9][0-9]*)*$")]
+        | None
+    ) = None
     field: Annotated[
         Literal["field128", "field64"],
         Meta(
@@ -41,10 +51,30 @@ class Prio3Options(msgspec.Struct, frozen=True, forbid_unknown_fields=True, kw_o
         Annotated[int, Meta(ge=1, description="multihot: largest number of ones (default cells)")]
         | None
     ) = None
+    helper_key: (
+        Annotated[
+            str,
+            Meta(pattern="^[0-9a-fA-F]{64}$",
+                 description="the helper's X25519 public key (hex), pinned by the deployment; "
+                 "default: a simulation's key, pinned in this process's run parameters"),
+        ]
+        | None
+    ) = None  # fmt: skip
+    helper_secret: (
+        Annotated[str, Meta(description="party 1 only: path of the helper's raw 32-byte X25519 private key")]
+        | None
+    ) = None
     invalid: Annotated[
         int,
         Meta(ge=0, description="the last K clients submit out-of-range reports (a poisoning test)"),
     ] = 0
+
+
+def for_one_hot_blocks(options: Prio3Options, blocks: tuple[int, ...]) -> Prio3Options:
+    """The options of a run whose inputs are one-hot in each block (``auto``: prove exactly that)."""
+    if options.circuit != "auto" or options.blocks is not None:
+        return options
+    return msgspec.structs.replace(options, circuit="blocks", blocks=tuple(int(b) for b in blocks))
 
 
 SPEC = SumSpec(
@@ -60,4 +90,5 @@ SPEC = SumSpec(
     message_count=lazy(f"{_HERE}:message_count"),
     memory_estimate=lazy(f"{_HERE}:memory_estimate"),
     run_label="prio3-{seed}",
+    one_hot_blocks=for_one_hot_blocks,
 )

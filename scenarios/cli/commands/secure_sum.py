@@ -110,7 +110,13 @@ def run(args: argparse.Namespace) -> int:
               f"messages and {human_bytes(need)} of memory", file=sys.stderr)  # fmt: skip
     rng = np.random.default_rng(args.seed)
     x = np.zeros((args.parties, args.cells), np.uint8)
-    x[np.arange(args.parties), rng.integers(0, args.cells, args.parties)] = 1
+    blocks = [int(b) for b in str(given.get("blocks") or args.cells).strip("()[] ").split(",") if b]
+    if sum(blocks) != args.cells:
+        raise UsageError(f"--blocks {given.get('blocks')} sum to {sum(blocks)} cells, not --cells {args.cells}")
+    start = 0
+    for size in blocks:  # one 1 per block (prio3 --blocks: inputs one-hot in each; else one block)
+        x[np.arange(args.parties), start + rng.integers(0, size, args.parties)] = 1
+        start += size
     rep = run_secure_sum(
         args.protocol, x, seed=args.seed, dropout=args.dropout, drop_step=args.drop_step,
         options=given,

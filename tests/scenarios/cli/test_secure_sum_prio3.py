@@ -23,3 +23,13 @@ def test_secure_sum_prio3_refuses_an_invalid_count_that_reaches_the_helper() -> 
     argv = ["secure-sum", "--protocol", "prio3", "--parties", "3", "--cells", "4", "--invalid", "3",
             "--transport", "harness"]  # fmt: skip
     assert cli.main(argv) == 2
+
+
+def test_secure_sum_prio3_blocks_circuit(capsys: pytest.CaptureFixture[str]) -> None:
+    argv = ["secure-sum", "--protocol", "prio3", "--parties", "6", "--cells", "6", "--circuit", "blocks",
+            "--blocks", "2,4", "--invalid", "1", "--transport", "harness", "--json"]  # fmt: skip
+    assert cli.main(argv) == 0
+    out = json.loads(capsys.readouterr().out)
+    assert out["exact"] and out["rejected"] == {"count": 1, "ids": [6]}
+    assert out["params"]["circuit"] == "OneHotBlocks" and out["params"]["helper_key_pinned_by"] == "simulation"
+    assert cli.main([*argv[:10], "2,5", "--transport", "harness"]) == 2  # blocks that do not fit: refused

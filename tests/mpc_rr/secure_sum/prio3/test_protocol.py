@@ -7,9 +7,24 @@ from typing import Any
 import numpy as np
 import pytest
 
-from mpc_rr.core import HarnessRunner, Send, UsageError
-from mpc_rr.secure_sum import InvalidTag, decrypt, secure_sum_roles, sum_protocol
-from mpc_rr.secure_sum.prio3 import JobResponse, Prio3Client
+from mpc_rr.core import DropAt, HarnessRunner, Send, UsageError
+from mpc_rr.secure_sum import (
+    InvalidTag,
+    SystemEntropy,
+    agree,
+    decrypt,
+    keypair,
+    secure_sum_roles,
+    sum_protocol,
+)
+from mpc_rr.secure_sum.prio3 import (
+    HelperKey,
+    JobResponse,
+    Prio3Client,
+    Prio3Leader,
+    Report,
+    seal_key,
+)
 from mpc_rr.workflows import run_secure_sum
 
 
@@ -84,3 +99,102 @@ def test_a_leader_cannot_read_the_sealed_helper_share() -> None:
         assert len(r.sealed) == 32 + 32 + 16  # the helper's seed and blind, AES-GCM sealed
         with pytest.raises(InvalidTag):  # without the helper's key it does not open
             decrypt(bytes(32), r.sealed, r.nonce + r.public_share)
+
+
+# -- the helper's key is pinned, not relayed ------------------------------------------------------
+
+
+class _SubstitutingLeader(Prio3Leader):
+    """A leader that relays its own key as the helper's (to open the helper's shares)."""
+
+    def __init__(self, pub: Any) -> None:
+        super().__init__(pub)
+        self.sk, self.pk = keypair(SystemEntropy())
+
+    def _relay_key(self, src: int, msg: HelperKey) -> list[Send]:
+        sends = super()._relay_key(src, msg)
+        return [Send(s.dst, HelperKey(pk=self.pk, run=self.run, step=0)) for s in sends]
+
+
+class _RelayTrustingClient(Prio3Client):
+    """The broken variant (before the pin): seal to whatever key the leader relays."""
+
+    def start(self) -> list[Send]:
+        return []
+
+    def _check_key(self, src: int, msg: HelperKey) -> list[Send]:
+        return [self._report(msg.pk)]
+
+
+def _opened_inputs(leader: _SubstitutingLeader) -> dict[int, list[int]]:
+    """What the substituting leader recovers: each share it can open, plus its own share."""
+    v, ctx, out = leader.pub.vdaf, leader.pub.ctx, {}
+    for pid, rep in leader._reports.items():
+        try:
+            key = seal_key(agree(leader.sk, rep.eph_pk), leader.run, pid)
+            helper_share = decrypt(key, rep.sealed, rep.nonce + rep.public_share)
+        except InvalidTag:
+            continue
+        meas = v.field.add(v._expand(ctx, 0, rep.leader_share)[0], v._expand(ctx, 1, helper_share)[0])
+        out[pid] = [int(m) for m in v.field.to_ints(meas)]
+    return out
+
+
+@pytest.mark.parametrize("broken", [False, True])
+def test_a_leader_that_substitutes_the_helper_key_is_caught(broken: bool) -> None:
+    x = _onehot(5, 6, 4)
+    roles, _ = secure_sum_roles("prio3", x, run=f"subst-{broken}")
+    leader = roles[0] = _SubstitutingLeader(roles[0].pub)
+    if broken:
+        for pid in range(2, 6):
+            roles[pid] = _RelayTrustingClient(pid, leader.pub, x[pid - 1])
+    res = HarnessRunner()(roles)
+    opened = _opened_inputs(leader)
+    if broken:  # the attack works against the relay-trusting variant: every input read
+        assert {pid: opened[pid] for pid in range(2, 6)} == {p: x[p - 1].tolist() for p in range(2, 6)}
+        return
+    assert opened == {}  # ours sealed to the pinned key: nothing opens
+    for pid in range(2, 6):
+        err = res.roles[pid].error
+        assert err is not None and err.culprits == (0,) and "pinned" in str(err)
+
+
+def test_a_deployment_pins_the_helper_key_and_party_1_reads_its_secret(tmp_path: Any) -> None:
+    sk, pk = keypair(SystemEntropy())
+    (tmp_path / "helper.key").write_bytes(sk.private_bytes_raw())
+    x = _onehot(4, 5, 1)
+    rep = run_secure_sum("prio3", x, seed=1, helper_key=pk.hex(), helper_secret=str(tmp_path / "helper.key"))
+    assert rep.exact and rep.params["helper_key"] == pk.hex()
+    assert rep.params["helper_key_pinned_by"] == "deployment"
+    (tmp_path / "other.key").write_bytes(keypair(SystemEntropy())[0].private_bytes_raw())
+    with pytest.raises(UsageError, match="does not match the pinned helper_key"):
+        run_secure_sum("prio3", x, helper_key=pk.hex(), helper_secret=str(tmp_path / "other.key"))
+
+
+# -- a silent helper: every client is told at once, naming it ----------------------------------------
+
+
+@pytest.mark.parametrize("at", [Report, JobResponse])
+def test_a_helper_dropout_fails_fast_naming_the_helper(at: type) -> None:
+    x = _onehot(5, 6, 2)
+    roles, _ = secure_sum_roles("prio3", x, run=f"drop-{at.__name__}")
+    roles[1] = DropAt(roles[1], at)
+    res = HarnessRunner()(roles)
+    assert res.roles[0].error is not None and res.roles[0].error.culprits == (1,)
+    for pid in range(2, 6):  # told by the leader (its reason), not timed out
+        err = res.roles[pid].error
+        assert err is not None and err.culprits == (1,), err
+        assert "the leader aborted" in str(err) and "helper (party 1)" in str(err)
+        assert "timed out" not in str(err)
+
+
+def test_a_helper_without_the_pinned_key_is_named_at_once() -> None:
+    x = _onehot(4, 5, 3)
+    roles, _ = secure_sum_roles("prio3", x, run="wrong-helper-key")
+    helper = roles[1]
+    assert isinstance(helper, Prio3Client)
+    helper._sk, helper._pk = keypair(SystemEntropy())  # e.g. a process that drew its own key
+    res = HarnessRunner()(roles)
+    for pid in (0, 2, 3, 4):
+        err = res.roles[pid].error
+        assert err is not None and err.culprits == (1,) and "pinned" in str(err)
