@@ -30,7 +30,7 @@ __all__ = ["CHANNELS", "SHUFFLING", "Ledger", "LedgerEntry", "PhaseSpec", "Relea
 CHANNELS = ("direct", "anonymous", "secure-sum", "prio3")
 SHUFFLING = frozenset({"anonymous", "secure-sum", "prio3"})
 DIRECT_BOUND = "none: direct channel, reports linked to their sender (local DP, sequential composition)"
-PLD_BOUND = "FMT21 Thm 3.2 per release, composed with the PLD accountant (dp-accounting)"
+PLD_BOUND = "FMT21 clone reduction per release, composed with the PLD accountant (dp-accounting)"
 
 
 @dataclass(frozen=True)

@@ -79,7 +79,7 @@ def _central(eps0: float, n: int, delta: float, channel: str, k: int | None, rel
     if bound != "numerical":
         raise UsageError("--releases > 1 composes with the PLD accountant: use --bound numerical")
     eps = epsilon_for_delta(compose(spec.mechanisms()), delta)
-    return min(eps, eps0 * releases), delta, "FMT21 Thm 3.2 per release, PLD composition"
+    return min(eps, eps0 * releases), delta, "FMT21 clone reduction per release, PLD composition"
 
 
 def central_curve(
