@@ -35,10 +35,15 @@ PLD_BOUND = "FMT21 clone reduction per release, composed with the PLD accountant
 
 @dataclass(frozen=True)
 class Release:
-    """One report per party: an eps0-LDP randomizer (k-RR over k values when ``k`` is given)."""
+    """One report per party: an eps0-LDP randomizer (k-RR over k values when ``k`` is given).
+
+    ``parties``: how many reports this release is shuffled among, when it differs from its
+    phase's (an RRBA table is tallied over the block's clients asked that table only).
+    """
 
     epsilon0: float
     k: int | None = None
+    parties: int | None = None
 
 
 @dataclass(frozen=True)
@@ -71,7 +76,7 @@ class PhaseSpec:
 
     def mechanisms(self) -> list[Mechanism]:
         shuffled = self.channel in SHUFFLING
-        return [Mechanism(r.epsilon0, self.parties, shuffled, r.k) for r in self.releases]
+        return [Mechanism(r.epsilon0, r.parties or self.parties, shuffled, r.k) for r in self.releases]
 
 
 def _num(x: float | None) -> float | None:
@@ -154,7 +159,7 @@ def _central(spec: PhaseSpec, delta: float) -> tuple[float | None, float | None,
         return spec.local_epsilon, 0.0, DIRECT_BOUND, None
     if len(spec.releases) == 1:
         r = spec.releases[0]
-        amp = numerical_epsilon(r.epsilon0, spec.parties, delta, k=r.k)
+        amp = numerical_epsilon(r.epsilon0, r.parties or spec.parties, delta, k=r.k)
         return amp.central_epsilon, delta, amp.bound, None
     eps = epsilon_for_delta(compose(spec.mechanisms()), delta)
     return min(eps, spec.local_epsilon), delta, PLD_BOUND, None

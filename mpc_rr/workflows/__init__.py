@@ -71,6 +71,7 @@ __all__ = [
     "pipeline_ledger",
     "pipeline_run",
     "plan_privacy",
+    "rrba_crowds",
     "rrba_ledger",
     "rrba_run",
     "rrba_sent_table",
@@ -127,6 +128,7 @@ _HOME = {
     "pipeline_ledger": "mpc_rr.workflows._privacy",
     "pipeline_run": "mpc_rr.workflows._observed",
     "plan_privacy": "mpc_rr.workflows._privacy",
+    "rrba_crowds": "mpc_rr.workflows._privacy",
     "rrba_ledger": "mpc_rr.workflows._privacy",
     "rrba_run": "mpc_rr.workflows._observed",
     "rrba_sent_table": "mpc_rr.workflows._audit",
@@ -192,6 +194,7 @@ if TYPE_CHECKING:
         local_epsilon,
         pipeline_ledger,
         plan_privacy,
+        rrba_crowds,
         rrba_ledger,
         sum_channel,
     )
