@@ -19,13 +19,15 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from mpc_rr.core import UsageError
 from mpc_rr.privacy._compose import Mechanism, compose, epsilon_for_delta
 from mpc_rr.privacy._shuffle import numerical_epsilon
 
-__all__ = ["CHANNELS", "SHUFFLING", "Ledger", "LedgerEntry", "PhaseSpec", "Release", "build_ledger"]
+__all__ = [
+    "CHANNELS", "SHUFFLING", "Ledger", "LedgerEntry", "PhaseSpec", "Release", "build_ledger", "with_audits",
+]  # fmt: skip
 
 CHANNELS = ("direct", "anonymous", "secure-sum", "prio3")
 SHUFFLING = frozenset({"anonymous", "secure-sum", "prio3"})
@@ -196,3 +198,18 @@ def build_ledger(phases: Sequence[PhaseSpec], delta: float = 1e-6) -> Ledger:
         eps = min(epsilon_for_delta(compose(mechs), delta), local)
         total = LedgerEntry("total", channels, parties, n_rel, local, paper, eps, delta, PLD_BOUND)
     return Ledger(tuple(entries), total, delta)
+
+
+def with_audits(ledger: Ledger, lowers: Sequence[float | None]) -> Ledger:
+    """The ledger with each phase's empirical lower bound (``None``: no audit of that phase).
+
+    The total's is the largest of the phases': the run's output contains each phase's, so a
+    test that tells one phase's neighbouring worlds apart tells the run's apart too (a lower
+    bound on the composition, not the composition of lower bounds).
+    """
+    if len(lowers) != len(ledger.entries):
+        raise UsageError(f"with_audits: {len(lowers)} audits for {len(ledger.entries)} phases")
+    entries = tuple(replace(e, audit_lower=x) for e, x in zip(ledger.entries, lowers, strict=True))
+    known = [x for x in lowers if x is not None]
+    total = replace(ledger.total, audit_lower=max(known) if known else None)
+    return Ledger(entries, total, ledger.delta, dict(ledger.extra))

@@ -28,6 +28,7 @@ from mpc_rr.core import lazy_exports
 
 __all__ = [
     "AUDIT_MECHANISMS",
+    "MAX_AUDIT_K",
     "AttackReport",
     "AuditReport",
     "BivariateCounts",
@@ -47,7 +48,9 @@ __all__ = [
     "SumReport",
     "all_message_types",
     "as_dataset",
+    "audit_ledger",
     "audit_mechanism",
+    "audit_phase",
     "audit_pipeline",
     "build_mechanism",
     "central_curve",
@@ -92,6 +95,7 @@ _HOME = {
     "Evaluation": "mpc_rr.workflows._pipeline",
     "Execution": "mpc_rr.workflows._pipeline",
     "HarnessNetwork": "mpc_rr.workflows._observed",
+    "MAX_AUDIT_K": "mpc_rr.workflows._ledger_audit",
     "MechanismParams": "mpc_rr.workflows._audit",
     "ObservedNetwork": "mpc_rr.workflows._observed",
     "ObservedRun": "mpc_rr.workflows._observed",
@@ -104,7 +108,9 @@ _HOME = {
     "SumReport": "mpc_rr.workflows._secure_sum",
     "all_message_types": "mpc_rr.workflows._attack_reports",
     "as_dataset": "mpc_rr.workflows._api",
+    "audit_ledger": "mpc_rr.workflows._ledger_audit",
     "audit_mechanism": "mpc_rr.workflows._audit",
+    "audit_phase": "mpc_rr.workflows._ledger_audit",
     "audit_pipeline": "mpc_rr.workflows._audit",
     "build_mechanism": "mpc_rr.workflows._audit",
     "central_curve": "mpc_rr.workflows._privacy",
@@ -167,6 +173,11 @@ if TYPE_CHECKING:
         build_mechanism,
         curve_points,
         rrba_sent_table,
+    )
+    from mpc_rr.workflows._ledger_audit import (
+        MAX_AUDIT_K,
+        audit_ledger,
+        audit_phase,
     )
     from mpc_rr.workflows._observed import (
         HarnessNetwork,
