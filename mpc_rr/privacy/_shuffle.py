@@ -60,7 +60,7 @@ import time
 from dataclasses import asdict, dataclass
 
 import numpy as np
-from scipy import optimize, special, stats
+from scipy import optimize, special
 
 from mpc_rr.core import UsageError
 
@@ -117,17 +117,27 @@ class _Pair:
         if n == 1:
             self.c, self.w, self.tail = np.zeros(1), np.ones(1), 0.0
             return
-        lo = max(int(stats.binom.ppf(tail / 2, n - 1, q)), 0)
-        hi = min(int(stats.binom.isf(tail / 2, n - 1, q)), n - 1)
+        # the window only sets how much of C is evaluated: its outside mass is computed exactly
+        # below and added to delta, so the (continuous) binomial inverse needs no exactness;
+        # scipy.special's ufuncs instead of scipy.stats (whose argument checks cost more here)
+        lo = max(int(np.floor(special.bdtrik(tail / 2, n - 1, q))) - 1, 0)
+        hi = min(int(np.ceil(special.bdtrik(1.0 - tail / 2, n - 1, q))) + 1, n - 1)
         # the divergence given C = c is non-increasing in c (adding a fair coin to A is a
         # post-processing of the pair), so a bin of c's is bounded by its smallest c: past
         # _POINTS values of c, bins of equal width each weighted by their whole mass
         pts = points or _POINTS
         edges = np.unique(np.linspace(lo, hi + 1, min(hi + 2 - lo, pts + 1)).astype(np.int64))
-        cdf = stats.binom.cdf(edges - 1, n - 1, q)
+        below = edges - 1
+        cdf = np.where(below < 0, 0.0, special.bdtr(np.maximum(below, 0), n - 1, q))  # P(C <= e - 1)
         self.c = edges[:-1].astype(float)
         self.w = np.diff(cdf)
-        self.tail = float(cdf[0] + stats.binom.sf(edges[-1] - 1, n - 1, q))
+        self.tail = float(cdf[0] + (special.bdtrc(edges[-1] - 1, n - 1, q) if edges[-1] <= n - 1 else 0.0))
+
+    def _pmf(self, j: np.ndarray) -> np.ndarray:
+        """P(A = j) for A ~ Bin(c, 1/2), elementwise (log-gamma: cheaper than a second betainc)."""
+        jj = np.clip(j, 0, self.c)
+        log = special.gammaln(self.c + 1) - special.gammaln(jj + 1) - special.gammaln(self.c - jj + 1)
+        return np.where((j < 0) | (j > self.c), 0.0, np.exp(log - self.c * math.log(2.0)))
 
     def _sf(self, j: np.ndarray) -> np.ndarray:
         """P(A >= j) for A ~ Bin(c, 1/2), elementwise (regularized incomplete beta)."""
@@ -143,7 +153,8 @@ class _Pair:
         # P(k|c)/Q(k|c) >= e^eps  <=>  r = k / (c + 1 - k) >= R
         big_r = (ee * a - (1 - a)) / (a - ee * (1 - a))
         kstar = np.ceil(big_r * (self.c + 1) / (1 + big_r) - 1e-12)
-        s1, s0 = self._sf(kstar - 1), self._sf(kstar)
+        s1 = self._sf(kstar - 1)
+        s0 = np.maximum(s1 - self._pmf(kstar - 1), 0.0)  # P(A >= k*) = P(A >= k*-1) - P(A = k*-1)
         p_tail = a * s1 + (1 - a) * s0  # P(A + Delta >= k*)
         q_tail = (1 - a) * s1 + a * s0
         return float(np.dot(self.w, np.maximum(p_tail - ee * q_tail, 0.0))) + self.tail
@@ -173,22 +184,39 @@ class Amplification:
         return asdict(self)
 
 
+def _solve(pair: _Pair, delta: float, eps0: float, hint: tuple[float, float] | None) -> float:
+    """The root of ``delta(eps) = delta`` on [0, eps0] (delta(eps) is non-increasing): Brent's
+    method, in the bracket ``hint`` = (lo, hi) where each end is confirmed by its sign."""
+    def f(e: float) -> float:
+        return pair.delta(e) - delta
+
+    lo, hi = 0.0, eps0
+    if hint is not None:
+        h_lo, h_hi = hint
+        if 0.0 < h_hi < eps0 and f(h_hi) <= 0:
+            hi = h_hi
+        if 0.0 < h_lo < hi and f(h_lo) > 0:
+            lo = h_lo
+    if lo == 0.0 and f(0.0) <= 0:
+        return 0.0
+    return float(optimize.brentq(f, lo, hi, xtol=_XTOL))
+
+
 def numerical_epsilon(
-    eps0: float, n: int, delta: float, *, k: int | None = None, points: int = 0
-) -> Amplification:
+    eps0: float, n: int, delta: float, *, k: int | None = None, points: int = 0,
+    hint: tuple[float, float] | None = None,
+) -> Amplification:  # fmt: skip
     """Smallest eps with ``D_{e^eps}(P||Q) <= delta`` (FMT21 clone reduction; k-RR clone weight if ``k``).
 
     ``points``: values of C evaluated exactly before binning (0: the default 192; a value above
-    n evaluates every c, the straightforward sum the benchmark compares against).
+    n evaluates every c, the straightforward sum the benchmark compares against).  ``hint``: a
+    likely bracket (lo, hi) of the answer (a warm start: each end is checked, never trusted).
     """
     _check(eps0, n, delta)
     t0 = time.perf_counter()
     q = clone_probability(eps0, k)
     pair = _Pair(int(n), q, eps0, delta * _TAIL, points)
-    if pair.delta(0.0) <= delta:
-        eps = 0.0
-    else:
-        eps = float(optimize.brentq(lambda e: pair.delta(e) - delta, 0.0, eps0, xtol=_XTOL))
+    eps = _solve(pair, delta, eps0, hint)
     name = "numerical-krr" if k is not None and q > math.exp(-eps0) else "numerical"
     return Amplification(eps0, int(n), delta, min(eps, eps0), THEOREM[name], q,
                          time.perf_counter() - t0, k)  # fmt: skip
@@ -224,8 +252,22 @@ def amplification_curve(
     eps0: float, ns: np.ndarray | list[int], delta: float, *, bound: str = "numerical",
     k: int | None = None,
 ) -> list[Amplification]:  # fmt: skip
-    """:func:`central_epsilon` at every n of ``ns`` (e.g. ``np.geomspace(1e2, 1e7, 41)``)."""
-    return [central_epsilon(eps0, int(n), delta, bound=bound, k=k) for n in ns]
+    """:func:`central_epsilon` at every n of ``ns`` (e.g. ``np.geomspace(1e2, 1e7, 41)``).
+
+    Numerical: n in increasing order, each solve warm-started from the previous answer (the
+    central epsilon falls with n, about as 1/sqrt(n)), results in the order of ``ns``.
+    """
+    if bound != "numerical":
+        return [central_epsilon(eps0, int(n), delta, bound=bound, k=k) for n in ns]
+    order = np.argsort(np.asarray(ns, dtype=np.int64), kind="stable")
+    out: dict[int, Amplification] = {}
+    prev: tuple[int, float] | None = None
+    for i in order.tolist():
+        n = int(ns[i])
+        hint = None if prev is None else (prev[1] * math.sqrt(prev[0] / n) * 0.7, prev[1] * 1.0000001)
+        out[i] = numerical_epsilon(eps0, n, delta, k=k, hint=hint)
+        prev = (n, out[i].central_epsilon) if out[i].central_epsilon > 0 else prev
+    return [out[i] for i in range(len(out))]
 
 
 def smallest_n(
