@@ -26,6 +26,7 @@ from mpc_rr.privacy import (
     Ledger,
     PhaseSpec,
     Release,
+    amplification_curve,
     build_ledger,
     central_epsilon,
     closed_form_epsilon,
@@ -88,9 +89,13 @@ def central_curve(
     ns: np.ndarray | None = None,
 ) -> list[dict[str, float]]:  # fmt: skip
     """``[{"n", "central_epsilon", "closed_form"}]`` over ``ns`` (default 10^2..10^7)."""
+    grid = CURVE_NS if ns is None else ns
+    fast = None  # one shuffled release: the whole curve at once, warm-started along n
+    if channel in SHUFFLING and releases == 1:
+        fast = [a.central_epsilon for a in amplification_curve(eps0, grid, delta, k=k)]
     out = []
-    for n in CURVE_NS if ns is None else ns:
-        eps, _, _ = _central(eps0, int(n), delta, channel, k, releases, "numerical")
+    for i, n in enumerate(grid):
+        eps = fast[i] if fast is not None else _central(eps0, int(n), delta, channel, k, releases, "numerical")[0]
         cf = closed_form_epsilon(eps0, int(n), delta)
         out.append({"n": int(n), "central_epsilon": eps,
                     "closed_form": cf.central_epsilon if channel in SHUFFLING and releases == 1 else math.nan})  # fmt: skip

@@ -12,6 +12,7 @@ from scipy import stats
 
 from mpc_rr.core import UsageError
 from mpc_rr.privacy import (
+    amplification_curve,
     central_epsilon,
     clone_probability,
     closed_form_epsilon,
@@ -158,6 +159,17 @@ def test_monotone_in_epsilon0(eps0: float, step: float, n: int) -> None:
     b = numerical_epsilon(eps0 + step, n, 1e-6).central_epsilon
     assert a <= b + 1e-5
     assert a <= eps0 + 1e-9
+
+
+def test_warm_started_curve_equals_the_points_in_the_given_order() -> None:
+    ns = [10**5, 300, 10**7, 3000, 10**4]  # unsorted on purpose
+    curve = amplification_curve(2.0, ns, 1e-6, k=3)
+    assert [a.parties for a in curve] == ns
+    for a in curve:
+        assert a.central_epsilon == pytest.approx(numerical_epsilon(2.0, a.parties, 1e-6, k=3).central_epsilon, abs=1e-6)
+    # a wrong hint is checked, never trusted
+    wrong = numerical_epsilon(4.0, 10**5, 1e-6, hint=(3.0, 3.5)).central_epsilon
+    assert wrong == pytest.approx(numerical_epsilon(4.0, 10**5, 1e-6).central_epsilon, abs=1e-6)
 
 
 def test_inverse_solvers() -> None:
