@@ -30,7 +30,7 @@ from mpc_rr.privacy import SHUFFLING, Ledger, PhaseSpec, Release, with_audits
 
 __all__ = ["MAX_AUDIT_K", "audit_ledger", "audit_phase"]
 
-MAX_AUDIT_K = 4096  # the direct audit builds the k x k matrix of k-RR
+MAX_AUDIT_K = 512  # the direct audit builds the k x k matrix of k-RR (2 MiB at 512)
 
 
 def _strongest(spec: PhaseSpec) -> Release | None:
