@@ -120,8 +120,10 @@ class _Pair:
         # the window only sets how much of C is evaluated: its outside mass is computed exactly
         # below and added to delta, so the (continuous) binomial inverse needs no exactness;
         # scipy.special's ufuncs instead of scipy.stats (whose argument checks cost more here)
-        lo = max(int(np.floor(special.bdtrik(tail / 2, n - 1, q))) - 1, 0)
-        hi = min(int(np.ceil(special.bdtrik(1.0 - tail / 2, n - 1, q))) + 1, n - 1)
+        # (bdtrik is NaN where no k solves it, e.g. P(C = 0) above the tail: the whole range)
+        lo_f, hi_f = special.bdtrik(tail / 2, n - 1, q), special.bdtrik(1.0 - tail / 2, n - 1, q)
+        lo = max(int(np.floor(lo_f)) - 1, 0) if np.isfinite(lo_f) else 0
+        hi = min(int(np.ceil(hi_f)) + 1, n - 1) if np.isfinite(hi_f) else n - 1
         # the divergence given C = c is non-increasing in c (adding a fair coin to A is a
         # post-processing of the pair), so a bin of c's is bounded by its smallest c: past
         # _POINTS values of c, bins of equal width each weighted by their whole mass

@@ -172,6 +172,12 @@ def test_warm_started_curve_equals_the_points_in_the_given_order() -> None:
     assert wrong == pytest.approx(numerical_epsilon(4.0, 10**5, 1e-6).central_epsilon, abs=1e-6)
 
 
+def test_huge_epsilon0_is_not_amplified_and_does_not_crash() -> None:
+    # q = e^-eps0 ~ 5e-17: the binomial inverse has no solution (NaN), the window is all of C
+    for n in (2, 158, 10**7):
+        assert numerical_epsilon(37.5, n, 1e-6).central_epsilon == pytest.approx(37.5, rel=1e-3)
+
+
 def test_inverse_solvers() -> None:
     n = smallest_n(4.0, 0.5, 1e-6)
     assert n is not None
