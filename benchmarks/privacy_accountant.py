@@ -4,7 +4,7 @@ Side by side, each in a fresh process, alternating (noise hits both):
 
 * ``ours``: :func:`mpc_rr.privacy.numerical_epsilon` (C binned past 192 values: an upper bound);
 * ``exact``: the same divergence summed over *every* value of C in the window (the
-  straightforward evaluation of FMT21 Thm 3.2; FMT's own reference code, which we do not run,
+  straightforward evaluation of FMT21's clone-reduction divergence; FMT's own reference code, which we do not run,
   is quoted at 38-230 s per point).
 
 Figures: one point (eps0 = 4, n = 10^5, delta = 10^-6) and the curve n = 10^2..10^7 (31
@@ -64,12 +64,12 @@ def plot(folder: Path) -> Path:
         num = [numerical_epsilon(e0, int(n), 1e-6).central_epsilon for n in NS]
         krr = [numerical_epsilon(e0, int(n), 1e-6, k=2).central_epsilon for n in NS]
         cf = [closed_form_epsilon(e0, int(n), 1e-6).central_epsilon for n in NS]
-        (line,) = axes[0].loglog(NS, num, lw=2, label=f"eps0 = {e0:g}, numerical (Thm 3.2)")
+        (line,) = axes[0].loglog(NS, num, lw=2, label=f"eps0 = {e0:g}, numerical (clone reduction)")
         axes[0].loglog(NS, cf, "--", color=line.get_color(), lw=1, label=f"eps0 = {e0:g}, closed form (Thm 3.1)")
         axes[1].loglog(NS, num, lw=2, color=line.get_color(), label=f"eps0 = {e0:g}, any eps0-LDP")
-        axes[1].loglog(NS, krr, ":", lw=2, color=line.get_color(), label=f"eps0 = {e0:g}, binary RR (k-RR bound)")
+        axes[1].loglog(NS, krr, ":", lw=2, color=line.get_color(), label=f"eps0 = {e0:g}, k-RR (any k)")
     axes[0].set_title("central epsilon of n shuffled reports (delta = 1e-6): FMT21 bounds", fontsize=10)
-    axes[1].set_title("generic eps0-LDP vs k-RR clone probability 2/(e^eps0 + k - 1), k = 2", fontsize=10)
+    axes[1].set_title("generic eps0-LDP vs k-RR clone weight 2/(e^eps0 + 1)", fontsize=10)
     for ax in axes:
         ax.set_xlabel("parties n")
         ax.grid(True, which="both", alpha=0.3)

@@ -1,23 +1,25 @@
 """Audit of a shuffled release: does the analyst's view leak more than the central epsilon claimed?
 
-The game (docs/privacy.md, "audits"): n parties run binary randomized response
-at the *actual* eps0; party 1 holds 0 (world 0) or 1 (world 1), everybody else
-holds 1 (the adversary knows their data: the worst case of central DP).  What
+The game (docs/privacy.md, "audits"): n parties run k-randomized response
+(binary by default) at the *actual* eps0; party 1 holds 0 (world 0) or 1
+(world 1), everybody else holds 1 (the adversary knows their data: the worst
+case of central DP).  What
 the adversary sees depends on the channel:
 
 * ``shuffle`` (anonymous channel, secure sum of one-hot reports): only the
-  multiset, i.e. the number Z of zeros among the n reports;
+  multiset, of which the number Z of zeros among the n reports is sufficient
+  for this pair of worlds (the other values are equally likely in both);
 * ``leaky`` (the broken-on-purpose channel, :data:`BROKEN_CHANNELS`): the
   multiset *and* party 1's own report (a channel that leaks the sender).
 
 Each trial draws the sufficient statistic directly (party 1's report, plus
-``Bin(n-1, 1/(e^eps0+1))`` zeros among the others: exactly the multiset's law),
+``Bin(n-1, 1/(e^eps0+k-1))`` zeros among the others: exactly the multiset's law),
 vectorized over trials.  A threshold test on the statistic (either tail) is
 chosen on the first half of the trials and scored on the second half with
 one-sided Clopper-Pearson bounds, so the bound is honest:
 ``eps >= ln((TPR_low - delta) / FPR_up)`` at the stated confidence.  The
 claim checked is the accountant's central epsilon for the *declared* eps0
-(:func:`mpc_rr.privacy.numerical_epsilon`, k-RR with k = 2); a randomizer
+(:func:`mpc_rr.privacy.numerical_epsilon` with the k-RR clone weight); a randomizer
 weaker than declared (``actual_epsilon0 > epsilon0``) is the other planted
 failure.
 """
@@ -58,6 +60,7 @@ class ShuffleAudit:
     epsilon_claimed: float
     bound: str
     seconds: float
+    k: int = 2
 
     @property
     def violation(self) -> bool:
@@ -68,11 +71,12 @@ class ShuffleAudit:
 
 
 def _observe(world: int, n: int, eps0: float, channel: str, size: int,
-             rng: np.random.Generator) -> np.ndarray:  # fmt: skip
+             rng: np.random.Generator, k: int = 2) -> np.ndarray:  # fmt: skip
     """The statistic the adversary sees in ``size`` trials of one world (vectorized)."""
-    keep = math.exp(eps0) / (math.exp(eps0) + 1)
-    r1_zero = rng.random(size) < (keep if world == 0 else 1 - keep)
-    z = r1_zero.astype(np.int64) + rng.binomial(n - 1, 1 - keep, size)
+    keep = math.exp(eps0) / (math.exp(eps0) + k - 1)  # P(report = own value)
+    other = 1.0 / (math.exp(eps0) + k - 1)  # P(report = one given other value)
+    r1_zero = rng.random(size) < (keep if world == 0 else other)
+    z = r1_zero.astype(np.int64) + rng.binomial(n - 1, other, size)
     if channel == "leaky":  # the sender's own report first, then the multiset
         return np.asarray(r1_zero, np.int64) * (n + 1) + z
     return z
@@ -98,22 +102,24 @@ def _best_test(s0: np.ndarray, s1: np.ndarray, top: int) -> tuple[int, bool]:
 
 def audit_shuffle(
     epsilon0: float, parties: int, *, channel: str = "shuffle", actual_epsilon0: float | None = None,
-    delta: float = 1e-6, trials: int = 200_000, confidence: float = 0.95, seed: int = 0,
+    delta: float = 1e-6, trials: int = 200_000, confidence: float = 0.95, seed: int = 0, k: int = 2,
 ) -> ShuffleAudit:  # fmt: skip
-    """Empirical lower bound on the shuffled release's central epsilon against the accountant's claim."""
+    """Empirical lower bound on the shuffled release's central epsilon against the accountant's claim
+    (``k``: the randomizer is k-RR over k values; 2: binary randomized response)."""
     if channel not in SHUFFLE_CHANNELS:
         raise UsageError(f"channel must be one of {SHUFFLE_CHANNELS}, got {channel!r}")
+    k = check_count(k, "k", 2)
     parties = check_count(parties, "parties", 2)
     trials = check_count(trials, "trials", 100)
     conf = check_confidence(confidence)
     actual = epsilon0 if actual_epsilon0 is None else actual_epsilon0
     if not (actual > 0 and math.isfinite(actual)):
         raise UsageError(f"actual epsilon0 must be finite and > 0, got {actual}")
-    claim = numerical_epsilon(epsilon0, parties, delta, k=2)
+    claim = numerical_epsilon(epsilon0, parties, delta, k=k)
     t0 = time.perf_counter()
     rng = np.random.default_rng(np.random.SeedSequence([seed, 0x5AFF1E]))
     half = trials // 2
-    s = [_observe(w, parties, actual, channel, 2 * half, rng) for w in (0, 1)]
+    s = [_observe(w, parties, actual, channel, 2 * half, rng, k) for w in (0, 1)]
     top = 2 * parties + 2
     t, upper = _best_test(s[0][:half], s[1][:half], top)
     e0, e1 = s[0][half:], s[1][half:]
@@ -125,4 +131,4 @@ def audit_shuffle(
     tpr, fpr = cp_lower(tp, half, alpha), cp_upper(fp, half, alpha)
     eps_lb = max(0.0, math.log((tpr - delta) / fpr)) if tpr > delta and fpr > 0 else 0.0
     return ShuffleAudit(channel, parties, epsilon0, actual, delta, trials, conf, test, tpr, fpr,
-                        eps_lb, claim.central_epsilon, claim.bound, time.perf_counter() - t0)  # fmt: skip
+                        eps_lb, claim.central_epsilon, claim.bound, time.perf_counter() - t0, k)  # fmt: skip

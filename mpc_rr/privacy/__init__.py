@@ -29,6 +29,7 @@ __all__ = [
     "numerical_epsilon",
     "shuffle_delta",
     "smallest_n",
+    "with_audits",
 ]
 
 _HOME = {
@@ -54,6 +55,7 @@ _HOME = {
     "numerical_epsilon": "mpc_rr.privacy._shuffle",
     "shuffle_delta": "mpc_rr.privacy._shuffle",
     "smallest_n": "mpc_rr.privacy._shuffle",
+    "with_audits": "mpc_rr.privacy._ledger",
 }
 
 __getattr__, __dir__ = lazy_exports(__name__, _HOME, globals())
@@ -74,6 +76,7 @@ if TYPE_CHECKING:
         PhaseSpec,
         Release,
         build_ledger,
+        with_audits,
     )
     from mpc_rr.privacy._shuffle import (
         BOUNDS,

@@ -19,26 +19,33 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from mpc_rr.core import UsageError
 from mpc_rr.privacy._compose import Mechanism, compose, epsilon_for_delta
 from mpc_rr.privacy._shuffle import numerical_epsilon
 
-__all__ = ["CHANNELS", "SHUFFLING", "Ledger", "LedgerEntry", "PhaseSpec", "Release", "build_ledger"]
+__all__ = [
+    "CHANNELS", "SHUFFLING", "Ledger", "LedgerEntry", "PhaseSpec", "Release", "build_ledger", "with_audits",
+]  # fmt: skip
 
 CHANNELS = ("direct", "anonymous", "secure-sum", "prio3")
 SHUFFLING = frozenset({"anonymous", "secure-sum", "prio3"})
 DIRECT_BOUND = "none: direct channel, reports linked to their sender (local DP, sequential composition)"
-PLD_BOUND = "FMT21 Thm 3.2 per release, composed with the PLD accountant (dp-accounting)"
+PLD_BOUND = "FMT21 clone reduction per release, composed with the PLD accountant (dp-accounting)"
 
 
 @dataclass(frozen=True)
 class Release:
-    """One report per party: an eps0-LDP randomizer (k-RR over k values when ``k`` is given)."""
+    """One report per party: an eps0-LDP randomizer (k-RR over k values when ``k`` is given).
+
+    ``parties``: how many reports this release is shuffled among, when it differs from its
+    phase's (an RRBA table is tallied over the block's clients asked that table only).
+    """
 
     epsilon0: float
     k: int | None = None
+    parties: int | None = None
 
 
 @dataclass(frozen=True)
@@ -71,7 +78,7 @@ class PhaseSpec:
 
     def mechanisms(self) -> list[Mechanism]:
         shuffled = self.channel in SHUFFLING
-        return [Mechanism(r.epsilon0, self.parties, shuffled, r.k) for r in self.releases]
+        return [Mechanism(r.epsilon0, r.parties or self.parties, shuffled, r.k) for r in self.releases]
 
 
 def _num(x: float | None) -> float | None:
@@ -154,7 +161,7 @@ def _central(spec: PhaseSpec, delta: float) -> tuple[float | None, float | None,
         return spec.local_epsilon, 0.0, DIRECT_BOUND, None
     if len(spec.releases) == 1:
         r = spec.releases[0]
-        amp = numerical_epsilon(r.epsilon0, spec.parties, delta, k=r.k)
+        amp = numerical_epsilon(r.epsilon0, r.parties or spec.parties, delta, k=r.k)
         return amp.central_epsilon, delta, amp.bound, None
     eps = epsilon_for_delta(compose(spec.mechanisms()), delta)
     return min(eps, spec.local_epsilon), delta, PLD_BOUND, None
@@ -191,3 +198,18 @@ def build_ledger(phases: Sequence[PhaseSpec], delta: float = 1e-6) -> Ledger:
         eps = min(epsilon_for_delta(compose(mechs), delta), local)
         total = LedgerEntry("total", channels, parties, n_rel, local, paper, eps, delta, PLD_BOUND)
     return Ledger(tuple(entries), total, delta)
+
+
+def with_audits(ledger: Ledger, lowers: Sequence[float | None]) -> Ledger:
+    """The ledger with each phase's empirical lower bound (``None``: no audit of that phase).
+
+    The total's is the largest of the phases': the run's output contains each phase's, so a
+    test that tells one phase's neighbouring worlds apart tells the run's apart too (a lower
+    bound on the composition, not the composition of lower bounds).
+    """
+    if len(lowers) != len(ledger.entries):
+        raise UsageError(f"with_audits: {len(lowers)} audits for {len(ledger.entries)} phases")
+    entries = tuple(replace(e, audit_lower=x) for e, x in zip(ledger.entries, lowers, strict=True))
+    known = [x for x in lowers if x is not None]
+    total = replace(ledger.total, audit_lower=max(known) if known else None)
+    return Ledger(entries, total, ledger.delta, dict(ledger.extra))

@@ -28,6 +28,7 @@ from mpc_rr.core import lazy_exports
 
 __all__ = [
     "AUDIT_MECHANISMS",
+    "MAX_AUDIT_K",
     "AttackReport",
     "AuditReport",
     "BivariateCounts",
@@ -47,7 +48,9 @@ __all__ = [
     "SumReport",
     "all_message_types",
     "as_dataset",
+    "audit_ledger",
     "audit_mechanism",
+    "audit_phase",
     "audit_pipeline",
     "build_mechanism",
     "central_curve",
@@ -71,6 +74,7 @@ __all__ = [
     "pipeline_ledger",
     "pipeline_run",
     "plan_privacy",
+    "rrba_crowds",
     "rrba_ledger",
     "rrba_run",
     "rrba_sent_table",
@@ -91,6 +95,7 @@ _HOME = {
     "Evaluation": "mpc_rr.workflows._pipeline",
     "Execution": "mpc_rr.workflows._pipeline",
     "HarnessNetwork": "mpc_rr.workflows._observed",
+    "MAX_AUDIT_K": "mpc_rr.workflows._ledger_audit",
     "MechanismParams": "mpc_rr.workflows._audit",
     "ObservedNetwork": "mpc_rr.workflows._observed",
     "ObservedRun": "mpc_rr.workflows._observed",
@@ -103,7 +108,9 @@ _HOME = {
     "SumReport": "mpc_rr.workflows._secure_sum",
     "all_message_types": "mpc_rr.workflows._attack_reports",
     "as_dataset": "mpc_rr.workflows._api",
+    "audit_ledger": "mpc_rr.workflows._ledger_audit",
     "audit_mechanism": "mpc_rr.workflows._audit",
+    "audit_phase": "mpc_rr.workflows._ledger_audit",
     "audit_pipeline": "mpc_rr.workflows._audit",
     "build_mechanism": "mpc_rr.workflows._audit",
     "central_curve": "mpc_rr.workflows._privacy",
@@ -127,6 +134,7 @@ _HOME = {
     "pipeline_ledger": "mpc_rr.workflows._privacy",
     "pipeline_run": "mpc_rr.workflows._observed",
     "plan_privacy": "mpc_rr.workflows._privacy",
+    "rrba_crowds": "mpc_rr.workflows._privacy",
     "rrba_ledger": "mpc_rr.workflows._privacy",
     "rrba_run": "mpc_rr.workflows._observed",
     "rrba_sent_table": "mpc_rr.workflows._audit",
@@ -166,6 +174,11 @@ if TYPE_CHECKING:
         curve_points,
         rrba_sent_table,
     )
+    from mpc_rr.workflows._ledger_audit import (
+        MAX_AUDIT_K,
+        audit_ledger,
+        audit_phase,
+    )
     from mpc_rr.workflows._observed import (
         HarnessNetwork,
         ObservedNetwork,
@@ -192,6 +205,7 @@ if TYPE_CHECKING:
         local_epsilon,
         pipeline_ledger,
         plan_privacy,
+        rrba_crowds,
         rrba_ledger,
         sum_channel,
     )

@@ -45,6 +45,7 @@ from mpc_rr.data import Dataset
 from mpc_rr.estimation import FactorModel, answer, make_queries, relative_error, true_count
 from mpc_rr.mdrr import adjust, rr_independent
 from mpc_rr.pipeline import PipelineConfig, PipelinePlan, PipelineResult, signing
+from mpc_rr.workflows._ledger_audit import audit_ledger
 from mpc_rr.workflows._privacy import ledger_curve, pipeline_ledger
 
 __all__ = [
@@ -86,6 +87,7 @@ class RunOptions:
     secagg_degree: int | None = None
     secagg_failure: float | None = None
     sum: str = "secagg"  # the dependence sum protocol (secure-sum sources)
+    audit_trials: int = 0  # > 0: audit each phase's strongest release after the run (ledger's audit_lower)
 
     def sum_options(self) -> dict[str, object]:
         """The dependence sum's options the user gave (SecAgg+'s names: a protocol without
@@ -95,6 +97,8 @@ class RunOptions:
         return {k: v for k, v in given.items() if v is not None}
 
     def __post_init__(self) -> None:
+        if self.audit_trials != 0 and self.audit_trials < 100:
+            raise UsageError(f"audit trials must be 0 (no audit) or >= 100, got {self.audit_trials}")
         if self.queries < 1:
             raise UsageError(f"queries must be >= 1 per coverage, got {self.queries}")
         if self.parties is not None and self.parties < 2:
@@ -308,7 +312,7 @@ def to_json(ev: Evaluation, opts: RunOptions) -> dict[str, Any]:
         "peer_errors": [m for s in ex.run.costs.parties.values() for m in s.peer_errors.summary()][
             :20
         ],
-        "privacy": privacy_ledger(ex),
+        "privacy": privacy_ledger(ex, audit_trials=opts.audit_trials, seed=opts.seed),
     }
 
 
@@ -332,13 +336,18 @@ def _secure_sum_document(ex: Execution) -> dict[str, Any] | None:
     }
 
 
-def privacy_ledger(ex: Execution, delta: float = 1e-6) -> dict[str, Any]:
-    """The run's privacy ledger (docs/privacy.md) and its curve, JSON-ready."""
+def privacy_ledger(
+    ex: Execution, delta: float = 1e-6, *, audit_trials: int = 0, seed: int = 0
+) -> dict[str, Any]:
+    """The run's privacy ledger (docs/privacy.md) and its curve, JSON-ready; ``audit_trials``
+    > 0 fills each auditable phase's ``audit_lower`` (:func:`audit_ledger`)."""
     res = ex.result
     ledger, specs = pipeline_ledger(
         ex.config, res.clustering.clusters, parties_dependence=max(1, len(res.parties_dependence)),
         parties_release=max(1, len(res.parties_release)), delta=delta,
     )  # fmt: skip
+    if audit_trials:
+        ledger = audit_ledger(ledger, specs, trials=audit_trials, seed=seed)
     return {**ledger.to_json(), "lines": ledger.lines(), "plot_data": ledger_curve(ledger, specs)}
 
 

@@ -26,6 +26,7 @@ from mpc_rr.privacy import (
     Ledger,
     PhaseSpec,
     Release,
+    amplification_curve,
     build_ledger,
     central_epsilon,
     closed_form_epsilon,
@@ -42,6 +43,7 @@ __all__ = [
     "local_epsilon",
     "pipeline_ledger",
     "plan_privacy",
+    "rrba_crowds",
     "rrba_ledger",
     "sum_channel",
 ]
@@ -79,7 +81,7 @@ def _central(eps0: float, n: int, delta: float, channel: str, k: int | None, rel
     if bound != "numerical":
         raise UsageError("--releases > 1 composes with the PLD accountant: use --bound numerical")
     eps = epsilon_for_delta(compose(spec.mechanisms()), delta)
-    return min(eps, eps0 * releases), delta, "FMT21 Thm 3.2 per release, PLD composition"
+    return min(eps, eps0 * releases), delta, "FMT21 clone reduction per release, PLD composition"
 
 
 def central_curve(
@@ -87,9 +89,13 @@ def central_curve(
     ns: np.ndarray | None = None,
 ) -> list[dict[str, float]]:  # fmt: skip
     """``[{"n", "central_epsilon", "closed_form"}]`` over ``ns`` (default 10^2..10^7)."""
+    grid = CURVE_NS if ns is None else ns
+    fast = None  # one shuffled release: the whole curve at once, warm-started along n
+    if channel in SHUFFLING and releases == 1:
+        fast = [a.central_epsilon for a in amplification_curve(eps0, grid, delta, k=k)]
     out = []
-    for n in CURVE_NS if ns is None else ns:
-        eps, _, _ = _central(eps0, int(n), delta, channel, k, releases, "numerical")
+    for i, n in enumerate(grid):
+        eps = fast[i] if fast is not None else _central(eps0, int(n), delta, channel, k, releases, "numerical")[0]
         cf = closed_form_epsilon(eps0, int(n), delta)
         out.append({"n": int(n), "central_epsilon": eps,
                     "closed_form": cf.central_epsilon if channel in SHUFFLING and releases == 1 else math.nan})  # fmt: skip
@@ -183,22 +189,45 @@ def pipeline_ledger(
 
 
 def rrba_ledger(
-    *, epsilon_tables: list[float], paper_epsilon: float, view_len: int, block: int, views: int,
+    *, epsilon_tables: list[float], paper_epsilon: float, view_len: int, crowds: list[int],
     secure_tally: bool, sum_protocol: str = "secagg", delta: float = 1e-6,
 ) -> tuple[Ledger, list[PhaseSpec]]:  # fmt: skip
     """An RRBA run: each client answers its view's tables once, in one block (blocks are disjoint).
 
     ``epsilon_tables``: the largest true epsilon each table of the worst view was sent at
-    (over the blocks: an upper bound for every block).  Direct answers: no amplification.
-    A secure tally reveals each block's histogram per table, over the block's clients holding
-    that table: about ``block / views`` reports (the views are dealt evenly).
+    (over the blocks).  Direct answers: no amplification.  A secure tally (SecAgg+ over
+    one-hot answers, docs/rrba.md) reveals per block and table the histogram of the answers
+    of the block's included clients *asked that table* -- a table shared by several views is
+    counted over all of them, and a client's own view is known to the aggregator (it chose
+    it).  So table s of a client's answer hides among ``crowds[s]`` reports: the fewest
+    answers table s received in any block that released it (:func:`rrba_crowds`).  Using,
+    per table, the largest epsilon and the smallest crowd over the blocks bounds every
+    block's client (the central epsilon grows with eps0 and shrinks with n).
     """
+    if len(crowds) != len(epsilon_tables):
+        raise UsageError(f"rrba_ledger: {len(crowds)} crowds for {len(epsilon_tables)} tables")
     channel = sum_channel(sum_protocol) if secure_tally else "direct"
-    hide = max(1, block // max(views, 1))
-    phase = PhaseSpec("rrba answers", channel, hide, tuple(Release(e) for e in epsilon_tables),
-                      paper_epsilon=paper_epsilon * view_len,
-                      note=None if channel == "direct" else f"each tally hides a report among ~{hide}")  # fmt: skip
+    hide = max(1, min(crowds, default=1))
+    rels = tuple(Release(e, None, max(1, c)) for e, c in zip(epsilon_tables, crowds, strict=True))
+    phase = PhaseSpec("rrba answers", channel, hide, rels, paper_epsilon=paper_epsilon * view_len,
+                      note=None if channel == "direct" else
+                      f"each table's tally hides a report among >= {hide} (its block's clients asked it)")  # fmt: skip
     return build_ledger([phase], delta), [phase]
+
+
+def rrba_crowds(tuples: np.ndarray) -> np.ndarray:
+    """Per table, the fewest answers any block contributed to it (0: never answered).
+
+    ``tuples[b, s]``: answers to table s collected up to block b (cumulative, as
+    :class:`~mpc_rr.rrba.RRBARun` records them); a block's own answers are the increments.
+    """
+    t = np.asarray(tuples, dtype=np.int64)
+    if t.ndim != 2 or t.shape[0] == 0:
+        return np.zeros(t.shape[-1] if t.ndim == 2 else 0, np.int64)
+    per_block = np.diff(t, axis=0, prepend=0)
+    masked = np.where(per_block > 0, per_block, np.iinfo(np.int64).max)
+    low = masked.min(axis=0)
+    return np.where(low == np.iinfo(np.int64).max, 0, low)
 
 
 def ledger_curve(ledger: Ledger, phases: list[PhaseSpec]) -> dict[str, Any]:

@@ -30,7 +30,7 @@ import numpy as np
 from mpc_rr.core import CostReport, Runner, RunResult, UsageError
 from mpc_rr.data import Dataset
 from mpc_rr.rrba import RRBARun, empirical_table, epsilon_cap, js_divergence, l2_counts, reconstruct
-from mpc_rr.workflows._privacy import ledger_curve, rrba_ledger
+from mpc_rr.workflows._privacy import ledger_curve, rrba_crowds, rrba_ledger
 
 __all__ = ["RRBACollection", "RunnerFactory", "collect_rrba", "marginal_errors", "summarize"]
 
@@ -188,10 +188,11 @@ def summarize(
 def _ledger(run: RRBARun, view_len: int, secure_tally: bool, sum_protocol: str) -> dict[str, Any]:
     views = [[int(s) for s in row if s >= 0] for row in np.asarray(run.cover.padded_tables())]
     worst = max(views, key=lambda v: sum(float(run.epsilon_table_max[s]) for s in v))
+    crowds = rrba_crowds(run.tuples)
     ledger, specs = rrba_ledger(
         epsilon_tables=[float(run.epsilon_table_max[s]) for s in worst], paper_epsilon=run.epsilon_paper,
-        view_len=view_len, block=int(run.options["block"]),  # type: ignore[call-overload]
-        views=run.cover.n_views, secure_tally=secure_tally, sum_protocol=sum_protocol,
+        view_len=view_len, crowds=[int(crowds[s]) for s in worst] if crowds.size else [1] * len(worst),
+        secure_tally=secure_tally, sum_protocol=sum_protocol,
     )  # fmt: skip
     return {**ledger.to_json(), "lines": ledger.lines(), "plot_data": ledger_curve(ledger, specs)}
 

@@ -28,6 +28,7 @@ from scenarios.results.aggregate import (
     select,
 )
 from scenarios.results.report_figures import Figure, figures_for
+from scenarios.results.report_ledger import ledger_figures, ledger_html
 from scenarios.results.store import Store, StoredRun, now
 
 __all__ = ["ScenarioSection", "build", "render", "write_report"]
@@ -73,7 +74,7 @@ def build(store: Store, scenarios: Sequence[str] | None = None) -> list[Scenario
         metrics = scenario_metrics(store, name, runs)
         grid = grid_of(store, name)
         kind = runs[0].kind
-        figs = figures_for(kind, name, runs, metrics, grid)
+        figs = figures_for(kind, name, runs, metrics, grid) + ledger_figures(name, runs)
         sessions = [s for s in store.sessions(name) if s["code_version"] == code]
         out.append(ScenarioSection(name, kind, code, tuple(v for v in versions if v != code), tuple(runs),
                                    tuple(metrics), grid, tuple(figs), tuple(store.texts(name)),
@@ -97,6 +98,10 @@ th { white-space: normal; vertical-align: bottom; overflow-wrap: normal; }
 table.wide { font-size: 12.5px; } table.wide th, table.wide td { padding: 2px 5px; }
 th { background: #f6f8fa; font-weight: 600; }
 td.l, th.l { text-align: left; }
+table.ledger { font-size: 13px; } table.ledger th, table.ledger td { padding: 2px 6px; }
+table.ledger td:nth-child(-n+3), table.ledger td:nth-child(9) { white-space: normal; }
+table.ledger td:nth-child(9) { min-width: 230px; font-size: 12px; }
+table.ledger tr.total td { font-weight: 600; border-top: 2px solid #8c959f; }
 .scroll { overflow-x: auto; max-width: 100%; }
 pre { background: #f6f8fa; border: 1px solid #d0d7de; padding: 12px; font-size: 13.5px; overflow-x: auto;
       line-height: 1.4; }
@@ -177,6 +182,7 @@ def _section(sec: ScenarioSection, index: int) -> str:
             f"<details><summary>plotted data (CSV)</summary><pre>{_e(fig.csv())}</pre></details>"
             "</figcaption></figure>"
         )
+    parts.append(ledger_html(runs))
     swept = list(sec.grid) or list(points[0].point if points else [])
     head = [*swept, "runs", *sec.metrics]
     rows = [[*(p.point.get(k) for k in swept), f"{p.ok}/{p.runs}" if p.ok != p.runs else p.runs,

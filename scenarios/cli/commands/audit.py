@@ -68,7 +68,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     p.add_argument("--one-run", action="store_true", help="also run the one-run audit (Steinke et al.)")
     p.add_argument("--claimed-epsilon", type=non_negative, default=None, help="check this figure instead")
     g = p.add_argument_group("mechanism options")
-    g.add_argument("--k", type=int_at_least(2), default=2, help="krr: domain size")
+    g.add_argument("--k", type=int_at_least(2), default=2, help="krr, shuffle: domain size of k-RR")
     g.add_argument("--epsilon", type=positive_float, default=1.0, help="krr: epsilon")
     g.add_argument("--size", type=int_at_least(2), default=2, help="keep-uniform: |A|")
     g.add_argument("--p", type=probability, default=None,
@@ -357,18 +357,19 @@ def _plot_pipeline(
 
 
 def _run_shuffle(args: argparse.Namespace) -> int:
-    """``--mechanism shuffle``: the multiset of n binary-RR reports against the accountant's claim."""
+    """``--mechanism shuffle``: the multiset of n k-RR reports (binary by default) against the accountant's claim."""
     from mpc_rr.adversary import audit_shuffle
 
     a = audit_shuffle(
         args.epsilon, args.parties, channel=args.channel, actual_epsilon0=args.actual_epsilon,
-        delta=args.delta, trials=args.trials, confidence=args.confidence, seed=args.seed,
+        delta=args.delta, trials=args.trials, confidence=args.confidence, seed=args.seed, k=args.k,
     )  # fmt: skip
     if args.json:
         print(json.dumps(a.to_json(), indent=2))
         return 0
     lvl = f"{100 * a.confidence:g}%"
-    print(f"audit of the shuffled output: {a.parties:,} parties, binary RR, channel {a.channel}")
+    rr = "binary RR" if a.k == 2 else f"{a.k}-RR"
+    print(f"audit of the shuffled output: {a.parties:,} parties, {rr}, channel {a.channel}")
     print(f"  declared eps0 {a.epsilon0:g}, actual eps0 {a.actual_epsilon0:g}; {a.trials:,} trials")
     print(f"  test: {a.test}  (TPR >= {a.tpr_low:.4f}, FPR <= {a.fpr_up:.4g})")
     print(f"  epsilon lower bound ({lvl}): {_fmt(a.epsilon_lower)}")

@@ -47,7 +47,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     p.add_argument("--delta", type=open_open, default=1e-6, help="delta of the central guarantee")
     p.add_argument("--channel", choices=CHANNELS, default="secure-sum", help="how reports travel")
     p.add_argument("--bound", choices=("numerical", "closed-form"), default="numerical",
-                   help="FMT21 Thm 3.2 numerical or Thm 3.1 closed form")  # fmt: skip
+                   help="FMT21 numerical (clone reduction, App. E) or Thm 3.1 closed form")  # fmt: skip
     p.add_argument("--releases", type=int_at_least(1), default=1,
                    help="identical releases per party, composed with the PLD accountant")  # fmt: skip
     p.add_argument("--target-epsilon", type=positive_float, default=None,

@@ -92,6 +92,9 @@ def register(sub: argparse._SubParsersAction) -> None:
     add_seed(p, "the simulation: every party's noise derives from it (results say so)")
     p.add_argument("--out", type=output_dir, default=None, help="output folder (default results/run-<name>-<seed>)")
     p.add_argument("--transcript", type=output_file, default=None, help="write what every party sent to this file")
+    p.add_argument("--audit", type=int_at_least(100), default=0, metavar="TRIALS",
+                   help="after the run, audit each phase's strongest release with TRIALS black-box trials: "
+                        "the ledger's empirical lower bound (docs/privacy.md)")  # fmt: skip
     add_json(p, "print results.json instead of the summary")
     p.set_defaults(func=run)
 
@@ -126,6 +129,7 @@ def run(args: argparse.Namespace) -> int:
         mechanism=args.mechanism, estimator=args.estimator, seed=args.seed, queries=args.queries,
         max_dropout=args.max_dropout, max_corrupt=args.max_corrupt,
         secagg_degree=args.secagg_degree, secagg_failure=args.secagg_failure, sum=args.sum,
+        audit_trials=args.audit,
     )  # fmt: skip
     name = args.name or (Path(spec.source).stem if spec.is_file else spec.source)
     out = args.out or _fresh(Path("results") / f"run-{name}-{args.seed}")

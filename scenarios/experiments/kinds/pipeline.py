@@ -65,13 +65,14 @@ class PipelineParams(
     sum: str = "secagg"  # the dependence sum protocol (secure-sum sources; checked with the point)
     dropout: Annotated[float, Meta(ge=0, lt=1)] = 0.0
     drop_step: Literal["dependence", "release"] = "release"
+    audit_trials: Annotated[int, Meta(ge=0)] = 0  # > 0: the ledger's audit_lower (docs/privacy.md)
 
 
 METRICS: tuple[str, ...] = (
     *(f"error_{m}_{s}" for m in METHOD_KEYS.values() for s in SIGMAS),
     "completed", "parties", "parties_released", "dropped", "clusters", "adjust_converged",
     "epsilon_dependence", "epsilon_release", "epsilon_total",
-    "central_epsilon_dependence", "central_epsilon_total", "central_delta",
+    "central_epsilon_dependence", "central_epsilon_total", "central_delta", "audit_lower_total",
     "messages", "bytes", "rounds", "wall_s", "exchange_s", "setup_s", "evaluation_s",
     *PHASES.values(), "peer_errors", "tcp_handshakes", "tcp_handshake_s",
     "bytes_per_party", "sum_degree", "sum_threshold",
@@ -79,6 +80,8 @@ METRICS: tuple[str, ...] = (
 
 
 def check(prm: PipelineParams, source: Any) -> None:
+    if 0 < prm.audit_trials < 100:
+        raise UsageError(f"audit_trials must be 0 (no audit) or >= 100, got {prm.audit_trials}")
     given = [
         k
         for k in ("max_dropout", "max_corrupt", "secagg_degree", "secagg_failure")
@@ -152,6 +155,7 @@ def run(ctx: RunContext) -> Outcome:
         mechanism=prm.mechanism, estimator=prm.estimator, adjust_iterations=prm.adjust_iterations,
         seed=ctx.seed, queries=prm.queries, max_dropout=prm.max_dropout, max_corrupt=prm.max_corrupt,
         secagg_degree=prm.secagg_degree, secagg_failure=prm.secagg_failure, sum=prm.sum,
+        audit_trials=prm.audit_trials,
     )  # fmt: skip
     runner = runner_for(prm.transport, step_timeout=prm.step_timeout)
     drop = _dropper(prm, ctx.seed) if prm.dropout > 0 else None
@@ -184,6 +188,7 @@ def run(ctx: RunContext) -> Outcome:
         "central_epsilon_dependence": doc["privacy"]["phases"][0]["central_epsilon"],
         "central_epsilon_total": doc["privacy"]["total"]["central_epsilon"],
         "central_delta": doc["privacy"]["total"]["delta"],
+        "audit_lower_total": doc["privacy"]["total"]["audit_lower"],
         "evaluation_s": t["evaluation_s"],
         **{PHASES[k]: v for k, v in t["phases_s"].items()},
     }  # fmt: skip

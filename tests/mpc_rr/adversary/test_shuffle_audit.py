@@ -35,3 +35,19 @@ def test_a_randomizer_weaker_than_declared_is_caught() -> None:
 def test_bad_channel_refused() -> None:
     with pytest.raises(UsageError, match="channel"):
         audit_shuffle(1.0, 10, channel="pigeon")
+
+
+@pytest.mark.parametrize(("eps0", "n", "k"), [(2.0, 10, 3), (3.0, 200, 5), (4.0, 50, 84)])
+def test_krr_claim_with_its_clone_weight_is_never_below_the_audit(eps0: float, n: int, k: int) -> None:
+    # the k-RR clone weight 2/(e^eps0+1) claims less than the generic bound: the audit of shuffled
+    # k-RR itself must still stay below it, and come close when few parties hide the sender
+    a = audit_shuffle(eps0, n, trials=60_000, seed=4, k=k)
+    assert "k-RR" in a.bound and a.k == k
+    assert not a.violation, a.to_json()
+    if n == 10:
+        assert a.epsilon_lower > 0.5 * a.epsilon_claimed
+
+
+def test_krr_leaky_channel_is_caught() -> None:
+    a = audit_shuffle(4.0, 5000, channel="leaky", trials=60_000, seed=5, k=4)
+    assert a.violation

@@ -12,6 +12,7 @@ from scipy import stats
 
 from mpc_rr.core import UsageError
 from mpc_rr.privacy import (
+    amplification_curve,
     central_epsilon,
     clone_probability,
     closed_form_epsilon,
@@ -23,10 +24,11 @@ from mpc_rr.privacy import (
 
 
 def test_fmt_published_point_numerical_and_closed_form() -> None:
-    # FMT21's quoted figures for eps0 = 4, n = 10^5, delta = 10^-6 (issue 22, docs/privacy.md)
+    # FMT21's quoted figures for eps0 = 4, n = 10^5, delta = 10^-6 (issue 22, docs/privacy.md;
+    # the exact figures of their reference code: test_fmt_reference.py)
     num = central_epsilon(4.0, 10**5, 1e-6)
     assert 0.1675 <= num.central_epsilon <= 0.1728
-    assert "Thm 3.2" in num.bound
+    assert "clone reduction" in num.bound
     cf = central_epsilon(4.0, 10**5, 1e-6, bound="closed-form")
     assert cf.central_epsilon == pytest.approx(0.538, abs=1e-3)
     assert cf.valid and "Thm 3.1" in cf.bound
@@ -92,12 +94,52 @@ def test_bound_holds_for_real_shuffled_binary_rr() -> None:
     assert np.maximum(w1 - ee * w0, 0).sum() <= 1e-6 + 1e-12
 
 
-def test_krr_bound_is_at_least_as_tight_and_uses_the_larger_clone_probability() -> None:
-    assert clone_probability(4.0, 2) == pytest.approx(2 / (math.exp(4) + 1))
-    assert clone_probability(1.0, 50) == pytest.approx(math.exp(-1))  # generic is larger there
-    g = numerical_epsilon(4.0, 10**5, 1e-6).central_epsilon
-    k = numerical_epsilon(4.0, 10**5, 1e-6, k=2)
-    assert k.central_epsilon < g and "k-RR" in k.bound
+def _krr(eps0: float, k: int) -> np.ndarray:
+    m = np.full((k, k), 1.0 / (math.exp(eps0) + k - 1))
+    np.fill_diagonal(m, math.exp(eps0) / (math.exp(eps0) + k - 1))
+    return m  # m[x, y] = P(report y | value x)
+
+
+def test_krr_clone_weight_is_the_largest_valid_decomposition() -> None:
+    for eps0, k in [(0.5, 2), (2.0, 3), (4.0, 7), (7.3, 84)]:
+        q = clone_probability(eps0, k)
+        assert q == pytest.approx(2 / (math.exp(eps0) + 1)) and q >= math.exp(-eps0)
+        m = _krr(eps0, k)
+        clone = q / 2 * (m[0] + m[1])  # x1^0 = 0, x1^1 = 1
+        left = m - clone[None, :]  # (1 - q) LO(x) for every x: must be a sub-distribution
+        assert left.min() >= -1e-15
+        if k > 2:  # tight: a value x outside {0, 1} has nothing left on 0, so no larger q works
+            assert left[2, 0] == pytest.approx(0.0, abs=1e-12)
+    assert clone_probability(1.0) == pytest.approx(math.exp(-1))  # generic
+
+
+def _exact_shuffled_3rr(eps: float, n: int, eps0: float, other: int) -> float:
+    """max D_{e^eps} between the histograms of shuffled 3-RR, party 1 holding 0 or 1 and the
+    n - 1 others all holding ``other`` (exact: multinomial counts of values 0 and 1)."""
+    m = _krr(eps0, 3)
+    a, b = np.arange(n)[:, None], np.arange(n)[None, :]
+    rest = n - 1 - a - b
+    pmf = np.where(rest >= 0, stats.multinomial.pmf(np.stack(np.broadcast_arrays(a, b, np.maximum(rest, 0)), -1),
+                                                     n - 1, m[other]), 0.0)  # fmt: skip
+
+    def world(x: int) -> np.ndarray:
+        w = np.zeros((n + 1, n + 1))
+        w[1:, :-1] += m[x, 0] * pmf
+        w[:-1, 1:] += m[x, 1] * pmf
+        w[:-1, :-1] += m[x, 2] * pmf
+        return w
+
+    w0, w1, ee = world(0), world(1), math.exp(eps)
+    return float(max(np.maximum(w0 - ee * w1, 0).sum(), np.maximum(w1 - ee * w0, 0).sum()))
+
+
+@pytest.mark.parametrize(("eps0", "n"), [(2.0, 100), (1.0, 60)])
+def test_krr_bound_holds_for_real_shuffled_3rr_and_beats_the_generic_one(eps0: float, n: int) -> None:
+    amp = numerical_epsilon(eps0, n, 1e-6, k=3)
+    assert "k-RR" in amp.bound
+    assert amp.central_epsilon < numerical_epsilon(eps0, n, 1e-6).central_epsilon - 0.05
+    for other in (0, 1, 2):
+        assert _exact_shuffled_3rr(amp.central_epsilon, n, eps0, other) <= 1e-6 + 1e-12
 
 
 @settings(max_examples=15, deadline=None)
@@ -117,6 +159,23 @@ def test_monotone_in_epsilon0(eps0: float, step: float, n: int) -> None:
     b = numerical_epsilon(eps0 + step, n, 1e-6).central_epsilon
     assert a <= b + 1e-5
     assert a <= eps0 + 1e-9
+
+
+def test_warm_started_curve_equals_the_points_in_the_given_order() -> None:
+    ns = [10**5, 300, 10**7, 3000, 10**4]  # unsorted on purpose
+    curve = amplification_curve(2.0, ns, 1e-6, k=3)
+    assert [a.parties for a in curve] == ns
+    for a in curve:
+        assert a.central_epsilon == pytest.approx(numerical_epsilon(2.0, a.parties, 1e-6, k=3).central_epsilon, abs=1e-6)
+    # a wrong hint is checked, never trusted
+    wrong = numerical_epsilon(4.0, 10**5, 1e-6, hint=(3.0, 3.5)).central_epsilon
+    assert wrong == pytest.approx(numerical_epsilon(4.0, 10**5, 1e-6).central_epsilon, abs=1e-6)
+
+
+def test_huge_epsilon0_is_not_amplified_and_does_not_crash() -> None:
+    # q = e^-eps0 ~ 5e-17: the binomial inverse has no solution (NaN), the window is all of C
+    for n in (2, 158, 10**7):
+        assert numerical_epsilon(37.5, n, 1e-6).central_epsilon == pytest.approx(37.5, rel=1e-3)
 
 
 def test_inverse_solvers() -> None:

@@ -4,12 +4,14 @@ from __future__ import annotations
 
 import math
 
+import numpy as np
 import pytest
 
-from mpc_rr.data import Attribute, Schema
+from mpc_rr.core import UsageError
+from mpc_rr.data import Attribute, Dataset, Schema
 from mpc_rr.pipeline import PipelineConfig
 from mpc_rr.privacy import numerical_epsilon
-from mpc_rr.workflows import pipeline_ledger, rrba_ledger, sum_channel
+from mpc_rr.workflows import pipeline_ledger, rrba_crowds, rrba_ledger, sum_channel
 
 SCHEMA = Schema((Attribute("a", ("x", "y")), Attribute("b", ("x", "y", "z")), Attribute("c", ("x", "y"))))
 
@@ -56,13 +58,45 @@ def test_plainsum_is_a_direct_channel() -> None:
     assert led.entries[0].central_epsilon == pytest.approx(led.entries[0].local_epsilon)
 
 
-def test_rrba_secure_tally_amplifies_over_the_block_and_infinite_is_none() -> None:
-    direct, _ = rrba_ledger(epsilon_tables=[1.0, 2.0], paper_epsilon=0.5, view_len=2, block=1000,
-                            views=2, secure_tally=False)  # fmt: skip
+def test_rrba_secure_tally_amplifies_over_each_tables_crowd_and_infinite_is_none() -> None:
+    direct, _ = rrba_ledger(epsilon_tables=[1.0, 2.0], paper_epsilon=0.5, view_len=2, crowds=[500, 500],
+                            secure_tally=False)  # fmt: skip
     assert direct.total.central_epsilon == pytest.approx(3.0)
-    tally, _ = rrba_ledger(epsilon_tables=[1.0, 2.0], paper_epsilon=0.5, view_len=2, block=100_000,
-                           views=2, secure_tally=True)  # fmt: skip
+    tally, _ = rrba_ledger(epsilon_tables=[1.0, 2.0], paper_epsilon=0.5, view_len=2, crowds=[50_000, 50_000],
+                           secure_tally=True)  # fmt: skip
     assert tally.total.central_epsilon is not None and tally.total.central_epsilon < 0.5
-    inf, _ = rrba_ledger(epsilon_tables=[math.inf], paper_epsilon=0.5, view_len=1, block=10,
-                         views=1, secure_tally=True)  # fmt: skip
+    # each table is amplified over its own crowd: a small crowd on the strong table costs more
+    small, _ = rrba_ledger(epsilon_tables=[1.0, 2.0], paper_epsilon=0.5, view_len=2, crowds=[50_000, 200],
+                           secure_tally=True)  # fmt: skip
+    assert small.entries[0].parties == 200
+    assert tally.total.central_epsilon < small.total.central_epsilon < 3.0
+    inf, _ = rrba_ledger(epsilon_tables=[math.inf], paper_epsilon=0.5, view_len=1, crowds=[10],
+                         secure_tally=True)  # fmt: skip
     assert inf.total.central_epsilon is None and "infinite" in (inf.total.reason or "")
+    with pytest.raises(UsageError, match="crowds"):
+        rrba_ledger(epsilon_tables=[1.0], paper_epsilon=0.5, view_len=1, crowds=[], secure_tally=True)
+
+
+def test_rrba_crowds_are_the_fewest_answers_a_block_gave_each_table() -> None:
+    # cumulative answers per block (rows) and table (columns); table 2 never answered
+    tuples = np.array([[40, 10, 0], [90, 10, 0], [95, 30, 0]])
+    assert rrba_crowds(tuples).tolist() == [5, 10, 0]
+    assert rrba_crowds(np.zeros((0, 2), np.int64)).tolist() == [0, 0]
+
+
+def test_rrba_run_ledger_uses_the_crowds_of_the_secure_tally() -> None:
+    from mpc_rr.rrba import run_rrba
+    from mpc_rr.workflows import summarize
+
+    rng = np.random.default_rng(5)
+    data = Dataset(SCHEMA, rng.integers(0, [2, 3, 2], size=(900, 3)))
+    run = run_rrba(data, p=0.6, block=300, k=2, seed=3)
+    doc = summarize(run, data, "test", {}, secure_tally=True)
+    phase = doc["privacy"]["phases"][0]
+    assert phase["channel"] == "secure-sum" and run.cover.n_views > 1
+    # the crowd is what a block's tally mixed for the worst view's tables: no more than the
+    # block, and the fewest answers of those tables in any block
+    views = [[int(s) for s in row if s >= 0] for row in np.asarray(run.cover.padded_tables())]
+    crowds = rrba_crowds(run.tuples)
+    assert min(int(crowds[s]) for v in views for s in v) <= phase["parties"] <= 300
+    assert phase["parties"] in {int(crowds[s]) for v in views for s in v}

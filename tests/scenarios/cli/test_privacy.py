@@ -78,13 +78,20 @@ def test_run_stores_and_prints_the_ledger(tmp_path: Path, capsys: pytest.Capture
     csv.write_text("age,sex,region\n" + "".join(f"{','.join(rows[i % 3])}\n" for i in range(40)))
     out = tmp_path / "out"
     argv = ["run", str(csv), "--infer-schema", "--transport", "harness", "--queries", "5",
-            "--dependence", "pairwise-rr", "--sum", "full-mesh-board", "--out", str(out)]  # fmt: skip
+            "--dependence", "pairwise-rr", "--sum", "full-mesh-board", "--audit", "4000",
+            "--out", str(out)]  # fmt: skip
     assert main(argv) == 0
-    assert "privacy ledger" in capsys.readouterr().out
+    printed = capsys.readouterr().out
+    assert "privacy ledger" in printed and "audit >= " in printed
     led = json.loads((out / "results.json").read_text())["privacy"]
     dep, rel = led["phases"]
     assert dep["channel"] == "secure-sum" and dep["releases"] == 3 and rel["channel"] == "direct"
     assert rel["central_epsilon"] == pytest.approx(rel["local_epsilon"])  # direct: no amplification
     assert dep["central_epsilon"] <= dep["local_epsilon"] and dep["paper_epsilon"] < dep["local_epsilon"]
     assert led["total"]["central_epsilon"] <= led["total"]["local_epsilon"] + 1e-9
+    # --audit: every phase's strongest k-RR release audited, never above what the ledger claims
+    for ph in (dep, rel):
+        assert ph["audit_lower"] is not None and 0 <= ph["audit_lower"] <= ph["central_epsilon"]
+    assert rel["audit_lower"] > 0  # a direct k-RR report is easy to audit
+    assert led["total"]["audit_lower"] == max(dep["audit_lower"], rel["audit_lower"])
     assert (out / "privacy.png").stat().st_size > 10_000

@@ -38,6 +38,7 @@ source = "adult"
 kind = "pipeline"
 transport = "harness"
 queries = 5
+audit_trials = 300
 [grid]
 p = [0.5, 0.9]
 parties = [30, 60]
@@ -190,6 +191,7 @@ def test_titles_name_the_data_and_the_run_count(report) -> None:
     assert titles == [
         "pipe: accuracy against cost on adult (8 runs)", "pipe: error against p on adult (8 runs)",
         "pipe: error against n on adult (8 runs)", "pipe: time per phase on adult (8 runs)",
+        "pipe: central epsilon against n on adult (8 runs)",
     ]  # fmt: skip
     assert [f.title for f in by["sums"].figures] == [
         "sums: completion against the dropout rate (18 runs)",
@@ -219,7 +221,7 @@ def test_accuracy_cost_and_error_plots_show_the_stored_means(report) -> None:
     db, _, sections = report
     runs = _sql_runs(db, "pipe")
     fig = next(s for s in sections if s.name == "pipe").figures
-    acc, err_p, err_n, phases = fig
+    acc, err_p, err_n, phases = fig[:4]  # then the ledger's plot (test_ledger_*)
 
     def mean(metric: str, **point: float) -> float:
         vals = [m[metric] for p, m in runs if all(p[k] == v for k, v in point.items())]
@@ -369,3 +371,88 @@ def test_error_plots_show_every_method_listed_not_only_the_first(report) -> None
         assert {f"{m} (σ = 0.1): parties = {n}" for m in ("RR-Independent", "RR-Clusters")
                 for n in (30, 60)} == mine, mine  # fmt: skip
     assert "every method listed" in acc.ylabel["messages"]
+
+
+class _Ledger(HTMLParser):
+    """The rows of every ``table.ledger`` of the page, as text cells."""
+
+    def __init__(self) -> None:
+        super().__init__(convert_charrefs=True)
+        self.inside, self.rows, self.cell = False, [], None  # type: ignore[var-annotated]
+
+    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        if tag == "table" and dict(attrs).get("class") == "ledger":
+            self.inside = True
+        elif self.inside and tag == "tr":
+            self.rows.append([])
+        elif self.inside and tag == "td":
+            self.cell = ""
+
+    def handle_data(self, data: str) -> None:
+        if self.cell is not None:
+            self.cell += data
+
+    def handle_endtag(self, tag: str) -> None:
+        if tag == "table":
+            self.inside = False
+        elif tag == "td" and self.cell is not None:
+            self.rows[-1].append(self.cell)
+            self.cell = None
+
+
+def test_ledger_round_trip_scenario_store_report(report) -> None:
+    """Scenario run -> store -> report: every ledger field on the page is the stored one."""
+    _, page, sections = report
+    parser = _Ledger()
+    parser.feed(page)
+    rows = [r for r in parser.rows if r]
+    by = {s.name: s for s in sections}
+    expected = []
+    for name in ("pipe", "blocks"):  # section order on the page
+        firsts: dict[str, object] = {}
+        for r in sorted(by[name].runs, key=lambda r: r.repeat):
+            firsts.setdefault(json.dumps(r.point, sort_keys=True), r)
+        for run in firsts.values():
+            led = run.result["privacy"]  # type: ignore[attr-defined]
+            expected += [(e, led) for e in [*led["phases"], led["total"]]]
+    assert len(rows) == len(expected) >= 8
+    for row, (e, _) in zip(rows, expected, strict=True):
+        _, phase, channel, parties, local, paper, central, delta, why, audit = row
+        assert (phase, channel, parties) == (e["phase"], e["channel"], f"{e['parties']:,}")
+        if e["local_epsilon"] is None:  # infinite (JSON null): an RRBA table with an empty cell
+            assert local == "∞"
+        else:
+            assert float(local) == pytest.approx(e["local_epsilon"], rel=1e-3)
+        if e["central_epsilon"] is None:
+            assert central == "none" and delta == "—" and e["reason"] in why
+        else:
+            assert float(central) == pytest.approx(e["central_epsilon"], rel=1e-3) and e["bound"] == why
+            assert float(delta) == pytest.approx(e["delta"], rel=0.05)
+        assert paper == "" or float(paper) == pytest.approx(e["paper_epsilon"], rel=1e-3)
+        assert audit == "—" if e["audit_lower"] is None else float(audit) == pytest.approx(e["audit_lower"], rel=1e-3)
+    # the pipeline study audited (audit_trials): its phases carry audit_lower; RRBA's table answers do not
+    pipe_rows = [e for e, led in expected if e["phase"] != "rrba answers" and e["phase"] != "total"]
+    assert any(e["audit_lower"] is not None for e in pipe_rows)
+    # rrba's paper figure differs from the true one and is shown; pipeline's direct phases amplify nothing
+    assert any(r[1] == "rrba answers" and r[5] != "" for r in rows)
+    direct = [r for r in rows if r[2] == "direct" and r[1] != "total"]
+    assert direct and all(r[6] == r[4] or (r[4], r[6]) == ("∞", "none") for r in direct)
+    # and the stored metric is the ledger's total
+    for run in by["pipe"].runs:
+        assert run.metrics["audit_lower_total"] == run.result["privacy"]["total"]["audit_lower"]
+
+
+def test_ledger_plot_marks_each_run_on_the_stored_curve(report) -> None:
+    _, _, sections = report
+    sec = {s.name: s for s in sections}["pipe"]
+    fig = next(f for f in sec.figures if f.key == "privacy-ledger")
+    curves = [s for s in fig.series if s.style == "line"]
+    marks = [s for s in fig.series if s.style == "markers"]
+    assert len(curves) == len(marks) == 4  # one per grid point
+    firsts: dict[str, object] = {}
+    for r in sorted(sec.runs, key=lambda r: r.repeat):
+        firsts.setdefault(json.dumps(r.point, sort_keys=True), r)
+    for (curve, mark), run in zip(zip(curves, marks, strict=True), firsts.values(), strict=True):
+        data = run.result["privacy"]["plot_data"]  # type: ignore[attr-defined]
+        assert list(curve.y) == [c["central_epsilon"] for c in data["curve"]]
+        assert mark.x == (data["parties"],) and mark.y == (data["mark"],)
