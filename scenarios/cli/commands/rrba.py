@@ -36,6 +36,7 @@ from scenarios.cli.options import (
     output_file,
     warn,
 )
+from scenarios.workloads.data_source import add_data_option
 
 if TYPE_CHECKING:  # the library is imported when the command runs (mpc-rr --help stays fast)
 
@@ -49,9 +50,8 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
         description=__doc__,
         formatter_class=HelpFormatter,
     )
-    p.add_argument(
-        "--data", default="survey", help="survey|alarm|child|adult|FILE.csv (default survey)"
-    )
+    add_data_option(p, default="survey", sources="survey|alarm|child|adult|FILE.csv",
+                    what="the clients' records")  # fmt: skip
     p.add_argument(
         "--clients",
         type=int,
@@ -173,15 +173,16 @@ def run(args: argparse.Namespace) -> int:
     import numpy as np
 
     from mpc_rr.core import UsageError
-    from mpc_rr.data import load_records as load_data
     from mpc_rr.workflows import collect_rrba, marginal_errors, summarize
+    from scenarios.workloads.data_source import draw_records, spec_from_args
     from scenarios.workloads.outputs import plot_convergence, write_privacy_plot
 
     if args.marginals < 0:
         raise UsageError(f"--marginals must be >= 0 (0 skips the marginal errors), got {args.marginals}")
     _check_flags(args)
+    spec = spec_from_args(args, option=True, networks=True)
     data_ss, proto_ss, eval_ss = np.random.SeedSequence(args.seed).spawn(3)
-    data, source = load_data(args.data, args.clients, np.random.default_rng(data_ss))
+    data, source = draw_records(spec, args.clients, np.random.default_rng(data_ss))
     t0 = time.perf_counter()
     runner = None
     if args.transport is not None:
@@ -220,12 +221,12 @@ def run(args: argparse.Namespace) -> int:
         execution.transcript.save(args.transcript)
     png = args.out / "convergence.png"
     title = (
-        f"RRBA convergence on {args.data}: {result.clients} clients, B={args.block}, p={args.p}, "
+        f"RRBA convergence on {data.name or args.data}: {result.clients} clients, B={args.block}, p={args.p}, "
         f"estimator={args.estimator}, stop={args.stop}, 1 run (seed {args.seed})"
     )
     plot_convergence(result, png, title, data.schema.names)
     doc["files"] = {"results": str(args.out / "results.json"), "plot": str(png)}
-    ppng = write_privacy_plot(doc, args.out, f"RRBA on {args.data}")
+    ppng = write_privacy_plot(doc, args.out, f"RRBA on {data.name or args.data}")
     if ppng is not None:
         doc["files"]["privacy_plot"] = str(ppng)
     if args.transcript is not None:

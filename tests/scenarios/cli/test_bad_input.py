@@ -154,6 +154,27 @@ CASES: list[tuple[list[str], str]] = [
     (["run", "adult", "--sed", "3"], "unrecognized arguments: --sed (did you mean --seed?)"),
     (["classroom", "full-mesh", "--parties", "11"], "argument --parties: must be an integer in [3, 10]"),
     (["run", "adult", "--workers", "2", "--transport", "tcp"], "--workers 2 shards the in-memory"),
+    # silent acceptance (point 8): a flag the command would ignore is refused, naming it
+    (["reproduce", "mdrr-table1", "--clients", "5"],
+     "--clients: only for rrba-table4 and rrba-tables56 (mdrr-table1 uses every record)"),
+    (["reproduce", "rrba-convergence", "--clients", "5"], "--clients: only for rrba-table4 and rrba-tables56"),
+    (["reproduce", "rrba-table4", "--dataset", "adult6"], "--dataset: rrba-table4 runs the paper's RRBA"),
+    (["reproduce", "dependence-ranking", "--queries", "5"], "--queries: only for mdrr-table1 and mdrr-fig3"),
+    (["reproduce", "mdrr-fig3", "--dependence", "exact"], "--dependence: only for mdrr-table1"),
+    # your own data (point 9): --data is taken with the reading flags, or refused with the reason
+    (["audit", "--mechanism", "krr", "--data", "survey"],
+     "--data: --mechanism krr is audited on chosen inputs, not records"),
+    (["audit", "--mechanism", "rrba", "--table", "0.5,0.5", "--data", "survey"], "give either --table"),
+    (["audit", "--mechanism", "pipeline", "--sizes", "2,2", "--data", "adult"], "give either --sizes"),
+    (["audit", "--mechanism", "rrba", "--delimiter", ";"], "--delimiter: read a CSV file given with --data"),
+    (["attack", "eavesdrop", "--protocol", "secagg", "--data", "survey"],
+     "--data: --protocol secagg runs on one-hot inputs over --cells, not on records"),
+    (["attack", "eavesdrop", "--transcript", "{tmp}/a-file", "--data", "survey"],
+     "--data: an offline analysis reads the recorded run"),
+    (["attack", "linkability", "--delimiter", ";"], "--delimiter: only for a CSV file, not 'adult'"),
+    (["attack", "linkability", "--data", "survey"], "--data survey: no such file (or one of: adult)"),
+    (["rrba", "--data", "survey", "--schema", "{tmp}/a-file"], "--schema: only for a CSV file"),
+    (["reproduce", "mdrr-table1", "--columns", "a,b"], "--columns: read a CSV file given with --data"),
 ]
 
 
@@ -176,3 +197,17 @@ def test_an_infinite_epsilon_audit_is_plotted_not_crashed(cwd, capsys) -> None: 
     assert main(["audit", "--mechanism", "krr", "--trials", "5000", "--json"]) == 0
     other = Path(json.loads(capsys.readouterr().out)["plot"])
     assert other != plot and plot.exists()
+
+
+def test_party_params_with_an_unknown_key_are_refused(cwd, capsys, tmp_path) -> None:  # type: ignore[no-untyped-def]
+    """``party --params '{"nosuch": 1}'`` names the key (the default protocol used to ignore it)."""
+    deploy = tmp_path / "deploy"
+    assert main(["keys", "init", "--parties", "3", "--out", str(deploy)]) == 0
+    capsys.readouterr()
+    for protocol, message in (("plainsum", "plainsum params: unknown key(s) 'nosuch'"),
+                              ("secagg", "nosuch: not an option of secagg"),
+                              ("pipeline", "pipeline params: unknown keys ['nosuch']")):  # fmt: skip
+        argv = ["party", "--roster", str(deploy / "roster.json"), "--id", "1", "--protocol", protocol,
+                "--params", '{"nosuch": 1}']  # fmt: skip
+        out, err = _refused(argv, cwd, capsys)
+        assert message in err and json.loads(out)["cause"] == "usage"
