@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import re
 import sys
 import tempfile
 import traceback
@@ -61,6 +62,20 @@ DEFAULT_STEP_TIMEOUT = 60.0
 before its role decides what the silence means (under the memory transport: virtual seconds)."""
 
 
+_ROLE = re.compile(r":[a-z]+:`(~?)([^`]+)`")
+_LITERAL = re.compile(r"``([^`]+)``")
+_LINK = re.compile(r"`([^`<]+?)(?: <[^>]+>)?`_")
+
+
+def plain_text(text: str) -> str:
+    """``text`` without reStructuredText markup (module docstrings serve as descriptions):
+    ``:func:`~a.b``` -> ``b``, ````x```` -> ``x``, a link's text alone, ``::`` -> ``:``."""
+    text = _ROLE.sub(lambda m: m.group(2).rsplit(".", 1)[-1] if m.group(1) else m.group(2), text)
+    text = _LITERAL.sub(r"\1", text)
+    text = _LINK.sub(r"\1", text)
+    return re.sub(r"(?<=\S)::$", ":", text, flags=re.M)
+
+
 class HelpFormatter(argparse.RawDescriptionHelpFormatter, argparse.ArgumentDefaultsHelpFormatter):
     """Every command's ``--help``: descriptions as written, and each option's default shown.
 
@@ -70,8 +85,11 @@ class HelpFormatter(argparse.RawDescriptionHelpFormatter, argparse.ArgumentDefau
     is a switch (``store_true``: off unless given).
     """
 
+    def _format_text(self, text: str) -> str:
+        return super()._format_text(plain_text(text))
+
     def _get_help_string(self, action: argparse.Action) -> str | None:
-        text = action.help or ""
+        text = plain_text(action.help or "")
         if "%(default)" in text or "default" in text.lower():
             return text
         if action.default is None or action.default is False or action.default == []:

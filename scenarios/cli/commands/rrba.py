@@ -47,7 +47,11 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     p = sub.add_parser(
         "rrba",
         help="randomized response block aggregation (Imran & Meo): estimates, convergence, epsilon",
-        description=__doc__,
+        description="One RRBA collection (Imran & Meo) with its accuracy, privacy and cost.\n\n"
+        "Without --transport the collection runs in the centralized engine (no messages);\n"
+        "with --transport harness|memory|tcp the Aggregator and Client roles run it as a\n"
+        "distributed protocol (one message round per block), optionally with secure block\n"
+        "tallies (--secure-tally), and the same seed gives the same estimates.",
         formatter_class=HelpFormatter,
     )
     add_data_option(p, default="survey", sources="survey|alarm|child|adult|FILE.csv",
