@@ -39,6 +39,7 @@ __all__ = [
     "add_seed",
     "add_step_timeout",
     "bounded",
+    "for_command_line",
     "guarded",
     "int_at_least",
     "non_negative",
@@ -294,12 +295,17 @@ def _leaves(exc: BaseException) -> list[BaseException]:
     return [exc]
 
 
-def _no_python_name(message: str) -> str:
-    """A library error without its leading Python function name (``"load_adult: ..."``): on
-    the command line it names nothing the user typed."""
-    import re
-
-    return re.sub(r"^(?:[a-z][a-z0-9]*_[a-z0-9_]*|[A-Z][A-Za-z]+\.[a-z_]+): ", "", message)
+def for_command_line(message: str) -> str:
+    """A library error as the command line says it: without its leading Python function name
+    (``"load_adult: ..."`` names nothing the user typed), and a keyword spelled as in Python
+    (``method='lp'``) spelled as its flag (``--method lp``)."""
+    message = re.sub(r"^(?:[a-z][a-z0-9]*_[a-z0-9_]*|[A-Z][A-Za-z]+\.[a-z_]+): ", "", message)
+    # a keyword spelled as in Python (use method='lp') is the flag on the command line
+    return re.sub(
+        r"(?<![\w-])([a-z][a-z0-9_]*)='([^'\s]*)'",
+        lambda m: f"--{m.group(1).replace('_', '-')} {m.group(2)}",
+        message,
+    )
 
 
 def _refusal(command: str, kind: str, message: str, status: int, as_json: bool) -> int:
@@ -339,7 +345,7 @@ def guarded(command: str, func: Callable[[], int | None], *, as_json: bool = Fal
         errors = sys.modules.get("transports.errors")
         for exc in leaves if len(leaves) == 1 else [top]:
             if isinstance(exc, UsageError):
-                return _refusal(command, "error", _no_python_name(str(exc)), EXIT_USAGE, as_json)
+                return _refusal(command, "error", for_command_line(str(exc)), EXIT_USAGE, as_json)
             if isinstance(exc, ProtocolAbort):
                 return _refusal(command, "protocol aborted", str(exc), EXIT_ABORT, as_json)
             # a network failure (a hub gone, a refused connection) is not a bug; transports is

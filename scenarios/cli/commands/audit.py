@@ -149,6 +149,33 @@ def check_data(args: argparse.Namespace) -> None:
         raise UsageError("give either --sizes or --data FILE.csv (whose schema gives the sizes), not both")
 
 
+def check_black_box(args: argparse.Namespace) -> None:
+    """Refuse ``--black-box`` on a joint domain too large to search, saying what to change."""
+    from mpc_rr.adversary import SEARCH_MAX_CELLS
+    from mpc_rr.core import UsageError
+
+    if not args.black_box:
+        return
+    if args.mechanism in ("pipeline", "shuffle"):
+        raise UsageError(f"--black-box: --mechanism {args.mechanism} is audited in one run of its "
+                         "parties, with no input search")  # fmt: skip
+    default = {"cluster": [9, 16], "optimized": [5, 5, 5], "lambda": [5, 5, 5]}
+    cells = {"krr": args.k, "keep-uniform": args.size}.get(args.mechanism)
+    if args.mechanism in default:
+        cells = math.prod(args.sizes if args.sizes is not None else default[args.mechanism])
+    if args.mechanism == "rrba" and args.table is not None:
+        cells = len(args.table)
+    if cells is not None and cells > SEARCH_MAX_CELLS:
+        what = "--sizes" if args.mechanism in default else {"krr": "--k", "keep-uniform": "--size",
+                                                            "rrba": "--table"}[args.mechanism]  # fmt: skip
+        raise UsageError(
+            f"--black-box searches every pair of inputs over the joint domain, at most "
+            f"{SEARCH_MAX_CELLS} cells; {what} gives {cells:,}: drop --black-box (the default test "
+            f"is built from the mechanism's structure and needs no search) or make {what} smaller "
+            f"(at most {SEARCH_MAX_CELLS} cells, e.g. --sizes 4,4,4)"
+        )
+
+
 SECONDS_PER_TRIAL = 4.5e-6
 """Measured wall time per trial of a whole audit (curve, naive design and plot included): 3.4 us
 for k-RR, 4.4 us for a 3-attribute cluster mechanism, 4 x 10^6 trials on 2 loaded cores."""
@@ -199,6 +226,7 @@ def _run(args: argparse.Namespace) -> int:
     from scenarios.cli.progress import Phases
 
     check_data(args)
+    check_black_box(args)
     phases = Phases()
     phases.start(check_size(args))
     if args.mechanism == "pipeline":

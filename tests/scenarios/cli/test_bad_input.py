@@ -175,6 +175,12 @@ CASES: list[tuple[list[str], str]] = [
     (["attack", "linkability", "--data", "survey"], "--data survey: no such file (or one of: adult)"),
     (["rrba", "--data", "survey", "--schema", "{tmp}/a-file"], "--schema: only for a CSV file"),
     (["reproduce", "mdrr-table1", "--columns", "a,b"], "--columns: read a CSV file given with --data"),
+    # stale or leaking text (point 7): flags, not Python spellings, and what to change
+    (["mechanism", "optimized", "--sizes", "5,5,5", "--eps", "2,3,4", "--method", "heuristic"],
+     "attribute 2: requested 4, achieved 3 (stronger); use --method lp (exact) or --on-mismatch reorder"),
+    (["audit", "--mechanism", "lambda", "--sizes", "5,5,5", "--black-box"],
+     "--sizes gives 125: drop --black-box (the default test is built from the mechanism's structure"),
+    (["audit", "--mechanism", "pipeline", "--black-box"], "--black-box: --mechanism pipeline is audited in one run"),
 ]
 
 
