@@ -28,6 +28,7 @@ from mpc_rr.core import lazy_exports
 
 __all__ = [
     "AUDIT_MECHANISMS",
+    "WORSE_BY",
     "AttackReport",
     "AuditReport",
     "BivariateCounts",
@@ -45,6 +46,7 @@ __all__ = [
     "RunOptions",
     "RunnerFactory",
     "SumReport",
+    "adjustment_checks",
     "all_message_types",
     "as_dataset",
     "audit_mechanism",
@@ -101,6 +103,8 @@ _HOME = {
     "RunOptions": "mpc_rr.workflows._pipeline",
     "RunnerFactory": "mpc_rr.workflows._rrba",
     "SumReport": "mpc_rr.workflows._secure_sum",
+    "WORSE_BY": "mpc_rr.workflows._pipeline",
+    "adjustment_checks": "mpc_rr.workflows._pipeline",
     "all_message_types": "mpc_rr.workflows._attack_reports",
     "as_dataset": "mpc_rr.workflows._api",
     "audit_mechanism": "mpc_rr.workflows._audit",
@@ -176,10 +180,12 @@ if TYPE_CHECKING:
         rrba_run,
     )
     from mpc_rr.workflows._pipeline import (
+        WORSE_BY,
         Evaluation,
         Execution,
         RunAborted,
         RunOptions,
+        adjustment_checks,
         evaluate,
         execute,
         run_and_evaluate,
