@@ -233,10 +233,16 @@ def _open_csv(spec: DataSpec) -> Source:
         how = f"schema {spec.schema}"
     else:
         cols = read_csv_columns(path, spec.columns, **opts)  # type: ignore[arg-type]
-        schema = infer_schema(
-            cols, ordinal=spec.ordinal,
-            max_categories=spec.max_categories if spec.max_categories is not None else DEFAULT_MAX_CATEGORIES,
-        )  # fmt: skip
+        try:
+            schema = infer_schema(
+                cols, ordinal=spec.ordinal,
+                max_categories=spec.max_categories if spec.max_categories is not None else DEFAULT_MAX_CATEGORIES,
+            )  # fmt: skip
+        except UsageError as exc:  # name the flag (or scenario key) of the column lists
+            text = str(exc).removeprefix("infer_schema: ")
+            if text.startswith("ordinal column(s)"):
+                text = f"{spec.spelled('ordinal')}: {text.removeprefix('ordinal ')}"
+            raise UsageError(text) from None
         how = "inferred schema"
     name = spec.name or path.stem
     data = load_csv(path, schema, name=name, **opts)  # type: ignore[arg-type]

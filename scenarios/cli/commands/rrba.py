@@ -169,6 +169,18 @@ class _BlockBar:
         self.bar.close()
 
 
+_FLAGS = {"t_floor": "--t-floor", "k": "--k", "block": "--block", "p": "--p", "alpha": "--alpha"}
+
+
+def _as_flags(message: str) -> str:
+    """A refusal of the RRBA library with the parameter it names spelled as this command's flag
+    (``t_floor must be ...`` -> ``--t-floor must be ...``)."""
+    import re
+
+    message = message.removeprefix("cover: ")
+    return re.sub(r"^([a-z_]+)\b", lambda m: _FLAGS.get(m.group(1), m.group(1)), message)
+
+
 def _fmt_eps(x: float | None) -> str:
     return "inf" if x is None else f"{x:.3f}"
 
@@ -207,6 +219,8 @@ def run(args: argparse.Namespace) -> int:
                          "degree": args.secagg_degree},
             dropout=args.dropout, progress=done.update,
         )  # fmt: skip
+    except UsageError as exc:
+        raise UsageError(_as_flags(str(exc))) from None
     finally:
         done.close()
     result, execution = col.run, col.execution

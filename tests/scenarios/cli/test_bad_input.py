@@ -181,12 +181,15 @@ CASES: list[tuple[list[str], str]] = [
     (["audit", "--mechanism", "lambda", "--sizes", "5,5,5", "--black-box"],
      "--sizes gives 125: drop --black-box (the default test is built from the mechanism's structure"),
     (["audit", "--mechanism", "pipeline", "--black-box"], "--black-box: --mechanism pipeline is audited in one run"),
+    (["rrba", "--t-floor", "0.5"], "--t-floor must be in [0, 1/9]"),
+    (["run", "{tmp}/own.csv", "--infer-schema", "--ordinal", "nosuch"], "--ordinal: column(s) ['nosuch'] are not among"),
 ]
 
 
 @pytest.mark.parametrize("argv,message", CASES, ids=[" ".join(a[:4]) for a, _ in CASES])
 def test_trial_cases_are_refused_before_any_work(argv, message, cwd, capsys, tmp_path) -> None:  # type: ignore[no-untyped-def]
     (tmp_path / "a-file").write_text("x")
+    (tmp_path / "own.csv").write_text("a,b\n1,x\n2,y\n")
     argv = [a.replace("{tmp}", str(tmp_path)) for a in argv]
     _, err = _refused(argv, cwd, capsys)
     assert message in err, err[-800:]

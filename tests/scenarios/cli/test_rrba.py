@@ -112,7 +112,7 @@ def test_dropouts_are_left_out_counted_and_printed(tmp_path: Path, capsys: pytes
         (["--block", "0"], "block (clients per block) must be an int >= 1, got 0"),
         (["--clients", "0"], "--clients must be >= 1, got 0"),
         (["--data", "nowhere"], "--data nowhere: no such file (or one of: adult, survey"),
-        (["--t-floor", "0.5"], "t_floor must be in [0, 1/9]"),
+        (["--t-floor", "0.5"], "--t-floor must be in [0, 1/9]"),
         (["--alpha", "2"], "alpha must be in (0, 1), got 2.0"),
     ],
 )
