@@ -25,7 +25,8 @@ def _walk(parser: argparse.ArgumentParser, path: tuple[str, ...] = ()):  # type:
                 yield from _walk(sub, (*path, name))
 
 
-ALL = list(_walk(build_parser()))
+PARSER = build_parser()
+ALL = list(_walk(PARSER))
 COMMANDS = [(path, p) for path, p in ALL if path]
 IDS = [" ".join(path) for path, _ in COMMANDS]
 
@@ -66,7 +67,7 @@ CASES = [(key, ex) for key, lines in EXAMPLES.items() for ex in lines]
 def test_every_example_parses(key, example, tmp_path, monkeypatch) -> None:  # type: ignore[no-untyped-def]
     monkeypatch.chdir(tmp_path)  # --out and --transcript are probed (not created) at parse time
     argv = _argv(example)
-    args = build_parser().parse_args(argv)  # argparse exits (SystemExit) on a flag it refuses
+    args = PARSER.parse_args(argv)  # argparse exits (SystemExit) on a flag it refuses
     assert args.command.replace(" ", "-") == argv[0] and callable(args.func)
     assert argv[: len(key.split())] == key.split()
 
