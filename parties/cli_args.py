@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import re
 import sys
 import tempfile
 import traceback
@@ -38,6 +39,7 @@ __all__ = [
     "add_seed",
     "add_step_timeout",
     "bounded",
+    "for_command_line",
     "guarded",
     "int_at_least",
     "non_negative",
@@ -61,6 +63,20 @@ DEFAULT_STEP_TIMEOUT = 60.0
 before its role decides what the silence means (under the memory transport: virtual seconds)."""
 
 
+_ROLE = re.compile(r":[a-z]+:`(~?)([^`]+)`")
+_LITERAL = re.compile(r"``([^`]+)``")
+_LINK = re.compile(r"`([^`<]+?)(?: <[^>]+>)?`_")
+
+
+def plain_text(text: str) -> str:
+    """``text`` without reStructuredText markup (module docstrings serve as descriptions):
+    ``:func:`~a.b``` -> ``b``, ````x```` -> ``x``, a link's text alone, ``::`` -> ``:``."""
+    text = _ROLE.sub(lambda m: m.group(2).rsplit(".", 1)[-1] if m.group(1) else m.group(2), text)
+    text = _LITERAL.sub(r"\1", text)
+    text = _LINK.sub(r"\1", text)
+    return re.sub(r"(?<=\S)::$", ":", text, flags=re.M)
+
+
 class HelpFormatter(argparse.RawDescriptionHelpFormatter, argparse.ArgumentDefaultsHelpFormatter):
     """Every command's ``--help``: descriptions as written, and each option's default shown.
 
@@ -70,8 +86,11 @@ class HelpFormatter(argparse.RawDescriptionHelpFormatter, argparse.ArgumentDefau
     is a switch (``store_true``: off unless given).
     """
 
+    def _format_text(self, text: str) -> str:
+        return super()._format_text(plain_text(text))
+
     def _get_help_string(self, action: argparse.Action) -> str | None:
-        text = action.help or ""
+        text = plain_text(action.help or "")
         if "%(default)" in text or "default" in text.lower():
             return text
         if action.default is None or action.default is False or action.default == []:
@@ -276,12 +295,17 @@ def _leaves(exc: BaseException) -> list[BaseException]:
     return [exc]
 
 
-def _no_python_name(message: str) -> str:
-    """A library error without its leading Python function name (``"load_adult: ..."``): on
-    the command line it names nothing the user typed."""
-    import re
-
-    return re.sub(r"^(?:[a-z][a-z0-9]*_[a-z0-9_]*|[A-Z][A-Za-z]+\.[a-z_]+): ", "", message)
+def for_command_line(message: str) -> str:
+    """A library error as the command line says it: without its leading Python function name
+    (``"load_adult: ..."`` names nothing the user typed), and a keyword spelled as in Python
+    (``method='lp'``) spelled as its flag (``--method lp``)."""
+    message = re.sub(r"^(?:[a-z][a-z0-9]*_[a-z0-9_]*|[A-Z][A-Za-z]+\.[a-z_]+): ", "", message)
+    # a keyword spelled as in Python (use method='lp') is the flag on the command line
+    return re.sub(
+        r"(?<![\w-])([a-z][a-z0-9_]*)='([^'\s]*)'",
+        lambda m: f"--{m.group(1).replace('_', '-')} {m.group(2)}",
+        message,
+    )
 
 
 def _refusal(command: str, kind: str, message: str, status: int, as_json: bool) -> int:
@@ -321,7 +345,7 @@ def guarded(command: str, func: Callable[[], int | None], *, as_json: bool = Fal
         errors = sys.modules.get("transports.errors")
         for exc in leaves if len(leaves) == 1 else [top]:
             if isinstance(exc, UsageError):
-                return _refusal(command, "error", _no_python_name(str(exc)), EXIT_USAGE, as_json)
+                return _refusal(command, "error", for_command_line(str(exc)), EXIT_USAGE, as_json)
             if isinstance(exc, ProtocolAbort):
                 return _refusal(command, "protocol aborted", str(exc), EXIT_ABORT, as_json)
             # a network failure (a hub gone, a refused connection) is not a bug; transports is

@@ -165,5 +165,6 @@ def collect(
         tap.attach(PAYLOAD_TAP)
         tap_events.sort(key=lambda e: e.time)
         tap.extend(tap_events)
-    costs = CostReport(stats, wall, transport, {**extra, "dropped": dropped})
+    # messages addressed to a party that had already left (not the parties that dropped out)
+    costs = CostReport(stats, wall, transport, {**extra, "messages_undelivered": dropped})
     return RunResult(dict(sorted(roles.items())), costs, errors, trace)

@@ -224,8 +224,9 @@ def search_test(
     n_cells = math.prod(sizes)
     if n_cells > SEARCH_MAX_CELLS:
         raise UsageError(
-            f"search_test: joint domain of {n_cells} cells exceeds {SEARCH_MAX_CELLS}; "
-            "give the mechanism's structure (structured_test)"
+            f"the black-box search scores every pair of inputs over the joint domain, at most "
+            f"{SEARCH_MAX_CELLS} cells; this one has {n_cells}: audit it with the test built from "
+            "its structure (no black-box search), or on fewer or smaller attributes"
         )
     if n_cells < 2:
         raise UsageError(f"a mechanism over {n_cells} cell cannot be audited (nothing to tell apart)")

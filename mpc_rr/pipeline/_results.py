@@ -58,7 +58,15 @@ class PipelineResult:
 
     def independent(self) -> tuple[tuple[Estimate, ...], WeightedRecords | None] | None:
         """RR-Independent from the Sec. 4.1 records (source ``rr`` only): marginal
-        estimates and, if ``adjust``, the RR-Adjustment of those records."""
+        estimates and, if ``adjust``, the RR-Adjustment of those records (its passes and
+        convergence: :meth:`independent_adjustment`)."""
+        out = self.independent_adjustment()
+        return None if out is None else out[:2]
+
+    def independent_adjustment(
+        self,
+    ) -> tuple[tuple[Estimate, ...], WeightedRecords | None, AdjustmentResult | None] | None:
+        """:meth:`independent` with the :class:`AdjustmentResult` of its RR-Adjustment."""
         y = self.dependence_randomized
         if y is None:
             return None
@@ -69,12 +77,12 @@ class PipelineResult:
             for j, m in enumerate(mechs)
         )
         if not cfg.adjust:
-            return ests, None
+            return ests, None, None
         singles = [(j,) for j in range(len(cfg.sizes))]
         adj = rr_adjustment(
             y, cfg.sizes, singles, [e.distribution for e in ests], max_iter=cfg.adjust_iterations
         )
-        return ests, WeightedRecords(cfg.sizes, y, adj.weights)
+        return ests, WeightedRecords(cfg.sizes, y, adj.weights), adj
 
     @property
     def model(self) -> FactorModel:

@@ -29,6 +29,7 @@ from mpc_rr.core import lazy_exports
 __all__ = [
     "AUDIT_MECHANISMS",
     "MAX_AUDIT_K",
+    "WORSE_BY",
     "AttackReport",
     "AuditReport",
     "BivariateCounts",
@@ -46,6 +47,7 @@ __all__ = [
     "RunOptions",
     "RunnerFactory",
     "SumReport",
+    "adjustment_checks",
     "all_message_types",
     "as_dataset",
     "audit_ledger",
@@ -106,6 +108,8 @@ _HOME = {
     "RunOptions": "mpc_rr.workflows._pipeline",
     "RunnerFactory": "mpc_rr.workflows._rrba",
     "SumReport": "mpc_rr.workflows._secure_sum",
+    "WORSE_BY": "mpc_rr.workflows._pipeline",
+    "adjustment_checks": "mpc_rr.workflows._pipeline",
     "all_message_types": "mpc_rr.workflows._attack_reports",
     "as_dataset": "mpc_rr.workflows._api",
     "audit_ledger": "mpc_rr.workflows._ledger_audit",
@@ -189,10 +193,12 @@ if TYPE_CHECKING:
         rrba_run,
     )
     from mpc_rr.workflows._pipeline import (
+        WORSE_BY,
         Evaluation,
         Execution,
         RunAborted,
         RunOptions,
+        adjustment_checks,
         evaluate,
         execute,
         run_and_evaluate,

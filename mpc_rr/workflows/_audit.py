@@ -28,6 +28,7 @@ from mpc_rr.core import UsageError
 
 if TYPE_CHECKING:
     from mpc_rr.adversary import GuessingTest
+    from mpc_rr.data import Dataset
 
 __all__ = [
     "AUDIT_MECHANISMS",
@@ -60,7 +61,7 @@ class MechanismParams:
     eps: tuple[float, ...] = (2.0, 3.0, 4.0)
     method: str = "lp"
     table: tuple[float, ...] | None = None
-    data: str = "survey"
+    data: str | Dataset = "survey"
     clients: int = 2500
     block: int = 250
     subset: int | None = None
@@ -148,20 +149,27 @@ def _optimized(a: MechanismParams) -> Built:
 
 
 def rrba_sent_table(
-    data: str, clients: int, block: int, p: float, seed: int, subset: int | None
+    data: str | Dataset, clients: int, block: int, p: float, seed: int, subset: int | None
 ) -> tuple[np.ndarray, str]:
     """The table an RRBA collection sends to its next block, and where it came from.
 
-    Runs ``clients`` records of ``data`` block by block (pooled estimator,
+    Runs ``clients`` records of ``data`` (a name for :func:`mpc_rr.data.load_records`, or a
+    :class:`~mpc_rr.data.Dataset` shuffled and cut the same way) block by block (pooled estimator,
     clip repair, no floor: the defaults of ``mpc-rr rrba``) and returns the
     table of ``subset`` that block ``clients / block + 1`` would be sent
     (default: the table with the smallest cell -- its clients leak most).
     """
-    from mpc_rr.data import load_records
+    from mpc_rr.data import Dataset, load_records
     from mpc_rr.rrba import run_rrba
 
     rng = np.random.default_rng(seed)
-    ds, source = load_records(data, clients, rng)
+    if isinstance(data, Dataset):
+        if clients > data.n:
+            raise UsageError(f"--clients {clients} exceeds the {data.n} records of {data.name}")
+        ds = Dataset(data.schema, data.codes[rng.permutation(data.n)[:clients]], data.name)
+        source = f"{data.name} ({data.n:,} records)"
+    else:
+        ds, source = load_records(data, clients, rng)
     run = run_rrba(ds, p=p, block=block, seed=seed)
     tables = [np.asarray(t, dtype=float).reshape(-1) for t in run.estimates]
     s = int(np.argmin([t.min() for t in tables])) if subset is None else subset

@@ -21,7 +21,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
 import numpy as np
 
@@ -36,6 +36,9 @@ from mpc_rr.core import (
     Transcript,
     UsageError,
 )
+
+if TYPE_CHECKING:
+    from mpc_rr.data import Dataset
 
 __all__ = [
     "HarnessNetwork",
@@ -163,7 +166,7 @@ def observed_run(
     dependence: str = "rr",
     options: Mapping[str, Any] | None = None,
     secagg: Mapping[str, Any] | None = None,
-    data: str = "survey",
+    data: str | Dataset | None = None,
     block: int = 250,
     secure_tally: bool = False,
 ) -> ObservedRun:
@@ -172,10 +175,11 @@ def observed_run(
     ``network``: default the harness (its transcript: plaintext, what a relay
     sees); the command line passes the memory transport (plaintext payloads on
     a tap) or TCP + mutual TLS (ciphertext on the tap).  Sum protocols: one-hot
-    inputs over ``cells`` (:func:`one_hot_inputs`).  Pipeline: ``parties``
-    Adult records drawn with ``seed``, keep probability ``p``, release
-    ``mechanism``, ``dependence`` source.  RRBA: ``parties`` clients drawn
-    from ``data`` (:func:`mpc_rr.data.load_records`), ``block`` clients per
+    inputs over ``cells`` (:func:`one_hot_inputs`; ``data`` is refused).  Pipeline: ``parties``
+    records of ``data`` (default Adult; or a :class:`~mpc_rr.data.Dataset`) drawn with ``seed``,
+    keep probability ``p``, release ``mechanism``, ``dependence`` source.  RRBA: ``parties``
+    clients drawn from ``data`` (a name for :func:`mpc_rr.data.load_records`, default
+    ``survey``, or a :class:`~mpc_rr.data.Dataset` shuffled the same way), ``block`` clients per
     block, keep probability ``p``, answers in the clear or ``secure_tally``.
     ``options``: the sum protocol's options (``secagg``: the same, the name
     earlier callers used).  ``deterministic``: seeded secrets (tests only).
@@ -204,6 +208,11 @@ def observed_run(
             step_timeout=step_timeout, entropy=entropy, p=p, mechanism=mechanism,
             dependence=dependence, data=data, block=block, secure_tally=secure_tally,
         )  # fmt: skip
+    if data is not None:
+        raise UsageError(
+            f"data: {protocol} runs on one-hot inputs over its cells, not on records; data applies "
+            "to the pipeline and rrba"
+        )
     if cells < 2:
         raise UsageError(f"cells must be >= 2 (one-hot inputs), got {cells}")
     x, hot = one_hot_inputs(parties, cells, seed)
@@ -222,20 +231,27 @@ def observed_run(
 def pipeline_run(
     *, network: ObservedNetwork, meta: dict[str, Any], parties: int, seed: int, planted: str | None,
     step_timeout: float, entropy: Any, p: float = 0.5, mechanism: str = "cluster",
-    dependence: str = "rr", **_: Any,
+    dependence: str = "rr", data: str | Dataset | None = None, **_: Any,
 ) -> ObservedRun:
-    """The pipeline's observed run (its spec's ``observed_run`` hook): Adult records drawn
-    with ``seed``, keep probability ``p``, release ``mechanism``, ``dependence`` source."""
-    from mpc_rr.data import load_adult
+    """The pipeline's observed run (its spec's ``observed_run`` hook): records of ``data``
+    (``None`` or ``"adult"``: Adult; or a :class:`~mpc_rr.data.Dataset`) drawn with ``seed``,
+    keep probability ``p``, release ``mechanism``, ``dependence`` source."""
+    from mpc_rr.data import Dataset, load_adult
     from mpc_rr.pipeline import PipelineConfig, pipeline_roles, signing
 
     if planted not in (None, "raw-record"):
         raise UsageError(f"pipeline has no planted variant {planted!r}")
     if planted == "raw-record" and dependence != "rr":
         raise UsageError("the raw-record plant needs dependence 'rr'")
-    data = load_adult()
-    if parties > data.n:
-        raise UsageError(f"parties must be at most Adult's {data.n} records, got {parties}")
+    if isinstance(data, Dataset):
+        records = data
+    elif data in (None, "adult"):
+        records = load_adult()
+    else:
+        raise UsageError(f"data: the pipeline's observed run takes adult or a Dataset, got {data!r}")
+    if parties > records.n:
+        raise UsageError(f"parties must be at most the {records.n} records of {records.name}, got {parties}")
+    data = records
     data = data.subsample(parties, np.random.default_rng(np.random.SeedSequence([seed, 0xEA])))
     key = signing.new_signing_key()
     cfg = PipelineConfig(
@@ -263,21 +279,28 @@ def pipeline_run(
 
 def rrba_run(
     *, network: ObservedNetwork, meta: dict[str, Any], parties: int, seed: int, planted: str | None,
-    step_timeout: float, entropy: Any, p: float = 0.5, data: str = "survey", block: int = 250,
-    secure_tally: bool = False, **_: Any,
+    step_timeout: float, entropy: Any, p: float = 0.5, data: str | Dataset | None = None,
+    block: int = 250, secure_tally: bool = False, **_: Any,
 ) -> ObservedRun:
     """RRBA's observed run (its spec's ``observed_run`` hook): ``parties`` clients drawn from
     ``data``, ``block`` clients per block, answers in the clear or ``secure_tally``."""
-    from mpc_rr.data import load_records
+    from mpc_rr.data import Dataset, load_records
     from mpc_rr.rrba import client_step_timeouts, config_for, rrba_roles
 
-    ds, _where = load_records(data, parties, np.random.default_rng(np.random.SeedSequence([seed, 0xBA])))
+    rng = np.random.default_rng(np.random.SeedSequence([seed, 0xBA]))
+    if isinstance(data, Dataset):  # shuffled and cut as load_records does a named table
+        if parties > data.n:
+            raise UsageError(f"parties must be at most the {data.n} records of {data.name}, got {parties}")
+        ds = Dataset(data.schema, data.codes[rng.permutation(data.n)[:parties]], data.name)
+    else:
+        ds, _where = load_records("survey" if data is None else data, parties, rng)
     cfg = config_for(ds, block, p, run=f"rrba-{seed}", secure_tally=secure_tally)
     roles = rrba_roles(cfg, ds.codes, seed, entropy=entropy, client_patience=1)
     # each client's whole wait as one step timeout (as mpc-rr rrba does)
     result = network.runner(client_step_timeouts(cfg, step_timeout))(roles)
     observed = network.observed(result)
-    observed.meta.update(meta, p=p, data=data, block=block, secure_tally=secure_tally)
+    observed.meta.update(meta, p=p, data=ds.name if isinstance(data, Dataset) else data or "survey",
+                         block=block, secure_tally=secure_tally)  # fmt: skip
     return ObservedRun(
         "rrba", network.name, parties, observed, roles, result, tuple(roles[COORDINATOR].message_types),
         {"rrba": cfg}, records=np.asarray(ds.codes), names=tuple(ds.schema.names),

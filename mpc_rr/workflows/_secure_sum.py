@@ -79,8 +79,10 @@ class SumReport:
             "exact": self.exact,
             "aborted": self.aborted,
             "culprits": list(self.culprits),
-            "survivors": self.survivors,
+            "survivors": self.survivors,  # inputs in the sum (a party that left after
+            "inputs_in_sum": self.survivors,  # sending its input is counted, and listed in dropped)
             "dropped": list(self.dropped),
+            "dropped_count": len(self.dropped),
             "rejected": {"count": len(self.rejected), "ids": list(self.rejected)},
             "params": self.params,
             "transport": self.costs.transport,

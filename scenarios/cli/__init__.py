@@ -108,6 +108,9 @@ def build_parser(commands: Sequence[str] = COMMANDS) -> argparse.ArgumentParser:
     sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
     for name in commands:
         importlib.import_module(f"scenarios.cli.commands.{name}").register(sub)
+    from scenarios.cli.examples import add_examples
+
+    add_examples(parser)
     return parser
 
 

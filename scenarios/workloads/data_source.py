@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import argparse
 import hashlib
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -34,8 +34,12 @@ __all__ = [
     "DataSpec",
     "Source",
     "add_data_arguments",
+    "add_data_option",
+    "add_reading_flags",
+    "draw_records",
     "load_dataset",
     "open_source",
+    "reading_flags_given",
     "spec_from_args",
 ]
 
@@ -229,10 +233,16 @@ def _open_csv(spec: DataSpec) -> Source:
         how = f"schema {spec.schema}"
     else:
         cols = read_csv_columns(path, spec.columns, **opts)  # type: ignore[arg-type]
-        schema = infer_schema(
-            cols, ordinal=spec.ordinal,
-            max_categories=spec.max_categories if spec.max_categories is not None else DEFAULT_MAX_CATEGORIES,
-        )  # fmt: skip
+        try:
+            schema = infer_schema(
+                cols, ordinal=spec.ordinal,
+                max_categories=spec.max_categories if spec.max_categories is not None else DEFAULT_MAX_CATEGORIES,
+            )  # fmt: skip
+        except UsageError as exc:  # name the flag (or scenario key) of the column lists
+            text = str(exc).removeprefix("infer_schema: ")
+            if text.startswith("ordinal column(s)"):
+                text = f"{spec.spelled('ordinal')}: {text.removeprefix('ordinal ')}"
+            raise UsageError(text) from None
         how = "inferred schema"
     name = spec.name or path.stem
     data = load_csv(path, schema, name=name, **opts)  # type: ignore[arg-type]
@@ -285,7 +295,25 @@ def add_data_arguments(p: argparse.ArgumentParser) -> None:
         help="adult (embedded, the default data set) or FILE.csv (your own data: each record is "
         "one party; give --schema or --infer-schema)",
     )  # fmt: skip
-    g = p.add_argument_group("your own data (DATA is a CSV file)")
+    add_reading_flags(p)
+
+
+def add_data_option(p: argparse.ArgumentParser, *, default: str | None, sources: str, what: str) -> None:
+    """``--data SOURCE`` (``sources``: e.g. ``"survey|alarm|child|adult|FILE.csv"``) and the same
+    CSV reading flags as ``mpc-rr run``'s DATA (:func:`add_reading_flags`): the one option group
+    of every command that takes data.  ``what`` says what the records are for."""
+    shown = "" if default is None else f" (default {default})"
+    p.add_argument(
+        "--data", default=default, metavar="SOURCE",
+        help=f"{what}: {sources}{shown}; FILE.csv is your own data, read with the flags of "
+        "'your own data' (without --schema its schema is inferred)",
+    )  # fmt: skip
+    add_reading_flags(p)
+
+
+def add_reading_flags(p: argparse.ArgumentParser) -> None:
+    """The flags that say how to read a CSV file (schema, columns, delimiter, header, names)."""
+    g = p.add_argument_group("your own data (a CSV file)")
     how = g.add_mutually_exclusive_group()
     how.add_argument(
         "--schema", type=Path, default=None, metavar="SCHEMA.toml",
@@ -325,21 +353,28 @@ _CLI_FLAGS = {
 _READING = ("--delimiter", "--encoding", "--names", "--no-header", "--skip-lines")
 
 
-def spec_from_args(args: argparse.Namespace) -> DataSpec:
-    """The :class:`DataSpec` of ``mpc-rr run``'s flags (rules checked, nothing read yet)."""
+def spec_from_args(args: argparse.Namespace, *, option: bool = False, networks: bool = False) -> DataSpec:
+    """The :class:`DataSpec` of the data flags (rules checked, nothing read yet): ``mpc-rr run``'s
+    positional DATA, or (``option``) the ``--data`` of :func:`add_data_option`, where a CSV file
+    without ``--schema`` has its schema inferred and ``networks`` says whether a Bayesian network
+    name is a source (records sampled from it)."""
     header: bool | tuple[str, ...] = True
     if args.names is not None:
         header = tuple(args.names)
     elif args.no_header:
         header = False
     delimiter = "\t" if args.delimiter in ("\\t", "tab") else str(args.delimiter)
+    source = str(args.data if option else args.dataset)
+    flags = dict(_CLI_FLAGS, source="--data") if option else dict(_CLI_FLAGS)
     spec = DataSpec(
-        source=args.dataset, schema=args.schema, infer=args.infer_schema,
+        source=source, schema=args.schema, infer=args.infer_schema,
         columns=None if args.columns is None else tuple(args.columns), ordinal=tuple(args.ordinal),
         max_categories=args.max_categories, name=args.name, delimiter=delimiter,
-        encoding=args.encoding, header=header, skip_lines=args.skip_lines, networks=False,
-        flag=dict(_CLI_FLAGS),
+        encoding=args.encoding, header=header, skip_lines=args.skip_lines, networks=networks,
+        flag=flags,
     )  # fmt: skip
+    if option and spec.is_file and spec.schema is None and not spec.infer:
+        spec = replace(spec, infer=True)
     spec.check()
     reading = [f for f, given in zip(_READING, (args.delimiter != ",", args.encoding != "utf-8-sig",
                args.names is not None, args.no_header, args.skip_lines != 0), strict=True) if given]  # fmt: skip
@@ -348,3 +383,43 @@ def spec_from_args(args: argparse.Namespace) -> DataSpec:
     if args.name is not None and not args.name.strip():
         raise UsageError("--name must not be empty")
     return spec
+
+
+def reading_flags_given(args: argparse.Namespace) -> list[str]:
+    """The CSV reading flags of :func:`add_reading_flags` that were given (a command that does not
+    read a file in this mode refuses them, naming them)."""
+    given = (("--schema", args.schema is not None), ("--infer-schema", args.infer_schema),
+             ("--columns", args.columns is not None), ("--ordinal", bool(args.ordinal)),
+             ("--max-categories", args.max_categories is not None), ("--name", args.name is not None),
+             ("--delimiter", args.delimiter != ","), ("--encoding", args.encoding != "utf-8-sig"),
+             ("--names", args.names is not None), ("--no-header", args.no_header),
+             ("--skip-lines", args.skip_lines != 0))  # fmt: skip
+    return [f for f, g in given if g]
+
+
+def draw_records(
+    spec: DataSpec, count: int | None, rng: np.random.Generator, *, flag: str = "--clients",
+    default: int = 8000,
+) -> tuple[Dataset, str]:
+    """``count`` records of ``spec`` and a one-line description of where they came from.
+
+    A network: ``count`` records sampled (default ``default``); a table (Adult or a CSV file):
+    the records shuffled with ``rng`` and the first ``count`` kept (all of them by default) --
+    the sampling of :func:`mpc_rr.data.load_records`, so a name gives the same records either way.
+    """
+    from mpc_rr.data import Dataset
+
+    if count is not None and count < 1:
+        raise UsageError(f"{flag} must be >= 1, got {count}")
+    src = open_source(spec)
+    if src.table is None:
+        n = default if count is None else count
+        assert src.network is not None
+        sample = src.network.sample(n, rng)
+        return Dataset(sample.schema, sample.codes, src.name), f"{n} records sampled from {spec.source}.bif"
+    full = src.table
+    n = full.n if count is None else count
+    if n > full.n:
+        raise UsageError(f"{flag} {n} exceeds the {full.n} records of {src.description}")
+    order = rng.permutation(full.n)[:n]
+    return Dataset(full.schema, full.codes[order], src.name), f"{n} of {full.n} records of {src.description}, shuffled"

@@ -199,6 +199,12 @@ def make_role(party_id: int, n_parties: int, seed: int, params: Mapping[str, Any
     ``params``: ``cells`` (vector length, default 4), ``run`` (run id, default ""),
     ``proceed_on_timeout`` (hub sums the clients that answered, default false).
     """
+    unknown = sorted(set(params) - {"cells", "run", "proceed_on_timeout"})
+    if unknown:
+        raise UsageError(
+            f"plainsum params: unknown key(s) {', '.join(map(repr, unknown))}; its keys are 'cells', "
+            "'proceed_on_timeout' (and 'run')"
+        )
     cells = params.get("cells", 4)
     run = str(params.get("run", ""))
     proceed = bool(params.get("proceed_on_timeout", False))

@@ -38,11 +38,13 @@ from scenarios.cli.options import (
     output_dir,
     probability,
 )
+from scenarios.workloads.data_source import add_data_option
 
 if TYPE_CHECKING:  # the library is imported when the command runs, not at start-up
     import numpy as np
 
     from mpc_rr.adversary import LinkabilityResult
+    from mpc_rr.data import Schema
     from mpc_rr.pipeline import PipelineConfig
 
 
@@ -54,12 +56,13 @@ def _register_linkability(sub: argparse._SubParsersAction) -> None:
             "Release every party's pairwise-RR reports (the pipeline's pair mechanisms), deliver "
             "them over one channel, let the curious aggregator regroup them, and report linkage "
             "against the random baseline, anonymity, attribute inference, the epsilon consequence "
-            "and re-identification against an auxiliary table (the parties' records + adult.test)."
+            "and re-identification against an auxiliary table (Adult: the parties' records + "
+            "adult.test; your own file: all its records)."
         ),
         formatter_class=HelpFormatter,
     )
-    p.add_argument("--data", choices=("adult",), default="adult", help="data set the parties hold")
-    p.add_argument("--parties", type=int, default=1000, help="parties drawn from adult.data")
+    add_data_option(p, default="adult", sources="adult|FILE.csv", what="the records the parties hold")
+    p.add_argument("--parties", type=int, default=1000, help="parties drawn from the records")
     p.add_argument("--p", type=probability, default=0.5, help="keep probability of the pair mechanisms")
     p.add_argument(
         "--channel", choices=CHANNELS, default="anonymous",
@@ -122,16 +125,16 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         reg(sub)
 
 
-def _config(parties: int, p: float) -> PipelineConfig:
-    from mpc_rr.data import ADULT_SCHEMA
+def _config(schema: Schema, parties: int, p: float) -> PipelineConfig:
     from mpc_rr.pipeline import PipelineConfig
 
     # the pipeline's own accounting and pair mechanisms (the key is irrelevant here)
-    return PipelineConfig(ADULT_SCHEMA, n=parties, p=p, dependence="pairwise-rr", coordinator_key=bytes(32))
+    return PipelineConfig(schema, n=parties, p=p, dependence="pairwise-rr", coordinator_key=bytes(32))
 
 
 def _one(
-    codes_all: np.ndarray, n: int, p: float, channel: str, seed: int, sweeps: int, confidence: float
+    schema: Schema, codes_all: np.ndarray, n: int, p: float, channel: str, seed: int, sweeps: int,
+    confidence: float,
 ) -> LinkabilityResult:
     import numpy as np
 
@@ -139,7 +142,7 @@ def _one(
 
     rng = np.random.default_rng(seed)
     codes = codes_all[np.sort(rng.choice(codes_all.shape[0], size=n, replace=False))]
-    cfg = _config(n, p)
+    cfg = _config(schema, n, p)
     rel = release_pairs(codes, cfg.sizes, cfg.pair_mechanisms(), rng)
     return attack(rel, channel, rng, sweeps=sweeps, confidence=confidence).result
 
@@ -154,33 +157,39 @@ def _run_linkability(args: argparse.Namespace) -> int:
         reidentification,
         release_pairs,
     )
-    from mpc_rr.data import ADULT_SCHEMA, load_adult, load_adult_test
+    from scenarios.workloads.data_source import open_source, spec_from_args
 
-    data = load_adult()
+    spec = spec_from_args(args, option=True)
+    source = open_source(spec)
+    assert source.table is not None  # adult or a CSV file: no networks here
+    data = source.table
     if args.reid_targets < 1:
         raise UsageError(f"--reid-targets must be an integer >= 1, got {args.reid_targets}")
     if not 2 <= args.parties <= data.n:
-        raise UsageError(f"--parties must be in 2..{data.n} (Adult's records), got {args.parties}")
+        raise UsageError(f"--parties must be in 2..{data.n} (the records of {data.name}), got {args.parties}")
+    if len(data.schema) < 2:
+        raise UsageError(f"{spec.source}: pairwise RR needs at least 2 attributes, got {len(data.schema)}")
     start = time.perf_counter()
     rng = np.random.default_rng(args.seed)
     idx = np.sort(rng.choice(data.n, size=args.parties, replace=False))
     codes = data.codes[idx]
-    cfg = _config(args.parties, args.p)
+    cfg = _config(data.schema, args.parties, args.p)
     rel = release_pairs(codes, cfg.sizes, cfg.pair_mechanisms(), rng)
     run = attack(rel, args.channel, rng, sweeps=args.sweeps, confidence=args.confidence)
     res = run.result
-    names = ADULT_SCHEMA.names
+    names = data.schema.names
     inf = attribute_inference(rel, codes, run.owners, run.grouping, names=names, confidence=args.confidence)
     eps = epsilon_consequence(rel, run.owners, run.grouping, names=names)
     accounting = cfg.dependence_epsilons_per_attribute()
-    aux = np.concatenate([codes, load_adult_test().codes])
+    aux, aux_what = _auxiliary(spec.source, codes, data.codes)
     reid = reidentification(
         rel, run.owners, run.grouping, aux, np.arange(args.parties), rng,
         max_targets=args.reid_targets, confidence=args.confidence,
     )
     out: dict[str, object] = res.to_dict() | {
         "p": args.p,
-        "data": args.data,
+        "data": data.name,
+        "auxiliary_table": aux_what,
         "inference": inf.to_dict(),
         "epsilon": eps.to_dict() | {"pipeline_accounting": accounting},
         "reidentification": reid.to_dict(),
@@ -193,28 +202,42 @@ def _run_linkability(args: argparse.Namespace) -> int:
             row: dict[str, object] = {"parties": n}
             for ch in CHANNELS:
                 r = res if (n == args.parties and ch == args.channel) else _one(
-                    data.codes, n, args.p, ch, args.seed + n, args.sweeps, args.confidence
+                    data.schema, data.codes, n, args.p, ch, args.seed + n, args.sweeps, args.confidence
                 )
                 row[ch] = {"success": r.success, "ci": list(r.ci), "baseline": r.baseline}
             curve.append(row)
         main = None if args.parties in grid else (args.parties, args.channel, res)
-        png = _plot(curve, args.p, args.out, main, seed=args.seed, name=f"linkability-{args_digest(args)}.png")
+        png = _plot(curve, args.p, args.out, main, seed=args.seed, data=data.name, pairs=res.pairs,
+                    name=f"linkability-{args_digest(args)}.png")
         out["curve"] = curve
         out["plot"] = str(png)
     out["seconds_total"] = time.perf_counter() - start
     if args.json:
         print(json.dumps(out, indent=2))
         return 0
-    _print(args, res, inf, eps, reid, png)
+    _print(args, res, inf, eps, reid, png, data.name, aux_what)
     return 0
 
 
-def _print(args: argparse.Namespace, res, inf, eps, reid, png) -> None:  # type: ignore[no-untyped-def]
+def _auxiliary(source: str, codes: np.ndarray, population: np.ndarray) -> tuple[np.ndarray, str]:
+    """The attacker's auxiliary table: Adult's parties + adult.test (a census-like register of
+    other people), or for your own file every record of it (the population the parties were
+    drawn from)."""
+    import numpy as np
+
+    if source == "adult":
+        from mpc_rr.data import load_adult_test
+
+        return np.concatenate([codes, load_adult_test().codes]), "the parties' records + adult.test"
+    return np.asarray(population), "every record of the file (the population the parties were drawn from)"
+
+
+def _print(args: argparse.Namespace, res, inf, eps, reid, png, data: str, aux: str) -> None:  # type: ignore[no-untyped-def]
     import numpy as np
 
     lvl = f"{100 * args.confidence:g}%"
     print(
-        f"linkability of pairwise-RR submissions: Adult, {res.parties:,} parties, p = {args.p:g}, "
+        f"linkability of pairwise-RR submissions: {data}, {res.parties:,} parties, p = {args.p:g}, "
         f"channel {res.channel}, {res.pairs} pairs each"
     )
     print(
@@ -250,7 +273,7 @@ def _print(args: argparse.Namespace, res, inf, eps, reid, png) -> None:  # type:
         a, par, imp, seq, share = row
         print(f"    {a:<15} {par:>9.3f} {imp:>9.3f} {seq:>10.3f} {share:>10.3f}")
     print(
-        f"  re-identification against the parties' records + adult.test ({reid.aux_rows:,} rows), "
+        f"  re-identification against {aux} ({reid.aux_rows:,} rows), "
         f"{reid.targets:,} targets:"
     )
     print(
@@ -268,7 +291,7 @@ def _print(args: argparse.Namespace, res, inf, eps, reid, png) -> None:  # type:
 def _plot(
     curve: list[dict[str, object]], p: float, out: Path,
     main: tuple[int, str, LinkabilityResult] | None = None, *, seed: int | None = None,
-    name: str = "linkability.png",
+    data: str = "adult", pairs: int = 28, name: str = "linkability.png",
 ) -> Path:
     import matplotlib
 
@@ -301,7 +324,7 @@ def _plot(
     ax.set_xlabel("parties n (log scale)")
     ax.set_ylabel("share of a party's pair values its group holds (fraction)")
     runs = "one run per n" + (f", seed {seed}" if seed is not None else "")
-    ax.set_title(f"Linking pairwise-RR submissions (Adult, 28 pairs, p = {p:g}; {runs})", fontsize=10)
+    ax.set_title(f"Linking pairwise-RR submissions ({data}, {pairs} pairs, p = {p:g}; {runs})", fontsize=10)
     ax.grid(alpha=0.3, which="both")
     ax.legend(fontsize=8)
     fig.tight_layout()

@@ -35,6 +35,7 @@ from scenarios.cli.options import (
     output_dir,
     probability,
 )
+from scenarios.workloads.data_source import add_data_option
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -60,7 +61,8 @@ def register(sub: argparse._SubParsersAction) -> None:
                    help="pipeline: release mechanism")  # fmt: skip
     p.add_argument("--dependence", choices=("rr", "secure-sum", "pairwise-rr"), default="rr",
                    help="pipeline: dependence source")  # fmt: skip
-    p.add_argument("--data", default="survey", help="rrba: records (survey, alarm, child, adult, FILE.csv)")
+    add_data_option(p, default=None, sources="pipeline: adult|FILE.csv (default adult); rrba: "
+                    "survey|alarm|child|adult|FILE.csv (default survey)", what="the parties' records")  # fmt: skip
     p.add_argument("--block", type=int_at_least(1), default=250, help="rrba: clients per block")
     p.add_argument("--secure-tally", action="store_true", help="rrba: block tallies through SecAgg+")
     p.add_argument("--secret-attribute", type=int, default=-1,
@@ -83,6 +85,7 @@ def run(args: argparse.Namespace) -> int:
     from mpc_rr.adversary import check_confidence
 
     check_confidence(args.confidence)
+    data = _records(args)
     if args.transcript is not None:
         from mpc_rr.workflows import offline_report
 
@@ -97,7 +100,7 @@ def run(args: argparse.Namespace) -> int:
         obs = observed_run(
             args.protocol, network=network_for(args.transport), parties=args.parties, cells=args.cells,
             seed=args.seed, p=args.p, mechanism=args.mechanism, dependence=args.dependence,
-            data=args.data, block=args.block, secure_tally=args.secure_tally,
+            data=data, block=args.block, secure_tally=args.secure_tally,
         )  # fmt: skip
         out = eavesdrop_report(obs, np.random.default_rng(args.seed + 1),
                                permutations=args.permutations, confidence=args.confidence,
@@ -109,6 +112,30 @@ def run(args: argparse.Namespace) -> int:
     else:
         _print(out, args.confidence)
     return 0
+
+
+def _records(args: argparse.Namespace) -> Any:
+    """What ``--data`` names for the live run: ``None`` (the protocol's default), a name (Adult, a
+    network: the library draws it), or your CSV file's records; refused where no records are used."""
+    from scenarios.workloads.data_source import open_source, reading_flags_given, spec_from_args
+
+    flags = reading_flags_given(args)
+    if args.data is None:
+        if flags:
+            raise UsageError(f"{', '.join(flags)}: read a CSV file given with --data FILE.csv")
+        return None
+    if args.transcript is not None:
+        raise UsageError("--data: an offline analysis reads the recorded run (--transcript), not records")
+    if args.protocol not in ("pipeline", "rrba"):
+        raise UsageError(
+            f"--data: --protocol {args.protocol} runs on one-hot inputs over --cells, not on records; "
+            "--data applies to --protocol pipeline or rrba"
+        )
+    spec = spec_from_args(args, option=True, networks=args.protocol == "rrba")
+    if not spec.is_file:
+        return spec.source
+    source = open_source(spec)
+    return source.table
 
 
 def _json_default(o: Any) -> Any:

@@ -37,6 +37,7 @@ from scenarios.cli.options import (
     positive_float,
     probability,
 )
+from scenarios.workloads.data_source import add_data_option
 
 if TYPE_CHECKING:  # the library is imported when the command runs, not at start-up
     from mpc_rr.adversary import AuditResult, PipelineAuditResult
@@ -78,7 +79,6 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     g.add_argument("--eps", type=_float_list, default=[2.0, 3.0, 4.0], help="optimized: epsilons")
     g.add_argument("--method", choices=("lp", "heuristic"), default="lp", help="optimized: solver")
     g.add_argument("--table", type=_float_list, default=None, help="rrba: the table T (else --data)")
-    g.add_argument("--data", default="survey", help="rrba: records whose collection sends T (survey, ...)")
     g.add_argument("--clients", type=int_at_least(1), default=2500, help="rrba: clients answered before T is sent")
     g.add_argument("--block", type=int_at_least(1), default=250, help="rrba: clients per block")
     g.add_argument("--subset", type=int_at_least(0), default=None, help="rrba: which table (default: smallest cell)")
@@ -90,6 +90,10 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     g.add_argument("--actual-epsilon", type=float, default=None,
                    help="shuffle: the randomizer's real eps0 (planted failure: above --epsilon)")  # fmt: skip
     g.add_argument("--delta", type=float, default=1e-6, help="shuffle: delta of the claim")
+    add_data_option(p, default=None, sources="rrba: the records whose collection sends T "
+                    "(survey|alarm|child|adult|FILE.csv, default survey); pipeline: adult|FILE.csv, "
+                    "whose schema gives the attribute domains audited (instead of --sizes)",
+                    what="records")  # fmt: skip
     p.set_defaults(func=_run)
 
 
@@ -106,10 +110,70 @@ def _params(args: argparse.Namespace) -> object:
         k=args.k, epsilon=args.epsilon, size=args.size, p=args.p,
         sizes=None if args.sizes is None else tuple(args.sizes), lambdas=tuple(args.lambdas),
         eps=tuple(args.eps), method=args.method,
-        table=None if args.table is None else tuple(args.table), data=args.data,
+        table=None if args.table is None else tuple(args.table), data=_records(args),
         clients=args.clients, block=args.block, subset=args.subset, seed=args.seed,
         parties=args.parties, release=args.release,
     )  # fmt: skip
+
+
+def _records(args: argparse.Namespace) -> Any:
+    """``--data`` for ``--mechanism rrba``: a name (the library draws it) or your CSV file's records."""
+    from scenarios.workloads.data_source import open_source, spec_from_args
+
+    if args.data is None:
+        return "survey"
+    spec = spec_from_args(args, option=True, networks=True)
+    return open_source(spec).table if spec.is_file else spec.source
+
+
+def check_data(args: argparse.Namespace) -> None:
+    """Refuse ``--data`` (and the CSV reading flags) where the audit uses no records, and with
+    ``--table`` (the table is then given, not collected)."""
+    from mpc_rr.core import UsageError
+    from scenarios.workloads.data_source import reading_flags_given
+
+    flags = reading_flags_given(args)
+    if args.data is None:
+        if flags:
+            raise UsageError(f"{', '.join(flags)}: read a CSV file given with --data FILE.csv")
+        return
+    if args.mechanism not in ("rrba", "pipeline"):
+        raise UsageError(
+            f"--data: --mechanism {args.mechanism} is audited on chosen inputs, not records; --data "
+            "applies to --mechanism rrba (the records whose collection sends the table) and pipeline "
+            "(the attribute domains of your file's schema)"
+        )
+    if args.mechanism == "rrba" and args.table is not None:
+        raise UsageError("give either --table (the table T itself) or --data (records that send it), not both")
+    if args.mechanism == "pipeline" and args.sizes is not None:
+        raise UsageError("give either --sizes or --data FILE.csv (whose schema gives the sizes), not both")
+
+
+def check_black_box(args: argparse.Namespace) -> None:
+    """Refuse ``--black-box`` on a joint domain too large to search, saying what to change."""
+    from mpc_rr.adversary import SEARCH_MAX_CELLS
+    from mpc_rr.core import UsageError
+
+    if not args.black_box:
+        return
+    if args.mechanism in ("pipeline", "shuffle"):
+        raise UsageError(f"--black-box: --mechanism {args.mechanism} is audited in one run of its "
+                         "parties, with no input search")  # fmt: skip
+    default = {"cluster": [9, 16], "optimized": [5, 5, 5], "lambda": [5, 5, 5]}
+    cells = {"krr": args.k, "keep-uniform": args.size}.get(args.mechanism)
+    if args.mechanism in default:
+        cells = math.prod(args.sizes if args.sizes is not None else default[args.mechanism])
+    if args.mechanism == "rrba" and args.table is not None:
+        cells = len(args.table)
+    if cells is not None and cells > SEARCH_MAX_CELLS:
+        what = "--sizes" if args.mechanism in default else {"krr": "--k", "keep-uniform": "--size",
+                                                            "rrba": "--table"}[args.mechanism]  # fmt: skip
+        raise UsageError(
+            f"--black-box searches every pair of inputs over the joint domain, at most "
+            f"{SEARCH_MAX_CELLS} cells; {what} gives {cells:,}: drop --black-box (the default test "
+            f"is built from the mechanism's structure and needs no search) or make {what} smaller "
+            f"(at most {SEARCH_MAX_CELLS} cells, e.g. --sizes 4,4,4)"
+        )
 
 
 SECONDS_PER_TRIAL = 4.5e-6
@@ -161,6 +225,8 @@ def _run(args: argparse.Namespace) -> int:
     from mpc_rr.workflows import audit_mechanism
     from scenarios.cli.progress import Phases
 
+    check_data(args)
+    check_black_box(args)
     phases = Phases()
     phases.start(check_size(args))
     if args.mechanism == "pipeline":
@@ -289,12 +355,21 @@ def _run_pipeline(args: argparse.Namespace) -> int:
     """``--mechanism pipeline``: one-run audit of the real pipeline roles (dependence rr + release)."""
     from mpc_rr.workflows import audit_pipeline
 
+    sizes, domain = (tuple(args.sizes) if args.sizes is not None else (2, 2, 2)), None
+    if args.data is not None:
+        from scenarios.workloads.data_source import open_source, spec_from_args
+
+        src = open_source(spec_from_args(args, option=True))
+        sizes = tuple(src.schema.sizes)
+        domain = f"the domains of {src.description}: {', '.join(src.schema.names)}"
     rep = audit_pipeline(
-        sizes=tuple(args.sizes) if args.sizes is not None else (2, 2, 2), parties=args.parties,
+        sizes=sizes, parties=args.parties,
         p=0.3 if args.p is None else args.p, release=args.release, confidence=args.confidence,
         seed=args.seed, claimed=args.claimed_epsilon, curve=not args.no_plot,
     )  # fmt: skip
     out = dict(rep.document)
+    if domain is not None:
+        out["domain"] = domain
     res, claimed, source, label = rep.result, rep.claimed, rep.claim_source, rep.label
     png = None
     if rep.curve:
@@ -305,6 +380,9 @@ def _run_pipeline(args: argparse.Namespace) -> int:
         return 0
     lvl = f"{100 * args.confidence:g}%"
     print(f"audit of the {label}")
+    if domain is not None:
+        print(f"  attributes: {domain} (the parties are canaries, not your records: an audit needs "
+              "two known inputs)")  # fmt: skip
     print(f"  design: one run of the real roles, {res.parties:,} canary parties (x0 = 0..0 or x1 = 1..1)")
     print(f"  clustering broadcast: {[list(c) for c in res.clusters]}")
     print(f"  {res.guesses:,} guesses (both releases equal a canary), {res.correct:,} correct")

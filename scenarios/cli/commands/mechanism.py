@@ -14,6 +14,7 @@ import math
 import time
 
 from mpc_rr.core import UsageError
+from parties.cli_args import for_command_line
 from scenarios.cli.options import HelpFormatter, add_json
 
 
@@ -128,7 +129,7 @@ def _run_optimized(args: argparse.Namespace) -> int:
             ).overall_epsilon
         except UsageError as exc:
             comparison["heuristic"] = None
-            comparison["heuristic_refused"] = str(exc)
+            comparison["heuristic_refused"] = for_command_line(str(exc))
     out = result.report() | {"seconds": seconds, "comparison": comparison}
     if args.json:
         print(json.dumps(out, indent=2))

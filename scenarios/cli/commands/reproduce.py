@@ -8,9 +8,12 @@ import json
 import sys
 import time
 from pathlib import Path
+from typing import Any
 
+from mpc_rr.core import UsageError
 from mpc_rr.estimation import ESTIMATORS as METHODS
 from scenarios.cli.options import HelpFormatter, add_json, add_seed, int_at_least, output_dir
+from scenarios.workloads.data_source import add_reading_flags
 
 RRBA = ("rrba-convergence", "rrba-table4", "rrba-tables56")  # scenarios.reproduce.rrba
 
@@ -31,52 +34,86 @@ def register(sub: argparse._SubParsersAction) -> None:
         help="runs per configuration (default 20; mdrr paper: 1000; rrba-*: the paper's 40/100/100)",
     )
     p.add_argument(
-        "--clients", type=int_at_least(2), default=8000,
-        help="rrba-table4/-tables56: records n (paper 8000)",
+        "--clients", type=int_at_least(2), default=None,
+        help="rrba-table4/-tables56: records n (default: the paper's 8000)",
     )  # fmt: skip
     add_seed(p, "every run (run r uses a child of it)")
-    p.add_argument(
-        "--dataset",
-        choices=["adult", "adult6"],
-        default="adult",
-        help="adult6 = Adult x 6 (Table 2)",
-    )
-    p.add_argument(
-        "--dependence",
-        choices=["rr", "exact"],
-        default="rr",
-        help="dependence source for clustering (default: Sec. 4.1, per-attribute RR)",
-    )
-    p.add_argument(
-        "--epsilon-formula",
-        choices=["true", "paper"],
-        default="true",
-        help="epsilon behind the cluster matrix (default: the true one)",
-    )
-    p.add_argument(
-        "--estimator",
-        choices=METHODS,
-        default="clip",
-        help="repair of Eq. 2 estimates (paper: clip)",
-    )
-    p.add_argument("--queries", type=int_at_least(1), default=20, help="count queries per run")
+    m = p.add_argument_group("mdrr-table1, mdrr-fig3, dependence-ranking")
+    m.add_argument(
+        "--dataset", choices=["adult", "adult6"], default=None,
+        help="adult6 = the records x 6 (Table 2; default adult: the records once)",
+    )  # fmt: skip
+    m.add_argument(
+        "--dependence", choices=["rr", "exact"], default=None,
+        help="mdrr-table1: dependence source for clustering (default rr: Sec. 4.1, per-attribute RR)",
+    )  # fmt: skip
+    m.add_argument(
+        "--epsilon-formula", choices=["true", "paper"], default=None,
+        help="mdrr-*: epsilon behind the cluster matrix (default true)",
+    )  # fmt: skip
+    m.add_argument("--estimator", choices=METHODS, default=None,
+                   help="mdrr-*: repair of Eq. 2 estimates (default clip, the paper's)")  # fmt: skip
+    m.add_argument("--queries", type=int_at_least(1), default=None, help="mdrr-*: count queries per run (default 20)")
+    m.add_argument(
+        "--data", type=Path, default=None, metavar="SOURCE",
+        help="adult.data, or the folder holding it (default: ../shared/data or $MPC_RR_DATA); or "
+        "FILE.csv: your own data, read with the flags of 'your own data' (without --schema its "
+        "schema is inferred; the paper's figures are then not printed beside ours)",
+    )  # fmt: skip
+    add_reading_flags(p)
     p.add_argument("--out", type=output_dir, default=Path("results"), help="folder for the CSV and PNG")
-    p.add_argument(
-        "--data", type=Path, default=None,
-        help="adult.data, or the folder holding it (default: ../shared/data or $MPC_RR_DATA)",
-    )
     add_json(p, "print JSON instead of a table")
     p.set_defaults(func=run)
 
 
+_MDRR_FLAGS = {"--dataset": "dataset", "--dependence": "dependence", "--epsilon-formula": "epsilon_formula",
+               "--estimator": "estimator", "--queries": "queries", "--data": "data"}  # fmt: skip
+_MDRR_DEFAULTS = {"dataset": "adult", "dependence": "rr", "epsilon_formula": "true", "estimator": "clip",
+                  "queries": 20}  # fmt: skip
+
+
+def check_flags(args: argparse.Namespace) -> None:
+    """Refuse a flag the experiment does not use (it would be ignored), then fill the defaults."""
+    from scenarios.workloads.data_source import reading_flags_given
+
+    exp = args.experiment
+    if exp in RRBA:
+        given = [f for f, k in _MDRR_FLAGS.items() if getattr(args, k) is not None]
+        given += reading_flags_given(args)
+        if given:
+            raise UsageError(
+                f"{', '.join(given)}: {exp} runs the paper's RRBA experiment on its Bayesian networks "
+                "(for your own data: mpc-rr rrba --data FILE.csv)"
+            )
+        if exp == "rrba-convergence" and args.clients is not None:
+            raise UsageError("--clients: only for rrba-table4 and rrba-tables56 (rrba-convergence runs "
+                             "the paper's grid of sizes)")  # fmt: skip
+        if args.clients is None:
+            args.clients = 8000
+        return
+    if args.clients is not None:
+        raise UsageError(f"--clients: only for rrba-table4 and rrba-tables56 ({exp} uses every record)")
+    if exp != "mdrr-table1" and args.dependence is not None:
+        raise UsageError(f"--dependence: only for mdrr-table1 ({exp} compares the sources itself or uses rr)")
+    if exp == "dependence-ranking":
+        given = [f for f in ("--epsilon-formula", "--estimator", "--queries")
+                 if getattr(args, _MDRR_FLAGS[f]) is not None]  # fmt: skip
+        if given:
+            raise UsageError(f"{', '.join(given)}: only for mdrr-table1 and mdrr-fig3")
+    for k, v in _MDRR_DEFAULTS.items():
+        if getattr(args, k) is None:
+            setattr(args, k, v)
+
+
 def _choices(args: argparse.Namespace, data_n: int) -> str:
     return (
-        f"dataset={args.dataset} (n={data_n}), runs={args.runs}, seed={args.seed}, queries/run={args.queries}, "
+        f"data={getattr(args, 'data_name', 'adult')}, dataset={args.dataset} (n={data_n}), runs={args.runs}, seed={args.seed}, queries/run={args.queries}, "
         f"dependence={args.dependence}, epsilon-formula={args.epsilon_formula}, estimator={args.estimator}"
     )
 
 
 def run(args: argparse.Namespace) -> int:
+    check_flags(args)
     if args.experiment in RRBA:
         from scenarios.reproduce.rrba_report import run as run_rrba
 
@@ -85,11 +122,10 @@ def run(args: argparse.Namespace) -> int:
         args.runs = 20
     from tqdm import tqdm
 
-    from mpc_rr.data import load_adult
     from scenarios.reproduce import mdrr
 
-    data_path = args.data / "adult.data" if args.data is not None and args.data.is_dir() else args.data
-    data = load_adult(data_path)
+    data = _records(args)
+    args.data_name = data.name
     if args.dataset == "adult6":
         data = data.repeat(6)
     args.out.mkdir(parents=True, exist_ok=True)
@@ -129,6 +165,23 @@ def run(args: argparse.Namespace) -> int:
     return _report_fig3(args, data.n, fig, seconds)
 
 
+def _records(args: argparse.Namespace) -> Any:
+    """Adult (adult.data, or the folder holding it, as the paper) or your own CSV file."""
+    from mpc_rr.data import load_adult
+    from scenarios.workloads.data_source import open_source, reading_flags_given, spec_from_args
+
+    own = args.data is not None and (args.data.suffix.lower() in (".csv", ".tsv") or reading_flags_given(args))
+    if not own:
+        if reading_flags_given(args):
+            raise UsageError(f"{', '.join(reading_flags_given(args))}: read a CSV file given with --data FILE.csv")
+        path = args.data / "adult.data" if args.data is not None and args.data.is_dir() else args.data
+        return load_adult(path)
+    args.data = str(args.data)
+    table = open_source(spec_from_args(args, option=True)).table
+    args.data = Path(args.data)
+    return table
+
+
 def _report_table1(args: argparse.Namespace, n: int, rows: list, seconds: float) -> int:
     name = "mdrr_table2.csv" if args.dataset == "adult6" else "mdrr_table1.csv"
     path = args.out / name
@@ -150,7 +203,8 @@ def _report_table1(args: argparse.Namespace, n: int, rows: list, seconds: float)
             )
         )
         return 0
-    table = "Table 2 (Adult6)" if args.dataset == "adult6" else "Table 1 (Adult)"
+    own = "" if args.data_name == "adult" else f" on {args.data_name}, not the paper's data"
+    table = ("Table 2 (Adult6)" if args.dataset == "adult6" else "Table 1 (Adult)") + own
     print(f"{table}: median relative error of RR-Clusters, sigma = 0.1")
     print(f"choices: {_choices(args, n)}")
     print(f"{'p':>4} {'Td':>4} {'Tv':>4} {'ours':>7} {'paper':>7}  most frequent clustering")
@@ -171,7 +225,8 @@ def _report_fig3(args: argparse.Namespace, n: int, fig: dict, seconds: float) ->
                 for s, v in by_sigma.items():
                     w.writerow([p, m, s, f"{v:.5f}"])
     png = args.out / "mdrr_fig3.png"
-    _plot_fig3(fig, png, f"{args.dataset} (n = {n:,}), {args.runs} runs per point, seed {args.seed}")
+    what = args.data_name + (" x 6" if args.dataset == "adult6" else "")
+    _plot_fig3(fig, png, f"{what} (n = {n:,}), {args.runs} runs per point, seed {args.seed}")
     if args.json:
         print(
             json.dumps(
@@ -210,7 +265,7 @@ def _report_ranking(args: argparse.Namespace, n: int, rows: list, seconds: float
         print(json.dumps({"rows": rows, "seconds": seconds, "csv": str(path)}, indent=1))
         return 0
     print(
-        f"Dependence sources vs exact dependences (Adult, n={n}, runs={args.runs}, Tv=100, Td=0.1)"
+        f"Dependence sources vs exact dependences ({args.data_name}, n={n}, runs={args.runs}, Tv=100, Td=0.1)"
     )
     print(f"{'p':>4} {'source':<12} {'spearman mean':>14} {'min':>7} {'same clusters':>14}")
     for r in rows:

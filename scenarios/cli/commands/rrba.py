@@ -36,6 +36,7 @@ from scenarios.cli.options import (
     output_file,
     warn,
 )
+from scenarios.workloads.data_source import add_data_option
 
 if TYPE_CHECKING:  # the library is imported when the command runs (mpc-rr --help stays fast)
 
@@ -46,12 +47,15 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     p = sub.add_parser(
         "rrba",
         help="randomized response block aggregation (Imran & Meo): estimates, convergence, epsilon",
-        description=__doc__,
+        description="One RRBA collection (Imran & Meo) with its accuracy, privacy and cost.\n\n"
+        "Without --transport the collection runs in the centralized engine (no messages);\n"
+        "with --transport harness|memory|tcp the Aggregator and Client roles run it as a\n"
+        "distributed protocol (one message round per block), optionally with secure block\n"
+        "tallies (--secure-tally), and the same seed gives the same estimates.",
         formatter_class=HelpFormatter,
     )
-    p.add_argument(
-        "--data", default="survey", help="survey|alarm|child|adult|FILE.csv (default survey)"
-    )
+    add_data_option(p, default="survey", sources="survey|alarm|child|adult|FILE.csv",
+                    what="the clients' records")  # fmt: skip
     p.add_argument(
         "--clients",
         type=int,
@@ -165,6 +169,18 @@ class _BlockBar:
         self.bar.close()
 
 
+_FLAGS = {"t_floor": "--t-floor", "k": "--k", "block": "--block", "p": "--p", "alpha": "--alpha"}
+
+
+def _as_flags(message: str) -> str:
+    """A refusal of the RRBA library with the parameter it names spelled as this command's flag
+    (``t_floor must be ...`` -> ``--t-floor must be ...``)."""
+    import re
+
+    message = message.removeprefix("cover: ")
+    return re.sub(r"^([a-z_]+)\b", lambda m: _FLAGS.get(m.group(1), m.group(1)), message)
+
+
 def _fmt_eps(x: float | None) -> str:
     return "inf" if x is None else f"{x:.3f}"
 
@@ -173,15 +189,16 @@ def run(args: argparse.Namespace) -> int:
     import numpy as np
 
     from mpc_rr.core import UsageError
-    from mpc_rr.data import load_records as load_data
     from mpc_rr.workflows import collect_rrba, marginal_errors, summarize
+    from scenarios.workloads.data_source import draw_records, spec_from_args
     from scenarios.workloads.outputs import plot_convergence, write_privacy_plot
 
     if args.marginals < 0:
         raise UsageError(f"--marginals must be >= 0 (0 skips the marginal errors), got {args.marginals}")
     _check_flags(args)
+    spec = spec_from_args(args, option=True, networks=True)
     data_ss, proto_ss, eval_ss = np.random.SeedSequence(args.seed).spawn(3)
-    data, source = load_data(args.data, args.clients, np.random.default_rng(data_ss))
+    data, source = draw_records(spec, args.clients, np.random.default_rng(data_ss))
     t0 = time.perf_counter()
     runner = None
     if args.transport is not None:
@@ -202,6 +219,8 @@ def run(args: argparse.Namespace) -> int:
                          "degree": args.secagg_degree},
             dropout=args.dropout, progress=done.update,
         )  # fmt: skip
+    except UsageError as exc:
+        raise UsageError(_as_flags(str(exc))) from None
     finally:
         done.close()
     result, execution = col.run, col.execution
@@ -220,12 +239,12 @@ def run(args: argparse.Namespace) -> int:
         execution.transcript.save(args.transcript)
     png = args.out / "convergence.png"
     title = (
-        f"RRBA convergence on {args.data}: {result.clients} clients, B={args.block}, p={args.p}, "
+        f"RRBA convergence on {data.name or args.data}: {result.clients} clients, B={args.block}, p={args.p}, "
         f"estimator={args.estimator}, stop={args.stop}, 1 run (seed {args.seed})"
     )
     plot_convergence(result, png, title, data.schema.names)
     doc["files"] = {"results": str(args.out / "results.json"), "plot": str(png)}
-    ppng = write_privacy_plot(doc, args.out, f"RRBA on {args.data}")
+    ppng = write_privacy_plot(doc, args.out, f"RRBA on {data.name or args.data}")
     if ppng is not None:
         doc["files"]["privacy_plot"] = str(ppng)
     if args.transcript is not None:

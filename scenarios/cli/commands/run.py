@@ -231,7 +231,10 @@ def _summary(r: dict) -> None:
         f"time: setup {t['setup_s']:.2f} s, protocol {t['protocol_s']:.2f} s, evaluation "
         f"{t['evaluation_s']:.2f} s"
     )
-    print(f"median relative error of count queries (RR-Independent: {r['independent_source']}):")
+    src = r["independent_source"]
+    how = ("from the parties' per-attribute RR reports of the dependence phase (Sec. 4.1)"
+           if src.startswith("pipeline") else f"{src}: the secure-sum phase releases no per-attribute reports")  # fmt: skip
+    print(f"median relative error of count queries; RR-Independent {how}:")
     sig = list(next(iter(r["relative_error"].values())))
     print(f"  {'method':<27}" + "".join(f"{'sigma=' + s:>12}" for s in sig))
     for m, by in r["relative_error"].items():
@@ -242,11 +245,9 @@ def _warnings(r: dict, ev: object) -> list[str]:
     """What a reader of the numbers must know (printed whatever the format, kept in results.json)."""
     import math
 
-    out = []
-    adj = r.get("adjustment")
-    if adj is not None and not adj["converged"]:
-        out.append(f"RR-Adjustment stopped at {adj['iterations']} passes without converging; the "
-                   f"+Adjustment figures come from an unconverged fixed point")  # fmt: skip
+    from mpc_rr.workflows import adjustment_checks
+
+    out = adjustment_checks(r["relative_error"], ev.adjustments)  # type: ignore[attr-defined]
     bad = [f"{m} (sigma={s})" for m, by in r["relative_error"].items() for s, v in by.items()
            if v is None or (isinstance(v, float) and math.isnan(v))]  # fmt: skip
     if bad:

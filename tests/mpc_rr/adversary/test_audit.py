@@ -167,7 +167,7 @@ def test_usage_errors_name_parameter_rule_and_value():
         audit(k_rr(2, 1.0), 0, rng)
     with pytest.raises(UsageError, match=r"confidence must satisfy 0 < confidence < 1, got 1.5"):
         audit(k_rr(2, 1.0), 10, rng, confidence=1.5)
-    with pytest.raises(UsageError, match=r"joint domain of 100 cells exceeds 64"):
+    with pytest.raises(UsageError, match=r"joint domain, at most 64 cells; this one has 100: audit it with the test built from its structure"):
         search_test(k_rr(100, 1.0), rng)
     with pytest.raises(UsageError, match=r"parties must be an integer >= 2, got 1"):
         one_run_audit(k_rr(2, 1.0), 1, rng)

@@ -154,12 +154,42 @@ CASES: list[tuple[list[str], str]] = [
     (["run", "adult", "--sed", "3"], "unrecognized arguments: --sed (did you mean --seed?)"),
     (["classroom", "full-mesh", "--parties", "11"], "argument --parties: must be an integer in [3, 10]"),
     (["run", "adult", "--workers", "2", "--transport", "tcp"], "--workers 2 shards the in-memory"),
+    # silent acceptance (point 8): a flag the command would ignore is refused, naming it
+    (["reproduce", "mdrr-table1", "--clients", "5"],
+     "--clients: only for rrba-table4 and rrba-tables56 (mdrr-table1 uses every record)"),
+    (["reproduce", "rrba-convergence", "--clients", "5"], "--clients: only for rrba-table4 and rrba-tables56"),
+    (["reproduce", "rrba-table4", "--dataset", "adult6"], "--dataset: rrba-table4 runs the paper's RRBA"),
+    (["reproduce", "dependence-ranking", "--queries", "5"], "--queries: only for mdrr-table1 and mdrr-fig3"),
+    (["reproduce", "mdrr-fig3", "--dependence", "exact"], "--dependence: only for mdrr-table1"),
+    # your own data (point 9): --data is taken with the reading flags, or refused with the reason
+    (["audit", "--mechanism", "krr", "--data", "survey"],
+     "--data: --mechanism krr is audited on chosen inputs, not records"),
+    (["audit", "--mechanism", "rrba", "--table", "0.5,0.5", "--data", "survey"], "give either --table"),
+    (["audit", "--mechanism", "pipeline", "--sizes", "2,2", "--data", "adult"], "give either --sizes"),
+    (["audit", "--mechanism", "rrba", "--delimiter", ";"], "--delimiter: read a CSV file given with --data"),
+    (["attack", "eavesdrop", "--protocol", "secagg", "--data", "survey"],
+     "--data: --protocol secagg runs on one-hot inputs over --cells, not on records"),
+    (["attack", "eavesdrop", "--transcript", "{tmp}/a-file", "--data", "survey"],
+     "--data: an offline analysis reads the recorded run"),
+    (["attack", "linkability", "--delimiter", ";"], "--delimiter: only for a CSV file, not 'adult'"),
+    (["attack", "linkability", "--data", "survey"], "--data survey: no such file (or one of: adult)"),
+    (["rrba", "--data", "survey", "--schema", "{tmp}/a-file"], "--schema: only for a CSV file"),
+    (["reproduce", "mdrr-table1", "--columns", "a,b"], "--columns: read a CSV file given with --data"),
+    # stale or leaking text (point 7): flags, not Python spellings, and what to change
+    (["mechanism", "optimized", "--sizes", "5,5,5", "--eps", "2,3,4", "--method", "heuristic"],
+     "attribute 2: requested 4, achieved 3 (stronger); use --method lp (exact) or --on-mismatch reorder"),
+    (["audit", "--mechanism", "lambda", "--sizes", "5,5,5", "--black-box"],
+     "--sizes gives 125: drop --black-box (the default test is built from the mechanism's structure"),
+    (["audit", "--mechanism", "pipeline", "--black-box"], "--black-box: --mechanism pipeline is audited in one run"),
+    (["rrba", "--t-floor", "0.5"], "--t-floor must be in [0, 1/9]"),
+    (["run", "{tmp}/own.csv", "--infer-schema", "--ordinal", "nosuch"], "--ordinal: column(s) ['nosuch'] are not among"),
 ]
 
 
 @pytest.mark.parametrize("argv,message", CASES, ids=[" ".join(a[:4]) for a, _ in CASES])
 def test_trial_cases_are_refused_before_any_work(argv, message, cwd, capsys, tmp_path) -> None:  # type: ignore[no-untyped-def]
     (tmp_path / "a-file").write_text("x")
+    (tmp_path / "own.csv").write_text("a,b\n1,x\n2,y\n")
     argv = [a.replace("{tmp}", str(tmp_path)) for a in argv]
     _, err = _refused(argv, cwd, capsys)
     assert message in err, err[-800:]
@@ -176,3 +206,17 @@ def test_an_infinite_epsilon_audit_is_plotted_not_crashed(cwd, capsys) -> None: 
     assert main(["audit", "--mechanism", "krr", "--trials", "5000", "--json"]) == 0
     other = Path(json.loads(capsys.readouterr().out)["plot"])
     assert other != plot and plot.exists()
+
+
+def test_party_params_with_an_unknown_key_are_refused(cwd, capsys, tmp_path) -> None:  # type: ignore[no-untyped-def]
+    """``party --params '{"nosuch": 1}'`` names the key (the default protocol used to ignore it)."""
+    deploy = tmp_path / "deploy"
+    assert main(["keys", "init", "--parties", "3", "--out", str(deploy)]) == 0
+    capsys.readouterr()
+    for protocol, message in (("plainsum", "plainsum params: unknown key(s) 'nosuch'"),
+                              ("secagg", "nosuch: not an option of secagg"),
+                              ("pipeline", "pipeline params: unknown keys ['nosuch']")):  # fmt: skip
+        argv = ["party", "--roster", str(deploy / "roster.json"), "--id", "1", "--protocol", protocol,
+                "--params", '{"nosuch": 1}']  # fmt: skip
+        out, err = _refused(argv, cwd, capsys)
+        assert message in err and json.loads(out)["cause"] == "usage"

@@ -112,8 +112,8 @@ def test_dropouts_are_left_out_counted_and_printed(tmp_path: Path, capsys: pytes
         (["--k", "0"], "k (attributes per subset) must be >= 1, got 0"),
         (["--block", "0"], "block (clients per block) must be an int >= 1, got 0"),
         (["--clients", "0"], "--clients must be >= 1, got 0"),
-        (["--data", "nowhere"], "--data must be one of"),
-        (["--t-floor", "0.5"], "t_floor must be in [0, 1/9]"),
+        (["--data", "nowhere"], "--data nowhere: no such file (or one of: adult, survey"),
+        (["--t-floor", "0.5"], "--t-floor must be in [0, 1/9]"),
         (["--alpha", "2"], "alpha must be in (0, 1), got 2.0"),
     ],
 )
@@ -128,7 +128,7 @@ def test_empty_csv_is_a_clean_error(tmp_path: Path, capsys: pytest.CaptureFixtur
     f = tmp_path / "e.csv"
     f.write_text("a,b\n")
     assert main(["rrba", "--data", str(f), "--out", str(tmp_path)]) == 2
-    assert "has a header but no records (empty data)" in capsys.readouterr().err
+    assert "e.csv: has no records (only a header, line 1)" in capsys.readouterr().err
 
 
 def test_marginals_0_skips_the_marginal_errors_and_negative_is_refused(

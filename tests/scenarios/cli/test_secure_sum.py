@@ -84,3 +84,16 @@ def test_secure_sum_command_shards(capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["secure-sum", "--parties", "30", "--cells", "5", "--workers", "2", "--json"]) == 0
     out = json.loads(capsys.readouterr().out)
     assert out["exact"] and out["cost"]["workers"] == 2 and "2 shards" in out["transport"]
+
+
+def test_dropouts_after_the_input_agree_between_text_and_json(capsys: pytest.CaptureFixture[str]) -> None:
+    """Parties that leave after sending their input are in the sum and listed as dropped; the cost
+    report counts messages to a party that had left, under its own name (issue 23, point 7)."""
+    args = ["secure-sum", "--parties", "40", "--cells", "10", "--dropout", "0.1", "--workers", "2"]
+    assert main([*args, "--json"]) == 0
+    out = json.loads(capsys.readouterr().out)
+    assert out["inputs_in_sum"] == out["survivors"] == 40 and out["dropped_count"] == len(out["dropped"]) == 4
+    assert "dropped" not in out["cost"] and out["cost"]["messages_undelivered"] >= 0
+    assert main(args) == 0
+    text = capsys.readouterr().out
+    assert "40 of 40 inputs in the sum (4 parties dropped out at the last step: after sending their inputs)" in text
