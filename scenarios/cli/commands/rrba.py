@@ -27,10 +27,12 @@ from parties.runners import TRANSPORTS
 from scenarios.cli.options import (
     HelpFormatter,
     add_json,
+    add_network,
     add_secagg_bounds,
     add_seed,
     add_step_timeout,
     int_at_least,
+    network_runner_of,
     open_unit,
     output_dir,
     output_file,
@@ -109,6 +111,7 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
         "--dropout", type=open_unit, default=0.0,
         help="fraction of clients (chosen with the seed) that never answer: left out and counted",
     )  # fmt: skip
+    add_network(p, "the collection (over the memory transport; implies --transport memory)")
     add_step_timeout(p)
     p.add_argument(
         "--transcript", type=output_file, default=None,
@@ -179,12 +182,21 @@ def run(args: argparse.Namespace) -> int:
 
     if args.marginals < 0:
         raise UsageError(f"--marginals must be >= 0 (0 skips the marginal errors), got {args.marginals}")
+    priced = network_runner_of(args, args.transport, transcript=args.transcript is not None)
+    if priced is not None:
+        args.transport = "memory"
     _check_flags(args)
     data_ss, proto_ss, eval_ss = np.random.SeedSequence(args.seed).spawn(3)
     data, source = load_data(args.data, args.clients, np.random.default_rng(data_ss))
     t0 = time.perf_counter()
     runner = None
-    if args.transport is not None:
+    if priced is not None:
+
+        def runner(timeouts: object) -> object:
+            priced.options["step_timeout"] = timeouts
+            return priced
+
+    elif args.transport is not None:
         from parties.runners import runner_for
 
         def runner(timeouts: object) -> object:
@@ -210,6 +222,8 @@ def run(args: argparse.Namespace) -> int:
     doc = summarize(result, data, source, marg, None if execution is None else execution.costs,
                     secure_tally=args.secure_tally, sum_protocol=args.sum)  # fmt: skip
     doc["seconds"] = {"collection": seconds, "marginals": sum(m["seconds"] for m in marg.values())}
+    if priced is not None:
+        doc["network"] = priced.summary()
     doc["warnings"] = _warnings(doc)
     for w in doc["warnings"]:
         warn("rrba", w)
@@ -319,6 +333,10 @@ def _print(doc: dict[str, Any], args: argparse.Namespace) -> None:
     )
     s = doc["seconds"]
     print(f"  time: collection {s['collection']:.2f} s, marginals {s['marginals']:.2f} s")
+    if doc.get("network") is not None:
+        from parties.pricing import pricing_line
+
+        print("  " + pricing_line(doc["network"]))
     print(f"  wrote {doc['files']['results']} and {doc['files']['plot']}")
 
 
