@@ -31,6 +31,8 @@ from scenarios.cli.options import (
     add_secagg_bounds,
     add_seed,
     add_step_timeout,
+    available_memory,
+    human_bytes,
     int_at_least,
     network_runner_of,
     open_unit,
@@ -151,6 +153,31 @@ def _check_flags(args: argparse.Namespace) -> None:
         raise UsageError("--sum only applies with --secure-tally")
 
 
+def _check_memory(data: Any, args: argparse.Namespace) -> None:
+    """Refuse (exit 2) a collection whose padded tables cannot fit, with the figure and the rule."""
+    from mpc_rr.core import UsageError
+    from mpc_rr.rrba import WORKING_TABLES, collection_bytes, cover
+
+    sizes, names = data.schema.sizes, data.schema.names
+    subsets = cover(len(sizes), args.k).subsets
+    need = collection_bytes(sizes, subsets, data.n, args.block)
+    have = available_memory()
+    if need <= 0.8 * have:
+        return
+    widest = max(subsets, key=lambda s: math.prod(sizes[a] for a in s))
+    width = math.prod(sizes[a] for a in widest)
+    blocks = math.ceil(data.n / max(args.block, 1))
+    big = sorted(range(len(sizes)), key=lambda a: -sizes[a])[:3]
+    raise UsageError(
+        f"RRBA on {len(sizes)} attributes at --k {args.k} needs about {human_bytes(need)}, "
+        f"{human_bytes(have)} are available (refused above 80 %): {len(subsets):,} tables padded to "
+        f"the widest one's {width:,} cells ({' x '.join(f'{names[a]} {sizes[a]}' for a in widest)}), "
+        f"8 bytes each, for {blocks:,} blocks of history + {WORKING_TABLES} working copies. Drop or "
+        f"coarsen the attributes with the most categories "
+        f"({', '.join(f'{names[a]}: {sizes[a]:,}' for a in big)}), or use a larger --block"
+    )
+
+
 class _BlockBar:
     """A progress bar over blocks on stderr (silent with --json or when not a terminal)."""
 
@@ -188,6 +215,7 @@ def run(args: argparse.Namespace) -> int:
     _check_flags(args)
     data_ss, proto_ss, eval_ss = np.random.SeedSequence(args.seed).spawn(3)
     data, source = load_data(args.data, args.clients, np.random.default_rng(data_ss))
+    _check_memory(data, args)
     t0 = time.perf_counter()
     runner = None
     if priced is not None:
