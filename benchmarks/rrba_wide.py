@@ -101,9 +101,13 @@ def main(argv: list[str] | None = None) -> dict[str, object]:
     }
     loads = [r["load"] for rs in runs.values() for r in rs]
     same = len({r["digest"] for rs in runs.values() for r in rs}) == 1
+    shape = (
+        f"{a.census} census-like attributes (category counts of Census-Income KDD)"
+        if a.census
+        else f"{a.attributes} attributes x {a.categories} categories, k={a.k} (widest table {a.categories ** a.k:,} cells)"
+    )
     print(
-        f"RRBA, {a.attributes} attributes x {a.categories} categories, k={a.k} (widest table "
-        f"{a.categories ** a.k:,} cells), {a.clients:,} clients, B={a.block}; medians of {a.repeats} "
+        f"RRBA, {shape}, {a.clients:,} clients, B={a.block}; medians of {a.repeats} "
         f"interleaved fresh processes; load average {min(loads):.1f}-{max(loads):.1f}; same estimates: {same}"
     )
     print(f"  {'code':24} {'wall s':>8} {'RSS growth MB':>14}")
