@@ -30,6 +30,7 @@ QUICK: dict[str, list[str]] = {
     "privacy_accountant": ["--repeats", "1", "--curve-repeats", "1"],
     "rr": ["--table1-runs", "5"],
     "rrba": ["--part", "block", "--repeat", "1"],
+    "rrba_qp": ["--clients", "4000", "--targets", "1", "--repeats", "1", "--baseline", ""],
     "rrba_wide": ["--categories", "10", "--attributes", "6", "--clients", "2000", "--block", "500", "--repeats", "1", "--baseline", ""],
     "runtime_memory": ["--parties", "1000", "--repeats", "2"],
     "runtime_tcp": ["--parties", "100", "--repeats", "1", "--procs", "10"],

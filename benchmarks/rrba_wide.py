@@ -23,6 +23,13 @@ import tempfile
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
+CENSUS = (91, 9, 52, 47, 17, 1240, 3, 7, 24, 15, 5, 10, 2, 3, 6, 8, 132, 113, 1478, 6, 6, 51, 38,
+          8, 99800, 10, 9, 10, 3, 4, 7, 5, 43, 43, 43, 5, 3, 3, 3, 53, 2, 2)  # fmt: skip
+"""Category counts of the 42 columns of UCI Census-Income (KDD), as its ``.names`` file lists them
+(the held-out census set of issue 26 is not in shared/data: ``--census N`` draws uniform codes
+over these counts).  ``--census 35`` keeps the 35 columns that are not numeric measurements
+(drops age, wage per hour, capital gains and losses, dividends, instance weight, weeks worked)."""
+_NUMERIC = (0, 5, 16, 17, 18, 24, 39)
 BASELINE = "8e9d6af"
 """The commit before answers_from_uniforms stopped materializing (answers x W) arrays."""
 
@@ -36,9 +43,13 @@ def _child(a: argparse.Namespace) -> dict[str, float]:
     from mpc_rr.data import Attribute, Dataset, Schema
     from mpc_rr.rrba import run_rrba
 
-    cats = [str(c) for c in range(a.categories)]
-    schema = Schema(tuple(Attribute(f"a{i}", tuple(cats)) for i in range(a.attributes)))
-    codes = np.random.default_rng(a.seed).integers(0, a.categories, (a.clients, a.attributes))
+    if a.census:
+        keep = range(42) if a.census > 35 else [i for i in range(42) if i not in _NUMERIC]
+        sizes = [CENSUS[i] for i in list(keep)[: a.census]]
+    else:
+        sizes = [a.categories] * a.attributes
+    schema = Schema(tuple(Attribute(f"a{i}", tuple(map(str, range(c)))) for i, c in enumerate(sizes)))
+    codes = np.random.default_rng(a.seed).integers(0, sizes, (a.clients, len(sizes)))
     data = Dataset(schema, codes)
     before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024
     t = time.perf_counter()
@@ -53,6 +64,7 @@ def main(argv: list[str] | None = None) -> dict[str, object]:
     p = argparse.ArgumentParser(prog="python -m benchmarks.rrba_wide", description=__doc__.splitlines()[0])
     p.add_argument("--categories", type=int, default=40)
     p.add_argument("--attributes", type=int, default=8)
+    p.add_argument("--census", type=int, default=0, help="N census-like attributes instead (see CENSUS)")
     p.add_argument("--k", type=int, default=2)
     p.add_argument("--clients", type=int, default=8000)
     p.add_argument("--block", type=int, default=2000)
@@ -66,6 +78,7 @@ def main(argv: list[str] | None = None) -> dict[str, object]:
         print(json.dumps(res))
         return dict(res)
     args = [f"--{k}={getattr(a, k)}" for k in ("categories", "attributes", "k", "clients", "block", "seed")]
+    args += [f"--census={a.census}"] if a.census else []
     with tempfile.TemporaryDirectory(prefix="mpc-rr-baseline-") as tmp:
         from benchmarks._baseline import (  # the parent only (a child may run an older tree)
             export_tree,
@@ -88,9 +101,13 @@ def main(argv: list[str] | None = None) -> dict[str, object]:
     }
     loads = [r["load"] for rs in runs.values() for r in rs]
     same = len({r["digest"] for rs in runs.values() for r in rs}) == 1
+    shape = (
+        f"{a.census} census-like attributes (category counts of Census-Income KDD)"
+        if a.census
+        else f"{a.attributes} attributes x {a.categories} categories, k={a.k} (widest table {a.categories ** a.k:,} cells)"
+    )
     print(
-        f"RRBA, {a.attributes} attributes x {a.categories} categories, k={a.k} (widest table "
-        f"{a.categories ** a.k:,} cells), {a.clients:,} clients, B={a.block}; medians of {a.repeats} "
+        f"RRBA, {shape}, {a.clients:,} clients, B={a.block}; medians of {a.repeats} "
         f"interleaved fresh processes; load average {min(loads):.1f}-{max(loads):.1f}; same estimates: {same}"
     )
     print(f"  {'code':24} {'wall s':>8} {'RSS growth MB':>14}")

@@ -33,6 +33,7 @@ from mpc_rr.core import (
 from parties.party import Party
 from parties.runner import StepTimeout, run_parties, sent_transcript, timeout_for
 from transports.base import Endpoint
+from transports.delay import DelayedEndpoint
 from transports.errors import TransportError
 from transports.limits import ensure_fd_limit
 from transports.memory import DEFAULT_BUFFER
@@ -58,12 +59,15 @@ async def run_tcp(
     transcript: bool = False,
     connect_limit: int = 64,
     connect_wait: float = 120.0,
+    delay: float = 0.0,
 ) -> RunResult:
     """Run ``roles`` over TCP on 127.0.0.1 (hub = party ``roster.hub``, port chosen by the OS).
 
     ``roster`` defaults to a fresh deployment in a temporary directory with
     ids ``0..len(roles)-1``.  ``connect_limit`` bounds concurrent handshakes;
     ``connect_wait``: seconds a remote hub may take to signal the start.
+    ``delay``: seconds every payload is held before it is sent (an emulated
+    one-way network delay per message, :class:`~transports.delay.DelayedEndpoint`).
     ``costs.extra`` holds ``handshakes``, ``handshake_s`` (time to connect
     every party), ``tls``, ``wire_bytes`` (every byte written to the sockets,
     beneath TLS, hop by hop: a message between two non-hub parties crosses two
@@ -150,17 +154,22 @@ async def run_tcp(
                             f"within {connect_wait} s of {clients} parties connecting"
                         )
                 setup_bytes = wire.total_bytes
+                lines = {pid: DelayedEndpoint(ep, delay) for pid, ep in eps.items()} if delay else {}
                 parties = {
                     pid: Party(
                         role,
-                        eps[pid],
+                        lines.get(pid, eps[pid]),
                         step_timeout=timeout_for(step_timeout, pid),
                         transcript=trace,
                         max_frame=max_frame,
                     )
                     for pid, role in roles.items()
                 }
-                result = await run_parties(parties, timeout=timeout, transport="tcp", transcript=trace)
+                async with trio.open_nursery() as nursery:
+                    for line in lines.values():
+                        nursery.start_soon(line.run)
+                    result = await run_parties(parties, timeout=timeout, transport="tcp", transcript=trace)
+                    nursery.cancel_scope.cancel()
                 result.costs.extra["handshake_s"] = handshake_s
                 result.costs.extra["handshakes"] = clients
                 result.costs.extra["tls"] = tls

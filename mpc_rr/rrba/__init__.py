@@ -48,6 +48,7 @@ __all__ = [
     "RRBA_MESSAGES",
     "SOLVERS",
     "STOPS",
+    "WORKING_TABLES",
     "AggState",
     "Answer",
     "AskBlock",
@@ -88,6 +89,7 @@ __all__ = [
     "client_answer",
     "client_seeds",
     "client_step_timeouts",
+    "collection_bytes",
     "config_for",
     "cover",
     "csv_record",
@@ -104,6 +106,7 @@ __all__ = [
     "l2_counts",
     "make_rrba_role",
     "marginal_constraints",
+    "marginal_operator",
     "outcome_to_json",
     "pair_cover",
     "paper_epsilon",
@@ -166,6 +169,7 @@ _HOME = {
     "STOPS": "mpc_rr.rrba._choices",
     "SubsetIndex": "mpc_rr.rrba._tables",
     "TableRuns": "mpc_rr.rrba._simulate",
+    "WORKING_TABLES": "mpc_rr.rrba._tables",
     "answer_packed": "mpc_rr.rrba._client",
     "answers_from_uniforms": "mpc_rr.rrba._client",
     "apply_floor": "mpc_rr.rrba._update",
@@ -181,6 +185,7 @@ _HOME = {
     "client_answer": "mpc_rr.rrba._client",
     "client_seeds": "mpc_rr.rrba._simulate",
     "client_step_timeouts": "mpc_rr.rrba._protocol",
+    "collection_bytes": "mpc_rr.rrba._tables",
     "config_for": "mpc_rr.rrba._protocol",
     "cover": "mpc_rr.rrba._views",
     "csv_record": "mpc_rr.rrba._deploy",
@@ -197,6 +202,7 @@ _HOME = {
     "l2_counts": "mpc_rr.rrba._marginals",
     "make_rrba_role": "mpc_rr.rrba._deploy",
     "marginal_constraints": "mpc_rr.rrba._consistency",
+    "marginal_operator": "mpc_rr.rrba._consistency",
     "outcome_to_json": "mpc_rr.rrba._deploy",
     "pair_cover": "mpc_rr.rrba._views",
     "paper_epsilon": "mpc_rr.rrba._privacy",
@@ -267,6 +273,7 @@ if TYPE_CHECKING:
         SOLVERS,
         Marginal,
         marginal_constraints,
+        marginal_operator,
         reconstruct,
         solve_simplex_qp,
     )
@@ -335,8 +342,10 @@ if TYPE_CHECKING:
         tolerance,
     )
     from mpc_rr.rrba._tables import (
+        WORKING_TABLES,
         Layout,
         SubsetIndex,
+        collection_bytes,
     )
     from mpc_rr.rrba._update import (
         apply_floor,

@@ -198,7 +198,9 @@ class Collection:
         self._view_tables = cover.padded_tables()
         self._next = 0  # first client index of the next block
         self._tuples: list[np.ndarray] = []
-        self._estimates: list[np.ndarray] = []
+        # every block's estimates, written in place (zero pages cost nothing until a block
+        # fills them): no list of arrays copied into one at the end, so the history is held once
+        self._estimates = np.zeros((-(-self.n_clients // self.block), *self.layout.mask.shape))
         self._held: list[np.ndarray] = []
         self._eps_block: list[float] = []
         self._eps_table_max = np.zeros(self.layout.n_tables)
@@ -259,7 +261,7 @@ class Collection:
         nn = np.asarray(n)
         self._eps_table_max = np.maximum(self._eps_table_max, np.where(nn > 0, rep.epsilon, 0.0))
         self._tuples.append(self.agg.answers)
-        self._estimates.append(rep.estimate)
+        self._estimates[len(self._tuples) - 1] = rep.estimate
         self._held.append(rep.held)
         self._records.append(record)
         return rep
@@ -279,7 +281,7 @@ class Collection:
             converged=agg.converged,
             first_held=agg.first_held,
             tuples=np.array(self._tuples).reshape(k, lay.n_tables),
-            estimates=np.array(self._estimates).reshape(k, lay.n_tables, lay.width),
+            estimates=self._estimates[:k],
             held=np.array(self._held).reshape(k, lay.n_tables),
             epsilon_block=np.array(self._eps_block),
             epsilon_table_max=self._eps_table_max.copy(),

@@ -32,14 +32,23 @@ on 4-way tables; OSQP missed the tight equality band in most 4-way cases.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
 from dataclasses import dataclass
 
 import numpy as np
+from scipy import sparse
 
 from mpc_rr.core import UsageError
 
-__all__ = ["SOLVERS", "Marginal", "marginal_constraints", "reconstruct", "solve_simplex_qp"]
+__all__ = [
+    "SOLVERS",
+    "Marginal",
+    "marginal_constraints",
+    "marginal_operator",
+    "reconstruct",
+    "solve_simplex_qp",
+]
 
 SOLVERS: tuple[str, ...] = ("clarabel", "osqp", "scipy")
 
@@ -55,19 +64,25 @@ class Marginal:
     solver: str
 
 
-def marginal_constraints(
+def marginal_operator(
     target: Sequence[int],
     sizes: Sequence[int],
     subsets: Sequence[Sequence[int]],
     tables: Sequence[np.ndarray],
-) -> tuple[np.ndarray, np.ndarray]:
-    """Rows ``A x = b`` that each table overlapping ``target`` imposes (dense arrays)."""
+) -> tuple[sparse.csr_array, np.ndarray]:
+    """Rows ``A x = b`` that each table overlapping ``target`` imposes, ``A`` sparse.
+
+    Each table contributes one block of rows, a 0/1 matrix with exactly one 1
+    per column (the target cell's ``J``-cell), so ``A`` has ``n * blocks``
+    non-zeros for ``n`` target cells, against ``rows * n`` when dense.
+    """
     tgt = tuple(int(a) for a in target)
     if not tgt or len(set(tgt)) != len(tgt):
         raise UsageError(f"reconstruct: target must list distinct attributes, got {target}")
     shape = tuple(int(sizes[a]) for a in tgt)
     coords = np.indices(shape).reshape(len(tgt), -1)  # (|S|, cells of S)
-    rows_a, rows_b = [], []
+    n = coords.shape[1]
+    row_ids, rows_b, offset = [], [], 0
     for sub, tab in zip(subsets, tables, strict=True):
         common = [a for a in tgt if a in sub]
         if not common:
@@ -78,13 +93,26 @@ def marginal_constraints(
         marg = np.transpose(t.sum(axis=drop), [kept.index(a) for a in common])
         jshape = tuple(int(sizes[a]) for a in common)
         jcell = np.ravel_multi_index(tuple(coords[tgt.index(a)] for a in common), jshape)
-        block = np.zeros((marg.size, coords.shape[1]))
-        block[jcell, np.arange(coords.shape[1])] = 1.0
-        rows_a.append(block)
+        row_ids.append(offset + jcell)
         rows_b.append(marg.reshape(-1))
-    if not rows_a:
+        offset += marg.size
+    if not row_ids:
         raise UsageError(f"reconstruct: no table of the views covers any attribute of {tgt}")
-    return np.vstack(rows_a), np.concatenate(rows_b)
+    rows = np.concatenate(row_ids)
+    cols = np.tile(np.arange(n), len(row_ids))
+    A = sparse.csr_array((np.ones(rows.size), (rows, cols)), shape=(offset, n))
+    return A, np.concatenate(rows_b)
+
+
+def marginal_constraints(
+    target: Sequence[int],
+    sizes: Sequence[int],
+    subsets: Sequence[Sequence[int]],
+    tables: Sequence[np.ndarray],
+) -> tuple[np.ndarray, np.ndarray]:
+    """:func:`marginal_operator` with ``A`` as a dense array (small targets, the generic solvers)."""
+    A, b = marginal_operator(target, sizes, subsets, tables)
+    return A.toarray(), b
 
 
 def solve_simplex_qp(
@@ -112,7 +140,6 @@ def _clarabel(
     P: np.ndarray, q: np.ndarray, A: np.ndarray, lo: np.ndarray, hi: np.ndarray
 ) -> np.ndarray:
     import clarabel
-    from scipy import sparse
 
     n = q.size
     G = sparse.csc_matrix(np.vstack([np.ones((1, n)), -np.eye(n), A, -A]))
@@ -134,7 +161,6 @@ def _osqp(
         import osqp
     except ImportError:
         raise UsageError("solver 'osqp' needs the osqp package (pip install osqp)") from None
-    from scipy import sparse
 
     n = q.size
     G = sparse.csc_matrix(np.vstack([np.ones((1, n)), np.eye(n), A]))
@@ -173,6 +199,109 @@ def _slsqp(
     return np.asarray(res.x)
 
 
+def _clarabel_solve(
+    P: sparse.csc_array, q: np.ndarray, G: sparse.csc_array, h: np.ndarray, zeros: int
+) -> np.ndarray:
+    """Clarabel on ``min z'Pz/2 + q'z`` s.t. ``G z + s = h``, ``s`` in (0^zeros x R+^rest)."""
+    import clarabel
+
+    cones = [clarabel.ZeroConeT(zeros), clarabel.NonnegativeConeT(G.shape[0] - zeros)]
+    settings = clarabel.DefaultSettings()
+    settings.verbose = False
+    P_ = sparse.csc_matrix(sparse.triu(P, format="csc"))
+    sol = clarabel.DefaultSolver(P_, q, sparse.csc_matrix(G), h, cones, settings).solve()
+    if str(sol.status) not in ("Solved", "AlmostSolved"):
+        raise UsageError(f"reconstruct: Clarabel did not solve the QP (status {sol.status})")
+    return np.asarray(sol.x)
+
+
+def _lattice(
+    target: tuple[int, ...], sizes: Sequence[int], commons: Sequence[tuple[int, ...]]
+) -> tuple[sparse.csr_array, sparse.csr_array, np.ndarray, int]:
+    """The marginal lattice of ``target``: ``(D, E, total, N)`` over ``N`` variables.
+
+    Variables: the target table ``x`` first, then one table per attribute
+    subset ``J`` on the way from each constrained ``J`` up to ``target``
+    (``J``'s parent adds the first target attribute it lacks).  ``D v = 0``
+    defines every such table as the sum of its parent over one attribute
+    (rows of ``1 + size`` non-zeros); ``E v`` stacks the constrained
+    marginals in the order of ``commons``; ``total @ v = 1`` sums the
+    smallest table.  A marginal over one attribute of ``x`` is then one
+    short row per cell instead of a row over ``n / size`` cells of ``x``,
+    and the interior-point KKT system stays sparse (it is the elimination
+    tree of the lattice), where the direct rows fill it in completely.
+    """
+    shape = {target: tuple(int(sizes[a]) for a in target)}
+    parent: dict[tuple[int, ...], tuple[int, ...]] = {}
+    for j in commons:
+        cur = j
+        while cur != target and cur not in parent:
+            add = next(a for a in target if a not in cur)
+            parent[cur] = tuple(a for a in target if a in cur or a == add)
+            shape[cur] = tuple(int(sizes[a]) for a in cur)
+            cur = parent[cur]
+    order = [target, *sorted(parent, key=lambda t: (-len(t), t))]
+    offset, n_vars = {}, 0
+    for t in order:
+        offset[t] = n_vars
+        n_vars += math.prod(shape[t])
+    rows: list[np.ndarray] = []
+    cols: list[np.ndarray] = []
+    vals: list[np.ndarray] = []
+    n_rows = 0
+    for j, up in parent.items():
+        size = math.prod(shape[j])
+        coords = np.indices(shape[up]).reshape(len(up), -1)
+        jcell = np.ravel_multi_index(tuple(coords[up.index(a)] for a in j), shape[j])
+        rows += [n_rows + np.arange(size), n_rows + jcell]
+        cols += [offset[j] + np.arange(size), offset[up] + np.arange(coords.shape[1])]
+        vals += [np.ones(size), -np.ones(coords.shape[1])]
+        n_rows += size
+    D = sparse.csr_array(
+        (np.concatenate(vals), (np.concatenate(rows), np.concatenate(cols))) if rows else ([], ([], [])),
+        shape=(n_rows, n_vars),
+    )
+    sel = np.concatenate([offset[j] + np.arange(math.prod(shape[j])) for j in commons])
+    E = sparse.csr_array((np.ones(sel.size), (np.arange(sel.size), sel)), shape=(sel.size, n_vars))
+    small = min(order, key=lambda t: math.prod(shape[t]))
+    total = np.zeros(n_vars)
+    total[offset[small] : offset[small] + math.prod(shape[small])] = 1.0
+    return D, E, total, n_vars
+
+
+def _structured(
+    target: tuple[int, ...], sizes: Sequence[int], commons: Sequence[tuple[int, ...]],
+    b: np.ndarray, tol: float,
+) -> tuple[np.ndarray, np.ndarray]:  # fmt: skip
+    """Both QPs of the module docstring over the marginal lattice (Clarabel): ``(x1, x)``.
+
+    Stage 1 never forms the dense ``n x n`` Hessian ``A'A``: it minimizes
+    ``||r||^2`` with ``E v - r = b`` (the same minimizers in ``x``); stage 2's
+    Hessian is the identity on ``x``.  Every constraint row is short
+    (:func:`_lattice`), so the solve scales with the table it fits.
+    """
+    D, E, total, N = _lattice(target, sizes, commons)
+    n, m = math.prod(int(sizes[a]) for a in target), E.shape[0]
+    neg_x = sparse.csr_array((-np.ones(n), (np.arange(n), np.arange(n))), shape=(n, N))
+    eye_m = sparse.identity(m, format="csr")
+    z = sparse.csr_array
+    G1 = sparse.vstack([
+        sparse.hstack([D, z((D.shape[0], m))]), sparse.hstack([E, -eye_m]),
+        sparse.hstack([z(total[None, :]), z((1, m))]), sparse.hstack([neg_x, z((n, m))]),
+    ], format="csc")  # fmt: skip
+    h1 = np.concatenate([np.zeros(D.shape[0]), b, np.ones(1), np.zeros(n)])
+    P1 = sparse.block_diag([z((N, N)), eye_m], format="csc")
+    v = _clarabel_solve(P1, np.zeros(N + m), G1, h1, D.shape[0] + m + 1)
+    x1 = np.clip(v[:n], 0.0, None)
+    x1 /= x1.sum()
+    y = E @ v[:N]
+    G2 = sparse.vstack([D, z(total[None, :]), neg_x, E, -E], format="csc")
+    h2 = np.concatenate([np.zeros(D.shape[0]), np.ones(1), np.zeros(n), y + tol, -(y - tol)])
+    P2 = sparse.csc_array((np.ones(n), (np.arange(n), np.arange(n))), shape=(N, N))
+    x = np.clip(_clarabel_solve(P2, np.zeros(N), G2, h2, D.shape[0] + 1)[:n], 0.0, None)
+    return x1, x / x.sum()
+
+
 def reconstruct(
     target: Sequence[int],
     sizes: Sequence[int],
@@ -182,16 +311,30 @@ def reconstruct(
     solver: str = "clarabel",
     tol: float = 1e-7,
 ) -> Marginal:
-    """The consistent marginal over ``target`` (see the module docstring)."""
-    A, b = marginal_constraints(target, sizes, subsets, tables)
-    x1 = solve_simplex_qp(A.T @ A, -(A.T @ b), solver=solver)
-    x1 = np.clip(x1, 0.0, None)
-    x1 /= x1.sum()
-    y = A @ x1
-    n = A.shape[1]
-    x = solve_simplex_qp(np.eye(n), np.zeros(n), A, y - tol, y + tol, solver=solver)
-    x = np.clip(x, 0.0, None)
-    x /= x.sum()
+    """The consistent marginal over ``target`` (see the module docstring).
+
+    ``clarabel`` solves both programs in sparse form (:func:`_structured`);
+    ``osqp`` and ``scipy`` take the dense ``A'A`` form (small targets, the
+    reference in the tests).
+    """
+    if solver not in SOLVERS:
+        raise UsageError(f"solver must be one of {SOLVERS}, got {solver!r}")
+    A, b = marginal_operator(target, sizes, subsets, tables)
+    if solver == "clarabel":
+        tgt = tuple(int(a) for a in target)
+        commons = [tuple(a for a in tgt if a in sub) for sub in subsets]
+        x1, x = _structured(tgt, sizes, [c for c in commons if c], b, tol)
+        y = A @ x1
+    else:
+        Ad = A.toarray()
+        x1 = solve_simplex_qp(Ad.T @ Ad, -(Ad.T @ b), solver=solver)
+        x1 = np.clip(x1, 0.0, None)
+        x1 /= x1.sum()
+        y = Ad @ x1
+        n = Ad.shape[1]
+        x = solve_simplex_qp(np.eye(n), np.zeros(n), Ad, y - tol, y + tol, solver=solver)
+        x = np.clip(x, 0.0, None)
+        x /= x.sum()
     shape = tuple(int(sizes[a]) for a in target)
     return Marginal(
         attrs=tuple(int(a) for a in target),

@@ -127,8 +127,9 @@ def assemble(outcome: RRBAOutcome, codes: np.ndarray, **options: object) -> RRBA
     index, lay = outcome.index, outcome.index.layout
     c = index.check_codes(codes, "data")
     truth = lay.pack(empirical_tables(c, index.sizes, outcome.cover.subsets))
-    diff = np.where(lay.mask, outcome.estimates - truth[None], 0.0)
-    error = np.abs(diff).max(axis=2) if diff.size else np.zeros((0, lay.n_tables))
+    error = np.zeros((outcome.estimates.shape[0], lay.n_tables))
+    for b, est in enumerate(outcome.estimates):  # a block at a time: no (blocks, S, W) temporaries
+        error[b] = np.abs(np.where(lay.mask, est - truth, 0.0)).max(axis=1)
     return RRBARun(
         cover=outcome.cover,
         index=index,

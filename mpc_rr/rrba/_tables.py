@@ -22,9 +22,27 @@ import numpy as np
 
 from mpc_rr.core import UsageError
 
-__all__ = ["Layout", "SubsetIndex"]
+__all__ = ["WORKING_TABLES", "Layout", "SubsetIndex", "collection_bytes"]
 
 _SUM_TOL = 1e-6
+
+WORKING_TABLES = 20
+"""Padded ``(S, W)`` float arrays a collection holds besides its per-block history (the
+aggregator's state, a block's tables, CDFs, counts and estimate, the evaluation's truth):
+measured 19 on 35 census-like attributes (``benchmarks/rrba_wide.py --census 35``)."""
+
+
+def collection_bytes(sizes: Sequence[int], subsets: Sequence[Sequence[int]], clients: int, block: int) -> int:
+    """Peak bytes of a collection (estimate): ``8 S W (blocks + WORKING_TABLES)`` plus the records.
+
+    ``S`` tables padded to the widest one's ``W`` cells (:class:`Layout`), one
+    estimate per block kept for the convergence history (``blocks =
+    ceil(clients / block)``), the records ``clients x d`` int64 codes.
+    Computed from the sizes alone, before anything is allocated.
+    """
+    width = max(math.prod(int(sizes[a]) for a in s) for s in subsets)
+    blocks = -(-int(clients) // max(int(block), 1))
+    return 8 * len(subsets) * width * (blocks + WORKING_TABLES) + 8 * int(clients) * len(sizes)
 
 
 @dataclass(frozen=True)

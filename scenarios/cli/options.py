@@ -154,6 +154,29 @@ def add_secagg_bounds(p: argparse.ArgumentParser, scope: str = "", parties: str 
     )  # fmt: skip
 
 
+def add_network(p: argparse.ArgumentParser, what: str = "the run") -> None:
+    """``--network lan|wan|mobile|FILE.toml``: price ``what`` on a network profile."""
+    p.add_argument(
+        "--network", default=None, metavar="lan|wan|mobile|FILE.toml",
+        help=f"price {what} on a network profile (transports/network_profiles.py): run it over the "
+        "simulated network (memory transport, one process, virtual time) and print the projected "
+        "wall time of the deployment, network critical path + CPU here (docs/runtime.md)",
+    )  # fmt: skip
+
+
+def network_runner_of(args: argparse.Namespace, transport: str | None, **options: Any) -> Any:
+    """The :class:`~parties.pricing.PricedRunner` of ``--network``, or ``None`` without it."""
+    if getattr(args, "network", None) is None:
+        return None
+    from mpc_rr.core import UsageError
+    from parties.pricing import network_runner
+
+    if getattr(args, "engine", "processes") != "processes":
+        raise UsageError("--network runs the parties in one process: drop --engine ray")
+    return network_runner(args.network, args.seed, transport=transport,
+                          workers=getattr(args, "workers", None), **options)  # fmt: skip
+
+
 def runner_choice(args: argparse.Namespace) -> tuple[str, dict[str, object]]:
     """The runner name and sharding options for ``runner_for`` (refusing flags that do not apply)."""
     from mpc_rr.core import UsageError

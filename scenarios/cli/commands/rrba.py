@@ -27,10 +27,14 @@ from parties.runners import TRANSPORTS
 from scenarios.cli.options import (
     HelpFormatter,
     add_json,
+    add_network,
     add_secagg_bounds,
     add_seed,
     add_step_timeout,
+    available_memory,
+    human_bytes,
     int_at_least,
+    network_runner_of,
     open_unit,
     output_dir,
     output_file,
@@ -113,6 +117,7 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
         "--dropout", type=open_unit, default=0.0,
         help="fraction of clients (chosen with the seed) that never answer: left out and counted",
     )  # fmt: skip
+    add_network(p, "the collection (over the memory transport; implies --transport memory)")
     add_step_timeout(p)
     p.add_argument(
         "--transcript", type=output_file, default=None,
@@ -150,6 +155,31 @@ def _check_flags(args: argparse.Namespace) -> None:
         raise UsageError(f"{', '.join(given)} only apply to --sum secagg (SecAgg+'s options)")
     if args.sum != "secagg" and not args.secure_tally:
         raise UsageError("--sum only applies with --secure-tally")
+
+
+def _check_memory(data: Any, args: argparse.Namespace) -> None:
+    """Refuse (exit 2) a collection whose padded tables cannot fit, with the figure and the rule."""
+    from mpc_rr.core import UsageError
+    from mpc_rr.rrba import WORKING_TABLES, collection_bytes, cover
+
+    sizes, names = data.schema.sizes, data.schema.names
+    subsets = cover(len(sizes), args.k).subsets
+    need = collection_bytes(sizes, subsets, data.n, args.block)
+    have = available_memory()
+    if need <= 0.8 * have:
+        return
+    widest = max(subsets, key=lambda s: math.prod(sizes[a] for a in s))
+    width = math.prod(sizes[a] for a in widest)
+    blocks = math.ceil(data.n / max(args.block, 1))
+    big = sorted(range(len(sizes)), key=lambda a: -sizes[a])[:3]
+    raise UsageError(
+        f"RRBA on {len(sizes)} attributes at --k {args.k} needs about {human_bytes(need)}, "
+        f"{human_bytes(have)} are available (refused above 80 %): {len(subsets):,} tables padded to "
+        f"the widest one's {width:,} cells ({' x '.join(f'{names[a]} {sizes[a]}' for a in widest)}), "
+        f"8 bytes each, for {blocks:,} blocks of history + {WORKING_TABLES} working copies. Drop or "
+        f"coarsen the attributes with the most categories "
+        f"({', '.join(f'{names[a]}: {sizes[a]:,}' for a in big)}), or use a larger --block"
+    )
 
 
 class _BlockBar:
@@ -195,13 +225,23 @@ def run(args: argparse.Namespace) -> int:
 
     if args.marginals < 0:
         raise UsageError(f"--marginals must be >= 0 (0 skips the marginal errors), got {args.marginals}")
+    priced = network_runner_of(args, args.transport, transcript=args.transcript is not None)
+    if priced is not None:
+        args.transport = "memory"
     _check_flags(args)
     spec = spec_from_args(args, option=True, networks=True)
     data_ss, proto_ss, eval_ss = np.random.SeedSequence(args.seed).spawn(3)
     data, source = draw_records(spec, args.clients, np.random.default_rng(data_ss))
+    _check_memory(data, args)
     t0 = time.perf_counter()
     runner = None
-    if args.transport is not None:
+    if priced is not None:
+
+        def runner(timeouts: object) -> object:
+            priced.options["step_timeout"] = timeouts
+            return priced
+
+    elif args.transport is not None:
         from parties.runners import runner_for
 
         def runner(timeouts: object) -> object:
@@ -229,6 +269,8 @@ def run(args: argparse.Namespace) -> int:
     doc = summarize(result, data, source, marg, None if execution is None else execution.costs,
                     secure_tally=args.secure_tally, sum_protocol=args.sum)  # fmt: skip
     doc["seconds"] = {"collection": seconds, "marginals": sum(m["seconds"] for m in marg.values())}
+    if priced is not None:
+        doc["network"] = priced.summary()
     doc["warnings"] = _warnings(doc)
     for w in doc["warnings"]:
         warn("rrba", w)
@@ -338,6 +380,10 @@ def _print(doc: dict[str, Any], args: argparse.Namespace) -> None:
     )
     s = doc["seconds"]
     print(f"  time: collection {s['collection']:.2f} s, marginals {s['marginals']:.2f} s")
+    if doc.get("network") is not None:
+        from parties.pricing import pricing_line
+
+        print("  " + pricing_line(doc["network"]))
     print(f"  wrote {doc['files']['results']} and {doc['files']['plot']}")
 
 

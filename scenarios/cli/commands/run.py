@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import argparse
 from pathlib import Path
+from typing import Any
 
 from mpc_rr.estimation import ESTIMATORS
 from mpc_rr.mdrr import DEPENDENCE_SOURCES, MECHANISMS
@@ -21,11 +22,13 @@ from mpc_rr.secure_sum import sum_protocol_names
 from scenarios.cli.options import (
     HelpFormatter,
     add_json,
+    add_network,
     add_secagg_bounds,
     add_seed,
     add_shard_flags,
     add_step_timeout,
     int_at_least,
+    network_runner_of,
     open_open,
     output_dir,
     output_file,
@@ -73,6 +76,7 @@ def register(sub: argparse._SubParsersAction) -> None:
         "harness: synchronous driver, no transport",
     )  # fmt: skip
     add_shard_flags(p)
+    add_network(p, "the pipeline")
     p.add_argument("--queries", type=int_at_least(1), default=200, help="count queries per coverage sigma")
     p.add_argument(
         "--sum", choices=sum_protocol_names(at_coordinator=True), default="secagg",
@@ -122,7 +126,10 @@ def run(args: argparse.Namespace) -> int:
     from scenarios.workloads.outputs import write_outputs
 
     _check_dependence_flags(args)
-    runner_choice(args)  # refuse sharding flags that do not apply before loading anything
+    priced = network_runner_of(args, args.transport, step_timeout=args.step_timeout,
+                               transcript=args.transcript is not None)  # fmt: skip
+    if priced is None:
+        runner_choice(args)  # refuse sharding flags that do not apply before loading anything
     spec = spec_from_args(args)
     opts = RunOptions(
         parties=args.parties, p=args.p, tv=args.tv, td=args.td, dependence=args.dependence,
@@ -140,8 +147,11 @@ def run(args: argparse.Namespace) -> int:
         output_dir(str(out))
     except argparse.ArgumentTypeError as exc:
         raise UsageError(f"the default output folder: {exc}") from None
-    transport, shard = runner_choice(args)
-    runner = runner_for(transport, step_timeout=args.step_timeout, transcript=args.transcript is not None, **shard)
+    if priced is not None:
+        runner: Any = priced
+    else:
+        transport, shard = runner_choice(args)
+        runner = runner_for(transport, step_timeout=args.step_timeout, transcript=args.transcript is not None, **shard)
     phases = Phases()
     begun: set[str] = set()
 
@@ -171,6 +181,8 @@ def run(args: argparse.Namespace) -> int:
     phases.start(f"building {n:,} parties and starting them over {args.transport}")
     result, ev = run_and_evaluate(opts, runner, data, progress=progress)
     phases.close()
+    if priced is not None:
+        result["network"] = priced.summary()
     result["warnings"] = _warnings(result, ev)
     for w in result["warnings"]:
         warn("run", w)
@@ -226,6 +238,10 @@ def _summary(r: dict) -> None:
     line = wire_summary(c)
     if line is not None:
         print(line)
+    if r.get("network") is not None:
+        from parties.pricing import pricing_line
+
+        print(pricing_line(r["network"]))
     t = r["timing"]
     print(
         f"time: setup {t['setup_s']:.2f} s, protocol {t['protocol_s']:.2f} s, evaluation "

@@ -17,6 +17,7 @@ from mpc_rr.secure_sum import sum_protocol, sum_protocol_names
 from scenarios.cli.options import (
     HelpFormatter,
     add_json,
+    add_network,
     add_protocol_options,
     add_seed,
     add_shard_flags,
@@ -25,6 +26,7 @@ from scenarios.cli.options import (
     given_options,
     human_bytes,
     int_at_least,
+    network_runner_of,
     open_unit,
     output_file,
     runner_choice,
@@ -54,6 +56,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         "mutual TLS on 127.0.0.1, one process; harness: synchronous driver, no transport",
     )  # fmt: skip
     add_shard_flags(p)
+    add_network(p, "the secure sum")
     add_step_timeout(p)
     p.add_argument(
         "--dropout", type=open_unit, default=0.0,
@@ -80,9 +83,12 @@ def run(args: argparse.Namespace) -> int:
 
     from mpc_rr.secure_sum import memory_estimate, message_count, sum_options
     from mpc_rr.workflows import run_secure_sum
+    from parties.pricing import pricing_line
     from parties.runners import runner_for
 
-    name, shard = runner_choice(args)
+    priced = network_runner_of(args, args.transport, step_timeout=args.step_timeout,
+                               transcript=args.transcript is not None)  # fmt: skip
+    name, shard = runner_choice(args) if priced is None else ("memory", {})
     spec = sum_protocol(args.protocol)
     given = given_options(args, args.option_flags)
     sum_options(args.protocol, given, flag=option_flag, where="--protocol")  # refused here, before any work
@@ -120,7 +126,7 @@ def run(args: argparse.Namespace) -> int:
     rep = run_secure_sum(
         args.protocol, x, seed=args.seed, dropout=args.dropout, drop_step=args.drop_step,
         options=given,
-        runner=runner_for(
+        runner=priced or runner_for(
             name, step_timeout=args.step_timeout, transcript=args.transcript is not None, **shard
         ),
     )  # fmt: skip
@@ -128,6 +134,8 @@ def run(args: argparse.Namespace) -> int:
         rep.run.transcript.meta.update(protocol=args.protocol, parties=args.parties, seed=args.seed)
         rep.run.transcript.save(args.transcript)
     out = rep.to_json()
+    if priced is not None:
+        out["network"] = priced.summary()
     if args.json:
         print(json.dumps(out))
     else:
@@ -146,6 +154,8 @@ def run(args: argparse.Namespace) -> int:
         line = wire_summary(c.to_json())
         if line is not None:
             print(line)
+        if priced is not None:
+            print(pricing_line(out["network"]))
         if rep.protocol == "secagg":
             pr = rep.params
             print(f"SecAgg+: degree {pr['degree']}, threshold t={pr['threshold']}, tolerates "

@@ -57,6 +57,7 @@ class PipelineParams(
     adjust_iterations: Annotated[int, Meta(ge=0)] = 50
     queries: Annotated[int, Meta(ge=1)] = 200
     transport: Literal["harness", "memory", "tcp"] = "memory"
+    network: str | None = None  # lan|wan|mobile|FILE.toml: priced on it (transport memory)
     step_timeout: Annotated[float, Meta(gt=0)] = DEFAULT_STEP_TIMEOUT
     max_dropout: Annotated[float, Meta(ge=0, lt=1)] | None = None
     max_corrupt: Annotated[float, Meta(ge=0, lt=1)] | None = None
@@ -76,12 +77,16 @@ METRICS: tuple[str, ...] = (
     "messages", "bytes", "rounds", "wall_s", "exchange_s", "setup_s", "evaluation_s",
     *PHASES.values(), "peer_errors", "tcp_handshakes", "tcp_handshake_s",
     "bytes_per_party", "sum_degree", "sum_threshold",
+    "network_s", "projected_wall_s",
 )  # fmt: skip
 
 
 def check(prm: PipelineParams, source: Any) -> None:
     if 0 < prm.audit_trials < 100:
         raise UsageError(f"audit_trials must be 0 (no audit) or >= 100, got {prm.audit_trials}")
+    from parties.pricing import scenario_runner
+
+    scenario_runner(prm.network, prm.transport, 0)  # an unknown profile or transport refused here
     given = [
         k
         for k in ("max_dropout", "max_corrupt", "secagg_degree", "secagg_failure")
@@ -157,7 +162,10 @@ def run(ctx: RunContext) -> Outcome:
         secagg_degree=prm.secagg_degree, secagg_failure=prm.secagg_failure, sum=prm.sum,
         audit_trials=prm.audit_trials,
     )  # fmt: skip
-    runner = runner_for(prm.transport, step_timeout=prm.step_timeout)
+    from parties.pricing import network_metrics, scenario_runner
+
+    priced = scenario_runner(prm.network, prm.transport, ctx.seed, step_timeout=prm.step_timeout)
+    runner = priced or runner_for(prm.transport, step_timeout=prm.step_timeout)
     drop = _dropper(prm, ctx.seed) if prm.dropout > 0 else None
     n = parties if parties is not None else data.n
     dropped = round(prm.dropout * n)
@@ -166,7 +174,7 @@ def run(ctx: RunContext) -> Outcome:
         ex = execute(opts, runner, data, drop=drop)
     except RunAborted as exc:
         cost = exc.run.costs.to_json()
-        metrics |= _cost_metrics(cost) | {"completed": False, "parties": n, "dropped": dropped,
+        metrics |= _cost_metrics(cost) | network_metrics(priced) | {"completed": False, "parties": n, "dropped": dropped,
                                           "wall_s": exc.protocol_s}  # fmt: skip
         doc = {"dataset": data.name, "parties": n, "aborted": str(exc), "culprits": list(exc.culprits),
                "cost": cost, "options": msgspec.to_builtins(prm)}  # fmt: skip
@@ -179,7 +187,9 @@ def run(ctx: RunContext) -> Outcome:
         f"error_{METHOD_KEYS[m]}_{s}": v for m, by in doc["relative_error"].items() for s, v in by.items()
         if m in METHOD_KEYS and s in SIGMAS
     }  # fmt: skip
-    metrics |= _cost_metrics(doc["cost"]) | {
+    if priced is not None:
+        doc["network"] = priced.summary()
+    metrics |= _cost_metrics(doc["cost"]) | network_metrics(priced) | {
         "completed": True, "parties": doc["parties"], "parties_released": doc["parties_released"],
         "dropped": dropped, "clusters": len(doc["clusters"]),
         "adjust_converged": None if doc["adjustment"] is None else doc["adjustment"]["converged"],

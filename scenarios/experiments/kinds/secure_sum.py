@@ -37,6 +37,7 @@ class SecureSumParams(
     parties: Annotated[int, Meta(ge=2)] = 100
     cells: Annotated[int, Meta(ge=1)] = 16
     transport: Literal["harness", "memory", "tcp"] = "memory"
+    network: str | None = None  # lan|wan|mobile|FILE.toml: priced on it (transport memory)
     step_timeout: Annotated[float, Meta(gt=0)] = DEFAULT_STEP_TIMEOUT
     dropout: Annotated[float, Meta(ge=0, lt=1)] = 0.0
     drop_step: str | None = None  # one of the protocol's steps
@@ -56,7 +57,7 @@ class SecureSumParams(
 METRICS: tuple[str, ...] = (
     "completed", "exact", "survivors", "dropped", "dropout", "messages", "bytes", "rounds",
     "wall_s", "bytes_per_party", "messages_per_party", "tcp_handshakes", "tcp_handshake_s",
-    "degree", "threshold", "max_dropped",
+    "degree", "threshold", "max_dropped", "network_s", "projected_wall_s",
 )  # fmt: skip
 
 
@@ -69,7 +70,9 @@ def _sum_protocols() -> tuple[str, ...]:
 
 def check(prm: SecureSumParams, source: Any) -> None:
     from mpc_rr.secure_sum import memory_estimate, sum_options, sum_protocol
+    from parties.pricing import scenario_runner
 
+    scenario_runner(prm.network, prm.transport, 0)  # an unknown profile or transport refused here
     spec = sum_protocol(prm.protocol)
     options = sum_options(prm.protocol, prm.sum_options())
     if prm.drop_step is not None and prm.drop_step not in spec.steps:
@@ -95,12 +98,17 @@ def run(ctx: RunContext) -> Outcome:
     rng = np.random.default_rng(np.random.SeedSequence([ctx.seed, 0x5EC]))
     x = np.zeros((prm.parties, prm.cells), np.uint8)
     x[np.arange(prm.parties), rng.integers(0, prm.cells, prm.parties)] = 1
+    from parties.pricing import network_metrics, scenario_runner
+
+    priced = scenario_runner(prm.network, prm.transport, ctx.seed, step_timeout=prm.step_timeout)
     rep = run_secure_sum(
         prm.protocol, x, seed=ctx.seed % 2**32, dropout=prm.dropout, drop_step=prm.drop_step,
         options=prm.sum_options(),
-        runner=runner_for(prm.transport, step_timeout=prm.step_timeout),
+        runner=priced or runner_for(prm.transport, step_timeout=prm.step_timeout),
     )  # fmt: skip
     doc = rep.to_json()
+    if priced is not None:
+        doc["network"] = priced.summary()
     cost = doc["cost"]
     dp = cost["data_parties"]["mean"]
     metrics: dict[str, Scalar] = {
@@ -110,7 +118,7 @@ def run(ctx: RunContext) -> Outcome:
         "bytes_per_party": dp["bytes_sent"], "messages_per_party": dp["messages_sent"],
         "tcp_handshakes": cost.get("handshakes"), "tcp_handshake_s": cost.get("handshake_s"),
         "degree": rep.params.get("degree"), "threshold": rep.params.get("threshold"),
-        "max_dropped": rep.params.get("max_dropped"),
+        "max_dropped": rep.params.get("max_dropped"), **network_metrics(priced),
     }  # fmt: skip
     return Outcome("ok" if rep.aborted is None else "aborted", metrics, doc)
 

@@ -145,3 +145,29 @@ def test_marginals_0_skips_the_marginal_errors_and_negative_is_refused(
     argv[argv.index("0")] = "-1"
     assert main(argv) == 2
     assert "--marginals must be >= 0 (0 skips the marginal errors), got -1" in capsys.readouterr().err
+
+
+def test_refused_with_an_estimate_when_it_cannot_fit(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Exit 2 before the collection, naming the figure, the rule and the widest table."""
+    import scenarios.cli.commands.rrba as cmd
+
+    monkeypatch.setattr(cmd, "available_memory", lambda: 1024)
+    assert main(["rrba", "--clients", "300", "--out", str(tmp_path / "o")]) == 2
+    err = capsys.readouterr().err
+    assert "needs about" in err and "are available (refused above 80 %)" in err
+    assert "tables padded to the widest one's" in err and "use a larger --block" in err
+    assert not (tmp_path / "o").exists()
+
+
+def test_census_widths_estimate() -> None:
+    """42 census columns (instance weight and dividends among them): the allocation that failed
+    with 118 GiB is now an estimate refused up front; 35 columns fit in 2 GB."""
+    from benchmarks.rrba_wide import _NUMERIC, CENSUS
+    from mpc_rr.rrba import collection_bytes, cover
+
+    wide = collection_bytes(CENSUS, cover(42, 2).subsets, 20_000, 250)
+    assert wide > 118 * 2**30 * 8  # float64 tables where the bool mask alone was 118 GiB
+    kept = [c for i, c in enumerate(CENSUS) if i not in _NUMERIC]
+    assert collection_bytes(kept, cover(35, 2).subsets, 20_000, 250) < 2e9
