@@ -142,6 +142,12 @@ class ShardedRunner:
     buffer:
         Inbound payloads per party (``None``, the default: unbounded, see
         :mod:`transports.shards`).
+    direct:
+        Call each shard's roles directly (:mod:`parties.shard_direct`: no task,
+        channel or endpoint per party; same links, results and costs) rather
+        than one :class:`~parties.party.Party` task each
+        (:class:`~parties.shard_engine.ShardEngine`).  ``None`` (default):
+        direct unless ``buffer`` is set (a bounded buffer needs the tasks).
 
     Takes a :class:`~mpc_rr.core.RolePlan` (each worker builds its own roles);
     ``RunResult.roles`` then holds :class:`~mpc_rr.core.RoleOutcome` s.
@@ -163,6 +169,7 @@ class ShardedRunner:
         tap: Tap | None = None,
         buffer: int | None = None,
         link: object = None,
+        direct: bool | None = None,
     ) -> None:
         if link is not None:
             raise UsageError(
@@ -192,6 +199,9 @@ class ShardedRunner:
         self.transcript = transcript
         self.tap = tap
         self.buffer = buffer
+        if direct and buffer is not None:
+            raise UsageError("bounded inbound buffers need one task per party: direct=False")
+        self.direct = buffer is None if direct is None else bool(direct)
 
     def specs(self, plan: RolePlan) -> list[ShardSpec]:
         """One :class:`ShardSpec` per shard of ``plan``."""
@@ -205,7 +215,7 @@ class ShardedRunner:
         return [
             ShardSpec(
                 k, plan.subset(ids), owner.tobytes(), self.step_timeout, self.transcript, tap_keep,
-                self.buffer,
+                self.buffer, self.direct,
             )
             for k, ids in enumerate(shards)
         ]
@@ -254,6 +264,7 @@ class ShardedRunner:
             "parent_cpu_s": time.process_time() - c0,
             "worker_peak_rss": [f.rss_peak for f in finals],
             "start_method": self._method or None,
+            "direct": self.direct,
             # resident memory the parties added, at the end of the run: measured where a worker
             # owns its pages (Ray, spawn); a forked worker shares its parent's, so it is not
             "bytes_per_party": None
