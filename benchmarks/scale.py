@@ -11,7 +11,13 @@ Parts (``--part``, several allowed):
   workers;
 * ``million``: ``--million`` parties (default 1,000,000) through the RR
   pipeline, records drawn with replacement from Adult's rows (a bootstrap
-  sample: Adult's schema and dependences, seeded), on the sharded engine.
+  sample: Adult's schema and dependences, seeded), on the sharded engine:
+  one task per party (``tasks``, the engine before :mod:`parties.shard_direct`)
+  and the roles called directly (``direct``), interleaved, medians, ratios and
+  peak RSS (workers + parent).
+
+The ``rr`` and ``secure-sum`` parts also run ``tasks xW`` (the sharded runner
+with one task per party) beside ``sharded xW`` (direct): the baseline engine.
 
 Each configuration runs ``--repeats`` times, interleaved round-robin so load
 hits every side alike, each run in a fresh process (as a user's ``mpc-rr
@@ -68,11 +74,20 @@ def secagg_exchanges(ex: Execution) -> int:
     return int(2 * graph.neighbors[1:].shape[0] * graph.degree + 2 * live)
 
 
+def _tasks(runner: Any) -> Any:
+    runner.direct = False
+    return runner
+
+
 def _runners(workers: int, ray: bool) -> dict[str, Callable[[], Any]]:
     out: dict[str, Callable[[], Any]] = {
         "one process": lambda: runner_for("memory", step_timeout=600.0)
     }
     out[f"sharded x{workers}"] = lambda: runner_for("sharded", workers=workers, step_timeout=600.0)
+    # the baseline engine: one trio task per party (before parties.shard_direct)
+    out[f"tasks x{workers}"] = lambda: _tasks(
+        runner_for("sharded", workers=workers, step_timeout=600.0)
+    )
     if ray:
         out[f"ray x{workers}"] = lambda: runner_for("ray", workers=workers, step_timeout=600.0)
     return out

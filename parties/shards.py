@@ -49,8 +49,12 @@ and collects at the end a pickled :class:`ShardFinal` (outcomes, costs,
 transcripts) -- between a parent and the workers it started, as
 ``multiprocessing`` itself does; nothing a party sends is pickled.
 
-Workers are :class:`ShardHost` objects: a trio loop on a thread of their own
-(the :class:`ShardEngine`), driven by blocking calls.  The process engine runs
+Workers are :class:`ShardHost` objects: by default the shard's roles called
+directly (:class:`parties.shard_direct.DirectShard`: no task, channel or
+endpoint per party, since a sans-I/O role acts only on a payload or a
+deadline), or, with ``direct=False`` or a bounded ``buffer``, one
+:class:`~parties.party.Party` task per party in a trio loop on a thread of
+its own (the :class:`ShardEngine`); either is driven by blocking calls.  The process engine runs
 one host per worker process over a pipe (:func:`start_method`); :mod:`parties.ray_shards` runs
 one per Ray actor.
 
@@ -60,7 +64,7 @@ names below from
 
 * :mod:`parties.shard_engine` -- one shard's worker (:class:`ShardSpec`,
   :class:`ShardEngine`, :class:`ShardHost`, :class:`StepReport`,
-  :class:`ShardFinal`);
+  :class:`ShardFinal`); :mod:`parties.shard_direct` -- the direct engine;
 * :mod:`parties.shard_control` -- the parent's engine-independent loop
   (:func:`drive`, :func:`collect`, :class:`ShardPool`);
 * :mod:`parties.shard_processes` -- worker processes (:func:`start_method`,
