@@ -11,7 +11,13 @@ Parts (``--part``, several allowed):
   workers;
 * ``million``: ``--million`` parties (default 1,000,000) through the RR
   pipeline, records drawn with replacement from Adult's rows (a bootstrap
-  sample: Adult's schema and dependences, seeded), on the sharded engine.
+  sample: Adult's schema and dependences, seeded), on the sharded engine:
+  one task per party (``tasks``, the engine before :mod:`parties.shard_direct`)
+  and the roles called directly (``direct``), interleaved, medians, ratios and
+  peak RSS (workers + parent).
+
+The ``rr`` and ``secure-sum`` parts also run ``tasks xW`` (the sharded runner
+with one task per party) beside ``sharded xW`` (direct): the baseline engine.
 
 Each configuration runs ``--repeats`` times, interleaved round-robin so load
 hits every side alike, each run in a fresh process (as a user's ``mpc-rr
@@ -68,9 +74,20 @@ def secagg_exchanges(ex: Execution) -> int:
     return int(2 * graph.neighbors[1:].shape[0] * graph.degree + 2 * live)
 
 
+def _tasks(runner: Any) -> Any:
+    runner.direct = False
+    return runner
+
+
 def _runners(workers: int, ray: bool) -> dict[str, Callable[[], Any]]:
-    out: dict[str, Callable[[], Any]] = {"one process": lambda: runner_for("memory", step_timeout=600.0)}
+    out: dict[str, Callable[[], Any]] = {
+        "one process": lambda: runner_for("memory", step_timeout=600.0)
+    }
     out[f"sharded x{workers}"] = lambda: runner_for("sharded", workers=workers, step_timeout=600.0)
+    # the baseline engine: one trio task per party (before parties.shard_direct)
+    out[f"tasks x{workers}"] = lambda: _tasks(
+        runner_for("sharded", workers=workers, step_timeout=600.0)
+    )
     if ray:
         out[f"ray x{workers}"] = lambda: runner_for("ray", workers=workers, step_timeout=600.0)
     return out
@@ -119,7 +136,9 @@ def run_child(args: argparse.Namespace) -> dict[str, Any]:
     }
 
 
-def _measure(args: argparse.Namespace, dependence: str, names: list[str]) -> dict[str, list[dict[str, Any]]]:
+def _measure(
+    args: argparse.Namespace, dependence: str, names: list[str]
+) -> dict[str, list[dict[str, Any]]]:
     """``--repeats`` runs of each runner, interleaved round-robin, each in a fresh process.
 
     A fresh process per run, as a user's ``mpc-rr run``: a run in the same
@@ -154,7 +173,9 @@ def _measure(args: argparse.Namespace, dependence: str, names: list[str]) -> dic
     return runs
 
 
-def _row(name: str, runs: list[dict[str, Any]], base: tuple[float, float], n: int) -> dict[str, Any]:
+def _row(
+    name: str, runs: list[dict[str, Any]], base: tuple[float, float], n: int
+) -> dict[str, Any]:
     wall = statistics.median(r["execute_s"] for r in runs)
     first = runs[0]
     mem = first["bytes_per_party"]
@@ -175,7 +196,10 @@ def _row(name: str, runs: list[dict[str, Any]], base: tuple[float, float], n: in
 
 def part_pipeline(args: argparse.Namespace, dependence: str) -> dict[str, Any]:
     n = args.parties or load_adult().n
-    print(f"\n{dependence} pipeline, {n:,} parties, {args.workers} workers, {args.repeats} repeats", flush=True)
+    print(
+        f"\n{dependence} pipeline, {n:,} parties, {args.workers} workers, {args.repeats} repeats",
+        flush=True,
+    )
     runs = _measure(args, dependence, list(_runners(args.workers, args.ray)))
     one = runs["one process"]
     base = (
@@ -205,47 +229,100 @@ def bootstrap_adult(n: int, seed: int) -> Dataset:
     return Dataset(data.schema, np.ascontiguousarray(data.codes[rows]), name="adult-bootstrap")
 
 
-def part_million(args: argparse.Namespace) -> dict[str, Any]:
+def million_child(args: argparse.Namespace) -> dict[str, Any]:
+    """One ``--part million`` run in this fresh process (``--child million-direct|million-tasks``)."""
     n = args.million
     data = bootstrap_adult(n, args.seed)
     opts = RunOptions(dependence="rr", seed=args.seed, queries=50)
     kind = "ray" if args.engine == "ray" else "sharded"
-    print(f"\nRR pipeline, {n:,} bootstrap parties, {kind} x{args.workers}", flush=True)
+    direct = args.child.endswith("direct")
     t, c = time.perf_counter(), time.process_time()
-    ex = execute(opts, runner_for(kind, workers=args.workers, step_timeout=600.0), data)
+    runner = runner_for(kind, workers=args.workers, step_timeout=600.0)
+    runner.direct = direct  # type: ignore[attr-defined]
+    ex = execute(opts, runner, data)
     wall, cpu = time.perf_counter() - t, time.process_time() - c
     extra = ex.run.costs.extra
+    from parties.process_stats import peak_rss_bytes
+
     return {
-        "part": "million",
-        "parties": n,
-        "engine": args.engine,
-        "workers": args.workers,
+        "mode": "direct" if direct else "tasks",
         "ok": ex.run.ok,
         "released": len(ex.result.parties_release),
-        "clusters": [list(c) for c in ex.result.clustering.clusters],
-        "execute_s": round(wall, 1),
-        "parties_per_s_per_core": round(n / wall / args.workers),
-        "bytes_per_party": None if extra["bytes_per_party"] is None else round(extra["bytes_per_party"]),
-        "worker_peak_rss_gb": [round(r / 2**30, 2) for r in extra["worker_peak_rss"]],
+        "digest": _digest(ex),
+        "execute_s": wall,
+        "worker_peak_rss_gb": [r / 2**30 for r in extra["worker_peak_rss"]],
+        "parent_peak_rss_gb": (peak_rss_bytes() or 0) / 2**30,
         "supersteps": extra["supersteps"],
-        "start_s": round(extra["start_s"], 1),
-        "build_s": round(extra["build_s"], 1),
+        "start_s": extra["start_s"],
+        "build_s": extra["build_s"],
         "messages": ex.run.costs.messages,
         # CPU seconds: what the wall would be on idle cores
-        "startup_cpu_s": round(extra["startup_cpu_s"], 1),
-        "build_cpu_s": round(extra["build_cpu_s"], 1),
+        "critical_s": extra["startup_cpu_s"] + extra["build_cpu_s"] + extra["critical_cpu_s"] + cpu,
         "superstep_cpu_s": extra["superstep_cpu_s"],
-        "critical_cpu_s": round(extra["critical_cpu_s"], 1),
-        "parent_cpu_s": round(cpu, 1),
-        "critical_s": round(extra["startup_cpu_s"] + extra["build_cpu_s"] + extra["critical_cpu_s"] + cpu, 1),
     }
+
+
+def part_million(args: argparse.Namespace) -> dict[str, Any]:
+    """``--million`` bootstrap parties through the RR pipeline on ``--workers`` shards: one task
+    per party (the engine before the direct one) and the roles called directly, interleaved,
+    each run in a fresh process; medians, ratios and memory (peak RSS: workers + parent)."""
+    import subprocess
+    import sys
+
+    n = args.million
+    print(f"\nRR pipeline, {n:,} bootstrap parties, {args.engine} x{args.workers}", flush=True)
+    modes = ("tasks", "direct")
+    runs: dict[str, list[dict[str, Any]]] = {m: [] for m in modes}
+    for _ in range(args.repeats):
+        for m in modes:
+            cmd = [
+                sys.executable, "-m", "benchmarks.scale", "--child", f"million-{m}", "--part", "million",
+                "--million", str(n), "--workers", str(args.workers), "--seed", str(args.seed),
+                "--engine", args.engine,
+            ]  # fmt: skip
+            proc = subprocess.run(cmd, capture_output=True, text=True, check=False)
+            if proc.returncode != 0:
+                raise RuntimeError(f"benchmark run {m!r} failed:\n{proc.stderr[-3000:]}")
+            res = json.loads(proc.stdout.strip().splitlines()[-1])
+            runs[m].append(res)
+            mem = sum(res["worker_peak_rss_gb"]) + res["parent_peak_rss_gb"]
+            print(f"  {m}: {res['execute_s']:.1f} s wall, {res['critical_s']:.1f} s critical CPU, "
+                  f"{mem:.2f} GB peak RSS", flush=True)  # fmt: skip
+    rows = []
+    for m in modes:
+        rs = runs[m]
+        mem = statistics.median(sum(r["worker_peak_rss_gb"]) + r["parent_peak_rss_gb"] for r in rs)
+        rows.append({
+            "mode": m, "median_s": round(statistics.median(r["execute_s"] for r in rs), 1),
+            "critical_s": round(statistics.median(r["critical_s"] for r in rs), 1),
+            "peak_rss_gb": round(mem, 2), "kb_per_party": round(mem * 2**30 / n / 1e3, 2),
+            "samples": [round(r["execute_s"], 1) for r in rs],
+            "superstep_cpu_s": rs[0]["superstep_cpu_s"], "ok": all(r["ok"] for r in rs),
+        })  # fmt: skip
+    base, ours = rows
+    return {
+        "part": "million", "parties": n, "engine": args.engine, "workers": args.workers, "rows": rows,
+        "wall_ratio": round(ours["median_s"] / base["median_s"], 3),
+        "critical_ratio": round(ours["critical_s"] / base["critical_s"], 3),
+        "memory_ratio": round(ours["peak_rss_gb"] / base["peak_rss_gb"], 3),
+        "same_estimates": len({r["digest"] for v in runs.values() for r in v}) == 1,
+    }  # fmt: skip
 
 
 def _print(res: dict[str, Any]) -> None:
     if res["part"] == "million":
-        print(json.dumps(res))
+        print(f"\nRR pipeline, {res['parties']:,} parties (medians; ratio = direct / tasks)")
+        for r in res["rows"]:
+            print(f"  {r['mode']:<8}{r['median_s']:>9.1f} s wall{r['critical_s']:>9.1f} s crit CPU"
+                  f"{r['peak_rss_gb']:>8.2f} GB{r['kb_per_party']:>8.2f} KB/party  {r['samples']}")  # fmt: skip
+        print(
+            f"  ratios: wall {res['wall_ratio']}, critical CPU {res['critical_ratio']}, "
+            f"memory {res['memory_ratio']}; same clusters and estimates: {res['same_estimates']}"
+        )
         return
-    print(f"\n{res['part']} pipeline, {res['parties']:,} parties (medians; ratio = runner / one process)")
+    print(
+        f"\n{res['part']} pipeline, {res['parties']:,} parties (medians; ratio = runner / one process)"
+    )
     print(
         f"  {'runner':<14}{'wall s':>8}{'ratio':>7}{'crit s':>8}{'ratio':>7}"
         f"{'parties/s/core':>16}{'B/party':>10}{'steps':>7}{'start s':>9}"
@@ -271,22 +348,32 @@ def _print(res: dict[str, Any]) -> None:
 
 
 def main(argv: list[str] | None = None) -> int:
-    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     ap.add_argument("--part", action="append", choices=("rr", "secure-sum", "million"))
     ap.add_argument("--parties", type=int, default=None, help="Adult records (default: all 32,561)")
     ap.add_argument("--workers", type=int, default=available_cores())
     ap.add_argument("--repeats", type=int, default=3)
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--ray", action="store_true", help="also run the shards as Ray actors")
-    ap.add_argument("--max-dropout", type=float, default=None, help="SecAgg+ bound (secure-sum part)")
-    ap.add_argument("--max-corrupt", type=float, default=None, help="SecAgg+ bound (secure-sum part)")
-    ap.add_argument("--engine", choices=("processes", "ray"), default="processes", help="for --part million")
+    ap.add_argument(
+        "--max-dropout", type=float, default=None, help="SecAgg+ bound (secure-sum part)"
+    )
+    ap.add_argument(
+        "--max-corrupt", type=float, default=None, help="SecAgg+ bound (secure-sum part)"
+    )
+    ap.add_argument(
+        "--engine", choices=("processes", "ray"), default="processes", help="for --part million"
+    )
     ap.add_argument("--million", type=int, default=1_000_000, help="parties of --part million")
     ap.add_argument("--json", action="store_true")
     ap.add_argument("--child", default=None, help=argparse.SUPPRESS)  # one measured run (internal)
     args = ap.parse_args(argv)
     if args.child is not None:
-        print(json.dumps(run_child(args)))
+        print(
+            json.dumps(million_child(args) if args.child.startswith("million") else run_child(args))
+        )
         return 0
     parts = args.part or ["rr"]
     results = []

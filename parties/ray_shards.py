@@ -49,7 +49,7 @@ class _RayShard:
         self.shards = shards
 
     def ready(self) -> int:
-        return len(self.host.engine.parties)
+        return len(self.host.engine.spec.plan.parties)
 
     def step(self, advance_to: float | None, *frames: bytes) -> tuple[Any, ...]:
         report = self.host.step(list(frames), advance_to)

@@ -27,7 +27,7 @@ import time
 import traceback
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import msgspec
 import trio
@@ -48,6 +48,9 @@ from parties.runner import StepTimeout, timeout_for
 from transports.shards import ShardNetwork, decode_batch, encode_batch
 from transports.tap import Tap
 
+if TYPE_CHECKING:
+    from parties.shard_direct import DirectShard
+
 __all__ = ["ShardEngine", "ShardFinal", "ShardHost", "ShardSpec", "StepReport"]
 
 
@@ -63,6 +66,7 @@ class ShardSpec:
     tap_keep_data: bool | None = None  # None: no tap
     buffer: int | None = None  # inbound payloads per party (None: unbounded)
     pki: bytes | None = None  # the coordinator's simulated-PKI secret: one roster per run
+    direct: bool = False  # roles called directly (parties.shard_direct), not one task per party
 
 
 class StepReport(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
@@ -217,6 +221,12 @@ class ShardHost:
     """A :class:`ShardEngine` on its own thread, driven by blocking calls (process or Ray actor)."""
 
     def __init__(self, spec: ShardSpec) -> None:
+        self.engine: ShardEngine | DirectShard
+        if spec.direct:  # no trio loop: the roles are called in the caller's thread
+            from parties.shard_direct import DirectShard
+
+            self.engine = DirectShard(spec)
+            return
         self.engine = ShardEngine(spec)
         self._ready = threading.Event()
         self._failure: BaseException | None = None
@@ -237,6 +247,7 @@ class ShardHost:
         self._token = trio.lowlevel.current_trio_token()
         self._stop = trio.Event()
         async with trio.open_nursery() as nursery:
+            assert isinstance(self.engine, ShardEngine)
             await nursery.start(self.engine.run)
             self._ready.set()
             await self._stop.wait()
@@ -254,13 +265,17 @@ class ShardHost:
         raise RuntimeError(f"shard {self.engine.spec.shard}: a party raised\n{text}") from None
 
     def step(self, frames: Sequence[bytes], advance_to: float | None) -> StepReport:
-        report: StepReport = self._call(self.engine.step, frames, advance_to)
-        return report
+        if isinstance(self.engine, ShardEngine):
+            report: StepReport = self._call(self.engine.step, frames, advance_to)
+            return report
+        return self.engine.step(frames, advance_to)
 
     def take_frames(self) -> dict[int, bytes]:
         return self.engine.take_frames()
 
     def finish(self) -> ShardFinal:
+        if not isinstance(self.engine, ShardEngine):
+            return self.engine.final()
         final: ShardFinal = trio.from_thread.run_sync(self.engine.final, trio_token=self._token)
         trio.from_thread.run_sync(self._stop.set, trio_token=self._token)
         self._thread.join()

@@ -49,8 +49,12 @@ and collects at the end a pickled :class:`ShardFinal` (outcomes, costs,
 transcripts) -- between a parent and the workers it started, as
 ``multiprocessing`` itself does; nothing a party sends is pickled.
 
-Workers are :class:`ShardHost` objects: a trio loop on a thread of their own
-(the :class:`ShardEngine`), driven by blocking calls.  The process engine runs
+Workers are :class:`ShardHost` objects: by default the shard's roles called
+directly (:class:`parties.shard_direct.DirectShard`: no task, channel or
+endpoint per party, since a sans-I/O role acts only on a payload or a
+deadline), or, with ``direct=False`` or a bounded ``buffer``, one
+:class:`~parties.party.Party` task per party in a trio loop on a thread of
+its own (the :class:`ShardEngine`); either is driven by blocking calls.  The process engine runs
 one host per worker process over a pipe (:func:`start_method`); :mod:`parties.ray_shards` runs
 one per Ray actor.
 
@@ -60,7 +64,7 @@ names below from
 
 * :mod:`parties.shard_engine` -- one shard's worker (:class:`ShardSpec`,
   :class:`ShardEngine`, :class:`ShardHost`, :class:`StepReport`,
-  :class:`ShardFinal`);
+  :class:`ShardFinal`); :mod:`parties.shard_direct` -- the direct engine;
 * :mod:`parties.shard_control` -- the parent's engine-independent loop
   (:func:`drive`, :func:`collect`, :class:`ShardPool`);
 * :mod:`parties.shard_processes` -- worker processes (:func:`start_method`,
@@ -142,6 +146,12 @@ class ShardedRunner:
     buffer:
         Inbound payloads per party (``None``, the default: unbounded, see
         :mod:`transports.shards`).
+    direct:
+        Call each shard's roles directly (:mod:`parties.shard_direct`: no task,
+        channel or endpoint per party; same links, results and costs) rather
+        than one :class:`~parties.party.Party` task each
+        (:class:`~parties.shard_engine.ShardEngine`).  ``None`` (default):
+        direct unless ``buffer`` is set (a bounded buffer needs the tasks).
 
     Takes a :class:`~mpc_rr.core.RolePlan` (each worker builds its own roles);
     ``RunResult.roles`` then holds :class:`~mpc_rr.core.RoleOutcome` s.
@@ -163,6 +173,7 @@ class ShardedRunner:
         tap: Tap | None = None,
         buffer: int | None = None,
         link: object = None,
+        direct: bool | None = None,
     ) -> None:
         if link is not None:
             raise UsageError(
@@ -192,6 +203,9 @@ class ShardedRunner:
         self.transcript = transcript
         self.tap = tap
         self.buffer = buffer
+        if direct and buffer is not None:
+            raise UsageError("bounded inbound buffers need one task per party: direct=False")
+        self.direct = buffer is None if direct is None else bool(direct)
 
     def specs(self, plan: RolePlan) -> list[ShardSpec]:
         """One :class:`ShardSpec` per shard of ``plan``."""
@@ -208,7 +222,7 @@ class ShardedRunner:
         return [
             ShardSpec(
                 k, plan.subset(ids), owner.tobytes(), self.step_timeout, self.transcript, tap_keep,
-                self.buffer, pki,
+                self.buffer, pki, self.direct,
             )
             for k, ids in enumerate(shards)
         ]
@@ -257,6 +271,7 @@ class ShardedRunner:
             "parent_cpu_s": time.process_time() - c0,
             "worker_peak_rss": [f.rss_peak for f in finals],
             "start_method": self._method or None,
+            "direct": self.direct,
             # resident memory the parties added, at the end of the run: measured where a worker
             # owns its pages (Ray, spawn); a forked worker shares its parent's, so it is not
             "bytes_per_party": None

@@ -14,12 +14,18 @@ from benchmarks import scale
 
 
 def test_million_part_runs_at_a_small_size(capsys: pytest.CaptureFixture[str]) -> None:
-    assert scale.main(["--part", "million", "--million", "1500", "--workers", "2"]) == 0
+    args = ["--part", "million", "--million", "1500", "--workers", "2"]
+    assert scale.main([*args, "--child", "million-direct"]) == 0  # one measured run
     res = json.loads(capsys.readouterr().out.strip().splitlines()[-1])
-    assert res["ok"] is True
+    assert res["ok"] is True and res["mode"] == "direct"
     assert res["released"] == 1500
     assert res["messages"] == 3 * 1500
     assert len(res["superstep_cpu_s"]) == res["supersteps"]
+    assert scale.main([*args, "--repeats", "1", "--json"]) == 0  # both engines, interleaved
+    out = capsys.readouterr().out
+    (part,) = json.loads(out.strip().splitlines()[-1])
+    assert [r["mode"] for r in part["rows"]] == ["tasks", "direct"] and part["same_estimates"] is True
+    assert all(r["ok"] for r in part["rows"]) and "ratios: wall" in out
 
 
 def test_pipeline_part_compares_runners_on_the_same_estimates(capsys: pytest.CaptureFixture[str]) -> None:

@@ -127,15 +127,19 @@ def test_secagg_seeded_same_transcript_and_sum_across_shards(same_costs) -> None
     assert many.run.links() == one.run.links()
     same_costs(one.run, many.run)
     assert many.costs.extra["cross_shard_messages"] > 0
-    again = run_secure_sum("secagg", x, runner=MemoryRunner(transcript=True), seed=6, deterministic=True)
+    again = run_secure_sum(
+        "secagg", x, runner=MemoryRunner(transcript=True), seed=6, deterministic=True
+    )
     assert again.run is not None and again.run.links() != many.run.links()
 
 
+@pytest.mark.parametrize("direct", [True, False], ids=["direct", "tasks"])
 def test_secagg_dropouts_within_the_bound_across_shards_keep_virtual_time(
-    per_link_events, same_costs
+    per_link_events, same_costs, direct: bool
 ) -> None:
     """Parties on different shards crash at different steps; deadlines fire at the same
-    virtual times as in one process, and the sum over the survivors is exact."""
+    virtual times as in one process, and the sum over the survivors is exact (with the
+    roles called directly and with one task per party)."""
     rng = np.random.default_rng(4)
     x = np.zeros((40, 6), np.uint8)
     x[np.arange(40), rng.integers(0, 6, 40)] = 1
@@ -143,15 +147,16 @@ def test_secagg_dropouts_within_the_bound_across_shards_keep_virtual_time(
     kw = {"seed": 2, "deterministic": True, "max_dropout": 0.25, "victims": victims}
     one = run_secure_sum("secagg", x, runner=MemoryRunner(transcript=True, step_timeout=30.0), **kw)
     many = run_secure_sum(
-        "secagg", x, runner=ShardedRunner(workers=3, transcript=True, step_timeout=30.0), **kw
-    )
+        "secagg", x,
+        runner=ShardedRunner(workers=3, transcript=True, step_timeout=30.0, direct=direct), **kw,
+    )  # fmt: skip
     assert one.exact and many.exact, many.aborted
     assert many.dropped == (3, 22, 39) and many.survivors == one.survivors == 38
     assert one.run is not None and many.run is not None
     assert per_link_events(many.run) == per_link_events(one.run)
     assert max(e.time for e in many.run.transcript or []) >= 30.0  # deadlines really fired
     same_costs(one.run, many.run)
-    assert many.costs.extra["clock_jumps"] >= 2
+    assert many.costs.extra["clock_jumps"] >= 2 and many.costs.extra["direct"] is direct
 
 
 @pytest.mark.parametrize("dependence", ["rr", "secure-sum"])
@@ -260,3 +265,15 @@ def test_usage_errors_name_the_rule() -> None:
         ShardedRunner(workers=2)(plan)
 
 
+def test_direct_and_task_engines_agree(same_costs) -> None:
+    """Roles called directly and one task per party: the same links, costs and dropped
+    payloads as one process; a bounded buffer needs the tasks."""
+    plan = SpecPlan(PLAINSUM, 9, 3, {"cells": 2, "run": "t"})
+    runs = [ShardedRunner(workers=2, transcript=True, direct=d)(plan) for d in (True, False)]
+    one = MemoryRunner(transcript=True)(plan)
+    for many in runs:
+        assert many.ok and many.links() == one.links()
+        same_costs(one, many)
+    assert runs[0].costs.extra["dropped"] == runs[1].costs.extra["dropped"]
+    with pytest.raises(UsageError, match="bounded inbound buffers need one task per party"):
+        ShardedRunner(workers=2, buffer=1, direct=True)
