@@ -80,6 +80,10 @@ EXAMPLES: dict[str, tuple[str, ...]] = {
         "mpc-rr attack poison --protocol secagg --malicious 1 --strategy out-of-range",
         "mpc-rr attack poison --protocol prio3 --malicious 5 --strategy skip-rr --keep 0.5",
     ),
+    "attack cheat": (
+        "mpc-rr attack cheat --protocol secagg --strategy equivocate --trials 5",
+        "mpc-rr attack cheat --protocol full-mesh-board --strategy key-substitution --json",
+    ),
     "reproduce": (
         "mpc-rr reproduce mdrr-table1 --runs 20",
         "mpc-rr reproduce mdrr-fig3 --data people.csv --schema people.toml --runs 5",

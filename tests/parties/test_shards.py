@@ -274,6 +274,6 @@ def test_direct_and_task_engines_agree(same_costs) -> None:
     for many in runs:
         assert many.ok and many.links() == one.links()
         same_costs(one, many)
-    assert runs[0].costs.extra["dropped"] == runs[1].costs.extra["dropped"]
+    assert runs[0].costs.extra["messages_undelivered"] == runs[1].costs.extra["messages_undelivered"]
     with pytest.raises(UsageError, match="bounded inbound buffers need one task per party"):
         ShardedRunner(workers=2, buffer=1, direct=True)
