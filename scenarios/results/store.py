@@ -30,6 +30,7 @@ from __future__ import annotations
 
 import json
 import sqlite3
+import time
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
@@ -201,7 +202,7 @@ class Store:
                 raise UsageError(f"{self.path}: an SQLite file, but not an mpc-rr results store "
                                  f"(tables: {', '.join(sorted(tables)) or 'none'})")  # fmt: skip
             return
-        self.db.execute("PRAGMA journal_mode = WAL")
+        self._use_wal()
         self.db.execute("PRAGMA synchronous = FULL")
         if "runs" not in tables:
             # one transaction: a concurrent writer sees no schema or all of it, never a part
@@ -216,6 +217,23 @@ class Store:
                 self.db.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
         elif "planned_keys" not in {r[1] for r in self.db.execute("PRAGMA table_info(sessions)")}:
             self.db.execute("ALTER TABLE sessions ADD COLUMN planned_keys TEXT")  # early builds
+
+    def _use_wal(self, patience_s: float = 60.0) -> None:
+        """Switch the file to WAL (persistent: once per store).  The switch needs the file to
+        itself and SQLite answers "database is locked" at once instead of calling the busy
+        handler, so writers opening one fresh store together retry with a short backoff."""
+        deadline = time.monotonic() + patience_s
+        pause = 0.005
+        while True:
+            try:
+                if str(self.db.execute("PRAGMA journal_mode").fetchone()[0]).lower() != "wal":
+                    self.db.execute("PRAGMA journal_mode = WAL")
+                return
+            except sqlite3.OperationalError as exc:
+                if "locked" not in str(exc) or time.monotonic() > deadline:
+                    raise
+            time.sleep(pause)
+            pause = min(0.2, 2 * pause)
 
     def _schema(self) -> tuple[int, set[str]]:
         version = int(self.db.execute("PRAGMA user_version").fetchone()[0])
