@@ -23,7 +23,13 @@ from mpc_rr.secure_sum.secagg._messages import (
     MaskedInput,
     UnmaskShares,
 )
-from mpc_rr.secure_sum.secagg._params import DEFAULT_FAILURE, SecAggPublic, secagg_public
+from mpc_rr.secure_sum.secagg._params import (
+    DEFAULT_FAILURE,
+    DEFAULT_MAX_CORRUPT,
+    SecAggPublic,
+    parties_in,
+    secagg_public,
+)
 from mpc_rr.secure_sum.secagg._server import SecAggServer
 from mpc_rr.secure_sum.secagg._spec import SecAggOptions
 
@@ -81,13 +87,19 @@ def memory_estimate(n: int, cells: int, options: SecAggOptions | None = None) ->
 
     Inputs and per-party state hold ``cells`` uint64 words per party; one
     masked vector per party in flight; a party's ``degree + 1`` mask streams
-    while it computes.
+    while it computes.  The consistency round (Bonawitz et al. 2017, Round 3)
+    sends every party a quorum's signatures (64 B each) and two bitmaps over
+    the ``n`` ids: ``O(n^2)`` bytes in all, the term that dominates past a few
+    thousand parties (and as many signature checks: see docs/secure_aggregation.md).
     """
     degree = None if options is None else options.degree
+    max_corrupt = DEFAULT_MAX_CORRUPT if options is None or options.max_corrupt is None else options.max_corrupt
     word = 8
     wire = int(np.dtype(smallest_uint(max(2, n + 1))).itemsize)
     k = degree if degree is not None else min(n - 1, 64)
-    return n * cells * (word + 1) + n * cells * wire + 2 * (k + 1) * cells * word
+    quorum = min(n, (n + parties_in(max_corrupt, n)) // 2 + 1)
+    consistency = n * (quorum * 64 + 2 * ((n + 8) // 8))
+    return n * cells * (word + 1) + n * cells * wire + 2 * (k + 1) * cells * word + consistency
 
 
 def fit_options(options: SecAggOptions, n: int) -> SecAggOptions:

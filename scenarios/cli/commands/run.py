@@ -178,6 +178,7 @@ def run(args: argparse.Namespace) -> int:
     if args.parties is not None and args.parties > data.n:
         raise UsageError(f"--parties must be at most the {data.n:,} records of {data.name}, got {args.parties}")
     n = args.parties or data.n
+    _check_dependence_fits(opts, data.schema.sizes, n)
     phases.start(f"building {n:,} parties and starting them over {args.transport}")
     result, ev = run_and_evaluate(opts, runner, data, progress=progress)
     phases.close()
@@ -195,6 +196,29 @@ def run(args: argparse.Namespace) -> int:
         _summary(result)
         print("wrote " + ", ".join(str(p) for p in paths))
     return 0
+
+
+def _check_dependence_fits(opts: Any, sizes: tuple[int, ...], n: int) -> None:
+    """Refuse, before any party is built, a dependence sum that cannot fit in this machine's
+    memory (its protocol's own estimate for ``n`` parties over the pair cells)."""
+    from mpc_rr.core import UsageError
+    from mpc_rr.secure_sum import memory_estimate
+    from scenarios.cli.options import available_memory, human_bytes
+
+    if opts.dependence == "rr":
+        return
+    total = sum(sizes)
+    cells = (total * total - sum(s * s for s in sizes)) // 2  # one-hot cells of every attribute pair
+    need = memory_estimate(opts.sum, n, cells, opts.sum_options())
+    have = available_memory()
+    if need > 0.8 * have:
+        why = (" (SecAgg+'s consistency round sends every party a quorum's signatures: bytes grow "
+               "with the square of the parties)") if opts.sum == "secagg" else ""  # fmt: skip
+        raise UsageError(
+            f"--dependence {opts.dependence} --sum {opts.sum} with {n:,} parties x {cells:,} pair "
+            f"cells needs about {human_bytes(need)}; {human_bytes(have)} are available{why}. Use "
+            "fewer --parties, another --sum (prio3), or --dependence rr"
+        )
 
 
 def _fresh(folder: Path) -> Path:

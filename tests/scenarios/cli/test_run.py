@@ -224,3 +224,25 @@ def test_run_command_rejects_bad_options(capsys: pytest.CaptureFixture[str]) -> 
             raise SystemExit(code)
         assert exc.value.code == 2, argv
         assert message in capsys.readouterr().err, argv
+
+
+def test_a_dependence_sum_that_cannot_fit_is_refused_before_any_party_is_built(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """SecAgg+'s consistency round sends every party a quorum's signatures (bytes quadratic in
+    the parties: about 36 GiB on all of Adult): refused with the estimate, exit 2, nothing
+    written, instead of a worker killed for memory minutes later."""
+    monkeypatch.setattr("scenarios.cli.options.available_memory", lambda: 2**30)
+    out = tmp_path / "out"
+    assert main(["run", "adult", "--parties", "8000", "--dependence", "secure-sum", "--out", str(out)]) == 2
+    err = capsys.readouterr().err
+    assert "8,000 parties x 1,582 pair cells needs about" in err and "consistency round" in err, err
+    assert "1.0 GiB are available" in err and not out.exists()
+
+
+def test_the_secagg_memory_estimate_grows_with_the_square_of_the_parties() -> None:
+    from mpc_rr.secure_sum import memory_estimate
+
+    small, large = memory_estimate("secagg", 4000, 16), memory_estimate("secagg", 8000, 16)
+    assert 3.8 < large / small < 4.2  # the quorum's signatures dominate: n * (n / 2) * 64 B
+    assert memory_estimate("secagg", 32561, 1582) > 30 * 2**30
