@@ -33,7 +33,6 @@ from __future__ import annotations
 
 import gc
 import math
-import pickle
 import time
 from collections.abc import Sequence
 
@@ -45,7 +44,6 @@ from mpc_rr.core import (
     Message,
     PartyStats,
     PeerError,
-    RoleOutcome,
     Send,
     Transcript,
     UsageError,
@@ -53,7 +51,7 @@ from mpc_rr.core import (
 from parties.party import MAX_LABELS, codec_for
 from parties.process_stats import peak_rss_bytes, rss_bytes
 from parties.runner import timeout_for
-from parties.shard_engine import ShardFinal, ShardSpec, StepReport
+from parties.shard_engine import ShardFinal, ShardSpec, StepReport, adopt_pki, role_outcomes
 from transports.errors import UnknownDestination
 from transports.shards import decode_batch, encode_batch
 from transports.tap import PAYLOAD_TAP, Tap
@@ -74,10 +72,7 @@ class DirectShard:
         self.startup_cpu_s = c0 = time.process_time()
         t0 = time.perf_counter()
         self._progress: dict[str, tuple[int, int]] = {}
-        if spec.pki is not None:  # sign and verify with the coordinator's simulated PKI
-            from mpc_rr.secure_sum import use_simulation_secret
-
-            use_simulation_secret(spec.pki)
+        adopt_pki(spec)
         roles = spec.plan.build(self._report_progress)
         self.owner: list[int] = np.frombuffer(spec.owner, "<i4").tolist()
         self.shards = max(self.owner, default=-1) + 1
@@ -242,18 +237,8 @@ class DirectShard:
         return frames
 
     def final(self) -> ShardFinal:
-        results: list[bytes] = []
-        index: dict[bytes, int] = {}
-        outcomes = {}
+        outcomes, results = role_outcomes(self.roles)
         for pid, role in self.roles.items():
-            o = RoleOutcome.of(role)
-            k = -1
-            if o.done and o.error is None:
-                blob = pickle.dumps(o.result, protocol=pickle.HIGHEST_PROTOCOL)
-                k = index.setdefault(blob, len(results))
-                if k == len(results):
-                    results.append(blob)
-            outcomes[pid] = (o.role_type, o.final_state, o.done, k, o.error, tuple(o.waiting_for()))
             st = self.stats[pid]
             if st.error is None and role.error is not None:
                 st.error = role.error

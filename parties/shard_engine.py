@@ -25,7 +25,7 @@ import pickle
 import threading
 import time
 import traceback
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
@@ -36,6 +36,7 @@ import trio.testing
 from mpc_rr.core import (
     PartyStats,
     ProtocolAbort,
+    Role,
     RoleOutcome,
     RolePlan,
     Transcript,
@@ -67,6 +68,32 @@ class ShardSpec:
     buffer: int | None = None  # inbound payloads per party (None: unbounded)
     pki: bytes | None = None  # the coordinator's simulated-PKI secret: one roster per run
     direct: bool = False  # roles called directly (parties.shard_direct), not one task per party
+
+
+def adopt_pki(spec: ShardSpec) -> None:
+    """Sign and verify with the coordinator's simulated PKI (one roster per run), if it sent one."""
+    if spec.pki is not None:
+        from mpc_rr.secure_sum import use_simulation_secret
+
+        use_simulation_secret(spec.pki)
+
+
+def role_outcomes(roles: Mapping[int, Role]) -> tuple[dict[int, tuple[Any, ...]], list[bytes]]:
+    """Each role's outcome for :class:`ShardFinal`, equal results pickled once (an index into
+    the returned list; -1 for a role without a result)."""
+    results: list[bytes] = []
+    index: dict[bytes, int] = {}
+    outcomes: dict[int, tuple[Any, ...]] = {}
+    for pid, role in roles.items():
+        o = RoleOutcome.of(role)
+        k = -1
+        if o.done and o.error is None:
+            blob = pickle.dumps(o.result, protocol=pickle.HIGHEST_PROTOCOL)
+            k = index.setdefault(blob, len(results))
+            if k == len(results):
+                results.append(blob)
+        outcomes[pid] = (o.role_type, o.final_state, o.done, k, o.error, tuple(o.waiting_for()))
+    return outcomes, results
 
 
 class StepReport(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
@@ -119,10 +146,7 @@ class ShardEngine:
         self.rss_before = rss_bytes()
         c0 = self.startup_cpu_s = time.process_time()
         t0 = time.perf_counter()
-        if spec.pki is not None:  # sign and verify with the coordinator's simulated PKI
-            from mpc_rr.secure_sum import use_simulation_secret
-
-            use_simulation_secret(spec.pki)
+        adopt_pki(spec)
         roles = spec.plan.build(self._report_progress)
         import numpy as np
 
@@ -197,18 +221,7 @@ class ShardEngine:
         return frames
 
     def final(self) -> ShardFinal:
-        results: list[bytes] = []
-        index: dict[bytes, int] = {}
-        outcomes = {}
-        for pid, p in self.parties.items():
-            o = RoleOutcome.of(p.role)
-            k = -1
-            if o.done and o.error is None:
-                blob = pickle.dumps(o.result, protocol=pickle.HIGHEST_PROTOCOL)
-                k = index.setdefault(blob, len(results))
-                if k == len(results):
-                    results.append(blob)
-            outcomes[pid] = (o.role_type, o.final_state, o.done, k, o.error, tuple(o.waiting_for()))
+        outcomes, results = role_outcomes({pid: p.role for pid, p in self.parties.items()})
         return ShardFinal(
             self.spec.shard, outcomes, results, {pid: p.stats for pid, p in self.parties.items()},
             self.trace.events if self.trace is not None else None,
