@@ -266,7 +266,7 @@ def make_round(lesson: Lesson, rng: np.random.Generator) -> Any:
             pub = secagg_public(n, k, run=run, max_dropout=SECAGG_DROPOUT)
             cfg = pub.config
             public.update(modulus=cfg.modulus, threshold=cfg.threshold, max_dropped=cfg.max_dropped,
-                          quorum=cfg.quorum)  # fmt: skip
+                          quorum=cfg.quorum, committee=np.flatnonzero(cfg.committee).tolist())  # fmt: skip
             roles[0] = SecAggServer(cfg, pub.graph, identity=ids[0])
             for b, a in enumerate(answers):
                 pid = browsers + 1 + b

@@ -132,7 +132,7 @@ class ClientState(enum.Enum):
 #   SHARES  ForwardedShares (the shares addressed to it) -> its masked input
 #           y = x + PRG(b) + sum_v +-PRG(s_uv) (mod R): MaskedInput;
 #   MASKED  SurvivorSet (U3) -> it signs the set it was shown: ConsistencySig;
-#   CONSISTENCY  UnmaskRequest (a quorum's signatures on the same set) -> UnmaskShares: for
+#   CONSISTENCY  UnmaskRequest (a committee quorum's signatures on the set) -> UnmaskShares: for
 #           each neighbour a share of b (in the set) or of s_sk (not), never both;
 #   UNMASK  Aggregate -> the sum is the result.
 # SecAggAbort in any step: the aggregator stopped the run.  A malformed message from the
@@ -423,7 +423,9 @@ class SecAggClient(Role):
             raise self._leave("SurvivorSet", "a survivor set without me (or with the aggregator)")
         self._survivors = msg.survivors
         self._members = members
-        sig = self.identity.sign(self._signed("consistency", self.party_id, msg.survivors))
+        sig = b""  # outside the committee my signature would not count: an acknowledgement
+        if self.cfg.committee[self.party_id]:
+            sig = self.identity.sign(self._signed("consistency", self.party_id, msg.survivors))
         return [Send(COORDINATOR, ConsistencySig(run=self.run, step=3, signature=sig))]
 
     def _on_unmask_request(self, src: int, msg: UnmaskRequest) -> list[Send]:
@@ -491,13 +493,15 @@ class SecAggClient(Role):
         )
 
     def _inconsistent(self, msg: UnmaskRequest) -> str:
-        """Why the signatures on my survivor set do not make a quorum ('' when they do)."""
+        """Why the committee's signatures on my survivor set do not make a quorum ('' when they do)."""
         n = self.cfg.n
         signers = read_bitmap(msg.signers, n)
         if signers is None:
             return "the signer set is not a bitmap over the parties"
         if (signers & ~self._members).any():
             return "signers outside the survivor set"
+        if (signers & ~self.cfg.committee).any():
+            return "signers outside the consistency committee"
         ids = np.flatnonzero(signers).tolist()
         if len(ids) < self.cfg.quorum:
             return f"only {len(ids)} parties signed the survivor set, a quorum is {self.cfg.quorum}"

@@ -155,12 +155,15 @@ class Judge:
         return [Send(int(v), msg) for v in np.flatnonzero(members)]
 
     def _check_consistency(self, src: int, msg: ConsistencySig) -> bytes:
+        if not self.cfg.committee[src]:
+            return b""  # an acknowledgement: only the committee's signatures count
         if not self.identity.roster.verify(src, msg.signature, self._signed("consistency", src, self._survivors)):
             raise PeerError(f"{self.name}: party {src}'s signature is not on the survivor set", src)
         return msg.signature
 
     def _unmask_request(self, signers: list[int]) -> UnmaskRequest:
         members = np.zeros(self.cfg.n + 1, bool)
+        signers = [v for v in signers if self.cfg.committee[v]]
         members[signers] = True
         sigs = [self._consistency[v] for v in signers]
         return UnmaskRequest(run=self.run, step=4, signers=bitmap(members), signatures=sigs)

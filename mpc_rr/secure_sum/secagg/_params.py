@@ -16,7 +16,7 @@ import hashlib
 import math
 from dataclasses import dataclass
 from fractions import Fraction
-from functools import lru_cache
+from functools import cached_property, lru_cache
 
 import numpy as np
 
@@ -31,6 +31,7 @@ __all__ = [
     "DEFAULT_MAX_DROPOUT",
     "SecAggConfig",
     "SecAggPublic",
+    "consistency_committee",
     "default_degree",
     "default_threshold",
     "parties_in",
@@ -119,6 +120,61 @@ def default_threshold(n: int, degree: int, max_dropout: float, failure: float = 
     return max(deterministic, max(ok, default=0))
 
 
+def _binomial_pmf(m: int, q: float) -> np.ndarray:
+    """``P[Binomial(m, q) = i]`` for ``i = 0..m`` in log space, vectorized (no scipy import)."""
+    i = np.arange(m + 1, dtype=np.float64)
+    if q in (0.0, 1.0):
+        point: np.ndarray = (i == (m if q else 0)).astype(np.float64)
+        return point
+    log_comb = np.concatenate([[0.0], np.cumsum(np.log((m - i[1:] + 1) / i[1:]))])
+    pmf: np.ndarray = np.exp(log_comb + i * math.log(q) + (m - i) * math.log1p(-q))
+    return pmf
+
+
+def _full_quorum(n: int, max_corrupt: float) -> int:
+    return min(n, (n + parties_in(max_corrupt, n)) // 2 + 1)
+
+
+_MAX_COMMITTEE = 4096
+"""Largest committee searched; past it, everyone signs (the deterministic quorum)."""
+
+
+def consistency_committee(
+    n: int, max_corrupt: float, max_dropout: float, failure: float = DEFAULT_FAILURE
+) -> tuple[int, int]:
+    """Size ``m`` and quorum ``q`` of the consistency committee (``m = n``: everyone signs).
+
+    The consistency round (Bonawitz et al. 2017, Round 3) needs two facts: two
+    different survivor sets cannot both gather a quorum of signatures, and the
+    honest survivors can gather one.  With every party signing, the quorum is a
+    majority of *all* parties, ``floor((n + c) / 2) + 1`` for ``c =
+    floor(max_corrupt * n)`` colluders -- every party then receives and checks
+    about ``n / 2`` signatures, O(n^2) in all.  The argument counts signers, not who
+    they are, so a committee of ``m`` parties drawn from the run's public randomness
+    (as the graph is, after the adversary chose whom to corrupt: Bell et al. 2020,
+    Sec. 3) signs instead.  Its colluders number at most ``c_m`` except with
+    probability ``failure`` (``P[Binomial(m, max_corrupt) > c_m] <= failure``;
+    sampling without replacement has the lighter hypergeometric tail, Hoeffding 1963,
+    Thm. 4), and the quorum is ``floor((m + c_m) / 2) + 1``: two quorums share more
+    than ``c_m`` members, so some honest member would have signed two different
+    sets, which it never does.  ``m`` is the smallest size whose quorum also
+    survives ``max_dropout`` random dropouts (``P[Binomial(m, 1 - max_dropout) < q]
+    <= failure``); defaults (0.1, 0.1, 1e-6): ``m = 55``, ``q = 37`` at any ``n``
+    above that.  Where no committee smaller than ``n`` has a smaller quorum,
+    everyone signs.
+    """
+    full = (n, _full_quorum(n, max_corrupt))
+    for m in range(1, min(n, _MAX_COMMITTEE + 1)):
+        at_least = np.cumsum(_binomial_pmf(m, max_corrupt)[::-1])[::-1]  # P[X >= i]
+        c = int(np.flatnonzero(np.append(at_least[1:], 0.0) <= failure)[0])  # P[X > c] <= failure
+        q = (m + c) // 2 + 1
+        if q > m:
+            continue
+        if math.fsum(_binomial_pmf(m, 1.0 - max_dropout)[:q].tolist()) <= failure:
+            return (m, q) if q < full[1] else full
+    return full
+
+
 @dataclass(frozen=True)
 class SecAggConfig:
     """Public parameters of one SecAgg+ run (validated; build with :meth:`create`).
@@ -139,6 +195,9 @@ class SecAggConfig:
         (the threshold exceeds what such a coalition holds of any neighbourhood).
     run:
         Run id in every message and key derivation.
+    committee_size, committee_quorum:
+        The consistency round's signers and how many of them must sign one survivor set
+        (:func:`consistency_committee`; ``0``: everyone, quorum ``floor((n + c) / 2) + 1``).
     """
 
     n: int
@@ -149,6 +208,8 @@ class SecAggConfig:
     max_dropout: float
     max_corrupt: float = DEFAULT_MAX_CORRUPT
     run: str = ""
+    committee_size: int = 0
+    committee_quorum: int = 0
 
     @classmethod
     def create(
@@ -237,7 +298,8 @@ class SecAggConfig:
                 else:
                     why = f"below {t_min}, one party's share would reveal its secrets; raise it"
                 raise UsageError(f"SecAggConfig: threshold must be in [{lo}, degree={k}], got {t} ({why})")
-        return cls(n, cells, int(modulus), k, t, float(max_dropout), gamma, run)
+        m, q = consistency_committee(n, gamma, float(max_dropout), failure)
+        return cls(n, cells, int(modulus), k, t, float(max_dropout), gamma, run, m, q)
 
     @property
     def dtype(self) -> np.dtype[np.unsignedinteger]:
@@ -246,12 +308,31 @@ class SecAggConfig:
 
     @property
     def quorum(self) -> int:
-        """Signatures a survivor set needs before any party reveals a share (the consistency
-        round, Bonawitz et al. 2017, Round 3): ``floor((n + c) / 2) + 1`` for ``c =
-        max_corrupt * n`` colluders.  Two sets with a quorum each share more than ``c``
-        signers, so some honest party would have signed both -- which it never does: every
-        party that reveals was shown the same set."""
-        return min(self.n, (self.n + parties_in(self.max_corrupt, self.n)) // 2 + 1)
+        """Committee signatures a survivor set needs before any party reveals a share (the
+        consistency round, Bonawitz et al. 2017, Round 3, with the committee of
+        :func:`consistency_committee`).  Two sets with a quorum each share more committee
+        members than can collude, so some honest member would have signed both -- which it
+        never does: every party that reveals was shown the same set."""
+        return self.committee_quorum or _full_quorum(self.n, self.max_corrupt)
+
+    @cached_property
+    def committee(self) -> np.ndarray:
+        """``(n + 1,)`` bool: the parties whose signatures on the survivor set count.
+
+        Drawn from SHA-256 of the run label's base (like the graph: public, fixed before
+        the run, the same in every process); everyone when ``committee_size`` is 0 or ``n``.
+        """
+        mask = np.ones(self.n + 1, bool)
+        mask[0] = False
+        m = self.committee_size
+        if 0 < m < self.n:
+            base = self.run.split("#", 1)[0]
+            digest = hashlib.sha256(f"mpc_rr/secagg/committee/v1|{base}|{self.n}|{m}".encode()).digest()
+            rng = np.random.default_rng(int.from_bytes(digest[:16], "little"))
+            mask[:] = False
+            mask[rng.choice(self.n, size=m, replace=False) + 1] = True
+        mask.setflags(write=False)
+        return mask
 
     @property
     def max_dropped(self) -> int:
@@ -268,6 +349,8 @@ class SecAggConfig:
             "max_dropout": self.max_dropout,
             "max_dropped": self.max_dropped,
             "max_corrupt": self.max_corrupt,
+            "committee": self.committee_size or self.n,
+            "quorum": self.quorum,
         }
 
 

@@ -26,8 +26,9 @@ from mpc_rr.secure_sum.secagg._messages import (
 from mpc_rr.secure_sum.secagg._params import (
     DEFAULT_FAILURE,
     DEFAULT_MAX_CORRUPT,
+    DEFAULT_MAX_DROPOUT,
     SecAggPublic,
-    parties_in,
+    consistency_committee,
     secagg_public,
 )
 from mpc_rr.secure_sum.secagg._server import SecAggServer
@@ -88,16 +89,17 @@ def memory_estimate(n: int, cells: int, options: SecAggOptions | None = None) ->
     Inputs and per-party state hold ``cells`` uint64 words per party; one
     masked vector per party in flight; a party's ``degree + 1`` mask streams
     while it computes.  The consistency round (Bonawitz et al. 2017, Round 3)
-    sends every party a quorum's signatures (64 B each) and two bitmaps over
-    the ``n`` ids: ``O(n^2)`` bytes in all, the term that dominates past a few
-    thousand parties (and as many signature checks: see docs/secure_aggregation.md).
+    sends every party a committee quorum's signatures (64 B each, a constant:
+    :func:`consistency_committee`) and two bitmaps over the ``n`` ids.
     """
     degree = None if options is None else options.degree
     max_corrupt = DEFAULT_MAX_CORRUPT if options is None or options.max_corrupt is None else options.max_corrupt
+    max_dropout = DEFAULT_MAX_DROPOUT if options is None or options.max_dropout is None else options.max_dropout
+    failure = DEFAULT_FAILURE if options is None or options.failure is None else options.failure
     word = 8
     wire = int(np.dtype(smallest_uint(max(2, n + 1))).itemsize)
     k = degree if degree is not None else min(n - 1, 64)
-    quorum = min(n, (n + parties_in(max_corrupt, n)) // 2 + 1)
+    _, quorum = consistency_committee(n, max_corrupt, max_dropout, failure)
     consistency = n * (quorum * 64 + 2 * ((n + 8) // 8))
     return n * cells * (word + 1) + n * cells * wire + 2 * (k + 1) * cells * word + consistency
 

@@ -66,7 +66,7 @@ class ServerState(enum.Enum):
 #   KEYS    AdvertiseKeys -> NeighborKeys: to each live party, its live neighbours' keys
 #   SHARES  EncryptedShares -> ForwardedShares: the shares regrouped by recipient
 #   MASKED  MaskedInput (and complaints, judged) -> SurvivorSet: U3 to every survivor
-#   CONSISTENCY  ConsistencySig -> UnmaskRequest: a quorum's signatures on U3 to each signer
+#   CONSISTENCY  ConsistencySig -> UnmaskRequest: a committee quorum's signatures on U3 to each signer
 #   UNMASK  UnmaskShares -> Aggregate: the seeds rebuilt, the masks removed -- the result
 SECAGG_SERVER_TABLE = table({
     (ServerState.KEYS, AdvertiseKeys): Transition("_on_keys", ServerState.KEYS),
@@ -420,14 +420,15 @@ class SecAggServer(Judge, Unmasker, Role):
     def _request_unmask_shares(self) -> list[Send]:
         self._bound()
         signers = sorted(v for v in self._consistency if self.alive[v])
-        if len(signers) < self.cfg.quorum:
+        members = [v for v in signers if self.cfg.committee[v]]
+        if len(members) < self.cfg.quorum:
             raise Abort(
-                f"{self.name}: only {len(signers)} parties signed the survivor set, a quorum is "
-                f"{self.cfg.quorum}",
+                f"{self.name}: only {len(members)} committee members signed the survivor set, a "
+                f"quorum is {self.cfg.quorum}",
                 sorted(self.dropped),
             )
-        # a quorum's signatures are what a party checks: send those, not all (bytes: n x 64)
-        msg = self._unmask_request(signers[: self.cfg.quorum])  # one message for every signer
+        # a quorum's signatures are what a party checks: send those, not all (bytes: q x 64)
+        msg = self._unmask_request(members[: self.cfg.quorum])  # one message for every signer
         return [Send(v, msg) for v in signers]
 
     # -- step 3: unmasking ----------------------------------------------------------------

@@ -37,7 +37,7 @@ class SecAggOptions(msgspec.Struct, frozen=True, forbid_unknown_fields=True, kw_
     degree: Annotated[int, Meta(ge=1, description="graph degree k (at most n-1)")] | None = None
     threshold: Annotated[int, Meta(ge=1, description="Shamir threshold t")] | None = None
     failure: Annotated[
-        float, Meta(gt=0, lt=1, description="threshold failure target (default 1e-6)")
+        float, Meta(gt=0, lt=1, description="failure target of the threshold and of the consistency committee (default 1e-6)")
     ] | None = None
 
 

@@ -191,6 +191,7 @@
           if (!members || !signers) throw culprit("an unmask request before a survivor set, or not a bitmap");
           const ids = signers.flatMap((on, i) => (on ? [i] : []));
           if (ids.some((i) => !members[i])) throw culprit("signers outside the survivor set");
+          if (r.committee && ids.some((i) => !r.committee.includes(i))) throw culprit("signers outside the consistency committee");
           if (ids.length < r.quorum) throw culprit(`only ${ids.length} parties signed the survivor set, a quorum is ${r.quorum}`);
           if (msg.signatures.length !== ids.length) throw culprit(`${msg.signatures.length} signatures for ${ids.length} signers`);
           for (let i = 0; i < ids.length; i++)

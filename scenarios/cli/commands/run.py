@@ -212,11 +212,9 @@ def _check_dependence_fits(opts: Any, sizes: tuple[int, ...], n: int) -> None:
     need = memory_estimate(opts.sum, n, cells, opts.sum_options())
     have = available_memory()
     if need > 0.8 * have:
-        why = (" (SecAgg+'s consistency round sends every party a quorum's signatures: bytes grow "
-               "with the square of the parties)") if opts.sum == "secagg" else ""  # fmt: skip
         raise UsageError(
             f"--dependence {opts.dependence} --sum {opts.sum} with {n:,} parties x {cells:,} pair "
-            f"cells needs about {human_bytes(need)}; {human_bytes(have)} are available{why}. Use "
+            f"cells needs about {human_bytes(need)}; {human_bytes(have)} are available. Use "
             "fewer --parties, another --sum (prio3), or --dependence rr"
         )
 

@@ -59,7 +59,7 @@ def _exit_code(argv: list[str]) -> int:
         (["--parties", "5", "--protocol", "full-mesh", "--max-dropout", "0.1"],
          "--max-dropout only apply to --protocol secagg"),
         (["--parties", "100", "--cells", "1000000000"], "needs about"),
-        (["--parties", "3000", "--protocol", "full-mesh"], "Use fewer parties or cells, or --protocol prio3"),  # SecAgg+ counts its consistency round
+        (["--parties", "3000", "--protocol", "full-mesh"], "Use fewer parties or cells, or --protocol secagg"),  # SecAgg+ counts its consistency round
     ],
 )  # fmt: skip
 def test_bad_input_is_refused_before_any_work(argv, message, capsys) -> None:

@@ -1,0 +1,147 @@
+"""SecAgg+'s consistency committee: a constant quorum instead of a majority of all parties,
+as safe (two quorums share more members than can collude) and as live (the honest survivors
+reach it) as the threshold, checked against scipy's binomial; and enforced by the parties."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from scipy.stats import binom
+
+from mpc_rr.adversary import _cheat_runs, cheat
+from mpc_rr.core import COORDINATOR, Send, run_roles
+from mpc_rr.secure_sum import SeededEntropy
+from mpc_rr.secure_sum.secagg import (
+    ConsistencySig,
+    SecAggClient,
+    SecAggServer,
+    SurvivorSet,
+    bitmap,
+    consistency_committee,
+    parties_in,
+    secagg_public,
+    secagg_roles,
+)
+
+
+def _corrupt_bound(m: int, gamma: float, failure: float) -> int:
+    """Smallest ``c`` with ``P[Binomial(m, gamma) > c] <= failure`` (scipy)."""
+    return next(c for c in range(m + 1) if binom.sf(c, m, gamma) <= failure)
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    n=st.integers(2, 3000),
+    gamma=st.sampled_from([0.0, 0.01, 0.05, 0.1, 0.2, 0.3]),
+    delta=st.sampled_from([0.0, 0.05, 0.1, 0.2, 0.3]),
+    failure=st.sampled_from([1e-9, 1e-6, 1e-3]),
+)
+def test_the_committee_is_safe_and_live_with_the_failure_probability(
+    n: int, gamma: float, delta: float, failure: float
+) -> None:
+    m, q = consistency_committee(n, gamma, delta, failure)
+    full = min(n, (n + parties_in(gamma, n)) // 2 + 1)
+    if m == n:  # everyone signs: the deterministic quorum of Bonawitz et al.
+        assert q == full
+        return
+    assert 1 <= q <= m < n and q < full  # smaller than the majority of all parties, or not used
+    assert 2 * q > m + _corrupt_bound(m, gamma, failure)  # safety: two quorums share an honest member
+    assert binom.cdf(q - 1, m, 1 - delta) <= failure * (1 + 1e-9)  # liveness under random dropouts
+
+
+def test_the_defaults_give_a_committee_of_55_and_a_quorum_of_37_at_any_size() -> None:
+    for n in (100, 1000, 32561, 10**6):
+        assert consistency_committee(n, 0.1, 0.1) == (55, 37)
+    assert consistency_committee(40, 0.1, 0.1) == (40, 23)  # small runs: everyone signs
+
+
+def test_the_committee_follows_the_run_and_not_the_deployment_nonce() -> None:
+    a = secagg_public(300, 4, run="study#nonce-1").config
+    b = secagg_public(300, 4, run="study#nonce-2").config
+    c = secagg_public(300, 4, run="another-study").config
+    assert a.committee.sum() == a.committee_size == 55 and not a.committee[0]
+    np.testing.assert_array_equal(a.committee, b.committee)
+    assert not np.array_equal(a.committee, c.committee)
+    small = secagg_public(30, 4, run="study").config
+    assert small.committee[1:].all() and not small.committee[0]
+
+
+def _run(n: int, server: type[SecAggServer], client: type[SecAggClient]) -> tuple[dict[int, Any], Any, np.ndarray]:
+    pub = secagg_public(n, 4, run="committee")
+    x = np.random.default_rng(1).integers(0, 2, size=(n, 4))
+    roles = secagg_roles(x, pub, entropy=SeededEntropy(3).spawn)
+    roles[COORDINATOR] = server(pub.config, pub.graph, identity=roles[COORDINATOR].identity)
+    for i in range(1, n + 1):
+        roles[i] = client(i, pub.config, pub.graph, x[i - 1], entropy=SeededEntropy(3).spawn(i),
+                          identity=roles[i].identity)  # fmt: skip
+    return roles, run_roles(roles), x
+
+
+def test_an_honest_run_sends_only_the_committee_quorums_signatures_and_is_exact() -> None:
+    sent: list[int] = []
+
+    class Counting(SecAggServer):
+        def _request_unmask_shares(self) -> list[Send]:
+            out = super()._request_unmask_shares()
+            sent.append(len(out[0].msg.signatures))  # type: ignore[attr-defined]
+            return out
+
+    roles, _res, x = _run(120, Counting, SecAggClient)
+    cfg = roles[COORDINATOR].cfg
+    assert cfg.committee_size < cfg.n and sent == [cfg.quorum]
+    np.testing.assert_array_equal(roles[COORDINATOR].result.total, x.sum(axis=0))
+
+
+class SignsAlways(SecAggClient):
+    """A party that signs its survivor set inside the committee or not (as the browser does)."""
+
+    def _on_survivors(self, src: int, msg: SurvivorSet) -> list[Send]:
+        out = super()._on_survivors(src, msg)
+        sig = self.identity.sign(self._signed("consistency", self.party_id, msg.survivors))
+        return [Send(COORDINATOR, ConsistencySig(run=self.run, step=3, signature=sig))] if out else out
+
+
+class CountsAnySigner(SecAggServer):
+    """The broken rule: any survivor's valid signature counts towards the quorum."""
+
+    def _check_consistency(self, src: int, msg: ConsistencySig) -> bytes:
+        sig: bytes = msg.signature
+        return sig
+
+    def _request_unmask_shares(self) -> list[Send]:
+        outsiders = [v for v in sorted(self._consistency) if not self.cfg.committee[v]]
+        msg = super()._unmask_request(outsiders)  # filtered to the committee: rebuild unfiltered
+        members = np.zeros(self.cfg.n + 1, bool)
+        members[outsiders[: self.cfg.quorum]] = True
+        msg = type(msg)(run=msg.run, step=msg.step, signers=bitmap(members),
+                        signatures=[self._consistency[v] for v in outsiders[: self.cfg.quorum]])  # fmt: skip
+        return [Send(v, msg) for v in sorted(self._consistency)]
+
+
+def test_valid_signatures_from_outside_the_committee_do_not_count() -> None:
+    roles, _res, _x = _run(120, CountsAnySigner, SignsAlways)
+    errors = [roles[i].error for i in range(1, 121)]
+    assert all(e is not None and tuple(e.culprits) == (COORDINATOR,) for e in errors)
+    assert all("outside the consistency committee" in str(e) for e in errors)
+    assert roles[COORDINATOR]._unmask == {}  # nobody revealed a share
+
+
+@pytest.mark.parametrize("strategy", ["equivocate", "isolate"])
+def test_survivor_set_cheats_are_caught_with_a_committee_smaller_than_the_parties(
+    strategy: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    def public(_strategy: str, run: str) -> Any:
+        return secagg_public(120, 16, run=run, degree=16, threshold=8, max_corrupt=0.05, max_dropout=0.15)
+
+    monkeypatch.setattr(_cheat_runs, "_public", public)
+    cfg = public(strategy, "x").config
+    assert cfg.committee_size < cfg.n
+    broken = cheat(strategy, trials=1, seed=11, broken=True)
+    assert not broken.detected and broken.inputs_recovered >= 1
+    ours = cheat(strategy, trials=1, seed=11)
+    assert ours.detected and ours.culprits == (0,) and ours.honest_blamed == ()
+    assert ours.inputs_recovered == 0
