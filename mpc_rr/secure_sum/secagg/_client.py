@@ -423,9 +423,9 @@ class SecAggClient(Role):
             raise self._leave("SurvivorSet", "a survivor set without me (or with the aggregator)")
         self._survivors = msg.survivors
         self._members = members
-        sig = b""  # outside the committee my signature would not count: an acknowledgement
-        if self.cfg.committee[self.party_id]:
-            sig = self.identity.sign(self._signed("consistency", self.party_id, msg.survivors))
+        # outside the committee my signature does not count, but it keeps every party's
+        # messages the same size: an eavesdropper's size census sees no committee
+        sig = self.identity.sign(self._signed("consistency", self.party_id, msg.survivors))
         return [Send(COORDINATOR, ConsistencySig(run=self.run, step=3, signature=sig))]
 
     def _on_unmask_request(self, src: int, msg: UnmaskRequest) -> list[Send]:

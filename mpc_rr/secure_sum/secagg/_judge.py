@@ -156,7 +156,7 @@ class Judge:
 
     def _check_consistency(self, src: int, msg: ConsistencySig) -> bytes:
         if not self.cfg.committee[src]:
-            return b""  # an acknowledgement: only the committee's signatures count
+            return b""  # only the committee's signatures count: not checked, not kept
         if not self.identity.roster.verify(src, msg.signature, self._signed("consistency", src, self._survivors)):
             raise PeerError(f"{self.name}: party {src}'s signature is not on the survivor set", src)
         return msg.signature
