@@ -135,17 +135,13 @@ class Judge:
         return guilty
 
     def _forwarded_extras(
-        self, senders: list[int], receiver: int, shares: dict[int, SignedShares]
+        self, senders: list[int], rows: np.ndarray, counts: np.ndarray, shares: dict[int, SignedShares]
     ) -> tuple[list[bytes], np.ndarray, list[bytes]]:
-        """Signatures, ``(index, count)`` positions and audit paths of the shares to ``receiver``."""
-        sigs, pos, proofs = [], np.zeros((len(senders), 2), IDS), []
-        for i, v in enumerate(senders):
-            held = shares[v]
-            row = int(np.searchsorted(held.recipients, receiver))
-            sigs.append(held.signature)
-            pos[i] = row, held.recipients.size
-            proofs.append(held.paths[row])
-        return sigs, pos, proofs
+        """Signatures, ``(index, count)`` positions and audit paths of the shares to one
+        receiver: sender ``senders[i]``'s share to it is row ``rows[i]`` of ``counts[i]``."""
+        sigs = [shares[v].signature for v in senders]
+        proofs = [shares[v].paths[r] for v, r in zip(senders, rows.tolist(), strict=True)]
+        return sigs, np.stack([rows, counts], axis=1).astype(IDS), proofs
 
     # -- round 3: consistency -----------------------------------------------------------------
     def _survivor_set(self, members: np.ndarray) -> list[Send]:

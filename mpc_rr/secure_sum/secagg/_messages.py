@@ -168,7 +168,9 @@ SECAGG_MESSAGES: tuple[type[Message], ...] = (
 def share_items(recipients: np.ndarray, cts: np.ndarray) -> list[bytes]:
     """The items a party's share signature covers: ``recipient (uint32 LE) || ciphertext``."""
     ids = np.ascontiguousarray(recipients, "<u4")
-    return [ids[i].tobytes() + cts[i].tobytes() for i in range(ids.size)]
+    rows = np.concatenate([ids.view(np.uint8).reshape(ids.size, 4), np.asarray(cts, np.uint8).reshape(ids.size, -1)], axis=1)
+    flat, width = rows.tobytes(), rows.shape[1]  # one copy, then one slice per item
+    return [flat[i * width : (i + 1) * width] for i in range(ids.size)]
 
 
 def bitmap(members: np.ndarray) -> bytes:

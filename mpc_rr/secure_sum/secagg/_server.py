@@ -306,18 +306,21 @@ class SecAggServer(Judge, Unmasker, Role):
         self._shares = cts_of
         sent = self._sent_ids
         empty = np.zeros(0, np.int64)
-        snd = np.repeat(np.asarray(senders, np.int64), [sent[u].size for u in senders])
+        sizes = np.asarray([sent[u].size for u in senders], np.int64)
+        snd = np.repeat(np.asarray(senders, np.int64), sizes)
         rcv = np.concatenate([sent[u] for u in senders] or [empty])
         cts = np.concatenate(
             [cts_of[u].cts for u in senders] or [np.zeros((0, CIPHERTEXT_LEN), np.uint8)]
         )
+        counts = np.repeat(sizes, sizes)  # each share's row in its sender's signed batch, of counts
+        rows = np.arange(snd.size) - np.repeat(np.cumsum(sizes) - sizes, sizes)
         keep = alive[rcv]
         if not keep.all():
-            snd, rcv, cts = snd[keep], rcv[keep], cts[keep]
+            snd, rcv, cts, rows, counts = snd[keep], rcv[keep], cts[keep], rows[keep], counts[keep]
         # by receiver, then sender: the senders come in ascending order and each sends one
         # share per receiver, so a stable sort by receiver alone is the lexicographic order
         order = np.argsort(rcv, kind="stable")
-        snd, rcv = snd[order], rcv[order]
+        snd, rcv, rows, counts = snd[order], rcv[order], rows[order], counts[order]
         bounds = np.searchsorted(rcv, np.arange(self.cfg.n + 2)).tolist()
         snd_b = snd.astype(IDS).tobytes()
         cts_b = cts[order].data.cast("B")  # sliced into each message's bytes: one copy
@@ -327,7 +330,7 @@ class SecAggServer(Judge, Unmasker, Role):
         for v in np.flatnonzero(alive).tolist():
             lo, hi = bounds[v], bounds[v + 1]
             mask_sets[v] = snd[lo:hi]
-            sigs, pos, proofs = self._forwarded_extras(snd[lo:hi].tolist(), v, cts_of)
+            sigs, pos, proofs = self._forwarded_extras(snd[lo:hi].tolist(), rows[lo:hi], counts[lo:hi], cts_of)
             msg = ForwardedShares(
                 run=run,
                 step=1,
