@@ -21,12 +21,12 @@ from typing import Any, Protocol
 
 from mpc_rr.core import (
     CostReport,
-    PartyStats,
     Progress,
     ProtocolAbort,
     Role,
     RoleOutcome,
     RunResult,
+    StatsTable,
     Transcript,
     WireEvent,
 )
@@ -127,8 +127,7 @@ def collect(
 ) -> RunResult:
     """Merge the workers' outcomes, costs and transcripts into one RunResult."""
     roles: dict[int, Role] = {}
-    stats: dict[int, PartyStats] = {}
-    errors: dict[int, ProtocolAbort] = {}
+    tables: list[StatsTable] = []
     events: list[WireEvent] = []
     tap_events: list[WireEvent] = []
     dropped = 0
@@ -141,22 +140,22 @@ def collect(
                     cache[k] = pickle.loads(f.results[k])
                 result = cache[k]
             roles[pid] = RoleOutcome(pid, rtype, state, result, err, waiting, done=done)
-        stats.update(f.stats)
+        tables.append(StatsTable.of(f.stats))
         events.extend(f.transcript or [])
         tap_events.extend(f.tap or [])
         dropped += f.dropped
-    for pid in sorted(stats):
-        s, r = stats[pid], roles[pid]
-        if s.error is None and not r.done:
+    # the parties' costs as columns: no PartyStats object per party (docs/scale.md)
+    stats = StatsTable.concat(tables)
+    for pid, r in roles.items():
+        if not r.done and pid not in stats.errors:
             waiting = tuple(sorted(r.waiting_for()))
             why = (
                 f"run timed out after {timeout} s (virtual time)"
                 if loop.timed_out
                 else "no party can make progress and no step deadline is pending"
             )
-            s.error = ProtocolAbort(f"party {pid}: {why}; waiting for {list(waiting)}", waiting)
-        if s.error is not None:
-            errors[pid] = s.error
+            stats.set_error(pid, ProtocolAbort(f"party {pid}: {why}; waiting for {list(waiting)}", waiting))
+    errors = dict(sorted(stats.errors.items()))
     trace = None
     if transcript:
         events.sort(key=lambda e: e.time)  # stable: each link keeps its send order

@@ -19,7 +19,10 @@ engine and of one process (``tests/parties/test_shards.py``).
 Why: a trio task, its memory channel and its endpoint cost about 6 KB and
 two task switches per payload for each party; at 10^6 parties (the RR
 pipeline: a few payloads per party) that was most of a worker's memory and
-CPU.  The virtual clock is a number here: it moves only when the parent
+CPU.  For the same reason a party's costs, deadline and phase are a row of
+flat columns (:class:`~mpc_rr.core.StatsColumns`, ``array`` s, a
+``bytearray``), not a :class:`~mpc_rr.core.PartyStats` (~1 KB) and three
+dict entries: the final report carries a :class:`~mpc_rr.core.StatsTable`.  The virtual clock is a number here: it moves only when the parent
 advances it (global quiescence), and the parties whose deadline passed then
 call ``on_timeout`` in id order.
 
@@ -34,6 +37,7 @@ from __future__ import annotations
 import gc
 import math
 import time
+from array import array
 from collections.abc import Sequence
 
 import msgspec
@@ -41,10 +45,11 @@ import msgspec
 from mpc_rr.core import (
     DEFAULT_MAX_FRAME,
     Codec,
+    ErrorLog,
     Message,
-    PartyStats,
     PeerError,
     Send,
+    StatsColumns,
     Transcript,
     UsageError,
 )
@@ -61,8 +66,16 @@ __all__ = ["DirectShard"]
 _ENCODE = msgspec.msgpack.Encoder().encode
 
 
+_LIVE, _CLOSED, _ENDING = 1, 2, 3
+"""A party's phase (``DirectShard.phase``; 0: not started): started and not done; done before
+the current superstep (payloads to it are dropped and counted); done in it (discarded)."""
+
+
 class DirectShard:
-    """A shard's parties as roles called directly (see module docstring)."""
+    """A shard's parties as roles called directly (see module docstring).
+
+    Party ``pids[i]`` is row ``i`` of every per-party column (``row[pid] == i``).
+    """
 
     def __init__(self, spec: ShardSpec) -> None:
         import numpy as np
@@ -74,18 +87,24 @@ class DirectShard:
         self._progress: dict[str, tuple[int, int]] = {}
         adopt_pki(spec)
         roles = spec.plan.build(self._report_progress)
-        self.owner: list[int] = np.frombuffer(spec.owner, "<i4").tolist()
-        self.shards = max(self.owner, default=-1) + 1
+        owner = np.frombuffer(spec.owner, "<i4")
+        self.owner: list[int] = owner.tolist()
+        self.shards = int(owner.max(initial=-1)) + 1
         self.tap = Tap(keep_data=spec.tap_keep_data) if spec.tap_keep_data is not None else None
         if self.tap is not None:
             self.tap.attach(PAYLOAD_TAP)
         self.trace = Transcript("parties (what each party sent)") if spec.transcript else None
         self.roles = roles
-        self.stats: dict[int, PartyStats] = {}
-        self.timeout: dict[int, float] = {}
-        self.deadline: dict[int, float] = {}
-        self.codecs: dict[int, Codec] = {}
-        for pid, role in roles.items():
+        self.pids = sorted(roles)
+        n = len(self.pids)
+        self.row = array("q", (-1).to_bytes(8, "little", signed=True) * len(self.owner))
+        self.role_rows = [roles[p] for p in self.pids]
+        self.stats = StatsColumns(self.pids)
+        self.timeout = array("d", bytes(8 * n))
+        self.deadline = array("d", bytes(8 * n))
+        self.codecs: list[Codec] = []
+        for i, pid in enumerate(self.pids):
+            role = roles[pid]
             if role.party_id != pid:
                 raise UsageError(f"plan built roles[{pid}] with party_id {role.party_id}")
             if not 0 <= pid < len(self.owner) or self.owner[pid] != spec.shard:
@@ -95,14 +114,14 @@ class DirectShard:
                 raise UsageError(f"Party: step_timeout must be > 0 or None, got {step!r}")
             if not role.message_types:
                 raise UsageError(f"Party: role {type(role).__name__} declares no message_types")
-            self.codecs[pid] = codec_for(tuple(role.message_types), DEFAULT_MAX_FRAME)
-            self.stats[pid] = PartyStats(pid, type(role).__name__)
-            self.timeout[pid] = math.inf if step is None else float(step)
+            self.row[pid] = i
+            self.codecs.append(codec_for(tuple(role.message_types), DEFAULT_MAX_FRAME))
+            self.stats.role[i] = self.stats.role_index(type(role).__name__)
+            self.timeout[i] = math.inf if step is None else float(step)
         self.now = 0.0
-        self.live: set[int] = set()  # started and not done
-        self.closed: set[int] = set()  # done before the current superstep
+        self.phase = bytearray(n)
         self.dropped = 0
-        self.unfinished = len(roles)
+        self.unfinished = n
         self._started = False
         self._t0 = 0.0
         self._outboxes: list[list[tuple[int, int, bytes]]] = [[] for _ in range(self.shards)]
@@ -114,12 +133,11 @@ class DirectShard:
     def _report_progress(self, phase: str, done: int, total: int) -> None:
         self._progress[phase] = (done, total)
 
-    def _send(self, pid: int, sends: list[Send]) -> None:
+    def _send(self, i: int, sends: list[Send]) -> None:
         if not sends:
             return
-        st, owner, outboxes = self.stats[pid], self.owner, self._outboxes
+        pid, st, owner, outboxes = self.pids[i], self.stats, self.owner, self._outboxes
         trace, tap, now = self.trace, self.tap, self.now
-        rounds = st.rounds_sent
         last: Message | None = None
         data, size = b"", 0
         for s in sends:
@@ -128,11 +146,11 @@ class DirectShard:
                 data = _ENCODE(msg)
                 size = len(data)
                 last = msg
-                rounds.add((msg.run, msg.step))
+                st.rounds_sent[i] = st.add_label(st.rounds_sent[i], (msg.run, msg.step))
             if trace is not None:
                 trace.record(now, pid, dst, data, run=msg.run, step=msg.step)
-            st.messages_sent += 1
-            st.bytes_sent += size
+            st.messages_sent[i] += 1
+            st.bytes_sent[i] += size
             shard = owner[dst] if 0 <= dst < len(owner) else -1
             if shard < 0:
                 raise UnknownDestination(
@@ -143,81 +161,83 @@ class DirectShard:
                 tap.record(now, pid, dst, data)
             outboxes[shard].append((pid, dst, data))
 
-    def _settle(self, pid: int) -> None:
+    def _settle(self, i: int) -> None:
         """After a role acted: a finished party leaves the live set."""
-        if self.roles[pid].done:
-            self.live.discard(pid)
+        role = self.role_rows[i]
+        if role.done:
+            self.phase[i] = _ENDING
             self.unfinished -= 1
-            st = self.stats[pid]
-            st.wall_s = time.perf_counter() - self._t0
-            role = self.roles[pid]
-            if st.error is None and role.error is not None:
-                st.error = role.error
+            self.stats.wall_s[i] = time.perf_counter() - self._t0
+            if role.error is not None:
+                self.stats.errors.setdefault(self.pids[i], role.error)
 
     def _deliver(self, items: Sequence[tuple[int, int, bytes]]) -> None:
-        roles, stats, codecs, live, closed = (
-            self.roles,
-            self.stats,
-            self.codecs,
-            self.live,
-            self.closed,
-        )
-        deadline, timeout, now = self.deadline, self.timeout, self.now
+        roles, st, codecs, phase, row = self.role_rows, self.stats, self.codecs, self.phase, self.row
+        deadline, timeout, now, rows = self.deadline, self.timeout, self.now, len(row)
+        rr, mr, br = st.rounds_received, st.messages_received, st.bytes_received
         for src, dst, data in items:
-            if dst not in live:
-                if dst in closed:
+            i = row[dst] if 0 <= dst < rows else -1
+            if i < 0:
+                raise UsageError(
+                    f"ShardNetwork: payload for party {dst}, not on shard {self.spec.shard}"
+                )
+            if phase[i] != _LIVE:
+                if phase[i] == _CLOSED:
                     self.dropped += 1
-                elif dst not in roles:
-                    raise UsageError(
-                        f"ShardNetwork: payload for party {dst}, not on shard {self.spec.shard}"
-                    )
                 continue  # it finished in this superstep: its buffer is discarded
-            st = stats[dst]
-            st.messages_received += 1
-            st.bytes_received += len(data)
+            mr[i] += 1
+            br[i] += len(data)
             try:
-                msg = codecs[dst].decode(data, sender=src)
-                sends = roles[dst].receive(src, msg)
+                msg = codecs[i].decode(data, sender=src)
+                sends = roles[i].receive(src, msg)
             except PeerError as exc:  # DecodeError included: record, name the peer, go on
                 if exc.peer is None:
                     exc.peer = src
-                st.peer_errors.append(exc)
+                log = st.peer_errors.get(i)
+                if log is None:
+                    log = st.peer_errors[i] = ErrorLog()
+                log.append(exc)
                 continue
-            rounds = st.rounds_received
-            if len(rounds) < MAX_LABELS:
-                rounds.add((msg.run, msg.step))
-            deadline[dst] = now + timeout[dst]
-            self._send(dst, sends)
-            self._settle(dst)
+            if st.label_count(rr[i]) < MAX_LABELS:
+                rr[i] = st.add_label(rr[i], (msg.run, msg.step))
+            deadline[i] = now + timeout[i]
+            self._send(i, sends)
+            self._settle(i)
 
     def step(self, frames: Sequence[bytes], advance_to: float | None) -> StepReport:
         """One superstep: move the clock, deliver, let passed deadlines fire, collect outboxes."""
+        import numpy as np
+
         c0 = time.process_time()
         first = not self._started
-        self.closed = set(self.roles) - self.live if self._started else set()
         if advance_to is not None and advance_to > self.now:
             self.now = advance_to
         if first:  # start every party (role.start()), in id order
             self._started = True
             self._t0 = time.perf_counter()
-            for pid in sorted(self.roles):
-                self.deadline[pid] = self.now + self.timeout[pid]
-                self.live.add(pid)
-                self._send(pid, self.roles[pid].start())
-                self._settle(pid)
+            for i, role in enumerate(self.role_rows):
+                self.deadline[i] = self.now + self.timeout[i]
+                self.phase[i] = _LIVE
+                self._send(i, role.start())
+                self._settle(i)
+        else:  # who finished in the last superstep is closed now
+            self.phase = self.phase.replace(bytes([_ENDING]), bytes([_CLOSED]))
         local, self._local = self._local, []
         for f in frames:
             if f:
                 self._deliver(decode_batch(f))
         self._deliver(local)
         now = self.now
-        for pid in sorted(p for p in self.live if self.deadline[p] <= now):
-            if pid not in self.live:
+        due = (np.frombuffer(self.phase, np.uint8) == _LIVE) & (
+            np.frombuffer(self.deadline, np.float64) <= now
+        )
+        for i in np.flatnonzero(due).tolist():  # rows are in id order
+            if self.phase[i] != _LIVE:
                 continue
-            self.stats[pid].deadlines += 1
-            self.deadline[pid] = now + self.timeout[pid]
-            self._send(pid, self.roles[pid].on_timeout())
-            self._settle(pid)
+            self.stats.deadlines[i] += 1
+            self.deadline[i] = now + self.timeout[i]
+            self._send(i, self.role_rows[i].on_timeout())
+            self._settle(i)
         out, self._outboxes = self._outboxes, [[] for _ in range(self.shards)]
         me = self.spec.shard
         self._local = out[me]
@@ -226,7 +246,8 @@ class DirectShard:
             gc.freeze()  # the parties' state lives until the run ends (see ShardEngine.step)
         progress = [(k, d, t) for k, (d, t) in self._progress.items()]
         self._progress = {}
-        nxt = min((self.deadline[p] for p in self.live), default=math.inf)
+        live = np.frombuffer(self.phase, np.uint8) == _LIVE
+        nxt = float(np.frombuffer(self.deadline, np.float64)[live].min()) if live.any() else math.inf
         return StepReport(
             [len(items) for items in out], self.unfinished, nxt, progress, time.process_time() - c0
         )
@@ -239,11 +260,10 @@ class DirectShard:
     def final(self) -> ShardFinal:
         outcomes, results = role_outcomes(self.roles)
         for pid, role in self.roles.items():
-            st = self.stats[pid]
-            if st.error is None and role.error is not None:
-                st.error = role.error
+            if role.error is not None:
+                self.stats.errors.setdefault(pid, role.error)
         return ShardFinal(
-            self.spec.shard, outcomes, results, self.stats,
+            self.spec.shard, outcomes, results, self.stats.table(),
             self.trace.events if self.trace is not None else None,
             self.tap.events if self.tap is not None else None, self.dropped, self.build_s,
             self.rss_before, peak_rss_bytes() or 0, rss_bytes(), self.build_cpu_s, self.startup_cpu_s,

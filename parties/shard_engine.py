@@ -113,7 +113,7 @@ class ShardFinal:
     shard: int
     outcomes: dict[int, tuple[str, str, bool, int, ProtocolAbort | None, tuple[int, ...]]]
     results: list[bytes]  # distinct pickled results (identical results are shipped once)
-    stats: dict[int, PartyStats]
+    stats: Mapping[int, PartyStats]  # a StatsTable from the direct engine
     transcript: list[WireEvent] | None
     tap: list[WireEvent] | None
     dropped: int

@@ -63,6 +63,8 @@ __all__ = [
     "Seen",
     "Send",
     "SpecPlan",
+    "StatsColumns",
+    "StatsTable",
     "SubMessage",
     "SubProtocol",
     "SubProtocolHost",
@@ -132,6 +134,8 @@ _HOME = {
     "Seen": "mpc_rr.core._views",
     "Send": "mpc_rr.core._roles",
     "SpecPlan": "mpc_rr.core._runs",
+    "StatsColumns": "mpc_rr.core._stats_table",
+    "StatsTable": "mpc_rr.core._stats_table",
     "SubMessage": "mpc_rr.core._roles",
     "SubProtocol": "mpc_rr.core._compose",
     "SubProtocolHost": "mpc_rr.core._compose",
@@ -256,6 +260,10 @@ if TYPE_CHECKING:
         RunResult,
         SpecPlan,
         roles_of,
+    )
+    from mpc_rr.core._stats_table import (
+        StatsColumns,
+        StatsTable,
     )
     from mpc_rr.core._transcript import (
         TRANSCRIPT_FORMAT,

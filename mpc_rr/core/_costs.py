@@ -12,10 +12,13 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from mpc_rr.core._errors import ErrorLog, PeerError, ProtocolAbort
 from mpc_rr.core._roles import COORDINATOR
+
+if TYPE_CHECKING:
+    from mpc_rr.core._stats_table import StatsTable
 
 __all__ = ["CostReport", "PartyStats"]
 
@@ -97,29 +100,51 @@ class CostReport:
     handshake time).
     """
 
-    parties: dict[int, PartyStats]
+    parties: Mapping[int, PartyStats]  # a dict, or a StatsTable (columns: large runs)
     wall_s: float
     transport: str
     extra: dict[str, Any] = field(default_factory=dict)
 
+    def _table(self) -> StatsTable | None:
+        """The parties as columns, if they came so (then no per-party object is built)."""
+        from mpc_rr.core._stats_table import StatsTable
+
+        return self.parties if isinstance(self.parties, StatsTable) else None
+
     @property
     def messages(self) -> int:
+        if (t := self._table()) is not None:
+            return t.total("messages_sent")
         return sum(s.messages_sent for s in self.parties.values())
 
     @property
     def bytes(self) -> int:
+        if (t := self._table()) is not None:
+            return t.total("bytes_sent")
         return sum(s.bytes_sent for s in self.parties.values())
 
     @property
     def rounds(self) -> int:
+        if (t := self._table()) is not None:
+            return t.max_rounds_sent()
         return max((len(s.rounds_sent) for s in self.parties.values()), default=0)
 
     @property
     def peer_errors(self) -> int:
+        if (t := self._table()) is not None:
+            return t.peer_error_total()
         return sum(s.peer_errors.total for s in self.parties.values())
+
+    def peer_error_logs(self) -> dict[int, ErrorLog]:
+        """``party -> its ErrorLog``, for the parties that rejected something, by party id."""
+        if (t := self._table()) is not None:
+            return dict(sorted(t.peer_errors.items()))
+        return {p: s.peer_errors for p, s in sorted(self.parties.items()) if s.peer_errors.total}
 
     def per_role(self) -> dict[str, dict[str, float]]:
         """Totals grouped by role class name (count, counters, max rounds, max wall)."""
+        if (t := self._table()) is not None:
+            return t.per_role()
         out: dict[str, dict[str, float]] = {}
         for s in self.parties.values():
             r = out.setdefault(
@@ -139,6 +164,10 @@ class CostReport:
 
     def data_parties(self) -> dict[str, dict[str, float]]:
         """Counters over parties ``1..n``: ``total`` and ``mean`` per party."""
+        if (t := self._table()) is not None:
+            tot = {k: float(t.total(k, skip=COORDINATOR)) for k in _COUNTERS}
+            n = max(1, len(t) - (COORDINATOR in t))
+            return {"total": tot, "mean": {k: v / n for k, v in tot.items()}}
         ps = [s for pid, s in self.parties.items() if pid != COORDINATOR]
         tot = {k: float(sum(getattr(s, k) for s in ps)) for k in _COUNTERS}
         n = max(1, len(ps))

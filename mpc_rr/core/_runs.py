@@ -62,7 +62,7 @@ class RunResult:
 
     def peer_errors(self) -> list[PeerError]:
         """The peer errors every party kept (each party's log is bounded), by party id."""
-        return [e for pid in sorted(self.costs.parties) for e in self.costs.parties[pid].peer_errors]
+        return [e for log in self.costs.peer_error_logs().values() for e in log]
 
     def links(self) -> dict[tuple[int, int], list[bytes]]:
         """Payloads per link ``(src, dst)`` in send order (needs a transcript)."""

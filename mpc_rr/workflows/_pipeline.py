@@ -377,9 +377,9 @@ def to_json(ev: Evaluation, opts: RunOptions) -> dict[str, Any]:
             for i in range(len(names))
             for j in range(i + 1, len(names))
         },
-        "peer_errors": [m for s in ex.run.costs.parties.values() for m in s.peer_errors.summary()][
-            :20
-        ],
+        "peer_errors": [
+            m for log in ex.run.costs.peer_error_logs().values() for m in log.summary()
+        ][:20],
         "privacy": privacy_ledger(ex, audit_trials=opts.audit_trials, seed=opts.seed),
     }
 

@@ -23,6 +23,7 @@ from mpc_rr.core import (
     RolePlan,
     Send,
     SpecPlan,
+    StatsTable,
     UsageError,
 )
 from mpc_rr.pipeline import signing
@@ -274,6 +275,11 @@ def test_direct_and_task_engines_agree(same_costs) -> None:
     for many in runs:
         assert many.ok and many.links() == one.links()
         same_costs(one, many)
+        # the costs come back as columns (no PartyStats per party), with every round label
+        assert isinstance(many.costs.parties, StatsTable)
+        for pid, s in one.costs.parties.items():
+            t = many.costs.parties[pid]
+            assert (t.role, t.rounds_sent, t.rounds_received) == (s.role, s.rounds_sent, s.rounds_received)
     assert runs[0].costs.extra["messages_undelivered"] == runs[1].costs.extra["messages_undelivered"]
     with pytest.raises(UsageError, match="bounded inbound buffers need one task per party"):
         ShardedRunner(workers=2, buffer=1, direct=True)
