@@ -7,6 +7,14 @@ median and maximum over subsets of max |estimate - truth|) next to the
 marginal errors of ``mpc-rr rrba``.  The centralized engine runs the same
 pure functions the distributed roles will; messages and bytes are not
 measured here (``null``), answers and tables sent are.
+
+``network = "lan"|"wan"|"mobile"|FILE.toml`` prices the collection on that
+network profile instead (as ``mpc-rr rrba --network``): the aggregator and
+client roles run over the simulated network in virtual time
+(:mod:`parties.pricing`), the same seed giving the same estimates, and the
+run stores ``network_s`` and ``projected_wall_s`` (network critical path +
+CPU here) with the messages and bytes.  Distributed clients each hold their
+own generator, so it needs ``client_rng = "per-client"``.
 """
 
 from __future__ import annotations
@@ -41,16 +49,27 @@ class RRBAParams(
     stop: Literal["never", "first"] = "never"
     client_rng: Literal["per-client", "shared"] = "shared"
     marginals: Annotated[int, Meta(ge=1)] = 20
+    network: str | None = None  # lan|wan|mobile|FILE.toml: priced on it (the distributed roles)
+    step_timeout: Annotated[float, Meta(gt=0)] = 60.0  # with network: a client's patience per step
 
 
 METRICS: tuple[str, ...] = (
     "l2_2", "js_2", "l2_3", "js_3", "l2_4", "js_4", "max_abs_error", "mean_max_abs_error",
     "central_epsilon_total", "epsilon_true", "epsilon_paper", "epsilon_paper_view", "clients", "blocks", "answers",
-    "subsets", "converged_subsets", "wall_s", "marginals_s",
+    "subsets", "converged_subsets", "wall_s", "marginals_s", "messages", "bytes", "network_s",
+    "projected_wall_s",
 )  # fmt: skip
 
 
 def check(prm: RRBAParams, source: Any) -> None:
+    from parties.pricing import scenario_runner
+
+    scenario_runner(prm.network, "memory", 0)  # an unknown profile refused here
+    if prm.network is not None and prm.client_rng != "per-client":
+        raise UsageError(
+            'network prices the distributed collection, whose clients each hold their own '
+            'generator: set client_rng = "per-client"'
+        )
     records = source.records
     if records is not None and prm.clients is not None and prm.clients > records:
         raise UsageError(
@@ -72,21 +91,37 @@ def _clients(ctx: RunContext, rng: np.random.Generator) -> Dataset:
     return Dataset(t.schema, t.codes[rng.permutation(t.n)[:n]], t.name)
 
 
+def _priced_factory(priced: Any) -> Any:
+    """``collect_rrba``'s runner factory: the priced runner, with the clients' step timeouts."""
+
+    def factory(timeouts: object) -> Any:
+        priced.options["step_timeout"] = timeouts
+        return priced
+
+    return factory
+
+
 def run(ctx: RunContext) -> Outcome:
-    from mpc_rr.rrba import run_rrba
-    from mpc_rr.workflows import marginal_errors, summarize
+    from mpc_rr.workflows import collect_rrba, marginal_errors, summarize
+    from parties.pricing import network_metrics, scenario_runner
 
     prm: RRBAParams = ctx.params
     data_ss, proto_ss, eval_ss = np.random.SeedSequence(ctx.seed).spawn(3)
     data = _clients(ctx, np.random.default_rng(data_ss))
+    priced = scenario_runner(prm.network, "memory", ctx.seed)
     t0 = time.perf_counter()
-    res = run_rrba(
+    col = collect_rrba(
         data, p=prm.p, block=prm.block, k=prm.k, estimator=prm.estimator, repair=prm.repair,
         alpha=prm.alpha, t_floor=prm.t_floor, stop=prm.stop, client_rng=prm.client_rng, seed=proto_ss,
+        runner=None if priced is None else _priced_factory(priced), step_timeout=prm.step_timeout,
     )  # fmt: skip
+    res = col.run
     wall = time.perf_counter() - t0
     marg = marginal_errors(res, data, np.random.default_rng(eval_ss), max_tables=prm.marginals)
-    doc = summarize(res, data, f"{data.n} records of {ctx.source.description}", marg)
+    costs = None if col.execution is None else col.execution.costs
+    doc = summarize(res, data, f"{data.n} records of {ctx.source.description}", marg, costs)
+    if priced is not None:
+        doc["network"] = priced.summary()
     doc["dataset"] = data.name
     doc["curve"] = {
         "block": list(range(1, res.blocks + 1)),
@@ -107,6 +142,8 @@ def run(ctx: RunContext) -> Outcome:
         "converged_subsets": doc["converged_subsets"], "wall_s": wall,
         "marginals_s": sum(v["seconds"] for v in marg.values()),
         "central_epsilon_total": doc["privacy"]["total"]["central_epsilon"],
+        "messages": None if costs is None else costs.messages,
+        "bytes": None if costs is None else costs.bytes, **network_metrics(priced),
     }  # fmt: skip
     return Outcome("ok", metrics, doc)
 

@@ -84,3 +84,31 @@ def test_scenario_network_field(tmp_path: Path) -> None:
         '[scenario]\nname = "bad"\n[protocol]\nkind = "secure-sum"\ntransport = "tcp"\nnetwork = "wan"\n'
     )
     assert main(["scenario", "check", str(tmp_path / "bad.toml")]) == 2
+
+
+def test_rrba_scenario_network_field(tmp_path: Path) -> None:
+    """The rrba kind priced on a profile: the distributed collection over the simulated network,
+    its projected wall time stored; the same seed, the same estimates as unpriced; a shared client
+    generator (centralized only) refused before any run."""
+    head = '[scenario]\nname = "rrba-net"\nseed = 3\nrepeats = 1\n'
+    proto = '[protocol]\nkind = "rrba"\nclients = 60\nblock = 30\nmarginals = 1\nclient_rng = "per-client"\n'
+    (tmp_path / "r.toml").write_text(
+        head + 'metrics = ["max_abs_error", "messages", "network_s", "projected_wall_s"]\n' + proto
+        + '[grid]\nnetwork = ["wan"]\n'
+    )
+    assert main(["scenario", "run", str(tmp_path / "r.toml"), "--store", str(tmp_path / "r.db"), "--quiet"]) == 0
+    with sqlite3.connect(tmp_path / "r.db") as c:
+        (params, metrics, doc), = c.execute("SELECT params, metrics, result FROM runs").fetchall()
+    assert json.loads(params)["network"] == "wan"
+    m, doc = json.loads(metrics), json.loads(doc)
+    assert m["messages"] > 60 and 0 < m["network_s"] < m["projected_wall_s"]
+    assert doc["network"]["profile"]["name"] == "wan" and doc["network"]["runs"][0]["parties"] == 61
+    assert m["projected_wall_s"] == pytest.approx(doc["network"]["projected_wall_s"])
+    # unpriced, the centralized engine with per-client generators: the same estimates
+    (tmp_path / "c.toml").write_text(head + 'metrics = ["max_abs_error", "network_s"]\n' + proto)
+    assert main(["scenario", "run", str(tmp_path / "c.toml"), "--store", str(tmp_path / "c.db"), "--quiet"]) == 0
+    with sqlite3.connect(tmp_path / "c.db") as c:
+        (plain,) = c.execute("SELECT metrics FROM runs").fetchone()
+    assert json.loads(plain)["max_abs_error"] == m["max_abs_error"] and json.loads(plain)["network_s"] is None
+    (tmp_path / "bad.toml").write_text(head + proto.replace("per-client", "shared") + 'network = "lan"\n')
+    assert main(["scenario", "check", str(tmp_path / "bad.toml")]) == 2
