@@ -21,10 +21,9 @@ from typing import Any, Protocol
 
 from mpc_rr.core import (
     CostReport,
+    OutcomeTable,
     Progress,
     ProtocolAbort,
-    Role,
-    RoleOutcome,
     RunResult,
     StatsTable,
     Transcript,
@@ -126,29 +125,23 @@ def collect(
     tap: Tap | None,
 ) -> RunResult:
     """Merge the workers' outcomes, costs and transcripts into one RunResult."""
-    roles: dict[int, Role] = {}
+    outcomes: list[OutcomeTable] = []
     tables: list[StatsTable] = []
     events: list[WireEvent] = []
     tap_events: list[WireEvent] = []
     dropped = 0
     for f in sorted(finals, key=lambda f: f.shard):
-        cache: dict[int, Any] = {}
-        for pid, (rtype, state, done, k, err, waiting) in f.outcomes.items():
-            result = None
-            if k >= 0:
-                if k not in cache:
-                    cache[k] = pickle.loads(f.results[k])
-                result = cache[k]
-            roles[pid] = RoleOutcome(pid, rtype, state, result, err, waiting, done=done)
+        outcomes.append(f.outcomes.with_results([pickle.loads(b) for b in f.results]))
         tables.append(StatsTable.of(f.stats))
         events.extend(f.transcript or [])
         tap_events.extend(f.tap or [])
         dropped += f.dropped
     # the parties' costs as columns: no PartyStats object per party (docs/scale.md)
     stats = StatsTable.concat(tables)
-    for pid, r in roles.items():
-        if not r.done and pid not in stats.errors:
-            waiting = tuple(sorted(r.waiting_for()))
+    roles = OutcomeTable.concat(outcomes)
+    for pid in roles.unfinished():
+        if pid not in stats.errors:
+            waiting = roles.waiting.get(pid, ())
             why = (
                 f"run timed out after {timeout} s (virtual time)"
                 if loop.timed_out
@@ -166,4 +159,4 @@ def collect(
         tap.extend(tap_events)
     # messages addressed to a party that had already left (not the parties that dropped out)
     costs = CostReport(stats, wall, transport, {**extra, "messages_undelivered": dropped})
-    return RunResult(dict(sorted(roles.items())), costs, errors, trace)
+    return RunResult(roles, costs, errors, trace)

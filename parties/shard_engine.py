@@ -34,10 +34,9 @@ import trio
 import trio.testing
 
 from mpc_rr.core import (
+    OutcomeTable,
     PartyStats,
-    ProtocolAbort,
     Role,
-    RoleOutcome,
     RolePlan,
     Transcript,
     UsageError,
@@ -78,22 +77,13 @@ def adopt_pki(spec: ShardSpec) -> None:
         use_simulation_secret(spec.pki)
 
 
-def role_outcomes(roles: Mapping[int, Role]) -> tuple[dict[int, tuple[Any, ...]], list[bytes]]:
-    """Each role's outcome for :class:`ShardFinal`, equal results pickled once (an index into
-    the returned list; -1 for a role without a result)."""
-    results: list[bytes] = []
-    index: dict[bytes, int] = {}
-    outcomes: dict[int, tuple[Any, ...]] = {}
-    for pid, role in roles.items():
-        o = RoleOutcome.of(role)
-        k = -1
-        if o.done and o.error is None:
-            blob = pickle.dumps(o.result, protocol=pickle.HIGHEST_PROTOCOL)
-            k = index.setdefault(blob, len(results))
-            if k == len(results):
-                results.append(blob)
-        outcomes[pid] = (o.role_type, o.final_state, o.done, k, o.error, tuple(o.waiting_for()))
-    return outcomes, results
+def role_outcomes(roles: Mapping[int, Role]) -> tuple[OutcomeTable, list[bytes]]:
+    """Each role's outcome for :class:`ShardFinal`, as columns; equal results pickled once
+    (the table's result indices point into the returned list of pickles)."""
+    table = OutcomeTable.of(
+        roles, result_key=lambda r: pickle.dumps(r, protocol=pickle.HIGHEST_PROTOCOL)
+    )
+    return table, table.results  # one list: pickled once with the final
 
 
 class StepReport(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
@@ -111,7 +101,7 @@ class ShardFinal:
     """What a worker hands back at the end (pickled once)."""
 
     shard: int
-    outcomes: dict[int, tuple[str, str, bool, int, ProtocolAbort | None, tuple[int, ...]]]
+    outcomes: OutcomeTable  # its results: the pickles in ``results``
     results: list[bytes]  # distinct pickled results (identical results are shipped once)
     stats: Mapping[int, PartyStats]  # a StatsTable from the direct engine
     transcript: list[WireEvent] | None

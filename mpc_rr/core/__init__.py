@@ -49,6 +49,7 @@ __all__ = [
     "HarnessRunner",
     "Message",
     "NoOptions",
+    "OutcomeTable",
     "PartyStats",
     "PeerError",
     "Progress",
@@ -120,6 +121,7 @@ _HOME = {
     "NOBODY": "mpc_rr.core._roles",
     "NoOptions": "mpc_rr.core._registry",
     "ONLY_COORDINATOR": "mpc_rr.core._roles",
+    "OutcomeTable": "mpc_rr.core._outcome_table",
     "PartyStats": "mpc_rr.core._costs",
     "PeerError": "mpc_rr.core._errors",
     "Progress": "mpc_rr.core._runs",
@@ -215,6 +217,9 @@ if TYPE_CHECKING:
         Message,
         WireArray,
         message_type,
+    )
+    from mpc_rr.core._outcome_table import (
+        OutcomeTable,
     )
     from mpc_rr.core._randomness import (
         csprng_generator,

@@ -50,6 +50,10 @@ class RunResult:
     @property
     def ok(self) -> bool:
         """Every role finished with a result and no party recorded an error."""
+        from mpc_rr.core._outcome_table import OutcomeTable
+
+        if isinstance(self.roles, OutcomeTable):  # a large sharded run: no object per party
+            return not self.errors and self.roles.all_ok()
         return not self.errors and all(r.done and r.error is None for r in self.roles.values())
 
     def results(self) -> dict[int, Any]:
