@@ -14,7 +14,9 @@ Parts (``--part``, several allowed):
   sample: Adult's schema and dependences, seeded), on the sharded engine:
   one task per party (``tasks``, the engine before :mod:`parties.shard_direct`)
   and the roles called directly (``direct``), interleaved, medians, ratios and
-  peak RSS (workers + parent).
+  peak RSS (workers + parent).  With ``--baseline REV`` the two sides are the
+  direct engine of revision ``REV`` (``git archive``, run with its own code)
+  and of this checkout instead.
 
 The ``rr`` and ``secure-sum`` parts also run ``tasks xW`` (the sharded runner
 with one task per party) beside ``sharded xW`` (direct): the baseline engine.
@@ -30,12 +32,14 @@ RSS before it built its roles, over its parties).
     python -m benchmarks.scale --part rr --part secure-sum --repeats 3 [--ray]
     python -m benchmarks.scale --part secure-sum --max-dropout 0.3333 --max-corrupt 0  # degree 30
     python -m benchmarks.scale --part million --engine ray
+    python -m benchmarks.scale --part million --million 100000 --baseline main --repeats 2
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import os
 import statistics
 import time
 from collections.abc import Callable
@@ -268,19 +272,33 @@ def part_million(args: argparse.Namespace) -> dict[str, Any]:
     each run in a fresh process; medians, ratios and memory (peak RSS: workers + parent)."""
     import subprocess
     import sys
+    import tempfile
+    from pathlib import Path
+
+    from benchmarks._baseline import ROOT, export_tree
+    from mpc_rr.data import data_dir
 
     n = args.million
     print(f"\nRR pipeline, {n:,} bootstrap parties, {args.engine} x{args.workers}", flush=True)
-    modes = ("tasks", "direct")
+    modes = ("tasks", "direct") if args.baseline is None else ("baseline", "ours")
+    trees = {m: ROOT for m in modes}
+    tmp = None
+    if args.baseline is not None:
+        tmp = tempfile.TemporaryDirectory(prefix="scale-baseline-")
+        trees["baseline"] = export_tree(args.baseline, Path(tmp.name))
     runs: dict[str, list[dict[str, Any]]] = {m: [] for m in modes}
     for _ in range(args.repeats):
         for m in modes:
+            child = "million-tasks" if m == "tasks" else "million-direct"
             cmd = [
-                sys.executable, "-m", "benchmarks.scale", "--child", f"million-{m}", "--part", "million",
+                sys.executable, "-m", "benchmarks.scale", "--child", child, "--part", "million",
                 "--million", str(n), "--workers", str(args.workers), "--seed", str(args.seed),
                 "--engine", args.engine,
             ]  # fmt: skip
-            proc = subprocess.run(cmd, capture_output=True, text=True, check=False)
+            env = dict(os.environ, PYTHONPATH=str(trees[m]), MPC_RR_DATA=str(data_dir()))
+            proc = subprocess.run(
+                cmd, capture_output=True, text=True, check=False, cwd=str(trees[m]), env=env
+            )
             if proc.returncode != 0:
                 raise RuntimeError(f"benchmark run {m!r} failed:\n{proc.stderr[-3000:]}")
             res = json.loads(proc.stdout.strip().splitlines()[-1])
@@ -288,6 +306,8 @@ def part_million(args: argparse.Namespace) -> dict[str, Any]:
             mem = sum(res["worker_peak_rss_gb"]) + res["parent_peak_rss_gb"]
             print(f"  {m}: {res['execute_s']:.1f} s wall, {res['critical_s']:.1f} s critical CPU, "
                   f"{mem:.2f} GB peak RSS", flush=True)  # fmt: skip
+    if tmp is not None:
+        tmp.cleanup()
     rows = []
     for m in modes:
         rs = runs[m]
@@ -302,6 +322,7 @@ def part_million(args: argparse.Namespace) -> dict[str, Any]:
     base, ours = rows
     return {
         "part": "million", "parties": n, "engine": args.engine, "workers": args.workers, "rows": rows,
+        "baseline": args.baseline,
         "wall_ratio": round(ours["median_s"] / base["median_s"], 3),
         "critical_ratio": round(ours["critical_s"] / base["critical_s"], 3),
         "memory_ratio": round(ours["peak_rss_gb"] / base["peak_rss_gb"], 3),
@@ -311,7 +332,8 @@ def part_million(args: argparse.Namespace) -> dict[str, Any]:
 
 def _print(res: dict[str, Any]) -> None:
     if res["part"] == "million":
-        print(f"\nRR pipeline, {res['parties']:,} parties (medians; ratio = direct / tasks)")
+        what = "direct / tasks" if res["baseline"] is None else f"ours / {res['baseline']}"
+        print(f"\nRR pipeline, {res['parties']:,} parties (medians; ratio = {what})")
         for r in res["rows"]:
             print(f"  {r['mode']:<8}{r['median_s']:>9.1f} s wall{r['critical_s']:>9.1f} s crit CPU"
                   f"{r['peak_rss_gb']:>8.2f} GB{r['kb_per_party']:>8.2f} KB/party  {r['samples']}")  # fmt: skip
@@ -367,6 +389,10 @@ def main(argv: list[str] | None = None) -> int:
         "--engine", choices=("processes", "ray"), default="processes", help="for --part million"
     )
     ap.add_argument("--million", type=int, default=1_000_000, help="parties of --part million")
+    ap.add_argument(
+        "--baseline", default=None, metavar="REV",
+        help="--part million: compare the direct engine of revision REV (e.g. main) with ours",
+    )  # fmt: skip
     ap.add_argument("--json", action="store_true")
     ap.add_argument("--child", default=None, help=argparse.SUPPRESS)  # one measured run (internal)
     args = ap.parse_args(argv)
