@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+import msgspec
 import pytest
 import trio
 import trio.testing
 
-from transports.shards import ShardNetwork, decode_batch, encode_batch
+from mpc_rr.core import DecodeError
+from transports.shards import Batch, ShardNetwork, decode_batch, encode_batch
 
 
 def test_batch_frames_round_trip_and_reject_garbage() -> None:
@@ -14,6 +16,20 @@ def test_batch_frames_round_trip_and_reject_garbage() -> None:
     assert decode_batch(encode_batch(items)) == items
     with pytest.raises(Exception, match="shard batch"):
         decode_batch(b"\x93\x01")
+    for bad in (Batch([0], [1], [1], [b"x"]), Batch([0], [1], [-1], [b"x"]), Batch([0, 1], [1], [0], [b"x"])):
+        with pytest.raises(DecodeError, match="shard batch"):
+            decode_batch(msgspec.msgpack.encode(bad))
+
+
+def test_a_broadcast_crosses_once_and_arrives_as_one_object() -> None:
+    """One payload object sent to many parties is written once in the frame."""
+    signed = bytes(236)  # the RR pipeline's signed clustering
+    items = [(0, d, signed) for d in range(1, 1001)] + [(0, 7, b"own")]
+    frame = encode_batch(items)
+    assert len(frame) < 236 + 1001 * 8  # not 1,000 copies
+    out = decode_batch(frame)
+    assert out == items and len({id(p) for _, _, p in out}) == 2
+    assert len(encode_batch([(0, d, bytes(236)) for d in range(100)])) > 100 * 236  # equal, not one object
 
 
 async def test_a_delivery_waiting_for_a_party_that_closes_drops_its_payloads() -> None:
