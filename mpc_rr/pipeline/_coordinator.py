@@ -32,9 +32,10 @@ from mpc_rr.pipeline._dependence import dependence_role, dependence_sum, depende
 from mpc_rr.pipeline._messages import (
     PIPELINE_MESSAGES,
     RandomizedRecord,
+    RecordRows,
     Release,
     SignedClustering,
-    read_record,
+    read_codes,
 )
 from mpc_rr.pipeline._results import PipelineResult, epsilons
 
@@ -100,8 +101,8 @@ class Coordinator(SubProtocolHost):
         self.progress = progress
         self.expected: set[int] = set(range(1, config.n + 1))
         self._missing: set[int] = set(self.expected)  # expected parties silent in this step
-        self.records: dict[int, np.ndarray] = {}
-        self.releases: dict[int, np.ndarray] = {}
+        self.records = RecordRows(config.n, config.sizes)
+        self.releases = RecordRows(config.n, config.sizes)
         self.dep_parties: tuple[int, ...] = ()
         self.dependences: np.ndarray | None = None
         self.clustering: Clustering | None = None
@@ -135,7 +136,7 @@ class Coordinator(SubProtocolHost):
         if self.sub is not None:
             raise PeerError(f"{self.name}: RandomizedRecord from party {src}, but the "
                             f"dependence source is {self.cfg.dependence!r}", src)  # fmt: skip
-        rec = read_record(msg.codes, self.cfg, src, "RandomizedRecord")
+        rec = read_codes(msg.codes, self.cfg, src, "RandomizedRecord")
         self._store(self.records, src, rec, "DEPENDENCE")
         return []
 
@@ -151,7 +152,7 @@ class Coordinator(SubProtocolHost):
             return self._sub_deadline()
         return self._go_on_without_silent(self.records)
 
-    def _store(self, store: dict[int, np.ndarray], src: int, rec: np.ndarray, phase: str) -> None:
+    def _store(self, store: RecordRows, src: int, rec: list[int], phase: str) -> None:
         if src not in self.expected:
             raise PeerError(f"{self.name}: unexpected submission from party {src} in {phase}", src)
         if src in store:
@@ -160,17 +161,17 @@ class Coordinator(SubProtocolHost):
         self._missing.discard(src)
         self._report(phase, len(store), len(self.expected))
 
-    def _go_on_without_silent(self, have: dict[int, np.ndarray]) -> list[Send]:
+    def _go_on_without_silent(self, have: RecordRows) -> list[Send]:
         """A deadline passed: the silent parties are dropouts (abort below min_parties)."""
         if len(have) < self.cfg.min_parties:
-            missing = sorted(self.expected - set(have))
+            missing = sorted(self.expected - set(have.ids()))
             self.abort(
                 f"{self.name}: only {len(have)} of {len(self.expected)} parties answered in "
                 f"{self.state.name} (min_parties={self.cfg.min_parties}); silent: {missing[:20]}",
                 missing,
             )
             return []
-        self.expected = set(have)
+        self.expected = set(have.ids())
         self._missing = set()
         return []  # the AllIn transition closes the step
 
@@ -184,9 +185,9 @@ class Coordinator(SubProtocolHost):
             self.dep_parties = tuple(int(i) for i in res.included)
             self.dependences = dependences_from_aggregate(self.cfg, res.total)
         else:
-            ids = sorted(self.records)
+            ids = self.records.ids()
             self.dep_parties = tuple(ids)
-            y = np.stack([self.records[i] for i in ids])
+            y = self.records.stack(ids)
             self.dep_randomized = y
             self.dependences = dependence_matrix(y, self.cfg.schema)
         self.expected = set(self.dep_parties)
@@ -207,7 +208,7 @@ class Coordinator(SubProtocolHost):
 
     # -- release phase ------------------------------------------------------------------
     def _on_release(self, src: int, msg: Release) -> list[Send]:
-        self._store(self.releases, src, read_record(msg.codes, self.cfg, src, "Release"), "RELEASE")
+        self._store(self.releases, src, read_codes(msg.codes, self.cfg, src, "Release"), "RELEASE")
         return []
 
     def _release_deadline(self) -> list[Send]:
@@ -223,8 +224,8 @@ class Coordinator(SubProtocolHost):
     def _estimate(self) -> list[Send]:
         assert self.clustering is not None and self.dependences is not None
         cfg = self.cfg
-        ids = tuple(sorted(self.releases))
-        z = np.stack([self.releases[i] for i in ids])
+        ids = tuple(self.releases.ids())
+        z = self.releases.stack(ids)
         clusters = self.clustering.clusters
         mechs = cfg.release_mechanisms(clusters)
         ests = []

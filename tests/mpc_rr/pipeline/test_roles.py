@@ -419,3 +419,19 @@ def test_an_estimator_that_cannot_invert_the_release_aborts_cleanly() -> None:
     run_roles(roles)
     err = roles[COORDINATOR].error
     assert err is not None and "cannot be estimated" in str(err), err
+
+
+def test_the_coordinator_keeps_records_as_rows_of_one_array() -> None:
+    """RecordRows: a record is m codes in the wire's smallest dtype, read back as int64 rows in
+    the order asked (what the coordinator's dict of arrays gave)."""
+    from mpc_rr.pipeline import RecordRows
+
+    rows = RecordRows(5, (3, 300))
+    assert rows.rows.dtype == np.uint16 and len(rows) == 0 and 2 not in rows
+    rows[4] = [2, 299]
+    rows[2] = [0, 7]
+    assert 4 in rows and 3 not in rows and -1 not in rows and 6 not in rows and len(rows) == 2
+    assert rows.ids() == [2, 4]
+    got = rows.stack([4, 2])
+    assert got.dtype == np.int64 and got.tolist() == [[2, 299], [0, 7]]
+    assert RecordRows(3, (2, 2)).rows.dtype == np.uint8 and RecordRows(3, (2, 70000)).rows.dtype == np.int64
