@@ -86,6 +86,10 @@ class SumSpec(ProtocolSpec):
         in each block of ``blocks`` cells (the pipeline's pair cells): a
         protocol that proves its inputs valid (prio3) proves exactly that;
         ``None``: the options as given.
+    coordinator_messages:
+        ``(public) -> messages`` party 0 receives in a run without dropouts (the
+        total of an outer protocol's progress bar); ``None``: one per data
+        party and step.
     input_step:
         The step at which a party's input leaves it (masked, shared or
         published); default: the last step.  A party that crashes there
@@ -106,6 +110,7 @@ class SumSpec(ProtocolSpec):
     input_step: str = ""
     hides_inputs: bool = True
     one_hot_blocks: Callable[[Any, tuple[int, ...]], Any] | None = None
+    coordinator_messages: Callable[[Any], int] | None = None
 
     def __post_init__(self) -> None:
         super().__post_init__()

@@ -10,6 +10,7 @@
 from __future__ import annotations
 
 import functools
+import hashlib
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -18,8 +19,8 @@ import numpy as np
 
 from mpc_rr.core import UsageError
 from mpc_rr.secure_sum._common import SumResult
-from mpc_rr.secure_sum._crypto import X25519PrivateKey, kdf_sha256, keypair
-from mpc_rr.secure_sum._entropy import SystemEntropy
+from mpc_rr.secure_sum._crypto import X25519PrivateKey, kdf_sha256
+from mpc_rr.secure_sum._identity import simulation_secret
 from mpc_rr.secure_sum.prio3._circuits import Histogram, MultihotCountVec, OneHotBlocks, SumVec
 from mpc_rr.secure_sum.prio3._field import Field64, Field128, next_power_of_2
 from mpc_rr.secure_sum.prio3._spec import Prio3Options
@@ -32,6 +33,7 @@ __all__ = [
     "build_vdaf",
     "default_chunk",
     "helper_secret",
+    "job_reports",
     "pinned_helper_key",
     "poison_vector",
     "report_bytes",
@@ -39,6 +41,8 @@ __all__ = [
 ]
 
 HELPER = 1
+JOB_REPORTS = 1024  # reports per aggregation job at most (a few seconds of a helper's CPU)
+JOB_BYTES = 8 << 20  # and at most this many bytes of job (frames stay far below DEFAULT_MAX_FRAME)
 
 
 @dataclass(frozen=True)
@@ -67,6 +71,16 @@ class Prio3Public:
     def ctx(self) -> bytes:
         return b"mpc_rr prio3 " + self.run.encode()
 
+    @property
+    def job_reports(self) -> int:
+        """Reports per aggregation job (:func:`job_reports`)."""
+        return job_reports(self.vdaf)
+
+    @property
+    def jobs(self) -> int:
+        """Aggregation jobs of a run in which every client reports."""
+        return -(-self.n // self.job_reports)
+
     def as_json(self) -> dict[str, Any]:
         v = self.vdaf
         return {
@@ -81,6 +95,8 @@ class Prio3Public:
             "helper_key_pinned_by": "deployment" if self.options.helper_key else "simulation",
             "invalid": self.options.invalid,
             "report_bytes": report_bytes(v),
+            "job_reports": self.job_reports,
+            "jobs": self.jobs,
         }
 
 
@@ -90,6 +106,24 @@ def report_bytes(v: Prio3) -> int:
     jr = 32 if v.uses_jr else 0
     leader = (v.flp.MEAS_LEN + v.flp.PROOF_LEN * v.PROOFS) * f + jr
     return 16 + jr * v.SHARES + leader + (32 + jr + 16) + 32
+
+
+def job_reports(v: Prio3) -> int:
+    """Reports per aggregation job: :data:`JOB_REPORTS`, fewer when a report's part of the job
+    (its helper parts and the leader's verifier share) would make the job exceed
+    :data:`JOB_BYTES`.
+
+    One job for all reports made the work the leader waits for -- and the job's
+    frame -- grow with the number of clients: on all of Adult (32,561 reports
+    of 1,582 cells) an 86 MiB job, over the codec's 64 MiB frame bound, and
+    minutes of the helper's CPU against a step deadline.  Bounded jobs keep
+    both constant, so a deadline per job names a silent helper fast at any n.
+    """
+    f = v.field.ENCODED_SIZE
+    jr = 32 if v.uses_jr else 0
+    vshare = v.flp.VERIFIER_LEN * v.PROOFS * f + jr
+    per = 16 + jr * v.SHARES + 32 + (32 + jr + 16) + vshare + 64  # + msgpack framing
+    return max(1, min(JOB_REPORTS, JOB_BYTES // per))
 
 
 def default_chunk(meas_len: int) -> int:
@@ -183,37 +217,41 @@ def seal_key(shared: bytes, run: str, client: int) -> bytes:
     )
 
 
-_SIMULATED: dict[str, X25519PrivateKey] = {}  # run id -> the helper's key of a simulated run
+_HELPER_DOMAIN = b"mpc_rr/simulated-prio3-helper/v1/"
+
+
+def _simulated_helper(run: str) -> X25519PrivateKey:
+    """A simulated run's helper key: SHAKE-256 of the simulation's secret and the run id."""
+    seed = hashlib.shake_256(_HELPER_DOMAIN + simulation_secret() + run.encode()).digest(32)
+    return X25519PrivateKey.from_private_bytes(seed)
 
 
 def pinned_helper_key(run: str, o: Prio3Options) -> bytes:
     """The helper's X25519 public key every party of run ``run`` seals to.
 
-    A deployment pins it (``helper_key``, hex).  A simulation runs every party
-    in this process: the key is drawn once per run id from the OS CSPRNG and
-    kept here, the simulated deployment's record, so every party built for the
-    run (however many times its parameters are rebuilt) reads the same key and
-    the helper its private half.  Either way no party learns it from a peer.
+    A deployment pins it (``helper_key``, hex).  A simulation derives it from
+    the simulated PKI's secret (:func:`~mpc_rr.secure_sum.simulation_secret`:
+    32 bytes of the OS CSPRNG, handed by the runners to every worker process
+    they start) and the run id, so every party built for the run, in whichever
+    worker, reads the same key and the helper its private half.  (A key drawn
+    per process instead left a sharded run's other shards sealing to keys the
+    helper could not open: half of a 2-worker run rejected.)  Either way no
+    party learns it from a peer.
     """
     if o.helper_key is not None:
         return bytes.fromhex(o.helper_key)
-    sk = _SIMULATED.get(run)
-    if sk is None:
-        if len(_SIMULATED) >= 4096:  # a long experiment: forget the oldest runs
-            for old in list(_SIMULATED)[:2048]:
-                del _SIMULATED[old]
-        sk = _SIMULATED.setdefault(run, keypair(SystemEntropy())[0])
-    return sk.public_key().public_bytes_raw()
+    return _simulated_helper(run).public_key().public_bytes_raw()
 
 
 def helper_secret(pub: Prio3Public) -> X25519PrivateKey:
     """The helper's private key: the deployment's file, or the simulation's record."""
     o = pub.options
     if o.helper_key is None:
-        sk = _SIMULATED.get(pub.run)
-        if sk is None or sk.public_key().public_bytes_raw() != pub.helper_pk:
-            raise UsageError(f"prio3 run {pub.run!r}: no simulated helper key in this process (a "
-                             f"deployment must pin helper_key and give party 1 helper_secret)")  # fmt: skip
+        sk = _simulated_helper(pub.run)
+        if sk.public_key().public_bytes_raw() != pub.helper_pk:
+            raise UsageError(f"prio3 run {pub.run!r}: this process's simulated helper key is not the "
+                             f"run's (another simulation secret; a deployment must pin helper_key and "
+                             f"give party 1 helper_secret)")  # fmt: skip
         return sk
     if o.helper_secret is None:
         raise UsageError("prio3: party 1 (the helper) needs helper_secret, the path of its private key")

@@ -91,4 +91,5 @@ SPEC = SumSpec(
     memory_estimate=lazy(f"{_HERE}:memory_estimate"),
     run_label="prio3-{seed}",
     one_hot_blocks=for_one_hot_blocks,
+    coordinator_messages=lazy(f"{_HERE}:coordinator_messages"),
 )
