@@ -164,7 +164,7 @@ class _RangeChecked(Valid):
         pad = f.zeros((*meas.shape[:-1], calls * c - meas.shape[-1]))
         x = np.concatenate([meas, pad], axis=-1).reshape(*meas.shape[:-1], calls, c)
         # r_i^(j+1) for chunk i, position j
-        r_pow = f.mul(powers(f, joint_rand, c), joint_rand[..., :, None])  # (..., calls, c)
+        r_pow = powers(f, joint_rand, c, first=1)  # (..., calls, c)
         left = f.mul(r_pow, x)
         right = f.sub(x, self.shares_inv(num_shares))
         # gadget input order: [left_0, right_0, left_1, right_1, ...] per call

@@ -84,14 +84,16 @@ def _interp_matrix(field: type[Field], n: int) -> Vec:
     return _MATRICES[key]
 
 
-def powers(field: type[Field], t: Vec, n: int) -> Vec:
-    """``(1, t, ..., t^(n-1))`` along a new last axis, by doubling (``log n`` products)."""
+def powers(field: type[Field], t: Vec, n: int, *, first: int = 0) -> Vec:
+    """``(t^first, ..., t^(first+n-1))`` along a new last axis (``first`` 0 or 1), by doubling
+    (``log n`` products, the last one only as long as needed)."""
     t = np.asarray(t)
-    out = field.array(np.ones((*t.shape, 1), dtype=np.int64))
+    out = field.array(np.ones((*t.shape, 1), dtype=np.int64)) if first == 0 else t[..., None]
     step = t[..., None]
     while out.shape[-1] < n:
-        out = np.concatenate([out, field.mul(out, step)], axis=-1)
-        step = field.mul(step, step)
+        out = np.concatenate([out, field.mul(out[..., : n - out.shape[-1]], step)], axis=-1)
+        if out.shape[-1] < n:
+            step = field.mul(step, step)
     return out[..., :n]
 
 
