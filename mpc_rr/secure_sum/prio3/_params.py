@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import functools
 import hashlib
+import os
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -32,6 +33,7 @@ __all__ = [
     "Prio3Result",
     "build_vdaf",
     "default_chunk",
+    "deployment_keys",
     "helper_secret",
     "job_reports",
     "pinned_helper_key",
@@ -241,6 +243,26 @@ def pinned_helper_key(run: str, o: Prio3Options) -> bytes:
     if o.helper_key is not None:
         return bytes.fromhex(o.helper_key)
     return _simulated_helper(run).public_key().public_bytes_raw()
+
+
+HELPER_SECRET_FILE = "prio3-helper.key"
+
+
+def deployment_keys(directory: Path) -> dict[str, Any]:
+    """A deployment's prio3 keys (the ``deployment_keys`` hook of ``mpc-rr keys init``): the
+    helper's X25519 key pair, its private half written to ``directory/prio3-helper.key`` (32
+    raw bytes, mode 0600; copy it to party 1 only) and its public half pinned in the
+    parameters every party runs with (``helper_key``)."""
+    sk = X25519PrivateKey.generate()
+    path = Path(directory) / HELPER_SECRET_FILE
+    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+    with os.fdopen(fd, "wb") as f:
+        f.write(sk.private_bytes_raw())
+    return {
+        "params": {"helper_key": sk.public_key().public_bytes_raw().hex(), "helper_secret": HELPER_SECRET_FILE},
+        "files": ["helper_secret"],  # paths relative to the deployment's folder
+        "note": f"copy {HELPER_SECRET_FILE} only to party {HELPER} (prio3's helper aggregator)",
+    }
 
 
 def helper_secret(pub: Prio3Public) -> X25519PrivateKey:

@@ -92,4 +92,5 @@ SPEC = SumSpec(
     run_label="prio3-{seed}",
     one_hot_blocks=for_one_hot_blocks,
     coordinator_messages=lazy(f"{_HERE}:coordinator_messages"),
+    hooks={"deployment_keys": "mpc_rr.secure_sum.prio3:deployment_keys"},
 )
