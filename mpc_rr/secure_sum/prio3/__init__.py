@@ -20,6 +20,7 @@ __all__ = [
     "SEED_SIZE",
     "SPEC",
     "AggregationJob",
+    "AtMostOneBlocks",
     "Count",
     "Field",
     "Field64",
@@ -79,6 +80,7 @@ __all__ = [
 
 _HOME = {
     "AggregationJob": "mpc_rr.secure_sum.prio3._messages",
+    "AtMostOneBlocks": "mpc_rr.secure_sum.prio3._circuits",
     "BATCH": "mpc_rr.secure_sum.prio3._vdaf",
     "Count": "mpc_rr.secure_sum.prio3._circuits",
     "Field": "mpc_rr.secure_sum.prio3._field",
@@ -145,6 +147,7 @@ __getattr__, __dir__ = lazy_exports(__name__, _HOME, globals())
 
 if TYPE_CHECKING:
     from mpc_rr.secure_sum.prio3._circuits import (
+        AtMostOneBlocks,
         Count,
         Histogram,
         MultihotCountVec,

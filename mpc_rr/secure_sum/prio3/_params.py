@@ -22,7 +22,13 @@ from mpc_rr.core import UsageError
 from mpc_rr.secure_sum._common import SumResult
 from mpc_rr.secure_sum._crypto import X25519PrivateKey, kdf_sha256
 from mpc_rr.secure_sum._identity import simulation_secret
-from mpc_rr.secure_sum.prio3._circuits import Histogram, MultihotCountVec, OneHotBlocks, SumVec
+from mpc_rr.secure_sum.prio3._circuits import (
+    AtMostOneBlocks,
+    Histogram,
+    MultihotCountVec,
+    OneHotBlocks,
+    SumVec,
+)
 from mpc_rr.secure_sum.prio3._field import Field64, Field128, next_power_of_2
 from mpc_rr.secure_sum.prio3._spec import Prio3Options
 from mpc_rr.secure_sum.prio3._vdaf import Prio3
@@ -152,11 +158,11 @@ def build_vdaf(cells: int, max_value: int, o: Prio3Options) -> Prio3:
     blocks = tuple(int(b) for b in o.blocks.split(",")) if isinstance(o.blocks, str) else o.blocks
     if circuit == "auto":
         circuit = "blocks" if o.blocks is not None else "sumvec"
-    if circuit == "blocks" and (blocks is None or sum(blocks) != cells):
+    if circuit in ("blocks", "blocks-or-empty") and (blocks is None or sum(blocks) != cells):
         got = "no blocks" if blocks is None else f"blocks of {sum(blocks)} cells"
-        raise UsageError(f"prio3 --circuit blocks needs --blocks summing to the {cells} cells, got {got}")
-    meas_len = {"sumvec": cells * max(1, max_value).bit_length(), "histogram": cells,
-                "blocks": cells}.get(circuit, cells + 1)  # fmt: skip
+        raise UsageError(f"prio3 --circuit {circuit} needs --blocks summing to the {cells} cells, got {got}")
+    meas_len = {"sumvec": cells * max(1, max_value).bit_length(), "histogram": cells, "blocks": cells,
+                "blocks-or-empty": cells + len(blocks or ())}.get(circuit, cells + 1)  # fmt: skip
     chunk = o.chunk_length if o.chunk_length is not None else default_chunk(meas_len)
     if circuit == "sumvec":
         valid: Any = SumVec(cells, max(1, max_value), chunk, field=field)
@@ -165,6 +171,9 @@ def build_vdaf(cells: int, max_value: int, o: Prio3Options) -> Prio3:
     elif circuit == "blocks":
         assert blocks is not None
         valid = OneHotBlocks(blocks, chunk, field=field)
+    elif circuit == "blocks-or-empty":
+        assert blocks is not None
+        valid = AtMostOneBlocks(blocks, chunk, field=field)
     else:
         valid = MultihotCountVec(
             cells, o.max_weight if o.max_weight is not None else cells, chunk, field=field
@@ -179,13 +188,14 @@ def build_vdaf(cells: int, max_value: int, o: Prio3Options) -> Prio3:
 def poison_vector(x: np.ndarray, vdaf: Prio3, boost: int = 1_000_000, cell: int = 0) -> Any:
     """A malicious client's *encoded* vector: its input's encoding with ``boost`` added to the
     first encoded element of ``cell`` (out of range for every circuit)."""
-    if isinstance(vdaf.valid, OneHotBlocks):  # its encoding is the vector itself
-        enc = vdaf.field.array(np.asarray(x, dtype=np.int64))
+    if isinstance(vdaf.valid, OneHotBlocks):  # the vector itself (and the blocks' slack cells)
+        enc = vdaf.valid.encode_unchecked(np.asarray(x, dtype=np.int64))
     else:
         enc = vdaf.valid.encode(_measurement(vdaf, x, strict=False))
     bits = getattr(vdaf.valid, "bits", 1)
     delta = [0] * vdaf.flp.MEAS_LEN
-    delta[cell * bits] = boost
+    at = vdaf.valid.encoded_index(cell) if isinstance(vdaf.valid, OneHotBlocks) else cell * bits
+    delta[at] = boost
     return vdaf.field.add(enc, vdaf.field.array(delta))
 
 
@@ -203,7 +213,7 @@ def _measurement(vdaf: Prio3, x: np.ndarray, *, strict: bool = True) -> Any:
             try:
                 valid.encode(x)
             except ValueError as exc:
-                raise UsageError(f"prio3 blocks: input must be one-hot in every block: {exc}") from None
+                raise UsageError(f"prio3 {type(valid).__name__}: invalid input: {exc}") from None
         return x
     if isinstance(valid, MultihotCountVec):
         if strict and (int(x.max(initial=0)) > 1 or int(x.sum()) > valid.max_weight):

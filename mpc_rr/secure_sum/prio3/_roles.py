@@ -317,6 +317,16 @@ class Prio3Leader(Role):
             return NOBODY
         return self._missing if self.state is LeaderState.COLLECTING else frozenset({HELPER})
 
+    @property
+    def culprits(self) -> tuple[int, ...]:
+        """Clients left out for an invalid report (what an outer protocol names as rejected)."""
+        return tuple(self._rejected)
+
+    @property
+    def dropped(self) -> tuple[int, ...]:
+        """Clients silent at the leader's deadline (left out, once the jobs have started)."""
+        return tuple(sorted(self._missing)) if self._jobs else ()
+
     def _relay_key(self, src: int, msg: HelperKey) -> list[Send]:
         if src != HELPER or self._key_relayed:
             raise PeerError(f"{self.name}: unexpected HelperKey from party {src}", src)
