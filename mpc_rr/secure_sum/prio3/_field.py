@@ -316,12 +316,25 @@ class Field64(Field):
             a0, a1 = a & _LO32, a >> _S32
             b0, b1 = b & _LO32, b >> _S32
             ll, lh, hl, hh = a0 * b0, a0 * b1, a1 * b0, a1 * b1
-            mid = lh + hl
-            mid_carry = (mid < lh).astype(np.uint64)
-            lo = ll + (mid << _S32)
-            lo_carry = (lo < ll).astype(np.uint64)
-            hi = hh + (mid >> _S32) + (mid_carry << _S32) + lo_carry
-            return _reduce128(hi, lo)
+            # the middle column in 32-bit pieces, so no sum can overflow (< 3 2^32): no carries
+            t = ll >> _S32
+            t += lh & _LO32
+            t += hl & _LO32
+            lo = ll & _LO32
+            lo |= t << _S32
+            hh += lh >> _S32
+            hh += hl >> _S32
+            hh += t >> _S32
+            # hh 2^64 + lo (mod p), in place: 2^64 = 2^32 - 1 and 2^96 = -1
+            h1, h0 = hh >> _S32, hh & _LO32
+            t1 = (h0 << _S32) - h0  # h0 (2^32 - 1) < 2^64
+            borrow = lo < h1
+            lo -= h1
+            lo -= borrow * _EPS  # a wrapped subtraction added 2^64 = 2^32 - 1: take it back
+            lo += t1
+            lo += (lo < t1) * _EPS  # a wrapped addition lost 2^64 = 2^32 - 1: add it
+            lo -= (lo >= np.uint64(_P64)) * np.uint64(_P64)
+            return lo
 
     @classmethod
     def sum(cls, a: Vec, axis: int) -> Vec:
