@@ -364,7 +364,7 @@ class Field64(Field):
         if b.ndim == 2 and a.ndim > 2:  # one GEMM over the batch, not one per leading index
             lead = a.shape[:-1]
             return cls.matmul(a.reshape(-1, k), b).reshape(*lead, b.shape[-1])
-        la, lb = _limbs16(a), _limbs16(b)
+        la, lb = _limbs16(a), _constant_limbs16(b)
         t = []
         for d in range(7):  # T_d = sum_{i+j=d} A_i @ B_j, each entry < 4 K 2^32 < 2^53: exact
             acc = None
@@ -426,6 +426,22 @@ def _gemm(x: Vec, y: Vec) -> Vec:
 def _limbs16(a: Vec) -> list[Vec]:
     """The four 16-bit limbs of uint64 elements, as float64 (exact) for BLAS."""
     return [((a >> np.uint64(16 * i)) & _M16).astype(np.float64) for i in range(4)]
+
+
+_LIMBS: dict[int, tuple[Vec, list[Vec]]] = {}  # id -> (a read-only matrix, its limbs)
+
+
+def _constant_limbs16(b: Vec) -> list[Vec]:
+    """:func:`_limbs16`, memoized for a read-only array that owns its data (the FLP's cached
+    coset, interpolation and extension matrices: every proof multiplies by them)."""
+    if b.flags.writeable or b.base is not None:
+        return _limbs16(b)
+    hit = _LIMBS.get(id(b))
+    if hit is None or hit[0] is not b:
+        if len(_LIMBS) >= 64:
+            _LIMBS.clear()
+        hit = _LIMBS[id(b)] = (b, _limbs16(b))
+    return hit[1]
 
 
 def _reduce128(hi: Vec, lo: Vec) -> Vec:
