@@ -9,6 +9,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 from mpc_rr.secure_sum import expected_total
 from parties.protocol_keys import protocol_params
 from scenarios.cli import main
@@ -37,6 +39,7 @@ def test_keys_init_writes_the_prio3_helper_key_pair(tmp_path: Path, capsys) -> N
     assert protocol_params(out, "secagg") == {}  # a protocol without deployment keys
 
 
+@pytest.mark.slow  # ~10 s: four fresh interpreters (the default tier runs the forked launcher below)
 def test_a_keys_init_deployment_runs_prio3_over_tcp_one_process_per_party(tmp_path: Path) -> None:
     n, cells, seed = 4, 6, 3  # the leader (hub) and 3 clients, party 1 the helper
     dep = tmp_path / "dep"
@@ -60,6 +63,7 @@ def test_a_keys_init_deployment_runs_prio3_over_tcp_one_process_per_party(tmp_pa
 
 
 def test_the_local_process_runner_writes_the_same_keys_so_prio3_runs_there_too() -> None:
+    """One process per party over TCP + TLS, each reading protocols.json as after keys init."""
     from parties.procs import run_processes
 
     r = run_processes("prio3", 4, seed=2, params={"cells": 5}, step_timeout=20, timeout=120)
