@@ -164,9 +164,11 @@ class _RangeChecked(Valid):
         f, c, calls = self.field, self.chunk_length, self.GADGET_CALLS
         pad = f.zeros((*meas.shape[:-1], calls * c - meas.shape[-1]))
         x = np.concatenate([meas, pad], axis=-1).reshape(*meas.shape[:-1], calls, c)
-        # r_i^(j+1) for chunk i, position j
-        r_pow = powers(f, joint_rand, c, first=1)  # (..., calls, c)
-        left = f.mul(r_pow, x)
+        if num_shares == 1 and _zero_one(f, x):
+            left = _sparse_left(f, x, joint_rand)  # the prover's own 0/1 measurement
+        else:
+            # r_i^(j+1) for chunk i, position j
+            left = f.mul(powers(f, joint_rand, c, first=1), x)  # (..., calls, c)
         right = f.sub(x, self.shares_inv(num_shares))
         # gadget input order: [left_0, right_0, left_1, right_1, ...] per call
         inp = np.stack([left, right], axis=-1).reshape(*meas.shape[:-1], calls, 2 * c)
@@ -174,6 +176,39 @@ class _RangeChecked(Valid):
 
     def range_check(self, gadget_out: Vec) -> Vec:
         return self.field.sum(gadget_out, axis=-1)
+
+
+def _zero_one(field: type[Field], x: Vec) -> bool:
+    """Whether every element is 0 or 1 (an honest client's encoding: one-hot cells, bits)."""
+    if field.DTYPE is object:
+        return bool(((x == 0) | (x == 1)).all())
+    return bool((np.asarray(x, np.uint64) <= np.uint64(1)).all())
+
+
+def _sparse_left(field: type[Field], x: Vec, joint_rand: Vec) -> Vec:
+    """``r_i^(j+1) x_ij`` for a 0/1 ``x``: the powers only where ``x`` is 1.
+
+    The same values as the dense product (``r^(j+1) 1`` and ``0``), for the
+    prover, who holds its measurement in the clear: a one-hot-blocks vector of
+    1,582 cells has 28 ones, so 28 powers by square-and-multiply (about 6
+    products each) replace the ``2 x 1,582`` products of all powers and the
+    product with ``x`` (per proof).  Verifiers hold uniform shares: dense.
+    """
+    left = field.zeros(np.shape(x))
+    hot = np.nonzero(np.asarray(x) == 1)
+    if not hot[0].size:
+        return left
+    base = np.asarray(joint_rand)[hot[:-1]]  # r of each hot cell's chunk
+    exp = hot[-1] + 1
+    result = field.array(np.ones(base.shape, dtype=np.int64))
+    bit = 0
+    while (exp >> bit).any():
+        odd = ((exp >> bit) & 1).astype(bool)
+        result = np.where(odd, field.mul(result, base), result)
+        base = field.mul(base, base)
+        bit += 1
+    left[hot] = result
+    return left
 
 
 class SumVec(_RangeChecked):

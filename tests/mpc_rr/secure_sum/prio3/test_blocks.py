@@ -136,3 +136,17 @@ def test_auto_circuit_is_blocks_when_the_blocks_are_known() -> None:
 def test_default_chunk_minimizes_the_flp_work() -> None:
     assert default_chunk(1582) == 52  # p = 32 wire evaluations, against 64 for sqrt's 39
     assert default_chunk(1) == 1
+
+
+@pytest.mark.parametrize("field", [Field64, Field128])
+@settings(max_examples=10, deadline=None)
+@given(st.integers(0, 2**32), st.integers(1, 60))
+def test_the_provers_sparse_range_check_wires_equal_the_dense_ones(field: Any, seed: int, chunk: int) -> None:
+    from mpc_rr.secure_sum.prio3 import powers
+    from mpc_rr.secure_sum.prio3._circuits import _sparse_left
+
+    rng = np.random.default_rng(seed)
+    x = field.array((rng.random((3, 5, chunk)) < 0.2).astype(np.int64))  # 0/1, a few ones
+    r = field.array(rng.integers(1, 2**62, size=(3, 5)))
+    dense = field.mul(powers(field, r, chunk, first=1), x)
+    assert (np.asarray(_sparse_left(field, x, r), dtype=object) == np.asarray(dense, dtype=object)).all()
