@@ -149,11 +149,13 @@ class Coordinator(SubProtocolHost):
         return []
 
     def _forward_sub(self, src: int, msg: Message) -> list[Send]:
-        self._sub_messages += 1
-        if self._sub_messages % 256 == 0 or self._sub_messages >= self._sub_bulk:
-            # (past the parties' own messages each one is a long step: a verification job)
-            # (a protocol with more messages than one per step: the total grows with the count)
-            self._report("SECURE SUM", self._sub_messages, max(self._sub_expected, self._sub_messages))
+        k = self._sub_messages = self._sub_messages + 1
+        if k <= self._sub_bulk:
+            if k % 256 == 0 or k == self._sub_bulk:
+                self._report("SECURE SUM", k, self._sub_bulk)
+        else:  # past one message per party and step: the aggregators' own steps (prio3: a job each)
+            extra = k - self._sub_bulk
+            self._report("SECURE SUM SERVERS", extra, max(self._sub_expected - self._sub_bulk, extra))
         return super()._forward_sub(src, msg)
 
     def _dependence_deadline(self) -> list[Send]:
