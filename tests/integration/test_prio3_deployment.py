@@ -69,3 +69,17 @@ def test_the_local_process_runner_writes_the_same_keys_so_prio3_runs_there_too()
     r = run_processes("prio3", 4, seed=2, params={"cells": 5}, step_timeout=20, timeout=120)
     assert r.ok, r.errors
     assert r.results[0]["total"] == expected_total(3, 2, 5).tolist() and r.results[0]["rejected"] == []
+
+
+@pytest.mark.slow  # ~10 s: six pipeline processes
+def test_a_pipeline_deployment_runs_its_dependence_sum_over_prio3(tmp_path: Path) -> None:
+    """An outer protocol's inner sum gets the deployment's keys in its sum_options."""
+    from mpc_rr.pipeline import new_coordinator_key
+    from parties.procs import run_processes
+
+    key = new_coordinator_key(tmp_path / "coord.key")
+    params = {"coordinator_key": key, "signing_key": str(tmp_path / "coord.key"),
+              "dependence": "secure-sum", "sum_protocol": "prio3"}  # fmt: skip
+    r = run_processes("pipeline", 6, seed=1, params=params, step_timeout=20, timeout=120, linger=60)
+    assert r.ok, r.errors
+    assert r.results[0]["parties_dependence"] == 5  # every party's pair cells in the prio3 sum
