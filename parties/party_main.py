@@ -93,6 +93,7 @@ def _run(args: argparse.Namespace) -> int:
     import trio
 
     from parties.node import exit_code, run_node
+    from parties.protocol_keys import protocol_params
     from transports.pki import Roster
 
     roster = Roster.load(args.roster)
@@ -105,6 +106,14 @@ def _run(args: argparse.Namespace) -> int:
     if not isinstance(params, dict):
         raise UsageError(f"--params must be a JSON object, got {type(params).__name__}: {args.params}")
     spec = get_protocol(args.protocol)
+    # the deployment's protocol keys (`keys init`: e.g. prio3's pinned helper key), under --params;
+    # an outer protocol's inner sum (its `sum_protocol`) gets its own in `sum_options`
+    params = {**protocol_params(roster.directory, spec.name), **params}
+    inner, given = params.get("sum_protocol"), params.get("sum_options", {})
+    if isinstance(inner, str) and isinstance(given, dict):
+        keys = protocol_params(roster.directory, inner)
+        if keys:
+            params["sum_options"] = {**keys, **given}
     report = trio.run(
         functools.partial(
             run_node,

@@ -318,10 +318,12 @@ class _Processes:
         starts at once: clients that come up before the hub wait in the
         listen backlog (or retry).
         """
+        from parties.protocol_keys import write_protocol_keys
         from transports.pki import generate_deployment
 
         w = self.workdir
         roster = generate_deployment(self.n, w / "keys", hub_port=0)
+        write_protocol_keys(w / "keys")  # as `keys init` does (prio3: the helper's key pair)
         listener = socket.create_server(("127.0.0.1", 0), backlog=min(4096, self.n + 16))
         try:
             live = roster.with_hub_address("127.0.0.1", listener.getsockname()[1])

@@ -28,7 +28,12 @@ from mpc_rr.estimation import dependence_matrix, estimate_distribution, rr_adjus
 from mpc_rr.mdrr import Clustering, cluster_attributes, joint_counts
 from mpc_rr.pipeline import _signing as signing
 from mpc_rr.pipeline._config import PipelineConfig
-from mpc_rr.pipeline._dependence import dependence_role, dependence_sum, dependences_from_aggregate
+from mpc_rr.pipeline._dependence import (
+    dependence_public,
+    dependence_role,
+    dependence_sum,
+    dependences_from_aggregate,
+)
 from mpc_rr.pipeline._messages import (
     PIPELINE_MESSAGES,
     RandomizedRecord,
@@ -109,13 +114,17 @@ class Coordinator(SubProtocolHost):
         self.dep_randomized: np.ndarray | None = None
         self.late = 0
         self._sub_messages = 0
-        self._sub_expected = 0
+        self._sub_expected = self._sub_bulk = 0
         self.message_types = PIPELINE_MESSAGES
         if config.dependence != "rr":
             self.attach_sub(dependence_role(config, COORDINATOR, None))
             # what the coordinator receives of the sum without dropouts: one message per party and
-            # step (SecAgg+'s five rounds, a Prio3 or plain report) -- the total a progress line shows
-            self._sub_expected = len(dependence_sum(config).steps) * config.n
+            # step (SecAgg+'s five rounds, a Prio3 or plain report), plus what the protocol says
+            # (Prio3: the helper's answer to each aggregation job) -- the total a progress line shows
+            spec = dependence_sum(config)
+            self._sub_bulk = len(spec.steps) * config.n
+            count = spec.coordinator_messages
+            self._sub_expected = self._sub_bulk if count is None else count(dependence_public(config))
 
     def start(self) -> list[Send]:
         return self.start_sub() if self.sub is not None else []
@@ -141,10 +150,13 @@ class Coordinator(SubProtocolHost):
         return []
 
     def _forward_sub(self, src: int, msg: Message) -> list[Send]:
-        self._sub_messages += 1
-        if self._sub_messages % 256 == 0 or self._sub_messages == self._sub_expected:
-            # (a protocol with more messages than one per step: the total grows with the count)
-            self._report("SECURE SUM", self._sub_messages, max(self._sub_expected, self._sub_messages))
+        k = self._sub_messages = self._sub_messages + 1
+        if k <= self._sub_bulk:
+            if k % 256 == 0 or k == self._sub_bulk:
+                self._report("SECURE SUM", k, self._sub_bulk)
+        else:  # past one message per party and step: the aggregators' own steps (prio3: a job each)
+            extra = k - self._sub_bulk
+            self._report("SECURE SUM SERVERS", extra, max(self._sub_expected - self._sub_bulk, extra))
         return super()._forward_sub(src, msg)
 
     def _dependence_deadline(self) -> list[Send]:

@@ -191,9 +191,11 @@ class RRBAConfig:
 
     def _tally_public(self, m: int, run: str) -> Any:
         spec = self.sum_spec
-        return spec.public(
-            m, self.cells, run=run, max_value=1, options=spec.options_for(self.sum_options, m)
-        )
+        # a client's tally: a 1 in its cell of each table it was asked, nothing elsewhere -- at
+        # most one 1 per table (prio3 proves exactly that)
+        tables = tuple(int(c) for c in np.diff(self.offsets))
+        options = spec.options_for(self.sum_options, m, one_hot_blocks=tables, empty_blocks=True)
+        return spec.public(m, self.cells, run=run, max_value=1, options=options)
 
     def tally_public(self, block: int) -> Any:
         """Public parameters of block ``block``'s secure tally (its clients are the sum's

@@ -82,10 +82,15 @@ class SumSpec(ProtocolSpec):
         Whether the protocol keeps each input from whoever relays or sums it
         (``False`` only for a reference without privacy).
     one_hot_blocks:
-        ``(options, blocks) -> options`` for a run whose every input is one-hot
-        in each block of ``blocks`` cells (the pipeline's pair cells): a
-        protocol that proves its inputs valid (prio3) proves exactly that;
-        ``None``: the options as given.
+        ``(options, blocks, *, empty=False) -> options`` for a run whose every
+        input is one-hot in each block of ``blocks`` cells (the pipeline's pair
+        cells; ``empty``: or all zero there, RRBA's tables): a protocol that
+        proves its inputs valid (prio3) proves exactly that; ``None``: the
+        options as given.
+    coordinator_messages:
+        ``(public) -> messages`` party 0 receives in a run without dropouts (the
+        total of an outer protocol's progress bar); ``None``: one per data
+        party and step.
     input_step:
         The step at which a party's input leaves it (masked, shared or
         published); default: the last step.  A party that crashes there
@@ -105,7 +110,8 @@ class SumSpec(ProtocolSpec):
     run_label: str = "{name}-{seed}"
     input_step: str = ""
     hides_inputs: bool = True
-    one_hot_blocks: Callable[[Any, tuple[int, ...]], Any] | None = None
+    one_hot_blocks: Callable[..., Any] | None = None
+    coordinator_messages: Callable[[Any], int] | None = None
 
     def __post_init__(self) -> None:
         super().__post_init__()
@@ -122,12 +128,18 @@ class SumSpec(ProtocolSpec):
         if self.total_at_coordinator and not self.coordinator:
             raise UsageError(f"sum protocol {self.name!r}: total_at_coordinator needs a coordinator")
 
-    def options_for(self, options: Any, n: int, *, one_hot_blocks: tuple[int, ...] | None = None) -> Any:
+    def options_for(
+        self, options: Any, n: int, *, one_hot_blocks: tuple[int, ...] | None = None,
+        empty_blocks: bool = False,
+    ) -> Any:  # fmt: skip
         """``options`` parsed and fitted to a run among ``n`` data parties (whose inputs are
-        one-hot in each of ``one_hot_blocks``, when given: :attr:`one_hot_blocks`)."""
+        one-hot in each of ``one_hot_blocks``, or with ``empty_blocks`` at most one 1 in each,
+        when given: :attr:`one_hot_blocks`)."""
         parsed = self.parse_options(options)
         if one_hot_blocks is not None and self.one_hot_blocks is not None:
-            parsed = self.one_hot_blocks(parsed, tuple(one_hot_blocks))
+            blocks = tuple(one_hot_blocks)
+            parsed = (self.one_hot_blocks(parsed, blocks, empty=True) if empty_blocks
+                      else self.one_hot_blocks(parsed, blocks))  # fmt: skip
         return parsed if self.fit_options is None else self.fit_options(parsed, n)
 
     def result_of(self, role: Role) -> SumResult:

@@ -211,7 +211,7 @@ def execute(
     # what the runner spent before the parties ran (TCP: deployment keys and TLS handshakes)
     network = max(0.0, (t2 - t1) - run.costs.wall_s)
     dep_end = max(
-        [marks[k] for k in ("DEPENDENCE", "SECURE SUM") if k in marks], default=t1 + network
+        [marks[k] for k in ("DEPENDENCE", "SECURE SUM", "SECURE SUM SERVERS") if k in marks], default=t1 + network
     )
     rel_end = marks.get("RELEASE", dep_end)
     phases = {

@@ -42,3 +42,22 @@ def test_rrba_secure_tally_over_prio3_equals_secagg(
     prio3 = _rrba(capsys, tmp_path / "p", "prio3")
     assert prio3["cost"]["dropouts"]["answered"] == 40
     assert [r["estimate"] for r in prio3["subsets"]] == [r["estimate"] for r in secagg["subsets"]]
+
+
+def test_the_pipeline_shows_prio3s_verification_jobs_as_progress(monkeypatch: pytest.MonkeyPatch) -> None:
+    """One message per party, then the aggregators' steps: the helper's key is one of the first
+    n, so the last report and the answer to each aggregation job follow (jobs of 16 here)."""
+    import mpc_rr
+    from mpc_rr.secure_sum.prio3 import _params
+
+    monkeypatch.setattr(_params, "JOB_REPORTS", 16)
+    seen: dict[str, list[tuple[int, int]]] = {}
+
+    def progress(phase: str, done: int, total: int) -> None:
+        seen.setdefault(phase, []).append((done, total))
+
+    report = mpc_rr.run_pipeline("adult", parties=40, seed=2, dependence="secure-sum", sum="prio3",
+                                 progress=progress)  # fmt: skip
+    assert report.document["secure_sum"]["params"]["jobs"] == 3
+    assert seen["SECURE SUM"][-1] == (40, 40)
+    assert seen["SECURE SUM SERVERS"] == [(1, 4), (2, 4), (3, 4), (4, 4)]

@@ -20,6 +20,7 @@ __all__ = [
     "SEED_SIZE",
     "SPEC",
     "AggregationJob",
+    "AtMostOneBlocks",
     "Count",
     "Field",
     "Field64",
@@ -51,8 +52,10 @@ __all__ = [
     "XofTurboShake128",
     "block_sums",
     "build_vdaf",
+    "coordinator_messages",
     "decode_range_checked",
     "default_chunk",
+    "deployment_keys",
     "encode_range_checked",
     "encode_range_checked_int",
     "finish_report",
@@ -60,6 +63,7 @@ __all__ = [
     "format_dst",
     "gadget_poly_len",
     "helper_secret",
+    "job_reports",
     "lagrange_eval",
     "next_power_of_2",
     "pinned_helper_key",
@@ -76,6 +80,7 @@ __all__ = [
 
 _HOME = {
     "AggregationJob": "mpc_rr.secure_sum.prio3._messages",
+    "AtMostOneBlocks": "mpc_rr.secure_sum.prio3._circuits",
     "BATCH": "mpc_rr.secure_sum.prio3._vdaf",
     "Count": "mpc_rr.secure_sum.prio3._circuits",
     "Field": "mpc_rr.secure_sum.prio3._field",
@@ -112,8 +117,10 @@ _HOME = {
     "XofTurboShake128": "mpc_rr.secure_sum.prio3._xof",
     "block_sums": "mpc_rr.secure_sum.prio3._circuits",
     "build_vdaf": "mpc_rr.secure_sum.prio3._params",
+    "coordinator_messages": "mpc_rr.secure_sum.prio3._roles",
     "decode_range_checked": "mpc_rr.secure_sum.prio3._circuits",
     "default_chunk": "mpc_rr.secure_sum.prio3._params",
+    "deployment_keys": "mpc_rr.secure_sum.prio3._params",
     "encode_range_checked": "mpc_rr.secure_sum.prio3._circuits",
     "encode_range_checked_int": "mpc_rr.secure_sum.prio3._circuits",
     "finish_report": "mpc_rr.secure_sum.prio3._vdaf",
@@ -121,6 +128,7 @@ _HOME = {
     "format_dst": "mpc_rr.secure_sum.prio3._xof",
     "gadget_poly_len": "mpc_rr.secure_sum.prio3._flp",
     "helper_secret": "mpc_rr.secure_sum.prio3._params",
+    "job_reports": "mpc_rr.secure_sum.prio3._params",
     "lagrange_eval": "mpc_rr.secure_sum.prio3._flp",
     "next_power_of_2": "mpc_rr.secure_sum.prio3._field",
     "pinned_helper_key": "mpc_rr.secure_sum.prio3._params",
@@ -139,6 +147,7 @@ __getattr__, __dir__ = lazy_exports(__name__, _HOME, globals())
 
 if TYPE_CHECKING:
     from mpc_rr.secure_sum.prio3._circuits import (
+        AtMostOneBlocks,
         Count,
         Histogram,
         MultihotCountVec,
@@ -183,7 +192,9 @@ if TYPE_CHECKING:
         Prio3Result,
         build_vdaf,
         default_chunk,
+        deployment_keys,
         helper_secret,
+        job_reports,
         pinned_helper_key,
         poison_vector,
         report_bytes,
@@ -192,6 +203,7 @@ if TYPE_CHECKING:
     from mpc_rr.secure_sum.prio3._roles import (
         Prio3Client,
         Prio3Leader,
+        coordinator_messages,
         public,
         role,
     )

@@ -21,6 +21,7 @@ from mpc_rr.secure_sum.prio3._field import Field, Field64, Field128
 from mpc_rr.secure_sum.prio3._flp import Mul, ParallelSum, PolyEval, Valid, powers
 
 __all__ = [
+    "AtMostOneBlocks",
     "Count",
     "Histogram",
     "MultihotCountVec",
@@ -163,9 +164,11 @@ class _RangeChecked(Valid):
         f, c, calls = self.field, self.chunk_length, self.GADGET_CALLS
         pad = f.zeros((*meas.shape[:-1], calls * c - meas.shape[-1]))
         x = np.concatenate([meas, pad], axis=-1).reshape(*meas.shape[:-1], calls, c)
-        # r_i^(j+1) for chunk i, position j
-        r_pow = f.mul(powers(f, joint_rand, c), joint_rand[..., :, None])  # (..., calls, c)
-        left = f.mul(r_pow, x)
+        if num_shares == 1 and _zero_one(f, x):
+            left = _sparse_left(f, x, joint_rand)  # the prover's own 0/1 measurement
+        else:
+            # r_i^(j+1) for chunk i, position j
+            left = f.mul(powers(f, joint_rand, c, first=1), x)  # (..., calls, c)
         right = f.sub(x, self.shares_inv(num_shares))
         # gadget input order: [left_0, right_0, left_1, right_1, ...] per call
         inp = np.stack([left, right], axis=-1).reshape(*meas.shape[:-1], calls, 2 * c)
@@ -173,6 +176,33 @@ class _RangeChecked(Valid):
 
     def range_check(self, gadget_out: Vec) -> Vec:
         return self.field.sum(gadget_out, axis=-1)
+
+
+def _zero_one(field: type[Field], x: Vec) -> bool:
+    """Whether every element is 0 or 1 (an honest client's encoding: one-hot cells, bits)."""
+    if field.DTYPE is object:
+        return bool(((x == 0) | (x == 1)).all())
+    return bool((np.asarray(x, np.uint64) <= np.uint64(1)).all())
+
+
+def _sparse_left(field: type[Field], x: Vec, joint_rand: Vec) -> Vec:
+    """``r_i^(j+1) x_ij`` for a 0/1 ``x``: the powers only where ``x`` is 1.
+
+    The same values as the dense product (``r^(j+1) 1`` and ``0``), for the
+    prover, who holds its measurement in the clear: a one-hot-blocks vector of
+    1,582 cells has 28 ones, so 28 modular powers replace the ``2 x 1,582``
+    products of all powers and the product with ``x`` (per proof).  Verifiers
+    hold uniform shares: dense.
+    """
+    left = field.zeros(np.shape(x))
+    hot = np.nonzero(np.asarray(x) == 1)
+    if not hot[0].size:
+        return left
+    base = np.asarray(joint_rand)[hot[:-1]].tolist()  # r of each hot cell's chunk
+    p = field.MODULUS
+    # a few dozen powers: Python's modular pow beats array calls on arrays this small
+    left[hot] = field.array([pow(int(b), int(e), p) for b, e in zip(base, (hot[-1] + 1).tolist(), strict=True)])
+    return left
 
 
 class SumVec(_RangeChecked):
@@ -333,6 +363,14 @@ class OneHotBlocks(_RangeChecked):
             raise ValueError(f"block {bad} (cells {self.starts[bad]}..) is not one-hot")
         return _as_field(self.field, x)
 
+    def encode_unchecked(self, x: np.ndarray) -> Vec:
+        """The encoding of any integer vector (a malicious client's: the adversary module)."""
+        return self.field.array(np.asarray(x, dtype=np.int64).reshape(-1))
+
+    def encoded_index(self, cell: int) -> int:
+        """Where cell ``cell`` of a measurement sits in its encoding."""
+        return int(cell)
+
     def finish(self, meas: Vec, gadget_out: Vec, joint_rand: Vec, num_shares: int) -> Vec:
         f = self.field
         sums = block_sums(f, meas, self.starts)
@@ -344,6 +382,63 @@ class OneHotBlocks(_RangeChecked):
 
     def decode(self, output: Vec, num_measurements: int) -> Any:
         return [int(x) for x in self.field.to_ints(output)]
+
+
+class AtMostOneBlocks(OneHotBlocks):
+    """Blocks that each hold at most one 1 (a one-hot block, or an empty one).
+
+    Not a draft variant (private-use id ``0xFFFF0002``): RRBA's secure tally,
+    where a client puts a 1 in its reported cell of each table it was asked
+    and nothing in the others (:meth:`mpc_rr.rrba.RRBAClient._tally_input`).
+    The encoding appends to each block a slack cell ``1 - sum(block)``, and
+    the circuit is :class:`OneHotBlocks`' on the extended blocks: every cell,
+    slack included, in ``{0, 1}`` (the range check) and every extended block
+    summing to 1.  Both hold iff the block's cells are 0/1 with at most one 1
+    (the slack is then 1 exactly when the block is empty), so soundness and
+    zero knowledge are those of :class:`OneHotBlocks` over ``len(blocks)``
+    more cells; :meth:`truncate` drops the slack cells, so the aggregate is
+    the blocks' counts.  What it cannot refuse: an empty block where the
+    client was asked (RRBA's aggregator sees it, the block's counts then
+    disagree with the clients asked, and it drops the block), or which cell
+    of a block is 1.
+    """
+
+    ID = 0xFFFF0002
+
+    def __init__(
+        self, blocks: tuple[int, ...], chunk_length: int, field: type[Field] = Field64
+    ) -> None:
+        if not blocks or min(blocks) < 1:
+            raise ValueError(f"AtMostOneBlocks needs blocks of >= 1 cells, got {list(blocks)[:8]}")
+        self.cells_per_block = tuple(int(b) for b in blocks)
+        super().__init__(tuple(b + 1 for b in self.cells_per_block), chunk_length, field)
+        self.OUTPUT_LEN = sum(self.cells_per_block)
+        self._ends = np.cumsum(self.cells_per_block)  # where each slack cell is inserted
+        self._keep = np.concatenate(
+            [np.arange(s, s + b) for s, b in zip(self.starts, self.cells_per_block, strict=True)]
+        )
+
+    def encode(self, measurement: Any) -> Vec:
+        x = np.asarray(measurement, dtype=np.int64).reshape(-1)
+        if len(x) != self.OUTPUT_LEN:
+            raise ValueError(f"measurement has {len(x)} entries, not {self.OUTPUT_LEN}")
+        starts = self._ends - np.asarray(self.cells_per_block)
+        bad = (np.add.reduceat(np.abs(x), starts) > 1) | (np.maximum.reduceat(np.abs(x), starts) > 1)
+        if bad.any() or (x < 0).any():
+            b = int(np.argmax(bad)) if bad.any() else int(np.searchsorted(self._ends, np.argmax(x < 0), "right"))
+            raise ValueError(f"block {b} (cells {int(starts[b])}..) holds more than one 1 or a cell outside 0/1")
+        return self.encode_unchecked(x)
+
+    def encode_unchecked(self, x: np.ndarray) -> Vec:
+        x = np.asarray(x, dtype=np.int64).reshape(-1)
+        slack = 1 - np.add.reduceat(x, self._ends - np.asarray(self.cells_per_block))
+        return self.field.array(np.insert(x, self._ends, slack))
+
+    def encoded_index(self, cell: int) -> int:
+        return int(cell) + int(np.searchsorted(self._ends, cell, "right"))  # after earlier slacks
+
+    def truncate(self, meas: Vec) -> Vec:
+        return meas[..., self._keep]
 
 
 def block_sums(field: type[Field], a: Vec, starts: np.ndarray) -> Vec:

@@ -316,12 +316,25 @@ class Field64(Field):
             a0, a1 = a & _LO32, a >> _S32
             b0, b1 = b & _LO32, b >> _S32
             ll, lh, hl, hh = a0 * b0, a0 * b1, a1 * b0, a1 * b1
-            mid = lh + hl
-            mid_carry = (mid < lh).astype(np.uint64)
-            lo = ll + (mid << _S32)
-            lo_carry = (lo < ll).astype(np.uint64)
-            hi = hh + (mid >> _S32) + (mid_carry << _S32) + lo_carry
-            return _reduce128(hi, lo)
+            # the middle column in 32-bit pieces, so no sum can overflow (< 3 2^32): no carries
+            t = ll >> _S32
+            t += lh & _LO32
+            t += hl & _LO32
+            lo = ll & _LO32
+            lo |= t << _S32
+            hh += lh >> _S32
+            hh += hl >> _S32
+            hh += t >> _S32
+            # hh 2^64 + lo (mod p), in place: 2^64 = 2^32 - 1 and 2^96 = -1
+            h1, h0 = hh >> _S32, hh & _LO32
+            t1 = (h0 << _S32) - h0  # h0 (2^32 - 1) < 2^64
+            borrow = lo < h1
+            lo -= h1
+            lo -= borrow * _EPS  # a wrapped subtraction added 2^64 = 2^32 - 1: take it back
+            lo += t1
+            lo += (lo < t1) * _EPS  # a wrapped addition lost 2^64 = 2^32 - 1: add it
+            lo -= (lo >= np.uint64(_P64)) * np.uint64(_P64)
+            return lo
 
     @classmethod
     def sum(cls, a: Vec, axis: int) -> Vec:
@@ -351,7 +364,7 @@ class Field64(Field):
         if b.ndim == 2 and a.ndim > 2:  # one GEMM over the batch, not one per leading index
             lead = a.shape[:-1]
             return cls.matmul(a.reshape(-1, k), b).reshape(*lead, b.shape[-1])
-        la, lb = _limbs16(a), _limbs16(b)
+        la, lb = _limbs16(a), _constant_limbs16(b)
         t = []
         for d in range(7):  # T_d = sum_{i+j=d} A_i @ B_j, each entry < 4 K 2^32 < 2^53: exact
             acc = None
@@ -413,6 +426,22 @@ def _gemm(x: Vec, y: Vec) -> Vec:
 def _limbs16(a: Vec) -> list[Vec]:
     """The four 16-bit limbs of uint64 elements, as float64 (exact) for BLAS."""
     return [((a >> np.uint64(16 * i)) & _M16).astype(np.float64) for i in range(4)]
+
+
+_LIMBS: dict[int, tuple[Vec, list[Vec]]] = {}  # id -> (a read-only matrix, its limbs)
+
+
+def _constant_limbs16(b: Vec) -> list[Vec]:
+    """:func:`_limbs16`, memoized for a read-only array that owns its data (the FLP's cached
+    coset, interpolation and extension matrices: every proof multiplies by them)."""
+    if b.flags.writeable or b.base is not None:
+        return _limbs16(b)
+    hit = _LIMBS.get(id(b))
+    if hit is None or hit[0] is not b:
+        if len(_LIMBS) >= 64:
+            _LIMBS.clear()
+        hit = _LIMBS[id(b)] = (b, _limbs16(b))
+    return hit[1]
 
 
 def _reduce128(hi: Vec, lo: Vec) -> Vec:

@@ -63,7 +63,7 @@ def double_evaluations(field: type[Field], p: Vec) -> Vec:
     return np.stack([p, odd], axis=-1).reshape(*p.shape[:-1], 2 * n)
 
 
-_MATRICES: dict[tuple[str, str, int], Vec] = {}
+_MATRICES: dict[tuple[str, str, int], Vec] = {}  # read-only (:func:`_constant`)
 
 
 def _coset_matrix(field: type[Field], n: int) -> Vec:
@@ -71,8 +71,15 @@ def _coset_matrix(field: type[Field], n: int) -> Vec:
     key = ("coset", field.NAME, n)
     if key not in _MATRICES:
         eye = field.array(np.eye(n, dtype=np.int64))
-        _MATRICES[key] = field.ntt(field.inv_ntt(eye, n), n, set_s=True)
+        _MATRICES[key] = _constant(field.ntt(field.inv_ntt(eye, n), n, set_s=True))
     return _MATRICES[key]
+
+
+def _constant(m: Vec) -> Vec:
+    """``m`` as a read-only array owning its data (Field64 then memoizes its BLAS limbs)."""
+    m = np.array(m, copy=True, order="C")
+    m.setflags(write=False)
+    return m
 
 
 def _interp_matrix(field: type[Field], n: int) -> Vec:
@@ -80,18 +87,20 @@ def _interp_matrix(field: type[Field], n: int) -> Vec:
     key = ("interp", field.NAME, n)
     if key not in _MATRICES:
         eye = field.array(np.eye(n, dtype=np.int64))
-        _MATRICES[key] = np.ascontiguousarray(field.inv_ntt(eye, n).T)
+        _MATRICES[key] = _constant(field.inv_ntt(eye, n).T)
     return _MATRICES[key]
 
 
-def powers(field: type[Field], t: Vec, n: int) -> Vec:
-    """``(1, t, ..., t^(n-1))`` along a new last axis, by doubling (``log n`` products)."""
+def powers(field: type[Field], t: Vec, n: int, *, first: int = 0) -> Vec:
+    """``(t^first, ..., t^(first+n-1))`` along a new last axis (``first`` 0 or 1), by doubling
+    (``log n`` products, the last one only as long as needed)."""
     t = np.asarray(t)
-    out = field.array(np.ones((*t.shape, 1), dtype=np.int64))
+    out = field.array(np.ones((*t.shape, 1), dtype=np.int64)) if first == 0 else t[..., None]
     step = t[..., None]
     while out.shape[-1] < n:
-        out = np.concatenate([out, field.mul(out, step)], axis=-1)
-        step = field.mul(step, step)
+        out = np.concatenate([out, field.mul(out[..., : n - out.shape[-1]], step)], axis=-1)
+        if out.shape[-1] < n:
+            step = field.mul(step, step)
     return out[..., :n]
 
 
@@ -153,8 +162,10 @@ def extend_values_to_power_of_2(field: type[Field], p: Vec, n: int) -> Vec:
     m = p.shape[-1]
     if m == n:
         return p
-    mat = field.array(list(_extension_matrix(field, m, n)))  # (n - m, m)
-    extra = field.matmul(p, np.ascontiguousarray(mat.T))
+    key = ("extend", field.NAME, m * 2**32 + n)
+    if key not in _MATRICES:
+        _MATRICES[key] = _constant(field.array(list(_extension_matrix(field, m, n))).T)  # (m, n - m)
+    extra = field.matmul(p, _MATRICES[key])
     return np.concatenate([p, extra], axis=-1)
 
 

@@ -34,9 +34,12 @@ class Report(Message, frozen=True):
 
 
 class AggregationJob(Message, frozen=True):
-    """Step 2, leader -> helper: the verification key, the reports' helper parts and the leader's
-    verifier shares (the draft's ping-pong topology, one round)."""
+    """Step 2, leader -> helper: aggregation job ``job`` (0, 1, ...; ``last`` on the final one),
+    a bounded batch of reports: the verification key (the same in every job), the reports'
+    helper parts and the leader's verifier shares (the draft's ping-pong topology, one round)."""
 
+    job: int
+    last: bool
     verify_key: bytes
     ids: WireArray
     nonces: list[bytes]
@@ -47,8 +50,11 @@ class AggregationJob(Message, frozen=True):
 
 
 class JobResponse(Message, frozen=True):
-    """Step 3, helper -> leader: its verifier shares, its decisions and its aggregate share."""
+    """Step 3, helper -> leader: job ``job``'s verifier shares and decisions; the answer to the
+    last job also carries the helper's aggregate share over every job (empty before: one
+    aggregate is released, never a share per job)."""
 
+    job: int
     helper_vshares: list[bytes]
     accepted: WireArray
     agg_share: bytes

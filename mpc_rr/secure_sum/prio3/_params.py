@@ -10,6 +10,8 @@
 from __future__ import annotations
 
 import functools
+import hashlib
+import os
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -18,9 +20,15 @@ import numpy as np
 
 from mpc_rr.core import UsageError
 from mpc_rr.secure_sum._common import SumResult
-from mpc_rr.secure_sum._crypto import X25519PrivateKey, kdf_sha256, keypair
-from mpc_rr.secure_sum._entropy import SystemEntropy
-from mpc_rr.secure_sum.prio3._circuits import Histogram, MultihotCountVec, OneHotBlocks, SumVec
+from mpc_rr.secure_sum._crypto import X25519PrivateKey, kdf_sha256
+from mpc_rr.secure_sum._identity import simulation_secret
+from mpc_rr.secure_sum.prio3._circuits import (
+    AtMostOneBlocks,
+    Histogram,
+    MultihotCountVec,
+    OneHotBlocks,
+    SumVec,
+)
 from mpc_rr.secure_sum.prio3._field import Field64, Field128, next_power_of_2
 from mpc_rr.secure_sum.prio3._spec import Prio3Options
 from mpc_rr.secure_sum.prio3._vdaf import Prio3
@@ -31,7 +39,9 @@ __all__ = [
     "Prio3Result",
     "build_vdaf",
     "default_chunk",
+    "deployment_keys",
     "helper_secret",
+    "job_reports",
     "pinned_helper_key",
     "poison_vector",
     "report_bytes",
@@ -39,6 +49,8 @@ __all__ = [
 ]
 
 HELPER = 1
+JOB_REPORTS = 1024  # reports per aggregation job at most (a few seconds of a helper's CPU)
+JOB_BYTES = 8 << 20  # and at most this many bytes of job (frames stay far below DEFAULT_MAX_FRAME)
 
 
 @dataclass(frozen=True)
@@ -67,6 +79,16 @@ class Prio3Public:
     def ctx(self) -> bytes:
         return b"mpc_rr prio3 " + self.run.encode()
 
+    @property
+    def job_reports(self) -> int:
+        """Reports per aggregation job (:func:`job_reports`)."""
+        return job_reports(self.vdaf)
+
+    @property
+    def jobs(self) -> int:
+        """Aggregation jobs of a run in which every client reports."""
+        return -(-self.n // self.job_reports)
+
     def as_json(self) -> dict[str, Any]:
         v = self.vdaf
         return {
@@ -81,6 +103,8 @@ class Prio3Public:
             "helper_key_pinned_by": "deployment" if self.options.helper_key else "simulation",
             "invalid": self.options.invalid,
             "report_bytes": report_bytes(v),
+            "job_reports": self.job_reports,
+            "jobs": self.jobs,
         }
 
 
@@ -90,6 +114,24 @@ def report_bytes(v: Prio3) -> int:
     jr = 32 if v.uses_jr else 0
     leader = (v.flp.MEAS_LEN + v.flp.PROOF_LEN * v.PROOFS) * f + jr
     return 16 + jr * v.SHARES + leader + (32 + jr + 16) + 32
+
+
+def job_reports(v: Prio3) -> int:
+    """Reports per aggregation job: :data:`JOB_REPORTS`, fewer when a report's part of the job
+    (its helper parts and the leader's verifier share) would make the job exceed
+    :data:`JOB_BYTES`.
+
+    One job for all reports made the work the leader waits for -- and the job's
+    frame -- grow with the number of clients: on all of Adult (32,561 reports
+    of 1,582 cells) an 86 MiB job, over the codec's 64 MiB frame bound, and
+    minutes of the helper's CPU against a step deadline.  Bounded jobs keep
+    both constant, so a deadline per job names a silent helper fast at any n.
+    """
+    f = v.field.ENCODED_SIZE
+    jr = 32 if v.uses_jr else 0
+    vshare = v.flp.VERIFIER_LEN * v.PROOFS * f + jr
+    per = 16 + jr * v.SHARES + 32 + (32 + jr + 16) + vshare + 64  # + msgpack framing
+    return max(1, min(JOB_REPORTS, JOB_BYTES // per))
 
 
 def default_chunk(meas_len: int) -> int:
@@ -116,11 +158,11 @@ def build_vdaf(cells: int, max_value: int, o: Prio3Options) -> Prio3:
     blocks = tuple(int(b) for b in o.blocks.split(",")) if isinstance(o.blocks, str) else o.blocks
     if circuit == "auto":
         circuit = "blocks" if o.blocks is not None else "sumvec"
-    if circuit == "blocks" and (blocks is None or sum(blocks) != cells):
+    if circuit in ("blocks", "blocks-or-empty") and (blocks is None or sum(blocks) != cells):
         got = "no blocks" if blocks is None else f"blocks of {sum(blocks)} cells"
-        raise UsageError(f"prio3 --circuit blocks needs --blocks summing to the {cells} cells, got {got}")
-    meas_len = {"sumvec": cells * max(1, max_value).bit_length(), "histogram": cells,
-                "blocks": cells}.get(circuit, cells + 1)  # fmt: skip
+        raise UsageError(f"prio3 --circuit {circuit} needs --blocks summing to the {cells} cells, got {got}")
+    meas_len = {"sumvec": cells * max(1, max_value).bit_length(), "histogram": cells, "blocks": cells,
+                "blocks-or-empty": cells + len(blocks or ())}.get(circuit, cells + 1)  # fmt: skip
     chunk = o.chunk_length if o.chunk_length is not None else default_chunk(meas_len)
     if circuit == "sumvec":
         valid: Any = SumVec(cells, max(1, max_value), chunk, field=field)
@@ -129,6 +171,9 @@ def build_vdaf(cells: int, max_value: int, o: Prio3Options) -> Prio3:
     elif circuit == "blocks":
         assert blocks is not None
         valid = OneHotBlocks(blocks, chunk, field=field)
+    elif circuit == "blocks-or-empty":
+        assert blocks is not None
+        valid = AtMostOneBlocks(blocks, chunk, field=field)
     else:
         valid = MultihotCountVec(
             cells, o.max_weight if o.max_weight is not None else cells, chunk, field=field
@@ -143,13 +188,14 @@ def build_vdaf(cells: int, max_value: int, o: Prio3Options) -> Prio3:
 def poison_vector(x: np.ndarray, vdaf: Prio3, boost: int = 1_000_000, cell: int = 0) -> Any:
     """A malicious client's *encoded* vector: its input's encoding with ``boost`` added to the
     first encoded element of ``cell`` (out of range for every circuit)."""
-    if isinstance(vdaf.valid, OneHotBlocks):  # its encoding is the vector itself
-        enc = vdaf.field.array(np.asarray(x, dtype=np.int64))
+    if isinstance(vdaf.valid, OneHotBlocks):  # the vector itself (and the blocks' slack cells)
+        enc = vdaf.valid.encode_unchecked(np.asarray(x, dtype=np.int64))
     else:
         enc = vdaf.valid.encode(_measurement(vdaf, x, strict=False))
     bits = getattr(vdaf.valid, "bits", 1)
     delta = [0] * vdaf.flp.MEAS_LEN
-    delta[cell * bits] = boost
+    at = vdaf.valid.encoded_index(cell) if isinstance(vdaf.valid, OneHotBlocks) else cell * bits
+    delta[at] = boost
     return vdaf.field.add(enc, vdaf.field.array(delta))
 
 
@@ -167,7 +213,7 @@ def _measurement(vdaf: Prio3, x: np.ndarray, *, strict: bool = True) -> Any:
             try:
                 valid.encode(x)
             except ValueError as exc:
-                raise UsageError(f"prio3 blocks: input must be one-hot in every block: {exc}") from None
+                raise UsageError(f"prio3 {type(valid).__name__}: invalid input: {exc}") from None
         return x
     if isinstance(valid, MultihotCountVec):
         if strict and (int(x.max(initial=0)) > 1 or int(x.sum()) > valid.max_weight):
@@ -183,37 +229,61 @@ def seal_key(shared: bytes, run: str, client: int) -> bytes:
     )
 
 
-_SIMULATED: dict[str, X25519PrivateKey] = {}  # run id -> the helper's key of a simulated run
+_HELPER_DOMAIN = b"mpc_rr/simulated-prio3-helper/v1/"
+
+
+def _simulated_helper(run: str) -> X25519PrivateKey:
+    """A simulated run's helper key: SHAKE-256 of the simulation's secret and the run id."""
+    seed = hashlib.shake_256(_HELPER_DOMAIN + simulation_secret() + run.encode()).digest(32)
+    return X25519PrivateKey.from_private_bytes(seed)
 
 
 def pinned_helper_key(run: str, o: Prio3Options) -> bytes:
     """The helper's X25519 public key every party of run ``run`` seals to.
 
-    A deployment pins it (``helper_key``, hex).  A simulation runs every party
-    in this process: the key is drawn once per run id from the OS CSPRNG and
-    kept here, the simulated deployment's record, so every party built for the
-    run (however many times its parameters are rebuilt) reads the same key and
-    the helper its private half.  Either way no party learns it from a peer.
+    A deployment pins it (``helper_key``, hex).  A simulation derives it from
+    the simulated PKI's secret (:func:`~mpc_rr.secure_sum.simulation_secret`:
+    32 bytes of the OS CSPRNG, handed by the runners to every worker process
+    they start) and the run id, so every party built for the run, in whichever
+    worker, reads the same key and the helper its private half.  (A key drawn
+    per process instead left a sharded run's other shards sealing to keys the
+    helper could not open: half of a 2-worker run rejected.)  Either way no
+    party learns it from a peer.
     """
     if o.helper_key is not None:
         return bytes.fromhex(o.helper_key)
-    sk = _SIMULATED.get(run)
-    if sk is None:
-        if len(_SIMULATED) >= 4096:  # a long experiment: forget the oldest runs
-            for old in list(_SIMULATED)[:2048]:
-                del _SIMULATED[old]
-        sk = _SIMULATED.setdefault(run, keypair(SystemEntropy())[0])
-    return sk.public_key().public_bytes_raw()
+    return _simulated_helper(run).public_key().public_bytes_raw()
+
+
+HELPER_SECRET_FILE = "prio3-helper.key"
+
+
+def deployment_keys(directory: Path) -> dict[str, Any]:
+    """A deployment's prio3 keys (the ``deployment_keys`` hook of ``mpc-rr keys init``): the
+    helper's X25519 key pair, its private half written to ``directory/prio3-helper.key`` (32
+    raw bytes, mode 0600; copy it to party 1 only) and its public half pinned in the
+    parameters every party runs with (``helper_key``)."""
+    sk = X25519PrivateKey.generate()
+    path = Path(directory) / HELPER_SECRET_FILE
+    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+    with os.fdopen(fd, "wb") as f:
+        f.write(sk.private_bytes_raw())
+    return {
+        "params": {"helper_key": sk.public_key().public_bytes_raw().hex(), "helper_secret": HELPER_SECRET_FILE},
+        "files": ["helper_secret"],  # paths relative to the deployment's folder
+        "note": f"copy {HELPER_SECRET_FILE} only to party {HELPER} (prio3's helper aggregator)",
+    }
 
 
 def helper_secret(pub: Prio3Public) -> X25519PrivateKey:
     """The helper's private key: the deployment's file, or the simulation's record."""
     o = pub.options
     if o.helper_key is None:
-        sk = _SIMULATED.get(pub.run)
-        if sk is None or sk.public_key().public_bytes_raw() != pub.helper_pk:
-            raise UsageError(f"prio3 run {pub.run!r}: no simulated helper key in this process (a "
-                             f"deployment must pin helper_key and give party 1 helper_secret)")  # fmt: skip
+        sk = _simulated_helper(pub.run)
+        if sk.public_key().public_bytes_raw() != pub.helper_pk:
+            raise UsageError(f"prio3 run {pub.run!r}: this process's simulated helper key is not the "
+                             f"run's (another simulation secret; a deployment must pin helper_key and "
+                             f"give party 1 helper_secret)")  # fmt: skip
         return sk
     if o.helper_secret is None:
         raise UsageError("prio3: party 1 (the helper) needs helper_secret, the path of its private key")

@@ -16,15 +16,23 @@ How this protocol works (draft-irtf-cfrg-vdaf-20 over the draft's ping-pong topo
    (party 0) a :class:`Report`: the public share, the leader's input share,
    and the helper's input share sealed to the helper (X25519 + HKDF-style KDF
    + AES-GCM, so the leader, which relays it, cannot read it);
-3. the leader runs ``verify_init`` on every report (batched) and sends the
-   helper one :class:`AggregationJob`: the verification key, the reports'
-   helper parts and the leader's verifier shares;
+3. the leader verifies the reports in **aggregation jobs** of at most
+   :func:`~mpc_rr.secure_sum.prio3.job_reports` reports (1,024 at most, and a
+   few MiB): it runs ``verify_init`` on a job's reports (batched) and sends the
+   helper that :class:`AggregationJob`: the verification key, the reports'
+   helper parts and the leader's verifier shares.  Two jobs are in flight at a
+   time, so with the helper in another process both aggregators work at once;
 4. the helper opens its shares, runs ``verify_init``, combines both verifier
-   shares, decides, runs ``verify_next`` on the accepted reports and answers
-   (:class:`JobResponse`) with its verifier shares, decisions and aggregate
-   share; the leader decides on its own from the same verifier shares (a
-   helper whose decisions differ is named and the run aborts), adds the two
-   aggregate shares and sends every client the total (:class:`Prio3Total`).
+   shares, decides, runs ``verify_next`` on the accepted reports, adds their
+   output shares to its running aggregate share and answers each job
+   (:class:`JobResponse`) with its verifier shares and decisions; only the
+   answer to the last job carries its aggregate share (one aggregate over all
+   jobs, never one per job).  It serves jobs in order, with one verification
+   key, and verifies a client's report once: a leader that repeats a report or
+   a job is refused.  The leader decides each report on its own from the same
+   verifier shares (a helper whose decisions differ is named and the run
+   aborts), adds the two aggregate shares and sends every client the total
+   (:class:`Prio3Total`).
 
 A report that fails (malformed, unopenable, proof or joint randomness
 rejected) is left out and its sender named in ``rejected``; the total is the
@@ -32,8 +40,9 @@ exact sum of the accepted reports.  Privacy: each aggregator alone sees one
 additive share (uniform given the input); the leader and the helper together
 recover every input -- it holds while one of them is honest.  A silent client
 at the leader's deadline is a dropout (left out); a silent helper -- no report
-by the leader's deadline, or no answer to the aggregation job by the next --
-aborts the run naming party 1, and the leader tells every client why
+by the leader's deadline, or no answer to an aggregation job by the next (a
+deadline per bounded job: the leader's patience follows the work it asked
+for) -- aborts the run naming party 1, and the leader tells every client why
 (:class:`Prio3Abort`) instead of leaving them to time out.
 """
 
@@ -42,6 +51,7 @@ from __future__ import annotations
 import enum
 from collections.abc import Mapping
 from collections.abc import Set as AbstractSet
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
@@ -75,6 +85,7 @@ from mpc_rr.secure_sum.prio3._messages import (
 )
 from mpc_rr.secure_sum.prio3._params import (
     HELPER,
+    JOB_REPORTS,
     Prio3Public,
     Prio3Result,
     _measurement,
@@ -86,7 +97,7 @@ from mpc_rr.secure_sum.prio3._params import (
 from mpc_rr.secure_sum.prio3._spec import Prio3Options
 from mpc_rr.secure_sum.prio3._vdaf import BATCH, finish_report, verify_batches
 
-__all__ = ["Prio3Client", "Prio3Leader", "public", "role"]
+__all__ = ["Prio3Client", "Prio3Leader", "coordinator_messages", "public", "role"]
 
 
 class ClientState(enum.Enum):
@@ -98,11 +109,13 @@ class ClientState(enum.Enum):
 
 # A client reports at once (sealed to the pinned helper key), then waits for the total; the
 # relayed HelperKey is only checked against the pin.  The helper (party 1) also serves the
-# leader's aggregation job first.  Prio3Abort: the leader stopped the run and says who did it.
+# leader's aggregation jobs, one after another, until the total.  Prio3Abort: the leader stopped
+# the run and says who did it.
 CLIENT_TABLE = table(
     {
         (ClientState.WAIT_TOTAL, HelperKey): Transition("_check_key", ClientState.WAIT_TOTAL),
-        (ClientState.WAIT_JOB, AggregationJob): Transition("_on_job", ClientState.WAIT_TOTAL),
+        (ClientState.WAIT_JOB, AggregationJob): Transition("_on_job", ClientState.WAIT_JOB),
+        (ClientState.WAIT_JOB, Prio3Total): Transition("_on_total", ClientState.DONE),
         (ClientState.WAIT_TOTAL, Prio3Total): Transition("_on_total", ClientState.DONE),
         (ClientState.WAIT_JOB, Prio3Abort): Transition("_on_abort", ClientState.ABORTED),
         (ClientState.WAIT_TOTAL, Prio3Abort): Transition("_on_abort", ClientState.ABORTED),
@@ -115,7 +128,6 @@ class Prio3Client(Role):
 
     TRANSITIONS = CLIENT_TABLE
     message_types = (HelperKey, AggregationJob, Prio3Total, Prio3Abort)
-    patience = 3  # the leader may spend its own deadline waiting for slow clients
 
     def __init__(self, party_id: int, pub: Prio3Public, x: np.ndarray, *, entropy: Entropy | None = None,
                  poison: bool = False, encoded: Any = None) -> None:  # fmt: skip
@@ -131,9 +143,16 @@ class Prio3Client(Role):
             self.encoded = poison_vector(self.x, vdaf)
         else:
             self.encoded = vdaf.valid.encode(_measurement(vdaf, self.x))
+        # the leader may spend a deadline waiting for slow clients, then one per aggregation job
+        # waiting for the helper (and it tells every client when it aborts)
+        self.patience = 2 + pub.jobs
         if helper:
             self._sk = helper_secret(pub)
             self._pk = self._sk.public_key().public_bytes_raw()
+            self._next_job = 0
+            self._vk = b""
+            self._served: set[int] = set()  # clients whose report this helper verified
+            self._agg = pub.vdaf.field.zeros(pub.vdaf.flp.OUTPUT_LEN)
 
     def start(self) -> list[Send]:
         report = self._report(self.pub.helper_pk)
@@ -180,6 +199,10 @@ class Prio3Client(Role):
         if src != COORDINATOR:
             raise PeerError(f"{self.name}: AggregationJob from party {src}, not the leader", src)
         v, pub = self.pub.vdaf, self.pub
+        if msg.job != self._next_job:
+            raise PeerError(f"{self.name}: aggregation job {msg.job}, expected job {self._next_job}", src)
+        if msg.job and msg.verify_key != self._vk:
+            raise PeerError(f"{self.name}: aggregation job {msg.job} changed the verification key", src)
         ids = msg.ids.to_numpy(dtype=np.int64, sender=src)
         k = len(ids)
         if not all(
@@ -187,10 +210,18 @@ class Prio3Client(Role):
             for lst in (msg.nonces, msg.public_shares, msg.eph_pks, msg.sealed, msg.leader_vshares)
         ):
             raise PeerError(f"{self.name}: AggregationJob lists of unequal length", src)
+        id_list = [int(i) for i in ids]
+        if k > pub.job_reports or len(set(id_list)) != k or not self._served.isdisjoint(id_list):
+            # verifying a report twice (under another query) or a job beyond the bound: refused
+            raise PeerError(f"{self.name}: aggregation job {msg.job} repeats a report or holds "
+                            f"more than {pub.job_reports}", src)  # fmt: skip
+        self._next_job += 1
+        self._vk = msg.verify_key
+        self._served.update(id_list)
         shares: list[bytes | None] = []
         for i in range(k):
             try:
-                key = seal_key(agree(self._sk, msg.eph_pks[i]), self.run, int(ids[i]))
+                key = seal_key(agree(self._sk, msg.eph_pks[i]), self.run, id_list[i])
                 shares.append(decrypt(key, msg.sealed[i], msg.nonces[i] + msg.public_shares[i]))
             except (InvalidPublicKey, InvalidTag):
                 shares.append(None)
@@ -204,9 +235,12 @@ class Prio3Client(Role):
             if out is not None:
                 accepted[i] = 1
                 outs.append(out)
-        agg = v.field.encode_vec(v.aggregate(outs))
-        resp = JobResponse(helper_vshares=[s or b"" for s in vshares], accepted=WireArray.from_numpy(accepted),
-                           agg_share=agg, run=self.run, step=3)  # fmt: skip
+        if outs:
+            self._agg = v.field.add(self._agg, v.aggregate(outs))
+        agg = v.field.encode_vec(self._agg) if msg.last else b""
+        resp = JobResponse(job=msg.job, helper_vshares=[s or b"" for s in vshares],
+                           accepted=WireArray.from_numpy(accepted), agg_share=agg, run=self.run,
+                           step=3)  # fmt: skip
         return [Send(COORDINATOR, resp)]
 
     def _on_total(self, src: int, msg: Prio3Total) -> list[Send]:
@@ -226,21 +260,36 @@ class LeaderState(enum.Enum):
 
 
 # The leader collects reports; when all are in (or at its deadline, the silent ones dropped) it
-# verifies them and sends the helper the aggregation job; the helper's answer finishes the run.
+# verifies them in bounded aggregation jobs, two in flight; each answer frees the next job, the
+# answer to the last one finishes the run.  A deadline while verifying: a silent helper.
 LEADER_TABLE = table(
     {
         (LeaderState.COLLECTING, HelperKey): Transition("_relay_key", LeaderState.COLLECTING),
         (LeaderState.COLLECTING, Report): Transition("_on_report", LeaderState.COLLECTING),
-        (LeaderState.COLLECTING, AllIn): Transition("_send_job", LeaderState.VERIFYING),
-        (LeaderState.COLLECTING, Deadline): Transition("_send_job", LeaderState.VERIFYING),
-        (LeaderState.VERIFYING, JobResponse): Transition("_on_response", LeaderState.DONE),
+        (LeaderState.COLLECTING, AllIn): Transition("_start_jobs", LeaderState.VERIFYING),
+        (LeaderState.COLLECTING, Deadline): Transition("_start_jobs", LeaderState.VERIFYING),
+        (LeaderState.VERIFYING, JobResponse): Transition(
+            "_on_response", LeaderState.VERIFYING, also=(LeaderState.DONE,)
+        ),
         (LeaderState.VERIFYING, Deadline): Transition("_helper_silent", LeaderState.ABORTED),
     }
 )
 
+IN_FLIGHT = 2  # aggregation jobs sent and not yet answered: the helper never waits for the leader
+
+
+@dataclass
+class _Job:
+    """A job the leader sent and awaits: its clients and the leader's verification of them."""
+
+    ids: list[int]
+    states: list[Any]
+    vshares: list[bytes | None]
+
 
 class Prio3Leader(Role):
-    """The leader aggregator (party 0): collects reports, verifies with the helper, sums."""
+    """The leader aggregator (party 0): collects reports, verifies them with the helper in
+    bounded aggregation jobs, sums."""
 
     TRANSITIONS = LEADER_TABLE
     message_types = (HelperKey, Report, JobResponse)
@@ -253,6 +302,12 @@ class Prio3Leader(Role):
         self._reports: dict[int, Report] = {}
         self._order: list[int] = []
         self._key_relayed = False
+        self._jobs: list[list[int]] = []  # each job's clients, in order
+        self._sent = 0  # jobs sent
+        self._pending: dict[int, _Job] = {}  # job -> what the leader needs to finish it
+        self._agg: Any = None  # the leader's aggregate share over the finished jobs
+        self._included: list[int] = []
+        self._rejected: list[int] = []
 
     def start(self) -> list[Send]:
         return []
@@ -261,6 +316,16 @@ class Prio3Leader(Role):
         if self.done:
             return NOBODY
         return self._missing if self.state is LeaderState.COLLECTING else frozenset({HELPER})
+
+    @property
+    def culprits(self) -> tuple[int, ...]:
+        """Clients left out for an invalid report (what an outer protocol names as rejected)."""
+        return tuple(self._rejected)
+
+    @property
+    def dropped(self) -> tuple[int, ...]:
+        """Clients silent at the leader's deadline (left out, once the jobs have started)."""
+        return tuple(sorted(self._missing)) if self._jobs else ()
 
     def _relay_key(self, src: int, msg: HelperKey) -> list[Send]:
         if src != HELPER or self._key_relayed:
@@ -279,8 +344,9 @@ class Prio3Leader(Role):
         return broadcast([p for p in range(1, self.pub.n + 1) if p not in culprits], note)
 
     def _helper_silent(self) -> list[Send]:
-        return self._fail(f"{self.name}: the helper (party {HELPER}) did not answer the "
-                          f"aggregation job", [HELPER])  # fmt: skip
+        job = min(self._pending, default=0)
+        return self._fail(f"{self.name}: the helper (party {HELPER}) did not answer aggregation "
+                          f"job {job} (of {len(self._jobs)}) by its deadline", [HELPER])  # fmt: skip
 
     def _on_report(self, src: int, msg: Report) -> list[Send]:
         if src not in self._missing:
@@ -289,56 +355,79 @@ class Prio3Leader(Role):
         self._reports[src] = msg
         return []
 
-    def _send_job(self) -> list[Send]:
+    def _start_jobs(self) -> list[Send]:
         if HELPER in self._missing:
             return self._fail(f"{self.name}: the helper (party {HELPER}) did not report by the "
                               f"deadline (a dropout): no report can be verified", [HELPER])  # fmt: skip
-        v, pub = self.pub.vdaf, self.pub
+        v, size = self.pub.vdaf, self.pub.job_reports
         self._order = sorted(self._reports)
-        reps = [self._reports[i] for i in self._order]
+        self._jobs = [self._order[lo : lo + size] for lo in range(0, len(self._order), size)]
         self._vk = self.entropy.randbytes(v.VERIFY_KEY_SIZE)
-        self._states, self._vshares = verify_batches(
-            v, self._vk, pub.ctx, 0, [r.nonce for r in reps], [r.public_share for r in reps],
+        self._agg = v.field.zeros(v.flp.OUTPUT_LEN)
+        return [s for _ in range(min(IN_FLIGHT, len(self._jobs))) for s in self._send_next()]
+
+    def _send_next(self) -> list[Send]:
+        """Verify the next job's reports (the leader's half) and send the helper its half."""
+        j = self._sent
+        self._sent += 1
+        ids, pub = self._jobs[j], self.pub
+        reps = [self._reports[i] for i in ids]  # (kept: the leader's view, what a coalition pools)
+        states, vshares = verify_batches(
+            pub.vdaf, self._vk, pub.ctx, 0, [r.nonce for r in reps], [r.public_share for r in reps],
             [r.leader_share for r in reps],
         )  # fmt: skip
+        self._pending[j] = _Job(ids, states, vshares)
         job = AggregationJob(
-            verify_key=self._vk, ids=WireArray.from_numpy(np.asarray(self._order, np.int64)),
-            nonces=[r.nonce for r in reps], public_shares=[r.public_share for r in reps],
-            eph_pks=[r.eph_pk for r in reps], sealed=[r.sealed for r in reps],
-            leader_vshares=[s or b"" for s in self._vshares], run=self.run, step=2,
+            job=j, last=j == len(self._jobs) - 1, verify_key=self._vk,
+            ids=WireArray.from_numpy(np.asarray(ids, np.int64)), nonces=[r.nonce for r in reps],
+            public_shares=[r.public_share for r in reps], eph_pks=[r.eph_pk for r in reps],
+            sealed=[r.sealed for r in reps], leader_vshares=[s or b"" for s in vshares],
+            run=self.run, step=2,
         )  # fmt: skip
         return [Send(HELPER, job)]
 
     def _on_response(self, src: int, msg: JobResponse) -> list[Send]:
         if src != HELPER:
             raise PeerError(f"{self.name}: JobResponse from party {src}, not the helper", src)
-        v, k = self.pub.vdaf, len(self._order)
-        flags = msg.accepted.to_numpy(dtype=np.uint8, shape=(k,), sender=src)
+        job = self._pending.pop(msg.job, None) if msg.job == min(self._pending, default=-1) else None
+        if job is None:
+            raise PeerError(f"{self.name}: JobResponse for job {msg.job}, not the oldest one "
+                            f"awaited ({min(self._pending, default=None)})", src)  # fmt: skip
+        v, k = self.pub.vdaf, len(job.ids)
         if len(msg.helper_vshares) != k:
-            raise PeerError(
-                f"{self.name}: JobResponse has {len(msg.helper_vshares)} verifier shares, not {k}",
-                src,
-            )
-        outs, included, rejected = [], [], []
-        for i, pid in enumerate(self._order):
+            self._pending[msg.job] = job
+            raise PeerError(f"{self.name}: JobResponse {msg.job} has {len(msg.helper_vshares)} "
+                            f"verifier shares, not {k}", src)  # fmt: skip
+        flags = msg.accepted.to_numpy(dtype=np.uint8, shape=(k,), sender=src)
+        outs = []
+        for i, pid in enumerate(job.ids):
             out = finish_report(
-                v, self.pub.ctx, self._states[i], [self._vshares[i], msg.helper_vshares[i]], 0
+                v, self.pub.ctx, job.states[i], [job.vshares[i], msg.helper_vshares[i]], 0
             )
             if (out is not None) != bool(flags[i]):
                 return self._fail(f"{self.name}: the helper's decision on party {pid}'s report "
                                   f"contradicts its verifier share", [HELPER])  # fmt: skip
             if out is None:
-                rejected.append(pid)
+                self._rejected.append(pid)
             else:
                 outs.append(out)
-                included.append(pid)
+                self._included.append(pid)
+        if outs:
+            self._agg = v.field.add(self._agg, v.aggregate(outs))
+        if msg.job < len(self._jobs) - 1:
+            return self._send_next() if self._sent < len(self._jobs) else []
+        return self._finish_total(src, msg.agg_share)
+
+    def _finish_total(self, src: int, agg_share: bytes) -> list[Send]:
+        """The last job's answer: add the helper's aggregate share, tell every client."""
+        v, included, rejected = self.pub.vdaf, self._included, self._rejected
         try:
-            helper_agg = v.field.decode_vec(msg.agg_share)
+            helper_agg = v.field.decode_vec(agg_share)
         except ValueError as exc:
             raise PeerError(f"{self.name}: the helper's aggregate share: {exc}", src) from None
         if helper_agg.shape != (v.flp.OUTPUT_LEN,):
             raise PeerError(f"{self.name}: the helper's aggregate share has the wrong length", src)
-        total = np.asarray(v.unshard([v.aggregate(outs), helper_agg], len(outs)), dtype=object)
+        total = np.asarray(v.unshard([self._agg, helper_agg], len(included)), dtype=object)
         if total.size and (total.max() >= 2**62):
             return self._fail(
                 f"{self.name}: the aggregate does not decode to counts (helper's share altered?)",
@@ -391,8 +480,16 @@ def step_messages() -> Mapping[str, type[Message]]:
 
 
 def message_count(n: int, options: Prio3Options | None = None) -> int:
-    """Key (1, relayed to n - 1), reports (n), job and response (2), totals (n)."""
-    return 3 * n + 2
+    """Key (1, relayed to n - 1), reports (n), jobs and responses (2 per aggregation job of
+    :data:`JOB_REPORTS` reports; more jobs only for a circuit whose verifier shares exceed
+    ~8 KiB, :func:`job_reports`), totals (n)."""
+    return 3 * n + 2 * -(-n // JOB_REPORTS)
+
+
+def coordinator_messages(pub: Prio3Public) -> int:
+    """What the leader receives without dropouts: the reports, the helper's key and its answer to
+    each aggregation job."""
+    return pub.n + 1 + pub.jobs
 
 
 def memory_estimate(n: int, cells: int, options: Prio3Options | None = None) -> int:

@@ -19,11 +19,12 @@ class Prio3Options(msgspec.Struct, frozen=True, forbid_unknown_fields=True, kw_o
     """Prio3's options: the validity circuit, the field, the proofs, and test clients that cheat."""
 
     circuit: Annotated[
-        Literal["auto", "sumvec", "histogram", "multihot", "blocks"],
+        Literal["auto", "sumvec", "histogram", "multihot", "blocks", "blocks-or-empty"],
         Meta(description="validity circuit: sumvec (every cell in [0, max]), histogram (one-hot), "
-             "multihot (0/1, weight <= --max-weight), blocks (one-hot in each of --blocks); "
-             "auto: blocks when the caller knows its inputs are one-hot blocks (the pipeline's "
-             "pair cells), else sumvec"),
+             "multihot (0/1, weight <= --max-weight), blocks (one-hot in each of --blocks), "
+             "blocks-or-empty (at most one 1 in each of --blocks); auto: the blocks circuit the "
+             "caller knows its inputs satisfy (the pipeline's pair cells: blocks; RRBA's tables: "
+             "blocks-or-empty), else sumvec"),
     ] = "auto"  # fmt: skip
     blocks: (
         Annotated[
@@ -70,11 +71,15 @@ class Prio3Options(msgspec.Struct, frozen=True, forbid_unknown_fields=True, kw_o
     ] = 0
 
 
-def for_one_hot_blocks(options: Prio3Options, blocks: tuple[int, ...]) -> Prio3Options:
-    """The options of a run whose inputs are one-hot in each block (``auto``: prove exactly that)."""
+def for_one_hot_blocks(
+    options: Prio3Options, blocks: tuple[int, ...], *, empty: bool = False
+) -> Prio3Options:
+    """The options of a run whose inputs are one-hot in each block (``empty``: or all zero in
+    it) -- ``auto`` proves exactly that."""
     if options.circuit != "auto" or options.blocks is not None:
         return options
-    return msgspec.structs.replace(options, circuit="blocks", blocks=tuple(int(b) for b in blocks))
+    circuit = "blocks-or-empty" if empty else "blocks"
+    return msgspec.structs.replace(options, circuit=circuit, blocks=tuple(int(b) for b in blocks))
 
 
 SPEC = SumSpec(
@@ -91,4 +96,6 @@ SPEC = SumSpec(
     memory_estimate=lazy(f"{_HERE}:memory_estimate"),
     run_label="prio3-{seed}",
     one_hot_blocks=for_one_hot_blocks,
+    coordinator_messages=lazy(f"{_HERE}:coordinator_messages"),
+    hooks={"deployment_keys": "mpc_rr.secure_sum.prio3:deployment_keys"},
 )

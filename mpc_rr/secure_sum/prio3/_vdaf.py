@@ -49,7 +49,10 @@ USAGE_PROVE_RANDOMNESS, USAGE_QUERY_RANDOMNESS, USAGE_JOINT_RAND_SEED, USAGE_JOI
     7,
 )
 NONCE_SIZE = 16
-BATCH = 256  # reports verified per vectorized FLP query (bounds an aggregator's memory)
+# reports per vectorized FLP query: on Adult's circuit 32 measured fastest (0.83 ms of CPU a
+# report against 1.20 ms at 256 and 1.20 at 8: large enough to amortize the calls, small enough
+# to stay in cache); a batch with an invalid report is re-verified one by one
+BATCH = 32
 
 
 class InvalidReport(ValueError):

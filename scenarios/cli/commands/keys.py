@@ -31,7 +31,9 @@ def register(sub: argparse._SubParsersAction) -> None:
         help="write a fresh CA, one key/certificate per party and roster.json",
         description=(
             "Party 0 is the hub: every other party connects only to it. "
-            "Keys are written unencrypted (mode 0600); copy party-<i>.key only to party i."
+            "Keys are written unencrypted (mode 0600); copy party-<i>.key only to party i. "
+            "Protocols that need deployment secrets get them too (protocols.json: prio3's "
+            "pinned helper key; its private half prio3-helper.key goes to party 1 only)."
         ),
         formatter_class=HelpFormatter,
     )
@@ -87,6 +89,7 @@ def _check_size(args: argparse.Namespace) -> None:
 
 
 def _init(args: argparse.Namespace) -> int:
+    from parties.protocol_keys import PROTOCOLS_FILE, write_protocol_keys
     from transports.pki import generate_deployment
 
     host, port = args.hub
@@ -106,6 +109,7 @@ def _init(args: argparse.Namespace) -> int:
         roster = generate_deployment(
             args.parties, tmp, hub_host=host, hub_port=port, valid_days=args.days
         )
+        notes = write_protocol_keys(tmp)  # protocols that need deployment secrets (prio3)
         args.out.mkdir(parents=True, exist_ok=True)
         for f in sorted(tmp.iterdir(), key=lambda f: f.name == "roster.json"):  # roster last
             os.replace(f, args.out / f.name)
@@ -113,10 +117,13 @@ def _init(args: argparse.Namespace) -> int:
         shutil.rmtree(tmp, ignore_errors=True)
     if args.json:
         print(json.dumps({"roster": str(args.out / "roster.json"), "parties": len(roster.parties),
-                          "hub": f"{host}:{port}", "days": args.days}))  # fmt: skip
+                          "hub": f"{host}:{port}", "days": args.days,
+                          "protocol_keys": str(args.out / PROTOCOLS_FILE), "notes": notes}))  # fmt: skip
     else:
         print(
-            f"wrote CA, {len(roster.parties)} party certificates and {args.out / 'roster.json'} "
-            f"(hub {host}:{port})"
+            f"wrote CA, {len(roster.parties)} party certificates, {args.out / 'roster.json'} "
+            f"(hub {host}:{port}) and the protocols' keys ({args.out / PROTOCOLS_FILE})"
         )
+        for note in notes:
+            print(f"  {note}")
     return 0

@@ -159,6 +159,8 @@ def run(args: argparse.Namespace) -> int:
         """Counted phases as bars (closed when complete); the work between them as timed lines."""
         if phase == "SECURE SUM":  # sum messages the coordinator received, of one per party and step
             phases.count(phase, done, total, desc="dependence phase (secure sum)", unit="msg")
+        elif phase == "SECURE SUM SERVERS":  # then the aggregators' own steps (prio3: verification jobs)
+            phases.count(phase, done, total, desc="dependence phase (the aggregators' steps)", unit="msg")
         elif phase == "DEPENDENCE":
             phases.count(phase, done, total, desc="dependence phase", unit="party")
             if total and done >= total and "clustering" not in begun:

@@ -42,6 +42,19 @@ def test_field64_matmul_is_exact(rows: int, inner: int, cols: int, seed: int, ed
     assert (np.asarray(batched, dtype=object) == want).all()
 
 
+@settings(max_examples=25, deadline=None)
+@given(st.integers(0, 2**32), st.sampled_from([0, 1, 2**32 - 1, 2**32, P64 - 2**32, P64 - 1]))
+def test_field64_mul_is_exact(seed: int, edge: int) -> None:
+    rng = np.random.default_rng(seed)
+    a = rng.integers(0, P64, size=(3, 50), dtype=np.uint64)
+    b = rng.integers(0, P64, size=(50,), dtype=np.uint64)  # broadcast
+    a[0, :2] = b[:2] = np.uint64(edge)  # the carries' and reductions' extremes
+    a[1, 0], b[1] = np.uint64(P64 - 1), np.uint64(edge)
+    want = np.asarray(a, dtype=object) * np.asarray(b, dtype=object) % P64
+    assert (np.asarray(Field64.mul(a, b), dtype=object) == want).all()
+    assert int(Field64.mul(np.uint64(edge), np.uint64(P64 - 1))) == edge * (P64 - 1) % P64
+
+
 def test_field64_matmul_longer_than_one_exact_block() -> None:
     rng = np.random.default_rng(1)
     a = rng.integers(0, P64, size=(2, 5000), dtype=np.uint64)
@@ -123,3 +136,17 @@ def test_auto_circuit_is_blocks_when_the_blocks_are_known() -> None:
 def test_default_chunk_minimizes_the_flp_work() -> None:
     assert default_chunk(1582) == 52  # p = 32 wire evaluations, against 64 for sqrt's 39
     assert default_chunk(1) == 1
+
+
+@pytest.mark.parametrize("field", [Field64, Field128])
+@settings(max_examples=10, deadline=None)
+@given(st.integers(0, 2**32), st.integers(1, 60))
+def test_the_provers_sparse_range_check_wires_equal_the_dense_ones(field: Any, seed: int, chunk: int) -> None:
+    from mpc_rr.secure_sum.prio3 import powers
+    from mpc_rr.secure_sum.prio3._circuits import _sparse_left
+
+    rng = np.random.default_rng(seed)
+    x = field.array((rng.random((3, 5, chunk)) < 0.2).astype(np.int64))  # 0/1, a few ones
+    r = field.array(rng.integers(1, 2**62, size=(3, 5)))
+    dense = field.mul(powers(field, r, chunk, first=1), x)
+    assert (np.asarray(_sparse_left(field, x, r), dtype=object) == np.asarray(dense, dtype=object)).all()

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
+import msgspec
 import numpy as np
 import pytest
 
@@ -72,8 +73,7 @@ class _LyingHelper(Prio3Client):
         resp = send.msg
         assert isinstance(resp, JobResponse)
         bad = [bytes([s[0] ^ 1]) + s[1:] for s in resp.helper_vshares]
-        forged = JobResponse(helper_vshares=bad, accepted=resp.accepted, agg_share=resp.agg_share,
-                             run=resp.run, step=resp.step)  # fmt: skip
+        forged = msgspec.structs.replace(resp, helper_vshares=bad)
         return [Send(send.dst, forged)]
 
 
@@ -89,13 +89,22 @@ def test_a_helper_that_alters_its_verifier_share_does_not_pass_silently() -> Non
     assert "contradicts" in str(leader.error)
 
 
+class _KeepingLeader(Prio3Leader):
+    """An honest leader that keeps a copy of every report it receives (to inspect them)."""
+
+    def _on_report(self, src: int, msg: Report) -> list[Send]:
+        self.kept = {**getattr(self, "kept", {}), src: msg}
+        return super()._on_report(src, msg)
+
+
 def test_a_leader_cannot_read_the_sealed_helper_share() -> None:
     x = _onehot(3, 4, 0)
     roles, _ = secure_sum_roles("prio3", x, run="r")
-    leader = roles[0]
+    roles[0] = leader = _KeepingLeader(roles[0].pub)
     res = HarnessRunner()(roles)
     assert res.roles[0].result.total.tolist() == x.sum(axis=0).tolist()
-    for r in leader._reports.values():  # what the leader holds of each client
+    assert sorted(leader.kept) == [1, 2, 3]
+    for r in leader.kept.values():  # what the leader holds of each client
         assert len(r.sealed) == 32 + 32 + 16  # the helper's seed and blind, AES-GCM sealed
         with pytest.raises(InvalidTag):  # without the helper's key it does not open
             decrypt(bytes(32), r.sealed, r.nonce + r.public_share)
@@ -104,7 +113,7 @@ def test_a_leader_cannot_read_the_sealed_helper_share() -> None:
 # -- the helper's key is pinned, not relayed ------------------------------------------------------
 
 
-class _SubstitutingLeader(Prio3Leader):
+class _SubstitutingLeader(_KeepingLeader):
     """A leader that relays its own key as the helper's (to open the helper's shares)."""
 
     def __init__(self, pub: Any) -> None:
@@ -129,7 +138,7 @@ class _RelayTrustingClient(Prio3Client):
 def _opened_inputs(leader: _SubstitutingLeader) -> dict[int, list[int]]:
     """What the substituting leader recovers: each share it can open, plus its own share."""
     v, ctx, out = leader.pub.vdaf, leader.pub.ctx, {}
-    for pid, rep in leader._reports.items():
+    for pid, rep in leader.kept.items():
         try:
             key = seal_key(agree(leader.sk, rep.eph_pk), leader.run, pid)
             helper_share = decrypt(key, rep.sealed, rep.nonce + rep.public_share)
@@ -150,6 +159,7 @@ def test_a_leader_that_substitutes_the_helper_key_is_caught(broken: bool) -> Non
             roles[pid] = _RelayTrustingClient(pid, leader.pub, x[pid - 1])
     res = HarnessRunner()(roles)
     opened = _opened_inputs(leader)
+    assert len(leader.kept) == 5
     if broken:  # the attack works against the relay-trusting variant: every input read
         assert {pid: opened[pid] for pid in range(2, 6)} == {p: x[p - 1].tolist() for p in range(2, 6)}
         return
