@@ -345,10 +345,11 @@ def test_report_command(report, tmp_path: Path, capsys, monkeypatch: pytest.Monk
     # above); drawing every figure again took ~20 s under load, so here only what the command
     # asks for is checked
     asked: list[object] = []
+    build_them = report_module.build
 
-    def built(store: Store, scenarios: object = None) -> list:
+    def built(store: Store, scenarios: list[str] | None = None) -> list:
         asked.append(scenarios)
-        return sections
+        return sections if scenarios is None else build_them(store, scenarios)
 
     monkeypatch.setattr(report_module, "build", built)
     assert main(["report", str(db), "--out", str(out), "--json"]) == 0
