@@ -70,9 +70,11 @@ def start_method() -> str:
     heartbeat, a thread pool) can deadlock the child, so those get the fork
     server: a single-threaded process, started once per process with
     :data:`SHARD_PRELOAD` imported, that forks each worker.  Its workers start
-    as spawned ones do (arguments pickled, nothing inherited from this process)
-    but without the imports after the first run: two workers of a 60-party
-    run started in 0.9 s against 4 s spawned, on a loaded 2-core machine.
+    as spawned ones do (arguments pickled, this process's working folder and
+    ``sys.path``; the environment is the server's, from its start, as for
+    forked parties in :mod:`parties.launch`) but without the imports after the
+    first run: two workers of a 60-party run started in 0.9 s against 4 s
+    spawned, on a loaded 2-core machine.
     """
     from parties.launch import fork_is_safe
 
