@@ -99,7 +99,8 @@ def test_workers_come_from_the_fork_server_when_another_thread_runs() -> None:
 
     from parties.shards import start_method
 
-    assert threading.active_count() == 1 and start_method() == "fork"
+    # (an earlier test of this worker may have left a thread behind: then it is the server already)
+    assert start_method() == ("fork" if threading.active_count() == 1 else "forkserver")
     stop = threading.Event()
     beat = threading.Thread(target=stop.wait)
     beat.start()
