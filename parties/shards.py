@@ -135,7 +135,7 @@ class ShardedRunner:
         ``"processes"`` (worker processes on this machine, :func:`start_method`) or
         ``"ray"`` (Ray actors, :mod:`parties.ray_shards`; needs ``mpc-rr[ray]``).
     start_method:
-        Processes only: ``"fork"``, ``"spawn"`` or ``None`` (:func:`start_method`).
+        Processes only: ``"fork"``, ``"spawn"``, ``"forkserver"`` or ``None`` (:func:`start_method`).
     ray_address:
         Ray only: ``None`` starts a local Ray instance, ``"auto"`` joins the
         cluster this machine belongs to (``ray start --head`` / ``--address``),

@@ -28,6 +28,7 @@ def test_million_part_runs_at_a_small_size(capsys: pytest.CaptureFixture[str]) -
     assert all(r["ok"] for r in part["rows"]) and "ratios: wall" in out
 
 
+@pytest.mark.slow  # the default tier runs the same part_pipeline for secure-sum (next test)
 def test_pipeline_part_compares_runners_on_the_same_estimates(capsys: pytest.CaptureFixture[str]) -> None:
     assert scale.main(["--part", "rr", "--parties", "600", "--repeats", "1", "--workers", "2"]) == 0
     out = capsys.readouterr().out
@@ -45,7 +46,7 @@ def test_tls_parties_runs_both_hub_placements(capsys: pytest.CaptureFixture[str]
     # a smoke test of the entry point: memory deltas at this size are page-level noise
     from benchmarks import tls_parties
 
-    report = tls_parties.main(["--parties", "50", "--repeats", "1"])
+    report = tls_parties.main(["--parties", "8", "--repeats", "1"])
     rows = report["rows"]
     assert rows["one process"]["ok"] and rows["hub process"]["ok"]
     assert rows["hub process"]["kb_per_party_all_in"] > 0

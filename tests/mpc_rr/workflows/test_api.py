@@ -52,20 +52,21 @@ def test_run_pipeline_equals_the_command_line(tmp_path: Path, capsys: pytest.Cap
         if phase == "SECURE SUM":
             seen.append((done, total))
 
-    report = mpc_rr.run_pipeline(SURVEY, parties=300, p=0.7, seed=4, dependence="secure-sum",
+    n = 120  # 300 parties took 21 s under load, twice SecAgg+ over n parties
+    report = mpc_rr.run_pipeline(SURVEY, parties=n, p=0.7, seed=4, dependence="secure-sum",
                                  progress=progress)  # fmt: skip
     assert isinstance(report, mpc_rr.PipelineReport)
     # the secure-sum progress has a total (SecAgg+: five messages per party reach the coordinator,
     # the consistency round's signature among them)
-    assert seen and all(total == 5 * 300 for _, total in seen) and seen[-1] == (1500, 1500)
+    assert seen and all(total == 5 * n for _, total in seen) and seen[-1] == (5 * n, 5 * n)
     # results.json records the SecAgg+ parameters the run derived for its n (they set bytes/party)
     ss = report.document["secure_sum"]
-    assert ss["protocol"] == "secagg" and ss["parties"] == 300 and ss["messages_to_coordinator"] == 1500
-    assert 0 < ss["params"]["threshold"] <= ss["params"]["degree"] < 300
+    assert ss["protocol"] == "secagg" and ss["parties"] == n and ss["messages_to_coordinator"] == 5 * n
+    assert 0 < ss["params"]["threshold"] <= ss["params"]["degree"] < n
     assert ss["bytes_sent_per_data_party"] == report.cost["data_parties"]["mean"]["bytes_sent"]
     with pytest.raises(dataclasses.FrozenInstanceError):
         report.document = {}  # type: ignore[misc]
-    argv = ["run", str(SURVEY), "--infer-schema", "--parties", "300", "--p", "0.7", "--seed", "4",
+    argv = ["run", str(SURVEY), "--infer-schema", "--parties", str(n), "--p", "0.7", "--seed", "4",
             "--dependence", "secure-sum", "--transport", "harness", "--json", "--out", str(tmp_path)]  # fmt: skip
     assert main(argv) == 0
     cli = json.loads(capsys.readouterr().out)

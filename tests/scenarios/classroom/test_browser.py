@@ -29,7 +29,8 @@ from tests.scenarios.classroom.browser import (
     wait_js,
 )
 
-pytestmark = needs_chromium
+# one worker starts the browser once for the module (pytest-xdist, --dist loadgroup)
+pytestmark = [needs_chromium, pytest.mark.xdist_group("browser")]
 
 
 @pytest.fixture(scope="module")

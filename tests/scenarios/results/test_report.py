@@ -332,14 +332,28 @@ def test_sections_hold_the_scenario_text_seeds_sessions_versions_and_machine(rep
     assert ">0/3<" in table  # dropout 0.5: no run completed
 
 
-def test_report_command(report, tmp_path: Path, capsys) -> None:
-    db, _, _ = report
+def test_report_command(report, tmp_path: Path, capsys, monkeypatch: pytest.MonkeyPatch) -> None:
+    import scenarios.results.report as report_module
+
+    db, _, sections = report
     out = tmp_path / "r.html"
     assert main(["report", str(db), "--out", str(out), "--scenario", "sums"]) == 0
     text = out.read_text()
     assert "sums" in text and 'id="s1"' not in text and math.isclose(text.count("<img"), 2)
     assert "wrote" in capsys.readouterr().err
+    # the whole store: its sections are the fixture's (drawn by build once per module, checked
+    # above); drawing every figure again took ~20 s under load, so here only what the command
+    # asks for is checked
+    asked: list[object] = []
+    build_them = report_module.build
+
+    def built(store: Store, scenarios: list[str] | None = None) -> list:
+        asked.append(scenarios)
+        return sections if scenarios is None else build_them(store, scenarios)
+
+    monkeypatch.setattr(report_module, "build", built)
     assert main(["report", str(db), "--out", str(out), "--json"]) == 0
+    assert asked == [None]  # no --scenario: every scenario of the store
     summary = json.loads(capsys.readouterr().out)
     assert [s["name"] for s in summary["scenarios"]] == ["pipe", "sums", "aud", "blocks", "links"]
     assert (
