@@ -271,8 +271,8 @@ class _Tally:
             blamed.add(COORDINATOR)
         self.named |= blamed
         self.detections += culprit in blamed
-        top = roles[COORDINATOR]
-        self.completed += int(exact and top.done and top.error is None)
+        rest = [r for i, r in roles.items() if self.side == "server" or i != culprit]
+        self.completed += int(exact and all(r.done and r.error is None for r in rest))
 
     @staticmethod
     def strategy_moves(inner: dict[int, Role]) -> bool:
@@ -283,7 +283,7 @@ class _Tally:
         notes = [
             "inputs: each party's input to the inner SecAgg+ (pipeline: its one-hot pair cells; RRBA: its "
             "block's one-hot answer), recovered exactly; baseline: everyone guessed the most common vector",
-            "completed: the outer run finished and every inner sum was exact over the parties it included"
+            "completed: every outer role but the cheating client's finished and every inner sum was exact over the parties it included"
             + ("; RRBA goes on without a block whose tally failed" if outer == "rrba" else ""),
         ]
         if self.side == "server" and self.total:
