@@ -235,6 +235,9 @@ class _Tally:
     completed: int = 0
     baseline: float = 0.0
     named: set[int] = dataclasses.field(default_factory=set)
+    namers: list[int] = dataclasses.field(default_factory=list)  # per trial: honest parties naming the cheater
+    namer_ids: set[int] = dataclasses.field(default_factory=set)
+    by_receipts: int = 0  # trials caught by two signed receipts that disagree
 
     def add(self, outer: str, roles: dict[int, Role], made: dict[tuple[str, int], Role],
             cheater: tuple[str, int]) -> None:  # fmt: skip
@@ -243,16 +246,21 @@ class _Tally:
         for (r, i), role in made.items():
             runs.setdefault(r, {})[i] = role
         blamed: set[int] = set()
+        namers: set[int] = set()
         for i, role in roles.items():  # the outer roles' aborts name outer ids
             if i != culprit and role.error is not None:
                 blamed |= set(role.error.culprits)
+                namers |= {i} if culprit in role.error.culprits else set()
         exact = True
         wrong_receipts = False
         for r, inner in runs.items():
             to_outer = _outer_ids(outer, roles, r)
             bad = cheater[1] if (self.side == "client" and r == cheater[0]) else None
             honest = [i for i in inner if i != (COORDINATOR if self.side == "server" else bad)]
-            blamed |= {to_outer(c) for i in honest for c in _named(inner[i])}
+            for i in honest:
+                said = {to_outer(c) for c in _named(inner[i])}
+                blamed |= said
+                namers |= {to_outer(i)} if culprit in said else set()
             if self.side == "server" and self.strategy_moves(inner):
                 wrong_receipts |= _receipts_disagree(inner)
             x = np.stack([np.asarray(inner[i].x, np.int64) for i in sorted(inner) if i != COORDINATOR])  # type: ignore[attr-defined]
@@ -269,6 +277,9 @@ class _Tally:
                 self.baseline += max(rows.count(v) for v in set(rows))
         if wrong_receipts:  # two signed receipts for different totals: transferable proof
             blamed.add(COORDINATOR)
+            self.by_receipts += 1
+        self.namers.append(len(namers))
+        self.namer_ids |= namers
         self.named |= blamed
         self.detections += culprit in blamed
         rest = [r for i, r in roles.items() if self.side == "server" or i != culprit]
@@ -281,14 +292,20 @@ class _Tally:
     def report(self, outer: str, strategy: str, broken: bool, trials: int, n: int) -> CheatReport:
         culprit = COORDINATOR if self.side == "server" else CHEATER
         notes = [
-            "inputs: each party's input to the inner SecAgg+ (pipeline: its one-hot pair cells; RRBA: its "
-            "block's one-hot answer), recovered exactly; baseline: everyone guessed the most common vector",
-            "completed: every outer role but the cheating client's finished and every inner sum was exact over the parties it included"
-            + ("; RRBA goes on without a block whose tally failed" if outer == "rrba" else ""),
-        ]
-        if self.side == "server" and self.total:
-            notes.append(f"a guess is right for {self.baseline / self.total:.0%} of the parties (their inputs "
-                         "have little entropy); each recovered input is certain, not a guess")  # fmt: skip
+            "completed: every outer role but the cheating client's finished and every inner sum was exact "
+            "over the parties it included" + ("; RRBA goes on without a block whose tally failed" if outer == "rrba" else ""),
+        ]  # fmt: skip
+        if self.side == "server":
+            notes.append("inputs: each party's input to the inner SecAgg+ (pipeline: its one-hot pair cells; RRBA: "
+                         "its block's one-hot answer), recovered exactly; baseline: everyone guessed the most "
+                         f"common vector, right for {self.baseline / max(self.total, 1):.0%} of the parties (the "
+                         "inputs have little entropy); each recovered input is certain, not a guess")  # fmt: skip
+        if max(self.namers, default=0) or self.by_receipts:
+            ids = f" (ids {sorted(self.namer_ids)})" if len(self.namer_ids) <= 5 else ""
+            receipts = (f"; {self.by_receipts} trials caught by two signed receipts that disagree (anyone "
+                        "holding both checks them against the roster)") if self.by_receipts else ""  # fmt: skip
+            notes.append(f"named by {min(self.namers)} to {max(self.namers)} honest parties per trial{ids}, "
+                         f"in the outer roles' aborts or their inner roles' records{receipts}")  # fmt: skip
         return CheatReport(
             protocol=outer, strategy=strategy, side=self.side, variant="broken" if broken else "ours",
             trials=trials, n=n, detected=self.detections == trials, detections=self.detections,

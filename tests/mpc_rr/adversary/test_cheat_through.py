@@ -34,6 +34,8 @@ def test_a_cheating_inner_server_learns_from_the_broken_variant_and_is_named_by_
     ours = PLAY[outer](strategy, broken=False, trials=1, seed=3)
     assert ours.detected and ours.culprits == (0,) and ours.honest_blamed == ()
     assert ours.inputs_recovered == 0 and ours.protocol == outer and ours.side == "server"
+    by_whom = " ".join(ours.notes)
+    assert "named by 0 to 0" not in by_whom or "signed receipts that disagree" in by_whom
     assert "secagg-cheat" not in protocol_names()  # registered for the run only
 
 
@@ -48,6 +50,7 @@ def test_a_cheating_inner_client_is_named_and_the_outer_run_goes_on_without_it(o
         assert broken.wrong_totals == broken.n // (1 if outer == "pipeline" else 2) - 1
     ours = PLAY[outer](strategy, broken=False, trials=1, seed=5)
     assert ours.detected and ours.culprits == (3,) and ours.honest_blamed == () and ours.wrong_totals == 0
+    assert any("ids [0]" in note for note in ours.notes)  # the aggregator holds the evidence and names it
     if strategy == "inconsistent-shares":  # found when the seeds are rebuilt: too late to exclude, the sum aborts
         assert ours.completed == 0
     else:  # excluded: the outer run completes, every inner sum exact over the rest
