@@ -164,14 +164,16 @@ class _Inner:
         return SecAggClient
 
 
-def _build(outer: str, strategy: str, n: int, rng: np.random.Generator, run: str, seed: int) -> dict[int, Role]:
-    """The outer run's roles, its sum being ``secagg-cheat`` with seeded inner entropy."""
+def _build(outer: str, strategy: str, n: int, rng: np.random.Generator, run: str, seed: int,
+           label: str = "cheat") -> dict[int, Role]:  # fmt: skip
+    """The outer run's roles, its sum being ``secagg-cheat`` with inner entropy seeded by
+    ``seed`` and ``label`` (an earlier run draws other keys)."""
     from mpc_rr.data import Attribute, Schema
     from mpc_rr.pipeline import PipelineConfig, pipeline_roles, signing
     from mpc_rr.rrba import RRBAConfig, rrba_roles
 
     records = np.stack([rng.integers(0, 3, n), rng.integers(0, 2, n), rng.integers(0, 2, n)], axis=1)
-    ent = SeededEntropy(seed, "cheat")
+    ent = SeededEntropy(seed, label)
     opts = _options(strategy)
     if outer == "rrba":
         block = n if strategy == "isolate" else n // 2
@@ -211,7 +213,7 @@ def _through(outer: str, strategy: str, *, broken: bool, n: int | None, trials: 
                 inner.recording = True
                 earlier_run = run if strategy == "key-reuse" else f"{run}-earlier"
                 HarnessRunner()(_build(outer, strategy, n, np.random.default_rng([seed, trial, 1]), earlier_run,
-                                       seed + trial + 1))  # fmt: skip
+                                       seed + trial, "earlier"))  # fmt: skip
                 inner.earlier = {(r.rpartition("/")[2], i): role for (r, i), role in inner.made.items()}
                 inner.recording = False
             inner.made.clear()
