@@ -83,6 +83,7 @@ EXAMPLES: dict[str, tuple[str, ...]] = {
     "attack cheat": (
         "mpc-rr attack cheat --protocol secagg --strategy equivocate --trials 5",
         "mpc-rr attack cheat --protocol full-mesh-board --strategy key-substitution --json",
+        "mpc-rr attack cheat --protocol rrba --strategy isolate --trials 2",
     ),
     "reproduce": (
         "mpc-rr reproduce mdrr-table1 --runs 20",

@@ -6,8 +6,9 @@ Examples::
     mpc-rr attack cheat --protocol secagg --strategy equivocate --trials 20 --json
     mpc-rr attack cheat --protocol secagg --strategy bad-shares --broken
     mpc-rr attack cheat --protocol full-mesh-board --strategy key-substitution --json
-    mpc-rr attack cheat --protocol pipeline --strategy equivocate
-    mpc-rr attack cheat --protocol rrba --strategy key-substitution --trials 2
+    mpc-rr attack cheat --protocol pipeline --strategy isolate
+    mpc-rr attack cheat --protocol rrba --strategy inconsistent-shares --trials 2
+    mpc-rr attack cheat --strategy list
 
 Each strategy (:func:`mpc_rr.adversary.cheat_strategies`) is played over
 ``--trials`` seeded runs of the real roles, then against the broken variant
@@ -15,6 +16,7 @@ Each strategy (:func:`mpc_rr.adversary.cheat_strategies`) is played over
 achieves where the protection is missing and that ours catches it: detected,
 by whom, the culprits the honest parties named, the inputs the cheater
 recovered against the baseline of a guess, the totals it moved.
+``--strategy list`` lists every strategy, its side and the protocols that play it.
 """
 
 from __future__ import annotations
@@ -41,7 +43,7 @@ def register(sub: argparse._SubParsersAction) -> None:
             "(the protection off), over seeded trials; report detection, culprits named by the "
             "honest parties, inputs recovered against the baseline, and totals moved. Server "
             "strategies: " + ", ".join(_STRATEGIES[:7]) + "; client strategies: "
-            + ", ".join(_STRATEGIES[7:]) + "."
+            + ", ".join(_STRATEGIES[7:]) + " (--strategy list: which protocol plays which)."
         ),
         formatter_class=HelpFormatter,
     )
@@ -49,9 +51,10 @@ def register(sub: argparse._SubParsersAction) -> None:
                    help="secagg: SecAgg+ (the pipeline's secure-sum dependence and RRBA's secure tally run it); "
                         "full-mesh / full-mesh-board: the full mesh through a relaying hub, all-to-all or "
                         "board publication (strategy key-substitution); pipeline: the cheating SecAgg+ "
-                        "server as the pipeline's secure-sum dependence; rrba: as every block's secure "
-                        "tally (key-substitution, equivocate)")  # fmt: skip
-    p.add_argument("--strategy", choices=_STRATEGIES, required=True, help="the cheat (every strategy is listed)")
+                        "server or client inside the pipeline's secure-sum dependence; rrba: inside every "
+                        "block's secure tally (every strategy)")  # fmt: skip
+    p.add_argument("--strategy", choices=(*_STRATEGIES, "list"), required=True,
+                   help="the cheat; 'list': every strategy, its side and the protocols that play it")
     p.add_argument("--trials", type=int_at_least(1), default=5, help="seeded runs per variant")
     p.add_argument("--broken", action="store_true", help="report only the broken variant")
     add_seed(p, "the inputs, the identities and the parties' randomness")
@@ -60,16 +63,21 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 
 def _run(args: argparse.Namespace) -> int:
+    if args.strategy == "list":
+        return _list(args)
     if args.protocol in _MESH:
         return _run_mesh(args)
-    if args.protocol in ("pipeline", "rrba"):
-        return _run_through(args)
-    from mpc_rr.adversary import cheat
+    from mpc_rr.adversary import cheat, pipeline_cheat, rrba_cheat
 
-    broken = cheat(args.strategy, protocol=args.protocol, trials=args.trials, seed=args.seed, broken=True)
-    ours = broken if args.broken else cheat(
-        args.strategy, protocol=args.protocol, trials=args.trials, seed=args.seed
-    )
+    play = {"pipeline": pipeline_cheat, "rrba": rrba_cheat}.get(args.protocol)
+    if play is not None:
+        broken = play(args.strategy, broken=True, seed=args.seed, trials=args.trials)
+        ours = broken if args.broken else play(args.strategy, broken=False, seed=args.seed, trials=args.trials)
+    else:
+        broken = cheat(args.strategy, protocol=args.protocol, trials=args.trials, seed=args.seed, broken=True)
+        ours = broken if args.broken else cheat(
+            args.strategy, protocol=args.protocol, trials=args.trials, seed=args.seed
+        )
     if args.json:
         out = ours.as_json()
         out["broken_variant"] = broken.as_json()
@@ -77,7 +85,8 @@ def _run(args: argparse.Namespace) -> int:
         return 0
     for rep in (broken,) if args.broken else (broken, ours):
         what = "the broken variant (protection off)" if rep.variant == "broken" else "our roles"
-        print(f"{rep.strategy} ({rep.side} cheats) against {what}, {rep.trials} trials, n = {rep.n}:")
+        print(f"{rep.strategy} ({rep.protocol}: the {rep.side} cheats) against {what}, {rep.trials} trials, "
+              f"n = {rep.n}:")
         print(f"  detected in {rep.detections}/{rep.trials} trials; culprits named: {list(rep.culprits) or 'none'}"
               f"; honest parties blamed: {list(rep.honest_blamed) or 'none'}")  # fmt: skip
         if rep.side == "server":
@@ -85,6 +94,27 @@ def _run(args: argparse.Namespace) -> int:
                   f"(baseline, a guess: {rep.baseline:.3g})")  # fmt: skip
         print(f"  honest parties that accepted a wrong total: {rep.wrong_totals}; "
               f"runs completed exactly: {rep.completed}/{rep.trials}")  # fmt: skip
+        for note in rep.notes:
+            print(f"  note: {note}")
+    return 0
+
+
+def _list(args: argparse.Namespace) -> int:
+    """Every strategy, its side, and the protocols that play it."""
+    from mpc_rr.adversary import PIPELINE_CHEATS, cheat_strategies
+
+    rows = [
+        {"strategy": s, "side": side,
+         "protocols": ["secagg", *(_MESH if s == "key-substitution" else ()),
+                       *(("pipeline", "rrba") if s in PIPELINE_CHEATS else ())]}
+        for s, side in cheat_strategies().items()
+    ]  # fmt: skip
+    if args.json:
+        print(json.dumps(rows, indent=2))
+        return 0
+    print(f"{'strategy':<21} {'side':<7} protocols that play it")
+    for r in rows:
+        print(f"{r['strategy']:<21} {r['side']:<7} {', '.join(r['protocols'])}")
     return 0
 
 
@@ -98,19 +128,6 @@ def _run_mesh(args: argparse.Namespace) -> int:
 
     broken = mesh_cheat(args.protocol, broken=True, seed=args.seed, trials=args.trials)
     ours = broken if args.broken else mesh_cheat(args.protocol, broken=False, seed=args.seed, trials=args.trials)
-    return _print(args, broken, ours)
-
-
-def _run_through(args: argparse.Namespace) -> int:
-    from mpc_rr.adversary import PIPELINE_CHEATS, pipeline_cheat, rrba_cheat
-    from mpc_rr.core import UsageError
-
-    if args.strategy not in PIPELINE_CHEATS:
-        raise UsageError(f"--protocol {args.protocol} plays --strategy {' or '.join(PIPELINE_CHEATS)}, "
-                         f"not {args.strategy!r}")  # fmt: skip
-    play = pipeline_cheat if args.protocol == "pipeline" else rrba_cheat
-    broken = play(args.strategy, broken=True, seed=args.seed, trials=args.trials)
-    ours = broken if args.broken else play(args.strategy, broken=False, seed=args.seed, trials=args.trials)
     return _print(args, broken, ours)
 
 

@@ -5,7 +5,9 @@ played over ``trials`` seeded runs (seeded by the run's seed) against our
 roles, or against the broken variant with ``broken = true`` (so a grid over
 ``broken`` shows both).  Metrics: ``detected`` (every trial), detections,
 ``culprit_named``, honest parties blamed, ``inputs_recovered`` against the
-``baseline`` of a guess, totals moved, runs completed exactly.
+``baseline`` of a guess, totals moved, runs completed exactly.  ``protocol``
+``pipeline`` or ``rrba`` plays it inside their inner SecAgg+
+(:func:`mpc_rr.adversary.pipeline_cheat`, :func:`mpc_rr.adversary.rrba_cheat`).
 """
 
 from __future__ import annotations
@@ -28,7 +30,7 @@ Strategy = Literal[
 
 
 class CheatParams(msgspec.Struct, tag="cheat", tag_field="kind", forbid_unknown_fields=True, kw_only=True):
-    protocol: Literal["secagg"] = "secagg"
+    protocol: Literal["secagg", "pipeline", "rrba"] = "secagg"  # pipeline/rrba: through their inner SecAgg+
     strategy: Strategy = "key-substitution"
     trials: Annotated[int, Meta(ge=1)] = 5
     broken: bool = False
@@ -41,11 +43,15 @@ METRICS: tuple[str, ...] = (
 
 
 def run(ctx: RunContext) -> Outcome:
-    from mpc_rr.adversary import cheat
+    from mpc_rr.adversary import cheat, pipeline_cheat, rrba_cheat
 
     prm: CheatParams = ctx.params
     t0 = time.perf_counter()
-    rep = cheat(prm.strategy, protocol=prm.protocol, trials=prm.trials, seed=ctx.seed, broken=prm.broken)
+    through = {"pipeline": pipeline_cheat, "rrba": rrba_cheat}.get(prm.protocol)
+    if through is not None:
+        rep = through(prm.strategy, trials=prm.trials, seed=ctx.seed, broken=prm.broken)
+    else:
+        rep = cheat(prm.strategy, protocol=prm.protocol, trials=prm.trials, seed=ctx.seed, broken=prm.broken)
     doc: dict[str, Any] = rep.as_json()
     metrics: dict[str, Scalar] = {
         "detected": rep.detected, "detections": rep.detections, "culprit_named": rep.culprit_named,
