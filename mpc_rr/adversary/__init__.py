@@ -51,6 +51,7 @@ __all__ = [
     "FULL_MESH_PLANTS",
     "LINK_CHANNELS",
     "MAX_INPUTS",
+    "MESH_CHEATS",
     "MESH_PROTOCOLS",
     "PIPELINE_CHEATS",
     "PIPELINE_PLANTS",
@@ -207,7 +208,8 @@ _HOME = {
     "LinkabilityResult": "mpc_rr.adversary._linkability",
     "LinkageRun": "mpc_rr.adversary._linkability",
     "MAX_INPUTS": "mpc_rr.adversary._designs",
-    "MESH_PROTOCOLS": "mpc_rr.adversary._mesh_cheats",
+    "MESH_CHEATS": "mpc_rr.adversary._mesh_cheat_runs",
+    "MESH_PROTOCOLS": "mpc_rr.adversary._mesh_cheat_runs",
     "MemberState": "mpc_rr.adversary._recovery",
     "Observation": "mpc_rr.adversary._inference",
     "OfflinePublic": "mpc_rr.adversary._offline",
@@ -276,7 +278,7 @@ _HOME = {
     "link": "mpc_rr.adversary._linkability",
     "mean_ci": "mpc_rr.adversary._stats",
     "member_state": "mpc_rr.adversary._recovery",
-    "mesh_cheat": "mpc_rr.adversary._mesh_cheats",
+    "mesh_cheat": "mpc_rr.adversary._mesh_cheat_runs",
     "observe": "mpc_rr.adversary._channels",
     "on_link": "mpc_rr.adversary._eavesdrop",
     "one_hot_cell": "mpc_rr.adversary._recovery",
@@ -430,11 +432,14 @@ if TYPE_CHECKING:
         link,
         party_groups,
     )
-    from mpc_rr.adversary._mesh_cheats import (
+    from mpc_rr.adversary._mesh_cheat_runs import (
+        MESH_CHEATS,
         MESH_PROTOCOLS,
+        mesh_cheat,
+    )
+    from mpc_rr.adversary._mesh_cheats import (
         KeySubstitutingRelay,
         TrustingMeshParty,
-        mesh_cheat,
         relay_run,
     )
     from mpc_rr.adversary._offline import (

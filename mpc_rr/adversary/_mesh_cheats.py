@@ -1,46 +1,63 @@
-"""The full mesh against an active relay: key substitution by the hub or the board.
+"""The full mesh against an active relay or client: the cheaters and the broken variants.
 
 Every message of a full-mesh run passes through a relay (the TCP hub in a
-deployment; in board mode, the board itself).  :class:`KeySubstitutingRelay`
-replaces each party's advertised X25519 key with one of its own (one fake key
-pair per party), opens every share it forwards with the fake key, re-encrypts
-it to its receiver under the receiver's fake peer key, and from the shares and
-the publications recovers every input:
-``x_j = r_j - sum_{i != j} r_ij - r_jj`` with ``r_jj = -sum_{k != j} r_jk``
-(the shares of each party sum to zero, Sec. 4.2 of Domingo-Ferrer & Soria-Comas).
+deployment; in board mode, the board itself).  Relay (server) strategies:
 
-:func:`mesh_cheat` plays it over seeded trials against our parties (signed
-keys: the substituted key does not carry its owner's signature for this run)
-and against :class:`TrustingMeshParty` (the broken variant: no signature check),
-with a relay loop of its own (:func:`relay_run`): every message is handed to
-the relay, which forwards it, possibly changed, as a hub would.
+* ``key-substitution`` -- :class:`KeySubstitutingRelay` replaces each party's
+  advertised X25519 key with one of its own (one fake key pair per party),
+  opens every share it forwards with the fake key, re-encrypts it to its
+  receiver under the receiver's fake peer key, and from the shares and the
+  publications recovers every input:
+  ``x_j = r_j - sum_{i != j} r_ij - r_jj`` with ``r_jj = -sum_{k != j} r_jk``
+  (the shares of each party sum to zero, Sec. 4.2 of Domingo-Ferrer & Soria-Comas);
+* ``replay`` -- the same relay, but the keys it shows are each party's key of
+  an earlier run, with that party's genuine signature of that run, whose
+  private halves leaked;
+* ``forge-shares`` -- :class:`ShareForgingRelay` replaces the ciphertexts of the
+  shares addressed to a target by random bytes (the target's total moves);
+* ``withhold-shares`` -- :class:`ShareWithholdingRelay` drops them;
+* ``different-aggregates`` -- :class:`AggregateSplittingRelay` shows half the
+  parties a total one higher in cell 0 (all-to-all: it changes the last
+  party's publication to them; board mode: the board's total to them).
+
+Client strategies (:class:`CheatingMeshParty`, party 3): ``forged-signature``
+(its key with a zero signature), ``key-reuse`` (its key pair and signed key of
+an earlier run), ``claim-sender`` (its own key, signed as party 1's),
+``bad-shares`` (random ciphertexts instead of its shares).
+
+Broken variants, one protection switched off each: :class:`TrustingMeshParty`
+/ :class:`TrustingBoard` (no signature check), :class:`RunlessMeshParty` /
+:class:`RunlessBoard` (keys signed and checked without the run id), and
+:class:`LenientMeshParty` (a share that fails authentication counts as zero).
+:func:`~mpc_rr.adversary.mesh_cheat` plays them.
 """
 
 from __future__ import annotations
 
 from collections import deque
 from collections.abc import Mapping
-from typing import Any, Literal
+from typing import Any
 
 import numpy as np
 
 from mpc_rr.core import COORDINATOR, PeerError, ProtocolAbort, Role, Send, WireArray
-from mpc_rr.secure_sum import SeededEntropy, crypto, simulated_pki
+from mpc_rr.secure_sum import SeededEntropy, crypto, signed_payload
 from mpc_rr.secure_sum.full_mesh import (
+    PROTOCOL,
     BulletinBoard,
     FullMeshParty,
     MeshKey,
     MeshKeys,
     MeshPublish,
     MeshShare,
+    MeshTotal,
     share_aad,
     share_key,
 )
 
-__all__ = ["MESH_PROTOCOLS", "KeySubstitutingRelay", "TrustingMeshParty", "mesh_cheat", "relay_run"]
+__all__ = ["KeySubstitutingRelay", "TrustingMeshParty", "relay_run"]
 
-MESH_PROTOCOLS = {"full-mesh": "all-to-all", "full-mesh-board": "board"}
-"""The cheat command's full-mesh protocols and their publication modes."""
+# -- broken variants -------------------------------------------------------------------
 
 
 class TrustingMeshParty(FullMeshParty):
@@ -50,30 +67,131 @@ class TrustingMeshParty(FullMeshParty):
         return True
 
 
-class KeySubstitutingRelay:
-    """Forwards every message; substitutes keys and reads every share (module docstring)."""
+class TrustingBoard(BulletinBoard):
+    """BROKEN on purpose: the board lists any key as its sender's (no signature check)."""
 
-    def __init__(self, n: int, cells: int, modulus: int, run: str, seed: int) -> None:
+    def _genuine(self, owner: int, pk: bytes, signature: bytes) -> bool:
+        return True
+
+
+class RunlessMeshParty(FullMeshParty):
+    """BROKEN on purpose: signs and checks keys without the run id (a key signed once serves every run)."""
+
+    def start(self) -> list[Send]:
+        out = super().start()
+        sig = self.identity.sign(signed_payload(PROTOCOL, "", "keys", self.party_id, self.pk))
+        msg = MeshKey(pk=self.pk, run=self.run, step=1, signature=sig)
+        return [Send(s.dst, msg) for s in out]
+
+    def _genuine(self, owner: int, pk: bytes, signature: bytes) -> bool:
+        return self.identity.roster.verify_signed(PROTOCOL, "", "keys", owner, signature, pk)
+
+
+class RunlessBoard(BulletinBoard):
+    """BROKEN on purpose: the board of :class:`RunlessMeshParty` (checks keys without the run id)."""
+
+    def _genuine(self, owner: int, pk: bytes, signature: bytes) -> bool:
+        return self.roster.verify_signed(PROTOCOL, "", "keys", owner, signature, pk)
+
+
+class LenientMeshParty(FullMeshParty):
+    """BROKEN on purpose: a share that fails authentication counts as zero instead of aborting."""
+
+    def _unseal(self, key: bytes, ciphertext: bytes, aad: bytes) -> bytes:
+        try:
+            return super()._unseal(key, ciphertext, aad)
+        except crypto.InvalidTag:
+            return bytes(self.cells * self.dtype.itemsize)
+
+
+# -- the cheating client -----------------------------------------------------------------
+
+CLIENT_CHEATS = ("forged-signature", "key-reuse", "bad-shares", "claim-sender")
+
+
+class CheatingMeshParty(FullMeshParty):
+    """A data party playing a client ``strategy`` (module docstring) against its peers.
+
+    ``earlier``: ``(sk, pk, signature)`` of its key of an earlier run (``key-reuse``).
+    """
+
+    def __init__(self, *args: Any, strategy: str,
+                 earlier: tuple[crypto.X25519PrivateKey, bytes, bytes] | None = None, **kw: Any) -> None:  # fmt: skip
+        super().__init__(*args, **kw)
+        self.strategy, self._earlier = strategy, earlier
+
+    def _genuine(self, owner: int, pk: bytes, signature: bytes) -> bool:
+        return True  # a cheater takes whatever keys it is shown: its peers' checks are under test
+
+    def start(self) -> list[Send]:
+        out = super().start()
+        sig = out[0].msg.signature  # type: ignore[attr-defined]
+        if self.strategy == "forged-signature":
+            sig = bytes(64)
+        elif self.strategy == "key-reuse" and self._earlier is not None:
+            self._sk, self.pk, sig = self._earlier
+            self._pks[self.party_id] = self.pk
+        elif self.strategy == "claim-sender":  # its own key, signed as party 1's
+            sig = self.identity.sign(signed_payload(PROTOCOL, self.run, "keys", 1, self.pk))
+        msg = MeshKey(pk=self.pk, run=self.run, step=1, signature=sig)
+        return [Send(s.dst, msg) for s in out]
+
+    def _seal(self, key: bytes, plaintext: bytes, aad: bytes) -> bytes:
+        if self.strategy == "bad-shares":
+            return self.entropy.key(len(plaintext) + 16)
+        return super()._seal(key, plaintext, aad)
+
+
+# -- relays ----------------------------------------------------------------------------------
+
+
+class MeshRelay:
+    """An honest relay: forwards every message as it is (the base of the cheating ones)."""
+
+    def forward(self, src: int, dst: int, msg: Any) -> Any | None:
+        """The message delivered to ``dst`` (``None``: dropped)."""
+        return msg
+
+    def recovered(self) -> dict[int, np.ndarray]:
+        """Each input the relay computed (party -> input vector)."""
+        return {}
+
+
+class KeySubstitutingRelay(MeshRelay):
+    """Forwards every message; substitutes keys and reads every share (module docstring).
+
+    ``fakes``: party -> ``(sk, pk, signature)`` shown as that party's key (``replay``:
+    its earlier run's key and signature); default: a fresh key pair per party, shown
+    with the party's real signature.
+    """
+
+    def __init__(self, n: int, cells: int, modulus: int, run: str, seed: int,
+                 fakes: Mapping[int, tuple[crypto.X25519PrivateKey, bytes, bytes]] | None = None) -> None:  # fmt: skip
         self.n, self.cells, self.modulus, self.run = n, cells, modulus, run
-        ent = SeededEntropy(seed, "relay")
-        self._fake = {j: crypto.keypair(ent) for j in range(1, n + 1)}  # j -> (sk, pk) shown as j's
+        if fakes is None:
+            ent = SeededEntropy(seed, "relay")
+            fakes = {j: (*crypto.keypair(ent), b"") for j in range(1, n + 1)}
+        self._fake = dict(fakes)  # j -> (sk, pk, signature or b"": keep the real one) shown as j's
         self._real: dict[int, bytes] = {}
         self.shares: dict[tuple[int, int], np.ndarray] = {}  # (sender, receiver) -> residues
         self.published: dict[int, np.ndarray] = {}
         self.dtype = np.dtype(FullMeshParty(1, n, np.zeros(cells, np.int64)).wire_dtype)
 
-    def forward(self, src: int, dst: int, msg: Any) -> Any:
+    def forward(self, src: int, dst: int, msg: Any) -> Any | None:
         if isinstance(msg, MeshKey):
             self._real[src] = msg.pk
             if dst == COORDINATOR:  # board mode: the board is the relay's accomplice or itself
                 return msg
-            return MeshKey(pk=self._fake[src][1], run=msg.run, step=msg.step, signature=msg.signature)
+            _, pk, sig = self._fake[src]
+            return MeshKey(pk=pk, run=msg.run, step=msg.step, signature=sig or msg.signature)
         if isinstance(msg, MeshKeys):
-            rows = msg.pks.to_numpy().copy()
+            rows, sigs = msg.pks.to_numpy().copy(), list(msg.signatures)
             for j in range(1, self.n + 1):
                 if j != dst:
-                    rows[j - 1] = np.frombuffer(self._fake[j][1], np.uint8)
-            return MeshKeys(pks=WireArray.from_numpy(rows), run=msg.run, step=msg.step, signatures=msg.signatures)
+                    _, pk, sig = self._fake[j]
+                    rows[j - 1] = np.frombuffer(pk, np.uint8)
+                    sigs[j - 1] = sig or sigs[j - 1]
+            return MeshKeys(pks=WireArray.from_numpy(rows), run=msg.run, step=msg.step, signatures=sigs)
         if isinstance(msg, MeshShare) and src in self._real and dst in self._real:
             # src sealed it under (src's key, dst's fake key); dst opens it with (dst's key, src's fake key)
             k_in = share_key(crypto.agree(self._fake[dst][0], self._real[src]), self.run, src, dst)
@@ -90,7 +208,6 @@ class KeySubstitutingRelay:
         return msg
 
     def recovered(self) -> dict[int, np.ndarray]:
-        """Each input the relay can compute from what it read (module docstring)."""
         m, out = np.uint64(self.modulus), {}
         for j, r_j in self.published.items():
             try:
@@ -103,67 +220,79 @@ class KeySubstitutingRelay:
         return out
 
 
-def relay_run(roles: Mapping[int, Role], relay: KeySubstitutingRelay, *, max_steps: int = 10**6) -> None:
-    """Run ``roles`` to the end, FIFO, every message through ``relay.forward`` (a hub)."""
+class ShareForgingRelay(MeshRelay):
+    """Replaces every share addressed to ``target`` by random bytes of the same length."""
+
+    def __init__(self, target: int, rng: np.random.Generator) -> None:
+        self.target, self.rng = target, rng
+
+    def forward(self, src: int, dst: int, msg: Any) -> Any | None:
+        if isinstance(msg, MeshShare) and dst == self.target:
+            junk = self.rng.integers(0, 256, len(msg.ciphertext), dtype=np.uint8).tobytes()
+            return MeshShare(ciphertext=junk, run=msg.run, step=msg.step)
+        return msg
+
+
+class ShareWithholdingRelay(MeshRelay):
+    """Drops every share addressed to ``target``."""
+
+    def __init__(self, target: int) -> None:
+        self.target = target
+
+    def forward(self, src: int, dst: int, msg: Any) -> Any | None:
+        return None if isinstance(msg, MeshShare) and dst == self.target else msg
+
+
+class AggregateSplittingRelay(MeshRelay):
+    """Shows the parties in ``fooled`` a total one higher in cell 0 (module docstring)."""
+
+    def __init__(self, n: int, modulus: int, fooled: set[int]) -> None:
+        self.n, self.modulus, self.fooled = n, modulus, fooled
+
+    def _bumped(self, w: WireArray) -> WireArray:
+        a = w.to_numpy().copy()
+        a[0] = (int(a[0]) + 1) % self.modulus
+        return WireArray.from_numpy(a)
+
+    def forward(self, src: int, dst: int, msg: Any) -> Any | None:
+        if dst not in self.fooled:
+            return msg
+        if isinstance(msg, MeshPublish) and src == self.n:
+            return MeshPublish(value=self._bumped(msg.value), run=msg.run, step=msg.step)
+        if isinstance(msg, MeshTotal):
+            return MeshTotal(total=self._bumped(msg.total), run=msg.run, step=msg.step)
+        return msg
+
+
+def relay_run(roles: Mapping[int, Role], relay: MeshRelay, *, max_steps: int = 10**6) -> None:
+    """Run ``roles`` to the end, FIFO, every message through ``relay.forward`` (a hub).
+
+    When nothing is left to deliver, a deadline passes for every role still
+    running (``on_timeout``, up to its patience): a silent party makes it abort
+    naming the parties it waits for, as a driver's deadline would.
+    """
     queue: deque[tuple[int, Send]] = deque()
     for pid, first in roles.items():
         queue.extend((pid, s) for s in first.start())
+    idle = 0
     for _ in range(max_steps):
         if not queue:
-            return
+            waiting = [(pid, r) for pid, r in roles.items() if not r.done]
+            idle += 1
+            if not waiting or idle > max(r.patience for _, r in waiting):
+                return
+            for pid, r in waiting:
+                queue.extend((pid, s) for s in r.on_timeout())
+            continue
+        idle = 0
         src, send = queue.popleft()
         role = roles.get(send.dst)
         if role is None or role.done:
             continue
         msg = relay.forward(src, send.dst, send.msg)
+        if msg is None:
+            continue
         try:
             queue.extend((send.dst, s) for s in role.receive(src, msg))
         except (PeerError, ProtocolAbort):
             continue  # the role aborted (or refused the message): it says why in role.error
-
-
-def mesh_cheat(protocol: str, *, broken: bool, n: int = 8, cells: int = 4, seed: int = 0,
-               trials: int = 5) -> dict[str, Any]:  # fmt: skip
-    """Key substitution against the full mesh over ``trials`` seeded runs (module docstring)."""
-    publication: Literal["all-to-all", "board"] = "board" if MESH_PROTOCOLS[protocol] == "board" else "all-to-all"
-    cls = TrustingMeshParty if broken else FullMeshParty
-    rng = np.random.default_rng(seed)
-    detections, recovered, total, culprits, wrong = 0, 0, 0, set(), 0
-    for trial in range(trials):
-        run = f"mesh-cheat-{seed}-{trial}"
-        ids = simulated_pki(range(n + 1), SeededEntropy(seed, f"mesh-pki-{trial}"))
-        x = rng.integers(0, 2, (n, cells))
-        roles: dict[int, Role] = {
-            j: cls(j, n, x[j - 1], publication=publication, run=run, identity=ids[j],
-                   entropy=SeededEntropy(seed, f"mesh-{trial}-{j}"))
-            for j in range(1, n + 1)
-        }
-        if publication == "board":
-            roles[COORDINATOR] = BulletinBoard(n, cells, run=run, roster=ids[0].roster)
-        modulus = roles[1].modulus  # type: ignore[attr-defined]
-        relay = KeySubstitutingRelay(n, cells, modulus, run, seed * 1000 + trial)
-        relay_run(roles, relay)
-        honest = [roles[j] for j in range(1, n + 1)]
-        named = {c for r in honest if r.error is not None for c in r.error.culprits}
-        culprits |= named
-        if any(r.error is not None for r in honest):
-            detections += 1
-        got = relay.recovered()
-        recovered += sum(int(np.array_equal(v, x[j - 1])) for j, v in got.items())
-        total += n
-        wrong += sum(1 for r in honest if r.done and r.error is None and
-                     not np.array_equal(r.result.total, x.sum(axis=0)))  # fmt: skip
-    # a guess of each 0/1 vector from its marginal: the expected exact hits
-    p = 0.5
-    baseline = total * float(max(p, 1 - p) ** cells)
-    return {
-        "protocol": protocol, "strategy": "key-substitution", "side": "server",
-        "variant": "broken" if broken else "ours", "trials": trials, "n": n,
-        "detected": detections == trials, "detections": detections, "culprits": sorted(culprits),
-        "culprit_named": COORDINATOR in culprits, "inputs_recovered": recovered, "inputs_total": total,
-        "baseline": round(baseline, 3), "wrong_totals": wrong,
-        "notes": [] if publication == "board" or broken else [
-            "all-to-all has no relay among its parties: a receiver refuses the substituted key and "
-            "names its apparent sender (it cannot tell a relay's substitution from a sender's forgery); "
-            "board mode names the board"],
-    }  # fmt: skip

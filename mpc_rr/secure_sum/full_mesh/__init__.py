@@ -17,6 +17,7 @@ __all__ = [
     "BOARD_SPEC",
     "KEY_LEN",
     "MESH_MESSAGES",
+    "PROTOCOL",
     "SPEC",
     "TAG_LEN",
     "BoardState",
@@ -54,6 +55,7 @@ _HOME = {
     "MeshShare": "mpc_rr.secure_sum.full_mesh._messages",
     "MeshState": "mpc_rr.secure_sum.full_mesh._party",
     "MeshTotal": "mpc_rr.secure_sum.full_mesh._messages",
+    "PROTOCOL": "mpc_rr.secure_sum.full_mesh._messages",
     "Publication": "mpc_rr.secure_sum.full_mesh._messages",
     "SPEC": "mpc_rr.secure_sum.full_mesh._spec",
     "TAG_LEN": "mpc_rr.secure_sum.full_mesh._messages",
@@ -77,6 +79,7 @@ if TYPE_CHECKING:
     from mpc_rr.secure_sum.full_mesh._messages import (
         KEY_LEN,
         MESH_MESSAGES,
+        PROTOCOL,
         TAG_LEN,
         MeshKey,
         MeshKeys,

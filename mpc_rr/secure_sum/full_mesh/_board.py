@@ -91,6 +91,10 @@ class BulletinBoard(Role):
             self._roster = default_identity(COORDINATOR, self.n).roster
         return self._roster
 
+    def _genuine(self, owner: int, pk: bytes, signature: bytes) -> bool:
+        """Whether ``pk`` carries ``owner``'s signature for this run (overridden by broken variants)."""
+        return self.roster.verify_signed(PROTOCOL, self.run, "keys", owner, signature, pk)
+
     def start(self) -> list[Send]:
         return []
 
@@ -110,7 +114,7 @@ class BulletinBoard(Role):
                 raise PeerError(f"{self.name}: duplicate public key from party {src} ignored", src)
             self.abort(f"{self.name}: party {src} sent two different public keys", [src])
             raise PeerError(f"{self.name}: conflicting public key from party {src}", src)
-        if not self.roster.verify_signed(PROTOCOL, self.run, "keys", src, msg.signature, msg.pk):
+        if not self._genuine(src, msg.pk, msg.signature):
             self.abort(f"{self.name}: the public key of party {src} does not carry its signature", [src])
             raise PeerError(f"{self.name}: unsigned public key from party {src}", src)
         self._keys[src - 1] = np.frombuffer(msg.pk, np.uint8)

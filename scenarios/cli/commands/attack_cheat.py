@@ -6,6 +6,7 @@ Examples::
     mpc-rr attack cheat --protocol secagg --strategy equivocate --trials 20 --json
     mpc-rr attack cheat --protocol secagg --strategy bad-shares --broken
     mpc-rr attack cheat --protocol full-mesh-board --strategy key-substitution --json
+    mpc-rr attack cheat --protocol full-mesh --strategy forge-shares
     mpc-rr attack cheat --protocol pipeline --strategy isolate
     mpc-rr attack cheat --protocol rrba --strategy inconsistent-shares --trials 2
     mpc-rr attack cheat --strategy list
@@ -23,15 +24,20 @@ from __future__ import annotations
 
 import argparse
 import json
+from typing import TYPE_CHECKING
 
 from scenarios.cli.options import HelpFormatter, add_json, add_seed, int_at_least
+
+if TYPE_CHECKING:
+    from mpc_rr.adversary import CheatReport
 
 _STRATEGIES = (
     "key-substitution", "equivocate", "isolate", "replay", "forge-shares", "withhold-shares",
     "different-aggregates", "forged-signature", "key-reuse", "bad-shares", "inconsistent-shares",
     "claim-sender",
 )  # fmt: skip  (the library's list, spelled here so that the parser imports no numpy)
-_MESH = ("full-mesh", "full-mesh-board")  # mpc_rr.adversary.MESH_PROTOCOLS: key-substitution only
+_MESH = ("full-mesh", "full-mesh-board")  # mpc_rr.adversary.MESH_PROTOCOLS
+_NOT_MESH = ("equivocate", "isolate", "inconsistent-shares")  # no analogue: mesh_cheat says why
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -50,7 +56,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--protocol", choices=("secagg", *_MESH, "pipeline", "rrba"), default="secagg",
                    help="secagg: SecAgg+ (the pipeline's secure-sum dependence and RRBA's secure tally run it); "
                         "full-mesh / full-mesh-board: the full mesh through a relaying hub, all-to-all or "
-                        "board publication (strategy key-substitution); pipeline: the cheating SecAgg+ "
+                        "board publication (every strategy but " + ", ".join(_NOT_MESH) + "); pipeline: the cheating SecAgg+ "
                         "server or client inside the pipeline's secure-sum dependence; rrba: inside every "
                         "block's secure tally (every strategy)")  # fmt: skip
     p.add_argument("--strategy", choices=(*_STRATEGIES, "list"), required=True,
@@ -65,10 +71,13 @@ def register(sub: argparse._SubParsersAction) -> None:
 def _run(args: argparse.Namespace) -> int:
     if args.strategy == "list":
         return _list(args)
-    if args.protocol in _MESH:
-        return _run_mesh(args)
-    from mpc_rr.adversary import cheat, pipeline_cheat, rrba_cheat
+    from mpc_rr.adversary import cheat, mesh_cheat, pipeline_cheat, rrba_cheat
 
+    if args.protocol in _MESH:
+        broken = mesh_cheat(args.protocol, args.strategy, broken=True, seed=args.seed, trials=args.trials)
+        ours = broken if args.broken else mesh_cheat(args.protocol, args.strategy, broken=False, seed=args.seed,
+                                                     trials=args.trials)  # fmt: skip
+        return _print(args, broken, ours)
     play = {"pipeline": pipeline_cheat, "rrba": rrba_cheat}.get(args.protocol)
     if play is not None:
         broken = play(args.strategy, broken=True, seed=args.seed, trials=args.trials)
@@ -78,6 +87,10 @@ def _run(args: argparse.Namespace) -> int:
         ours = broken if args.broken else cheat(
             args.strategy, protocol=args.protocol, trials=args.trials, seed=args.seed
         )
+    return _print(args, broken, ours)
+
+
+def _print(args: argparse.Namespace, broken: CheatReport, ours: CheatReport) -> int:
     if args.json:
         out = ours.as_json()
         out["broken_variant"] = broken.as_json()
@@ -101,11 +114,11 @@ def _run(args: argparse.Namespace) -> int:
 
 def _list(args: argparse.Namespace) -> int:
     """Every strategy, its side, and the protocols that play it."""
-    from mpc_rr.adversary import PIPELINE_CHEATS, cheat_strategies
+    from mpc_rr.adversary import MESH_CHEATS, PIPELINE_CHEATS, cheat_strategies
 
     rows = [
         {"strategy": s, "side": side,
-         "protocols": ["secagg", *(_MESH if s == "key-substitution" else ()),
+         "protocols": ["secagg", *(_MESH if s in MESH_CHEATS else ()),
                        *(("pipeline", "rrba") if s in PIPELINE_CHEATS else ())]}
         for s, side in cheat_strategies().items()
     ]  # fmt: skip
@@ -115,33 +128,4 @@ def _list(args: argparse.Namespace) -> int:
     print(f"{'strategy':<21} {'side':<7} protocols that play it")
     for r in rows:
         print(f"{r['strategy']:<21} {r['side']:<7} {', '.join(r['protocols'])}")
-    return 0
-
-
-def _run_mesh(args: argparse.Namespace) -> int:
-    from mpc_rr.core import UsageError
-
-    if args.strategy != "key-substitution":
-        raise UsageError(f"--protocol {args.protocol}: the full mesh plays --strategy key-substitution, "
-                         f"not {args.strategy!r}")  # fmt: skip
-    from mpc_rr.adversary import mesh_cheat
-
-    broken = mesh_cheat(args.protocol, broken=True, seed=args.seed, trials=args.trials)
-    ours = broken if args.broken else mesh_cheat(args.protocol, broken=False, seed=args.seed, trials=args.trials)
-    return _print(args, broken, ours)
-
-
-def _print(args: argparse.Namespace, broken: dict, ours: dict) -> int:
-    if args.json:
-        print(json.dumps({**ours, "broken_variant": broken}, indent=2))
-        return 0
-    for rep in (broken,) if args.broken else (broken, ours):
-        what = "the broken variant (protection off)" if rep["variant"] == "broken" else "our roles"
-        print(f"{rep['strategy']} ({rep['protocol']}: the server cheats) against {what}, "
-              f"{rep['trials']} trials, n = {rep['n']}:")
-        print(f"  detected in {rep['detections']}/{rep['trials']} trials; culprits named: {rep['culprits'] or 'none'}")
-        print(f"  inputs recovered: {rep['inputs_recovered']} of {rep['inputs_total']} "
-              f"(baseline, a guess: {rep['baseline']:.3g}); wrong totals accepted: {rep.get('wrong_totals', 0)}")
-        for note in rep["notes"]:
-            print(f"  note: {note}")
     return 0
