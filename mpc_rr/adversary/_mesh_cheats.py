@@ -18,7 +18,8 @@ deployment; in board mode, the board itself).  Relay (server) strategies:
 * ``withhold-shares`` -- :class:`ShareWithholdingRelay` drops them;
 * ``different-aggregates`` -- :class:`AggregateSplittingRelay` shows half the
   parties a total one higher in cell 0 (all-to-all: it changes the last
-  party's publication to them; board mode: the board's total to them).
+  party's publication to them, which its signature exposes; board mode: the
+  board's total to them, which nothing exposes -- a gap, docs/adversary.md).
 
 Client strategies (:class:`CheatingMeshParty`, party 3): ``forged-signature``
 (its key with a zero signature), ``key-reuse`` (its key pair and signed key of
@@ -26,7 +27,7 @@ an earlier run), ``claim-sender`` (its own key, signed as party 1's),
 ``bad-shares`` (random ciphertexts instead of its shares).
 
 Broken variants, one protection switched off each: :class:`TrustingMeshParty`
-/ :class:`TrustingBoard` (no signature check), :class:`RunlessMeshParty` /
+/ :class:`TrustingBoard` (no signature check on keys or publications), :class:`RunlessMeshParty` /
 :class:`RunlessBoard` (keys signed and checked without the run id), and
 :class:`LenientMeshParty` (a share that fails authentication counts as zero).
 :func:`~mpc_rr.adversary.mesh_cheat` plays them.
@@ -61,9 +62,12 @@ __all__ = ["KeySubstitutingRelay", "TrustingMeshParty", "relay_run"]
 
 
 class TrustingMeshParty(FullMeshParty):
-    """BROKEN on purpose: takes any advertised key as its owner's (no signature check)."""
+    """BROKEN on purpose: takes any advertised key or publication as its sender's (no signature check)."""
 
     def _genuine(self, owner: int, pk: bytes, signature: bytes) -> bool:
+        return True
+
+    def _genuine_publication(self, owner: int, residues: bytes, signature: bytes) -> bool:
         return True
 
 

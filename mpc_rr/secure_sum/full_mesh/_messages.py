@@ -71,9 +71,13 @@ class MeshShare(Message, frozen=True):
 
 
 class MeshPublish(Message, frozen=True):
-    """Step 3: the published ``r_j`` (to every party, or to the board)."""
+    """Step 3: the published ``r_j`` (to every party, or to the board).  All-to-all: signed by
+    its sender (round ``publish``, over the residues little-endian) and checked by every
+    receiver, so a relay cannot show some parties another ``r_j`` (another total); board
+    mode: unsigned (the board's total is not verifiable either: docs/adversary.md)."""
 
     value: WireArray
+    signature: _Signature = b""
 
 
 class MeshTotal(Message, frozen=True):

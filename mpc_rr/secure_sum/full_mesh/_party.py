@@ -36,11 +36,15 @@ Threat model: honest-but-curious parties, and an honest-but-curious relay
 (hub, board), as SecAgg+'s server.  Any coalition of up to ``n - 2`` parties
 learns nothing beyond the sum (each ``r_j`` is uniform given the coalition's
 view); the relay reads public keys, ciphertexts and the publications ``r_j``
-(uniform, given the sum).  **Limitation**: the public keys are not
-authenticated beyond the TLS identity of their sender towards the hub, so an
-*active* hub or board could substitute its own keys (a man in the middle)
-and read every share; signing each key with the party's TLS certificate key
-(and checking the signature against the deployment's CA) would close it.
+(uniform, given the sum).  Against an *active* relay: every public key is
+signed by its owner for this run (``keys``), so a substituted or replayed key
+is refused (board mode names the board); every publication is signed too
+(``publish``), so an all-to-all relay cannot show some parties another
+``r_j``.  **Limitations** (``mpc-rr attack cheat --protocol full-mesh|full-mesh-board``,
+docs/adversary.md): the board's total is not verifiable, so an active board
+can show different parties different totals undetected; a share is not
+signed by its sender, so a share that fails authentication stops the run
+but its receiver names the apparent sender, not whoever changed it.
 There is no dropout tolerance: a missing key, share or publication makes the
 run abort (``ProtocolAbort`` naming the silent parties).  A malformed key or
 share (wrong length, a ciphertext that fails authentication, a decrypted
@@ -220,6 +224,10 @@ class FullMeshParty(Role):
         """Whether ``pk`` carries ``owner``'s signature for this run (overridden by broken variants)."""
         return self.identity.roster.verify_signed(PROTOCOL, self.run, "keys", owner, signature, pk)
 
+    def _genuine_publication(self, owner: int, residues: bytes, signature: bytes) -> bool:
+        """Whether ``owner`` signed these residues as its ``r_j`` of this run (all-to-all)."""
+        return self.identity.roster.verify_signed(PROTOCOL, self.run, "publish", owner, signature, residues)
+
     def share_key_bytes(self) -> bytes | None:
         """This party's raw X25519 share-encryption key (``None`` before :meth:`start`).
 
@@ -371,9 +379,11 @@ class FullMeshParty(Role):
         """Step 3: ``r_j = sum_i r_ij + x_j (mod m)``, to everyone or to the board."""
         m = np.uint64(self.modulus)
         r_j = ((self._acc % m + self.x) % m).astype(self.dtype)
-        pub = MeshPublish(value=WireArray.from_numpy(r_j), run=self.run, step=3)
-        if self.publication == "board":
-            return [Send(COORDINATOR, pub)]
+        if self.publication == "board":  # the board checks no signature here: its total is the gap
+            return [Send(COORDINATOR, MeshPublish(value=WireArray.from_numpy(r_j), run=self.run, step=3))]
+        sig = self.identity.sign(signed_payload(PROTOCOL, self.run, "publish", self.party_id,
+                                                r_j.astype(self.wire_dtype).tobytes()))  # fmt: skip
+        pub = MeshPublish(value=WireArray.from_numpy(r_j), run=self.run, step=3, signature=sig)
         self._published[self.party_id] = b""
         self._pub_acc += r_j
         return [Send(j, pub) for j in self._others]
@@ -382,6 +392,8 @@ class FullMeshParty(Role):
         if self.publication == "board" or not (1 <= src <= self.n) or src == self.party_id:
             raise PeerError(f"{self.name}: unexpected publication from party {src}", src)
         arr = self._read(msg.value, src, "publication")
+        if not self._genuine_publication(src, arr.astype(self.wire_dtype).tobytes(), msg.signature):
+            raise self._fail(src, "publication without its signature for this run (changed on the way or forged)")
         self._store(self._published, src, arr.tobytes(), "publication")
         self._no_publication_yet.discard(src)
         self._pub_acc += arr

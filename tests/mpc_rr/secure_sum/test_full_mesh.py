@@ -23,6 +23,7 @@ from mpc_rr.secure_sum.full_mesh import (
     FullMeshParty,
     MeshKey,
     MeshKeys,
+    MeshPublish,
     MeshShare,
     full_mesh_message_count,
     full_mesh_roles,
@@ -366,3 +367,34 @@ def test_a_board_that_substitutes_a_key_is_named() -> None:
     with pytest.raises(PeerError, match="key of party 2 is not signed by it"):
         roles[1].receive(0, listing)
     assert roles[1].error is not None and roles[1].error.culprits == (0,)
+
+
+def _published():
+    """Three parties past the share step: ``(roles, {(src, dst): the MeshPublish src sent dst})``."""
+    roles, sent = _keyed()
+    pubs = {}
+    for src, sends in sent.items():
+        for s in sends:
+            for out in roles[s.dst].receive(src, s.msg):
+                pubs[(s.dst, out.dst)] = out.msg
+    return roles, pubs
+
+
+def test_a_publication_changed_on_the_way_or_under_another_sender_is_refused() -> None:
+    """Issue 25: a relay that shows some parties another r_j (another total) is caught by the
+    sender's signature on r_j, bound to the run and the sender."""
+    roles, pubs = _published()
+    genuine = pubs[(2, 1)]
+    bumped = genuine.value.to_numpy().copy()
+    bumped[0] = (int(bumped[0]) + 1) % roles[1].modulus
+    changed = MeshPublish(value=WireArray.from_numpy(bumped), run="t", step=3, signature=genuine.signature)
+    with pytest.raises(PeerError, match="publication without its signature for this run"):
+        roles[1].receive(2, changed)
+    assert roles[1].error is not None and roles[1].error.culprits == (2,)
+    roles, pubs = _published()
+    with pytest.raises(PeerError, match="publication without its signature"):
+        roles[1].receive(2, pubs[(3, 1)])  # party 3's signed r_3, delivered as party 2's
+    roles, pubs = _published()
+    roles[1].receive(2, pubs[(2, 1)])
+    roles[1].receive(3, pubs[(3, 1)])
+    assert roles[1].error is None and roles[1].done
