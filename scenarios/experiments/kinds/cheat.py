@@ -7,7 +7,10 @@ roles, or against the broken variant with ``broken = true`` (so a grid over
 ``culprit_named``, honest parties blamed, ``inputs_recovered`` against the
 ``baseline`` of a guess, totals moved, runs completed exactly.  ``protocol``
 ``pipeline`` or ``rrba`` plays it inside their inner SecAgg+
-(:func:`mpc_rr.adversary.pipeline_cheat`, :func:`mpc_rr.adversary.rrba_cheat`).
+(:func:`mpc_rr.adversary.pipeline_cheat`, :func:`mpc_rr.adversary.rrba_cheat`);
+``full-mesh`` or ``full-mesh-board`` plays it against the full mesh through a
+relay (:func:`mpc_rr.adversary.mesh_cheat`; equivocate, isolate and
+inconsistent-shares have no analogue there and are refused with the reason).
 """
 
 from __future__ import annotations
@@ -30,7 +33,8 @@ Strategy = Literal[
 
 
 class CheatParams(msgspec.Struct, tag="cheat", tag_field="kind", forbid_unknown_fields=True, kw_only=True):
-    protocol: Literal["secagg", "pipeline", "rrba"] = "secagg"  # pipeline/rrba: through their inner SecAgg+
+    # pipeline/rrba: through their inner SecAgg+; full-mesh(-board): through a relay (mesh_cheat)
+    protocol: Literal["secagg", "pipeline", "rrba", "full-mesh", "full-mesh-board"] = "secagg"
     strategy: Strategy = "key-substitution"
     trials: Annotated[int, Meta(ge=1)] = 5
     broken: bool = False
@@ -43,12 +47,14 @@ METRICS: tuple[str, ...] = (
 
 
 def run(ctx: RunContext) -> Outcome:
-    from mpc_rr.adversary import cheat, pipeline_cheat, rrba_cheat
+    from mpc_rr.adversary import cheat, mesh_cheat, pipeline_cheat, rrba_cheat
 
     prm: CheatParams = ctx.params
     t0 = time.perf_counter()
     through = {"pipeline": pipeline_cheat, "rrba": rrba_cheat}.get(prm.protocol)
-    if through is not None:
+    if prm.protocol in ("full-mesh", "full-mesh-board"):
+        rep = mesh_cheat(prm.protocol, prm.strategy, trials=prm.trials, seed=ctx.seed, broken=prm.broken)
+    elif through is not None:
         rep = through(prm.strategy, trials=prm.trials, seed=ctx.seed, broken=prm.broken)
     else:
         rep = cheat(prm.strategy, protocol=prm.protocol, trials=prm.trials, seed=ctx.seed, broken=prm.broken)
