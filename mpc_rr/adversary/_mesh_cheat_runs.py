@@ -69,7 +69,7 @@ _BROKEN = {
     "replay": "RunlessMeshParty: keys signed and checked without the run id",
     "forge-shares": "LenientMeshParty: a share that fails authentication counts as zero",
     "withhold-shares": "none: our roles (the full mesh has no dropout recovery to exploit)",
-    "different-aggregates": "TrustingMeshParty: publications taken unsigned (board mode: our roles, the gap)",
+    "different-aggregates": "TrustingMeshParty: publications unchecked, the board's total taken on its word",
     "forged-signature": "TrustingMeshParty / TrustingBoard: no signature check",
     "key-reuse": "RunlessMeshParty / RunlessBoard: keys signed and checked without the run id",
     "bad-shares": "LenientMeshParty: a share that fails authentication counts as zero",
@@ -172,9 +172,6 @@ def mesh_cheat(protocol: str, strategy: str = "key-substitution", *, broken: boo
     if strategy in ("forge-shares", "withhold-shares") and not broken:
         notes.append("a share is not signed by its sender: a receiver cannot prove who broke it, so it names "
                      "the apparent sender (the relay is not named)")  # fmt: skip
-    if strategy == "different-aggregates" and publication == "board":
-        notes.append("GAP: the board's total is not verifiable, so the board shows the parties it chooses "
-                     "another total undetected (docs/adversary.md)")  # fmt: skip
     if broken:
         notes.append(f"broken variant: {_BROKEN[strategy]}")
     return CheatReport(

@@ -18,8 +18,9 @@ deployment; in board mode, the board itself).  Relay (server) strategies:
 * ``withhold-shares`` -- :class:`ShareWithholdingRelay` drops them;
 * ``different-aggregates`` -- :class:`AggregateSplittingRelay` shows half the
   parties a total one higher in cell 0 (all-to-all: it changes the last
-  party's publication to them, which its signature exposes; board mode: the
-  board's total to them, which nothing exposes -- a gap, docs/adversary.md).
+  party's publication to them; board mode: the board's total to them).  The
+  signed publications expose both: all-to-all receivers check each one, and
+  the board's total comes with the signed publications it sums.
 
 Client strategies (:class:`CheatingMeshParty`, party 3): ``forged-signature``
 (its key with a zero signature), ``key-reuse`` (its key pair and signed key of
@@ -27,7 +28,8 @@ an earlier run), ``claim-sender`` (its own key, signed as party 1's),
 ``bad-shares`` (random ciphertexts instead of its shares).
 
 Broken variants, one protection switched off each: :class:`TrustingMeshParty`
-/ :class:`TrustingBoard` (no signature check on keys or publications), :class:`RunlessMeshParty` /
+/ :class:`TrustingBoard` (no signature check on keys or publications, the
+board's total taken on its word), :class:`RunlessMeshParty` /
 :class:`RunlessBoard` (keys signed and checked without the run id), and
 :class:`LenientMeshParty` (a share that fails authentication counts as zero).
 :func:`~mpc_rr.adversary.mesh_cheat` plays them.
@@ -62,13 +64,17 @@ __all__ = ["KeySubstitutingRelay", "TrustingMeshParty", "relay_run"]
 
 
 class TrustingMeshParty(FullMeshParty):
-    """BROKEN on purpose: takes any advertised key or publication as its sender's (no signature check)."""
+    """BROKEN on purpose: takes any advertised key or publication as its sender's (no signature
+    check) and the board's total on its word."""
 
     def _genuine(self, owner: int, pk: bytes, signature: bytes) -> bool:
         return True
 
     def _genuine_publication(self, owner: int, residues: bytes, signature: bytes) -> bool:
         return True
+
+    def _board_total(self, src: int, msg: MeshTotal) -> np.ndarray:
+        return self._read(msg.total, src, "total")  # the board's word, unchecked
 
 
 class TrustingBoard(BulletinBoard):
@@ -264,7 +270,8 @@ class AggregateSplittingRelay(MeshRelay):
         if isinstance(msg, MeshPublish) and src == self.n:
             return MeshPublish(value=self._bumped(msg.value), run=msg.run, step=msg.step)
         if isinstance(msg, MeshTotal):
-            return MeshTotal(total=self._bumped(msg.total), run=msg.run, step=msg.step)
+            return MeshTotal(total=self._bumped(msg.total), run=msg.run, step=msg.step, values=msg.values,
+                             signatures=msg.signatures)  # fmt: skip
         return msg
 
 

@@ -83,6 +83,7 @@ class BulletinBoard(Role):
         self._got: dict[int, np.ndarray] = {}
         self._missing = set(range(1, self.n + 1))
         self._acc = np.zeros(self.cells, np.uint64)
+        self._pub_sigs: list[bytes] = [b""] * self.n
 
     @property
     def roster(self) -> Roster:
@@ -139,7 +140,12 @@ class BulletinBoard(Role):
                 raise PeerError(f"{self.name}: duplicate publication from party {src} ignored", src)
             self.abort(f"{self.name}: party {src} published two different values", [src])
             raise PeerError(f"{self.name}: conflicting publication from party {src}", src)
+        if not self.roster.verify_signed(PROTOCOL, self.run, "publish", src, msg.signature,
+                                         arr.astype(self.dtype.newbyteorder("<")).tobytes()):  # fmt: skip
+            self.abort(f"{self.name}: the publication of party {src} does not carry its signature", [src])
+            raise PeerError(f"{self.name}: unsigned publication from party {src}", src)
         self._got[src] = arr
+        self._pub_sigs[src - 1] = msg.signature
         self._missing.discard(src)
         self._acc += arr
         return []
@@ -148,5 +154,7 @@ class BulletinBoard(Role):
         total = self._acc % np.uint64(self.modulus)
         ids = tuple(range(1, self.n + 1))
         self.finish(SumResult(total.astype(np.int64), ids, self.n, self.modulus))
-        out = MeshTotal(total=WireArray.from_numpy(total.astype(self.dtype)), run=self.run, step=4)
+        rows = np.stack([self._got[j] for j in range(1, self.n + 1)]).astype(self.dtype)
+        out = MeshTotal(total=WireArray.from_numpy(total.astype(self.dtype)), run=self.run, step=4,
+                        values=WireArray.from_numpy(rows), signatures=list(self._pub_sigs))  # fmt: skip
         return broadcast(range(1, self.n + 1), out)

@@ -71,19 +71,23 @@ class MeshShare(Message, frozen=True):
 
 
 class MeshPublish(Message, frozen=True):
-    """Step 3: the published ``r_j`` (to every party, or to the board).  All-to-all: signed by
-    its sender (round ``publish``, over the residues little-endian) and checked by every
-    receiver, so a relay cannot show some parties another ``r_j`` (another total); board
-    mode: unsigned (the board's total is not verifiable either: docs/adversary.md)."""
+    """Step 3: the published ``r_j`` (to every party, or to the board), signed by its sender
+    (round ``publish``, over the residues little-endian): every receiver checks it (the board
+    too, and it forwards the signed values with its total), so a relay cannot show some
+    parties another ``r_j``, or the board another total."""
 
     value: WireArray
     signature: _Signature = b""
 
 
 class MeshTotal(Message, frozen=True):
-    """Board mode: the sum of all published ``r_j`` mod m."""
+    """Board mode: the sum of all published ``r_j`` mod m, with what it sums: every party's
+    signed publication (row ``j - 1`` of ``values``, ``(n, cells)``, and its signature), so
+    that each party checks the total instead of trusting the board."""
 
     total: WireArray
+    values: WireArray | None = None
+    signatures: Annotated[list[_Signature], msgspec.Meta(max_length=1 << 24)] = msgspec.field(default_factory=list)
 
 
 MESH_MESSAGES: tuple[type[Message], ...] = (MeshKey, MeshKeys, MeshShare, MeshPublish, MeshTotal)

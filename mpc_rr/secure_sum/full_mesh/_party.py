@@ -39,12 +39,14 @@ view); the relay reads public keys, ciphertexts and the publications ``r_j``
 (uniform, given the sum).  Against an *active* relay: every public key is
 signed by its owner for this run (``keys``), so a substituted or replayed key
 is refused (board mode names the board); every publication is signed too
-(``publish``), so an all-to-all relay cannot show some parties another
-``r_j``.  **Limitations** (``mpc-rr attack cheat --protocol full-mesh|full-mesh-board``,
-docs/adversary.md): the board's total is not verifiable, so an active board
-can show different parties different totals undetected; a share is not
-signed by its sender, so a share that fails authentication stops the run
-but its receiver names the apparent sender, not whoever changed it.
+(``publish``): all-to-all receivers check each one, and the board's total
+comes with the signed publications it sums, which each party checks, so no
+relay or board shows some parties another total.  **Limitations**
+(``mpc-rr attack cheat --protocol full-mesh|full-mesh-board``,
+docs/adversary.md): a share is not signed by its sender, so a share that
+fails authentication stops the run but its receiver names the apparent
+sender, not whoever changed it; an abort is not announced, so the parties
+waiting on an aborted role time out naming it.
 There is no dropout tolerance: a missing key, share or publication makes the
 run abort (``ProtocolAbort`` naming the silent parties).  A malformed key or
 share (wrong length, a ciphertext that fails authentication, a decrypted
@@ -379,11 +381,12 @@ class FullMeshParty(Role):
         """Step 3: ``r_j = sum_i r_ij + x_j (mod m)``, to everyone or to the board."""
         m = np.uint64(self.modulus)
         r_j = ((self._acc % m + self.x) % m).astype(self.dtype)
-        if self.publication == "board":  # the board checks no signature here: its total is the gap
-            return [Send(COORDINATOR, MeshPublish(value=WireArray.from_numpy(r_j), run=self.run, step=3))]
+        self._r_j = r_j.astype(np.uint64)
         sig = self.identity.sign(signed_payload(PROTOCOL, self.run, "publish", self.party_id,
                                                 r_j.astype(self.wire_dtype).tobytes()))  # fmt: skip
         pub = MeshPublish(value=WireArray.from_numpy(r_j), run=self.run, step=3, signature=sig)
+        if self.publication == "board":
+            return [Send(COORDINATOR, pub)]
         self._published[self.party_id] = b""
         self._pub_acc += r_j
         return [Send(j, pub) for j in self._others]
@@ -406,8 +409,28 @@ class FullMeshParty(Role):
     def _on_total(self, src: int, msg: MeshTotal) -> list[Send]:
         if self.publication != "board" or src != COORDINATOR:
             raise PeerError(f"{self.name}: unexpected total from party {src}", src)
-        self._finish(self._read(msg.total, src, "total"))
+        self._finish(self._board_total(src, msg))
         return []
+
+    def _board_total(self, src: int, msg: MeshTotal) -> np.ndarray:
+        """The board's total, checked: every listed publication signed by its sender for this
+        run, mine among them unchanged, and their sum the total; else abort naming the board."""
+        total = self._read(msg.total, src, "total")
+        if msg.values is None or len(msg.signatures) != self.n:
+            raise self._fail(src, "a total without the signed publications it sums")
+        try:
+            rows = msg.values.to_numpy(dtype=self.wire_dtype, shape=(self.n, self.cells), sender=src)
+        except DecodeError as exc:
+            raise self._fail(src, f"malformed publications with the total ({exc})") from None
+        if not np.array_equal(rows[self.party_id - 1], self._r_j):
+            raise self._fail(src, "a total over another publication of mine")
+        for j in self._others:
+            if not self._genuine_publication(j, rows[j - 1].tobytes(), msg.signatures[j - 1]):
+                raise self._fail(src, f"a total whose publication of party {j} is not signed by it")
+        m = np.uint64(self.modulus)
+        if not np.array_equal(rows.astype(np.uint64).sum(axis=0) % m, total.astype(np.uint64)):
+            raise self._fail(src, "a total that is not the sum of the publications it lists")
+        return total
 
     def _finish(self, total: np.ndarray) -> None:
         ids = tuple(range(1, self.n + 1))

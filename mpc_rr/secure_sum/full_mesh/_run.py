@@ -93,12 +93,15 @@ def memory_estimate(n: int, cells: int, options: object = None) -> int:
 
     Per-party state holds ``cells`` uint64 words; every party draws ``n``
     share vectors, all ``n(n-1)`` shares can be in flight at once (16 bytes of
-    tag each), and every party holds every other party's public key.
+    tag each), every party holds every other party's public key, and the
+    signed publications (64-byte signatures) reach every party: ``n(n-1)``
+    messages all-to-all, the board's total listing all ``n`` to each party.
     """
     word = 8
     wire = int(np.dtype(smallest_uint(max(2, n + 1))).itemsize)
     keys = n * n * 100  # 32-byte public keys as Python bytes in a dict, per party
-    return n * cells * (word + 1) + n * cells * word + n * (n - 1) * (cells * wire + 16) + keys
+    publications = n * n * (cells * wire + 64)
+    return n * cells * (word + 1) + n * cells * word + n * (n - 1) * (cells * wire + 16) + keys + publications
 
 
 def full_mesh_roles(

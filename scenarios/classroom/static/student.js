@@ -175,7 +175,9 @@
       published = true;
       const rj = acc.map((a, c) => (a + x[c]) % m);
       note("step 3: published r_" + me + " = " + rj.join(",") + " (uniform: says nothing about my answer)");
-      send(0, root.wire.make("MeshPublish", { value: root.wire.toArray(rj, dtype), run, step: 3 }));
+      const value = root.wire.toArray(rj, dtype);  // signed, so that the board cannot show another total
+      const signature = await root.signing.sign("full-mesh", run, "publish", me, value.data);
+      send(0, root.wire.make("MeshPublish", { value, signature, run, step: 3 }));
     }
     return {
       async start() {

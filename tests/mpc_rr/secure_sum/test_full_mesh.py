@@ -25,6 +25,7 @@ from mpc_rr.secure_sum.full_mesh import (
     MeshKeys,
     MeshPublish,
     MeshShare,
+    MeshTotal,
     full_mesh_message_count,
     full_mesh_roles,
     open_share,
@@ -397,4 +398,40 @@ def test_a_publication_changed_on_the_way_or_under_another_sender_is_refused() -
     roles, pubs = _published()
     roles[1].receive(2, pubs[(2, 1)])
     roles[1].receive(3, pubs[(3, 1)])
+    assert roles[1].error is None and roles[1].done
+
+
+def test_a_board_total_is_checked_against_the_signed_publications_it_lists() -> None:
+    """Issue 25: a board that shows a party another total, or sums another publication, is named."""
+    from msgspec.structs import replace
+
+    def board_total():
+        x = onehot(np.random.default_rng(6), 4, 3)
+        roles = full_mesh_roles(x, entropy=seeded(6), run="t", publication="board")
+        queue, held = [(i, s) for i, r in roles.items() for s in r.start()], []
+        while queue:
+            src, s = queue.pop(0)
+            if isinstance(s.msg, MeshTotal):  # held back: the test delivers it, as it is or changed
+                held.append(s)
+                continue
+            queue += [(s.dst, t) for t in roles[s.dst].receive(src, s.msg)]
+        return roles, next(s.msg for s in held if s.dst == 1)
+
+    roles, total = board_total()
+    bumped = total.total.to_numpy().copy()
+    bumped[0] = (int(bumped[0]) + 1) % roles[1].modulus
+    with pytest.raises(PeerError, match="not the sum of the publications it lists"):
+        roles[1].receive(0, replace(total, total=WireArray.from_numpy(bumped)))
+    assert roles[1].error is not None and roles[1].error.culprits == (0,)
+    roles, total = board_total()
+    rows = total.values.to_numpy().copy()
+    rows[1, 0] = (int(rows[1, 0]) + 1) % roles[1].modulus  # party 2's r_2 changed, and the total with it
+    bumped = (rows.astype(np.int64).sum(axis=0) % roles[1].modulus).astype(rows.dtype)
+    with pytest.raises(PeerError, match="publication of party 2 is not signed by it"):
+        roles[1].receive(0, replace(total, total=WireArray.from_numpy(bumped), values=WireArray.from_numpy(rows)))
+    roles, total = board_total()
+    with pytest.raises(PeerError, match="without the signed publications"):
+        roles[1].receive(0, replace(total, values=None))
+    roles, total = board_total()
+    roles[1].receive(0, total)
     assert roles[1].error is None and roles[1].done
