@@ -185,7 +185,10 @@ def cheat(
     """Play ``strategy`` in ``trials`` seeded runs (against the broken variant with ``broken``)."""
     strategies = cheat_strategies()
     if protocol not in CHEAT_PROTOCOLS:
-        raise UsageError(f"cheat: protocol {protocol!r} is not played yet; choose from {', '.join(CHEAT_PROTOCOLS)}")
+        other = {"pipeline": "pipeline_cheat", "rrba": "rrba_cheat", "full-mesh": "mesh_cheat",
+                 "full-mesh-board": "mesh_cheat"}.get(protocol)  # fmt: skip
+        where = f"; {other}() plays it" if other else f"; choose from {', '.join(CHEAT_PROTOCOLS)}"
+        raise UsageError(f"cheat: plays SecAgg+ alone, not protocol {protocol!r}{where}")
     if strategy not in strategies:
         raise UsageError(f"cheat: unknown strategy {strategy!r}; the strategies are: {', '.join(strategies)}")
     if trials < 1:

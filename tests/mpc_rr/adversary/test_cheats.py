@@ -47,5 +47,7 @@ def test_detection_is_total_over_seeded_trials(strategy: str) -> None:
 def test_cheat_refuses_what_it_does_not_play() -> None:
     with pytest.raises(UsageError, match="unknown strategy 'sybil'; the strategies are: key-substitution"):
         cheat("sybil")
-    with pytest.raises(UsageError, match="protocol 'rrba' is not played yet"):
+    with pytest.raises(UsageError, match=r"not protocol 'rrba'; rrba_cheat\(\) plays it"):
         cheat("equivocate", protocol="rrba")
+    with pytest.raises(UsageError, match="not protocol 'prio3'; choose from secagg"):
+        cheat("equivocate", protocol="prio3")
