@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import enum
 from collections.abc import Set as AbstractSet
+from functools import lru_cache
 
 import numpy as np
 
@@ -40,6 +41,23 @@ from mpc_rr.secure_sum import Entropy
 
 __all__ = ["DataParty", "PartyState"]
 
+
+
+@lru_cache(maxsize=64)
+def _broadcast_fault(
+    key: bytes, signature: bytes, run: str, source: str, clusters: tuple[tuple[int, ...], ...], digest: str,
+    m: int,
+) -> str:
+    """Why a signed clustering broadcast is not genuine ('' when it is): signature, partition, digest.
+
+    A pure function of the bytes, memoized: every party of a simulation checks the same broadcast.
+    """
+    payload = signing.clustering_payload(run, source, [list(c) for c in clusters], digest)
+    if not signing.verify(key, signature, payload):
+        return "invalid signature"
+    if sorted(i for c in clusters for i in c) != list(range(m)) or Clustering(clusters, ()).digest() != digest:
+        return "not a partition of the attributes, or a wrong digest"
+    return ""
 
 class PartyState(enum.Enum):
     DEPENDENCE = "running the dependence secure sum"
@@ -145,16 +163,11 @@ class DataParty(SubProtocolHost):
             return self._refuse(f"a clustering from party {src}, not the coordinator")
         if msg.source != self.cfg.dependence:
             return self._refuse(f"source {msg.source!r}, expected {self.cfg.dependence!r}")
-        payload = signing.clustering_payload(msg.run, msg.source, msg.clusters, msg.digest)
-        if not signing.verify(self.cfg.coordinator_key, msg.signature, payload):
-            return self._refuse("invalid signature")
         clusters = tuple(tuple(int(i) for i in c) for c in msg.clusters)
-        m = len(self.cfg.sizes)
-        if (
-            sorted(i for c in clusters for i in c) != list(range(m))
-            or Clustering(clusters, ()).digest() != msg.digest
-        ):
-            return self._refuse("not a partition of the attributes, or a wrong digest")
+        why = _broadcast_fault(self.cfg.coordinator_key, msg.signature, msg.run, msg.source, clusters,
+                               msg.digest, len(self.cfg.sizes))  # fmt: skip
+        if why:
+            return self._refuse(why)
         if self.own_clustering is not None and self.own_clustering.digest() != msg.digest:
             return self._refuse(
                 f"broadcast clustering {list(clusters)} differs from the one computed locally "

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
+from functools import lru_cache
 
 import numpy as np
 
@@ -22,10 +23,28 @@ __all__ = ["PartyOutcome", "PipelineResult", "epsilons"]
 
 
 def epsilons(cfg: PipelineConfig, clusters: tuple[tuple[int, ...], ...]) -> dict[str, float]:
-    """Per-party epsilon of each phase and their sequential composition."""
+    """Per-party epsilon of each phase and their sequential composition.
+
+    Memoized per process on the public config and clustering (every party of a
+    simulation asks the same question once the clustering is broadcast); a config
+    holding an unhashable option mapping is computed each time.
+    """
+    key = tuple(tuple(int(i) for i in c) for c in clusters)
+    try:
+        return dict(_cached_epsilons(cfg, key))
+    except TypeError:
+        return _epsilons(cfg, key)
+
+
+def _epsilons(cfg: PipelineConfig, clusters: tuple[tuple[int, ...], ...]) -> dict[str, float]:
     dep = cfg.dependence_epsilon()
     rel = math.fsum(m.epsilon for m in cfg.release_mechanisms(clusters))
     return {"dependence": dep, "release": rel, "total": dep + rel}
+
+
+@lru_cache(maxsize=64)
+def _cached_epsilons(cfg: PipelineConfig, clusters: tuple[tuple[int, ...], ...]) -> tuple[tuple[str, float], ...]:
+    return tuple(_epsilons(cfg, clusters).items())
 
 
 @dataclass(frozen=True)
