@@ -36,6 +36,7 @@ from typing import Any
 
 import numpy as np
 
+from mpc_rr.adversary._poison import POISON_STRATEGIES
 from mpc_rr.core import COORDINATOR, HarnessRunner, UsageError
 from mpc_rr.data import Dataset
 from mpc_rr.mdrr import cluster_attributes, pair_layout
@@ -49,7 +50,7 @@ from mpc_rr.pipeline import (
 
 __all__ = ["PIPELINE_POISON_STRATEGIES", "PipelinePoisonResult", "poison_dependence"]
 
-PIPELINE_POISON_STRATEGIES = ("out-of-range", "chosen", "skip-rr")
+PIPELINE_POISON_STRATEGIES = POISON_STRATEGIES  # the same three, played on the dependence sum
 
 
 @dataclass(frozen=True)

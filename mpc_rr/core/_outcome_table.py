@@ -12,19 +12,20 @@ have them.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator, Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
 import numpy as np
 
 from mpc_rr.core._errors import ProtocolAbort, UsageError
+from mpc_rr.core._id_columns import IdColumns
 from mpc_rr.core._roles import Role
 from mpc_rr.core._runs import RoleOutcome
 
 __all__ = ["OutcomeTable"]
 
 
-class OutcomeTable(Mapping[int, Role]):
+class OutcomeTable(IdColumns[Role]):
     """Outcomes of many roles, column by column (see module docstring).
 
     ``ids`` sorted party ids; ``role_type`` / ``final_state`` indices into
@@ -107,12 +108,6 @@ class OutcomeTable(Mapping[int, Role]):
         )  # fmt: skip
 
     # -- Mapping[int, Role] ----------------------------------------------------------------
-    def _row(self, pid: object) -> int:
-        if not isinstance(pid, (int, np.integer)) or isinstance(pid, bool):
-            return -1
-        i = int(np.searchsorted(self.ids, pid))
-        return i if i < len(self.ids) and self.ids[i] == pid else -1
-
     def __getitem__(self, pid: int) -> RoleOutcome:
         i = self._row(pid)
         if i < 0:
@@ -123,15 +118,6 @@ class OutcomeTable(Mapping[int, Role]):
             self.results[k] if k >= 0 else None, self.errors.get(int(pid)),
             self.waiting.get(int(pid), ()), done=bool(self.done[i]),
         )  # fmt: skip
-
-    def __contains__(self, pid: object) -> bool:
-        return self._row(pid) >= 0
-
-    def __iter__(self) -> Iterator[int]:
-        return iter(self.ids.tolist())
-
-    def __len__(self) -> int:
-        return len(self.ids)
 
     def unfinished(self) -> list[int]:
         """Parties whose role did not finish (by id)."""

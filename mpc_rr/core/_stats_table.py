@@ -19,13 +19,14 @@ reads its totals from the columns without building any object.
 from __future__ import annotations
 
 from array import array
-from collections.abc import Iterable, Iterator, Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
 import numpy as np
 
 from mpc_rr.core._costs import _COUNTERS, PartyStats
 from mpc_rr.core._errors import ErrorLog, ProtocolAbort, UsageError
+from mpc_rr.core._id_columns import IdColumns
 
 __all__ = ["StatsColumns", "StatsTable"]
 
@@ -36,7 +37,7 @@ _SHARED_LABELS = 16
 party's): sharing grows one frozen set per label added, quadratic in a set's size."""
 
 
-class StatsTable(Mapping[int, PartyStats]):
+class StatsTable(IdColumns[PartyStats]):
     """Costs of many parties, column by column (see module docstring).
 
     ``ids`` sorted party ids; ``role`` an index into ``role_names``; the
@@ -81,12 +82,6 @@ class StatsTable(Mapping[int, PartyStats]):
         self.errors: dict[int, ProtocolAbort] = dict(errors or {})
 
     # -- Mapping[int, PartyStats] ----------------------------------------------------------
-    def _row(self, pid: object) -> int:
-        if not isinstance(pid, (int, np.integer)) or isinstance(pid, bool):
-            return -1
-        i = int(np.searchsorted(self.ids, pid))
-        return i if i < len(self.ids) and self.ids[i] == pid else -1
-
     def __getitem__(self, pid: int) -> PartyStats:
         i = self._row(pid)
         if i < 0:
@@ -102,15 +97,6 @@ class StatsTable(Mapping[int, PartyStats]):
             s.peer_errors = log
         s.error = self.errors.get(int(pid))
         return s
-
-    def __contains__(self, pid: object) -> bool:
-        return self._row(pid) >= 0
-
-    def __iter__(self) -> Iterator[int]:
-        return iter(self.ids.tolist())
-
-    def __len__(self) -> int:
-        return len(self.ids)
 
     # -- what CostReport reads -------------------------------------------------------------
     def set_error(self, pid: int, error: ProtocolAbort) -> None:

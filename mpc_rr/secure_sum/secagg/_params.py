@@ -57,23 +57,30 @@ def default_degree(n: int) -> int:
     return min(n - 1, 2 * math.ceil(math.log2(n)))
 
 
+def _binomial_pmf(m: int, q: float) -> np.ndarray:
+    """``P[Binomial(m, q) = i]`` for ``i = 0..m`` in log space, vectorized (no scipy import)."""
+    i = np.arange(m + 1, dtype=np.float64)
+    if q in (0.0, 1.0):
+        point: np.ndarray = (i == (m if q else 0)).astype(np.float64)
+        return point
+    log_comb = np.concatenate([[0.0], np.cumsum(np.log((m - i[1:] + 1) / i[1:]))])
+    pmf: np.ndarray = np.exp(log_comb + i * math.log(q) + (m - i) * math.log1p(-q))
+    return pmf
+
+
 def _binomial_terms(k: int, q: float) -> list[float]:
     """``P[Binomial(k, q) = i]`` for ``i = 0..k``, from the exact formula.
 
     The SecAgg+ thresholds sum these instead of calling ``scipy.stats`` (a slow
     import in every party process); the thresholds equal scipy's
     (``tests/mpc_rr/secure_sum/test_secagg.py`` compares them on a grid).  Past
-    ``k = 1000`` the binomial coefficient no longer fits a float: log space.
+    ``k = 1000`` the binomial coefficient no longer fits a float: log space
+    (:func:`_binomial_pmf`).
     """
     if k <= 1000:
         return [math.comb(k, i) * q**i * (1.0 - q) ** (k - i) for i in range(k + 1)]
-    if q in (0.0, 1.0):
-        return [float(i == (k if q else 0)) for i in range(k + 1)]
-    lq, lp, lk = math.log(q), math.log1p(-q), math.lgamma(k + 1)
-    return [
-        math.exp(lk - math.lgamma(i + 1) - math.lgamma(k - i + 1) + i * lq + (k - i) * lp)
-        for i in range(k + 1)
-    ]
+    terms: list[float] = _binomial_pmf(k, q).tolist()
+    return terms
 
 
 def parties_in(fraction: float, n: int) -> int:
@@ -118,17 +125,6 @@ def default_threshold(n: int, degree: int, max_dropout: float, failure: float = 
     terms = _binomial_terms(degree, 1.0 - max_dropout)  # P[Binomial(k, q) < t] = sum of terms[:t]
     ok = [t for t in range(1, degree + 1) if n * math.fsum(terms[:t]) <= failure]
     return max(deterministic, max(ok, default=0))
-
-
-def _binomial_pmf(m: int, q: float) -> np.ndarray:
-    """``P[Binomial(m, q) = i]`` for ``i = 0..m`` in log space, vectorized (no scipy import)."""
-    i = np.arange(m + 1, dtype=np.float64)
-    if q in (0.0, 1.0):
-        point: np.ndarray = (i == (m if q else 0)).astype(np.float64)
-        return point
-    log_comb = np.concatenate([[0.0], np.cumsum(np.log((m - i[1:] + 1) / i[1:]))])
-    pmf: np.ndarray = np.exp(log_comb + i * math.log(q) + (m - i) * math.log1p(-q))
-    return pmf
 
 
 def _full_quorum(n: int, max_corrupt: float) -> int:

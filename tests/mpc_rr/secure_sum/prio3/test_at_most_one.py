@@ -4,7 +4,6 @@ rejected and named, the block's counts unmoved."""
 
 from __future__ import annotations
 
-import os
 from typing import Any
 
 import numpy as np
@@ -34,18 +33,6 @@ def _prio3(field: Any) -> Prio3:
     return Prio3(AtMostOneBlocks(BLOCKS, 3, field=field), proofs=3 if field is Field64 else 1)
 
 
-def _run(vdaf: Prio3, encoded: Any) -> Any:
-    vk, nonce = os.urandom(32), os.urandom(16)
-    public, inputs = vdaf.shard_encoded(CTX, encoded, nonce, os.urandom(vdaf.RAND_SIZE))
-    states, vshares = [], []
-    for agg, share in enumerate(inputs):
-        state, vs = vdaf.verify_init(vk, CTX, agg, nonce, public, share)
-        states.append(state)
-        vshares.append(vs)
-    msg = vdaf.verifier_shares_to_message(CTX, vshares)
-    return vdaf.unshard([vdaf.verify_next(s, msg) for s in states], 1)
-
-
 def _vector(hot: tuple[int, ...]) -> list[int]:
     """Block ``b``'s 1 at ``hot[b]``; ``hot[b] == BLOCKS[b]`` leaves the block empty."""
     return [int(i == h) for b, h in zip(BLOCKS, hot, strict=True) for i in range(b)]
@@ -57,10 +44,10 @@ VALID = st.tuples(*(st.integers(0, b) for b in BLOCKS))
 @pytest.mark.parametrize("field", [Field64, Field128])
 @settings(max_examples=8, deadline=None)
 @given(VALID)
-def test_one_hot_or_empty_blocks_are_accepted_and_sum_exactly(field: Any, hot: tuple[int, ...]) -> None:
+def test_one_hot_or_empty_blocks_are_accepted_and_sum_exactly(verified_sum: Any, field: Any, hot: tuple[int, ...]) -> None:
     vdaf = _prio3(field)
     x = _vector(hot)
-    assert _run(vdaf, vdaf.valid.encode(x)) == x
+    assert verified_sum(vdaf, vdaf.valid.encode(x), CTX) == x
 
 
 def _invalid() -> Any:
@@ -93,12 +80,10 @@ def _two_in(hot: tuple[int, ...], b: int) -> list[int]:
 @pytest.mark.parametrize("field", [Field64, Field128])
 @settings(max_examples=10, deadline=None)
 @given(_invalid())
-def test_every_vector_with_more_than_one_1_or_a_bad_cell_in_a_block_is_rejected(
-    field: Any, vector: list[int]
-) -> None:
+def test_every_vector_with_more_than_one_1_or_a_bad_cell_in_a_block_is_rejected(verified_sum: Any, field: Any, vector: list[int]) -> None:
     vdaf = _prio3(field)
     with pytest.raises(InvalidReport):
-        _run(vdaf, vdaf.valid.encode_unchecked(np.asarray(vector)))
+        verified_sum(vdaf, vdaf.valid.encode_unchecked(np.asarray(vector)), CTX)
 
 
 def test_encode_refuses_two_ones_in_a_block_and_auto_picks_the_circuit() -> None:

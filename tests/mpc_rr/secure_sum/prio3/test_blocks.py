@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import os
 from typing import Any
 
 import numpy as np
@@ -68,18 +67,6 @@ def _prio3(field: Any) -> Prio3:
     return Prio3(OneHotBlocks(BLOCKS, 3, field=field), proofs=proofs)
 
 
-def _run(vdaf: Prio3, meas: Any) -> Any:
-    vk, nonce = os.urandom(32), os.urandom(16)
-    public, inputs = vdaf.shard_encoded(CTX, meas, nonce, os.urandom(vdaf.RAND_SIZE))
-    states, vshares = [], []
-    for agg, share in enumerate(inputs):
-        state, vs = vdaf.verify_init(vk, CTX, agg, nonce, public, share)
-        states.append(state)
-        vshares.append(vs)
-    msg = vdaf.verifier_shares_to_message(CTX, vshares)
-    return vdaf.unshard([vdaf.verify_next(s, msg) for s in states], 1)
-
-
 def _one_hot(hot: list[int]) -> list[int]:
     return [int(i == h) for b, h in zip(BLOCKS, hot, strict=True) for i in range(b)]
 
@@ -87,10 +74,10 @@ def _one_hot(hot: list[int]) -> list[int]:
 @pytest.mark.parametrize("field", [Field64, Field128])
 @settings(max_examples=8, deadline=None)
 @given(st.tuples(*(st.integers(0, b - 1) for b in BLOCKS)))
-def test_one_hot_blocks_are_accepted_and_sum_exactly(field: Any, hot: tuple[int, ...]) -> None:
+def test_one_hot_blocks_are_accepted_and_sum_exactly(verified_sum: Any, field: Any, hot: tuple[int, ...]) -> None:
     vdaf = _prio3(field)
     x = _one_hot(list(hot))
-    assert _run(vdaf, vdaf.valid.encode(x)) == x
+    assert verified_sum(vdaf, vdaf.valid.encode(x), CTX) == x
 
 
 def _invalid() -> Any:
@@ -114,10 +101,10 @@ def _invalid() -> Any:
 @pytest.mark.parametrize("field", [Field64, Field128])
 @settings(max_examples=10, deadline=None)
 @given(_invalid())
-def test_every_invalid_block_vector_is_rejected(field: Any, vector: list[int]) -> None:
+def test_every_invalid_block_vector_is_rejected(verified_sum: Any, field: Any, vector: list[int]) -> None:
     vdaf = _prio3(field)
     with pytest.raises(InvalidReport):
-        _run(vdaf, vdaf.field.array(vector))
+        verified_sum(vdaf, vdaf.field.array(vector), CTX)
 
 
 def test_one_hot_blocks_encode_refuses_two_ones_in_a_block() -> None:
