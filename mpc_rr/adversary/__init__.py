@@ -58,6 +58,7 @@ __all__ = [
     "PIPELINE_POISON_STRATEGIES",
     "PLAINSUM_PLANTS",
     "POISON_STRATEGIES",
+    "PRIO3_CHEATS",
     "SEARCH_MAX_CELLS",
     "SECAGG_PLANTS",
     "SERVER_STRATEGIES",
@@ -156,6 +157,7 @@ __all__ = [
     "poison_dependence",
     "pool",
     "pool_inference",
+    "prio3_cheat",
     "prio3_recover",
     "recover",
     "recover_full_mesh",
@@ -219,6 +221,7 @@ _HOME = {
     "PIPELINE_POISON_STRATEGIES": "mpc_rr.adversary._poison_pipeline",
     "PLAINSUM_PLANTS": "mpc_rr.adversary._broken",
     "POISON_STRATEGIES": "mpc_rr.adversary._poison",
+    "PRIO3_CHEATS": "mpc_rr.adversary._prio3_cheats",
     "PairModel": "mpc_rr.adversary._linkability",
     "PairwiseRelease": "mpc_rr.adversary._channels",
     "Participation": "mpc_rr.adversary._eavesdrop",
@@ -295,6 +298,7 @@ _HOME = {
     "poison_dependence": "mpc_rr.adversary._poison_pipeline",
     "pool": "mpc_rr.adversary._coalitions",
     "pool_inference": "mpc_rr.adversary._inference",
+    "prio3_cheat": "mpc_rr.adversary._prio3_cheats",
     "prio3_recover": "mpc_rr.adversary._prio3_coalition",
     "recover": "mpc_rr.adversary._recovery",
     "recover_full_mesh": "mpc_rr.adversary._recovery",
@@ -467,6 +471,7 @@ if TYPE_CHECKING:
         PipelinePoisonResult,
         poison_dependence,
     )
+    from mpc_rr.adversary._prio3_cheats import PRIO3_CHEATS, prio3_cheat
     from mpc_rr.adversary._prio3_coalition import (
         Prio3Recovery,
         prio3_recover,

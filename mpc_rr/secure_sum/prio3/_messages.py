@@ -24,19 +24,23 @@ class HelperKey(Message, frozen=True):
 
 
 class Report(Message, frozen=True):
-    """Step 1, client -> leader: a Prio3 report; the helper's input share sealed to the helper."""
+    """Step 1, client -> leader: a Prio3 report; the helper's input share sealed to the helper;
+    the client's signature over all of it (:func:`~mpc_rr.secure_sum.prio3.report_payload`)."""
 
     nonce: bytes
     public_share: bytes
     leader_share: bytes
     eph_pk: bytes
     sealed: bytes
+    signature: bytes
 
 
 class AggregationJob(Message, frozen=True):
     """Step 2, leader -> helper: aggregation job ``job`` (0, 1, ...; ``last`` on the final one),
     a bounded batch of reports: the verification key (the same in every job), the reports'
-    helper parts and the leader's verifier shares (the draft's ping-pong topology, one round)."""
+    helper parts and the leader's verifier shares (the draft's ping-pong topology, one round),
+    and what the helper needs to check each client's signature: the digest of the leader's
+    share and the signature."""
 
     job: int
     last: bool
@@ -47,17 +51,22 @@ class AggregationJob(Message, frozen=True):
     eph_pks: list[bytes]
     sealed: list[bytes]
     leader_vshares: list[bytes]
+    leader_digests: list[bytes]
+    signatures: list[bytes]
 
 
 class JobResponse(Message, frozen=True):
     """Step 3, helper -> leader: job ``job``'s verifier shares and decisions; the answer to the
     last job also carries the helper's aggregate share over every job (empty before: one
-    aggregate is released, never a share per job)."""
+    aggregate is released, never a share per job).  ``refused`` (non-empty) says why the
+    helper releases nothing: fewer accepted reports than the run's minimum batch, or a
+    report its client did not sign."""
 
     job: int
     helper_vshares: list[bytes]
     accepted: WireArray
     agg_share: bytes
+    refused: str = ""
 
 
 class Prio3Total(Message, frozen=True):

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import functools
 import hashlib
+import math
 import os
 from dataclasses import dataclass
 from pathlib import Path
@@ -21,7 +22,7 @@ import numpy as np
 from mpc_rr.core import UsageError
 from mpc_rr.secure_sum._common import SumResult
 from mpc_rr.secure_sum._crypto import X25519PrivateKey, kdf_sha256
-from mpc_rr.secure_sum._identity import simulation_secret
+from mpc_rr.secure_sum._identity import signed_payload, simulation_secret
 from mpc_rr.secure_sum.prio3._circuits import (
     AtMostOneBlocks,
     Histogram,
@@ -39,12 +40,14 @@ __all__ = [
     "Prio3Result",
     "build_vdaf",
     "default_chunk",
+    "default_min_batch",
     "deployment_keys",
     "helper_secret",
     "job_reports",
     "pinned_helper_key",
     "poison_vector",
     "report_bytes",
+    "report_payload",
     "seal_key",
 ]
 
@@ -85,6 +88,12 @@ class Prio3Public:
         return job_reports(self.vdaf)
 
     @property
+    def min_batch(self) -> int:
+        """Fewest accepted reports the helper releases its aggregate share over
+        (:func:`default_min_batch` unless the options set it)."""
+        return self.options.min_batch if self.options.min_batch is not None else default_min_batch(self.n)
+
+    @property
     def jobs(self) -> int:
         """Aggregation jobs of a run in which every client reports."""
         return -(-self.n // self.job_reports)
@@ -103,17 +112,45 @@ class Prio3Public:
             "helper_key_pinned_by": "deployment" if self.options.helper_key else "simulation",
             "invalid": self.options.invalid,
             "report_bytes": report_bytes(v),
+            "min_batch": self.min_batch,
             "job_reports": self.job_reports,
             "jobs": self.jobs,
         }
 
 
+def default_min_batch(n: int) -> int:
+    """The default minimum batch of a run of ``n`` clients: ``max(2, ceil(n / 2))``, at most ``n``.
+
+    DAP (draft-ietf-ppm-dap, Sec. 4.1, ``min_batch_size``) has the helper refuse to
+    release an aggregate over fewer reports than a task's minimum, so a leader cannot
+    learn one client's input by leaving every other report out; with unsigned reports
+    the leader can still fill the batch with reports it made up (DAP's Sybil caveat).
+    Our reports are signed by their clients (:func:`report_payload`), so the batch is at
+    least this many *distinct roster clients* whose reports passed verification: a
+    leader colluding with ``c`` clients learns a sum over at least ``min_batch - c``
+    honest inputs.  Half the clients by default: a run survives many dropouts, and no
+    leader can shrink the sum to a few parties.
+    """
+    if n < 1:
+        raise UsageError(f"prio3: need n >= 1 clients, got {n}")
+    return min(n, max(2, math.ceil(n / 2)))
+
+
+def report_payload(run: str, client: int, nonce: bytes, public_share: bytes, leader_digest: bytes,
+                   eph_pk: bytes, sealed: bytes) -> bytes:  # fmt: skip
+    """What client ``client`` signs of its report: the run, the round ``report``, its id, and
+    every part of the report, the leader's share by its SHA-256 digest (``leader_digest``:
+    the helper, which checks the signature too, never sees that share)."""
+    return signed_payload("prio3", run, "report", client, nonce, public_share, leader_digest, eph_pk, sealed)
+
+
 def report_bytes(v: Prio3) -> int:
-    """Bytes a client uploads: nonce, public share, leader share, sealed helper share, ephemeral key."""
+    """Bytes a client uploads: nonce, public share, leader share, sealed helper share, ephemeral
+    key and its Ed25519 signature."""
     f = v.field.ENCODED_SIZE
     jr = 32 if v.uses_jr else 0
     leader = (v.flp.MEAS_LEN + v.flp.PROOF_LEN * v.PROOFS) * f + jr
-    return 16 + jr * v.SHARES + leader + (32 + jr + 16) + 32
+    return 16 + jr * v.SHARES + leader + (32 + jr + 16) + 32 + 64
 
 
 def job_reports(v: Prio3) -> int:
@@ -130,7 +167,7 @@ def job_reports(v: Prio3) -> int:
     f = v.field.ENCODED_SIZE
     jr = 32 if v.uses_jr else 0
     vshare = v.flp.VERIFIER_LEN * v.PROOFS * f + jr
-    per = 16 + jr * v.SHARES + 32 + (32 + jr + 16) + vshare + 64  # + msgpack framing
+    per = 16 + jr * v.SHARES + 32 + (32 + jr + 16) + vshare + 32 + 64 + 64  # digest, signature, framing
     return max(1, min(JOB_REPORTS, JOB_BYTES // per))
 
 

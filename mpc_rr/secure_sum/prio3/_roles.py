@@ -15,19 +15,25 @@ How this protocol works (draft-irtf-cfrg-vdaf-20 over the draft's ping-pong topo
    ``<= max_weight``), shards it with a validity proof, and sends the **leader**
    (party 0) a :class:`Report`: the public share, the leader's input share,
    and the helper's input share sealed to the helper (X25519 + HKDF-style KDF
-   + AES-GCM, so the leader, which relays it, cannot read it);
+   + AES-GCM, so the leader, which relays it, cannot read it), signed by the
+   client (:func:`~mpc_rr.secure_sum.prio3.report_payload`; the leader leaves
+   an unsigned report out and names its sender);
 3. the leader verifies the reports in **aggregation jobs** of at most
    :func:`~mpc_rr.secure_sum.prio3.job_reports` reports (1,024 at most, and a
    few MiB): it runs ``verify_init`` on a job's reports (batched) and sends the
    helper that :class:`AggregationJob`: the verification key, the reports'
    helper parts and the leader's verifier shares.  Two jobs are in flight at a
    time, so with the helper in another process both aggregators work at once;
-4. the helper opens its shares, runs ``verify_init``, combines both verifier
-   shares, decides, runs ``verify_next`` on the accepted reports, adds their
-   output shares to its running aggregate share and answers each job
-   (:class:`JobResponse`) with its verifier shares and decisions; only the
-   answer to the last job carries its aggregate share (one aggregate over all
-   jobs, never one per job).  It serves jobs in order, with one verification
+4. the helper checks every report's client signature (one its client did
+   not sign: it releases nothing and names the leader), opens its shares,
+   runs ``verify_init``, combines both verifier shares, decides, runs
+   ``verify_next`` on the accepted reports, adds their output shares to its
+   running aggregate share and answers each job (:class:`JobResponse`) with
+   its verifier shares and decisions; only the answer to the last job carries
+   its aggregate share (one aggregate over all jobs, never one per job), and
+   only if at least the run's minimum batch of reports were accepted
+   (:func:`~mpc_rr.secure_sum.prio3.default_min_batch`: a leader that leaves
+   all but a target's report out learns nothing).  It serves jobs in order, with one verification
    key, and verifies a client's report once: a leader that repeats a report or
    a job is refused.  The leader decides each report on its own from the same
    verifier shares (a helper whose decisions differ is named and the run
@@ -49,9 +55,9 @@ for) -- aborts the run naming party 1, and the leader tells every client why
 from __future__ import annotations
 
 import enum
+import hashlib
 from collections.abc import Mapping
 from collections.abc import Set as AbstractSet
-from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
@@ -60,8 +66,6 @@ from mpc_rr.core import (
     COORDINATOR,
     NOBODY,
     ONLY_COORDINATOR,
-    AllIn,
-    Deadline,
     Message,
     PeerError,
     Role,
@@ -69,11 +73,12 @@ from mpc_rr.core import (
     Transition,
     UsageError,
     WireArray,
-    broadcast,
     table,
 )
 from mpc_rr.secure_sum._crypto import InvalidPublicKey, InvalidTag, agree, decrypt, encrypt, keypair
 from mpc_rr.secure_sum._entropy import Entropy, SystemEntropy
+from mpc_rr.secure_sum._identity import Identity, default_identity
+from mpc_rr.secure_sum.prio3._leader import Prio3Leader
 from mpc_rr.secure_sum.prio3._messages import (
     PRIO3_MESSAGES,
     AggregationJob,
@@ -92,12 +97,13 @@ from mpc_rr.secure_sum.prio3._params import (
     helper_secret,
     pinned_helper_key,
     poison_vector,
+    report_payload,
     seal_key,
 )
 from mpc_rr.secure_sum.prio3._spec import Prio3Options
 from mpc_rr.secure_sum.prio3._vdaf import BATCH, finish_report, verify_batches
 
-__all__ = ["Prio3Client", "Prio3Leader", "coordinator_messages", "public", "role"]
+__all__ = ["Prio3Client", "coordinator_messages", "public", "role"]
 
 
 class ClientState(enum.Enum):
@@ -130,11 +136,13 @@ class Prio3Client(Role):
     message_types = (HelperKey, AggregationJob, Prio3Total, Prio3Abort)
 
     def __init__(self, party_id: int, pub: Prio3Public, x: np.ndarray, *, entropy: Entropy | None = None,
-                 poison: bool = False, encoded: Any = None) -> None:  # fmt: skip
+                 poison: bool = False, encoded: Any = None, identity: Identity | None = None) -> None:  # fmt: skip
         helper = party_id == HELPER
         super().__init__(party_id, ClientState.WAIT_JOB if helper else ClientState.WAIT_TOTAL)
         self.pub, self.run = pub, pub.run
         self.entropy = entropy if entropy is not None else SystemEntropy()
+        # signs the report (the helper also checks every relayed report against the roster)
+        self.identity = identity if identity is not None else default_identity(party_id, pub.n)
         self.x = np.asarray(x, dtype=np.int64)
         vdaf = pub.vdaf
         if encoded is not None:  # a malicious client (the adversary module) submits any vector
@@ -152,6 +160,7 @@ class Prio3Client(Role):
             self._next_job = 0
             self._vk = b""
             self._served: set[int] = set()  # clients whose report this helper verified
+            self._accepted = 0  # reports that passed verification, over every job
             self._agg = pub.vdaf.field.zeros(pub.vdaf.flp.OUTPUT_LEN)
 
     def start(self) -> list[Send]:
@@ -174,8 +183,12 @@ class Prio3Client(Role):
         eph_sk, eph_pk = keypair(ent)
         key = seal_key(agree(eph_sk, helper_pk), self.run, self.party_id)
         sealed = encrypt(key, helper, nonce + public_share)
+        digest = hashlib.sha256(leader).digest()
+        signature = self.identity.sign(
+            report_payload(self.run, self.party_id, nonce, public_share, digest, eph_pk, sealed)
+        )
         msg = Report(nonce=nonce, public_share=public_share, leader_share=leader, eph_pk=eph_pk, sealed=sealed,
-                     run=self.run, step=1)  # fmt: skip
+                     signature=signature, run=self.run, step=1)  # fmt: skip
         return Send(COORDINATOR, msg)
 
     def _check_key(self, src: int, msg: HelperKey) -> list[Send]:
@@ -207,14 +220,21 @@ class Prio3Client(Role):
         k = len(ids)
         if not all(
             len(lst) == k
-            for lst in (msg.nonces, msg.public_shares, msg.eph_pks, msg.sealed, msg.leader_vshares)
-        ):
+            for lst in (msg.nonces, msg.public_shares, msg.eph_pks, msg.sealed, msg.leader_vshares,
+                        msg.leader_digests, msg.signatures)
+        ):  # fmt: skip
             raise PeerError(f"{self.name}: AggregationJob lists of unequal length", src)
         id_list = [int(i) for i in ids]
         if k > pub.job_reports or len(set(id_list)) != k or not self._served.isdisjoint(id_list):
             # verifying a report twice (under another query) or a job beyond the bound: refused
             raise PeerError(f"{self.name}: aggregation job {msg.job} repeats a report or holds "
                             f"more than {pub.job_reports}", src)  # fmt: skip
+        if k and not (1 <= min(id_list) and max(id_list) <= pub.n):
+            raise PeerError(f"{self.name}: aggregation job {msg.job} names a client outside 1..{pub.n}", src)
+        forged = self._unsigned(id_list, msg)
+        if forged is not None:
+            return self._refuse(msg.job, f"the leader relayed a report that client {forged} did not sign "
+                                         f"(made up, altered or from another run)", [COORDINATOR])  # fmt: skip
         self._next_job += 1
         self._vk = msg.verify_key
         self._served.update(id_list)
@@ -237,10 +257,40 @@ class Prio3Client(Role):
                 outs.append(out)
         if outs:
             self._agg = v.field.add(self._agg, v.aggregate(outs))
+        self._accepted += len(outs)
+        if msg.last and self._below_min_batch():
+            return self._refuse(msg.job, f"only {self._accepted} reports passed verification, fewer than "
+                                         f"the run's minimum batch of {pub.min_batch}", [])  # fmt: skip
         agg = v.field.encode_vec(self._agg) if msg.last else b""
         resp = JobResponse(job=msg.job, helper_vshares=[s or b"" for s in vshares],
                            accepted=WireArray.from_numpy(accepted), agg_share=agg, run=self.run,
                            step=3)  # fmt: skip
+        return [Send(COORDINATOR, resp)]
+
+    def _below_min_batch(self) -> bool:
+        """Whether the reports accepted over every job are fewer than the run's minimum batch
+        (the helper then releases nothing: a leader cannot isolate one report)."""
+        return self._accepted < self.pub.min_batch
+
+    def _unsigned(self, ids: list[int], msg: AggregationJob) -> int | None:
+        """The first client of the job whose report does not carry its signature, else ``None``:
+        a leader cannot fill a batch with reports it made up (DAP's Sybil caveat) or relay
+        one from another run."""
+        verify = self.identity.roster.verify
+        for i, pid in enumerate(ids):
+            payload = report_payload(self.run, pid, msg.nonces[i], msg.public_shares[i], msg.leader_digests[i],
+                                     msg.eph_pks[i], msg.sealed[i])  # fmt: skip
+            if not verify(pid, msg.signatures[i], payload):
+                return pid
+        return None
+
+    def _refuse(self, job: int, why: str, culprits: list[int]) -> list[Send]:
+        """Release nothing, say why to the leader, and stop (naming ``culprits``)."""
+        reason = f"{self.name}: {why}: the helper releases no aggregate share"
+        self.abort(reason, culprits)
+        empty = WireArray.from_numpy(np.zeros(0, np.uint8))
+        resp = JobResponse(job=job, helper_vshares=[], accepted=empty, agg_share=b"", refused=reason[:500],
+                           run=self.run, step=3)  # fmt: skip
         return [Send(COORDINATOR, resp)]
 
     def _on_total(self, src: int, msg: Prio3Total) -> list[Send]:
@@ -250,194 +300,6 @@ class Prio3Client(Role):
         rejected = tuple(int(r) for r in msg.rejected.to_numpy(dtype=np.int64, sender=src))
         self.finish(Prio3Result(total, (), int(msg.n_included), 0, rejected))
         return []
-
-
-class LeaderState(enum.Enum):
-    COLLECTING = "collecting reports"
-    VERIFYING = "waiting for the helper's verification"
-    DONE = "done"
-    ABORTED = "aborted"
-
-
-# The leader collects reports; when all are in (or at its deadline, the silent ones dropped) it
-# verifies them in bounded aggregation jobs, two in flight; each answer frees the next job, the
-# answer to the last one finishes the run.  A deadline while verifying: a silent helper.
-LEADER_TABLE = table(
-    {
-        (LeaderState.COLLECTING, HelperKey): Transition("_relay_key", LeaderState.COLLECTING),
-        (LeaderState.COLLECTING, Report): Transition("_on_report", LeaderState.COLLECTING),
-        (LeaderState.COLLECTING, AllIn): Transition("_start_jobs", LeaderState.VERIFYING),
-        (LeaderState.COLLECTING, Deadline): Transition("_start_jobs", LeaderState.VERIFYING),
-        (LeaderState.VERIFYING, JobResponse): Transition(
-            "_on_response", LeaderState.VERIFYING, also=(LeaderState.DONE,)
-        ),
-        (LeaderState.VERIFYING, Deadline): Transition("_helper_silent", LeaderState.ABORTED),
-    }
-)
-
-IN_FLIGHT = 2  # aggregation jobs sent and not yet answered: the helper never waits for the leader
-
-
-@dataclass
-class _Job:
-    """A job the leader sent and awaits: its clients and the leader's verification of them."""
-
-    ids: list[int]
-    states: list[Any]
-    vshares: list[bytes | None]
-
-
-class Prio3Leader(Role):
-    """The leader aggregator (party 0): collects reports, verifies them with the helper in
-    bounded aggregation jobs, sums."""
-
-    TRANSITIONS = LEADER_TABLE
-    message_types = (HelperKey, Report, JobResponse)
-
-    def __init__(self, pub: Prio3Public, *, entropy: Entropy | None = None) -> None:
-        super().__init__(COORDINATOR, LeaderState.COLLECTING)
-        self.pub, self.run = pub, pub.run
-        self.entropy = entropy if entropy is not None else SystemEntropy()
-        self._missing = set(range(1, pub.n + 1))
-        self._reports: dict[int, Report] = {}
-        self._order: list[int] = []
-        self._key_relayed = False
-        self._jobs: list[list[int]] = []  # each job's clients, in order
-        self._sent = 0  # jobs sent
-        self._pending: dict[int, _Job] = {}  # job -> what the leader needs to finish it
-        self._agg: Any = None  # the leader's aggregate share over the finished jobs
-        self._included: list[int] = []
-        self._rejected: list[int] = []
-
-    def start(self) -> list[Send]:
-        return []
-
-    def waiting_for(self) -> AbstractSet[int]:
-        if self.done:
-            return NOBODY
-        return self._missing if self.state is LeaderState.COLLECTING else frozenset({HELPER})
-
-    @property
-    def culprits(self) -> tuple[int, ...]:
-        """Clients left out for an invalid report (what an outer protocol names as rejected)."""
-        return tuple(self._rejected)
-
-    @property
-    def dropped(self) -> tuple[int, ...]:
-        """Clients silent at the leader's deadline (left out, once the jobs have started)."""
-        return tuple(sorted(self._missing)) if self._jobs else ()
-
-    def _relay_key(self, src: int, msg: HelperKey) -> list[Send]:
-        if src != HELPER or self._key_relayed:
-            raise PeerError(f"{self.name}: unexpected HelperKey from party {src}", src)
-        self._key_relayed = True
-        if msg.pk != self.pub.helper_pk:  # a helper without the pinned key cannot open a share
-            return self._fail(f"{self.name}: the helper (party {HELPER}) announced a key that is "
-                              f"not the pinned one (a deployment of one process per party must pin "
-                              f"helper_key and give party 1 its helper_secret)", [HELPER])  # fmt: skip
-        return broadcast(range(2, self.pub.n + 1), HelperKey(pk=msg.pk, run=self.run, step=0))
-
-    def _fail(self, reason: str, culprits: list[int]) -> list[Send]:
-        """Abort, and tell every client that reported (or could) why, naming the culprits."""
-        self.abort(reason, culprits)
-        note = Prio3Abort(reason=reason[:500], culprits=culprits, run=self.run, step=4)
-        return broadcast([p for p in range(1, self.pub.n + 1) if p not in culprits], note)
-
-    def _helper_silent(self) -> list[Send]:
-        job = min(self._pending, default=0)
-        return self._fail(f"{self.name}: the helper (party {HELPER}) did not answer aggregation "
-                          f"job {job} (of {len(self._jobs)}) by its deadline", [HELPER])  # fmt: skip
-
-    def _on_report(self, src: int, msg: Report) -> list[Send]:
-        if src not in self._missing:
-            raise PeerError(f"{self.name}: unexpected or duplicate Report from party {src}", src)
-        self._missing.discard(src)
-        self._reports[src] = msg
-        return []
-
-    def _start_jobs(self) -> list[Send]:
-        if HELPER in self._missing:
-            return self._fail(f"{self.name}: the helper (party {HELPER}) did not report by the "
-                              f"deadline (a dropout): no report can be verified", [HELPER])  # fmt: skip
-        v, size = self.pub.vdaf, self.pub.job_reports
-        self._order = sorted(self._reports)
-        self._jobs = [self._order[lo : lo + size] for lo in range(0, len(self._order), size)]
-        self._vk = self.entropy.randbytes(v.VERIFY_KEY_SIZE)
-        self._agg = v.field.zeros(v.flp.OUTPUT_LEN)
-        return [s for _ in range(min(IN_FLIGHT, len(self._jobs))) for s in self._send_next()]
-
-    def _send_next(self) -> list[Send]:
-        """Verify the next job's reports (the leader's half) and send the helper its half."""
-        j = self._sent
-        self._sent += 1
-        ids, pub = self._jobs[j], self.pub
-        reps = [self._reports[i] for i in ids]  # (kept: the leader's view, what a coalition pools)
-        states, vshares = verify_batches(
-            pub.vdaf, self._vk, pub.ctx, 0, [r.nonce for r in reps], [r.public_share for r in reps],
-            [r.leader_share for r in reps],
-        )  # fmt: skip
-        self._pending[j] = _Job(ids, states, vshares)
-        job = AggregationJob(
-            job=j, last=j == len(self._jobs) - 1, verify_key=self._vk,
-            ids=WireArray.from_numpy(np.asarray(ids, np.int64)), nonces=[r.nonce for r in reps],
-            public_shares=[r.public_share for r in reps], eph_pks=[r.eph_pk for r in reps],
-            sealed=[r.sealed for r in reps], leader_vshares=[s or b"" for s in vshares],
-            run=self.run, step=2,
-        )  # fmt: skip
-        return [Send(HELPER, job)]
-
-    def _on_response(self, src: int, msg: JobResponse) -> list[Send]:
-        if src != HELPER:
-            raise PeerError(f"{self.name}: JobResponse from party {src}, not the helper", src)
-        job = self._pending.pop(msg.job, None) if msg.job == min(self._pending, default=-1) else None
-        if job is None:
-            raise PeerError(f"{self.name}: JobResponse for job {msg.job}, not the oldest one "
-                            f"awaited ({min(self._pending, default=None)})", src)  # fmt: skip
-        v, k = self.pub.vdaf, len(job.ids)
-        if len(msg.helper_vshares) != k:
-            self._pending[msg.job] = job
-            raise PeerError(f"{self.name}: JobResponse {msg.job} has {len(msg.helper_vshares)} "
-                            f"verifier shares, not {k}", src)  # fmt: skip
-        flags = msg.accepted.to_numpy(dtype=np.uint8, shape=(k,), sender=src)
-        outs = []
-        for i, pid in enumerate(job.ids):
-            out = finish_report(
-                v, self.pub.ctx, job.states[i], [job.vshares[i], msg.helper_vshares[i]], 0
-            )
-            if (out is not None) != bool(flags[i]):
-                return self._fail(f"{self.name}: the helper's decision on party {pid}'s report "
-                                  f"contradicts its verifier share", [HELPER])  # fmt: skip
-            if out is None:
-                self._rejected.append(pid)
-            else:
-                outs.append(out)
-                self._included.append(pid)
-        if outs:
-            self._agg = v.field.add(self._agg, v.aggregate(outs))
-        if msg.job < len(self._jobs) - 1:
-            return self._send_next() if self._sent < len(self._jobs) else []
-        return self._finish_total(src, msg.agg_share)
-
-    def _finish_total(self, src: int, agg_share: bytes) -> list[Send]:
-        """The last job's answer: add the helper's aggregate share, tell every client."""
-        v, included, rejected = self.pub.vdaf, self._included, self._rejected
-        try:
-            helper_agg = v.field.decode_vec(agg_share)
-        except ValueError as exc:
-            raise PeerError(f"{self.name}: the helper's aggregate share: {exc}", src) from None
-        if helper_agg.shape != (v.flp.OUTPUT_LEN,):
-            raise PeerError(f"{self.name}: the helper's aggregate share has the wrong length", src)
-        total = np.asarray(v.unshard([self._agg, helper_agg], len(included)), dtype=object)
-        if total.size and (total.max() >= 2**62):
-            return self._fail(
-                f"{self.name}: the aggregate does not decode to counts (helper's share altered?)",
-                [HELPER],
-            )
-        total64 = total.astype(np.int64)
-        self.finish(Prio3Result(total64, tuple(included), len(included), 0, tuple(rejected)))
-        done = Prio3Total(total=WireArray.from_numpy(total64), n_included=len(included),
-                          rejected=WireArray.from_numpy(np.asarray(rejected, np.int64)), run=self.run, step=4)  # fmt: skip
-        return broadcast(self._order, done)
 
 
 # -- the sum family's view of this protocol ------------------------------------------------------
@@ -453,7 +315,12 @@ def public(
         raise UsageError(
             f"prio3: --invalid {o.invalid} must leave the helper honest (at most n - 1 = {n - 1})"
         )
+    if o.min_batch is not None and o.min_batch > n:
+        raise UsageError(f"prio3: --min-batch {o.min_batch} is more than the {n} clients")
     pub = Prio3Public(int(n), int(cells), str(run), int(max_value), o, pinned_helper_key(str(run), o))
+    if n - o.invalid < pub.min_batch:
+        raise UsageError(f"prio3: --invalid {o.invalid} leaves {n - o.invalid} valid reports, fewer than the "
+                         f"minimum batch of {pub.min_batch}: the helper would release nothing (lower --min-batch)")  # fmt: skip
     _ = pub.vdaf  # validate the circuit parameters now
     return pub
 

@@ -69,6 +69,15 @@ class Prio3Options(msgspec.Struct, frozen=True, forbid_unknown_fields=True, kw_o
         int,
         Meta(ge=0, description="the last K clients submit out-of-range reports (a poisoning test)"),
     ] = 0
+    min_batch: (
+        Annotated[
+            int,
+            Meta(ge=1, description="fewest accepted reports the helper releases an aggregate over "
+                 "(DAP's min_batch_size; default max(2, ceil(n/2)), at most n): a leader that drops "
+                 "all but a target's report learns nothing"),
+        ]
+        | None
+    ) = None  # fmt: skip
 
 
 def for_one_hot_blocks(

@@ -9,6 +9,7 @@ Examples::
     mpc-rr attack cheat --protocol full-mesh --strategy forge-shares
     mpc-rr attack cheat --protocol pipeline --strategy isolate
     mpc-rr attack cheat --protocol rrba --strategy inconsistent-shares --trials 2
+    mpc-rr attack cheat --protocol prio3 --strategy isolate
     mpc-rr attack cheat --strategy list
 
 Each strategy (:func:`mpc_rr.adversary.cheat_strategies`) is played over
@@ -38,6 +39,7 @@ _STRATEGIES = (
 )  # fmt: skip  (the library's list, spelled here so that the parser imports no numpy)
 _MESH = ("full-mesh", "full-mesh-board")  # mpc_rr.adversary.MESH_PROTOCOLS
 _NOT_MESH = ("equivocate", "isolate", "inconsistent-shares")  # no analogue: mesh_cheat says why
+_PRIO3 = ("isolate", "forge-shares")  # mpc_rr.adversary.PRIO3_CHEATS
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -53,12 +55,13 @@ def register(sub: argparse._SubParsersAction) -> None:
         ),
         formatter_class=HelpFormatter,
     )
-    p.add_argument("--protocol", choices=("secagg", *_MESH, "pipeline", "rrba"), default="secagg",
+    p.add_argument("--protocol", choices=("secagg", *_MESH, "pipeline", "rrba", "prio3"), default="secagg",
                    help="secagg: SecAgg+ (the pipeline's secure-sum dependence and RRBA's secure tally run it); "
                         "full-mesh / full-mesh-board: the full mesh through a relaying hub, all-to-all or "
                         "board publication (every strategy but " + ", ".join(_NOT_MESH) + "); pipeline: the cheating SecAgg+ "
                         "server or client inside the pipeline's secure-sum dependence; rrba: inside every "
-                        "block's secure tally (every strategy)")  # fmt: skip
+                        "block's secure tally (every strategy); prio3: a leader that "
+                        "isolates a report or fills the batch with made-up ones (" + ", ".join(_PRIO3) + ")")  # fmt: skip
     p.add_argument("--strategy", choices=(*_STRATEGIES, "list"), required=True,
                    help="the cheat; 'list': every strategy, its side and the protocols that play it")
     p.add_argument("--trials", type=int_at_least(1), default=5, help="seeded runs per variant")
@@ -71,14 +74,14 @@ def register(sub: argparse._SubParsersAction) -> None:
 def _run(args: argparse.Namespace) -> int:
     if args.strategy == "list":
         return _list(args)
-    from mpc_rr.adversary import cheat, mesh_cheat, pipeline_cheat, rrba_cheat
+    from mpc_rr.adversary import cheat, mesh_cheat, pipeline_cheat, prio3_cheat, rrba_cheat
 
     if args.protocol in _MESH:
         broken = mesh_cheat(args.protocol, args.strategy, broken=True, seed=args.seed, trials=args.trials)
         ours = broken if args.broken else mesh_cheat(args.protocol, args.strategy, broken=False, seed=args.seed,
                                                      trials=args.trials)  # fmt: skip
         return _print(args, broken, ours)
-    play = {"pipeline": pipeline_cheat, "rrba": rrba_cheat}.get(args.protocol)
+    play = {"pipeline": pipeline_cheat, "rrba": rrba_cheat, "prio3": prio3_cheat}.get(args.protocol)
     if play is not None:
         broken = play(args.strategy, broken=True, seed=args.seed, trials=args.trials)
         ours = broken if args.broken else play(args.strategy, broken=False, seed=args.seed, trials=args.trials)
@@ -114,12 +117,13 @@ def _print(args: argparse.Namespace, broken: CheatReport, ours: CheatReport) -> 
 
 def _list(args: argparse.Namespace) -> int:
     """Every strategy, its side, and the protocols that play it."""
-    from mpc_rr.adversary import MESH_CHEATS, PIPELINE_CHEATS, cheat_strategies
+    from mpc_rr.adversary import MESH_CHEATS, PIPELINE_CHEATS, PRIO3_CHEATS, cheat_strategies
 
     rows = [
         {"strategy": s, "side": side,
          "protocols": ["secagg", *(_MESH if s in MESH_CHEATS else ()),
-                       *(("pipeline", "rrba") if s in PIPELINE_CHEATS else ())]}
+                       *(("pipeline", "rrba") if s in PIPELINE_CHEATS else ()),
+                       *(("prio3",) if s in PRIO3_CHEATS else ())]}
         for s, side in cheat_strategies().items()
     ]  # fmt: skip
     if args.json:

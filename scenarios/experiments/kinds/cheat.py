@@ -10,7 +10,9 @@ roles, or against the broken variant with ``broken = true`` (so a grid over
 (:func:`mpc_rr.adversary.pipeline_cheat`, :func:`mpc_rr.adversary.rrba_cheat`);
 ``full-mesh`` or ``full-mesh-board`` plays it against the full mesh through a
 relay (:func:`mpc_rr.adversary.mesh_cheat`; equivocate, isolate and
-inconsistent-shares have no analogue there and are refused with the reason).
+inconsistent-shares have no analogue there and are refused with the reason);
+``prio3``: a leader that isolates a report or fills the batch with made-up ones
+(:func:`mpc_rr.adversary.prio3_cheat`: isolate, forge-shares).
 """
 
 from __future__ import annotations
@@ -34,7 +36,7 @@ Strategy = Literal[
 
 class CheatParams(msgspec.Struct, tag="cheat", tag_field="kind", forbid_unknown_fields=True, kw_only=True):
     # pipeline/rrba: through their inner SecAgg+; full-mesh(-board): through a relay (mesh_cheat)
-    protocol: Literal["secagg", "pipeline", "rrba", "full-mesh", "full-mesh-board"] = "secagg"
+    protocol: Literal["secagg", "pipeline", "rrba", "full-mesh", "full-mesh-board", "prio3"] = "secagg"
     strategy: Strategy = "key-substitution"
     trials: Annotated[int, Meta(ge=1)] = 5
     broken: bool = False
@@ -47,11 +49,11 @@ METRICS: tuple[str, ...] = (
 
 
 def run(ctx: RunContext) -> Outcome:
-    from mpc_rr.adversary import cheat, mesh_cheat, pipeline_cheat, rrba_cheat
+    from mpc_rr.adversary import cheat, mesh_cheat, pipeline_cheat, prio3_cheat, rrba_cheat
 
     prm: CheatParams = ctx.params
     t0 = time.perf_counter()
-    through = {"pipeline": pipeline_cheat, "rrba": rrba_cheat}.get(prm.protocol)
+    through = {"pipeline": pipeline_cheat, "rrba": rrba_cheat, "prio3": prio3_cheat}.get(prm.protocol)
     if prm.protocol in ("full-mesh", "full-mesh-board"):
         rep = mesh_cheat(prm.protocol, prm.strategy, trials=prm.trials, seed=ctx.seed, broken=prm.broken)
     elif through is not None:

@@ -25,3 +25,13 @@ def test_the_cheat_kind_plays_a_relay_cheat_against_the_full_mesh_board() -> Non
     assert out.status == "ok" and out.result["protocol"] == "full-mesh-board"
     assert out.metrics["detected"] and out.metrics["culprit_named"] and out.metrics["inputs_recovered"] == 0
     assert out.result["culprits"] == [0]
+
+
+def test_the_cheat_kind_plays_a_prio3_leader_that_forges_reports() -> None:
+    kind = get("cheat")
+    prm = msgspec.convert({"kind": "cheat", "protocol": "prio3", "strategy": "forge-shares", "trials": 1},
+                          kind.params)  # fmt: skip
+    out = kind.run(RunContext(prm, 5, 0))
+    assert out.status == "ok" and out.result["protocol"] == "prio3"
+    assert out.metrics["detected"] and out.metrics["culprit_named"] and out.metrics["inputs_recovered"] == 0
+    assert out.result["culprits"] == [0]
