@@ -26,7 +26,7 @@ from mpc_rr.adversary._cheats import (
     TrustingServer,
     UnboundClient,
 )
-from mpc_rr.core import COORDINATOR, HarnessRunner, Role, UsageError
+from mpc_rr.core import COORDINATOR, HarnessRunner, Role, Runner, UsageError
 from mpc_rr.secure_sum import SeededEntropy, simulated_pki
 from mpc_rr.secure_sum.secagg import SecAggClient, SecAggPublic, SecAggServer, secagg_public
 
@@ -166,6 +166,14 @@ def _earlier_run(strategy: str, broken: bool, run: str, x: np.ndarray, seed: int
     return roles
 
 
+def in_process(runner: Runner | None, who: str) -> None:
+    """Refuse a runner that builds the roles in worker processes: a cheat reads the roles'
+    states (what the cheater learned, whom each party named) after the run."""
+    if runner is not None and getattr(runner, "builds_in_workers", False):
+        raise UsageError(f"{who}: the runner must run the roles in this process (harness, memory, tcp), "
+                         f"not {getattr(runner, 'name', type(runner).__name__)!r}: the report reads their states")  # fmt: skip
+
+
 def _named(role: Role) -> tuple[int, ...]:
     err = role.error
     if err is not None:
@@ -181,8 +189,11 @@ def cheat(
     seed: int = 0,
     broken: bool = False,
     progress: Callable[[int], None] | None = None,
+    runner: Runner | None = None,
 ) -> CheatReport:
-    """Play ``strategy`` in ``trials`` seeded runs (against the broken variant with ``broken``)."""
+    """Play ``strategy`` in ``trials`` seeded runs (against the broken variant with ``broken``),
+    each run by ``runner`` (default the synchronous harness; any runner that runs the roles in
+    this process: the memory transport's parties, TCP + TLS on loopback)."""
     strategies = cheat_strategies()
     if protocol not in CHEAT_PROTOCOLS:
         other = {"pipeline": "pipeline_cheat", "rrba": "rrba_cheat", "full-mesh": "mesh_cheat",
@@ -193,6 +204,7 @@ def cheat(
         raise UsageError(f"cheat: unknown strategy {strategy!r}; the strategies are: {', '.join(strategies)}")
     if trials < 1:
         raise UsageError(f"cheat: trials must be >= 1, got {trials}")
+    in_process(runner, "cheat")
     side = strategies[strategy]
     cheater = COORDINATOR if side == "server" else CHEATER
     detections = recovered = total_inputs = wrong = completed = 0
@@ -212,7 +224,7 @@ def cheat(
             same_run = run if strategy == "key-reuse" else f"{run}-earlier"  # key reuse: a repeated run id
             earlier = _earlier_run(strategy, broken, same_run, x, seed + 1, ids)
         roles = _roles(strategy, broken, pub, x, seed + trial, ids, earlier)
-        res = HarnessRunner()(roles)
+        res = (runner if runner is not None else HarnessRunner())(roles)
         honest = [i for i in roles if i != cheater]
         blamed: set[int] = set()
         for i in honest:

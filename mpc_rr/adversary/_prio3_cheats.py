@@ -29,8 +29,8 @@ from typing import Any
 
 import numpy as np
 
-from mpc_rr.adversary._cheat_runs import CheatReport
-from mpc_rr.core import COORDINATOR, HarnessRunner, Role, Send, UsageError, broadcast
+from mpc_rr.adversary._cheat_runs import CheatReport, in_process
+from mpc_rr.core import COORDINATOR, HarnessRunner, Role, Runner, Send, UsageError, broadcast
 from mpc_rr.secure_sum import Identity, SeededEntropy, simulated_pki
 from mpc_rr.secure_sum.prio3 import Prio3Client, Prio3Leader, Prio3Options, Report, public
 
@@ -104,9 +104,10 @@ class ForgingLeader(IsolatingLeader):
 
 
 def prio3_cheat(strategy: str, *, broken: bool, n: int = 8, cells: int = 4, seed: int = 0,
-                trials: int = 5) -> CheatReport:  # fmt: skip
+                trials: int = 5, runner: Runner | None = None) -> CheatReport:  # fmt: skip
     """``strategy`` (:data:`PRIO3_CHEATS`) by the leader over ``trials`` seeded runs, against our
-    helper or the broken :class:`UncheckedHelper`.
+    helper or the broken :class:`UncheckedHelper`, each run by ``runner`` (default the harness;
+    any runner that runs the roles in this process).
 
     ``detections`` counts the trials an honest party stopped the attack (the helper's refusal);
     ``culprits`` whom the honest parties named (``isolate``: nobody -- an omission looks like
@@ -117,6 +118,7 @@ def prio3_cheat(strategy: str, *, broken: bool, n: int = 8, cells: int = 4, seed
         raise UsageError(f"--protocol prio3 plays {', '.join(PRIO3_CHEATS)}, not {strategy!r} (a substituted "
                          f"helper key is refused by every client: the key is pinned in the run's public "
                          f"parameters; a client cheats with an invalid input: mpc-rr attack poison)")  # fmt: skip
+    in_process(runner, "prio3_cheat")
     if n < 3 or trials < 1:
         raise UsageError(f"prio3_cheat: need n >= 3 clients and trials >= 1, got n={n}, trials={trials}")
     rng = np.random.default_rng(seed)
@@ -134,7 +136,7 @@ def prio3_cheat(strategy: str, *, broken: bool, n: int = 8, cells: int = 4, seed
         for j in range(1, n + 1):
             cls = UncheckedHelper if broken and j == 1 else Prio3Client
             roles[j] = cls(j, pub, x[j - 1], entropy=SeededEntropy(seed, f"prio3-{trial}-{j}"), identity=ids[j])
-        HarnessRunner()(roles)
+        (runner if runner is not None else HarnessRunner())(roles)
         clients = [roles[j] for j in range(1, n + 1)]
         helper = roles[1]
         detections += helper.error is not None
