@@ -43,10 +43,12 @@ from collections.abc import Sequence
 import msgspec
 
 from mpc_rr.core import (
+    COORDINATOR,
     DEFAULT_MAX_FRAME,
     Codec,
     ErrorLog,
     Message,
+    PartTally,
     PeerError,
     Send,
     StatsColumns,
@@ -65,6 +67,10 @@ __all__ = ["DirectShard"]
 
 _ENCODE = msgspec.msgpack.Encoder().encode
 
+
+_INTERNAL = -1
+"""The source of a coordinator part's tally (:mod:`mpc_rr.core._parts`): party 0's own process,
+not a party: not counted as a message, and standing for the payloads it counts."""
 
 _LIVE, _CLOSED, _ENDING = 1, 2, 3
 """A party's phase (``DirectShard.phase``; 0: not started): started and not done; done before
@@ -127,6 +133,8 @@ class DirectShard:
         self._outboxes: list[list[tuple[int, int, bytes]]] = [[] for _ in range(self.shards)]
         self._local: list[tuple[int, int, bytes]] = []
         self._frames: dict[int, bytes] = {}
+        # party 0's per-party work for this shard's parties, if split (mpc_rr.core._parts)
+        self.part = spec.plan.coordinator_part(self.pids) if spec.split and self.owner[0] >= 0 else None
         self.build_s = time.perf_counter() - t0
         self.build_cpu_s = time.process_time() - c0
 
@@ -137,7 +145,7 @@ class DirectShard:
         if not sends:
             return
         pid, st, owner, outboxes = self.pids[i], self.stats, self.owner, self._outboxes
-        trace, tap, now = self.trace, self.tap, self.now
+        trace, tap, now, part = self.trace, self.tap, self.now, self.part
         last: Message | None = None
         data, size = b"", 0
         for s in sends:
@@ -159,6 +167,9 @@ class DirectShard:
                 )
             if tap is not None:
                 tap.record(now, pid, dst, data)
+            if dst == COORDINATOR and part is not None and part.takes(msg):
+                part.accept(pid, data)  # party 0's work, done here: see _deliver_tally
+                continue
             outboxes[shard].append((pid, dst, data))
 
     def _settle(self, i: int) -> None:
@@ -181,6 +192,9 @@ class DirectShard:
                 raise UsageError(
                     f"ShardNetwork: payload for party {dst}, not on shard {self.spec.shard}"
                 )
+            if src == _INTERNAL:
+                self._deliver_tally(i, data)
+                continue
             if phase[i] != _LIVE:
                 if phase[i] == _CLOSED:
                     self.dropped += 1
@@ -203,6 +217,42 @@ class DirectShard:
             deadline[i] = now + timeout[i]
             self._send(i, sends)
             self._settle(i)
+
+    def _deliver_tally(self, i: int, data: bytes) -> None:
+        """A coordinator part's tally to party 0 (row ``i``): counted as the payloads it stands
+        for (so costs equal an unsplit run's), the refusals it brings recorded naming their
+        parties, the deadline restarted as by an accepted message."""
+        st, role = self.stats, self.role_rows[i]
+        msg = self.codecs[i].decode(data, sender=COORDINATOR)
+        if not isinstance(msg, PartTally) or self.pids[i] != COORDINATOR:
+            raise UsageError(f"DirectShard: an internal {type(msg).__name__} for party {self.pids[i]}")
+        if self.phase[i] != _LIVE:
+            if self.phase[i] == _CLOSED:
+                self.dropped += msg.messages
+            return
+        st.messages_received[i] += msg.messages
+        st.bytes_received[i] += msg.bytes
+        for run, stp in msg.labels:
+            if st.label_count(st.rounds_received[i]) < MAX_LABELS:
+                st.rounds_received[i] = st.add_label(st.rounds_received[i], (run, stp))
+        errors: list[PeerError] = []
+        sends: list[Send] = []
+        try:
+            sends = role.receive(COORDINATOR, msg)
+            self.deadline[i] = self.now + self.timeout[i]
+        except PeerError as exc:  # a malformed tally: refused, naming party 0's part
+            if exc.peer is None:
+                exc.peer = COORDINATOR
+            errors.append(exc)
+        errors.extend(role.refused())
+        if errors:
+            log = st.peer_errors.get(i)
+            if log is None:
+                log = st.peer_errors[i] = ErrorLog()
+            for e in errors:
+                log.append(e)
+        self._send(i, sends)
+        self._settle(i)
 
     def step(self, frames: Sequence[bytes], advance_to: float | None) -> StepReport:
         """One superstep: move the clock, deliver, let passed deadlines fire, collect outboxes."""
@@ -238,6 +288,9 @@ class DirectShard:
             self.deadline[i] = now + self.timeout[i]
             self._send(i, self.role_rows[i].on_timeout())
             self._settle(i)
+        if self.part is not None:  # this superstep's payloads for party 0, summed up
+            for tally in self.part.flush():
+                self._outboxes[self.owner[COORDINATOR]].append((_INTERNAL, COORDINATOR, _ENCODE(tally)))
         out, self._outboxes = self._outboxes, [[] for _ in range(self.shards)]
         me = self.spec.shard
         self._local = out[me]

@@ -67,6 +67,7 @@ class ShardSpec:
     buffer: int | None = None  # inbound payloads per party (None: unbounded)
     pki: bytes | None = None  # the coordinator's simulated-PKI secret: one roster per run
     direct: bool = False  # roles called directly (parties.shard_direct), not one task per party
+    split: bool = False  # direct only: the plan's coordinator part takes party 0's per-party work
 
 
 def adopt_pki(spec: ShardSpec) -> None:

@@ -152,6 +152,11 @@ class ShardedRunner:
         than one :class:`~parties.party.Party` task each
         (:class:`~parties.shard_engine.ShardEngine`).  ``None`` (default):
         direct unless ``buffer`` is set (a bounded buffer needs the tasks).
+    split:
+        Direct engine only: where the plan offers one (``RolePlan.coordinator_part``, e.g. the
+        RR pipeline), each shard does party 0's per-party work for its own parties and hands
+        party 0 one tally per superstep (:mod:`mpc_rr.core._parts`; same links, results and
+        costs).  ``False`` sends every payload to party 0's shard, as before.
 
     Takes a :class:`~mpc_rr.core.RolePlan` (each worker builds its own roles);
     ``RunResult.roles`` then holds :class:`~mpc_rr.core.RoleOutcome` s.
@@ -174,6 +179,7 @@ class ShardedRunner:
         buffer: int | None = None,
         link: object = None,
         direct: bool | None = None,
+        split: bool = True,
     ) -> None:
         if link is not None:
             raise UsageError(
@@ -206,6 +212,7 @@ class ShardedRunner:
         if direct and buffer is not None:
             raise UsageError("bounded inbound buffers need one task per party: direct=False")
         self.direct = buffer is None if direct is None else bool(direct)
+        self.split = bool(split)
 
     def specs(self, plan: RolePlan) -> list[ShardSpec]:
         """One :class:`ShardSpec` per shard of ``plan``."""
@@ -222,7 +229,7 @@ class ShardedRunner:
         return [
             ShardSpec(
                 k, plan.subset(ids), owner.tobytes(), self.step_timeout, self.transcript, tap_keep,
-                self.buffer, pki, self.direct,
+                self.buffer, pki, self.direct, self.direct and self.split,
             )
             for k, ids in enumerate(shards)
         ]
@@ -272,6 +279,7 @@ class ShardedRunner:
             "worker_peak_rss": [f.rss_peak for f in finals],
             "start_method": self._method or None,
             "direct": self.direct,
+            "split": self.direct and self.split,
             # resident memory the parties added, at the end of the run: measured where a worker
             # owns its pages (Ray, spawn); a forked worker shares its parent's, so it is not
             "bytes_per_party": None

@@ -38,6 +38,7 @@ __all__ = [
     "WIRE_VERSION",
     "AllIn",
     "Codec",
+    "CoordinatorPart",
     "CostReport",
     "Deadline",
     "DecodeError",
@@ -50,6 +51,7 @@ __all__ = [
     "Message",
     "NoOptions",
     "OutcomeTable",
+    "PartTally",
     "PartyStats",
     "PeerError",
     "Progress",
@@ -106,6 +108,7 @@ _HOME = {
     "BUILTIN": "mpc_rr.core._registry",
     "COORDINATOR": "mpc_rr.core._roles",
     "Codec": "mpc_rr.core._messages",
+    "CoordinatorPart": "mpc_rr.core._parts",
     "CostReport": "mpc_rr.core._costs",
     "DEFAULT_MAX_FRAME": "mpc_rr.core._messages",
     "Deadline": "mpc_rr.core._roles",
@@ -122,6 +125,7 @@ _HOME = {
     "NoOptions": "mpc_rr.core._registry",
     "ONLY_COORDINATOR": "mpc_rr.core._roles",
     "OutcomeTable": "mpc_rr.core._outcome_table",
+    "PartTally": "mpc_rr.core._parts",
     "PartyStats": "mpc_rr.core._costs",
     "PeerError": "mpc_rr.core._errors",
     "Progress": "mpc_rr.core._runs",
@@ -220,6 +224,10 @@ if TYPE_CHECKING:
     )
     from mpc_rr.core._outcome_table import (
         OutcomeTable,
+    )
+    from mpc_rr.core._parts import (
+        CoordinatorPart,
+        PartTally,
     )
     from mpc_rr.core._randomness import (
         csprng_generator,

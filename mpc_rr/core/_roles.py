@@ -325,6 +325,12 @@ class Role(abc.ABC):
         self._idle_deadlines = 0
         return self._fire(t, src, msg)
 
+    def refused(self) -> list[PeerError]:
+        """Refusals found in the last message when it stood for many parties' (a coordinator
+        part's tally, :mod:`mpc_rr.core._parts`), each naming its party; returned once, for the
+        host to record as it records a :class:`PeerError` raised by :meth:`receive`."""
+        return []
+
     def on_timeout(self) -> list[Send]:
         """The current step's deadline passed (see module docstring)."""
         if self.done:

@@ -20,6 +20,7 @@ from typing import Any, Protocol
 
 from mpc_rr.core._costs import CostReport
 from mpc_rr.core._errors import PeerError, ProtocolAbort, UsageError
+from mpc_rr.core._parts import CoordinatorPart
 from mpc_rr.core._registry import ProtocolSpec
 from mpc_rr.core._roles import Role, Send
 from mpc_rr.core._transcript import Transcript
@@ -103,6 +104,12 @@ class RolePlan(abc.ABC):
     @abc.abstractmethod
     def build(self, progress: Progress | None = None) -> dict[int, Role]:
         """Build every role of this plan in this process; roles report to ``progress``."""
+
+    def coordinator_part(self, ids: Sequence[int]) -> CoordinatorPart | None:
+        """Party 0's work for the parties ``ids`` of one shard, or ``None`` (the default: party 0
+        does all of it).  A sharded runner that splits the coordinator asks each shard's plan
+        (:mod:`mpc_rr.core._parts`)."""
+        return None
 
     def _check_subset(self, ids: Sequence[int]) -> tuple[int, ...]:
         out = tuple(sorted(int(i) for i in ids))

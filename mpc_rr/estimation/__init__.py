@@ -22,6 +22,7 @@ __all__ = [
     "CountQuery",
     "Estimate",
     "FactorModel",
+    "PatternCounts",
     "WeightedRecords",
     "absolute_error",
     "answer",
@@ -50,6 +51,7 @@ _HOME = {
     "ESTIMATORS": "mpc_rr.estimation._choices",
     "Estimate": "mpc_rr.estimation._frequencies",
     "FactorModel": "mpc_rr.estimation._models",
+    "PatternCounts": "mpc_rr.estimation._patterns",
     "WeightedRecords": "mpc_rr.estimation._models",
     "absolute_error": "mpc_rr.estimation._queries",
     "answer": "mpc_rr.estimation._queries",
@@ -100,6 +102,9 @@ if TYPE_CHECKING:
     from mpc_rr.estimation._models import (
         FactorModel,
         WeightedRecords,
+    )
+    from mpc_rr.estimation._patterns import (
+        PatternCounts,
     )
     from mpc_rr.estimation._queries import (
         CountQuery,

@@ -19,6 +19,8 @@ __all__ = [
     "PIPELINE_MESSAGES",
     "CoordState",
     "Coordinator",
+    "CoordinatorShard",
+    "CoordinatorTally",
     "DataParty",
     "PartyOutcome",
     "PartyState",
@@ -30,6 +32,7 @@ __all__ = [
     "RecordRows",
     "Release",
     "SignedClustering",
+    "TallyParts",
     "adult_record",
     "clustering_payload",
     "dependence_input",
@@ -47,6 +50,7 @@ __all__ = [
     "public_bytes",
     "read_codes",
     "read_record",
+    "read_tally",
     "sign",
     "signing",
     "verify",
@@ -56,6 +60,8 @@ __all__ = [
 _HOME = {
     "CoordState": "mpc_rr.pipeline._coordinator",
     "Coordinator": "mpc_rr.pipeline._coordinator",
+    "CoordinatorShard": "mpc_rr.pipeline._split",
+    "CoordinatorTally": "mpc_rr.pipeline._split",
     "DEPENDENCE_SOURCES": "mpc_rr.pipeline._config",
     "DataParty": "mpc_rr.pipeline._party",
     "MECHANISMS": "mpc_rr.pipeline._config",
@@ -71,6 +77,7 @@ _HOME = {
     "RecordRows": "mpc_rr.pipeline._messages",
     "Release": "mpc_rr.pipeline._messages",
     "SignedClustering": "mpc_rr.pipeline._messages",
+    "TallyParts": "mpc_rr.pipeline._split",
     "adult_record": "mpc_rr.pipeline._deploy",
     "clustering_payload": "mpc_rr.pipeline._signing",
     "dependence_input": "mpc_rr.pipeline._dependence",
@@ -88,6 +95,7 @@ _HOME = {
     "public_bytes": "mpc_rr.pipeline._signing",
     "read_codes": "mpc_rr.pipeline._messages",
     "read_record": "mpc_rr.pipeline._messages",
+    "read_tally": "mpc_rr.pipeline._split",
     "sign": "mpc_rr.pipeline._signing",
     "signing": "mpc_rr.pipeline._signing:module",
     "verify": "mpc_rr.pipeline._signing",
@@ -158,4 +166,10 @@ if TYPE_CHECKING:
     )
     from mpc_rr.pipeline._spec import (
         PIPELINE,
+    )
+    from mpc_rr.pipeline._split import (
+        CoordinatorShard,
+        CoordinatorTally,
+        TallyParts,
+        read_tally,
     )

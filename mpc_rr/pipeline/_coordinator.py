@@ -5,6 +5,7 @@ from __future__ import annotations
 import enum
 from collections.abc import Callable
 from collections.abc import Set as AbstractSet
+from dataclasses import replace
 
 import numpy as np
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
@@ -24,8 +25,8 @@ from mpc_rr.core import (
     broadcast,
     table,
 )
-from mpc_rr.estimation import dependence_matrix, estimate_distribution, rr_adjustment
-from mpc_rr.mdrr import Clustering, cluster_attributes, joint_counts
+from mpc_rr.estimation import PatternCounts, estimate_distribution
+from mpc_rr.mdrr import Clustering, cluster_attributes
 from mpc_rr.pipeline import _signing as signing
 from mpc_rr.pipeline._config import PipelineConfig
 from mpc_rr.pipeline._dependence import (
@@ -43,6 +44,7 @@ from mpc_rr.pipeline._messages import (
     read_codes,
 )
 from mpc_rr.pipeline._results import PipelineResult, epsilons
+from mpc_rr.pipeline._split import CoordinatorTally, read_tally
 
 __all__ = ["CoordState", "Coordinator", "Progress"]
 
@@ -67,13 +69,17 @@ class CoordState(enum.Enum):
 #   RELEASE     it collects the clustered releases, then estimates every cluster (Eq. 2 and
 #               repair) and runs RR-Adjustment: its result.
 # A record that comes after its step closed is counted (``late``); a late sum message goes
-# to the ended sum, which ignores it.
+# to the ended sum, which ignores it.  In a sharded run each shard's part of the coordinator
+# (mpc_rr.pipeline._split) may take its parties' records and releases and hand over one
+# CoordinatorTally per superstep instead (ids, their patterns' histogram): the same steps.
 COORDINATOR_TABLE = table({
     (CoordState.DEPENDENCE, RandomizedRecord): Transition("_on_record", CoordState.DEPENDENCE),
+    (CoordState.DEPENDENCE, CoordinatorTally): Transition("_on_tally", CoordState.DEPENDENCE),
     (CoordState.DEPENDENCE, SubMessage): Transition("_forward_sub", CoordState.DEPENDENCE),
     (CoordState.DEPENDENCE, Deadline): Transition("_dependence_deadline", CoordState.DEPENDENCE),
     (CoordState.DEPENDENCE, AllIn): Transition("_cluster_and_broadcast", CoordState.RELEASE),
     (CoordState.RELEASE, Release): Transition("_on_release", CoordState.RELEASE),
+    (CoordState.RELEASE, CoordinatorTally): Transition("_on_tally", CoordState.RELEASE),
     (CoordState.RELEASE, Deadline): Transition("_release_deadline", CoordState.RELEASE),
     (CoordState.RELEASE, AllIn): Transition("_estimate", CoordState.DONE),
     (CoordState.RELEASE, RandomizedRecord): Transition("_late", CoordState.RELEASE),
@@ -108,6 +114,13 @@ class Coordinator(SubProtocolHost):
         self._missing: set[int] = set(self.expected)  # expected parties silent in this step
         self.records = RecordRows(config.n, config.sizes)
         self.releases = RecordRows(config.n, config.sizes)
+        # per phase: the shards' histograms, and who came through one (the rest came directly)
+        self._parts: dict[str, list[PatternCounts]] = {"DEPENDENCE": [], "RELEASE": []}
+        self._tallied: dict[str, np.ndarray] = {}
+        self._expected_mask: np.ndarray | None = None
+        self._refused: list[PeerError] = []
+        self.patterns: PatternCounts | None = None  # the releases' histogram, once estimated
+        self.dependence_patterns: PatternCounts | None = None
         self.dep_parties: tuple[int, ...] = ()
         self.dependences: np.ndarray | None = None
         self.clustering: Clustering | None = None
@@ -115,7 +128,7 @@ class Coordinator(SubProtocolHost):
         self.late = 0
         self._sub_messages = 0
         self._sub_expected = self._sub_bulk = 0
-        self.message_types = PIPELINE_MESSAGES
+        self.message_types = (*PIPELINE_MESSAGES, CoordinatorTally)
         if config.dependence != "rr":
             self.attach_sub(dependence_role(config, COORDINATOR, None))
             # what the coordinator receives of the sum without dropouts: one message per party and
@@ -173,6 +186,58 @@ class Coordinator(SubProtocolHost):
         self._missing.discard(src)
         self._report(phase, len(store), len(self.expected))
 
+    def _on_tally(self, src: int, msg: CoordinatorTally) -> list[Send]:
+        """A shard's part of this coordinator hands over a superstep's records (vectorized)."""
+        if src != COORDINATOR:
+            raise PeerError(f"{self.name}: a CoordinatorTally from party {src}: only the "
+                            "coordinator's own processes send one", src)  # fmt: skip
+        self._refused.extend(PeerError(why, pid) for pid, why in msg.rejected)
+        t = read_tally(msg, self.cfg)  # a malformed tally raises DecodeError, naming party 0
+        if not len(t.ids):
+            return []
+        store = self.records if msg.phase == "DEPENDENCE" else self.releases
+        if msg.phase != self.state.name:
+            if msg.phase == "DEPENDENCE":  # records after their step closed (as _late)
+                self.late += len(t.ids)
+                return []
+            self._refuse(t.ids, f"cannot handle Release in state {self.state.name}")
+            return []
+        if self._expected_mask is None:
+            self._expected_mask = np.zeros(self.cfg.n + 1, np.bool_)
+            self._expected_mask[np.fromiter(self.expected, np.intp, len(self.expected))] = True
+        ok = self._expected_mask[t.ids] & ~store.have[t.ids]
+        hist = t.hist
+        if not ok.all():
+            bad = t.ids[~ok]
+            unexpected = bad[~self._expected_mask[bad]]
+            self._refuse(unexpected, f"unexpected submission in {msg.phase}")
+            self._refuse(bad[self._expected_mask[bad]], f"submitted twice in {msg.phase}; kept the first")
+            hist = hist.without(t.which[~ok])
+            t = type(t)(t.ids[ok], t.which[ok], hist)
+        tallied = self._tallied.setdefault(msg.phase, np.zeros(self.cfg.n + 1, np.bool_))
+        tallied[t.ids] = True
+        store.put_many(t.ids, hist.patterns[t.which])
+        self._parts[msg.phase].append(hist)
+        self._missing.difference_update(t.ids.tolist())
+        self._report(msg.phase, len(store), len(self.expected))
+        return []
+
+    def _refuse(self, ids: np.ndarray, why: str) -> None:
+        self._refused.extend(PeerError(f"{self.name}: party {int(i)}: {why}", int(i)) for i in ids)
+
+    def refused(self) -> list[PeerError]:
+        """The refusals a tally brought (each naming its party), once: the host records them."""
+        out, self._refused = self._refused, []
+        return out
+
+    def _histogram(self, phase: str, store: RecordRows, ids: list[int] | tuple[int, ...]) -> PatternCounts:
+        """The phase's records as one histogram: the shards' parts merged with the records
+        that came directly (the same arrays however the records were split)."""
+        tallied = self._tallied.get(phase)
+        direct = list(ids) if tallied is None else [i for i in ids if not tallied[i]]
+        parts = [*self._parts[phase], PatternCounts.of(store.stack(direct), self.cfg.sizes)]
+        return PatternCounts.merge(parts, self.cfg.sizes)
+
     def _go_on_without_silent(self, have: RecordRows) -> list[Send]:
         """A deadline passed: the silent parties are dropouts (abort below min_parties)."""
         if len(have) < self.cfg.min_parties:
@@ -184,6 +249,7 @@ class Coordinator(SubProtocolHost):
             )
             return []
         self.expected = set(have.ids())
+        self._expected_mask = None
         self._missing = set()
         return []  # the AllIn transition closes the step
 
@@ -199,10 +265,11 @@ class Coordinator(SubProtocolHost):
         else:
             ids = self.records.ids()
             self.dep_parties = tuple(ids)
-            y = self.records.stack(ids)
-            self.dep_randomized = y
-            self.dependences = dependence_matrix(y, self.cfg.schema)
+            self.dep_randomized = self.records.stack(ids)
+            self.dependence_patterns = self._histogram("DEPENDENCE", self.records, ids)
+            self.dependences = self.dependence_patterns.dependence_matrix(self.cfg.schema)
         self.expected = set(self.dep_parties)
+        self._expected_mask = None
         self._missing = set(self.expected)
         self._report("DEPENDENCE", len(self.dep_parties), len(self.dep_parties))
         self.clustering = cluster_attributes(
@@ -238,11 +305,12 @@ class Coordinator(SubProtocolHost):
         cfg = self.cfg
         ids = tuple(self.releases.ids())
         z = self.releases.stack(ids)
+        hist = self.patterns = self._histogram("RELEASE", self.releases, ids)
         clusters = self.clustering.clusters
         mechs = cfg.release_mechanisms(clusters)
         ests = []
         for c, mech in zip(clusters, mechs, strict=True):
-            counts = joint_counts(z, c, cfg.sizes)
+            counts = hist.joint_counts(c)
             try:
                 ests.append(estimate_distribution(
                     mech, counts if len(mech.sizes) == len(c) else counts.reshape(-1), cfg.estimator
@@ -252,13 +320,12 @@ class Coordinator(SubProtocolHost):
                 self.abort(f"{self.name}: the release of cluster {names} cannot be estimated: {exc}")
                 return []
         adj = None
-        if cfg.adjust:
-            adj = rr_adjustment(
-                z, cfg.sizes, clusters, [e.distribution for e in ests], max_iter=cfg.adjust_iterations
-            )
+        if cfg.adjust:  # Algorithm 2 over the distinct patterns; each record gets its share
+            adj = hist.adjust(clusters, [e.distribution for e in ests], max_iter=cfg.adjust_iterations)
+            adj = replace(adj, weights=hist.row_weights(z, adj.weights))
         result = PipelineResult(
             cfg, self.dependences, self.clustering, self.dep_parties, ids, z, tuple(ests), adj,
-            epsilons(cfg, clusters), self.dep_randomized,
+            epsilons(cfg, clusters), self.dep_randomized, hist, self.dependence_patterns,
         )  # fmt: skip
         self.finish(result)
         return []

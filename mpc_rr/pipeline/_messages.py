@@ -95,6 +95,12 @@ class RecordRows:
     def __len__(self) -> int:
         return self.count
 
+    def put_many(self, ids: np.ndarray, rows: np.ndarray) -> None:
+        """Store the validated ``rows`` of parties ``ids`` (distinct, none stored yet)."""
+        self.rows[ids] = rows
+        self.have[ids] = True
+        self.count += len(ids)
+
     def ids(self) -> list[int]:
         """The parties with a record, sorted."""
         return [int(i) for i in np.flatnonzero(self.have)]

@@ -19,6 +19,7 @@ from mpc_rr.pipeline import _signing as signing
 from mpc_rr.pipeline._config import PipelineConfig
 from mpc_rr.pipeline._coordinator import Coordinator
 from mpc_rr.pipeline._party import DataParty
+from mpc_rr.pipeline._split import CoordinatorShard
 
 __all__ = ["PipelinePlan"]
 
@@ -89,6 +90,10 @@ class PipelinePlan(RolePlan):
             self.signing_key if COORDINATOR in ids_t else None,
             entropy_seed=self.entropy_seed, ids=ids_t,
         )  # fmt: skip
+
+    def coordinator_part(self, ids: Sequence[int]) -> CoordinatorShard:
+        """Party 0's per-party work for the data parties among ``ids`` (mpc_rr.pipeline._split)."""
+        return CoordinatorShard(self.config, [i for i in ids if i != COORDINATOR])
 
     def build(self, progress: Progress | None = None) -> dict[int, Role]:
         cfg = self.config

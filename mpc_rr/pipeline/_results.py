@@ -12,6 +12,7 @@ from mpc_rr.estimation import (
     AdjustmentResult,
     Estimate,
     FactorModel,
+    PatternCounts,
     WeightedRecords,
     estimate_distribution,
     rr_adjustment,
@@ -74,6 +75,8 @@ class PipelineResult:
     adjustment: AdjustmentResult | None
     epsilon: dict[str, float]
     dependence_randomized: np.ndarray | None = None  # Sec. 4.1 records (source "rr"), id order
+    patterns: PatternCounts | None = None  # the releases' histogram the estimates come from
+    dependence_patterns: PatternCounts | None = None  # the Sec. 4.1 records' histogram ("rr")
 
     def independent(self) -> tuple[tuple[Estimate, ...], WeightedRecords | None] | None:
         """RR-Independent from the Sec. 4.1 records (source ``rr`` only): marginal
