@@ -13,6 +13,7 @@ from typing import Any
 
 from mpc_rr.core._errors import ProtocolAbort
 from mpc_rr.core._messages import Message
+from mpc_rr.core._parts import CoordinatorPart
 from mpc_rr.core._roles import NOBODY, Deadline, Role, Send, SubMessage, Transition, table
 from mpc_rr.core._runs import Progress, RolePlan
 
@@ -118,6 +119,9 @@ class DropPlan(RolePlan):
     def subset(self, ids: Sequence[int]) -> DropPlan:
         keep = set(self._check_subset(ids))
         return DropPlan(self.inner.subset(ids), {v: at for v, at in self.victims.items() if v in keep})
+
+    def coordinator_part(self, ids: Sequence[int]) -> CoordinatorPart | None:
+        return self.inner.coordinator_part(ids)  # a crashed party sends nothing: the part sees less
 
     def build(self, progress: Progress | None = None) -> dict[int, Role]:
         roles = self.inner.build(progress)

@@ -306,3 +306,68 @@ def test_direct_and_task_engines_agree(same_costs) -> None:
     assert runs[0].costs.extra["messages_undelivered"] == runs[1].costs.extra["messages_undelivered"]
     with pytest.raises(UsageError, match="bounded inbound buffers need one task per party"):
         ShardedRunner(workers=2, buffer=1, direct=True)
+
+
+class _BadRecordPlan(RolePlan):
+    """The pipeline's plan with party ``victim`` sending a record whose codes are out of range."""
+
+    def __init__(self, inner: RolePlan, victim: int) -> None:
+        self.inner, self.victim, self.progress = inner, victim, inner.progress
+
+    @property
+    def parties(self) -> tuple[int, ...]:
+        return self.inner.parties
+
+    def subset(self, ids) -> _BadRecordPlan:  # type: ignore[no-untyped-def]
+        return _BadRecordPlan(self.inner.subset(ids), self.victim)
+
+    def coordinator_part(self, ids):  # type: ignore[no-untyped-def]
+        return self.inner.coordinator_part(ids)
+
+    def build(self, progress=None) -> dict[int, Role]:  # type: ignore[no-untyped-def]
+        from mpc_rr.core import WireArray
+        from mpc_rr.pipeline import RandomizedRecord
+
+        roles = self.inner.build(progress)
+        if self.victim in roles:
+            role = roles[self.victim]
+            start = role.start
+
+            def bad_start() -> list[Send]:
+                (s,) = start()
+                codes = WireArray.from_numpy(np.full(len(s.msg.codes.data), 250, np.uint8))
+                return [Send(s.dst, RandomizedRecord(run=s.msg.run, codes=codes))]
+
+            role.start = bad_start  # type: ignore[method-assign]
+        return roles
+
+
+@pytest.mark.parametrize("split", [True, False], ids=["split", "unsplit"])
+def test_pipeline_coordinator_split_keeps_dropouts_refusals_and_costs(
+    per_link_events, same_costs, adult_plan, split: bool
+) -> None:
+    """Each shard doing party 0's per-party work (the default) or party 0 doing all of it: a
+    party silent in each phase, one sending codes out of range (refused, naming it), on
+    different shards; the same links at the same virtual times, costs, refusals and results
+    as one process."""
+    from mpc_rr.pipeline import RandomizedRecord, Release
+
+    plan = _BadRecordPlan(DropPlan(adult_plan(45, "rr"), {4: RandomizedRecord, 33: Release}), 20)
+    one = MemoryRunner(transcript=True, step_timeout=30.0)(plan)
+    many = ShardedRunner(workers=3, transcript=True, step_timeout=30.0, split=split)(plan)
+    assert many.costs.extra["split"] is split
+    a, b = one.roles[COORDINATOR].result, many.roles[COORDINATOR].result
+    assert 4 not in a.parties_dependence and 20 not in a.parties_dependence
+    assert 33 not in a.parties_release and len(a.parties_release) == 42
+    assert a.clustering.clusters == b.clustering.clusters
+    assert (a.parties_dependence, a.parties_release) == (b.parties_dependence, b.parties_release)
+    for x, y in zip(a.estimates, b.estimates, strict=True):
+        np.testing.assert_array_equal(x.distribution, y.distribution)
+    assert a.adjustment is not None and b.adjustment is not None
+    np.testing.assert_array_equal(a.adjustment.weights, b.adjustment.weights)
+    assert per_link_events(many) == per_link_events(one)
+    assert max(e.time for e in many.transcript or []) >= 30.0  # the deadlines really fired
+    same_costs(one, many)
+    (err,) = many.costs.parties[COORDINATOR].peer_errors
+    assert err.peer == 20 and "RandomizedRecord from party 20: code outside" in str(err)
+    assert [e.peer for e in one.costs.parties[COORDINATOR].peer_errors] == [20]
