@@ -234,7 +234,9 @@ class Coordinator(SubProtocolHost):
         """The phase's records as one histogram: the shards' parts merged with the records
         that came directly (the same arrays however the records were split)."""
         tallied = self._tallied.get(phase)
-        direct = list(ids) if tallied is None else [i for i in ids if not tallied[i]]
+        direct = np.asarray(ids, np.intp)
+        if tallied is not None:
+            direct = direct[~tallied[direct]]
         parts = [*self._parts[phase], PatternCounts.of(store.stack(direct), self.cfg.sizes)]
         return PatternCounts.merge(parts, self.cfg.sizes)
 

@@ -103,9 +103,10 @@ class RecordRows:
 
     def ids(self) -> list[int]:
         """The parties with a record, sorted."""
-        return [int(i) for i in np.flatnonzero(self.have)]
+        ids: list[int] = np.flatnonzero(self.have).tolist()
+        return ids
 
-    def stack(self, ids: list[int] | tuple[int, ...]) -> np.ndarray:
+    def stack(self, ids: list[int] | tuple[int, ...] | np.ndarray) -> np.ndarray:
         """The records of ``ids``, in that order, as an int64 ``(len(ids), m)`` array."""
         return self.rows[np.asarray(ids, np.intp)].astype(np.int64)
 
