@@ -127,7 +127,7 @@ def pipeline_audit(
     dep_ids = list(res.parties_dependence)
     rel_ids = list(res.parties_release)
     y = {i: row for i, row in zip(dep_ids, np.asarray(res.dependence_randomized), strict=True)}
-    z = {i: row for i, row in zip(rel_ids, np.asarray(res.randomized), strict=True)}
+    z = {i: row for i, row in zip(rel_ids, res.rows(), strict=True)}
     both = [i for i in rel_ids if i in y]
     guesses = correct = 0
     for i in both:

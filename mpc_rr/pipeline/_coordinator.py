@@ -102,8 +102,10 @@ class Coordinator(SubProtocolHost):
         signing_key: Ed25519PrivateKey,
         *,
         progress: Progress | None = None,
+        keep_rows: bool = True,
     ) -> None:
         super().__init__(COORDINATOR, CoordState.DEPENDENCE)
+        self.keep_rows = keep_rows  # False: the result holds the records' histograms, not their rows
         if signing.public_bytes(signing_key) != config.coordinator_key:
             raise UsageError("coordinator signing key does not match config.coordinator_key")
         self.cfg = config
@@ -216,7 +218,7 @@ class Coordinator(SubProtocolHost):
             t = type(t)(t.ids[ok], t.which[ok], hist)
         tallied = self._tallied.setdefault(msg.phase, np.zeros(self.cfg.n + 1, np.bool_))
         tallied[t.ids] = True
-        store.put_many(t.ids, hist.patterns[t.which])
+        store.put_many(t.ids, hist.patterns[t.which] if self.keep_rows else None)
         self._parts[msg.phase].append(hist)
         self._missing.difference_update(t.ids.tolist())
         self._report(msg.phase, len(store), len(self.expected))
@@ -267,7 +269,7 @@ class Coordinator(SubProtocolHost):
         else:
             ids = self.records.ids()
             self.dep_parties = tuple(ids)
-            self.dep_randomized = self.records.stack(ids)
+            self.dep_randomized = self.records.stack(ids) if self.keep_rows else None
             self.dependence_patterns = self._histogram("DEPENDENCE", self.records, ids)
             self.dependences = self.dependence_patterns.dependence_matrix(self.cfg.schema)
         self.expected = set(self.dep_parties)
@@ -306,7 +308,7 @@ class Coordinator(SubProtocolHost):
         assert self.clustering is not None and self.dependences is not None
         cfg = self.cfg
         ids = tuple(self.releases.ids())
-        z = self.releases.stack(ids)
+        z = self.releases.stack(ids) if self.keep_rows else None
         hist = self.patterns = self._histogram("RELEASE", self.releases, ids)
         clusters = self.clustering.clusters
         mechs = cfg.release_mechanisms(clusters)
@@ -324,7 +326,8 @@ class Coordinator(SubProtocolHost):
         adj = None
         if cfg.adjust:  # Algorithm 2 over the distinct patterns; each record gets its share
             adj = hist.adjust(clusters, [e.distribution for e in ests], max_iter=cfg.adjust_iterations)
-            adj = replace(adj, weights=hist.row_weights(z, adj.weights))
+            if z is not None:
+                adj = replace(adj, weights=hist.row_weights(z, adj.weights))
         result = PipelineResult(
             cfg, self.dependences, self.clustering, self.dep_parties, ids, z, tuple(ests), adj,
             epsilons(cfg, clusters), self.dep_randomized, hist, self.dependence_patterns,

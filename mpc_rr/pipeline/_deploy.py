@@ -143,7 +143,7 @@ def pipeline_result_to_json(result: Any) -> Any:
             "clusters": result.clustering.names(names),
             "parties_dependence": len(result.parties_dependence),
             "parties_release": list(result.parties_release),
-            "randomized": result.randomized.tolist(),
+            "randomized": None if result.randomized is None else result.randomized.tolist(),
             "epsilon": {k: _finite(v) for k, v in result.epsilon.items()},
             "estimates": [np.asarray(e.distribution).tolist() for e in result.estimates],
         }

@@ -95,9 +95,11 @@ class RecordRows:
     def __len__(self) -> int:
         return self.count
 
-    def put_many(self, ids: np.ndarray, rows: np.ndarray) -> None:
-        """Store the validated ``rows`` of parties ``ids`` (distinct, none stored yet)."""
-        self.rows[ids] = rows
+    def put_many(self, ids: np.ndarray, rows: np.ndarray | None) -> None:
+        """Store the validated ``rows`` of parties ``ids`` (distinct, none stored yet); ``None``:
+        only that they sent one (their pages of the row array are never written: never paid)."""
+        if rows is not None:
+            self.rows[ids] = rows
         self.have[ids] = True
         self.count += len(ids)
 

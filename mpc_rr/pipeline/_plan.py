@@ -45,6 +45,10 @@ class PipelinePlan(RolePlan):
         shares from the OS CSPRNG; an int uses
         :class:`~mpc_rr.secure_sum.SeededEntropy` (tests and teaching:
         reproducible transcripts).
+    keep_rows:
+        Whether the coordinator's result holds every party's released (and Sec. 4.1)
+        record, ``randomized``; ``False``: only their histograms (``patterns``), which is all
+        its estimates use (:mod:`mpc_rr.pipeline._split`).
     """
 
     def __init__(
@@ -57,8 +61,10 @@ class PipelinePlan(RolePlan):
         entropy_seed: int | None = None,
         ids: Sequence[int] | None = None,
         progress: Progress | None = None,
+        keep_rows: bool = True,
     ) -> None:
         self.config = config
+        self.keep_rows = keep_rows
         self.seed = int(seed)
         self.entropy_seed = entropy_seed
         self._ids = tuple(range(config.n + 1)) if ids is None else tuple(sorted(int(i) for i in ids))
@@ -88,7 +94,7 @@ class PipelinePlan(RolePlan):
         return PipelinePlan(
             self.config, self.records[rows], self.seed,
             self.signing_key if COORDINATOR in ids_t else None,
-            entropy_seed=self.entropy_seed, ids=ids_t,
+            entropy_seed=self.entropy_seed, ids=ids_t, keep_rows=self.keep_rows,
         )  # fmt: skip
 
     def coordinator_part(self, ids: Sequence[int]) -> CoordinatorShard:
@@ -108,7 +114,7 @@ class PipelinePlan(RolePlan):
             if i == COORDINATOR:
                 assert self.signing_key is not None
                 key = signing.new_signing_key(self.signing_key)
-                roles[i] = Coordinator(cfg, key, progress=progress)
+                roles[i] = Coordinator(cfg, key, progress=progress, keep_rows=self.keep_rows)
                 continue
             rng = np.random.default_rng(np.random.SeedSequence(self.seed, spawn_key=(i - 1,)))
             roles[i] = DataParty(i, cfg, self.records[k], rng, sum_entropy=spawn(i) if spawn else None)

@@ -8,6 +8,7 @@ from functools import lru_cache
 
 import numpy as np
 
+from mpc_rr.core import UsageError
 from mpc_rr.estimation import (
     AdjustmentResult,
     Estimate,
@@ -70,11 +71,11 @@ class PipelineResult:
     clustering: Clustering
     parties_dependence: tuple[int, ...]  # whose submissions the dependence phase used
     parties_release: tuple[int, ...]  # whose release is in the estimates (sorted ids)
-    randomized: np.ndarray  # (len(parties_release), m) released records, in id order
+    randomized: np.ndarray | None  # (len(parties_release), m) released records in id order; None: not kept
     estimates: tuple[Estimate, ...]  # one per cluster
     adjustment: AdjustmentResult | None
     epsilon: dict[str, float]
-    dependence_randomized: np.ndarray | None = None  # Sec. 4.1 records (source "rr"), id order
+    dependence_randomized: np.ndarray | None = None  # Sec. 4.1 records (source "rr", if kept), id order
     patterns: PatternCounts | None = None  # the releases' histogram the estimates come from
     dependence_patterns: PatternCounts | None = None  # the Sec. 4.1 records' histogram ("rr")
 
@@ -89,21 +90,27 @@ class PipelineResult:
         self,
     ) -> tuple[tuple[Estimate, ...], WeightedRecords | None, AdjustmentResult | None] | None:
         """:meth:`independent` with the :class:`AdjustmentResult` of its RR-Adjustment."""
-        y = self.dependence_randomized
-        if y is None:
+        y, hist = self.dependence_randomized, self.dependence_patterns
+        if y is None and hist is None:
             return None
         cfg = self.config
         mechs = cfg.attribute_mechanisms()
         ests = tuple(
-            estimate_distribution(m, np.bincount(y[:, j], minlength=cfg.sizes[j]), cfg.estimator)
+            estimate_distribution(
+                m, np.bincount(y[:, j], minlength=cfg.sizes[j]) if y is not None
+                else hist.joint_counts((j,)), cfg.estimator,  # type: ignore[union-attr]
+            )
             for j, m in enumerate(mechs)
-        )
+        )  # fmt: skip
         if not cfg.adjust:
             return ests, None, None
         singles = [(j,) for j in range(len(cfg.sizes))]
-        adj = rr_adjustment(
-            y, cfg.sizes, singles, [e.distribution for e in ests], max_iter=cfg.adjust_iterations
-        )
+        targets = [e.distribution for e in ests]
+        if y is None:  # no rows kept: the records as their histogram (mpc_rr.estimation.PatternCounts)
+            assert hist is not None
+            adj = hist.adjust(singles, targets, max_iter=cfg.adjust_iterations)
+            return ests, WeightedRecords(cfg.sizes, hist.patterns.astype(np.int64), adj.weights), adj
+        adj = rr_adjustment(y, cfg.sizes, singles, targets, max_iter=cfg.adjust_iterations)
         return ests, WeightedRecords(cfg.sizes, y, adj.weights), adj
 
     @property
@@ -120,7 +127,22 @@ class PipelineResult:
 
     @property
     def adjusted(self) -> WeightedRecords | None:
+        """RR-Adjustment's weighted records: the released rows, or (rows not kept) the distinct
+        patterns, each weighted with its share of the mass (``adjustment.weights`` is per row
+        or per pattern accordingly)."""
         if self.adjustment is None:
             return None
-        return WeightedRecords(self.config.sizes, self.randomized, self.adjustment.weights)
+        if self.randomized is not None:
+            return WeightedRecords(self.config.sizes, self.randomized, self.adjustment.weights)
+        assert self.patterns is not None
+        return WeightedRecords(self.config.sizes, self.patterns.patterns.astype(np.int64), self.adjustment.weights)
+
+    def rows(self) -> np.ndarray:
+        """The released records (:attr:`randomized`); a clear error if the coordinator kept none."""
+        if self.randomized is None:
+            raise UsageError(
+                "the coordinator kept no per-party rows (keep_rows=False): its estimates come from "
+                "the released records' histogram, result.patterns"
+            )
+        return self.randomized
 

@@ -167,6 +167,7 @@ def execute(
     *,
     progress: Callable[[str, int, int], None] | None = None,
     drop: Callable[[dict[int, Role], PipelineConfig], dict[int, Role]] | None = None,
+    keep_rows: bool = True,
 ) -> Execution:
     """Plan the roles of one run over ``data`` and run them with ``runner``.
 
@@ -175,7 +176,8 @@ def execute(
     workers (inside ``protocol_s``); any other runner gets the roles built
     here (inside ``setup_s``, with the planning).  ``drop(roles, config)``
     may replace roles before the run (a scenario's injected dropouts; it
-    needs the roles built here, so not with a sharded runner).
+    needs the roles built here, so not with a sharded runner).  ``keep_rows=False``: the
+    coordinator's result holds the released records' histogram, not every party's row.
     """
     data = _subsample(data, opts.parties, opts.seed)
     # the coordinator's key comes from the OS CSPRNG; nothing secret derives from the seed
@@ -194,7 +196,9 @@ def execute(
             progress(phase, done, total)
 
     t0 = time.perf_counter()
-    plan = PipelinePlan(cfg, data.codes, opts.seed, key.private_bytes_raw(), progress=timed)
+    plan = PipelinePlan(
+        cfg, data.codes, opts.seed, key.private_bytes_raw(), progress=timed, keep_rows=keep_rows
+    )
     todo: PipelinePlan | dict[int, Role]
     if getattr(runner, "builds_in_workers", False):  # a sharded runner builds the roles where they run
         if drop is not None:

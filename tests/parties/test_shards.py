@@ -371,3 +371,17 @@ def test_pipeline_coordinator_split_keeps_dropouts_refusals_and_costs(
     (err,) = many.costs.parties[COORDINATOR].peer_errors
     assert err.peer == 20 and "RandomizedRecord from party 20: code outside" in str(err)
     assert [e.peer for e in one.costs.parties[COORDINATOR].peer_errors] == [20]
+
+
+def test_pipeline_split_without_rows_keeps_the_estimates(adult_plan) -> None:
+    """``keep_rows=False`` across shards: no party's row reaches the result, the same estimates."""
+    plan = adult_plan(40, "rr")
+    full = ShardedRunner(workers=2)(plan)
+    plan.keep_rows = False
+    lean = ShardedRunner(workers=2)(plan)
+    a, b = full.roles[COORDINATOR].result, lean.roles[COORDINATOR].result
+    assert b.randomized is None and a.randomized is not None and b.patterns is not None
+    assert a.clustering.clusters == b.clustering.clusters
+    for x, y in zip(a.estimates, b.estimates, strict=True):
+        np.testing.assert_array_equal(x.distribution, y.distribution)
+    np.testing.assert_array_equal(a.patterns.counts, b.patterns.counts)

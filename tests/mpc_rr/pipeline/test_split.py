@@ -192,3 +192,39 @@ def test_a_tally_from_a_data_party_is_refused_naming_it() -> None:
     with pytest.raises(PeerError, match="from party 4: only the coordinator's own processes") as err:
         coord.receive(4, tally(cfg))
     assert err.value.peer == 4 and len(coord.records) == 0
+
+
+@pytest.mark.parametrize("shards", [None, 3])
+def test_without_rows_the_result_holds_the_histograms_and_the_same_estimates(shards: int | None) -> None:
+    """``keep_rows=False``: no per-party rows in the result (asking for them says why), the same
+    clusters, estimates and histograms; RR-Adjustment's weighted patterns give the weighted
+    rows' marginals, and RR-Independent comes from the Sec. 4.1 histogram."""
+    from mpc_rr.core import UsageError
+    from mpc_rr.pipeline import Coordinator
+
+    n, seed = 80, 9
+    cfg = config(n)
+    x = records(n, seed)
+    kept, _, _ = drive(pipeline_roles(cfg, x, seed, KEY), shards, cfg)
+    roles = pipeline_roles(cfg, x, seed, KEY)
+    roles[COORDINATOR] = Coordinator(cfg, KEY, keep_rows=False)
+    lean, _, _ = drive(roles, shards, cfg)
+    a, b = kept.result, lean.result
+    assert b.randomized is None and b.dependence_randomized is None
+    with pytest.raises(UsageError, match="kept no per-party rows"):
+        b.rows()
+    assert a.clustering.clusters == b.clustering.clusters and a.parties_release == b.parties_release
+    np.testing.assert_array_equal(a.dependences, b.dependences)
+    for e, f in zip(a.estimates, b.estimates, strict=True):
+        np.testing.assert_array_equal(e.distribution, f.distribution)
+    np.testing.assert_array_equal(a.patterns.counts, b.patterns.counts)
+    assert b.adjustment is not None and b.adjustment.weights.shape == (len(b.patterns),)
+    wa, wb = a.adjusted, b.adjusted
+    assert wa is not None and wb is not None
+    for g in [(0,), (0, 1), (2, 3)]:
+        np.testing.assert_allclose(wa.marginal(g), wb.marginal(g), atol=1e-12)
+    ia, ib = a.independent(), b.independent()
+    assert ia is not None and ib is not None and ia[1] is not None and ib[1] is not None
+    for e, f in zip(ia[0], ib[0], strict=True):
+        np.testing.assert_array_equal(e.distribution, f.distribution)
+    np.testing.assert_allclose(ia[1].marginal((0, 1)), ib[1].marginal((0, 1)), atol=1e-9)
