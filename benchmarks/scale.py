@@ -264,6 +264,10 @@ def million_child(args: argparse.Namespace) -> dict[str, Any]:
         "critical_s": extra["startup_cpu_s"] + extra["build_cpu_s"] + extra["critical_cpu_s"] + cpu,
         "superstep_cpu_s": extra["superstep_cpu_s"],
         "split": extra.get("split", False),
+        # serial CPU outside the supersteps: this process (planning, the runner's parent, merging the
+        # shards' columns) vs the parallel worker start-up and building (the busiest worker's)
+        "parent_cpu_s": cpu, "runner_parent_cpu_s": extra["parent_cpu_s"],
+        "build_cpu_s": extra["build_cpu_s"], "startup_cpu_s": extra["startup_cpu_s"],
         # the distinct released / Sec. 4.1 patterns the estimates come from (measured, not guessed)
         "patterns": _distinct(ex.result.randomized),
         "dependence_patterns": _distinct(ex.result.dependence_randomized),
