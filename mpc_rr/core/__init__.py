@@ -48,6 +48,7 @@ __all__ = [
     "Event",
     "Handler",
     "HarnessRunner",
+    "IdMask",
     "Message",
     "NoOptions",
     "OutcomeTable",
@@ -119,6 +120,7 @@ _HOME = {
     "Event": "mpc_rr.core._roles",
     "Handler": "mpc_rr.core._roles",
     "HarnessRunner": "mpc_rr.core._harness",
+    "IdMask": "mpc_rr.core._id_mask",
     "MAX_LABEL": "mpc_rr.core._messages",
     "Message": "mpc_rr.core._messages",
     "NOBODY": "mpc_rr.core._roles",
@@ -209,6 +211,9 @@ if TYPE_CHECKING:
         HarnessRunner,
         codec_for_roles,
         run_roles,
+    )
+    from mpc_rr.core._id_mask import (
+        IdMask,
     )
     from mpc_rr.core._lazy import (
         lazy_exports,

@@ -15,6 +15,7 @@ from mpc_rr.core import (
     NOBODY,
     AllIn,
     Deadline,
+    IdMask,
     Message,
     PeerError,
     Send,
@@ -112,14 +113,14 @@ class Coordinator(SubProtocolHost):
         self.run = config.run
         self.key = signing_key
         self.progress = progress
-        self.expected: set[int] = set(range(1, config.n + 1))
-        self._missing: set[int] = set(self.expected)  # expected parties silent in this step
+        # masks, not sets: ~1 byte per party, updated a tally (an array of ids) at a time
+        self.expected = IdMask.of(config.n, np.arange(1, config.n + 1))
+        self._missing = self.expected.copy()  # expected parties silent in this step
         self.records = RecordRows(config.n, config.sizes)
         self.releases = RecordRows(config.n, config.sizes)
         # per phase: the shards' histograms, and who came through one (the rest came directly)
         self._parts: dict[str, list[PatternCounts]] = {"DEPENDENCE": [], "RELEASE": []}
         self._tallied: dict[str, np.ndarray] = {}
-        self._expected_mask: np.ndarray | None = None
         self._refused: list[PeerError] = []
         self.patterns: PatternCounts | None = None  # the releases' histogram, once estimated
         self.dependence_patterns: PatternCounts | None = None
@@ -204,23 +205,20 @@ class Coordinator(SubProtocolHost):
                 return []
             self._refuse(t.ids, f"cannot handle Release in state {self.state.name}")
             return []
-        if self._expected_mask is None:
-            self._expected_mask = np.zeros(self.cfg.n + 1, np.bool_)
-            self._expected_mask[np.fromiter(self.expected, np.intp, len(self.expected))] = True
-        ok = self._expected_mask[t.ids] & ~store.have[t.ids]
+        expected = self.expected.mask
+        ok = expected[t.ids] & ~store.have[t.ids]
         hist = t.hist
         if not ok.all():
             bad = t.ids[~ok]
-            unexpected = bad[~self._expected_mask[bad]]
-            self._refuse(unexpected, f"unexpected submission in {msg.phase}")
-            self._refuse(bad[self._expected_mask[bad]], f"submitted twice in {msg.phase}; kept the first")
+            self._refuse(bad[~expected[bad]], f"unexpected submission in {msg.phase}")
+            self._refuse(bad[expected[bad]], f"submitted twice in {msg.phase}; kept the first")
             hist = hist.without(t.which[~ok])
             t = type(t)(t.ids[ok], t.which[ok], hist)
         tallied = self._tallied.setdefault(msg.phase, np.zeros(self.cfg.n + 1, np.bool_))
         tallied[t.ids] = True
         store.put_many(t.ids, hist.patterns[t.which] if self.keep_rows else None)
         self._parts[msg.phase].append(hist)
-        self._missing.difference_update(t.ids.tolist())
+        self._missing.discard_many(t.ids)
         self._report(msg.phase, len(store), len(self.expected))
         return []
 
@@ -245,16 +243,15 @@ class Coordinator(SubProtocolHost):
     def _go_on_without_silent(self, have: RecordRows) -> list[Send]:
         """A deadline passed: the silent parties are dropouts (abort below min_parties)."""
         if len(have) < self.cfg.min_parties:
-            missing = sorted(self.expected - set(have.ids()))
+            missing = np.flatnonzero(self.expected.mask & ~have.have).tolist()
             self.abort(
                 f"{self.name}: only {len(have)} of {len(self.expected)} parties answered in "
                 f"{self.state.name} (min_parties={self.cfg.min_parties}); silent: {missing[:20]}",
                 missing,
             )
             return []
-        self.expected = set(have.ids())
-        self._expected_mask = None
-        self._missing = set()
+        self.expected = IdMask(have.have.copy())
+        self._missing = IdMask(np.zeros_like(have.have))
         return []  # the AllIn transition closes the step
 
     def _cluster_and_broadcast(self) -> list[Send]:
@@ -272,9 +269,8 @@ class Coordinator(SubProtocolHost):
             self.dep_randomized = self.records.stack(ids) if self.keep_rows else None
             self.dependence_patterns = self._histogram("DEPENDENCE", self.records, ids)
             self.dependences = self.dependence_patterns.dependence_matrix(self.cfg.schema)
-        self.expected = set(self.dep_parties)
-        self._expected_mask = None
-        self._missing = set(self.expected)
+        self.expected = IdMask.of(self.cfg.n, np.asarray(self.dep_parties, np.intp))
+        self._missing = self.expected.copy()
         self._report("DEPENDENCE", len(self.dep_parties), len(self.dep_parties))
         self.clustering = cluster_attributes(
             self.dependences, self.cfg.sizes, self.cfg.tv, self.cfg.td
@@ -287,7 +283,7 @@ class Coordinator(SubProtocolHost):
         msg = SignedClustering(
             run=self.run, source=self.cfg.dependence, clusters=clusters, digest=digest, signature=sig
         )
-        return broadcast(sorted(self.expected), msg)
+        return broadcast(self.expected.ids(), msg)
 
     # -- release phase ------------------------------------------------------------------
     def _on_release(self, src: int, msg: Release) -> list[Send]:
