@@ -96,7 +96,7 @@ class CoordinatorShard:
     def __init__(self, cfg: PipelineConfig, ids: Sequence[int]) -> None:
         self.cfg = cfg
         self.codec = Codec(PIPELINE_MESSAGES)
-        self._seen = {phase: set() for phase in PHASES.values()}  # type: dict[str, set[int]]
+        self._seen: dict[str, set[int]] = {phase: set() for phase in PHASES.values()}
         self._rows: dict[str, tuple[list[int], list[list[int]]]] = {}
         self._messages = self._bytes = 0
         self._labels: set[tuple[str, int]] = set()
