@@ -1,4 +1,12 @@
-"""The bulletin board (party 0) of the full mesh's board publication (Sec. 4.2, step 3 via a relay)."""
+"""The bulletin board (party 0) of the full mesh's board publication (Sec. 4.2, step 3 via a relay).
+
+The board is the run's relay and a protocol role with a signing key, so it is
+*accountable*: it checks on ingress every signature on what it relays (each
+key, each share's signature and audit path, each publication), refuses a bad
+one naming its sender and tells every party (:class:`MeshAbort`), and sends
+every checked publication along with its total.  A bad signature that reaches
+a party through the board therefore names the board alone.
+"""
 
 from __future__ import annotations
 
@@ -17,6 +25,7 @@ from mpc_rr.core import (
     Transition,
     WireArray,
     broadcast,
+    each,
     table,
 )
 from mpc_rr.secure_sum._common import SumResult, read_residues
@@ -26,11 +35,16 @@ from mpc_rr.secure_sum.full_mesh._messages import (
     KEY_LEN,
     MESH_MESSAGES,
     PROTOCOL,
+    TAG_LEN,
+    MeshAbort,
     MeshKey,
     MeshKeys,
     MeshPublish,
+    MeshShare,
     MeshTotal,
     checked_modulus,
+    frame_digest,
+    share_signed,
 )
 
 __all__ = ["BoardState", "BulletinBoard"]
@@ -43,16 +57,20 @@ class BoardState(enum.Enum):
     ABORTED = "aborted"
 
 
-# The board relays what needs no secret: it collects every party's public key and, when all
-# are in, sends everyone the list (step 1); then it collects the publications r_j and, when
-# all are in, publishes their sum mod m.  It never sees a share.  No deadline entry: a silent
-# party makes it abort (patience), naming the party.
+# The board relays everything: it collects every party's public key and, when all are in,
+# sends everyone the list (step 1); it passes each encrypted share on to its receiver once
+# its sender's signature and audit path check out (step 2; it reads no share); then it
+# collects the publications r_j and, when all are in, publishes their sum mod m with them.
+# No deadline entry: a silent party makes it abort (patience), naming the party and telling
+# everyone; so does a message whose signature fails.
 BOARD_TABLE = table({
     (BoardState.KEYS, MeshKey): Transition("_on_key", BoardState.KEYS),
     (BoardState.KEYS, AllIn): Transition("_send_keys", BoardState.COLLECTING),
     (BoardState.COLLECTING, MeshKey): Transition("_on_key", BoardState.COLLECTING),  # duplicates
+    (BoardState.COLLECTING, MeshShare): Transition("_on_share", BoardState.COLLECTING),
     (BoardState.COLLECTING, MeshPublish): Transition("_on_publish", BoardState.COLLECTING),
     (BoardState.COLLECTING, AllIn): Transition("_publish_total", BoardState.DONE),
+    **each((BoardState.KEYS, BoardState.COLLECTING), MeshAbort, "_on_complaint"),
 })
 
 
@@ -60,8 +78,8 @@ class BulletinBoard(Role):
     """Party 0 in ``"board"`` publication mode.
 
     Collects every party's public key and sends the list to everyone (step 1),
-    then collects the ``r_j`` and publishes their sum mod m.  It never sees a
-    share (they go from party to party, encrypted).
+    relays each checked share (encrypted end to end: it reads none), then
+    collects the ``r_j`` and publishes their sum mod m (module docstring).
     """
 
     TRANSITIONS = BOARD_TABLE
@@ -84,6 +102,10 @@ class BulletinBoard(Role):
         self._missing = set(range(1, self.n + 1))
         self._acc = np.zeros(self.cells, np.uint64)
         self._pub_sigs: list[bytes] = [b""] * self.n
+        self.share_len = self.cells * self.dtype.itemsize + TAG_LEN
+        self._relayed: dict[tuple[int, int], bytes] = {}  # (sender, receiver) -> digest of the share
+        self._shares_left = dict.fromkeys(range(1, self.n + 1), self.n - 1)  # sender -> shares to come
+        self._sharing = set(range(1, self.n + 1))  # senders with shares to come
 
     @property
     def roster(self) -> Roster:
@@ -102,22 +124,48 @@ class BulletinBoard(Role):
     def waiting_for(self) -> AbstractSet[int]:
         if self.done:
             return NOBODY
-        return self._no_key_yet if self.state is BoardState.KEYS else self._missing
+        if self.state is BoardState.KEYS:
+            return self._no_key_yet
+        # while shares are missing, their senders (a receiver cannot publish before it has them all)
+        return self._sharing or self._missing
+
+    def on_timeout(self) -> list[Send]:
+        """The core's patience, then every party is told whom the board names."""
+        sends = super().on_timeout()
+        return sends + self._announce() if self.error is not None else sends
+
+    def _announce(self) -> list[Send]:
+        err = self.error
+        assert err is not None
+        notice = MeshAbort(reason=str(err)[:500], culprits=list(err.culprits), run=self.run, step=4)
+        return broadcast(range(1, self.n + 1), notice)
+
+    def _refuse(self, src: int, what: str) -> list[Send]:
+        """Abort naming ``src`` for ``what`` and tell every party (not raised: the notice must go)."""
+        self.abort(f"{self.name}: {what} from party {src}", [src])
+        return self._announce()
+
+    def _on_complaint(self, src: int, msg: MeshAbort) -> list[Send]:
+        """Party ``src`` stopped, naming ``msg.culprits`` (with evidence it holds: e.g. a share
+        its sender signed that does not open): the run cannot finish, so the board stops it for
+        everyone, naming nobody itself (it cannot check the claim: ``{src, c}`` suspects)."""
+        if not 1 <= src <= self.n:
+            raise PeerError(f"{self.name}: abort notice from non-party {src}", src)
+        named = [c for c in msg.culprits if 0 < c <= self.n and c != src]
+        self.abort(f"{self.name}: party {src} stopped the run: {msg.reason[:400]}", [], [(src, c) for c in named])
+        return self._announce()
 
     def _on_key(self, src: int, msg: MeshKey) -> list[Send]:
         if not 1 <= src <= self.n:
             raise PeerError(f"{self.name}: public key from non-party {src}", src)
         if len(msg.pk) != KEY_LEN:
-            self.abort(f"{self.name}: malformed public key from party {src}", [src])
-            raise PeerError(f"{self.name}: public key of {len(msg.pk)} bytes from party {src}", src)
+            return self._refuse(src, f"a malformed public key ({len(msg.pk)} bytes)")
         if src not in self._no_key_yet:
             if self._keys[src - 1].tobytes() == msg.pk:
                 raise PeerError(f"{self.name}: duplicate public key from party {src} ignored", src)
-            self.abort(f"{self.name}: party {src} sent two different public keys", [src])
-            raise PeerError(f"{self.name}: conflicting public key from party {src}", src)
+            return self._refuse(src, "two different public keys")
         if not self._genuine(src, msg.pk, msg.signature):
-            self.abort(f"{self.name}: the public key of party {src} does not carry its signature", [src])
-            raise PeerError(f"{self.name}: unsigned public key from party {src}", src)
+            return self._refuse(src, "a public key without its signature for this run")
         self._keys[src - 1] = np.frombuffer(msg.pk, np.uint8)
         self._sigs[src - 1] = msg.signature
         self._no_key_yet.discard(src)
@@ -127,23 +175,49 @@ class BulletinBoard(Role):
         out = MeshKeys(pks=WireArray.from_numpy(self._keys), run=self.run, step=1, signatures=list(self._sigs))
         return broadcast(range(1, self.n + 1), out)
 
+    def _share_signed(self, sender: int, receiver: int, msg: MeshShare) -> bool:
+        """Whether ``sender`` signed this share to ``receiver`` (overridden by broken variants)."""
+        return share_signed(self.roster, self.run, self.n, sender, receiver, msg)
+
+    def _on_share(self, src: int, msg: MeshShare) -> list[Send]:
+        """Relay a share from ``src`` to ``msg.peer`` once its signature and path check out."""
+        dst = msg.peer
+        if not 1 <= src <= self.n:
+            raise PeerError(f"{self.name}: share from non-party {src}", src)
+        if not 1 <= dst <= self.n or dst == src:
+            return self._refuse(src, f"a share for party {dst}")
+        if len(msg.ciphertext) != self.share_len:
+            return self._refuse(src, f"a malformed share ({len(msg.ciphertext)} bytes, expected {self.share_len})")
+        digest = frame_digest(msg.ciphertext)
+        seen = self._relayed.get((src, dst))
+        if seen is not None:
+            if seen == digest:
+                raise PeerError(f"{self.name}: duplicate share from party {src} to {dst} ignored", src)
+            return self._refuse(src, f"two different shares to party {dst}")
+        if not self._share_signed(src, dst, msg):
+            return self._refuse(src, f"a share to party {dst} without its signature and audit path for this run")
+        self._relayed[(src, dst)] = digest
+        self._shares_left[src] -= 1
+        if not self._shares_left[src]:
+            self._sharing.discard(src)
+        out = MeshShare(ciphertext=msg.ciphertext, run=self.run, step=msg.step, signature=msg.signature,
+                        path=msg.path, peer=src)  # fmt: skip
+        return [Send(dst, out)]
+
     def _on_publish(self, src: int, msg: MeshPublish) -> list[Send]:
         if not 1 <= src <= self.n:
             raise PeerError(f"{self.name}: publication from non-party {src}", src)
         try:
             arr = read_residues(msg.value, self.modulus, self.cells, src, "publication")
         except PeerError:
-            self.abort(f"{self.name}: malformed publication from party {src}", [src])
-            raise
+            return self._refuse(src, "a malformed publication")
         if src in self._got:
             if np.array_equal(self._got[src], arr):
                 raise PeerError(f"{self.name}: duplicate publication from party {src} ignored", src)
-            self.abort(f"{self.name}: party {src} published two different values", [src])
-            raise PeerError(f"{self.name}: conflicting publication from party {src}", src)
+            return self._refuse(src, "two different publications")
         if not self.roster.verify_signed(PROTOCOL, self.run, "publish", src, msg.signature,
                                          arr.astype(self.dtype.newbyteorder("<")).tobytes()):  # fmt: skip
-            self.abort(f"{self.name}: the publication of party {src} does not carry its signature", [src])
-            raise PeerError(f"{self.name}: unsigned publication from party {src}", src)
+            return self._refuse(src, "a publication without its signature for this run")
         self._got[src] = arr
         self._pub_sigs[src - 1] = msg.signature
         self._missing.discard(src)
