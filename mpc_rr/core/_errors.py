@@ -70,9 +70,6 @@ class ProtocolAbort(Exception):
         self.culprits = culprits
         self.suspects = suspects
 
-    def __reduce__(self) -> tuple[type[ProtocolAbort], tuple[str, tuple[int, ...], tuple[tuple[int, ...], ...]]]:
-        return (type(self), (str(self), self.culprits, self.suspects))
-
 
 def blame_json(ids: tuple[int, ...] | list[int]) -> list[int | str]:
     """``ids`` for JSON: party ids as numbers, :data:`RELAY` as ``"relay"`` (the one
