@@ -2,7 +2,7 @@
 
 The board is the run's relay and a protocol role with a signing key, so it is
 *accountable*: it checks on ingress every signature on what it relays (each
-key, each share's signature and audit path, each publication), refuses a bad
+key, each party's signature on the tree hash of its shares, each publication), refuses a bad
 one naming its sender and tells every party (:class:`MeshAbort`), and sends
 every checked publication along with its total.  A bad signature that reaches
 a party through the board therefore names the board alone.
@@ -30,7 +30,7 @@ from mpc_rr.core import (
 )
 from mpc_rr.secure_sum._common import SumResult, read_residues
 from mpc_rr.secure_sum._entropy import smallest_uint
-from mpc_rr.secure_sum._identity import Roster, default_identity
+from mpc_rr.secure_sum._identity import Roster, default_identity, merkle_paths, share_items
 from mpc_rr.secure_sum.full_mesh._messages import (
     KEY_LEN,
     MESH_MESSAGES,
@@ -44,7 +44,6 @@ from mpc_rr.secure_sum.full_mesh._messages import (
     MeshTotal,
     checked_modulus,
     frame_digest,
-    share_signed,
 )
 
 __all__ = ["BoardState", "BulletinBoard"]
@@ -58,8 +57,9 @@ class BoardState(enum.Enum):
 
 
 # The board relays everything: it collects every party's public key and, when all are in,
-# sends everyone the list (step 1); it passes each encrypted share on to its receiver once
-# its sender's signature and audit path check out (step 2; it reads no share); then it
+# sends everyone the list (step 1); it holds each party's encrypted shares until all n - 1
+# are in, checks the sender's signature on their tree hash and passes each on to its receiver
+# with its audit path (step 2; it reads no share); then it
 # collects the publications r_j and, when all are in, publishes their sum mod m with them.
 # No deadline entry: a silent party makes it abort (patience), naming the party and telling
 # everyone; so does a message whose signature fails.
@@ -104,6 +104,7 @@ class BulletinBoard(Role):
         self._pub_sigs: list[bytes] = [b""] * self.n
         self.share_len = self.cells * self.dtype.itemsize + TAG_LEN
         self._relayed: dict[tuple[int, int], bytes] = {}  # (sender, receiver) -> digest of the share
+        self._held: dict[int, dict[int, MeshShare]] = {}  # sender -> its shares in so far, by receiver
         self._shares_left = dict.fromkeys(range(1, self.n + 1), self.n - 1)  # sender -> shares to come
         self._sharing = set(range(1, self.n + 1))  # senders with shares to come
 
@@ -175,12 +176,13 @@ class BulletinBoard(Role):
         out = MeshKeys(pks=WireArray.from_numpy(self._keys), run=self.run, step=1, signatures=list(self._sigs))
         return broadcast(range(1, self.n + 1), out)
 
-    def _share_signed(self, sender: int, receiver: int, msg: MeshShare) -> bool:
-        """Whether ``sender`` signed this share to ``receiver`` (overridden by broken variants)."""
-        return share_signed(self.roster, self.run, self.n, sender, receiver, msg)
+    def _batch_signed(self, sender: int, root: bytes, signature: bytes) -> bool:
+        """Whether ``sender`` signed this tree hash of its shares for this run (round ``shares``)."""
+        return self.roster.verify_signed(PROTOCOL, self.run, "shares", sender, signature, root)
 
     def _on_share(self, src: int, msg: MeshShare) -> list[Send]:
-        """Relay a share from ``src`` to ``msg.peer`` once its signature and path check out."""
+        """Hold a share from ``src`` to ``msg.peer``; once all ``n - 1`` are in, check its signature
+        on their tree hash and pass each on with its audit path (:meth:`_release`)."""
         dst = msg.peer
         if not 1 <= src <= self.n:
             raise PeerError(f"{self.name}: share from non-party {src}", src)
@@ -188,21 +190,33 @@ class BulletinBoard(Role):
             return self._refuse(src, f"a share for party {dst}")
         if len(msg.ciphertext) != self.share_len:
             return self._refuse(src, f"a malformed share ({len(msg.ciphertext)} bytes, expected {self.share_len})")
-        digest = frame_digest(msg.ciphertext)
+        digest = frame_digest(msg.ciphertext + msg.signature)
         seen = self._relayed.get((src, dst))
         if seen is not None:
             if seen == digest:
                 raise PeerError(f"{self.name}: duplicate share from party {src} to {dst} ignored", src)
             return self._refuse(src, f"two different shares to party {dst}")
-        if not self._share_signed(src, dst, msg):
-            return self._refuse(src, f"a share to party {dst} without its signature and audit path for this run")
         self._relayed[(src, dst)] = digest
+        self._held.setdefault(src, {})[dst] = msg
         self._shares_left[src] -= 1
-        if not self._shares_left[src]:
-            self._sharing.discard(src)
-        out = MeshShare(ciphertext=msg.ciphertext, run=self.run, step=msg.step, signature=msg.signature,
-                        path=msg.path, peer=src)  # fmt: skip
-        return [Send(dst, out)]
+        if self._shares_left[src]:
+            return []
+        self._sharing.discard(src)
+        return self._release(src)
+
+    def _release(self, src: int) -> list[Send]:
+        """All of ``src``'s shares are in: one signature on their tree hash, or refuse naming it."""
+        held = self._held.pop(src)
+        to = sorted(held)
+        signature = held[to[0]].signature
+        if any(held[j].signature != signature for j in to):
+            return self._refuse(src, "shares under different signatures")
+        cts = np.frombuffer(b"".join(held[j].ciphertext for j in to), np.uint8).reshape(len(to), -1)
+        root, paths = merkle_paths(share_items(np.asarray(to), cts))
+        if not self._batch_signed(src, root, signature):
+            return self._refuse(src, "shares without its signature on their tree hash for this run")
+        return [Send(j, MeshShare(ciphertext=held[j].ciphertext, run=self.run, step=2, signature=signature,
+                                  path=b"".join(path), peer=src)) for j, path in zip(to, paths, strict=True)]  # fmt: skip
 
     def _on_publish(self, src: int, msg: MeshPublish) -> list[Send]:
         if not 1 <= src <= self.n:

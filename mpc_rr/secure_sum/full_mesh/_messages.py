@@ -83,7 +83,8 @@ class MeshShare(Message, frozen=True):
     signature (round ``shares``) on the RFC 6962 tree hash of the items ``recipient (uint32 LE)
     || ciphertext`` of all its ``n - 1`` shares in recipient order (:func:`sign_shares`), and this
     item's audit path.  A receiver checks them only when the share does not open
-    (:func:`share_signed`); the board checks every share it relays."""
+    (:func:`share_signed`).  Board mode: a party sends its shares to the board without paths;
+    the board checks the signature on the whole batch's tree hash and adds each path."""
 
     ciphertext: bytes
     signature: _Signature = b""
@@ -192,14 +193,16 @@ def share_index(sender: int, receiver: int) -> int:
     return receiver - 1 - int(receiver > sender)
 
 
-def sign_shares(identity: Identity, run: str, cts: np.ndarray) -> tuple[bytes, list[bytes]]:
+def sign_shares(identity: Identity, run: str, cts: np.ndarray, *, with_paths: bool = True) -> tuple[bytes, list[bytes]]:
     """``(signature, paths)``: party ``identity.party_id`` signs (round ``shares``) the tree hash
     of its ciphertexts ``cts`` (``(n - 1, len)`` uint8, recipient order); ``paths[k]``: the audit
-    path of its ``k``-th item (concatenated hashes)."""
+    path of its ``k``-th item (concatenated hashes; ``b""`` each without ``with_paths``: the
+    board computes them from the whole batch)."""
     me = identity.party_id
     recipients = np.array([j for j in range(1, cts.shape[0] + 2) if j != me], np.uint32)
-    root, paths = merkle_paths(share_items(recipients, cts))
-    return identity.sign(signed_payload(PROTOCOL, run, "shares", me, root)), [b"".join(p) for p in paths]
+    root, paths = merkle_paths(share_items(recipients, cts), with_paths=with_paths)
+    signature = identity.sign(signed_payload(PROTOCOL, run, "shares", me, root))
+    return signature, [b"".join(p) for p in paths] if with_paths else [b""] * cts.shape[0]
 
 
 def share_signed(roster: Roster, run: str, n: int, sender: int, receiver: int, share: MeshShare) -> bool:

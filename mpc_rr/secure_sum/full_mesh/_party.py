@@ -18,8 +18,8 @@ step before the shares:
    the SHA-256 one-step KDF of the X25519 agreement of ``i`` and ``j``, bound to the purpose
    (``mesh-share``), the run id, the sender and the receiver
    (:func:`share_key`); the run id and both ids are also the associated data.
-   ``n(n-1)`` :class:`MeshShare` messages in all.  Whoever relays them (the
-   memory network, the TCP hub that terminates each party's TLS) reads
+   ``n(n-1)`` :class:`MeshShare` messages (board mode: each through the
+   board, ``2n(n-1)``).  Whoever relays them (the hub, the board) reads
    ciphertext only.
 3. Party ``j`` decrypts and adds what it received and its private 0/1
    indicator vector ``x_j`` and publishes ``r_j = sum_i r_ij + x_j (mod m)``.
@@ -30,7 +30,7 @@ Publication (step 3) is either ``"all-to-all"`` (faithful: every party sends
 ``r_j`` to every other party, ``n(n-1)`` :class:`MeshPublish` messages) or
 ``"board"`` (a bulletin-board relay, party 0, collects the ``n`` values and
 publishes their sum mod m: ``2n`` messages).  :func:`full_mesh_message_count`
-gives the totals: ``3n(n-1)`` all-to-all, ``n(n-1) + 4n`` with the board.
+gives the totals: ``3n(n-1)`` all-to-all, ``2n(n-1) + 4n`` with the board.
 
 Threat model: honest-but-curious parties, and an honest-but-curious relay
 (hub, board), as SecAgg+'s server.  Any coalition of up to ``n - 2`` parties
@@ -67,7 +67,8 @@ second message aborts.
 Wire: residues are encrypted as the smallest unsigned dtype holding ``m - 1``
 (uint16 for Adult's ``m = 32,562``), little-endian: a share of ``D`` cells is
 ``D * itemsize + 16`` bytes of ciphertext, plus a 64-byte signature and a
-``32 * ceil(log2(n - 1))``-byte audit path.
+``32 * ceil(log2(n - 1))``-byte audit path (board mode: none to the board,
+which checks the whole batch's signature and adds each path).
 """
 
 from __future__ import annotations
@@ -290,10 +291,8 @@ class FullMeshParty(Role):
         return PeerError(text, src)
 
     def receive(self, src: int, msg: Message) -> list[Send]:
-        """:meth:`Role.receive`; board mode: a message that makes me abort blaming someone other
-        than the board is reported to the board (:class:`MeshAbort`, a complaint) instead of
-        raised, so that the board stops the run for everyone rather than name the parties
-        that stopped waiting as silent."""
+        """:meth:`Role.receive`; board mode: an abort blaming another than the board is reported to
+        it (a :class:`MeshAbort` complaint), not raised: it stops the run for everyone."""
         was_done = self.done
         try:
             return super().receive(src, msg)
@@ -413,8 +412,9 @@ class FullMeshParty(Role):
         return sends
 
     def _sign_shares(self, cts: list[bytes]) -> tuple[bytes, list[bytes]]:
-        """My signature on the tree hash of my ciphertexts, and each one's audit path."""
-        return sign_shares(self.identity, self.run, np.frombuffer(b"".join(cts), np.uint8).reshape(len(cts), -1))
+        """My signature on the tree hash of my ciphertexts, and each one's audit path (all-to-all)."""
+        batch = np.frombuffer(b"".join(cts), np.uint8).reshape(len(cts), -1)
+        return sign_shares(self.identity, self.run, batch, with_paths=self.publication == "all-to-all")
 
     def _share_signed(self, sender: int, msg: MeshShare) -> bool:
         """Whether ``sender`` signed this share to me (overridden by broken variants)."""

@@ -206,8 +206,9 @@ def test_a_missing_share_aborts_suspecting_the_silent_party_or_naming_it_through
     assert err is not None and err.culprits == () and err.suspects == ((0, 4),) and "board stopped" in str(err)
 
 
-def _keyed(publication: str = "all-to-all", run: str = "t"):
-    """Three parties (and the board) past the key step: ``(roles, shares each party sent)``."""
+def _keyed(publication: str = "all-to-all", run: str = "t", through_board: bool = True):
+    """Three parties (and the board) past the key step: ``(roles, shares each party sent)``
+    (board mode: ``through_board``, the shares as the board passes them on, with their paths)."""
     roles = full_mesh_roles(np.array([[1, 0], [0, 1], [1, 0]]), entropy=seeded(0), run=run,
                             publication=publication)  # fmt: skip
     queue = [(i, s) for i, r in roles.items() for s in r.start()]
@@ -218,6 +219,8 @@ def _keyed(publication: str = "all-to-all", run: str = "t"):
             sent.setdefault(src, []).append(s)
             continue
         queue += [(s.dst, t) for t in roles[s.dst].receive(src, s.msg)]
+    if publication == "board" and through_board:
+        sent = {src: [t for s in sends for t in roles[0].receive(src, s.msg)] for src, sends in sent.items()}
     return roles, sent
 
 
@@ -228,10 +231,8 @@ def _seal(roles, src: int, dst: int, plain: bytes, run: str = "t") -> MeshShare:
 
 
 def _share(sent, src: int, dst: int) -> MeshShare:
-    """The share ``src`` sent for ``dst`` (board mode: as the board relays it on)."""
-    msg = next(s.msg for s in sent[src] if dst in (s.dst, s.msg.peer))
-    return msg if msg.peer == 0 else MeshShare(ciphertext=msg.ciphertext, run=msg.run, step=2,
-                                               signature=msg.signature, path=msg.path, peer=src)  # fmt: skip
+    """The share ``src`` sent for ``dst`` (board mode: as the board passes it on)."""
+    return next(s.msg for s in sent[src] if s.dst == dst)
 
 
 def _key(owner: int, pk: bytes, run: str = "k", n: int = 3) -> MeshKey:

@@ -101,26 +101,28 @@ def test_a_tampered_or_redirected_share_suspects_the_relay_or_names_the_board() 
 
 def test_the_share_batch_signature_is_bound_to_run_round_and_sender() -> None:
     """A share batch signed for another run, as another round, or as another sender does not
-    verify: the board refuses it naming its sender and tells every party."""
+    verify: the board (which gets a party's shares without paths and checks the signature on
+    their tree hash once all are in) refuses it naming its sender and tells every party."""
     from mpc_rr.secure_sum import merkle_paths, share_items
 
-    roles, sent = _keyed("board", run="t")
+    roles, sent = _keyed("board", run="t", through_board=False)
     genuine = {j: next(s.msg for s in sent[2] if s.msg.peer == j) for j in (1, 3)}
+    assert {m.path for m in genuine.values()} == {b""}  # to the board: no paths
     board, me = roles[0], roles[2].identity
-    assert board._share_signed(2, 1, genuine[1])
     cts = np.frombuffer(genuine[1].ciphertext + genuine[3].ciphertext, np.uint8).reshape(2, -1)
     root, _ = merkle_paths(share_items(np.array([1, 3]), cts), with_paths=False)
-    assert me.sign(signed_payload("full-mesh", "t", "shares", 2, root)) == genuine[1].signature
+    assert board._batch_signed(2, root, genuine[1].signature)
     wrong = {"run": me.sign(signed_payload("full-mesh", "u", "shares", 2, root)),
              "round": me.sign(signed_payload("full-mesh", "t", "publish", 2, root)),
              "sender": me.sign(signed_payload("full-mesh", "t", "shares", 3, root))}  # fmt: skip
     for what, sig in wrong.items():
-        forged = MeshShare(ciphertext=genuine[1].ciphertext, run="t", step=2, signature=sig,
-                           path=genuine[1].path, peer=1)  # fmt: skip
-        assert not board._share_signed(2, 1, forged), what
-    out = board.receive(2, forged)
+        assert not board._batch_signed(2, root, sig), what
+    forged = {j: MeshShare(ciphertext=m.ciphertext, run="t", step=2, signature=wrong["run"], peer=j)
+              for j, m in genuine.items()}  # fmt: skip
+    assert board.receive(2, forged[1]) == []  # held until the batch is complete
+    out = board.receive(2, forged[3])
     assert board.error is not None and board.error.culprits == (2,)
-    assert "without its signature and audit path" in str(board.error)
+    assert "without its signature on their tree hash" in str(board.error)
     assert sorted(s.dst for s in out) == [1, 2, 3] and all(isinstance(s.msg, MeshAbort) for s in out)
     assert all(s.msg.culprits == [2] for s in out)
     roles[1].receive(0, out[0].msg)
