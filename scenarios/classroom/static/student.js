@@ -161,7 +161,7 @@
     const acc = new Array(k).fill(0);
     const x = oneHot(k, answer);
     const inKeys = {}, held = {}, got = new Set();
-    let sk = null, pk = null, sharesOut = false, published = false;
+    let sk = null, pk = null, sharesOut = false, published = false, stopped = false;
     const aad = (a, b) => te.encode(`mesh-share/${run}/${a}/${b}`);
 
     // a share that does not open: signed by its sender (path and signature check out) -> the
@@ -173,6 +173,7 @@
       const top = path && await root.signing.rootFromPath(item, me - 1 - (me > src ? 1 : 0), n - 1, hashes);
       const signed = top && await root.signing.verifier(r.roster)(src, msg.signature, "full-mesh", run, "shares", top);
       S.culprits = signed ? [src] : [0];
+      stopped = true;  // as FullMeshParty aborts: never publish a sum that lacks a share
       return new Error(signed ? `${what} from party ${src}, signed by it (it sent garbage)`
                               : `${what}, relayed by the board from party ${src} without its signature`);
     }
@@ -184,7 +185,7 @@
       vals.forEach((v, c) => (acc[c] = (acc[c] + v) % m));
     }
     async function maybePublish() {
-      if (!sharesOut || published || got.size < n - 1) return;
+      if (stopped || !sharesOut || published || got.size < n - 1) return;
       published = true;
       const rj = acc.map((a, c) => (a + x[c]) % m);
       note("step 3: published r_" + me + " = " + rj.join(",") + " (uniform: says nothing about my answer)");
@@ -248,6 +249,7 @@
           await maybePublish();
         } else if (msg.type === "MeshAbort" && src === 0) {
           S.culprits = (msg.culprits || []).includes(me) ? [0] : [];  // it blames me, honest: the board lies
+          stopped = true;
           throw new Error("the board stopped the run: " + msg.reason);
         } else if (msg.type === "MeshTotal" && src === 0) {
           const total = root.wire.fromArray(msg.total, dtype, k);
