@@ -174,8 +174,11 @@
       const signed = top && await root.signing.verifier(r.roster)(src, msg.signature, "full-mesh", run, "shares", top);
       S.culprits = signed ? [src] : [0];
       stopped = true;  // as FullMeshParty aborts: never publish a sum that lacks a share
-      return new Error(signed ? `${what} from party ${src}, signed by it (it sent garbage)`
-                              : `${what}, relayed by the board from party ${src} without its signature`);
+      const err = new Error(signed ? `${what} from party ${src}, signed by it (it sent garbage)`
+                                   : `${what}, relayed by the board from party ${src} without its signature`);
+      // a complaint, as FullMeshParty's: the board stops the run for everyone (not blaming the board itself)
+      if (signed) send(0, root.wire.make("MeshAbort", { reason: String(err.message).slice(0, 500), culprits: [src], run, step: 4 }));
+      return err;
     }
     async function accept(src, msg) {
       const plain = await open(inKeys[src], msg.ciphertext, aad(src, me)).catch(() => null);
@@ -248,7 +251,7 @@
           else await accept(from, msg);
           await maybePublish();
         } else if (msg.type === "MeshAbort" && src === 0) {
-          S.culprits = (msg.culprits || []).includes(me) ? [0] : [];  // it blames me, honest: the board lies
+          if (!stopped) S.culprits = (msg.culprits || []).includes(me) ? [0] : [];  // it blames me, honest: the board lies
           stopped = true;
           throw new Error("the board stopped the run: " + msg.reason);
         } else if (msg.type === "MeshTotal" && src === 0) {
