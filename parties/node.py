@@ -12,7 +12,8 @@ protocol to handle.
 
 Every ending produces a report (a JSON-able dict): ``ok``, ``cause`` (``ok``,
 ``aborted``, ``connection``, ``timeout``, ``terminated``), ``result``,
-``error``, ``culprits``, ``stats`` (messages / bytes / rounds / wall time) --
+``error``, ``culprits`` (proven), ``suspects`` (groups of which at least one cheated, the
+relay as ``"relay"``: :class:`~mpc_rr.core.ProtocolAbort`), ``stats`` (messages / bytes / rounds / wall time) --
 also when the hub is absent, dies mid-run, or refuses us, and with cause
 ``usage`` (exit 2) for a missing, mismatched or malformed key, certificate or
 CA file (named) or bad protocol parameters -- ``run``, the run label every
@@ -42,6 +43,7 @@ from mpc_rr.core import (
     Role,
     Transcript,
     UsageError,
+    blame_json,
     message_type,
 )
 from parties.party import Party
@@ -76,6 +78,7 @@ def _report(
     if not ok and cause == "ok":
         cause = "aborted"
     culprits = list(err.culprits) if isinstance(err, ProtocolAbort) else []
+    suspects = [blame_json(g) for g in err.suspects] if isinstance(err, ProtocolAbort) else []
     return {
         "party": pid,
         "protocol": spec.name,
@@ -84,6 +87,7 @@ def _report(
         "result": spec.result_to_json(role.result) if ok else None,
         "error": error if error is not None else (None if err is None else str(err)),
         "culprits": culprits,
+        "suspects": suspects,
         "stats": None if party is None else party.stats.to_json(),
         **extra,
     }
@@ -245,7 +249,7 @@ async def run_node(
         role = build("")  # the parameters are checked here; the deployed role carries the nonce
     except UsageError as exc:
         return {"party": pid, "protocol": spec.name, "ok": False, "cause": "usage", "result": None,
-                "error": str(exc), "culprits": [], "stats": None}  # fmt: skip
+                "error": str(exc), "culprits": [], "suspects": [], "stats": None}  # fmt: skip
     trace = Transcript(f"party {pid} (sent)", meta={"protocol": spec.name}) if transcript else None
     party: Party | None = None
     cause, error = "ok", None

@@ -82,7 +82,7 @@ def run(args: argparse.Namespace) -> int:
         return _run(args)
     except UsageError as exc:  # refused before any work, but still with its report (exit 2)
         report = {"party": args.id, "protocol": args.protocol, "ok": False, "cause": "usage",
-                  "result": None, "error": str(exc), "culprits": [], "stats": None}  # fmt: skip
+                  "result": None, "error": str(exc), "culprits": [], "suspects": [], "stats": None}  # fmt: skip
         print(json.dumps(report))
         sys.stdout.flush()
         print(f"mpc-rr party: error: {exc}", file=sys.stderr)

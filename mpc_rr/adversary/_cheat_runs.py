@@ -26,7 +26,7 @@ from mpc_rr.adversary._cheats import (
     TrustingServer,
     UnboundClient,
 )
-from mpc_rr.core import COORDINATOR, HarnessRunner, Role, Runner, UsageError
+from mpc_rr.core import COORDINATOR, HarnessRunner, Role, Runner, UsageError, blame_json
 from mpc_rr.secure_sum import SeededEntropy, simulated_pki
 from mpc_rr.secure_sum.secagg import SecAggClient, SecAggPublic, SecAggServer, secagg_public
 
@@ -58,6 +58,15 @@ class CheatReport:
     ``wrong_totals``: honest parties that accepted a total other than the true
     sum; ``completed``: trials whose honest parties all got the exact sum of
     the included inputs.
+
+    ``culprits`` holds only what an honest party *proved* (a signature of the
+    culprit's on what was wrong, or an accountable relay -- SecAgg+'s server, the
+    full mesh's board -- that passed on what it should have refused);
+    ``suspects``: the distinct groups honest parties reported where the evidence
+    cannot tell which member cheated (each sorted; the unaccountable relay of the
+    all-to-all full mesh is :data:`~mpc_rr.core.RELAY`, ``"relay"`` in JSON), and
+    ``suspected``: whether the cheater is in one of them.  ``honest_blamed`` counts
+    proven culprits only (a suspect group is not a verdict).
     """
 
     protocol: str
@@ -77,6 +86,8 @@ class CheatReport:
     wrong_totals: int
     completed: int
     notes: tuple[str, ...] = field(default=())
+    suspects: tuple[tuple[int, ...], ...] = field(default=())
+    suspected: bool = False
 
     def as_json(self) -> dict[str, Any]:
         return {
@@ -87,6 +98,7 @@ class CheatReport:
             "inputs_recovered": self.inputs_recovered, "inputs_total": self.inputs_total,
             "baseline": self.baseline, "wrong_totals": self.wrong_totals,
             "completed": self.completed, "notes": list(self.notes),
+            "suspects": [blame_json(g) for g in self.suspects], "suspected": self.suspected,
         }  # fmt: skip
 
     def to_json(self) -> str:

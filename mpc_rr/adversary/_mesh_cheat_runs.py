@@ -5,7 +5,14 @@
 the relay (:func:`~mpc_rr.adversary.relay_run`), and reports in the shape of
 :class:`~mpc_rr.adversary.CheatReport`: inputs the relay recovered exactly
 (against the baseline of a guess), totals moved, whether the honest parties
-detected it and whom they named.
+detected it, whom they proved a culprit and whom they could only suspect.
+
+Who the cheater is: the board (party 0) for a relay strategy in board mode --
+the board is the run's hub and a protocol role that checks what it relays, so
+it is named; the relay :data:`~mpc_rr.core.RELAY` in all-to-all mode -- the
+transport hub, no protocol role, so it can only be *suspected* together with
+the party whose message it may have changed (``{v, relay}``); party 3 for a
+client strategy.
 
 Strategies that have no analogue in the full mesh are refused with the reason
 (:data:`MESH_REFUSED`).
@@ -33,7 +40,7 @@ from mpc_rr.adversary._mesh_cheats import (
     TrustingMeshParty,
     relay_run,
 )
-from mpc_rr.core import COORDINATOR, Role, UsageError
+from mpc_rr.core import COORDINATOR, RELAY, Role, UsageError
 from mpc_rr.secure_sum import SeededEntropy, crypto, signed_payload, simulated_pki
 from mpc_rr.secure_sum.full_mesh import PROTOCOL, BulletinBoard, FullMeshParty
 
@@ -117,6 +124,7 @@ def mesh_cheat(protocol: str, strategy: str = "key-substitution", *, broken: boo
     rng = np.random.default_rng(seed)
     detections = recovered = total = wrong = completed = 0
     culprits: set[int] = set()
+    suspects: set[tuple[int, ...]] = set()
     for trial in range(trials):
         run = f"mesh-cheat-{seed}-{trial}"
         ids = simulated_pki(range(n + 1), SeededEntropy(seed, f"mesh-pki-{trial}"))
@@ -147,12 +155,11 @@ def mesh_cheat(protocol: str, strategy: str = "key-substitution", *, broken: boo
         elif strategy == "different-aggregates":
             relay = AggregateSplittingRelay(n, modulus, set(range(1, n // 2 + 1)))
         relay_run(roles, relay)
-        cheater = COORDINATOR if side == "server" else CHEATER
+        cheater = CHEATER if side == "client" else COORDINATOR if publication == "board" else RELAY
         honest = {j: r for j, r in roles.items() if j != cheater}
-        if side == "server":
-            honest.pop(COORDINATOR, None)  # board mode: the board is the relay
         named = {c for r in honest.values() if r.error is not None for c in r.error.culprits}
         culprits |= named
+        suspects |= {g for r in honest.values() if r.error is not None for g in r.error.suspects}
         detections += any(r.error is not None for r in honest.values())
         got = relay.recovered()
         recovered += sum(int(np.array_equal(v, x[j - 1])) for j, v in got.items())
@@ -163,15 +170,12 @@ def mesh_cheat(protocol: str, strategy: str = "key-substitution", *, broken: boo
         wrong += bad
         completed += all(r.done and r.error is None and np.array_equal(r.result.total, truth) for r in data)
     baseline = total * 0.5**cells  # each 0/1 vector guessed from its marginal: the expected exact hits
-    honest_ids = set(range(1, n + 1)) | ({COORDINATOR} if side == "client" else set())
-    honest_ids.discard(CHEATER if side == "client" else COORDINATOR)
+    honest_ids = (set(range(1, n + 1)) | ({COORDINATOR} if publication == "board" else set())) - {cheater}
     notes = []
-    if side == "server" and publication == "all-to-all" and not broken:
-        notes.append("all-to-all has no relay among its parties: a receiver names the apparent sender of "
-                     "what fails (it cannot tell a relay's change from a sender's)")  # fmt: skip
-    if strategy in ("forge-shares", "withhold-shares") and not broken:
-        notes.append("a share is not signed by its sender: a receiver cannot prove who broke it, so it names "
-                     "the apparent sender (the relay is not named)")  # fmt: skip
+    if publication == "all-to-all" and not broken and any(RELAY in g for g in suspects):
+        notes.append("all-to-all: the relay is the transport hub, not a protocol role; a bad or missing signed "
+                     "message 'from' v was forged or withheld by v or changed or dropped by the hub, and no "
+                     "receiver can tell which, so it reports the suspects {v, relay}, not a culprit")  # fmt: skip
     if broken:
         notes.append(f"broken variant: {_BROKEN[strategy]}")
     return CheatReport(
@@ -180,4 +184,5 @@ def mesh_cheat(protocol: str, strategy: str = "key-substitution", *, broken: boo
         culprits=tuple(sorted(culprits)), culprit_named=cheater in culprits,
         honest_blamed=tuple(sorted(culprits & honest_ids)), inputs_recovered=recovered, inputs_total=total,
         baseline=round(baseline, 3), wrong_totals=wrong, completed=completed, notes=tuple(notes),
+        suspects=tuple(sorted(suspects)), suspected=any(cheater in g for g in suspects),
     )  # fmt: skip

@@ -1,7 +1,9 @@
 """The full mesh against an active relay or client: the cheaters and the broken variants.
 
 Every message of a full-mesh run passes through a relay (the TCP hub in a
-deployment; in board mode, the board itself).  Relay (server) strategies:
+deployment; in board mode, the board itself, which is also the hub: a board
+relay here plays the board's process after its role checked what came in).
+Relay (server) strategies:
 
 * ``key-substitution`` -- :class:`KeySubstitutingRelay` replaces each party's
   advertised X25519 key with one of its own (one fake key pair per party),
@@ -14,7 +16,8 @@ deployment; in board mode, the board itself).  Relay (server) strategies:
   an earlier run, with that party's genuine signature of that run, whose
   private halves leaked;
 * ``forge-shares`` -- :class:`ShareForgingRelay` replaces the ciphertexts of the
-  shares addressed to a target by random bytes (the target's total moves);
+  shares addressed to a target by random bytes, keeping each sender's signature
+  and audit path (the target's total moves; the path no longer fits);
 * ``withhold-shares`` -- :class:`ShareWithholdingRelay` drops them;
 * ``different-aggregates`` -- :class:`AggregateSplittingRelay` shows half the
   parties a total one higher in cell 0 (all-to-all: it changes the last
@@ -25,7 +28,8 @@ deployment; in board mode, the board itself).  Relay (server) strategies:
 Client strategies (:class:`CheatingMeshParty`, party 3): ``forged-signature``
 (its key with a zero signature), ``key-reuse`` (its key pair and signed key of
 an earlier run), ``claim-sender`` (its own key, signed as party 1's),
-``bad-shares`` (random ciphertexts instead of its shares).
+``bad-shares`` (random ciphertexts instead of its shares, which it signs: it
+is named alone).
 
 Broken variants, one protection switched off each: :class:`TrustingMeshParty`
 / :class:`TrustingBoard` (no signature check on keys or publications, the
@@ -42,6 +46,7 @@ from collections.abc import Mapping
 from typing import Any
 
 import numpy as np
+from msgspec.structs import replace
 
 from mpc_rr.core import COORDINATOR, PeerError, ProtocolAbort, Role, Send, WireArray
 from mpc_rr.secure_sum import SeededEntropy, crypto, signed_payload
@@ -202,7 +207,11 @@ class KeySubstitutingRelay(MeshRelay):
                     rows[j - 1] = np.frombuffer(pk, np.uint8)
                     sigs[j - 1] = sig or sigs[j - 1]
             return MeshKeys(pks=WireArray.from_numpy(rows), run=msg.run, step=msg.step, signatures=sigs)
-        if isinstance(msg, MeshShare) and src in self._real and dst in self._real:
+        if isinstance(msg, MeshShare) and dst != COORDINATOR:
+            # board mode: re-encrypted as the board passes it on (after its check, on its way out)
+            src = msg.peer if src == COORDINATOR else src
+            if src not in self._real or dst not in self._real:
+                return msg
             # src sealed it under (src's key, dst's fake key); dst opens it with (dst's key, src's fake key)
             k_in = share_key(crypto.agree(self._fake[dst][0], self._real[src]), self.run, src, dst)
             try:
@@ -211,8 +220,7 @@ class KeySubstitutingRelay(MeshRelay):
                 return msg
             self.shares[(src, dst)] = np.frombuffer(plain, self.dtype).astype(np.uint64)
             k_out = share_key(crypto.agree(self._fake[src][0], self._real[dst]), self.run, src, dst)
-            return MeshShare(ciphertext=crypto.encrypt(k_out, plain, share_aad(self.run, src, dst)),
-                             run=msg.run, step=msg.step)  # fmt: skip
+            return replace(msg, ciphertext=crypto.encrypt(k_out, plain, share_aad(self.run, src, dst)))
         if isinstance(msg, MeshPublish):
             self.published[src] = msg.value.to_numpy().astype(np.uint64)
         return msg
@@ -231,7 +239,8 @@ class KeySubstitutingRelay(MeshRelay):
 
 
 class ShareForgingRelay(MeshRelay):
-    """Replaces every share addressed to ``target`` by random bytes of the same length."""
+    """Replaces every share delivered to ``target`` by random bytes of the same length (the
+    sender's signature and path kept: the best a relay without the sender's key can do)."""
 
     def __init__(self, target: int, rng: np.random.Generator) -> None:
         self.target, self.rng = target, rng
@@ -239,12 +248,12 @@ class ShareForgingRelay(MeshRelay):
     def forward(self, src: int, dst: int, msg: Any) -> Any | None:
         if isinstance(msg, MeshShare) and dst == self.target:
             junk = self.rng.integers(0, 256, len(msg.ciphertext), dtype=np.uint8).tobytes()
-            return MeshShare(ciphertext=junk, run=msg.run, step=msg.step)
+            return replace(msg, ciphertext=junk)
         return msg
 
 
 class ShareWithholdingRelay(MeshRelay):
-    """Drops every share addressed to ``target``."""
+    """Drops every share delivered to ``target`` (board mode: on its way out of the board)."""
 
     def __init__(self, target: int) -> None:
         self.target = target
@@ -268,10 +277,9 @@ class AggregateSplittingRelay(MeshRelay):
         if dst not in self.fooled:
             return msg
         if isinstance(msg, MeshPublish) and src == self.n:
-            return MeshPublish(value=self._bumped(msg.value), run=msg.run, step=msg.step)
+            return replace(msg, value=self._bumped(msg.value))
         if isinstance(msg, MeshTotal):
-            return MeshTotal(total=self._bumped(msg.total), run=msg.run, step=msg.step, values=msg.values,
-                             signatures=msg.signatures)  # fmt: skip
+            return replace(msg, total=self._bumped(msg.total))
         return msg
 
 

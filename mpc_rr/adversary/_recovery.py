@@ -327,10 +327,12 @@ def recover_full_mesh(
     clear: tuple[dict[int, np.ndarray], dict[int, np.ndarray]] = ({}, {})
     seen_pairs: set[tuple[int, int]] = set()
     for s, msg in view.select(MeshShare):
-        if (s.src, s.dst) in seen_pairs:
+        # board mode: a share goes to the board (peer: its receiver) and on (peer: its sender)
+        src, dst = (s.src, msg.peer) if s.dst == 0 else (msg.peer, s.dst) if s.src == 0 else (s.src, s.dst)
+        if (src, dst) in seen_pairs:
             continue
-        seen_pairs.add((s.src, s.dst))
-        plain = _read_share(msg, s.src, s.dst, mem, pks)
+        seen_pairs.add((src, dst))
+        plain = _read_share(msg, src, dst, mem, pks)
         decrypted = plain is not None
         if plain is None:
             plain = msg.ciphertext[:-TAG_LEN]
@@ -338,8 +340,8 @@ def recover_full_mesh(
             continue
         r = np.frombuffer(plain, wire).astype(np.int64)
         for into, out_of in (known, clear) if decrypted else (clear,):
-            into[s.dst] = into.get(s.dst, 0) + r
-            out_of[s.src] = out_of.get(s.src, 0) + r
+            into[dst] = into.get(dst, 0) + r
+            out_of[src] = out_of.get(src, 0) + r
     cands = {}
     for i, r in pub.items():
         if r.size != cells:

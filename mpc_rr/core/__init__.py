@@ -34,6 +34,7 @@ __all__ = [
     "MAX_LABEL",
     "NOBODY",
     "ONLY_COORDINATOR",
+    "RELAY",
     "TRANSCRIPT_FORMAT",
     "WIRE_VERSION",
     "AllIn",
@@ -78,6 +79,7 @@ __all__ = [
     "View",
     "WireArray",
     "WireEvent",
+    "blame_json",
     "broadcast",
     "codec_for_roles",
     "csprng_generator",
@@ -132,6 +134,8 @@ _HOME = {
     "PeerError": "mpc_rr.core._errors",
     "Progress": "mpc_rr.core._runs",
     "ProtocolAbort": "mpc_rr.core._errors",
+    "RELAY": "mpc_rr.core._errors",
+    "blame_json": "mpc_rr.core._errors",
     "ProtocolSpec": "mpc_rr.core._registry",
     "Role": "mpc_rr.core._roles",
     "RoleFactory": "mpc_rr.core._registry",
@@ -194,11 +198,13 @@ if TYPE_CHECKING:
         PartyStats,
     )
     from mpc_rr.core._errors import (
+        RELAY,
         DecodeError,
         ErrorLog,
         PeerError,
         ProtocolAbort,
         UsageError,
+        blame_json,
     )
     from mpc_rr.core._faults import (
         DropAt,

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-__all__ = ["DecodeError", "ErrorLog", "PeerError", "ProtocolAbort", "UsageError"]
+__all__ = ["RELAY", "DecodeError", "ErrorLog", "PeerError", "ProtocolAbort", "UsageError", "blame_json"]
 
 
 class UsageError(ValueError):
@@ -42,17 +42,39 @@ class DecodeError(PeerError):
     """A frame could not be decoded into a known, well-formed message."""
 
 
+RELAY = -1
+"""The id that stands for the *relay* in :attr:`ProtocolAbort.suspects` (the transport hub
+that carries messages between parties but plays no protocol role, e.g. the all-to-all full
+mesh's hub).  Never a party id (those are ``>= 0``); in JSON it is the string ``"relay"``
+(:func:`blame_json`)."""
+
+
 class ProtocolAbort(Exception):
     """A protocol run stopped cleanly because it cannot produce a correct result.
 
     Raised (or stored as ``Role.error``) when, e.g., too many parties dropped
-    for a secure sum to be reconstructed.  ``culprits`` names the parties
-    responsible where known.
+    for a secure sum to be reconstructed.
+
+    ``culprits``: the parties *proven* responsible (their own signature on what
+    was wrong, or an accountable relay that passed on what it should have
+    refused).  ``suspects``: groups of which *at least one* member cheated, where
+    the evidence cannot tell which (e.g. ``(v, RELAY)``: a message "from" ``v``
+    with a bad signature was forged by ``v`` or changed by the relay that carried
+    it); each group sorted, :data:`RELAY` for the relay.
     """
 
-    def __init__(self, message: str, culprits: tuple[int, ...] = ()) -> None:
+    def __init__(
+        self, message: str, culprits: tuple[int, ...] = (), suspects: tuple[tuple[int, ...], ...] = ()
+    ) -> None:
         super().__init__(message)
         self.culprits = culprits
+        self.suspects = suspects
+
+
+def blame_json(ids: tuple[int, ...] | list[int]) -> list[int | str]:
+    """``ids`` for JSON: party ids as numbers, :data:`RELAY` as ``"relay"`` (the one
+    representation of the relay in every JSON report)."""
+    return ["relay" if i == RELAY else int(i) for i in ids]
 
 
 

@@ -341,8 +341,15 @@ class Role(abc.ABC):
         self._idle_deadlines += 1
         if self._idle_deadlines >= self.patience:
             missing = sorted(self.waiting_for())
-            self.abort(f"{self.name}: timed out waiting for parties {missing}", missing)
+            culprits, suspects = self.blame_silent(missing)
+            self.abort(f"{self.name}: timed out waiting for parties {missing}", culprits, suspects)
         return []
+
+    def blame_silent(self, missing: list[int]) -> tuple[list[int], list[tuple[int, ...]]]:
+        """``(culprits, suspects)`` for parties that stayed silent past the patience: the
+        silent parties themselves by default; a role whose messages cross an unaccountable
+        relay overrides it (the relay may have dropped them: ``(v, RELAY)`` suspects)."""
+        return missing, []
 
     # -- ending ---------------------------------------------------------------------
     def finish(self, result: Any) -> None:
@@ -350,10 +357,12 @@ class Role(abc.ABC):
         self._result = result
         self.state = self._ended[0]
 
-    def abort(self, reason: str, culprits: Iterable[int] = ()) -> None:
-        """Stop cleanly without a result (state ``ABORTED``); ``culprits`` by id."""
+    def abort(self, reason: str, culprits: Iterable[int] = (), suspects: Iterable[Iterable[int]] = ()) -> None:
+        """Stop cleanly without a result (state ``ABORTED``); ``culprits`` (proven) by id,
+        ``suspects``: groups of which at least one member cheated (:class:`ProtocolAbort`)."""
         if not self.done:
-            self._error = ProtocolAbort(reason, tuple(int(c) for c in culprits))
+            groups = tuple(sorted({tuple(sorted(int(i) for i in g)) for g in suspects}))
+            self._error = ProtocolAbort(reason, tuple(int(c) for c in culprits), groups)
             self.state = self._ended[1]
 
     @property

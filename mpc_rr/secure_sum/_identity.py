@@ -46,6 +46,8 @@ from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey,
 from mpc_rr.core import UsageError
 
 if TYPE_CHECKING:
+    import numpy as np
+
     from mpc_rr.secure_sum._entropy import Entropy
 
 __all__ = [
@@ -59,6 +61,7 @@ __all__ = [
     "merkle_paths",
     "merkle_root_from_path",
     "public_key_bytes",
+    "share_items",
     "signed_payload",
     "simulated_pki",
     "simulation_secret",
@@ -303,6 +306,17 @@ def merkle_paths(items: list[bytes], *, with_paths: bool = True) -> tuple[bytes,
         level = up
         shift += 1
     return level[0], paths  # each path from the bottom up
+
+
+def share_items(recipients: np.ndarray, cts: np.ndarray) -> list[bytes]:
+    """The items a party's share signature covers (SecAgg+ and the full mesh): row ``i`` is
+    ``recipient (uint32 LE) || ciphertext``, in the order given (recipient order)."""
+    import numpy as np  # numpy: only when shares are signed
+
+    ids = np.ascontiguousarray(recipients, "<u4")
+    rows = np.concatenate([ids.view(np.uint8).reshape(ids.size, 4), np.asarray(cts, np.uint8).reshape(ids.size, -1)], axis=1)
+    flat, width = rows.tobytes(), rows.shape[1]  # one copy, then one slice per item
+    return [flat[i * width : (i + 1) * width] for i in range(ids.size)]
 
 
 def merkle_root_from_path(item: bytes, index: int, count: int, path: list[bytes]) -> bytes | None:

@@ -136,7 +136,7 @@ class RunAborted(ProtocolAbort):
     """The coordinator aborted (e.g. too many dropouts); ``run`` still holds the costs."""
 
     def __init__(self, abort: ProtocolAbort, run: RunResult, protocol_s: float) -> None:
-        super().__init__(str(abort), abort.culprits)
+        super().__init__(str(abort), abort.culprits, abort.suspects)
         self.run = run
         self.protocol_s = protocol_s
 

@@ -28,6 +28,7 @@ from mpc_rr.core import (
     Runner,
     RunResult,
     UsageError,
+    blame_json,
     simulation_gc,
 )
 from mpc_rr.data import Schema
@@ -70,6 +71,7 @@ class SumReport:
     total: np.ndarray | None = field(default=None, repr=False)
     run: RunResult | None = field(default=None, repr=False)
     rejected: tuple[int, ...] = ()  # senders whose reports failed a validity proof (prio3)
+    suspects: tuple[tuple[int, ...], ...] = ()  # on an abort: groups of which one cheated (ProtocolAbort)
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -79,6 +81,7 @@ class SumReport:
             "exact": self.exact,
             "aborted": self.aborted,
             "culprits": list(self.culprits),
+            "suspects": [blame_json(g) for g in self.suspects],
             "survivors": self.survivors,  # inputs in the sum (a party that left after
             "inputs_in_sum": self.survivors,  # sending its input is counted, and listed in dropped)
             "dropped": list(self.dropped),
@@ -166,6 +169,7 @@ def run_secure_sum(
     watcher = roles[COORDINATOR] if COORDINATOR in ids else roles[min(set(ids) - set(plan))]
     aborted: str | None = None
     culprits: tuple[int, ...] = ()
+    suspects: tuple[tuple[int, ...], ...] = ()
     total: np.ndarray | None = None
     included: tuple[int, ...] = ()
     rejected: tuple[int, ...] = ()
@@ -174,19 +178,19 @@ def run_secure_sum(
         total, included = r.total, r.included
         rejected = tuple(getattr(r, "rejected", ()))
     except ProtocolAbort as exc:
-        aborted, culprits = str(exc), exc.culprits
+        aborted, culprits, suspects = str(exc), exc.culprits, exc.suspects
     except RuntimeError as exc:
         aborted = f"did not finish: {exc}"
     exact = total is not None and np.array_equal(total, x[np.asarray(included, int) - 1].sum(axis=0))
     return SumReport(
         protocol, n, cells, bool(exact), aborted, tuple(culprits), len(included),
-        tuple(sorted(plan)), params, res.costs, total, res, rejected,
+        tuple(sorted(plan)), params, res.costs, total, res, rejected, suspects,
     )  # fmt: skip
 
 
 def _checked_total(rep: SumReport) -> np.ndarray:
     if rep.aborted or rep.total is None:
-        raise ProtocolAbort(f"secure sum did not finish: {rep.aborted}", rep.culprits)
+        raise ProtocolAbort(f"secure sum did not finish: {rep.aborted}", rep.culprits, rep.suspects)
     if not rep.exact:
         raise ProtocolAbort("secure sum result differs from the plaintext sum")
     return rep.total

@@ -113,22 +113,28 @@ def full_mesh_lesson(
     rounds = {
         "MeshKey": ("keys", keys_title),
         "MeshKeys": ("keys", keys_title),
-        "MeshShare": ("shares", "Round 2 - shares: each party splits ZERO into n random shares "
-                                f"mod {m}, encrypts each for its receiver and sends it (it keeps "
-                                "its own)"),
+        "MeshShare": ("shares", f"Round 2 - shares: each party splits ZERO into n random shares mod {m}, "
+                                "encrypts each for its receiver and sends it (it keeps its own), signed: one "
+                                "signature on the tree hash of all its ciphertexts, and each share's audit path, "
+                                "so a share that does not open proves who broke it"
+                                + ("" if pub == "all-to-all" else "; the board checks each one and passes it on")),
         "MeshPublish": ("publish", "Round 3 - publication: each party decrypts and adds the shares "
                                    f"it holds and its vote, and publishes r_j (mod {m})"),
         "MeshTotal": ("total", "Round 4 - the board publishes the sum of the r_j"),
     }  # fmt: skip
 
-    def opened(src: int, dst: int, msg: full_mesh.MeshShare) -> np.ndarray | None:
-        """The share's residues, decrypted with the sender's key (what the receiver reads)."""
+    def opened(s: Sent) -> tuple[int, int, np.ndarray | None]:
+        """A share's sender, receiver (board mode: ``peer`` is the other end) and residues,
+        decrypted with the sender's key (what the receiver reads)."""
+        msg = s.msg
+        assert isinstance(msg, full_mesh.MeshShare)
+        src, dst = (s.src, msg.peer) if s.dst == 0 else (msg.peer, s.dst) if s.src == 0 else (s.src, s.dst)
         sender = _inner(roles[src])
         if not isinstance(sender, full_mesh.FullMeshParty) or dst not in sender._pks:
-            return None
+            return src, dst, None
         plain = full_mesh.open_share(sender._sk, sender._pks[dst], msg.ciphertext, run=run,
                                      sender=src, receiver=dst)  # fmt: skip
-        return np.frombuffer(plain, sender.wire_dtype).astype(np.int64)
+        return src, dst, np.frombuffer(plain, sender.wire_dtype).astype(np.int64)
 
     def describe(s: Sent) -> list[tuple[str, str]]:
         msg = s.msg
@@ -137,10 +143,10 @@ def full_mesh_lesson(
         if isinstance(msg, full_mesh.MeshKeys):
             return [("public keys", f"P1..P{n}, {n} x {full_mesh.KEY_LEN} B")]
         if isinstance(msg, full_mesh.MeshShare):
-            r = opened(s.src, s.dst, msg)
+            src, dst, r = opened(s)
             return [
                 ("ciphertext", f"{len(msg.ciphertext)} B AES-256-GCM {_hex(msg.ciphertext, 6)}"),
-                (f"P{s.dst} decrypts r_{s.src},{s.dst}", vec(r) if r is not None else "?"),
+                (f"P{dst} decrypts r_{src},{dst}", vec(r) if r is not None else "?"),
             ]
         if isinstance(msg, full_mesh.MeshPublish):
             return [(f"r_{s.src}", vec(msg.value.to_numpy()))]
@@ -151,10 +157,9 @@ def full_mesh_lesson(
     def shares_of(ctx: Context) -> dict[tuple[int, int], np.ndarray]:
         out = {}
         for s in ctx.of_type("MeshShare"):
-            assert isinstance(s.msg, full_mesh.MeshShare)
-            r = opened(s.src, s.dst, s.msg)
+            src, dst, r = opened(s)
             if r is not None:
-                out[(s.src, s.dst)] = r
+                out[(src, dst)] = r
         return out
 
     def notes(key: str, ctx: Context) -> list[Note]:

@@ -23,6 +23,7 @@ __all__ = [
     "BoardState",
     "BulletinBoard",
     "FullMeshParty",
+    "MeshAbort",
     "MeshKey",
     "MeshKeys",
     "MeshPublic",
@@ -38,7 +39,10 @@ __all__ = [
     "full_mesh_roles",
     "open_share",
     "share_aad",
+    "share_index",
     "share_key",
+    "share_signed",
+    "sign_shares",
 ]
 
 _HOME = {
@@ -48,6 +52,7 @@ _HOME = {
     "FullMeshParty": "mpc_rr.secure_sum.full_mesh._party",
     "KEY_LEN": "mpc_rr.secure_sum.full_mesh._messages",
     "MESH_MESSAGES": "mpc_rr.secure_sum.full_mesh._messages",
+    "MeshAbort": "mpc_rr.secure_sum.full_mesh._messages",
     "MeshKey": "mpc_rr.secure_sum.full_mesh._messages",
     "MeshKeys": "mpc_rr.secure_sum.full_mesh._messages",
     "MeshPublic": "mpc_rr.secure_sum.full_mesh._run",
@@ -66,7 +71,10 @@ _HOME = {
     "full_mesh_roles": "mpc_rr.secure_sum.full_mesh._run",
     "open_share": "mpc_rr.secure_sum.full_mesh._messages",
     "share_aad": "mpc_rr.secure_sum.full_mesh._messages",
+    "share_index": "mpc_rr.secure_sum.full_mesh._messages",
     "share_key": "mpc_rr.secure_sum.full_mesh._messages",
+    "share_signed": "mpc_rr.secure_sum.full_mesh._messages",
+    "sign_shares": "mpc_rr.secure_sum.full_mesh._messages",
 }
 
 __getattr__, __dir__ = lazy_exports(__name__, _HOME, globals())
@@ -81,6 +89,7 @@ if TYPE_CHECKING:
         MESH_MESSAGES,
         PROTOCOL,
         TAG_LEN,
+        MeshAbort,
         MeshKey,
         MeshKeys,
         MeshPublish,
@@ -93,7 +102,10 @@ if TYPE_CHECKING:
         full_mesh_message_count,
         open_share,
         share_aad,
+        share_index,
         share_key,
+        share_signed,
+        sign_shares,
     )
     from mpc_rr.secure_sum.full_mesh._party import (
         FullMeshParty,

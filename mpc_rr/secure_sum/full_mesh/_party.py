@@ -18,8 +18,8 @@ step before the shares:
    the SHA-256 one-step KDF of the X25519 agreement of ``i`` and ``j``, bound to the purpose
    (``mesh-share``), the run id, the sender and the receiver
    (:func:`share_key`); the run id and both ids are also the associated data.
-   ``n(n-1)`` :class:`MeshShare` messages in all.  Whoever relays them (the
-   memory network, the TCP hub that terminates each party's TLS) reads
+   ``n(n-1)`` :class:`MeshShare` messages (board mode: each through the
+   board, ``2n(n-1)``).  Whoever relays them (the hub, the board) reads
    ciphertext only.
 3. Party ``j`` decrypts and adds what it received and its private 0/1
    indicator vector ``x_j`` and publishes ``r_j = sum_i r_ij + x_j (mod m)``.
@@ -30,7 +30,7 @@ Publication (step 3) is either ``"all-to-all"`` (faithful: every party sends
 ``r_j`` to every other party, ``n(n-1)`` :class:`MeshPublish` messages) or
 ``"board"`` (a bulletin-board relay, party 0, collects the ``n`` values and
 publishes their sum mod m: ``2n`` messages).  :func:`full_mesh_message_count`
-gives the totals: ``3n(n-1)`` all-to-all, ``n(n-1) + 4n`` with the board.
+gives the totals: ``3n(n-1)`` all-to-all, ``2n(n-1) + 4n`` with the board.
 
 Threat model: honest-but-curious parties, and an honest-but-curious relay
 (hub, board), as SecAgg+'s server.  Any coalition of up to ``n - 2`` parties
@@ -41,22 +41,34 @@ signed by its owner for this run (``keys``), so a substituted or replayed key
 is refused (board mode names the board); every publication is signed too
 (``publish``): all-to-all receivers check each one, and the board's total
 comes with the signed publications it sums, which each party checks, so no
-relay or board shows some parties another total.  **Limitations**
+relay or board shows some parties another total.  Every share carries its
+sender's signature on the tree hash of all its share ciphertexts and the
+share's audit path (:func:`sign_shares`, SecAgg+'s scheme): a share that does
+not open, with a valid signature and path, names its sender alone (it signed
+garbage); with an invalid one, whoever relayed it.  **Who is named**
 (``mpc-rr attack cheat --protocol full-mesh|full-mesh-board``,
-docs/adversary.md): a share is not signed by its sender, so a share that
-fails authentication stops the run but its receiver names the apparent
-sender, not whoever changed it; an abort is not announced, so the parties
-waiting on an aborted role time out naming it.
+docs/adversary.md): in board mode every message passes through the board,
+which checks on ingress every signature it relays (keys, shares,
+publications), refuses a bad one naming its sender and tells every party
+(:class:`MeshAbort`), so a bad signature reaching a party names the board
+alone.  **Limitation**: in all-to-all mode the relay is the transport hub,
+which plays no protocol role and checks nothing; a bad, old-run or missing
+signed message "from" ``v`` was forged or withheld by ``v`` or changed or
+dropped by the hub, and no receiver can tell which (either could frame the
+other): it reports the suspects ``{v, relay}`` (:data:`~mpc_rr.core.RELAY`),
+not a culprit.
 There is no dropout tolerance: a missing key, share or publication makes the
-run abort (``ProtocolAbort`` naming the silent parties).  A malformed key or
-share (wrong length, a ciphertext that fails authentication, a decrypted
-value >= m) aborts naming the sender; an identical duplicate is reported
-(``PeerError``) and ignored, a conflicting second message aborts naming the
-sender.
+run abort (``ProtocolAbort`` naming the silent parties, or suspecting them
+with the relay).  A malformed key or share (wrong length, a ciphertext that
+fails authentication, a decrypted value >= m) aborts, blaming as above; an
+identical duplicate is reported (``PeerError``) and ignored, a conflicting
+second message aborts.
 
 Wire: residues are encrypted as the smallest unsigned dtype holding ``m - 1``
 (uint16 for Adult's ``m = 32,562``), little-endian: a share of ``D`` cells is
-``D * itemsize + 16`` bytes of ciphertext.
+``D * itemsize + 16`` bytes of ciphertext, plus a 64-byte signature and a
+``32 * ceil(log2(n - 1))``-byte audit path (board mode: none to the board,
+which checks the whole batch's signature and adds each path).
 """
 
 from __future__ import annotations
@@ -69,8 +81,10 @@ import numpy as np
 from mpc_rr.core import (
     COORDINATOR,
     NOBODY,
+    RELAY,
     AllIn,
     DecodeError,
+    Message,
     PeerError,
     Role,
     Send,
@@ -90,6 +104,7 @@ from mpc_rr.secure_sum.full_mesh._messages import (
     MESH_MESSAGES,
     PROTOCOL,
     TAG_LEN,
+    MeshAbort,
     MeshKey,
     MeshKeys,
     MeshPublish,
@@ -100,7 +115,10 @@ from mpc_rr.secure_sum.full_mesh._messages import (
     checked_modulus,
     frame_digest,
     share_aad,
+    share_index,
     share_key,
+    share_signed,
+    sign_shares,
 )
 
 __all__ = ["FullMeshParty", "MeshState"]
@@ -134,6 +152,7 @@ MESH_PARTY_TABLE = table({
     (MeshState.PUBLISHING, MeshPublish): Transition("_on_publish", MeshState.PUBLISHING),
     (MeshState.PUBLISHING, MeshTotal): Transition("_on_total", MeshState.DONE),
     (MeshState.PUBLISHING, AllIn): Transition("_sum_publications", MeshState.DONE),
+    **each((MeshState.KEYS, MeshState.SHARING, MeshState.PUBLISHING), MeshAbort, "_on_board_abort"),
 })
 
 
@@ -193,7 +212,7 @@ class FullMeshParty(Role):
         self._acc = np.zeros(self.cells, np.uint64)
         self._pks: dict[int, bytes] = {}  # party -> its public key
         self._key_digest: dict[int, bytes] = {}  # sender of a key (list) -> digest (duplicates)
-        self._pending: dict[int, bytes] = {}  # shares received before every key was in
+        self._pending: dict[int, MeshShare] = {}  # shares received before every key was in
         self._in_key: dict[int, bytes] = {}  # sender -> key of its share to me (until it arrives)
         self._shares_from: dict[int, bytes] = {}  # sender -> digest (duplicate detection)
         self._published: dict[int, bytes] = {}
@@ -203,6 +222,8 @@ class FullMeshParty(Role):
         self._no_key_yet = set(others) if publication == "all-to-all" else {COORDINATOR}
         self._no_share_yet = set(others)
         self._no_publication_yet = others if publication == "all-to-all" else {COORDINATOR}
+        if publication == "board":
+            self.patience = 2  # the board's own deadline first: it names a silent party (MeshAbort)
 
     # -- protocol -----------------------------------------------------------------
     def start(self) -> list[Send]:
@@ -245,41 +266,74 @@ class FullMeshParty(Role):
         if self.state is MeshState.KEYS:
             return self._no_key_yet
         if self.state is MeshState.SHARING:
-            return self._no_share_yet
+            return self._no_share_yet if self.publication == "all-to-all" or not self._no_share_yet else {COORDINATOR}
         return self._no_publication_yet
 
-    def _fail(self, src: int, what: str, keyed: bool = False) -> PeerError:
-        """Abort naming ``src`` for ``what``; the PeerError to raise.
+    def blame_silent(self, missing: list[int]) -> tuple[list[int], list[tuple[int, ...]]]:
+        """All-to-all: a silent party or a hub that dropped its messages, unprovable either
+        way (``{v, relay}``); board mode: the board, which relays everything."""
+        if self.publication == "all-to-all":
+            return [], [(v, RELAY) for v in missing]
+        return missing, []
 
-        ``keyed``: the fault involves ``src``'s public key, which in board mode came
-        from the board's list -- the board may have substituted it, and the message says so.
+    def _fail(self, src: int, what: str, *, proven: bool = False) -> PeerError:
+        """Abort for ``what`` in a message from ``src``; the PeerError to raise.
+
+        Whom it blames: ``src`` when ``proven`` (its own signature on what is wrong) or when
+        ``src`` is the board (it relays and checks everything, so it answers for it); in
+        all-to-all mode otherwise the suspects ``{src, relay}`` (the hub may have changed it).
         """
-        board = " (its key came from the board's list: the board may have substituted it)"
         text = f"{self.name}: {what} from party {src}"
-        if keyed and self.publication == "board":
-            text += board
-        self.abort(text, [src])
+        if proven or self.publication == "board":
+            self.abort(text, [src])
+        else:
+            self.abort(text + " (forged by it or changed by the relay: suspects both)", [], [(src, RELAY)])
         return PeerError(text, src)
 
-    def _store(self, store: dict[int, bytes], src: int, data: bytes, what: str) -> None:
+    def receive(self, src: int, msg: Message) -> list[Send]:
+        """:meth:`Role.receive`; board mode: an abort blaming another than the board is reported to
+        it (a :class:`MeshAbort` complaint), not raised: it stops the run for everyone."""
+        was_done = self.done
+        try:
+            return super().receive(src, msg)
+        except PeerError:
+            err = self.error
+            if self.publication != "board" or was_done or err is None or COORDINATOR in err.culprits:
+                raise
+            return [Send(COORDINATOR, MeshAbort(reason=str(err)[:500], culprits=list(err.culprits), run=self.run, step=4))]
+
+    def _on_board_abort(self, src: int, msg: MeshAbort) -> list[Send]:
+        """The board stopped the run naming some parties: its word, so the suspects are
+        ``{board, v}`` for each ``v`` it named (nobody proven) -- unless it names this party,
+        which knows itself honest: then the board."""
+        if self.publication != "board" or src != COORDINATOR:
+            raise PeerError(f"{self.name}: unexpected abort notice from party {src}", src)
+        named = [c for c in msg.culprits if 1 <= c <= self.n]
+        text = f"{self.name}: the board stopped the run: {msg.reason[:500]}"
+        if self.party_id in named:  # it blames me, honest: the board lies (e.g. it withheld my shares)
+            self.abort(text + " -- naming me, falsely", [COORDINATOR])
+        else:
+            self.abort(text, [], [(COORDINATOR, c) for c in named])
+        return []
+
+    def _store(self, store: dict[int, bytes], src: int, data: bytes, what: str, via: int | None = None) -> None:
         """Record a digest of ``data`` from ``src``; a second message raises PeerError.
 
-        An identical duplicate is only reported; a conflicting one also aborts.
+        An identical duplicate is only reported; a conflicting one also aborts, blaming
+        ``via`` (the board, which should have refused it) when given, else as :meth:`_fail`.
         """
         digest = frame_digest(data)
         if src in store:
             if store[src] == digest:
                 raise PeerError(f"{self.name}: duplicate {what} from party {src} ignored", src)
-            self.abort(f"{self.name}: party {src} sent two different {what}s", [src])
-            raise PeerError(f"{self.name}: conflicting {what} from party {src}", src)
+            raise self._fail(src if via is None else via, f"two different {what}s of party {src}")
         store[src] = digest
 
     def _read(self, w: WireArray, src: int, what: str) -> np.ndarray:
         try:
             return read_residues(w, self.modulus, self.cells, src, what)
         except PeerError:
-            self.abort(f"{self.name}: malformed {what} from party {src}", [src])
-            raise
+            raise self._fail(src, f"malformed {what}") from None
 
     # -- step 1: keys ---------------------------------------------------------------
     def _on_key(self, src: int, msg: MeshKey) -> list[Send]:
@@ -333,17 +387,22 @@ class FullMeshParty(Role):
         r = self._draw_shares()
         self._acc += r[me - 1]
         wire = r.astype(self.wire_dtype)
-        sends = []
+        sends, cts = [], []
         keys = {}
         for j in self._others:
             try:
                 shared = crypto.agree(self._sk, self._pks[j])
             except crypto.InvalidPublicKey as exc:
-                raise self._fail(j, f"unusable public key ({exc})", keyed=True) from None
+                raise self._fail(j, f"unusable public key, signed by it ({exc})", proven=True) from None
             keys[j] = share_key(shared, self.run, j, me)
             k_out, aad = share_key(shared, self.run, me, j), share_aad(self.run, me, j)
-            ct = self._seal(k_out, wire[j - 1].tobytes(), aad)
-            sends.append(Send(j, MeshShare(ciphertext=ct, run=self.run, step=2)))
+            cts.append(self._seal(k_out, wire[j - 1].tobytes(), aad))
+        signature, paths = self._sign_shares(cts)
+        board = self.publication == "board"
+        for j, ct in zip(self._others, cts, strict=True):
+            msg = MeshShare(ciphertext=ct, run=self.run, step=2, signature=signature,
+                            path=paths[share_index(me, j)], peer=j if board else 0)  # fmt: skip
+            sends.append(Send(COORDINATOR if board else j, msg))
         for j, k_in in keys.items():
             held = self._pending.pop(j, None)
             if held is None:
@@ -352,28 +411,50 @@ class FullMeshParty(Role):
                 self._accept(j, held, k_in)
         return sends
 
-    def _accept(self, src: int, ct: bytes, key: bytes) -> None:
-        """Decrypt the share of ``src`` and add it (abort naming ``src`` if it is not genuine)."""
+    def _sign_shares(self, cts: list[bytes]) -> tuple[bytes, list[bytes]]:
+        """My signature on the tree hash of my ciphertexts, and each one's audit path (all-to-all)."""
+        batch = np.frombuffer(b"".join(cts), np.uint8).reshape(len(cts), -1)
+        return sign_shares(self.identity, self.run, batch, with_paths=self.publication == "all-to-all")
+
+    def _share_signed(self, sender: int, msg: MeshShare) -> bool:
+        """Whether ``sender`` signed this share to me (overridden by broken variants)."""
+        return share_signed(self.identity.roster, self.run, self.n, sender, self.party_id, msg)
+
+    def _bad_share(self, sender: int, msg: MeshShare, what: str) -> PeerError:
+        """A share that does not open or is malformed: its sender alone if it signed it (it sent
+        garbage); else whoever relayed it -- the board (it checks every share it relays) or, in
+        all-to-all mode, the suspects ``{sender, relay}``."""
+        if self._share_signed(sender, msg):
+            return self._fail(sender, f"{what}, signed by it (it sent garbage)", proven=True)
+        if self.publication == "board":
+            return self._fail(COORDINATOR, f"{what}, relayed from party {sender} without its signature")
+        return self._fail(sender, f"{what}, without its signature")
+
+    def _accept(self, src: int, msg: MeshShare, key: bytes) -> None:
+        """Decrypt the share of ``src`` and add it (abort, blaming as :meth:`_bad_share`, if it is not genuine)."""
         try:
-            plain = self._unseal(key, ct, share_aad(self.run, src, self.party_id))
+            plain = self._unseal(key, msg.ciphertext, share_aad(self.run, src, self.party_id))
         except crypto.InvalidTag:
-            raise self._fail(src, "share that fails authentication", keyed=True) from None
+            raise self._bad_share(src, msg, "a share that fails authentication") from None
         w = WireArray(dtype=self.wire_dtype.str, shape=(self.cells,), data=plain)
-        self._acc += self._read(w, src, "share")
+        try:
+            self._acc += read_residues(w, self.modulus, self.cells, src, "share")
+        except PeerError:
+            raise self._bad_share(src, msg, "a share out of range") from None
 
     def _on_share(self, src: int, msg: MeshShare) -> list[Send]:
-        if not (1 <= src <= self.n) or src == self.party_id:
-            raise PeerError(f"{self.name}: share from non-party {src}", src)
+        board = self.publication == "board"
+        sender = msg.peer if board and src == COORDINATOR else src
+        if (board and src != COORDINATOR) or not (1 <= sender <= self.n) or sender == self.party_id:
+            raise PeerError(f"{self.name}: share from party {src} for sender {msg.peer}", src)
         if len(msg.ciphertext) != self.share_len:
-            raise self._fail(
-                src, f"malformed share ({len(msg.ciphertext)} bytes, expected {self.share_len})"
-            )
-        self._store(self._shares_from, src, msg.ciphertext, "share")
-        self._no_share_yet.discard(src)
+            raise self._bad_share(sender, msg, f"a malformed share ({len(msg.ciphertext)} bytes, expected {self.share_len})")
+        self._store(self._shares_from, sender, msg.ciphertext, "share", COORDINATOR if board else None)
+        self._no_share_yet.discard(sender)
         if self.state is MeshState.KEYS:  # a faster party's: opened once every key is in
-            self._pending[src] = msg.ciphertext
+            self._pending[sender] = msg
         else:
-            self._accept(src, msg.ciphertext, self._in_key.pop(src))
+            self._accept(sender, msg, self._in_key.pop(sender))
         return []
 
     # -- step 3: publication ------------------------------------------------------------

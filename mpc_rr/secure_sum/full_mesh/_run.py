@@ -93,7 +93,8 @@ def memory_estimate(n: int, cells: int, options: object = None) -> int:
 
     Per-party state holds ``cells`` uint64 words; every party draws ``n``
     share vectors, all ``n(n-1)`` shares can be in flight at once (16 bytes of
-    tag each), every party holds every other party's public key, and the
+    tag, a 64-byte signature and a ``32 ceil(log2(n-1))``-byte audit path
+    each), every party holds every other party's public key, and the
     signed publications (64-byte signatures) reach every party: ``n(n-1)``
     messages all-to-all, the board's total listing all ``n`` to each party.
     """
@@ -101,7 +102,8 @@ def memory_estimate(n: int, cells: int, options: object = None) -> int:
     wire = int(np.dtype(smallest_uint(max(2, n + 1))).itemsize)
     keys = n * n * 100  # 32-byte public keys as Python bytes in a dict, per party
     publications = n * n * (cells * wire + 64)
-    return n * cells * (word + 1) + n * cells * word + n * (n - 1) * (cells * wire + 16) + keys + publications
+    share = cells * wire + 16 + 64 + 32 * max(0, n - 2).bit_length()
+    return n * cells * (word + 1) + n * cells * word + n * (n - 1) * share + keys + publications
 
 
 def full_mesh_roles(

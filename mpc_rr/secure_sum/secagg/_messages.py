@@ -8,6 +8,7 @@ import msgspec
 import numpy as np
 
 from mpc_rr.core import Message, WireArray
+from mpc_rr.secure_sum._identity import share_items  # re-exported: SecAgg+ signs these items
 
 __all__ = [
     "SECAGG_MESSAGES",
@@ -163,14 +164,6 @@ SECAGG_MESSAGES: tuple[type[Message], ...] = (
     Aggregate,
     SecAggAbort,
 )
-
-
-def share_items(recipients: np.ndarray, cts: np.ndarray) -> list[bytes]:
-    """The items a party's share signature covers: ``recipient (uint32 LE) || ciphertext``."""
-    ids = np.ascontiguousarray(recipients, "<u4")
-    rows = np.concatenate([ids.view(np.uint8).reshape(ids.size, 4), np.asarray(cts, np.uint8).reshape(ids.size, -1)], axis=1)
-    flat, width = rows.tobytes(), rows.shape[1]  # one copy, then one slice per item
-    return [flat[i * width : (i + 1) * width] for i in range(ids.size)]
 
 
 def bitmap(members: np.ndarray) -> bytes:

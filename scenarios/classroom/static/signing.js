@@ -57,6 +57,19 @@
     }
     return build(0, items.length);
   }
+  // the root and every item's audit path (concatenated hashes, bottom up): mpc_rr's merkle_paths
+  async function merklePaths(items) {
+    const paths = items.map(() => []);
+    async function build(lo, hi) {
+      if (hi - lo === 1) return sha(Uint8Array.of(0), items[lo]);
+      const k = split(hi - lo);
+      const left = await build(lo, lo + k), right = await build(lo + k, hi);
+      for (let i = lo; i < hi; i++) paths[i].push(i < lo + k ? right : left);
+      return sha(Uint8Array.of(1), left, right);
+    }
+    const top = items.length ? await build(0, items.length) : await sha(new Uint8Array(0));
+    return { root: top, paths: paths.map((p) => concat(...p)) };
+  }
   async function rootFromPath(item, index, count, path) {  // path: hashes bottom up (null: malformed)
     if (!(index >= 0 && index < count)) return null;
     const wentLeft = [];
@@ -79,5 +92,5 @@
     return bits.slice(0, n + 1).map(Boolean);
   }
 
-  root.signing = { init, sign, verifier, payload, merkleRoot, rootFromPath, readBitmap, fromHex, toHex, concat };
+  root.signing = { init, sign, verifier, payload, merkleRoot, merklePaths, rootFromPath, readBitmap, fromHex, toHex, concat };
 })(typeof window !== "undefined" ? window : globalThis);

@@ -161,17 +161,34 @@
     const acc = new Array(k).fill(0);
     const x = oneHot(k, answer);
     const inKeys = {}, held = {}, got = new Set();
-    let sk = null, pk = null, sharesOut = false, published = false;
+    let sk = null, pk = null, sharesOut = false, published = false, stopped = false;
     const aad = (a, b) => te.encode(`mesh-share/${run}/${a}/${b}`);
 
-    async function accept(src, ct) {
-      const plain = await open(inKeys[src], ct, aad(src, me)).catch(() => { throw new Error("share fails authentication"); });
+    // a share that does not open: signed by its sender (path and signature check out) -> the
+    // sender sent garbage; else the board, which checks every share it relays, passed on a forgery
+    async function blame(src, msg, what) {
+      const path = msg.path instanceof Uint8Array && msg.path.length % 32 === 0 ? msg.path : null;
+      const hashes = path ? Array.from({ length: path.length / 32 }, (_, i) => path.slice(32 * i, 32 * i + 32)) : [];
+      const item = root.signing.concat(root.wire.toArray([me], "<u4").data, msg.ciphertext);
+      const top = path && await root.signing.rootFromPath(item, me - 1 - (me > src ? 1 : 0), n - 1, hashes);
+      const signed = top && await root.signing.verifier(r.roster)(src, msg.signature, "full-mesh", run, "shares", top);
+      S.culprits = signed ? [src] : [0];
+      stopped = true;  // as FullMeshParty aborts: never publish a sum that lacks a share
+      const err = new Error(signed ? `${what} from party ${src}, signed by it (it sent garbage)`
+                                   : `${what}, relayed by the board from party ${src} without its signature`);
+      // a complaint, as FullMeshParty's: the board stops the run for everyone (not blaming the board itself)
+      if (signed) send(0, root.wire.make("MeshAbort", { reason: String(err.message).slice(0, 500), culprits: [src], run, step: 4 }));
+      return err;
+    }
+    async function accept(src, msg) {
+      const plain = await open(inKeys[src], msg.ciphertext, aad(src, me)).catch(() => null);
+      if (plain === null) throw await blame(src, msg, "a share that fails authentication");
       const vals = root.wire.fromArray({ dtype, shape: [k], data: plain }, dtype, k);
-      if (vals.some((v) => v >= m)) throw new Error("share out of range");
+      if (vals.some((v) => v >= m)) throw await blame(src, msg, "a share out of range");
       vals.forEach((v, c) => (acc[c] = (acc[c] + v) % m));
     }
     async function maybePublish() {
-      if (!sharesOut || published || got.size < n - 1) return;
+      if (stopped || !sharesOut || published || got.size < n - 1) return;
       published = true;
       const rj = acc.map((a, c) => (a + x[c]) % m);
       note("step 3: published r_" + me + " = " + rj.join(",") + " (uniform: says nothing about my answer)");
@@ -206,25 +223,37 @@
           for (let j = 0; j < n - 1; j++) shares.push(Array.from({ length: k }, () => uniform(m)));
           shares.push(Array.from({ length: k }, (_, c) => (m - shares.reduce((a, s) => a + s[c], 0) % m) % m));
           shares[me - 1].forEach((v, c) => (acc[c] = (acc[c] + v) % m));
-          note("step 2: my answer split into " + n + " shares mod " + m + "; " + (n - 1) + " sealed for the others");
+          note("step 2: my answer split into " + n + " shares mod " + m + "; " + (n - 1) + " sealed for the others, "
+               + "signed (one signature on the tree hash of the ciphertexts) and passed through the board, which checks them");
+          const to = [], cts = [];
           for (let j = 1; j <= n; j++) {
             if (j === me) continue;
             const peer = await subtle.importKey("raw", rows.data.slice(32 * (j - 1), 32 * j), { name: "X25519" }, false, []);
             const shared = new Uint8Array(await subtle.deriveBits({ name: "X25519", public: peer }, sk, 256));
             inKeys[j] = await pairKey(shared, "mesh-share", run, j, me);
             const out = await pairKey(shared, "mesh-share", run, me, j);
-            const ct = await seal(out, root.wire.toArray(shares[j - 1], dtype).data, aad(me, j));
-            send(j, root.wire.make("MeshShare", { ciphertext: ct, run, step: 2 }));
+            to.push(j);
+            cts.push(await seal(out, root.wire.toArray(shares[j - 1], dtype).data, aad(me, j)));
           }
+          const items = cts.map((ct, i) => root.signing.concat(root.wire.toArray([to[i]], "<u4").data, ct));
+          // to the board without audit paths: it checks the signature on the whole batch's tree hash
+          // and adds each path when it passes a share on
+          const signature = await root.signing.sign("full-mesh", run, "shares", me, await root.signing.merkleRoot(items));
+          to.forEach((j, i) => send(0, root.wire.make("MeshShare", { ciphertext: cts[i], signature, peer: j, run, step: 2 })));
           sharesOut = true;
           for (const j of Object.keys(held)) { await accept(Number(j), held[j]); delete held[j]; }
           await maybePublish();
-        } else if (msg.type === "MeshShare" && src >= 1 && src <= n && src !== me) {
-          if (got.has(src)) throw new Error("duplicate share");
-          got.add(src);
-          if (!sharesOut) held[src] = msg.ciphertext;
-          else await accept(src, msg.ciphertext);
+        } else if (msg.type === "MeshShare" && src === 0 && msg.peer >= 1 && msg.peer <= n && msg.peer !== me) {
+          const from = msg.peer;
+          if (got.has(from)) throw new Error("duplicate share");
+          got.add(from);
+          if (!sharesOut) held[from] = msg;
+          else await accept(from, msg);
           await maybePublish();
+        } else if (msg.type === "MeshAbort" && src === 0) {
+          if (!stopped) S.culprits = (msg.culprits || []).includes(me) ? [0] : [];  // it blames me, honest: the board lies
+          stopped = true;
+          throw new Error("the board stopped the run: " + msg.reason);
         } else if (msg.type === "MeshTotal" && src === 0) {
           const total = root.wire.fromArray(msg.total, dtype, k);
           note("step 4: the board's total " + total.join(","));

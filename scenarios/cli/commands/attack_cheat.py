@@ -94,6 +94,8 @@ def _run(args: argparse.Namespace) -> int:
 
 
 def _print(args: argparse.Namespace, broken: CheatReport, ours: CheatReport) -> int:
+    from mpc_rr.core import blame_json
+
     if args.json:
         out = ours.as_json()
         out["broken_variant"] = broken.as_json()
@@ -105,6 +107,9 @@ def _print(args: argparse.Namespace, broken: CheatReport, ours: CheatReport) -> 
               f"n = {rep.n}:")
         print(f"  detected in {rep.detections}/{rep.trials} trials; culprits named: {list(rep.culprits) or 'none'}"
               f"; honest parties blamed: {list(rep.honest_blamed) or 'none'}")  # fmt: skip
+        if rep.suspects:  # groups of which at least one member cheated (unproven which)
+            groups = "; ".join("{" + ", ".join(map(str, blame_json(g))) + "}" for g in rep.suspects)
+            print(f"  suspects (at least one of each group cheated): {groups}")
         if rep.side == "server":
             print(f"  inputs recovered: {rep.inputs_recovered} of {rep.inputs_total} "
                   f"(baseline, a guess: {rep.baseline:.3g})")  # fmt: skip

@@ -7,7 +7,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from mpc_rr.core import Codec, PeerError, ProtocolAbort, UsageError, WireArray, run_roles
+from mpc_rr.core import RELAY, Codec, PeerError, ProtocolAbort, UsageError, WireArray, run_roles
 from mpc_rr.secure_sum import (
     SeededEntropy,
     SystemEntropy,
@@ -21,6 +21,7 @@ from mpc_rr.secure_sum.full_mesh import (
     TAG_LEN,
     BulletinBoard,
     FullMeshParty,
+    MeshAbort,
     MeshKey,
     MeshKeys,
     MeshPublish,
@@ -58,10 +59,11 @@ def test_sum_is_exact_and_message_count_matches_formula(n: int, publication: str
         np.testing.assert_array_equal(role.result.total, x.sum(axis=0), err_msg=f"party {pid}")
         assert role.result.modulus == n + 1
     assert res.costs.messages == full_mesh_message_count(n, publication)
-    # keys + shares + publications: 3n(n-1) all-to-all; n + n + n(n-1) + 2n with the board
+    # keys + shares + publications: 3n(n-1) all-to-all; n + n + 2n(n-1) (each share to the
+    # board, which checks it, and on) + 2n with the board
     assert full_mesh_message_count(3, "all-to-all") == 18
-    assert full_mesh_message_count(3, "board") == 18 and full_mesh_message_count(4, "board") == 28
-    assert [full_mesh_message_count(k, "board") for k in (5, 12, 50)] == [40, 180, 2650]
+    assert full_mesh_message_count(3, "board") == 24 and full_mesh_message_count(4, "board") == 40
+    assert [full_mesh_message_count(k, "board") for k in (5, 12, 50)] == [60, 312, 5100]
     assert [full_mesh_message_count(k) for k in (5, 12, 50)] == [60, 396, 7350]
 
 
@@ -104,11 +106,12 @@ def _shares(transcript, roles):
     out = []
     for e in transcript:
         msg = CODEC.decode(e.data)
-        if isinstance(msg, MeshShare):
+        if isinstance(msg, MeshShare) and e.src != 0:  # board mode: as sent to the board, not relayed
+            dst = msg.peer if e.dst == 0 else e.dst
             sender = roles[e.src]
-            plain = open_share(sender._sk, sender._pks[e.dst], msg.ciphertext, run=sender.run,
-                               sender=e.src, receiver=e.dst)  # fmt: skip
-            out.append((e.src, e.dst, msg.ciphertext, np.frombuffer(plain, sender.wire_dtype)))
+            plain = open_share(sender._sk, sender._pks[dst], msg.ciphertext, run=sender.run,
+                               sender=e.src, receiver=dst)  # fmt: skip
+            out.append((e.src, dst, msg.ciphertext, np.frombuffer(plain, sender.wire_dtype)))
     return out
 
 
@@ -156,12 +159,16 @@ def test_key_step_then_shares_board_mode_and_message_sizes() -> None:
     np.testing.assert_array_equal(roles[0].result.total, x.sum(axis=0))
     kinds = [type(CODEC.decode(e.data)).__name__ for e in res.transcript]
     assert kinds[:5] == ["MeshKey"] * 5 and kinds.count("MeshKeys") == 5
-    assert kinds.count("MeshShare") == 20 and kinds.index("MeshShare") > kinds.index("MeshKeys")
+    assert kinds.count("MeshShare") == 40 and kinds.index("MeshShare") > kinds.index("MeshKeys")
     found = _shares(res.transcript, roles)
     assert len(found) == 20 and all(len(ct) == 10 + TAG_LEN for _, _, ct, _ in found)  # uint8
-    # the board relays keys and publications only; it never receives a share
-    assert not any(isinstance(CODEC.decode(e.data), MeshShare) and 0 in (e.src, e.dst)
-                   for e in res.transcript)  # fmt: skip
+    # every share goes through the board (which checks its signature) and on, unchanged; each
+    # carries a 64-byte signature and its audit path: ceil(log2(4)) = 2 hashes of 32 bytes
+    relayed = [CODEC.decode(e.data) for e in res.transcript if e.src == 0]
+    relayed = {(m.peer, e.dst): m for m, e in zip(relayed, [e for e in res.transcript if e.src == 0], strict=True)
+               if isinstance(m, MeshShare)}  # fmt: skip
+    assert {(src, dst): ct for src, dst, ct, _ in found} == {k: m.ciphertext for k, m in relayed.items()}
+    assert {(len(m.signature), len(m.path)) for m in relayed.values()} == {(64, 64)}
 
 
 def test_pairwise_keys_are_per_direction_run_and_purpose() -> None:
@@ -184,18 +191,24 @@ def test_uniform_rejection_sampling_is_unbiased() -> None:
         SeededEntropy(1).uniform(0, 3)
 
 
-def test_missing_share_aborts_naming_the_silent_party() -> None:
+def test_a_missing_share_aborts_suspecting_the_silent_party_or_naming_it_through_the_board() -> None:
     x = onehot(np.random.default_rng(0), 5, 3)
     roles = full_mesh_roles(x, entropy=seeded(2))
     run_roles(roles, drop=lambda s, d, m: s == 4 and d == 2 and isinstance(m, MeshShare))
-    err = roles[2].error
-    assert isinstance(err, ProtocolAbort) and err.culprits == (4,)
+    err = roles[2].error  # all-to-all: party 4 withheld it or the hub dropped it -- either
+    assert isinstance(err, ProtocolAbort) and err.culprits == () and err.suspects == ((RELAY, 4),)
     with pytest.raises(ProtocolAbort, match=r"timed out waiting for parties \[4\]"):
         _ = roles[2].result
+    roles = full_mesh_roles(x, entropy=seeded(2), publication="board")
+    run_roles(roles, drop=lambda s, d, m: s == 4 and isinstance(m, MeshShare) and m.peer == 2)
+    assert roles[0].error is not None and roles[0].error.culprits == (4,)  # the board saw it missing
+    err = roles[2].error  # and told everyone: its word, so {board, 4}
+    assert err is not None and err.culprits == () and err.suspects == ((0, 4),) and "board stopped" in str(err)
 
 
-def _keyed(publication: str = "all-to-all", run: str = "t"):
-    """Three parties (and the board) past the key step: ``(roles, shares each party sent)``."""
+def _keyed(publication: str = "all-to-all", run: str = "t", through_board: bool = True):
+    """Three parties (and the board) past the key step: ``(roles, shares each party sent)``
+    (board mode: ``through_board``, the shares as the board passes them on, with their paths)."""
     roles = full_mesh_roles(np.array([[1, 0], [0, 1], [1, 0]]), entropy=seeded(0), run=run,
                             publication=publication)  # fmt: skip
     queue = [(i, s) for i, r in roles.items() for s in r.start()]
@@ -206,6 +219,8 @@ def _keyed(publication: str = "all-to-all", run: str = "t"):
             sent.setdefault(src, []).append(s)
             continue
         queue += [(s.dst, t) for t in roles[s.dst].receive(src, s.msg)]
+    if publication == "board" and through_board:
+        sent = {src: [t for s in sends for t in roles[0].receive(src, s.msg)] for src, sends in sent.items()}
     return roles, sent
 
 
@@ -216,50 +231,8 @@ def _seal(roles, src: int, dst: int, plain: bytes, run: str = "t") -> MeshShare:
 
 
 def _share(sent, src: int, dst: int) -> MeshShare:
+    """The share ``src`` sent for ``dst`` (board mode: as the board passes it on)."""
     return next(s.msg for s in sent[src] if s.dst == dst)
-
-
-def test_malformed_share_aborts_naming_sender() -> None:
-    roles, _ = _keyed()
-    assert all(r.state.name == "SHARING" for r in roles.values())
-    p = roles[1]
-    bad = MeshShare(ciphertext=bytes(5), run="t", step=2)
-    with pytest.raises(PeerError, match=r"malformed share \(5 bytes, expected 18\)"):
-        p.receive(2, bad)
-    assert p.error is not None and p.error.culprits == (2,)
-    roles, _ = _keyed()
-    with pytest.raises(PeerError, match=r"value 9 out of range \[0, 4\)"):
-        roles[1].receive(3, _seal(roles, 3, 1, bytes([9, 0])))
-    assert roles[1].error.culprits == (3,)
-
-
-def test_a_tampered_or_redirected_ciphertext_is_named() -> None:
-    roles, sent = _keyed()
-    ct = bytearray(_share(sent, 2, 1).ciphertext)
-    ct[0] ^= 1  # one flipped bit in transit
-    with pytest.raises(PeerError, match="share that fails authentication from party 2"):
-        roles[1].receive(2, MeshShare(ciphertext=bytes(ct), run="t", step=2))
-    assert roles[1].error.culprits == (2,)
-    # a relay that hands party 1 the share 2 sent to party 3: wrong key and associated data
-    roles, sent = _keyed()
-    with pytest.raises(PeerError, match="fails authentication from party 2"):
-        roles[1].receive(2, _share(sent, 2, 3))
-    assert roles[1].error.culprits == (2,)
-    # board mode: a share that arrives before the board's key list is held, then named
-    roles, sent = _keyed("board")
-    late = FullMeshParty(1, 3, np.array([1, 0]), publication="board", entropy=seeded(0)(1), run="t")
-    late.start()
-    assert late.pk == roles[1].pk  # same seed, same key pair as the party the shares were for
-    assert late.receive(3, _share(sent, 3, 1)) == []
-    ct = bytearray(_share(sent, 2, 1).ciphertext)
-    ct[-1] ^= 1  # the tag
-    assert late.receive(2, MeshShare(ciphertext=bytes(ct), run="t", step=2)) == []  # held
-    assert late.error is None and late.state.name == "KEYS"
-    keys = MeshKeys(pks=WireArray.from_numpy(roles[0]._keys), run="t", step=1, signatures=roles[0]._sigs)
-    # the board supplied party 2's key, so the message says the board may be at fault
-    with pytest.raises(PeerError, match=r"fails authentication from party 2 \(its key came from the board.s list"):
-        late.receive(0, keys)
-    assert late.error.culprits == (2,)
 
 
 def _key(owner: int, pk: bytes, run: str = "k", n: int = 3) -> MeshKey:
@@ -268,16 +241,16 @@ def _key(owner: int, pk: bytes, run: str = "k", n: int = 3) -> MeshKey:
     return MeshKey(pk=pk, run=run, step=1, signature=sig)
 
 
-def test_malformed_keys_are_named() -> None:
+def test_malformed_keys_are_named_or_suspected() -> None:
     p = FullMeshParty(1, 3, np.array([1, 0]), entropy=SeededEntropy(0), run="k")
     p.start()
     with pytest.raises(PeerError, match=r"malformed public key \(31 bytes, expected 32\) from party 2"):
         p.receive(2, MeshKey(pk=bytes(31), run="k", step=1))
-    assert p.error.culprits == (2,)
+    assert p.error.culprits == () and p.error.suspects == ((RELAY, 2),)  # unsigned: 2 or the hub
     q = FullMeshParty(1, 3, np.array([1, 0]), entropy=SeededEntropy(0), run="k")
     q.start()
-    q.receive(2, _key(2, bytes(32)))  # a low-order point: no usable secret
-    with pytest.raises(PeerError, match=r"unusable public key .* from party 2"):
+    q.receive(2, _key(2, bytes(32)))  # a low-order point: no usable secret, signed by party 2
+    with pytest.raises(PeerError, match=r"unusable public key, signed by it .* from party 2"):
         q.receive(3, _key(3, SeededEntropy(1).key(32)))
     assert q.error.culprits == (2,)
     b = FullMeshParty(1, 3, np.array([1, 0]), publication="board", entropy=SeededEntropy(0))
@@ -287,18 +260,21 @@ def test_malformed_keys_are_named() -> None:
         b.receive(0, wrong)
     assert b.error.culprits == (0,)
     board = BulletinBoard(3, 2)
-    with pytest.raises(PeerError, match="public key of 3 bytes from party 2"):
-        board.receive(2, MeshKey(pk=b"abc"))
-    assert board.error.culprits == (2,)
+    out = board.receive(2, MeshKey(pk=b"abc"))  # refused, and every party told whom the board names
+    assert board.error.culprits == (2,) and "malformed public key (3 bytes) from party 2" in str(board.error)
+    assert [(s.dst, type(s.msg), s.msg.culprits) for s in out] == [(j, MeshAbort, [2]) for j in (1, 2, 3)]
 
 
-def test_missing_key_aborts_naming_the_silent_party() -> None:
+def test_a_missing_key_is_suspected_with_the_relay_or_named_by_the_board() -> None:
     for publication in ("all-to-all", "board"):
         x = onehot(np.random.default_rng(0), 4, 3)
         roles = full_mesh_roles(x, entropy=seeded(2), publication=publication)
         run_roles(roles, drop=lambda s, d, m: s == 3 and isinstance(m, MeshKey))
-        who = roles[0] if publication == "board" else roles[1]
-        assert who.error is not None and who.error.culprits == (3,)
+        if publication == "board":
+            assert roles[0].error is not None and roles[0].error.culprits == (3,)
+            assert roles[1].error.suspects == ((0, 3),) and roles[1].error.culprits == ()
+        else:
+            assert roles[1].error is not None and roles[1].error.suspects == ((RELAY, 3),)
 
 
 def test_duplicates_reported_and_ignored_conflicts_abort() -> None:
@@ -311,17 +287,17 @@ def test_duplicates_reported_and_ignored_conflicts_abort() -> None:
     roles, sent = _keyed()
     p = roles[1]
     p.receive(2, _share(sent, 2, 1))
-    with pytest.raises(PeerError, match="conflicting share from party 2"):
+    with pytest.raises(PeerError, match="two different shares of party 2 from party 2"):
         p.receive(2, _seal(roles, 2, 1, bytes([0, 2])))
-    assert p.error.culprits == (2,)
+    assert p.error.suspects == ((RELAY, 2),)
     q = FullMeshParty(1, 3, np.array([1, 0]), entropy=SeededEntropy(0), run="k")
     q.start()
     q.receive(2, _key(2, bytes(range(32))))
     with pytest.raises(PeerError, match="duplicate public key from party 2 ignored"):
         q.receive(2, _key(2, bytes(range(32))))
-    with pytest.raises(PeerError, match="conflicting public key from party 2"):
+    with pytest.raises(PeerError, match="two different public keys of party 2"):
         q.receive(2, _key(2, bytes(32)))
-    assert q.error.culprits == (2,)
+    assert q.error.suspects == ((RELAY, 2),)
 
 
 def test_usage_errors_name_the_parameter() -> None:
@@ -341,15 +317,16 @@ def test_usage_errors_name_the_parameter() -> None:
 
 
 def test_a_key_without_its_owners_signature_is_refused_naming_who_delivered_it() -> None:
-    """Issue 25: a substituted or replayed key is rejected; all-to-all names the sender it
-    claims, board mode names the board that listed it."""
+    """Issue 25: a substituted or replayed key is rejected; all-to-all suspects the sender it
+    claims and the relay (either could have done it), board mode names the board that listed it."""
     roles = full_mesh_roles(np.zeros((3, 2), np.int64), entropy=seeded(2), run="sig")
     roles[1].start()
     genuine = next(s.msg for s in roles[2].start() if s.dst == 1)
     stranger = MeshKey(pk=bytes(range(32)), run="sig", step=1, signature=genuine.signature)
     with pytest.raises(PeerError, match="without its signature for this run"):
         roles[1].receive(2, stranger)  # someone else's key under party 2's signature
-    assert roles[1].error is not None and roles[1].error.culprits == (2,)
+    assert roles[1].error is not None and roles[1].error.culprits == ()
+    assert roles[1].error.suspects == ((RELAY, 2),)
     other_run = full_mesh_roles(np.zeros((3, 2), np.int64), entropy=seeded(2), run="other")
     other_run[1].start()
     replayed = next(s.msg for s in roles[3].start() if s.dst == 1)  # signed for run "sig"
@@ -391,7 +368,7 @@ def test_a_publication_changed_on_the_way_or_under_another_sender_is_refused() -
     changed = MeshPublish(value=WireArray.from_numpy(bumped), run="t", step=3, signature=genuine.signature)
     with pytest.raises(PeerError, match="publication without its signature for this run"):
         roles[1].receive(2, changed)
-    assert roles[1].error is not None and roles[1].error.culprits == (2,)
+    assert roles[1].error is not None and roles[1].error.suspects == ((RELAY, 2),)
     roles, pubs = _published()
     with pytest.raises(PeerError, match="publication without its signature"):
         roles[1].receive(2, pubs[(3, 1)])  # party 3's signed r_3, delivered as party 2's

@@ -52,6 +52,7 @@ def _sample(cls: type, rng: np.random.Generator) -> Any:
             "array": WireArray.from_numpy(rng.integers(0, 200, size=(3, 4)).astype(np.uint8)),
             "array?": WireArray.from_numpy(rng.integers(0, 200, size=(2, 2)).astype(np.uint8)),
             "list<bytes>": [rng.bytes(int(rng.integers(1, 64))) for _ in range(3)],
+            "list<int>": [int(v) for v in rng.integers(0, 50, 3)],
         }[kind]
     return cls(**values)
 
@@ -118,7 +119,8 @@ def _signatures_match_the_library(driver: Any) -> None:
                          await verify(5, h(libSig), "secagg", "run-a", "keys", Uint8Array.of(1, 2)),
                          await verify(4, h(libSig), "secagg", "run-a", "consistency", Uint8Array.of(1, 2))];
           const root = sg.toHex(await sg.merkleRoot(items.map(h)));
-          done({ pk, sig: sg.toHex(sig), ok, wrong, root });
+          const tree = await sg.merklePaths(items.map(h));  // the full mesh's signed shares
+          done({ pk, sig: sg.toHex(sig), ok, wrong, root, treeRoot: sg.toHex(tree.root), paths: tree.paths.map(sg.toHex) });
         })().catch((e) => done({ error: String(e) }));""",
         lib.public_key().public_bytes_raw().hex(), lib_sig.hex(), [i.hex() for i in items],
     )
@@ -126,7 +128,8 @@ def _signatures_match_the_library(driver: Any) -> None:
     assert out["ok"] is True and out["wrong"] == [False, False, False]
     page = Ed25519PublicKey.from_public_bytes(bytes.fromhex(out["pk"]))
     page.verify(bytes.fromhex(out["sig"]), signed_payload("full-mesh", "run-b", "keys", 3, b"\x07\x07"))
-    assert out["root"] == merkle_paths(items)[0].hex()
+    assert out["root"] == out["treeRoot"] == merkle_paths(items)[0].hex()
+    assert out["paths"] == [b"".join(p).hex() for p in merkle_paths(items)[1]]
 
 
 def test_browsers_and_bots_give_the_exact_total(driver: Any) -> None:

@@ -77,3 +77,62 @@ def test_a_student_leaving_mid_round_aborts_the_full_mesh_naming_them(driver: An
     assert "dropout id=3 name=cat" in "\n".join(srv.stderr_lines)
 
 
+
+
+def test_a_board_that_forges_the_shares_it_relays_is_named_by_the_browser_pages(
+    driver: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Issue 25: the board passes every share on with a zeroed ciphertext (the sender's signature
+    and audit path kept); each page's share does not open, the path no longer leads to the
+    sender's signed tree hash, so the page names the board alone (student.js checks it as
+    FullMeshParty does)."""
+    from msgspec.structs import replace
+
+    from mpc_rr.core import Send
+    from mpc_rr.secure_sum import full_mesh
+
+    class ForgingBoard(full_mesh.BulletinBoard):
+        def _release(self, src: int) -> list[Send]:
+            return [Send(s.dst, replace(s.msg, ciphertext=bytes(len(s.msg.ciphertext))))
+                    if isinstance(s.msg, full_mesh.MeshShare) else s for s in super()._release(src)]  # fmt: skip
+
+    monkeypatch.setattr(full_mesh, "BulletinBoard", ForgingBoard)
+    with classroom("full-mesh", bots=1, auto_start=3, step_timeout=1.5) as srv:
+        close_tabs(driver)
+        pages = [open_student(driver, srv.url, "ann", 0, new_tab=False), open_student(driver, srv.url, "bob", 1)]
+        seen = []
+        for page in pages:
+            driver.switch_to.window(page)
+            errors = wait_js(driver, "return window.classroom.culprits && window.classroom.errors.join('\\n')")
+            seen.append((driver.execute_script("return window.classroom.culprits"), errors))
+        out = srv.outcome()
+    assert not out["ok"]
+    for culprits, errors in seen:
+        assert culprits == [0] and "relayed by the board from party" in errors, (culprits, errors)
+
+
+def test_a_bot_that_signs_garbage_shares_is_named_alone_by_the_browser_pages(
+    driver: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The simulated student seals random bytes instead of its shares and signs them: each page's
+    share from it does not open, yet signature and path check out, so the page names the bot."""
+    from mpc_rr.secure_sum import full_mesh
+
+    class GarbageBot(full_mesh.FullMeshParty):
+        def _seal(self, key: bytes, plaintext: bytes, aad: bytes) -> bytes:
+            return os.urandom(len(plaintext) + 16)
+
+    monkeypatch.setattr(full_mesh, "FullMeshParty", GarbageBot)
+    with classroom("full-mesh", bots=1, auto_start=3, step_timeout=1.5) as srv:
+        close_tabs(driver)
+        pages = [open_student(driver, srv.url, "ann", 0, new_tab=False), open_student(driver, srv.url, "bob", 1)]
+        seen = []
+        for page in pages:
+            driver.switch_to.window(page)
+            errors = wait_js(driver, "return window.classroom.culprits && window.classroom.errors.join('\\n')")
+            seen.append((driver.execute_script("return [window.classroom.culprits, window.classroom.round.id]"), errors))
+        out = srv.outcome()
+    assert not out["ok"] and out["culprits"] == [], out  # the pages' complaint: the board names no page
+    for (culprits, me), errors in seen:
+        assert len(culprits) == 1 and culprits[0] not in (0, me), (culprits, errors)
+        assert f"from party {culprits[0]}, signed by it (it sent garbage)" in errors, errors

@@ -18,9 +18,9 @@ def test_json_report_is_exact(protocol: str, capsys: pytest.CaptureFixture[str])
     for key in ("exact", "protocol", "parties", "survivors", "messages", "bytes", "wall_s"):
         assert key in out
     assert out["protocol"] == protocol and out["parties"] == 12 and out["survivors"] == 12
-    # full mesh: keys + shares + publications (3n(n-1)); with the board 2n + n(n-1) + 2n;
-    # SecAgg+: 5 rounds each way (keys, shares, masked input, consistency, unmasking)
-    expected = {"full-mesh": 3 * 12 * 11, "full-mesh-board": 12 * 11 + 48, "secagg": 10 * 12}
+    # full mesh: keys + shares + publications (3n(n-1)); with the board 2n + 2n(n-1) (each share
+    # through the board) + 2n; SecAgg+: 5 rounds each way (keys, shares, masked input, consistency, unmasking)
+    expected = {"full-mesh": 3 * 12 * 11, "full-mesh-board": 2 * 12 * 11 + 48, "secagg": 10 * 12}
     assert out["messages"] == expected[protocol]
 
 
