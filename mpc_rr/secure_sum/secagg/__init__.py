@@ -107,6 +107,8 @@ __all__ = [
     "SecAggPublic",
     "SecAggServer",
     "ServerState",
+    "ShareComplaint",
+    "ShareProofs",
     "SignedShares",
     "SurvivorSet",
     "Unmask",
@@ -126,13 +128,14 @@ __all__ = [
     "secagg_roles",
     "secure_threshold",
     "share_items",
+    "wire",
 ]
 
 _HOME = {
     "Abort": "mpc_rr.secure_sum.secagg._unmasking",
     "AdvertiseKeys": "mpc_rr.secure_sum.secagg._messages",
     "Aggregate": "mpc_rr.secure_sum.secagg._messages",
-    "CIPHERTEXT_LEN": "mpc_rr.secure_sum.secagg._client",
+    "CIPHERTEXT_LEN": "mpc_rr.secure_sum.secagg._messages",
     "ClientState": "mpc_rr.secure_sum.secagg._client",
     "ConsistencySig": "mpc_rr.secure_sum.secagg._messages",
     "DEFAULT_FAILURE": "mpc_rr.secure_sum.secagg._params",
@@ -140,13 +143,13 @@ _HOME = {
     "DEFAULT_MAX_DROPOUT": "mpc_rr.secure_sum.secagg._params",
     "EncryptedShares": "mpc_rr.secure_sum.secagg._messages",
     "ForwardedShares": "mpc_rr.secure_sum.secagg._messages",
-    "IDS": "mpc_rr.secure_sum.secagg._client",
+    "IDS": "mpc_rr.secure_sum.secagg._messages",
     "Judge": "mpc_rr.secure_sum.secagg._judge",
     "MaskedInput": "mpc_rr.secure_sum.secagg._messages",
     "NeighborKeys": "mpc_rr.secure_sum.secagg._messages",
-    "PROTOCOL": "mpc_rr.secure_sum.secagg._client",
+    "PROTOCOL": "mpc_rr.secure_sum.secagg._messages",
     "SECAGG_MESSAGES": "mpc_rr.secure_sum.secagg._messages",
-    "SHARE": "mpc_rr.secure_sum.secagg._client",
+    "SHARE": "mpc_rr.secure_sum.secagg._messages",
     "SPEC": "mpc_rr.secure_sum.secagg._spec",
     "SecAggAbort": "mpc_rr.secure_sum.secagg._messages",
     "SecAggClient": "mpc_rr.secure_sum.secagg._client",
@@ -155,6 +158,8 @@ _HOME = {
     "SecAggPublic": "mpc_rr.secure_sum.secagg._params",
     "SecAggServer": "mpc_rr.secure_sum.secagg._server",
     "ServerState": "mpc_rr.secure_sum.secagg._server",
+    "ShareComplaint": "mpc_rr.secure_sum.secagg._messages",
+    "ShareProofs": "mpc_rr.secure_sum.secagg._messages",
     "SignedShares": "mpc_rr.secure_sum.secagg._judge",
     "SurvivorSet": "mpc_rr.secure_sum.secagg._messages",
     "Unmask": "mpc_rr.secure_sum.secagg._unmasking",
@@ -169,32 +174,32 @@ _HOME = {
     "mask_sum": "mpc_rr.secure_sum.secagg._client",
     "parties_in": "mpc_rr.secure_sum.secagg._params",
     "read_bitmap": "mpc_rr.secure_sum.secagg._messages",
-    "read_ids": "mpc_rr.secure_sum.secagg._client",
+    "read_ids": "mpc_rr.secure_sum.secagg._messages",
     "secagg_public": "mpc_rr.secure_sum.secagg._params",
     "secagg_roles": "mpc_rr.secure_sum.secagg._roles",
     "secure_threshold": "mpc_rr.secure_sum.secagg._params",
     "share_items": "mpc_rr.secure_sum.secagg._messages",
+    "wire": "mpc_rr.secure_sum.secagg._messages",
 }
 
 __getattr__, __dir__ = lazy_exports(__name__, _HOME, globals())
 
 if TYPE_CHECKING:
     from mpc_rr.secure_sum.secagg._client import (
-        CIPHERTEXT_LEN,
-        IDS,
-        PROTOCOL,
-        SHARE,
         ClientState,
         SecAggClient,
         mask_sum,
-        read_ids,
     )
     from mpc_rr.secure_sum.secagg._judge import (
         Judge,
         SignedShares,
     )
     from mpc_rr.secure_sum.secagg._messages import (
+        CIPHERTEXT_LEN,
+        IDS,
+        PROTOCOL,
         SECAGG_MESSAGES,
+        SHARE,
         AdvertiseKeys,
         Aggregate,
         ConsistencySig,
@@ -203,12 +208,16 @@ if TYPE_CHECKING:
         MaskedInput,
         NeighborKeys,
         SecAggAbort,
+        ShareComplaint,
+        ShareProofs,
         SurvivorSet,
         UnmaskRequest,
         UnmaskShares,
         bitmap,
         read_bitmap,
+        read_ids,
         share_items,
+        wire,
     )
     from mpc_rr.secure_sum.secagg._params import (
         DEFAULT_FAILURE,

@@ -9,8 +9,11 @@ server's routing stays readable).  What each check establishes:
   can check that its neighbours' keys are theirs.  A forged or replayed
   advertisement excludes its sender (named in ``culprits``).
 * **Shares** (Round 1 ShareKeys, signed): a party signs the RFC 6962 tree
-  hash of its ciphertexts; the server verifies it and forwards each
-  ciphertext with the signature and its audit path.
+  hash of its ciphertexts; the server verifies it and forwards the
+  ciphertexts alone.  A recipient whose share does not open asks
+  (``ShareComplaint``) and gets the sender's signature and its item's audit
+  path (``ShareProofs``): enough to tell the sender's garbage from the
+  server's forgery.  The common run sends no path at all.
 * **Complaints** (with the masked input): a party whose neighbour's *signed*
   share does not open reveals its share-encryption private key.  The server
   checks that it matches the complainer's signed public key, re-derives the
@@ -34,22 +37,22 @@ import numpy as np
 from mpc_rr.core import PeerError, Send
 from mpc_rr.secure_sum import crypto, shamir
 from mpc_rr.secure_sum._identity import Identity, merkle_paths, signed_payload
-from mpc_rr.secure_sum.secagg._client import (
+from mpc_rr.secure_sum.secagg._messages import (
     IDS,
     PROTOCOL,
     SHARE,
-    read_ids,
-    wire,
-)
-from mpc_rr.secure_sum.secagg._messages import (
     AdvertiseKeys,
     Aggregate,
     ConsistencySig,
     MaskedInput,
+    ShareComplaint,
+    ShareProofs,
     SurvivorSet,
     UnmaskRequest,
     bitmap,
+    read_ids,
     share_items,
+    wire,
 )
 from mpc_rr.secure_sum.secagg._params import SecAggConfig
 
@@ -57,12 +60,19 @@ __all__ = ["Judge", "SignedShares"]
 
 
 class SignedShares:
-    """One party's ciphertexts as received: recipients, ciphertexts, signature, audit paths."""
+    """One party's ciphertexts as received: recipients, ciphertexts and its signature on
+    their tree hash (the audit paths are computed when a recipient asks for one)."""
 
-    __slots__ = ("cts", "paths", "recipients", "signature")
+    __slots__ = ("cts", "recipients", "signature")
 
-    def __init__(self, recipients: np.ndarray, cts: np.ndarray, signature: bytes, paths: list[bytes]) -> None:
-        self.recipients, self.cts, self.signature, self.paths = recipients, cts, signature, paths
+    def __init__(self, recipients: np.ndarray, cts: np.ndarray, signature: bytes) -> None:
+        self.recipients, self.cts, self.signature = recipients, cts, signature
+
+    def proof(self, recipient: int) -> tuple[int, bytes]:
+        """``recipient``'s item index and audit path (concatenated hashes, bottom up)."""
+        row = int(np.searchsorted(self.recipients, recipient))
+        _, paths = merkle_paths(share_items(self.recipients, self.cts))
+        return row, b"".join(paths[row])
 
     def same(self, other: SignedShares) -> bool:
         return self.signature == other.signature and np.array_equal(self.cts, other.cts)
@@ -74,6 +84,14 @@ class Judge:
     cfg: SecAggConfig
     run: str
     name: str
+    late: int
+    _mask_sets: dict[int, np.ndarray]
+    _shares: dict[int, SignedShares]
+    _y: dict[int, np.ndarray]
+    _complained: set[int]
+
+    def _exclude(self, u: int) -> None:
+        raise NotImplementedError
 
     @property
     def identity(self) -> Identity:  # the server's
@@ -95,10 +113,10 @@ class Judge:
 
     # -- round 1 ---------------------------------------------------------------------------
     def _check_shares(self, src: int, recipients: np.ndarray, cts: np.ndarray, signature: bytes) -> SignedShares:
-        root, paths = merkle_paths(share_items(recipients, cts))
+        root, _ = merkle_paths(share_items(recipients, cts), with_paths=False)
         if not self.identity.roster.verify(src, signature, self._signed("shares", src, root)):
             raise PeerError(f"{self.name}: the shares of party {src} do not carry its signature", src)
-        return SignedShares(recipients, cts, signature, [b"".join(p) for p in paths])
+        return SignedShares(recipients, cts, signature)
 
     # -- complaints (with the masked input) ---------------------------------------------------
     def _judge(
@@ -134,14 +152,38 @@ class Judge:
             guilty.append(v)
         return guilty
 
-    def _forwarded_extras(
-        self, senders: list[int], rows: np.ndarray, counts: np.ndarray, shares: dict[int, SignedShares]
-    ) -> tuple[list[bytes], np.ndarray, list[bytes]]:
-        """Signatures, ``(index, count)`` positions and audit paths of the shares to one
-        receiver: sender ``senders[i]``'s share to it is row ``rows[i]`` of ``counts[i]``."""
-        sigs = [shares[v].signature for v in senders]
-        proofs = [shares[v].paths[r] for v, r in zip(senders, rows.tolist(), strict=True)]
-        return sigs, np.stack([rows, counts], axis=1).astype(IDS), proofs
+    def _on_complaint(self, src: int, msg: ShareComplaint) -> list[Send]:
+        """A party whose forwarded shares did not open asks for their senders' proofs (once)."""
+        if not 1 <= src <= self.cfg.n or not self.alive[src]:
+            self.late += 1
+            return []
+        ms = self._mask_sets.get(src, np.zeros(0, np.int64))
+        try:
+            senders = read_ids(msg.senders, src, "complaint", at_most=ms.size)
+            if src in self._complained or src in self._y:
+                raise PeerError(f"{self.name}: party {src} complained twice or after its masked input", src)
+            if not senders.size or np.any(np.diff(senders) <= 0) or not np.isin(senders, ms).all():
+                raise PeerError(f"{self.name}: party {src} complained about shares it was not sent", src)
+        except PeerError as exc:
+            self._exclude(src)
+            raise PeerError(f"{exc}; party {src} excluded as a dropout", src) from None
+        self._complained.add(src)
+        return [Send(src, self._share_proofs(src, senders.tolist(), self._shares))]
+
+    def _share_proofs(self, src: int, senders: list[int], shares: dict[int, SignedShares]) -> ShareProofs:
+        """What party ``src`` asked for: each sender's signature and the audit path of its
+        share to ``src`` (Round 1, on request: the common run sends none)."""
+        sigs, pos, proofs = [], np.zeros((len(senders), 2), IDS), []
+        for i, v in enumerate(senders):
+            held = shares[v]
+            row, path = held.proof(src)
+            sigs.append(held.signature)
+            pos[i] = row, held.recipients.size
+            proofs.append(path)
+        return ShareProofs(
+            run=self.run, step=2, senders=wire(np.asarray(senders), IDS), signatures=sigs,
+            positions=wire(pos, IDS), proofs=proofs,
+        )  # fmt: skip
 
     # -- round 3: consistency -----------------------------------------------------------------
     def _survivor_set(self, members: np.ndarray) -> list[Send]:

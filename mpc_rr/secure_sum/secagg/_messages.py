@@ -7,10 +7,15 @@ from typing import Annotated
 import msgspec
 import numpy as np
 
-from mpc_rr.core import Message, WireArray
+from mpc_rr.core import DecodeError, Message, WireArray
+from mpc_rr.secure_sum import shamir
 
 __all__ = [
+    "CIPHERTEXT_LEN",
+    "IDS",
+    "PROTOCOL",
     "SECAGG_MESSAGES",
+    "SHARE",
     "AdvertiseKeys",
     "Aggregate",
     "ConsistencySig",
@@ -19,13 +24,43 @@ __all__ = [
     "MaskedInput",
     "NeighborKeys",
     "SecAggAbort",
+    "ShareComplaint",
+    "ShareProofs",
     "SurvivorSet",
     "UnmaskRequest",
     "UnmaskShares",
     "bitmap",
     "read_bitmap",
+    "read_ids",
     "share_items",
+    "wire",
 ]
+
+
+PROTOCOL = "secagg"
+"""The protocol name every SecAgg+ signature is bound to."""
+
+IDS = np.dtype("<u4")
+SHARE = np.dtype("<u4")
+_PLAIN_LEN = 2 * shamir.CHUNKS * SHARE.itemsize  # shares of s_sk and of b
+CIPHERTEXT_LEN = _PLAIN_LEN + 16  # AES-GCM tag
+
+
+def wire(a: np.ndarray, dtype: np.dtype | str | type) -> WireArray:
+    """``a`` as a contiguous wire array of ``dtype``."""
+    return WireArray.from_numpy(np.ascontiguousarray(a, dtype=dtype))
+
+
+def read_ids(w: WireArray, sender: int, what: str, *, at_most: int) -> np.ndarray:
+    """A 1-D array of party ids (uint32 on the wire) of at most ``at_most`` entries."""
+    if len(w.shape) != 1:
+        raise DecodeError(f"{what} from party {sender}: ids must be 1-D, got shape {w.shape}", sender)
+    if w.shape[0] > at_most:
+        raise DecodeError(
+            f"{what} from party {sender}: {w.shape[0]} ids, at most {at_most} expected", sender
+        )
+    return w.to_numpy(dtype=IDS, sender=sender).astype(np.int64)
+
 
 
 MAX_SIGNATURE = 80
@@ -70,15 +105,34 @@ class EncryptedShares(Message, frozen=True):
 
 
 class ForwardedShares(Message, frozen=True):
-    """Step 1, aggregator -> party: the ciphertexts addressed to it."""
+    """Step 1, aggregator -> party: the ciphertexts addressed to it.
+
+    Only the ciphertexts: a share that does not open is the exception, and its proof of
+    origin comes on request (:class:`ShareComplaint`, :class:`ShareProofs`)."""
 
     senders: WireArray
     ciphertexts: WireArray
-    signatures: Signatures = msgspec.field(default_factory=list)
+
+
+class ShareComplaint(Message, frozen=True):
+    """Step 2, party -> aggregator: the senders whose forwarded shares did not open; the
+    party asks for the proof that each signed what it was forwarded (before its masked
+    input, which it sends when the proofs arrive)."""
+
+    senders: WireArray
+
+
+class ShareProofs(Message, frozen=True):
+    """Step 2, aggregator -> party: for each sender of a :class:`ShareComplaint`, its
+    signature on the tree hash of its ciphertexts and the party's item's audit path: a
+    share that does not open and carries no valid proof was altered by the aggregator."""
+
+    senders: WireArray
+    signatures: Signatures
     """Each sender's signature on its tree hash."""
-    positions: WireArray | None = None
+    positions: WireArray
     """``(m, 2)`` uint32: the item's index among the sender's items, and their count."""
-    proofs: Proofs = msgspec.field(default_factory=list)
+    proofs: Proofs
     """Each item's audit path (concatenated 32-byte hashes, bottom up)."""
 
 
@@ -155,6 +209,8 @@ SECAGG_MESSAGES: tuple[type[Message], ...] = (
     NeighborKeys,
     EncryptedShares,
     ForwardedShares,
+    ShareComplaint,
+    ShareProofs,
     MaskedInput,
     SurvivorSet,
     ConsistencySig,
