@@ -32,7 +32,7 @@ from typing import Any
 import numpy as np
 
 from mpc_rr.core import COORDINATOR, PeerError, Send, WireArray
-from mpc_rr.secure_sum import SystemEntropy, crypto, merkle_paths, shamir
+from mpc_rr.secure_sum import SystemEntropy, crypto, shamir
 from mpc_rr.secure_sum.secagg import (
     AdvertiseKeys,
     Aggregate,
@@ -47,7 +47,8 @@ from mpc_rr.secure_sum.secagg import (
     UnmaskRequest,
     UnmaskShares,
     bitmap,
-    share_items,
+    share_batch,
+    share_digest,
 )
 
 __all__ = [
@@ -392,7 +393,7 @@ class CheatingClient(SecAggClient):
         return [Send(COORDINATOR, m)]
 
     def _resign(self, m: EncryptedShares, cts: np.ndarray) -> EncryptedShares:
-        root, _ = merkle_paths(share_items(m.recipients.to_numpy(), cts), with_paths=False)
+        root = share_digest(share_batch(m.recipients.to_numpy(), cts))
         sig = self.identity.sign(self._signed("shares", self.party_id, root))
         return EncryptedShares(run=m.run, step=1, recipients=m.recipients, ciphertexts=WireArray.from_numpy(cts),
                                signature=sig)  # fmt: skip

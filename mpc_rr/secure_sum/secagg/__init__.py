@@ -89,6 +89,7 @@ __all__ = [
     "PROTOCOL",
     "SECAGG_MESSAGES",
     "SHARE",
+    "SHARE_ROW",
     "SPEC",
     "Abort",
     "AdvertiseKeys",
@@ -127,7 +128,8 @@ __all__ = [
     "secagg_public",
     "secagg_roles",
     "secure_threshold",
-    "share_items",
+    "share_batch",
+    "share_digest",
     "wire",
 ]
 
@@ -150,6 +152,7 @@ _HOME = {
     "PROTOCOL": "mpc_rr.secure_sum.secagg._messages",
     "SECAGG_MESSAGES": "mpc_rr.secure_sum.secagg._messages",
     "SHARE": "mpc_rr.secure_sum.secagg._messages",
+    "SHARE_ROW": "mpc_rr.secure_sum.secagg._messages",
     "SPEC": "mpc_rr.secure_sum.secagg._spec",
     "SecAggAbort": "mpc_rr.secure_sum.secagg._messages",
     "SecAggClient": "mpc_rr.secure_sum.secagg._client",
@@ -178,7 +181,8 @@ _HOME = {
     "secagg_public": "mpc_rr.secure_sum.secagg._params",
     "secagg_roles": "mpc_rr.secure_sum.secagg._roles",
     "secure_threshold": "mpc_rr.secure_sum.secagg._params",
-    "share_items": "mpc_rr.secure_sum.secagg._messages",
+    "share_batch": "mpc_rr.secure_sum.secagg._messages",
+    "share_digest": "mpc_rr.secure_sum.secagg._messages",
     "wire": "mpc_rr.secure_sum.secagg._messages",
 }
 
@@ -200,6 +204,7 @@ if TYPE_CHECKING:
         PROTOCOL,
         SECAGG_MESSAGES,
         SHARE,
+        SHARE_ROW,
         AdvertiseKeys,
         Aggregate,
         ConsistencySig,
@@ -216,7 +221,8 @@ if TYPE_CHECKING:
         bitmap,
         read_bitmap,
         read_ids,
-        share_items,
+        share_batch,
+        share_digest,
         wire,
     )
     from mpc_rr.secure_sum.secagg._params import (

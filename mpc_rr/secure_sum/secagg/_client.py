@@ -30,8 +30,6 @@ from mpc_rr.secure_sum._identity import (
     Identity,
     Roster,
     default_identity,
-    merkle_paths,
-    merkle_root_from_path,
     signed_payload,
 )
 from mpc_rr.secure_sum.secagg._messages import (
@@ -40,6 +38,7 @@ from mpc_rr.secure_sum.secagg._messages import (
     PROTOCOL,
     SECAGG_MESSAGES,
     SHARE,
+    SHARE_ROW,
     AdvertiseKeys,
     Aggregate,
     ConsistencySig,
@@ -55,7 +54,8 @@ from mpc_rr.secure_sum.secagg._messages import (
     UnmaskShares,
     read_bitmap,
     read_ids,
-    share_items,
+    share_batch,
+    share_digest,
     wire,
 )
 from mpc_rr.secure_sum.secagg._params import SecAggConfig
@@ -293,7 +293,7 @@ class SecAggClient(Role):
         aads = [f"{run}/{u}/{v}".encode() for v in id_list]
         ct = np.frombuffer(crypto.encrypt_many(k_out, shares.tobytes(), aads), np.uint8)
         ct = ct.reshape(m, CIPHERTEXT_LEN)
-        root, _ = merkle_paths(share_items(ids, ct), with_paths=False)
+        root = share_digest(share_batch(ids, ct))
         out = EncryptedShares(
             run=run,
             step=1,
@@ -359,14 +359,12 @@ class SecAggClient(Role):
         m = senders.size
         try:
             got = read_ids(msg.senders, src, "proof senders", at_most=m)
-            positions = msg.positions.to_numpy(dtype=IDS, shape=(m, 2), sender=src)
-            if not np.array_equal(got, senders) or len(msg.signatures) != m or len(msg.proofs) != m:
-                raise DecodeError("ShareProofs without a signature and proof per share asked for", src)
+            if not np.array_equal(got, senders) or len(msg.signatures) != m or len(msg.batches) != m:
+                raise DecodeError("ShareProofs without a signature and batch per share asked for", src)
         except DecodeError as exc:
             raise self._leave("ShareProofs", str(exc)) from None
         for i, v in enumerate(senders.tolist()):
-            pos, count = int(positions[i, 0]), int(positions[i, 1])
-            if not self._share_signed(v, cts[i], pos, count, msg.proofs[i], msg.signatures[i]):
+            if not self._share_signed(v, cts[i], msg.batches[i], msg.signatures[i]):
                 raise self._leave(
                     "ForwardedShares",
                     f"the share of party {v} does not open and is not signed by it (altered by the relay)",
@@ -476,18 +474,15 @@ class SecAggClient(Role):
         bad = self.roster.first_unsigned_row(PROTOCOL, self.run, "keys", ids, signatures, rows, (32, 32, 32))
         return None if bad is None else ids[bad]
 
-    def _share_signed(
-        self, sender: int, ct: np.ndarray, pos: int, count: int, proof: bytes, signature: bytes
-    ) -> bool:
-        """Whether ``sender`` signed this ciphertext to me (its tree hash, my item's path)."""
-        if len(proof) % 32:
+    def _share_signed(self, sender: int, ct: np.ndarray, batch: bytes, signature: bytes) -> bool:
+        """Whether ``sender`` signed this ciphertext to me: my row of a batch it signed."""
+        if len(batch) % SHARE_ROW or len(batch) > SHARE_ROW * self.cfg.degree:
             return False
-        path = [proof[i : i + 32] for i in range(0, len(proof), 32)]
-        item = np.asarray([self.party_id], IDS).tobytes() + ct.tobytes()
-        root = merkle_root_from_path(item, pos, count, path)
-        return root is not None and self.roster.verify(
-            sender, signature, self._signed("shares", sender, root)
-        )
+        rows = np.frombuffer(batch, np.uint8).reshape(-1, SHARE_ROW)
+        mine = np.flatnonzero(rows[:, :4].copy().view(IDS).ravel() == self.party_id)
+        if mine.size != 1 or rows[mine[0], 4:].tobytes() != ct.tobytes():
+            return False
+        return self.roster.verify(sender, signature, self._signed("shares", sender, share_digest(batch)))
 
     def _inconsistent(self, msg: UnmaskRequest) -> str:
         """Why the committee's signatures on my survivor set do not make a quorum ('' when they do)."""

@@ -8,12 +8,12 @@ server's routing stays readable).  What each check establishes:
   the run id, round and sender) and forwards the signatures, so every party
   can check that its neighbours' keys are theirs.  A forged or replayed
   advertisement excludes its sender (named in ``culprits``).
-* **Shares** (Round 1 ShareKeys, signed): a party signs the RFC 6962 tree
-  hash of its ciphertexts; the server verifies it and forwards the
-  ciphertexts alone.  A recipient whose share does not open asks
-  (``ShareComplaint``) and gets the sender's signature and its item's audit
-  path (``ShareProofs``): enough to tell the sender's garbage from the
-  server's forgery.  The common run sends no path at all.
+* **Shares** (Round 1 ShareKeys, signed): a party signs the SHA-256 digest
+  of its whole batch (rows ``recipient || ciphertext``); the server verifies
+  it and forwards the ciphertexts alone.  A recipient whose share does not
+  open asks (``ShareComplaint``) and gets the sender's signature and batch
+  (``ShareProofs``): enough to tell the sender's garbage from the server's
+  forgery.  The common run sends no proof at all.
 * **Complaints** (with the masked input): a party whose neighbour's *signed*
   share does not open reveals its share-encryption private key.  The server
   checks that it matches the complainer's signed public key, re-derives the
@@ -36,7 +36,7 @@ import numpy as np
 
 from mpc_rr.core import PeerError, Send
 from mpc_rr.secure_sum import crypto, shamir
-from mpc_rr.secure_sum._identity import Identity, merkle_paths, signed_payload
+from mpc_rr.secure_sum._identity import Identity, signed_payload
 from mpc_rr.secure_sum.secagg._messages import (
     IDS,
     PROTOCOL,
@@ -51,7 +51,8 @@ from mpc_rr.secure_sum.secagg._messages import (
     UnmaskRequest,
     bitmap,
     read_ids,
-    share_items,
+    share_batch,
+    share_digest,
     wire,
 )
 from mpc_rr.secure_sum.secagg._params import SecAggConfig
@@ -61,18 +62,12 @@ __all__ = ["Judge", "SignedShares"]
 
 class SignedShares:
     """One party's ciphertexts as received: recipients, ciphertexts and its signature on
-    their tree hash (the audit paths are computed when a recipient asks for one)."""
+    their digest (:func:`~mpc_rr.secure_sum.secagg.share_digest`)."""
 
     __slots__ = ("cts", "recipients", "signature")
 
     def __init__(self, recipients: np.ndarray, cts: np.ndarray, signature: bytes) -> None:
         self.recipients, self.cts, self.signature = recipients, cts, signature
-
-    def proof(self, recipient: int) -> tuple[int, bytes]:
-        """``recipient``'s item index and audit path (concatenated hashes, bottom up)."""
-        row = int(np.searchsorted(self.recipients, recipient))
-        _, paths = merkle_paths(share_items(self.recipients, self.cts))
-        return row, b"".join(paths[row])
 
     def same(self, other: SignedShares) -> bool:
         return self.signature == other.signature and np.array_equal(self.cts, other.cts)
@@ -113,7 +108,7 @@ class Judge:
 
     # -- round 1 ---------------------------------------------------------------------------
     def _check_shares(self, src: int, recipients: np.ndarray, cts: np.ndarray, signature: bytes) -> SignedShares:
-        root, _ = merkle_paths(share_items(recipients, cts), with_paths=False)
+        root = share_digest(share_batch(recipients, cts))
         if not self.identity.roster.verify(src, signature, self._signed("shares", src, root)):
             raise PeerError(f"{self.name}: the shares of party {src} do not carry its signature", src)
         return SignedShares(recipients, cts, signature)
@@ -171,18 +166,12 @@ class Judge:
         return [Send(src, self._share_proofs(src, senders.tolist(), self._shares))]
 
     def _share_proofs(self, src: int, senders: list[int], shares: dict[int, SignedShares]) -> ShareProofs:
-        """What party ``src`` asked for: each sender's signature and the audit path of its
-        share to ``src`` (Round 1, on request: the common run sends none)."""
-        sigs, pos, proofs = [], np.zeros((len(senders), 2), IDS), []
-        for i, v in enumerate(senders):
-            held = shares[v]
-            row, path = held.proof(src)
-            sigs.append(held.signature)
-            pos[i] = row, held.recipients.size
-            proofs.append(path)
+        """What party ``src`` asked for: each sender's signature and the batch it signed
+        (Round 1, on request: the common run sends none)."""
         return ShareProofs(
-            run=self.run, step=2, senders=wire(np.asarray(senders), IDS), signatures=sigs,
-            positions=wire(pos, IDS), proofs=proofs,
+            run=self.run, step=2, senders=wire(np.asarray(senders), IDS),
+            signatures=[shares[v].signature for v in senders],
+            batches=[share_batch(shares[v].recipients, shares[v].cts) for v in senders],
         )  # fmt: skip
 
     # -- round 3: consistency -----------------------------------------------------------------

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import hashlib
 from typing import Annotated
 
 import msgspec
@@ -16,6 +17,7 @@ __all__ = [
     "PROTOCOL",
     "SECAGG_MESSAGES",
     "SHARE",
+    "SHARE_ROW",
     "AdvertiseKeys",
     "Aggregate",
     "ConsistencySig",
@@ -32,7 +34,8 @@ __all__ = [
     "bitmap",
     "read_bitmap",
     "read_ids",
-    "share_items",
+    "share_batch",
+    "share_digest",
     "wire",
 ]
 
@@ -68,7 +71,6 @@ MAX_SIGNATURE = 80
 
 Signature = Annotated[bytes, msgspec.Meta(max_length=MAX_SIGNATURE)]
 Signatures = Annotated[list[Signature], msgspec.Meta(max_length=1 << 24)]
-Proofs = Annotated[list[Annotated[bytes, msgspec.Meta(max_length=32 * 32)]], msgspec.Meta(max_length=1 << 24)]
 
 
 class AdvertiseKeys(Message, frozen=True):
@@ -124,16 +126,14 @@ class ShareComplaint(Message, frozen=True):
 
 class ShareProofs(Message, frozen=True):
     """Step 2, aggregator -> party: for each sender of a :class:`ShareComplaint`, its
-    signature on the tree hash of its ciphertexts and the party's item's audit path: a
-    share that does not open and carries no valid proof was altered by the aggregator."""
+    signature (round ``shares``) and the whole batch it signed (:func:`share_batch`): a
+    share that does not open and is not the party's row of a batch its sender signed was
+    altered by the aggregator."""
 
     senders: WireArray
     signatures: Signatures
-    """Each sender's signature on its tree hash."""
-    positions: WireArray
-    """``(m, 2)`` uint32: the item's index among the sender's items, and their count."""
-    proofs: Proofs
-    """Each item's audit path (concatenated 32-byte hashes, bottom up)."""
+    batches: Annotated[list[bytes], msgspec.Meta(max_length=1 << 24)]
+    """Each sender's rows ``recipient || ciphertext``, as it signed them."""
 
 
 class MaskedInput(Message, frozen=True):
@@ -221,12 +221,25 @@ SECAGG_MESSAGES: tuple[type[Message], ...] = (
 )
 
 
-def share_items(recipients: np.ndarray, cts: np.ndarray) -> list[bytes]:
-    """The items a party's share signature covers: ``recipient (uint32 LE) || ciphertext``."""
+SHARE_ROW = IDS.itemsize + CIPHERTEXT_LEN
+"""Bytes of one row of a party's share batch: ``recipient (uint32 LE) || ciphertext``."""
+
+_BATCH_DOMAIN = b"mpc_rr/secagg/share-batch/v1"
+
+
+def share_batch(recipients: np.ndarray, cts: np.ndarray) -> bytes:
+    """A party's shares as one byte string: rows ``recipient (uint32 LE) || ciphertext``
+    in recipient order (:data:`SHARE_ROW` bytes each)."""
     ids = np.ascontiguousarray(recipients, "<u4")
     rows = np.concatenate([ids.view(np.uint8).reshape(ids.size, 4), np.asarray(cts, np.uint8).reshape(ids.size, -1)], axis=1)
-    flat, width = rows.tobytes(), rows.shape[1]  # one copy, then one slice per item
-    return [flat[i * width : (i + 1) * width] for i in range(ids.size)]
+    return rows.tobytes()
+
+
+def share_digest(batch: bytes) -> bytes:
+    """What a party signs for its shares (round ``shares``): SHA-256 of its whole batch
+    (:func:`share_batch`), domain-separated.  A recipient proves what the sender sent it
+    with the batch and the signature (sent only on a complaint, :class:`ShareProofs`)."""
+    return hashlib.sha256(_BATCH_DOMAIN + batch).digest()
 
 
 def bitmap(members: np.ndarray) -> bytes:

@@ -150,7 +150,7 @@
           }
           const width = cts.length / Math.max(m, 1);
           const items = nbIds.map((v, i) => sg.concat(arr([v], "<u4").data, Uint8Array.from(cts.slice(width * i, width * (i + 1)))));
-          const signature = await sg.sign("secagg", run, "shares", u, await sg.merkleRoot(items));
+          const signature = await sg.sign("secagg", run, "shares", u, await sg.shareDigest(sg.concat(...items)));
           note(`step 1: my mask key and seed Shamir-shared (threshold ${t}) among ${m} neighbours, each share sealed for its holder, signed`);
           send(0, make("EncryptedShares", { recipients: arr(nbIds, "<u4"), ciphertexts: arr(cts, "|u1", [m, width]), signature, run, step: 1 }));
         } else if (msg.type === "ForwardedShares") {
@@ -183,14 +183,15 @@
           const { senders: bad, cts: badCts } = unopened;
           unopened = null;
           const got = sortedIds(msg.senders, "ShareProofs"), m = bad.length;
-          if (got.length !== m || got.some((v, i) => v !== bad[i]) || msg.signatures.length !== m || msg.proofs.length !== m)
-            throw culprit("ShareProofs without a signature and proof per share asked for");
-          const positions = root.wire.fromArray(msg.positions, "<u4", 2 * m);
-          for (let i = 0; i < m; i++) {
-            const proof = msg.proofs[i], path = [];
-            for (let o = 0; o + 32 <= proof.length; o += 32) path.push(proof.slice(o, o + 32));
-            const rootHash = proof.length % 32 ? null : await sg.rootFromPath(sg.concat(arr([u], "<u4").data, badCts[i]), positions[2 * i], positions[2 * i + 1], path);
-            if (!rootHash || !(await verify(bad[i], msg.signatures[i], "secagg", run, "shares", rootHash)))
+          if (got.length !== m || got.some((v, i) => v !== bad[i]) || msg.signatures.length !== m || msg.batches.length !== m)
+            throw culprit("ShareProofs without a signature and batch per share asked for");
+          const width = 4 + badCts[0].length;  // a row: recipient (uint32) || ciphertext
+          for (let i = 0; i < m; i++) {  // my row of a batch its sender signed, or the relay altered it
+            const batch = msg.batches[i], want = sg.concat(arr([u], "<u4").data, badCts[i]);
+            let rows = 0;
+            for (let o = 0; batch.length % width === 0 && o < batch.length; o += width)
+              if (want.every((byte, j) => batch[o + j] === byte)) rows++;
+            if (rows !== 1 || !(await verify(bad[i], msg.signatures[i], "secagg", run, "shares", await sg.shareDigest(batch))))
               throw culprit(`the share of party ${bad[i]} does not open and is not signed by it (altered by the relay)`);
           }
           if (holders.length < t) throw new Error(`the shares of parties ${bad} do not open; ${holders.length} neighbours left, threshold ${t}`);

@@ -45,31 +45,10 @@
     };
   }
 
-  // RFC 6962 (Sec. 2.1) tree hash: a party signs the root of its items once
+  // what a SecAgg+ party signs for its shares: SHA-256 of its whole batch (rows recipient || ciphertext),
+  // domain-separated (mpc_rr.secure_sum.secagg.share_digest)
   async function sha(...parts) { return new Uint8Array(await subtle.digest("SHA-256", concat(...parts))); }
-  function split(n) { let k = 1; while (2 * k < n) k *= 2; return k; }
-  async function merkleRoot(items) {
-    if (!items.length) return sha(new Uint8Array(0));
-    async function build(lo, hi) {
-      if (hi - lo === 1) return sha(Uint8Array.of(0), items[lo]);
-      const k = split(hi - lo);
-      return sha(Uint8Array.of(1), await build(lo, lo + k), await build(lo + k, hi));
-    }
-    return build(0, items.length);
-  }
-  async function rootFromPath(item, index, count, path) {  // path: hashes bottom up (null: malformed)
-    if (!(index >= 0 && index < count)) return null;
-    const wentLeft = [];
-    let n = count, m = index;
-    while (n > 1) { const k = split(n); wentLeft.push(m < k); if (m < k) n = k; else { m -= k; n -= k; } }
-    if (path.length !== wentLeft.length) return null;
-    let h = await sha(Uint8Array.of(0), item);
-    for (let i = 0; i < path.length; i++) {
-      const left = wentLeft[wentLeft.length - 1 - i];
-      h = left ? await sha(Uint8Array.of(1), h, path[i]) : await sha(Uint8Array.of(1), path[i], h);
-    }
-    return h;
-  }
+  async function shareDigest(batch) { return sha(te.encode("mpc_rr/secagg/share-batch/v1"), batch); }
   // numpy.packbits / unpackbits (bit order big) over ids 0..n; null: wrong length or padding set
   function readBitmap(bytes, n) {
     if (!(bytes instanceof Uint8Array) || bytes.length !== Math.floor((n + 8) / 8)) return null;
@@ -79,5 +58,5 @@
     return bits.slice(0, n + 1).map(Boolean);
   }
 
-  root.signing = { init, sign, verifier, payload, merkleRoot, rootFromPath, readBitmap, fromHex, toHex, concat };
+  root.signing = { init, sign, verifier, payload, shareDigest, readBitmap, fromHex, toHex, concat };
 })(typeof window !== "undefined" ? window : globalThis);

@@ -7,9 +7,10 @@ import numpy as np
 import pytest
 
 from mpc_rr.core import COORDINATOR, Codec, Send, WireArray, run_roles
-from mpc_rr.secure_sum import Graph, SeededEntropy, merkle_paths
+from mpc_rr.secure_sum import Graph, SeededEntropy
 from mpc_rr.secure_sum.secagg import (
     SECAGG_MESSAGES,
+    SHARE_ROW,
     EncryptedShares,
     ForwardedShares,
     MaskedInput,
@@ -19,7 +20,8 @@ from mpc_rr.secure_sum.secagg import (
     ShareProofs,
     UnmaskShares,
     secagg_roles,
-    share_items,
+    share_batch,
+    share_digest,
 )
 
 N, CELLS = 10, 4
@@ -88,8 +90,8 @@ def test_a_share_forged_by_the_server_is_proved_forged_and_the_server_named() ->
     victim = 4
     rewrite(roles[COORDINATOR], ForwardedShares, forge_one_share_to(victim))
     res = run_roles(roles, transcript=True)
-    # the victim asked, the server answered with the sender's true signature and path, which
-    # do not cover the forged ciphertext
+    # the victim asked, the server answered with the sender's true signature and batch, which
+    # do not hold the forged ciphertext
     assert sent(res, ShareComplaint) == [(victim, COORDINATOR)]
     assert sent(res, ShareProofs) == [(COORDINATOR, victim)]
     assert "is not signed by it (altered by the relay)" in str(roles[victim].error)
@@ -108,28 +110,28 @@ def test_a_server_that_withholds_the_proofs_is_named_after_the_deadline() -> Non
 
 
 def _other_signature(dst, msg: ShareProofs) -> ShareProofs:
-    return ShareProofs(run=msg.run, step=msg.step, senders=msg.senders, signatures=[bytes(64)],
-                       positions=msg.positions, proofs=msg.proofs)  # fmt: skip
+    return ShareProofs(run=msg.run, step=msg.step, senders=msg.senders, signatures=[bytes(64)], batches=msg.batches)
 
 
-def _other_position(dst, msg: ShareProofs) -> ShareProofs:
-    pos = msg.positions.to_numpy().copy()
-    pos[0, 0] = (pos[0, 0] + 1) % pos[0, 1]
+def _batch_matching_the_forgery(dst, msg: ShareProofs) -> ShareProofs:
+    """The sender's batch with the victim's row made to match what it was forwarded."""
+    rows = np.frombuffer(msg.batches[0], np.uint8).reshape(-1, SHARE_ROW).copy()
+    mine = np.flatnonzero(rows[:, :4].copy().view("<u4").ravel() == dst)[0]
+    rows[mine, 4] ^= 1
     return ShareProofs(run=msg.run, step=msg.step, senders=msg.senders, signatures=msg.signatures,
-                       positions=WireArray.from_numpy(pos), proofs=msg.proofs)  # fmt: skip
+                       batches=[rows.tobytes()])  # fmt: skip
 
 
-def _short_path(dst, msg: ShareProofs) -> ShareProofs:
+def _truncated_batch(dst, msg: ShareProofs) -> ShareProofs:
     return ShareProofs(run=msg.run, step=msg.step, senders=msg.senders, signatures=msg.signatures,
-                       positions=msg.positions, proofs=[msg.proofs[0][:-32]])  # fmt: skip
+                       batches=[msg.batches[0][:-1]])  # fmt: skip
 
 
 def _no_proof(dst, msg: ShareProofs) -> ShareProofs:
-    return ShareProofs(run=msg.run, step=msg.step, senders=msg.senders, signatures=[],
-                       positions=WireArray.from_numpy(np.zeros((0, 2), "<u4")), proofs=[])  # fmt: skip
+    return ShareProofs(run=msg.run, step=msg.step, senders=msg.senders, signatures=[], batches=[])
 
 
-@pytest.mark.parametrize("lie", [_other_signature, _other_position, _short_path, _no_proof])
+@pytest.mark.parametrize("lie", [_other_signature, _batch_matching_the_forgery, _truncated_batch, _no_proof])
 def test_a_forged_proof_names_the_server(lie) -> None:
     x, roles = setup()
     victim = 7
@@ -170,7 +172,7 @@ def test_a_sender_that_signed_garbage_is_convicted_through_the_proofs() -> None:
 
     def garbage(dst, msg: EncryptedShares) -> EncryptedShares:
         cts = np.frombuffer(bytes(len(msg.ciphertexts.data)), np.uint8).reshape(msg.ciphertexts.shape) + 1
-        root, _ = merkle_paths(share_items(msg.recipients.to_numpy(), cts), with_paths=False)
+        root = share_digest(share_batch(msg.recipients.to_numpy(), cts))
         sig = me.identity.sign(me._signed("shares", cheater, root))
         return EncryptedShares(run=msg.run, step=1, recipients=msg.recipients,
                                ciphertexts=WireArray.from_numpy(cts), signature=sig)  # fmt: skip

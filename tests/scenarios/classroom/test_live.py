@@ -64,7 +64,7 @@ def test_wire_schema_is_read_off_the_library_messages(protocol: str) -> None:
     assert schema["tag"] == "type"
     if protocol == "secagg":  # the signed messages: signatures, optional arrays, list of bytes
         kinds = dict(schema["types"]["ShareProofs"]["fields"])
-        assert kinds["signatures"] == "list<bytes>" and kinds["positions"] == "array"
+        assert kinds["signatures"] == kinds["batches"] == "list<bytes>" and kinds["senders"] == "array"
         assert dict(schema["types"]["NeighborKeys"]["fields"])["commits"] == "array?"
         assert schema["types"]["AdvertiseKeys"]["defaults"]["signature"] == {"$bytes": ""}
 
