@@ -119,6 +119,9 @@ class DropPlan(RolePlan):
         keep = set(self._check_subset(ids))
         return DropPlan(self.inner.subset(ids), {v: at for v, at in self.victims.items() if v in keep})
 
+    def prechecks(self) -> Mapping[int, Callable[[int, Message], bool]]:
+        return self.inner.prechecks()
+
     def build(self, progress: Progress | None = None) -> dict[int, Role]:
         roles = self.inner.build(progress)
         for v, at in self.victims.items():

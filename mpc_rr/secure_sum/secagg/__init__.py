@@ -105,6 +105,7 @@ __all__ = [
     "SecAggClient",
     "SecAggConfig",
     "SecAggOptions",
+    "SecAggPrecheck",
     "SecAggPublic",
     "SecAggServer",
     "ServerState",
@@ -158,6 +159,7 @@ _HOME = {
     "SecAggClient": "mpc_rr.secure_sum.secagg._client",
     "SecAggConfig": "mpc_rr.secure_sum.secagg._params",
     "SecAggOptions": "mpc_rr.secure_sum.secagg._spec",
+    "SecAggPrecheck": "mpc_rr.secure_sum.secagg._judge",
     "SecAggPublic": "mpc_rr.secure_sum.secagg._params",
     "SecAggServer": "mpc_rr.secure_sum.secagg._server",
     "ServerState": "mpc_rr.secure_sum.secagg._server",
@@ -196,6 +198,7 @@ if TYPE_CHECKING:
     )
     from mpc_rr.secure_sum.secagg._judge import (
         Judge,
+        SecAggPrecheck,
         SignedShares,
     )
     from mpc_rr.secure_sum.secagg._messages import (

@@ -34,16 +34,18 @@ from collections.abc import Set as AbstractSet
 
 import numpy as np
 
-from mpc_rr.core import PeerError, Send
+from mpc_rr.core import Message, PeerError, Send
 from mpc_rr.secure_sum import crypto, shamir
-from mpc_rr.secure_sum._identity import Identity, signed_payload
+from mpc_rr.secure_sum._identity import Identity, Roster, default_identity, signed_payload
 from mpc_rr.secure_sum.secagg._messages import (
+    CIPHERTEXT_LEN,
     IDS,
     PROTOCOL,
     SHARE,
     AdvertiseKeys,
     Aggregate,
     ConsistencySig,
+    EncryptedShares,
     MaskedInput,
     ShareComplaint,
     ShareProofs,
@@ -57,7 +59,7 @@ from mpc_rr.secure_sum.secagg._messages import (
 )
 from mpc_rr.secure_sum.secagg._params import SecAggConfig
 
-__all__ = ["Judge", "SignedShares"]
+__all__ = ["Judge", "SecAggPrecheck", "SignedShares"]
 
 
 class SignedShares:
@@ -73,12 +75,49 @@ class SignedShares:
         return self.signature == other.signature and np.array_equal(self.cts, other.cts)
 
 
+class SecAggPrecheck:
+    """The aggregator's stateless checks of a data party's message: the signature on its
+    keys (round ``keys``) and on its share batch's digest (round ``shares``) -- a pure
+    function of the message, its sender and the run's public parameters.
+
+    A runner that spreads the parties over processes runs it where the sender runs (a
+    trusted co-worker of the aggregator, :meth:`~mpc_rr.core.RolePlan.prechecks`); the
+    aggregator then skips those two checks for a message that passed
+    (:meth:`~mpc_rr.core.Role.receive_prechecked`) and still checks everything else
+    (recipients, shapes, duplicates).  Alone, the aggregator checks everything itself.
+    """
+
+    def __init__(self, cfg: SecAggConfig) -> None:
+        self.cfg = cfg
+        self._roster: Roster | None = None
+
+    def __call__(self, src: int, msg: Message) -> bool:
+        if self._roster is None:  # the aggregator's (simulated) roster, as its role resolves it
+            self._roster = default_identity(0, self.cfg.n).roster
+        run = self.cfg.run
+        try:
+            if isinstance(msg, AdvertiseKeys):
+                parts = (msg.c_pk, msg.s_pk, msg.b_commit)
+                return all(len(p) == 32 for p in parts) and self._roster.verify(
+                    src, msg.signature, signed_payload(PROTOCOL, run, "keys", src, *parts)
+                )
+            if isinstance(msg, EncryptedShares):
+                rec = read_ids(msg.recipients, src, "recipients", at_most=self.cfg.degree)
+                cts = msg.ciphertexts.to_numpy(dtype=np.uint8, shape=(rec.size, CIPHERTEXT_LEN), sender=src)
+                root = share_digest(share_batch(rec, cts))
+                return self._roster.verify(src, msg.signature, signed_payload(PROTOCOL, run, "shares", src, root))
+        except PeerError:  # malformed: the aggregator finds and names it itself
+            return False
+        return False
+
+
 class Judge:
     """The mixin (module docstring).  Needs the server's ``cfg``, ``run``, ``identity``."""
 
     cfg: SecAggConfig
     run: str
     name: str
+    prechecked: bool
     late: int
     _mask_sets: dict[int, np.ndarray]
     _shares: dict[int, SignedShares]
@@ -98,6 +137,8 @@ class Judge:
 
     # -- round 0 ---------------------------------------------------------------------------
     def _check_keys(self, src: int, msg: AdvertiseKeys) -> None:
+        if self.prechecked:  # verified by a co-worker of the aggregator (SecAggPrecheck)
+            return
         payload = self._signed("keys", src, msg.c_pk, msg.s_pk, msg.b_commit)
         if not self.identity.roster.verify(src, msg.signature, payload):
             raise PeerError(
@@ -108,6 +149,8 @@ class Judge:
 
     # -- round 1 ---------------------------------------------------------------------------
     def _check_shares(self, src: int, recipients: np.ndarray, cts: np.ndarray, signature: bytes) -> SignedShares:
+        if self.prechecked:  # verified by a co-worker of the aggregator (SecAggPrecheck)
+            return SignedShares(recipients, cts, signature)
         root = share_digest(share_batch(recipients, cts))
         if not self.identity.roster.verify(src, signature, self._signed("shares", src, root)):
             raise PeerError(f"{self.name}: the shares of party {src} do not carry its signature", src)
