@@ -30,6 +30,14 @@ step  party ``u``                  aggregator
       dropped ``v`` -- never both  parties), sends :class:`Aggregate`
 ====  ===========================  ==============================================
 
+Against an active server (Bonawitz et al. 2017's active-adversary version, issue 25) the
+steps above carry signatures (keys, the digest of each share batch, the aggregate), a
+party whose share does not open asks for the sender's signed batch before it masks
+(:class:`ShareComplaint` -> :class:`ShareProofs`, sent only then), and a consistency
+round (:class:`SurvivorSet`, :class:`ConsistencySig`, a committee quorum in
+:class:`UnmaskRequest`) comes before any share is revealed: docs/secure_aggregation.md
+has the round table and the threat model beyond the one below.
+
 Threat model (what the docstring promises, and what tests check):
 
 * The aggregator is **honest-but-curious**: it follows the protocol (routes
