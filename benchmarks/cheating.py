@@ -5,7 +5,7 @@ Run ``python -m benchmarks.cheating [--quick] [--repeat R] [--baseline-ref main]
 The baseline is today's protocol on ``--baseline-ref`` (exported with ``git
 archive`` into a temporary folder, never checked out); ours is this tree.
 Each measurement is a fresh process (``python -c``: imports and caches
-cold, as a user's run), baseline and ours interleaved, ``R`` times each:
+cold, as a user's run), baseline and ours interleaved, ``R`` times each (``--also-ref REV``: a third revision interleaved too, e.g. main):
 medians of wall and CPU time of the run (``run_secure_sum``: roles built and
 run; this process's CPU time, which a loaded machine disturbs less: the
 memory runner runs in this one process; over TCP the parties do too),
@@ -43,6 +43,7 @@ print(json.dumps({{"wall": wall, "cpu": cpu, "exact": bool(rep.exact), "messages
 
 
 def _export(ref: str, into: Path) -> Path:
+    into.mkdir(parents=True, exist_ok=True)
     archive = subprocess.run(["git", "-C", str(ROOT), "archive", ref], check=True, capture_output=True).stdout
     subprocess.run(["tar", "-x", "-C", str(into)], input=archive, check=True)
     return into
@@ -61,6 +62,7 @@ def _one(tree: Path, n: int, cells: int, transport: str) -> dict:
 def main(argv: list[str] | None = None) -> None:
     p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     p.add_argument("--baseline-ref", default="main")
+    p.add_argument("--also-ref", default=None, help="a third revision interleaved (e.g. main), with its ratios")
     p.add_argument("--repeat", type=int, default=3)
     p.add_argument("--quick", action="store_true", help="n = 100 in memory only")
     p.add_argument("--configs", default="100:memory,1000:memory,100:tcp", help="N:TRANSPORT,... to measure")
@@ -71,11 +73,14 @@ def main(argv: list[str] | None = None) -> None:
     print("load average {:.2f} {:.2f} {:.2f}".format(*os.getloadavg()))
     rows = []
     with tempfile.TemporaryDirectory() as tmp:
-        base = _export(args.baseline_ref, Path(tmp))
+        base = _export(args.baseline_ref, Path(tmp) / "baseline")
+        trees = {"baseline": base, "ours": ROOT}
+        if args.also_ref is not None:
+            trees = {"baseline": base, "also": _export(args.also_ref, Path(tmp) / "also"), "ours": ROOT}
         for n, transport in configs:
-            got: dict[str, list[dict]] = {"baseline": [], "ours": []}
+            got: dict[str, list[dict]] = {name: [] for name in trees}
             for _ in range(args.repeat):
-                for name, tree in (("baseline", base), ("ours", ROOT)):
+                for name, tree in trees.items():
                     got[name].append(_one(tree, n, 16, transport))
             b, o = got["baseline"], got["ours"]
             assert all(r["exact"] for r in b + o) and b[0]["total"] == o[0]["total"], "results differ"
@@ -91,6 +96,13 @@ def main(argv: list[str] | None = None) -> None:
                 "bytes_ratio": round(o[0]["bytes"] / b[0]["bytes"], 3),
                 "samples_s": {k: [round(r["wall"], 3) for r in v] for k, v in got.items()},
             }  # fmt: skip
+            if "also" in got:
+                a = got["also"]
+                assert a[0]["total"] == o[0]["total"], "results differ"
+                row["also_ref"], row["also_cpu_s"] = args.also_ref, round(cpu["also"], 3)
+                row["also_cpu_ratio"] = round(cpu["also"] / cpu["baseline"], 3)
+                row["ours_over_also_cpu"] = round(cpu["ours"] / cpu["also"], 3)
+                row["also_bytes"] = a[0]["bytes"]
             rows.append(row)
             print(json.dumps(row), flush=True)
     print("load average {:.2f} {:.2f} {:.2f}".format(*os.getloadavg()))

@@ -60,7 +60,7 @@ from parties.process_stats import peak_rss_bytes, rss_bytes
 from parties.runner import timeout_for
 from parties.shard_engine import ShardFinal, ShardSpec, StepReport, adopt_pki, role_outcomes
 from transports.errors import UnknownDestination
-from transports.shards import decode_batch, encode_batch
+from transports.shards import decode_batch_checked, encode_batch
 from transports.tap import PAYLOAD_TAP, Tap
 
 __all__ = ["DirectShard"]
@@ -95,6 +95,9 @@ class DirectShard:
         self._progress: dict[str, tuple[int, int]] = {}
         adopt_pki(spec)
         roles = spec.plan.build(self._report_progress)
+        # the stateless checks of messages to parties elsewhere, run here where they are sent
+        # (a co-worker of the receiving party: RolePlan.prechecks)
+        self.prechecks = spec.plan.prechecks()
         owner = np.frombuffer(spec.owner, "<i4")
         self.owner: list[int] = owner.tolist()
         self.shards = int(owner.max(initial=-1)) + 1
@@ -133,7 +136,9 @@ class DirectShard:
         self._started = False
         self._t0 = 0.0
         self._outboxes: list[list[tuple[int, int, bytes]]] = [[] for _ in range(self.shards)]
+        self._checked: list[list[int]] = [[] for _ in range(self.shards)]  # prechecked outbox items
         self._local: list[tuple[int, int, bytes]] = []
+        self._local_checked: frozenset[int] = frozenset()
         self._frames: dict[int, bytes] = {}
         # party 0's per-party work for this shard's parties, if split (mpc_rr.core._parts)
         self.part = spec.plan.coordinator_part(self.pids) if spec.split and self.owner[0] >= 0 else None
@@ -147,9 +152,9 @@ class DirectShard:
         if not sends:
             return
         pid, st, owner, outboxes = self.pids[i], self.stats, self.owner, self._outboxes
-        trace, tap, now, part = self.trace, self.tap, self.now, self.part
+        trace, tap, now, part, prechecks = self.trace, self.tap, self.now, self.part, self.prechecks
         if len(sends) >= _BULK and trace is None and tap is None and self._broadcast(i, sends):
-            return
+            return  # (a broadcast is not prechecked: its receivers check it themselves)
         last: Message | None = None
         data, size = b"", 0
         for s in sends:
@@ -174,7 +179,11 @@ class DirectShard:
             if dst == COORDINATOR and part is not None and part.takes(msg):
                 part.accept(pid, data)  # party 0's work, done here: see _deliver_tally
                 continue
-            outboxes[shard].append((pid, dst, data))
+            box = outboxes[shard]
+            check = prechecks.get(dst) if prechecks else None
+            if check is not None and check(pid, msg):
+                self._checked[shard].append(len(box))
+            box.append((pid, dst, data))
 
     def _broadcast(self, i: int, sends: list[Send]) -> bool:
         """One object to many parties (the coordinator's clustering to 10^6 parties): counted
@@ -209,11 +218,11 @@ class DirectShard:
             if role.error is not None:
                 self.stats.errors.setdefault(self.pids[i], role.error)
 
-    def _deliver(self, items: Sequence[tuple[int, int, bytes]]) -> None:
+    def _deliver(self, items: Sequence[tuple[int, int, bytes]], checked: frozenset[int] = frozenset()) -> None:
         roles, st, codecs, phase, row = self.role_rows, self.stats, self.codecs, self.phase, self.row
         deadline, timeout, now, rows = self.deadline, self.timeout, self.now, len(row)
         rr, mr, br = st.rounds_received, st.messages_received, st.bytes_received
-        for src, dst, data in items:
+        for k, (src, dst, data) in enumerate(items):
             i = row[dst] if 0 <= dst < rows else -1
             if i < 0:
                 raise UsageError(
@@ -230,7 +239,7 @@ class DirectShard:
             br[i] += len(data)
             try:
                 msg = codecs[i].decode(data, sender=src)
-                sends = roles[i].receive(src, msg)
+                sends = roles[i].receive_prechecked(src, msg) if k in checked else roles[i].receive(src, msg)
             except PeerError as exc:  # DecodeError included: record, name the peer, go on
                 if exc.peer is None:
                     exc.peer = src
@@ -302,8 +311,8 @@ class DirectShard:
         local, self._local = self._local, []
         for f in frames:
             if f:
-                self._deliver(decode_batch(f))
-        self._deliver(local)
+                self._deliver(*decode_batch_checked(f))
+        self._deliver(local, self._local_checked)
         now = self.now
         due = (np.frombuffer(self.phase, np.uint8) == _LIVE) & (
             np.frombuffer(self.deadline, np.float64) <= now
@@ -319,9 +328,10 @@ class DirectShard:
             for tally in self.part.flush():
                 self._outboxes[self.owner[COORDINATOR]].append((_INTERNAL, COORDINATOR, _ENCODE(tally)))
         out, self._outboxes = self._outboxes, [[] for _ in range(self.shards)]
+        chk, self._checked = self._checked, [[] for _ in range(self.shards)]
         me = self.spec.shard
-        self._local = out[me]
-        self._frames = {s: encode_batch(items) for s, items in enumerate(out) if items and s != me}
+        self._local, self._local_checked = out[me], frozenset(chk[me])
+        self._frames = {s: encode_batch(items, chk[s]) for s, items in enumerate(out) if items and s != me}
         if first:
             gc.freeze()  # the parties' state lives until the run ends (see ShardEngine.step)
         progress = [(k, d, t) for k, (d, t) in self._progress.items()]

@@ -38,7 +38,7 @@ from mpc_rr.core import DecodeError, UsageError
 from transports.base import ChannelEndpoint
 from transports.tap import PAYLOAD_TAP, Tap
 
-__all__ = ["Batch", "ShardEndpoint", "ShardNetwork", "decode_batch", "encode_batch"]
+__all__ = ["Batch", "ShardEndpoint", "ShardNetwork", "decode_batch", "decode_batch_checked", "encode_batch"]
 
 
 class Batch(msgspec.Struct, frozen=True, forbid_unknown_fields=True, array_like=True):
@@ -54,6 +54,9 @@ class Batch(msgspec.Struct, frozen=True, forbid_unknown_fields=True, array_like=
     dst: list[int]
     ref: list[int]
     payloads: list[bytes]
+    checked: list[int] = msgspec.field(default_factory=list)
+    """Items (indices) that passed their destination's stateless checks where they were
+    sent (:meth:`mpc_rr.core.RolePlan.prechecks`; the runtime's own word, never a party's)."""
 
 
 _ENCODER = msgspec.msgpack.Encoder()
@@ -63,9 +66,10 @@ Item = tuple[int, int, bytes]
 _checkpoint_if_cancelled = trio.lowlevel.checkpoint_if_cancelled  # one lookup, not two per send
 
 
-def encode_batch(items: Sequence[Item]) -> bytes:
+def encode_batch(items: Sequence[Item], checked: Sequence[int] = ()) -> bytes:
     """One MessagePack frame holding ``(src, dst, payload)`` items in order; one payload
-    *object* in several items (a broadcast) is written once."""
+    *object* in several items (a broadcast) is written once; ``checked``: the indices of
+    the items that passed their destination's prechecks."""
     seen: dict[int, int] = {}  # id(payload) -> its index; items keep every payload alive
     payloads: list[bytes] = []
     ref = []
@@ -74,12 +78,17 @@ def encode_batch(items: Sequence[Item]) -> bytes:
         if k == len(payloads):
             payloads.append(i[2])
         ref.append(k)
-    return _ENCODER.encode(Batch([i[0] for i in items], [i[1] for i in items], ref, payloads))
+    return _ENCODER.encode(Batch([i[0] for i in items], [i[1] for i in items], ref, payloads, list(checked)))
 
 
 def decode_batch(frame: bytes | memoryview) -> list[Item]:
     """The items of a :func:`encode_batch` frame (strict: a malformed frame is a DecodeError);
     items that shared a payload share one ``bytes`` object again."""
+    return decode_batch_checked(frame)[0]
+
+
+def decode_batch_checked(frame: bytes | memoryview) -> tuple[list[Item], frozenset[int]]:
+    """:func:`decode_batch` and the indices of the items that passed their prechecks."""
     try:
         b = _DECODER.decode(frame)
     except (msgspec.ValidationError, msgspec.DecodeError) as exc:
@@ -89,7 +98,9 @@ def decode_batch(frame: bytes | memoryview) -> list[Item]:
     payloads = b.payloads
     if b.ref and not 0 <= min(b.ref) <= max(b.ref) < len(payloads):
         raise DecodeError(f"shard batch: a payload reference outside the {len(payloads)} payloads")
-    return [(s, d, payloads[k]) for s, d, k in zip(b.src, b.dst, b.ref, strict=True)]
+    if b.checked and not 0 <= min(b.checked) <= max(b.checked) < len(b.src):
+        raise DecodeError(f"shard batch: a checked item outside the {len(b.src)} items")
+    return [(s, d, payloads[k]) for s, d, k in zip(b.src, b.dst, b.ref, strict=True)], frozenset(b.checked)
 
 
 class ShardEndpoint(ChannelEndpoint):

@@ -32,7 +32,7 @@ from typing import Any
 import numpy as np
 
 from mpc_rr.core import COORDINATOR, PeerError, Send, WireArray
-from mpc_rr.secure_sum import SystemEntropy, crypto, merkle_paths, shamir
+from mpc_rr.secure_sum import SystemEntropy, crypto, shamir
 from mpc_rr.secure_sum.secagg import (
     AdvertiseKeys,
     Aggregate,
@@ -47,7 +47,8 @@ from mpc_rr.secure_sum.secagg import (
     UnmaskRequest,
     UnmaskShares,
     bitmap,
-    share_items,
+    share_batch,
+    share_digest,
 )
 
 __all__ = [
@@ -187,13 +188,9 @@ class CheatingServer(SecAggServer):
                 keep[self.cfg.threshold - 1 :] = False  # t - 1 shares: it masks with those only
                 self._withheld = senders[keep]
                 self._mask_sets[u] = senders[keep]
-            pos = m.positions.to_numpy()[keep] if m.positions is not None else None
             msg = ForwardedShares(
                 run=m.run, step=m.step, senders=WireArray.from_numpy(senders[keep].astype("<u4")),
                 ciphertexts=WireArray.from_numpy(np.ascontiguousarray(cts[keep])),
-                signatures=[sg for sg, k in zip(m.signatures, keep.tolist(), strict=True) if k],
-                positions=None if pos is None else WireArray.from_numpy(np.ascontiguousarray(pos)),
-                proofs=[p for p, k in zip(m.proofs, keep.tolist(), strict=True) if k],
             )  # fmt: skip
             rewritten.append(Send(u, msg))
         return rewritten
@@ -348,12 +345,11 @@ class CheatingServer(SecAggServer):
 
 
 def _unchecked_shares(check: Any, src: int, recipients: np.ndarray, cts: np.ndarray, signature: bytes) -> Any:
-    """The audit paths of a party's shares, whether or not its signature holds."""
+    """A party's shares as received, whether or not its signature holds."""
     try:
         return check(src, recipients, cts, signature)
     except PeerError:
-        _, paths = merkle_paths(share_items(recipients, cts))
-        return SignedShares(recipients, cts, signature, [b"".join(p) for p in paths])
+        return SignedShares(recipients, cts, signature)
 
 
 class CheatingClient(SecAggClient):
@@ -397,7 +393,7 @@ class CheatingClient(SecAggClient):
         return [Send(COORDINATOR, m)]
 
     def _resign(self, m: EncryptedShares, cts: np.ndarray) -> EncryptedShares:
-        root, _ = merkle_paths(share_items(m.recipients.to_numpy(), cts), with_paths=False)
+        root = share_digest(share_batch(m.recipients.to_numpy(), cts))
         sig = self.identity.sign(self._signed("shares", self.party_id, root))
         return EncryptedShares(run=m.run, step=1, recipients=m.recipients, ciphertexts=WireArray.from_numpy(cts),
                                signature=sig)  # fmt: skip

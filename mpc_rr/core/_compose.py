@@ -77,14 +77,15 @@ class SubProtocol:
     def start(self) -> list[Send]:
         return self._out(self.role.start())
 
-    def receive(self, src: int, msg: Message) -> list[Send]:
-        """Hand ``msg`` from outer party ``src`` to the inner role (ignored once it is done).
+    def receive(self, src: int, msg: Message, *, prechecked: bool = False) -> list[Send]:
+        """Hand ``msg`` from outer party ``src`` to the inner role (ignored once it is done;
+        ``prechecked``: by :meth:`~mpc_rr.core.Role.receive_prechecked`, when the host got it so).
 
         A sender that is not a member, and any :class:`PeerError` of the inner
         role, raise :class:`PeerError` naming the *outer* party.
         """
         if self._outer is None:
-            return self.role.receive(src, msg)
+            return (self.role.receive_prechecked if prechecked else self.role.receive)(src, msg)
         inner = self._inner.get(src)
         if inner is None:
             raise PeerError(
@@ -183,7 +184,7 @@ class SubProtocolHost(Role):
             raise PeerError(f"{self.name}: {type(msg).__name__} from party {src}, no sub-protocol runs", src)
         if not self._admit_sub(src, msg):
             return []
-        return self.sub.receive(src, msg)  # an inner role that ended ignores it
+        return self.sub.receive(src, msg, prechecked=self.prechecked)  # an inner role that ended ignores it
 
     def _sub_deadline(self) -> list[Send]:
         return [] if self.sub is None else self.sub.on_timeout()

@@ -123,6 +123,9 @@ class DropPlan(RolePlan):
     def coordinator_part(self, ids: Sequence[int]) -> CoordinatorPart | None:
         return self.inner.coordinator_part(ids)  # a crashed party sends nothing: the part sees less
 
+    def prechecks(self) -> Mapping[int, Callable[[int, Message], bool]]:
+        return self.inner.prechecks()
+
     def build(self, progress: Progress | None = None) -> dict[int, Role]:
         roles = self.inner.build(progress)
         for v, at in self.victims.items():

@@ -262,6 +262,9 @@ class Role(abc.ABC):
     patience: int = 1
     #: run label every message of this role carries (sub-protocol messages carry their own)
     run: str = ""
+    #: true while the role handles a message that already passed its stateless checks in a
+    #: trusted co-worker of this same party (:meth:`receive_prechecked`)
+    prechecked: bool = False
 
     def __init_subclass__(cls, **kwargs: Any) -> None:
         """Check, once per class, that every handler its table names is one of its methods."""
@@ -330,6 +333,21 @@ class Role(abc.ABC):
         part's tally, :mod:`mpc_rr.core._parts`), each naming its party; returned once, for the
         host to record as it records a :class:`PeerError` raised by :meth:`receive`."""
         return []
+
+    def receive_prechecked(self, src: int, msg: Message) -> list[Send]:
+        """:meth:`receive` of a message whose *stateless* checks (signatures, hashes: a pure
+        function of the message, its sender and the run's public parameters) a trusted
+        co-worker of this same party already ran and passed -- another of its processes, as
+        a deployment spreads one party's work over its cores
+        (:meth:`~mpc_rr.core.RolePlan.prechecks`).  The role may skip them while
+        :attr:`prechecked` is true; everything else it checks as always.  Only the party's
+        own runtime calls this, never on a peer's word; a role that checks nothing
+        statelessly is unaffected."""
+        self.prechecked = True
+        try:
+            return self.receive(src, msg)
+        finally:
+            self.prechecked = False
 
     def on_timeout(self) -> list[Send]:
         """The current step's deadline passed (see module docstring)."""

@@ -20,6 +20,7 @@ from typing import Any, Protocol
 
 from mpc_rr.core._costs import CostReport
 from mpc_rr.core._errors import PeerError, ProtocolAbort, UsageError
+from mpc_rr.core._messages import Message
 from mpc_rr.core._parts import CoordinatorPart
 from mpc_rr.core._registry import ProtocolSpec
 from mpc_rr.core._roles import Role, Send
@@ -110,6 +111,20 @@ class RolePlan(abc.ABC):
         does all of it).  A sharded runner that splits the coordinator asks each shard's plan
         (:mod:`mpc_rr.core._parts`)."""
         return None
+
+    def prechecks(self) -> Mapping[int, Callable[[int, Message], bool]]:
+        """``{party: check}``: stateless checks of the messages addressed to ``party`` that a
+        trusted co-worker of that party may run before delivery (default: none).
+
+        ``check(src, msg)`` is a pure function of the message, its sender and the run's
+        public parameters (a signature, a hash), exactly what the party itself would check
+        on receipt; a runner that spreads the parties over processes may run it where the
+        sender runs, in parallel, and deliver a message that passed with
+        :meth:`~mpc_rr.core.Role.receive_prechecked` -- as a deployment spreads one party's
+        work over its own cores.  A message that fails is delivered as usual: the party
+        checks it itself and names the culprit.
+        """
+        return {}
 
     def _check_subset(self, ids: Sequence[int]) -> tuple[int, ...]:
         out = tuple(sorted(int(i) for i in ids))

@@ -10,14 +10,15 @@ builds exactly the roles :func:`~mpc_rr.pipeline.pipeline_roles` builds.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Mapping, Sequence
 
 import numpy as np
 
-from mpc_rr.core import COORDINATOR, Progress, Role, RolePlan, UsageError
+from mpc_rr.core import COORDINATOR, Message, Progress, Role, RolePlan, UsageError
 from mpc_rr.pipeline import _signing as signing
 from mpc_rr.pipeline._config import PipelineConfig
 from mpc_rr.pipeline._coordinator import Coordinator
+from mpc_rr.pipeline._dependence import dependence_public, dependence_sum
 from mpc_rr.pipeline._party import DataParty
 from mpc_rr.pipeline._split import CoordinatorShard
 
@@ -100,6 +101,17 @@ class PipelinePlan(RolePlan):
     def coordinator_part(self, ids: Sequence[int]) -> CoordinatorShard:
         """Party 0's per-party work for the data parties among ``ids`` (mpc_rr.pipeline._split)."""
         return CoordinatorShard(self.config, [i for i in ids if i != COORDINATOR])
+
+    def prechecks(self) -> Mapping[int, Callable[[int, Message], bool]]:
+        """The coordinator's stateless checks of the dependence sum's messages (its sub-role
+        is the sum's party 0, under the same ids), where the sum protocol has them."""
+        cfg = self.config
+        if cfg.dependence == "rr":
+            return {}
+        spec = dependence_sum(cfg)
+        if spec.precheck is None:
+            return {}
+        return {COORDINATOR: spec.precheck(dependence_public(cfg))}
 
     def build(self, progress: Progress | None = None) -> dict[int, Role]:
         cfg = self.config

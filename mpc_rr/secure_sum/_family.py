@@ -95,6 +95,11 @@ class SumSpec(ProtocolSpec):
         The step at which a party's input leaves it (masked, shared or
         published); default: the last step.  A party that crashes there
         contributes nothing.
+    precheck:
+        ``(public) -> check(src, msg) -> bool``: party 0's stateless checks of
+        one incoming message (signatures, hashes), which a trusted co-worker of
+        party 0 may run before delivery (:meth:`~mpc_rr.core.RolePlan.prechecks`);
+        ``None``: party 0 checks everything itself.
     """
 
     family: str = "sum"
@@ -112,6 +117,7 @@ class SumSpec(ProtocolSpec):
     hides_inputs: bool = True
     one_hot_blocks: Callable[..., Any] | None = None
     coordinator_messages: Callable[[Any], int] | None = None
+    precheck: Callable[[Any], Callable[[int, Message], bool]] | None = None
 
     def __post_init__(self) -> None:
         super().__post_init__()

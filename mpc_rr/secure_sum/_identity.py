@@ -31,6 +31,7 @@ Keys may be Ed25519 or ECDSA (P-256, SHA-256) keys of ``cryptography``.
 from __future__ import annotations
 
 import hashlib
+import itertools
 import os
 import threading
 from collections.abc import Callable, Mapping
@@ -111,6 +112,7 @@ class Roster:
 
     keys: Mapping[int, PublicSigningKey]
     _raw: dict[int, tuple[str, bytes]] = field(init=False, repr=False)
+    _seen: dict[bytes, tuple[str, str, str, int, tuple[int, ...], bytes]] = field(init=False, repr=False)
 
     def __post_init__(self) -> None:
         raw: dict[int, tuple[str, bytes]] = {}
@@ -122,6 +124,7 @@ class Roster:
             else:
                 raise UsageError(f"roster: party {pid}'s key is neither Ed25519 nor ECDSA P-256")
         object.__setattr__(self, "_raw", raw)
+        object.__setattr__(self, "_seen", {})
 
     def __contains__(self, party: object) -> bool:
         return party in self._raw
@@ -139,6 +142,34 @@ class Roster:
         """:meth:`verify` of ``sender``'s signature on :func:`signed_payload` of the fields,
         memoized on the fields themselves (a hit builds no payload)."""
         return _verify_signed(self, protocol, run, round_, int(sender), signature, parts)
+
+    def first_unsigned_row(
+        self, protocol: str, run: str, round_: str, senders: list[int], signatures: list[bytes],
+        rows: bytes, widths: tuple[int, ...],
+    ) -> int | None:  # fmt: skip
+        """The index of the first row that is not its sender's signed content (None: all are).
+
+        Row ``i`` of ``rows`` (``sum(widths)`` bytes each) holds the fields ``senders[i]``
+        signed with ``signatures[i]`` (:meth:`verify_signed` of the row cut at ``widths``).
+        Memoized on the signature: a row verified once (this roster, the same context,
+        sender, cuts and bytes) is not verified again -- what a simulation's thousands of
+        parties checking the same neighbours' keys would otherwise repeat.
+        """
+        seen, width = self._seen, sum(widths)
+        cuts = [0]
+        for w in widths:
+            cuts.append(cuts[-1] + w)
+        for i, (v, sig) in enumerate(zip(senders, signatures, strict=True)):
+            row = rows[i * width : (i + 1) * width]
+            if seen.get(sig) == (protocol, run, round_, v, widths, row):
+                continue
+            parts = tuple(row[a:b] for a, b in itertools.pairwise(cuts))
+            if not self.verify(v, sig, signed_payload(protocol, run, round_, v, *parts)):
+                return i
+            if len(seen) >= 1 << 18:
+                seen.clear()
+            seen[sig] = (protocol, run, round_, v, widths, row)
+        return None
 
 
 @lru_cache(maxsize=1 << 18)

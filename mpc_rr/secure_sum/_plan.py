@@ -131,6 +131,13 @@ class SecureSumPlan(RolePlan):
             self.n, self.cells, run=self.run, max_value=self.max_value, options=self.options
         )
 
+    def prechecks(self) -> Mapping[int, Callable[[int, Message], bool]]:
+        """Party 0's stateless checks, where the protocol has them (:attr:`SumSpec.precheck`)."""
+        spec = self.spec
+        if spec.precheck is None or not spec.coordinator:
+            return {}
+        return {COORDINATOR: spec.precheck(self.public())}
+
     def public_params(self) -> dict[str, Any]:
         """The run's public parameters (JSON-able)."""
         return dict(self.public().as_json())

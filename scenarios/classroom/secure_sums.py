@@ -330,7 +330,7 @@ def secagg_lesson(
     }  # fmt: skip
     kinds = {
         "AdvertiseKeys": "keys", "NeighborKeys": "keys", "EncryptedShares": "shares",
-        "ForwardedShares": "shares", "MaskedInput": "masked", "SurvivorSet": "consistency",
+        "ForwardedShares": "shares", "ShareComplaint": "masked", "ShareProofs": "masked", "MaskedInput": "masked", "SurvivorSet": "consistency",
         "ConsistencySig": "consistency", "UnmaskRequest": "unmask",
         "UnmaskShares": "unmask", "Aggregate": "result", "SecAggAbort": "result",
     }  # fmt: skip
@@ -352,6 +352,10 @@ def secagg_lesson(
                     ("ciphertexts", f"{k} x {secagg.CIPHERTEXT_LEN} B AES-256-GCM (the aggregator cannot read them)")]  # fmt: skip
         if isinstance(m, secagg.ForwardedShares):
             return [("from", ids(m.senders)), ("ciphertexts", f"{m.senders.shape[0]} x {secagg.CIPHERTEXT_LEN} B")]
+        if isinstance(m, secagg.ShareComplaint):
+            return [("shares that do not open, from", ids(m.senders))]
+        if isinstance(m, secagg.ShareProofs):
+            return [("the senders' signatures and audit paths, for", ids(m.senders))]
         if isinstance(m, secagg.MaskedInput):
             return [(f"y_{s.src} (mod {R})", vec(m.y.to_numpy()))]
         if isinstance(m, secagg.SurvivorSet):

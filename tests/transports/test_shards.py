@@ -70,3 +70,14 @@ async def test_send_never_blocks_and_a_bounded_delivery_waits_for_the_reader() -
         assert not delivered.is_set()  # 2 payloads in the buffer, 998 waiting for room
         got = [int.from_bytes((await b.receive())[1], "big") for _ in range(1000)]
     assert got == list(range(1000)) and delivered.is_set()
+
+
+def test_prechecked_items_cross_with_the_frame_and_bad_indices_are_refused() -> None:
+    from transports.shards import decode_batch_checked
+
+    items = [(1, 0, b"a"), (2, 0, b"b"), (3, 0, b"c")]
+    got, checked = decode_batch_checked(encode_batch(items, [0, 2]))
+    assert got == items and checked == {0, 2}
+    assert decode_batch_checked(encode_batch(items))[1] == frozenset()
+    with pytest.raises(DecodeError, match="checked item outside"):
+        decode_batch_checked(encode_batch(items, [3]))

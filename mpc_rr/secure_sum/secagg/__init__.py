@@ -30,6 +30,14 @@ step  party ``u``                  aggregator
       dropped ``v`` -- never both  parties), sends :class:`Aggregate`
 ====  ===========================  ==============================================
 
+Against an active server (Bonawitz et al. 2017's active-adversary version, issue 25) the
+steps above carry signatures (keys, the digest of each share batch, the aggregate), a
+party whose share does not open asks for the sender's signed batch before it masks
+(:class:`ShareComplaint` -> :class:`ShareProofs`, sent only then), and a consistency
+round (:class:`SurvivorSet`, :class:`ConsistencySig`, a committee quorum in
+:class:`UnmaskRequest`) comes before any share is revealed: docs/secure_aggregation.md
+has the round table and the threat model beyond the one below.
+
 Threat model (what the docstring promises, and what tests check):
 
 * The aggregator is **honest-but-curious**: it follows the protocol (routes
@@ -89,6 +97,7 @@ __all__ = [
     "PROTOCOL",
     "SECAGG_MESSAGES",
     "SHARE",
+    "SHARE_ROW",
     "SPEC",
     "Abort",
     "AdvertiseKeys",
@@ -104,9 +113,12 @@ __all__ = [
     "SecAggClient",
     "SecAggConfig",
     "SecAggOptions",
+    "SecAggPrecheck",
     "SecAggPublic",
     "SecAggServer",
     "ServerState",
+    "ShareComplaint",
+    "ShareProofs",
     "SignedShares",
     "SurvivorSet",
     "Unmask",
@@ -125,14 +137,16 @@ __all__ = [
     "secagg_public",
     "secagg_roles",
     "secure_threshold",
-    "share_items",
+    "share_batch",
+    "share_digest",
+    "wire",
 ]
 
 _HOME = {
     "Abort": "mpc_rr.secure_sum.secagg._unmasking",
     "AdvertiseKeys": "mpc_rr.secure_sum.secagg._messages",
     "Aggregate": "mpc_rr.secure_sum.secagg._messages",
-    "CIPHERTEXT_LEN": "mpc_rr.secure_sum.secagg._client",
+    "CIPHERTEXT_LEN": "mpc_rr.secure_sum.secagg._messages",
     "ClientState": "mpc_rr.secure_sum.secagg._client",
     "ConsistencySig": "mpc_rr.secure_sum.secagg._messages",
     "DEFAULT_FAILURE": "mpc_rr.secure_sum.secagg._params",
@@ -140,21 +154,25 @@ _HOME = {
     "DEFAULT_MAX_DROPOUT": "mpc_rr.secure_sum.secagg._params",
     "EncryptedShares": "mpc_rr.secure_sum.secagg._messages",
     "ForwardedShares": "mpc_rr.secure_sum.secagg._messages",
-    "IDS": "mpc_rr.secure_sum.secagg._client",
+    "IDS": "mpc_rr.secure_sum.secagg._messages",
     "Judge": "mpc_rr.secure_sum.secagg._judge",
     "MaskedInput": "mpc_rr.secure_sum.secagg._messages",
     "NeighborKeys": "mpc_rr.secure_sum.secagg._messages",
-    "PROTOCOL": "mpc_rr.secure_sum.secagg._client",
+    "PROTOCOL": "mpc_rr.secure_sum.secagg._messages",
     "SECAGG_MESSAGES": "mpc_rr.secure_sum.secagg._messages",
-    "SHARE": "mpc_rr.secure_sum.secagg._client",
+    "SHARE": "mpc_rr.secure_sum.secagg._messages",
+    "SHARE_ROW": "mpc_rr.secure_sum.secagg._messages",
     "SPEC": "mpc_rr.secure_sum.secagg._spec",
     "SecAggAbort": "mpc_rr.secure_sum.secagg._messages",
     "SecAggClient": "mpc_rr.secure_sum.secagg._client",
     "SecAggConfig": "mpc_rr.secure_sum.secagg._params",
     "SecAggOptions": "mpc_rr.secure_sum.secagg._spec",
+    "SecAggPrecheck": "mpc_rr.secure_sum.secagg._judge",
     "SecAggPublic": "mpc_rr.secure_sum.secagg._params",
     "SecAggServer": "mpc_rr.secure_sum.secagg._server",
     "ServerState": "mpc_rr.secure_sum.secagg._server",
+    "ShareComplaint": "mpc_rr.secure_sum.secagg._messages",
+    "ShareProofs": "mpc_rr.secure_sum.secagg._messages",
     "SignedShares": "mpc_rr.secure_sum.secagg._judge",
     "SurvivorSet": "mpc_rr.secure_sum.secagg._messages",
     "Unmask": "mpc_rr.secure_sum.secagg._unmasking",
@@ -169,32 +187,35 @@ _HOME = {
     "mask_sum": "mpc_rr.secure_sum.secagg._client",
     "parties_in": "mpc_rr.secure_sum.secagg._params",
     "read_bitmap": "mpc_rr.secure_sum.secagg._messages",
-    "read_ids": "mpc_rr.secure_sum.secagg._client",
+    "read_ids": "mpc_rr.secure_sum.secagg._messages",
     "secagg_public": "mpc_rr.secure_sum.secagg._params",
     "secagg_roles": "mpc_rr.secure_sum.secagg._roles",
     "secure_threshold": "mpc_rr.secure_sum.secagg._params",
-    "share_items": "mpc_rr.secure_sum.secagg._messages",
+    "share_batch": "mpc_rr.secure_sum.secagg._messages",
+    "share_digest": "mpc_rr.secure_sum.secagg._messages",
+    "wire": "mpc_rr.secure_sum.secagg._messages",
 }
 
 __getattr__, __dir__ = lazy_exports(__name__, _HOME, globals())
 
 if TYPE_CHECKING:
     from mpc_rr.secure_sum.secagg._client import (
-        CIPHERTEXT_LEN,
-        IDS,
-        PROTOCOL,
-        SHARE,
         ClientState,
         SecAggClient,
         mask_sum,
-        read_ids,
     )
     from mpc_rr.secure_sum.secagg._judge import (
         Judge,
+        SecAggPrecheck,
         SignedShares,
     )
     from mpc_rr.secure_sum.secagg._messages import (
+        CIPHERTEXT_LEN,
+        IDS,
+        PROTOCOL,
         SECAGG_MESSAGES,
+        SHARE,
+        SHARE_ROW,
         AdvertiseKeys,
         Aggregate,
         ConsistencySig,
@@ -203,12 +224,17 @@ if TYPE_CHECKING:
         MaskedInput,
         NeighborKeys,
         SecAggAbort,
+        ShareComplaint,
+        ShareProofs,
         SurvivorSet,
         UnmaskRequest,
         UnmaskShares,
         bitmap,
         read_bitmap,
-        share_items,
+        read_ids,
+        share_batch,
+        share_digest,
+        wire,
     )
     from mpc_rr.secure_sum.secagg._params import (
         DEFAULT_FAILURE,

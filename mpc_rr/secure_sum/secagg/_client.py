@@ -19,7 +19,6 @@ from mpc_rr.core import (
     Send,
     Transition,
     UsageError,
-    WireArray,
     each,
     table,
 )
@@ -31,12 +30,15 @@ from mpc_rr.secure_sum._identity import (
     Identity,
     Roster,
     default_identity,
-    merkle_paths,
-    merkle_root_from_path,
     signed_payload,
 )
 from mpc_rr.secure_sum.secagg._messages import (
+    CIPHERTEXT_LEN,
+    IDS,
+    PROTOCOL,
     SECAGG_MESSAGES,
+    SHARE,
+    SHARE_ROW,
     AdvertiseKeys,
     Aggregate,
     ConsistencySig,
@@ -45,48 +47,20 @@ from mpc_rr.secure_sum.secagg._messages import (
     MaskedInput,
     NeighborKeys,
     SecAggAbort,
+    ShareComplaint,
+    ShareProofs,
     SurvivorSet,
     UnmaskRequest,
     UnmaskShares,
     read_bitmap,
-    share_items,
+    read_ids,
+    share_batch,
+    share_digest,
+    wire,
 )
 from mpc_rr.secure_sum.secagg._params import SecAggConfig
 
-__all__ = [
-    "CIPHERTEXT_LEN",
-    "IDS",
-    "PROTOCOL",
-    "SHARE",
-    "ClientState",
-    "SecAggClient",
-    "mask_sum",
-    "read_ids",
-]
-
-PROTOCOL = "secagg"
-"""The protocol name every SecAgg+ signature is bound to."""
-
-IDS = np.dtype("<u4")
-SHARE = np.dtype("<u4")
-_PLAIN_LEN = 2 * shamir.CHUNKS * SHARE.itemsize  # shares of s_sk and of b
-CIPHERTEXT_LEN = _PLAIN_LEN + 16  # AES-GCM tag
-
-
-def wire(a: np.ndarray, dtype: np.dtype | str | type) -> WireArray:
-    return WireArray.from_numpy(np.ascontiguousarray(a, dtype=dtype))
-
-
-def read_ids(w: WireArray, sender: int, what: str, *, at_most: int) -> np.ndarray:
-    """A 1-D array of party ids (uint32 on the wire) of at most ``at_most`` entries."""
-    if len(w.shape) != 1:
-        raise DecodeError(f"{what} from party {sender}: ids must be 1-D, got shape {w.shape}", sender)
-    if w.shape[0] > at_most:
-        raise DecodeError(
-            f"{what} from party {sender}: {w.shape[0]} ids, at most {at_most} expected", sender
-        )
-    return w.to_numpy(dtype=IDS, sender=sender).astype(np.int64)
-
+__all__ = ["ClientState", "SecAggClient", "mask_sum"]
 
 @functools.lru_cache(maxsize=64)
 def _first_unsigned(
@@ -118,7 +92,7 @@ def mask_sum(
 class ClientState(enum.Enum):
     KEYS = "keys advertised, waiting for neighbour keys"
     SHARES = "shares sent, waiting for the shares addressed to me"
-    MASKED = "masked input sent, waiting for the survivor set"
+    MASKED = "masked input (or a share complaint) sent, waiting for the survivor set (or the proofs)"
     CONSISTENCY = "survivor set signed, waiting for the others' signatures"
     UNMASK = "unmask shares sent, waiting for the aggregate"
     DONE = "done"
@@ -130,7 +104,10 @@ class ClientState(enum.Enum):
 #           Shamir-shares its mask key s_sk and self-mask seed b among them, encrypted
 #           pairwise: EncryptedShares;
 #   SHARES  ForwardedShares (the shares addressed to it) -> its masked input
-#           y = x + PRG(b) + sum_v +-PRG(s_uv) (mod R): MaskedInput;
+#           y = x + PRG(b) + sum_v +-PRG(s_uv) (mod R): MaskedInput; or, when some share
+#           does not open, a ShareComplaint asking for its sender's signed proof;
+#   MASKED  ShareProofs (the proofs asked for) -> MaskedInput, accusing the senders who
+#           signed what does not open (or it leaves, naming the aggregator);
 #   MASKED  SurvivorSet (U3) -> it signs the set it was shown: ConsistencySig;
 #   CONSISTENCY  UnmaskRequest (a committee quorum's signatures on the set) -> UnmaskShares: for
 #           each neighbour a share of b (in the set) or of s_sk (not), never both;
@@ -140,6 +117,7 @@ class ClientState(enum.Enum):
 SECAGG_CLIENT_TABLE = table({
     (ClientState.KEYS, NeighborKeys): Transition("_on_neighbor_keys", ClientState.SHARES),
     (ClientState.SHARES, ForwardedShares): Transition("_on_forwarded", ClientState.MASKED),
+    (ClientState.MASKED, ShareProofs): Transition("_on_proofs", ClientState.MASKED),
     (ClientState.MASKED, SurvivorSet): Transition("_on_survivors", ClientState.CONSISTENCY),
     (ClientState.CONSISTENCY, UnmaskRequest): Transition("_on_unmask_request", ClientState.UNMASK),
     (ClientState.UNMASK, Aggregate): Transition("_on_aggregate", ClientState.DONE),
@@ -168,8 +146,9 @@ class SecAggClient(Role):
 
     What the aggregator relays is checked against the senders' signatures
     (Bonawitz et al. 2017, the active-adversary protocol): neighbour keys
-    (round ``keys``), a share that does not open (round ``shares``: then the
-    party complains with evidence instead of blaming anyone), the survivor
+    (round ``keys``), a share that does not open (round ``shares``: the party
+    asks for its sender's signature and audit path; if they hold, it complains
+    with evidence instead of blaming anyone), the survivor
     set (Round 3, ConsistencyCheck: a quorum of signatures on the same set
     before any share is revealed) and the aggregate (a signed receipt).
     A malformed message from the aggregator (wrong shapes, ids outside this
@@ -314,7 +293,7 @@ class SecAggClient(Role):
         aads = [f"{run}/{u}/{v}".encode() for v in id_list]
         ct = np.frombuffer(crypto.encrypt_many(k_out, shares.tobytes(), aads), np.uint8)
         ct = ct.reshape(m, CIPHERTEXT_LEN)
-        root, _ = merkle_paths(share_items(ids, ct), with_paths=False)
+        root = share_digest(share_batch(ids, ct))
         out = EncryptedShares(
             run=run,
             step=1,
@@ -342,12 +321,6 @@ class SecAggClient(Role):
             raise self._leave(
                 "ForwardedShares", f"shares from only {m} neighbours, threshold is {self.cfg.threshold}"
             )
-        try:
-            if msg.positions is None or len(msg.signatures) != m or len(msg.proofs) != m:
-                raise DecodeError("ForwardedShares without a signature and proof per share", src)
-            positions = msg.positions.to_numpy(dtype=IDS, shape=(m, 2), sender=src)
-        except DecodeError as exc:
-            raise self._leave("ForwardedShares", str(exc)) from None
         u, run = self.party_id, self.run
         aads = [f"{run}/{v}/{u}".encode() for v in sender_list]
         keys = [dec_key[v] for v in sender_list]
@@ -355,7 +328,7 @@ class SecAggClient(Role):
         if bad < 0:
             plain: np.ndarray = np.frombuffer(pts, SHARE).reshape(m, 2 * shamir.CHUNKS)
             good = plain.max(axis=1) < shamir.PRIME if plain.size else np.ones(m, bool)
-        else:  # some share does not open: find every one, then who is to blame
+        else:  # some share does not open: find every one
             plain = np.zeros((m, 2 * shamir.CHUNKS), SHARE)
             good = np.zeros(m, bool)
             for i in range(m):
@@ -364,29 +337,52 @@ class SecAggClient(Role):
                 except crypto.InvalidTag:
                     continue
                 plain[i], good[i] = row, bool(row.max() < shamir.PRIME)
-        for i in np.flatnonzero(~good).tolist():
-            v = sender_list[i]
-            pos, count = int(positions[i, 0]), int(positions[i, 1])
-            if not self._share_signed(v, cts[i], pos, count, msg.proofs[i], msg.signatures[i]):
+        self._holders = senders
+        self._held = plain  # row i: shares of s_sk (first CHUNKS) and b (last CHUNKS) of senders[i]
+        if good.all():
+            return self._masked_input()
+        # who is to blame: the sender (if it signed what does not open) or the aggregator
+        self._unopened = (senders[~good], cts[~good])
+        self._holders, self._held = senders[good], plain[good]
+        complaint = ShareComplaint(run=run, step=2, senders=wire(senders[~good], IDS))
+        return [Send(COORDINATOR, complaint)]
+
+    def _on_proofs(self, src: int, msg: ShareProofs) -> list[Send]:
+        """The proofs asked for: each sender signed what does not open (then accuse it, with
+        evidence) or not (the aggregator altered it: leave, revealing nothing)."""
+        self._from_aggregator(src)
+        asked = getattr(self, "_unopened", None)
+        if asked is None:
+            raise self._leave("ShareProofs", "proofs nobody asked for")
+        del self._unopened
+        senders, cts = asked
+        m = senders.size
+        try:
+            got = read_ids(msg.senders, src, "proof senders", at_most=m)
+            if not np.array_equal(got, senders) or len(msg.signatures) != m or len(msg.batches) != m:
+                raise DecodeError("ShareProofs without a signature and batch per share asked for", src)
+        except DecodeError as exc:
+            raise self._leave("ShareProofs", str(exc)) from None
+        for i, v in enumerate(senders.tolist()):
+            if not self._share_signed(v, cts[i], msg.batches[i], msg.signatures[i]):
                 raise self._leave(
                     "ForwardedShares",
                     f"the share of party {v} does not open and is not signed by it (altered by the relay)",
                 )
             self.accused.append(v)  # v signed what does not open: complain with evidence
-        if self.accused:
-            senders, plain = senders[good], plain[good]
-            sender_list = senders.tolist()
-            m = senders.size
-            if m < self.cfg.threshold:
-                self.abort(
-                    f"{self.name}: the shares of parties {self.accused} do not open; "
-                    f"{m} neighbours left, threshold is {self.cfg.threshold}",
-                    self.accused,
-                )
-                raise PeerError(str(self.error), self.accused[0])
-        self._holders = senders
-        self._held = plain  # row i: shares of s_sk (first CHUNKS) and b (last CHUNKS) of senders[i]
-        # masked input: y = x + PRG(b) + sum_v sign(u, v) PRG(s_uv)  (mod R)
+        if (m := self._holders.size) < (t := self.cfg.threshold):
+            why = f"the shares of parties {self.accused} do not open; {m} neighbours left, threshold is {t}"
+            self.abort(f"{self.name}: {why}", self.accused)
+            raise PeerError(str(self.error), self.accused[0])
+        return self._masked_input()
+
+    def _masked_input(self) -> list[Send]:
+        """y = x + PRG(b) + sum_v sign(u, v) PRG(s_uv) (mod R) over the holders of my shares,
+        with the complaint (accused senders and evidence) if any."""
+        senders = self._holders
+        sender_list = senders.tolist()
+        m = senders.size
+        u, run = self.party_id, self.run
         idx: np.ndarray = np.searchsorted(self._nb_ids, senders)  # senders is a subset of _nb_ids (checked)
         pks = np.frombuffer(self._nb_s_pks, np.uint8).reshape(-1, 32)[idx].tobytes()
         try:
@@ -416,6 +412,8 @@ class SecAggClient(Role):
     def _on_survivors(self, src: int, msg: SurvivorSet) -> list[Send]:
         """Round 3 (ConsistencyCheck): sign the survivor set the aggregator showed me."""
         self._from_aggregator(src)
+        if hasattr(self, "_unopened"):
+            raise self._leave("SurvivorSet", "a survivor set before the share proofs I asked for")
         members = read_bitmap(msg.survivors, self.cfg.n)
         if members is None:
             raise self._leave("SurvivorSet", "not a bitmap over the parties")
@@ -472,25 +470,19 @@ class SecAggClient(Role):
         signatures: list[bytes],
     ) -> int | None:  # fmt: skip
         """The first neighbour whose keys do not carry its signature for this run, or None."""
-        verify, run = self.roster.verify_signed, self.run
-        for i, v in enumerate(ids):
-            parts = (c_pks[i].tobytes(), s_pks[i].tobytes(), commits[i].tobytes())
-            if not verify(PROTOCOL, run, "keys", v, signatures[i], *parts):
-                return v
-        return None
+        rows = np.concatenate([c_pks, s_pks, commits], axis=1).tobytes()
+        bad = self.roster.first_unsigned_row(PROTOCOL, self.run, "keys", ids, signatures, rows, (32, 32, 32))
+        return None if bad is None else ids[bad]
 
-    def _share_signed(
-        self, sender: int, ct: np.ndarray, pos: int, count: int, proof: bytes, signature: bytes
-    ) -> bool:
-        """Whether ``sender`` signed this ciphertext to me (its tree hash, my item's path)."""
-        if len(proof) % 32:
+    def _share_signed(self, sender: int, ct: np.ndarray, batch: bytes, signature: bytes) -> bool:
+        """Whether ``sender`` signed this ciphertext to me: my row of a batch it signed."""
+        if len(batch) % SHARE_ROW or len(batch) > SHARE_ROW * self.cfg.degree:
             return False
-        path = [proof[i : i + 32] for i in range(0, len(proof), 32)]
-        item = np.asarray([self.party_id], IDS).tobytes() + ct.tobytes()
-        root = merkle_root_from_path(item, pos, count, path)
-        return root is not None and self.roster.verify(
-            sender, signature, self._signed("shares", sender, root)
-        )
+        rows = np.frombuffer(batch, np.uint8).reshape(-1, SHARE_ROW)
+        mine = np.flatnonzero(rows[:, :4].copy().view(IDS).ravel() == self.party_id)
+        if mine.size != 1 or rows[mine[0], 4:].tobytes() != ct.tobytes():
+            return False
+        return self.roster.verify(sender, signature, self._signed("shares", sender, share_digest(batch)))
 
     def _inconsistent(self, msg: UnmaskRequest) -> str:
         """Why the committee's signatures on my survivor set do not make a quorum ('' when they do)."""

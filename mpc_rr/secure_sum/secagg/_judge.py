@@ -8,9 +8,12 @@ server's routing stays readable).  What each check establishes:
   the run id, round and sender) and forwards the signatures, so every party
   can check that its neighbours' keys are theirs.  A forged or replayed
   advertisement excludes its sender (named in ``culprits``).
-* **Shares** (Round 1 ShareKeys, signed): a party signs the RFC 6962 tree
-  hash of its ciphertexts; the server verifies it and forwards each
-  ciphertext with the signature and its audit path.
+* **Shares** (Round 1 ShareKeys, signed): a party signs the SHA-256 digest
+  of its whole batch (rows ``recipient || ciphertext``); the server verifies
+  it and forwards the ciphertexts alone.  A recipient whose share does not
+  open asks (``ShareComplaint``) and gets the sender's signature and batch
+  (``ShareProofs``): enough to tell the sender's garbage from the server's
+  forgery.  The common run sends no proof at all.
 * **Complaints** (with the masked input): a party whose neighbour's *signed*
   share does not open reveals its share-encryption private key.  The server
   checks that it matches the complainer's signed public key, re-derives the
@@ -31,41 +34,81 @@ from collections.abc import Set as AbstractSet
 
 import numpy as np
 
-from mpc_rr.core import PeerError, Send
+from mpc_rr.core import Message, PeerError, Send
 from mpc_rr.secure_sum import crypto, shamir
-from mpc_rr.secure_sum._identity import Identity, merkle_paths, signed_payload
-from mpc_rr.secure_sum.secagg._client import (
+from mpc_rr.secure_sum._identity import Identity, Roster, default_identity, signed_payload
+from mpc_rr.secure_sum.secagg._messages import (
+    CIPHERTEXT_LEN,
     IDS,
     PROTOCOL,
     SHARE,
-    read_ids,
-    wire,
-)
-from mpc_rr.secure_sum.secagg._messages import (
     AdvertiseKeys,
     Aggregate,
     ConsistencySig,
+    EncryptedShares,
     MaskedInput,
+    ShareComplaint,
+    ShareProofs,
     SurvivorSet,
     UnmaskRequest,
     bitmap,
-    share_items,
+    read_ids,
+    share_batch,
+    share_digest,
+    wire,
 )
 from mpc_rr.secure_sum.secagg._params import SecAggConfig
 
-__all__ = ["Judge", "SignedShares"]
+__all__ = ["Judge", "SecAggPrecheck", "SignedShares"]
 
 
 class SignedShares:
-    """One party's ciphertexts as received: recipients, ciphertexts, signature, audit paths."""
+    """One party's ciphertexts as received: recipients, ciphertexts and its signature on
+    their digest (:func:`~mpc_rr.secure_sum.secagg.share_digest`)."""
 
-    __slots__ = ("cts", "paths", "recipients", "signature")
+    __slots__ = ("cts", "recipients", "signature")
 
-    def __init__(self, recipients: np.ndarray, cts: np.ndarray, signature: bytes, paths: list[bytes]) -> None:
-        self.recipients, self.cts, self.signature, self.paths = recipients, cts, signature, paths
+    def __init__(self, recipients: np.ndarray, cts: np.ndarray, signature: bytes) -> None:
+        self.recipients, self.cts, self.signature = recipients, cts, signature
 
     def same(self, other: SignedShares) -> bool:
         return self.signature == other.signature and np.array_equal(self.cts, other.cts)
+
+
+class SecAggPrecheck:
+    """The aggregator's stateless checks of a data party's message: the signature on its
+    keys (round ``keys``) and on its share batch's digest (round ``shares``) -- a pure
+    function of the message, its sender and the run's public parameters.
+
+    A runner that spreads the parties over processes runs it where the sender runs (a
+    trusted co-worker of the aggregator, :meth:`~mpc_rr.core.RolePlan.prechecks`); the
+    aggregator then skips those two checks for a message that passed
+    (:meth:`~mpc_rr.core.Role.receive_prechecked`) and still checks everything else
+    (recipients, shapes, duplicates).  Alone, the aggregator checks everything itself.
+    """
+
+    def __init__(self, cfg: SecAggConfig) -> None:
+        self.cfg = cfg
+        self._roster: Roster | None = None
+
+    def __call__(self, src: int, msg: Message) -> bool:
+        if self._roster is None:  # the aggregator's (simulated) roster, as its role resolves it
+            self._roster = default_identity(0, self.cfg.n).roster
+        run = self.cfg.run
+        try:
+            if isinstance(msg, AdvertiseKeys):
+                parts = (msg.c_pk, msg.s_pk, msg.b_commit)
+                return all(len(p) == 32 for p in parts) and self._roster.verify(
+                    src, msg.signature, signed_payload(PROTOCOL, run, "keys", src, *parts)
+                )
+            if isinstance(msg, EncryptedShares):
+                rec = read_ids(msg.recipients, src, "recipients", at_most=self.cfg.degree)
+                cts = msg.ciphertexts.to_numpy(dtype=np.uint8, shape=(rec.size, CIPHERTEXT_LEN), sender=src)
+                root = share_digest(share_batch(rec, cts))
+                return self._roster.verify(src, msg.signature, signed_payload(PROTOCOL, run, "shares", src, root))
+        except PeerError:  # malformed: the aggregator finds and names it itself
+            return False
+        return False
 
 
 class Judge:
@@ -74,6 +117,15 @@ class Judge:
     cfg: SecAggConfig
     run: str
     name: str
+    prechecked: bool
+    late: int
+    _mask_sets: dict[int, np.ndarray]
+    _shares: dict[int, SignedShares]
+    _y: dict[int, np.ndarray]
+    _complained: set[int]
+
+    def _exclude(self, u: int) -> None:
+        raise NotImplementedError
 
     @property
     def identity(self) -> Identity:  # the server's
@@ -85,6 +137,8 @@ class Judge:
 
     # -- round 0 ---------------------------------------------------------------------------
     def _check_keys(self, src: int, msg: AdvertiseKeys) -> None:
+        if self.prechecked:  # verified by a co-worker of the aggregator (SecAggPrecheck)
+            return
         payload = self._signed("keys", src, msg.c_pk, msg.s_pk, msg.b_commit)
         if not self.identity.roster.verify(src, msg.signature, payload):
             raise PeerError(
@@ -95,10 +149,12 @@ class Judge:
 
     # -- round 1 ---------------------------------------------------------------------------
     def _check_shares(self, src: int, recipients: np.ndarray, cts: np.ndarray, signature: bytes) -> SignedShares:
-        root, paths = merkle_paths(share_items(recipients, cts))
+        if self.prechecked:  # verified by a co-worker of the aggregator (SecAggPrecheck)
+            return SignedShares(recipients, cts, signature)
+        root = share_digest(share_batch(recipients, cts))
         if not self.identity.roster.verify(src, signature, self._signed("shares", src, root)):
             raise PeerError(f"{self.name}: the shares of party {src} do not carry its signature", src)
-        return SignedShares(recipients, cts, signature, [b"".join(p) for p in paths])
+        return SignedShares(recipients, cts, signature)
 
     # -- complaints (with the masked input) ---------------------------------------------------
     def _judge(
@@ -134,14 +190,32 @@ class Judge:
             guilty.append(v)
         return guilty
 
-    def _forwarded_extras(
-        self, senders: list[int], rows: np.ndarray, counts: np.ndarray, shares: dict[int, SignedShares]
-    ) -> tuple[list[bytes], np.ndarray, list[bytes]]:
-        """Signatures, ``(index, count)`` positions and audit paths of the shares to one
-        receiver: sender ``senders[i]``'s share to it is row ``rows[i]`` of ``counts[i]``."""
-        sigs = [shares[v].signature for v in senders]
-        proofs = [shares[v].paths[r] for v, r in zip(senders, rows.tolist(), strict=True)]
-        return sigs, np.stack([rows, counts], axis=1).astype(IDS), proofs
+    def _on_complaint(self, src: int, msg: ShareComplaint) -> list[Send]:
+        """A party whose forwarded shares did not open asks for their senders' proofs (once)."""
+        if not 1 <= src <= self.cfg.n or not self.alive[src]:
+            self.late += 1
+            return []
+        ms = self._mask_sets.get(src, np.zeros(0, np.int64))
+        try:
+            senders = read_ids(msg.senders, src, "complaint", at_most=ms.size)
+            if src in self._complained or src in self._y:
+                raise PeerError(f"{self.name}: party {src} complained twice or after its masked input", src)
+            if not senders.size or np.any(np.diff(senders) <= 0) or not np.isin(senders, ms).all():
+                raise PeerError(f"{self.name}: party {src} complained about shares it was not sent", src)
+        except PeerError as exc:
+            self._exclude(src)
+            raise PeerError(f"{exc}; party {src} excluded as a dropout", src) from None
+        self._complained.add(src)
+        return [Send(src, self._share_proofs(src, senders.tolist(), self._shares))]
+
+    def _share_proofs(self, src: int, senders: list[int], shares: dict[int, SignedShares]) -> ShareProofs:
+        """What party ``src`` asked for: each sender's signature and the batch it signed
+        (Round 1, on request: the common run sends none)."""
+        return ShareProofs(
+            run=self.run, step=2, senders=wire(np.asarray(senders), IDS),
+            signatures=[shares[v].signature for v in senders],
+            batches=[share_batch(shares[v].recipients, shares[v].cts) for v in senders],
+        )  # fmt: skip
 
     # -- round 3: consistency -----------------------------------------------------------------
     def _survivor_set(self, members: np.ndarray) -> list[Send]:

@@ -2,16 +2,22 @@
 
 from __future__ import annotations
 
+import hashlib
 from typing import Annotated
 
 import msgspec
 import numpy as np
 
-from mpc_rr.core import Message, WireArray
-from mpc_rr.secure_sum._identity import share_items  # re-exported: SecAgg+ signs these items
+from mpc_rr.core import DecodeError, Message, WireArray
+from mpc_rr.secure_sum import shamir
 
 __all__ = [
+    "CIPHERTEXT_LEN",
+    "IDS",
+    "PROTOCOL",
     "SECAGG_MESSAGES",
+    "SHARE",
+    "SHARE_ROW",
     "AdvertiseKeys",
     "Aggregate",
     "ConsistencySig",
@@ -20,13 +26,44 @@ __all__ = [
     "MaskedInput",
     "NeighborKeys",
     "SecAggAbort",
+    "ShareComplaint",
+    "ShareProofs",
     "SurvivorSet",
     "UnmaskRequest",
     "UnmaskShares",
     "bitmap",
     "read_bitmap",
-    "share_items",
+    "read_ids",
+    "share_batch",
+    "share_digest",
+    "wire",
 ]
+
+
+PROTOCOL = "secagg"
+"""The protocol name every SecAgg+ signature is bound to."""
+
+IDS = np.dtype("<u4")
+SHARE = np.dtype("<u4")
+_PLAIN_LEN = 2 * shamir.CHUNKS * SHARE.itemsize  # shares of s_sk and of b
+CIPHERTEXT_LEN = _PLAIN_LEN + 16  # AES-GCM tag
+
+
+def wire(a: np.ndarray, dtype: np.dtype | str | type) -> WireArray:
+    """``a`` as a contiguous wire array of ``dtype``."""
+    return WireArray.from_numpy(np.ascontiguousarray(a, dtype=dtype))
+
+
+def read_ids(w: WireArray, sender: int, what: str, *, at_most: int) -> np.ndarray:
+    """A 1-D array of party ids (uint32 on the wire) of at most ``at_most`` entries."""
+    if len(w.shape) != 1:
+        raise DecodeError(f"{what} from party {sender}: ids must be 1-D, got shape {w.shape}", sender)
+    if w.shape[0] > at_most:
+        raise DecodeError(
+            f"{what} from party {sender}: {w.shape[0]} ids, at most {at_most} expected", sender
+        )
+    return w.to_numpy(dtype=IDS, sender=sender).astype(np.int64)
+
 
 
 MAX_SIGNATURE = 80
@@ -34,7 +71,6 @@ MAX_SIGNATURE = 80
 
 Signature = Annotated[bytes, msgspec.Meta(max_length=MAX_SIGNATURE)]
 Signatures = Annotated[list[Signature], msgspec.Meta(max_length=1 << 24)]
-Proofs = Annotated[list[Annotated[bytes, msgspec.Meta(max_length=32 * 32)]], msgspec.Meta(max_length=1 << 24)]
 
 
 class AdvertiseKeys(Message, frozen=True):
@@ -71,16 +107,33 @@ class EncryptedShares(Message, frozen=True):
 
 
 class ForwardedShares(Message, frozen=True):
-    """Step 1, aggregator -> party: the ciphertexts addressed to it."""
+    """Step 1, aggregator -> party: the ciphertexts addressed to it.
+
+    Only the ciphertexts: a share that does not open is the exception, and its proof of
+    origin comes on request (:class:`ShareComplaint`, :class:`ShareProofs`)."""
 
     senders: WireArray
     ciphertexts: WireArray
-    signatures: Signatures = msgspec.field(default_factory=list)
-    """Each sender's signature on its tree hash."""
-    positions: WireArray | None = None
-    """``(m, 2)`` uint32: the item's index among the sender's items, and their count."""
-    proofs: Proofs = msgspec.field(default_factory=list)
-    """Each item's audit path (concatenated 32-byte hashes, bottom up)."""
+
+
+class ShareComplaint(Message, frozen=True):
+    """Step 2, party -> aggregator: the senders whose forwarded shares did not open; the
+    party asks for the proof that each signed what it was forwarded (before its masked
+    input, which it sends when the proofs arrive)."""
+
+    senders: WireArray
+
+
+class ShareProofs(Message, frozen=True):
+    """Step 2, aggregator -> party: for each sender of a :class:`ShareComplaint`, its
+    signature (round ``shares``) and the whole batch it signed (:func:`share_batch`): a
+    share that does not open and is not the party's row of a batch its sender signed was
+    altered by the aggregator."""
+
+    senders: WireArray
+    signatures: Signatures
+    batches: Annotated[list[bytes], msgspec.Meta(max_length=1 << 24)]
+    """Each sender's rows ``recipient || ciphertext``, as it signed them."""
 
 
 class MaskedInput(Message, frozen=True):
@@ -156,6 +209,8 @@ SECAGG_MESSAGES: tuple[type[Message], ...] = (
     NeighborKeys,
     EncryptedShares,
     ForwardedShares,
+    ShareComplaint,
+    ShareProofs,
     MaskedInput,
     SurvivorSet,
     ConsistencySig,
@@ -164,6 +219,27 @@ SECAGG_MESSAGES: tuple[type[Message], ...] = (
     Aggregate,
     SecAggAbort,
 )
+
+
+SHARE_ROW = IDS.itemsize + CIPHERTEXT_LEN
+"""Bytes of one row of a party's share batch: ``recipient (uint32 LE) || ciphertext``."""
+
+_BATCH_DOMAIN = b"mpc_rr/secagg/share-batch/v1"
+
+
+def share_batch(recipients: np.ndarray, cts: np.ndarray) -> bytes:
+    """A party's shares as one byte string: rows ``recipient (uint32 LE) || ciphertext``
+    in recipient order (:data:`SHARE_ROW` bytes each)."""
+    ids = np.ascontiguousarray(recipients, "<u4")
+    rows = np.concatenate([ids.view(np.uint8).reshape(ids.size, 4), np.asarray(cts, np.uint8).reshape(ids.size, -1)], axis=1)
+    return rows.tobytes()
+
+
+def share_digest(batch: bytes) -> bytes:
+    """What a party signs for its shares (round ``shares``): SHA-256 of its whole batch
+    (:func:`share_batch`), domain-separated.  A recipient proves what the sender sent it
+    with the batch and the signature (sent only on a complaint, :class:`ShareProofs`)."""
+    return hashlib.sha256(_BATCH_DOMAIN + batch).digest()
 
 
 def bitmap(members: np.ndarray) -> bytes:

@@ -15,6 +15,7 @@ from mpc_rr.core import COORDINATOR, Message, Role, UsageError
 from mpc_rr.secure_sum._entropy import Entropy, smallest_uint
 from mpc_rr.secure_sum._identity import Identity
 from mpc_rr.secure_sum.secagg._client import SecAggClient
+from mpc_rr.secure_sum.secagg._judge import SecAggPrecheck
 from mpc_rr.secure_sum.secagg._messages import (
     SECAGG_MESSAGES,
     AdvertiseKeys,
@@ -60,6 +61,11 @@ def role(
     if x is None:
         raise UsageError(f"SecAgg+ data party {party_id} needs an input vector")
     return SecAggClient(party_id, pub.config, pub.graph, x, entropy=entropy, identity=identity)
+
+
+def precheck(pub: SecAggPublic) -> SecAggPrecheck:
+    """The aggregator's stateless checks of one run (:class:`SecAggPrecheck`)."""
+    return SecAggPrecheck(pub.config)
 
 
 def messages() -> tuple[type[Message], ...]:

@@ -29,10 +29,12 @@ from mpc_rr.secure_sum import crypto, shamir
 from mpc_rr.secure_sum._common import SumResult, read_residues
 from mpc_rr.secure_sum._graph import Graph
 from mpc_rr.secure_sum._identity import Identity, default_identity
-from mpc_rr.secure_sum.secagg._client import CIPHERTEXT_LEN, IDS, SHARE, read_ids, wire
 from mpc_rr.secure_sum.secagg._judge import Judge, SignedShares
 from mpc_rr.secure_sum.secagg._messages import (
+    CIPHERTEXT_LEN,
+    IDS,
     SECAGG_MESSAGES,
+    SHARE,
     AdvertiseKeys,
     ConsistencySig,
     EncryptedShares,
@@ -40,7 +42,9 @@ from mpc_rr.secure_sum.secagg._messages import (
     MaskedInput,
     NeighborKeys,
     SecAggAbort,
+    ShareComplaint,
     UnmaskShares,
+    read_ids,
 )
 from mpc_rr.secure_sum.secagg._params import SecAggConfig
 from mpc_rr.secure_sum.secagg._unmasking import Abort, Unmask, Unmasker, ids_text
@@ -65,7 +69,8 @@ class ServerState(enum.Enum):
 # dropout bound it aborts, telling the survivors why (SecAggAbort).  Late messages: counted.
 #   KEYS    AdvertiseKeys -> NeighborKeys: to each live party, its live neighbours' keys
 #   SHARES  EncryptedShares -> ForwardedShares: the shares regrouped by recipient
-#   MASKED  MaskedInput (and complaints, judged) -> SurvivorSet: U3 to every survivor
+#   MASKED  ShareComplaint -> ShareProofs: the senders' signatures and audit paths asked for;
+#           MaskedInput (and complaints, judged) -> SurvivorSet: U3 to every survivor
 #   CONSISTENCY  ConsistencySig -> UnmaskRequest: a committee quorum's signatures on U3 to each signer
 #   UNMASK  UnmaskShares -> Aggregate: the seeds rebuilt, the masks removed -- the result
 SECAGG_SERVER_TABLE = table({
@@ -76,6 +81,7 @@ SECAGG_SERVER_TABLE = table({
     (ServerState.SHARES, AllIn): Transition("_close_shares", ServerState.MASKED),
     (ServerState.SHARES, Deadline): Transition("_close_shares", ServerState.MASKED),
     (ServerState.MASKED, MaskedInput): Transition("_on_masked", ServerState.MASKED),
+    (ServerState.MASKED, ShareComplaint): Transition("_on_complaint", ServerState.MASKED),
     (ServerState.MASKED, AllIn): Transition("_close_masked", ServerState.CONSISTENCY),
     (ServerState.MASKED, Deadline): Transition("_close_masked", ServerState.CONSISTENCY),
     (ServerState.CONSISTENCY, ConsistencySig): Transition("_on_consistency", ServerState.CONSISTENCY),
@@ -88,6 +94,7 @@ SECAGG_SERVER_TABLE = table({
            AdvertiseKeys, "_late"),
     **each((ServerState.MASKED, ServerState.CONSISTENCY, ServerState.UNMASK), EncryptedShares, "_late"),
     **each((ServerState.CONSISTENCY, ServerState.UNMASK), MaskedInput, "_late"),
+    **each((ServerState.CONSISTENCY, ServerState.UNMASK), ShareComplaint, "_late"),
     **each((ServerState.UNMASK,), ConsistencySig, "_late"),
 })
 
@@ -131,6 +138,7 @@ class SecAggServer(Judge, Unmasker, Role):
         self._sent_ids: dict[int, np.ndarray] = {}
         self._key_sigs: list[bytes] = [b""] * (n + 1)
         self._mask_sets: dict[int, np.ndarray] = {}
+        self._complained: set[int] = set()  # parties that asked for share proofs (once each)
 
     @property
     def identity(self) -> Identity:
@@ -312,15 +320,13 @@ class SecAggServer(Judge, Unmasker, Role):
         cts = np.concatenate(
             [cts_of[u].cts for u in senders] or [np.zeros((0, CIPHERTEXT_LEN), np.uint8)]
         )
-        counts = np.repeat(sizes, sizes)  # each share's row in its sender's signed batch, of counts
-        rows = np.arange(snd.size) - np.repeat(np.cumsum(sizes) - sizes, sizes)
         keep = alive[rcv]
         if not keep.all():
-            snd, rcv, cts, rows, counts = snd[keep], rcv[keep], cts[keep], rows[keep], counts[keep]
+            snd, rcv, cts = snd[keep], rcv[keep], cts[keep]
         # by receiver, then sender: the senders come in ascending order and each sends one
         # share per receiver, so a stable sort by receiver alone is the lexicographic order
         order = np.argsort(rcv, kind="stable")
-        snd, rcv, rows, counts = snd[order], rcv[order], rows[order], counts[order]
+        snd, rcv = snd[order], rcv[order]
         bounds = np.searchsorted(rcv, np.arange(self.cfg.n + 2)).tolist()
         snd_b = snd.astype(IDS).tobytes()
         cts_b = cts[order].data.cast("B")  # sliced into each message's bytes: one copy
@@ -330,7 +336,6 @@ class SecAggServer(Judge, Unmasker, Role):
         for v in np.flatnonzero(alive).tolist():
             lo, hi = bounds[v], bounds[v + 1]
             mask_sets[v] = snd[lo:hi]
-            sigs, pos, proofs = self._forwarded_extras(snd[lo:hi].tolist(), rows[lo:hi], counts[lo:hi], cts_of)
             msg = ForwardedShares(
                 run=run,
                 step=1,
@@ -338,9 +343,6 @@ class SecAggServer(Judge, Unmasker, Role):
                 ciphertexts=WireArray(
                     dtype="|u1", shape=(hi - lo, width), data=bytes(cts_b[width * lo : width * hi])
                 ),
-                signatures=sigs,
-                positions=wire(pos, IDS),
-                proofs=proofs,
             )
             out.append(Send(v, msg))
         self._sharers = self.alive.copy()  # U2: parties whose seeds are shared

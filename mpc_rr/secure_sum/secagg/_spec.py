@@ -54,6 +54,7 @@ SPEC = SumSpec(
     message_count=lazy(f"{_HERE}:message_count"),
     memory_estimate=lazy(f"{_HERE}:memory_estimate"),
     fit_options=lazy(f"{_HERE}:fit_options"),
+    precheck=lazy(f"{_HERE}:precheck"),
     run_label="secagg-{seed}",
     input_step="masked",
     hooks={

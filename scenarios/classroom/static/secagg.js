@@ -78,8 +78,27 @@
     const u = r.id, run = r.run, R = r.modulus, t = r.threshold, cells = x.length, n = r.n;
     const make = root.wire.make, arr = root.wire.toArray, sg = root.signing;
     const verify = sg.verifier(r.roster);
-    let c, s, b, sRaw, nbIds, nbS, decKeys, holders, held, survivors, members;
+    let c, s, b, sRaw, nbIds, nbS, decKeys, holders, held, survivors, members, unopened = null;
     const culprit = (why) => { party.culprits = [0]; return new Error(why); };
+    async function maskedInput(accused) {  // y = x + PRG(b) + pairwise masks with the holders of my shares
+      const mask = await words(await kdf(b, `mpc_rr/secagg/v1/self/${run}/${u}/${u}`, 32), cells, R);
+      for (const v of holders) {
+        const i = nbIds.indexOf(v);
+        const z = await x25519(s.privateKey, nbS.slice(32 * i, 32 * i + 32));
+        const key = await kdf(z, `mpc_rr/secagg/v1/mask/${run}/${Math.min(u, v)}/${Math.max(u, v)}`, 32);
+        const w = await words(key, cells, R);
+        w.forEach((val, j) => (mask[j] = (mask[j] + (v > u ? val : R - val)) % R));
+      }
+      const y = x.map((xi, j) => (xi + mask[j]) % R);
+      note("step 2: my masked answer y = x + masks mod " + R + " = " + y.join(",") + " (looks uniform)");
+      const complaint = {};
+      if (accused.length) {  // the evidence: my share-encryption key (its public half is signed in my AdvertiseKeys)
+        note(`the shares of ${accused} do not open though they signed them: I complain, with my share key as evidence`);
+        complaint.accused = arr(accused, "<u4");
+        complaint.evidence = b64url((await subtle.exportKey("jwk", c.privateKey)).d);
+      }
+      send(0, make("MaskedInput", { y: arr(y, root.wire.residueDtype(R)), ...complaint, run, step: 2 }));
+    }
     const party = {
       culprits: [],
       async start() {
@@ -131,7 +150,7 @@
           }
           const width = cts.length / Math.max(m, 1);
           const items = nbIds.map((v, i) => sg.concat(arr([v], "<u4").data, Uint8Array.from(cts.slice(width * i, width * (i + 1)))));
-          const signature = await sg.sign("secagg", run, "shares", u, await sg.merkleRoot(items));
+          const signature = await sg.sign("secagg", run, "shares", u, await sg.shareDigest(sg.concat(...items)));
           note(`step 1: my mask key and seed Shamir-shared (threshold ${t}) among ${m} neighbours, each share sealed for its holder, signed`);
           send(0, make("EncryptedShares", { recipients: arr(nbIds, "<u4"), ciphertexts: arr(cts, "|u1", [m, width]), signature, run, step: 1 }));
         } else if (msg.type === "ForwardedShares") {
@@ -140,10 +159,8 @@
           if (m < t) throw new Error(`shares from only ${m} neighbours, threshold ${t}`);
           const width = msg.ciphertexts.shape[1];
           const cts = msg.ciphertexts.data;
-          if (!msg.positions || msg.signatures.length !== m || msg.proofs.length !== m) throw culprit("ForwardedShares without a signature and proof per share");
-          const positions = root.wire.fromArray(msg.positions, "<u4", 2 * m);
           held = [];
-          const good = [], accused = [];
+          const good = [], bad = [], badCts = [];
           for (let i = 0; i < m; i++) {
             const v = senders[i];
             if (!decKeys[v]) throw culprit("a share from a non-neighbour");
@@ -152,34 +169,35 @@
               decKeys[v], ct).catch(() => null);
             const row = plain && root.wire.fromArray({ dtype: "<u4", shape: [2 * CHUNKS], data: new Uint8Array(plain) }, "<u4");
             if (row && row.every((e) => e < 2147483647)) { held.push(row); good.push(v); continue; }
-            // a share that does not open: signed by its sender (then I complain with evidence) or not (the relay altered it)
-            const proof = msg.proofs[i], path = [];
-            for (let o = 0; o + 32 <= proof.length; o += 32) path.push(proof.slice(o, o + 32));
-            const rootHash = proof.length % 32 ? null : await sg.rootFromPath(sg.concat(arr([u], "<u4").data, ct), positions[2 * i], positions[2 * i + 1], path);
-            if (!rootHash || !(await verify(v, msg.signatures[i], "secagg", run, "shares", rootHash)))
-              throw culprit(`the share of party ${v} does not open and is not signed by it (altered by the relay)`);
-            accused.push(v);
+            bad.push(v);
+            badCts.push(ct);
           }
-          if (good.length < t) throw new Error(`the shares of parties ${accused} do not open; ${good.length} neighbours left, threshold ${t}`);
           holders = good;
-          const mask = await words(await kdf(b, `mpc_rr/secagg/v1/self/${run}/${u}/${u}`, 32), cells, R);
-          for (const v of good) {
-            const i = nbIds.indexOf(v);
-            const z = await x25519(s.privateKey, nbS.slice(32 * i, 32 * i + 32));
-            const key = await kdf(z, `mpc_rr/secagg/v1/mask/${run}/${Math.min(u, v)}/${Math.max(u, v)}`, 32);
-            const w = await words(key, cells, R);
-            w.forEach((val, j) => (mask[j] = (mask[j] + (v > u ? val : R - val)) % R));
+          if (!bad.length) return maskedInput([]);
+          // a share that does not open: signed by its sender (then I complain with evidence) or not (the relay altered it)
+          unopened = { senders: bad, cts: badCts };
+          note(`the shares of ${bad} do not open: I ask the server for their senders' signatures and audit paths`);
+          send(0, make("ShareComplaint", { senders: arr(bad, "<u4"), run, step: 2 }));
+        } else if (msg.type === "ShareProofs") {
+          if (!unopened) throw culprit("share proofs nobody asked for");
+          const { senders: bad, cts: badCts } = unopened;
+          unopened = null;
+          const got = sortedIds(msg.senders, "ShareProofs"), m = bad.length;
+          if (got.length !== m || got.some((v, i) => v !== bad[i]) || msg.signatures.length !== m || msg.batches.length !== m)
+            throw culprit("ShareProofs without a signature and batch per share asked for");
+          const width = 4 + badCts[0].length;  // a row: recipient (uint32) || ciphertext
+          for (let i = 0; i < m; i++) {  // my row of a batch its sender signed, or the relay altered it
+            const batch = msg.batches[i], want = sg.concat(arr([u], "<u4").data, badCts[i]);
+            let rows = 0;
+            for (let o = 0; batch.length % width === 0 && o < batch.length; o += width)
+              if (want.every((byte, j) => batch[o + j] === byte)) rows++;
+            if (rows !== 1 || !(await verify(bad[i], msg.signatures[i], "secagg", run, "shares", await sg.shareDigest(batch))))
+              throw culprit(`the share of party ${bad[i]} does not open and is not signed by it (altered by the relay)`);
           }
-          const y = x.map((xi, j) => (xi + mask[j]) % R);
-          note("step 2: my masked answer y = x + masks mod " + R + " = " + y.join(",") + " (looks uniform)");
-          const complaint = {};
-          if (accused.length) {  // the evidence: my share-encryption key (its public half is signed in my AdvertiseKeys)
-            note(`the shares of ${accused} do not open though they signed them: I complain, with my share key as evidence`);
-            complaint.accused = arr(accused, "<u4");
-            complaint.evidence = b64url((await subtle.exportKey("jwk", c.privateKey)).d);
-          }
-          send(0, make("MaskedInput", { y: arr(y, root.wire.residueDtype(R)), ...complaint, run, step: 2 }));
+          if (holders.length < t) throw new Error(`the shares of parties ${bad} do not open; ${holders.length} neighbours left, threshold ${t}`);
+          return maskedInput(bad);
         } else if (msg.type === "SurvivorSet") {
+          if (unopened) throw culprit("a survivor set before the share proofs I asked for");
           members = sg.readBitmap(msg.survivors, n);
           if (!members) throw culprit("the survivor set is not a bitmap over the parties");
           if (!members[u] || members[0]) throw culprit("a survivor set without me (or with the server)");

@@ -45,7 +45,8 @@
     };
   }
 
-  // RFC 6962 (Sec. 2.1) tree hash: a party signs the root of its items once
+  // what a SecAgg+ party signs for its shares: SHA-256 of its whole batch (rows recipient || ciphertext),
+  // domain-separated (mpc_rr.secure_sum.secagg.share_digest)
   async function sha(...parts) { return new Uint8Array(await subtle.digest("SHA-256", concat(...parts))); }
   function split(n) { let k = 1; while (2 * k < n) k *= 2; return k; }
   async function merkleRoot(items) {
@@ -83,6 +84,7 @@
     }
     return h;
   }
+  async function shareDigest(batch) { return sha(te.encode("mpc_rr/secagg/share-batch/v1"), batch); }
   // numpy.packbits / unpackbits (bit order big) over ids 0..n; null: wrong length or padding set
   function readBitmap(bytes, n) {
     if (!(bytes instanceof Uint8Array) || bytes.length !== Math.floor((n + 8) / 8)) return null;
@@ -92,5 +94,5 @@
     return bits.slice(0, n + 1).map(Boolean);
   }
 
-  root.signing = { init, sign, verifier, payload, merkleRoot, merklePaths, rootFromPath, readBitmap, fromHex, toHex, concat };
+  root.signing = { init, sign, verifier, payload, shareDigest, merkleRoot, merklePaths, rootFromPath, readBitmap, fromHex, toHex, concat };
 })(typeof window !== "undefined" ? window : globalThis);

@@ -160,3 +160,61 @@ def test_waiting_for_is_the_roles_own_state_not_a_copy() -> None:
     res = run_roles(roles)
     assert res.ok and not hub.waiting_for()
     np.testing.assert_array_equal(hub.result.total, sum(roles[i].x for i in (1, 2, 3)))
+
+
+def test_receive_prechecked_holds_only_during_the_dispatch_and_reaches_a_sub_protocol() -> None:
+    import enum
+    from collections.abc import Set as AbstractSet
+
+    from mpc_rr.core import Send, SubProtocolHost, Transition, sub_protocol_steps, table
+
+    seen: list[bool] = []
+
+    class InnerState(enum.Enum):
+        WAIT = 1
+        DONE = 2
+        ABORTED = 3
+
+    class Inner(Role):
+        TRANSITIONS = table({(InnerState.WAIT, PlainValue): Transition("_on", InnerState.WAIT, also=(InnerState.DONE,))})
+        message_types = (PlainValue,)
+
+        def __init__(self) -> None:
+            super().__init__(0, InnerState.WAIT)
+
+        def start(self) -> list[Send]:
+            return []
+
+        def waiting_for(self) -> frozenset[int]:
+            return frozenset({1})  # never all in: the host keeps forwarding
+
+        def _on(self, src: int, msg: PlainValue) -> list[Send]:
+            seen.append(self.prechecked)
+            return []
+
+    class HostState(enum.Enum):
+        RUN = 1
+        DONE = 2
+        ABORTED = 3
+
+    class Host(SubProtocolHost):
+        TRANSITIONS = table(sub_protocol_steps(HostState.RUN, "_end", HostState.DONE))
+
+        def __init__(self) -> None:
+            super().__init__(0, HostState.RUN)
+            self.attach_sub(Inner())
+
+        def start(self) -> list[Send]:
+            return []
+
+        def waiting_for(self) -> AbstractSet[int]:
+            return self.sub_waiting()
+
+        def _end(self) -> list[Send]:
+            return []
+
+    host = Host()
+    msg = PlainValue(x=WireArray.from_numpy(np.zeros(3, np.int64)))
+    host.receive_prechecked(1, msg)
+    host.receive(1, msg)
+    assert seen == [True, False] and not host.prechecked and not host.sub.role.prechecked

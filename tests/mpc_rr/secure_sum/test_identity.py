@@ -36,6 +36,22 @@ def test_a_signature_verifies_only_for_its_run_round_protocol_and_sender() -> No
     assert signed_payload("p", "ab", "c", 1) != signed_payload("p", "a", "bc", 1)
 
 
+def test_rows_of_signed_fields_verify_once_and_exactly() -> None:
+    pki = simulated_pki(range(4), SeededEntropy(2))
+    roster = pki[0].roster
+    fields = [(bytes([v]) * 3, bytes([v + 9]) * 2) for v in (1, 2, 3)]
+    sigs = [pki[v].sign(signed_payload("secagg", "r", "keys", v, *f)) for v, f in zip((1, 2, 3), fields, strict=True)]
+    rows = b"".join(a + b for a, b in fields)
+    check = roster.first_unsigned_row
+    for _ in range(2):  # the second pass is answered by the memo, with the same verdicts
+        assert check("secagg", "r", "keys", [1, 2, 3], sigs, rows, (3, 2)) is None
+        assert check("secagg", "r", "keys", [1, 3, 2], sigs, rows, (3, 2)) == 1  # claims another sender
+        assert check("secagg", "r2", "keys", [1, 2, 3], sigs, rows, (3, 2)) == 0  # another run
+        assert check("secagg", "r", "shares", [1, 2, 3], sigs, rows, (3, 2)) == 0  # another round
+        assert check("secagg", "r", "keys", [1, 2, 3], sigs, rows[:5] + rows[6:] + b"x", (3, 2)) == 1
+        assert check("secagg", "r", "keys", [1, 2, 3], sigs, rows, (2, 3)) == 0  # other field cuts
+
+
 def test_deployment_keys_are_ecdsa_p256_and_mixed_rosters_are_refused() -> None:
     key = ec.generate_private_key(ec.SECP256R1())
     ident = Identity(4, key, Roster({4: key.public_key()}))

@@ -94,13 +94,14 @@ def _round_trip_every_message_type(driver: Any) -> None:
 def _signatures_match_the_library(driver: Any) -> None:
     """signing.js is the library's signed_payload and RFC 6962 tree hash: the page's Ed25519
     signature verifies in the library, the library's in the page, and one of another run, round
-    or sender does not; the page's tree root equals the library's."""
+    or sender does not; the page's share-batch digest equals the library's."""
     from cryptography.hazmat.primitives.asymmetric.ed25519 import (
         Ed25519PrivateKey,
         Ed25519PublicKey,
     )
 
     from mpc_rr.secure_sum import merkle_paths, signed_payload
+    from mpc_rr.secure_sum.secagg import share_digest
 
     lib = Ed25519PrivateKey.generate()
     lib_sig = lib.sign(signed_payload("secagg", "run-a", "consistency", 5, b"\x01\x02"))
@@ -118,7 +119,7 @@ def _signatures_match_the_library(driver: Any) -> None:
           const wrong = [await verify(5, h(libSig), "secagg", "run-b", "consistency", Uint8Array.of(1, 2)),
                          await verify(5, h(libSig), "secagg", "run-a", "keys", Uint8Array.of(1, 2)),
                          await verify(4, h(libSig), "secagg", "run-a", "consistency", Uint8Array.of(1, 2))];
-          const root = sg.toHex(await sg.merkleRoot(items.map(h)));
+          const root = sg.toHex(await sg.shareDigest(sg.concat(...items.map(h))));  // SecAgg+'s signed batch
           const tree = await sg.merklePaths(items.map(h));  // the full mesh's signed shares
           done({ pk, sig: sg.toHex(sig), ok, wrong, root, treeRoot: sg.toHex(tree.root), paths: tree.paths.map(sg.toHex) });
         })().catch((e) => done({ error: String(e) }));""",
@@ -128,7 +129,8 @@ def _signatures_match_the_library(driver: Any) -> None:
     assert out["ok"] is True and out["wrong"] == [False, False, False]
     page = Ed25519PublicKey.from_public_bytes(bytes.fromhex(out["pk"]))
     page.verify(bytes.fromhex(out["sig"]), signed_payload("full-mesh", "run-b", "keys", 3, b"\x07\x07"))
-    assert out["root"] == out["treeRoot"] == merkle_paths(items)[0].hex()
+    assert out["root"] == share_digest(b"".join(items)).hex()
+    assert out["treeRoot"] == merkle_paths(items)[0].hex()
     assert out["paths"] == [b"".join(p).hex() for p in merkle_paths(items)[1]]
 
 

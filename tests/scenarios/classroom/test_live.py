@@ -63,8 +63,9 @@ def test_wire_schema_is_read_off_the_library_messages(protocol: str) -> None:
         assert {k: defaults[k] for k in ("v", "run", "step")} == {"v": 1, "run": "", "step": 0}
     assert schema["tag"] == "type"
     if protocol == "secagg":  # the signed messages: signatures, optional arrays, list of bytes
-        kinds = dict(schema["types"]["ForwardedShares"]["fields"])
-        assert kinds["signatures"] == "list<bytes>" and kinds["positions"] == "array?"
+        kinds = dict(schema["types"]["ShareProofs"]["fields"])
+        assert kinds["signatures"] == kinds["batches"] == "list<bytes>" and kinds["senders"] == "array"
+        assert dict(schema["types"]["NeighborKeys"]["fields"])["commits"] == "array?"
         assert schema["types"]["AdvertiseKeys"]["defaults"]["signature"] == {"$bytes": ""}
 
 
