@@ -9,8 +9,9 @@ and ends with the comparison against the plain computation.
 
 * :mod:`.record` -- watch roles in the harness (no protocol is changed);
 * :mod:`.lesson` -- the shared part: decode, lay out items, notes, checks;
-* :mod:`.secure_sums`, :mod:`.pipeline`, :mod:`.rrba` -- the lessons protocols name in their
-  spec's ``lesson`` hook; :mod:`.sum_lesson` -- the lesson of any other sum protocol;
+* :mod:`.secure_sums`, :mod:`.secagg_lesson`, :mod:`.pipeline`, :mod:`.rrba` -- the lessons
+  protocols name in their spec's ``lesson`` hook (:mod:`.poll`: the class poll the secure-sum
+  lessons count); :mod:`.sum_lesson` -- the lesson of any other sum protocol;
 * :mod:`.render` (text, mermaid) and :mod:`.html` (a page that steps).
 """
 

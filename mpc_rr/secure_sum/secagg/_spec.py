@@ -60,7 +60,7 @@ SPEC = SumSpec(
     hooks={
         "offline": "mpc_rr.adversary:secagg_offline",
         "recover": "mpc_rr.adversary:recover_secagg",
-        "lesson": "scenarios.classroom.secure_sums:secagg_lesson",
+        "lesson": "scenarios.classroom.secagg_lesson:secagg_lesson",
         "plants": "mpc_rr.adversary:SECAGG_PLANTS",
         "coalition": "mpc_rr.adversary:secagg_coalition",
     },

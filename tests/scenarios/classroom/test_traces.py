@@ -317,10 +317,10 @@ def test_the_memory_transport_carries_the_same_bytes_as_the_trace(lesson: str, d
     from collections import Counter
 
     from parties.runner import MemoryRunner
-    from scenarios.classroom import pipeline, secure_sums
+    from scenarios.classroom import pipeline, secagg_lesson, secure_sums
     from scenarios.classroom.record import record
 
-    make = getattr(secure_sums, lesson, None) or getattr(pipeline, lesson)
+    make = next(getattr(m, lesson) for m in (secure_sums, secagg_lesson, pipeline) if hasattr(m, lesson))
     harness = record(make(5, seed=3, drops={2: drop}).roles).run.transcript
     memory = MemoryRunner(transcript=True)(make(5, seed=3, drops={2: drop}).roles).transcript
     assert harness is not None and memory is not None
