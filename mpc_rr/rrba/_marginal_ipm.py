@@ -18,7 +18,7 @@ over the table's other axes), factored dense by LAPACK's Cholesky.  That is
 ``(n + m)``-sized KKT matrix (Clarabel took 12.7-60 s on Adult's 4-way
 tables; ``docs/rrba.md``).
 
-* Stage 1 (``h = 0``): ``K = [W M; 1']``, ``c = [W b̄; 1]`` over the
+* Stage 1 (``h`` = :data:`RIDGE1`, tiny): ``K = [W M; 1']``, ``c = [W b̄; 1]`` over the
   *distinct* marginals, ``b̄_J`` the mean of the views' copies of ``J`` and
   ``W² `` their count: ``||A x - b||²`` and ``Σ_J w_J ||M_J x - b̄_J||²``
   differ by a constant, so the minimizers are the same.  The total row is
@@ -52,14 +52,21 @@ from mpc_rr.core import UsageError
 
 __all__ = ["FitReport", "MarginalBlocks", "distinct_marginals", "fit_consistent"]
 
-TOL = 1e-10
-"""Relative primal/dual feasibility and complementarity gap at which both stages stop."""
+TOL = 1e-11
+"""Optimality bound at which a stage stops (stage 1: the Frank-Wolfe gap, an upper bound on
+``f(x1) - f*``; stage 2: the largest KKT residual), or its relative residuals and gap."""
 
 ACCEPT = 1e-8
-"""The same measures at which a stage still ends when rounding stops its progress (its normal
-equations no longer factor as ``D`` spans ~16 orders of magnitude): Clarabel's defaults."""
+"""The bound a stage still ends at when rounding stops its progress first (its normal
+equations no longer factor as ``D`` spans ~16 orders of magnitude): Clarabel's default gap."""
 
 MAX_STEPS = 80
+
+RIDGE1 = 1e-8
+"""``h`` of stage 1: ``f + 1e-8 ||x||² / 2`` bounds ``D <= 1e8``, so its normal equations keep
+factoring to the end (with ``h = 0``, ``D = x / z`` spans ~24 orders of magnitude and rounding
+stalled some 4-way tables near a 1e-6 gap).  It moves ``f`` at the answer by at most
+``1e-8 ||x*||² / 2``; the Frank-Wolfe gap that stops stage 1 is of ``f`` itself."""
 
 Solve = Callable[[np.ndarray], np.ndarray]
 
@@ -155,14 +162,18 @@ def _interior_point(
     h: float,
     free: int,
     normal: Callable[[np.ndarray], Solve],
+    certify: Callable[[np.ndarray, np.ndarray, np.ndarray], float],
     tol: float,
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray, int]:
     """``min ½ h||x||² + ½||r||²`` s.t. ``K x - [r; 0] = c``, ``x >= 0`` (``r``: the first
-    ``free`` rows) -> ``(x, y, z, steps)``; ``normal(d)`` solves ``(K D K' + E E') dy = rhs``."""
+    ``free`` rows) -> ``(x, y, z, steps)``; ``normal(d)`` solves ``(K D K' + E E') dy = rhs``.
+
+    Stops when ``certify(x, y, z)`` (an optimality bound of the rounded answer, in the
+    stage's own terms) or the relative residuals reach ``tol``; when rounding stops the
+    progress first, the best certified iterate is kept if it meets :data:`ACCEPT`.
+    """
     m, n = K.shape
     KT = sparse.csr_array(K.T)
-    e = np.zeros(m)
-    e[:free] = 1.0
     # Mehrotra's starting point: least-squares primal and dual, shifted into the interior
     start = normal(np.ones(n))
     x = np.full(n, 1.0 / n) if free else KT @ start(c)
@@ -174,6 +185,8 @@ def _interior_point(
     x, z = x + 0.5 * xz / z.sum(), z + 0.5 * xz / x.sum()
     r = (K @ x - c)[:free]
     scale_p = 1.0 + float(np.abs(c).max())
+    best: tuple[float, tuple[np.ndarray, np.ndarray, np.ndarray, int]] = (math.inf, (x, y, z, 0))
+    errors: tuple[float, ...] = ()
     for step in range(MAX_STEPS):
         rp = K @ x - np.pad(r, (0, m - free)) - c
         rd = h * x - KT @ y - z
@@ -182,8 +195,11 @@ def _interior_point(
         obj = 0.5 * h * float(x @ x) + 0.5 * float(r @ r)
         dres = max(float(np.abs(rd).max()), float(np.abs(rr).max()) if free else 0.0)
         errors = (float(np.abs(rp).max()) / scale_p, dres, gap / max(obj, 1.0 / n))
-        if max(errors) <= tol:
-            return x, y, z, step
+        cert = certify(x, y, z)
+        if cert < best[0]:
+            best = (cert, (x, y, z, step))
+        if cert <= tol or max(errors) <= tol:
+            break
         d = 1.0 / (h + z / x)
         try:
             solve = normal(d)
@@ -203,11 +219,12 @@ def _interior_point(
         dr = -rr - dy[:free]
         a = min(1.0, 0.99 * a)
         x, z, y, r = x + a * dx, z + a * dz, y + a * dy, r + a * dr
-    if max(errors) <= ACCEPT:
-        return x, y, z, step
+    if best[0] <= ACCEPT:
+        return best[1]
     raise UsageError(
-        f"reconstruct: the interior point stopped after {step + 1} steps at relative primal "
-        f"{errors[0]:.2g}, dual {errors[1]:.2g}, gap {errors[2]:.2g}; try solver='clarabel'"
+        f"reconstruct: the interior point stopped after {step + 1} steps with an optimality bound "
+        f"of {best[0]:.2g} (relative primal {errors[0]:.2g}, dual {errors[1]:.2g}, gap "
+        f"{errors[2]:.2g}); try solver='clarabel'"
     )
 
 
@@ -274,27 +291,48 @@ def fit_consistent(
         S11[np.diag_indices(mu)] += 1.0
         return _with_total_row(S11, u)
 
+    def on_face(x: np.ndarray, z: np.ndarray) -> np.ndarray:
+        kept: np.ndarray = np.where(x > z, x, 0.0)  # z > 0: every stage-1 optimum leaves it empty
+        out: np.ndarray = kept / max(float(kept.sum()), 1e-300)
+        return out
+
+    def frank_wolfe_gap(x: np.ndarray, _: np.ndarray, z: np.ndarray) -> float:
+        """``g'x - min g`` at the answer (``g`` the gradient): bounds its distance to the optimum."""
+        xf = on_face(x, z)
+        grad = M.T @ (weight * (M @ xf - bbar))
+        return float(grad @ xf - grad.min())
+
     x1, _, z1, steps1 = _interior_point(
-        K1, np.concatenate([sw * bbar, [1.0]]), 0.0, mu, normal1, tol
+        K1, np.concatenate([sw * bbar, [1.0]]), RIDGE1, mu, normal1, frank_wolfe_gap, tol
     )
-    face = x1 > z1  # z1 > 0 on the cells every stage-1 optimum leaves empty
-    x1 = np.where(face, x1, 0.0)
-    x1 /= x1.sum()
+    face = x1 > z1
+    x1 = on_face(x1, z1)
     y = M @ x1
     rows = _independent_rows(blocks.gram(face.astype(float)))
     cells = np.flatnonzero(face)
     K2 = sparse.csr_array(sparse.csc_array(M[rows])[:, cells])
+    K2T = sparse.csr_array(K2.T)
 
     def normal2(d: np.ndarray) -> Solve:
         full = np.zeros(n)
         full[cells] = d
         return _cholesky(blocks.gram(full)[np.ix_(rows, rows)])
 
-    xf, lam, _, steps2 = _interior_point(K2, y[rows], 1.0, 0, normal2, tol)
+    def kkt(x: np.ndarray, lam: np.ndarray, z: np.ndarray) -> float:
+        """The stage-2 KKT residuals at ``max(x, 0)``: ``M x = y``, ``x - M' lam = z >= 0`` and
+        complementarity ``x'z`` relative to the objective."""
+        xc = np.clip(x, 0.0, None)
+        zc = np.clip(z, 0.0, None)
+        return float(max(
+            np.abs(K2 @ xc - y[rows]).max(), np.abs(xc - K2T @ lam - zc).max(),
+            (xc @ zc) / max(0.5 * float(xc @ xc), 1.0 / n),
+        ))  # fmt: skip
+
+    xf, lam, _, steps2 = _interior_point(K2, y[rows], 1.0, 0, normal2, kkt, tol)
     x = np.zeros(n)
     x[cells] = np.clip(xf, 0.0, None)
     # stage 2's KKT on its cells: x = max(0, M' lam) (the projection form of x - M' lam - z = 0)
-    dual = float(np.abs(xf - np.maximum(K2.T @ lam, 0.0)).max())
+    dual = float(np.abs(x[cells] - np.maximum(K2T @ lam, 0.0)).max())
     report = FitReport(
         (steps1, steps2), cells.size, rows.size, float(np.abs(M @ x - y).max()), dual
     )
