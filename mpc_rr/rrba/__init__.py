@@ -35,6 +35,7 @@ from typing import TYPE_CHECKING
 from mpc_rr.core import lazy_exports
 
 __all__ = [
+    "AUTO_CELLS",
     "CELL_DTYPE",
     "CLIENT_RNG",
     "ESTIMATORS",
@@ -135,6 +136,7 @@ __all__ = [
 ]
 
 _HOME = {
+    "AUTO_CELLS": "mpc_rr.rrba._consistency",
     "AggState": "mpc_rr.rrba._aggregator_role",
     "Answer": "mpc_rr.rrba._messages",
     "AskBlock": "mpc_rr.rrba._messages",
@@ -278,6 +280,7 @@ if TYPE_CHECKING:
         RRBAConfig,
     )
     from mpc_rr.rrba._consistency import (
+        AUTO_CELLS,
         SOLVERS,
         Marginal,
         marginal_constraints,

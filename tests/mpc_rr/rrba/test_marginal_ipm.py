@@ -8,6 +8,7 @@ from itertools import combinations
 import numpy as np
 import pytest
 
+import mpc_rr.rrba._consistency as consistency
 from mpc_rr.core import UsageError
 from mpc_rr.rrba import marginal_operator, reconstruct
 from mpc_rr.rrba._marginal_ipm import MarginalBlocks, distinct_marginals, fit_consistent
@@ -54,8 +55,9 @@ def test_both_stages_meet_their_optimality_certificates(seed: int) -> None:
 @pytest.mark.parametrize(("target", "seed"), [((0, 1, 2, 3), 2), ((1, 2, 4), 3), ((0, 2, 3, 4), 4)])
 def test_the_tables_equal_clarabels(target: tuple[int, ...], seed: int) -> None:
     views = _noisy_views(seed, 0.01)
-    ours = reconstruct(target, SIZES, PAIRS, views)
+    ours = reconstruct(target, SIZES, PAIRS, views, solver="ipm")
     ref = reconstruct(target, SIZES, PAIRS, views, solver="clarabel")
+    assert (ours.solver, ref.solver) == ("ipm", "clarabel")
     assert ours.residual == pytest.approx(ref.residual, abs=1e-7)
     np.testing.assert_allclose(ours.table, ref.table, atol=2e-5)
     # Clarabel meets the 1e-7 band of stage 2 only loosely: ours is never farther from least norm
@@ -66,6 +68,14 @@ def test_consistent_views_give_an_interior_table() -> None:
     blocks, bbar, _, (_, x, rep) = _fit((0, 1, 2), _noisy_views(5, 0.0))
     assert rep.face_cells == x.size  # a positive joint: no cell is forced empty
     np.testing.assert_allclose(blocks.M @ x, bbar, atol=1e-9)
+
+
+def test_auto_picks_by_table_size(monkeypatch: pytest.MonkeyPatch) -> None:
+    views = _noisy_views(6, 0.01)
+    assert reconstruct((0, 1, 2, 3, 4), SIZES, PAIRS, views).solver == "clarabel"  # 720 cells
+    monkeypatch.setattr(consistency, "AUTO_CELLS", 100)
+    assert reconstruct((0, 1, 2, 3), SIZES, PAIRS, views).solver == "ipm"  # 240 cells
+    assert reconstruct((0, 1, 2), SIZES, PAIRS, views).solver == "clarabel"  # 60 cells
 
 
 def test_gram_is_m_d_m_transposed() -> None:
