@@ -328,7 +328,7 @@ def reconstruct(
     """The consistent marginal over ``target`` (see the module docstring).
 
     ``auto`` (the default) is ``clarabel`` up to :data:`AUTO_CELLS` target
-    cells and ``ipm`` above.  ``ipm`` solves both programs through their few marginal
+    cells and ``ipm`` above (``clarabel`` if ``ipm`` ends without its certificate).  ``ipm`` solves both programs through their few marginal
     rows (:func:`mpc_rr.rrba._marginal_ipm.fit_consistent`; stage 2 meets
     the ``tol`` band with equality); ``clarabel`` solves them in sparse
     form over the marginal lattice (:func:`_structured`); ``osqp`` and
@@ -338,14 +338,21 @@ def reconstruct(
     if solver not in SOLVERS:
         raise UsageError(f"solver must be one of {SOLVERS}, got {solver!r}")
     A, b = marginal_operator(target, sizes, subsets, tables)
-    if solver == "auto":
+    auto = solver == "auto"
+    if auto:
         solver = "clarabel" if A.shape[1] <= AUTO_CELLS else "ipm"
     if solver == "ipm":
         tgt = tuple(int(a) for a in target)
         commons = [tuple(tgt.index(a) for a in tgt if a in sub) for sub in subsets]
         shape = tuple(int(sizes[a]) for a in tgt)
         blocks, bbar, weight = distinct_marginals(shape, [c for c in commons if c], b)
-        x1, x, _ = fit_consistent(blocks, bbar, weight)
+        try:
+            x1, x, _ = fit_consistent(blocks, bbar, weight)
+        except UsageError:
+            if not auto:
+                raise
+            solver = "clarabel"  # its certificate not met (none of Adult's 126 tables): the general solver
+    if solver == "ipm":
         y = A @ x1
     elif solver == "clarabel":
         tgt = tuple(int(a) for a in target)

@@ -62,6 +62,9 @@ equations no longer factor as ``D`` spans ~16 orders of magnitude): Clarabel's d
 
 MAX_STEPS = 80
 
+STALL = 8
+"""Steps without a better certificate after which a stage stops (rounding has taken over)."""
+
 RIDGE1 = 1e-8
 """``h`` of stage 1: ``f + 1e-8 ||x||² / 2`` bounds ``D <= 1e8``, so its normal equations keep
 factoring to the end (with ``h = 0``, ``D = x / z`` spans ~24 orders of magnitude and rounding
@@ -198,7 +201,7 @@ def _interior_point(
         cert = certify(x, y, z)
         if cert < best[0]:
             best = (cert, (x, y, z, step))
-        if cert <= tol or max(errors) <= tol:
+        if cert <= tol or (max(errors) <= tol and cert <= ACCEPT) or step - best[1][3] >= STALL:
             break
         d = 1.0 / (h + z / x)
         try:

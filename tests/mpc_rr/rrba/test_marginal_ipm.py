@@ -78,6 +78,19 @@ def test_auto_picks_by_table_size(monkeypatch: pytest.MonkeyPatch) -> None:
     assert reconstruct((0, 1, 2), SIZES, PAIRS, views).solver == "clarabel"  # 60 cells
 
 
+def test_auto_falls_back_to_clarabel_when_the_certificate_is_not_met(monkeypatch: pytest.MonkeyPatch) -> None:
+    def stalled(*_: object) -> None:
+        raise UsageError("reconstruct: the interior point stopped after 9 steps with an optimality bound of 1e-6")
+
+    views = _noisy_views(7, 0.01)
+    monkeypatch.setattr(consistency, "AUTO_CELLS", 100)
+    monkeypatch.setattr(consistency, "fit_consistent", stalled)
+    m = reconstruct((0, 1, 2, 3), SIZES, PAIRS, views)
+    assert m.solver == "clarabel" and m.table.sum() == pytest.approx(1.0)
+    with pytest.raises(UsageError, match="optimality bound"):
+        reconstruct((0, 1, 2, 3), SIZES, PAIRS, views, solver="ipm")
+
+
 def test_gram_is_m_d_m_transposed() -> None:
     blocks = MarginalBlocks.of((3, 4, 2), [(0, 1), (2,), (1, 2), (0,)])
     d = np.random.default_rng(0).random(24)
