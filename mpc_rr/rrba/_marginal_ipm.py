@@ -32,8 +32,11 @@ tables; ``docs/rrba.md``).
   gradient at the unique ``y*``, shifted); stage 2 runs on the other cells,
   where it has an interior point and converges in tens of steps.  The
   result meets ``|A x - y*| <= tol`` of the docstring with equality up to
-  rounding, and the KKT conditions of the full stage-2 program are checked
-  (:class:`FitReport`).
+  rounding.
+
+Each stage stops on a certificate of its rounded answer (:data:`TOL`), and
+ends with an error (``reconstruct(solver="auto")`` then falls back to
+Clarabel) when rounding stalls it above :data:`ACCEPT`.
 """
 
 from __future__ import annotations
