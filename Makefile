@@ -32,12 +32,15 @@ test: $(STAMP) $(MMDC)
 	@# mypy (about 20 s from a fresh clone, with no cache yet) checks beside pytest instead of
 	@# before it; its output follows pytest's, and either failing fails the target.  One BLAS
 	@# thread per process: one pytest worker per core already (OpenBLAS's threads spun on the
-	@# same cores: the dense cross-checks of tests/mpc_rr/mechanisms took ~40 % more CPU)
+	@# same cores: the dense cross-checks of tests/mpc_rr/mechanisms took ~40 % more CPU).
+	@# Bytecode is cached even where PYTHONDONTWRITEBYTECODE is set: without the cache every
+	@# worker recompiles and assertion-rewrites the suite (~7 s CPU each) and every party
+	@# process the suite spawns recompiles the modules it imports (~20 % of those tests' CPU)
 	@log=$$(mktemp); $(BIN)/mypy --strict mpc_rr >$$log 2>&1 & mypy=$$!; \
 	trap 'kill $$mypy 2>/dev/null; rm -f $$log' EXIT; \
 	echo "$(BIN)/mypy --strict mpc_rr (beside pytest)"; \
 	OPENBLAS_NUM_THREADS=$${OPENBLAS_NUM_THREADS:-1} OMP_NUM_THREADS=$${OMP_NUM_THREADS:-1} \
-	$(BIN)/python -m pytest -n $(TEST_WORKERS) --dist loadgroup; tests=$$?; \
+	PYTHONDONTWRITEBYTECODE= $(BIN)/python -m pytest -n $(TEST_WORKERS) --dist loadgroup; tests=$$?; \
 	wait $$mypy; typed=$$?; cat $$log; \
 	test $$tests -eq 0 && test $$typed -eq 0
 

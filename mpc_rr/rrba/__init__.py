@@ -35,6 +35,7 @@ from typing import TYPE_CHECKING
 from mpc_rr.core import lazy_exports
 
 __all__ = [
+    "AUTO_CELLS",
     "CELL_DTYPE",
     "CLIENT_RNG",
     "ESTIMATORS",
@@ -64,9 +65,11 @@ __all__ = [
     "Cover",
     "Dismiss",
     "DistributedRun",
+    "FitReport",
     "IndependenceTest",
     "Layout",
     "Marginal",
+    "MarginalBlocks",
     "RRBAAggregator",
     "RRBAClient",
     "RRBAConfig",
@@ -93,12 +96,14 @@ __all__ = [
     "config_for",
     "cover",
     "csv_record",
+    "distinct_marginals",
     "dropout_totals",
     "elastic_fit",
     "empirical_table",
     "empirical_tables",
     "epsilon_cap",
     "eq4",
+    "fit_consistent",
     "holds",
     "implied_matrix",
     "independence_test",
@@ -131,6 +136,7 @@ __all__ = [
 ]
 
 _HOME = {
+    "AUTO_CELLS": "mpc_rr.rrba._consistency",
     "AggState": "mpc_rr.rrba._aggregator_role",
     "Answer": "mpc_rr.rrba._messages",
     "AskBlock": "mpc_rr.rrba._messages",
@@ -149,6 +155,7 @@ _HOME = {
     "Dismiss": "mpc_rr.rrba._messages",
     "DistributedRun": "mpc_rr.rrba._protocol",
     "ESTIMATORS": "mpc_rr.rrba._choices",
+    "FitReport": "mpc_rr.rrba._marginal_ipm",
     "IndependenceTest": "mpc_rr.rrba._independence",
     "Layout": "mpc_rr.rrba._tables",
     "MAX_ASK_CELLS": "mpc_rr.rrba._messages",
@@ -157,6 +164,7 @@ _HOME = {
     "MAX_SUBSETS": "mpc_rr.rrba._views",
     "MAX_VIEW": "mpc_rr.rrba._messages",
     "Marginal": "mpc_rr.rrba._consistency",
+    "MarginalBlocks": "mpc_rr.rrba._marginal_ipm",
     "REPAIRS": "mpc_rr.rrba._choices",
     "RRBA": "mpc_rr.rrba._spec",
     "RRBAAggregator": "mpc_rr.rrba._aggregator_role",
@@ -189,12 +197,14 @@ _HOME = {
     "config_for": "mpc_rr.rrba._protocol",
     "cover": "mpc_rr.rrba._views",
     "csv_record": "mpc_rr.rrba._deploy",
+    "distinct_marginals": "mpc_rr.rrba._marginal_ipm",
     "dropout_totals": "mpc_rr.rrba._collection",
     "elastic_fit": "mpc_rr.rrba._independence",
     "empirical_table": "mpc_rr.rrba._marginals",
     "empirical_tables": "mpc_rr.rrba._marginals",
     "epsilon_cap": "mpc_rr.rrba._privacy",
     "eq4": "mpc_rr.rrba._update",
+    "fit_consistent": "mpc_rr.rrba._marginal_ipm",
     "holds": "mpc_rr.rrba._stopping",
     "implied_matrix": "mpc_rr.rrba._privacy",
     "independence_test": "mpc_rr.rrba._independence",
@@ -270,6 +280,7 @@ if TYPE_CHECKING:
         RRBAConfig,
     )
     from mpc_rr.rrba._consistency import (
+        AUTO_CELLS,
         SOLVERS,
         Marginal,
         marginal_constraints,
@@ -288,6 +299,12 @@ if TYPE_CHECKING:
         elastic_fit,
         independence_test,
         rank_threshold,
+    )
+    from mpc_rr.rrba._marginal_ipm import (
+        FitReport,
+        MarginalBlocks,
+        distinct_marginals,
+        fit_consistent,
     )
     from mpc_rr.rrba._marginals import (
         empirical_table,

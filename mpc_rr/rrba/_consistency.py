@@ -22,12 +22,18 @@ objective and makes it always solvable, in two quadratic programs:
 When the views are consistent and realizable, ``y* = b`` and step 2 *is* the
 paper's program.  ``residual = ||A x1 - b||_2`` measures the inconsistency.
 
-Solvers (never our own): Clarabel (interior point, the default and a
-dependency), SciPy's SLSQP (generic; the reference in the tests), or OSQP
-(ADMM; optional, ``pip install osqp``), chosen by ``solver``.
+Solvers, chosen by ``solver`` (``auto``, the default, picks by size): ``ipm``, a primal-dual interior
+point on the programs' structure, few marginal rows over many cells, built
+on LAPACK (:mod:`mpc_rr.rrba._marginal_ipm`); Clarabel (a general sparse
+interior point, a dependency, the reference on large tables in the tests),
+SciPy's SLSQP (generic; the reference on small ones), or OSQP (ADMM;
+optional, ``pip install osqp``).
 ``python -m benchmarks.rrba --part qp`` and ``docs/rrba.md`` give the measured
-speed and failures of each: Clarabel solved every case and was the fastest
-on 4-way tables; OSQP missed the tight equality band in most 4-way cases.
+speed and failures of each: of the general solvers Clarabel solved every
+case and was the fastest on 4-way tables (but ended "AlmostSolved", its
+band missed by 3e-4, on Adult's largest); OSQP missed the tight equality
+band in most 4-way cases.  ``python -m benchmarks.rrba_qp`` times ``ipm``
+against Clarabel.
 """
 
 from __future__ import annotations
@@ -40,8 +46,10 @@ import numpy as np
 from scipy import sparse
 
 from mpc_rr.core import UsageError
+from mpc_rr.rrba._marginal_ipm import distinct_marginals, fit_consistent
 
 __all__ = [
+    "AUTO_CELLS",
     "SOLVERS",
     "Marginal",
     "marginal_constraints",
@@ -50,7 +58,13 @@ __all__ = [
     "solve_simplex_qp",
 ]
 
-SOLVERS: tuple[str, ...] = ("clarabel", "osqp", "scipy")
+SOLVERS: tuple[str, ...] = ("auto", "ipm", "clarabel", "osqp", "scipy")
+
+AUTO_CELLS = 1000
+"""``solver="auto"``: Clarabel up to this many target cells, ``ipm`` above.  Measured on Adult
+(``docs/rrba.md``): Clarabel takes ~0.05 s on 3-way tables under 1,000 cells, where ``ipm``'s
+~60 interior-point steps of Python take 0.15 s; ``ipm`` wins from ~1,000 cells (4-way tables of
+1,120-2,400 cells: 0.2-0.5 vs 0.8-1.2 CPU-s) and by 5x on the largest (15,120 cells)."""
 
 
 @dataclass(frozen=True)
@@ -308,19 +322,39 @@ def reconstruct(
     subsets: Sequence[Sequence[int]],
     tables: Sequence[np.ndarray],
     *,
-    solver: str = "clarabel",
+    solver: str = "auto",
     tol: float = 1e-7,
 ) -> Marginal:
     """The consistent marginal over ``target`` (see the module docstring).
 
-    ``clarabel`` solves both programs in sparse form (:func:`_structured`);
-    ``osqp`` and ``scipy`` take the dense ``A'A`` form (small targets, the
-    reference in the tests).
+    ``auto`` (the default) is ``clarabel`` up to :data:`AUTO_CELLS` target
+    cells and ``ipm`` above (``clarabel`` if ``ipm`` ends without its certificate).  ``ipm`` solves both programs through their few marginal
+    rows (:func:`mpc_rr.rrba._marginal_ipm.fit_consistent`; stage 2 meets
+    the ``tol`` band with equality); ``clarabel`` solves them in sparse
+    form over the marginal lattice (:func:`_structured`); ``osqp`` and
+    ``scipy`` take the dense ``A'A`` form (small targets, references in the
+    tests).
     """
     if solver not in SOLVERS:
         raise UsageError(f"solver must be one of {SOLVERS}, got {solver!r}")
     A, b = marginal_operator(target, sizes, subsets, tables)
-    if solver == "clarabel":
+    auto = solver == "auto"
+    if auto:
+        solver = "clarabel" if A.shape[1] <= AUTO_CELLS else "ipm"
+    if solver == "ipm":
+        tgt = tuple(int(a) for a in target)
+        commons = [tuple(tgt.index(a) for a in tgt if a in sub) for sub in subsets]
+        shape = tuple(int(sizes[a]) for a in tgt)
+        blocks, bbar, weight = distinct_marginals(shape, [c for c in commons if c], b)
+        try:
+            x1, x, _ = fit_consistent(blocks, bbar, weight)
+        except UsageError:
+            if not auto:
+                raise
+            solver = "clarabel"  # its certificate not met (none of Adult's 126 tables): the general solver
+    if solver == "ipm":
+        y = A @ x1
+    elif solver == "clarabel":
         tgt = tuple(int(a) for a in target)
         commons = [tuple(a for a in tgt if a in sub) for sub in subsets]
         x1, x = _structured(tgt, sizes, [c for c in commons if c], b, tol)

@@ -22,7 +22,25 @@ import time
 import weakref
 from typing import IO, Any
 
-__all__ = ["Phases", "eta_text"]
+__all__ = ["Phases", "eta_text", "progress_bar"]
+
+
+def progress_bar(**kwargs: Any) -> Any:
+    """``tqdm(**kwargs)`` without tqdm's monitor thread.
+
+    tqdm starts its monitor (a daemon thread waking every 10 s) in ``__new__``,
+    also for a bar that ``__init__`` then disables (``disable=None`` and no
+    terminal), and only an *enabled* bar's ``close`` stops it: every command
+    run in-process without a terminal (the suite, a notebook) left one
+    running, and a thread alive at ``fork`` makes the child unsafe.  The
+    monitor only tunes ``miniters`` of stalled bars, which these do not set.
+    """
+    from tqdm import tqdm
+
+    class _Bar(tqdm):  # type: ignore[type-arg]
+        monitor_interval = 0
+
+    return _Bar(**kwargs)
 
 
 def eta_text(done: int, total: int, elapsed: float, unit: str = "") -> str:
@@ -139,11 +157,9 @@ class Phases:
     def _count_bar(self, key: str, done: int, total: int, *, desc: str, unit: str) -> None:
         if self._bar_key != key:
             self.end()
-            from tqdm import tqdm
-
             self._bar_key = key
             # initial=done: work done before the bar opened does not count towards its rate
-            self._bar = tqdm(total=total or None, initial=done, desc=desc, unit=unit,
+            self._bar = progress_bar(total=total or None, initial=done, desc=desc, unit=unit,
                              file=self.file, disable=not self.enabled, mininterval=0.5)  # fmt: skip
         bar = self._bar
         bar.total = total or None
@@ -154,10 +170,17 @@ class Phases:
             self._complete.add(key)  # later reports of this phase are ignored
 
     def close(self) -> None:
+        """End the open phase and stop the heartbeat thread."""
         self.end()
         if self._stop is not None:
             self._stop.set()
             self._stop = None
+
+    def __enter__(self) -> Phases:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()  # also when the command is refused mid-way: no heartbeat left running
 
 
 def _beat(ref: weakref.ref[Phases], stop: threading.Event, every: float) -> None:

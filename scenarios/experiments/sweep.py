@@ -114,9 +114,9 @@ def sweep(
         stored_before=len(runs) - len(missing), jobs=jobs, argv=list(argv), versions=versions(),
         machine=machine(),
     )  # fmt: skip
-    from tqdm import tqdm
+    from scenarios.cli.progress import progress_bar
 
-    bar = tqdm(total=len(runs), initial=len(runs) - len(missing), desc=scenario.name, unit="run",
+    bar = progress_bar(total=len(runs), initial=len(runs) - len(missing), desc=scenario.name, unit="run",
                file=sys.stderr, disable=None if progress else True, mininterval=0.5, dynamic_ncols=True)  # fmt: skip
     lines = progress and not sys.stderr.isatty()
     executed, failures = 0, []

@@ -317,9 +317,8 @@ def run(args: Any) -> int:
     import sys
     import time
 
-    from tqdm import tqdm
-
     from mpc_rr.core import UsageError
+    from scenarios.cli.progress import progress_bar
     from scenarios.reproduce import rrba as rr
 
     exp = args.experiment
@@ -333,7 +332,7 @@ def run(args: Any) -> int:
     total = {"rrba-convergence": 56, "rrba-table4": 3 * runs, "rrba-tables56": 2 * runs}[exp]
     t0 = time.perf_counter()
     doc: dict[str, Any] = {"experiment": exp, "runs": runs, "seed": args.seed, "n": args.clients}
-    with tqdm(total=total, desc=exp, unit="cfg", file=sys.stderr, disable=None) as bar:
+    with progress_bar(total=total, desc=exp, unit="cfg", file=sys.stderr, disable=None) as bar:
         if exp == "rrba-convergence":
             rows = rr.convergence(runs, args.seed, progress=bar.update)
         elif exp == "rrba-table4":

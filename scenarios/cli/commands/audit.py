@@ -227,22 +227,17 @@ def _run(args: argparse.Namespace) -> int:
 
     check_data(args)
     check_black_box(args)
-    phases = Phases()
-    phases.start(check_size(args))
-    if args.mechanism == "pipeline":
-        status = _run_pipeline(args)
-        phases.close()
-        return status
-    if args.mechanism == "shuffle":
-        status = _run_shuffle(args)
-        phases.close()
-        return status
-    rep = audit_mechanism(
-        args.mechanism, trials=args.trials, confidence=args.confidence, seed=args.seed,
-        claimed=args.claimed_epsilon, black_box=args.black_box, one_run=args.one_run,
-        curve=not args.no_plot, params=_params(args),  # type: ignore[arg-type]
-    )  # fmt: skip
-    phases.close()
+    with Phases() as phases:
+        phases.start(check_size(args))
+        if args.mechanism == "pipeline":
+            return _run_pipeline(args)
+        if args.mechanism == "shuffle":
+            return _run_shuffle(args)
+        rep = audit_mechanism(
+            args.mechanism, trials=args.trials, confidence=args.confidence, seed=args.seed,
+            claimed=args.claimed_epsilon, black_box=args.black_box, one_run=args.one_run,
+            curve=not args.no_plot, params=_params(args),  # type: ignore[arg-type]
+        )  # fmt: skip
     out = dict(rep.document)
     res, claimed, source, curve, naive = rep.result, rep.claimed, rep.claim_source, list(rep.curve), rep.naive
     png = None

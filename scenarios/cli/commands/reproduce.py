@@ -120,8 +120,7 @@ def run(args: argparse.Namespace) -> int:
         return run_rrba(args)
     if args.runs is None:
         args.runs = 20
-    from tqdm import tqdm
-
+    from scenarios.cli.progress import progress_bar
     from scenarios.reproduce import mdrr
 
     data = _records(args)
@@ -131,7 +130,7 @@ def run(args: argparse.Namespace) -> int:
     args.out.mkdir(parents=True, exist_ok=True)
     t0 = time.perf_counter()
     total = args.runs * len(mdrr.P_VALUES)
-    with tqdm(total=total, desc=args.experiment, unit="run", file=sys.stderr, disable=None) as bar:
+    with progress_bar(total=total, desc=args.experiment, unit="run", file=sys.stderr, disable=None) as bar:
         if args.experiment == "mdrr-table1":
             rows = mdrr.table1(
                 data,

@@ -186,9 +186,9 @@ class _BlockBar:
     """A progress bar over blocks on stderr (silent with --json or when not a terminal)."""
 
     def __init__(self, total: int, quiet: bool) -> None:
-        from tqdm import tqdm
+        from scenarios.cli.progress import progress_bar
 
-        self.bar = tqdm(total=total, desc="RRBA blocks", unit="block", file=sys.stderr,
+        self.bar = progress_bar(total=total, desc="RRBA blocks", unit="block", file=sys.stderr,
                         disable=True if quiet else None, mininterval=0.5)  # fmt: skip
 
     def update(self, done: int, total: int) -> None:

@@ -174,16 +174,16 @@ def run(args: argparse.Namespace) -> int:
                 phases.start("estimating every cluster (Eq. 2 + repair) and RR-Adjustment, then "
                              "the count queries")  # fmt: skip
 
-    phases.start(f"loading {name}")
-    data = load_dataset(spec)
-    phases.end(f" ({data.n:,} records, {len(data.schema.names)} attributes)")
-    if args.parties is not None and args.parties > data.n:
-        raise UsageError(f"--parties must be at most the {data.n:,} records of {data.name}, got {args.parties}")
-    n = args.parties or data.n
-    _check_dependence_fits(opts, data.schema.sizes, n)
-    phases.start(f"building {n:,} parties and starting them over {args.transport}")
-    result, ev = run_and_evaluate(opts, runner, data, progress=progress)
-    phases.close()
+    with phases:
+        phases.start(f"loading {name}")
+        data = load_dataset(spec)
+        phases.end(f" ({data.n:,} records, {len(data.schema.names)} attributes)")
+        if args.parties is not None and args.parties > data.n:
+            raise UsageError(f"--parties must be at most the {data.n:,} records of {data.name}, got {args.parties}")
+        n = args.parties or data.n
+        _check_dependence_fits(opts, data.schema.sizes, n)
+        phases.start(f"building {n:,} parties and starting them over {args.transport}")
+        result, ev = run_and_evaluate(opts, runner, data, progress=progress)
     if priced is not None:
         result["network"] = priced.summary()
     result["warnings"] = _warnings(result, ev)
