@@ -41,13 +41,23 @@ from mpc_rr.adversary import (
 from mpc_rr.core import UsageError, register_protocol
 from parties import party_main
 from parties.cli_args import guarded
-from scenarios.workloads.hostile_roles import hostile_secagg, load_recorded, save_recorded
+from scenarios.workloads.hostile_roles import (
+    hostile_mesh,
+    hostile_secagg,
+    load_recorded,
+    save_recorded,
+)
 from transports.pki import Roster
 
 __all__ = ["DEPLOYED_PROTOCOLS", "DeployedCheat", "cheat_params", "deploy_cheat", "main"]
 
-DEPLOYED_PROTOCOLS = ("secagg", "pipeline", "rrba")
-"""Protocols whose SecAgg+ a hostile process plays (alone, the dependence sum, the tallies)."""
+DEPLOYED_PROTOCOLS = ("secagg", "pipeline", "rrba", "full-mesh", "full-mesh-board")
+"""Protocols a hostile process plays: SecAgg+ (alone, the pipeline's dependence sum, RRBA's
+tallies) and the full mesh (its relaying hub; in board mode, the board's process)."""
+
+MESH_PROTOCOLS = ("full-mesh", "full-mesh-board")
+MESH_RELAYS = ("key-substitution", "forge-shares", "withhold-shares", "different-aggregates")
+"""What a hostile full-mesh hub plays (:func:`mpc_rr.adversary.mesh_relay`)."""
 
 CHEATER = 3
 """The cheating party's id in client strategies (as :func:`mpc_rr.adversary.cheat`'s)."""
@@ -71,6 +81,10 @@ def cheat_params(protocol: str, strategy: str) -> tuple[int, dict[str, Any]]:
         return n, {"cells": 4, **opts}
     if protocol == "pipeline":
         return n, {"dependence": "secure-sum", "sum_options": opts}
+    if protocol in MESH_PROTOCOLS:
+        if strategy not in MESH_RELAYS:
+            raise UsageError(f"deploy_cheat: a hostile {protocol} hub plays {', '.join(MESH_RELAYS)}, not {strategy}")
+        return 5, {"cells": 4}
     if protocol == "rrba":
         return n, {"schema": "survey", "block": n, "p": 0.5, "secure_tally": True, "sum_options": opts}
     raise UsageError(f"deploy_cheat: protocol {protocol!r}; a hostile process plays {', '.join(DEPLOYED_PROTOCOLS)}")
@@ -190,13 +204,33 @@ def _play(args: argparse.Namespace) -> int:
         raise UsageError(f"--strategy {strategy} is a server strategy: the hub (--id {hub}) plays it, not {args.id}")
     if strategy in CLIENT_STRATEGIES and args.id == hub:
         raise UsageError(f"--strategy {strategy} is a client strategy: a data party plays it, not the hub {hub}")
+    if args.protocol in MESH_PROTOCOLS:
+        return _play_mesh(args, strategy, hub)
     replay = load_recorded(args.replay.read_bytes(), where=str(args.replay)) if args.replay else None
     spec, log = hostile_secagg(strategy, replay=replay)
     register_protocol(spec, replace=True)  # every SecAgg+ role of this process, inner ones included
     code = party_main.run(args)
     if args.record is not None:
         args.record.write_bytes(save_recorded(log.recorded()))
-    cheat = {"strategy": args.strategy, "side": log.side, "party": args.id, "learned": log.learned()}
+    return _report(args, log.side, log.learned(), code)
+
+
+def _play_mesh(args: argparse.Namespace, strategy: str | None, hub: int) -> int:
+    """The full mesh: the hub relays through the adversary module's relay (and in board mode its
+    board sends and receives through it)."""
+    if strategy not in MESH_RELAYS or args.id != hub:
+        raise UsageError(f"{args.protocol}: a hostile hub plays {', '.join(MESH_RELAYS)}, not {strategy} "
+                         f"as party {args.id}")  # fmt: skip
+    n = len(Roster.load(args.roster).parties) - 1
+    cells = int(json.loads(args.params).get("cells", 1582))
+    spec, relay = hostile_mesh(strategy, args.protocol == "full-mesh-board", n, cells, args.seed)
+    register_protocol(spec, replace=True)
+    code = party_main.run(args, relay_filter=relay.filter)
+    return _report(args, "server", relay.learned(), code)
+
+
+def _report(args: argparse.Namespace, side: str, learned: int, code: int) -> int:
+    cheat = {"strategy": args.strategy, "side": side, "party": args.id, "learned": learned}
     if args.out is not None and args.out.is_file():  # the report says what this process was
         args.out.write_text(json.dumps(json.loads(args.out.read_text()) | {"cheat": cheat}) + "\n")
     print(json.dumps(cheat))

@@ -43,7 +43,7 @@ from mpc_rr.core import COORDINATOR, Role, Send, UsageError
 from mpc_rr.secure_sum import SumSpec
 from mpc_rr.secure_sum.secagg import SPEC, AdvertiseKeys, SecAggClient, SecAggServer
 
-__all__ = ["HostileLog", "hostile_secagg", "load_recorded", "save_recorded"]
+__all__ = ["HostileLog", "HostileMeshRelay", "hostile_mesh", "hostile_secagg", "load_recorded", "save_recorded"]
 
 
 def _slot(run: str) -> str:
@@ -157,3 +157,74 @@ def load_recorded(data: bytes, *, where: str = "the recording") -> dict[str, dic
         return _RECORD.decode(data)
     except msgspec.DecodeError as exc:
         raise UsageError(f"{where}: not a recording of signed SecAgg+ keys ({exc})") from None
+
+
+class HostileMeshRelay:
+    """A hostile hub's relay in a full-mesh deployment: the adversary module's relay
+    (:func:`~mpc_rr.adversary.mesh_relay`) on every frame the hub relays between two parties
+    (:meth:`filter`, the TCP hub's ``relay_filter``) and, in board mode, on every message its own
+    board sends or receives -- exactly where :func:`~mpc_rr.adversary.relay_run` puts it in one
+    process.  Built on the first message, whose label is the run's (it carries the hub's nonce)."""
+
+    def __init__(self, strategy: str, n: int, cells: int, seed: int = 0) -> None:
+        from mpc_rr.core import Codec
+        from mpc_rr.secure_sum.full_mesh import MESH_MESSAGES
+
+        self.strategy, self.n, self.cells, self.seed = strategy, n, cells, seed
+        self.codec = Codec(MESH_MESSAGES)
+        self.relay: Any = None
+
+    def forward(self, src: int, dst: int, msg: Any) -> Any:
+        if self.relay is None:
+            from mpc_rr.adversary import mesh_relay
+
+            self.relay = mesh_relay(self.strategy, n=self.n, cells=self.cells, run=msg.run, seed=self.seed)
+        return self.relay.forward(src, dst, msg)
+
+    def filter(self, src: int, dst: int, payload: bytes) -> bytes | None:
+        """A relayed frame, as the relay passes it on (``None``: dropped)."""
+        try:
+            msg = self.codec.decode(payload, sender=src)
+        except Exception:  # not a message of the run: its receiver names the sender
+            return payload
+        out = self.forward(src, dst, msg)
+        return None if out is None else self.codec.encode(out)
+
+    def learned(self) -> int:
+        """Inputs the relay computed (key substitution: from every share it opened)."""
+        return 0 if self.relay is None else len(self.relay.recovered())
+
+
+def hostile_mesh(strategy: str, board: bool, n: int, cells: int, seed: int = 0) -> tuple[SumSpec, HostileMeshRelay]:
+    """The full mesh's descriptor (``full-mesh-board`` or ``full-mesh``) whose board, if any, sends
+    and receives through the hostile relay, and that relay (also the hub's ``relay_filter``)."""
+    from mpc_rr.secure_sum import sum_protocol
+    from mpc_rr.secure_sum.full_mesh import BulletinBoard
+
+    hostile = HostileMeshRelay(strategy, n, cells, seed)
+
+    class RelayedBoard(BulletinBoard):
+        """The honest board with the hostile relay between it and everyone (module docstring)."""
+
+        def _out(self, sends: list[Send]) -> list[Send]:
+            out = ((s.dst, hostile.forward(COORDINATOR, s.dst, s.msg)) for s in sends)
+            return [Send(dst, m) for dst, m in out if m is not None]
+
+        def start(self) -> list[Send]:
+            return self._out(super().start())
+
+        def receive(self, src: int, msg: Any) -> list[Send]:
+            m = hostile.forward(src, COORDINATOR, msg)
+            return [] if m is None else self._out(super().receive(src, m))
+
+        def on_timeout(self) -> list[Send]:
+            return self._out(super().on_timeout())
+
+    base = sum_protocol("full-mesh-board" if board else "full-mesh")
+
+    def role(party_id: int, pub: Any, x: np.ndarray | None, *, entropy: Any = None) -> Role:
+        if party_id == COORDINATOR and board:
+            return RelayedBoard(pub.n, pub.cells, run=pub.run)
+        return base.role(party_id, pub, x, entropy=entropy)
+
+    return dataclasses.replace(base, role=role), hostile

@@ -108,7 +108,9 @@ def test_attack_cheat_over_tcp_refuses_what_it_cannot_deploy(capsys: pytest.Capt
     assert main(["attack", "cheat", "--strategy", "equivocate", "--transport", "tcp", "--broken"]) == 2
     assert "broken variants" in capsys.readouterr().err
     assert main(["attack", "cheat", "--protocol", "full-mesh-board", "--strategy", "replay", "--transport", "tcp"]) == 2
-    assert "plays secagg, pipeline, rrba" in capsys.readouterr().err
+    assert "hub plays key-substitution, forge-shares, withhold-shares, different-aggregates, not replay" in (
+        capsys.readouterr().err
+    )
 
 
 @pytest.mark.slow
@@ -120,3 +122,13 @@ def test_attack_cheat_over_tcp_reports_each_deployment(capsys: pytest.CaptureFix
     assert out["transport"] == "tcp+tls" and out["detected"] and out["culprits"] == [3] and not out["honest_blamed"]
     (run,) = out["runs"]
     assert run["named_by"] == [0] and run["exit_codes"]["3"] == 1 and run["exit_codes"]["1"] == 0
+
+
+def test_the_all_to_all_full_mesh_deploys_with_a_hub_that_only_relays() -> None:
+    from parties.procs import run_processes
+
+    r = run_processes("full-mesh", 4, seed=1, params={"cells": 4}, step_timeout=10, timeout=60, linger=30)
+    assert r.ok, r.errors
+    assert r.results[0] is None  # the hub has no role: it relays
+    want = sum(party_input(i, 1, 4) for i in (1, 2, 3)) % 4  # modulus n + 1
+    assert all(r.results[i]["total"] == want.tolist() for i in (1, 2, 3))
