@@ -49,6 +49,10 @@ def _client_caught(d: DeployedCheat, cells: int = 4) -> None:
         assert all(f"[{d.cheater}]" in r["error"] for r in clients.values())  # in words only
         return
     assert all(r["exit"] == 0 for r in honest.values()), honest
+    if d.protocol == "pipeline":  # its dependence sum went on without the cheater
+        assert hub["result"]["parties_dependence"] == len(clients)
+    if d.protocol != "secagg":
+        return
     included = hub["result"]["included"]
     assert d.cheater not in included
     want = sum(party_input(i, 1, cells) for i in included)  # the deployment's seed-1 inputs
@@ -80,13 +84,20 @@ def test_every_cheating_party_process_over_tcp(strategy: str, tmp_path: Path) ->
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("strategy", ["key-substitution", "equivocate"])
+@pytest.mark.parametrize("strategy", ["key-substitution", "equivocate", "forge-shares"])
 def test_a_cheating_hub_in_a_pipeline_deployment(strategy: str, tmp_path: Path) -> None:
     """The pipeline's secure-sum dependence: every data party's dependence phase fails naming
     the hub, so the whole pipeline stops (exit 1) with nothing learned."""
     d = deploy_cheat("pipeline", strategy, workdir=tmp_path)
     _server_caught(d)
     assert all("dependence phase failed" in r["error"] for r in d.honest.values())
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("protocol", ["pipeline", "rrba"])
+def test_a_cheating_party_process_in_a_pipeline_or_rrba_deployment(protocol: str, tmp_path: Path) -> None:
+    """Its bad shares in the inner SecAgg+: the coordinator (aggregator) names it and goes on."""
+    _client_caught(deploy_cheat(protocol, "bad-shares", workdir=tmp_path))
 
 
 @pytest.mark.slow
