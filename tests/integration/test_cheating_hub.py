@@ -20,6 +20,7 @@ from mpc_rr.adversary import CLIENT_STRATEGIES, SERVER_STRATEGIES
 from mpc_rr.secure_sum import party_input
 from scenarios.workloads.hostile_hub import DeployedCheat, deploy_cheat
 
+SLOW = 6.0  # the slow tier's step deadline (s): generous under load; where a cheat stalls someone, it waits it out
 TARGET = 1  # CheatingServer's default target (equivocate, isolate, withhold-shares)
 _EXCLUDED = ("forged-signature", "key-reuse", "bad-shares", "claim-sender")  # left out, the sum goes on
 
@@ -73,14 +74,14 @@ def test_a_client_with_inconsistent_shares_is_named_by_the_aggregator(tmp_path: 
 @pytest.mark.slow
 @pytest.mark.parametrize("strategy", [s for s in SERVER_STRATEGIES if s != "key-substitution"])
 def test_every_cheating_hub_over_tcp(strategy: str, tmp_path: Path) -> None:
-    _server_caught(deploy_cheat("secagg", strategy, workdir=tmp_path))
+    _server_caught(deploy_cheat("secagg", strategy, workdir=tmp_path, step_timeout=SLOW))
 
 
 @pytest.mark.slow
 @pytest.mark.parametrize("strategy", [s for s in CLIENT_STRATEGIES if s != "inconsistent-shares"])
 def test_every_cheating_party_process_over_tcp(strategy: str, tmp_path: Path) -> None:
     assert strategy in _EXCLUDED
-    _client_caught(deploy_cheat("secagg", strategy, workdir=tmp_path))
+    _client_caught(deploy_cheat("secagg", strategy, workdir=tmp_path, step_timeout=SLOW))
 
 
 @pytest.mark.slow
@@ -88,7 +89,7 @@ def test_every_cheating_party_process_over_tcp(strategy: str, tmp_path: Path) ->
 def test_a_cheating_hub_in_a_pipeline_deployment(strategy: str, tmp_path: Path) -> None:
     """The pipeline's secure-sum dependence: every data party's dependence phase fails naming
     the hub, so the whole pipeline stops (exit 1) with nothing learned."""
-    d = deploy_cheat("pipeline", strategy, workdir=tmp_path)
+    d = deploy_cheat("pipeline", strategy, workdir=tmp_path, step_timeout=SLOW)
     _server_caught(d)
     assert all("dependence phase failed" in r["error"] for r in d.honest.values())
 
@@ -97,7 +98,7 @@ def test_a_cheating_hub_in_a_pipeline_deployment(strategy: str, tmp_path: Path) 
 @pytest.mark.parametrize("protocol", ["pipeline", "rrba"])
 def test_a_cheating_party_process_in_a_pipeline_or_rrba_deployment(protocol: str, tmp_path: Path) -> None:
     """Its bad shares in the inner SecAgg+: the coordinator (aggregator) names it and goes on."""
-    _client_caught(deploy_cheat(protocol, "bad-shares", workdir=tmp_path))
+    _client_caught(deploy_cheat(protocol, "bad-shares", workdir=tmp_path, step_timeout=SLOW))
 
 
 @pytest.mark.slow
@@ -106,7 +107,7 @@ def test_a_cheating_hub_in_an_rrba_deployment(strategy: str, tmp_path: Path) -> 
     """RRBA's secure tally: each client's block tally fails naming the aggregator and, as RRBA
     does for a failed tally, the run goes on without the block (exit 0): its report names the
     hub and says why the tally failed; nothing is learned."""
-    d = deploy_cheat("rrba", strategy, workdir=tmp_path)
+    d = deploy_cheat("rrba", strategy, workdir=tmp_path, step_timeout=SLOW)
     assert d.learned == 0
     for r in d.honest.values():
         assert r["exit"] == 0 and r["culprits"] == [0], r
