@@ -25,8 +25,14 @@ TARGET = 1  # CheatingServer's default target (equivocate, isolate, withhold-sha
 _EXCLUDED = ("forged-signature", "key-reuse", "bad-shares", "claim-sender")  # left out, the sum goes on
 
 
+def _reported(d: DeployedCheat) -> dict[int, dict]:
+    """Every honest process wrote its JSON report (none crashed or hung)."""
+    assert set(d.honest) == set(d.exit_codes) - {d.cheater}, (d.exit_codes, sorted(d.reports))
+    return d.honest
+
+
 def _server_caught(d: DeployedCheat) -> None:
-    honest = d.honest
+    honest = _reported(d)
     assert d.learned == 0
     assert all(set(r["culprits"]) <= {0} for r in honest.values()), honest  # no honest party named
     if d.strategy == "different-aggregates":  # nobody inside the run can tell; two signed receipts do
@@ -40,7 +46,7 @@ def _server_caught(d: DeployedCheat) -> None:
 
 
 def _client_caught(d: DeployedCheat, cells: int = 4) -> None:
-    honest = d.honest
+    honest = _reported(d)
     hub = honest[0]
     clients = {i: r for i, r in honest.items() if i != 0}
     assert hub["culprits"] == [d.cheater], hub  # the aggregator names the cheater alone
