@@ -115,13 +115,22 @@ class DeployedCheat:
     def learned(self) -> int:
         return int(self.reports.get(self.cheater, {}).get("cheat", {}).get("learned", 0))
 
+    @property
+    def token(self) -> int | str:
+        """How an honest report names the cheater: its id, or ``"relay"`` for the all-to-all hub
+        (no party of the run: a receiver suspects "the sender or the relay")."""
+        return "relay" if self.protocol == "full-mesh" else self.cheater
+
     def as_json(self) -> dict[str, Any]:
         named = {c for r in self.honest.values() for c in r["culprits"]}
         if self.receipts > 1:  # two receipts the hub signed for different totals
             named.add(0)
+        suspects = sorted({tuple(g) for r in self.honest.values() for g in r.get("suspects", [])}, key=str)
+        suspected = any(self.token in g for g in suspects)
         return {
             "protocol": self.protocol, "strategy": self.strategy, "side": self.side, "transport": "tcp+tls",
-            "cheater": self.cheater, "detected": self.cheater in named, "culprits": sorted(named),
+            "cheater": self.cheater, "detected": self.cheater in named or suspected, "culprits": sorted(named),
+            "suspects": [list(g) for g in suspects],
             "honest_blamed": sorted(named - {self.cheater}),
             "named_by": sorted(i for i, r in self.honest.items() if self.cheater in r["culprits"]),
             "exit_codes": {str(i): c for i, c in sorted(self.exit_codes.items())},

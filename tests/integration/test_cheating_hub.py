@@ -150,3 +150,38 @@ def test_the_all_to_all_full_mesh_deploys_with_a_hub_that_only_relays() -> None:
     assert r.results[0] is None  # the hub has no role: it relays
     want = sum(party_input(i, 1, 4) for i in (1, 2, 3)) % 4  # modulus n + 1
     assert all(r.results[i]["total"] == want.tolist() for i in (1, 2, 3))
+
+
+def _mesh_as_the_harness_expects(d: DeployedCheat) -> None:
+    """What the one-process harness (`mesh_cheat`, same n, cells and seed) says of this strategy:
+    whom it proves (the board; in all-to-all nobody: what crossed the hub is only suspected), that
+    it proves no honest party, and that every suspicion includes the cheater ("v or the relay")."""
+    from mpc_rr.adversary import mesh_cheat
+
+    want = mesh_cheat(d.protocol, d.strategy, broken=False, n=5, cells=4, trials=1, seed=1).as_json()
+    assert want["detected"] and not want["honest_blamed"]
+    assert all(d.token in g for g in want.get("suspects", []))
+    honest = _reported(d)
+    assert {c for r in honest.values() for c in r["culprits"]} == set(want["culprits"]), honest
+    assert d.learned == 0
+    for r in honest.values():
+        suspects = r.get("suspects", [])
+        if r["exit"] == 0:  # different-aggregates: shown the true total, nothing to suspect
+            assert d.strategy == "different-aggregates" and not r["culprits"] and not suspects, r
+            continue
+        assert r["exit"] == 1 and (r["culprits"] == [0] or suspects), r
+        assert all(d.token in g for g in suspects), r  # every suspicion includes the cheater
+    assert d.as_json()["detected"]
+
+
+def test_a_key_substituting_board_process_is_named_by_every_party(tmp_path: Path) -> None:
+    d = deploy_cheat("full-mesh-board", "key-substitution", workdir=tmp_path)
+    _mesh_as_the_harness_expects(d)
+    assert all(r["exit"] == 1 and r["culprits"] == [0] for r in d.honest.values())
+
+
+@pytest.mark.slow
+def test_a_board_process_showing_different_totals_is_named_by_the_parties_it_fooled(tmp_path: Path) -> None:
+    d = deploy_cheat("full-mesh-board", "different-aggregates", workdir=tmp_path, step_timeout=SLOW)
+    _mesh_as_the_harness_expects(d)
+    assert [i for i, r in d.honest.items() if r["culprits"] == [0]] == [1, 2]  # the half shown total + 1
