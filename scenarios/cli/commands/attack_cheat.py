@@ -75,7 +75,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--broken", action="store_true", help="report only the broken variant")
     p.add_argument("--transport", choices=("memory", "tcp"), default="memory",
                    help="memory: every role in this process (default); tcp: a real deployment, one process per "
-                        "party over TCP + TLS, the cheater a hostile hub or party process (secagg, pipeline, rrba)")  # fmt: skip
+                        "party over TCP + TLS, the cheater a hostile hub or party process (secagg, pipeline, rrba; full-mesh and full-mesh-board: a hostile hub or board)")  # fmt: skip
     add_seed(p, "the inputs, the identities and the parties' randomness")
     add_json(p, "print JSON instead of text")
     p.set_defaults(func=_run)
