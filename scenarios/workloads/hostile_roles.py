@@ -1,9 +1,12 @@
-"""The SecAgg+ cheats played by ONE process of a real deployment (one process per party).
+"""The cheats played by ONE process of a real deployment (one process per party).
 
-The cheaters are the adversary module's (:mod:`mpc_rr.adversary._cheats`); this
-module only wires them into a deployed process.  :func:`~mpc_rr.adversary.cheat` plays a strategy with every role in one process; a deployment
-(``mpc-rr party``, TCP + mutual TLS) has one process per party, so the
-cheater is one process among honest ones.  :func:`hostile_secagg` is the
+The cheaters are the adversary module's (:mod:`mpc_rr.adversary._cheats`,
+:mod:`mpc_rr.adversary._mesh_cheats`); this module only wires them into a deployed
+process.  :func:`~mpc_rr.adversary.cheat` plays a strategy with every role in one
+process; a deployment (``mpc-rr party``, TCP + mutual TLS) has one process per party,
+so the cheater is one process among honest ones.  For the full mesh,
+:func:`hostile_mesh` puts the adversary module's relay where the hub relays (and
+between the board and everyone, in board mode).  :func:`hostile_secagg` is the
 SecAgg+ descriptor such a process registers under SecAgg+'s own name
 (``register_protocol(spec, replace=True)``): every SecAgg+ role the process
 then builds -- SecAgg+ alone, the pipeline's secure-sum dependence, each of
