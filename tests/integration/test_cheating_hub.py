@@ -185,3 +185,20 @@ def test_a_board_process_showing_different_totals_is_named_by_the_parties_it_foo
     d = deploy_cheat("full-mesh-board", "different-aggregates", workdir=tmp_path, step_timeout=SLOW)
     _mesh_as_the_harness_expects(d)
     assert [i for i, r in d.honest.items() if r["culprits"] == [0]] == [1, 2]  # the half shown total + 1
+
+
+MESH_RELAYS = ("key-substitution", "forge-shares", "withhold-shares", "different-aggregates")
+
+
+def test_a_key_substituting_hub_in_an_all_to_all_deployment_is_suspected_by_every_party(tmp_path: Path) -> None:
+    """All-to-all: the hub is no party of the run, so a receiver can only suspect "v or the relay"."""
+    d = deploy_cheat("full-mesh", "key-substitution", workdir=tmp_path)
+    _mesh_as_the_harness_expects(d)
+    assert all(r["exit"] == 1 and r["suspects"] and not r["culprits"] for r in d.honest.values())
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("protocol", ["full-mesh", "full-mesh-board"])
+@pytest.mark.parametrize("strategy", MESH_RELAYS)
+def test_a_cheating_full_mesh_hub_or_board_over_tcp(protocol: str, strategy: str, tmp_path: Path) -> None:
+    _mesh_as_the_harness_expects(deploy_cheat(protocol, strategy, workdir=tmp_path, step_timeout=SLOW))
