@@ -42,7 +42,7 @@ import subprocess
 import sys
 import threading
 import types
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import Any, Protocol
 
@@ -126,22 +126,29 @@ def launch_party(
     listen: socket.socket | None = None,
     preload: list[str] | None = None,
     python: str = sys.executable,
+    entry: Sequence[str] | None = None,
 ) -> PartyProcess:
     """Start ``mpc-rr party ARGV`` (``argv`` without ``party``) with stderr to ``log``.
 
     ``listen``: a bound, listening socket the party (the hub) serves; it is
     handed to the child and the child gets ``--listen-fd``.  The caller may
-    close its own copy once this returns.
+    close its own copy once this returns.  ``entry``: the interpreter arguments that
+    run the party instead of ``-m parties.party_main`` (a program taking the same
+    flags, e.g. a hostile party in tests), always in a fresh interpreter.
     """
-    launch = resolve_launch(launch)
+    launch = "exec" if entry is not None else resolve_launch(launch)
     if launch == "exec":
-        return _exec(argv, log, listen, python)
+        return _exec(argv, log, listen, python, entry or _ENTRY)
     if launch == "fork":
         return _fork_here(argv, log, listen)
     return _fork(argv, log, listen, preload or [])
 
 
-def _exec(argv: list[str], log: Path, listen: socket.socket | None, python: str) -> PartyProcess:
+_ENTRY = ("-m", "parties.party_main")
+
+
+def _exec(argv: list[str], log: Path, listen: socket.socket | None, python: str,
+          entry: Sequence[str] = _ENTRY) -> PartyProcess:  # fmt: skip
     fds: tuple[int, ...] = ()
     if listen is not None:
         fds = (listen.fileno(),)
@@ -149,7 +156,7 @@ def _exec(argv: list[str], log: Path, listen: socket.socket | None, python: str)
     env = dict(os.environ, PYTHONUNBUFFERED="1")
     with open(log, "wb") as err:  # the child holds its own descriptor
         return subprocess.Popen(
-            [python, "-m", "parties.party_main", *argv],
+            [python, *entry, *argv],
             stdout=subprocess.DEVNULL, stderr=err, env=env, pass_fds=fds,
         )  # fmt: skip
 

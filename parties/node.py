@@ -12,14 +12,17 @@ protocol to handle.
 
 Every ending produces a report (a JSON-able dict): ``ok``, ``cause`` (``ok``,
 ``aborted``, ``connection``, ``timeout``, ``terminated``), ``result``,
-``error``, ``culprits`` (proven), ``suspects`` (groups of which at least one cheated, the
-relay as ``"relay"``: :class:`~mpc_rr.core.ProtocolAbort`), ``stats`` (messages / bytes / rounds / wall time) --
+``error``, ``culprits`` (proven: its abort's, or the parties its completed run left out for
+misbehaving), ``suspects`` (groups of which at least one cheated, the relay as ``"relay"``:
+:class:`~mpc_rr.core.ProtocolAbort`), ``stats`` (messages / bytes / rounds / wall time) --
 also when the hub is absent, dies mid-run, or refuses us, and with cause
 ``usage`` (exit 2) for a missing, mismatched or malformed key, certificate or
 CA file (named) or bad protocol parameters -- ``run``, the run label every
 message carried, and ``startup_s``,
 the age of the process when it was ready to connect (the hub: listening),
-and ``max_rss_bytes``, its peak resident memory.
+and ``max_rss_bytes``, its peak resident memory; ``receipt``, when the role holds a
+signed receipt of its result (SecAgg+'s ``Aggregate``: two that disagree prove the
+aggregator equivocated), as JSON (bytes in base64).
 """
 
 from __future__ import annotations
@@ -33,10 +36,12 @@ from collections.abc import Callable, Iterable, Mapping
 from pathlib import Path
 from typing import Any
 
+import msgspec
 import numpy as np
 import trio
 
 from mpc_rr.core import (
+    COORDINATOR,
     DropAt,
     ProtocolAbort,
     ProtocolSpec,
@@ -77,8 +82,14 @@ def _report(
     ok = cause == "ok" and role.done and err is None
     if not ok and cause == "ok":
         cause = "aborted"
-    culprits = list(err.culprits) if isinstance(err, ProtocolAbort) else []
+    # whom this party named: its abort's culprits, or those its completed run excluded for
+    # misbehaving (SecAgg+'s aggregator leaves a cheating client out and goes on)
+    named = err.culprits if isinstance(err, ProtocolAbort) else getattr(role, "culprits", ())
+    culprits = [int(c) for c in named]
     suspects = [blame_json(g) for g in err.suspects] if isinstance(err, ProtocolAbort) else []
+    receipt = getattr(role, "receipt", None)
+    if receipt is not None and bool(getattr(receipt, "signature", None)):  # its signer answers for it
+        extra = {**extra, "receipt": msgspec.to_builtins(receipt)}
     return {
         "party": pid,
         "protocol": spec.name,
@@ -121,7 +132,12 @@ def _build(
     spec: ProtocolSpec, pid: int, n: int, seed: int, params: Mapping[str, Any], nonce: str,
     crash_before: str | None,
 ) -> Role:  # fmt: skip
-    role = spec.make_role(pid, n, seed, {**params, "run": run_label(spec, seed, params, nonce)})
+    label = run_label(spec, seed, params, nonce)
+    if pid == COORDINATOR and not getattr(spec, "coordinator", True):  # the all-to-all full mesh
+        from parties.tcp_runner import IdleHub
+
+        return IdleHub(tuple(spec.messages()), run=label)  # type: ignore[attr-defined]  # the hub only relays
+    role = spec.make_role(pid, n, seed, {**params, "run": label})
     return role if crash_before is None else _crashing(role, crash_before)
 
 
@@ -225,6 +241,7 @@ async def run_node(
     handle_signals: bool = False,
     crash_before: str | None = None,
     run_nonce: str | None = None,
+    relay_filter: Callable[[int, int, bytes], bytes | None] | None = None,
 ) -> dict[str, Any]:
     """Run party ``pid`` of ``spec`` and return its report (see the module docstring).
 
@@ -236,7 +253,9 @@ async def run_node(
     and a report.  ``crash_before`` (fault injection): the process kills itself
     with SIGKILL right before it would send a message of that type.  ``run_nonce`` (the
     hub): this run's nonce instead of a fresh random one (a runner that builds the other
-    parties' roles before they connect chooses it).
+    parties' roles before they connect chooses it).  ``relay_filter`` (the hub; a hostile
+    hub in tests and demos): every frame it relays between two parties passes through it
+    (:attr:`transports.tcp.TcpHub.relay_filter`).
     """
     t0 = time.perf_counter()
     extra: dict[str, Any] = {}
@@ -264,7 +283,7 @@ async def run_node(
                 if pid == roster.hub:
                     party, cause = await _run_hub(
                         roster, build, step_timeout, timeout, linger, bind, port, port_file, tls,
-                        trace, extra, listen_fd, run_nonce,
+                        trace, extra, listen_fd, run_nonce, relay_filter,
                     )  # fmt: skip
                 else:
                     party, cause = await _run_client(
@@ -303,6 +322,7 @@ async def _run_hub(
     extra: dict[str, Any],
     listen_fd: int | None = None,
     run_nonce: str | None = None,
+    relay_filter: Callable[[int, int, bytes], bytes | None] | None = None,
 ) -> tuple[Party, str]:
     cause = "ok"
     sock = None if listen_fd is None else socket.socket(fileno=listen_fd)
@@ -310,6 +330,7 @@ async def _run_hub(
     async with open_hub(
         roster, host=bind, port=port, tls=tls, sock=sock, tap=wire, run_nonce=run_nonce
     ) as hub:
+        hub.relay_filter = relay_filter
         extra["startup_s"] = process_age()  # listening
         if port_file is not None:
             tmp = Path(str(port_file) + ".tmp")

@@ -17,6 +17,7 @@ import json
 import sys
 from collections.abc import Sequence
 from pathlib import Path
+from typing import Any
 
 from mpc_rr.core import UsageError, get_protocol, protocol_names
 from parties.cli_args import (
@@ -76,10 +77,11 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     )  # fmt: skip
 
 
-def run(args: argparse.Namespace) -> int:
-    """Run the party described by ``args``; the exit status from its report."""
+def run(args: argparse.Namespace, **node: Any) -> int:
+    """Run the party described by ``args``; the exit status from its report.  ``node``: more
+    options of :func:`parties.node.run_node` (e.g. a hostile hub's ``relay_filter``)."""
     try:
-        return _run(args)
+        return _run(args, node)
     except UsageError as exc:  # refused before any work, but still with its report (exit 2)
         report = {"party": args.id, "protocol": args.protocol, "ok": False, "cause": "usage",
                   "result": None, "error": str(exc), "culprits": [], "suspects": [], "stats": None}  # fmt: skip
@@ -89,7 +91,7 @@ def run(args: argparse.Namespace) -> int:
         return 2
 
 
-def _run(args: argparse.Namespace) -> int:
+def _run(args: argparse.Namespace, node: dict[str, Any]) -> int:
     import trio
 
     from parties.node import exit_code, run_node
@@ -134,6 +136,7 @@ def _run(args: argparse.Namespace) -> int:
             handle_signals=True,
             crash_before=args.crash_before,
             run_nonce=args.run_nonce,
+            **node,
         )
     )
     text = json.dumps(report)

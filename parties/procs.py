@@ -37,7 +37,7 @@ import subprocess
 import sys
 import tempfile
 import time
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -95,11 +95,17 @@ def run_processes(
     crash: Mapping[int, str] | None = None,
     python: str = sys.executable,
     launch: str = "auto",
+    entries: Mapping[int, Sequence[str]] | None = None,
+    keys: Path | None = None,
 ) -> ProcessRunResult:
     """Run ``n_parties`` processes (hub included) of ``protocol``; see the module docstring.
 
     ``launch``: ``"auto"``, ``"fork"``, ``"fork-server"`` or ``"exec"`` (see
-    :mod:`parties.launch`; ``python`` is the interpreter of ``exec``).
+    :mod:`parties.launch`; ``python`` is the interpreter of ``exec``).  ``entries``:
+    party id -> the interpreter arguments that run that party instead of ``mpc-rr party``,
+    given the same flags in a fresh interpreter (a hostile process among honest ones:
+    ``scenarios.workloads.hostile_hub``).  ``keys``: the folder of an existing deployment
+    (``keys init``'s, with its ``roster.json``) to run again, instead of a fresh one.
     """
     if n_parties < 2:
         raise UsageError(f"run_processes: n_parties must be >= 2, got {n_parties}")
@@ -113,6 +119,8 @@ def run_processes(
             protocol, n_parties, seed, dict(params or {}), tls, folder, step_timeout,
             timeout, linger, transcript, dict(crash or {}), python, launch,
         )  # fmt: skip
+        run.entries = {int(k): list(v) for k, v in (entries or {}).items()}
+        run.keys = keys
         return run.run()
 
 
@@ -250,6 +258,8 @@ class _Processes:
         self.launch = launch
         self.procs: dict[int, PartyProcess] = {}
         self.run_nonce: str | None = None  # the hub's, when this runner chooses it
+        self.entries: dict[int, list[str]] = {}  # party -> the program that runs it (run_processes)
+        self.keys: Path | None = None  # an existing deployment's folder (run_processes)
 
     def _start(self, pid: int, roster_path: Path, listen: socket.socket | None = None) -> None:
         w = self.workdir
@@ -271,7 +281,7 @@ class _Processes:
             argv += ["--run-nonce", self.run_nonce]
         self.procs[pid] = launch_party(
             self.launch, argv, w / f"party-{pid}.log", listen=listen,
-            preload=preload_modules(self.protocol), python=self.python,
+            preload=preload_modules(self.protocol), python=self.python, entry=self.entries.get(pid),
         )  # fmt: skip
 
     def _wait(self, pids: list[int], until: float) -> None:
@@ -319,15 +329,22 @@ class _Processes:
         listen backlog (or retry).
         """
         from parties.protocol_keys import write_protocol_keys
-        from transports.pki import generate_deployment
+        from transports.pki import Roster, generate_deployment
 
         w = self.workdir
-        roster = generate_deployment(self.n, w / "keys", hub_port=0)
-        write_protocol_keys(w / "keys")  # as `keys init` does (prio3: the helper's key pair)
+        folder = w / "keys" if self.keys is None else Path(self.keys)
+        if self.keys is None:
+            roster = generate_deployment(self.n, folder, hub_port=0)
+            write_protocol_keys(folder)  # as `keys init` does (prio3: the helper's key pair)
+        else:
+            roster = Roster.load(folder / "roster.json")
+            if len(roster.parties) != self.n:
+                raise UsageError(f"run_processes: {folder} holds a deployment of {len(roster.parties)} parties, "
+                                 f"not {self.n}")  # fmt: skip
         listener = socket.create_server(("127.0.0.1", 0), backlog=min(4096, self.n + 16))
         try:
             live = roster.with_hub_address("127.0.0.1", listener.getsockname()[1])
-            live_path = live.save(w / "keys" / "roster-live.json")
+            live_path = live.save(folder / "roster-live.json")
             self._start(live.hub, live_path, listener)
         finally:
             listener.close()  # the hub holds its own copy

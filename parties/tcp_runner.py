@@ -41,7 +41,7 @@ from transports.pki import Roster, client_context, generate_deployment
 from transports.tap import Tap, WireCounter
 from transports.tcp import connect_client, open_hub
 
-__all__ = ["TcpRunner", "run_tcp", "run_tcp_sync"]
+__all__ = ["IdleHub", "TcpRunner", "run_tcp", "run_tcp_sync"]
 
 _FD_HEADROOM = 64  # listening sockets, key files, logging, trio's own descriptors
 
@@ -192,12 +192,13 @@ class _IdleState(enum.Enum):
     ABORTED = "aborted"
 
 
-class _IdleHub(Role):
+class IdleHub(Role):
     """Party 0 when the protocol has no role for it: the TCP hub only relays frames."""
 
-    def __init__(self, message_types: tuple[type[Message], ...]) -> None:
+    def __init__(self, message_types: tuple[type[Message], ...], run: str = "") -> None:
         super().__init__(COORDINATOR, _IdleState.DONE)
         self.message_types = message_types
+        self.run = run
 
     def start(self) -> list[Send]:
         return []
@@ -218,5 +219,5 @@ class TcpRunner:
         built = roles_of(roles)
         if COORDINATOR not in built:  # e.g. the all-to-all full mesh: the hub relays only
             types = next(iter(built.values())).message_types
-            built = {COORDINATOR: _IdleHub(types), **built}
+            built = {COORDINATOR: IdleHub(types), **built}
         return run_tcp_sync(built, **self.options)

@@ -1,21 +1,18 @@
 """The hub endpoint of the TCP transport: it accepts every party's connection and relays.
 
-Party ``roster.hub`` listens (:func:`open_hub`); every other party opens one
-connection to it.  Per connection, after the handshake
-(:func:`~transports.tcp_handshake.hub_handshake`, then the identity checks
-and the reservation of the id here), one reader task takes the party's
-frames -- for the hub itself into its inbox, for another party into that
-party's outbox -- and one writer task drains the party's outbox to its
-connection, coalescing small frames.  One reader per connection and one
-writer per destination keep per-link order.
+Party ``roster.hub`` listens (:func:`open_hub`); every other party opens one connection to it.
+Per connection, after the handshake (:func:`~transports.tcp_handshake.hub_handshake`, then the
+identity checks and the reservation of the id here), one reader task takes the party's frames --
+for the hub itself into its inbox, for another party into its outbox (through ``relay_filter``
+if set: a hostile hub in tests changes or drops what it relays) -- and one writer task drains the
+outbox to its connection, coalescing small frames: per-link order is kept.
 
-Memory: the inbox and every outbox are :class:`~transports.queues.ByteQueue`
-s bounded in bytes and frames (:mod:`transports.tcp_limits`).  A sender to a
-full outbox is throttled (its reader stops, so TCP back-pressure reaches
-it); a connected destination that accepts nothing for ``stall_timeout``
-seconds while a sender waits is named in ``hub.peer_errors`` and disconnected
-(:meth:`TcpHub._evict`); frames for a party that left are dropped (``dropped``).
-A party may reconnect only if nothing of the run passed on its connection.
+Memory: the inbox and every outbox are :class:`~transports.queues.ByteQueue` s bounded in bytes
+and frames (:mod:`transports.tcp_limits`).  A sender to a full outbox is throttled (its reader
+stops: TCP back-pressure reaches it); a destination that accepts nothing for ``stall_timeout`` s
+while a sender waits is named in ``hub.peer_errors`` and disconnected (:meth:`TcpHub._evict`).
+Frames for a party that left are dropped (``dropped``).  A party may reconnect only if nothing of
+the run passed on its connection.
 """
 
 from __future__ import annotations
@@ -23,7 +20,7 @@ from __future__ import annotations
 import math
 import secrets
 import socket
-from collections.abc import AsyncIterator, Iterable
+from collections.abc import AsyncIterator, Callable, Iterable
 from contextlib import asynccontextmanager
 from typing import Any
 
@@ -154,6 +151,7 @@ class TcpHub(Endpoint):
         self._changed = trio.Event()
         self._serving = trio.CancelScope()
         self.port = 0
+        self.relay_filter: Callable[[int, int, bytes], bytes | None] | None = None  # module docstring
 
     @property
     def queued_bytes(self) -> int:
@@ -412,7 +410,9 @@ class TcpHub(Endpoint):
                 except trio.BrokenResourceError:
                     self.dropped += 1
             elif dst in self._out:
-                await self._relay(pid, dst, payload)
+                kept = payload if self.relay_filter is None else self.relay_filter(pid, dst, payload)
+                if kept is not None:
+                    await self._relay(pid, dst, kept)
             elif dst != CONTROL:
                 self.peer_errors.append(
                     PeerError(f"hub: party {pid} sent a frame to unknown party {dst}", pid)

@@ -141,6 +141,7 @@ __all__ = [
     "mean_ci",
     "member_state",
     "mesh_cheat",
+    "mesh_relay",
     "observe",
     "on_link",
     "one_hot_cell",
@@ -282,6 +283,7 @@ _HOME = {
     "mean_ci": "mpc_rr.adversary._stats",
     "member_state": "mpc_rr.adversary._recovery",
     "mesh_cheat": "mpc_rr.adversary._mesh_cheat_runs",
+    "mesh_relay": "mpc_rr.adversary._mesh_cheats",
     "observe": "mpc_rr.adversary._channels",
     "on_link": "mpc_rr.adversary._eavesdrop",
     "one_hot_cell": "mpc_rr.adversary._recovery",
@@ -444,6 +446,7 @@ if TYPE_CHECKING:
     from mpc_rr.adversary._mesh_cheats import (
         KeySubstitutingRelay,
         TrustingMeshParty,
+        mesh_relay,
         relay_run,
     )
     from mpc_rr.adversary._offline import (
@@ -491,10 +494,7 @@ if TYPE_CHECKING:
         smallest_cell_test,
         uniform_event_test,
     )
-    from mpc_rr.adversary._secagg_recovery import (
-        SecAggView,
-        recover_secagg,
-    )
+    from mpc_rr.adversary._secagg_recovery import SecAggView, recover_secagg
     from mpc_rr.adversary._shuffle_audit import (
         BROKEN_CHANNELS,
         SHUFFLE_CHANNELS,

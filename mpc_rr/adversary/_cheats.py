@@ -29,6 +29,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+import msgspec
 import numpy as np
 
 from mpc_rr.core import COORDINATOR, PeerError, Send, WireArray
@@ -132,27 +133,28 @@ class CheatingServer(SecAggServer):
     # -- keys: substitution and replay --------------------------------------------------------
     def _send_neighbor_keys(self) -> list[Send]:
         out = super()._send_neighbor_keys()
-        if not self._fake_sk:
+        if not self._fake_sk and not self._fake_ads:
             return out
-        fake = {u: sk.public_key().public_bytes_raw() for u, sk in self._fake_sk.items()}
+        # replay in a deployment: the recorded advertisements alone (their private halves unknown)
+        fake = {u: a.c_pk for u, a in self._fake_ads.items()}
+        fake |= {u: sk.public_key().public_bytes_raw() for u, sk in self._fake_sk.items()}
         rewritten = []
         for s in out:
             m: NeighborKeys = s.msg  # type: ignore[assignment]
             ids = m.ids.to_numpy().tolist()
-            c = np.frombuffer(b"".join(fake[v] for v in ids), np.uint8).reshape(len(ids), 32)
+            c_pks, s_pks = m.c_pks.to_numpy().copy(), m.s_pks.to_numpy().copy()
+            commits = np.zeros((len(ids), 32), np.uint8) if m.commits is None else m.commits.to_numpy().copy()
             sigs = list(m.signatures)
-            commits = m.commits
-            if self._fake_ads:  # replay: the earlier run's signed advertisement, whole
-                ads = [self._fake_ads[v] for v in ids]
-                sigs = [a.signature for a in ads]
-                commits = WireArray.from_numpy(
-                    np.frombuffer(b"".join(a.b_commit for a in ads), np.uint8).reshape(len(ids), 32)
-                )
-                s_pk = np.frombuffer(b"".join(a.s_pk for a in ads), np.uint8).reshape(len(ids), 32)
-                m = NeighborKeys(run=m.run, step=m.step, ids=m.ids, c_pks=m.c_pks, s_pks=WireArray.from_numpy(s_pk),
-                                 commits=commits, signatures=sigs)  # fmt: skip
-            msg = NeighborKeys(run=m.run, step=m.step, ids=m.ids, c_pks=WireArray.from_numpy(c), s_pks=m.s_pks,
-                               commits=commits, signatures=sigs)  # fmt: skip
+            for k, v in enumerate(ids):
+                if v in fake:
+                    c_pks[k] = np.frombuffer(fake[v], np.uint8)
+                ad = self._fake_ads.get(v)
+                if ad is not None:  # replay: the earlier run's signed advertisement, whole
+                    s_pks[k], commits[k] = np.frombuffer(ad.s_pk, np.uint8), np.frombuffer(ad.b_commit, np.uint8)
+                    sigs[k] = ad.signature
+            msg = NeighborKeys(run=m.run, step=m.step, ids=m.ids, c_pks=WireArray.from_numpy(c_pks),
+                               s_pks=WireArray.from_numpy(s_pks), commits=WireArray.from_numpy(commits),
+                               signatures=sigs)  # fmt: skip
             rewritten.append(Send(s.dst, msg))
         return rewritten
 
@@ -368,7 +370,9 @@ class CheatingClient(SecAggClient):
         elif self.strategy == "key-reuse" and self._earlier is not None:
             e = self._earlier
             self._c_sk, self._s_sk, self._b = e._c_sk, e._s_sk, e._b
-            msg = e.sent_keys  # type: ignore[attr-defined]
+            # its earlier keys and signature, in this run's envelope (a deployment's run label
+            # carries the hub's nonce: the earlier run's label would not even be routed)
+            msg = msgspec.structs.replace(e.sent_keys, run=msg.run)  # type: ignore[attr-defined]
         elif self.strategy == "claim-sender":  # its own keys, signed as party 1's
             sig = self.identity.sign(self._signed("keys", 1, msg.c_pk, msg.s_pk, msg.b_commit))
             msg = AdvertiseKeys(run=msg.run, step=0, c_pk=msg.c_pk, s_pk=msg.s_pk, b_commit=msg.b_commit,
@@ -380,8 +384,9 @@ class CheatingClient(SecAggClient):
         out = super()._on_neighbor_keys(src, msg)
         m: EncryptedShares = out[0].msg  # type: ignore[assignment]
         self.sent_shares = m
-        if self.strategy == "key-reuse" and self._earlier is not None:
-            m = self._earlier.sent_shares  # type: ignore[attr-defined]  # its own shares of an earlier run with the same run id
+        earlier_shares = getattr(self._earlier, "sent_shares", None)  # none: its earlier run stopped sooner
+        if self.strategy == "key-reuse" and earlier_shares is not None:
+            m = msgspec.structs.replace(earlier_shares, run=m.run)  # its own shares of an earlier run
         elif self.strategy == "bad-shares":
             cts = np.frombuffer(self.entropy.key(len(m.ciphertexts.data)), np.uint8).reshape(m.ciphertexts.shape)
             m = self._resign(m, cts)

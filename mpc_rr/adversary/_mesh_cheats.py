@@ -48,7 +48,7 @@ from typing import Any
 import numpy as np
 from msgspec.structs import replace
 
-from mpc_rr.core import COORDINATOR, PeerError, ProtocolAbort, Role, Send, WireArray
+from mpc_rr.core import COORDINATOR, PeerError, ProtocolAbort, Role, Send, UsageError, WireArray
 from mpc_rr.secure_sum import SeededEntropy, crypto, signed_payload
 from mpc_rr.secure_sum.full_mesh import (
     PROTOCOL,
@@ -63,7 +63,7 @@ from mpc_rr.secure_sum.full_mesh import (
     share_key,
 )
 
-__all__ = ["KeySubstitutingRelay", "TrustingMeshParty", "relay_run"]
+__all__ = ["KeySubstitutingRelay", "TrustingMeshParty", "mesh_relay", "relay_run"]
 
 # -- broken variants -------------------------------------------------------------------
 
@@ -315,3 +315,21 @@ def relay_run(roles: Mapping[int, Role], relay: MeshRelay, *, max_steps: int = 1
             queue.extend((send.dst, s) for s in role.receive(src, msg))
         except (PeerError, ProtocolAbort):
             continue  # the role aborted (or refused the message): it says why in role.error
+
+
+def mesh_relay(strategy: str, *, n: int, cells: int, run: str, seed: int = 0, target: int = 1) -> MeshRelay:
+    """The relay that plays server ``strategy`` on an ``n``-party full-mesh run ``run`` (a deployed
+    hub's too: :mod:`scenarios.workloads.hostile_hub`): ``key-substitution``, ``forge-shares`` and
+    ``withhold-shares`` (the shares to ``target``), ``different-aggregates`` (half the parties);
+    ``replay`` needs an earlier run's keys (:func:`~mpc_rr.adversary.mesh_cheat` plays it)."""
+    modulus = n + 1  # the full mesh's modulus (Sec. 4.2)
+    if strategy == "key-substitution":
+        return KeySubstitutingRelay(n, cells, modulus, run, seed)
+    if strategy == "forge-shares":
+        return ShareForgingRelay(target, np.random.default_rng(seed))
+    if strategy == "withhold-shares":
+        return ShareWithholdingRelay(target)
+    if strategy == "different-aggregates":
+        return AggregateSplittingRelay(n, modulus, set(range(1, n // 2 + 1)))
+    raise UsageError(f"mesh_relay: no relay plays {strategy!r} on its own; one of key-substitution, "
+                     "forge-shares, withhold-shares, different-aggregates")  # fmt: skip

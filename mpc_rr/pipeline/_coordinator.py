@@ -254,6 +254,11 @@ class Coordinator(SubProtocolHost):
         self._missing = IdMask(np.zeros_like(have.have))
         return []  # the AllIn transition closes the step
 
+    @property
+    def culprits(self) -> tuple[int, ...]:
+        """The parties its dependence sum left out for misbehaving (a deployed report names them)."""
+        return () if self.sub is None else tuple(int(c) for c in getattr(self.sub.role, "culprits", ()))
+
     def _cluster_and_broadcast(self) -> list[Send]:
         if self.sub is not None:
             err = self.sub_error()

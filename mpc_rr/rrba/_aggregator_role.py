@@ -181,6 +181,12 @@ class RRBAAggregator(SubProtocolHost):
             sends += self.start_sub()
         return sends
 
+    @property
+    def culprits(self) -> tuple[int, ...]:
+        """The clients its blocks rejected or their secure tallies left out for misbehaving (a
+        deployed report names them)."""
+        return tuple(sorted({c for r in self.collection.records for c in r.rejected}))
+
     def _close(self, plan: BlockPlan, counts: np.ndarray, n: np.ndarray, record: BlockRecord) -> list[Send]:
         self.collection.close_block(plan, counts, n, record)
         self._plan, self.sub = None, None

@@ -153,6 +153,8 @@ class RRBAClient(SubProtocolHost):
     """
 
     TRANSITIONS = CLIENT_TABLE
+    culprits: tuple[int, ...] = ()
+    """Whom its block's failed secure tally named (outer ids); the run goes on without it."""
 
     def __init__(
         self,
@@ -247,5 +249,7 @@ class RRBAClient(SubProtocolHost):
         out = self.outcome
         if err is not None:
             out = dataclasses.replace(out, tally=f"secure sum failed: {err}")
+            # whom the failed tally named (outer ids): a deployed client's report says so
+            self.culprits = tuple(self.sub.outer_id(int(c)) for c in err.culprits)
         self.finish(out)
         return []

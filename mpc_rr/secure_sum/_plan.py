@@ -179,10 +179,10 @@ def make_sum_role(spec: SumSpec, party_id: int, n_parties: int, seed: int, param
     cells = params.get("cells", 1582)
     if not isinstance(cells, int) or isinstance(cells, bool) or cells < 1:
         raise UsageError(f"params.cells must be an integer >= 1, got {cells!r}")
-    if not spec.coordinator:
+    if not spec.coordinator and party_id == COORDINATOR:
         raise UsageError(
-            f"{spec.name} has no party 0 to relay through; one process per party runs protocols "
-            f"with a coordinator ({', '.join(s for s in _deployable())})"
+            f"{spec.name} has no party 0: in a deployment the hub only relays its frames "
+            f"(`mpc-rr party --id 0` does that); party 0 has a role in {', '.join(s for s in _deployable())}"
         )
     if not 0 <= party_id < n_parties:
         raise UsageError(f"{spec.name}: party_id must be in [0, {n_parties}), got {party_id}")

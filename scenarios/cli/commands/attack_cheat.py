@@ -11,6 +11,13 @@ Examples::
     mpc-rr attack cheat --protocol rrba --strategy inconsistent-shares --trials 2
     mpc-rr attack cheat --protocol prio3 --strategy isolate
     mpc-rr attack cheat --strategy list
+    mpc-rr attack cheat --protocol secagg --strategy equivocate --transport tcp --trials 1
+
+``--transport tcp`` plays it over a real deployment instead: one process per
+party over TCP + mutual TLS, the cheater a hostile hub or party process
+(:func:`scenarios.workloads.hostile_hub.deploy_cheat`), and reports each honest
+process's exit code and whom its JSON report named (our roles only: the broken
+variants are in-memory).
 
 Each strategy (:func:`mpc_rr.adversary.cheat_strategies`) is played over
 ``--trials`` seeded runs of the real roles, then against the broken variant
@@ -66,6 +73,9 @@ def register(sub: argparse._SubParsersAction) -> None:
                    help="the cheat; 'list': every strategy, its side and the protocols that play it")
     p.add_argument("--trials", type=int_at_least(1), default=5, help="seeded runs per variant")
     p.add_argument("--broken", action="store_true", help="report only the broken variant")
+    p.add_argument("--transport", choices=("memory", "tcp"), default="memory",
+                   help="memory: every role in this process (default); tcp: a real deployment, one process per "
+                        "party over TCP + TLS, the cheater a hostile hub or party process (secagg, pipeline, rrba; full-mesh and full-mesh-board: a hostile hub or board)")  # fmt: skip
     add_seed(p, "the inputs, the identities and the parties' randomness")
     add_json(p, "print JSON instead of text")
     p.set_defaults(func=_run)
@@ -74,6 +84,8 @@ def register(sub: argparse._SubParsersAction) -> None:
 def _run(args: argparse.Namespace) -> int:
     if args.strategy == "list":
         return _list(args)
+    if args.transport == "tcp":
+        return _deployed(args)
     from mpc_rr.adversary import cheat, mesh_cheat, pipeline_cheat, prio3_cheat, rrba_cheat
 
     if args.protocol in _MESH:
@@ -117,6 +129,38 @@ def _print(args: argparse.Namespace, broken: CheatReport, ours: CheatReport) -> 
               f"runs completed exactly: {rep.completed}/{rep.trials}")  # fmt: skip
         for note in rep.notes:
             print(f"  note: {note}")
+    return 0
+
+
+def _deployed(args: argparse.Namespace) -> int:
+    """``--transport tcp``: one deployment per trial (seeds ``seed``, ``seed + 1``, ...)."""
+    from mpc_rr.core import UsageError
+    from scenarios.workloads.hostile_hub import DEPLOYED_PROTOCOLS, deploy_cheat
+
+    if args.broken:
+        raise UsageError("--transport tcp plays our roles only; the broken variants (--broken) run in memory")
+    if args.protocol not in DEPLOYED_PROTOCOLS:
+        raise UsageError(f"--transport tcp plays {', '.join(DEPLOYED_PROTOCOLS)}, not {args.protocol}")
+    runs = [deploy_cheat(args.protocol, args.strategy, seed=args.seed + t).as_json() for t in range(args.trials)]
+    named = sorted({c for r in runs for c in r["culprits"]})
+    out = {
+        "protocol": args.protocol, "strategy": args.strategy, "side": runs[0]["side"], "transport": "tcp+tls",
+        "trials": args.trials, "detected": all(r["detected"] for r in runs),
+        "detections": sum(r["detected"] for r in runs), "culprits": named,
+        "honest_blamed": sorted({c for r in runs for c in r["honest_blamed"]}),
+        "inputs_recovered": sum(r["inputs_recovered"] for r in runs), "runs": runs,
+    }  # fmt: skip
+    if args.json:
+        print(json.dumps(out, indent=2))
+        return 0
+    print(f"{args.strategy} ({args.protocol}: the {out['side']} cheats) over TCP + TLS, one process per party, "
+          f"{args.trials} deployments:")  # fmt: skip
+    print(f"  detected in {out['detections']}/{args.trials}; culprits named: {named or 'none'}; honest parties "
+          f"blamed: {out['honest_blamed'] or 'none'}; inputs recovered: {out['inputs_recovered']}")  # fmt: skip
+    for r in runs:
+        print(f"  exit codes {r['exit_codes']}; named by {r['named_by'] or 'nobody inside the run'}"
+              + (f"; {r['signed_totals']} totals signed by the hub" if r["signed_totals"] > 1 else "")
+              + f"; {r['wall_s']} s")  # fmt: skip
     return 0
 
 
