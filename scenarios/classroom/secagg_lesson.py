@@ -37,7 +37,7 @@ def secagg_lesson(
     n: int, *, seed: int, options: int = 4, drops: dict[int, str] | None = None, cheat: str | None = None
 ) -> Lesson:
     """SecAgg+ (Bell et al. 2020) over ``n`` one-hot votes, the aggregator as party 0
-    (``cheat``: it plays that server strategy, :func:`mpc_rr.adversary.cheat_strategies`)."""
+    (``cheat``: it plays that server strategy, :func:`mpc_rr.adversary.active.cheat_strategies`)."""
     drops = drops or {}
     x = poll_inputs(n, options, seed)
     run = f"classroom-secagg-{seed}"
@@ -47,7 +47,7 @@ def secagg_lesson(
         "secagg", x, run=run, entropy=entropies(seed), max_dropout=CLASSROOM_MAX_DROPOUT
     )
     if cheat is not None:
-        from mpc_rr.adversary import SERVER_STRATEGIES, CheatingServer
+        from mpc_rr.adversary.active import SERVER_STRATEGIES, CheatingServer
 
         if cheat not in SERVER_STRATEGIES:
             raise UsageError(f"--cheat must be one of {', '.join(SERVER_STRATEGIES)}, got {cheat!r}")

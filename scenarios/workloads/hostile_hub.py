@@ -34,10 +34,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from mpc_rr.adversary import (
-    CLIENT_STRATEGIES,
-    SERVER_STRATEGIES,
-)
+from mpc_rr.adversary.active import CLIENT_STRATEGIES, SERVER_STRATEGIES
 from mpc_rr.core import UsageError, register_protocol
 from parties import party_main
 from parties.cli_args import guarded
@@ -57,15 +54,15 @@ tallies) and the full mesh (its relaying hub; in board mode, the board's process
 
 MESH_PROTOCOLS = ("full-mesh", "full-mesh-board")
 MESH_RELAYS = ("key-substitution", "forge-shares", "withhold-shares", "different-aggregates")
-"""What a hostile full-mesh hub plays (:func:`mpc_rr.adversary.mesh_relay`)."""
+"""What a hostile full-mesh hub plays (:func:`mpc_rr.adversary.active.mesh_relay`)."""
 
 CHEATER = 3
-"""The cheating party's id in client strategies (as :func:`mpc_rr.adversary.cheat`'s)."""
+"""The cheating party's id in client strategies (as :func:`mpc_rr.adversary.active.cheat`'s)."""
 
 
 def cheat_params(protocol: str, strategy: str) -> tuple[int, dict[str, Any]]:
     """``(n, params)`` of a deployment in which ``strategy`` is worth playing, small enough for
-    one process per party: SecAgg+'s options as :func:`mpc_rr.adversary.cheat` chooses them
+    one process per party: SecAgg+'s options as :func:`mpc_rr.adversary.active.cheat` chooses them
     (a sparse graph to isolate in; a dropout bound that covers the withheld senders or the
     excluded client, so the run can go on without it; t below the degree so a client's
     bad shares can be left out), at the smallest n that has them."""
@@ -147,7 +144,7 @@ def deploy_cheat(
     hostile process, every other an ordinary ``mpc-rr party``; defaults from
     :func:`cheat_params`.  ``replay`` first runs an honest deployment of the same roster
     whose hub records the signed keys, then replays them into a second one."""
-    from mpc_rr.adversary import cheat_strategies
+    from mpc_rr.adversary.active import cheat_strategies
     from parties.procs import run_processes
     from transports.pki import generate_deployment
 

@@ -1,8 +1,8 @@
 """The cheats played by ONE process of a real deployment (one process per party).
 
-The cheaters are the adversary module's (:mod:`mpc_rr.adversary._cheats`,
-:mod:`mpc_rr.adversary._mesh_cheats`); this module only wires them into a deployed
-process.  :func:`~mpc_rr.adversary.cheat` plays a strategy with every role in one
+The cheaters are the adversary module's (:mod:`mpc_rr.adversary.active._cheats`,
+:mod:`mpc_rr.adversary.active._mesh_cheats`); this module only wires them into a deployed
+process.  :func:`~mpc_rr.adversary.active.cheat` plays a strategy with every role in one
 process; a deployment (``mpc-rr party``, TCP + mutual TLS) has one process per party,
 so the cheater is one process among honest ones.  For the full mesh,
 :func:`hostile_mesh` puts the adversary module's relay where the hub relays (and
@@ -14,9 +14,9 @@ RRBA's secure tallies (both find their inner sum by name through
 ``SumSpec.role``) -- is the cheater's:
 
 * a *server* strategy (:data:`SERVER_STRATEGIES`): party 0's role is a
-  :class:`~mpc_rr.adversary.CheatingServer` (the process must be the hub);
+  :class:`~mpc_rr.adversary.active.CheatingServer` (the process must be the hub);
 * a *client* strategy (:data:`CLIENT_STRATEGIES`): the data party's role is a
-  :class:`~mpc_rr.adversary.CheatingClient` (a process that is not the hub);
+  :class:`~mpc_rr.adversary.active.CheatingClient` (a process that is not the hub);
 * ``None``: the honest roles, the aggregator recording every signed key it
   received (:attr:`HostileLog.recorded`) -- the earlier run a ``replay`` replays.
 
@@ -41,7 +41,7 @@ from typing import Any
 import msgspec
 import numpy as np
 
-from mpc_rr.adversary import CheatingClient, CheatingServer, cheat_strategies
+from mpc_rr.adversary.active import CheatingClient, CheatingServer, cheat_strategies
 from mpc_rr.core import COORDINATOR, Role, Send, UsageError
 from mpc_rr.secure_sum import SumSpec
 from mpc_rr.secure_sum.secagg import SPEC, AdvertiseKeys, SecAggClient, SecAggServer
@@ -164,9 +164,9 @@ def load_recorded(data: bytes, *, where: str = "the recording") -> dict[str, dic
 
 class HostileMeshRelay:
     """A hostile hub's relay in a full-mesh deployment: the adversary module's relay
-    (:func:`~mpc_rr.adversary.mesh_relay`) on every frame the hub relays between two parties
+    (:func:`~mpc_rr.adversary.active.mesh_relay`) on every frame the hub relays between two parties
     (:meth:`filter`, the TCP hub's ``relay_filter``) and, in board mode, on every message its own
-    board sends or receives -- exactly where :func:`~mpc_rr.adversary.relay_run` puts it in one
+    board sends or receives -- exactly where :func:`~mpc_rr.adversary.active.relay_run` puts it in one
     process.  Built on the first message, whose label is the run's (it carries the hub's nonce)."""
 
     def __init__(self, strategy: str, n: int, cells: int, seed: int = 0) -> None:
@@ -179,7 +179,7 @@ class HostileMeshRelay:
 
     def forward(self, src: int, dst: int, msg: Any) -> Any:
         if self.relay is None:
-            from mpc_rr.adversary import mesh_relay
+            from mpc_rr.adversary.active import mesh_relay
 
             self.relay = mesh_relay(self.strategy, n=self.n, cells=self.cells, run=msg.run, seed=self.seed)
         return self.relay.forward(src, dst, msg)

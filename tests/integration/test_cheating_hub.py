@@ -1,7 +1,7 @@
 """The cheats over a real deployment: one process per party over TCP + mutual TLS, the cheater a
 hostile hub or party process (scenarios/workloads/hostile_hub.py) among ordinary `mpc-rr party`
 processes; each honest party ends with its JSON report naming the cheater, and no honest party
-is named.  Who names whom is what the one-process harness expects (`mpc_rr.adversary.cheat`,
+is named.  Who names whom is what the one-process harness expects (`mpc_rr.adversary.active.cheat`,
 docs/adversary.md): the server strategies stop every honest party (exit 1), every one of them
 naming the hub with evidence (withhold-shares: its target; the others are left waiting on the hub
 or told it aborted); different-aggregates is caught by two receipts the hub signed for different
@@ -16,7 +16,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from mpc_rr.adversary import CLIENT_STRATEGIES, SERVER_STRATEGIES
+from mpc_rr.adversary.active import CLIENT_STRATEGIES, SERVER_STRATEGIES
 from mpc_rr.secure_sum import party_input
 from scenarios.workloads.hostile_hub import DeployedCheat, deploy_cheat
 
@@ -156,7 +156,7 @@ def _mesh_as_the_harness_expects(d: DeployedCheat) -> None:
     """What the one-process harness (`mesh_cheat`, same n, cells and seed) says of this strategy:
     whom it proves (the board; in all-to-all nobody: what crossed the hub is only suspected), that
     it proves no honest party, and that every suspicion includes the cheater ("v or the relay")."""
-    from mpc_rr.adversary import mesh_cheat
+    from mpc_rr.adversary.active import mesh_cheat
 
     want = mesh_cheat(d.protocol, d.strategy, broken=False, n=5, cells=4, trials=1, seed=1).as_json()
     assert want["detected"] and not want["honest_blamed"]

@@ -5,12 +5,14 @@ from __future__ import annotations
 
 import pytest
 
-from mpc_rr.adversary import CheatReport, cheat, cheat_strategies, prio3_cheat
+from mpc_rr.adversary.active import CheatReport, cheat, cheat_strategies, prio3_cheat
 from mpc_rr.core import UsageError
 from parties.runners import runner_for
 
 STRATEGIES = cheat_strategies()
-TCP_DEFAULT = ("key-substitution",)  # the rest of TCP: -m slow (1-8 s each)
+# TCP in one process: -m slow (1-8 s each); the default tier plays key-substitution over TCP with
+# one process per party (tests/integration/test_cheating_hub.py)
+TCP_DEFAULT: tuple[str, ...] = ()
 
 
 def _caught(rep: CheatReport, cheater: int) -> None:

@@ -19,7 +19,7 @@ party over TCP + mutual TLS, the cheater a hostile hub or party process
 process's exit code and whom its JSON report named (our roles only: the broken
 variants are in-memory).
 
-Each strategy (:func:`mpc_rr.adversary.cheat_strategies`) is played over
+Each strategy (:func:`mpc_rr.adversary.active.cheat_strategies`) is played over
 ``--trials`` seeded runs of the real roles, then against the broken variant
 (one protection switched off), so the report shows both what the cheat
 achieves where the protection is missing and that ours catches it: detected,
@@ -37,16 +37,16 @@ from typing import TYPE_CHECKING
 from scenarios.cli.options import HelpFormatter, add_json, add_seed, int_at_least
 
 if TYPE_CHECKING:
-    from mpc_rr.adversary import CheatReport
+    from mpc_rr.adversary.active import CheatReport
 
 _STRATEGIES = (
     "key-substitution", "equivocate", "isolate", "replay", "forge-shares", "withhold-shares",
     "different-aggregates", "forged-signature", "key-reuse", "bad-shares", "inconsistent-shares",
     "claim-sender",
 )  # fmt: skip  (the library's list, spelled here so that the parser imports no numpy)
-_MESH = ("full-mesh", "full-mesh-board")  # mpc_rr.adversary.MESH_PROTOCOLS
+_MESH = ("full-mesh", "full-mesh-board")  # mpc_rr.adversary.active.MESH_PROTOCOLS
 _NOT_MESH = ("equivocate", "isolate", "inconsistent-shares")  # no analogue: mesh_cheat says why
-_PRIO3 = ("isolate", "forge-shares")  # mpc_rr.adversary.PRIO3_CHEATS
+_PRIO3 = ("isolate", "forge-shares")  # mpc_rr.adversary.active.PRIO3_CHEATS
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -86,7 +86,7 @@ def _run(args: argparse.Namespace) -> int:
         return _list(args)
     if args.transport == "tcp":
         return _deployed(args)
-    from mpc_rr.adversary import cheat, mesh_cheat, pipeline_cheat, prio3_cheat, rrba_cheat
+    from mpc_rr.adversary.active import cheat, mesh_cheat, pipeline_cheat, prio3_cheat, rrba_cheat
 
     if args.protocol in _MESH:
         broken = mesh_cheat(args.protocol, args.strategy, broken=True, seed=args.seed, trials=args.trials)
@@ -166,7 +166,7 @@ def _deployed(args: argparse.Namespace) -> int:
 
 def _list(args: argparse.Namespace) -> int:
     """Every strategy, its side, and the protocols that play it."""
-    from mpc_rr.adversary import MESH_CHEATS, PIPELINE_CHEATS, PRIO3_CHEATS, cheat_strategies
+    from mpc_rr.adversary.active import MESH_CHEATS, PIPELINE_CHEATS, PRIO3_CHEATS, cheat_strategies
 
     rows = [
         {"strategy": s, "side": side,

@@ -12,11 +12,11 @@ The same parties run an honest baseline and the attack (real roles on the
 harness; secrets from the OS CSPRNG); the report gives the reports rejected
 (count and senders), the shift of the target count (``skip-rr``: of its
 unbiased k-RR estimate) and the bound for that protocol and strategy
-(:mod:`mpc_rr.adversary._poison`).  ``--on pipeline``: the same strategies
+(:mod:`mpc_rr.adversary.active._poison`).  ``--on pipeline``: the same strategies
 against the pipeline's secure-sum dependence over Adult records (``skip-rr``:
 the pairwise-RR dependence), reporting the target pair's dependence, the
 largest change of any dependence and the clustering broadcast, honest vs
-attacked, per seeded trial (:mod:`mpc_rr.adversary._poison_pipeline`).
+attacked, per seeded trial (:mod:`mpc_rr.adversary.active._poison_pipeline`).
 Exit 0 when the attack ran.
 """
 
@@ -69,7 +69,7 @@ def register(sub: argparse._SubParsersAction) -> None:
 def run(args: argparse.Namespace) -> int:
     if args.on == "pipeline":
         return _pipeline(args)
-    from mpc_rr.adversary import poison_attack
+    from mpc_rr.adversary.active import poison_attack
 
     res = poison_attack(
         args.protocol, parties=args.parties, cells=args.cells, malicious=args.malicious,
@@ -96,7 +96,7 @@ def run(args: argparse.Namespace) -> int:
 def _pipeline(args: argparse.Namespace) -> int:
     import statistics
 
-    from mpc_rr.adversary import poison_dependence
+    from mpc_rr.adversary.active import poison_dependence
     from mpc_rr.core import UsageError
     from mpc_rr.data import load_adult
 

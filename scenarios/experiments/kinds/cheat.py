@@ -1,18 +1,18 @@
 """Scenario kind ``cheat``: an active SecAgg+ server or client cheats; caught and named?
 
-As ``mpc-rr attack cheat`` (:func:`mpc_rr.adversary.cheat`): ``strategy``
+As ``mpc-rr attack cheat`` (:func:`mpc_rr.adversary.active.cheat`): ``strategy``
 played over ``trials`` seeded runs (seeded by the run's seed) against our
 roles, or against the broken variant with ``broken = true`` (so a grid over
 ``broken`` shows both).  Metrics: ``detected`` (every trial), detections,
 ``culprit_named``, honest parties blamed, ``inputs_recovered`` against the
 ``baseline`` of a guess, totals moved, runs completed exactly.  ``protocol``
 ``pipeline`` or ``rrba`` plays it inside their inner SecAgg+
-(:func:`mpc_rr.adversary.pipeline_cheat`, :func:`mpc_rr.adversary.rrba_cheat`);
+(:func:`mpc_rr.adversary.active.pipeline_cheat`, :func:`mpc_rr.adversary.active.rrba_cheat`);
 ``full-mesh`` or ``full-mesh-board`` plays it against the full mesh through a
-relay (:func:`mpc_rr.adversary.mesh_cheat`; equivocate, isolate and
+relay (:func:`mpc_rr.adversary.active.mesh_cheat`; equivocate, isolate and
 inconsistent-shares have no analogue there and are refused with the reason);
 ``prio3``: a leader that isolates a report or fills the batch with made-up ones
-(:func:`mpc_rr.adversary.prio3_cheat`: isolate, forge-shares).
+(:func:`mpc_rr.adversary.active.prio3_cheat`: isolate, forge-shares).
 """
 
 from __future__ import annotations
@@ -49,7 +49,7 @@ METRICS: tuple[str, ...] = (
 
 
 def run(ctx: RunContext) -> Outcome:
-    from mpc_rr.adversary import cheat, mesh_cheat, pipeline_cheat, prio3_cheat, rrba_cheat
+    from mpc_rr.adversary.active import cheat, mesh_cheat, pipeline_cheat, prio3_cheat, rrba_cheat
 
     prm: CheatParams = ctx.params
     t0 = time.perf_counter()

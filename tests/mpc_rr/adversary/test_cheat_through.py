@@ -7,7 +7,7 @@ import json
 
 import pytest
 
-from mpc_rr.adversary import cheat_strategies, pipeline_cheat, rrba_cheat
+from mpc_rr.adversary.active import cheat_strategies, pipeline_cheat, rrba_cheat
 from mpc_rr.core import UsageError, protocol_names
 from scenarios.cli import main
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from mpc_rr.adversary import cheat, cheat_strategies
+from mpc_rr.adversary.active import cheat, cheat_strategies
 from mpc_rr.core import UsageError
 
 SERVER = [s for s, side in cheat_strategies().items() if side == "server"]

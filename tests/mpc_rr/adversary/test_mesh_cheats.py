@@ -13,8 +13,8 @@ import json
 import numpy as np
 import pytest
 
-from mpc_rr.adversary import MESH_CHEATS, mesh_cheat
-from mpc_rr.adversary._mesh_cheats import MeshRelay, ShareWithholdingRelay, relay_run
+from mpc_rr.adversary.active import MESH_CHEATS, mesh_cheat
+from mpc_rr.adversary.active._mesh_cheats import MeshRelay, ShareWithholdingRelay, relay_run
 from mpc_rr.core import COORDINATOR, RELAY, UsageError
 from mpc_rr.secure_sum import SeededEntropy, simulated_pki
 from mpc_rr.secure_sum.full_mesh import FullMeshParty

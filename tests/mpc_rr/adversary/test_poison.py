@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from mpc_rr.adversary import poison_attack
+from mpc_rr.adversary.active import poison_attack
 from mpc_rr.core import UsageError
 
 

@@ -7,7 +7,7 @@ import functools
 
 import pytest
 
-from mpc_rr.adversary import poison_dependence
+from mpc_rr.adversary.active import poison_dependence
 from mpc_rr.data import Dataset, load_adult
 
 

@@ -6,7 +6,7 @@ import json
 
 import pytest
 
-from mpc_rr.adversary import PRIO3_CHEATS, prio3_cheat
+from mpc_rr.adversary.active import PRIO3_CHEATS, prio3_cheat
 from mpc_rr.core import UsageError
 from scenarios.cli import main
 

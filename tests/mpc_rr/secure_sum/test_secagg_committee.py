@@ -12,7 +12,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from scipy.stats import binom
 
-from mpc_rr.adversary import _cheat_runs, cheat
+from mpc_rr.adversary.active import _cheat_runs, cheat
 from mpc_rr.core import COORDINATOR, Send, run_roles
 from mpc_rr.secure_sum import SeededEntropy
 from mpc_rr.secure_sum.secagg import (

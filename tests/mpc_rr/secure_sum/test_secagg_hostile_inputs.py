@@ -116,7 +116,7 @@ def test_undecryptable_shares_name_their_sender_and_the_run_completes(n: int, de
     """Issue 21: one client's garbage shares used to make every neighbour abort blaming the
     aggregator, which then named the honest neighbours.  Now each neighbour complains with
     its evidence, the aggregator convicts the sender alone and sums the rest exactly."""
-    from mpc_rr.adversary import CheatingClient
+    from mpc_rr.adversary.active import CheatingClient
     from mpc_rr.secure_sum.secagg import secagg_public
 
     pub = secagg_public(n, 4, run=f"bad-{n}", degree=degree)

@@ -6,7 +6,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from mpc_rr.adversary._cheats import CheatingClient
+from mpc_rr.adversary.active._cheats import CheatingClient
 from mpc_rr.core import COORDINATOR, Codec, WireArray, run_roles
 from mpc_rr.secure_sum import Graph, SecureSumPlan, SeededEntropy
 from mpc_rr.secure_sum.secagg import (

@@ -187,7 +187,7 @@ def test_kind_literals_match_the_library() -> None:
     assert choices(AuditParams, "mechanism") == set(AUDIT_MECHANISMS) - {"rrba", "pipeline", "shuffle"}
     assert CHOICES == AUDIT_MECHANISMS  # the command's import-free copy
     # the cheat kind's and the command's import-free copies of the strategies
-    from mpc_rr.adversary import cheat_strategies
+    from mpc_rr.adversary.active import cheat_strategies
     from scenarios.cli.commands.attack_cheat import _STRATEGIES
     from scenarios.experiments.kinds.cheat import CheatParams
 

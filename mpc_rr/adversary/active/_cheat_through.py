@@ -5,16 +5,16 @@ The pipeline's coordinator runs its dependence sum through ``SumSpec.role``
 too (:meth:`mpc_rr.rrba.RRBAConfig.tally_public`).  :func:`pipeline_cheat` and
 :func:`rrba_cheat` register, for the duration of the run only, a sum protocol
 ``secagg-cheat`` (:class:`_Inner`) whose roles are those of
-:func:`~mpc_rr.adversary.cheat` for the strategy -- a
-:class:`~mpc_rr.adversary.CheatingServer` as party 0 (every block's, in RRBA),
-or a :class:`~mpc_rr.adversary.CheatingClient` as data party
-:data:`~mpc_rr.adversary._cheat_runs.CHEATER` (in the block that holds it),
+:func:`~mpc_rr.adversary.active.cheat` for the strategy -- a
+:class:`~mpc_rr.adversary.active.CheatingServer` as party 0 (every block's, in RRBA),
+or a :class:`~mpc_rr.adversary.active.CheatingClient` as data party
+:data:`~mpc_rr.adversary.active._cheat_runs.CHEATER` (in the block that holds it),
 against our roles or the broken variant (one protection off) -- and run the
 whole outer workflow with it as the inner sum.  ``replay`` and ``key-reuse``
 first run an honest *earlier outer run* (another run id; key reuse: the same
 one) whose inner parties keep what they sent.
 
-The report is a :class:`~mpc_rr.adversary.CheatReport`, as :func:`cheat`'s:
+The report is a :class:`~mpc_rr.adversary.active.CheatReport`, as :func:`cheat`'s:
 what the server learned (each party's inner input -- the pipeline: its one-hot
 pair cells; RRBA: its block's one-hot answer -- recovered exactly), the totals
 it moved, whether an honest party named the cheater (in the outer role's abort
@@ -30,7 +30,7 @@ from typing import Any
 
 import numpy as np
 
-from mpc_rr.adversary._cheat_runs import (
+from mpc_rr.adversary.active._cheat_runs import (
     CHEATER,
     CheatReport,
     _named,
@@ -38,7 +38,7 @@ from mpc_rr.adversary._cheat_runs import (
     _RecordingUnbound,
     cheat_strategies,
 )
-from mpc_rr.adversary._cheats import (
+from mpc_rr.adversary.active._cheats import (
     BlamingClient,
     CheatingClient,
     CheatingServer,
@@ -71,7 +71,7 @@ _EARLIER = ("replay", "key-reuse")  # strategies that need an earlier run
 
 def _options(strategy: str) -> dict[str, Any]:
     """Inner SecAgg+ options under which the broken variant is exploitable, as
-    :func:`~mpc_rr.adversary.cheat` chooses them: a threshold at most k/2; withheld
+    :func:`~mpc_rr.adversary.active.cheat` chooses them: a threshold at most k/2; withheld
     senders within the dropout bound; isolation needs a sparse graph (k = 8 of 39)."""
     if strategy == "isolate":
         return {"degree": 8, "threshold": 3, "max_dropout": 0.25, "max_corrupt": 0.05}
@@ -227,7 +227,7 @@ def _through(outer: str, strategy: str, *, broken: bool, n: int | None, trials: 
 
 @dataclasses.dataclass
 class _Tally:
-    """The trials' counts, as :func:`~mpc_rr.adversary.cheat` keeps them."""
+    """The trials' counts, as :func:`~mpc_rr.adversary.active.cheat` keeps them."""
 
     side: str
     detections: int = 0

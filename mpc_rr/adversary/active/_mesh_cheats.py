@@ -36,7 +36,7 @@ Broken variants, one protection switched off each: :class:`TrustingMeshParty`
 board's total taken on its word), :class:`RunlessMeshParty` /
 :class:`RunlessBoard` (keys signed and checked without the run id), and
 :class:`LenientMeshParty` (a share that fails authentication counts as zero).
-:func:`~mpc_rr.adversary.mesh_cheat` plays them.
+:func:`~mpc_rr.adversary.active.mesh_cheat` plays them.
 """
 
 from __future__ import annotations
@@ -321,7 +321,7 @@ def mesh_relay(strategy: str, *, n: int, cells: int, run: str, seed: int = 0, ta
     """The relay that plays server ``strategy`` on an ``n``-party full-mesh run ``run`` (a deployed
     hub's too: :mod:`scenarios.workloads.hostile_hub`): ``key-substitution``, ``forge-shares`` and
     ``withhold-shares`` (the shares to ``target``), ``different-aggregates`` (half the parties);
-    ``replay`` needs an earlier run's keys (:func:`~mpc_rr.adversary.mesh_cheat` plays it)."""
+    ``replay`` needs an earlier run's keys (:func:`~mpc_rr.adversary.active.mesh_cheat` plays it)."""
     modulus = n + 1  # the full mesh's modulus (Sec. 4.2)
     if strategy == "key-substitution":
         return KeySubstitutingRelay(n, cells, modulus, run, seed)

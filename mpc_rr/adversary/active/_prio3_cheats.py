@@ -29,7 +29,7 @@ from typing import Any
 
 import numpy as np
 
-from mpc_rr.adversary._cheat_runs import CheatReport, in_process
+from mpc_rr.adversary.active._cheat_runs import CheatReport, in_process
 from mpc_rr.core import COORDINATOR, HarnessRunner, Role, Runner, Send, UsageError, broadcast
 from mpc_rr.secure_sum import Identity, SeededEntropy, simulated_pki
 from mpc_rr.secure_sum.prio3 import Prio3Client, Prio3Leader, Prio3Options, Report, public

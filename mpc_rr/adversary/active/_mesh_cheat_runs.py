@@ -1,9 +1,9 @@
 """Running a full-mesh cheat: seeded trials against our roles and against the broken variant.
 
-:func:`mesh_cheat` plays one strategy of :mod:`mpc_rr.adversary._mesh_cheats`
+:func:`mesh_cheat` plays one strategy of :mod:`mpc_rr.adversary.active._mesh_cheats`
 (a relay or a client cheats) over ``trials`` seeded runs, every message through
-the relay (:func:`~mpc_rr.adversary.relay_run`), and reports in the shape of
-:class:`~mpc_rr.adversary.CheatReport`: inputs the relay recovered exactly
+the relay (:func:`~mpc_rr.adversary.active.relay_run`), and reports in the shape of
+:class:`~mpc_rr.adversary.active.CheatReport`: inputs the relay recovered exactly
 (against the baseline of a guess), totals moved, whether the honest parties
 detected it, whom they proved a culprit and whom they could only suspect.
 
@@ -24,8 +24,8 @@ from typing import Any, Literal
 
 import numpy as np
 
-from mpc_rr.adversary._cheat_runs import CheatReport
-from mpc_rr.adversary._mesh_cheats import (
+from mpc_rr.adversary.active._cheat_runs import CheatReport
+from mpc_rr.adversary.active._mesh_cheats import (
     CLIENT_CHEATS,
     AggregateSplittingRelay,
     CheatingMeshParty,

@@ -4,7 +4,7 @@ Each cheater is a subclass of the real role that overrides one step (as
 :mod:`mpc_rr.adversary._broken` does); each *broken* variant is a real role
 with one protection switched off, so that every attack is shown to work where
 the protection is missing and to be caught where it is not
-(:func:`~mpc_rr.adversary.cheat` runs them).  Server strategies (the server
+(:func:`~mpc_rr.adversary.active.cheat` runs them).  Server strategies (the server
 records what it learns in ``learned``: party -> recovered input vector):
 
 * ``key-substitution`` -- replaces every neighbour key by its own and re-encrypts

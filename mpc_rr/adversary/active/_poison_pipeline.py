@@ -8,7 +8,7 @@ The last ``M`` parties want two attributes that are independent in the data
 to look dependent (so that Algorithm 1 merges them into one cluster: the
 release then spends its budget on a meaningless joint domain).  The target
 pair is the least dependent pair whose joint domain may be merged
-(``|A| |B| <= tv``).  Strategies (as in :mod:`mpc_rr.adversary._poison`):
+(``|A| |B| <= tv``).  Strategies (as in :mod:`mpc_rr.adversary.active._poison`):
 
 * ``out-of-range`` -- a vector that adds ``boost`` to every "diagonal" cell
   ``(k, k)`` of the target pair's block and subtracts it from the others
@@ -36,7 +36,7 @@ from typing import Any
 
 import numpy as np
 
-from mpc_rr.adversary._poison import POISON_STRATEGIES
+from mpc_rr.adversary.active._poison import POISON_STRATEGIES
 from mpc_rr.core import COORDINATOR, HarnessRunner, UsageError
 from mpc_rr.data import Dataset
 from mpc_rr.mdrr import cluster_attributes, pair_layout

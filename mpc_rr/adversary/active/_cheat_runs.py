@@ -1,6 +1,6 @@
 """Running a cheat: seeded trials against our roles and against the broken variant.
 
-:func:`cheat` plays one strategy of :mod:`mpc_rr.adversary._cheats` over
+:func:`cheat` plays one strategy of :mod:`mpc_rr.adversary.active._cheats` over
 ``trials`` seeded runs and reports, as the curious-aggregator attacks do, what
 the cheater learned (inputs recovered exactly, against the baseline of a guess)
 or changed (a wrong total accepted, honest parties blamed, a run stopped), and
@@ -16,7 +16,7 @@ from typing import Any
 
 import numpy as np
 
-from mpc_rr.adversary._cheats import (
+from mpc_rr.adversary.active._cheats import (
     CLIENT_STRATEGIES,
     SERVER_STRATEGIES,
     BlamingClient,
