@@ -60,7 +60,7 @@ from transports.tcp import TcpClient, connect_client, open_hub
 
 __all__ = ["EXIT_CODES", "exit_code", "run_label", "run_node"]
 
-EXIT_CODES = {"ok": 0, "aborted": 1, "connection": 1, "timeout": 1, "terminated": 1, "usage": 2}
+EXIT_CODES = {"ok": 0, "aborted": 1, "cheated": 1, "connection": 1, "timeout": 1, "terminated": 1, "usage": 2}
 """Process exit status per cause (3 = internal error comes from the CLI)."""
 
 
@@ -86,6 +86,11 @@ def _report(
     # misbehaving (SecAgg+'s aggregator leaves a cheating client out and goes on)
     named = err.culprits if isinstance(err, ProtocolAbort) else getattr(role, "culprits", ())
     culprits = [int(c) for c in named]
+    if ok and pid != COORDINATOR and COORDINATOR in culprits:
+        # it finished (RRBA goes on without a block whose tally failed), but it caught the party
+        # every other one relies on cheating: not a clean run, whatever it kept (exit 1)
+        ok, cause = False, "cheated"
+        error = error or f"party {pid} named party {COORDINATOR} (the coordinator or aggregator) as a cheat"
     suspects = [blame_json(g) for g in err.suspects] if isinstance(err, ProtocolAbort) else []
     receipt = getattr(role, "receipt", None)
     if receipt is not None and bool(getattr(receipt, "signature", None)):  # its signer answers for it
@@ -95,7 +100,7 @@ def _report(
         "protocol": spec.name,
         "ok": ok,
         "cause": cause,
-        "result": spec.result_to_json(role.result) if ok else None,
+        "result": spec.result_to_json(role.result) if ok or cause == "cheated" else None,
         "error": error if error is not None else (None if err is None else str(err)),
         "culprits": culprits,
         "suspects": suspects,

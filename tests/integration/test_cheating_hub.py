@@ -110,13 +110,14 @@ def test_a_cheating_party_process_in_a_pipeline_or_rrba_deployment(protocol: str
 @pytest.mark.slow
 @pytest.mark.parametrize("strategy", ["key-substitution", "equivocate"])
 def test_a_cheating_hub_in_an_rrba_deployment(strategy: str, tmp_path: Path) -> None:
-    """RRBA's secure tally: each client's block tally fails naming the aggregator and, as RRBA
-    does for a failed tally, the run goes on without the block (exit 0): its report names the
-    hub and says why the tally failed; nothing is learned."""
+    """RRBA's secure tally: each client's block tally fails naming the aggregator; RRBA goes on
+    without the block, but a client that caught the hub cheating does not call that a clean run
+    (cause "cheated", exit 1): its report names the hub and says why the tally failed; nothing
+    is learned."""
     d = deploy_cheat("rrba", strategy, workdir=tmp_path, step_timeout=SLOW)
     assert d.learned == 0
     for r in d.honest.values():
-        assert r["exit"] == 0 and r["culprits"] == [0], r
+        assert r["exit"] == 1 and r["cause"] == "cheated" and r["culprits"] == [0], r
         assert r["result"]["tally"].startswith("secure sum failed") and "aggregator" in r["result"]["tally"]
 
 
