@@ -98,17 +98,24 @@ def test_a_board_that_forges_the_shares_it_relays_is_named_by_the_browser_pages(
 
     monkeypatch.setattr(full_mesh, "BulletinBoard", ForgingBoard)
     with classroom("full-mesh", bots=1, auto_start=3, step_timeout=1.5) as srv:
-        close_tabs(driver)
-        pages = [open_student(driver, srv.url, "ann", 0, new_tab=False), open_student(driver, srv.url, "bob", 1)]
-        seen = []
-        for page in pages:
-            driver.switch_to.window(page)
-            errors = wait_js(driver, "return window.classroom.culprits && window.classroom.errors.join('\\n')")
-            seen.append((driver.execute_script("return window.classroom.culprits"), errors))
+        seen = _two_pages_named(driver, srv.url, "return window.classroom.culprits")
         out = srv.outcome()
     assert not out["ok"]
     for culprits, errors in seen:
         assert culprits == [0] and "relayed by the board from party" in errors, (culprits, errors)
+
+
+def _two_pages_named(driver: Any, url: str, read: str) -> list[tuple[Any, str]]:
+    """Two student pages (ann, bob) join; once each has named someone: what ``read`` returns on
+    it, and its errors."""
+    close_tabs(driver)
+    pages = [open_student(driver, url, "ann", 0, new_tab=False), open_student(driver, url, "bob", 1)]
+    seen = []
+    for page in pages:
+        driver.switch_to.window(page)
+        errors = wait_js(driver, "return window.classroom.culprits && window.classroom.errors.join('\\n')")
+        seen.append((driver.execute_script(read), errors))
+    return seen
 
 
 def test_a_bot_that_signs_garbage_shares_is_named_alone_by_the_browser_pages(
@@ -124,13 +131,7 @@ def test_a_bot_that_signs_garbage_shares_is_named_alone_by_the_browser_pages(
 
     monkeypatch.setattr(full_mesh, "FullMeshParty", GarbageBot)
     with classroom("full-mesh", bots=1, auto_start=3, step_timeout=1.5) as srv:
-        close_tabs(driver)
-        pages = [open_student(driver, srv.url, "ann", 0, new_tab=False), open_student(driver, srv.url, "bob", 1)]
-        seen = []
-        for page in pages:
-            driver.switch_to.window(page)
-            errors = wait_js(driver, "return window.classroom.culprits && window.classroom.errors.join('\\n')")
-            seen.append((driver.execute_script("return [window.classroom.culprits, window.classroom.round.id]"), errors))
+        seen = _two_pages_named(driver, srv.url, "return [window.classroom.culprits, window.classroom.round.id]")
         out = srv.outcome()
     assert not out["ok"] and out["culprits"] == [], out  # the pages' complaint: the board names no page
     for (culprits, me), errors in seen:
