@@ -40,11 +40,18 @@ has the round table and the threat model beyond the one below.
 
 Threat model (what the docstring promises, and what tests check):
 
-* The aggregator is **honest-but-curious**: it follows the protocol (routes
-  faithfully, reports dropouts truthfully, uses the public graph) but tries
-  to learn individual inputs from what it sees.  Share payloads are encrypted
-  and authenticated end-to-end (AES-256-GCM under X25519-derived keys bound to
-  run id and both ids), so routing gives it nothing.
+* The aggregator may be **malicious** (issue 25): it may substitute or replay
+  keys, forge or withhold the shares it forwards, equivocate on who survived,
+  report a target's neighbours dropped, or show parties different totals.
+  Signed keys, signed share batches, the consistency round and the signed
+  receipt make each of these fail with an honest party naming it
+  (``mpc-rr attack cheat --protocol secagg``); it still learns nothing beyond
+  sums over at least a committee-signed survivor set.  What it can still do
+  (stop the run, drop parties within ``max_dropout``, hand out a wrong total
+  that the receipts make attributable after the fact) is listed in
+  docs/secure_aggregation.md.  Share payloads are encrypted and authenticated
+  end-to-end (AES-256-GCM under X25519-derived keys bound to run id and both
+  ids), so routing gives it nothing.
 * Up to ``t - 1`` **colluding parties** among any party's neighbours (plus the
   aggregator) learn nothing about that party's input beyond the sum: they hold
   fewer than ``t`` shares of its seeds.  Honest parties reveal, for each
