@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import msgspec
+import pytest
 
 from scenarios.experiments.kinds import RunContext, get
 
@@ -17,21 +18,12 @@ def test_the_cheat_kind_plays_a_client_cheat_through_the_pipeline() -> None:
     assert out.result["culprits"] == [3]
 
 
-def test_the_cheat_kind_plays_a_relay_cheat_against_the_full_mesh_board() -> None:
+@pytest.mark.parametrize(("protocol", "strategy"), [("full-mesh-board", "replay"), ("prio3", "forge-shares")])
+def test_the_cheat_kind_plays_a_cheating_relay_or_leader(protocol: str, strategy: str) -> None:
+    """The full mesh's board replaying keys; a prio3 leader filling the batch with made-up reports."""
     kind = get("cheat")
-    prm = msgspec.convert({"kind": "cheat", "protocol": "full-mesh-board", "strategy": "replay", "trials": 1},
-                          kind.params)  # fmt: skip
+    prm = msgspec.convert({"kind": "cheat", "protocol": protocol, "strategy": strategy, "trials": 1}, kind.params)
     out = kind.run(RunContext(prm, 5, 0))
-    assert out.status == "ok" and out.result["protocol"] == "full-mesh-board"
-    assert out.metrics["detected"] and out.metrics["culprit_named"] and out.metrics["inputs_recovered"] == 0
-    assert out.result["culprits"] == [0]
-
-
-def test_the_cheat_kind_plays_a_prio3_leader_that_forges_reports() -> None:
-    kind = get("cheat")
-    prm = msgspec.convert({"kind": "cheat", "protocol": "prio3", "strategy": "forge-shares", "trials": 1},
-                          kind.params)  # fmt: skip
-    out = kind.run(RunContext(prm, 5, 0))
-    assert out.status == "ok" and out.result["protocol"] == "prio3"
+    assert out.status == "ok" and out.result["protocol"] == protocol
     assert out.metrics["detected"] and out.metrics["culprit_named"] and out.metrics["inputs_recovered"] == 0
     assert out.result["culprits"] == [0]
