@@ -45,6 +45,7 @@ __all__ = [
     "DecodeError",
     "DropAt",
     "DropPlan",
+    "DropPoint",
     "ErrorLog",
     "Event",
     "Handler",
@@ -118,6 +119,7 @@ _HOME = {
     "DecodeError": "mpc_rr.core._errors",
     "DropAt": "mpc_rr.core._faults",
     "DropPlan": "mpc_rr.core._faults",
+    "DropPoint": "mpc_rr.core._faults",
     "ErrorLog": "mpc_rr.core._errors",
     "Event": "mpc_rr.core._roles",
     "Handler": "mpc_rr.core._roles",
@@ -134,9 +136,8 @@ _HOME = {
     "PeerError": "mpc_rr.core._errors",
     "Progress": "mpc_rr.core._runs",
     "ProtocolAbort": "mpc_rr.core._errors",
-    "RELAY": "mpc_rr.core._errors",
-    "blame_json": "mpc_rr.core._errors",
     "ProtocolSpec": "mpc_rr.core._registry",
+    "RELAY": "mpc_rr.core._errors",
     "Role": "mpc_rr.core._roles",
     "RoleFactory": "mpc_rr.core._registry",
     "RoleOutcome": "mpc_rr.core._runs",
@@ -159,6 +160,7 @@ _HOME = {
     "WIRE_VERSION": "mpc_rr.core._messages",
     "WireArray": "mpc_rr.core._messages",
     "WireEvent": "mpc_rr.core._transcript",
+    "blame_json": "mpc_rr.core._errors",
     "broadcast": "mpc_rr.core._roles",
     "codec_for_roles": "mpc_rr.core._harness",
     "csprng_generator": "mpc_rr.core._randomness",
@@ -209,6 +211,7 @@ if TYPE_CHECKING:
     from mpc_rr.core._faults import (
         DropAt,
         DropPlan,
+        DropPoint,
     )
     from mpc_rr.core._gc import (
         simulation_gc,

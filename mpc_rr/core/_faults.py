@@ -17,7 +17,12 @@ from mpc_rr.core._parts import CoordinatorPart
 from mpc_rr.core._roles import NOBODY, Deadline, Role, Send, SubMessage, Transition, table
 from mpc_rr.core._runs import Progress, RolePlan
 
-__all__ = ["DropAt", "DropPlan"]
+__all__ = ["DropAt", "DropPlan", "DropPoint"]
+
+DropPoint = type[Message] | tuple[type[Message], ...]
+"""Where a party crashes: before it sends a message of this class (or of any of these: a
+step whose message differs by role, e.g. SecAgg+'s consistency step, where only the
+committee signs and the others' next message is their unmask shares)."""
 
 
 class _DropState(enum.Enum):
@@ -41,7 +46,7 @@ _DROP_TABLE = table({
 
 
 class DropAt(Role):
-    """Behaves like ``inner`` until it would send an ``at`` message, then crashes.
+    """Behaves like ``inner`` until it would send an ``at`` message (:data:`DropPoint`), then crashes.
 
     The crashed party sends nothing more and ignores everything (``done``,
     with neither result nor error): what a dropout looks like to everyone
@@ -52,7 +57,7 @@ class DropAt(Role):
     TRANSITIONS = _DROP_TABLE
 
     def __init__(
-        self, inner: Role, at: type[Message], *, on_crash: Callable[[], None] | None = None
+        self, inner: Role, at: DropPoint, *, on_crash: Callable[[], None] | None = None
     ) -> None:
         super().__init__(inner.party_id, _DropState.RUNNING)
         self.inner = inner
@@ -107,7 +112,7 @@ class DropPlan(RolePlan):
     the wrapping happens where the roles are built (in a worker, for a sharded run).
     """
 
-    def __init__(self, inner: RolePlan, victims: Mapping[int, type[Message]]) -> None:
+    def __init__(self, inner: RolePlan, victims: Mapping[int, DropPoint]) -> None:
         self.inner = inner
         self.victims = {int(v): at for v, at in victims.items()}
         self.progress = inner.progress

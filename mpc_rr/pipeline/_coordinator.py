@@ -134,13 +134,15 @@ class Coordinator(SubProtocolHost):
         self.message_types = (*PIPELINE_MESSAGES, CoordinatorTally)
         if config.dependence != "rr":
             self.attach_sub(dependence_role(config, COORDINATOR, None))
-            # what the coordinator receives of the sum without dropouts: one message per party and
-            # step (SecAgg+'s five rounds, a Prio3 or plain report), plus what the protocol says
-            # (Prio3: the helper's answer to each aggregation job) -- the total a progress line shows
+            # what the coordinator receives of the sum without dropouts: the data parties' messages
+            # (SecAgg+'s four rounds and the committee's signatures, a Prio3 or plain report), plus
+            # what the protocol says (Prio3: the helper's answer to each aggregation job) -- the
+            # total a progress line shows
             spec = dependence_sum(config)
-            self._sub_bulk = len(spec.steps) * config.n
+            pub = dependence_public(config)
+            self._sub_bulk = spec.messages_from_parties(pub, config.n)
             count = spec.coordinator_messages
-            self._sub_expected = self._sub_bulk if count is None else count(dependence_public(config))
+            self._sub_expected = self._sub_bulk if count is None else count(pub)
 
     def start(self) -> list[Send]:
         return self.start_sub() if self.sub is not None else []

@@ -25,7 +25,7 @@ from typing import TYPE_CHECKING, Any, Protocol
 from mpc_rr.core import ProtocolSpec, RoleFactory, UsageError, get_protocol, protocols
 
 if TYPE_CHECKING:
-    from mpc_rr.core import Message, Role
+    from mpc_rr.core import DropPoint, Message, Role
     from mpc_rr.secure_sum._common import SumResult
 
 __all__ = [
@@ -87,10 +87,14 @@ class SumSpec(ProtocolSpec):
         cells; ``empty``: or all zero there, RRBA's tables): a protocol that
         proves its inputs valid (prio3) proves exactly that; ``None``: the
         options as given.
+    party_messages:
+        ``(public, n) -> messages`` the ``n`` data parties send party 0 in a run
+        without dropouts; ``None``: one per data party and step (SecAgg+: its
+        consistency step is the committee's alone).
     coordinator_messages:
         ``(public) -> messages`` party 0 receives in a run without dropouts (the
-        total of an outer protocol's progress bar); ``None``: one per data
-        party and step.
+        total of an outer protocol's progress bar); ``None``: the data parties'
+        (:meth:`messages_from_parties`).
     input_step:
         The step at which a party's input leaves it (masked, shared or
         published); default: the last step.  A party that crashes there
@@ -106,7 +110,7 @@ class SumSpec(ProtocolSpec):
     make_role: RoleFactory = None  # type: ignore[assignment]  # default: the generic factory below
     public: Callable[..., SumPublic]
     role: Callable[..., Role]
-    step_messages: Callable[[], Mapping[str, type[Message]]]
+    step_messages: Callable[[], Mapping[str, DropPoint]]
     coordinator: bool = True
     total_at_coordinator: bool = True
     message_count: Callable[[int, Any], int]
@@ -116,6 +120,7 @@ class SumSpec(ProtocolSpec):
     input_step: str = ""
     hides_inputs: bool = True
     one_hot_blocks: Callable[..., Any] | None = None
+    party_messages: Callable[[Any, int], int] | None = None
     coordinator_messages: Callable[[Any], int] | None = None
     precheck: Callable[[Any], Callable[[int, Message], bool]] | None = None
 
@@ -147,6 +152,10 @@ class SumSpec(ProtocolSpec):
             parsed = (self.one_hot_blocks(parsed, blocks, empty=True) if empty_blocks
                       else self.one_hot_blocks(parsed, blocks))  # fmt: skip
         return parsed if self.fit_options is None else self.fit_options(parsed, n)
+
+    def messages_from_parties(self, public: Any, n: int) -> int:
+        """What the ``n`` data parties of the run of ``public`` send party 0 without dropouts."""
+        return len(self.steps) * n if self.party_messages is None else int(self.party_messages(public, n))
 
     def result_of(self, role: Role) -> SumResult:
         """The :class:`SumResult` ``role`` ended with (raises its :class:`ProtocolAbort` if it

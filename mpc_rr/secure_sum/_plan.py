@@ -22,7 +22,7 @@ from typing import Any
 
 import numpy as np
 
-from mpc_rr.core import COORDINATOR, Message, Progress, Role, RolePlan, UsageError
+from mpc_rr.core import COORDINATOR, DropPoint, Message, Progress, Role, RolePlan, UsageError
 from mpc_rr.secure_sum._entropy import Entropy
 from mpc_rr.secure_sum._family import SumSpec, sum_options, sum_protocol
 
@@ -38,7 +38,7 @@ __all__ = [
 ]
 
 
-def step_messages(protocol: str) -> dict[str, type[Message]]:
+def step_messages(protocol: str) -> dict[str, DropPoint]:
     """The message a data party sends at each named step (where a dropout can strike)."""
     return dict(sum_protocol(protocol).step_messages())
 

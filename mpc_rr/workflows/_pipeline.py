@@ -411,11 +411,12 @@ def _secure_sum_document(ex: Execution) -> dict[str, Any] | None:
     from mpc_rr.pipeline import dependence_public, dependence_sum
 
     per_party = ex.run.costs.data_parties()["mean"]
+    pub = dependence_public(cfg)
     return {
         "protocol": cfg.sum_protocol,
         "parties": cfg.n,
-        "params": dependence_public(cfg).as_json(),
-        "messages_to_coordinator": len(dependence_sum(cfg).steps) * cfg.n,
+        "params": pub.as_json(),
+        "messages_to_coordinator": dependence_sum(cfg).messages_from_parties(pub, cfg.n),
         "bytes_sent_per_data_party": per_party.get("bytes_sent"),
     }
 

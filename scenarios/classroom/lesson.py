@@ -14,7 +14,16 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from mpc_rr.core import DropAt, Message, Role, UsageError, WireEvent, codec_for_roles, state_diagram
+from mpc_rr.core import (
+    DropAt,
+    DropPoint,
+    Message,
+    Role,
+    UsageError,
+    WireEvent,
+    codec_for_roles,
+    state_diagram,
+)
 from scenarios.classroom.record import Call, Recording, record, state_of
 from scenarios.classroom.trace import Item, Trace
 
@@ -90,7 +99,7 @@ def parse_drop(text: str, steps: Sequence[str], n: int) -> tuple[int, str]:
 
 
 def drop_roles(
-    roles: dict[int, Role], drops: dict[int, str], messages: dict[str, type[Message]]
+    roles: dict[int, Role], drops: dict[int, str], messages: dict[str, DropPoint]
 ) -> dict[int, Role]:
     """Wrap each dropped party in :class:`~mpc_rr.core.DropAt` at its step's message."""
     return {

@@ -39,7 +39,7 @@ from typing import Any
 import msgspec
 import numpy as np
 
-from mpc_rr.core import Message, Role, UsageError, WireArray
+from mpc_rr.core import DropPoint, Message, Role, UsageError, WireArray
 
 __all__ = ["LIVE_PROTOCOLS", "Lesson", "estimate_counts", "make_round", "pages", "wire_schema"]
 
@@ -84,7 +84,7 @@ def drop_steps(protocol: str) -> tuple[str, ...]:
     return tuple(_step_messages(protocol))
 
 
-def _step_messages(protocol: str) -> dict[str, type[Message]]:
+def _step_messages(protocol: str) -> dict[str, DropPoint]:
     if protocol == "rr-survey":
         return {}
     from mpc_rr.core import get_protocol

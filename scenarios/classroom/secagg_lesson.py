@@ -77,8 +77,9 @@ def secagg_lesson(
         "shares": "Round 2 - secret shares: every party Shamir-shares its mask key and b among its "
                   "neighbours, encrypted for each",
         "masked": "Round 3 - masked inputs: y = x + PRG(b) + pairwise masks (mod R)",
-        "consistency": "Round 4 - consistency check: every survivor signs the survivor set it was "
-                       "shown; nobody reveals a share before a quorum signed the same set",
+        "consistency": "Round 4 - consistency check: the consistency committee (everyone, in a small "
+                       "class) signs the survivor set it was shown; nobody reveals a share before a "
+                       "quorum of the committee signed the same set",
         "unmask": "Round 5 - unmasking: the survivors reveal the shares needed to remove the masks",
         "result": "Result - the aggregator removes the masks and announces the count",
     }  # fmt: skip
@@ -117,7 +118,7 @@ def secagg_lesson(
         if isinstance(m, secagg.ConsistencySig):
             return [("signature on the set it was shown", f"{len(m.signature)} B")]
         if isinstance(m, secagg.UnmaskRequest):
-            return [("set signed by", _members(m.signers, n))]
+            return [("survivors", _members(m.survivors, n)), ("set signed by", _members(m.signers, n))]
         if isinstance(m, secagg.UnmaskShares):
             return [("shares of b of", ids(m.b_owners)), ("shares of the mask key of", ids(m.s_owners))]
         if isinstance(m, secagg.Aggregate):

@@ -49,7 +49,8 @@ def sum_lesson(
         entropy=lambda pid: SeededEntropy(seed, f"classroom/party-{pid}"),
     )  # fmt: skip
     roles: dict[int, Role] = drop_roles(plan.build(), drops, dict(spec.step_messages()))
-    step_of = {t.__name__: s for s, t in spec.step_messages().items()}
+    # a step's own message (the first, where the step's message differs by role)
+    step_of = {(t[0] if isinstance(t, tuple) else t).__name__: s for s, t in spec.step_messages().items()}
     rounds: dict[str, tuple[str, str]] = {}
     current = spec.steps[0]
     for t in spec.message_types():  # a message not sent at a step belongs to the round before it

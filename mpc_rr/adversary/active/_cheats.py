@@ -242,13 +242,16 @@ class CheatingServer(SecAggServer):
     def _request_unmask_shares(self) -> list[Send]:
         if self.strategy not in ("equivocate", "isolate"):
             return super()._request_unmask_shares()
-        groups: dict[bytes, list[int]] = {}
+        signed: dict[bytes, list[int]] = {}  # set -> the committee members that signed it
         for v in sorted(self._consistency):
-            groups.setdefault(self._told.get(v, self._survivors), []).append(v)
+            signed.setdefault(self._told.get(v, self._survivors), []).append(v)
+        requests: dict[bytes, UnmaskRequest] = {}
         out = []
-        for signers in groups.values():  # each group sees the signatures on its own set
-            msg = self._unmask_request(signers)
-            out += [Send(v, msg) for v in signers]
+        for v in np.flatnonzero(self.alive).tolist():  # each party sees its own set and its signatures
+            told = self._told.get(v, self._survivors)
+            if told not in requests:
+                requests[told] = self._unmask_request(signed.get(told, []), told)
+            out.append(Send(v, requests[told]))
         return out
 
     # -- unmasking: keep the raw reveals, learn, then abort as if for dropouts ----------------------
@@ -436,7 +439,7 @@ class TrustingClient(SecAggClient):
     def _share_signed(self, *args: Any) -> bool:
         return True
 
-    def _inconsistent(self, msg: UnmaskRequest) -> str:
+    def _inconsistent(self, msg: UnmaskRequest, members: np.ndarray) -> str:
         return ""
 
     def _receipt_ok(self, msg: Aggregate) -> bool:

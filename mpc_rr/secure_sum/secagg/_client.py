@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import enum
-import functools
 import hashlib
 from collections.abc import Set as AbstractSet
 
@@ -30,15 +29,13 @@ from mpc_rr.secure_sum._identity import (
     Identity,
     Roster,
     default_identity,
-    signed_payload,
 )
+from mpc_rr.secure_sum.secagg._client_checks import ClientChecks
 from mpc_rr.secure_sum.secagg._messages import (
     CIPHERTEXT_LEN,
     IDS,
-    PROTOCOL,
     SECAGG_MESSAGES,
     SHARE,
-    SHARE_ROW,
     AdvertiseKeys,
     Aggregate,
     ConsistencySig,
@@ -62,21 +59,6 @@ from mpc_rr.secure_sum.secagg._params import SecAggConfig
 
 __all__ = ["ClientState", "SecAggClient", "mask_sum"]
 
-@functools.lru_cache(maxsize=64)
-def _first_unsigned(
-    roster: Roster, run: str, survivors: bytes, signers: tuple[int, ...], signatures: tuple[bytes, ...]
-) -> int | None:
-    """The first signer whose signature is not on ``survivors`` (None: all are).
-
-    Memoized on the whole request: every party of a simulation is sent the same
-    signatures, and checking them is a pure function of the bytes.
-    """
-    for v, sig in zip(signers, signatures, strict=True):
-        if not roster.verify_signed(PROTOCOL, run, "consistency", v, sig, survivors):
-            return v
-    return None
-
-
 def mask_sum(
     self_key: bytes | None, pair_keys: list[bytes], signs: np.ndarray, cells: int, modulus: int
 ) -> np.ndarray:
@@ -93,7 +75,7 @@ class ClientState(enum.Enum):
     KEYS = "keys advertised, waiting for neighbour keys"
     SHARES = "shares sent, waiting for the shares addressed to me"
     MASKED = "masked input (or a share complaint) sent, waiting for the survivor set (or the proofs)"
-    CONSISTENCY = "survivor set signed, waiting for the others' signatures"
+    CONSISTENCY = "survivor set signed (a committee member), waiting for the committee's signatures"
     UNMASK = "unmask shares sent, waiting for the aggregate"
     DONE = "done"
     ABORTED = "aborted"
@@ -108,9 +90,11 @@ class ClientState(enum.Enum):
 #           does not open, a ShareComplaint asking for its sender's signed proof;
 #   MASKED  ShareProofs (the proofs asked for) -> MaskedInput, accusing the senders who
 #           signed what does not open (or it leaves, naming the aggregator);
-#   MASKED  SurvivorSet (U3) -> it signs the set it was shown: ConsistencySig;
-#   CONSISTENCY  UnmaskRequest (a committee quorum's signatures on the set) -> UnmaskShares: for
-#           each neighbour a share of b (in the set) or of s_sk (not), never both;
+#   MASKED  SurvivorSet (U3; only to the consistency committee) -> it signs the set it was
+#           shown: ConsistencySig;
+#   CONSISTENCY  UnmaskRequest (U3 and a committee quorum's signatures on it) -> UnmaskShares:
+#           for each neighbour a share of b (in the set) or of s_sk (not), never both;
+#   MASKED  UnmaskRequest, outside the committee (it signs nothing): the same;
 #   UNMASK  Aggregate -> the sum is the result.
 # SecAggAbort in any step: the aggregator stopped the run.  A malformed message from the
 # aggregator makes the party leave (abort naming it): it becomes a dropout.
@@ -120,6 +104,7 @@ SECAGG_CLIENT_TABLE = table({
     (ClientState.MASKED, ShareProofs): Transition("_on_proofs", ClientState.MASKED),
     (ClientState.MASKED, SurvivorSet): Transition("_on_survivors", ClientState.CONSISTENCY),
     (ClientState.CONSISTENCY, UnmaskRequest): Transition("_on_unmask_request", ClientState.UNMASK),
+    (ClientState.MASKED, UnmaskRequest): Transition("_on_unmask_request_unsigned", ClientState.UNMASK),
     (ClientState.UNMASK, Aggregate): Transition("_on_aggregate", ClientState.DONE),
     **each(
         (ClientState.KEYS, ClientState.SHARES, ClientState.MASKED, ClientState.CONSISTENCY,
@@ -129,7 +114,7 @@ SECAGG_CLIENT_TABLE = table({
 })
 
 
-class SecAggClient(Role):
+class SecAggClient(ClientChecks, Role):
     """Data party ``party_id`` in ``1..n``.
 
     Parameters
@@ -147,10 +132,11 @@ class SecAggClient(Role):
     What the aggregator relays is checked against the senders' signatures
     (Bonawitz et al. 2017, the active-adversary protocol): neighbour keys
     (round ``keys``), a share that does not open (round ``shares``: the party
-    asks for its sender's signature and audit path; if they hold, it complains
-    with evidence instead of blaming anyone), the survivor
-    set (Round 3, ConsistencyCheck: a quorum of signatures on the same set
-    before any share is revealed) and the aggregate (a signed receipt).
+    asks for its sender's signature and signed batch; if they hold, it complains
+    with evidence instead of blaming anyone), the survivor set (Round 3,
+    ConsistencyCheck: a quorum of the consistency committee's signatures on the
+    same set before any share is revealed; only the committee signs) and the
+    aggregate (a signed receipt).
     A malformed message from the aggregator (wrong shapes, ids outside this
     party's neighbourhood, a share that fails authentication) makes the party
     leave the run -- it becomes a dropout, never reveals both shares of a
@@ -199,9 +185,6 @@ class SecAggClient(Role):
     @property
     def roster(self) -> Roster:
         return self.identity.roster
-
-    def _signed(self, round_: str, sender: int, *parts: bytes) -> bytes:
-        return signed_payload(PROTOCOL, self.run, round_, sender, *parts)
 
     def start(self) -> list[Send]:
         self._c_sk, c_pk = crypto.keypair(self.entropy)
@@ -409,30 +392,47 @@ class SecAggClient(Role):
             )  # fmt: skip
         return [Send(COORDINATOR, out)]
 
-    def _on_survivors(self, src: int, msg: SurvivorSet) -> list[Send]:
-        """Round 3 (ConsistencyCheck): sign the survivor set the aggregator showed me."""
-        self._from_aggregator(src)
+    def _read_survivors(self, what: str, survivors: bytes) -> np.ndarray:
         if hasattr(self, "_unopened"):
-            raise self._leave("SurvivorSet", "a survivor set before the share proofs I asked for")
-        members = read_bitmap(msg.survivors, self.cfg.n)
+            raise self._leave(what, "a survivor set before the share proofs I asked for")
+        members = read_bitmap(survivors, self.cfg.n)
         if members is None:
-            raise self._leave("SurvivorSet", "not a bitmap over the parties")
+            raise self._leave(what, "the survivor set is not a bitmap over the parties")
         if not members[self.party_id] or members[COORDINATOR]:
-            raise self._leave("SurvivorSet", "a survivor set without me (or with the aggregator)")
+            raise self._leave(what, "a survivor set without me (or with the aggregator)")
+        return members
+
+    def _on_survivors(self, src: int, msg: SurvivorSet) -> list[Send]:
+        """Round 3 (ConsistencyCheck): a committee member signs the survivor set it was shown.
+
+        Outside the committee a signature would count for nothing, and the committee is
+        public (drawn from the run label): the aggregator never asks, and a party asked
+        leaves naming it.
+        """
+        self._from_aggregator(src)
+        if not self.on_committee:
+            raise self._leave("SurvivorSet", "a survivor set to sign, but I am not on the consistency committee")
+        self._members = self._read_survivors("SurvivorSet", msg.survivors)
         self._survivors = msg.survivors
-        self._members = members
-        # outside the committee my signature does not count, but it keeps every party's
-        # messages the same size: an eavesdropper's size census sees no committee
         sig = self.identity.sign(self._signed("consistency", self.party_id, msg.survivors))
         return [Send(COORDINATOR, ConsistencySig(run=self.run, step=3, signature=sig))]
 
+    def _on_unmask_request_unsigned(self, src: int, msg: UnmaskRequest) -> list[Send]:
+        """An unmask request while I signed nothing: expected outside the committee only."""
+        self._from_aggregator(src)
+        if self.on_committee:
+            raise self._leave("UnmaskRequest", "an unmask request before the survivor set I must sign")
+        return self._on_unmask_request(src, msg)
+
     def _on_unmask_request(self, src: int, msg: UnmaskRequest) -> list[Send]:
         self._from_aggregator(src)
-        why = self._inconsistent(msg)
+        members = self._read_survivors("UnmaskRequest", msg.survivors)
+        why = self._inconsistent(msg, members)
         if why:
             raise self._leave("UnmaskRequest", why)
+        self._members = members
         # what to reveal follows from the signed set alone
-        is_dropped = ~self._members[self._holders]
+        is_dropped = ~members[self._holders]
         alive = ~is_dropped
         c = shamir.CHUNKS
         out = UnmaskShares(
@@ -463,50 +463,3 @@ class SecAggClient(Role):
         self._from_aggregator(src)
         self.abort(f"{self.name}: the aggregator aborted: {msg.reason[:500]}")
         return []
-
-    # -- the checks (one method each: the adversary module's broken variants override them) --
-    def _forged_key(
-        self, ids: list[int], c_pks: np.ndarray, s_pks: np.ndarray, commits: np.ndarray,
-        signatures: list[bytes],
-    ) -> int | None:  # fmt: skip
-        """The first neighbour whose keys do not carry its signature for this run, or None."""
-        rows = np.concatenate([c_pks, s_pks, commits], axis=1).tobytes()
-        bad = self.roster.first_unsigned_row(PROTOCOL, self.run, "keys", ids, signatures, rows, (32, 32, 32))
-        return None if bad is None else ids[bad]
-
-    def _share_signed(self, sender: int, ct: np.ndarray, batch: bytes, signature: bytes) -> bool:
-        """Whether ``sender`` signed this ciphertext to me: my row of a batch it signed."""
-        if len(batch) % SHARE_ROW or len(batch) > SHARE_ROW * self.cfg.degree:
-            return False
-        rows = np.frombuffer(batch, np.uint8).reshape(-1, SHARE_ROW)
-        mine = np.flatnonzero(rows[:, :4].copy().view(IDS).ravel() == self.party_id)
-        if mine.size != 1 or rows[mine[0], 4:].tobytes() != ct.tobytes():
-            return False
-        return self.roster.verify(sender, signature, self._signed("shares", sender, share_digest(batch)))
-
-    def _inconsistent(self, msg: UnmaskRequest) -> str:
-        """Why the committee's signatures on my survivor set do not make a quorum ('' when they do)."""
-        n = self.cfg.n
-        signers = read_bitmap(msg.signers, n)
-        if signers is None:
-            return "the signer set is not a bitmap over the parties"
-        if (signers & ~self._members).any():
-            return "signers outside the survivor set"
-        if (signers & ~self.cfg.committee).any():
-            return "signers outside the consistency committee"
-        ids = np.flatnonzero(signers).tolist()
-        if len(ids) < self.cfg.quorum:
-            return f"only {len(ids)} parties signed the survivor set, a quorum is {self.cfg.quorum}"
-        if len(msg.signatures) != len(ids):
-            return f"{len(msg.signatures)} signatures for {len(ids)} signers"
-        bad = _first_unsigned(self.roster, self.run, self._survivors, tuple(ids), tuple(msg.signatures))
-        if bad is not None:
-            return f"party {bad}'s signature is not on the survivor set I was shown (equivocation)"
-        return ""
-
-    def _too_few_shares(self, m: int) -> bool:
-        return m < self.cfg.threshold
-
-    def _receipt_ok(self, msg: Aggregate) -> bool:
-        payload = self._signed("aggregate", COORDINATOR, msg.total.data, str(msg.n_included).encode())
-        return self.roster.verify(COORDINATOR, msg.signature, payload)

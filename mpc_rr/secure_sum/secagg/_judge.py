@@ -23,9 +23,14 @@ server's routing stays readable).  What each check establishes:
   sender's ciphertext opens under the true key, and the true key is the only
   one that matches the complainer's signed public key.
 * **Consistency** (Round 3 ConsistencyCheck): the survivor set ``U3`` goes to
-  every survivor, each signs it, and the signatures of at least
-  :attr:`~mpc_rr.secure_sum.secagg.SecAggConfig.quorum` survivors travel with
-  the unmask request; an honest party reveals only then.
+  every member of the consistency committee in it
+  (:attr:`~mpc_rr.secure_sum.secagg.SecAggConfig.committee`), each signs it, and
+  the set with the signatures of at least
+  :attr:`~mpc_rr.secure_sum.secagg.SecAggConfig.quorum` members travels in the
+  unmask request to every survivor; an honest party reveals only then.  Only the
+  committee's signatures count, so nobody else is asked to sign (at the defaults
+  55 signers whatever ``n``: 2 messages and a signature per committee member,
+  none for the other parties).
 """
 
 from __future__ import annotations
@@ -222,21 +227,23 @@ class Judge:
         self._survivors = bitmap(members)
         self._consistency: dict[int, bytes] = {}
         msg = SurvivorSet(run=self.run, step=3, survivors=self._survivors)
-        return [Send(int(v), msg) for v in np.flatnonzero(members)]
+        return [Send(int(v), msg) for v in np.flatnonzero(members & self.cfg.committee)]
 
     def _check_consistency(self, src: int, msg: ConsistencySig) -> bytes:
-        if not self.cfg.committee[src]:
-            return b""  # only the committee's signatures count: not checked, not kept
         if not self.identity.roster.verify(src, msg.signature, self._signed("consistency", src, self._survivors)):
             raise PeerError(f"{self.name}: party {src}'s signature is not on the survivor set", src)
         return msg.signature
 
-    def _unmask_request(self, signers: list[int]) -> UnmaskRequest:
+    def _unmask_request(self, signers: list[int], survivors: bytes | None = None) -> UnmaskRequest:
+        """The survivor set (default: the one the committee was shown) with ``signers``'
+        signatures on it."""
         members = np.zeros(self.cfg.n + 1, bool)
-        signers = [v for v in signers if self.cfg.committee[v]]
         members[signers] = True
         sigs = [self._consistency[v] for v in signers]
-        return UnmaskRequest(run=self.run, step=4, signers=bitmap(members), signatures=sigs)
+        return UnmaskRequest(
+            run=self.run, step=4, survivors=self._survivors if survivors is None else survivors,
+            signers=bitmap(members), signatures=sigs,
+        )  # fmt: skip
 
     # -- the result ------------------------------------------------------------------------------
     def _receipt(self, total: np.ndarray, n_included: int) -> Aggregate:

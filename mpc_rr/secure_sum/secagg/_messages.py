@@ -152,29 +152,33 @@ class MaskedInput(Message, frozen=True):
 
 
 class SurvivorSet(Message, frozen=True):
-    """Step 3 (Bonawitz et al. 2017, Round 3 ConsistencyCheck), aggregator -> party:
-    the parties whose masked inputs the sum will contain (``U3``), a packed bitmap over
-    ids ``0..n`` (``numpy.packbits``)."""
+    """Step 3 (Bonawitz et al. 2017, Round 3 ConsistencyCheck), aggregator -> each
+    member of the consistency committee in the set: the parties whose masked inputs the
+    sum will contain (``U3``), a packed bitmap over ids ``0..n`` (``numpy.packbits``)."""
 
     survivors: bytes
 
 
 class ConsistencySig(Message, frozen=True):
-    """Step 3, party -> aggregator: its signature (round ``consistency``) on the survivor
-    bitmap it was sent."""
+    """Step 3, committee member -> aggregator: its signature (round ``consistency``) on
+    the survivor bitmap it was sent."""
 
     signature: Signature
 
 
 class UnmaskRequest(Message, frozen=True):
-    """Step 4, aggregator -> party: who signed the survivor set and their signatures.
+    """Step 4, aggregator -> every party in the survivor set: the set, who of the
+    committee signed it and their signatures.
 
-    A party reveals only when at least a quorum of the parties in the set signed the
-    *same* set (:meth:`SecAggConfig.quorum`); it then reveals, for each holder of its
-    shares, the share of ``b`` (in the set) or of ``s_sk`` (not in it) -- derived from the
-    signed set, not from anything else the aggregator says.
+    A party reveals only when at least a quorum of the committee signed *this* set
+    (:meth:`SecAggConfig.quorum`; a committee member also checks it is the set it
+    signed); it then reveals, for each holder of its shares, the share of ``b`` (in the
+    set) or of ``s_sk`` (not in it) -- derived from the signed set, not from anything
+    else the aggregator says.  A party outside the committee learns the set here: it
+    never saw a :class:`SurvivorSet`.
     """
 
+    survivors: bytes
     signers: bytes
     signatures: Signatures
 

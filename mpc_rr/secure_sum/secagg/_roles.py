@@ -11,7 +11,7 @@ from collections.abc import Callable, Mapping
 import msgspec
 import numpy as np
 
-from mpc_rr.core import COORDINATOR, Message, Role, UsageError
+from mpc_rr.core import COORDINATOR, DropPoint, Message, Role, UsageError
 from mpc_rr.secure_sum._entropy import Entropy, smallest_uint
 from mpc_rr.secure_sum._identity import Identity
 from mpc_rr.secure_sum.secagg._client import SecAggClient
@@ -72,21 +72,33 @@ def messages() -> tuple[type[Message], ...]:
     return SECAGG_MESSAGES
 
 
-def step_messages() -> Mapping[str, type[Message]]:
-    """The message a data party sends at each step (where a dropout can strike)."""
+def step_messages() -> Mapping[str, DropPoint]:
+    """The message a data party sends at each step (where a dropout can strike).
+
+    Only the consistency committee signs the survivor set: a party outside it that
+    drops in the consistency step crashes before its next message, its unmask shares.
+    """
     return {
         "keys": AdvertiseKeys,
         "shares": EncryptedShares,
         "masked": MaskedInput,
-        "consistency": ConsistencySig,
+        "consistency": (ConsistencySig, UnmaskShares),
         "unmask": UnmaskShares,
     }
 
 
 def message_count(n: int, options: SecAggOptions | None = None) -> int:
-    """Messages of one run without dropouts: 5 per party each way (keys, shares, masked
-    input, the consistency round, unmasking)."""
-    return 10 * n
+    """Messages of one run without dropouts: 4 per party each way (keys, shares, masked
+    input, unmasking) and 2 per consistency committee member (the survivor set, its
+    signature)."""
+    committee, _ = _committee(n, options)
+    return 8 * n + 2 * committee
+
+
+def party_messages(pub: SecAggPublic, n: int) -> int:
+    """What the data parties send the aggregator without dropouts: keys, shares, masked input
+    and unmask shares each, and the committee's signatures on the survivor set."""
+    return 4 * n + int(pub.config.committee.sum())
 
 
 def memory_estimate(n: int, cells: int, options: SecAggOptions | None = None) -> int:
@@ -99,15 +111,20 @@ def memory_estimate(n: int, cells: int, options: SecAggOptions | None = None) ->
     :func:`consistency_committee`) and two bitmaps over the ``n`` ids.
     """
     degree = None if options is None else options.degree
-    max_corrupt = DEFAULT_MAX_CORRUPT if options is None or options.max_corrupt is None else options.max_corrupt
-    max_dropout = DEFAULT_MAX_DROPOUT if options is None or options.max_dropout is None else options.max_dropout
-    failure = DEFAULT_FAILURE if options is None or options.failure is None else options.failure
     word = 8
     wire = int(np.dtype(smallest_uint(max(2, n + 1))).itemsize)
     k = degree if degree is not None else min(n - 1, 64)
-    _, quorum = consistency_committee(n, max_corrupt, max_dropout, failure)
+    _, quorum = _committee(n, options)
     consistency = n * (quorum * 64 + 2 * ((n + 8) // 8))
     return n * cells * (word + 1) + n * cells * wire + 2 * (k + 1) * cells * word + consistency
+
+
+def _committee(n: int, options: SecAggOptions | None) -> tuple[int, int]:
+    """Size and quorum of the consistency committee for ``options`` (defaults where None)."""
+    max_corrupt = DEFAULT_MAX_CORRUPT if options is None or options.max_corrupt is None else options.max_corrupt
+    max_dropout = DEFAULT_MAX_DROPOUT if options is None or options.max_dropout is None else options.max_dropout
+    failure = DEFAULT_FAILURE if options is None or options.failure is None else options.failure
+    return consistency_committee(n, max_corrupt, max_dropout, failure)
 
 
 def fit_options(options: SecAggOptions, n: int) -> SecAggOptions:

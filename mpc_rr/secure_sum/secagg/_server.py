@@ -58,7 +58,7 @@ class ServerState(enum.Enum):
     KEYS = "collecting public keys"
     SHARES = "collecting encrypted shares"
     MASKED = "collecting masked inputs"
-    CONSISTENCY = "collecting signatures on the survivor set"
+    CONSISTENCY = "collecting the committee's signatures on the survivor set"
     UNMASK = "collecting unmask shares"
     DONE = "done"
     ABORTED = "aborted"
@@ -70,8 +70,9 @@ class ServerState(enum.Enum):
 #   KEYS    AdvertiseKeys -> NeighborKeys: to each live party, its live neighbours' keys
 #   SHARES  EncryptedShares -> ForwardedShares: the shares regrouped by recipient
 #   MASKED  ShareComplaint -> ShareProofs: the senders' signatures and audit paths asked for;
-#           MaskedInput (and complaints, judged) -> SurvivorSet: U3 to every survivor
-#   CONSISTENCY  ConsistencySig -> UnmaskRequest: a committee quorum's signatures on U3 to each signer
+#           MaskedInput (and complaints, judged) -> SurvivorSet: U3 to every committee member in it
+#   CONSISTENCY  ConsistencySig (the committee's) -> UnmaskRequest: U3 and a committee quorum's
+#           signatures on it, to every survivor (a committee member that did not sign: dropped)
 #   UNMASK  UnmaskShares -> Aggregate: the seeds rebuilt, the masks removed -- the result
 SECAGG_SERVER_TABLE = table({
     (ServerState.KEYS, AdvertiseKeys): Transition("_on_keys", ServerState.KEYS),
@@ -377,7 +378,11 @@ class SecAggServer(Judge, Unmasker, Role):
 
     def _close_masked(self) -> list[Send]:
         self._drop_silent()
-        return self._guarded(self._request_unmask)
+        out = self._guarded(self._request_unmask)
+        if not self.done:  # the consistency step waits for the committee alone
+            committee = self.cfg.committee
+            self._expect = {v for v in self._expect if committee[v]}
+        return out
 
     def _request_unmask(self) -> list[Send]:
         self._bound()
@@ -414,6 +419,8 @@ class SecAggServer(Judge, Unmasker, Role):
         def read() -> bytes:
             if not self._inputs[src]:
                 raise PeerError(f"{self.name}: party {src} is not in the survivor set", src)
+            if not self.cfg.committee[src]:
+                raise PeerError(f"{self.name}: party {src} signed the survivor set unasked (not on the committee)", src)
             return self._check_consistency(src, msg)
 
         return self._collect(src, self._consistency, read, lambda a, b: a == b, "ConsistencySig")
@@ -424,17 +431,17 @@ class SecAggServer(Judge, Unmasker, Role):
 
     def _request_unmask_shares(self) -> list[Send]:
         self._bound()
-        signers = sorted(v for v in self._consistency if self.alive[v])
-        members = [v for v in signers if self.cfg.committee[v]]
-        if len(members) < self.cfg.quorum:
+        signers = sorted(v for v in self._consistency if self.alive[v])  # all on the committee
+        if len(signers) < self.cfg.quorum:
             raise Abort(
-                f"{self.name}: only {len(members)} committee members signed the survivor set, a "
+                f"{self.name}: only {len(signers)} committee members signed the survivor set, a "
                 f"quorum is {self.cfg.quorum}",
                 sorted(self.dropped),
             )
-        # a quorum's signatures are what a party checks: send those, not all (bytes: q x 64)
-        msg = self._unmask_request(members[: self.cfg.quorum])  # one message for every signer
-        return [Send(v, msg) for v in signers]
+        # a quorum's signatures are what a party checks: send those, not all (bytes: q x 64);
+        # the survivors outside the committee learn the set here, the silent members dropped
+        msg = self._unmask_request(signers[: self.cfg.quorum])  # one message for every survivor
+        return [Send(v, msg) for v in np.flatnonzero(self.alive).tolist()]
 
     # -- step 3: unmasking ----------------------------------------------------------------
     def _on_unmask(self, src: int, msg: UnmaskShares) -> list[Send]:

@@ -52,6 +52,7 @@ SPEC = SumSpec(
     messages=lazy(f"{_HERE}:messages"),
     step_messages=lazy(f"{_HERE}:step_messages"),
     message_count=lazy(f"{_HERE}:message_count"),
+    party_messages=lazy(f"{_HERE}:party_messages"),
     memory_estimate=lazy(f"{_HERE}:memory_estimate"),
     fit_options=lazy(f"{_HERE}:fit_options"),
     precheck=lazy(f"{_HERE}:precheck"),

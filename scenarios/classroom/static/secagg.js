@@ -7,9 +7,11 @@
 //           SHA-256 one-step KDF of the c agreement: one key per direction) -> EncryptedShares;
 //   masked  y = x + PRG(b) + sum_{v > u} PRG(s_uv) - sum_{v < u} PRG(s_uv) mod R, PRG = AES-256-CTR
 //           from counter block 0^96 || 2 (what the library reads off AES-GCM) -> MaskedInput;
-//   consistency  the survivor set the server shows me, signed (Bonawitz et al. 2017, Round 3);
-//   unmask  only once a quorum signed the same set: for each holder of my shares, a share of b (in
-//           the set) or of s_sk (not in it), never both -- derived from the signed set alone.
+//   consistency  on the consistency committee: the survivor set the server shows me, signed
+//           (Bonawitz et al. 2017, Round 3); outside it I sign nothing;
+//   unmask  only once a quorum of the committee signed the set in the request (the one I signed, on
+//           the committee): for each holder of my shares, a share of b (in the set) or of s_sk (not
+//           in it), never both -- derived from the signed set alone.
 // Every key, share batch and survivor set is signed with the student's Ed25519 key (signing.js),
 // and the neighbours' signatures are checked against the round's roster: a server that substitutes
 // keys, alters shares or equivocates on who survived is caught and named.
@@ -79,6 +81,7 @@
     const make = root.wire.make, arr = root.wire.toArray, sg = root.signing;
     const verify = sg.verifier(r.roster);
     let c, s, b, sRaw, nbIds, nbS, decKeys, holders, held, survivors, members, unopened = null;
+    const onCommittee = !r.committee || r.committee.includes(u);  // only the committee signs the survivor set
     const culprit = (why) => { party.culprits = [0]; return new Error(why); };
     async function maskedInput(accused) {  // y = x + PRG(b) + pairwise masks with the holders of my shares
       const mask = await words(await kdf(b, `mpc_rr/secagg/v1/self/${run}/${u}/${u}`, 32), cells, R);
@@ -197,6 +200,7 @@
           if (holders.length < t) throw new Error(`the shares of parties ${bad} do not open; ${holders.length} neighbours left, threshold ${t}`);
           return maskedInput(bad);
         } else if (msg.type === "SurvivorSet") {
+          if (!onCommittee) throw culprit("a survivor set to sign, but I am not on the consistency committee");
           if (unopened) throw culprit("a survivor set before the share proofs I asked for");
           members = sg.readBitmap(msg.survivors, n);
           if (!members) throw culprit("the survivor set is not a bitmap over the parties");
@@ -205,8 +209,16 @@
           note(`step 3: the server says ${members.filter(Boolean).length} inputs are in the sum; I sign that set (consistency check)`);
           send(0, make("ConsistencySig", { signature: await sg.sign("secagg", run, "consistency", u, survivors), run, step: 3 }));
         } else if (msg.type === "UnmaskRequest") {
+          // the committee signed the set it was shown; the others learn it here, with the signatures
+          if (unopened) throw culprit("a survivor set before the share proofs I asked for");
+          if (onCommittee && !survivors) throw culprit("an unmask request before the survivor set I must sign");
+          if (onCommittee && sg.toHex(msg.survivors) !== sg.toHex(survivors))
+            throw culprit("the survivor set differs from the one I signed (equivocation)");
+          members = sg.readBitmap(msg.survivors, n);
           const signers = sg.readBitmap(msg.signers, n);
-          if (!members || !signers) throw culprit("an unmask request before a survivor set, or not a bitmap");
+          if (!members || !signers) throw culprit("the survivor set or the signer set is not a bitmap over the parties");
+          if (!members[u] || members[0]) throw culprit("a survivor set without me (or with the server)");
+          survivors = msg.survivors;
           const ids = signers.flatMap((on, i) => (on ? [i] : []));
           if (ids.some((i) => !members[i])) throw culprit("signers outside the survivor set");
           if (r.committee && ids.some((i) => !r.committee.includes(i))) throw culprit("signers outside the consistency committee");
@@ -218,7 +230,7 @@
           // what to reveal follows from the signed set alone
           const alive = holders.filter((h) => members[h]), gone = holders.filter((h) => !members[h]);
           const rows = (hs, from) => hs.flatMap((h) => held[holders.indexOf(h)].slice(from, from + CHUNKS));
-          note(`step 4: ${ids.length} signatures (quorum ${r.quorum}) on the set I signed; seed shares for ${alive.length} live neighbours, mask-key shares for ${gone.length} dropped`);
+          note(`step 4: ${ids.length} committee signatures (quorum ${r.quorum}) on ${onCommittee ? "the set I signed" : "the survivor set"}; seed shares for ${alive.length} live neighbours, mask-key shares for ${gone.length} dropped`);
           send(0, make("UnmaskShares", {
             b_owners: arr(alive, "<u4"), b_shares: arr(rows(alive, CHUNKS), "<u4", [alive.length, CHUNKS]),
             s_owners: arr(gone, "<u4"), s_shares: arr(rows(gone, 0), "<u4", [gone.length, CHUNKS]), run, step: 3 }));

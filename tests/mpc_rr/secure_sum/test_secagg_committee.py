@@ -14,12 +14,11 @@ from scipy.stats import binom
 
 from mpc_rr.adversary.active import _cheat_runs, cheat
 from mpc_rr.core import COORDINATOR, Send, run_roles
-from mpc_rr.secure_sum import SeededEntropy
+from mpc_rr.secure_sum import SeededEntropy, message_count
 from mpc_rr.secure_sum.secagg import (
-    ConsistencySig,
     SecAggClient,
     SecAggServer,
-    bitmap,
+    SurvivorSet,
     consistency_committee,
     parties_in,
     secagg_public,
@@ -95,29 +94,76 @@ def test_an_honest_run_sends_only_the_committee_quorums_signatures_and_is_exact(
     np.testing.assert_array_equal(roles[COORDINATOR].result.total, x.sum(axis=0))
 
 
-class CountsAnySigner(SecAggServer):
-    """The broken rule: any survivor's valid signature counts towards the quorum."""
+class CountsOutsiders(SecAggServer):
+    """The broken rule: valid signatures from outside the committee count towards the quorum
+    -- here a quorum of outsiders colluding with the server, who sign whatever it shows them."""
 
-    def _check_consistency(self, src: int, msg: ConsistencySig) -> bytes:
-        sig: bytes = msg.signature
-        return sig
+    colluders: dict[int, Any] = {}  # noqa: RUF012  # outsider id -> its identity (set by the test)
 
     def _request_unmask_shares(self) -> list[Send]:
-        outsiders = [v for v in sorted(self._consistency) if not self.cfg.committee[v]]
-        msg = super()._unmask_request(outsiders)  # filtered to the committee: rebuild unfiltered
-        members = np.zeros(self.cfg.n + 1, bool)
-        members[outsiders[: self.cfg.quorum]] = True
-        msg = type(msg)(run=msg.run, step=msg.step, signers=bitmap(members),
-                        signatures=[self._consistency[v] for v in outsiders[: self.cfg.quorum]])  # fmt: skip
-        return [Send(v, msg) for v in sorted(self._consistency)]
+        outsiders = sorted(self.colluders)[: self.cfg.quorum]
+        for v in outsiders:
+            self._consistency[v] = self.colluders[v].sign(self._signed("consistency", v, self._survivors))
+        msg = self._unmask_request(outsiders)
+        return [Send(v, msg) for v in np.flatnonzero(self.alive).tolist()]
 
 
 def test_valid_signatures_from_outside_the_committee_do_not_count() -> None:
-    roles, _res, _x = _run(120, CountsAnySigner, SecAggClient)
+    pub = secagg_public(120, 4, run="committee")
+    outsiders = [v for v in range(1, 121) if not pub.config.committee[v]]
+    roles = secagg_roles(np.zeros((120, 4), np.int64), pub, entropy=SeededEntropy(3).spawn)
+    CountsOutsiders.colluders = {v: roles[v].identity for v in outsiders}
+    roles[COORDINATOR] = CountsOutsiders(pub.config, pub.graph, identity=roles[COORDINATOR].identity)
+    run_roles(roles)
     errors = [roles[i].error for i in range(1, 121)]
     assert all(e is not None and tuple(e.culprits) == (COORDINATOR,) for e in errors)
     assert all("outside the consistency committee" in str(e) for e in errors)
     assert roles[COORDINATOR]._unmask == {}  # nobody revealed a share
+
+
+def test_only_the_committee_is_asked_to_sign_and_the_message_count_follows() -> None:
+    roles, res, x = _run(120, SecAggServer, SecAggClient)
+    cfg = roles[COORDINATOR].cfg
+    members = {v for v in range(1, 121) if cfg.committee[v]}
+    shown = {v for v in range(1, 121) if hasattr(roles[v], "_survivors")}  # set when it signs
+    assert shown == set(roles[COORDINATOR]._consistency) == members and len(members) == cfg.committee_size == 55
+    assert res.costs.messages == message_count("secagg", 120) == 8 * 120 + 2 * 55
+    np.testing.assert_array_equal(roles[COORDINATOR].result.total, x.sum(axis=0))
+
+
+class AsksOutsiders(SecAggServer):
+    """Shows the survivor set to an outsider too, as if it were on the committee."""
+
+    def _survivor_set(self, members: np.ndarray) -> list[Send]:
+        out = super()._survivor_set(members)
+        outsider = next(v for v in range(1, self.cfg.n + 1) if members[v] and not self.cfg.committee[v])
+        return [*out, Send(outsider, SurvivorSet(run=self.run, step=3, survivors=self._survivors))]
+
+
+class SkipsTheCommittee(SecAggServer):
+    """Asks a committee member to unmask without showing it the set to sign."""
+
+    def _survivor_set(self, members: np.ndarray) -> list[Send]:
+        out = super()._survivor_set(members)
+        self.skipped = out[0].dst
+        return out[1:]
+
+    def _request_unmask_shares(self) -> list[Send]:
+        out = super()._request_unmask_shares()  # the skipped member did not sign: dropped...
+        return [*out, Send(self.skipped, out[0].msg)]  # ...and asked to unmask all the same
+
+
+def test_a_survivor_set_outside_the_committee_or_an_unsigned_request_inside_it_names_the_server() -> None:
+    roles, _res, _x = _run(120, AsksOutsiders, SecAggClient)
+    cfg = roles[COORDINATOR].cfg
+    outsider = next(v for v in range(1, 121) if not cfg.committee[v])
+    err = roles[outsider].error
+    assert err is not None and tuple(err.culprits) == (COORDINATOR,) and "not on the consistency committee" in str(err)
+    roles, _res, _x = _run(120, SkipsTheCommittee, SecAggClient)
+    skipped = roles[COORDINATOR].skipped
+    err = roles[skipped].error
+    assert err is not None and tuple(err.culprits) == (COORDINATOR,) and "before the survivor set" in str(err)
+    assert skipped not in roles[COORDINATOR]._unmask  # it revealed nothing
 
 
 @pytest.mark.parametrize("strategy", ["equivocate", "isolate"])

@@ -56,12 +56,13 @@ def test_run_pipeline_equals_the_command_line(tmp_path: Path, capsys: pytest.Cap
     report = mpc_rr.run_pipeline(SURVEY, parties=n, p=0.7, seed=4, dependence="secure-sum",
                                  progress=progress)  # fmt: skip
     assert isinstance(report, mpc_rr.PipelineReport)
-    # the secure-sum progress has a total (SecAgg+: five messages per party reach the coordinator,
-    # the consistency round's signature among them)
-    assert seen and all(total == 5 * n for _, total in seen) and seen[-1] == (5 * n, 5 * n)
+    # the secure-sum progress has a total (SecAgg+: four messages per party reach the coordinator,
+    # and the consistency committee's 55 signatures)
+    total = 4 * n + 55
+    assert seen and all(t == total for _, t in seen) and seen[-1] == (total, total)
     # results.json records the SecAgg+ parameters the run derived for its n (they set bytes/party)
     ss = report.document["secure_sum"]
-    assert ss["protocol"] == "secagg" and ss["parties"] == n and ss["messages_to_coordinator"] == 5 * n
+    assert ss["protocol"] == "secagg" and ss["parties"] == n and ss["messages_to_coordinator"] == total
     assert 0 < ss["params"]["threshold"] <= ss["params"]["degree"] < n
     assert ss["bytes_sent_per_data_party"] == report.cost["data_parties"]["mean"]["bytes_sent"]
     with pytest.raises(dataclasses.FrozenInstanceError):

@@ -1,0 +1,114 @@
+"""The data party's checks of what the aggregator relays (Bonawitz et al. 2017, the
+active-adversary protocol): one method each, so the adversary module's broken variants
+(:mod:`mpc_rr.adversary.active`) switch exactly one off.
+
+A mixin of :class:`~mpc_rr.secure_sum.secagg.SecAggClient`; each method returns a verdict and
+leaves what to do about it (leave, accuse) to the client's steps.
+"""
+
+from __future__ import annotations
+
+import functools
+
+import numpy as np
+
+from mpc_rr.core import COORDINATOR
+from mpc_rr.secure_sum._identity import Roster, signed_payload
+from mpc_rr.secure_sum.secagg._messages import (
+    IDS,
+    PROTOCOL,
+    SHARE_ROW,
+    Aggregate,
+    UnmaskRequest,
+    read_bitmap,
+    share_digest,
+)
+from mpc_rr.secure_sum.secagg._params import SecAggConfig
+
+__all__ = ["ClientChecks"]
+
+
+@functools.lru_cache(maxsize=64)
+def _first_unsigned(
+    roster: Roster, run: str, survivors: bytes, signers: tuple[int, ...], signatures: tuple[bytes, ...]
+) -> int | None:
+    """The first signer whose signature is not on ``survivors`` (None: all are).
+
+    Memoized on the whole request: every party of a simulation is sent the same
+    signatures, and checking them is a pure function of the bytes.
+    """
+    for v, sig in zip(signers, signatures, strict=True):
+        if not roster.verify_signed(PROTOCOL, run, "consistency", v, sig, survivors):
+            return v
+    return None
+
+
+class ClientChecks:
+    """The checks (module docstring).  Needs the client's ``party_id``, ``cfg``, ``run``,
+    ``roster`` and, once it signed the survivor set, ``_survivors``."""
+
+    party_id: int
+    cfg: SecAggConfig
+    run: str
+    _survivors: bytes
+
+    @property
+    def roster(self) -> Roster:
+        raise NotImplementedError
+
+    @property
+    def on_committee(self) -> bool:
+        """Whether this party signs the survivor set (:attr:`SecAggConfig.committee`)."""
+        return bool(self.cfg.committee[self.party_id])
+
+    def _signed(self, round_: str, sender: int, *parts: bytes) -> bytes:
+        return signed_payload(PROTOCOL, self.run, round_, sender, *parts)
+
+    def _forged_key(
+        self, ids: list[int], c_pks: np.ndarray, s_pks: np.ndarray, commits: np.ndarray,
+        signatures: list[bytes],
+    ) -> int | None:  # fmt: skip
+        """The first neighbour whose keys do not carry its signature for this run, or None."""
+        rows = np.concatenate([c_pks, s_pks, commits], axis=1).tobytes()
+        bad = self.roster.first_unsigned_row(PROTOCOL, self.run, "keys", ids, signatures, rows, (32, 32, 32))
+        return None if bad is None else ids[bad]
+
+    def _share_signed(self, sender: int, ct: np.ndarray, batch: bytes, signature: bytes) -> bool:
+        """Whether ``sender`` signed this ciphertext to me: my row of a batch it signed."""
+        if len(batch) % SHARE_ROW or len(batch) > SHARE_ROW * self.cfg.degree:
+            return False
+        rows = np.frombuffer(batch, np.uint8).reshape(-1, SHARE_ROW)
+        mine = np.flatnonzero(rows[:, :4].copy().view(IDS).ravel() == self.party_id)
+        if mine.size != 1 or rows[mine[0], 4:].tobytes() != ct.tobytes():
+            return False
+        return self.roster.verify(sender, signature, self._signed("shares", sender, share_digest(batch)))
+
+    def _inconsistent(self, msg: UnmaskRequest, members: np.ndarray) -> str:
+        """Why the committee's signatures on the survivor set of ``msg`` (``members``) do
+        not make a quorum, or it is not the set I signed ('' when they do and it is)."""
+        n = self.cfg.n
+        if self.on_committee and msg.survivors != self._survivors:
+            return "the survivor set differs from the one I signed (equivocation)"
+        signers = read_bitmap(msg.signers, n)
+        if signers is None:
+            return "the signer set is not a bitmap over the parties"
+        if (signers & ~members).any():
+            return "signers outside the survivor set"
+        if (signers & ~self.cfg.committee).any():
+            return "signers outside the consistency committee"
+        ids = np.flatnonzero(signers).tolist()
+        if len(ids) < self.cfg.quorum:
+            return f"only {len(ids)} parties signed the survivor set, a quorum is {self.cfg.quorum}"
+        if len(msg.signatures) != len(ids):
+            return f"{len(msg.signatures)} signatures for {len(ids)} signers"
+        bad = _first_unsigned(self.roster, self.run, msg.survivors, tuple(ids), tuple(msg.signatures))
+        if bad is not None:
+            return f"party {bad}'s signature is not on the survivor set I was shown (equivocation)"
+        return ""
+
+    def _too_few_shares(self, m: int) -> bool:
+        return m < self.cfg.threshold
+
+    def _receipt_ok(self, msg: Aggregate) -> bool:
+        payload = self._signed("aggregate", COORDINATOR, msg.total.data, str(msg.n_included).encode())
+        return self.roster.verify(COORDINATOR, msg.signature, payload)
