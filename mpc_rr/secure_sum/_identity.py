@@ -81,8 +81,20 @@ def signed_payload(protocol: str, run: str, round_: str, sender: int, *parts: by
     Every field is length-prefixed (8 bytes, little-endian), so no two
     different tuples share an encoding.
     """
-    fields = [_DOMAIN, protocol.encode(), run.encode(), round_.encode(), int(sender).to_bytes(8, "little")]
-    return b"".join(len(f).to_bytes(8, "little") + f for f in (*fields, *parts))
+    out = [_context(protocol, run, round_), _SENDER_LEN, int(sender).to_bytes(8, "little")]
+    for part in parts:
+        out += (len(part).to_bytes(8, "little"), part)
+    return b"".join(out)
+
+
+_SENDER_LEN = (8).to_bytes(8, "little")
+
+
+@lru_cache(maxsize=1024)
+def _context(protocol: str, run: str, round_: str) -> bytes:
+    """The length-prefixed domain, protocol, run and round: the start of every payload of a round."""
+    fields = (_DOMAIN, protocol.encode(), run.encode(), round_.encode())
+    return b"".join(len(f).to_bytes(8, "little") + f for f in fields)
 
 
 def public_key_bytes(key: PublicSigningKey) -> bytes:
@@ -112,7 +124,7 @@ class Roster:
 
     keys: Mapping[int, PublicSigningKey]
     _raw: dict[int, tuple[str, bytes]] = field(init=False, repr=False)
-    _seen: dict[bytes, tuple[str, str, str, int, tuple[int, ...], bytes]] = field(init=False, repr=False)
+    _seen: dict[tuple[str, str, str, tuple[int, ...]], dict[int, bytes]] = field(init=False, repr=False)
 
     def __post_init__(self) -> None:
         raw: dict[int, tuple[str, bytes]] = {}
@@ -151,24 +163,30 @@ class Roster:
 
         Row ``i`` of ``rows`` (``sum(widths)`` bytes each) holds the fields ``senders[i]``
         signed with ``signatures[i]`` (:meth:`verify_signed` of the row cut at ``widths``).
-        Memoized on the signature: a row verified once (this roster, the same context,
-        sender, cuts and bytes) is not verified again -- what a simulation's thousands of
-        parties checking the same neighbours' keys would otherwise repeat.
+        Memoized per sender: the signature and row last verified for ``senders[i]`` in this
+        context (roster, protocol, run, round, cuts) are not verified again -- what a
+        simulation's thousands of parties checking the same neighbours' keys would
+        otherwise repeat; any other bytes are verified.
         """
-        seen, width = self._seen, sum(widths)
+        context = (protocol, run, round_, widths)
+        verified = self._seen.get(context)
+        if verified is None:
+            if len(self._seen) >= 64:
+                self._seen.clear()
+            verified = self._seen[context] = {}
+        width = sum(widths)
         cuts = [0]
         for w in widths:
             cuts.append(cuts[-1] + w)
         for i, (v, sig) in enumerate(zip(senders, signatures, strict=True)):
             row = rows[i * width : (i + 1) * width]
-            if seen.get(sig) == (protocol, run, round_, v, widths, row):
+            signed = sig + row
+            if verified.get(v) == signed:
                 continue
             parts = tuple(row[a:b] for a, b in itertools.pairwise(cuts))
             if not self.verify(v, sig, signed_payload(protocol, run, round_, v, *parts)):
                 return i
-            if len(seen) >= 1 << 18:
-                seen.clear()
-            seen[sig] = (protocol, run, round_, v, widths, row)
+            verified[v] = signed
         return None
 
 
