@@ -5,11 +5,14 @@ Run ``python -m benchmarks.cheating [--quick] [--repeat R] [--baseline-ref main]
 The baseline is today's protocol on ``--baseline-ref`` (exported with ``git
 archive`` into a temporary folder, never checked out); ours is this tree.
 Each measurement is a fresh process (``python -c``: imports and caches
-cold, as a user's run), baseline and ours interleaved, ``R`` times each (``--also-ref REV``: a third revision interleaved too, e.g. main):
+cold, as a user's run), baseline and ours interleaved (the order reversed
+every other round), ``R`` times each (``--also-ref REV``: a third revision interleaved too, e.g. main):
 medians of wall and CPU time of the run (``run_secure_sum``: roles built and
 run; this process's CPU time, which a loaded machine disturbs less: the
 memory runner runs in this one process; over TCP the parties do too),
-messages and bytes, and the ratios ours / baseline.  Configurations: n = 100
+messages and bytes, and the ratios ours / baseline: of the medians, and
+the median of each round's ratio (``round_cpu_ratio_median``: the two runs
+of a round are back to back, so a shared machine's load cancels best).  Configurations: n = 100
 and 1,000 in memory, n = 100 over TCP + TLS (one process, every party over
 127.0.0.1), 16 cells of 0/1, SecAgg+ defaults.  The machine is shared: the
 load average is printed, compare the ratios.
@@ -79,8 +82,9 @@ def main(argv: list[str] | None = None) -> None:
             trees = {"baseline": base, "also": _export(args.also_ref, Path(tmp) / "also"), "ours": ROOT}
         for n, transport in configs:
             got: dict[str, list[dict]] = {name: [] for name in trees}
-            for _ in range(args.repeat):
-                for name, tree in trees.items():
+            for i in range(args.repeat):  # interleaved, the order reversed every other round
+                order = list(trees.items()) if i % 2 == 0 else list(reversed(trees.items()))
+                for name, tree in order:
                     got[name].append(_one(tree, n, 16, transport))
             b, o = got["baseline"], got["ours"]
             assert all(r["exact"] for r in b + o) and b[0]["total"] == o[0]["total"], "results differ"
@@ -96,6 +100,10 @@ def main(argv: list[str] | None = None) -> None:
                 "bytes_ratio": round(o[0]["bytes"] / b[0]["bytes"], 3),
                 "samples_s": {k: [round(r["wall"], 3) for r in v] for k, v in got.items()},
             }  # fmt: skip
+            # each round's ours / baseline (run back to back: the machine's load cancels best)
+            pairs = sorted(x["cpu"] / y["cpu"] for x, y in zip(o, b, strict=True))
+            row["round_cpu_ratios"] = [round(r, 3) for r in pairs]
+            row["round_cpu_ratio_median"] = round(statistics.median(pairs), 3)
             if "also" in got:
                 a = got["also"]
                 assert a[0]["total"] == o[0]["total"], "results differ"

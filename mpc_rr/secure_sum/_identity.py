@@ -108,14 +108,22 @@ def public_key_bytes(key: PublicSigningKey) -> bytes:
 def _verify(kind: str, key: bytes, signature: bytes, payload: bytes) -> bool:
     """Memoized verification on the exact bytes (a bad key, signature or payload is a miss)."""
     try:
-        if kind == "ed25519":
-            Ed25519PublicKey.from_public_bytes(key).verify(signature, payload)
+        pk = _public_key(kind, key)
+        if isinstance(pk, Ed25519PublicKey):
+            pk.verify(signature, payload)
         else:
-            pk = ec.EllipticCurvePublicKey.from_encoded_point(ec.SECP256R1(), key)
             pk.verify(signature, payload, ec.ECDSA(hashes.SHA256()))
     except (InvalidSignature, ValueError):
         return False
     return True
+
+
+@lru_cache(maxsize=1 << 16)
+def _public_key(kind: str, key: bytes) -> PublicSigningKey:
+    """The key object of canonical bytes, parsed once (a roster's keys are verified with often)."""
+    if kind == "ed25519":
+        return Ed25519PublicKey.from_public_bytes(key)
+    return ec.EllipticCurvePublicKey.from_encoded_point(ec.SECP256R1(), key)
 
 
 @dataclass(frozen=True, eq=False)
@@ -175,6 +183,9 @@ class Roster:
                 self._seen.clear()
             verified = self._seen[context] = {}
         width = sum(widths)
+        if len(senders) != len(signatures) or len(rows) != width * len(senders):
+            raise UsageError(f"first_unsigned_row: {len(senders)} senders, {len(signatures)} signatures, "
+                             f"{len(rows)} bytes of rows of {width}")  # fmt: skip
         cuts = [0]
         for w in widths:
             cuts.append(cuts[-1] + w)

@@ -36,8 +36,15 @@ def test_a_signature_verifies_only_for_its_run_round_protocol_and_sender() -> No
     assert signed_payload("p", "ab", "c", 1) != signed_payload("p", "a", "bc", 1)
 
 
-def test_rows_of_signed_fields_verify_once_and_exactly() -> None:
-    pki = simulated_pki(range(4), SeededEntropy(2))
+def _p256_pki(ids: range) -> dict[int, Identity]:
+    keys = {i: ec.generate_private_key(ec.SECP256R1()) for i in ids}
+    roster = Roster({i: k.public_key() for i, k in keys.items()})
+    return {i: Identity(i, k, roster) for i, k in keys.items()}
+
+
+@pytest.mark.parametrize("scheme", ["ed25519", "p256"])  # 64-byte and DER-encoded signatures
+def test_rows_of_signed_fields_verify_once_and_exactly(scheme: str) -> None:
+    pki = simulated_pki(range(4), SeededEntropy(2)) if scheme == "ed25519" else _p256_pki(range(4))
     roster = pki[0].roster
     fields = [(bytes([v]) * 3, bytes([v + 9]) * 2) for v in (1, 2, 3)]
     sigs = [pki[v].sign(signed_payload("secagg", "r", "keys", v, *f)) for v, f in zip((1, 2, 3), fields, strict=True)]
@@ -50,6 +57,9 @@ def test_rows_of_signed_fields_verify_once_and_exactly() -> None:
         assert check("secagg", "r", "shares", [1, 2, 3], sigs, rows, (3, 2)) == 0  # another round
         assert check("secagg", "r", "keys", [1, 2, 3], sigs, rows[:5] + rows[6:] + b"x", (3, 2)) == 1
         assert check("secagg", "r", "keys", [1, 2, 3], sigs, rows, (2, 3)) == 0  # other field cuts
+        assert check("secagg", "r", "keys", [1, 2, 3], [sigs[0], sigs[2], sigs[1]], rows, (3, 2)) == 1
+    with pytest.raises(UsageError, match="3 senders, 2 signatures"):
+        check("secagg", "r", "keys", [1, 2, 3], sigs[:2], rows, (3, 2))
 
 
 def test_deployment_keys_are_ecdsa_p256_and_mixed_rosters_are_refused() -> None:
