@@ -181,3 +181,24 @@ def test_survivor_set_cheats_are_caught_with_a_committee_smaller_than_the_partie
     ours = cheat(strategy, trials=1, seed=11)
     assert ours.detected and ours.culprits == (0,) and ours.honest_blamed == ()
     assert ours.inputs_recovered == 0
+
+
+def test_a_dropout_at_the_consistency_step_crashes_inside_and_outside_the_committee() -> None:
+    from mpc_rr.core import DropAt
+    from mpc_rr.secure_sum import step_messages
+
+    pub = secagg_public(120, 4, run="committee")
+    cfg = pub.config
+    x = np.random.default_rng(1).integers(0, 2, size=(120, 4))
+    roles = secagg_roles(x, pub, entropy=SeededEntropy(3).spawn)
+    member = next(v for v in range(1, 121) if cfg.committee[v])
+    outsider = next(v for v in range(1, 121) if not cfg.committee[v])
+    at = step_messages("secagg")["consistency"]
+    roles[member], roles[outsider] = DropAt(roles[member], at), DropAt(roles[outsider], at)
+    run_roles(roles)
+    server = roles[COORDINATOR]
+    assert roles[member].crashed and roles[outsider].crashed
+    # both sent their masked inputs (in U3): the member drops in the consistency step, the
+    # outsider (which has no such step) before its unmask shares; both inputs are in the sum
+    assert server.dropped == {member: "CONSISTENCY", outsider: "UNMASK"}
+    np.testing.assert_array_equal(server.result.total, x.sum(axis=0))
