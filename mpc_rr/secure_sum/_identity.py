@@ -16,16 +16,24 @@ with a PKI: every party signs what it advertises with its long-term key.
   length-prefixed, so a signature from another run, round, protocol or sender
   never verifies here (no replay, no relabelling).
 * :func:`simulated_pki` / :func:`default_identity` -- in a simulation, a
-  simulated PKI: one Ed25519 key per party from the CSPRNG (or a seeded source
-  in tests).  :func:`default_identity` derives every party's key from one
-  secret per coordinator (:func:`simulation_secret`), which the runners hand to
-  every worker process they start (:func:`use_simulation_secret`): one roster
-  per run, whichever runner (memory, shards, Ray, processes) runs it.  In a deployment the party layer passes an :class:`Identity`
-  built from the deployment CA's certificates (ECDSA P-256,
-  ``transports/pki.py``) with :func:`install_identity`: the library never
-  imports the transports.
+  simulated PKI.  :func:`default_identity` derives every party's ECDSA P-256 key
+  from one secret per coordinator (:func:`simulation_secret`), which the runners
+  hand to every worker process they start (:func:`use_simulation_secret`): one
+  roster per run, whichever runner (memory, shards, Ray, processes) runs it;
+  :func:`simulated_pki` draws one Ed25519 key per party from the CSPRNG (or a
+  seeded source in tests) -- what a browser page signs with in the classroom.  In
+  a deployment the party layer passes an :class:`Identity` built from the
+  deployment CA's certificates (ECDSA P-256, ``transports/pki.py``) with
+  :func:`install_identity`: the library never imports the transports.
 
-Keys may be Ed25519 or ECDSA (P-256, SHA-256) keys of ``cryptography``.
+Keys may be Ed25519 or ECDSA (P-256, SHA-256) keys of ``cryptography``.  An ECDSA
+signature is deterministic (RFC 6979: the same bytes sign the same way, so a seeded run
+is reproducible to the byte) and travels as 64 raw bytes ``r || s`` (IEEE P1363, as
+WebCrypto's), the size of an Ed25519 one: every signed message has one size whatever the
+scheme.  Why P-256 for the simulated PKI: a simulation then signs as a deployment does,
+and OpenSSL's P-256 (assembly) signs and verifies about 30 % faster here than its
+Ed25519 (portable field arithmetic), which is most of what the active-server defence
+costs (docs/secure_aggregation.md).
 """
 
 from __future__ import annotations
@@ -43,6 +51,10 @@ from cryptography.exceptions import InvalidSignature
 from cryptography.hazmat.primitives import hashes, serialization
 from cryptography.hazmat.primitives.asymmetric import ec
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey, Ed25519PublicKey
+from cryptography.hazmat.primitives.asymmetric.utils import (
+    decode_dss_signature,
+    encode_dss_signature,
+)
 
 from mpc_rr.core import UsageError
 
@@ -104,6 +116,10 @@ def public_key_bytes(key: PublicSigningKey) -> bytes:
     return key.public_bytes(serialization.Encoding.X962, serialization.PublicFormat.UncompressedPoint)
 
 
+_ECDSA = ec.ECDSA(hashes.SHA256(), deterministic_signing=True)  # RFC 6979
+_ORDER = 0xFFFFFFFF00000000FFFFFFFFFFFFFFFFBCE6FAADA7179E84F3B9CAC2FC632551  # of P-256's base point
+
+
 @lru_cache(maxsize=1 << 16)
 def _verify(kind: str, key: bytes, signature: bytes, payload: bytes) -> bool:
     """Memoized verification on the exact bytes (a bad key, signature or payload is a miss)."""
@@ -112,7 +128,10 @@ def _verify(kind: str, key: bytes, signature: bytes, payload: bytes) -> bool:
         if isinstance(pk, Ed25519PublicKey):
             pk.verify(signature, payload)
         else:
-            pk.verify(signature, payload, ec.ECDSA(hashes.SHA256()))
+            if len(signature) != 64:
+                return False
+            r, s = int.from_bytes(signature[:32], "big"), int.from_bytes(signature[32:], "big")
+            pk.verify(encode_dss_signature(r, s), payload, ec.ECDSA(hashes.SHA256()))
     except (InvalidSignature, ValueError):
         return False
     return True
@@ -218,9 +237,11 @@ class Identity:
     roster: Roster
 
     def sign(self, payload: bytes) -> bytes:
+        """64 bytes: an Ed25519 signature, or a deterministic ECDSA one as ``r || s``."""
         if isinstance(self.key, Ed25519PrivateKey):
             return self.key.sign(payload)
-        return self.key.sign(payload, ec.ECDSA(hashes.SHA256()))
+        r, s = decode_dss_signature(self.key.sign(payload, _ECDSA))
+        return r.to_bytes(32, "big") + s.to_bytes(32, "big")
 
 
 def simulated_pki(ids: range | list[int], entropy: Entropy | None = None) -> dict[int, Identity]:
@@ -236,7 +257,7 @@ def simulated_pki(ids: range | list[int], entropy: Entropy | None = None) -> dic
 _lock = threading.Lock()
 _installed: dict[int, Identity | Callable[[], Identity]] = {}
 _secret: bytes | None = None  # this process's simulated-PKI secret (drawn at first use)
-_derived: dict[int, Ed25519PrivateKey] = {}  # party id -> its simulated key
+_derived: dict[int, ec.EllipticCurvePrivateKey] = {}  # party id -> its simulated key
 _rosters: dict[int, Roster] = {}  # n -> the simulated roster of parties 0..n
 
 _PKI_DOMAIN = b"mpc_rr/simulated-pki/v1/"
@@ -269,15 +290,17 @@ def use_simulation_secret(secret: bytes) -> None:
             _rosters.clear()
 
 
-def _simulated_key(party_id: int) -> Ed25519PrivateKey:
-    """Party ``party_id``'s simulated key: SHAKE-256 of the secret and the id (caller holds the lock)."""
+def _simulated_key(party_id: int) -> ec.EllipticCurvePrivateKey:
+    """Party ``party_id``'s simulated ECDSA P-256 key: its scalar from SHAKE-256 of the secret
+    and the id, 48 bytes reduced into ``[1, order)`` (bias below 2^-128; caller holds the lock)."""
     key = _derived.get(party_id)
     if key is None:
         global _secret
         if _secret is None:
             _secret = os.urandom(32)
-        seed = hashlib.shake_256(_PKI_DOMAIN + _secret + party_id.to_bytes(8, "little")).digest(32)
-        key = _derived[party_id] = Ed25519PrivateKey.from_private_bytes(seed)
+        seed = hashlib.shake_256(_PKI_DOMAIN + _secret + party_id.to_bytes(8, "little")).digest(48)
+        scalar = int.from_bytes(seed, "big") % (_ORDER - 1) + 1
+        key = _derived[party_id] = ec.derive_private_key(scalar, ec.SECP256R1())
     return key
 
 
@@ -302,7 +325,7 @@ def default_identity(party_id: int, n: int) -> Identity:
     """Party ``party_id``'s identity when a role is given none.
 
     The identity installed by the party layer (a deployment), else the simulated PKI of
-    parties ``0..n``: Ed25519 keys derived from :func:`simulation_secret` (long-term keys
+    parties ``0..n``: ECDSA P-256 keys derived from :func:`simulation_secret` (long-term keys
     live across runs, as a real PKI's do, and every process holding the secret derives
     the same roster).
     """

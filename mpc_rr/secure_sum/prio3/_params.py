@@ -146,7 +146,7 @@ def report_payload(run: str, client: int, nonce: bytes, public_share: bytes, lea
 
 def report_bytes(v: Prio3) -> int:
     """Bytes a client uploads: nonce, public share, leader share, sealed helper share, ephemeral
-    key and its Ed25519 signature."""
+    key and its signature (64 bytes: Ed25519, or ECDSA P-256 as ``r || s``)."""
     f = v.field.ENCODED_SIZE
     jr = 32 if v.uses_jr else 0
     leader = (v.flp.MEAS_LEN + v.flp.PROOF_LEN * v.PROOFS) * f + jr

@@ -67,7 +67,8 @@ def read_ids(w: WireArray, sender: int, what: str, *, at_most: int) -> np.ndarra
 
 
 MAX_SIGNATURE = 80
-"""Longest signature accepted: Ed25519's are 64 bytes, DER-encoded ECDSA P-256's at most 72."""
+"""Longest signature accepted: :meth:`~mpc_rr.secure_sum.Identity.sign` gives 64 bytes (Ed25519,
+or ECDSA P-256 as ``r || s``); a verifier refuses any other length."""
 
 Signature = Annotated[bytes, msgspec.Meta(max_length=MAX_SIGNATURE)]
 Signatures = Annotated[list[Signature], msgspec.Meta(max_length=1 << 24)]

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from cryptography.hazmat.primitives import hashes
 from cryptography.hazmat.primitives.asymmetric import ec
 
 from mpc_rr.core import COORDINATOR, HarnessRunner, UsageError
@@ -133,3 +134,14 @@ def test_the_bottom_up_tree_hash_is_rfc6962s() -> None:
         root, paths = merkle_paths(items)
         assert root == _rfc6962_mth(items) == merkle_paths(items, with_paths=False)[0]
         assert all(merkle_root_from_path(item, i, count, paths[i]) == root for i, item in enumerate(items))
+
+
+def test_simulated_signatures_are_deterministic_p256_of_64_bytes_and_der_is_refused() -> None:
+    ident = default_identity(3, 5)
+    assert isinstance(ident.key, ec.EllipticCurvePrivateKey) and isinstance(ident.key.curve, ec.SECP256R1)
+    sig = ident.sign(b"payload")
+    assert len(sig) == 64 and sig == ident.sign(b"payload")  # RFC 6979: a seeded run is byte-reproducible
+    assert ident.roster.verify(3, sig, b"payload")
+    assert not ident.roster.verify(3, sig, b"other") and not ident.roster.verify(4, sig, b"payload")
+    der = ident.key.sign(b"payload", ec.ECDSA(hashes.SHA256()))
+    assert not ident.roster.verify(3, der, b"payload")  # one encoding on the wire: r || s
