@@ -25,6 +25,7 @@ QUICK: dict[str, list[str]] = {
     "hostile_hub": ["--outsiders", "0", "200", "--repeat", "1"],
     "hot_paths": ["--parties", "500", "--cells", "200", "--repeats", "1", "--baseline", ""],
     "hub_flood": ["--frames", "20", "--size", "1"],
+    "instructions": ["--n", "100"],
     "network": ["--parties", "50", "--cells", "16"],
     "prio3": ["--part", "micro", "--quick"],
     "privacy_accountant": ["--repeats", "1", "--curve-repeats", "1"],

@@ -59,6 +59,7 @@ from mpc_rr.rrba._aggregator import tally
 from mpc_rr.rrba._collection import BlockPlan, BlockRecord, Collection
 from mpc_rr.rrba._config import RRBAConfig
 from mpc_rr.rrba._messages import RRBA_MESSAGES, Answer, AskBlock, Dismiss, read_cells
+from mpc_rr.secure_sum import default_identity, sub_identity
 
 __all__ = ["AggState", "BlockProgress", "RRBAAggregator"]
 
@@ -176,8 +177,12 @@ class RRBAAggregator(SubProtocolHost):
         order = np.argsort(plan.views, kind="stable")
         sends = [Send(self._first + j, asks[int(plan.views[j])]) for j in order.tolist()]
         if self.cfg.secure_tally:
-            server = self.cfg.sum_spec.role(COORDINATOR, self.cfg.tally_public(plan.block), None)
-            self.attach_sub(server, self.cfg.members(plan.block))
+            members = self.cfg.members(plan.block)
+            server = self.cfg.sum_spec.role(
+                COORDINATOR, self.cfg.tally_public(plan.block), None,
+                identity=sub_identity(default_identity(COORDINATOR, self.cfg.n_clients), COORDINATOR, members),
+            )  # fmt: skip
+            self.attach_sub(server, members)
             sends += self.start_sub()
         return sends
 

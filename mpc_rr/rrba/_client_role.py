@@ -37,7 +37,7 @@ from mpc_rr.rrba._config import RRBAConfig
 from mpc_rr.rrba._messages import RRBA_MESSAGES, Answer, AskBlock, Dismiss, wire_cells
 from mpc_rr.rrba._privacy import table_epsilon
 from mpc_rr.rrba._tables import SubsetIndex
-from mpc_rr.secure_sum import Entropy
+from mpc_rr.secure_sum import Entropy, default_identity, sub_identity
 
 __all__ = ["CheckedAsk", "ClientOutcome", "ClientState", "RRBAClient", "check_ask"]
 
@@ -216,9 +216,11 @@ class RRBAClient(SubProtocolHost):
         self.outcome = ClientOutcome(self.block, True, msg.view, subsets, eps, "secure", self.noise)
         x = self._tally_input(ids, cells)
         members = self.cfg.members(self.block)
+        inner_id = self.party_id - members.start + 1
         inner = self.cfg.sum_spec.role(
-            self.party_id - members.start + 1, self.cfg.tally_public(self.block), x,
-            entropy=self.entropy,
+            inner_id, self.cfg.tally_public(self.block), x, entropy=self.entropy,
+            # its own key, the block's parties by their inner ids (deployed: the certificates)
+            identity=sub_identity(default_identity(self.party_id, self.cfg.n_clients), inner_id, members),
         )  # fmt: skip
         self.attach_sub(inner, members)
         return self.start_sub()

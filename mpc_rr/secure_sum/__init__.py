@@ -77,6 +77,7 @@ __all__ = [
     "smallest_uint",
     "step_messages",
     "stream_rows",
+    "sub_identity",
     "sum_options",
     "sum_protocol",
     "sum_protocol_names",
@@ -146,6 +147,7 @@ _HOME = {
     "smallest_uint": "mpc_rr.secure_sum._entropy",
     "step_messages": "mpc_rr.secure_sum._plan",
     "stream_rows": "mpc_rr.secure_sum._crypto",
+    "sub_identity": "mpc_rr.secure_sum._identity",
     "sum_options": "mpc_rr.secure_sum._family",
     "sum_protocol": "mpc_rr.secure_sum._family",
     "sum_protocol_names": "mpc_rr.secure_sum._family",
@@ -221,6 +223,7 @@ if TYPE_CHECKING:
         signed_payload,
         simulated_pki,
         simulation_secret,
+        sub_identity,
         use_simulation_secret,
     )
     from mpc_rr.secure_sum._plan import (

@@ -55,9 +55,13 @@ class SumSpec(ProtocolSpec):
         ``public(n, cells, *, run, max_value, options) -> SumPublic``: a run's
         public parameters, validated (a :class:`UsageError` naming the rule).
     role:
-        ``role(party_id, public, x, *, entropy) -> Role``: party ``party_id``'s
-        role (``x``: its input vector; ``None`` for party 0); ``entropy`` is its
-        cryptographic source (``None``: the OS CSPRNG).
+        ``role(party_id, public, x, *, entropy, identity) -> Role``: party
+        ``party_id``'s role (``x``: its input vector; ``None`` for party 0);
+        ``entropy`` is its cryptographic source (``None``: the OS CSPRNG);
+        ``identity`` its signing key and roster (``None``:
+        :func:`~mpc_rr.secure_sum.default_identity`; an outer protocol running
+        the sum over a subset of its parties passes
+        :func:`~mpc_rr.secure_sum.sub_identity`).
     messages, step_messages:
         ``messages()``: every message type of a run (a codec or an offline
         observer needs them); ``step_messages()``: the message a data party

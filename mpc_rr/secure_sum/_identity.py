@@ -42,7 +42,7 @@ import hashlib
 import itertools
 import os
 import threading
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import TYPE_CHECKING
@@ -78,6 +78,7 @@ __all__ = [
     "signed_payload",
     "simulated_pki",
     "simulation_secret",
+    "sub_identity",
     "use_simulation_secret",
 ]
 
@@ -302,6 +303,33 @@ def _simulated_key(party_id: int) -> ec.EllipticCurvePrivateKey:
         scalar = int.from_bytes(seed, "big") % (_ORDER - 1) + 1
         key = _derived[party_id] = ec.derive_private_key(scalar, ec.SECP256R1())
     return key
+
+
+def sub_identity(identity: Identity, inner_id: int, members: Sequence[int]) -> Identity:
+    """``identity`` inside a sub-protocol whose inner party ``i >= 1`` is outer party
+    ``members[i - 1]`` (inner 0 is outer 0, the coordinator): the same key, and a roster
+    relabelled to inner ids (:class:`~mpc_rr.core.SubProtocol`'s numbering; RRBA's blocks).
+
+    Without it an inner party would sign and verify as the *outer* party of its inner id:
+    in a deployment, where each process holds only its own outer key, block 2's inner
+    party 1 (outer party ``members[0]``) would be checked against outer party 1's key.
+    """
+    outer = (0, *(int(m) for m in members))
+    if not 0 <= inner_id < len(outer) or outer[inner_id] != identity.party_id:
+        raise UsageError(
+            f"sub_identity: party {identity.party_id} is not inner party {inner_id} of members {list(members)[:8]}"
+        )
+    return Identity(inner_id, identity.key, _sub_roster(identity.roster, outer))
+
+
+@lru_cache(maxsize=256)
+def _sub_roster(roster: Roster, outer: tuple[int, ...]) -> Roster:
+    """The roster of a sub-protocol: inner id ``i`` verifies with outer party ``outer[i]``'s key
+    (one per roster and block, shared by every party of the block in a simulation)."""
+    missing = [o for o in outer if o not in roster.keys]
+    if missing:
+        raise UsageError(f"sub_identity: parties {missing[:8]} are not in the roster")
+    return Roster({i: roster.keys[o] for i, o in enumerate(outer)})
 
 
 def install_identity(identity: Identity | Callable[[], Identity] | None, *, party_id: int | None = None) -> None:

@@ -14,6 +14,7 @@ import numpy as np
 
 from mpc_rr.core import COORDINATOR, Message, Role, UsageError
 from mpc_rr.secure_sum._entropy import Entropy, smallest_uint
+from mpc_rr.secure_sum._identity import Identity
 from mpc_rr.secure_sum.full_mesh._board import BulletinBoard
 from mpc_rr.secure_sum.full_mesh._messages import (
     MESH_MESSAGES,
@@ -60,15 +61,20 @@ public_all_to_all = _public("all-to-all")
 public_board = _public("board")
 
 
-def role(party_id: int, pub: MeshPublic, x: np.ndarray | None, *, entropy: Entropy | None = None) -> Role:
-    """The board (party 0, board publication only) or data party ``party_id`` holding ``x``."""
+def role(
+    party_id: int, pub: MeshPublic, x: np.ndarray | None, *, entropy: Entropy | None = None,
+    identity: Identity | None = None,
+) -> Role:  # fmt: skip
+    """The board (party 0, board publication only) or data party ``party_id`` holding ``x``
+    (``identity``: its signing key and roster, default :func:`~mpc_rr.secure_sum.default_identity`)."""
     if party_id == COORDINATOR:
         if pub.publication != "board":
             raise UsageError("the all-to-all full mesh has no party 0")
-        return BulletinBoard(pub.n, pub.cells, run=pub.run)
+        return BulletinBoard(pub.n, pub.cells, run=pub.run, roster=None if identity is None else identity.roster)
     if x is None:
         raise UsageError(f"full-mesh data party {party_id} needs an input vector")
-    return FullMeshParty(party_id, pub.n, x, publication=pub.publication, entropy=entropy, run=pub.run)
+    return FullMeshParty(party_id, pub.n, x, publication=pub.publication, entropy=entropy, run=pub.run,
+                         identity=identity)  # fmt: skip
 
 
 def messages() -> tuple[type[Message], ...]:

@@ -241,8 +241,11 @@ def public(n: int, cells: int, *, run: str, max_value: int = 1, options: Any = N
     return PlainPublic(int(n), int(cells), str(run), proceed)
 
 
-def role(party_id: int, pub: PlainPublic, x: np.ndarray | None, *, entropy: object = None) -> Role:
-    """The hub (party 0) or client ``party_id`` holding ``x`` (no secrets: ``entropy`` unused)."""
+def role(
+    party_id: int, pub: PlainPublic, x: np.ndarray | None, *, entropy: object = None, identity: object = None
+) -> Role:
+    """The hub (party 0) or client ``party_id`` holding ``x`` (no secrets and no signatures:
+    ``entropy`` and ``identity`` unused)."""
     if party_id == COORDINATOR:
         return PlainSumHub(pub.n, pub.cells, run=pub.run, proceed_on_timeout=pub.proceed_on_timeout)
     if x is None:

@@ -326,16 +326,18 @@ def public(
 
 
 def role(
-    party_id: int, pub: Prio3Public, x: np.ndarray | None, *, entropy: Entropy | None = None
-) -> Role:
+    party_id: int, pub: Prio3Public, x: np.ndarray | None, *, entropy: Entropy | None = None,
+    identity: Identity | None = None,
+) -> Role:  # fmt: skip
     """The leader (party 0) or client ``party_id`` (party 1 also the helper); the last
-    ``options.invalid`` clients submit out-of-range reports."""
+    ``options.invalid`` clients submit out-of-range reports (``identity``: its signing key
+    and roster, default :func:`~mpc_rr.secure_sum.default_identity`)."""
     if party_id == COORDINATOR:
-        return Prio3Leader(pub, entropy=entropy)
+        return Prio3Leader(pub, entropy=entropy, identity=identity)
     if x is None:
         raise UsageError(f"prio3 client {party_id} needs an input vector")
     poison = party_id > pub.n - pub.options.invalid
-    return Prio3Client(party_id, pub, x, entropy=entropy, poison=poison)
+    return Prio3Client(party_id, pub, x, entropy=entropy, poison=poison, identity=identity)
 
 
 def messages() -> tuple[type[Message], ...]:

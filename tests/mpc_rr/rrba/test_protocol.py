@@ -42,7 +42,7 @@ from mpc_rr.rrba import (
     run_rrba,
     wire_cells,
 )
-from mpc_rr.secure_sum import SeededEntropy
+from mpc_rr.secure_sum import SeededEntropy, default_identity
 from mpc_rr.secure_sum.secagg import SECAGG_MESSAGES, AdvertiseKeys, MaskedInput
 from parties.runner import MemoryRunner
 from parties.tcp_runner import TcpRunner
@@ -127,6 +127,25 @@ def test_secure_tally_gives_identical_estimates_and_hides_every_answer(data, run
     # the price: five SecAgg+ steps (keys, shares, masked input, consistency, unmask) instead of one Answer
     assert d.result.costs.data_parties()["mean"]["messages_sent"] == 5
     assert d.result.costs.bytes > 5 * plain.result.costs.bytes
+
+
+def test_each_inner_party_of_a_secure_tally_signs_with_its_own_outer_key() -> None:
+    """Block b's inner party i is outer party ``members[i - 1]``: it signs with that party's
+    key, and its roster names the block's outer parties by inner id.  (Deployed, a process
+    holds only its own key: block 2's inner party 1 was checked against outer party 1's key,
+    and every block but the first lost its tally.)"""
+    sub = small_data(60, seed=3)
+    cfg = config_for(sub, 30, 0.5, secure_tally=True)
+    d = run_distributed(sub, cfg, HarnessRunner(), SEED, entropy=SeededEntropy(5).spawn)
+    roles = d.result.roles
+    assert not roles[COORDINATOR].culprits
+    for outer in (1, 31, 45, 60):
+        inner = roles[outer].sub.role
+        mine = default_identity(outer, cfg.n_clients)
+        inner_id = outer - cfg.members(cfg.block_of(outer)).start + 1
+        assert inner.identity.party_id == inner_id and inner.identity.key is mine.key
+        assert inner.roster.verify(inner_id, mine.sign(b"x"), b"x")
+        assert not inner.roster.verify(inner_id % 30 + 1, mine.sign(b"x"), b"x")
 
 
 def test_secure_tally_over_tcp_gives_identical_estimates(data) -> None:  # type: ignore[no-untyped-def]

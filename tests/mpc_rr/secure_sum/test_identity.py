@@ -145,3 +145,19 @@ def test_simulated_signatures_are_deterministic_p256_of_64_bytes_and_der_is_refu
     assert not ident.roster.verify(3, sig, b"other") and not ident.roster.verify(4, sig, b"payload")
     der = ident.key.sign(b"payload", ec.ECDSA(hashes.SHA256()))
     assert not ident.roster.verify(3, der, b"payload")  # one encoding on the wire: r || s
+
+
+def test_a_sub_identity_keeps_the_key_and_names_the_members_by_inner_id() -> None:
+    from mpc_rr.secure_sum import sub_identity
+
+    pki = simulated_pki(range(8), SeededEntropy(4))
+    members = [5, 6, 7]  # inner 1, 2, 3; inner 0 is outer 0
+    inner = sub_identity(pki[6], 2, members)
+    assert inner.party_id == 2 and inner.key is pki[6].key
+    sig = pki[6].sign(b"m")
+    assert inner.roster.verify(2, sig, b"m") and not inner.roster.verify(6, sig, b"m")
+    assert sub_identity(pki[0], 0, members).roster is inner.roster  # one roster per block
+    with pytest.raises(UsageError, match="not inner party 1"):
+        sub_identity(pki[6], 1, members)
+    with pytest.raises(UsageError, match="not in the roster"):
+        sub_identity(pki[5], 1, [5, 9])
