@@ -110,7 +110,7 @@ def secagg_lesson(
         if isinstance(m, secagg.ShareComplaint):
             return [("shares that do not open, from", ids(m.senders))]
         if isinstance(m, secagg.ShareProofs):
-            return [("the senders' signatures and audit paths, for", ids(m.senders))]
+            return [("the senders' signatures and signed batches, for", ids(m.senders))]
         if isinstance(m, secagg.MaskedInput):
             return [(f"y_{s.src} (mod {R})", vec(m.y.to_numpy()))]
         if isinstance(m, secagg.SurvivorSet):

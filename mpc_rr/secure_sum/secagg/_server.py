@@ -69,7 +69,7 @@ class ServerState(enum.Enum):
 # dropout bound it aborts, telling the survivors why (SecAggAbort).  Late messages: counted.
 #   KEYS    AdvertiseKeys -> NeighborKeys: to each live party, its live neighbours' keys
 #   SHARES  EncryptedShares -> ForwardedShares: the shares regrouped by recipient
-#   MASKED  ShareComplaint -> ShareProofs: the senders' signatures and audit paths asked for;
+#   MASKED  ShareComplaint -> ShareProofs: the senders' signatures and signed batches asked for;
 #           MaskedInput (and complaints, judged) -> SurvivorSet: U3 to every committee member in it
 #   CONSISTENCY  ConsistencySig (the committee's) -> UnmaskRequest: U3 and a committee quorum's
 #           signatures on it, to every survivor (a committee member that did not sign: dropped)
