@@ -1,7 +1,7 @@
 """Instructions of one SecAgg+ run, ours against a baseline revision: a cost ratio the machine's load cannot move.
 
 Run ``python -m benchmarks.instructions [--baseline-ref c349522] [--n 1000]`` (needs
-``valgrind``, Debian's package; about 7 minutes at n = 1,000).
+``valgrind``, Debian's package; about 9 minutes at n = 1,000).
 
 Time on a shared machine wanders by tens of percent within seconds, so a ratio of
 two timed runs needs many rounds (``benchmarks.cheating``).  ``valgrind
