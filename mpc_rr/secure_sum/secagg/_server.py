@@ -378,11 +378,7 @@ class SecAggServer(Judge, Unmasker, Role):
 
     def _close_masked(self) -> list[Send]:
         self._drop_silent()
-        out = self._guarded(self._request_unmask)
-        if not self.done:  # the consistency step waits for the committee alone
-            committee = self.cfg.committee
-            self._expect = {v for v in self._expect if committee[v]}
-        return out
+        return self._guarded(self._request_unmask, among=self.cfg.committee)  # only the committee signs
 
     def _request_unmask(self) -> list[Send]:
         self._bound()
@@ -504,13 +500,15 @@ class SecAggServer(Judge, Unmasker, Role):
         return [Send(int(v), msg) for v in np.flatnonzero(self.alive)]
 
     # -- aborting -------------------------------------------------------------------------
-    def _guarded(self, step: Callable[[], list[Send]]) -> list[Send]:
-        """Run a step closure; an Abort stops the run and tells the survivors why."""
+    def _guarded(self, step: Callable[[], list[Send]], among: np.ndarray | None = None) -> list[Send]:
+        """Run a step closure; an Abort stops the run and tells the survivors why.  The next
+        step waits for every live party (``among``: the live ones in that bool mask)."""
         try:
             out = step()
         except Abort as exc:
             self.abort(str(exc), exc.culprits)
             msg = SecAggAbort(run=self.run, step=9, reason=str(exc))
             return [Send(int(u), msg) for u in np.flatnonzero(self.alive)]
-        self._expect = set(np.flatnonzero(self.alive).tolist())
+        waiting = self.alive if among is None else self.alive & among
+        self._expect = set(np.flatnonzero(waiting).tolist())
         return out
