@@ -1,8 +1,13 @@
 """Fixtures shared across the suite: deployment keys, connected endpoints of every kind, a
-small CSV file, and SecAgg+ roles with a hostile party."""
+small CSV file, and SecAgg+ roles with a hostile party.
+
+The suite reads the data sets shipped in the package: ``MPC_RR_DATA`` (a user's override) is
+removed from the environment here, for this process and every process a test starts; a test of
+the override sets it itself."""
 
 from __future__ import annotations
 
+import os
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -11,7 +16,7 @@ import numpy as np
 import pytest
 
 from mpc_rr.core import COORDINATOR, Send, WireArray
-from mpc_rr.data import Dataset, data_dir, load_csv, load_network
+from mpc_rr.data import Dataset, data_file, load_csv, load_network
 from mpc_rr.secure_sum import SeededEntropy, secagg
 from mpc_rr.secure_sum.secagg import EncryptedShares, SecAggClient, secagg_public, secagg_roles
 from transports.pki import Roster, generate_deployment
@@ -21,6 +26,8 @@ from transports.testing import (
     open_shard_endpoints,
     tcp_endpoints,
 )
+
+os.environ.pop("MPC_RR_DATA", None)
 
 ENDPOINT_KINDS = ["memory", "tcp-tls", "tcp-plaintext", "shards"]
 """Every kind of endpoint a party can run on (the ids of the ``endpoint_kind`` fixture)."""
@@ -62,8 +69,8 @@ def open_endpoints(endpoint_kind: str, roster_for: Callable[[int], Roster]) -> O
 
 @pytest.fixture(scope="session")
 def survey() -> Dataset:
-    """The Survey network's 10,000 records (``survey_10000.csv`` of the data folder)."""
-    return load_csv(data_dir() / "survey_10000.csv", load_network("survey").schema)
+    """The Survey network's 10,000 records (the shipped ``survey_10000.csv``)."""
+    return load_csv(data_file("survey_10000.csv"), load_network("survey").schema)
 
 
 PEOPLE = """id,age,sex,region,income,note

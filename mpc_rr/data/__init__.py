@@ -4,7 +4,10 @@
   attributes (ordered or not), records as integer codes;
 * :func:`load_csv`, :func:`read_csv_columns`, :func:`infer_schema`,
   :func:`load_schema` / :func:`schema_to_toml` -- your own data (docs/data.md);
-* :func:`load_adult`, :func:`data_dir` -- the shared data sets (read-only);
+* :func:`load_adult`, :func:`load_adult_test` -- UCI Adult, shipped in the package;
+* :func:`shipped` / :func:`shipped_file`, :func:`data_file`, :func:`data_dir` -- the
+  shipped data sets (provenance, licence, checksum) and their paths (``$MPC_RR_DATA``
+  overrides them);
 * :func:`load_network` -- ``.bif`` Bayesian networks with seeded forward sampling
   (RRBA's Survey, Alarm, Child).
 """
@@ -28,8 +31,10 @@ __all__ = [
     "CsvColumns",
     "Dataset",
     "Schema",
+    "ShippedFile",
     "category_order",
     "data_dir",
+    "data_file",
     "encode_columns",
     "infer_schema",
     "load_adult",
@@ -43,6 +48,9 @@ __all__ = [
     "read_csv_columns",
     "schema_of_values",
     "schema_to_toml",
+    "shipped",
+    "shipped_bytes",
+    "shipped_file",
 ]
 
 _HOME = {
@@ -59,7 +67,12 @@ _HOME = {
     "NETWORKS": "mpc_rr.data._bif",
     "Schema": "mpc_rr.data._schema",
     "category_order": "mpc_rr.data._schema_io",
-    "data_dir": "mpc_rr.data._datasets",
+    "ShippedFile": "mpc_rr.data._shipped",
+    "data_dir": "mpc_rr.data._shipped",
+    "data_file": "mpc_rr.data._shipped",
+    "shipped": "mpc_rr.data._shipped",
+    "shipped_bytes": "mpc_rr.data._shipped",
+    "shipped_file": "mpc_rr.data._shipped",
     "encode_columns": "mpc_rr.data._schema",
     "infer_schema": "mpc_rr.data._schema_io",
     "load_adult": "mpc_rr.data._datasets",
@@ -95,7 +108,6 @@ if TYPE_CHECKING:
     from mpc_rr.data._datasets import (
         ADULT_COLUMNS,
         ADULT_SCHEMA,
-        data_dir,
         load_adult,
         load_adult_test,
     )
@@ -118,4 +130,12 @@ if TYPE_CHECKING:
         parse_schema,
         schema_of_values,
         schema_to_toml,
+    )
+    from mpc_rr.data._shipped import (
+        ShippedFile,
+        data_dir,
+        data_file,
+        shipped,
+        shipped_bytes,
+        shipped_file,
     )

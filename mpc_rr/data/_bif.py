@@ -3,7 +3,7 @@
 The RRBA experiments (Imran & Meo, Sec. 7) use the bnlearn networks Survey,
 Alarm and Child with n = 8,000 records, more than Survey's published 500
 (DESIGN note 10): the records are drawn from the networks.  This module reads
-the ``.bif`` files in ``../shared/data/bnlearn`` (bnlearn's ``write.bif``
+the ``.bif`` files shipped in the package (``bnlearn/*.bif``; bnlearn's ``write.bif``
 dialect: ``variable`` blocks with ``type discrete [ k ] { s1, ..., sk }``,
 ``probability ( X | P1, P2 )`` blocks with ``table`` rows, one
 ``(parent values) p1, ..., pk;`` row per parent configuration, or a
@@ -33,7 +33,7 @@ from mpc_rr.data._schema import Attribute, Dataset, Schema
 __all__ = ["NETWORKS", "BayesNet", "load_network", "parse_bif"]
 
 NETWORKS: tuple[str, ...] = ("survey", "alarm", "child", "asia", "sachs", "insurance")
-"""Networks shipped in ``../shared/data/bnlearn`` (MANIFEST section 2)."""
+"""Networks shipped in the package (``bnlearn/<name>.bif``: ``mpc-rr data list``)."""
 
 _TOKEN = re.compile(r"\s*([{}()\[\],;|]|[^\s{}()\[\],;|]+)")
 _COMMENT = re.compile(r"//[^\n]*|/\*.*?\*/", re.S)
@@ -323,13 +323,10 @@ def _cpt(
 
 def load_network(name_or_path: str | Path) -> BayesNet:
     """A shipped network by name (``survey``, ``alarm``, ...) or any ``.bif`` path."""
-    from mpc_rr.data._datasets import data_dir
+    from mpc_rr.data._shipped import data_file
 
     s = str(name_or_path)
-    path = data_dir() / "bnlearn" / f"{s}.bif" if s in NETWORKS else Path(s)
+    path = data_file(f"bnlearn/{s}.bif") if s in NETWORKS else Path(s)
     if not path.exists():
-        raise UsageError(
-            f"load_network: {path} not found (known names: {', '.join(NETWORKS)}; "
-            "set MPC_RR_DATA to the folder holding bnlearn/)"
-        )
+        raise UsageError(f"load_network: {path} not found (known names: {', '.join(NETWORKS)})")
     return parse_bif(path.read_text(), path.stem)

@@ -1,4 +1,4 @@
-"""Loaders for the real data sets in ``../shared/data`` (read-only, never downloaded).
+"""Loaders for the real data sets shipped with the package (:mod:`mpc_rr.data._shipped`).
 
 Adult (UCI, ``adult.data``): the 8 categorical attributes used by
 Domingo-Ferrer & Soria-Comas, Section 6.1, with ``?`` counted as a category
@@ -9,13 +9,13 @@ nominal (Cramér's V).
 
 from __future__ import annotations
 
-import os
 from pathlib import Path
 
 from mpc_rr.core import UsageError
 from mpc_rr.data._schema import Attribute, Dataset, Schema, load_csv
+from mpc_rr.data._shipped import data_file
 
-__all__ = ["ADULT_COLUMNS", "ADULT_SCHEMA", "data_dir", "load_adult", "load_adult_test"]
+__all__ = ["ADULT_COLUMNS", "ADULT_SCHEMA", "load_adult", "load_adult_test"]
 
 ADULT_COLUMNS = (
     "age", "workclass", "fnlwgt", "education", "education-num", "marital-status",
@@ -60,27 +60,12 @@ ADULT_SCHEMA = Schema(
 )  # fmt: skip
 
 
-def data_dir() -> Path:
-    """``$MPC_RR_DATA`` if set, else ``../shared/data`` next to the project root."""
-    env = os.environ.get("MPC_RR_DATA")
-    if env:
-        return Path(env)
-    here = Path(__file__).resolve().parents[2]  # the project root (mpc_rr/data/_datasets.py)
-    for base in (here, Path.cwd()):
-        cand = base.parent / "shared" / "data"
-        if cand.is_dir():
-            return cand
-    return here.parent / "shared" / "data"
-
-
 def load_adult(path: str | Path | None = None) -> Dataset:
     """Adult's 8 categorical attributes as a :class:`Dataset` (32,561 records), named
     ``"adult"`` (a file given in Adult's format is named after it)."""
-    p = Path(path) if path is not None else data_dir() / "adult.data"
+    p = Path(path) if path is not None else data_file("adult.data")
     if not p.exists():
-        raise UsageError(
-            f"load_adult: {p} not found; set MPC_RR_DATA to the folder holding adult.data"
-        )
+        raise UsageError(f"load_adult: {p} not found")
     # named "adult" (adult.data's stem); another file in Adult's format keeps its own stem
     return load_csv(p, ADULT_SCHEMA, header=ADULT_COLUMNS, name=p.stem or "adult")
 
@@ -93,11 +78,9 @@ def load_adult_test(path: str | Path | None = None) -> Dataset:
     held-out sample from the same census for checks that must not be tuned
     on ``adult.data``.
     """
-    p = Path(path) if path is not None else data_dir() / "adult.test"
+    p = Path(path) if path is not None else data_file("adult.test")
     if not p.exists():
-        raise UsageError(
-            f"load_adult_test: {p} not found; set MPC_RR_DATA to the folder holding adult.test"
-        )
+        raise UsageError(f"load_adult_test: {p} not found")
     *rest, income = ADULT_SCHEMA.attributes
     dotted = Attribute(income.name, tuple(f"{c}." for c in income.categories), income.ordinal)
     test = load_csv(p, Schema((*rest, dotted)), header=ADULT_COLUMNS, skip_lines=1)

@@ -1,7 +1,7 @@
 """Records by name: Bayesian-network samples, Adult, or any categorical CSV (RRBA's clients, attacks).
 
 * ``survey`` | ``alarm`` | ``child`` (or any shipped network name): ``clients``
-  records drawn by seeded ancestral sampling from ``../shared/data/bnlearn/<name>.bif``
+  records drawn by seeded ancestral sampling from the shipped ``bnlearn/<name>.bif``
   (DESIGN note 10: the paper's n = 8,000 exceeds Survey's 500 records).
 * ``adult``: the 8 categorical attributes of UCI Adult (32,561 records),
   shuffled with the seed, the first ``clients`` kept.

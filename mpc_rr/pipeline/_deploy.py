@@ -12,7 +12,7 @@ Parameters (``--params`` JSON, the same for every party):
 
 ``coordinator_key``  hex of the coordinator's raw Ed25519 public key (required)
 ``signing_key``      party 0 only: path of the coordinator's raw 32-byte private key
-``data``             Adult-format file (default: ``adult.data`` in the data folder)
+``data``             Adult-format file (default: the shipped ``adult.data``)
 ``row_offset``       first record used (default 0)
 ``run``, ``p``, ``tv``, ``td``, ``dependence``, ``mechanism``, ``estimator``,
 ``adjust_iterations``, ``min_parties``, ``sum_protocol``  as in
@@ -33,7 +33,7 @@ import numpy as np
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
 from mpc_rr.core import COORDINATOR, Role, UsageError, csprng_generator
-from mpc_rr.data import ADULT_COLUMNS, ADULT_SCHEMA, data_dir
+from mpc_rr.data import ADULT_COLUMNS, ADULT_SCHEMA, data_file
 from mpc_rr.pipeline import _signing as signing
 from mpc_rr.pipeline._config import PipelineConfig
 from mpc_rr.pipeline._coordinator import Coordinator
@@ -121,7 +121,7 @@ def make_pipeline_role(party_id: int, n_parties: int, seed: int, params: Mapping
         if len(raw) != 32:
             raise UsageError(f"signing key {path}: expected 32 raw bytes, got {len(raw)}")
         return Coordinator(cfg, signing.new_signing_key(raw))
-    data = Path(params["data"]) if "data" in params else data_dir() / "adult.data"
+    data = Path(params["data"]) if "data" in params else data_file("adult.data")
     offset = params.get("row_offset", 0)
     if not isinstance(offset, int) or offset < 0:
         raise UsageError(f"pipeline params: row_offset must be an integer >= 0, got {offset!r}")

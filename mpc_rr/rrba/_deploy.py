@@ -20,7 +20,7 @@ Parameters (``--params`` JSON, the same for every party):
 ``schema``      a network name (``survey``, ``alarm``, ``child``, ...: attributes
                 and categories of its ``.bif``) or a TOML schema file (required)
 ``data``        clients: a CSV file with a header naming the schema's attributes
-                (default for a network: ``<data folder>/<name>_10000.csv``)
+                (default for a network: the shipped ``<name>_10000.csv``)
 ``row_offset``  first record used (default 0)
 ``block``, ``p`` (required); ``k``, ``estimator``, ``repair``, ``alpha``,
 ``t_floor``, ``stop``, ``min_blocks``, ``run``, ``secure_tally``,
@@ -138,11 +138,11 @@ def make_rrba_role(party_id: int, n_parties: int, seed: int, params: Mapping[str
     if "data" in params:
         data = Path(str(params["data"]))
     else:
-        from mpc_rr.data import NETWORKS, data_dir
+        from mpc_rr.data import NETWORKS, data_file
 
         if spec not in NETWORKS:
             raise UsageError("rrba params: data (the clients' CSV file) is required with a schema file")
-        data = data_dir() / f"{spec}_10000.csv"
+        data = data_file(f"{spec}_10000.csv")
     offset = params.get("row_offset", 0)
     if isinstance(offset, bool) or not isinstance(offset, int) or offset < 0:
         raise UsageError(f"rrba params: row_offset must be an integer >= 0, got {offset!r}")

@@ -25,6 +25,7 @@ COMMANDS: tuple[str, ...] = (
     "secure_sum",
     "rrba",
     "schema",
+    "data",
     "classroom",
     "classroom_serve",
     "scenario",

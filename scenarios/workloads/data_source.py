@@ -1,11 +1,11 @@
-"""Where a run's records come from: the embedded Adult, a Bayesian network, or your own CSV file.
+"""Where a run's records come from: the shipped Adult, a Bayesian network, or your own CSV file.
 
 One description (:class:`DataSpec`) and one loader (:func:`load_dataset`)
 serve ``mpc-rr run`` (its data flags, :func:`add_data_arguments`) and the
 ``[data]`` table of a scenario (:mod:`scenarios.experiments.spec`):
 
 * ``adult`` -- the 8 categorical attributes of UCI Adult (32,561 records), named ``adult``;
-* a network shipped in ``../shared/data/bnlearn`` (``survey``, ``alarm``, ``child``, ...) --
+* a network shipped in the package (``survey``, ``alarm``, ``child``, ...: ``mpc-rr data list``) --
   scenarios only: records are *sampled* per run (:meth:`Source.draw`);
 * ``FILE.csv`` -- your own data, with a schema file (``schema``) or an inferred
   schema (``infer``, optionally ``columns`` and ``ordinal``); named after the
@@ -197,18 +197,18 @@ def open_source(spec: DataSpec) -> Source:
     """Load what ``spec`` names (see the module docstring)."""
     spec.check()
     if spec.source == "adult":
-        from mpc_rr.data import Dataset, data_dir, load_adult
+        from mpc_rr.data import Dataset, data_file, load_adult
 
         data = load_adult()
-        ident = f"adult:{_file_digest(data_dir() / 'adult.data')[:16]}"
+        ident = f"adult:{_file_digest(data_file('adult.data'))[:16]}"
         name = spec.name or data.name
         return Source(name, "UCI Adult, adult.data (8 categorical attributes)", ident,
                       table=Dataset(data.schema, data.codes, name))  # fmt: skip
     if spec.is_network:
-        from mpc_rr.data import data_dir, load_network
+        from mpc_rr.data import data_file, load_network
 
         net = load_network(spec.source)
-        path = data_dir() / "bnlearn" / f"{spec.source}.bif"
+        path = data_file(f"bnlearn/{spec.source}.bif")
         digest = _file_digest(path)[:16] if path.exists() else _schema_digest(net.schema)[:16]
         return Source(spec.name or spec.source, f"records sampled from {spec.source}.bif",
                       f"bif:{spec.source}:{digest}", network=net)  # fmt: skip

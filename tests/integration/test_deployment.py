@@ -14,7 +14,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from mpc_rr.data import data_dir, load_adult
+from mpc_rr.data import data_file, load_adult
 from mpc_rr.pipeline import adult_record, make_pipeline_role, new_coordinator_key
 from parties.procs import run_processes
 from transports.pki import generate_deployment
@@ -26,7 +26,7 @@ def test_a_deployed_party_reads_only_its_record_and_draws_noise_from_chacha(tmp_
     key = new_coordinator_key(tmp_path / "coord.key")
     adult = load_adult()
     for row in (0, 7, 32_560):
-        np.testing.assert_array_equal(adult_record(data_dir() / "adult.data", row), adult.codes[row])
+        np.testing.assert_array_equal(adult_record(data_file("adult.data"), row), adult.codes[row])
     role = make_pipeline_role(3, 6, 1, {"coordinator_key": key, "row_offset": 100})
     np.testing.assert_array_equal(role.record, adult.codes[102])
     assert type(role.rng.bit_generator).__name__ == "ChaCha"
@@ -165,6 +165,3 @@ def test_params_must_be_a_json_object(tmp_path: Path) -> None:
     p = _party(tmp_path / "roster.json", 1, "--params", "[1,2]")
     assert p.returncode == 2 and "--params must be a JSON object" in p.stderr
 
-
-def test_environment_is_inherited() -> None:  # the process runner passes the data folder along
-    assert os.environ.get("MPC_RR_DATA") is None or Path(os.environ["MPC_RR_DATA"]).is_dir()

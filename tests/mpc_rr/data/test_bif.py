@@ -7,7 +7,7 @@ import pytest
 from scipy.stats import chi2, chi2_contingency
 
 from mpc_rr.core import UsageError
-from mpc_rr.data import data_dir, load_csv, load_network, parse_bif
+from mpc_rr.data import data_file, load_csv, load_network, parse_bif
 
 TINY = """
 network tiny { }
@@ -67,7 +67,7 @@ def test_survey_sampler_matches_exact_joint() -> None:
 @pytest.mark.parametrize("name", ["survey", "child", "alarm"])
 def test_sampler_agrees_with_the_shipped_csv(name: str) -> None:
     net = load_network(name)
-    csv_data = load_csv(data_dir() / f"{name}_10000.csv", net.schema)
+    csv_data = load_csv(data_file(f"{name}_10000.csv"), net.schema)
     ours = net.sample(10_000, np.random.default_rng(2))
     # one homogeneity test per attribute; Bonferroni over all attributes at 0.001
     d = len(net.schema)

@@ -96,9 +96,9 @@ def test_dataset_names(people, write_csv, tmp_path: Path) -> None:
 
 
 def _adult_bytes() -> bytes:
-    from mpc_rr.data import data_dir
+    from mpc_rr.data import shipped_bytes
 
-    return (data_dir() / "adult.data").read_bytes()
+    return shipped_bytes("adult.data")
 
 
 def test_adult_test_is_the_other_half() -> None:

@@ -10,10 +10,10 @@ import pytest
 
 from mpc_rr.core import COORDINATOR, UsageError, run_roles
 from mpc_rr.core._registry import get_protocol
-from mpc_rr.data import Dataset, data_dir, load_network
+from mpc_rr.data import Dataset, data_file, load_network
 from mpc_rr.rrba import RRBAAggregator, RRBAClient, csv_record, run_rrba
 
-SURVEY_CSV = data_dir() / "survey_10000.csv"
+SURVEY_CSV = data_file("survey_10000.csv")
 
 
 def test_a_deployed_client_reads_only_its_record_and_draws_noise_from_chacha(survey: Dataset) -> None:

@@ -9,7 +9,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from mpc_rr.data import data_dir, infer_schema, load_csv, read_csv_columns
+from mpc_rr.data import data_file, infer_schema, load_csv, read_csv_columns
 from mpc_rr.estimation import AdjustmentResult, answer, make_queries, relative_error, true_count
 from mpc_rr.mdrr import adjust, rr_independent
 from mpc_rr.mechanisms import keep_or_uniform
@@ -47,7 +47,7 @@ def test_non_convergence_is_flagged_and_a_better_adjustment_is_not() -> None:
 def test_a_real_case_that_worsens_is_caught() -> None:
     """35 attributes of alarm, per-attribute RR at p = 0.7: the adjustment converges (Anderson,
     well under 50 passes) and still makes the estimate worse; the check says so."""
-    path = data_dir() / "alarm_10000.csv"
+    path = data_file("alarm_10000.csv")
     schema = infer_schema(read_csv_columns(path))
     data = load_csv(path, schema)
     codes, sizes = data.codes[:, :35], schema.sizes[:35]
@@ -71,7 +71,7 @@ def test_run_warns_and_records_it(tmp_path: Path, capsys: pytest.CaptureFixture[
     """mpc-rr run on the same 35+ attributes: the warning is printed and kept in results.json."""
     from scenarios.cli import main
 
-    argv = ["run", str(data_dir() / "alarm_10000.csv"), "--infer-schema", "--parties", "2000",
+    argv = ["run", str(data_file("alarm_10000.csv")), "--infer-schema", "--parties", "2000",
             "--queries", "100", "--workers", "1", "--out", str(tmp_path)]  # fmt: skip
     assert main(argv) == 0
     err = capsys.readouterr().err

@@ -12,10 +12,11 @@ import pytest
 
 import mpc_rr
 from mpc_rr.core import UsageError
+from mpc_rr.data import data_file
 from scenarios.cli import main
 
 ROOT = Path(__file__).resolve().parents[3]
-SURVEY = ROOT.parent / "shared" / "data" / "survey_10000.csv"
+SURVEY = data_file("survey_10000.csv")
 
 
 class FrameLike:

@@ -19,7 +19,7 @@ from mpc_rr.data import data_dir
 from scenarios.cli import build_parser, main
 
 DATA = str(data_dir())
-"""The shared data folder (../shared/data beside the project, or $MPC_RR_DATA)."""
+"""A folder holding every shipped data set file (decompressed: ``survey_10000.csv``, ...)."""
 
 
 def _walk(parser: argparse.ArgumentParser, path: tuple[str, ...] = ()):  # type: ignore[no-untyped-def]
@@ -68,7 +68,6 @@ def cwd(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     d = tmp_path / "cwd"
     d.mkdir()
     monkeypatch.chdir(d)
-    monkeypatch.setenv("MPC_RR_DATA", DATA)
     return d
 
 

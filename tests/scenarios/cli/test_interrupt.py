@@ -14,8 +14,6 @@ from pathlib import Path
 
 import pytest
 
-from mpc_rr.data import data_dir
-
 pytestmark = pytest.mark.skipif(not hasattr(os, "killpg"), reason="needs POSIX process groups")
 
 ROOT = Path(__file__).resolve().parents[3]
@@ -25,8 +23,7 @@ def _interrupt(argv: list[str], marker: str, cwd: Path, *, settle: float = 0.3) 
     """Start ``mpc-rr argv``, wait until its standard error shows ``marker`` (work has begun),
     press Ctrl-C; return (exit status, standard error, seconds from Ctrl-C to exit), after
     checking that nothing of its process group is left one second later."""
-    env = {**os.environ, "MPC_RR_DATA": os.environ.get("MPC_RR_DATA", str(data_dir())),
-           "PYTHONPATH": str(ROOT)}  # fmt: skip
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
     proc = subprocess.Popen(
         [sys.executable, "-m", "scenarios.cli", *argv], cwd=cwd, env=env, text=True,
         stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, start_new_session=True,

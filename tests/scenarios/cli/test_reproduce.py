@@ -72,7 +72,7 @@ def test_bad_runs_is_a_clean_error(tmp_path: Path, capsys: pytest.CaptureFixture
 
 def test_data_may_be_the_folder_the_help_names(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     """Before: `reproduce --data <a directory>` crashed although the help names a directory."""
-    from mpc_rr.data import data_dir
+    from mpc_rr.data import data_dir  # a folder holding adult.data, as the paper's
 
     argv = ["reproduce", "mdrr-table1", "--runs", "1", "--queries", "2", "--data", str(data_dir()),
             "--out", str(tmp_path), "--json"]  # fmt: skip

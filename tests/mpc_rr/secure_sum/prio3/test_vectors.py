@@ -1,4 +1,4 @@
-"""Every official Prio3 test vector of draft-irtf-cfrg-vdaf-20, read from ``../shared/specs/vdaf/test_vec``.
+"""Every official Prio3 test vector of draft-irtf-cfrg-vdaf-20, from ``vectors/`` beside this file.
 
 Each file's ``operations`` list is replayed in order (shard, verify_init,
 verifier_shares_to_message, verify_next, aggregate, unshard): a ``success``
@@ -32,9 +32,8 @@ from mpc_rr.secure_sum.prio3 import (
     prio3_variant,
 )
 
-SPECS = pathlib.Path(__file__).resolve().parents[5] / "shared" / "specs" / "vdaf" / "test_vec"
-if not SPECS.exists():  # a worktree's parent is /work; the main checkout's too
-    SPECS = pathlib.Path("/work/shared/specs/vdaf/test_vec")
+SPECS = pathlib.Path(__file__).resolve().parent / "vectors"
+"""The draft's official vectors, copied unchanged (``vectors/README.md``: source, licence)."""
 VECTORS = sorted((SPECS / "vdaf").glob("Prio3*.json"))
 TEST_ID = 0xFFFFFFFF
 
