@@ -25,8 +25,8 @@ def export_tree(rev: str, into: Path) -> Path:
 
 def run_child(script: str, tree: Path, args: list[str]) -> dict[str, object]:
     """Run ``script --child ARGS`` with ``tree``'s code in a fresh interpreter; return the JSON
-    object its last line of output prints.  The shared data folder is passed on, since an
-    exported tree does not sit next to ``shared/data``."""
+    object its last line of output prints.  A folder of the data set files is passed on as
+    ``MPC_RR_DATA``, since an older tree may not ship them."""
     from mpc_rr.data import data_dir
 
     env = dict(os.environ, PYTHONPATH=str(tree), MPC_RR_DATA=str(data_dir()))

@@ -2,7 +2,7 @@
 
 The inputs are the same in both trees: Adult's 8 categorical attributes
 (9/16/7/15/6/5/2/2 categories, the census-like stand-in for a researcher's
-data; the held-out census set is not in ``shared/data``), ``--clients``
+data; the held-out census set is not among the shipped data sets), ``--clients``
 records shuffled with the seed, one centralized RRBA collection (pairs,
 B = 250, p = 0.5), then ``--targets`` random 3- and 4-attribute sets fitted
 by :func:`mpc_rr.rrba.reconstruct` with its default solver.  Each run is a

@@ -1,4 +1,4 @@
-"""Data sets: schemas, CSV files read strictly, the embedded Adult data, Bayesian networks.
+"""Data sets: schemas, CSV files read strictly, the shipped Adult data, Bayesian networks.
 
 * :class:`Schema` / :class:`Attribute` / :class:`Dataset` -- categorical
   attributes (ordered or not), records as integer codes;

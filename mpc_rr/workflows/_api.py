@@ -56,7 +56,7 @@ def as_dataset(
 ) -> Dataset:
     """Records to run a protocol on, from what a researcher holds.
 
-    ``table``: a :class:`~mpc_rr.data.Dataset`; ``"adult"`` (the embedded UCI
+    ``table``: a :class:`~mpc_rr.data.Dataset`; ``"adult"`` (the shipped UCI
     Adult); a CSV file's path; or a table in memory -- a mapping of column
     name to values, or a DataFrame-like object (pandas, polars: ``columns``
     and ``table[name]``).  Every value is a category (as a string).  Without

@@ -14,7 +14,7 @@ Three steps, each with one job:
   a CSV and a plot: :mod:`scenarios.workloads.outputs`).
 
 The data set's name (:attr:`mpc_rr.data.Dataset.name`: ``adult`` for the
-embedded Adult, a CSV file's stem unless named) labels every output: the run
+shipped Adult, a CSV file's stem unless named) labels every output: the run
 id, ``results.json``'s ``dataset`` and the plot's title.
 
 A seeded run is a simulation: every output carries ``noise`` saying that the

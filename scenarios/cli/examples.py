@@ -33,6 +33,9 @@ EXAMPLES: dict[str, tuple[str, ...]] = {
         "mpc-rr schema infer people.csv --columns age,sex,region --ordinal age",
     ),
     "schema check": ("mpc-rr schema check survey.csv --schema schema.toml",),
+    "data list": ("mpc-rr data list", "mpc-rr data list --json"),
+    "data info": ("mpc-rr data info adult", "mpc-rr data info bnlearn/alarm.bif --json"),
+    "data path": ("mpc-rr data path survey_10000          # the Survey sample: cp \"$(mpc-rr data path survey_10000)\" .",),
     "classroom": (
         "mpc-rr classroom full-mesh --parties 4                       # a text trace",
         "mpc-rr classroom secagg --parties 6 --format html --out secagg.html",
@@ -110,7 +113,7 @@ EXAMPLES: dict[str, tuple[str, ...]] = {
 }
 """Command words -> invocations (``#`` starts a comment shown beside it)."""
 
-_GROUPS = {"schema", "scenario", "results", "attack", "mechanism", "keys"}
+_GROUPS = {"schema", "data", "scenario", "results", "attack", "mechanism", "keys"}
 """Commands whose sub-commands carry the examples: their own help lists one per sub-command."""
 
 

@@ -114,7 +114,7 @@ class DataSpec:
                             f"{self.spelled('schema')} the schema file says which columns and kinds"
                         )
             return
-        kind = "Bayesian network" if self.is_network else "embedded data set"
+        kind = "Bayesian network" if self.is_network else "shipped data set"
         extra = [
             k for k, v in (("schema", self.schema is not None), ("infer", self.infer),
                            ("columns", self.columns is not None), ("ordinal", bool(self.ordinal)),
@@ -292,7 +292,7 @@ def add_data_arguments(p: argparse.ArgumentParser) -> None:
     """``DATA`` (adult or FILE.csv) and the flags that say how to read a CSV file."""
     p.add_argument(
         "dataset", metavar="DATA",
-        help="adult (embedded, the default data set) or FILE.csv (your own data: each record is "
+        help="adult (shipped, the default data set) or FILE.csv (your own data: each record is "
         "one party; give --schema or --infer-schema)",
     )  # fmt: skip
     add_reading_flags(p)

@@ -55,6 +55,7 @@ def register(sub: argparse._SubParsersAction) -> None:
         "set, else the shipped copy, decompressed once into the cache folder and checked.",
     )  # fmt: skip
     path.add_argument("name", metavar="NAME", help="a data set's name or file name (see: data list)")
+    add_json(path, 'print {"name", "file", "path", "override"} as JSON instead of the path alone')
     path.set_defaults(func=_path)
 
 
@@ -121,5 +122,10 @@ def _info(args: argparse.Namespace) -> int:
 
 
 def _path(args: argparse.Namespace) -> int:
-    print(_entry(args)[1])
+    f, path = _entry(args)
+    if args.json:
+        print(json.dumps({"name": f.name, "file": f.file, "path": path,
+                          "override": bool(os.environ.get(_OVERRIDE))}))  # fmt: skip
+    else:
+        print(path)
     return 0

@@ -54,6 +54,9 @@ def test_path_prints_a_file_the_other_commands_read(capsys: pytest.CaptureFixtur
     status, out, _ = _run(["data", "path", "survey_10000"], capsys)
     path = out.strip()
     assert status == 0 and path.endswith("survey_10000.csv")
+    status, out, _ = _run(["data", "path", "survey_10000.csv", "--json"], capsys)
+    assert status == 0 and json.loads(out) == {"name": "survey_10000", "file": "survey_10000.csv",
+                                               "path": path, "override": False}  # fmt: skip
     status, out, _ = _run(["schema", "infer", path, "--ordinal", "A", "--json"], capsys)
     assert status == 0 and [a["name"] for a in json.loads(out)["attributes"]] == ["A", "S", "E", "O", "R", "T"]
 

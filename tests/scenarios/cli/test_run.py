@@ -104,7 +104,7 @@ LATE = ("regoin", "id", "61")  # found while reading the file (after the output 
         (["{csv}", "--schema", "{dir}/none.toml"], "--schema .*none.toml: no such file"),
         (["{csv}", "--schema", "{schema}", "--ordinal", "age"], "--ordinal applies with --infer-schema"),
         (["{csv}", "--schema", "{schema}", "--columns", "age"], "--columns applies with --infer-schema"),
-        (["adult", "--schema", "{schema}"], "--schema: only for a CSV file; 'adult' is the embedded"),
+        (["adult", "--schema", "{schema}"], "--schema: only for a CSV file; 'adult' is the shipped"),
         (["adult", "--infer-schema"], "--infer-schema: only for a CSV file"),
         (["adult", "--delimiter", ";"], "--delimiter: only for a CSV file"),
         (["adlut"], "DATA adlut: no such file \\(or one of: adult\\)"),

@@ -394,15 +394,18 @@ def test_worker_processes_give_the_same_results(secure_sum_study, tmp_path: Path
     assert stores[1] == stores[2]
 
 
-def test_the_readme_study_decodes_and_its_data_loads() -> None:
+def test_the_readme_study_decodes_and_its_data_loads(tmp_path: Path) -> None:
+    from mpc_rr.data import shipped_bytes
     from scenarios.experiments.sweep import plan
 
+    # the README copies the shipped Survey sample beside study.toml first
+    (tmp_path / "survey_10000.csv").write_bytes(shipped_bytes("survey_10000"))
     readme = (ROOT / "README.md").read_text()
     section = readme[readme.index("## Run a study") :]
     text = section[
         section.index("```toml") + 7 : section.index("```", section.index("```toml") + 7)
     ]
-    s = parse_scenario(text, source="study.toml", base=ROOT)
+    s = parse_scenario(text, source="study.toml", base=tmp_path)
     source, runs, _ = plan(s)
     assert s.name == "survey-p" and len(runs) == 4 * 2 * 3
     assert source is not None and source.name == "survey_10000" and source.records == 10_000
