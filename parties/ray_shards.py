@@ -26,7 +26,7 @@ from __future__ import annotations
 import os
 from typing import Any
 
-from mpc_rr.core import UsageError
+from mpc_rr.core import UsageError, require_extra
 from parties.shard_engine import ShardFinal, ShardHost, ShardSpec, StepReport
 
 __all__ = ["RayPool", "ray_available"]
@@ -64,12 +64,7 @@ class RayPool:
     """Shards as Ray actors (a :class:`~parties.shard_control.ShardPool`)."""
 
     def __init__(self, specs: list[ShardSpec], *, address: str | None = None) -> None:
-        try:
-            import ray
-        except ImportError:
-            raise UsageError(
-                "engine 'ray' needs Ray: pip install 'mpc-rr[ray]' (or use engine 'processes')"
-            ) from None
+        ray = require_extra("ray", "ray", needed_for="engine 'ray' (or use engine 'processes')")
         self._ray = ray
         self._started = False
         n = len(specs)

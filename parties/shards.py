@@ -77,7 +77,7 @@ import os
 import time
 from collections.abc import Mapping, Sequence
 
-from mpc_rr.core import Role, RolePlan, RunResult, UsageError
+from mpc_rr.core import Role, RolePlan, RunResult, UsageError, require_extra
 from parties.runner import StepTimeout
 from parties.shard_control import ShardPool, collect, drive
 from parties.shard_engine import ShardEngine, ShardFinal, ShardHost, ShardSpec, StepReport
@@ -192,6 +192,8 @@ class ShardedRunner:
             raise UsageError(f"engine must be 'processes' or 'ray', got {engine!r}")
         if ray_address is not None and engine != "ray":
             raise UsageError("ray_address only applies to engine='ray'")
+        if engine == "ray":  # refused here, before any work, not when the shards start
+            require_extra("ray", "ray", needed_for="engine 'ray' (or use engine 'processes')")
         if buffer is not None and (not isinstance(buffer, int) or buffer < 1):
             raise UsageError(f"buffer must be >= 1 or None, got {buffer!r}")
         if start_method not in (None, "fork", "spawn", "forkserver"):

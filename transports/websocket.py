@@ -269,8 +269,10 @@ async def serve_web(
     (``port=0`` picks a free one).  ``tls``: ``(certfile, keyfile)`` for HTTPS/WSS."""
     from functools import partial
 
-    from hypercorn.config import Config
-    from hypercorn.trio import serve
+    from mpc_rr.core import require_extra
+
+    Config = require_extra("hypercorn.config", "classroom", needed_for="serve_web").Config
+    serve = require_extra("hypercorn.trio", "classroom", needed_for="serve_web").serve
 
     config = Config()
     config.bind = [f"{host}:{port}"]

@@ -14,6 +14,7 @@ Nothing here knows a protocol.  It defines how one is written and run:
   :class:`CostReport` / :class:`PartyStats`;
 * randomness -- :func:`party_generators` (one seed, every party), :func:`csprng_generator`;
 * faults -- :class:`DropAt` / :class:`DropPlan` (a party crashes at a chosen step);
+* extras -- :func:`require_extra` (an optional extra's module, or the pip command);
 * errors -- :class:`UsageError` (our caller's fault), :class:`PeerError` /
   :class:`DecodeError` (a peer's), :class:`ProtocolAbort` (a clean stop).
 
@@ -52,6 +53,7 @@ __all__ = [
     "HarnessRunner",
     "IdMask",
     "Message",
+    "MissingExtra",
     "NoOptions",
     "OutcomeTable",
     "PartTally",
@@ -97,6 +99,7 @@ __all__ = [
     "protocol_names",
     "protocols",
     "register_protocol",
+    "require_extra",
     "result_to_json",
     "roles_of",
     "run_roles",
@@ -127,6 +130,7 @@ _HOME = {
     "IdMask": "mpc_rr.core._id_mask",
     "MAX_LABEL": "mpc_rr.core._messages",
     "Message": "mpc_rr.core._messages",
+    "MissingExtra": "mpc_rr.core._extras",
     "NOBODY": "mpc_rr.core._roles",
     "NoOptions": "mpc_rr.core._registry",
     "ONLY_COORDINATOR": "mpc_rr.core._roles",
@@ -173,6 +177,7 @@ _HOME = {
     "noise_source": "mpc_rr.core._randomness",
     "observe": "mpc_rr.core._views",
     "option_flag": "mpc_rr.core._registry",
+    "require_extra": "mpc_rr.core._extras",
     "party_generators": "mpc_rr.core._randomness",
     "protocol_names": "mpc_rr.core._registry",
     "protocols": "mpc_rr.core._registry",
@@ -207,6 +212,10 @@ if TYPE_CHECKING:
         ProtocolAbort,
         UsageError,
         blame_json,
+    )
+    from mpc_rr.core._extras import (
+        MissingExtra,
+        require_extra,
     )
     from mpc_rr.core._faults import (
         DropAt,

@@ -300,7 +300,9 @@ _STATIC = ("msgpack.js", "wire.js", "signing.js", "secagg.js", "student.js", "te
 
 def pages(lesson: Lesson, join_url: str) -> dict[str, tuple[bytes, str]]:
     """Every page the server serves: path -> (bytes, content type)."""
-    import segno
+    from mpc_rr.core import require_extra
+
+    segno = require_extra("segno", "classroom", needed_for="the live class's QR code")
 
     root = importlib.resources.files("scenarios.classroom") / "static"
     qr = segno.make(join_url, error="m")
@@ -322,7 +324,9 @@ def qr_text(url: str) -> str:
     """The join URL's QR code for a terminal (two modules per character)."""
     import io
 
-    import segno
+    from mpc_rr.core import require_extra
+
+    segno = require_extra("segno", "classroom", needed_for="the live class's QR code")
 
     buf = io.StringIO()
     segno.make(url, error="m").terminal(out=buf, compact=True)

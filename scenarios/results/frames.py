@@ -18,7 +18,7 @@ import json
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from mpc_rr.core import UsageError
+from mpc_rr.core import UsageError, require_extra
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -33,11 +33,7 @@ metrics follow (a metric named like a parameter gets the prefix ``metric.``)."""
 
 
 def _pandas() -> Any:
-    try:
-        import pandas
-    except ImportError:
-        raise UsageError("results as DataFrames need pandas: pip install 'mpc-rr[pandas]'") from None
-    return pandas
+    return require_extra("pandas", "pandas", needed_for="results as DataFrames")
 
 
 def runs_frame(store: Store, scenario: str | None = None, code_version: str | None = None) -> pd.DataFrame:

@@ -69,7 +69,10 @@ def register(sub: argparse._SubParsersAction) -> None:
 def run(args: argparse.Namespace) -> int:
     import trio
 
-    from mpc_rr.core import UsageError
+    from mpc_rr.core import UsageError, require_extra
+
+    for module in ("hypercorn.trio", "segno"):  # the live class's extra, checked before any work
+        require_extra(module, "classroom", needed_for="mpc-rr classroom serve")
     from scenarios.classroom.live import Lesson
     from scenarios.classroom.serve import ServeOptions, serve
 
