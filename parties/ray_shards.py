@@ -64,7 +64,7 @@ class RayPool:
     """Shards as Ray actors (a :class:`~parties.shard_control.ShardPool`)."""
 
     def __init__(self, specs: list[ShardSpec], *, address: str | None = None) -> None:
-        ray = require_extra("ray", "ray", needed_for="engine 'ray' (or use engine 'processes')")
+        ray = require_extra("ray", "ray", needed_for="engine 'ray'")
         self._ray = ray
         self._started = False
         n = len(specs)

@@ -193,7 +193,7 @@ class ShardedRunner:
         if ray_address is not None and engine != "ray":
             raise UsageError("ray_address only applies to engine='ray'")
         if engine == "ray":  # refused here, before any work, not when the shards start
-            require_extra("ray", "ray", needed_for="engine 'ray' (or use engine 'processes')")
+            require_extra("ray", "ray", needed_for="engine 'ray'")
         if buffer is not None and (not isinstance(buffer, int) or buffer < 1):
             raise UsageError(f"buffer must be >= 1 or None, got {buffer!r}")
         if start_method not in (None, "fork", "spawn", "forkserver"):

@@ -196,7 +196,7 @@ def runner_choice(args: argparse.Namespace) -> tuple[str, dict[str, object]]:
     if args.engine == "ray":
         from mpc_rr.core import require_extra
 
-        require_extra("ray", "ray", needed_for="--engine ray (or use --engine processes)")
+        require_extra("ray", "ray", needed_for="--engine ray")
         return "ray", {"workers": args.workers, "ray_address": args.ray_address}
     from parties.shards import available_cores
 

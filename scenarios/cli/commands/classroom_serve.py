@@ -72,7 +72,7 @@ def run(args: argparse.Namespace) -> int:
     from mpc_rr.core import UsageError, require_extra
 
     for module in ("hypercorn.trio", "segno"):  # the live class's extra, checked before any work
-        require_extra(module, "classroom", needed_for="mpc-rr classroom serve")
+        require_extra(module, "classroom", needed_for="the live class")
     from scenarios.classroom.live import Lesson
     from scenarios.classroom.serve import ServeOptions, serve
 

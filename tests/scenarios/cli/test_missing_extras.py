@@ -37,7 +37,7 @@ def test_the_ray_engine_without_the_ray_extra(tmp_path: Path) -> None:
     p = _without(["ray"], ["run", "adult", "--parties", "50", "--engine", "ray", "--workers", "2",
                            "--out", str(tmp_path / "out")], tmp_path)  # fmt: skip
     assert p.returncode == 2, p.stderr
-    assert "--engine ray (or use --engine processes) needs ray, which is not installed: pip install 'mpc-rr[ray]'" in p.stderr
+    assert "--engine ray needs ray, which is not installed: pip install 'mpc-rr[ray]'" in p.stderr
     assert "Traceback" not in p.stderr and not (tmp_path / "out").exists()  # refused before any work
 
 
