@@ -110,7 +110,12 @@ def shipped_bytes(name: str) -> bytes:
 def _cache_dir() -> Path:
     """This version's cache folder (named after the manifest's digest)."""
     tag = f"data-{_manifest()[1][:16]}"
-    base = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
+    base = os.environ.get("XDG_CACHE_HOME")
+    if not base:
+        try:
+            base = str(Path.home() / ".cache")
+        except RuntimeError:  # no home folder to be found (no HOME, no password entry)
+            base = tempfile.gettempdir()
     for root in (Path(base) / "mpc-rr", Path(tempfile.gettempdir()) / "mpc-rr"):
         folder = root / tag
         try:
