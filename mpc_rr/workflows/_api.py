@@ -5,7 +5,7 @@
     import mpc_rr
 
     report = mpc_rr.run_pipeline("adult", parties=5000, p=0.7, dependence="secure-sum")
-    report.clusters, report.relative_error["RR-Clusters+Adjustment"], report.epsilon
+    report.clusters, report.relative_error.at("RR-Clusters+Adjustment", 0.1), report.epsilon.total
 
     sums = mpc_rr.run_secure_sum("secagg", inputs)             # any registered sum protocol
     audit = mpc_rr.audit_mechanism("krr", trials=10**5, params=mpc_rr.MechanismParams(k=4))
@@ -19,14 +19,19 @@ runner: ``parties.runner_for("memory", workers=2)``, ``parties.runner_for("tcp")
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from mpc_rr.core import Runner, UsageError
+from mpc_rr.core import CostReport, Runner, UsageError
 from mpc_rr.data import Dataset, Schema
+from mpc_rr.privacy import Ledger
+from mpc_rr.workflows._tables import ErrorTable, PhaseEpsilons
+
+if TYPE_CHECKING:
+    from mpc_rr.workflows._pipeline import Evaluation, RunOptions
 
 __all__ = ["AttackReport", "PipelineReport", "as_dataset", "coalition", "eavesdrop", "run_pipeline"]
 
@@ -102,61 +107,103 @@ def as_dataset(
 
 @dataclass(frozen=True)
 class PipelineReport:
-    """One run of the distributed pipeline, evaluated (``document`` is ``results.json``)."""
+    """One run of the distributed pipeline, evaluated: typed fields, and ``document`` (the
+    ``results.json`` they are written to)."""
 
-    document: Mapping[str, Any]
-    evaluation: Any  # mpc_rr.workflows.Evaluation
+    dataset: str
+    parties: int  # data parties in the run
+    clusters: tuple[tuple[str, ...], ...]  # the attribute clusters the coordinator broadcast, by name
+    epsilon: PhaseEpsilons  # local epsilon per phase and in total
+    relative_error: ErrorTable  # median relative error of count queries, per method and coverage
+    ledger: Ledger  # each phase's local epsilon, what its channel licenses, and the assumptions
+    cost: CostReport  # messages, bytes, rounds and time, per party and role
+    document: Mapping[str, Any] = field(repr=False)  # results.json
+    evaluation: Evaluation = field(repr=False)  # everything the run and its evaluation computed
 
-    @property
-    def clusters(self) -> list[list[str]]:
-        """The attribute clusters the coordinator broadcast, by name."""
-        return [list(c) for c in self.document["clusters"]]
+    @classmethod
+    def of(cls, ev: Evaluation, opts: RunOptions) -> PipelineReport:
+        """The report of evaluation ``ev`` of a run with options ``opts``."""
+        from mpc_rr.workflows._pipeline import run_ledger, to_json
 
-    @property
-    def relative_error(self) -> Mapping[str, Mapping[str, float]]:
-        """Median relative error of count queries: method -> query coverage -> error."""
-        errors: Mapping[str, Mapping[str, float]] = self.document["relative_error"]
-        return errors
-
-    @property
-    def epsilon(self) -> Mapping[str, float | None]:
-        """Per-party epsilon of each phase and in total (``None``: infinite)."""
-        eps: Mapping[str, float | None] = self.document["epsilon"]
-        return eps
-
-    @property
-    def cost(self) -> Mapping[str, Any]:
-        """Messages, bytes, rounds and time, per role."""
-        cost: Mapping[str, Any] = self.document["cost"]
-        return cost
+        doc = to_json(ev, opts)
+        ledger = ev.ledger if ev.ledger is not None else run_ledger(ev.execution)[0]
+        eps = doc["epsilon"]
+        return cls(
+            dataset=str(doc["dataset"]), parties=int(doc["parties"]),
+            clusters=tuple(tuple(c) for c in doc["clusters"]),
+            epsilon=PhaseEpsilons(eps["dependence"], eps["release"], eps["total"]),
+            relative_error=ErrorTable.from_json(doc["relative_error"]), ledger=ledger,
+            cost=ev.execution.run.costs, document=doc, evaluation=ev,
+        )  # fmt: skip
 
 
 def run_pipeline(
     data: Any,
     *,
+    parties: int | None = None,
+    p: float = 0.7,
+    tv: int = 100,
+    td: float = 0.1,
+    dependence: str = "rr",
+    mechanism: str = "cluster",
+    estimator: str = "clip",
+    adjust_iterations: int = 50,
+    seed: int = 1,
+    queries: int = 200,
+    max_dropout: float | None = None,
+    max_corrupt: float | None = None,
+    secagg_degree: int | None = None,
+    secagg_failure: float | None = None,
+    sum: str = "secagg",  # the dependence sum protocol (its name in results.json and scenarios)
+    audit_trials: int = 0,
+    options: RunOptions | None = None,
     runner: Runner | None = None,
     progress: Callable[[str, int, int], None] | None = None,
     name: str | None = None,
     schema: Schema | str | Path | None = None,
     columns: Sequence[str] | None = None,
     ordinal: Sequence[str] = (),
-    **options: Any,
 ) -> PipelineReport:
     """The distributed RR-Clusters pipeline on ``data`` (anything :func:`as_dataset` takes).
 
-    ``options`` are :class:`~mpc_rr.workflows.RunOptions`' (``parties``, ``p``,
-    ``tv``, ``td``, ``dependence``, ``mechanism``, ``estimator``, ``seed``,
-    ``sum``, ...): the dependence phase, the signed clustering broadcast, the
-    clustered release, then estimation, RR-Adjustment and the count-query
-    errors against the true records (``mpc-rr run``).
+    The dependence phase (``dependence``: ``rr``, Sec. 4.1; ``secure-sum``, exact bivariate
+    counts, Sec. 4.2, summed with ``sum``; ``pairwise-rr``, Sec. 4.3), the signed clustering
+    broadcast (Algorithm 1 with thresholds ``tv`` on the cluster's domain size and ``td`` on
+    the dependence), the clustered release (``mechanism``: ``cluster`` k-RR keeping each
+    value with probability ``p``, ``lambda``, ``optimized``), then estimation (``estimator``:
+    ``clip``, ``project``, ``ibu``), RR-Adjustment (``adjust_iterations`` passes) and the
+    count-query errors (``queries`` per coverage) against the true records, as ``mpc-rr run``.
+    ``parties``: a seeded subsample of the records (``None``: every record). ``max_dropout``,
+    ``max_corrupt``, ``secagg_degree``, ``secagg_failure``: the secure sum's bounds
+    (docs/secure_aggregation.md). ``audit_trials`` > 0 audits each phase of the ledger after
+    the run. ``options``: all of these at once, as a :class:`~mpc_rr.workflows.RunOptions`
+    (the keywords are then not allowed). ``runner``: how the roles run (default: the
+    synchronous harness in this process).
     """
-    from mpc_rr.core import HarnessRunner
-    from mpc_rr.workflows._pipeline import RunOptions, evaluate, execute, to_json
+    from dataclasses import fields
 
+    from mpc_rr.core import HarnessRunner
+    from mpc_rr.workflows._pipeline import RunOptions, evaluate, execute
+
+    given = {
+        "parties": parties, "p": p, "tv": tv, "td": td, "dependence": dependence,
+        "mechanism": mechanism, "estimator": estimator, "adjust_iterations": adjust_iterations,
+        "seed": seed, "queries": queries, "max_dropout": max_dropout, "max_corrupt": max_corrupt,
+        "secagg_degree": secagg_degree, "secagg_failure": secagg_failure, "sum": sum,
+        "audit_trials": audit_trials,
+    }  # fmt: skip
+    if options is not None:
+        defaults = {f.name: f.default for f in fields(RunOptions)}
+        changed = sorted(k for k, v in given.items() if v != defaults[k])
+        if changed:
+            raise UsageError(f"run_pipeline: give either options= or keywords, not both ({', '.join(changed)})")
+        opts = options
+    else:
+        opts = RunOptions(**given)  # type: ignore[arg-type]
     ds = as_dataset(data, name=name, schema=schema, columns=columns, ordinal=ordinal)
-    opts = RunOptions(**options)
     ev = evaluate(execute(opts, runner or HarnessRunner(roundtrip=False), ds, progress=progress), opts)
-    return PipelineReport(to_json(ev, opts), ev)
+    return PipelineReport.of(ev, opts)
+
 
 
 @dataclass(frozen=True)

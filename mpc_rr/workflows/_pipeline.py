@@ -52,6 +52,7 @@ from mpc_rr.estimation import (
 )
 from mpc_rr.mdrr import adjust, rr_independent
 from mpc_rr.pipeline import PipelineConfig, PipelinePlan, PipelineResult, signing
+from mpc_rr.privacy import Ledger, PhaseSpec
 from mpc_rr.workflows._ledger_audit import audit_ledger
 from mpc_rr.workflows._privacy import ledger_curve, pipeline_ledger
 
@@ -64,7 +65,9 @@ __all__ = [
     "adjustment_checks",
     "evaluate",
     "execute",
+    "ledger_json",
     "run_and_evaluate",
+    "run_ledger",
     "to_json",
 ]
 
@@ -150,6 +153,9 @@ class Evaluation:
     independent_source: str
     evaluation_s: float
     adjustments: dict[str, AdjustmentResult] = field(default_factory=dict)  # "+Adjustment" method -> its run
+    # the run's privacy ledger (docs/privacy.md) and the phases it was built from (``None``: not built)
+    ledger: Ledger | None = None
+    ledger_phases: tuple[PhaseSpec, ...] = ()
 
 
 def _subsample(data: Dataset, n: int | None, seed: int) -> Dataset:
@@ -278,7 +284,9 @@ def evaluate(ex: Execution, opts: RunOptions) -> Evaluation:
                 relative_error(answer(model, q, n_rel), t) for q, t in zip(qs, truth, strict=True)
             ]
             errors[name][str(s)] = float(np.median(errs))
-    return Evaluation(ex, errors, source, time.perf_counter() - t0, runs)
+    evaluation_s = time.perf_counter() - t0
+    ledger, phases = run_ledger(ex, audit_trials=opts.audit_trials, seed=opts.seed)
+    return Evaluation(ex, errors, source, evaluation_s, runs, ledger, tuple(phases))
 
 
 WORSE_BY = 1.1
@@ -384,7 +392,7 @@ def to_json(ev: Evaluation, opts: RunOptions) -> dict[str, Any]:
         "peer_errors": [
             m for log in ex.run.costs.peer_error_logs().values() for m in log.summary()
         ][:20],
-        "privacy": privacy_ledger(ex, audit_trials=opts.audit_trials, seed=opts.seed),
+        "privacy": ledger_json(ev),
     }
 
 
@@ -421,11 +429,11 @@ def _secure_sum_document(ex: Execution) -> dict[str, Any] | None:
     }
 
 
-def privacy_ledger(
+def run_ledger(
     ex: Execution, delta: float = 1e-6, *, audit_trials: int = 0, seed: int = 0
-) -> dict[str, Any]:
-    """The run's privacy ledger (docs/privacy.md) and its curve, JSON-ready; ``audit_trials``
-    > 0 fills each auditable phase's ``audit_lower`` (:func:`audit_ledger`)."""
+) -> tuple[Ledger, list[PhaseSpec]]:
+    """The run's privacy ledger (docs/privacy.md) and the phases it was built from;
+    ``audit_trials`` > 0 fills each auditable phase's ``audit_lower`` (:func:`audit_ledger`)."""
     res = ex.result
     ledger, specs = pipeline_ledger(
         ex.config, res.clustering.clusters, parties_dependence=max(1, len(res.parties_dependence)),
@@ -433,7 +441,16 @@ def privacy_ledger(
     )  # fmt: skip
     if audit_trials:
         ledger = audit_ledger(ledger, specs, trials=audit_trials, seed=seed)
-    return {**ledger.to_json(), "lines": ledger.lines(), "plot_data": ledger_curve(ledger, specs)}
+    return ledger, specs
+
+
+def ledger_json(ev: Evaluation) -> dict[str, Any]:
+    """``results.json``'s ``privacy``: the evaluation's ledger, its printed lines and its curve."""
+    if ev.ledger is None:
+        ledger, phases = run_ledger(ev.execution)
+    else:
+        ledger, phases = ev.ledger, list(ev.ledger_phases)
+    return {**ledger.to_json(), "lines": ledger.lines(), "plot_data": ledger_curve(ledger, phases)}
 
 
 def run_and_evaluate(

@@ -65,16 +65,18 @@ def test_run_pipeline_equals_the_command_line(tmp_path: Path, capsys: pytest.Cap
     ss = report.document["secure_sum"]
     assert ss["protocol"] == "secagg" and ss["parties"] == n and ss["messages_to_coordinator"] == total
     assert 0 < ss["params"]["threshold"] <= ss["params"]["degree"] < n
-    assert ss["bytes_sent_per_data_party"] == report.cost["data_parties"]["mean"]["bytes_sent"]
+    assert ss["bytes_sent_per_data_party"] == report.document["cost"]["data_parties"]["mean"]["bytes_sent"]
+    assert report.cost.messages == report.document["cost"]["messages"]
     with pytest.raises(dataclasses.FrozenInstanceError):
         report.document = {}  # type: ignore[misc]
     argv = ["run", str(SURVEY), "--infer-schema", "--parties", str(n), "--p", "0.7", "--seed", "4",
             "--dependence", "secure-sum", "--transport", "harness", "--json", "--out", str(tmp_path)]  # fmt: skip
     assert main(argv) == 0
     cli = json.loads(capsys.readouterr().out)
-    assert report.clusters == cli["clusters"]
-    assert report.relative_error == cli["relative_error"]
-    assert report.epsilon == cli["epsilon"]
+    assert [list(c) for c in report.clusters] == cli["clusters"]
+    assert report.relative_error.to_json() == cli["relative_error"]
+    assert report.epsilon.to_json() == cli["epsilon"]
+    assert report.ledger.to_json()["total"] == cli["privacy"]["total"]
     assert report.document["dependences"] == cli["dependences"]
     assert cli["secure_sum"]["params"] == ss["params"]
 
