@@ -2,8 +2,8 @@
 
 The RRBA experiments (Imran & Meo, Sec. 7) use the bnlearn networks Survey,
 Alarm and Child with n = 8,000 records, more than Survey's published 500
-(DESIGN note 10): the records are drawn from the networks.  This module reads
-the ``.bif`` files in ``../shared/data/bnlearn`` (bnlearn's ``write.bif``
+(docs/rrba.md, data): the records are drawn from the networks.  This module reads
+the networks' ``.bif`` files (in the data folder's ``bnlearn/``; bnlearn's ``write.bif``
 dialect: ``variable`` blocks with ``type discrete [ k ] { s1, ..., sk }``,
 ``probability ( X | P1, P2 )`` blocks with ``table`` rows, one
 ``(parent values) p1, ..., pk;`` row per parent configuration, or a
@@ -33,7 +33,7 @@ from mpc_rr.data._schema import Attribute, Dataset, Schema
 __all__ = ["NETWORKS", "BayesNet", "load_network", "parse_bif"]
 
 NETWORKS: tuple[str, ...] = ("survey", "alarm", "child", "asia", "sachs", "insurance")
-"""Networks shipped in ``../shared/data/bnlearn`` (MANIFEST section 2)."""
+"""Networks shipped in the data folder's ``bnlearn/`` (:func:`mpc_rr.data.data_dir`)."""
 
 _TOKEN = re.compile(r"\s*([{}()\[\],;|]|[^\s{}()\[\],;|]+)")
 _COMMENT = re.compile(r"//[^\n]*|/\*.*?\*/", re.S)

@@ -1,4 +1,4 @@
-"""Loaders for the real data sets in ``../shared/data`` (read-only, never downloaded).
+"""Loaders for the real data sets in the data folder (:func:`data_dir`; read-only, never downloaded).
 
 Adult (UCI, ``adult.data``): the 8 categorical attributes used by
 Domingo-Ferrer & Soria-Comas, Section 6.1, with ``?`` counted as a category
@@ -61,7 +61,7 @@ ADULT_SCHEMA = Schema(
 
 
 def data_dir() -> Path:
-    """``$MPC_RR_DATA`` if set, else ``../shared/data`` next to the project root."""
+    """``$MPC_RR_DATA`` if set, else the folder ``shared/data`` one level above the project root."""
     env = os.environ.get("MPC_RR_DATA")
     if env:
         return Path(env)

@@ -1,8 +1,8 @@
 """Records by name: Bayesian-network samples, Adult, or any categorical CSV (RRBA's clients, attacks).
 
 * ``survey`` | ``alarm`` | ``child`` (or any shipped network name): ``clients``
-  records drawn by seeded ancestral sampling from ``../shared/data/bnlearn/<name>.bif``
-  (DESIGN note 10: the paper's n = 8,000 exceeds Survey's 500 records).
+  records drawn by seeded ancestral sampling from the network's ``bnlearn/<name>.bif``
+  (docs/rrba.md, data: the paper's n = 8,000 exceeds Survey's 500 records).
 * ``adult``: the 8 categorical attributes of UCI Adult (32,561 records),
   shuffled with the seed, the first ``clients`` kept.
 * ``FILE.csv``: a CSV with a header; every column is categorical, its

@@ -5,7 +5,7 @@ serve ``mpc-rr run`` (its data flags, :func:`add_data_arguments`) and the
 ``[data]`` table of a scenario (:mod:`scenarios.experiments.spec`):
 
 * ``adult`` -- the 8 categorical attributes of UCI Adult (32,561 records), named ``adult``;
-* a network shipped in ``../shared/data/bnlearn`` (``survey``, ``alarm``, ``child``, ...) --
+* a network shipped in the data folder's ``bnlearn/`` (``survey``, ``alarm``, ``child``, ...) --
   scenarios only: records are *sampled* per run (:meth:`Source.draw`);
 * ``FILE.csv`` -- your own data, with a schema file (``schema``) or an inferred
   schema (``infer``, optionally ``columns`` and ``ordinal``); named after the

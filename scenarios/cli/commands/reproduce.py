@@ -56,7 +56,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     m.add_argument("--queries", type=int_at_least(1), default=None, help="mdrr-*: count queries per run (default 20)")
     m.add_argument(
         "--data", type=Path, default=None, metavar="SOURCE",
-        help="adult.data, or the folder holding it (default: ../shared/data or $MPC_RR_DATA); or "
+        help="adult.data, or the folder holding it (default: the data folder, $MPC_RR_DATA); or "
         "FILE.csv: your own data, read with the flags of 'your own data' (without --schema its "
         "schema is inferred; the paper's figures are then not printed beside ours)",
     )  # fmt: skip

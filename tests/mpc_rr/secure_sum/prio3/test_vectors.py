@@ -1,4 +1,4 @@
-"""Every official Prio3 test vector of draft-irtf-cfrg-vdaf-20, read from ``../shared/specs/vdaf/test_vec``.
+"""Every official Prio3 test vector of draft-irtf-cfrg-vdaf-20, read from the draft's ``test_vec`` folder (``SPECS``).
 
 Each file's ``operations`` list is replayed in order (shard, verify_init,
 verifier_shares_to_message, verify_next, aggregate, unshard): a ``success``
