@@ -26,9 +26,10 @@ a module file or package of the repository must exist and the next component, if
 a name in that module's source. Nothing is imported (other packages of ``python -m`` are found
 with :func:`importlib.util.find_spec`).
 
-**History** (:data:`HISTORY`): "issue N", "stop N", "wave N", "the Nth session", ``DESIGN.md``
-or its notes, ``STYLE.md``, ``../shared``, in docs/, README.md and the sources of the four
-packages.
+**History** (:data:`HISTORY`): "issue N", "stop N", "wave N", "the Nth session", "this branch",
+"the integrator", "the brief", "the issue's", ``DESIGN.md`` or its notes, ``STYLE.md``,
+``../shared``, ``/work/...``, ``shared/papers`` and ``shared/specs`` (folders beside the
+repository), in docs/, README.md and the sources of the four packages.
 """
 
 from __future__ import annotations
@@ -50,7 +51,8 @@ SOURCES = ("mpc_rr", "parties", "transports", "scenarios")
 HISTORY = re.compile(
     r"\bissue \d+|\bstop \d+|\bwave \d+|\blast stop\b|\bthis stop\b"
     r"|\b(?:first|second|third|fourth|fifth|earlier|previous|this) sessions?\b"
-    r"|DESIGN\.md|\bDESIGN note|STYLE\.md|\.\./shared",
+    r"|\bthis branch\b|\bthe integrator\b|\bthe brief\b|\bthe issue'?s\b"
+    r"|DESIGN\.md|\bDESIGN note|STYLE\.md|\.\./shared|(?<![\w.~])/work/|\bshared/(?:papers|specs)\b",
     re.IGNORECASE,
 )
 
@@ -213,7 +215,7 @@ mpc_rr/secure_sum/_plan.py     fine
 mpc_rr/secure_sum/secagg/_gone.py   gone
   secagg_messages.py           gone
 ```
-As measured in issue 25 (the fourth session), see DESIGN.md and ../shared/papers.
+As measured in issue 25 (the fourth session), see DESIGN.md and ../shared/papers, /work/x.
 """
 
 
@@ -238,7 +240,7 @@ def test_the_checks_find_a_planted_bad_path_module_and_history_line() -> None:
     ]
     assert len(mods) == 6
     assert [m.group(0).lower() for m in HISTORY.finditer(PLANTED)] == [
-        "issue 25", "fourth session", "design.md", "../shared",
+        "issue 25", "fourth session", "design.md", "../shared", "/work/",
     ]
     # a product's own "session" (a study's run of `mpc-rr scenario run`) is not history
     assert not HISTORY.search("the last session's start; a later session retries it")
