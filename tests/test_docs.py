@@ -39,6 +39,7 @@ import re
 from collections.abc import Iterable
 from functools import cache
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -250,3 +251,26 @@ def test_the_checks_find_a_planted_bad_path_module_and_history_line() -> None:
 def test_a_path_that_exists_passes(span: str) -> None:
     assert [p for p in path_candidates(span) if not path_exists(p)] == []
     assert path_candidates(span)
+
+
+def test_the_cli_reference_page_is_the_parsers_help_of_every_command() -> None:
+    import runpy
+
+    from scenarios.cli import build_parser
+
+    hook = runpy.run_path(str(ROOT / "docs" / "hooks" / "cli_reference.py"))
+    page = hook["render"]()
+    progs = []
+
+    def walk(parser: Any) -> None:
+        for _, sub in hook["_subcommands"](parser):
+            progs.append(sub.prog)
+            walk(sub)
+
+    parser = build_parser()
+    walk(parser)
+    assert len(progs) > 20
+    for prog in progs:
+        assert f"`{prog}`\n" in page, prog
+    run = next(sub for name, sub in hook["_subcommands"](parser) if name == "run")
+    assert all(s in page for a in run._actions for s in a.option_strings)  # every flag of `run`

@@ -37,10 +37,22 @@ def _walk(parser: argparse.ArgumentParser, depth: int = 2) -> Iterator[str]:
 
 def render() -> str:
     """The whole page, from the parser ``mpc-rr`` runs with."""
-    os.environ.setdefault("COLUMNS", "100")  # argparse wraps help at the terminal's width
     from scenarios.cli import build_parser
 
-    parser = build_parser()
+    # argparse wraps help at the terminal's width: the page's is fixed (the code column's)
+    saved = os.environ.get("COLUMNS")
+    os.environ["COLUMNS"] = "80"
+    try:
+        parser = build_parser()
+        return _page(parser)
+    finally:
+        if saved is None:
+            del os.environ["COLUMNS"]
+        else:
+            os.environ["COLUMNS"] = saved
+
+
+def _page(parser: argparse.ArgumentParser) -> str:
     head = [
         "# Command-line reference\n",
         "Generated at every build from `mpc-rr`'s own parser (`scenarios.cli.build_parser`): "
