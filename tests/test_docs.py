@@ -27,9 +27,9 @@ a name in that module's source. Nothing is imported (other packages of ``python 
 with :func:`importlib.util.find_spec`).
 
 **History** (:data:`HISTORY`): "issue N", "stop N", "wave N", "the Nth session", "this branch",
-"the integrator", "the brief", "the issue's", ``DESIGN.md`` or its notes, ``STYLE.md``,
-``../shared``, ``/work/...``, ``shared/papers`` and ``shared/specs`` (folders beside the
-repository), in docs/, README.md and the sources of the four packages.
+"the integrator", "the brief", "the/this/another issue('s)", ``DESIGN.md`` or its notes,
+``STYLE.md``, ``../shared``, ``/work/...``, ``shared/papers`` and ``shared/specs`` (folders
+beside the repository), in docs/, README.md and the sources of the four packages.
 """
 
 from __future__ import annotations
@@ -52,7 +52,7 @@ SOURCES = ("mpc_rr", "parties", "transports", "scenarios")
 HISTORY = re.compile(
     r"\bissue \d+|\bstop \d+|\bwave \d+|\blast stop\b|\bthis stop\b"
     r"|\b(?:first|second|third|fourth|fifth|earlier|previous|this) sessions?\b"
-    r"|\bthis branch\b|\bthe integrator\b|\bthe brief\b|\bthe issue'?s\b"
+    r"|\bthis branch\b|\bthe integrator\b|\bthe brief\b|\b(?:the|this|another) issue'?s?\b"
     r"|DESIGN\.md|\bDESIGN note|STYLE\.md|\.\./shared|(?<![\w.~])/work/|\bshared/(?:papers|specs)\b",
     re.IGNORECASE,
 )
