@@ -1,4 +1,4 @@
-"""RR-Adjustment convergence (issue 13, item 6): plain vs accelerated IPF, one run.
+"""RR-Adjustment convergence: plain vs accelerated IPF, one run.
 
 Run: ``python -m benchmarks.adjustment [--runs 200] [--p 0.5,0.7,0.9] [--sources heldout,adult]``.
 

@@ -1,4 +1,4 @@
-"""Cost of the active-adversary SecAgg+ (issue 25): signatures, audit paths, the consistency round.
+"""Cost of the active-adversary SecAgg+: signatures, audit paths, the consistency round.
 
 Run ``python -m benchmarks.cheating [--quick] [--repeat R] [--baseline-ref main]``.
 

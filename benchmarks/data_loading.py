@@ -1,4 +1,4 @@
-"""Loading your own CSV (issue 12, section 1): a 200,000 x 42 file, 8 columns kept.
+"""Loading your own CSV: a 200,000 x 42 file, 8 columns kept.
 
 Run: ``python -m benchmarks.data_loading [--rows N] [--repeat R] [--candidates]``.
 
@@ -72,7 +72,7 @@ if method == "after":
 elif method == "before":
     from mpc_rr.data import Attribute, Dataset, Schema, encode_columns
     schema = Schema(tuple(Attribute(k, tuple(cats[k])) for k in keep))
-    def load_csv(path, schema):  # main before issue 12, verbatim but for the imports
+    def load_csv(path, schema):  # the list-of-rows reader (the baseline), verbatim but for the imports
         with open(path, newline="") as fh:
             reader = csv.reader(fh, delimiter=",", skipinitialspace=True)
             rows = [[f.strip() for f in r] for r in reader if r and any(f.strip() for f in r)]

@@ -1,4 +1,4 @@
-"""Outsiders against a real hub process while honest parties run (issue 21).
+"""Outsiders against a real hub process while honest parties run.
 
 Outsiders (``--attackers`` processes, at most 4, each in its own process group)
 open TCP connections to the hub's port and never start TLS, reopening each one

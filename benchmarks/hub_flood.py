@@ -1,4 +1,4 @@
-"""Hub memory under a party that floods without reading (issue 9, finding E).
+"""Hub memory under a party that floods without reading.
 
 Party 1 sends ``--frames`` frames of ``--size`` MiB addressed to itself and
 never reads; the hub (same process) must not queue them all.  Prints how

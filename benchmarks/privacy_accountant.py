@@ -1,4 +1,4 @@
-"""The privacy accountant's speed and agreement (issue 22), and the curves of docs/privacy.md.
+"""The privacy accountant's speed and agreement, and the curves of docs/privacy.md.
 
 Side by side, each in a fresh process, alternating (noise hits both):
 

@@ -1,4 +1,4 @@
-"""RRBA speed (issue 10), side by side in one run.
+"""RRBA speed, side by side in one run.
 
 1. ``--part block``: one block update of 10,000 clients over the 15 pair
    subsets of 6 attributes (5 views of 3 pairs): view assignment, answers

@@ -26,7 +26,7 @@ ROOT = Path(__file__).resolve().parent.parent
 CENSUS = (91, 9, 52, 47, 17, 1240, 3, 7, 24, 15, 5, 10, 2, 3, 6, 8, 132, 113, 1478, 6, 6, 51, 38,
           8, 99800, 10, 9, 10, 3, 4, 7, 5, 43, 43, 43, 5, 3, 3, 3, 53, 2, 2)  # fmt: skip
 """Category counts of the 42 columns of UCI Census-Income (KDD), as its ``.names`` file lists them
-(the held-out census set of issue 26 is not among the shipped data sets: ``--census N`` draws uniform codes
+(the census set itself is not shipped: ``--census N`` draws uniform codes
 over these counts).  ``--census 35`` keeps the 35 columns that are not numeric measurements
 (drops age, wage per hour, capital gains and losses, dividends, instance weight, weeks worked)."""
 _NUMERIC = (0, 5, 16, 17, 18, 24, 39)

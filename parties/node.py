@@ -128,7 +128,7 @@ def run_label(spec: ProtocolSpec, seed: int, params: Mapping[str, Any], nonce: s
     """The run label of a deployed run: the given ``run`` (default ``<protocol>-<seed>``)
     and the hub's nonce, ``base#nonce`` -- unique per run, so a message replayed from
     another run (same seed or not) carries another label and is rejected naming its sender.
-    The nonce changes labels only: what a run computes depends on the base (issue 21)."""
+    The nonce changes labels only: what a run computes depends on the base."""
     base = str(params.get("run", f"{spec.name}-{seed}"))
     return f"{base}#{nonce}" if nonce else base
 
@@ -164,7 +164,7 @@ async def _connect_retrying(
     """Connect, retrying for ``within`` seconds while the hub is not listening yet, starting
     up, or shedding handshakes under a flood of outsiders (:class:`HandshakeDropped`).
     Waits grow exponentially with jitter from ``rng``, so parties that were shed together
-    do not all come back in the same instant (issue 21); attempts are counted in ``extra``."""
+    do not all come back in the same instant; attempts are counted in ``extra``."""
     extra["startup_s"] = process_age()  # ready to connect
     deadline = trio.current_time() + within
     attempt = 0

@@ -1,6 +1,6 @@
 """The Party actor: binds one sans-I/O role to one endpoint.
 
-A party is a thin loop (DESIGN.md section 3): receive ``(src, bytes)`` from
+A party is a thin loop: receive ``(src, bytes)`` from
 the endpoint, decode with a strict :class:`~mpc_rr.core.Codec` built from
 ``role.message_types``, feed ``role.receive``, encode and send whatever the
 role returns, until ``role.done``.  It also
@@ -179,7 +179,7 @@ class Party:
                     st.peer_errors.append(exc)
                     continue
                 # only labels the role accepted, and at most MAX_LABELS of them: a peer
-                # cannot grow this set with labels of its choosing (issue 21)
+                # cannot grow this set with labels of its choosing
                 if len(rounds) < MAX_LABELS:
                     rounds.add((msg.run, msg.step))
                 deadline = now() + timeout

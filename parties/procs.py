@@ -190,7 +190,7 @@ def run_with_hub_process(
             timeout, transcript, {}, python, "exec",
         )  # fmt: skip
         # the parties here are built before they connect: this runner chooses the run's
-        # nonce and gives it to the hub process (issue 21: unique run labels)
+        # nonce and gives it to the hub process (unique run labels)
         run.run_nonce = secrets.token_hex(8)
         labelled = {**params, "run": run_label(spec, seed, params, run.run_nonce)}
         t0 = time.perf_counter()

@@ -5,7 +5,7 @@ handshake and the hello have named a roster party, a connection is an
 *outsider*.  Without a bound, outsiders that never start TLS hold a file
 descriptor, a task and the TLS state each for the whole handshake timeout:
 about 19,000 of them exhausted the hub's descriptors and every honest party
-failed (issue 21).  :class:`Admission` keeps, for the hub:
+failed.  :class:`Admission` keeps, for the hub:
 
 * at most ``max_pending`` handshakes at once, and at most ``per_source``
   from one source address;

@@ -83,7 +83,7 @@ class TcpHub(Endpoint):
     run_nonce:
         A random nonce for this run (16 hex digits), sent in every welcome:
         deployments bind it into every message's run label, so a message of
-        another run is rejected (issue 21).
+        another run is rejected.
     peer_errors:
         :class:`~mpc_rr.core.ErrorLog` of what parties did wrong (refusals,
         malformed or truncated frames, frames for unknown parties, a

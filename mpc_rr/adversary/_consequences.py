@@ -269,6 +269,8 @@ def reidentification(
     max_targets:
         Parties sampled (without replacement) as targets; the table is searched whole.
 
+    Notes
+    -----
     The score of aux record ``x`` for a group is ``sum_t log M_t[x_t, y_t]``
     over the group's reports; identical aux records tie, so a record that is
     not unique in the table is never "one record".

@@ -1,4 +1,4 @@
-"""Can a curious aggregator regroup a party's pairwise-RR submissions? (Sec. 4.3, DESIGN note 7)
+"""Can a curious aggregator regroup a party's pairwise-RR submissions? (Sec. 4.3, docs/adversary.md, linkability)
 
 Domingo-Ferrer & Soria-Comas, Sec. 4.3: each party randomizes each of its
 ``m(m-1)/2`` attribute pairs and submits them so that "masked pairs

@@ -13,7 +13,7 @@ what :func:`one_run_audit` returns.
 
 The collection is a function ``collect(records, rng) -> outputs`` of *all*
 records, so the same audit applies to a single local randomizer (each party
-randomizes its own record: ``mechanism.perturb``) and, in phase 2, to the
+randomizes its own record: ``mechanism.perturb``) and to the
 pipeline end to end (dependence phase + release, composed).
 """
 

@@ -1,4 +1,4 @@
-"""Auditing the RRBA client at the table it was sent (Imran & Meo; DESIGN note 5).
+"""Auditing the RRBA client at the table it was sent (Imran & Meo; docs/rrba.md, true epsilon).
 
 A client answers one subset with ``P(y | x) = p [y = x] + (1 - p) T[y]``
 (Algorithm 1, Eq. 3): true epsilon ``max_y ln(1 + p / ((1 - p) T[y]))``,

@@ -18,7 +18,7 @@ payloads, exactly what an eavesdropper of a plaintext channel could do.
 
 A transcript saves to and loads from a file (MessagePack via msgspec, the same
 strict codec family as the wire), so a recorded run -- even one recorded on
-real hosts -- can be attacked offline by :mod:`mpc_rr.adversary` (issue 11).
+real hosts -- can be attacked offline by :mod:`mpc_rr.adversary`.
 Times are seconds on the recorder's clock (``trio.current_time()``, virtual
 under a ``MockClock``; the harness uses the delivery step index).
 """

@@ -2,7 +2,7 @@
 
 The RRBA experiments (Imran & Meo, Sec. 7) use the bnlearn networks Survey,
 Alarm and Child with n = 8,000 records, more than Survey's published 500
-(DESIGN note 10): the records are drawn from the networks.  This module reads
+(docs/rrba.md, data): the records are drawn from the networks.  This module reads
 the ``.bif`` files shipped in the package (``bnlearn/*.bif``; bnlearn's ``write.bif``
 dialect: ``variable`` blocks with ``type discrete [ k ] { s1, ..., sk }``,
 ``probability ( X | P1, P2 )`` blocks with ``table`` rows, one

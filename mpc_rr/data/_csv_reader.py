@@ -23,10 +23,10 @@ Every error names the file and, where there is one, the line:
   an unterminated quote shows, so the message names the line where the quote
   opens, as does a ragged row that spans lines.
 
-Everything is linear in the number of columns (issue 21: a header of 80,000
+Everything is linear in the number of columns (a header of 80,000
 columns took over 300 s when names were looked up in lists).
 
-Decision (issue 12): the standard library parses a 200,000 x 42 file and keeps
+Decision: the standard library parses a 200,000 x 42 file and keeps
 8 columns in about 0.9 s on our 2-core machine (pyarrow.csv 0.16 s,
 polars 0.10 s), well inside the 1.5 s asked for, so we add no dependency of
 170-180 MB; see ``docs/data.md`` for the comparison.

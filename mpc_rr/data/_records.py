@@ -2,7 +2,7 @@
 
 * ``survey`` | ``alarm`` | ``child`` (or any shipped network name): ``clients``
   records drawn by seeded ancestral sampling from the shipped ``bnlearn/<name>.bif``
-  (DESIGN note 10: the paper's n = 8,000 exceeds Survey's 500 records).
+  (docs/rrba.md, data: the paper's n = 8,000 exceeds Survey's 500 records).
 * ``adult``: the 8 categorical attributes of UCI Adult (32,561 records),
   shuffled with the seed, the first ``clients`` kept.
 * ``FILE.csv``: a CSV with a header; every column is categorical, its

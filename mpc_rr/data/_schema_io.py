@@ -142,7 +142,7 @@ def schema_of_values(
 
 
 class ConstantColumnWarning(UserWarning):
-    """A column has the same value in every record (issue 21: it was accepted silently)."""
+    """A column has the same value in every record (it was accepted silently)."""
 
 
 def schema_to_toml(

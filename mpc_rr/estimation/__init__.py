@@ -2,11 +2,11 @@
 factor models, count queries and errors, dependences between attributes.
 
 * :func:`estimate_distribution` -- Eq. 2 with the repair named in every result
-  (:data:`ESTIMATORS`: clip, project, ibu, none; DESIGN note 4);
+  (:data:`ESTIMATORS`: clip, project, ibu, none; docs/rr_library.md, decision 4);
 * :func:`rr_adjustment` -- Algorithm 2 (RR-Adjustment), Anderson-accelerated or plain;
 * :class:`FactorModel` / :class:`WeightedRecords` -- estimated joint distributions;
 * :func:`make_queries`, :func:`answer`, :func:`relative_error` -- Section 6.5's count queries;
-* :func:`dependence_matrix` -- Expressions 8-9 (Cramér's V, |Pearson|; DESIGN note 3).
+* :func:`dependence_matrix` -- Expressions 8-9 (Cramér's V, |Pearson|; docs/rr_library.md, decision 3).
 """
 
 from __future__ import annotations

@@ -5,4 +5,4 @@ from __future__ import annotations
 __all__ = ["ESTIMATORS"]
 
 ESTIMATORS: tuple[str, ...] = ("clip", "project", "ibu", "none")
-"""Repairs of Eq. 2 estimates off the simplex (DESIGN note 4)."""
+"""Repairs of Eq. 2 estimates off the simplex (docs/rr_library.md, decision 4)."""

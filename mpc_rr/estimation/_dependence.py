@@ -6,7 +6,7 @@ Domingo-Ferrer & Soria-Comas, Section 4, Expressions 8-9:
   ranks (codes ``0..r-1``) weighted by the table;
 * otherwise: Cramér's V, ``sqrt(chi2 / n / min(r - 1, c - 1))`` with
   ``chi2 = sum (o - e)^2 / e`` -- the paper prints ``f`` in the denominator;
-  the expected count ``e`` is correct (DESIGN note 3).
+  the expected count ``e`` is correct (docs/rr_library.md, decision 3).
 
 Both lie in [0, 1] so they are comparable for clustering.  Rows/columns with
 zero total are dropped before Cramér's V (they carry no information and

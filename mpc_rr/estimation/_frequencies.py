@@ -3,7 +3,7 @@
 Eq. 2 of Domingo-Ferrer & Soria-Comas: with observed report proportions
 ``lambda_hat``, the unbiased estimate ``pi_hat`` solves ``P^T pi_hat =
 lambda_hat`` (the mechanism's ``estimate`` does the solve, never an inverse).
-It may leave the probability simplex (DESIGN note 4), so every result says
+It may leave the probability simplex (docs/rr_library.md, decision 4), so every result says
 which repair was applied:
 
 * ``"clip"`` -- the paper's Section 6.4: negatives to 0, rescale to sum 1.

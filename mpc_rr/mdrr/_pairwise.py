@@ -18,7 +18,7 @@ by the centralized reproductions and by the adversary module:
 * :func:`composed_epsilons` -- per-attribute epsilon under sequential (sum)
   and parallel (max, the paper's unlinkability argument) composition.
 
-Each pair's epsilon is the exact local epsilon of its matrix (DESIGN note 1).
+Each pair's epsilon is the exact local epsilon of its matrix (docs/rr_library.md, decision 1).
 Whether unlinkability holds is measured by :mod:`mpc_rr.adversary` (note 7).
 """
 

@@ -15,15 +15,15 @@ Two implementations of :class:`mpc_rr.mechanisms.JointMechanism`:
   O(n) sampling and O(N) estimation.  It covers, exactly:
 
   - keep-or-uniform with parameter ``p`` (Corollary 1 / Sec. 6.3.1; ``a = p``,
-    DESIGN note 1: diagonal ``p + (1-p)/N``, off-diagonal ``(1-p)/N``);
+    docs/rr_library.md, decision 1: diagonal ``p + (1-p)/N``, off-diagonal ``(1-p)/N``);
   - the epsilon-optimal k-ary RR (``e^eps / (e^eps + k - 1)`` on the diagonal,
     ``a = (e^eps - 1)/(e^eps + k - 1)``);
-  - the cluster matrix of Sec. 6.3.2 with the sign slip fixed (DESIGN note 2):
+  - the cluster matrix of Sec. 6.3.2 with the sign slip fixed (docs/rr_library.md, decision 2):
     ``p_C = 1 / (1 + (N - 1) exp(-eps_C))`` on the diagonal and
     ``p_C exp(-eps_C)`` off it, which *is* k-ary RR over the cluster's ``N``
     joint cells at ``eps_C``.
 
-Epsilon of keep-or-uniform (DESIGN note 1): the true value is
+Epsilon of keep-or-uniform (docs/rr_library.md, decision 1): the true value is
 ``ln(1 + p N / (1 - p))``; the paper prints ``|ln(p N / (1 - p))|``
 (:func:`paper_epsilon`, kept only so results can be compared).  The exact
 epsilon of a dense matrix is :func:`mpc_rr.mechanisms.local_epsilon` (re-exported
@@ -301,7 +301,7 @@ def _check_p(p: float) -> float:
 
 
 def keep_or_uniform(size: int | Sequence[int], p: float) -> UniformMixture:
-    """Corollary 1 mechanism: keep the true value w.p. ``p``, else uniform (DESIGN note 1)."""
+    """Corollary 1 mechanism: keep the true value w.p. ``p``, else uniform (docs/rr_library.md, decision 1)."""
     return UniformMixture(check_sizes(size, name="size"), _check_p(p))
 
 

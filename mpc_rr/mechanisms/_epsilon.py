@@ -14,7 +14,7 @@ dense matrix.  Structured mechanisms report their epsilon in closed form
 :func:`local_epsilon` of the dense matrix wherever that can be formed:
 
 * :func:`mixture_epsilon` -- ``a I + (1 - a) J / n``: keep-or-uniform
-  (DESIGN note 1, ``a = p``), k-ary RR and the Sec. 6.3.2 cluster matrix
+  (docs/rr_library.md, decision 1, ``a = p``), k-ary RR and the Sec. 6.3.2 cluster matrix
   (:class:`mpc_rr.mechanisms.UniformMixture`), and each factor ``P(λ)`` of
   λ-randomization (:mod:`mpc_rr.mechanisms._lambda`, whose product's epsilon is the sum);
 * ``ln(max_S X_S / min_S X_S)`` of the difference-pattern mechanisms
@@ -77,7 +77,7 @@ def mixture_epsilon(keep: float, n: int) -> float:
     Keep the true value with probability ``keep``, else report a uniform draw
     from all ``n`` values: the diagonal is ``keep + (1 - keep)/n`` and the
     off-diagonal ``(1 - keep)/n``, so epsilon is ``ln(1 + keep n / (1 - keep))``
-    (DESIGN note 1; Ruiz's ``P(λ)`` with ``λ = keep``).  ``0`` for ``n = 1``
+    (docs/rr_library.md, decision 1; Ruiz's ``P(λ)`` with ``λ = keep``).  ``0`` for ``n = 1``
     or ``keep = 0`` (nothing is revealed); ``inf`` for ``keep = 1`` with
     ``n > 1`` (the off-diagonal is zero).  Equal to :func:`local_epsilon` of
     the dense matrix (tested).

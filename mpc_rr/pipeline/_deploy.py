@@ -1,6 +1,6 @@
 """The pipeline as one OS process per party (``mpc-rr party --protocol pipeline``).
 
-A deployment differs from a simulation in two ways (DESIGN.md section 6):
+A deployment differs from a simulation in two ways:
 
 * each data party holds **only its own record**: party ``i`` reads line
   ``row_offset + i - 1`` of an Adult-format file and keeps nothing else;

@@ -35,7 +35,7 @@ so ``q = 2 / (e^eps0 + 1)`` for every k (>= e^-eps0; equal to the privacy-blanke
 weight of binary RR, Balle et al. CRYPTO 2019).  This is our derivation from
 FMT21's reduction, not a numbered theorem; tests check it against the exact
 divergence of shuffled k-RR.  Keep-or-uniform(p) on a domain of size k is k-RR at
-``eps0 = ln(1 + p k / (1 - p))`` (DESIGN note 1).
+``eps0 = ln(1 + p k / (1 - p))`` (docs/rr_library.md, decision 1).
 
 **Closed form (FMT21 Thm 3.1)**, stated for ``eps0 <= ln(n / (16 ln(2/delta)))``; we
 use the stricter ``ln(4/delta)`` of FMT's reference code::

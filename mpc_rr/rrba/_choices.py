@@ -5,7 +5,7 @@ from __future__ import annotations
 __all__ = ["CLIENT_RNG", "ESTIMATORS", "REPAIRS", "STOPS"]
 
 ESTIMATORS: tuple[str, ...] = ("pooled", "paper")
-"""RRBA table updates: the pooled estimator (convergent) or Eq. 4 as written (DESIGN note 8)."""
+"""RRBA table updates: the pooled estimator (convergent) or Eq. 4 as written (docs/rrba.md, Eq. 4 does not converge)."""
 
 REPAIRS: tuple[str, ...] = ("clip", "project")
 """Repairs of RRBA tables off the simplex before clients sample from them."""

@@ -109,8 +109,11 @@ def client_answer(
     p:
         Probability of reporting the true cell, in (0, 1].
 
-    Returns the reported cell of each subset (row-major in the subset's
-    attribute order), shape ``(len(view),)``.
+    Returns
+    -------
+    numpy.ndarray
+        The reported cell of each subset (row-major in the subset's
+        attribute order), shape ``(len(view),)``.
     """
     p = check_p(p)
     flat = [a for s in view for a in s]

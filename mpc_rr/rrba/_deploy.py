@@ -1,7 +1,6 @@
 """RRBA as one OS process per party (``mpc-rr party --protocol rrba``).
 
-A deployed client differs from a simulated one in two ways (DESIGN.md
-section 6), as in :mod:`mpc_rr.pipeline._deploy`:
+A deployed client differs from a simulated one in two ways, as in :mod:`mpc_rr.pipeline._deploy`:
 
 * it holds **only its own record**: client ``i`` reads record
   ``row_offset + i - 1`` of a CSV file and keeps nothing else;

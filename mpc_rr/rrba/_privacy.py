@@ -4,7 +4,7 @@ Imran & Meo, Theorem 4.1 / Eq. 6, claim ``epsilon = ln(1 / (1 - p))``,
 independent of the public table ``T``.  Their proof compares ``p q + (1-p) q``
 with ``(1-p) q``, using one ``q`` for both the true value's frequency and the
 sampling probability.  The mechanism a client actually runs is (Algorithm 1,
-Eq. 3; DESIGN note 5)::
+Eq. 3; docs/rrba.md, true epsilon)::
 
     P(y | x) = p [y = x] + (1 - p) T[y]
 

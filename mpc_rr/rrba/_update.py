@@ -16,7 +16,7 @@ Eq. 4 is unbiased for one block's clients *given* the table ``T`` they saw
 (from (*) in :mod:`mpc_rr.rrba._client`, ``E[o_v / n] = p pi_v + (1 - p) T[v]``)
 but throws every earlier block away, and its error obeys
 ``e_{k+1} = noise_k / p - ((1 - p) / p) e_k``: for ``p <= 1/2`` the factor has
-modulus >= 1 and the error does not shrink (DESIGN note 8).  The *pooled*
+modulus >= 1 and the error does not shrink (docs/rrba.md, Eq. 4 does not converge).  The *pooled*
 estimator uses every block, each with the table it was sampled from::
 
     pi_hat = (sum_k o_k / N - (1 - p) sum_k n_k T_k / N) / p,   N = sum_k n_k

@@ -1,8 +1,7 @@
 """Cryptographic randomness for secret shares, masks and keys (injectable).
 
-Secret shares, mask seeds and private keys must never come from numpy's PRNG
-(DESIGN.md, "Randomness is injected").  Every secure-sum role therefore takes
-an :class:`Entropy` object:
+Secret shares, mask seeds and private keys must never come from numpy's PRNG.  Every
+secure-sum role therefore takes an :class:`Entropy` object:
 
 * :class:`SystemEntropy` (the default) reads the operating system's CSPRNG
   (``os.urandom``);

@@ -10,7 +10,7 @@ the largest local eps0, as the run deployed it -- with N black-box trials:
   at either of two values, everybody else known;
 * a **direct** phase: the audit of the k-RR randomizer itself
   (``mpc-rr audit --mechanism krr``; keep-or-uniform(p) over k values *is* k-RR
-  at eps0, DESIGN note 1), since the analyst sees each report with its sender.
+  at eps0, docs/rr_library.md, decision 1), since the analyst sees each report with its sender.
 
 A release that is not k-RR (``Release.k`` unknown: the lambda and optimized
 cluster mechanisms, RRBA's table-driven answers) and a phase that is not DP

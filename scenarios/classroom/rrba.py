@@ -1,4 +1,4 @@
-"""Classroom trace of RRBA (Imran & Meo) built on the phase-1 pure functions.
+"""Classroom trace of RRBA (Imran & Meo) built on the pure functions its roles use.
 
 This trace does not run RRBA's Aggregator and Client roles (they are in
 :mod:`mpc_rr.rrba`, run by ``mpc-rr rrba --transport memory|tcp``): it calls the

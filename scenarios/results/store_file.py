@@ -2,7 +2,7 @@
 
 SQLite reports trouble with the file as ``sqlite3.DatabaseError`` s raised by
 any statement -- or later, while rows are fetched.  Left alone they reached
-the command line as "internal error (a bug in mpc-rr)" (issue 21).  The
+the command line as "internal error (a bug in mpc-rr)".  The
 connection :func:`connect` returns translates them where they are raised:
 
 * the disk (or a quota) is full: :class:`StoreFull` (the command exits 1,

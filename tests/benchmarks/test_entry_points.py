@@ -36,7 +36,7 @@ def test_pipeline_part_compares_runners_on_the_same_estimates(capsys: pytest.Cap
 
 
 def test_secure_sum_part_prints_the_crypto_floor(capsys: pytest.CaptureFixture[str]) -> None:
-    # its floor helper imported a name the pipeline package no longer has (found in issue 26)
+    # its floor helper must import only names the pipeline package has
     assert scale.main(["--part", "secure-sum", "--parties", "60", "--repeats", "1", "--workers", "2"]) == 0
     out = capsys.readouterr().out
     assert "same clusters and estimates in every run: True" in out and "crypto floor:" in out

@@ -21,7 +21,7 @@ def test_same_seed_same_results_and_transcript_over_memory_tcp_and_processes(tmp
         "plainsum", n, seed=seed, params={"cells": 3, "run": "t"}, transcript=True,
         workdir=tmp_path, timeout=60,
     )  # fmt: skip
-    label = procs.reports[0]["run"]  # "t#<the run's nonce>" (issue 21): same label, same bytes
+    label = procs.reports[0]["run"]  # "t#<the run's nonce>": same label, same bytes
     assert label.startswith("t#") and len(label) == len("t#") + 16
     mem = run_memory_sync(roles(n, seed, label), transcript=True)
     tcp = run_tcp_sync(roles(n, seed, label), transcript=True)

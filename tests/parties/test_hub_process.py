@@ -64,7 +64,7 @@ def test_same_results_and_transcript_as_the_hub_in_this_process() -> None:
     want = expected_total(n - 1, seed, 3)
     assert set(split.results) == set(range(n))
     assert all(np.array_equal(r["total"], want) for r in split.results.values())
-    # the deployed label is "hp#<16 hex digits>", the run's nonce (issue 21); same label, same bytes
+    # the deployed label is "hp#<16 hex digits>", the run's nonce; same label, same bytes
     label = split.reports[0]["run"]
     assert label.startswith("hp#") and len(label) == len("hp#") + 16
     labelled = {**params, "run": label}

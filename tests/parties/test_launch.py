@@ -38,7 +38,7 @@ def test_both_launches_give_the_same_results_and_payloads() -> None:
         assert r.ok, (launch, r.errors)
         assert all(np.array_equal(v["total"], want) for v in r.results.values()), launch
         assert set(r.exit_codes.values()) == {0}, (launch, r.exit_codes)
-    # each run has its own nonce in its label (issue 21); everything else is the same
+    # each run has its own nonce in its label; everything else is the same
     labels = {launch: r.reports[0]["run"].encode() for launch, r in runs.items()}
     assert labels["exec"] != labels["fork-server"]
     links = {

@@ -455,7 +455,7 @@ class UnboundClient(TrustingClient):
 
 class BlamingClient(SecAggClient):
     """SecAgg+ client as it was before complaints: a share that does not open makes it leave
-    blaming the aggregator (issue 21: one bad client names every honest neighbour)."""
+    blaming the aggregator (one bad client names every honest neighbour)."""
 
     def _share_signed(self, *args: Any) -> bool:
         self.abort(f"{self.name}: a share fails authentication", [COORDINATOR])

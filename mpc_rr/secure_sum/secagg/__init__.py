@@ -30,7 +30,7 @@ step  party ``u``                  aggregator
       dropped ``v`` -- never both  parties), sends :class:`Aggregate`
 ====  ===========================  ==============================================
 
-Against an active server (Bonawitz et al. 2017's active-adversary version, issue 25) the
+Against an active server (Bonawitz et al. 2017's active-adversary version) the
 steps above carry signatures (keys, the digest of each share batch, the aggregate), a
 party whose share does not open asks for the sender's signed batch before it masks
 (:class:`ShareComplaint` -> :class:`ShareProofs`, sent only then), and a consistency
@@ -40,7 +40,7 @@ has the round table and the threat model beyond the one below.
 
 Threat model (what the docstring promises, and what tests check):
 
-* The aggregator may be **malicious** (issue 25): it may substitute or replay
+* The aggregator may be **malicious**: it may substitute or replay
   keys, forge or withhold the shares it forwards, equivocate on who survived,
   report a target's neighbours dropped, or show parties different totals.
   Signed keys, signed share batches, the consistency round and the signed

@@ -129,6 +129,8 @@ class SecAggClient(ClientChecks, Role):
         Its long-term signing key and the roster (default:
         :func:`~mpc_rr.secure_sum.default_identity`).
 
+    Notes
+    -----
     What the aggregator relays is checked against the senders' signatures
     (Bonawitz et al. 2017, the active-adversary protocol): neighbour keys
     (round ``keys``), a share that does not open (round ``shares``: the party

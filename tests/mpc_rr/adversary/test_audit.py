@@ -131,7 +131,7 @@ def test_planted_bug_is_flagged_black_box():
 
 
 def test_paper_keep_or_uniform_formula_is_refuted():
-    # DESIGN note 1: the paper's |ln(p|A|/(1-p))| under-declares keep-or-uniform's epsilon
+    # docs/rr_library.md, decision 1: the paper's |ln(p|A|/(1-p))| under-declares keep-or-uniform's epsilon
     mech = keep_or_uniform(2, 0.5)
     claimed = paper_epsilon(2, 0.5)  # ln 2; the true epsilon is ln 3
     res = audit(mech, 200_000, np.random.default_rng(5), claimed=claimed)

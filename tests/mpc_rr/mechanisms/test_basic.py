@@ -44,7 +44,7 @@ def test_keep_or_uniform_matrix_and_true_epsilon() -> None:
     d = m.dense()
     np.testing.assert_allclose(np.diag(d), 0.5 + 0.5 / 4)
     np.testing.assert_allclose(d[0, 1], 0.5 / 4)
-    # DESIGN note 1: ln(1 + p|A|/(1-p)), not the paper's ln(p|A|/(1-p))
+    # docs/rr_library.md, decision 1: ln(1 + p|A|/(1-p)), not the paper's ln(p|A|/(1-p))
     assert m.epsilon == pytest.approx(math.log(5.0))
     assert local_epsilon(d) == pytest.approx(math.log(5.0))
     assert paper_epsilon(4, 0.5) == pytest.approx(math.log(4.0))
@@ -72,7 +72,7 @@ def test_k_rr_diagonal_and_epsilon() -> None:
 
 
 def test_cluster_matrix_uses_corrected_sign() -> None:
-    # DESIGN note 2: p_C = 1/(1 + (prod|A| - 1) exp(-eps)); off-diagonal p_C exp(-eps)
+    # docs/rr_library.md, decision 2: p_C = 1/(1 + (prod|A| - 1) exp(-eps)); off-diagonal p_C exp(-eps)
     m = cluster_matrix((3, 4), 2.0)
     d = m.dense()
     pc = 1 / (1 + 11 * math.exp(-2.0))

@@ -40,7 +40,7 @@ def _mixture(keep: float, n: int) -> np.ndarray:
 @pytest.mark.parametrize("n", [2, 3, 9, 16])
 @pytest.mark.parametrize("p", [0.05, 0.3, 0.5, 0.9])
 def test_keep_or_uniform_closed_form(p: float, n: int) -> None:
-    # DESIGN note 1: ln(1 + p N / (1 - p)), not the paper's ln(p N / (1 - p))
+    # docs/rr_library.md, decision 1: ln(1 + p N / (1 - p)), not the paper's ln(p N / (1 - p))
     expected = math.log(1 + p * n / (1 - p))
     assert local_epsilon(_mixture(p, n)) == pytest.approx(expected, rel=1e-12)
     assert mixture_epsilon(p, n) == pytest.approx(expected, rel=1e-12)
@@ -56,7 +56,7 @@ def test_k_rr_closed_form(k: int, eps: float) -> None:
 
 @pytest.mark.parametrize(("sizes", "eps"), [((3, 4), 2.0), ((2, 2, 5), 0.7), ((9,), 4.0)])
 def test_cluster_matrix_closed_form(sizes: tuple[int, ...], eps: float) -> None:
-    # DESIGN note 2: p_C = 1 / (1 + (prod|A| - 1) exp(-eps)), off-diagonal p_C exp(-eps)
+    # docs/rr_library.md, decision 2: p_C = 1 / (1 + (prod|A| - 1) exp(-eps)), off-diagonal p_C exp(-eps)
     n = math.prod(sizes)
     pc = 1.0 / (1.0 + (n - 1) * math.exp(-eps))
     dense = np.full((n, n), pc * math.exp(-eps))

@@ -24,8 +24,7 @@ from mpc_rr.privacy import (
 
 
 def test_fmt_published_point_numerical_and_closed_form() -> None:
-    # FMT21's quoted figures for eps0 = 4, n = 10^5, delta = 10^-6 (issue 22, docs/privacy.md;
-    # the exact figures of their reference code: test_fmt_reference.py)
+    # FMT21's quoted figures for eps0 = 4, n = 10^5, delta = 10^-6
     num = central_epsilon(4.0, 10**5, 1e-6)
     assert 0.1675 <= num.central_epsilon <= 0.1728
     assert "clone reduction" in num.bound

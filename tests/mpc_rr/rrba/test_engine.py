@@ -204,7 +204,7 @@ def test_p_one_gives_the_exact_tables(k: int) -> None:
 
 
 def test_pooled_is_unbiased_and_converges() -> None:
-    """DESIGN note 8's setting: 4 cells, p = 0.221, 200 blocks of 50 clients, 200 runs."""
+    """The setting of docs/rrba.md, "Eq. 4 does not converge": 4 cells, p = 0.221, 200 blocks of 50 clients, 200 runs."""
     pi = np.array([0.1, 0.2, 0.3, 0.4])
     r = run_tables(
         np.tile(pi, (200, 1)), clients=200 * 50, block=50, p=0.221, rng=np.random.default_rng(1)
@@ -223,7 +223,7 @@ def test_paper_rule_does_not_converge_as_measured() -> None:
     r = run_tables(np.tile(pi, (200, 1)), clients=200 * 50, block=50, p=0.221,
                    estimator="paper", rng=np.random.default_rng(1))  # fmt: skip
     err = np.abs(r.estimates - pi).mean(axis=(1, 2))
-    assert 0.10 < err[-1] < 0.20  # measured 0.150 (DESIGN note 8: 0.09-0.21)
+    assert 0.10 < err[-1] < 0.20  # measured 0.150 (docs/rrba.md, Eq. 4 does not converge: 0.09-0.21)
     assert err[-1] > 0.7 * err[19]
     # and biased: clip-and-rescale pushes the small cells up
     assert r.output.mean(axis=0)[0] > pi[0] + 0.01

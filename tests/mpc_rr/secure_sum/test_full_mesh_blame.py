@@ -1,4 +1,4 @@
-"""Who a full-mesh share failure names (issue 25): every share carries its sender's signature
+"""Who a full-mesh share failure names: every share carries its sender's signature
 on the tree hash of its ciphertexts and its audit path, so a share that does not open names its
 sender alone when it signed it, else whoever relayed it -- the board (it checks every share it
 relays), or in all-to-all mode the suspects {sender, relay}."""

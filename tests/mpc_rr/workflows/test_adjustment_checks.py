@@ -1,4 +1,4 @@
-"""RR-Adjustment never makes an estimate worse silently (issue 23, point 9): an unconverged run
+"""RR-Adjustment never makes an estimate worse silently: an unconverged run
 and an adjusted estimate worse than the unadjusted one are both reported."""
 
 from __future__ import annotations

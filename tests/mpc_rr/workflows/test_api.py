@@ -104,9 +104,9 @@ def test_audit_and_attacks_by_name() -> None:
 
 
 def test_the_readme_example_runs() -> None:
-    """The README's "Use it from Python" block, executed as written."""
+    """The README's "From Python" block, executed as written."""
     text = (ROOT / "README.md").read_text()
-    section = text.split("## Use it from Python", 1)[1]
+    section = text.split("**From Python**", 1)[1]
     code = re.search(r"```python\n(.*?)```", section, re.S)
     assert code is not None
     exec(compile(code.group(1), "README.md", "exec"), {})

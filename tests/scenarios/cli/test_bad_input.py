@@ -2,7 +2,7 @@
 
 Two tables: rules every registered command must follow (walked from the parser, so a command
 added later is covered: ``--seed -1``, ``--step-timeout 0``, an unwritable ``--out``, an unknown
-flag, ``--json`` errors as JSON), and the cases of the new-user trial (issue 23) with their
+flag, ``--json`` errors as JSON), and the cases of the new-user trial with their
 message.  Each case runs in an empty working folder that must still be empty afterwards:
 nothing was computed or written before the refusal.
 """

@@ -1,4 +1,4 @@
-"""Every command's ``--help`` is text for a user (issue 23, points 7 and 10): no
+"""Every command's ``--help`` is text for a user: no
 reStructuredText markup leaking from docstrings, and 1-3 examples that the parser accepts."""
 
 from __future__ import annotations

@@ -1,5 +1,5 @@
-"""Every command that takes data takes the user's CSV with the reading flags of ``mpc-rr run``
-(issue 23, point 9): a small held-out file, semicolon-delimited and without a header, so the
+"""Every command that takes data takes the user's CSV with the reading flags of ``mpc-rr run``:
+a small held-out file, semicolon-delimited and without a header, so the
 records can only be read if ``--delimiter`` and ``--names`` are honoured; its attribute names
 must then appear in each command's report (the command ran on it, not on a built-in data set).
 """

@@ -88,7 +88,7 @@ def test_secure_sum_command_shards(capsys: pytest.CaptureFixture[str]) -> None:
 
 def test_dropouts_after_the_input_agree_between_text_and_json(capsys: pytest.CaptureFixture[str]) -> None:
     """Parties that leave after sending their input are in the sum and listed as dropped; the cost
-    report counts messages to a party that had left, under its own name (issue 23, point 7)."""
+    report counts messages to a party that had left, under its own name."""
     args = ["secure-sum", "--parties", "40", "--cells", "10", "--dropout", "0.1", "--workers", "2"]
     assert main([*args, "--json"]) == 0
     out = json.loads(capsys.readouterr().out)

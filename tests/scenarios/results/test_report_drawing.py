@@ -1,5 +1,5 @@
 """Report figures that do not mislead: tick labels on every cost axis, measured costs never moved,
-shares of few runs read as counts k/n (issue 23, point 5)."""
+shares of few runs read as counts k/n."""
 
 from __future__ import annotations
 
