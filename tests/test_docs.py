@@ -274,3 +274,12 @@ def test_the_cli_reference_page_is_the_parsers_help_of_every_command() -> None:
         assert f"`{prog}`\n" in page, prog
     run = next(sub for name, sub in hook["_subcommands"](parser) if name == "run")
     assert all(s in page for a in run._actions for s in a.option_strings)  # every flag of `run`
+
+
+def test_the_python_examples_of_the_api_page_run() -> None:
+    """Every ```python block of docs/api.md, executed as written, one namespace per block."""
+    text = (ROOT / "docs" / "api.md").read_text(encoding="utf-8")
+    blocks = re.findall(r"```python\n(.*?)```", text, re.S)
+    assert len(blocks) >= 2
+    for i, code in enumerate(blocks):
+        exec(compile(code, f"docs/api.md block {i + 1}", "exec"), {})
