@@ -17,12 +17,14 @@ parameters are named lazily (:func:`mpc_rr.core.lazy`).
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Protocol
 
 from mpc_rr.core import ProtocolSpec, RoleFactory, UsageError, get_protocol, protocols
+from mpc_rr.secure_sum._trust import DEFAULT_MAX_CORRUPT, NO_VALIDITY, SumTrust, colluders_in
 
 if TYPE_CHECKING:
     from mpc_rr.core import DropPoint, Message, Role
@@ -108,6 +110,14 @@ class SumSpec(ProtocolSpec):
         one incoming message (signatures, hashes), which a trusted co-worker of
         party 0 may run before delivery (:meth:`~mpc_rr.core.RolePlan.prechecks`);
         ``None``: party 0 checks everything itself.
+    trust:
+        ``(options, n, max_corrupt) -> SumTrust``: the coalition a run among ``n``
+        clients hides inputs against (:mod:`mpc_rr.secure_sum._trust`; ``max_corrupt``
+        ``None``: the fraction the protocol assumes); ``None``: hides nothing
+        (:meth:`trust_of`).
+    validity:
+        ``(public) -> str``: what the run proves of each input (a validity circuit);
+        ``None``: nothing (:data:`~mpc_rr.secure_sum.NO_VALIDITY`).
     """
 
     family: str = "sum"
@@ -127,6 +137,8 @@ class SumSpec(ProtocolSpec):
     party_messages: Callable[[Any, int], int] | None = None
     coordinator_messages: Callable[[Any], int] | None = None
     precheck: Callable[[Any], Callable[[int, Message], bool]] | None = None
+    trust: Callable[[Any, int, float | None], SumTrust] | None = None
+    validity: Callable[[Any], str] | None = None
 
     def __post_init__(self) -> None:
         super().__post_init__()
@@ -166,6 +178,20 @@ class SumSpec(ProtocolSpec):
         aborted): every sum protocol's roles finish with one."""
         result: SumResult = role.result
         return result
+
+    def trust_of(self, options: Any, n: int, max_corrupt: float | None = None) -> SumTrust:
+        """The coalition a run among ``n`` clients with ``options`` hides inputs against
+        (``max_corrupt``: the colluding fraction to assume; ``None``: the protocol's own)."""
+        parsed = self.parse_options(options)
+        if self.trust is not None:
+            return dataclasses.replace(self.trust(parsed, int(n), max_corrupt), protocol=self.name)
+        f = DEFAULT_MAX_CORRUPT if max_corrupt is None else float(max_corrupt)
+        return SumTrust(self.name, int(n), f, colluders_in(f, n), 0, "nothing is hidden",
+                        f"none: party 0 of {self.name} sees every input")  # fmt: skip
+
+    def validity_of(self, public: Any) -> str:
+        """What the run of ``public`` proves of each input (:attr:`validity`)."""
+        return NO_VALIDITY if self.validity is None else str(self.validity(public))
 
     def first_party(self) -> int:
         """0 when party 0 takes part, else 1."""

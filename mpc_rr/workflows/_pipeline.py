@@ -54,6 +54,7 @@ from mpc_rr.mdrr import adjust, rr_independent
 from mpc_rr.pipeline import PipelineConfig, PipelinePlan, PipelineResult, signing
 from mpc_rr.workflows._ledger_audit import audit_ledger
 from mpc_rr.workflows._privacy import ledger_curve, pipeline_ledger
+from mpc_rr.workflows._validity import pipeline_validity
 
 __all__ = [
     "WORSE_BY",
@@ -385,6 +386,7 @@ def to_json(ev: Evaluation, opts: RunOptions) -> dict[str, Any]:
             m for log in ex.run.costs.peer_error_logs().values() for m in log.summary()
         ][:20],
         "privacy": privacy_ledger(ex, audit_trials=opts.audit_trials, seed=opts.seed),
+        "validity": pipeline_validity(ex.config),
     }
 
 

@@ -105,6 +105,8 @@ SPEC = SumSpec(
     memory_estimate=lazy(f"{_HERE}:memory_estimate"),
     run_label="prio3-{seed}",
     one_hot_blocks=for_one_hot_blocks,
+    trust=lazy("mpc_rr.secure_sum.prio3._params:trust"),
+    validity=lazy("mpc_rr.secure_sum.prio3._params:input_validity"),
     coordinator_messages=lazy(f"{_HERE}:coordinator_messages"),
     hooks={"deployment_keys": "mpc_rr.secure_sum.prio3:deployment_keys"},
 )
