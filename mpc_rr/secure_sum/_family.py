@@ -169,6 +169,15 @@ class SumSpec(ProtocolSpec):
                       else self.one_hot_blocks(parsed, blocks))  # fmt: skip
         return parsed if self.fit_options is None else self.fit_options(parsed, n)
 
+    def one_hot_options(self, options: Any, blocks: tuple[int, ...], *, empty: bool = False) -> Any:
+        """``options`` parsed for inputs one-hot in each of ``blocks`` (``empty``: or all zero
+        there), without fitting them to a run (:meth:`options_for` does both)."""
+        parsed = self.parse_options(options)
+        if self.one_hot_blocks is None:
+            return parsed
+        blocks = tuple(int(b) for b in blocks)
+        return self.one_hot_blocks(parsed, blocks, empty=True) if empty else self.one_hot_blocks(parsed, blocks)
+
     def messages_from_parties(self, public: Any, n: int) -> int:
         """What the ``n`` data parties of the run of ``public`` send party 0 without dropouts."""
         return len(self.steps) * n if self.party_messages is None else int(self.party_messages(public, n))

@@ -165,8 +165,7 @@ def run_secure_sum(
     if one_hot_blocks is not None:
         if sum(one_hot_blocks) != cells:
             raise UsageError(f"one_hot_blocks {tuple(one_hot_blocks)} sum to {sum(one_hot_blocks)} cells, not {cells}")
-        if spec.one_hot_blocks is not None:
-            opts = spec.one_hot_blocks(sum_options(protocol, opts), tuple(int(b) for b in one_hot_blocks))
+        opts = spec.one_hot_options(sum_options(protocol, opts), tuple(one_hot_blocks))
     sums = SecureSumPlan(
         protocol, x, run=run if run is not None else f"{protocol}-{seed}", entropy=ent, options=opts,
     )  # fmt: skip

@@ -36,7 +36,7 @@ import numpy as np
 
 from mpc_rr.core import COORDINATOR, HarnessRunner, Runner, UsageError
 from mpc_rr.mechanisms import keep_or_uniform
-from mpc_rr.secure_sum import SecureSumPlan, sum_protocol
+from mpc_rr.secure_sum import SecureSumPlan, sum_options, sum_protocol
 
 __all__ = ["POISON_STRATEGIES", "PoisonResult", "poison_attack"]
 
@@ -88,7 +88,10 @@ def _one_hot(values: np.ndarray, cells: int) -> np.ndarray:
 
 def _run(protocol: str, x: np.ndarray, runner: Runner, *, swap: dict[int, Any] | None = None,
          options: dict[str, Any] | None = None) -> tuple[np.ndarray, tuple[int, ...]]:  # fmt: skip
-    plan = SecureSumPlan(protocol, x, run=f"poison-{protocol}", options=options or {})
+    spec = sum_protocol(protocol)
+    # the honest inputs are one-hot counts: a protocol that proves validity proves exactly that
+    parsed = spec.one_hot_options(sum_options(protocol, options or {}), (x.shape[1],))
+    plan = SecureSumPlan(protocol, x, run=f"poison-{protocol}", options=parsed)
     roles = plan.build()
     for pid, make in (swap or {}).items():
         roles[pid] = make(roles[pid])

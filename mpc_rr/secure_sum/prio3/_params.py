@@ -196,7 +196,7 @@ def build_vdaf(cells: int, max_value: int, o: Prio3Options) -> Prio3:
     proofs = o.proofs if o.proofs is not None else (3 if field is Field64 else 1)
     circuit = o.circuit
     blocks = tuple(int(b) for b in o.blocks.split(",")) if isinstance(o.blocks, str) else o.blocks
-    if circuit == "auto":
+    if circuit == "auto":  # callers whose inputs are one-hot say so (for_one_hot_blocks)
         circuit = "blocks" if o.blocks is not None else "sumvec"
     if circuit in ("blocks", "blocks-or-empty") and (blocks is None or sum(blocks) != cells):
         got = "no blocks" if blocks is None else f"blocks of {sum(blocks)} cells"
