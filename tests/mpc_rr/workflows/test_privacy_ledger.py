@@ -82,6 +82,19 @@ def test_prio3_is_its_own_channel_with_the_two_aggregators_assumption() -> None:
     assert (beyond.entries[0].reason or "").startswith("no central guarantee: the coalition of 3000")
 
 
+def test_each_phase_states_its_input_validity_from_its_protocol() -> None:
+    from mpc_rr.workflows import pipeline_validity
+
+    prio3 = pipeline_validity(_cfg("pairwise-rr", "prio3"))
+    assert prio3[0] == {"phase": "dependence (4.3 pairs)", "protocol": "prio3", "validity":
+                        "one one-hot block per attribute pair (3 pairs), proved; a report that fails is "
+                        "rejected and its client named"}  # fmt: skip
+    assert pipeline_validity(_cfg("secure-sum"))[0]["validity"] == "none: one client can set any count"
+    assert pipeline_validity(_cfg("pairwise-rr", "plainsum"))[0]["validity"] == "none: one client can set any count"
+    rr = pipeline_validity(_cfg("rr"))
+    assert rr[0]["protocol"] is None and "range-checked" in rr[0]["validity"] and rr[1]["phase"] == "release (clusters)"
+
+
 def test_plainsum_is_a_direct_channel() -> None:
     assert sum_channel("plainsum") == "direct" and sum_channel("secagg") == "secure-sum"
     led, _ = pipeline_ledger(_cfg("pairwise-rr", "plainsum"), CLUSTERS, parties_dependence=5000,

@@ -142,3 +142,12 @@ def test_run_stores_and_prints_the_ledger(tmp_path: Path, capsys: pytest.Capture
     assert rel["audit_lower"] > 0  # a direct k-RR report is easy to audit
     assert led["total"]["audit_lower"] == max(dep["audit_lower"], rel["audit_lower"])
     assert (out / "privacy.png").stat().st_size > 10_000
+    # each phase's input validity, in the results and the summary
+    doc = json.loads((out / "results.json").read_text())
+    assert [v["phase"] for v in doc["validity"]] == [dep["phase"], rel["phase"]]
+    assert doc["validity"][0] == {"phase": "dependence (4.3 pairs)", "protocol": "full-mesh-board",
+                                  "validity": "none: one client can set any count"}
+    assert "range-checked" in doc["validity"][1]["validity"]
+    assert "dependence (4.3 pairs) via full-mesh-board: none: one client can set any count" in printed
+    # the dependence sum's coalition: 4 of the 40 parties (the family's default 0.1)
+    assert dep["assumption"]["colluders"] == 4 and dep["honest_parties"] == 36
