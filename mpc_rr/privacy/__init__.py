@@ -12,6 +12,7 @@ __all__ = [
     "DISCRETIZATION",
     "SHUFFLING",
     "Amplification",
+    "Assumption",
     "Ledger",
     "LedgerEntry",
     "Mechanism",
@@ -34,6 +35,7 @@ __all__ = [
 
 _HOME = {
     "Amplification": "mpc_rr.privacy._shuffle",
+    "Assumption": "mpc_rr.privacy._ledger",
     "BOUNDS": "mpc_rr.privacy._shuffle",
     "CHANNELS": "mpc_rr.privacy._ledger",
     "DISCRETIZATION": "mpc_rr.privacy._compose",
@@ -71,6 +73,7 @@ if TYPE_CHECKING:
     from mpc_rr.privacy._ledger import (
         CHANNELS,
         SHUFFLING,
+        Assumption,
         Ledger,
         LedgerEntry,
         PhaseSpec,

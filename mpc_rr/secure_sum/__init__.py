@@ -16,6 +16,8 @@ from mpc_rr.core import lazy_exports
 
 __all__ = [
     "CHUNKS",
+    "DEFAULT_MAX_CORRUPT",
+    "NO_VALIDITY",
     "PRIME",
     "Entropy",
     "Graph",
@@ -30,6 +32,7 @@ __all__ = [
     "SumPublic",
     "SumResult",
     "SumSpec",
+    "SumTrust",
     "SystemEntropy",
     "X25519PrivateKey",
     "agree",
@@ -38,6 +41,7 @@ __all__ = [
     "check_inner_sum",
     "check_inputs",
     "chunks_to_bytes",
+    "colluders_in",
     "crypto",
     "decrypt",
     "decrypt_many",
@@ -86,6 +90,8 @@ __all__ = [
 
 _HOME = {
     "CHUNKS": "mpc_rr.secure_sum._shamir",
+    "DEFAULT_MAX_CORRUPT": "mpc_rr.secure_sum._trust",
+    "NO_VALIDITY": "mpc_rr.secure_sum._trust",
     "Entropy": "mpc_rr.secure_sum._entropy",
     "Graph": "mpc_rr.secure_sum._graph",
     "Identity": "mpc_rr.secure_sum._identity",
@@ -100,6 +106,7 @@ _HOME = {
     "SumPublic": "mpc_rr.secure_sum._family",
     "SumResult": "mpc_rr.secure_sum._common",
     "SumSpec": "mpc_rr.secure_sum._family",
+    "SumTrust": "mpc_rr.secure_sum._trust",
     "SystemEntropy": "mpc_rr.secure_sum._entropy",
     "X25519PrivateKey": "mpc_rr.secure_sum._crypto",
     "agree": "mpc_rr.secure_sum._crypto",
@@ -108,6 +115,7 @@ _HOME = {
     "check_inner_sum": "mpc_rr.secure_sum._family",
     "check_inputs": "mpc_rr.secure_sum._common",
     "chunks_to_bytes": "mpc_rr.secure_sum._shamir",
+    "colluders_in": "mpc_rr.secure_sum._trust",
     "crypto": "mpc_rr.secure_sum._crypto:module",
     "decrypt": "mpc_rr.secure_sum._crypto",
     "decrypt_many": "mpc_rr.secure_sum._crypto",
@@ -243,4 +251,10 @@ if TYPE_CHECKING:
         chunks_to_bytes,
         reconstruct,
         share,
+    )
+    from mpc_rr.secure_sum._trust import (
+        DEFAULT_MAX_CORRUPT,
+        NO_VALIDITY,
+        SumTrust,
+        colluders_in,
     )

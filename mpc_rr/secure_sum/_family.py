@@ -17,12 +17,14 @@ parameters are named lazily (:func:`mpc_rr.core.lazy`).
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Protocol
 
 from mpc_rr.core import ProtocolSpec, RoleFactory, UsageError, get_protocol, protocols
+from mpc_rr.secure_sum._trust import DEFAULT_MAX_CORRUPT, NO_VALIDITY, SumTrust, colluders_in
 
 if TYPE_CHECKING:
     from mpc_rr.core import DropPoint, Message, Role
@@ -108,6 +110,14 @@ class SumSpec(ProtocolSpec):
         one incoming message (signatures, hashes), which a trusted co-worker of
         party 0 may run before delivery (:meth:`~mpc_rr.core.RolePlan.prechecks`);
         ``None``: party 0 checks everything itself.
+    trust:
+        ``(options, n, max_corrupt) -> SumTrust``: the coalition a run among ``n``
+        clients hides inputs against (:mod:`mpc_rr.secure_sum._trust`; ``max_corrupt``
+        ``None``: the fraction the protocol assumes); ``None``: hides nothing
+        (:meth:`trust_of`).
+    validity:
+        ``(public) -> str``: what the run proves of each input (a validity circuit);
+        ``None``: nothing (:data:`~mpc_rr.secure_sum.NO_VALIDITY`).
     """
 
     family: str = "sum"
@@ -127,6 +137,8 @@ class SumSpec(ProtocolSpec):
     party_messages: Callable[[Any, int], int] | None = None
     coordinator_messages: Callable[[Any], int] | None = None
     precheck: Callable[[Any], Callable[[int, Message], bool]] | None = None
+    trust: Callable[[Any, int, float | None], SumTrust] | None = None
+    validity: Callable[[Any], str] | None = None
 
     def __post_init__(self) -> None:
         super().__post_init__()
@@ -157,6 +169,15 @@ class SumSpec(ProtocolSpec):
                       else self.one_hot_blocks(parsed, blocks))  # fmt: skip
         return parsed if self.fit_options is None else self.fit_options(parsed, n)
 
+    def one_hot_options(self, options: Any, blocks: tuple[int, ...], *, empty: bool = False) -> Any:
+        """``options`` parsed for inputs one-hot in each of ``blocks`` (``empty``: or all zero
+        there), without fitting them to a run (:meth:`options_for` does both)."""
+        parsed = self.parse_options(options)
+        if self.one_hot_blocks is None:
+            return parsed
+        blocks = tuple(int(b) for b in blocks)
+        return self.one_hot_blocks(parsed, blocks, empty=True) if empty else self.one_hot_blocks(parsed, blocks)
+
     def messages_from_parties(self, public: Any, n: int) -> int:
         """What the ``n`` data parties of the run of ``public`` send party 0 without dropouts."""
         return len(self.steps) * n if self.party_messages is None else int(self.party_messages(public, n))
@@ -166,6 +187,20 @@ class SumSpec(ProtocolSpec):
         aborted): every sum protocol's roles finish with one."""
         result: SumResult = role.result
         return result
+
+    def trust_of(self, options: Any, n: int, max_corrupt: float | None = None) -> SumTrust:
+        """The coalition a run among ``n`` clients with ``options`` hides inputs against
+        (``max_corrupt``: the colluding fraction to assume; ``None``: the protocol's own)."""
+        parsed = self.parse_options(options)
+        if self.trust is not None:
+            return dataclasses.replace(self.trust(parsed, int(n), max_corrupt), protocol=self.name)
+        f = DEFAULT_MAX_CORRUPT if max_corrupt is None else float(max_corrupt)
+        return SumTrust(self.name, int(n), f, colluders_in(f, n), 0, "nothing is hidden",
+                        f"none: party 0 of {self.name} sees every input")  # fmt: skip
+
+    def validity_of(self, public: Any) -> str:
+        """What the run of ``public`` proves of each input (:attr:`validity`)."""
+        return NO_VALIDITY if self.validity is None else str(self.validity(public))
 
     def first_party(self) -> int:
         """0 when party 0 takes part, else 1."""

@@ -189,6 +189,7 @@ def make_sum_role(spec: SumSpec, party_id: int, n_parties: int, seed: int, param
     run = str(params.get("run", spec.run_label.format(name=spec.name, seed=seed)))
     options = sum_options(spec.name, {k: v for k, v in params.items() if k not in ("cells", "run")},
                           where="params of protocol")  # fmt: skip
+    options = spec.one_hot_options(options, (cells,))  # party_input: one-hot (prio3 proves it)
     pub = spec.public(n_parties - 1, cells, run=run, max_value=1, options=options)
     x = None if party_id == COORDINATOR else party_input(party_id, seed, cells)
     return spec.role(party_id, pub, x, entropy=None)

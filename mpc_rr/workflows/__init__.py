@@ -28,6 +28,7 @@ from mpc_rr.core import lazy_exports
 
 __all__ = [
     "AUDIT_MECHANISMS",
+    "DIRECT_VALIDITY",
     "MAX_AUDIT_K",
     "WORSE_BY",
     "AttackReport",
@@ -58,10 +59,12 @@ __all__ = [
     "audit_pipeline",
     "build_mechanism",
     "central_curve",
+    "channel_assumption",
     "coalition",
     "coalition_report",
     "collect_rrba",
     "curve_points",
+    "default_max_corrupt",
     "eavesdrop",
     "eavesdrop_report",
     "evaluate",
@@ -78,21 +81,34 @@ __all__ = [
     "pairwise_rr_counts",
     "pipeline_ledger",
     "pipeline_run",
+    "pipeline_validity",
     "plan_privacy",
     "rrba_crowds",
     "rrba_ledger",
     "rrba_run",
     "rrba_sent_table",
+    "rrba_validity",
     "run_and_evaluate",
     "run_ledger",
     "run_pipeline",
     "run_secure_sum",
+    "sum_assumption",
     "sum_channel",
+    "sum_validity",
     "summarize",
     "to_json",
+    "validity_lines",
 ]
 
 _HOME = {
+    "channel_assumption": "mpc_rr.workflows._privacy",
+    "default_max_corrupt": "mpc_rr.workflows._privacy",
+    "sum_assumption": "mpc_rr.workflows._privacy",
+    "DIRECT_VALIDITY": "mpc_rr.workflows._validity",
+    "pipeline_validity": "mpc_rr.workflows._validity",
+    "rrba_validity": "mpc_rr.workflows._validity",
+    "sum_validity": "mpc_rr.workflows._validity",
+    "validity_lines": "mpc_rr.workflows._validity",
     "AUDIT_MECHANISMS": "mpc_rr.workflows._audit",
     "AttackReport": "mpc_rr.workflows._api",
     "AuditReport": "mpc_rr.workflows._audit",
@@ -216,6 +232,8 @@ if TYPE_CHECKING:
     )
     from mpc_rr.workflows._privacy import (
         central_curve,
+        channel_assumption,
+        default_max_corrupt,
         keep_probability,
         ledger_curve,
         local_epsilon,
@@ -223,6 +241,7 @@ if TYPE_CHECKING:
         plan_privacy,
         rrba_crowds,
         rrba_ledger,
+        sum_assumption,
         sum_channel,
     )
     from mpc_rr.workflows._rrba import (
@@ -241,3 +260,10 @@ if TYPE_CHECKING:
         run_secure_sum,
     )
     from mpc_rr.workflows._tables import ErrorTable, PhaseEpsilons
+    from mpc_rr.workflows._validity import (
+        DIRECT_VALIDITY,
+        pipeline_validity,
+        rrba_validity,
+        sum_validity,
+        validity_lines,
+    )

@@ -127,10 +127,11 @@ def _sum_roles(
     protocol: str, x: np.ndarray, run: str, planted: str | None, entropy: Any, options: Mapping[str, Any]
 ) -> tuple[dict[int, Role], Any]:
     """The honest roles of one run (with ``planted``: the spec's broken variant) and its public parameters."""
-    from mpc_rr.secure_sum import SecureSumPlan, sum_protocol
+    from mpc_rr.secure_sum import SecureSumPlan, sum_options, sum_protocol
 
     spec = sum_protocol(protocol)
-    plan = SecureSumPlan(protocol, x, run=run, entropy=entropy, options=options)
+    parsed = spec.one_hot_options(sum_options(protocol, dict(options)), (x.shape[1],))  # one-hot inputs
+    plan = SecureSumPlan(protocol, x, run=run, entropy=entropy, options=parsed)
     public = plan.public()
     roles = plan.build()
     if planted is not None:

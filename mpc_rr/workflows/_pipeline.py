@@ -55,6 +55,7 @@ from mpc_rr.pipeline import PipelineConfig, PipelinePlan, PipelineResult, signin
 from mpc_rr.privacy import Ledger, PhaseSpec
 from mpc_rr.workflows._ledger_audit import audit_ledger
 from mpc_rr.workflows._privacy import ledger_curve, pipeline_ledger
+from mpc_rr.workflows._validity import pipeline_validity
 
 __all__ = [
     "WORSE_BY",
@@ -393,6 +394,7 @@ def to_json(ev: Evaluation, opts: RunOptions) -> dict[str, Any]:
             m for log in ex.run.costs.peer_error_logs().values() for m in log.summary()
         ][:20],
         "privacy": ledger_json(ev),
+        "validity": pipeline_validity(ex.config),
     }
 
 

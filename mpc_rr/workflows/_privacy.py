@@ -7,13 +7,28 @@
 * :func:`central_curve` -- central epsilon against n for one randomizer and
   channel (the plot every run draws, with the run marked);
 * :func:`pipeline_ledger`, :func:`rrba_ledger` -- the phases of a pipeline or
-  RRBA run, as :class:`~mpc_rr.privacy.PhaseSpec`, and their ledger.
+  RRBA run, as :class:`~mpc_rr.privacy.PhaseSpec`, and their ledger;
+* :func:`sum_assumption`, :func:`channel_assumption` -- the threat model a shuffled figure
+  holds under (:class:`~mpc_rr.privacy.Assumption`): a sum protocol's own
+  (:meth:`~mpc_rr.secure_sum.SumSpec.trust_of`: who must be honest, how many clients may
+  collude with the aggregator), or a planned channel's with ``max_corrupt`` colluders.
+
+**Colluders.**  A coalition of ``c`` clients colluding with the aggregator knows its own
+reports, so a release of ``n`` reports hides the target among ``n - c - 1`` honest others:
+every shuffled figure is FMT21's at ``n - c``.  ``c = floor(max_corrupt * n)`` of the
+run's roster; ``max_corrupt`` defaults to what the channel's protocol assumes
+(:func:`default_max_corrupt`): the secure-sum protocols' 0.1 (SecAgg+ sizes its threshold
+for it; the full mesh and Prio3 are read under the same coalition), and 0 for an
+``anonymous`` channel, FMT21's ideal shuffler whose analyst holds no client's report (no
+protocol of ours runs one; plan a coalition with ``max_corrupt``).  ``n`` is what the run
+completed.
 """
 
 from __future__ import annotations
 
 import math
 import time
+from collections.abc import Mapping
 from typing import Any
 
 import numpy as np
@@ -23,6 +38,7 @@ from mpc_rr.pipeline import PipelineConfig
 from mpc_rr.privacy import (
     CHANNELS,
     SHUFFLING,
+    Assumption,
     Ledger,
     PhaseSpec,
     Release,
@@ -38,6 +54,8 @@ from mpc_rr.privacy import (
 
 __all__ = [
     "central_curve",
+    "channel_assumption",
+    "default_max_corrupt",
     "keep_probability",
     "ledger_curve",
     "local_epsilon",
@@ -45,6 +63,7 @@ __all__ = [
     "plan_privacy",
     "rrba_crowds",
     "rrba_ledger",
+    "sum_assumption",
     "sum_channel",
 ]
 
@@ -70,33 +89,99 @@ def keep_probability(eps0: float, k: int) -> float:
     return math.expm1(eps0) / (math.expm1(eps0) + k)
 
 
+def default_max_corrupt(channel: str) -> float:
+    """The colluding fraction a channel's figure assumes when none is given (module docstring)."""
+    from mpc_rr.secure_sum import DEFAULT_MAX_CORRUPT
+
+    return DEFAULT_MAX_CORRUPT if channel in ("secure-sum", "prio3") else 0.0
+
+
+def sum_assumption(
+    protocol: str, options: Any, n: int, *, max_corrupt: float | None = None
+) -> Assumption:
+    """The assumption of reports summed by ``protocol`` among a roster of ``n`` clients with
+    ``options`` (:meth:`~mpc_rr.secure_sum.SumSpec.trust_of`; ``max_corrupt``: the colluding
+    fraction, ``None``: the protocol's own)."""
+    from mpc_rr.secure_sum import sum_protocol
+
+    t = sum_protocol(protocol).trust_of(options, n, max_corrupt)
+    return Assumption(t.colluders, t.max_corrupt, t.bound, t.honest, t.hides)
+
+
+def channel_assumption(channel: str, n: int, max_corrupt: float | None = None) -> Assumption:
+    """The assumption of a planned channel among ``n`` parties (``max_corrupt``, default
+    :func:`default_max_corrupt`): ``secure-sum`` is SecAgg+ sized for that coalition (the
+    run ``mpc-rr run --max-corrupt F`` would launch), ``prio3`` Prio3 at its default minimum
+    batch, ``anonymous`` an ideal shuffler."""
+    from mpc_rr.privacy._ledger import DIRECT_ASSUMPTION
+    from mpc_rr.secure_sum import colluders_in
+
+    f = default_max_corrupt(channel) if max_corrupt is None else float(max_corrupt)
+    if channel == "secure-sum":
+        return sum_assumption("secagg", {"max_corrupt": f}, n)
+    if channel == "prio3":
+        return sum_assumption("prio3", {}, n, max_corrupt=f)
+    if channel == "anonymous":
+        c = colluders_in(f, n)
+        return Assumption(
+            c, f, None, f"the shuffler is honest and at most {c} clients show the analyst their reports",
+            "anonymous channel (an ideal shuffler, FMT21's model): hides senders from the analyst; "
+            "reports of clients colluding with it leave the blanket",
+        )  # fmt: skip
+    colluders_in(f, n)  # (validated: the same rule for every channel)
+    return DIRECT_ASSUMPTION
+
+
 def _central(eps0: float, n: int, delta: float, channel: str, k: int | None, releases: int,
-             bound: str) -> tuple[float, float, str]:  # fmt: skip
-    spec = PhaseSpec("plan", channel, n, tuple(Release(eps0, k) for _ in range(releases)))
+             bound: str, assumption: Assumption) -> tuple[float | None, float | None, str, str | None]:  # fmt: skip
+    spec = PhaseSpec("plan", channel, n, tuple(Release(eps0, k) for _ in range(releases)), assumption=assumption)
     if channel not in SHUFFLING:
-        return eps0 * releases, 0.0, "none: direct channel, no amplification"
+        return eps0 * releases, 0.0, "none: direct channel, no amplification", None
+    broken = assumption.broken()
+    if broken is not None:
+        return None, None, "none", broken
+    hide = assumption.hiding(n)
     if releases == 1:
-        amp = central_epsilon(eps0, n, delta, bound=bound, k=None if bound != "numerical" else k)
-        return amp.central_epsilon, delta, amp.bound
+        amp = central_epsilon(eps0, hide, delta, bound=bound, k=None if bound != "numerical" else k)
+        return amp.central_epsilon, delta, amp.bound, None
     if bound != "numerical":
         raise UsageError("--releases > 1 composes with the PLD accountant: use --bound numerical")
     eps = epsilon_for_delta(compose(spec.mechanisms()), delta)
-    return min(eps, eps0 * releases), delta, "FMT21 clone reduction per release, PLD composition"
+    return min(eps, eps0 * releases), delta, "FMT21 clone reduction per release, PLD composition", None
+
+
+def _roster_for(hiding: int, max_corrupt: float) -> int:
+    """The fewest parties ``n`` whose honest part ``n - floor(max_corrupt n)`` is ``hiding``."""
+    from mpc_rr.secure_sum import colluders_in
+
+    n = max(hiding, math.ceil(hiding / (1.0 - max_corrupt)) - 1)
+    while n - colluders_in(max_corrupt, n) < hiding:
+        n += 1
+    return n
 
 
 def central_curve(
     eps0: float, delta: float, channel: str, *, k: int | None = None, releases: int = 1,
-    ns: np.ndarray | None = None,
+    ns: np.ndarray | None = None, max_corrupt: float = 0.0,
 ) -> list[dict[str, float]]:  # fmt: skip
-    """``[{"n", "central_epsilon", "closed_form"}]`` over ``ns`` (default 10^2..10^7)."""
+    """``[{"n", "central_epsilon", "closed_form"}]`` over ``ns`` (default 10^2..10^7), with
+    ``floor(max_corrupt n)`` colluders' reports out of each blanket (no bound checked: the curve
+    shows what the honest part amplifies)."""
+    from mpc_rr.secure_sum import colluders_in
+
     grid = CURVE_NS if ns is None else ns
+    hide = np.asarray([max(1, int(n) - colluders_in(max_corrupt, int(n))) for n in grid], np.int64)
     fast = None  # one shuffled release: the whole curve at once, warm-started along n
     if channel in SHUFFLING and releases == 1:
-        fast = [a.central_epsilon for a in amplification_curve(eps0, grid, delta, k=k)]
+        fast = [a.central_epsilon for a in amplification_curve(eps0, hide, delta, k=k)]
     out = []
     for i, n in enumerate(grid):
-        eps = fast[i] if fast is not None else _central(eps0, int(n), delta, channel, k, releases, "numerical")[0]
-        cf = closed_form_epsilon(eps0, int(n), delta)
+        if fast is not None:
+            eps = fast[i]
+        else:
+            got = _central(eps0, int(hide[i]), delta, channel, k, releases, "numerical", Assumption())[0]
+            eps = math.nan if got is None else got
+        cf = closed_form_epsilon(eps0, int(hide[i]), delta)
         out.append({"n": int(n), "central_epsilon": eps,
                     "closed_form": cf.central_epsilon if channel in SHUFFLING and releases == 1 else math.nan})  # fmt: skip
     return out
@@ -105,9 +190,14 @@ def central_curve(
 def plan_privacy(
     *, epsilon0: float | None = None, p: float | None = None, k: int | None = None,
     parties: int, delta: float = 1e-6, channel: str = "secure-sum", bound: str = "numerical",
-    releases: int = 1, target: float | None = None,
+    releases: int = 1, target: float | None = None, max_corrupt: float | None = None,
 ) -> dict[str, Any]:  # fmt: skip
-    """The ledger of one planned release (``mpc-rr privacy``), with the inverse solver on ``target``."""
+    """The ledger of one planned release (``mpc-rr privacy``), with the inverse solver on ``target``.
+
+    ``max_corrupt``: the fraction of the parties colluding with the analyst (default
+    :func:`default_max_corrupt`); their reports leave the blanket, and a coalition beyond what
+    the channel hides senders against gives no central figure (``central_epsilon`` None and
+    the ``reason``).  ``assumption`` in the result names who must be honest."""
     if channel not in CHANNELS:
         raise UsageError(f"channel must be one of {CHANNELS}, got {channel!r}")
     if releases < 1:
@@ -115,30 +205,39 @@ def plan_privacy(
     if k is not None and k < 2:
         raise UsageError(f"--k must be >= 2, got {k}")
     eps0 = local_epsilon(epsilon0=epsilon0, p=p, k=k)
+    f = default_max_corrupt(channel) if max_corrupt is None else float(max_corrupt)
+    assumption = channel_assumption(channel, parties, f)
     t0 = time.perf_counter()
-    eps, dlt, name = _central(eps0, parties, delta, channel, k, releases, bound)
+    eps, dlt, name, reason = _central(eps0, parties, delta, channel, k, releases, bound, assumption)
+    shuffled = channel in SHUFFLING
+    hide = assumption.hiding(parties) if shuffled else parties
     doc: dict[str, Any] = {
         "mechanism": "generic eps0-LDP" if k is None else f"k-RR (keep-or-uniform) over k={k}",
         "epsilon0": eps0, "p": p if p is not None else (keep_probability(eps0, k) if k else None),
         "k": k, "parties": parties, "channel": channel, "releases": releases,
+        "max_corrupt": f, "colluders": assumption.colluders if shuffled else 0, "honest_parties": hide,
         "local_epsilon": eps0 * releases, "central_epsilon": eps, "delta": dlt, "bound": name,
-        "amplified": channel in SHUFFLING,
+        "reason": reason, "amplified": shuffled and eps is not None,
+        "assumption": assumption.to_json(),
         "seconds": time.perf_counter() - t0,
     }  # fmt: skip
     if target is not None:
         doc["target_epsilon"] = target
-        if channel not in SHUFFLING:
+        if reason is not None:
+            doc["solve"] = {"note": f"no central figure to solve for: {reason}"}
+        elif channel not in SHUFFLING:
             per = target / releases
             doc["solve"] = {"note": "direct channel: central = local, n does not help",
                             "largest_epsilon0": per,
                             "largest_p": keep_probability(per, k) if k else None,
-                            "smallest_parties": None if eps > target else 1}  # fmt: skip
+                            "smallest_parties": None if eps is not None and eps > target else 1}  # fmt: skip
         elif releases > 1:
             doc["solve"] = {"note": "the inverse solver covers one release (--releases 1)"}
         else:
-            e0max = largest_epsilon0(parties, target, delta, k=k)
+            e0max = largest_epsilon0(hide, target, delta, k=k)
+            need = smallest_n(eps0, target, delta, k=k)
             doc["solve"] = {
-                "smallest_parties": smallest_n(eps0, target, delta, k=k),
+                "smallest_parties": None if need is None else _roster_for(need, f),
                 "largest_epsilon0": e0max,
                 "largest_p": keep_probability(e0max, k) if k else None,
             }
@@ -146,19 +245,25 @@ def plan_privacy(
 
 
 def sum_channel(protocol: str) -> str:
-    """The ledger's channel for reports summed by ``protocol``: ``secure-sum`` only when the
-    protocol hides each input from whoever learns the total (``SumSpec.hides_inputs``);
-    ``plainsum`` shows every input, which is a direct channel."""
+    """The ledger's channel for reports summed by ``protocol``: ``secure-sum`` (``prio3`` for
+    Prio3's two aggregators) only when the protocol hides each input from whoever learns the
+    total (``SumSpec.hides_inputs``); ``plainsum`` shows every input, which is a direct channel."""
     from mpc_rr.secure_sum import sum_protocol
 
-    return "secure-sum" if getattr(sum_protocol(protocol), "hides_inputs", True) else "direct"
+    if not getattr(sum_protocol(protocol), "hides_inputs", True):
+        return "direct"
+    return "prio3" if protocol == "prio3" else "secure-sum"
 
 
 def pipeline_ledger(
     cfg: PipelineConfig, clusters: tuple[tuple[int, ...], ...], *, parties_dependence: int,
-    parties_release: int, delta: float = 1e-6,
+    parties_release: int, delta: float = 1e-6, max_corrupt: float | None = None,
 ) -> tuple[Ledger, list[PhaseSpec]]:  # fmt: skip
     """The two phases of a pipeline run (Sec. 4.1/4.2/4.3 dependence, then the clustered release).
+
+    ``parties_dependence``, ``parties_release``: the parties each phase actually included; the
+    dependence sum's assumption (:func:`sum_assumption`) counts its colluders in the roster of
+    ``cfg.n`` (``max_corrupt``: the colluding fraction, ``None``: the sum protocol's own).
 
     Dependence ``rr``: per-attribute keep-or-uniform reports sent directly to the coordinator.
     ``secure-sum``: the exact bivariate counts are the output -- not DP.  ``pairwise-rr``: each
@@ -180,7 +285,9 @@ def pipeline_ledger(
                      for m, (i, j) in zip(cfg.pair_mechanisms(), pairs, strict=True))  # fmt: skip
         dep = PhaseSpec("dependence (4.3 pairs)", sum_channel(cfg.sum_protocol), parties_dependence, rels,
                         paper_epsilon=max(r.epsilon0 for r in rels),
-                        note="paper: parallel composition (max pair epsilon), from unlinkability")  # fmt: skip
+                        note="paper: parallel composition (max pair epsilon), from unlinkability",
+                        assumption=sum_assumption(cfg.sum_protocol, cfg.sum_options, cfg.n,
+                                                  max_corrupt=max_corrupt))  # fmt: skip
     mechs = cfg.release_mechanisms(clusters)
     rel = PhaseSpec("release (clusters)", "direct", parties_release, tuple(
         Release(m.epsilon, math.prod(sizes[a] for a in c) if cfg.mechanism == "cluster" else None)
@@ -191,6 +298,8 @@ def pipeline_ledger(
 def rrba_ledger(
     *, epsilon_tables: list[float], paper_epsilon: float, view_len: int, crowds: list[int],
     secure_tally: bool, sum_protocol: str = "secagg", delta: float = 1e-6,
+    sum_options: Mapping[str, Any] | None = None, block: int | None = None,
+    max_corrupt: float | None = None,
 ) -> tuple[Ledger, list[PhaseSpec]]:  # fmt: skip
     """An RRBA run: each client answers its view's tables once, in one block (blocks are disjoint).
 
@@ -203,15 +312,26 @@ def rrba_ledger(
     answers table s received in any block that released it (:func:`rrba_crowds`).  Using,
     per table, the largest epsilon and the smallest crowd over the blocks bounds every
     block's client (the central epsilon grows with eps0 and shrinks with n).
+
+    Each block's tally is its own sum among the block's ``block`` clients (default: the largest
+    crowd), so its assumption (:func:`sum_assumption` with ``sum_options``) is a block's: at most
+    ``floor(max_corrupt * block)`` of the block's clients collude, and their answers leave every
+    crowd of that block.
     """
     if len(crowds) != len(epsilon_tables):
         raise UsageError(f"rrba_ledger: {len(crowds)} crowds for {len(epsilon_tables)} tables")
     channel = sum_channel(sum_protocol) if secure_tally else "direct"
     hide = max(1, min(crowds, default=1))
     rels = tuple(Release(e, None, max(1, c)) for e, c in zip(epsilon_tables, crowds, strict=True))
+    assumption = Assumption()
+    if channel != "direct":
+        per_block = block if block is not None else max(max(crowds, default=1), 2)
+        assumption = sum_assumption(sum_protocol, dict(sum_options or {}), max(per_block, 2),
+                                    max_corrupt=max_corrupt)  # fmt: skip
     phase = PhaseSpec("rrba answers", channel, hide, rels, paper_epsilon=paper_epsilon * view_len,
                       note=None if channel == "direct" else
-                      f"each table's tally hides a report among >= {hide} (its block's clients asked it)")  # fmt: skip
+                      f"each table's tally mixes >= {hide} answers (its block's clients asked it), "
+                      f"{assumption.colluders} of the block's clients colluding", assumption=assumption)  # fmt: skip
     return build_ledger([phase], delta), [phase]
 
 
@@ -245,9 +365,10 @@ def ledger_curve(ledger: Ledger, phases: list[PhaseSpec]) -> dict[str, Any]:
     if best is None:
         return {}
     spec, r = best
-    curve = central_curve(r.epsilon0, ledger.delta, "secure-sum", k=r.k)
+    frac = spec.assumption.fraction if spec.channel in SHUFFLING else 0.0
+    curve = central_curve(r.epsilon0, ledger.delta, "secure-sum", k=r.k, max_corrupt=frac)
     if spec.channel in SHUFFLING:
-        mark = central_epsilon(r.epsilon0, spec.parties, ledger.delta, k=r.k).central_epsilon
+        mark = central_epsilon(r.epsilon0, spec.hiding(r), ledger.delta, k=r.k).central_epsilon
     else:
         mark = r.epsilon0
     return {"epsilon0": r.epsilon0, "k": r.k, "phase": spec.name, "channel": spec.channel,

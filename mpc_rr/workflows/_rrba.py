@@ -30,7 +30,9 @@ import numpy as np
 from mpc_rr.core import CostReport, Runner, RunResult, UsageError
 from mpc_rr.data import Dataset
 from mpc_rr.rrba import RRBARun, empirical_table, epsilon_cap, js_divergence, l2_counts, reconstruct
+from mpc_rr.secure_sum import given_options
 from mpc_rr.workflows._privacy import ledger_curve, rrba_crowds, rrba_ledger
+from mpc_rr.workflows._validity import rrba_validity
 
 __all__ = ["RRBACollection", "RunnerFactory", "collect_rrba", "marginal_errors", "summarize"]
 
@@ -131,11 +133,14 @@ def summarize(
     *,
     secure_tally: bool = False,
     sum_protocol: str = "secagg",
+    sum_options: Mapping[str, Any] | None = None,
 ) -> dict[str, Any]:
     """The JSON document of one run (``results.json``); ``costs`` of a distributed run.
 
     ``privacy``: the ledger (docs/privacy.md) -- answers sent directly amplify nothing; a
-    secure tally reveals only each block's histogram per table (shuffle amplification).
+    secure tally reveals only each block's histogram per table (shuffle amplification), under
+    the tally's assumption (``sum_protocol`` with ``sum_options``: who must be honest).
+    ``validity``: what each phase proves of a client's answer.
     """
     names = data.schema.names
     last = run.held[-1] if run.held.size else np.zeros(len(run.cover.subsets), bool)
@@ -181,18 +186,21 @@ def summarize(
         "marginals": marginals,
         "cost": _cost(run, costs, cells_sent),
         "subsets": subsets,
-        "privacy": _ledger(run, view_len, secure_tally, sum_protocol),
+        "privacy": _ledger(run, view_len, secure_tally, sum_protocol, sum_options),
+        "validity": rrba_validity(run, secure_tally, sum_protocol, sum_options),
     }
 
 
-def _ledger(run: RRBARun, view_len: int, secure_tally: bool, sum_protocol: str) -> dict[str, Any]:
+def _ledger(run: RRBARun, view_len: int, secure_tally: bool, sum_protocol: str,
+            sum_options: Mapping[str, Any] | None) -> dict[str, Any]:  # fmt: skip
     views = [[int(s) for s in row if s >= 0] for row in np.asarray(run.cover.padded_tables())]
     worst = max(views, key=lambda v: sum(float(run.epsilon_table_max[s]) for s in v))
     crowds = rrba_crowds(run.tuples)
     ledger, specs = rrba_ledger(
         epsilon_tables=[float(run.epsilon_table_max[s]) for s in worst], paper_epsilon=run.epsilon_paper,
         view_len=view_len, crowds=[int(crowds[s]) for s in worst] if crowds.size else [1] * len(worst),
-        secure_tally=secure_tally, sum_protocol=sum_protocol,
+        secure_tally=secure_tally, sum_protocol=sum_protocol, sum_options=given_options(sum_options or {}),
+        block=int(run.options.get("block", 0)) or None,  # type: ignore[call-overload]
     )  # fmt: skip
     return {**ledger.to_json(), "lines": ledger.lines(), "plot_data": ledger_curve(ledger, specs)}
 

@@ -42,7 +42,7 @@ from mpc_rr.mdrr import (
     perturb_pairs,
 )
 from mpc_rr.mechanisms import JointMechanism
-from mpc_rr.secure_sum import SecureSumPlan, SeededEntropy, sum_protocol
+from mpc_rr.secure_sum import NO_VALIDITY, SecureSumPlan, SeededEntropy, sum_options, sum_protocol
 
 __all__ = [
     "BivariateCounts",
@@ -72,6 +72,7 @@ class SumReport:
     run: RunResult | None = field(default=None, repr=False)
     rejected: tuple[int, ...] = ()  # senders whose reports failed a validity proof (prio3)
     suspects: tuple[tuple[int, ...], ...] = ()  # on an abort: groups of which one cheated (ProtocolAbort)
+    validity: str = NO_VALIDITY  # what the run proved of each input (SumSpec.validity_of)
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -87,6 +88,7 @@ class SumReport:
             "dropped": list(self.dropped),
             "dropped_count": len(self.dropped),
             "rejected": {"count": len(self.rejected), "ids": list(self.rejected)},
+            "validity": self.validity,
             "params": self.params,
             "transport": self.costs.transport,
             "messages": self.costs.messages,
@@ -108,6 +110,7 @@ def run_secure_sum(
     options: Mapping[str, Any] | None = None,
     deterministic: bool = False,
     run: str | None = None,
+    one_hot_blocks: tuple[int, ...] | None = None,
     **more_options: Any,
 ) -> SumReport:
     """Run one secure sum and check it against the plaintext sum of the included inputs.
@@ -130,6 +133,10 @@ def run_secure_sum(
     deterministic:
         :class:`SeededEntropy` (reproducible; tests and teaching only) instead
         of the OS CSPRNG for keys, seeds and shares.
+    one_hot_blocks:
+        The cells of each block every input is one-hot in (e.g. one block per
+        attribute pair): a protocol that proves its inputs (Prio3's ``auto``
+        circuit) proves exactly that (:attr:`~mpc_rr.secure_sum.SumSpec.one_hot_blocks`).
     """
     runner = runner if runner is not None else HarnessRunner()
     x = np.asarray(inputs)
@@ -154,11 +161,16 @@ def run_secure_sum(
         if not 1 <= v <= n:
             raise UsageError(f"victim {v} is not a data party (1..{n})")
     ent = SeededEntropy(seed).spawn if deterministic else None
+    opts: Any = {**dict(options or {}), **more_options}
+    if one_hot_blocks is not None:
+        if sum(one_hot_blocks) != cells:
+            raise UsageError(f"one_hot_blocks {tuple(one_hot_blocks)} sum to {sum(one_hot_blocks)} cells, not {cells}")
+        opts = spec.one_hot_options(sum_options(protocol, opts), tuple(one_hot_blocks))
     sums = SecureSumPlan(
-        protocol, x, run=run if run is not None else f"{protocol}-{seed}", entropy=ent,
-        options={**dict(options or {}), **more_options},
+        protocol, x, run=run if run is not None else f"{protocol}-{seed}", entropy=ent, options=opts,
     )  # fmt: skip
     params = sums.public_params()
+    validity = spec.validity_of(sums.public()) if spec.validity is not None else NO_VALIDITY
     t0 = time.perf_counter()
     with simulation_gc():
         res = runner(DropPlan(sums, {v: steps[step] for v, step in plan.items()}))
@@ -184,7 +196,7 @@ def run_secure_sum(
     exact = total is not None and np.array_equal(total, x[np.asarray(included, int) - 1].sum(axis=0))
     return SumReport(
         protocol, n, cells, bool(exact), aborted, tuple(culprits), len(included),
-        tuple(sorted(plan)), params, res.costs, total, res, rejected, suspects,
+        tuple(sorted(plan)), params, res.costs, total, res, rejected, suspects, validity,
     )  # fmt: skip
 
 
@@ -194,6 +206,11 @@ def _checked_total(rep: SumReport) -> np.ndarray:
     if not rep.exact:
         raise ProtocolAbort("secure sum result differs from the plaintext sum")
     return rep.total
+
+
+def _pair_blocks(layout: PairLayout) -> tuple[int, ...]:
+    """Each attribute pair's cells: every party's input is one-hot in each (Sec. 4.2 / 4.3)."""
+    return tuple(int(b) for b in np.diff(layout.offsets))
 
 
 @dataclass(frozen=True)
@@ -214,7 +231,7 @@ def exact_bivariate_counts(
     with dropouts (SecAgg+) the tables count the included parties only.
     """
     layout = PairLayout(schema.sizes)
-    rep = run_secure_sum(protocol, layout.one_hot(codes), **kwargs)
+    rep = run_secure_sum(protocol, layout.one_hot(codes), one_hot_blocks=_pair_blocks(layout), **kwargs)
     tables = layout.decode(_checked_total(rep))
     return BivariateCounts(tables, dependence_matrix_from_tables(tables, schema), rep)
 
@@ -257,7 +274,7 @@ def pairwise_rr_counts(
     cells = pair_cells(perturb_pairs(c, layout, mechs, rng), layout)
     x = np.zeros((c.shape[0], layout.cells), np.uint8)
     np.put_along_axis(x, cells, 1, axis=1)
-    rep = run_secure_sum(protocol, x, **kwargs)
+    rep = run_secure_sum(protocol, x, one_hot_blocks=_pair_blocks(layout), **kwargs)
     observed = layout.decode(_checked_total(rep))
     est = estimate_pair_tables(observed, mechs, layout, method)
     seq, par = composed_epsilons(

@@ -45,7 +45,7 @@ def sum_lesson(
     labels = "ABCDEFGH"[:options]
     x = np.stack([party_input(i, seed, options) for i in range(1, n + 1)])
     plan = SecureSumPlan(
-        protocol, x, run=f"classroom-{protocol}-{seed}",
+        protocol, x, run=f"classroom-{protocol}-{seed}", options=spec.one_hot_options({}, (options,)),
         entropy=lambda pid: SeededEntropy(seed, f"classroom/party-{pid}"),
     )  # fmt: skip
     roles: dict[int, Role] = drop_roles(plan.build(), drops, dict(spec.step_messages()))

@@ -36,7 +36,7 @@ import numpy as np
 
 from mpc_rr.core import COORDINATOR, HarnessRunner, Runner, UsageError
 from mpc_rr.mechanisms import keep_or_uniform
-from mpc_rr.secure_sum import SecureSumPlan, sum_protocol
+from mpc_rr.secure_sum import NO_VALIDITY, SecureSumPlan, sum_options, sum_protocol
 
 __all__ = ["POISON_STRATEGIES", "PoisonResult", "poison_attack"]
 
@@ -59,10 +59,12 @@ class PoisonResult:
     bound: float
     estimate_honest: float | None = None
     estimate_released: float | None = None
+    validity: str = NO_VALIDITY  # what the sum proved of each input (SumSpec.validity_of)
 
     def to_json(self) -> dict[str, Any]:
         return {
             "protocol": self.protocol,
+            "validity": self.validity,
             "strategy": self.strategy,
             "parties": self.parties,
             "malicious": list(self.malicious),
@@ -87,14 +89,18 @@ def _one_hot(values: np.ndarray, cells: int) -> np.ndarray:
 
 
 def _run(protocol: str, x: np.ndarray, runner: Runner, *, swap: dict[int, Any] | None = None,
-         options: dict[str, Any] | None = None) -> tuple[np.ndarray, tuple[int, ...]]:  # fmt: skip
-    plan = SecureSumPlan(protocol, x, run=f"poison-{protocol}", options=options or {})
+         options: dict[str, Any] | None = None) -> tuple[np.ndarray, tuple[int, ...], str]:  # fmt: skip
+    spec = sum_protocol(protocol)
+    # the honest inputs are one-hot counts: a protocol that proves validity proves exactly that
+    parsed = spec.one_hot_options(sum_options(protocol, options or {}), (x.shape[1],))
+    plan = SecureSumPlan(protocol, x, run=f"poison-{protocol}", options=parsed)
     roles = plan.build()
     for pid, make in (swap or {}).items():
         roles[pid] = make(roles[pid])
     res = runner(roles)
-    r = sum_protocol(protocol).result_of(res.roles[COORDINATOR])
-    return np.asarray(r.total, dtype=np.int64), tuple(getattr(r, "rejected", ()))
+    r = spec.result_of(res.roles[COORDINATOR])
+    validity = spec.validity_of(plan.public()) if spec.validity is not None else NO_VALIDITY
+    return np.asarray(r.total, dtype=np.int64), tuple(getattr(r, "rejected", ())), validity
 
 
 def poison_attack(
@@ -144,8 +150,8 @@ def poison_attack(
         else:
             attack_x = honest_x.copy()
             attack_x[parties - malicious :, target] += boost
-    base_total, _ = _run(protocol, honest_x, runner)
-    total, rejected = _run(protocol, attack_x, runner, swap=swap)
+    base_total, _, _ = _run(protocol, honest_x, runner)
+    total, rejected, validity = _run(protocol, attack_x, runner, swap=swap)
     shift = float(total[target] - base_total[target])
     est_h = est_r = None
     if mech is not None:
@@ -161,7 +167,7 @@ def poison_attack(
         bound = float("inf")
     return PoisonResult(
         protocol, strategy, parties, bad, target, rejected, int(base_total[target]), int(total[target]),
-        shift, bound, est_h, est_r,
+        shift, bound, est_h, est_r, validity,
     )  # fmt: skip
 
 

@@ -43,10 +43,12 @@ from mpc_rr.mdrr import cluster_attributes, pair_layout
 from mpc_rr.pipeline import (
     PipelineConfig,
     dependence_input,
+    dependence_public,
     dependence_role,
     dependence_sum,
     dependences_from_aggregate,
 )
+from mpc_rr.secure_sum import NO_VALIDITY
 
 __all__ = ["PIPELINE_POISON_STRATEGIES", "PipelinePoisonResult", "poison_dependence"]
 
@@ -72,6 +74,9 @@ class PipelinePoisonResult:
     bound: str
     #: the released total is the plain sum of the valid vectors of the parties it includes
     exact_over_valid: bool = True
+    #: what the dependence sum proved of each party's input (SumSpec.validity_of)
+    validity: str = NO_VALIDITY
+    data: str = ""  # the records' data set (its name)
 
     @property
     def clusters_changed(self) -> bool:
@@ -89,7 +94,8 @@ class PipelinePoisonResult:
             "clusters_honest": [list(c) for c in self.clusters_honest],
             "clusters_attacked": [list(c) for c in self.clusters_attacked],
             "clusters_changed": self.clusters_changed, "bound": self.bound,
-            "exact_over_valid": self.exact_over_valid,
+            "exact_over_valid": self.exact_over_valid, "validity": self.validity,
+            "data": self.data,
         }  # fmt: skip
 
 
@@ -175,7 +181,8 @@ def poison_dependence(
         float(deps_h[a, b]), float(deps_a[a, b]), float(np.nanmax(np.abs(deps_a - deps_h))),
         tuple(tuple(names[i] for i in c) for c in ch.clusters),
         tuple(tuple(names[i] for i in c) for c in ca.clusters), bound,
-        bool(np.array_equal(total, valid_sum)),
+        bool(np.array_equal(total, valid_sum)), dependence_sum(cfg).validity_of(dependence_public(cfg)),
+        data.name,
     )  # fmt: skip
 
 

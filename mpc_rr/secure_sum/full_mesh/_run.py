@@ -15,6 +15,7 @@ import numpy as np
 from mpc_rr.core import COORDINATOR, Message, Role, UsageError
 from mpc_rr.secure_sum._entropy import Entropy, smallest_uint
 from mpc_rr.secure_sum._identity import Identity
+from mpc_rr.secure_sum._trust import DEFAULT_MAX_CORRUPT, SumTrust, colluders_in
 from mpc_rr.secure_sum.full_mesh._board import BulletinBoard
 from mpc_rr.secure_sum.full_mesh._messages import (
     MESH_MESSAGES,
@@ -27,7 +28,7 @@ from mpc_rr.secure_sum.full_mesh._messages import (
 )
 from mpc_rr.secure_sum.full_mesh._party import FullMeshParty
 
-__all__ = ["MeshPublic", "full_mesh_roles"]
+__all__ = ["MeshPublic", "full_mesh_roles", "trust"]
 
 
 @dataclass(frozen=True)
@@ -139,3 +140,18 @@ def full_mesh_roles(
             i, n, x[i - 1], modulus=modulus, publication=publication, entropy=ent, run=run
         )
     return roles
+
+
+def trust(options: Any, n: int, max_corrupt: float | None = None) -> SumTrust:
+    """Sec. 4.2's coalition: every input is split into ``n`` additive shares, one per party, so a
+    coalition of up to ``n - 2`` parties (with the board) learns only the sum of the others'
+    inputs; ``max_corrupt`` (default :data:`~mpc_rr.secure_sum.DEFAULT_MAX_CORRUPT`) is the
+    colluding fraction assumed."""
+    f = DEFAULT_MAX_CORRUPT if max_corrupt is None else float(max_corrupt)
+    bound = max(0, int(n) - 2)
+    return SumTrust(
+        "full-mesh", int(n), f, colluders_in(f, n), bound,
+        "at least two of the parties are honest (shares travel encrypted to their recipients)",
+        f"secure-sum channel (full mesh, Sec. 4.2): hides senders only if at most n - 2 = {bound} "
+        "parties collude: a larger coalition learns the remaining input from the sum",
+    )  # fmt: skip

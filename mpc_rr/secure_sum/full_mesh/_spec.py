@@ -26,6 +26,7 @@ SPEC = SumSpec(
     step_messages=lazy(f"{_RUN}:step_messages"),
     message_count=lazy(f"{_RUN}:message_count_all_to_all"),
     memory_estimate=lazy(f"{_RUN}:memory_estimate"),
+    trust=lazy(f"{_RUN}:trust"),
     coordinator=False,
     total_at_coordinator=False,
     hooks={**_HOOKS, "lesson": "scenarios.classroom.secure_sums:full_mesh_lesson"},
@@ -41,6 +42,7 @@ BOARD_SPEC = SumSpec(
     step_messages=lazy(f"{_RUN}:step_messages"),
     message_count=lazy(f"{_RUN}:message_count_board"),
     memory_estimate=lazy(f"{_RUN}:memory_estimate"),
+    trust=lazy(f"{_RUN}:trust"),
     run_label="board-{seed}",
     hooks={**_HOOKS, "lesson": "scenarios.classroom.secure_sums:board_lesson"},
 )

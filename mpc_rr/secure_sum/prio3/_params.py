@@ -23,6 +23,7 @@ from mpc_rr.core import UsageError
 from mpc_rr.secure_sum._common import SumResult
 from mpc_rr.secure_sum._crypto import X25519PrivateKey, kdf_sha256
 from mpc_rr.secure_sum._identity import signed_payload, simulation_secret
+from mpc_rr.secure_sum._trust import DEFAULT_MAX_CORRUPT, SumTrust, colluders_in
 from mpc_rr.secure_sum.prio3._circuits import (
     AtMostOneBlocks,
     Histogram,
@@ -43,12 +44,14 @@ __all__ = [
     "default_min_batch",
     "deployment_keys",
     "helper_secret",
+    "input_validity",
     "job_reports",
     "pinned_helper_key",
     "poison_vector",
     "report_bytes",
     "report_payload",
     "seal_key",
+    "trust",
 ]
 
 HELPER = 1
@@ -193,7 +196,7 @@ def build_vdaf(cells: int, max_value: int, o: Prio3Options) -> Prio3:
     proofs = o.proofs if o.proofs is not None else (3 if field is Field64 else 1)
     circuit = o.circuit
     blocks = tuple(int(b) for b in o.blocks.split(",")) if isinstance(o.blocks, str) else o.blocks
-    if circuit == "auto":
+    if circuit == "auto":  # callers whose inputs are one-hot say so (for_one_hot_blocks)
         circuit = "blocks" if o.blocks is not None else "sumvec"
     if circuit in ("blocks", "blocks-or-empty") and (blocks is None or sum(blocks) != cells):
         got = "no blocks" if blocks is None else f"blocks of {sum(blocks)} cells"
@@ -336,3 +339,42 @@ def helper_secret(pub: Prio3Public) -> X25519PrivateKey:
     return sk
 
 
+
+
+def trust(options: Prio3Options, n: int, max_corrupt: float | None = None) -> SumTrust:
+    """Prio3's coalition (draft-irtf-cfrg-vdaf Sec. 1: privacy while one aggregator is honest):
+    the leader and the helper must not collude; clients colluding with the leader are bounded
+    by the minimum batch -- with ``min_batch - 1`` reports of its own the leader fills a batch
+    around one target's report (:func:`default_min_batch`), so at most ``min_batch - 2``.
+    ``max_corrupt`` (default :data:`~mpc_rr.secure_sum.DEFAULT_MAX_CORRUPT`): the colluding
+    fraction of clients assumed."""
+    f = DEFAULT_MAX_CORRUPT if max_corrupt is None else float(max_corrupt)
+    batch = min(int(n), options.min_batch) if options.min_batch is not None else default_min_batch(int(n))
+    bound = max(0, batch - 2)
+    return SumTrust(
+        "prio3", int(n), f, colluders_in(f, n), bound,
+        f"the leader and the helper do not collude, and the leader colludes with at most "
+        f"min_batch - 2 = {bound} clients",
+        f"prio3 channel: hides senders only if the two aggregators do not collude and the leader "
+        f"does not collude with more than min_batch - 2 = {bound} clients (with more it can fill "
+        "a batch around one target's report)",
+    )  # fmt: skip
+
+
+def input_validity(pub: Prio3Public) -> str:
+    """What the run's validity circuit proves of each input (rejected otherwise, sender named)."""
+    valid = pub.vdaf.valid
+    named = "; a report that fails is rejected and its client named"
+    if isinstance(valid, OneHotBlocks):
+        k = len(valid.blocks)
+        blocks = "its block" if k == 1 else f"each of its {k} blocks"
+        if isinstance(valid, AtMostOneBlocks):  # (a subclass of OneHotBlocks)
+            return f"at most one 1 in {blocks}, proved{named}"
+        return f"one-hot in {blocks}, proved{named}"
+    if isinstance(valid, Histogram):
+        return f"one-hot (a single 1 among {pub.cells} cells), proved{named}"
+    if isinstance(valid, MultihotCountVec):
+        return f"0/1 cells with at most {valid.max_weight} ones, proved{named}"
+    bound = getattr(valid, "max_measurement", "max")  # SumVec
+    return (f"each cell in [0, {bound}], proved{named}; a client can still add up to {bound} to "
+            "every count (not one-hot)")  # fmt: skip

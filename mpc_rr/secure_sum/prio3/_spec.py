@@ -24,7 +24,7 @@ class Prio3Options(msgspec.Struct, frozen=True, forbid_unknown_fields=True, kw_o
              "multihot (0/1, weight <= --max-weight), blocks (one-hot in each of --blocks), "
              "blocks-or-empty (at most one 1 in each of --blocks); auto: the blocks circuit the "
              "caller knows its inputs satisfy (the pipeline's pair cells: blocks; RRBA's tables: "
-             "blocks-or-empty), else sumvec"),
+             "blocks-or-empty; one-hot counts: histogram), else sumvec"),
     ] = "auto"  # fmt: skip
     blocks: (
         Annotated[
@@ -84,9 +84,11 @@ def for_one_hot_blocks(
     options: Prio3Options, blocks: tuple[int, ...], *, empty: bool = False
 ) -> Prio3Options:
     """The options of a run whose inputs are one-hot in each block (``empty``: or all zero in
-    it) -- ``auto`` proves exactly that."""
+    it) -- ``auto`` proves exactly that (one block: Prio3Histogram, the draft's own)."""
     if options.circuit != "auto" or options.blocks is not None:
         return options
+    if len(blocks) == 1 and not empty:
+        return msgspec.structs.replace(options, circuit="histogram")
     circuit = "blocks-or-empty" if empty else "blocks"
     return msgspec.structs.replace(options, circuit=circuit, blocks=tuple(int(b) for b in blocks))
 
@@ -105,6 +107,8 @@ SPEC = SumSpec(
     memory_estimate=lazy(f"{_HERE}:memory_estimate"),
     run_label="prio3-{seed}",
     one_hot_blocks=for_one_hot_blocks,
+    trust=lazy("mpc_rr.secure_sum.prio3._params:trust"),
+    validity=lazy("mpc_rr.secure_sum.prio3._params:input_validity"),
     coordinator_messages=lazy(f"{_HERE}:coordinator_messages"),
     hooks={"deployment_keys": "mpc_rr.secure_sum.prio3:deployment_keys"},
 )

@@ -18,6 +18,7 @@ import math
 from dataclasses import dataclass
 from fractions import Fraction
 from functools import cached_property, lru_cache
+from typing import Any
 
 import numpy as np
 
@@ -25,6 +26,7 @@ from mpc_rr.core import UsageError
 from mpc_rr.secure_sum import shamir
 from mpc_rr.secure_sum._entropy import smallest_uint
 from mpc_rr.secure_sum._graph import Graph
+from mpc_rr.secure_sum._trust import SumTrust, colluders_in
 
 __all__ = [
     "DEFAULT_FAILURE",
@@ -38,6 +40,7 @@ __all__ = [
     "parties_in",
     "secagg_public",
     "secure_threshold",
+    "trust",
 ]
 
 DEFAULT_MAX_DROPOUT = 0.1
@@ -416,3 +419,21 @@ def _public(
     return SecAggPublic(cfg, Graph.random_regular(n, cfg.degree, rng))
 
 
+
+
+def trust(options: Any, n: int, max_corrupt: float | None = None) -> SumTrust:
+    """The coalition a SecAgg+ run among ``n`` clients hides inputs against (Bell et al. 2020,
+    Sec. 3: the server and at most ``floor(gamma n)`` clients, ``gamma`` the ``max_corrupt``
+    the threshold was sized for, with the graph drawn after the corruption).  ``max_corrupt``: the colluding fraction to
+    assume (``None``: the one the run is sized for); a larger one exceeds the bound."""
+    sized = DEFAULT_MAX_CORRUPT if options.max_corrupt is None else float(options.max_corrupt)
+    assumed = sized if max_corrupt is None else float(max_corrupt)
+    bound = parties_in(sized, n)
+    return SumTrust(
+        "secagg", int(n), assumed, colluders_in(assumed, n), bound,
+        f"the aggregator colludes with at most {bound} of the {n} clients (max_corrupt {sized:g}, "
+        "what the Shamir threshold is sized for)",
+        f"secure-sum channel (SecAgg+): hides senders only if the aggregator does not collude "
+        f"with more than floor({sized:g} n) = {bound} clients and the protocol's public "
+        "randomness (graph, consistency committee) is unbiased",
+    )  # fmt: skip

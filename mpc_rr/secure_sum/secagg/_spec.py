@@ -56,6 +56,7 @@ SPEC = SumSpec(
     memory_estimate=lazy(f"{_HERE}:memory_estimate"),
     fit_options=lazy(f"{_HERE}:fit_options"),
     precheck=lazy(f"{_HERE}:precheck"),
+    trust=lazy("mpc_rr.secure_sum.secagg._params:trust"),
     run_label="secagg-{seed}",
     input_step="masked",
     hooks={

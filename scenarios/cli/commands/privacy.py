@@ -7,6 +7,15 @@ Examples::
     mpc-rr privacy --epsilon0 4 --parties 100000 --channel secure-sum --target-epsilon 0.5
     mpc-rr privacy --mechanism krr --k 4 --p 0.7 --parties 32561 --releases 91   # 4.3 pairs
     mpc-rr privacy --epsilon0 4 --parties 100000 --channel direct     # no amplification
+    mpc-rr privacy --epsilon0 2 --parties 300 --channel secure-sum --max-corrupt 0   # nobody colludes
+    mpc-rr privacy --epsilon0 2 --parties 300 --channel prio3 --max-corrupt 0.6      # beyond the bound
+
+Colluders (``--max-corrupt F``: floor(F n) clients colluding with the aggregator) know their
+own reports, so the shuffle hides a report among the n - floor(F n) - 1 honest others only.
+The default is what the channel's protocol assumes: 0.1 for ``secure-sum`` (SecAgg+ sized for
+it, as ``mpc-rr run --max-corrupt`` sizes it) and ``prio3`` (the same coalition), 0 for
+``anonymous`` (FMT21's ideal shuffler: no protocol of ours runs one).  A coalition beyond what
+the channel hides senders against gives no central figure, with the reason.
 
 The accountant is :mod:`mpc_rr.privacy` (Feldman, McMillan & Talwar 2021;
 docs/privacy.md); this command parses, prints and plots.
@@ -19,7 +28,7 @@ import json
 import math
 from pathlib import Path
 
-from parties.cli_args import int_at_least, open_open, positive_float, probability
+from parties.cli_args import int_at_least, open_open, open_unit, positive_float, probability
 from scenarios.cli.options import HelpFormatter, add_json
 
 CHANNELS = ("direct", "anonymous", "secure-sum", "prio3")
@@ -46,6 +55,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     p.add_argument("--parties", type=int_at_least(1), required=True, help="n: reports shuffled together")
     p.add_argument("--delta", type=open_open, default=1e-6, help="delta of the central guarantee")
     p.add_argument("--channel", choices=CHANNELS, default="secure-sum", help="how reports travel")
+    p.add_argument("--max-corrupt", type=open_unit, default=None,
+                   help="fraction of the parties colluding with the aggregator (their reports known); "
+                   "default: secure-sum and prio3 0.1 (what the protocols assume), anonymous 0")  # fmt: skip
     p.add_argument("--bound", choices=("numerical", "closed-form"), default="numerical",
                    help="FMT21 numerical (clone reduction, App. E) or Thm 3.1 closed form")  # fmt: skip
     p.add_argument("--releases", type=int_at_least(1), default=1,
@@ -69,14 +81,16 @@ def _run(args: argparse.Namespace) -> int:
     doc = plan_privacy(
         epsilon0=args.epsilon0, p=args.p, k=k, parties=args.parties, delta=args.delta,
         channel=args.channel, bound=args.bound, releases=args.releases, target=args.target_epsilon,
+        max_corrupt=args.max_corrupt,
     )  # fmt: skip
     if args.plot is not None:
         from scenarios.workloads.privacy_plot import plot_central_curve
 
-        curve = central_curve(doc["epsilon0"], args.delta, args.channel, k=k, releases=args.releases)
+        curve = central_curve(doc["epsilon0"], args.delta, args.channel, k=k, releases=args.releases,
+                              max_corrupt=doc["max_corrupt"] if doc["amplified"] else 0.0)  # fmt: skip
         doc["plot"] = str(plot_central_curve(
             curve, args.plot, epsilon0=doc["local_epsilon"], channel=args.channel,
-            mark=(args.parties, doc["central_epsilon"]),
+            mark=(args.parties, doc["central_epsilon"] if doc["central_epsilon"] is not None else doc["local_epsilon"]),
             title=f"{doc['mechanism']}, eps0 = {doc['epsilon0']:.3g} x {args.releases}, delta = {args.delta:g}",
         ))  # fmt: skip
     if args.json:
@@ -85,10 +99,17 @@ def _run(args: argparse.Namespace) -> int:
     print(f"privacy plan: {doc['mechanism']}, {args.parties:,} parties, channel {args.channel}")
     p_txt = "" if doc["p"] is None else f" (keep probability p = {doc['p']:.4g})"
     print(f"  local epsilon:   {doc['local_epsilon']:.4g}{p_txt}, {args.releases} release(s)")
-    if doc["amplified"]:
+    if doc["reason"] is not None:
+        print(f"  central:         none -- {doc['reason']}")
+    elif doc["amplified"]:
         print(f"  central:         ({doc['central_epsilon']:.4g}, {doc['delta']:.2g})  [{doc['bound']}]")
     else:
         print(f"  central:         {doc['central_epsilon']:.4g} = local  [{doc['bound']}]")
+    if args.channel != "direct":
+        a = doc["assumption"]
+        print(f"  colluders:       {doc['colluders']:,} (max_corrupt {doc['max_corrupt']:g}); a report "
+              f"hides among {doc['honest_parties']:,} (itself and the honest others)")  # fmt: skip
+        print(f"  assumes:         {a['channel']}")
     print(f"  computed in {1000 * doc['seconds']:.1f} ms")
     solve = doc.get("solve")
     if solve:

@@ -267,7 +267,9 @@ def run(args: argparse.Namespace) -> int:
     seconds = time.perf_counter() - t0
     marg = marginal_errors(result, data, np.random.default_rng(eval_ss), max_tables=args.marginals)
     doc = summarize(result, data, source, marg, None if execution is None else execution.costs,
-                    secure_tally=args.secure_tally, sum_protocol=args.sum)  # fmt: skip
+                    secure_tally=args.secure_tally, sum_protocol=args.sum,
+                    sum_options={"max_dropout": args.max_dropout, "max_corrupt": args.max_corrupt,
+                                 "degree": args.secagg_degree})  # fmt: skip
     doc["seconds"] = {"collection": seconds, "marginals": sum(m["seconds"] for m in marg.values())}
     if priced is not None:
         doc["network"] = priced.summary()
@@ -338,6 +340,10 @@ def _print(doc: dict[str, Any], args: argparse.Namespace) -> None:
             "  note: a table sent had a zero cell, so the true epsilon is infinite; use --t-floor"
         )
     for line in doc["privacy"]["lines"]:
+        print("  " + line)
+    from mpc_rr.workflows import validity_lines
+
+    for line in validity_lines(doc["validity"]):
         print("  " + line)
     if not doc["marginals"]:
         print("\n  marginals vs truth: not evaluated (--marginals 0)")

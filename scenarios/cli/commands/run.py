@@ -251,6 +251,11 @@ def _summary(r: dict) -> None:
     )
     for line in r.get("privacy", {}).get("lines", []):
         print(line)
+    if r.get("validity"):
+        from mpc_rr.workflows import validity_lines
+
+        for line in validity_lines(r["validity"]):
+            print(line)
     c = r["cost"]
     co, dp = c["coordinator"], c["data_parties"]["mean"]
     print(

@@ -125,7 +125,7 @@ def run(args: argparse.Namespace) -> int:
         start += size
     rep = run_secure_sum(
         args.protocol, x, seed=args.seed, dropout=args.dropout, drop_step=args.drop_step,
-        options=given,
+        options=given, one_hot_blocks=tuple(blocks),  # what a validity proof (prio3 auto) proves
         runner=priced or runner_for(
             name, step_timeout=args.step_timeout, transcript=args.transcript is not None, **shard
         ),
@@ -151,6 +151,7 @@ def run(args: argparse.Namespace) -> int:
             + f", {c.messages} messages, {c.bytes} bytes "
             f"({dp['bytes_sent']:.0f} sent per party), {c.wall_s:.2f} s"
         )
+        print(f"input validity: {rep.validity}")
         line = wire_summary(c.to_json())
         if line is not None:
             print(line)

@@ -103,7 +103,7 @@ def run(ctx: RunContext) -> Outcome:
     priced = scenario_runner(prm.network, prm.transport, ctx.seed, step_timeout=prm.step_timeout)
     rep = run_secure_sum(
         prm.protocol, x, seed=ctx.seed % 2**32, dropout=prm.dropout, drop_step=prm.drop_step,
-        options=prm.sum_options(),
+        options=prm.sum_options(), one_hot_blocks=(prm.cells,),  # one-hot inputs: prio3 proves it
         runner=priced or runner_for(prm.transport, step_timeout=prm.step_timeout),
     )  # fmt: skip
     doc = rep.to_json()

@@ -9,6 +9,7 @@ from dp_accounting.pld import privacy_loss_distribution as pld_lib
 
 from mpc_rr.core import UsageError
 from mpc_rr.privacy import (
+    Assumption,
     Mechanism,
     PhaseSpec,
     Release,
@@ -80,3 +81,42 @@ def test_shuffled_phase_uses_fmt_and_total_composes_with_the_direct_phase() -> N
 def test_bad_channel_refused() -> None:
     with pytest.raises(UsageError, match="channel"):
         PhaseSpec("x", "carrier-pigeon", 10, ())
+
+
+def test_colluders_leave_the_blanket_of_every_shuffled_release() -> None:
+    coalition = Assumption(colluders=2000, fraction=0.1, bound=2000, channel="test channel")
+    honest = build_ledger([PhaseSpec("dep", "secure-sum", 20000, (Release(2.0, 4),))])
+    dep = PhaseSpec("dep", "secure-sum", 20000, (Release(2.0, 4),), assumption=coalition)
+    led = build_ledger([dep, PhaseSpec("release", "direct", 20000, (Release(1.0, 2),))])
+    entry = led.entries[0]
+    # the target hides among the 18,000 reports the coalition does not know, itself included
+    assert entry.honest_parties == 18000
+    assert entry.central_epsilon == pytest.approx(numerical_epsilon(2.0, 18000, 1e-6, k=4).central_epsilon)
+    assert entry.central_epsilon > (honest.entries[0].central_epsilon or 0.0)
+    assert dep.mechanisms()[0].parties == 18000  # the composition sees the same blanket
+    doc = entry.to_json()["assumption"]
+    assert doc == {"colluders": 2000, "colluder_fraction": 0.1, "bound": 2000,  # type: ignore[comparison-overlap]
+                   "honest": coalition.honest, "channel": "test channel", "holds": True, "violated": None}
+    assert "assumes: test channel; 2000 colluding" in "\n".join(led.lines())
+    # a direct phase needs no assumption: colluders change nothing there
+    assert led.entries[1].central_epsilon == pytest.approx(1.0)
+
+
+def test_a_coalition_beyond_the_bound_or_a_broken_assumption_gives_no_central_figure() -> None:
+    over = PhaseSpec("dep", "secure-sum", 300, (Release(2.0),), assumption=Assumption(colluders=31, bound=30))
+    led = build_ledger([over, PhaseSpec("release", "direct", 300, (Release(1.0),))])
+    entry = led.entries[0]
+    assert entry.central_epsilon is None and entry.delta is None
+    assert entry.reason == ("no central guarantee: the coalition of 31 colluding clients exceeds the bound of 30 "
+                            "the channel hides senders against")  # fmt: skip
+    assert entry.to_json()["assumption"]["holds"] is False  # type: ignore[index]
+    assert led.total.central_epsilon is None and "exceeds the bound" in (led.total.reason or "")
+    assert "no central guarantee: the coalition of 31" in led.lines()[1]
+    at = PhaseSpec("dep", "secure-sum", 300, (Release(2.0),), assumption=Assumption(colluders=30, bound=30))
+    assert build_ledger([at]).entries[0].central_epsilon is not None  # at the bound: still a figure
+    broken = PhaseSpec("dep", "anonymous", 300, (Release(2.0),),
+                       assumption=Assumption(violated="the channel's anonymity was not measured"))  # fmt: skip
+    assert build_ledger([broken]).entries[0].reason == (
+        "no central guarantee: the channel's anonymity was not measured")
+    with pytest.raises(UsageError, match="colluders"):
+        Assumption(colluders=-1)

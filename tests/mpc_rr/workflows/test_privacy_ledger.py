@@ -50,6 +50,51 @@ def test_pairwise_rr_through_a_secure_sum_is_amplified_and_composed() -> None:
     assert dep.paper_epsilon == pytest.approx(max(m.epsilon for m in pairs))
 
 
+def test_the_dependence_sum_is_read_for_its_honest_parties_under_the_protocols_coalition() -> None:
+    cfg = _cfg("pairwise-rr")
+    led, _ = pipeline_ledger(cfg, CLUSTERS, parties_dependence=4000, parties_release=4000)
+    nobody, _ = pipeline_ledger(cfg, CLUSTERS, parties_dependence=4000, parties_release=4000, max_corrupt=0.0)
+    dep = led.entries[0]
+    # SecAgg+'s default max_corrupt 0.1 of the roster of 5000: 500 colluders, out of the 4000 that
+    # completed the sum (not the planned 5000)
+    assert dep.assumption is not None and dep.assumption.colluders == 500 and dep.assumption.bound == 500
+    assert dep.honest_parties == 3500 and nobody.entries[0].honest_parties == 4000
+    assert dep.central_epsilon is not None and nobody.entries[0].central_epsilon is not None
+    assert dep.central_epsilon > nobody.entries[0].central_epsilon
+    assert "SecAgg+" in dep.assumption.channel and "public randomness" in dep.assumption.channel
+    # the release is direct: the coalition changes nothing there
+    assert led.entries[1].central_epsilon == pytest.approx(nobody.entries[1].central_epsilon)
+    doc = led.to_json()
+    assert doc["phases"][0]["assumption"]["colluders"] == 500  # type: ignore[index]
+    assert doc["total"]["assumption"]["colluders"] == 500  # type: ignore[index]
+
+
+def test_prio3_is_its_own_channel_with_the_two_aggregators_assumption() -> None:
+    led, _ = pipeline_ledger(_cfg("pairwise-rr", "prio3"), CLUSTERS, parties_dependence=5000,
+                             parties_release=5000)  # fmt: skip
+    dep = led.entries[0]
+    assert dep.channel == "prio3" and dep.assumption is not None
+    assert "two aggregators do not collude" in dep.assumption.channel
+    assert dep.assumption.colluders == 500 and dep.assumption.bound == 2498  # min_batch 2500 - 2
+    beyond, _ = pipeline_ledger(_cfg("pairwise-rr", "prio3"), CLUSTERS, parties_dependence=5000,
+                                parties_release=5000, max_corrupt=0.6)  # fmt: skip
+    assert beyond.entries[0].central_epsilon is None
+    assert (beyond.entries[0].reason or "").startswith("no central guarantee: the coalition of 3000")
+
+
+def test_each_phase_states_its_input_validity_from_its_protocol() -> None:
+    from mpc_rr.workflows import pipeline_validity
+
+    prio3 = pipeline_validity(_cfg("pairwise-rr", "prio3"))
+    assert prio3[0] == {"phase": "dependence (4.3 pairs)", "protocol": "prio3", "validity":
+                        "one one-hot block per attribute pair (3 pairs), proved; a report that fails is "
+                        "rejected and its client named"}  # fmt: skip
+    assert pipeline_validity(_cfg("secure-sum"))[0]["validity"] == "none: one client can set any count"
+    assert pipeline_validity(_cfg("pairwise-rr", "plainsum"))[0]["validity"] == "none: one client can set any count"
+    rr = pipeline_validity(_cfg("rr"))
+    assert rr[0]["protocol"] is None and "range-checked" in rr[0]["validity"] and rr[1]["phase"] == "release (clusters)"
+
+
 def test_plainsum_is_a_direct_channel() -> None:
     assert sum_channel("plainsum") == "direct" and sum_channel("secagg") == "secure-sum"
     led, _ = pipeline_ledger(_cfg("pairwise-rr", "plainsum"), CLUSTERS, parties_dependence=5000,
@@ -100,3 +145,10 @@ def test_rrba_run_ledger_uses_the_crowds_of_the_secure_tally() -> None:
     crowds = rrba_crowds(run.tuples)
     assert min(int(crowds[s]) for v in views for s in v) <= phase["parties"] <= 300
     assert phase["parties"] in {int(crowds[s]) for v in views for s in v}
+    # each block's tally is its own SecAgg+ run among the block's 300 clients: 30 may collude
+    assert phase["assumption"]["colluders"] == 30 and phase["honest_parties"] == phase["parties"] - 30
+    assert doc["validity"] == [{"phase": "rrba answers", "protocol": "secagg", "validity": (
+        "none: one client can set any count; the aggregator checks each table's total in the block "
+        "(a mismatch loses the block, its sender unnamed)")}]
+    direct = summarize(run, data, "test", {}, secure_tally=False)
+    assert direct["validity"][0]["protocol"] is None and "range-checked" in direct["validity"][0]["validity"]

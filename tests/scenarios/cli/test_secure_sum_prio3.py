@@ -16,7 +16,9 @@ def test_secure_sum_prio3_names_the_invalid_clients(capsys: pytest.CaptureFixtur
     out = json.loads(capsys.readouterr().out)
     assert out["exact"] is True and out["aborted"] is None
     assert out["rejected"] == {"count": 2, "ids": [8, 9]} and out["survivors"] == 7
-    assert out["params"]["circuit"] == "SumVec" and out["params"]["proofs"] == 3
+    # the command's inputs are one-hot: auto proves it (Prio3Histogram), never SumVec
+    assert out["params"]["circuit"] == "Histogram" and out["params"]["proofs"] == 3
+    assert out["validity"].startswith("one-hot (a single 1 among 8 cells), proved")
 
 
 def test_secure_sum_prio3_refuses_an_invalid_count_that_reaches_the_helper() -> None:

@@ -113,6 +113,7 @@ def test_one_hot_blocks_encode_refuses_two_ones_in_a_block() -> None:
 
 
 def test_auto_circuit_is_blocks_when_the_blocks_are_known() -> None:
+    # inputs nobody declared one-hot: each cell in range (test_auto_circuit: declared ones)
     assert type(build_vdaf(14, 1, Prio3Options()).valid).__name__ == "SumVec"
     v = build_vdaf(14, 1, Prio3Options(blocks=BLOCKS))
     assert isinstance(v.valid, OneHotBlocks) and v.valid.EVAL_OUTPUT_LEN == 1 + len(BLOCKS)
