@@ -71,7 +71,11 @@ def encode_range_checked(values: Any, max_measurement: int) -> np.ndarray:
 
 
 def decode_range_checked(field: type[Field], encoded: Vec, max_measurement: int) -> Vec:
-    """The draft's ``decode_range_checked_int``, linear, over the last axis (shares too)."""
+    """The draft's ``decode_range_checked_int``, linear, over the last axis (shares too).
+
+    ``max_measurement`` 1 has the single weight 1: the encoding is the value."""
+    if max_measurement == 1:
+        return np.asarray(encoded)[..., 0]
     return field.sum(field.mul(encoded, _range_weights(field, max_measurement)), axis=-1)
 
 

@@ -148,3 +148,17 @@ def test_ntt_interpolation_and_evaluation(field: Any, data: st.DataObject) -> No
         t = data.draw(_elements(p).filter(lambda x: pow(x, n, p) != 1))
         got = lagrange_eval(field, values[None, None, :], field.array([t]))
         assert field.to_ints(got) == [[_eval(coeffs, t, p)]]
+
+
+@pytest.mark.parametrize("field", FIELDS)
+@pytest.mark.parametrize("max_measurement", [1, 2, 7, 1000])
+def test_decode_range_checked_recovers_every_value_and_is_linear(field: Any, max_measurement: int) -> None:
+    from mpc_rr.secure_sum.prio3._circuits import decode_range_checked, encode_range_checked
+
+    values = np.arange(max_measurement + 1)
+    enc = field.from_small(encode_range_checked(values, max_measurement))  # (values, bits)
+    assert field.to_ints(decode_range_checked(field, enc, max_measurement)) == values.tolist()
+    share = field.array(np.random.default_rng(1).integers(0, 2**62, size=enc.shape))
+    other = field.sub(enc, share)  # two additive shares: their decodings add up to the value
+    total = field.add(decode_range_checked(field, share, max_measurement), decode_range_checked(field, other, max_measurement))
+    assert field.to_ints(total) == values.tolist()
