@@ -781,18 +781,21 @@ class Field128(Field):
         if b.ndim == 2 and a.ndim > 2:
             lead = a.shape[:-1]
             return cls.matmul(a.reshape(-1, k), b).reshape(*lead, b.shape[-1])
-        rows = max(1, _GEMM_SINGLE // max(1, min(k, _SLICE) * 4 * b.shape[-1]))  # one BLAS thread
-        if a.ndim == 2 and b.ndim == 2 and a.shape[0] > rows:
-            return np.concatenate([cls.matmul(a[i : i + rows], b) for i in range(0, a.shape[0], rows)])
         if a.ndim == 2 and b.ndim == 2 and a.shape[0] * k * b.shape[1] <= 8 * SMALL:
             return _small_matmul(a, b)
         la = _limbs_128(a, np.uint16)  # (..., 8, M, K)
         lb = _constant_limbs_128(b, np.uint32)  # (..., 4, K, N)
-        cols: Vec = None
-        for s0 in range(0, k, _SLICE):
-            c = _slice_columns(la[..., s0 : s0 + _SLICE], lb[..., s0 : s0 + _SLICE, :])
-            cols = c if cols is None else cols + c
-        return _reduce_wide(cols)
+        rows = a.shape[-2]
+        if a.ndim == 2 and b.ndim == 2:  # row blocks small enough for one BLAS thread each
+            rows = max(1, _GEMM_SINGLE // max(1, min(k, _SLICE) * 4 * b.shape[-1]))
+        blocks = []
+        for r0 in range(0, a.shape[-2], rows):
+            cols: Vec = None
+            for s0 in range(0, k, _SLICE):
+                c = _slice_columns(la[..., r0 : r0 + rows, s0 : s0 + _SLICE], lb[..., s0 : s0 + _SLICE, :])
+                cols = c if cols is None else cols + c
+            blocks.append(cols)
+        return _reduce_wide(blocks[0] if len(blocks) == 1 else np.concatenate(blocks, axis=-2))
 
     @classmethod
     def inv(cls, a: Vec) -> Vec:
