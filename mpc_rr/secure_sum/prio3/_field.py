@@ -615,6 +615,65 @@ def _from_ints(v: list[int], shape: tuple[int, ...]) -> Vec:
     return out.reshape(shape)
 
 
+def _blocked(kernel: Any, a: Vec, b: Vec, block: int) -> Vec:
+    """``kernel`` on consecutive blocks of the flattened operands (contiguous, one shape).
+
+    Blocks bound the temporaries (about 0.5 MB for a product): beyond that the
+    C allocator hands out fresh pages, whose faults cost more than the
+    arithmetic on a virtual machine (a product of 51,584 elements: 3.1 ms of
+    CPU in blocks of 4,096 against 12.6 ms in one piece, measured here).
+    """
+    fa, fb = a.reshape(-1), b.reshape(-1)
+    if fa.size <= block:
+        return kernel(fa, fb).reshape(a.shape)
+    out = np.empty(fa.size, DTYPE128)
+    for s0 in range(0, fa.size, block):
+        out[s0 : s0 + block] = kernel(fa[s0 : s0 + block], fb[s0 : s0 + block])
+    return out.reshape(a.shape)
+
+
+def _add_words(a: Vec, b: Vec) -> Vec:
+    a0, a1, b0, b1 = a["lo"], a["hi"], b["lo"], b["hi"]
+    with np.errstate(over="ignore"):
+        lo = a0 + b0
+        c0 = (lo < a0).astype(np.uint64)
+        hi_t = a1 + b1
+        over = hi_t < a1
+        hi = hi_t + c0
+        over |= hi < c0
+        # a carry out of 2^128: the sum minus p is (lo, hi) + C, C = 28 2^64 - 1, below 2^128
+        o = over.astype(np.uint64)
+        borrow = (lo < o).astype(np.uint64)
+        lo -= o
+        hi += o * _TWENTY8 - borrow
+        return _pack128(*_sub_p_once(lo, hi))
+
+
+def _sub_words(a: Vec, b: Vec) -> Vec:
+    a0, a1, b0, b1 = a["lo"], a["hi"], b["lo"], b["hi"]
+    with np.errstate(over="ignore"):
+        lo = a0 - b0
+        bw = a0 < b0
+        hi = a1 - b1 - bw.astype(np.uint64)
+        neg = ((a1 < b1) | ((a1 == b1) & bw)).astype(np.uint64)
+        # + p where negative: p = p_hi 2^64 + 1
+        lo2 = lo + neg
+        carry = (lo2 < neg).astype(np.uint64)
+        return _pack128(lo2, hi + neg * _P128_HI + carry)
+
+
+def _mul_words(a: Vec, b: Vec) -> Vec:
+    """Products of flat Field128 arrays: the 16 products of 32-bit limbs (a row of four at a
+    time), their low and high 32 bits summed per column (``< 8 2^32``), folded, finished."""
+    la, lb = _limbs32(a), _limbs32(b)  # (4, n) each
+    cols = np.zeros((9, la.shape[1]), np.uint64)
+    for i in range(4):
+        prod = la[i] * lb  # a_i b_j, j = 0..3: < 2^64, exact
+        cols[i : i + 4] += prod & _LO32
+        cols[i + 1 : i + 5] += prod >> _S32
+    return _finish128(_fold(cols))
+
+
 class Field128(Field):
     """GF(2^66 * 4611686018427387897 + 1) in two uint64 words per element (module docstring)."""
 
@@ -686,60 +745,31 @@ class Field128(Field):
 
     # -- arithmetic on the two words ------------------------------------------
     @classmethod
-    def _words(cls, a: Vec, b: Vec) -> tuple[Vec, Vec, Vec, Vec]:
-        a, b = cls._coerce(a), cls._coerce(b)
-        return a["lo"], a["hi"], b["lo"], b["hi"]
-
-    @classmethod
-    def add(cls, a: Vec, b: Vec) -> Vec:
-        a0, a1, b0, b1 = cls._words(a, b)
-        with np.errstate(over="ignore"):
-            lo = a0 + b0
-            c0 = (lo < a0).astype(np.uint64)
-            hi_t = a1 + b1
-            over = hi_t < a1
-            hi = hi_t + c0
-            over |= hi < c0
-            # a carry out of 2^128: the sum minus p is (lo, hi) + C, C = 28 2^64 - 1, below 2^128
-            o = over.astype(np.uint64)
-            borrow = (lo < o).astype(np.uint64)
-            lo -= o
-            hi += o * _TWENTY8 - borrow
-            lo2, hi2 = _sub_p_once(lo, hi)
-            return _pack128(lo2, hi2)
-
-    @classmethod
-    def sub(cls, a: Vec, b: Vec) -> Vec:
-        a0, a1, b0, b1 = cls._words(a, b)
-        with np.errstate(over="ignore"):
-            lo = a0 - b0
-            bw = a0 < b0
-            hi = a1 - b1 - bw.astype(np.uint64)
-            neg = ((a1 < b1) | ((a1 == b1) & bw)).astype(np.uint64)
-            # + p where negative: p = p_hi 2^64 + 1
-            lo2 = lo + neg
-            carry = (lo2 < neg).astype(np.uint64)
-            return _pack128(lo2, hi + neg * _P128_HI + carry)
-
-    @classmethod
-    def mul(cls, a: Vec, b: Vec) -> Vec:
-        """Element-wise product: the 16 products of 32-bit limbs in one uint64 call, their 32-bit
-        halves summed per column and folded mod p by one exact float64 product (``_MUL_FOLD``)."""
+    def _pair(cls, a: Vec, b: Vec) -> tuple[Vec, Vec]:
+        """Both operands as contiguous Field128 arrays of one (broadcast) shape."""
         a, b = cls._coerce(a), cls._coerce(b)
         if a.shape != b.shape:
             a, b = np.broadcast_arrays(a, b)
-        shape = a.shape
+        return np.ascontiguousarray(a), np.ascontiguousarray(b)
+
+    @classmethod
+    def add(cls, a: Vec, b: Vec) -> Vec:
+        a, b = cls._pair(a, b)
+        return _blocked(_add_words, a, b, 1 << 14)
+
+    @classmethod
+    def sub(cls, a: Vec, b: Vec) -> Vec:
+        a, b = cls._pair(a, b)
+        return _blocked(_sub_words, a, b, 1 << 14)
+
+    @classmethod
+    def mul(cls, a: Vec, b: Vec) -> Vec:
+        """Element-wise product (module docstring): 32-bit limb products, their halves summed per
+        column, the columns of weight ``2^128`` and above folded, in blocks of 4,096 elements."""
+        a, b = cls._pair(a, b)
         if a.size <= SMALL:
-            return _from_ints([x * y % _P128 for x, y in zip(_ints(a), _ints(b), strict=True)], shape)
-        la = _limbs32(a)[:, None, :]
-        lb = _limbs32(b)[None, :, :]
-        prod = la * lb  # (4, 4, n): a_i b_j < 2^64, exact
-        halves = prod.view(np.uint32).reshape(4, 4, -1, 2)  # low, high 32 bits (little-endian)
-        cols = np.zeros((9, prod.shape[-1]), np.uint64)  # column i + j: < 8 2^32 < 2^35
-        for i in range(4):
-            cols[i : i + 4] += halves[i, :, :, 0]
-            cols[i + 1 : i + 5] += halves[i, :, :, 1]
-        return _finish128(_fold(cols)).reshape(shape)
+            return _from_ints([x * y % _P128 for x, y in zip(_ints(a), _ints(b), strict=True)], a.shape)
+        return _blocked(_mul_words, a, b, 1 << 12)
 
     @classmethod
     def sum(cls, a: Vec, axis: int) -> Vec:
