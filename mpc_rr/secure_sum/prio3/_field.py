@@ -158,6 +158,11 @@ class Field:
         raise NotImplementedError
 
     @classmethod
+    def mul_sum(cls, a: Vec, b: Vec, axis: int) -> Vec:
+        """``sum(a * b, axis)`` (mod p): the ParallelSum of Mul gadgets on their evaluations."""
+        return cls.sum(cls.mul(a, b), axis=axis)
+
+    @classmethod
     def matmul(cls, a: Vec, b: Vec) -> Vec:
         """``a @ b`` (mod p), numpy's matmul broadcasting: the linear maps of the FLP
         (Lagrange interpolation, coset evaluation) as one product over the last axes."""
@@ -787,6 +792,30 @@ class Field128(Field):
         a = np.ascontiguousarray(cls._coerce(a))
         limbs = a.view(np.uint32).reshape(*a.shape, 4).astype(np.uint64)
         return _reduce_wide(np.moveaxis(np.add.reduceat(limbs, starts, axis=-2), -1, 0))
+
+    @classmethod
+    def mul_sum(cls, a: Vec, b: Vec, axis: int) -> Vec:
+        """``sum(a * b, axis)`` exactly, on float64 BLAS: for each position of the other axes the
+        64 sums ``sum_j a_i[j] b_k[j]`` of 16-bit limbs (each ``< C 2^32 < 2^53``) in one batched
+        product, then the diagonals ``i + k`` on 32-bit columns and one reduction."""
+        a, b = cls._pair(a, b)
+        a, b = np.moveaxis(a, axis, -1), np.moveaxis(b, axis, -1)  # (..., C)
+        c = a.shape[-1]
+        if a.size <= SMALL or c > _MATMUL_K128:
+            return super().mul_sum(a, b, -1)
+        lead = a.shape[:-1]
+        la = _limbs_128(a.reshape(-1, 1, c), np.uint16)  # (P, 8, 1, C)
+        lb = _limbs_128(b.reshape(-1, 1, c), np.uint16)
+        g = np.matmul(la[:, :, 0, :], lb[:, :, 0, :].swapaxes(-1, -2))  # (P, 8, 8)
+        g = np.moveaxis(g, 0, -1)  # (8, 8, P): limb i of a, k of b
+        diag = np.zeros((15, g.shape[-1]))
+        for i in range(8):
+            diag[i : i + 8] += g[i]  # diagonal i + k: < 8 C 2^32 < 2^45, exact
+        d = diag.astype(np.uint64)
+        cols = np.zeros((8, d.shape[1]), np.uint64)
+        cols[:] = d[0::2]
+        cols[:7] += d[1::2] << np.uint64(16)  # < 2^45 + 2^61
+        return _reduce_wide(cols).reshape(lead)
 
     @classmethod
     def matmul(cls, a: Vec, b: Vec) -> Vec:

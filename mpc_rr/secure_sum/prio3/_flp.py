@@ -244,6 +244,9 @@ class ParallelSum(Gadget):
         return field.sum(self.subcircuit.eval(field, self._split(inp)), axis=-2)
 
     def eval_poly(self, field: type[Field], inp_poly: Vec) -> Vec:
+        if isinstance(self.subcircuit, Mul):  # the products and their sum in one pass
+            d = double_evaluations(field, self._split(inp_poly))  # (..., count, 2, N)
+            return field.mul_sum(d[..., 0, :], d[..., 1, :], axis=-2)
         out = self.subcircuit.eval_poly(field, self._split(inp_poly))  # (..., count, N)
         return field.sum(out, axis=-2)
 

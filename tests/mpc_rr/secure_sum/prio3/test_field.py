@@ -162,3 +162,25 @@ def test_decode_range_checked_recovers_every_value_and_is_linear(field: Any, max
     other = field.sub(enc, share)  # two additive shares: their decodings add up to the value
     total = field.add(decode_range_checked(field, share, max_measurement), decode_range_checked(field, other, max_measurement))
     assert field.to_ints(total) == values.tolist()
+
+
+@pytest.mark.parametrize("field", FIELDS)
+@pytest.mark.parametrize(("count", "points"), [(3, 5), (52, 64), (7, 1), (1100, 3)])
+def test_mul_sum_is_the_sum_of_the_products(field: Any, count: int, points: int) -> None:
+    """``mul_sum`` (ParallelSum of Mul) against Python integers: edge values and random ones,
+    few and many terms (the limb path, and beyond 1,024 terms the product then the sum)."""
+    p = field.MODULUS
+    rng = np.random.default_rng(count)
+    edges = _edges(p)
+
+    def pick() -> list[list[int]]:
+        def one() -> int:
+            return int(rng.choice(edges)) if rng.random() < 0.3 else int.from_bytes(rng.bytes(16), "little") % p
+
+        return [[one() for _ in range(points)] for _ in range(count)]
+
+    x, y = pick(), pick()
+    want = [sum(x[j][t] * y[j][t] for j in range(count)) % p for t in range(points)]
+    assert field.to_ints(field.mul_sum(field.array(x), field.array(y), axis=0)) == want
+    xt, yt = field.array(x).T, field.array(y).T  # the summed axis last, strided operands
+    assert field.to_ints(field.mul_sum(xt, yt, axis=-1)) == want
