@@ -844,17 +844,18 @@ class Field128(Field):
             return _small_matmul(a, b)
         la = _limbs_128(a, np.uint16)  # (..., 8, M, K)
         lb = _constant_limbs_128(b, np.uint32)  # (..., 4, K, N)
-        rows = a.shape[-2]
-        if a.ndim == 2 and b.ndim == 2:  # row blocks small enough for one BLAS thread each
-            rows = max(1, _GEMM_SINGLE // max(1, min(k, _SLICE) * 4 * b.shape[-1]))
-        blocks = []
-        for r0 in range(0, a.shape[-2], rows):
-            cols: Vec = None
-            for s0 in range(0, k, _SLICE):
-                c = _slice_columns(la[..., r0 : r0 + rows, s0 : s0 + _SLICE], lb[..., s0 : s0 + _SLICE, :])
-                cols = c if cols is None else cols + c
-            blocks.append(cols)
-        return _reduce_wide(blocks[0] if len(blocks) == 1 else np.concatenate(blocks, axis=-2))
+        cols: Vec = None
+        for s0 in range(0, k, _SLICE):
+            sa, sb = la[..., s0 : s0 + _SLICE], lb[..., s0 : s0 + _SLICE, :]
+            if a.ndim == 2 and b.ndim == 2:  # the 32 limb products as one 2-D GEMM
+                m, n, t = a.shape[0], b.shape[1], sa.shape[-1]
+                g = _gemm(sa.reshape(8 * m, t), sb.transpose(1, 0, 2).reshape(t, 4 * n))  # (8M, 4N)
+                g = g.reshape(8, m, 4, n).transpose(0, 2, 1, 3)  # (8, 4, M, N)
+            else:
+                g = np.moveaxis(np.matmul(sa[..., :, None, :, :], sb[..., None, :, :, :]), (-4, -3), (0, 1))
+            c = _limb_columns(g)
+            cols = c if cols is None else cols + c
+        return _reduce_wide(cols)
 
     @classmethod
     def inv(cls, a: Vec) -> Vec:
@@ -874,12 +875,12 @@ _MATMUL_K128 = 1 << 10  # terms per reduction: 32 slices of columns below 2^56 s
 _SLICE = 32  # terms per exact limb product: 32 (2^16 - 1)(2^32 - 1) < 2^53
 
 
-def _slice_columns(la: Vec, lb: Vec) -> Vec:
-    """The 32-bit columns (first axis, 8, each ``< 2^56``) of ``a @ b`` over at most
-    :data:`_SLICE` terms, from ``a``'s 16-bit and ``b``'s 32-bit limbs (:func:`_limbs_128`)."""
-    g = np.matmul(la[..., :, None, :, :], lb[..., None, :, :, :])  # (..., 8, 4, M, N) < 2^53
-    g = np.moveaxis(g, (-4, -3), (0, 1)).astype(np.uint64)  # (8, 4, ..., M, N)
-    diag = np.zeros((14, *g.shape[2:]), np.uint64)  # limb i of a, j of b: weight 2^(16 (i + 2 j))
+def _limb_columns(g: Vec) -> Vec:
+    """The 32-bit columns (first axis, 8, each ``< 2^56``) of a product over at most
+    :data:`_SLICE` terms from its limb products ``g`` (``(8, 4, ...)``, float64 below
+    ``2^53``: limb ``i`` of ``a`` (16-bit), ``j`` of ``b`` (32-bit), weight ``2^(16 (i + 2 j))``)."""
+    g = g.astype(np.uint64)
+    diag = np.zeros((14, *g.shape[2:]), np.uint64)
     for j in range(4):
         diag[2 * j : 2 * j + 8] += g[:, j]  # up to four products: < 2^55
     cols = np.zeros((8, *diag.shape[1:]), np.uint64)
@@ -887,7 +888,7 @@ def _slice_columns(la: Vec, lb: Vec) -> Vec:
     odd = diag[1::2]  # weight 2^(32 m + 16): low 16 bits into column m, the rest into m + 1
     cols[:7] += (odd & np.uint64(0xFFFF)) << np.uint64(16)
     cols[1:8] += odd >> np.uint64(16)  # each column < 2^55 + 2^32 + 2^39 < 2^56
-    return cols  # keeps the odd diagonals below 2^62 once shifted by 16 bits
+    return cols
 
 
 _COLUMNS128: dict[int, tuple[Vec, list[list[int]]]] = {}
