@@ -17,9 +17,9 @@ below works on a whole batch at once.
   seven limb-product sums modulo p: one product over a whole batch instead of
   ``log n`` NTT stages of element-wise uint64 products.
 * **Field128** (``p = 2^66 * 4611686018427387897 + 1 = 2^128 - 28 * 2^64 + 1``)
-  is held exactly in two uint64 words per element (the structured dtype
-  :data:`DTYPE128`, low word first: an array's bytes are the draft's
-  encoding).  A product takes the four 32-bit limbs of each operand, forms
+  is held exactly in two uint64 words per element (:data:`DTYPE128`, 16
+  bytes: the low word then the high one, little-endian, so an array's bytes
+  are the draft's encoding).  A product takes the four 32-bit limbs of each operand, forms
   the 16 limb products in one uint64 call and sums their 32-bit halves per
   column while folding the columns of weight ``2^128`` and above with
   ``2^128 = 28 * 2^64 - 1 (mod p)`` -- one exact float64 product with a fixed
@@ -479,7 +479,14 @@ _TWENTY8 = np.uint64(28)
 if sys.byteorder != "little":  # pragma: no cover - every platform numpy ships wheels for
     raise ImportError("Field128's limb views assume a little-endian machine")
 #: two little-endian uint64 words per element: the draft's 16-byte encoding, byte for byte
-DTYPE128 = np.dtype([("lo", "<u8"), ("hi", "<u8")])
+DTYPE128 = np.dtype((np.void, 16))  # unstructured: numpy copies and joins it as plain bytes
+
+
+def _lo_hi(a: Vec) -> tuple[Vec, Vec]:
+    """The low and high words of Field128 elements (views of a contiguous array)."""
+    shape = np.shape(a)
+    w = np.ascontiguousarray(a).reshape(-1).view("<u8").reshape(*shape, 2)
+    return w[..., 0], w[..., 1]
 
 
 def _fold_matrix(rows: int) -> Vec:
@@ -562,10 +569,11 @@ def _sub_p_once(lo: Vec, hi: Vec) -> tuple[Vec, Vec]:
 
 
 def _pack128(lo: Vec, hi: Vec) -> Vec:
-    out = np.empty(np.shape(lo), DTYPE128)
-    out["lo"] = lo
-    out["hi"] = hi
-    return out
+    shape = np.shape(lo)
+    out = np.empty((*shape, 2), "<u8")
+    out[..., 0] = lo
+    out[..., 1] = hi
+    return out.view(DTYPE128).reshape(shape)
 
 
 def _split_carries(cols: Vec) -> Vec:
@@ -608,16 +616,15 @@ SMALL = 64
 
 def _ints(a: Vec) -> list[int]:
     """Field128 elements as a flat list of Python integers."""
-    lo, hi = a["lo"].ravel().tolist(), a["hi"].ravel().tolist()
+    lo, hi = (w.ravel().tolist() for w in _lo_hi(a))
     return [x | (y << 64) for x, y in zip(lo, hi, strict=True)]
 
 
 def _from_ints(v: list[int], shape: tuple[int, ...]) -> Vec:
     """Python integers in ``[0, p)`` as Field128 elements of ``shape``."""
-    out = np.empty(len(v), DTYPE128)
-    out["lo"] = [x & _MASK64 for x in v]
-    out["hi"] = [x >> 64 for x in v]
-    return out.reshape(shape)
+    lo = np.array([x & _MASK64 for x in v], np.uint64)
+    hi = np.array([x >> 64 for x in v], np.uint64)
+    return _pack128(lo, hi).reshape(shape)
 
 
 def _blocked(kernel: Any, a: Vec, b: Vec, block: int) -> Vec:
@@ -638,7 +645,7 @@ def _blocked(kernel: Any, a: Vec, b: Vec, block: int) -> Vec:
 
 
 def _add_words(a: Vec, b: Vec) -> Vec:
-    a0, a1, b0, b1 = a["lo"], a["hi"], b["lo"], b["hi"]
+    (a0, a1), (b0, b1) = _lo_hi(a), _lo_hi(b)
     with np.errstate(over="ignore"):
         lo = a0 + b0
         c0 = (lo < a0).astype(np.uint64)
@@ -655,7 +662,7 @@ def _add_words(a: Vec, b: Vec) -> Vec:
 
 
 def _sub_words(a: Vec, b: Vec) -> Vec:
-    a0, a1, b0, b1 = a["lo"], a["hi"], b["lo"], b["hi"]
+    (a0, a1), (b0, b1) = _lo_hi(a), _lo_hi(b)
     with np.errstate(over="ignore"):
         lo = a0 - b0
         bw = a0 < b0
@@ -726,14 +733,16 @@ class Field128(Field):
     @classmethod
     def to_ints(cls, a: Vec) -> list[Any]:
         a = cls._coerce(a)
-        ints = a["lo"].astype(object) + (a["hi"].astype(object) << 64)
+        lo, hi = _lo_hi(a)
+        ints = lo.astype(object) + (hi.astype(object) << 64)
         out: list[Any] = np.asarray(ints).tolist()
         return out
 
     @classmethod
     def eq_small(cls, a: Vec, value: int) -> Vec:
         a = cls._coerce(a)
-        return (a["hi"] == 0) & (a["lo"] == np.uint64(value))
+        lo, hi = _lo_hi(a)
+        return (hi == 0) & (lo == np.uint64(value))
 
     @classmethod
     def encode_vec(cls, a: Vec) -> bytes:
@@ -745,7 +754,7 @@ class Field128(Field):
 
     @classmethod
     def below_modulus(cls, raw: Vec) -> Vec:
-        hi, lo = raw["hi"], raw["lo"]
+        lo, hi = _lo_hi(raw)
         return (hi < _P128_HI) | ((hi == _P128_HI) & (lo == 0))
 
     # -- arithmetic on the two words ------------------------------------------
