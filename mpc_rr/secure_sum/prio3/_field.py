@@ -484,9 +484,13 @@ DTYPE128 = np.dtype((np.void, 16))  # unstructured: numpy copies and joins it as
 
 def _lo_hi(a: Vec) -> tuple[Vec, Vec]:
     """The low and high words of Field128 elements (views of a contiguous array)."""
-    shape = np.shape(a)
-    w = np.ascontiguousarray(a).reshape(-1).view("<u8").reshape(*shape, 2)
-    return w[..., 0], w[..., 1]
+    a = np.asarray(a)
+    shape = a.shape
+    if not (a.ndim and a.flags.c_contiguous):
+        a = np.ascontiguousarray(a).reshape(shape or (1,))
+    w = a.view("<u8").reshape(*a.shape, 2)
+    lo, hi = w[..., 0], w[..., 1]
+    return (lo, hi) if a.shape == shape else (lo.reshape(shape), hi.reshape(shape))
 
 
 def _fold_matrix(rows: int) -> Vec:
