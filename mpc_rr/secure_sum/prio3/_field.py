@@ -19,16 +19,23 @@ below works on a whole batch at once.
 * **Field128** (``p = 2^66 * 4611686018427387897 + 1 = 2^128 - 28 * 2^64 + 1``)
   is held exactly in two uint64 words per element (:data:`DTYPE128`, 16
   bytes: the low word then the high one, little-endian, so an array's bytes
-  are the draft's encoding).  A product takes the four 32-bit limbs of each operand, forms
-  the 16 limb products in one uint64 call and sums their 32-bit halves per
-  column while folding the columns of weight ``2^128`` and above with
-  ``2^128 = 28 * 2^64 - 1 (mod p)`` -- one exact float64 product with a fixed
-  ``32 x 4`` matrix of small integers (every sum below ``2^45``) -- then
-  propagates the carries in uint64.  :meth:`Field128.matmul` splits both
-  operands into eight 16-bit limbs in float64 and forms the 64 limb-matrix
-  products in one batched BLAS call (each entry ``< K 2^32 < 2^53``: exact),
-  then combines the diagonals into 32-bit columns and reduces them the same
-  way.  No Python integer is touched on any of these paths.
+  are the draft's encoding).  A product multiplies the four 32-bit limbs of
+  each operand (16 exact uint64 products), sums their 32-bit halves per
+  column (eight columns, each below ``2^35``), folds the columns of weight
+  ``2^128`` and above with ``2^128 = 28 * 2^64 - 1 (mod p)`` into four signed
+  columns (:data:`_FOLD9`, every value below ``2^46``), adds a multiple of p
+  so that all are non-negative, propagates the carries and subtracts p at
+  most once (:func:`_finish128`).  :meth:`Field128.matmul` -- the FLP's
+  linear maps -- splits one operand into eight 16-bit limbs and the other into
+  four 32-bit limbs in float64, so every limb-matrix product over 32 terms is
+  an integer below ``2^53`` (exact whatever the summation order), runs the 32
+  limb products as one BLAS product per 32-term slice and lays their
+  diagonals on 32-bit columns, reduced the same way;
+  :meth:`Field128.mul_sum` sums the ParallelSum of Mul gadgets per evaluation
+  point with 16-bit limbs on both sides, the same way.
+  Element-wise work runs in blocks (bounded temporaries), and arrays of at
+  most :data:`SMALL` elements take Python integers, which cost less there
+  than the some 40 numpy calls of a product.
 
 ``ntt``/``inv_ntt`` are the draft's ``Field.ntt``/``Field.inv_ntt``
 (evaluation at the powers of the principal ``n``-th root of unity
