@@ -80,3 +80,13 @@ def test_network_prices_a_sum_on_each_profile(capsys: pytest.CaptureFixture[str]
     rows = network.main(["--parties", "6", "--cells", "2", "--network", "lan", "--network", "mobile"])
     assert list(rows) == ["lan", "mobile"] and rows["lan"]["network_s"] < rows["mobile"]["network_s"]
     assert "network s" in capsys.readouterr().out
+
+
+def test_prio3_units_reports_each_measure_in_x25519_agreements(capsys: pytest.CaptureFixture[str]) -> None:
+    from benchmarks import prio3_units
+
+    report = prio3_units.main(["--quick", "--repeats", "1", "--baseline", "", "--only", "Histogram(10) default Field128"])
+    (case,) = report["medians"]["this checkout"].values()
+    assert set(case) == set(prio3_units.MEASURES) and all(v > 0 for v in case.values())
+    out = capsys.readouterr().out
+    assert "Histogram(10) chunk 4 Field128/1" in out and out.count("X") >= 4

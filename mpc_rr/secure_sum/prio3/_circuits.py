@@ -71,13 +71,17 @@ def encode_range_checked(values: Any, max_measurement: int) -> np.ndarray:
 
 
 def decode_range_checked(field: type[Field], encoded: Vec, max_measurement: int) -> Vec:
-    """The draft's ``decode_range_checked_int``, linear, over the last axis (shares too)."""
+    """The draft's ``decode_range_checked_int``, linear, over the last axis (shares too).
+
+    ``max_measurement`` 1 has the single weight 1: the encoding is the value."""
+    if max_measurement == 1:
+        return np.asarray(encoded)[..., 0]
     return field.sum(field.mul(encoded, _range_weights(field, max_measurement)), axis=-1)
 
 
 def _as_field(field: type[Field], small: np.ndarray) -> Vec:
-    """Small non-negative int64 values (< 2^62) as field elements, without Python ints for Field64."""
-    return small.astype(np.uint64) if field.DTYPE is not object else small.astype(object)
+    """Small non-negative int64 values (< 2^62) as field elements, without Python ints."""
+    return field.from_small(small)
 
 
 class Count(Valid):
@@ -164,8 +168,8 @@ class _RangeChecked(Valid):
         f, c, calls = self.field, self.chunk_length, self.GADGET_CALLS
         pad = f.zeros((*meas.shape[:-1], calls * c - meas.shape[-1]))
         x = np.concatenate([meas, pad], axis=-1).reshape(*meas.shape[:-1], calls, c)
-        if num_shares == 1 and _zero_one(f, x):
-            left = _sparse_left(f, x, joint_rand)  # the prover's own 0/1 measurement
+        if num_shares == 1 and _few_ones(f, x):
+            left = _sparse_left(f, x, joint_rand)  # the prover's own sparse 0/1 measurement
         else:
             # r_i^(j+1) for chunk i, position j
             left = f.mul(powers(f, joint_rand, c, first=1), x)  # (..., calls, c)
@@ -178,11 +182,19 @@ class _RangeChecked(Valid):
         return self.field.sum(gadget_out, axis=-1)
 
 
-def _zero_one(field: type[Field], x: Vec) -> bool:
-    """Whether every element is 0 or 1 (an honest client's encoding: one-hot cells, bits)."""
-    if field.DTYPE is object:
-        return bool(((x == 0) | (x == 1)).all())
-    return bool((np.asarray(x, np.uint64) <= np.uint64(1)).all())
+#: at most this many ones per proof take :func:`_sparse_left`; more: the dense powers (a few
+#: vectorized products) cost less than one Python ``pow`` per one
+SPARSE_ONES = 64
+
+
+def _few_ones(field: type[Field], x: Vec) -> bool:
+    """Whether every element is 0 or 1 with at most :data:`SPARSE_ONES` ones per proof (an honest
+    client's one-hot cells or few bits)."""
+    ones = field.eq_small(x, 1)
+    if not bool((ones | field.eq_small(x, 0)).all()):
+        return False
+    per_proof = ones.reshape(*np.shape(ones)[:-2], -1).sum(axis=-1)
+    return bool(np.all(per_proof <= SPARSE_ONES))
 
 
 def _sparse_left(field: type[Field], x: Vec, joint_rand: Vec) -> Vec:
@@ -195,10 +207,10 @@ def _sparse_left(field: type[Field], x: Vec, joint_rand: Vec) -> Vec:
     hold uniform shares: dense.
     """
     left = field.zeros(np.shape(x))
-    hot = np.nonzero(np.asarray(x) == 1)
+    hot = np.nonzero(field.eq_small(x, 1))
     if not hot[0].size:
         return left
-    base = np.asarray(joint_rand)[hot[:-1]].tolist()  # r of each hot cell's chunk
+    base = field.to_ints(np.asarray(joint_rand)[hot[:-1]])  # r of each hot cell's chunk
     p = field.MODULUS
     # a few dozen powers: Python's modular pow beats array calls on arrays this small
     left[hot] = field.array([pow(int(b), int(e), p) for b, e in zip(base, (hot[-1] + 1).tolist(), strict=True)])
@@ -443,16 +455,7 @@ class AtMostOneBlocks(OneHotBlocks):
 
 def block_sums(field: type[Field], a: Vec, starts: np.ndarray) -> Vec:
     """Sums (mod p) of consecutive blocks beginning at ``starts`` along the last axis."""
-    if field.DTYPE is object:
-        return np.add.reduceat(a, starts, axis=-1) % field.MODULUS
-    a = np.asarray(a, np.uint64)
-    lo = np.add.reduceat(a & np.uint64(0xFFFFFFFF), starts, axis=-1)  # exact: < 2^32 terms each
-    hi = np.add.reduceat(a >> np.uint64(32), starts, axis=-1)
-    # hi 2^32 + lo = hi_hi 2^64 + (hi_lo 2^32 + lo), and 2^64 = 2^32 - 1 (mod p)
-    return field.add(
-        field.add(field.mul(hi & np.uint64(0xFFFFFFFF), np.uint64(1 << 32)), lo % np.uint64(field.MODULUS)),
-        field.mul(hi >> np.uint64(32), np.uint64((1 << 32) - 1)),
-    )
+    return field.reduceat_sum(a, starts)
 
 
 FIELDS: dict[str, type[Field]] = {"Field64": Field64, "Field128": Field128}

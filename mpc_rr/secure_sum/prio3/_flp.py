@@ -215,7 +215,7 @@ class PolyEval(Gadget):
     def _horner(self, field: type[Field], x: Vec) -> Vec:
         acc = field.zeros(np.shape(x))
         for c in reversed(self.coeffs):
-            acc = field.add(field.mul(acc, x), field.array(np.full(np.shape(x), c, dtype=object)))
+            acc = field.add(field.mul(acc, x), field.array([c]))
         return acc
 
     def eval(self, field: type[Field], inp: Vec) -> Vec:
@@ -244,6 +244,9 @@ class ParallelSum(Gadget):
         return field.sum(self.subcircuit.eval(field, self._split(inp)), axis=-2)
 
     def eval_poly(self, field: type[Field], inp_poly: Vec) -> Vec:
+        if isinstance(self.subcircuit, Mul):  # the products and their sum in one pass
+            d = double_evaluations(field, self._split(inp_poly))  # (..., count, 2, N)
+            return field.mul_sum(d[..., 0, :], d[..., 1, :], axis=-2)
         out = self.subcircuit.eval_poly(field, self._split(inp_poly))  # (..., count, N)
         return field.sum(out, axis=-2)
 
@@ -341,7 +344,7 @@ class Flp:
         t_pow = t
         for _ in range(self.p.bit_length() - 1):
             t_pow = f.mul(t_pow, t_pow)
-        if (np.asarray(f.to_ints(t_pow)) == 1).any():
+        if f.eq_small(t_pow, 1).any():
             raise ValueError("test point is a root of unity")
         wire_polys = self._wire_polys(seeds, wires)
         wire_checks = lagrange_eval(f, wire_polys, t)
@@ -355,6 +358,6 @@ class Flp:
         wire_checks = verifier[..., 1 : 1 + g.ARITY]
         gadget_check = verifier[..., 1 + g.ARITY]
         recomputed = g.eval(f, wire_checks[..., None])[..., 0]
-        ok_v = np.asarray(f.to_ints(v)) == 0
-        ok_g = np.asarray(f.to_ints(f.sub(recomputed, gadget_check))) == 0
+        ok_v = f.eq_small(v, 0)
+        ok_g = f.eq_small(f.sub(recomputed, gadget_check), 0)
         return np.asarray(ok_v & ok_g)

@@ -15,7 +15,7 @@ from typing import Any
 import numpy as np
 from Crypto.Hash import TurboSHAKE128
 
-from mpc_rr.secure_sum.prio3._field import Field, next_power_of_2
+from mpc_rr.secure_sum.prio3._field import Field
 
 __all__ = ["SEED_SIZE", "XofTurboShake128", "format_dst"]
 
@@ -54,19 +54,17 @@ class XofTurboShake128:
         return out
 
     def next_vec(self, field: type[Field], length: int) -> Any:
-        """The next ``length`` field elements (rejection sampling, in stream order)."""
-        mask = next_power_of_2(field.MODULUS) - 1
+        """The next ``length`` field elements (rejection sampling, in stream order).
+
+        The draft masks each word to the modulus' bit length first; both fields'
+        moduli have the word's full length (``p > 2^63``, ``p > 2^127``), so the
+        mask clears nothing and is left out."""
         kept: list[Any] = []
         have = 0
         need = length
         while need > 0:
             raw = field.parse(self.next(need * field.ENCODED_SIZE))
-            if field.DTYPE is object:
-                raw = raw & mask
-                ok = np.asarray(raw < field.MODULUS, dtype=bool)
-            else:
-                raw = raw & np.uint64(mask)
-                ok = raw < np.uint64(field.MODULUS)
+            ok = field.below_modulus(raw)
             kept.append(raw[ok])
             have += int(ok.sum())
             need = length - have
