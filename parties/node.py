@@ -141,7 +141,7 @@ def _build(
     if pid == COORDINATOR and not getattr(spec, "coordinator", True):  # the all-to-all full mesh
         from parties.tcp_runner import IdleHub
 
-        return IdleHub(tuple(spec.messages()), run=label)  # type: ignore[attr-defined]  # the hub only relays
+        return IdleHub(tuple(spec.message_types()), run=label)  # the hub only relays
     role = spec.make_role(pid, n, seed, {**params, "run": label})
     return role if crash_before is None else _crashing(role, crash_before)
 

@@ -50,7 +50,6 @@ from mpc_rr.core import (
     UsageError,
     View,
     get_protocol,
-    protocol_names,
 )
 from mpc_rr.secure_sum import crypto, shamir, smallest_uint
 from mpc_rr.secure_sum.full_mesh import (
@@ -367,17 +366,19 @@ def recover(
     members: Mapping[int, MemberState] | Iterable[MemberState] = (),
     **public: object,
 ) -> Recovery:
-    """The input-recovery attack of ``protocol`` (its ``recover`` hook) on ``view``.
+    """The input-recovery attack of ``protocol`` (registered: :func:`~mpc_rr.adversary.attacks_for`) on ``view``.
 
     ``public``: the run's public parameters, as ``public=`` (the object the
     protocol's spec built) or the attack's own keywords (``n`` and ``modulus``
     for the full mesh, ``config`` for SecAgg+).
     """
-    spec = get_protocol(protocol)
-    if not spec.has_hook("recover"):
-        known = ", ".join(protocol_names(hook="recover"))
+    from mpc_rr.adversary._extensions import attacked, attacks_for  # it names this module
+
+    get_protocol(protocol)  # a UsageError naming the known ones
+    attack: Any = attacks_for(protocol).recover
+    if attack is None:
+        known = ", ".join(attacked("recover"))
         raise UsageError(f"recover: {protocol} has no input-recovery attack (protocols with one: {known})")
-    attack: Any = spec.hook("recover")
     rec: Recovery = attack(view, members, **public)
     return rec
 

@@ -37,7 +37,7 @@ from mpc_rr.rrba._stopping import check_alpha
 from mpc_rr.rrba._tables import Layout, SubsetIndex
 from mpc_rr.rrba._update import REPAIRS, check_floor
 from mpc_rr.rrba._views import Cover, cover
-from mpc_rr.secure_sum import SumSpec, check_inner_sum, given_options, sum_protocol
+from mpc_rr.secure_sum import SumProtocol, check_inner_sum, given_options, sum_protocol
 
 __all__ = ["RRBAConfig"]
 
@@ -185,7 +185,7 @@ class RRBAConfig:
         return self.deadlines_per_block * self.block_of(party) + 2
 
     @property
-    def sum_spec(self) -> SumSpec:
+    def sum_spec(self) -> SumProtocol:
         """The spec of the secure tally's sum protocol."""
         return sum_protocol(self.sum_protocol)
 

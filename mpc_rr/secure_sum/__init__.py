@@ -17,6 +17,7 @@ from mpc_rr.core import lazy_exports
 __all__ = [
     "CHUNKS",
     "PRIME",
+    "DeploymentKeys",
     "Entropy",
     "Graph",
     "Identity",
@@ -27,10 +28,12 @@ __all__ = [
     "Roster",
     "SecureSumPlan",
     "SeededEntropy",
+    "StatelessPrechecks",
+    "SumProtocol",
     "SumPublic",
     "SumResult",
-    "SumSpec",
     "SystemEntropy",
+    "ValidityProofs",
     "X25519PrivateKey",
     "agree",
     "agree_many",
@@ -81,7 +84,9 @@ __all__ = [
     "sum_options",
     "sum_protocol",
     "sum_protocol_names",
+    "sum_protocols",
     "use_simulation_secret",
+    "with_roles",
 ]
 
 _HOME = {
@@ -97,9 +102,13 @@ _HOME = {
     "Roster": "mpc_rr.secure_sum._identity",
     "SecureSumPlan": "mpc_rr.secure_sum._plan",
     "SeededEntropy": "mpc_rr.secure_sum._entropy",
-    "SumPublic": "mpc_rr.secure_sum._family",
+    "SumPublic": "mpc_rr.secure_sum._protocol",
     "SumResult": "mpc_rr.secure_sum._common",
-    "SumSpec": "mpc_rr.secure_sum._family",
+    "SumProtocol": "mpc_rr.secure_sum._protocol",
+    "StatelessPrechecks": "mpc_rr.secure_sum._protocol",
+    "DeploymentKeys": "mpc_rr.secure_sum._protocol",
+    "ValidityProofs": "mpc_rr.secure_sum._protocol",
+    "with_roles": "mpc_rr.secure_sum._protocol",
     "SystemEntropy": "mpc_rr.secure_sum._entropy",
     "X25519PrivateKey": "mpc_rr.secure_sum._crypto",
     "agree": "mpc_rr.secure_sum._crypto",
@@ -151,6 +160,7 @@ _HOME = {
     "sum_options": "mpc_rr.secure_sum._family",
     "sum_protocol": "mpc_rr.secure_sum._family",
     "sum_protocol_names": "mpc_rr.secure_sum._family",
+    "sum_protocols": "mpc_rr.secure_sum._family",
     "use_simulation_secret": "mpc_rr.secure_sum._identity",
 }
 
@@ -197,13 +207,12 @@ if TYPE_CHECKING:
         smallest_uint,
     )
     from mpc_rr.secure_sum._family import (
-        SumPublic,
-        SumSpec,
         check_inner_sum,
         given_options,
         sum_options,
         sum_protocol,
         sum_protocol_names,
+        sum_protocols,
     )
     from mpc_rr.secure_sum._graph import (
         Graph,
@@ -235,6 +244,14 @@ if TYPE_CHECKING:
         party_input,
         secure_sum_roles,
         step_messages,
+    )
+    from mpc_rr.secure_sum._protocol import (
+        DeploymentKeys,
+        StatelessPrechecks,
+        SumProtocol,
+        SumPublic,
+        ValidityProofs,
+        with_roles,
     )
     from mpc_rr.secure_sum._shamir import (
         CHUNKS,

@@ -12,7 +12,7 @@
   come from the OS CSPRNG, never from the seed.
 
 Which protocol, its options and its public parameters always come from its
-:class:`~mpc_rr.secure_sum.SumSpec` (:func:`~mpc_rr.secure_sum.sum_protocol`).
+:class:`~mpc_rr.secure_sum.SumProtocol` (:func:`~mpc_rr.secure_sum.sum_protocol`).
 """
 
 from __future__ import annotations
@@ -24,7 +24,8 @@ import numpy as np
 
 from mpc_rr.core import COORDINATOR, DropPoint, Message, Progress, Role, RolePlan, UsageError
 from mpc_rr.secure_sum._entropy import Entropy
-from mpc_rr.secure_sum._family import SumSpec, sum_options, sum_protocol
+from mpc_rr.secure_sum._family import sum_options, sum_protocol, sum_protocols
+from mpc_rr.secure_sum._protocol import StatelessPrechecks, SumProtocol
 
 __all__ = [
     "SecureSumPlan",
@@ -109,7 +110,7 @@ class SecureSumPlan(RolePlan):
         self.inputs = x
 
     @property
-    def spec(self) -> SumSpec:
+    def spec(self) -> SumProtocol:
         return sum_protocol(self.protocol)
 
     @property
@@ -132,9 +133,9 @@ class SecureSumPlan(RolePlan):
         )
 
     def prechecks(self) -> Mapping[int, Callable[[int, Message], bool]]:
-        """Party 0's stateless checks, where the protocol has them (:attr:`SumSpec.precheck`)."""
+        """Party 0's stateless checks, where the protocol has them (:class:`StatelessPrechecks`)."""
         spec = self.spec
-        if spec.precheck is None or not spec.coordinator:
+        if not isinstance(spec, StatelessPrechecks) or not spec.coordinator:
             return {}
         return {COORDINATOR: spec.precheck(self.public())}
 
@@ -170,7 +171,7 @@ def expected_total(n_data: int, seed: int, cells: int) -> np.ndarray:
     return total
 
 
-def make_sum_role(spec: SumSpec, party_id: int, n_parties: int, seed: int, params: Mapping[str, Any]) -> Role:
+def make_sum_role(spec: SumProtocol, party_id: int, n_parties: int, seed: int, params: Mapping[str, Any]) -> Role:
     """Party ``party_id``'s role among ``n_parties`` (party 0 counted) from public parameters.
 
     ``params``: ``cells`` (default 1582: Adult's pair cells), ``run`` (default
@@ -195,9 +196,7 @@ def make_sum_role(spec: SumSpec, party_id: int, n_parties: int, seed: int, param
 
 
 def _deployable() -> list[str]:
-    from mpc_rr.core import protocols
-
-    return [s.name for s in protocols("sum") if isinstance(s, SumSpec) and s.coordinator]
+    return [s.name for s in sum_protocols() if s.coordinator]
 
 
 def message_count(protocol: str, n: int, options: Mapping[str, Any] | None = None) -> int:

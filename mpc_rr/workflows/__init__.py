@@ -61,6 +61,7 @@ __all__ = [
     "collect_rrba",
     "curve_points",
     "eavesdrop",
+    "eavesdrop_protocols",
     "eavesdrop_report",
     "evaluate",
     "exact_bivariate_counts",
@@ -70,12 +71,14 @@ __all__ = [
     "local_epsilon",
     "marginal_errors",
     "observed_run",
+    "observed_run_of",
     "offline_report",
     "one_hot_inputs",
     "pairwise_rr_counts",
     "pipeline_ledger",
     "pipeline_run",
     "plan_privacy",
+    "register_observed_run",
     "rrba_crowds",
     "rrba_ledger",
     "rrba_run",
@@ -89,6 +92,9 @@ __all__ = [
 ]
 
 _HOME = {
+    "register_observed_run": "mpc_rr.workflows._observed_runs",
+    "observed_run_of": "mpc_rr.workflows._observed_runs",
+    "eavesdrop_protocols": "mpc_rr.workflows._observed_runs",
     "AUDIT_MECHANISMS": "mpc_rr.workflows._audit",
     "AttackReport": "mpc_rr.workflows._api",
     "AuditReport": "mpc_rr.workflows._audit",
@@ -191,6 +197,11 @@ if TYPE_CHECKING:
         one_hot_inputs,
         pipeline_run,
         rrba_run,
+    )
+    from mpc_rr.workflows._observed_runs import (
+        eavesdrop_protocols,
+        observed_run_of,
+        register_observed_run,
     )
     from mpc_rr.workflows._pipeline import (
         WORSE_BY,

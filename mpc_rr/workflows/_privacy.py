@@ -147,7 +147,7 @@ def plan_privacy(
 
 def sum_channel(protocol: str) -> str:
     """The ledger's channel for reports summed by ``protocol``: ``secure-sum`` only when the
-    protocol hides each input from whoever learns the total (``SumSpec.hides_inputs``);
+    protocol hides each input from whoever learns the total (``SumProtocol.hides_inputs``);
     ``plainsum`` shows every input, which is a direct channel."""
     from mpc_rr.secure_sum import sum_protocol
 

@@ -22,7 +22,8 @@ import json
 from pathlib import Path
 from typing import Any
 
-from mpc_rr.core import get_protocol, protocol_names
+from mpc_rr.adversary import attacked
+from mpc_rr.core import get_protocol
 from scenarios.cli.options import (
     HelpFormatter,
     add_json,
@@ -47,7 +48,7 @@ def register(sub: argparse._SubParsersAction) -> None:
         ),
         formatter_class=HelpFormatter,
     )
-    names = protocol_names(hook="coalition")
+    names = attacked("coalition")
     p.add_argument("--protocol", choices=names, default="secagg",
                    help="; ".join(f"{n}: {get_protocol(n).summary}" for n in names))  # fmt: skip
     p.add_argument("--parties", type=int_at_least(3), default=20, help="data parties n")
