@@ -70,7 +70,7 @@ def given_options(given: Any) -> Any:
 
 
 def sum_options(
-    protocol: str,
+    protocol: str | SumProtocol,
     given: Mapping[str, Any],
     *,
     flag: Callable[[str], str] = str,
@@ -82,7 +82,7 @@ def sum_options(
     do: ``"--degree only apply to --protocol secagg"`` (``flag`` spells an
     option as its user typed it, ``where`` names the choice).
     """
-    spec = sum_protocol(protocol)
+    spec = sum_protocol(protocol) if isinstance(protocol, str) else protocol
     values = {k: v for k, v in given.items() if v is not None}
     bad = [k for k in values if k not in spec.option_names()]
     if bad:

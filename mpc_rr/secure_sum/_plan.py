@@ -76,7 +76,7 @@ class SecureSumPlan(RolePlan):
 
     def __init__(
         self,
-        protocol: str,
+        protocol: str | SumProtocol,
         inputs: np.ndarray,
         *,
         run: str = "",
@@ -86,18 +86,19 @@ class SecureSumPlan(RolePlan):
         shape: tuple[int, int, int] | None = None,
         **more: Any,
     ) -> None:
-        spec = sum_protocol(protocol)
+        spec = sum_protocol(protocol) if isinstance(protocol, str) else protocol
         x = np.asarray(inputs)
         if shape is None:  # the whole run
             if x.ndim != 2 or x.shape[0] < 2 or x.shape[1] < 1:
                 raise UsageError(f"inputs must be a (parties >= 2, cells >= 1) matrix, got {x.shape}")
             shape = (x.shape[0], x.shape[1], max(1, int(x.max(initial=0))))
         self.protocol = spec.name
+        self._spec = spec
         self.n, self.cells, self.max_value = shape
         self.run = run
         self.entropy = entropy
         if isinstance(options, Mapping) or options is None:
-            self.options = sum_options(spec.name, {**dict(options or {}), **more})
+            self.options = sum_options(spec, {**dict(options or {}), **more})
         else:
             if more:
                 raise UsageError("give the options either as a struct or as keywords, not both")
@@ -111,7 +112,7 @@ class SecureSumPlan(RolePlan):
 
     @property
     def spec(self) -> SumProtocol:
-        return sum_protocol(self.protocol)
+        return self._spec
 
     @property
     def parties(self) -> tuple[int, ...]:
@@ -122,7 +123,7 @@ class SecureSumPlan(RolePlan):
         row = {p: k for k, p in enumerate(i for i in self._ids if i != COORDINATOR)}
         rows = [row[i] for i in ids_t if i != COORDINATOR]
         return SecureSumPlan(
-            self.protocol, self.inputs[rows], run=self.run, entropy=self.entropy,
+            self._spec, self.inputs[rows], run=self.run, entropy=self.entropy,
             options=self.options, ids=ids_t, shape=(self.n, self.cells, self.max_value),
         )  # fmt: skip
 
@@ -188,10 +189,10 @@ def make_sum_role(spec: SumProtocol, party_id: int, n_parties: int, seed: int, p
     if not 0 <= party_id < n_parties:
         raise UsageError(f"{spec.name}: party_id must be in [0, {n_parties}), got {party_id}")
     run = str(params.get("run", spec.run_label.format(name=spec.name, seed=seed)))
-    options = sum_options(spec.name, {k: v for k, v in params.items() if k not in ("cells", "run")},
+    options = sum_options(spec, {k: v for k, v in params.items() if k not in ("cells", "run")},
                           where="params of protocol")  # fmt: skip
     pub = spec.public(n_parties - 1, cells, run=run, max_value=1, options=options)
-    x = None if party_id == COORDINATOR else party_input(party_id, seed, cells)
+    x = None if party_id == COORDINATOR else spec.deployment_input(party_id, seed, cells)
     return spec.role(party_id, pub, x, entropy=None)
 
 

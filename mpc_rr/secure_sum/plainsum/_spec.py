@@ -57,6 +57,12 @@ class PlainSumProtocol(SumProtocol):
 
         return _roles.make_role(party_id, n_parties, seed, params)
 
+    def deployment_input(self, party_id: int, seed: int, cells: int) -> np.ndarray:
+        """Random integers in ``[0, 100)`` (:func:`~mpc_rr.secure_sum.plainsum.client_input`)."""
+        from mpc_rr.secure_sum.plainsum import _roles
+
+        return _roles.client_input(party_id, seed, cells)
+
     def message_types(self) -> tuple[type[Message], ...]:
         from mpc_rr.secure_sum.plainsum import _roles
 
