@@ -61,6 +61,7 @@ __all__ = [
     "AttributeInference",
     "AuditResult",
     "ChannelView",
+    "Cheats",
     "CoalitionModel",
     "EpsilonConsequence",
     "Grouping",
@@ -163,6 +164,7 @@ __all__ = [
 
 _HOME = {
     "ProtocolAttacks": "mpc_rr.adversary._extensions",
+    "Cheats": "mpc_rr.adversary._extensions",
     "attacked": "mpc_rr.adversary._extensions",
     "attacks_for": "mpc_rr.adversary._extensions",
     "register_attacks": "mpc_rr.adversary._extensions",
@@ -348,6 +350,7 @@ if TYPE_CHECKING:
         size_census,
     )
     from mpc_rr.adversary._extensions import (
+        Cheats,
         ProtocolAttacks,
         attacked,
         attacks_for,

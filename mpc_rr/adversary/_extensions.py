@@ -12,9 +12,12 @@ the adversary module registers them, keyed by the protocol's name, with
   (:mod:`~mpc_rr.adversary._broken`) every attack is tested against;
 * ``coalition`` -- ``coalition(public, parties) -> CoalitionModel``: who
   colludes and the bound the run declares;
-* ``cheats`` -- the strategies of a cheating server, relay or leader
-  (``attack cheat``), and ``poison`` -- whether poisoned inputs are measured
-  against it (``attack poison``).
+* ``cheats`` -- the strategies a cheating server, relay, leader or client
+  plays against it (``attack cheat``: a :class:`Cheats`, its strategies
+  spelled import-light and its ``play(protocol, strategy, *, broken, seed,
+  trials) -> CheatReport``), and ``poison`` -- what poisoned inputs are
+  measured on through it (``attack poison --on``: ``"count"``, one count;
+  ``"pipeline"``, the pipeline's dependences).
 
 The attacks of the library's own protocols are registered at the bottom of
 this module, by name (``"module:attribute"`` of this package's own modules,
@@ -35,9 +38,28 @@ from typing import Any, Literal
 
 from mpc_rr.core import UsageError, lazy, protocol_names
 
-__all__ = ["ProtocolAttacks", "attacked", "attacks_for", "register_attacks", "unregister_attacks"]
+__all__ = ["Cheats", "ProtocolAttacks", "attacked", "attacks_for", "register_attacks", "unregister_attacks"]
 
 Part = Literal["recover", "offline", "plants", "coalition", "cheats", "poison"]
+
+
+@dataclass(frozen=True)
+class Cheats:
+    """The active strategies played against one protocol (``attack cheat``, the ``cheat`` kind).
+
+    ``strategies``: their names (the command line lists them without importing the roles);
+    ``play(protocol, strategy, *, broken, seed, trials) -> CheatReport``: seeded trials
+    against our roles, or (``broken``) the variant with the protection off.
+    """
+
+    strategies: tuple[str, ...]
+    play: Callable[..., Any]
+    note: str = ""
+
+    def __call__(self, protocol: str, strategy: str, *, broken: bool, seed: int, trials: int) -> Any:
+        if strategy not in self.strategies:
+            raise UsageError(f"{protocol} does not play strategy {strategy!r}; it plays: {', '.join(self.strategies)}")
+        return self.play(protocol, strategy, broken=broken, seed=seed, trials=trials)
 
 
 @dataclass(frozen=True)
@@ -48,13 +70,13 @@ class ProtocolAttacks:
     offline: Callable[..., Any] | None = None
     plants: Callable[[], Mapping[str, Any]] | None = None
     coalition: Callable[..., Any] | None = None
-    cheats: tuple[str, ...] = ()
-    poison: bool = False
+    cheats: Cheats | None = None
+    poison: tuple[str, ...] = ()
     _extra: Mapping[str, Any] = field(default_factory=dict, repr=False)
 
     def has(self, part: Part) -> bool:
         value = getattr(self, part)
-        return bool(value) if isinstance(value, tuple | bool) else value is not None
+        return bool(value) if isinstance(value, tuple) else value is not None
 
     def planted(self) -> Mapping[str, Any]:
         """The planted variants (``{}`` when none)."""
@@ -77,7 +99,7 @@ def register_attacks(protocol: str, **parts: Any) -> ProtocolAttacks:
             value = _named(value) if key == "plants" else lazy(value)
         elif key == "plants" and isinstance(value, Mapping):
             value = _constant(dict(value))
-        elif key == "cheats":
+        elif key == "poison":
             value = tuple(value)
         given[key] = value
     old = _ATTACKS.get(protocol, ProtocolAttacks())
@@ -117,8 +139,46 @@ def _constant(value: Mapping[str, Any]) -> Callable[[], Mapping[str, Any]]:
 # -- the adversary's attacks on the library's own protocols -----------------------------------
 
 
+# the strategies (spelled here so that the command line imports no role; a test checks they are
+# the active modules' own lists)
+_SECAGG_CHEATS = (
+    "key-substitution", "equivocate", "isolate", "replay", "forge-shares", "withhold-shares",
+    "different-aggregates", "forged-signature", "key-reuse", "bad-shares", "inconsistent-shares",
+    "claim-sender",
+)  # fmt: skip
+_MESH_CHEATS = tuple(s for s in _SECAGG_CHEATS if s not in ("equivocate", "isolate", "inconsistent-shares"))
+_PRIO3_CHEATS = ("isolate", "forge-shares")
+
+
+def _play_secagg(protocol: str, strategy: str, *, broken: bool, seed: int, trials: int) -> Any:
+    from mpc_rr.adversary.active import cheat
+
+    return cheat(strategy, protocol=protocol, trials=trials, seed=seed, broken=broken)
+
+
+def _play_mesh(protocol: str, strategy: str, *, broken: bool, seed: int, trials: int) -> Any:
+    from mpc_rr.adversary.active import mesh_cheat
+
+    return mesh_cheat(protocol, strategy, broken=broken, seed=seed, trials=trials)
+
+
+def _play_through(protocol: str, strategy: str, *, broken: bool, seed: int, trials: int) -> Any:
+    from mpc_rr.adversary.active import pipeline_cheat, rrba_cheat
+    from mpc_rr.pipeline import PIPELINE
+
+    play = pipeline_cheat if protocol == PIPELINE.name else rrba_cheat
+    return play(strategy, broken=broken, seed=seed, trials=trials)
+
+
+def _play_prio3(protocol: str, strategy: str, *, broken: bool, seed: int, trials: int) -> Any:
+    from mpc_rr.adversary.active import prio3_cheat
+
+    return prio3_cheat(strategy, broken=broken, seed=seed, trials=trials)
+
+
 def _register_builtin() -> None:
     from mpc_rr.pipeline import PIPELINE
+    from mpc_rr.rrba import RRBA
     from mpc_rr.secure_sum.full_mesh import BOARD_SPEC as BOARD
     from mpc_rr.secure_sum.full_mesh import SPEC as MESH
     from mpc_rr.secure_sum.plainsum import SPEC as PLAINSUM
@@ -128,16 +188,22 @@ def _register_builtin() -> None:
     here = "mpc_rr.adversary"
     register_attacks(PLAINSUM.name, recover=f"{here}._recovery:recover_plainsum",
                      offline=f"{here}._offline:plainsum_offline", plants=f"{here}._broken:PLAINSUM_PLANTS",
-                     poison=True)  # fmt: skip
+                     poison=("count",))  # fmt: skip
     for mesh in (MESH, BOARD):
         register_attacks(mesh.name, recover=f"{here}._recovery:recover_full_mesh",
                          offline=f"{here}._offline:full_mesh_offline", plants=f"{here}._broken:FULL_MESH_PLANTS",
                          coalition=f"{here}._coalitions:full_mesh_coalition")  # fmt: skip
-    register_attacks(BOARD.name, poison=True)
+    register_attacks(BOARD.name, poison=("count",))
+    for mesh in (MESH, BOARD):
+        register_attacks(mesh.name, cheats=Cheats(_MESH_CHEATS, _play_mesh, "through a relaying hub"))
+    register_attacks(SECAGG.name, cheats=Cheats(_SECAGG_CHEATS, _play_secagg, "a cheating server or client"))
+    for outer in (PIPELINE, RRBA):
+        register_attacks(outer.name, cheats=Cheats(_SECAGG_CHEATS, _play_through, "inside its inner SecAgg+"))
+    register_attacks(PRIO3.name, cheats=Cheats(_PRIO3_CHEATS, _play_prio3, "a cheating leader"))
     register_attacks(SECAGG.name, recover=f"{here}._secagg_recovery:recover_secagg",
                      offline=f"{here}._offline:secagg_offline", plants=f"{here}._broken:SECAGG_PLANTS",
-                     coalition=f"{here}._coalitions:secagg_coalition", poison=True)  # fmt: skip
-    register_attacks(PRIO3.name, poison=True)
+                     coalition=f"{here}._coalitions:secagg_coalition", poison=("count", "pipeline"))  # fmt: skip
+    register_attacks(PRIO3.name, poison=("count", "pipeline"))
     register_attacks(PIPELINE.name, plants=f"{here}._broken:PIPELINE_PLANTS")
 
 

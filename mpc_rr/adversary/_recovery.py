@@ -52,6 +52,7 @@ from mpc_rr.core import (
     get_protocol,
 )
 from mpc_rr.secure_sum import crypto, shamir, smallest_uint
+from mpc_rr.secure_sum.full_mesh import SPEC as MESH
 from mpc_rr.secure_sum.full_mesh import (
     TAG_LEN,
     FullMeshParty,
@@ -62,6 +63,7 @@ from mpc_rr.secure_sum.full_mesh import (
     MeshTotal,
     open_share,
 )
+from mpc_rr.secure_sum.plainsum import SPEC as PLAINSUM
 from mpc_rr.secure_sum.plainsum import PlainTotal, PlainValue
 from mpc_rr.secure_sum.secagg import (
     SecAggClient,
@@ -258,7 +260,7 @@ def recover_plainsum(
     cands = {s.src: m.x.to_numpy().astype(np.int64) for s, m in view.select(PlainValue)}
     tot = view.first(PlainTotal)
     total = tot.total.to_numpy().astype(np.int64) if tot is not None else None
-    return _finish("plainsum", view, mem, cands, total, None)
+    return _finish(PLAINSUM.name, view, mem, cands, total, None)
 
 
 def _mesh_public_keys(view: View) -> dict[int, bytes]:
@@ -357,7 +359,7 @@ def recover_full_mesh(
         total = board.total.to_numpy().astype(np.int64)
     elif len(pub) == n:
         total = np.sum(list(pub.values()), axis=0) % m
-    return _finish("full-mesh", view, mem, cands, total, n - 1)
+    return _finish(MESH.name, view, mem, cands, total, n - 1)
 
 
 def recover(

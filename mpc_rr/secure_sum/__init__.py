@@ -16,6 +16,7 @@ from mpc_rr.core import lazy_exports
 
 __all__ = [
     "CHUNKS",
+    "DEFAULT_SUM",
     "PRIME",
     "DeploymentKeys",
     "Entropy",
@@ -59,6 +60,7 @@ __all__ = [
     "leaf_hash",
     "make_sum_role",
     "memory_estimate",
+    "merge_sum_options",
     "merkle_paths",
     "merkle_root_from_path",
     "message_count",
@@ -82,6 +84,7 @@ __all__ = [
     "stream_rows",
     "sub_identity",
     "sum_options",
+    "sum_options_json",
     "sum_protocol",
     "sum_protocol_names",
     "sum_protocols",
@@ -90,6 +93,7 @@ __all__ = [
 ]
 
 _HOME = {
+    "DEFAULT_SUM": "mpc_rr.secure_sum._family",
     "CHUNKS": "mpc_rr.secure_sum._shamir",
     "Entropy": "mpc_rr.secure_sum._entropy",
     "Graph": "mpc_rr.secure_sum._graph",
@@ -161,6 +165,8 @@ _HOME = {
     "sum_protocol": "mpc_rr.secure_sum._family",
     "sum_protocol_names": "mpc_rr.secure_sum._family",
     "sum_protocols": "mpc_rr.secure_sum._family",
+    "sum_options_json": "mpc_rr.secure_sum._family",
+    "merge_sum_options": "mpc_rr.secure_sum._family",
     "use_simulation_secret": "mpc_rr.secure_sum._identity",
 }
 
@@ -207,9 +213,12 @@ if TYPE_CHECKING:
         smallest_uint,
     )
     from mpc_rr.secure_sum._family import (
+        DEFAULT_SUM,
         check_inner_sum,
         given_options,
+        merge_sum_options,
         sum_options,
+        sum_options_json,
         sum_protocol,
         sum_protocol_names,
         sum_protocols,

@@ -14,13 +14,21 @@ from mpc_rr.core import UsageError, get_protocol, protocols
 from mpc_rr.secure_sum._protocol import SumProtocol
 
 __all__ = [
+    "DEFAULT_SUM",
     "check_inner_sum",
     "given_options",
+    "merge_sum_options",
     "sum_options",
+    "sum_options_json",
     "sum_protocol",
     "sum_protocol_names",
     "sum_protocols",
 ]
+
+
+DEFAULT_SUM = "secagg"
+"""The inner sum of the pipeline's secure-sum dependence and RRBA's secure tally, and the sum
+the commands run, when none is chosen (SecAgg+: dropouts tolerated in every step)."""
 
 
 def sum_protocols(*, at_coordinator: bool = False) -> tuple[SumProtocol, ...]:
@@ -94,3 +102,27 @@ def sum_options(
         raise UsageError(f"{names}: not an option of {spec.name} (its options: {own})")
     return spec.parse_options(values)
 
+
+
+def sum_options_json(protocol: str | SumProtocol, given: Any) -> dict[str, Any]:
+    """``given`` options of ``protocol`` parsed (defaults filled in) as JSON values: what a
+    ``results.json`` records of the inner sum a run used."""
+    import msgspec
+
+    spec = sum_protocol(protocol) if isinstance(protocol, str) else protocol
+    out: dict[str, Any] = msgspec.to_builtins(spec.parse_options(given_options(given)))
+    return out
+
+
+def merge_sum_options(given: Mapping[str, Any] | None, aliases: Mapping[str, Any]) -> dict[str, Any]:
+    """The options ``given`` (``None`` values: unset) with ``aliases`` -- options a command also
+    takes as flags of their own (SecAgg+'s ``--max-dropout``, ...) -- merged in; an option set
+    both ways to different values is a :class:`UsageError`."""
+    out = {k: v for k, v in dict(given or {}).items() if v is not None}
+    for key, value in aliases.items():
+        if value is None:
+            continue
+        if key in out and out[key] != value:
+            raise UsageError(f"option {key} is given twice: {out[key]!r} and {value!r}")
+        out[key] = value
+    return out

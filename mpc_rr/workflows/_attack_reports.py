@@ -185,8 +185,7 @@ def coalition_report(
         "server_colludes": model.server_colludes,
         "repeats": repeats,
     }
-    if protocol == "secagg":  # its declared parameters (degree, threshold, bounds)
-        out["params"] = obs.sum_public.as_json()
+    out["params"] = obs.sum_public.as_json()  # what the run declared (SecAgg+: degree, threshold, bounds)
     if curve:
         out["curve"] = [
             {"size": c, "success": r.success, "ci": list(r.ci), "baseline": r.baseline,

@@ -35,6 +35,7 @@ from mpc_rr.privacy import (
     largest_epsilon0,
     smallest_n,
 )
+from mpc_rr.secure_sum import DEFAULT_SUM
 
 __all__ = [
     "central_curve",
@@ -190,7 +191,7 @@ def pipeline_ledger(
 
 def rrba_ledger(
     *, epsilon_tables: list[float], paper_epsilon: float, view_len: int, crowds: list[int],
-    secure_tally: bool, sum_protocol: str = "secagg", delta: float = 1e-6,
+    secure_tally: bool, sum_protocol: str = DEFAULT_SUM, delta: float = 1e-6,
 ) -> tuple[Ledger, list[PhaseSpec]]:  # fmt: skip
     """An RRBA run: each client answers its view's tables once, in one block (blocks are disjoint).
 

@@ -42,7 +42,7 @@ from mpc_rr.mdrr import (
     perturb_pairs,
 )
 from mpc_rr.mechanisms import JointMechanism
-from mpc_rr.secure_sum import SecureSumPlan, SeededEntropy, sum_protocol
+from mpc_rr.secure_sum import DEFAULT_SUM, SecureSumPlan, SeededEntropy, sum_protocol
 
 __all__ = [
     "BivariateCounts",
@@ -206,7 +206,7 @@ class BivariateCounts:
 
 
 def exact_bivariate_counts(
-    codes: np.ndarray, schema: Schema, *, protocol: str = "secagg", **kwargs: Any
+    codes: np.ndarray, schema: Schema, *, protocol: str = DEFAULT_SUM, **kwargs: Any
 ) -> BivariateCounts:
     """Section 4.2: every party's one-hot pair cells summed securely (``kwargs``: run_secure_sum's).
 
@@ -238,7 +238,7 @@ def pairwise_rr_counts(
     mechanism: Callable[[tuple[int, int]], JointMechanism] | Mapping[tuple[int, int], JointMechanism],
     rng: np.random.Generator,
     *,
-    protocol: str = "secagg",
+    protocol: str = DEFAULT_SUM,
     method: str = "clip",
     **kwargs: Any,
 ) -> PairwiseCounts:

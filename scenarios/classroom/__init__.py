@@ -27,7 +27,7 @@ from mpc_rr.core import UsageError, get_protocol, protocols
 if TYPE_CHECKING:
     from scenarios.classroom.trace import Trace
 
-__all__ = ["classroom_protocols", "lesson_options", "make_trace", "register_lesson", "steps_of"]
+__all__ = ["LIVE_PROTOCOLS", "classroom_protocols", "lesson_options", "make_trace", "register_lesson", "steps_of"]
 
 _LESSONS: dict[str, str | Callable[..., Any]] = {}
 
@@ -36,6 +36,18 @@ def register_lesson(protocol: str, lesson: str | Callable[..., Any]) -> None:
     """``lesson`` (a function, or ``"module:attribute"`` imported on first use) teaches
     ``protocol``; without one, a sum protocol is taught by :mod:`.sum_lesson`."""
     _LESSONS[protocol] = lesson
+
+
+def _live_protocols() -> tuple[str, ...]:
+    from mpc_rr.secure_sum.full_mesh import SPEC as MESH
+    from mpc_rr.secure_sum.secagg import SPEC as SECAGG
+
+    return (MESH.name, SECAGG.name, "rr-survey")
+
+
+LIVE_PROTOCOLS = _live_protocols()
+"""What a live class runs (:mod:`.live`): the full mesh through the board, SecAgg+, and an RR
+survey whose answers reach the teacher unprotected (no sum protocol)."""
 
 
 def _register_builtin() -> None:

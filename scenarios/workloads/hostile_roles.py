@@ -201,7 +201,6 @@ class HostileMeshRelay:
 def hostile_mesh(strategy: str, board: bool, n: int, cells: int, seed: int = 0) -> tuple[SumProtocol, HostileMeshRelay]:
     """The full mesh's descriptor (``full-mesh-board`` or ``full-mesh``) whose board, if any, sends
     and receives through the hostile relay, and that relay (also the hub's ``relay_filter``)."""
-    from mpc_rr.secure_sum import sum_protocol
     from mpc_rr.secure_sum.full_mesh import BulletinBoard
 
     hostile = HostileMeshRelay(strategy, n, cells, seed)
@@ -223,7 +222,9 @@ def hostile_mesh(strategy: str, board: bool, n: int, cells: int, seed: int = 0) 
         def on_timeout(self) -> list[Send]:
             return self._out(super().on_timeout())
 
-    base = sum_protocol("full-mesh-board" if board else "full-mesh")
+    from mpc_rr.secure_sum.full_mesh import BOARD_SPEC, SPEC
+
+    base = BOARD_SPEC if board else SPEC
 
     def role(party_id: int, pub: Any, x: np.ndarray | None, *, entropy: Any = None, identity: Any = None) -> Role:
         if party_id == COORDINATOR and board:

@@ -55,6 +55,7 @@ from mpc_rr.core import (
     unregister_protocol,
 )
 from mpc_rr.secure_sum import SeededEntropy, with_roles
+from mpc_rr.secure_sum.secagg import PROTOCOL as SIGNED_AS
 from mpc_rr.secure_sum.secagg import SPEC, SecAggClient, SecAggServer
 
 __all__ = ["PIPELINE_CHEATS", "pipeline_cheat", "rrba_cheat"]
@@ -335,7 +336,7 @@ def _receipts_disagree(inner: dict[int, Role]) -> bool:
         if i == COORDINATOR or r is None:
             continue
         roster = role.roster  # type: ignore[attr-defined]
-        if roster.verify_signed("secagg", role.run, "aggregate", COORDINATOR, r.signature, r.total.data,
+        if roster.verify_signed(SIGNED_AS, role.run, "aggregate", COORDINATOR, r.signature, r.total.data,
                                 str(r.n_included).encode()):  # fmt: skip
             valid.add(r.total.data)
     return len(valid) > 1

@@ -13,7 +13,8 @@ import json
 import sys
 
 from mpc_rr.core import UsageError, option_flag
-from mpc_rr.secure_sum import sum_protocol, sum_protocol_names
+from mpc_rr.secure_sum import DEFAULT_SUM, sum_protocol, sum_protocol_names
+from mpc_rr.secure_sum.secagg import SPEC as SECAGG
 from scenarios.cli.options import (
     HelpFormatter,
     add_json,
@@ -45,7 +46,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         formatter_class=HelpFormatter,
     )
     p.add_argument(
-        "--protocol", choices=[s.name for s in specs], default="secagg",
+        "--protocol", choices=[s.name for s in specs], default=DEFAULT_SUM,
         help="; ".join(f"{s.name}: {s.summary}" for s in specs),
     )  # fmt: skip
     p.add_argument("--parties", type=int_at_least(2), required=True, help="number of data parties n")
@@ -156,7 +157,7 @@ def run(args: argparse.Namespace) -> int:
             print(line)
         if priced is not None:
             print(pricing_line(out["network"]))
-        if rep.protocol == "secagg":
+        if rep.protocol == SECAGG.name:
             pr = rep.params
             print(f"SecAgg+: degree {pr['degree']}, threshold t={pr['threshold']}, tolerates "
                   f"{pr['max_dropped']} dropouts (max_dropout={pr['max_dropout']:.3g}) and "
