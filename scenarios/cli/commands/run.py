@@ -19,6 +19,7 @@ from typing import Any
 from mpc_rr.estimation import ESTIMATORS
 from mpc_rr.mdrr import DEPENDENCE_SOURCES, MECHANISMS
 from mpc_rr.secure_sum import DEFAULT_SUM, sum_protocol_names
+from parties.runners import LOCAL_TRANSPORTS
 from scenarios.cli.options import (
     HelpFormatter,
     add_json,
@@ -41,8 +42,6 @@ from scenarios.cli.options import (
     wire_summary,
 )
 from scenarios.workloads.data_source import add_data_arguments, spec_from_args
-
-TRANSPORTS = ("memory", "tcp", "harness")
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -73,7 +72,7 @@ def register(sub: argparse._SubParsersAction) -> None:
         "iterative Bayesian update, none)",
     )  # fmt: skip
     p.add_argument(
-        "--transport", choices=TRANSPORTS, default="memory",
+        "--transport", choices=LOCAL_TRANSPORTS, default="memory",
         help="memory: Party actors in one process; tcp: TCP + mutual TLS on 127.0.0.1; "
         "harness: synchronous driver, no transport",
     )  # fmt: skip

@@ -15,6 +15,7 @@ import sys
 from mpc_rr.core import UsageError, option_flag
 from mpc_rr.secure_sum import DEFAULT_SUM, sum_protocol, sum_protocol_names
 from mpc_rr.secure_sum.secagg import SPEC as SECAGG
+from parties.runners import LOCAL_TRANSPORTS
 from scenarios.cli.options import (
     HelpFormatter,
     add_json,
@@ -34,8 +35,6 @@ from scenarios.cli.options import (
     wire_summary,
 )
 
-TRANSPORTS = ("harness", "memory", "tcp")
-
 
 def register(subparsers: argparse._SubParsersAction) -> None:
     specs = [sum_protocol(n) for n in sum_protocol_names()]
@@ -52,7 +51,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     p.add_argument("--parties", type=int_at_least(2), required=True, help="number of data parties n")
     p.add_argument("--cells", type=int_at_least(1), default=1582, help="vector length D")
     p.add_argument(
-        "--transport", choices=TRANSPORTS, default="memory",
+        "--transport", choices=LOCAL_TRANSPORTS, default="memory",
         help="memory: Party actors over the in-memory transport (virtual time); tcp: TCP + "
         "mutual TLS on 127.0.0.1, one process; harness: synchronous driver, no transport",
     )  # fmt: skip
