@@ -209,11 +209,11 @@ def cheat(
     this process: the memory transport's parties, TCP + TLS on loopback)."""
     strategies = cheat_strategies()
     if protocol not in CHEAT_PROTOCOLS:
-        from mpc_rr.adversary._extensions import attacked
+        from mpc_rr.adversary._extensions import attacks_for
 
-        others = ", ".join(p for p in attacked("cheats") if p not in CHEAT_PROTOCOLS)
-        raise UsageError(f"cheat: plays SecAgg+ alone, not protocol {protocol!r}; the cheats against "
-                         f"{others} are registered with mpc_rr.adversary.attacks_for(protocol).cheats")  # fmt: skip
+        where = (f"; mpc_rr.adversary.attacks_for({protocol!r}).cheats plays it" if attacks_for(protocol).cheats
+                 else f"; choose from {', '.join(CHEAT_PROTOCOLS)}")  # fmt: skip
+        raise UsageError(f"cheat: plays SecAgg+ alone, not protocol {protocol!r}{where}")
     if strategy not in strategies:
         raise UsageError(f"cheat: unknown strategy {strategy!r}; the strategies are: {', '.join(strategies)}")
     if trials < 1:

@@ -188,10 +188,10 @@ def test_kind_literals_match_the_library() -> None:
     assert CHOICES == AUDIT_MECHANISMS  # the command's import-free copy
     # the cheat kind's and the command's import-free copies of the strategies
     from mpc_rr.adversary.active import cheat_strategies
-    from scenarios.cli.commands.attack_cheat import _STRATEGIES
+    from scenarios.cli.commands.attack_cheat import _strategies
     from scenarios.experiments.kinds.cheat import CheatParams
 
-    assert choices(CheatParams, "strategy") == set(_STRATEGIES) == set(cheat_strategies())
+    assert choices(CheatParams, "strategy") == set(_strategies()) == set(cheat_strategies())
 
 
 # -- a plug-in kind, failures and retries ----------------------------------------------------
