@@ -175,10 +175,13 @@ def add_sum_option(p: argparse.ArgumentParser, scope: str = "") -> None:
     )  # fmt: skip
 
 
-def inner_sum_options(args: argparse.Namespace, protocol: str, where: str = "--sum") -> dict[str, Any]:
+def inner_sum_options(
+    args: argparse.Namespace, protocol: str, where: str = "--sum", *, with_flags: bool = True
+) -> dict[str, Any]:
     """The inner sum's options from ``--sum-option`` and the SecAgg+ flags of ``args``,
     validated by ``protocol``'s options struct (a :class:`UsageError` naming the flag) and
-    returned as given (JSON values; the library parses them again where it runs)."""
+    returned as given (JSON values; the library parses them again where it runs); without
+    ``with_flags``, only the ``--sum-option`` ones (a caller that passes the flags itself)."""
     from mpc_rr.core import UsageError
     from mpc_rr.secure_sum import merge_sum_options, sum_options
 
@@ -196,7 +199,7 @@ def inner_sum_options(args: argparse.Namespace, protocol: str, where: str = "--s
     spelled = {SECAGG_ALIASES[f]: "--" + f.replace("_", "-") for f, v in flags.items() if v is not None}
     given = merge_sum_options(pairs, aliases)
     sum_options(protocol, given, flag=lambda k: spelled.get(k, f"--sum-option {k}"), where=where)
-    return given
+    return given if with_flags else pairs
 
 
 def _option_value(text: str) -> Any:

@@ -127,7 +127,7 @@ def run(args: argparse.Namespace) -> int:
     from scenarios.workloads.outputs import write_outputs
 
     _check_dependence_flags(args)
-    sum_opts = inner_sum_options(args, args.sum)
+    sum_opts = inner_sum_options(args, args.sum, with_flags=False)  # the SecAgg+ flags: RunOptions' own
     priced = network_runner_of(args, args.transport, step_timeout=args.step_timeout,
                                transcript=args.transcript is not None)  # fmt: skip
     if priced is None:
@@ -136,7 +136,9 @@ def run(args: argparse.Namespace) -> int:
     opts = RunOptions(
         parties=args.parties, p=args.p, tv=args.tv, td=args.td, dependence=args.dependence,
         mechanism=args.mechanism, estimator=args.estimator, seed=args.seed, queries=args.queries,
-        sum=args.sum, sum_options=sum_opts, audit_trials=args.audit,
+        max_dropout=args.max_dropout, max_corrupt=args.max_corrupt,
+        secagg_degree=args.secagg_degree, secagg_failure=args.secagg_failure, sum=args.sum,
+        sum_options=sum_opts, audit_trials=args.audit,
     )  # fmt: skip
     name = args.name or (Path(spec.source).stem if spec.is_file else spec.source)
     out = args.out or _fresh(Path("results") / f"run-{name}-{args.seed}")

@@ -174,7 +174,9 @@ def run(ctx: RunContext) -> Outcome:
     opts = RunOptions(
         parties=parties, p=prm.p, tv=prm.tv, td=prm.td, dependence=prm.dependence,
         mechanism=prm.mechanism, estimator=prm.estimator, adjust_iterations=prm.adjust_iterations,
-        seed=ctx.seed, queries=prm.queries, sum=prm.sum, sum_options=_inner_options(prm),
+        seed=ctx.seed, queries=prm.queries, max_dropout=prm.max_dropout, max_corrupt=prm.max_corrupt,
+        secagg_degree=prm.secagg_degree, secagg_failure=prm.secagg_failure, sum=prm.sum,
+        sum_options=prm.sum_options,
         audit_trials=prm.audit_trials,
     )  # fmt: skip
     from parties.pricing import network_metrics, scenario_runner
