@@ -90,8 +90,7 @@ def _child(quick: bool, only: str) -> dict[str, Any]:
     import numpy as np
     from cryptography.hazmat.primitives.asymmetric.x25519 import X25519PrivateKey
 
-    from mpc_rr.secure_sum.prio3 import Field64, Field128, Histogram, Prio3, SumVec
-    from mpc_rr.secure_sum.prio3._params import default_chunk
+    from mpc_rr.secure_sum.prio3 import Field64, Field128, Histogram, Prio3, SumVec, default_chunk
 
     sk, pk = X25519PrivateKey.generate(), X25519PrivateKey.generate().public_key()
     agreements = 200

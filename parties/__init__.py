@@ -14,9 +14,9 @@ from mpc_rr.core import lazy_exports
 if TYPE_CHECKING:
     from parties.party import Party
     from parties.runner import MemoryRunner, run_memory, run_memory_sync, run_parties
-    from parties.runners import TRANSPORTS, runner_for
+    from parties.runners import LOCAL_TRANSPORTS, TRANSPORTS, runner_for
 
-__all__ = ["TRANSPORTS", "MemoryRunner", "Party", "run_memory", "run_memory_sync", "run_parties", "runner_for"]
+__all__ = ["LOCAL_TRANSPORTS", "TRANSPORTS", "MemoryRunner", "Party", "run_memory", "run_memory_sync", "run_parties", "runner_for"]
 
 _HOME = {
     "Party": "parties.party",
@@ -25,6 +25,7 @@ _HOME = {
     "run_memory_sync": "parties.runner",
     "run_parties": "parties.runner",
     "TRANSPORTS": "parties.runners",
+    "LOCAL_TRANSPORTS": "parties.runners",
     "runner_for": "parties.runners",
 }
 

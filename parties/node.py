@@ -1,7 +1,7 @@
 """Run ONE party of a protocol over TCP: the engine of ``mpc-rr party``.
 
 Each process builds its own role from ``(roster size, seed, params)`` with a
-:class:`~mpc_rr.core.ProtocolSpec` (the caller resolves the protocol name,
+:class:`~mpc_rr.core.RegisteredProtocol` (the caller resolves the protocol name,
 ``mpc_rr.core._registry``), so the same command works on one host or many.
 The hub (party 0) listens, runs its role, then keeps relaying until every
 other party has connected and left again (bounded by ``linger`` seconds).
@@ -44,7 +44,7 @@ from mpc_rr.core import (
     COORDINATOR,
     DropAt,
     ProtocolAbort,
-    ProtocolSpec,
+    RegisteredProtocol,
     Role,
     Transcript,
     UsageError,
@@ -70,7 +70,7 @@ def exit_code(report: Mapping[str, Any]) -> int:
 
 def _report(
     pid: int,
-    spec: ProtocolSpec,
+    spec: RegisteredProtocol,
     role: Role,
     party: Party | None,
     cause: str,
@@ -124,7 +124,7 @@ def process_age() -> float | None:
         return None
 
 
-def run_label(spec: ProtocolSpec, seed: int, params: Mapping[str, Any], nonce: str) -> str:
+def run_label(spec: RegisteredProtocol, seed: int, params: Mapping[str, Any], nonce: str) -> str:
     """The run label of a deployed run: the given ``run`` (default ``<protocol>-<seed>``)
     and the hub's nonce, ``base#nonce`` -- unique per run, so a message replayed from
     another run (same seed or not) carries another label and is rejected naming its sender.
@@ -134,14 +134,14 @@ def run_label(spec: ProtocolSpec, seed: int, params: Mapping[str, Any], nonce: s
 
 
 def _build(
-    spec: ProtocolSpec, pid: int, n: int, seed: int, params: Mapping[str, Any], nonce: str,
+    spec: RegisteredProtocol, pid: int, n: int, seed: int, params: Mapping[str, Any], nonce: str,
     crash_before: str | None,
 ) -> Role:  # fmt: skip
     label = run_label(spec, seed, params, nonce)
     if pid == COORDINATOR and not getattr(spec, "coordinator", True):  # the all-to-all full mesh
         from parties.tcp_runner import IdleHub
 
-        return IdleHub(tuple(spec.messages()), run=label)  # type: ignore[attr-defined]  # the hub only relays
+        return IdleHub(tuple(spec.message_types()), run=label)  # the hub only relays
     role = spec.make_role(pid, n, seed, {**params, "run": label})
     return role if crash_before is None else _crashing(role, crash_before)
 
@@ -230,7 +230,7 @@ def _install_identity(roster: Roster, pid: int, tls: bool, seed: int) -> None:
 async def run_node(
     roster: Roster,
     pid: int,
-    spec: ProtocolSpec,
+    spec: RegisteredProtocol,
     *,
     seed: int = 0,
     params: Mapping[str, Any] | None = None,

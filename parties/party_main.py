@@ -20,6 +20,7 @@ from pathlib import Path
 from typing import Any
 
 from mpc_rr.core import UsageError, get_protocol, protocol_names
+from mpc_rr.secure_sum.plainsum import SPEC as PLAINSUM
 from parties.cli_args import (
     HelpFormatter,
     add_seed,
@@ -44,7 +45,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     """The party's flags (the same for ``mpc-rr party`` and ``python -m parties.party_main``)."""
     p.add_argument("--roster", type=Path, required=True, help="roster.json from `keys init`")
     p.add_argument("--id", type=int, required=True, help="this party's id")
-    p.add_argument("--protocol", choices=protocol_names(), default="plainsum", help="the protocol to run")
+    p.add_argument("--protocol", choices=protocol_names(), default=PLAINSUM.name, help="the protocol to run")
     add_seed(p, "the run: scenario seed (same on every party)")
     p.add_argument("--params", default="{}", help="protocol parameters as JSON")
     p.add_argument("--plaintext", action="store_true", help="NO TLS (classroom traces only)")

@@ -52,7 +52,7 @@ from parties.launch import (
 )
 
 if TYPE_CHECKING:  # imported where used: the fork server starts first and imports them meanwhile
-    from mpc_rr.core import CostReport, ProtocolSpec, Transcript
+    from mpc_rr.core import CostReport, RegisteredProtocol, Transcript
     from transports.pki import Roster
 
 __all__ = ["ProcessRunResult", "run_processes", "run_with_hub_process"]
@@ -135,7 +135,7 @@ def _work_folder(workdir: Path | None, prefix: str) -> Iterator[Path]:
 
 
 def run_with_hub_process(
-    spec: ProtocolSpec,
+    spec: RegisteredProtocol,
     n_parties: int,
     *,
     seed: int = 0,

@@ -1,11 +1,11 @@
 """A deployment's protocol keys: what ``mpc-rr keys init`` writes beside the roster for the
 protocols that need more than the parties' certificates, and what each party process reads.
 
-A protocol that needs deployment secrets names a ``deployment_keys`` hook
-(``(folder) -> {"params", "files", "note"}``: it writes its key files in the
+A protocol that needs deployment secrets is a
+:class:`~mpc_rr.secure_sum.DeploymentKeys` (``deployment_keys(folder) -> {"params", "files", "note"}``: it writes its key files in the
 deployment's folder and returns the parameters every party runs with, the
 names among them that are file paths relative to that folder, and a note on
-where to copy which file).  :func:`write_protocol_keys` calls every such hook
+where to copy which file).  :func:`write_protocol_keys` asks every such protocol
 and records the answers in ``protocols.json``; :func:`protocol_params` gives a
 party process its protocol's recorded parameters (paths resolved against the
 roster's folder), which its own ``--params`` override.  Prio3's helper key
@@ -20,6 +20,7 @@ from pathlib import Path
 from typing import Any
 
 from mpc_rr.core import UsageError, protocols
+from mpc_rr.secure_sum import DeploymentKeys
 
 __all__ = ["PROTOCOLS_FILE", "protocol_params", "write_protocol_keys"]
 
@@ -28,11 +29,14 @@ _VERSION = 1
 
 
 def write_protocol_keys(folder: Path) -> list[str]:
-    """Call every protocol's ``deployment_keys`` hook in ``folder`` and record the parameters
-    in ``folder/protocols.json``; return the hooks' notes (where to copy which file)."""
+    """Ask every protocol that needs deployment keys (:class:`~mpc_rr.secure_sum.DeploymentKeys`)
+    to write them in ``folder``; record the parameters in ``folder/protocols.json``; return the
+    protocols' notes (where to copy which file)."""
     entries: dict[str, Any] = {}
-    for spec in protocols(hook="deployment_keys"):
-        entry = spec.hook("deployment_keys")(Path(folder))
+    for spec in protocols():
+        if not isinstance(spec, DeploymentKeys):
+            continue
+        entry = spec.deployment_keys(Path(folder))
         entries[spec.name] = {"params": dict(entry["params"]), "files": list(entry.get("files", ()))}
         if entry.get("note"):
             entries[spec.name]["note"] = str(entry["note"])

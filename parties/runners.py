@@ -9,9 +9,11 @@ from mpc_rr.core import UsageError
 if TYPE_CHECKING:  # (the CLI reads TRANSPORTS at start-up: no numpy)
     from mpc_rr.core import Runner
 
-__all__ = ["TRANSPORTS", "runner_for"]
+__all__ = ["LOCAL_TRANSPORTS", "TRANSPORTS", "runner_for"]
 
 TRANSPORTS = ("harness", "memory", "sharded", "ray", "tcp")
+LOCAL_TRANSPORTS = ("harness", "memory", "tcp")
+"""The runners a command's ``--transport`` chooses (sharding is ``--workers``, Ray ``--engine``)."""
 
 
 def runner_for(transport: str, *, workers: int | None = None, **options: Any) -> Runner:

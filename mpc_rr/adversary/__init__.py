@@ -61,6 +61,7 @@ __all__ = [
     "AttributeInference",
     "AuditResult",
     "ChannelView",
+    "Cheats",
     "CoalitionModel",
     "EpsilonConsequence",
     "Grouping",
@@ -81,6 +82,7 @@ __all__ = [
     "PlaintextShareMeshParty",
     "Plant",
     "Prio3Recovery",
+    "ProtocolAttacks",
     "RRBAClientMechanism",
     "RawRecordParty",
     "Recovery",
@@ -95,6 +97,8 @@ __all__ = [
     "activity",
     "attack",
     "attack_order",
+    "attacked",
+    "attacks_for",
     "attribute_inference",
     "audit",
     "audit_curve",
@@ -109,7 +113,6 @@ __all__ = [
     "cp_two_sided",
     "cp_upper",
     "dense_matrix",
-    "eavesdrop_protocols",
     "epsilon_consequence",
     "epsilon_from_precision",
     "evaluate",
@@ -140,6 +143,7 @@ __all__ = [
     "recover_full_mesh",
     "recover_plainsum",
     "recover_secagg",
+    "register_attacks",
     "reidentification",
     "release_pairs",
     "rrba_observations",
@@ -155,9 +159,16 @@ __all__ = [
     "synthetic_schema",
     "timing_leakage",
     "uniform_event_test",
+    "unregister_attacks",
 ]
 
 _HOME = {
+    "ProtocolAttacks": "mpc_rr.adversary._extensions",
+    "Cheats": "mpc_rr.adversary._extensions",
+    "attacked": "mpc_rr.adversary._extensions",
+    "attacks_for": "mpc_rr.adversary._extensions",
+    "register_attacks": "mpc_rr.adversary._extensions",
+    "unregister_attacks": "mpc_rr.adversary._extensions",
     "ALL": "mpc_rr.adversary._broken",
     "Activity": "mpc_rr.adversary._traffic",
     "AttributeInference": "mpc_rr.adversary._inference",
@@ -221,7 +232,6 @@ _HOME = {
     "cp_two_sided": "mpc_rr.adversary._stats",
     "cp_upper": "mpc_rr.adversary._stats",
     "dense_matrix": "mpc_rr.adversary._inference",
-    "eavesdrop_protocols": "mpc_rr.adversary._choices",
     "epsilon_consequence": "mpc_rr.adversary._consequences",
     "epsilon_from_precision": "mpc_rr.adversary._audit",
     "evaluate": "mpc_rr.adversary._linkability",
@@ -305,7 +315,6 @@ if TYPE_CHECKING:
     )
     from mpc_rr.adversary._choices import (
         LINK_CHANNELS,
-        eavesdrop_protocols,
         planted_variants,
     )
     from mpc_rr.adversary._coalitions import (
@@ -339,6 +348,14 @@ if TYPE_CHECKING:
         on_link,
         participation,
         size_census,
+    )
+    from mpc_rr.adversary._extensions import (
+        Cheats,
+        ProtocolAttacks,
+        attacked,
+        attacks_for,
+        register_attacks,
+        unregister_attacks,
     )
     from mpc_rr.adversary._inference import (
         AttributeInference,

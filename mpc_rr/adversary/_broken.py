@@ -176,7 +176,7 @@ class RawRecordParty(DataParty):
         return [Send(COORDINATOR, RandomizedRecord(run=self.run, codes=rec))]
 
 
-# -- the planted variants each sum protocol offers (its spec's "plants" hook) ---------------
+# -- the planted variants each sum protocol offers (registered in _extensions) ---------------
 
 Plant = Callable[[dict[int, Role], np.ndarray, Any], dict[int, Role]]
 """``plant(roles, inputs, public) -> roles``: the honest roles of a run with some replaced."""

@@ -14,10 +14,11 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from mpc_rr.adversary._extensions import attacked, attacks_for
 from mpc_rr.adversary._recovery import MemberState, Recovery, RecoveryResult, recover_full_mesh
 from mpc_rr.adversary._secagg_recovery import SecAggView, recover_secagg
 from mpc_rr.adversary._stats import check_confidence, cp_two_sided
-from mpc_rr.core import COORDINATOR, UsageError, View, get_protocol, protocol_names
+from mpc_rr.core import COORDINATOR, UsageError, View, get_protocol
 from mpc_rr.secure_sum.secagg import SecAggConfig
 
 __all__ = [
@@ -34,7 +35,7 @@ __all__ = [
 
 @dataclass(frozen=True)
 class CoalitionModel:
-    """Who colludes in a protocol and what it declares it withstands (a spec's ``coalition`` hook).
+    """Who colludes in a protocol and what it declares it withstands (registered per protocol: :func:`~mpc_rr.adversary.attacks_for`).
 
     ``threshold`` and ``rule``: the collusion bound the run declared (SecAgg+:
     Shamir threshold ``t``; the full mesh: ``n - 1``); ``smallest``: the
@@ -70,12 +71,13 @@ def full_mesh_coalition(public: Any, parties: int) -> CoalitionModel:
 
 
 def coalition_model(protocol: str, public: Any, parties: int) -> CoalitionModel:
-    """``protocol``'s coalition model (its ``coalition`` hook), or a :class:`UsageError`."""
-    spec = get_protocol(protocol)
-    if not spec.has_hook("coalition"):
-        known = ", ".join(protocol_names(hook="coalition"))
+    """``protocol``'s coalition model (registered: :func:`~mpc_rr.adversary.attacks_for`), or a :class:`UsageError`."""
+    get_protocol(protocol)  # a UsageError naming the known ones
+    make = attacks_for(protocol).coalition
+    if make is None:
+        known = ", ".join(attacked("coalition"))
         raise UsageError(f"{protocol} has no coalition attack (protocols with one: {known})")
-    model: CoalitionModel = spec.hook("coalition")(public, parties)
+    model: CoalitionModel = make(public, parties)
     return model
 
 
@@ -190,7 +192,7 @@ def coalition_sweep(
         sv = SecAggView(view.of(COORDINATOR, observer="server"), config)
     elif protocol not in ("full-mesh", "full-mesh-board"):
         raise UsageError(
-            f"coalition_sweep: protocol must be one of {', '.join(protocol_names(hook='coalition'))}, "
+            f"coalition_sweep: protocol must be one of {', '.join(attacked('coalition'))}, "
             f"got {protocol!r}"
         )
     elif n is None:

@@ -1,4 +1,4 @@
-"""Public parameters read back from a recorded transcript (each sum protocol's ``offline`` hook).
+"""Public parameters read back from a recorded transcript (registered per protocol in _extensions).
 
 An offline attack holds a saved transcript and nothing else: these rebuild
 what the recovery needs of the run's public parameters from the messages

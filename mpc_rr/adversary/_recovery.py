@@ -50,9 +50,9 @@ from mpc_rr.core import (
     UsageError,
     View,
     get_protocol,
-    protocol_names,
 )
 from mpc_rr.secure_sum import crypto, shamir, smallest_uint
+from mpc_rr.secure_sum.full_mesh import SPEC as MESH
 from mpc_rr.secure_sum.full_mesh import (
     TAG_LEN,
     FullMeshParty,
@@ -63,6 +63,7 @@ from mpc_rr.secure_sum.full_mesh import (
     MeshTotal,
     open_share,
 )
+from mpc_rr.secure_sum.plainsum import SPEC as PLAINSUM
 from mpc_rr.secure_sum.plainsum import PlainTotal, PlainValue
 from mpc_rr.secure_sum.secagg import (
     SecAggClient,
@@ -259,7 +260,7 @@ def recover_plainsum(
     cands = {s.src: m.x.to_numpy().astype(np.int64) for s, m in view.select(PlainValue)}
     tot = view.first(PlainTotal)
     total = tot.total.to_numpy().astype(np.int64) if tot is not None else None
-    return _finish("plainsum", view, mem, cands, total, None)
+    return _finish(PLAINSUM.name, view, mem, cands, total, None)
 
 
 def _mesh_public_keys(view: View) -> dict[int, bytes]:
@@ -358,7 +359,7 @@ def recover_full_mesh(
         total = board.total.to_numpy().astype(np.int64)
     elif len(pub) == n:
         total = np.sum(list(pub.values()), axis=0) % m
-    return _finish("full-mesh", view, mem, cands, total, n - 1)
+    return _finish(MESH.name, view, mem, cands, total, n - 1)
 
 
 def recover(
@@ -367,17 +368,19 @@ def recover(
     members: Mapping[int, MemberState] | Iterable[MemberState] = (),
     **public: object,
 ) -> Recovery:
-    """The input-recovery attack of ``protocol`` (its ``recover`` hook) on ``view``.
+    """The input-recovery attack of ``protocol`` (registered: :func:`~mpc_rr.adversary.attacks_for`) on ``view``.
 
     ``public``: the run's public parameters, as ``public=`` (the object the
     protocol's spec built) or the attack's own keywords (``n`` and ``modulus``
     for the full mesh, ``config`` for SecAgg+).
     """
-    spec = get_protocol(protocol)
-    if not spec.has_hook("recover"):
-        known = ", ".join(protocol_names(hook="recover"))
+    from mpc_rr.adversary._extensions import attacked, attacks_for  # it names this module
+
+    get_protocol(protocol)  # a UsageError naming the known ones
+    attack: Any = attacks_for(protocol).recover
+    if attack is None:
+        known = ", ".join(attacked("recover"))
         raise UsageError(f"recover: {protocol} has no input-recovery attack (protocols with one: {known})")
-    attack: Any = spec.hook("recover")
     rec: Recovery = attack(view, members, **public)
     return rec
 

@@ -8,7 +8,7 @@ Nothing here knows a protocol.  It defines how one is written and run:
 * composition -- :class:`SubProtocol` (one role run inside another);
 * messages -- :class:`Message`, :class:`WireArray` and the strict :class:`Codec`;
 * runs -- :class:`Runner`, :class:`RolePlan`, :class:`RunResult`,
-  :class:`ProtocolSpec`; the synchronous :class:`HarnessRunner` (no transport);
+  :class:`RegisteredProtocol`, :class:`ProtocolSpec`; the synchronous :class:`HarnessRunner` (no transport);
 * observation -- :class:`Transcript` / :class:`WireEvent` (what a wire observer
   records), :func:`observe` / :class:`View` (the messages an observer can decode),
   :class:`CostReport` / :class:`PartyStats`;
@@ -62,6 +62,7 @@ __all__ = [
     "Progress",
     "ProtocolAbort",
     "ProtocolSpec",
+    "RegisteredProtocol",
     "Role",
     "RoleFactory",
     "RoleOutcome",
@@ -141,6 +142,7 @@ _HOME = {
     "Progress": "mpc_rr.core._runs",
     "ProtocolAbort": "mpc_rr.core._errors",
     "ProtocolSpec": "mpc_rr.core._registry",
+    "RegisteredProtocol": "mpc_rr.core._registry",
     "RELAY": "mpc_rr.core._errors",
     "Role": "mpc_rr.core._roles",
     "RoleFactory": "mpc_rr.core._registry",
@@ -261,6 +263,7 @@ if TYPE_CHECKING:
         BUILTIN,
         NoOptions,
         ProtocolSpec,
+        RegisteredProtocol,
         RoleFactory,
         get_protocol,
         lazy,

@@ -1,34 +1,32 @@
-"""The protocol registry: one frozen descriptor per protocol, and every list of names derived from it.
+"""The protocol registry: one object per protocol, and every list of names derived from it.
 
-A protocol is a package plus one :class:`ProtocolSpec` registered here.  The
-spec says everything the rest of the code asks of a protocol:
+A protocol is a package plus one object registered here, an instance of a
+:class:`RegisteredProtocol`.  It says what every protocol has:
 
-* ``name``, ``family`` (``"sum"``: a secure sum of integer vectors;
-  ``"pipeline"``, ``"rrba"``: the collection protocols built on them) and a
-  one-line ``summary`` (help texts);
+* ``name``, ``family`` (``"sum"``: a secure sum of integer vectors, the
+  abstract :class:`mpc_rr.secure_sum.SumProtocol`; ``"pipeline"``,
+  ``"rrba"``: the collection protocols built on them, a :class:`ProtocolSpec`)
+  and a one-line ``summary`` (help texts);
 * ``make_role(party_id, n_parties, seed, params)``: one party's role from
   public parameters, so that a separate OS process can build its own
   (``mpc-rr party``), and ``result_to_json``;
 * ``steps``: where a data party can drop out (the message it would send
   next), in protocol order -- ``--drop ID@STEP``, dropout sweeps;
-* ``messages()``: every message type of the protocol (an observer's codec);
+* ``message_types()``: every message type of the protocol (an observer's codec);
 * ``options``: a typed, frozen options struct (msgspec), validated once by
-  :meth:`ProtocolSpec.parse_options`; its fields (with their bounds and
-  descriptions) are the protocol's command-line flags and scenario fields;
-* ``hooks``: named extensions other layers use, as ``"module:attribute"``
-  import paths resolved only by the layer that asks (:meth:`ProtocolSpec.hook`)
-  -- e.g. ``"lesson"`` (the classroom), ``"recover"`` / ``"member_state"``
-  (the adversary module's input recovery).  A hook may name code in a layer
-  above the protocol's package: naming is not importing, and the layer
-  contracts (``lint-imports``) keep every *import* pointing down.
+  :meth:`RegisteredProtocol.parse_options`; its fields (with their bounds and
+  descriptions) are the protocol's command-line flags and scenario fields.
 
-Families extend the spec with what their users need (the secure sums:
-:class:`mpc_rr.secure_sum.SumSpec`).  Built-in protocols are listed in
-:data:`BUILTIN` (``name -> "module:attribute"``, imported on first use so
-``mpc-rr --help`` stays fast); :func:`register_protocol` adds one at run time
-(a test, a notebook, a plug-in).  :func:`protocol_names` is the one source of
-every list of protocol names (CLI choices, scenario kinds, classroom and
-attack lists).
+What other layers add to a protocol (the adversary's attacks, the
+classroom's lessons, the workflows' observed runs) they register in their
+own registries, keyed by the protocol's name: nothing here names them.
+
+Built-in protocols are listed in :data:`BUILTIN` (``name ->
+"module:attribute"`` of the library's own protocol packages, imported on
+first use so ``mpc-rr --help`` stays fast); :func:`register_protocol` adds
+one at run time (a test, a notebook, a plug-in).  :func:`protocol_names` is
+the one source of every list of protocol names (CLI choices, scenario kinds,
+classroom and attack lists).
 
 This module imports neither numpy nor any protocol: the command line reads
 it at start-up.
@@ -36,11 +34,12 @@ it at start-up.
 
 from __future__ import annotations
 
+import abc
 import dataclasses
 import importlib
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any, TypeVar
 
 import msgspec
 
@@ -54,6 +53,7 @@ __all__ = [
     "BUILTIN",
     "NoOptions",
     "ProtocolSpec",
+    "RegisteredProtocol",
     "RoleFactory",
     "get_protocol",
     "lazy",
@@ -78,7 +78,8 @@ BUILTIN: dict[str, str] = {
     "pipeline": "mpc_rr.pipeline:PIPELINE",
     "rrba": "mpc_rr.rrba:RRBA",
 }
-"""The built-in protocols: ``name -> "module:attribute"`` of their :class:`ProtocolSpec`."""
+"""The built-in protocols: ``name -> "module:attribute"`` of their :class:`RegisteredProtocol`
+(always a module of the library's own protocol packages)."""
 
 
 class NoOptions(msgspec.Struct, frozen=True, forbid_unknown_fields=True, kw_only=True):
@@ -139,29 +140,49 @@ def option_flag(name: str) -> str:
     return "--" + name.replace("_", "-")
 
 
-@dataclass(frozen=True, eq=False)
-class ProtocolSpec:
-    """A registered protocol: the one descriptor the rest of the code asks (module docstring)."""
+class RegisteredProtocol(abc.ABC):
+    """What every registered protocol is (module docstring).
+
+    Attributes
+    ----------
+    name:
+        Its registry name: one word, e.g. ``"secagg"``.
+    family:
+        ``"sum"`` (every :class:`mpc_rr.secure_sum.SumProtocol`), ``"pipeline"``, ``"rrba"``.
+    summary:
+        One line for help texts.
+    steps:
+        Where a data party can drop out (the message it would send next), in protocol order.
+    options:
+        The options struct (a frozen msgspec struct with ``forbid_unknown_fields``); its fields
+        are the protocol's flags and scenario fields.
+    """
 
     name: str
-    make_role: RoleFactory
-    result_to_json: Callable[[Any], Any] = result_to_json
     family: str = "other"
     summary: str = ""
     steps: tuple[str, ...] = ()
     options: type[msgspec.Struct] = NoOptions
-    hooks: Mapping[str, str] = field(default_factory=dict)
-    messages: Callable[[], tuple[type[Message], ...]] | None = None
 
-    def __post_init__(self) -> None:
-        if not self.name or any(c.isspace() for c in self.name):
-            raise UsageError(f"protocol name must be a non-empty word, got {self.name!r}")
-        object.__setattr__(self, "hooks", dict(self.hooks))  # a copy (picklable: plans carry specs)
-        object.__setattr__(self, "steps", tuple(self.steps))
+    @abc.abstractmethod
+    def make_role(self, party_id: int, n_parties: int, seed: int, params: Mapping[str, Any]) -> Role:
+        """Party ``party_id``'s role among ``n_parties`` (party 0 counted) from public parameters
+        alone, so a separate process (``mpc-rr party``) can build its own.  Bad ``params`` are a
+        :class:`UsageError` naming the key."""
 
+    @abc.abstractmethod
     def message_types(self) -> tuple[type[Message], ...]:
-        """Every message type of the protocol (empty if the spec does not name them)."""
-        return () if self.messages is None else tuple(self.messages())
+        """Every message type of the protocol (a codec or an offline observer needs them)."""
+
+    def result_to_json(self, result: Any) -> Any:
+        """The JSON form of a role's result (default: arrays as lists, dataclasses as dicts)."""
+        return result_to_json(result)
+
+    def check_name(self) -> None:
+        """Refuse a name that is not one word (a :class:`UsageError`)."""
+        name = getattr(self, "name", "")
+        if not isinstance(name, str) or not name or any(c.isspace() for c in name):
+            raise UsageError(f"protocol name must be a non-empty word, got {name!r}")
 
     # -- options -------------------------------------------------------------------------
     def option_names(self) -> tuple[str, ...]:
@@ -185,28 +206,55 @@ class ProtocolSpec:
         except msgspec.ValidationError as exc:
             raise UsageError(f"{self.name} options: {exc}") from None
 
-    # -- hooks ---------------------------------------------------------------------------
-    def has_hook(self, name: str) -> bool:
-        return name in self.hooks
-
-    def hook(self, name: str) -> Any:
-        """The object named by hook ``name`` (imported now), or a :class:`UsageError`."""
-        target = self.hooks.get(name)
-        if target is None:
-            raise UsageError(f"protocol {self.name!r} has no {name!r} hook")
-        return _resolve(target)
+    def __repr__(self) -> str:
+        return f"<{type(self).__name__} {self.name!r}>"
 
 
-_registered: dict[str, ProtocolSpec] = {}
+@dataclass(frozen=True, eq=False, repr=False)
+class ProtocolSpec(RegisteredProtocol):
+    """A registered protocol given by its parts (the pipeline, RRBA, a test's toy).
+
+    ``factory`` is :meth:`make_role`; ``to_json`` the result's JSON form;
+    ``messages()`` lists the message types (named lazily, :func:`lazy`).
+    """
+
+    name: str
+    factory: RoleFactory
+    to_json: Callable[[Any], Any] = result_to_json
+    family: str = "other"
+    summary: str = ""
+    steps: tuple[str, ...] = ()
+    options: type[msgspec.Struct] = NoOptions
+    messages: Callable[[], tuple[type[Message], ...]] | None = None
+
+    def __post_init__(self) -> None:
+        self.check_name()
+        object.__setattr__(self, "steps", tuple(self.steps))
+
+    def make_role(self, party_id: int, n_parties: int, seed: int, params: Mapping[str, Any]) -> Role:
+        return self.factory(party_id, n_parties, seed, params)
+
+    def message_types(self) -> tuple[type[Message], ...]:
+        """Every message type of the protocol (empty if the spec does not name them)."""
+        return () if self.messages is None else tuple(self.messages())
+
+    def result_to_json(self, result: Any) -> Any:
+        return self.to_json(result)
 
 
-def register_protocol(spec: ProtocolSpec, *, replace: bool = False) -> ProtocolSpec:
+_registered: dict[str, RegisteredProtocol] = {}
+
+P = TypeVar("P", bound=RegisteredProtocol)
+
+
+def register_protocol(spec: P, *, replace: bool = False) -> P:
     """Make ``spec`` available under ``spec.name`` in this process (returns it).
 
-    A name already registered to another spec is refused unless ``replace``.
+    A name already registered to another protocol is refused unless ``replace``.
     """
-    if not isinstance(spec, ProtocolSpec):
-        raise UsageError(f"register_protocol: expected a ProtocolSpec, got {type(spec).__name__}")
+    if not isinstance(spec, RegisteredProtocol):
+        raise UsageError(f"register_protocol: expected a RegisteredProtocol, got {type(spec).__name__}")
+    spec.check_name()
     old = _registered.get(spec.name)
     if old is not None and old is not spec and not replace:
         raise UsageError(f"protocol {spec.name!r} is already registered")
@@ -219,33 +267,31 @@ def unregister_protocol(name: str) -> None:
     _registered.pop(name, None)
 
 
-def get_protocol(name: str) -> ProtocolSpec:
-    """The :class:`ProtocolSpec` called ``name`` (a :class:`UsageError` naming the known ones)."""
+def get_protocol(name: str) -> RegisteredProtocol:
+    """The protocol called ``name`` (a :class:`UsageError` naming the known ones)."""
     spec = _registered.get(name)
     if spec is not None:
         return spec
     target = BUILTIN.get(name)
     if target is None:
         raise UsageError(f"unknown protocol {name!r}; known: {', '.join(protocol_names())}")
-    obj = _resolve(target)
-    spec = obj if isinstance(obj, ProtocolSpec) else ProtocolSpec(name, obj)
+    spec = _resolve(target)
+    if not isinstance(spec, RegisteredProtocol):
+        raise UsageError(f"BUILTIN[{name!r}] names a {type(spec).__name__}, not a RegisteredProtocol")
     if spec.name != name:
         raise UsageError(f"BUILTIN[{name!r}] names a spec called {spec.name!r}")
     _registered[name] = spec
     return spec
 
 
-def protocols(family: str | None = None, *, hook: str | None = None) -> tuple[ProtocolSpec, ...]:
-    """Every protocol (built-in and registered), in name order; only ``family``'s, or only
-    those with hook ``hook``, when given."""
+def protocols(family: str | None = None) -> tuple[RegisteredProtocol, ...]:
+    """Every protocol (built-in and registered), in name order; only ``family``'s when given."""
     out = [get_protocol(n) for n in sorted(set(BUILTIN) | set(_registered))]
-    return tuple(
-        s for s in out if (family is None or s.family == family) and (hook is None or hook in s.hooks)
-    )
+    return tuple(s for s in out if family is None or s.family == family)
 
 
-def protocol_names(family: str | None = None, *, hook: str | None = None) -> tuple[str, ...]:
+def protocol_names(family: str | None = None) -> tuple[str, ...]:
     """The names of :func:`protocols` (the one source of every list of protocol names)."""
-    if family is None and hook is None:
+    if family is None:
         return tuple(sorted(set(BUILTIN) | set(_registered)))
-    return tuple(s.name for s in protocols(family, hook=hook))
+    return tuple(s.name for s in protocols(family))

@@ -22,7 +22,7 @@ from mpc_rr.core._costs import CostReport
 from mpc_rr.core._errors import PeerError, ProtocolAbort, UsageError
 from mpc_rr.core._messages import Message
 from mpc_rr.core._parts import CoordinatorPart
-from mpc_rr.core._registry import ProtocolSpec
+from mpc_rr.core._registry import RegisteredProtocol
 from mpc_rr.core._roles import Role, Send
 from mpc_rr.core._transcript import Transcript
 
@@ -220,7 +220,7 @@ class RoleOutcome(Role):
 
 
 class SpecPlan(RolePlan):
-    """Roles built by a :class:`ProtocolSpec` from public parameters (as ``mpc-rr party`` does).
+    """Roles built by a :class:`RegisteredProtocol` from public parameters (as ``mpc-rr party`` does).
 
     Party ``i`` of ``n_parties`` (party 0 included) is ``spec.make_role(i,
     n_parties, seed, params)``; ``spec`` must be importable by reference
@@ -229,7 +229,7 @@ class SpecPlan(RolePlan):
 
     def __init__(
         self,
-        spec: ProtocolSpec,
+        spec: RegisteredProtocol,
         n_parties: int,
         seed: int,
         params: Mapping[str, Any] | None = None,

@@ -13,7 +13,7 @@ from mpc_rr.data import Schema
 from mpc_rr.estimation import ESTIMATORS
 from mpc_rr.mdrr import DEPENDENCE_SOURCES, MECHANISMS, composed_epsilons, pair_mechanisms
 from mpc_rr.mechanisms import JointMechanism, LambdaRandomization, cluster_matrix, keep_or_uniform
-from mpc_rr.secure_sum import check_inner_sum, given_options, sum_options, sum_protocol
+from mpc_rr.secure_sum import DEFAULT_SUM, check_inner_sum, given_options, sum_options, sum_protocol
 
 __all__ = ["DEPENDENCE_SOURCES", "MECHANISMS", "PipelineConfig"]
 
@@ -78,7 +78,7 @@ class PipelineConfig:
     run: str = "pipeline"
     coordinator_key: bytes = field(default=b"", repr=False)
     min_parties: int = 2
-    sum_protocol: str = "secagg"
+    sum_protocol: str = DEFAULT_SUM
     sum_options: Any = None
 
     def __post_init__(self) -> None:

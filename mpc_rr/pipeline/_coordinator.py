@@ -141,8 +141,7 @@ class Coordinator(SubProtocolHost):
             spec = dependence_sum(config)
             pub = dependence_public(config)
             self._sub_bulk = spec.messages_from_parties(pub, config.n)
-            count = spec.coordinator_messages
-            self._sub_expected = self._sub_bulk if count is None else count(pub)
+            self._sub_expected = spec.coordinator_messages(pub, config.n)
 
     def start(self) -> list[Send]:
         return self.start_sub() if self.sub is not None else []

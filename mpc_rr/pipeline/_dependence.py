@@ -29,7 +29,7 @@ from mpc_rr.mdrr import (
     perturb_pairs,
 )
 from mpc_rr.pipeline._config import PipelineConfig
-from mpc_rr.secure_sum import Entropy, SumSpec, sum_protocol
+from mpc_rr.secure_sum import Entropy, SumProtocol, sum_protocol
 
 __all__ = [
     "dependence_input",
@@ -41,7 +41,7 @@ __all__ = [
 ]
 
 
-def dependence_sum(cfg: PipelineConfig) -> SumSpec:
+def dependence_sum(cfg: PipelineConfig) -> SumProtocol:
     """The spec of the run's dependence sum protocol."""
     return sum_protocol(cfg.sum_protocol)
 

@@ -21,6 +21,7 @@ from mpc_rr.pipeline._coordinator import Coordinator
 from mpc_rr.pipeline._dependence import dependence_public, dependence_sum
 from mpc_rr.pipeline._party import DataParty
 from mpc_rr.pipeline._split import CoordinatorShard
+from mpc_rr.secure_sum import StatelessPrechecks
 
 __all__ = ["PipelinePlan"]
 
@@ -109,7 +110,7 @@ class PipelinePlan(RolePlan):
         if cfg.dependence == "rr":
             return {}
         spec = dependence_sum(cfg)
-        if spec.precheck is None:
+        if not isinstance(spec, StatelessPrechecks):
             return {}
         return {COORDINATOR: spec.precheck(dependence_public(cfg))}
 

@@ -17,9 +17,4 @@ PIPELINE = ProtocolSpec(
     "dependences, signed clustering broadcast, clustered release",
     steps=("record", "release"),
     messages=lazy("mpc_rr.pipeline._messages:pipeline_messages"),
-    hooks={
-        "lesson": "scenarios.classroom.pipeline:pipeline_lesson",
-        "observed_run": "mpc_rr.workflows:pipeline_run",
-        "plants": "mpc_rr.adversary:PIPELINE_PLANTS",
-    },
 )

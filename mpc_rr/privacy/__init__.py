@@ -9,6 +9,7 @@ from mpc_rr.core import lazy_exports
 __all__ = [
     "BOUNDS",
     "CHANNELS",
+    "DIRECT_ASSUMPTION",
     "DISCRETIZATION",
     "SHUFFLING",
     "Amplification",
@@ -38,6 +39,7 @@ _HOME = {
     "Assumption": "mpc_rr.privacy._ledger",
     "BOUNDS": "mpc_rr.privacy._shuffle",
     "CHANNELS": "mpc_rr.privacy._ledger",
+    "DIRECT_ASSUMPTION": "mpc_rr.privacy._ledger",
     "DISCRETIZATION": "mpc_rr.privacy._compose",
     "Ledger": "mpc_rr.privacy._ledger",
     "LedgerEntry": "mpc_rr.privacy._ledger",
@@ -72,6 +74,7 @@ if TYPE_CHECKING:
     )
     from mpc_rr.privacy._ledger import (
         CHANNELS,
+        DIRECT_ASSUMPTION,
         SHUFFLING,
         Assumption,
         Ledger,

@@ -35,7 +35,7 @@ from mpc_rr.privacy._compose import Mechanism, compose, epsilon_for_delta
 from mpc_rr.privacy._shuffle import numerical_epsilon
 
 __all__ = [
-    "CHANNELS", "SHUFFLING", "Assumption", "Ledger", "LedgerEntry", "PhaseSpec", "Release", "build_ledger",
+    "CHANNELS", "DIRECT_ASSUMPTION", "SHUFFLING", "Assumption", "Ledger", "LedgerEntry", "PhaseSpec", "Release", "build_ledger",
     "with_audits",
 ]  # fmt: skip
 

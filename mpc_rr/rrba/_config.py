@@ -37,7 +37,7 @@ from mpc_rr.rrba._stopping import check_alpha
 from mpc_rr.rrba._tables import Layout, SubsetIndex
 from mpc_rr.rrba._update import REPAIRS, check_floor
 from mpc_rr.rrba._views import Cover, cover
-from mpc_rr.secure_sum import SumSpec, check_inner_sum, given_options, sum_protocol
+from mpc_rr.secure_sum import DEFAULT_SUM, SumProtocol, check_inner_sum, given_options, sum_protocol
 
 __all__ = ["RRBAConfig"]
 
@@ -71,7 +71,7 @@ class RRBAConfig:
     min_blocks: int = 2
     run: str = "rrba"
     secure_tally: bool = False
-    sum_protocol: str = "secagg"
+    sum_protocol: str = DEFAULT_SUM
     sum_options: Any = None
 
     def __post_init__(self) -> None:
@@ -185,7 +185,7 @@ class RRBAConfig:
         return self.deadlines_per_block * self.block_of(party) + 2
 
     @property
-    def sum_spec(self) -> SumSpec:
+    def sum_spec(self) -> SumProtocol:
         """The spec of the secure tally's sum protocol."""
         return sum_protocol(self.sum_protocol)
 

@@ -16,8 +16,4 @@ RRBA = ProtocolSpec(
     summary="RR block aggregation (Imran & Meo): one round per block, answers in the clear or "
     "summed securely",
     messages=lazy("mpc_rr.rrba._messages:rrba_messages"),
-    hooks={
-        "lesson": "scenarios.classroom.rrba:rrba_trace",
-        "observed_run": "mpc_rr.workflows:rrba_run",
-    },
 )

@@ -17,8 +17,10 @@ from mpc_rr.core import lazy_exports
 __all__ = [
     "CHUNKS",
     "DEFAULT_MAX_CORRUPT",
+    "DEFAULT_SUM",
     "NO_VALIDITY",
     "PRIME",
+    "DeploymentKeys",
     "Entropy",
     "Graph",
     "Identity",
@@ -29,11 +31,13 @@ __all__ = [
     "Roster",
     "SecureSumPlan",
     "SeededEntropy",
+    "StatelessPrechecks",
+    "SumProtocol",
     "SumPublic",
     "SumResult",
-    "SumSpec",
     "SumTrust",
     "SystemEntropy",
+    "ValidityProofs",
     "X25519PrivateKey",
     "agree",
     "agree_many",
@@ -60,6 +64,7 @@ __all__ = [
     "leaf_hash",
     "make_sum_role",
     "memory_estimate",
+    "merge_sum_options",
     "merkle_paths",
     "merkle_root_from_path",
     "message_count",
@@ -83,12 +88,16 @@ __all__ = [
     "stream_rows",
     "sub_identity",
     "sum_options",
+    "sum_options_json",
     "sum_protocol",
     "sum_protocol_names",
+    "sum_protocols",
     "use_simulation_secret",
+    "with_roles",
 ]
 
 _HOME = {
+    "DEFAULT_SUM": "mpc_rr.secure_sum._family",
     "CHUNKS": "mpc_rr.secure_sum._shamir",
     "DEFAULT_MAX_CORRUPT": "mpc_rr.secure_sum._trust",
     "NO_VALIDITY": "mpc_rr.secure_sum._trust",
@@ -103,10 +112,14 @@ _HOME = {
     "Roster": "mpc_rr.secure_sum._identity",
     "SecureSumPlan": "mpc_rr.secure_sum._plan",
     "SeededEntropy": "mpc_rr.secure_sum._entropy",
-    "SumPublic": "mpc_rr.secure_sum._family",
+    "SumPublic": "mpc_rr.secure_sum._protocol",
     "SumResult": "mpc_rr.secure_sum._common",
-    "SumSpec": "mpc_rr.secure_sum._family",
     "SumTrust": "mpc_rr.secure_sum._trust",
+    "SumProtocol": "mpc_rr.secure_sum._protocol",
+    "StatelessPrechecks": "mpc_rr.secure_sum._protocol",
+    "DeploymentKeys": "mpc_rr.secure_sum._protocol",
+    "ValidityProofs": "mpc_rr.secure_sum._protocol",
+    "with_roles": "mpc_rr.secure_sum._protocol",
     "SystemEntropy": "mpc_rr.secure_sum._entropy",
     "X25519PrivateKey": "mpc_rr.secure_sum._crypto",
     "agree": "mpc_rr.secure_sum._crypto",
@@ -159,6 +172,9 @@ _HOME = {
     "sum_options": "mpc_rr.secure_sum._family",
     "sum_protocol": "mpc_rr.secure_sum._family",
     "sum_protocol_names": "mpc_rr.secure_sum._family",
+    "sum_protocols": "mpc_rr.secure_sum._family",
+    "sum_options_json": "mpc_rr.secure_sum._family",
+    "merge_sum_options": "mpc_rr.secure_sum._family",
     "use_simulation_secret": "mpc_rr.secure_sum._identity",
 }
 
@@ -205,13 +221,15 @@ if TYPE_CHECKING:
         smallest_uint,
     )
     from mpc_rr.secure_sum._family import (
-        SumPublic,
-        SumSpec,
+        DEFAULT_SUM,
         check_inner_sum,
         given_options,
+        merge_sum_options,
         sum_options,
+        sum_options_json,
         sum_protocol,
         sum_protocol_names,
+        sum_protocols,
     )
     from mpc_rr.secure_sum._graph import (
         Graph,
@@ -243,6 +261,14 @@ if TYPE_CHECKING:
         party_input,
         secure_sum_roles,
         step_messages,
+    )
+    from mpc_rr.secure_sum._protocol import (
+        DeploymentKeys,
+        StatelessPrechecks,
+        SumProtocol,
+        SumPublic,
+        ValidityProofs,
+        with_roles,
     )
     from mpc_rr.secure_sum._shamir import (
         CHUNKS,

@@ -12,7 +12,7 @@
   come from the OS CSPRNG, never from the seed.
 
 Which protocol, its options and its public parameters always come from its
-:class:`~mpc_rr.secure_sum.SumSpec` (:func:`~mpc_rr.secure_sum.sum_protocol`).
+:class:`~mpc_rr.secure_sum.SumProtocol` (:func:`~mpc_rr.secure_sum.sum_protocol`).
 """
 
 from __future__ import annotations
@@ -24,7 +24,8 @@ import numpy as np
 
 from mpc_rr.core import COORDINATOR, DropPoint, Message, Progress, Role, RolePlan, UsageError
 from mpc_rr.secure_sum._entropy import Entropy
-from mpc_rr.secure_sum._family import SumSpec, sum_options, sum_protocol
+from mpc_rr.secure_sum._family import sum_options, sum_protocol, sum_protocols
+from mpc_rr.secure_sum._protocol import StatelessPrechecks, SumProtocol
 
 __all__ = [
     "SecureSumPlan",
@@ -75,7 +76,7 @@ class SecureSumPlan(RolePlan):
 
     def __init__(
         self,
-        protocol: str,
+        protocol: str | SumProtocol,
         inputs: np.ndarray,
         *,
         run: str = "",
@@ -85,18 +86,19 @@ class SecureSumPlan(RolePlan):
         shape: tuple[int, int, int] | None = None,
         **more: Any,
     ) -> None:
-        spec = sum_protocol(protocol)
+        spec = sum_protocol(protocol) if isinstance(protocol, str) else protocol
         x = np.asarray(inputs)
         if shape is None:  # the whole run
             if x.ndim != 2 or x.shape[0] < 2 or x.shape[1] < 1:
                 raise UsageError(f"inputs must be a (parties >= 2, cells >= 1) matrix, got {x.shape}")
             shape = (x.shape[0], x.shape[1], max(1, int(x.max(initial=0))))
         self.protocol = spec.name
+        self._spec = spec
         self.n, self.cells, self.max_value = shape
         self.run = run
         self.entropy = entropy
         if isinstance(options, Mapping) or options is None:
-            self.options = sum_options(spec.name, {**dict(options or {}), **more})
+            self.options = sum_options(spec, {**dict(options or {}), **more})
         else:
             if more:
                 raise UsageError("give the options either as a struct or as keywords, not both")
@@ -109,8 +111,8 @@ class SecureSumPlan(RolePlan):
         self.inputs = x
 
     @property
-    def spec(self) -> SumSpec:
-        return sum_protocol(self.protocol)
+    def spec(self) -> SumProtocol:
+        return self._spec
 
     @property
     def parties(self) -> tuple[int, ...]:
@@ -121,7 +123,7 @@ class SecureSumPlan(RolePlan):
         row = {p: k for k, p in enumerate(i for i in self._ids if i != COORDINATOR)}
         rows = [row[i] for i in ids_t if i != COORDINATOR]
         return SecureSumPlan(
-            self.protocol, self.inputs[rows], run=self.run, entropy=self.entropy,
+            self._spec, self.inputs[rows], run=self.run, entropy=self.entropy,
             options=self.options, ids=ids_t, shape=(self.n, self.cells, self.max_value),
         )  # fmt: skip
 
@@ -132,9 +134,9 @@ class SecureSumPlan(RolePlan):
         )
 
     def prechecks(self) -> Mapping[int, Callable[[int, Message], bool]]:
-        """Party 0's stateless checks, where the protocol has them (:attr:`SumSpec.precheck`)."""
+        """Party 0's stateless checks, where the protocol has them (:class:`StatelessPrechecks`)."""
         spec = self.spec
-        if spec.precheck is None or not spec.coordinator:
+        if not isinstance(spec, StatelessPrechecks) or not spec.coordinator:
             return {}
         return {COORDINATOR: spec.precheck(self.public())}
 
@@ -170,7 +172,7 @@ def expected_total(n_data: int, seed: int, cells: int) -> np.ndarray:
     return total
 
 
-def make_sum_role(spec: SumSpec, party_id: int, n_parties: int, seed: int, params: Mapping[str, Any]) -> Role:
+def make_sum_role(spec: SumProtocol, party_id: int, n_parties: int, seed: int, params: Mapping[str, Any]) -> Role:
     """Party ``party_id``'s role among ``n_parties`` (party 0 counted) from public parameters.
 
     ``params``: ``cells`` (default 1582: Adult's pair cells), ``run`` (default
@@ -187,18 +189,16 @@ def make_sum_role(spec: SumSpec, party_id: int, n_parties: int, seed: int, param
     if not 0 <= party_id < n_parties:
         raise UsageError(f"{spec.name}: party_id must be in [0, {n_parties}), got {party_id}")
     run = str(params.get("run", spec.run_label.format(name=spec.name, seed=seed)))
-    options = sum_options(spec.name, {k: v for k, v in params.items() if k not in ("cells", "run")},
+    options = sum_options(spec, {k: v for k, v in params.items() if k not in ("cells", "run")},
                           where="params of protocol")  # fmt: skip
     options = spec.one_hot_options(options, (cells,))  # party_input: one-hot (prio3 proves it)
     pub = spec.public(n_parties - 1, cells, run=run, max_value=1, options=options)
-    x = None if party_id == COORDINATOR else party_input(party_id, seed, cells)
+    x = None if party_id == COORDINATOR else spec.deployment_input(party_id, seed, cells)
     return spec.role(party_id, pub, x, entropy=None)
 
 
 def _deployable() -> list[str]:
-    from mpc_rr.core import protocols
-
-    return [s.name for s in protocols("sum") if isinstance(s, SumSpec) and s.coordinator]
+    return [s.name for s in sum_protocols() if s.coordinator]
 
 
 def message_count(protocol: str, n: int, options: Mapping[str, Any] | None = None) -> int:

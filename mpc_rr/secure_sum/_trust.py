@@ -1,6 +1,6 @@
 """What a sum protocol needs of its parties: who must be honest, and what it proves of an input.
 
-Two statements every sum protocol makes about a run (:class:`~mpc_rr.secure_sum.SumSpec`'s
+Two statements every sum protocol makes about a run (:class:`~mpc_rr.secure_sum.SumProtocol`'s
 ``trust`` and ``validity``):
 
 * :class:`SumTrust` -- the coalition it hides inputs against: the fraction of clients

@@ -66,6 +66,7 @@ __all__ = [
     "curve_points",
     "default_max_corrupt",
     "eavesdrop",
+    "eavesdrop_protocols",
     "eavesdrop_report",
     "evaluate",
     "exact_bivariate_counts",
@@ -76,6 +77,7 @@ __all__ = [
     "local_epsilon",
     "marginal_errors",
     "observed_run",
+    "observed_run_of",
     "offline_report",
     "one_hot_inputs",
     "pairwise_rr_counts",
@@ -83,6 +85,7 @@ __all__ = [
     "pipeline_run",
     "pipeline_validity",
     "plan_privacy",
+    "register_observed_run",
     "rrba_crowds",
     "rrba_ledger",
     "rrba_run",
@@ -109,6 +112,9 @@ _HOME = {
     "rrba_validity": "mpc_rr.workflows._validity",
     "sum_validity": "mpc_rr.workflows._validity",
     "validity_lines": "mpc_rr.workflows._validity",
+    "register_observed_run": "mpc_rr.workflows._observed_runs",
+    "observed_run_of": "mpc_rr.workflows._observed_runs",
+    "eavesdrop_protocols": "mpc_rr.workflows._observed_runs",
     "AUDIT_MECHANISMS": "mpc_rr.workflows._audit",
     "AttackReport": "mpc_rr.workflows._api",
     "AuditReport": "mpc_rr.workflows._audit",
@@ -215,6 +221,11 @@ if TYPE_CHECKING:
         one_hot_inputs,
         pipeline_run,
         rrba_run,
+    )
+    from mpc_rr.workflows._observed_runs import (
+        eavesdrop_protocols,
+        observed_run_of,
+        register_observed_run,
     )
     from mpc_rr.workflows._pipeline import (
         WORSE_BY,

@@ -28,6 +28,7 @@ import numpy as np
 from mpc_rr.core import CostReport, Runner, UsageError
 from mpc_rr.data import Dataset, Schema
 from mpc_rr.privacy import Ledger
+from mpc_rr.secure_sum import DEFAULT_SUM
 from mpc_rr.workflows._tables import ErrorTable, PhaseEpsilons
 
 if TYPE_CHECKING:
@@ -154,7 +155,8 @@ def run_pipeline(
     max_corrupt: float | None = None,
     secagg_degree: int | None = None,
     secagg_failure: float | None = None,
-    sum: str = "secagg",  # the dependence sum protocol (its name in results.json and scenarios)
+    sum: str = DEFAULT_SUM,  # the dependence sum protocol (its name in results.json and scenarios)
+    sum_options: Mapping[str, Any] | None = None,
     audit_trials: int = 0,
     options: RunOptions | None = None,
     runner: Runner | None = None,
@@ -173,9 +175,10 @@ def run_pipeline(
     value with probability ``p``, ``lambda``, ``optimized``), then estimation (``estimator``:
     ``clip``, ``project``, ``ibu``), RR-Adjustment (``adjust_iterations`` passes) and the
     count-query errors (``queries`` per coverage) against the true records, as ``mpc-rr run``.
-    ``parties``: a seeded subsample of the records (``None``: every record). ``max_dropout``,
-    ``max_corrupt``, ``secagg_degree``, ``secagg_failure``: the secure sum's bounds
-    (docs/secure_aggregation.md). ``audit_trials`` > 0 audits each phase of the ledger after
+    ``parties``: a seeded subsample of the records (``None``: every record). ``sum_options``:
+    the options of the ``sum`` protocol, validated by its options struct (any protocol's;
+    ``max_dropout``, ``max_corrupt``, ``secagg_degree``, ``secagg_failure`` are SecAgg+'s
+    bounds as keywords of their own, docs/secure_aggregation.md). ``audit_trials`` > 0 audits each phase of the ledger after
     the run. ``options``: all of these at once, as a :class:`~mpc_rr.workflows.RunOptions`
     (the keywords are then not allowed). ``runner``: how the roles run (default: the
     synchronous harness in this process).
@@ -190,7 +193,7 @@ def run_pipeline(
         "mechanism": mechanism, "estimator": estimator, "adjust_iterations": adjust_iterations,
         "seed": seed, "queries": queries, "max_dropout": max_dropout, "max_corrupt": max_corrupt,
         "secagg_degree": secagg_degree, "secagg_failure": secagg_failure, "sum": sum,
-        "audit_trials": audit_trials,
+        "sum_options": sum_options, "audit_trials": audit_trials,
     }  # fmt: skip
     if options is not None:
         defaults = {f.name: f.default for f in fields(RunOptions)}

@@ -12,6 +12,7 @@ from typing import Any
 
 import numpy as np
 
+from mpc_rr.adversary import attacks_for
 from mpc_rr.core import (
     Codec,
     Message,
@@ -39,8 +40,8 @@ def offline_report(
     path: Path, protocol: str | None, rng: np.random.Generator, *, confidence: float = 0.95
 ) -> dict[str, Any]:
     """What an eavesdropper learns from a saved transcript alone: who took part and when, the
-    size census, and -- where payloads are readable and the protocol has an ``offline`` and a
-    ``recover`` hook -- input recovery, scored when the file's metadata holds the input recipe."""
+    size census, and -- where payloads are readable and the adversary registered an ``offline``
+    decoder and a ``recover`` attack for the protocol -- input recovery, scored when the file's metadata holds the input recipe."""
     from mpc_rr.adversary import participation, size_census
     from mpc_rr.core import DecodeError, observe
 
@@ -66,7 +67,7 @@ def offline_report(
     }
     headline: dict[str, Any] = {"success": None, "baseline": None, "ci": None}
     spec = _spec_or_none(proto)
-    if view.plaintext and spec is not None and spec.has_hook("offline") and spec.has_hook("recover"):
+    if view.plaintext and spec is not None and attacks_for(spec.name).has("offline") and attacks_for(spec.name).has("recover"):
         content = _offline_recovery(view, spec, meta, confidence)
         out["content"] = content
         if content.get("scored"):
@@ -93,7 +94,9 @@ def _offline_recovery(view: Any, spec: Any, meta: dict[str, Any], confidence: fl
 
     senders = sorted({s.src for s in view if s.src != 0})
     n = int(meta.get("parties", len(senders)))
-    public = spec.hook("offline")(view, n)
+    offline = attacks_for(spec.name).offline
+    assert offline is not None  # offline_report checked it
+    public = offline(view, n)
     cells = public.cells
     rec = recover(spec.name, view, public=public)
     out: dict[str, Any] = {
@@ -125,7 +128,7 @@ def coalition_report(
     curve: bool = True,
     network: ObservedNetwork | None = None,
 ) -> dict[str, Any]:
-    """Coalitions against ``protocol`` (its ``coalition`` hook): ``repeats`` runs pooled.
+    """Coalitions against ``protocol`` (its registered ``coalition`` model): ``repeats`` runs pooled.
 
     Each run: one-hot inputs over ``cells`` (seeds ``seed``, ``seed + 1``, ...),
     secrets from the OS CSPRNG; coalitions of ``size`` (and, with ``curve``,
@@ -182,8 +185,7 @@ def coalition_report(
         "server_colludes": model.server_colludes,
         "repeats": repeats,
     }
-    if protocol == "secagg":  # its declared parameters (degree, threshold, bounds)
-        out["params"] = obs.sum_public.as_json()
+    out["params"] = obs.sum_public.as_json()  # what the run declared (SecAgg+: degree, threshold, bounds)
     if curve:
         out["curve"] = [
             {"size": c, "success": r.success, "ci": list(r.ci), "baseline": r.baseline,
@@ -225,7 +227,7 @@ def eavesdrop_report(
         size_leakage,
         timing_leakage,
     )
-    from mpc_rr.core import get_protocol, observe
+    from mpc_rr.core import observe
 
     tap = run.tap
     data = run.data_parties
@@ -273,7 +275,7 @@ def eavesdrop_report(
                            "mechanism": "rrba", "p": rcfg.p, "dependence": "-",
                            "groups": len(groups)} | inf.to_dict()  # fmt: skip
                 headline = inf
-        elif get_protocol(run.protocol).has_hook("recover"):
+        elif attacks_for(run.protocol).has("recover"):
             rec = recover(run.protocol, view, public=run.sum_public)
             res = score(rec, run.cells, confidence=confidence)
             content = {"kind": "recovery of each input from the payloads"} | res.to_dict()

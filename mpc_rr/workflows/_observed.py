@@ -10,10 +10,10 @@ the roles after the run, the public parameters and the inputs.  The inputs are f
 
 Protocols: every registered sum protocol (``plainsum``, the reference with no
 privacy; ``full-mesh``; ``full-mesh-board``; ``secagg``; ...), with one-hot
-inputs (one cell per party, drawn from the seed), and every protocol whose
-spec names an ``observed_run`` hook (``pipeline`` over Adult records, ``rrba``
-over Survey, Adult, ... records).  Broken-on-purpose variants (a spec's
-``plants`` hook, :mod:`mpc_rr.adversary._broken`) are built with
+inputs (one cell per party, drawn from the seed), and every protocol with
+an observed run registered (:func:`register_observed_run`: ``pipeline`` over
+Adult records, ``rrba`` over Survey, Adult, ... records).  Broken-on-purpose
+variants (registered by the adversary module, :mod:`mpc_rr.adversary._broken`) are built with
 ``planted=...`` -- tests and benchmarks only.
 """
 
@@ -25,7 +25,7 @@ from typing import TYPE_CHECKING, Any, Protocol
 
 import numpy as np
 
-from mpc_rr.adversary import eavesdrop_protocols, planted_variants
+from mpc_rr.adversary import attacks_for, planted_variants
 from mpc_rr.core import (
     COORDINATOR,
     HarnessRunner,
@@ -36,6 +36,7 @@ from mpc_rr.core import (
     Transcript,
     UsageError,
 )
+from mpc_rr.workflows._observed_runs import eavesdrop_protocols, observed_run_of
 
 if TYPE_CHECKING:
     from mpc_rr.data import Dataset
@@ -135,7 +136,7 @@ def _sum_roles(
     public = plan.public()
     roles = plan.build()
     if planted is not None:
-        plants = spec.hook("plants") if spec.has_hook("plants") else {}
+        plants = attacks_for(protocol).planted()
         if planted not in plants:
             raise UsageError(f"{protocol} has no planted variant {planted!r} (its variants: "
                              f"{', '.join(plants) or 'none'})")  # fmt: skip
@@ -203,7 +204,7 @@ def observed_run(
     if spec.family != "sum":
         if planted is not None and planted not in planted_variants(protocol):
             raise UsageError(f"{protocol} has no planted variant {planted!r}")
-        run_of = spec.hook("observed_run")
+        run_of = observed_run_of(protocol)
         return run_of(  # type: ignore[no-any-return]
             network=net, meta=meta, parties=parties, seed=seed, planted=planted,
             step_timeout=step_timeout, entropy=entropy, p=p, mechanism=mechanism,
@@ -234,7 +235,7 @@ def pipeline_run(
     step_timeout: float, entropy: Any, p: float = 0.5, mechanism: str = "cluster",
     dependence: str = "rr", data: str | Dataset | None = None, **_: Any,
 ) -> ObservedRun:
-    """The pipeline's observed run (its spec's ``observed_run`` hook): records of ``data``
+    """The pipeline's observed run (its registered observed run): records of ``data``
     (``None`` or ``"adult"``: Adult; or a :class:`~mpc_rr.data.Dataset`) drawn with ``seed``,
     keep probability ``p``, release ``mechanism``, ``dependence`` source."""
     from mpc_rr.data import Dataset, load_adult
@@ -283,7 +284,7 @@ def rrba_run(
     step_timeout: float, entropy: Any, p: float = 0.5, data: str | Dataset | None = None,
     block: int = 250, secure_tally: bool = False, **_: Any,
 ) -> ObservedRun:
-    """RRBA's observed run (its spec's ``observed_run`` hook): ``parties`` clients drawn from
+    """RRBA's observed run (its registered observed run): ``parties`` clients drawn from
     ``data``, ``block`` clients per block, answers in the clear or ``secure_tally``."""
     from mpc_rr.data import Dataset, load_records
     from mpc_rr.rrba import client_step_timeouts, config_for, rrba_roles

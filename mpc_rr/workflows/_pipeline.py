@@ -25,7 +25,7 @@ from __future__ import annotations
 
 import math
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
@@ -53,6 +53,7 @@ from mpc_rr.estimation import (
 from mpc_rr.mdrr import adjust, rr_independent
 from mpc_rr.pipeline import PipelineConfig, PipelinePlan, PipelineResult, signing
 from mpc_rr.privacy import Ledger, PhaseSpec
+from mpc_rr.secure_sum import DEFAULT_SUM, merge_sum_options
 from mpc_rr.workflows._ledger_audit import audit_ledger
 from mpc_rr.workflows._privacy import ledger_curve, pipeline_ledger
 from mpc_rr.workflows._validity import pipeline_validity
@@ -99,15 +100,17 @@ class RunOptions:
     max_corrupt: float | None = None
     secagg_degree: int | None = None
     secagg_failure: float | None = None
-    sum: str = "secagg"  # the dependence sum protocol (secure-sum sources)
+    sum: str = DEFAULT_SUM  # the dependence sum protocol (secure-sum sources)
+    sum_options: Mapping[str, Any] | None = None  # its options (any protocol's; the four above: SecAgg+'s, as aliases)
     audit_trials: int = 0  # > 0: audit each phase's strongest release after the run (ledger's audit_lower)
 
-    def sum_options(self) -> dict[str, object]:
-        """The dependence sum's options the user gave (SecAgg+'s names: a protocol without
-        them refuses them, naming the protocols that have them)."""
-        given = {"max_dropout": self.max_dropout, "max_corrupt": self.max_corrupt,
-                 "degree": self.secagg_degree, "failure": self.secagg_failure}  # fmt: skip
-        return {k: v for k, v in given.items() if v is not None}
+    def inner_sum_options(self) -> dict[str, object]:
+        """The dependence sum's options the user gave: ``sum_options`` and the SecAgg+ aliases
+        (``max_dropout``, ``max_corrupt``, ``secagg_degree`` -> ``degree``, ``secagg_failure``
+        -> ``failure``); a protocol without one refuses it, naming the protocols that have it."""
+        aliases = {"max_dropout": self.max_dropout, "max_corrupt": self.max_corrupt,
+                   "degree": self.secagg_degree, "failure": self.secagg_failure}  # fmt: skip
+        return merge_sum_options(self.sum_options, aliases)
 
     def __post_init__(self) -> None:
         if self.audit_trials != 0 and self.audit_trials < 100:
@@ -193,7 +196,7 @@ def execute(
         schema=data.schema, n=data.n, p=opts.p, tv=opts.tv, td=opts.td,
         dependence=opts.dependence, mechanism=opts.mechanism, estimator=opts.estimator,
         adjust_iterations=opts.adjust_iterations, coordinator_key=signing.public_bytes(key),
-        run=f"{data.name[:200]}-{opts.seed}", sum_protocol=opts.sum, sum_options=opts.sum_options(),
+        run=f"{data.name[:200]}-{opts.seed}", sum_protocol=opts.sum, sum_options=opts.inner_sum_options(),
     )  # fmt: skip
     marks: dict[str, float] = {}
 
@@ -419,11 +422,13 @@ def _secure_sum_document(ex: Execution) -> dict[str, Any] | None:
     if cfg.dependence == "rr":
         return None
     from mpc_rr.pipeline import dependence_public, dependence_sum
+    from mpc_rr.secure_sum import sum_options_json
 
     per_party = ex.run.costs.data_parties()["mean"]
     pub = dependence_public(cfg)
     return {
         "protocol": cfg.sum_protocol,
+        "options": sum_options_json(cfg.sum_protocol, cfg.sum_options),
         "parties": cfg.n,
         "params": pub.as_json(),
         "messages_to_coordinator": dependence_sum(cfg).messages_from_parties(pub, cfg.n),

@@ -10,7 +10,7 @@
   RRBA run, as :class:`~mpc_rr.privacy.PhaseSpec`, and their ledger;
 * :func:`sum_assumption`, :func:`channel_assumption` -- the threat model a shuffled figure
   holds under (:class:`~mpc_rr.privacy.Assumption`): a sum protocol's own
-  (:meth:`~mpc_rr.secure_sum.SumSpec.trust_of`: who must be honest, how many clients may
+  (:meth:`~mpc_rr.secure_sum.SumProtocol.trust_of`: who must be honest, how many clients may
   collude with the aggregator), or a planned channel's with ``max_corrupt`` colluders.
 
 **Colluders.**  A coalition of ``c`` clients colluding with the aggregator knows its own
@@ -51,6 +51,7 @@ from mpc_rr.privacy import (
     largest_epsilon0,
     smallest_n,
 )
+from mpc_rr.secure_sum import DEFAULT_SUM
 
 __all__ = [
     "central_curve",
@@ -100,7 +101,7 @@ def sum_assumption(
     protocol: str, options: Any, n: int, *, max_corrupt: float | None = None
 ) -> Assumption:
     """The assumption of reports summed by ``protocol`` among a roster of ``n`` clients with
-    ``options`` (:meth:`~mpc_rr.secure_sum.SumSpec.trust_of`; ``max_corrupt``: the colluding
+    ``options`` (:meth:`~mpc_rr.secure_sum.SumProtocol.trust_of`; ``max_corrupt``: the colluding
     fraction, ``None``: the protocol's own)."""
     from mpc_rr.secure_sum import sum_protocol
 
@@ -113,7 +114,7 @@ def channel_assumption(channel: str, n: int, max_corrupt: float | None = None) -
     :func:`default_max_corrupt`): ``secure-sum`` is SecAgg+ sized for that coalition (the
     run ``mpc-rr run --max-corrupt F`` would launch), ``prio3`` Prio3 at its default minimum
     batch, ``anonymous`` an ideal shuffler."""
-    from mpc_rr.privacy._ledger import DIRECT_ASSUMPTION
+    from mpc_rr.privacy import DIRECT_ASSUMPTION
     from mpc_rr.secure_sum import colluders_in
 
     f = default_max_corrupt(channel) if max_corrupt is None else float(max_corrupt)
@@ -247,7 +248,7 @@ def plan_privacy(
 def sum_channel(protocol: str) -> str:
     """The ledger's channel for reports summed by ``protocol``: ``secure-sum`` (``prio3`` for
     Prio3's two aggregators) only when the protocol hides each input from whoever learns the
-    total (``SumSpec.hides_inputs``); ``plainsum`` shows every input, which is a direct channel."""
+    total (``SumProtocol.hides_inputs``); ``plainsum`` shows every input, which is a direct channel."""
     from mpc_rr.secure_sum import sum_protocol
 
     if not getattr(sum_protocol(protocol), "hides_inputs", True):
@@ -297,7 +298,7 @@ def pipeline_ledger(
 
 def rrba_ledger(
     *, epsilon_tables: list[float], paper_epsilon: float, view_len: int, crowds: list[int],
-    secure_tally: bool, sum_protocol: str = "secagg", delta: float = 1e-6,
+    secure_tally: bool, sum_protocol: str = DEFAULT_SUM, delta: float = 1e-6,
     sum_options: Mapping[str, Any] | None = None, block: int | None = None,
     max_corrupt: float | None = None,
 ) -> tuple[Ledger, list[PhaseSpec]]:  # fmt: skip

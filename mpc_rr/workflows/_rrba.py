@@ -30,7 +30,7 @@ import numpy as np
 from mpc_rr.core import CostReport, Runner, RunResult, UsageError
 from mpc_rr.data import Dataset
 from mpc_rr.rrba import RRBARun, empirical_table, epsilon_cap, js_divergence, l2_counts, reconstruct
-from mpc_rr.secure_sum import given_options
+from mpc_rr.secure_sum import DEFAULT_SUM, given_options, sum_options_json
 from mpc_rr.workflows._privacy import ledger_curve, rrba_crowds, rrba_ledger
 from mpc_rr.workflows._validity import rrba_validity
 
@@ -132,10 +132,11 @@ def summarize(
     costs: CostReport | None = None,
     *,
     secure_tally: bool = False,
-    sum_protocol: str = "secagg",
+    sum_protocol: str = DEFAULT_SUM,
     sum_options: Mapping[str, Any] | None = None,
 ) -> dict[str, Any]:
-    """The JSON document of one run (``results.json``); ``costs`` of a distributed run.
+    """The JSON document of one run (``results.json``); ``costs`` of a distributed run;
+    ``sum``: the secure tally's protocol and its options (``None`` for answers in the clear).
 
     ``privacy``: the ledger (docs/privacy.md) -- answers sent directly amplify nothing; a
     secure tally reveals only each block's histogram per table (shuffle amplification), under
@@ -188,6 +189,8 @@ def summarize(
         "subsets": subsets,
         "privacy": _ledger(run, view_len, secure_tally, sum_protocol, sum_options),
         "validity": rrba_validity(run, secure_tally, sum_protocol, sum_options),
+        "sum": {"protocol": sum_protocol, "options": sum_options_json(sum_protocol, sum_options)}
+        if secure_tally else None,
     }
 
 
@@ -234,7 +237,7 @@ def collect_rrba(
     runner: RunnerFactory | None = None,
     step_timeout: float = 60.0,
     secure_tally: bool = False,
-    sum_protocol: str = "secagg",
+    sum_protocol: str = DEFAULT_SUM,
     sum_options: Mapping[str, Any] | None = None,
     dropout: float = 0.0,
     run_id: str | None = None,

@@ -42,7 +42,14 @@ from mpc_rr.mdrr import (
     perturb_pairs,
 )
 from mpc_rr.mechanisms import JointMechanism
-from mpc_rr.secure_sum import NO_VALIDITY, SecureSumPlan, SeededEntropy, sum_options, sum_protocol
+from mpc_rr.secure_sum import (
+    DEFAULT_SUM,
+    NO_VALIDITY,
+    SecureSumPlan,
+    SeededEntropy,
+    sum_options,
+    sum_protocol,
+)
 
 __all__ = [
     "BivariateCounts",
@@ -72,7 +79,7 @@ class SumReport:
     run: RunResult | None = field(default=None, repr=False)
     rejected: tuple[int, ...] = ()  # senders whose reports failed a validity proof (prio3)
     suspects: tuple[tuple[int, ...], ...] = ()  # on an abort: groups of which one cheated (ProtocolAbort)
-    validity: str = NO_VALIDITY  # what the run proved of each input (SumSpec.validity_of)
+    validity: str = NO_VALIDITY  # what the run proved of each input (SumProtocol.validity_of)
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -136,7 +143,7 @@ def run_secure_sum(
     one_hot_blocks:
         The cells of each block every input is one-hot in (e.g. one block per
         attribute pair): a protocol that proves its inputs (Prio3's ``auto``
-        circuit) proves exactly that (:attr:`~mpc_rr.secure_sum.SumSpec.one_hot_blocks`).
+        circuit) proves exactly that (:attr:`~mpc_rr.secure_sum.SumProtocol.one_hot_options`).
     """
     runner = runner if runner is not None else HarnessRunner()
     x = np.asarray(inputs)
@@ -223,7 +230,7 @@ class BivariateCounts:
 
 
 def exact_bivariate_counts(
-    codes: np.ndarray, schema: Schema, *, protocol: str = "secagg", **kwargs: Any
+    codes: np.ndarray, schema: Schema, *, protocol: str = DEFAULT_SUM, **kwargs: Any
 ) -> BivariateCounts:
     """Section 4.2: every party's one-hot pair cells summed securely (``kwargs``: run_secure_sum's).
 
@@ -255,7 +262,7 @@ def pairwise_rr_counts(
     mechanism: Callable[[tuple[int, int]], JointMechanism] | Mapping[tuple[int, int], JointMechanism],
     rng: np.random.Generator,
     *,
-    protocol: str = "secagg",
+    protocol: str = DEFAULT_SUM,
     method: str = "clip",
     **kwargs: Any,
 ) -> PairwiseCounts:

@@ -3,7 +3,7 @@
 A phase whose reports travel directly is range-checked by whoever receives them (a code
 outside its domain is refused and its sender named); a client can still report any value of
 the domain -- what randomized response bounds.  A phase summed by a sum protocol states the
-protocol's own (:meth:`~mpc_rr.secure_sum.SumSpec.validity_of`): ``"none: one client can set
+protocol's own (:meth:`~mpc_rr.secure_sum.SumProtocol.validity_of`): ``"none: one client can set
 any count"`` for SecAgg+, the full mesh and the plaintext sum, or what Prio3's circuit proves
 (the pipeline's pair cells: one one-hot block per attribute pair).  docs/secure_aggregation.md
 compares the two trust models.

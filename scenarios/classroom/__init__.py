@@ -10,15 +10,16 @@ and ends with the comparison against the plain computation.
 * :mod:`.record` -- watch roles in the harness (no protocol is changed);
 * :mod:`.lesson` -- the shared part: decode, lay out items, notes, checks;
 * :mod:`.secure_sums`, :mod:`.secagg_lesson`, :mod:`.pipeline`, :mod:`.rrba` -- the lessons
-  protocols name in their spec's ``lesson`` hook (:mod:`.poll`: the class poll the secure-sum
-  lessons count); :mod:`.sum_lesson` -- the lesson of any other sum protocol;
+  registered here for their protocols (:func:`register_lesson`; :mod:`.poll`: the class poll
+  the secure-sum lessons count); :mod:`.sum_lesson` -- the lesson of any other sum protocol;
 * :mod:`.render` (text, mermaid) and :mod:`.html` (a page that steps).
 """
 
 from __future__ import annotations
 
+import importlib
 import inspect
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any
 
 from mpc_rr.core import UsageError, get_protocol, protocols
@@ -26,15 +27,52 @@ from mpc_rr.core import UsageError, get_protocol, protocols
 if TYPE_CHECKING:
     from scenarios.classroom.trace import Trace
 
-__all__ = ["classroom_protocols", "lesson_options", "make_trace", "steps_of"]
+__all__ = ["LIVE_PROTOCOLS", "classroom_protocols", "lesson_options", "make_trace", "register_lesson", "steps_of"]
+
+_LESSONS: dict[str, str | Callable[..., Any]] = {}
+
+
+def register_lesson(protocol: str, lesson: str | Callable[..., Any]) -> None:
+    """``lesson`` (a function, or ``"module:attribute"`` imported on first use) teaches
+    ``protocol``; without one, a sum protocol is taught by :mod:`.sum_lesson`."""
+    _LESSONS[protocol] = lesson
+
+
+def _live_protocols() -> tuple[str, ...]:
+    from mpc_rr.secure_sum.full_mesh import SPEC as MESH
+    from mpc_rr.secure_sum.secagg import SPEC as SECAGG
+
+    return (MESH.name, SECAGG.name, "rr-survey")
+
+
+LIVE_PROTOCOLS = _live_protocols()
+"""What a live class runs (:mod:`.live`): the full mesh through the board, SecAgg+, and an RR
+survey whose answers reach the teacher unprotected (no sum protocol)."""
+
+
+def _register_builtin() -> None:
+    from mpc_rr.pipeline import PIPELINE
+    from mpc_rr.rrba import RRBA
+    from mpc_rr.secure_sum.full_mesh import BOARD_SPEC, SPEC
+    from mpc_rr.secure_sum.secagg import SPEC as SECAGG
+
+    here = "scenarios.classroom"
+    register_lesson(SPEC.name, f"{here}.secure_sums:full_mesh_lesson")
+    register_lesson(BOARD_SPEC.name, f"{here}.secure_sums:board_lesson")
+    register_lesson(SECAGG.name, f"{here}.secagg_lesson:secagg_lesson")
+    register_lesson(PIPELINE.name, f"{here}.pipeline:pipeline_lesson")
+    register_lesson(RRBA.name, f"{here}.rrba:rrba_trace")
+
+
+_register_builtin()
 
 LESSON_OPTIONS = ("options", "publication", "p", "cheat")
 """The lesson options a command can set (each lesson takes those it names)."""
 
 
 def classroom_protocols() -> tuple[str, ...]:
-    """Protocols a class can run: those with a ``lesson`` hook, and every sum protocol."""
-    return tuple(s.name for s in protocols() if s.has_hook("lesson") or s.family == "sum")
+    """Protocols a class can run: those with a registered lesson, and every sum protocol."""
+    return tuple(s.name for s in protocols() if s.name in _LESSONS or s.family == "sum")
 
 
 def steps_of(protocol: str) -> tuple[str, ...]:
@@ -47,8 +85,12 @@ def steps_of(protocol: str) -> tuple[str, ...]:
 
 def _lesson(protocol: str) -> Any:
     spec = get_protocol(protocol)
-    if spec.has_hook("lesson"):
-        return spec.hook("lesson")
+    lesson = _LESSONS.get(protocol)
+    if isinstance(lesson, str):
+        module, _, attr = lesson.partition(":")
+        lesson = _LESSONS[protocol] = getattr(importlib.import_module(module), attr)
+    if lesson is not None:
+        return lesson
     if spec.family == "sum":
         from functools import partial
 

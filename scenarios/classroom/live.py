@@ -40,11 +40,11 @@ import msgspec
 import numpy as np
 
 from mpc_rr.core import DropPoint, Message, Role, UsageError, WireArray
+from scenarios.classroom import LIVE_PROTOCOLS
 
 __all__ = ["LIVE_PROTOCOLS", "Lesson", "estimate_counts", "make_round", "pages", "wire_schema"]
 
-LIVE_PROTOCOLS = ("full-mesh", "secagg", "rr-survey")
-"""Protocols a live class can run."""
+MESH, SECAGG = LIVE_PROTOCOLS[:2]  # the full mesh (through the board) and SecAgg+
 
 SECAGG_DROPOUT = 0.34
 """SecAgg+'s tolerated dropout fraction in class (a third of the room may leave mid-round)."""
@@ -147,11 +147,11 @@ def _annotation(cls: type, name: str) -> Any:
 
 def messages(protocol: str) -> tuple[type[Message], ...]:
     """The message types a round of ``protocol`` speaks."""
-    if protocol == "full-mesh":
+    if protocol == MESH:
         from mpc_rr.secure_sum.full_mesh import MESH_MESSAGES
 
         return tuple(MESH_MESSAGES)
-    if protocol == "secagg":
+    if protocol == SECAGG:
         from mpc_rr.secure_sum.secagg import SECAGG_MESSAGES
 
         return tuple(SECAGG_MESSAGES)
@@ -247,7 +247,7 @@ def make_round(lesson: Lesson, rng: np.random.Generator) -> Any:
         answers = rng.integers(0, k, size=bots)
         votes = np.bincount(answers, minlength=k)
         roles: dict[int, Role] = {}
-        if lesson.protocol == "full-mesh":
+        if lesson.protocol == MESH:
             from mpc_rr.secure_sum.full_mesh import BulletinBoard, FullMeshParty
 
             if n < 2:
@@ -258,7 +258,7 @@ def make_round(lesson: Lesson, rng: np.random.Generator) -> Any:
                 roles[pid] = FullMeshParty(
                     pid, n, np.eye(k, dtype=np.int64)[a], publication="board", run=run, identity=ids[pid]
                 )
-        elif lesson.protocol == "secagg":
+        elif lesson.protocol == SECAGG:
             from mpc_rr.secure_sum.secagg import SecAggClient, SecAggServer, secagg_public
 
             if n < 4:

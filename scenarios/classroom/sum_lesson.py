@@ -2,13 +2,13 @@
 
 The class takes a poll: each data party votes for one of ``options`` answers
 (a one-hot vector, :func:`mpc_rr.secure_sum.party_input`) and the protocol
-sums the votes.  What it knows of the protocol comes from its spec alone --
+sums the votes.  What it knows of the protocol comes from its :class:`~mpc_rr.secure_sum.SumProtocol` alone --
 the roles it builds, its steps and messages, its options -- so a protocol
 registered today is taught today: every message is listed with the fields
 decoded from its bytes, each of the protocol's steps opens a round, and the
 result is checked against the plain count.  A protocol with a richer lesson
-(notes on what each round achieved: the full mesh, SecAgg+) names it in its
-spec's ``lesson`` hook instead.
+(notes on what each round achieved: the full mesh, SecAgg+) is registered
+for it instead (:func:`scenarios.classroom.register_lesson`).
 """
 
 from __future__ import annotations

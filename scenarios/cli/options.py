@@ -37,11 +37,13 @@ __all__ = [
     "add_seed",
     "add_shard_flags",
     "add_step_timeout",
+    "add_sum_option",
     "args_digest",
     "available_memory",
     "given_options",
     "human_bytes",
     "human_seconds",
+    "inner_sum_options",
     "int_at_least",
     "non_negative",
     "on_interrupt",
@@ -152,6 +154,62 @@ def add_secagg_bounds(p: argparse.ArgumentParser, scope: str = "", parties: str 
         "(default 0.1): the threshold exceeds what such a coalition holds of any neighbourhood, "
         "and the default degree grows until both bounds hold",
     )  # fmt: skip
+
+
+SECAGG_ALIASES: dict[str, str] = {
+    "max_dropout": "max_dropout", "max_corrupt": "max_corrupt",
+    "secagg_degree": "degree", "secagg_failure": "failure",
+}  # fmt: skip
+"""The SecAgg+ flags a command with an inner sum keeps (``--secagg-degree`` is ``--sum-option degree=K``)."""
+
+
+def add_sum_option(p: argparse.ArgumentParser, scope: str = "") -> None:
+    """``--sum-option KEY=VALUE`` (repeatable): an option of the inner sum (``--sum``), checked
+    against that protocol's options struct -- the same for every protocol."""
+    p.add_argument(
+        "--sum-option", action="append", default=[], metavar="KEY=VALUE",
+        help=f"{scope}an option of the --sum protocol, repeatable (e.g. degree=8 for secagg, "
+        "field=field128 for prio3, proceed_on_timeout=true for plainsum: each protocol's options "
+        "are those of mpc-rr secure-sum --protocol NAME); --max-dropout, --max-corrupt, "
+        "--secagg-degree and --secagg-failure are SecAgg+'s, as flags",
+    )  # fmt: skip
+
+
+def inner_sum_options(
+    args: argparse.Namespace, protocol: str, where: str = "--sum", *, with_flags: bool = True
+) -> dict[str, Any]:
+    """The inner sum's options from ``--sum-option`` and the SecAgg+ flags of ``args``,
+    validated by ``protocol``'s options struct (a :class:`UsageError` naming the flag) and
+    returned as given (JSON values; the library parses them again where it runs); without
+    ``with_flags``, only the ``--sum-option`` ones (a caller that passes the flags itself)."""
+    from mpc_rr.core import UsageError
+    from mpc_rr.secure_sum import merge_sum_options, sum_options
+
+    pairs: dict[str, Any] = {}
+    for item in getattr(args, "sum_option", None) or ():
+        key, sep, value = item.partition("=")
+        key = key.strip().replace("-", "_")
+        if not sep or not key:
+            raise UsageError(f"--sum-option takes KEY=VALUE, got {item!r}")
+        if key in pairs:
+            raise UsageError(f"--sum-option {key} is given twice")
+        pairs[key] = _option_value(value.strip())
+    flags = {f: getattr(args, f, None) for f in SECAGG_ALIASES}
+    aliases = {SECAGG_ALIASES[f]: v for f, v in flags.items() if v is not None}
+    spelled = {SECAGG_ALIASES[f]: "--" + f.replace("_", "-") for f, v in flags.items() if v is not None}
+    given = merge_sum_options(pairs, aliases)
+    sum_options(protocol, given, flag=lambda k: spelled.get(k, f"--sum-option {k}"), where=where)
+    return given if with_flags else pairs
+
+
+def _option_value(text: str) -> Any:
+    """A ``--sum-option`` value as JSON where it reads as JSON (numbers, true/false), else the text."""
+    import json
+
+    try:
+        return json.loads(text)
+    except ValueError:
+        return text
 
 
 def add_network(p: argparse.ArgumentParser, what: str = "the run") -> None:

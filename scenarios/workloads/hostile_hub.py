@@ -36,6 +36,12 @@ from typing import Any
 
 from mpc_rr.adversary.active import CLIENT_STRATEGIES, SERVER_STRATEGIES
 from mpc_rr.core import UsageError, register_protocol
+from mpc_rr.pipeline import PIPELINE
+from mpc_rr.rrba import RRBA
+from mpc_rr.secure_sum.full_mesh import BOARD_SPEC as BOARD
+from mpc_rr.secure_sum.full_mesh import SPEC as MESH
+from mpc_rr.secure_sum.secagg import PROTOCOL as SIGNED_AS
+from mpc_rr.secure_sum.secagg import SPEC as SECAGG
 from parties import party_main
 from parties.cli_args import guarded
 from scenarios.workloads.hostile_roles import (
@@ -48,11 +54,11 @@ from transports.pki import Roster
 
 __all__ = ["DEPLOYED_PROTOCOLS", "DeployedCheat", "cheat_params", "deploy_cheat", "main"]
 
-DEPLOYED_PROTOCOLS = ("secagg", "pipeline", "rrba", "full-mesh", "full-mesh-board")
+DEPLOYED_PROTOCOLS = (SECAGG.name, PIPELINE.name, RRBA.name, MESH.name, BOARD.name)
 """Protocols a hostile process plays: SecAgg+ (alone, the pipeline's dependence sum, RRBA's
 tallies) and the full mesh (its relaying hub; in board mode, the board's process)."""
 
-MESH_PROTOCOLS = ("full-mesh", "full-mesh-board")
+MESH_PROTOCOLS = (MESH.name, BOARD.name)
 MESH_RELAYS = ("key-substitution", "forge-shares", "withhold-shares", "different-aggregates")
 """What a hostile full-mesh hub plays (:func:`mpc_rr.adversary.active.mesh_relay`)."""
 
@@ -74,15 +80,15 @@ def cheat_params(protocol: str, strategy: str) -> tuple[int, dict[str, Any]]:
         opts = {"max_dropout": 0.25}
     elif strategy in CLIENT_STRATEGIES:
         n, opts = 5, {"threshold": 3, "max_dropout": 0.25}
-    if protocol == "secagg":
+    if protocol == SECAGG.name:
         return n, {"cells": 4, **opts}
-    if protocol == "pipeline":
+    if protocol == PIPELINE.name:
         return n, {"dependence": "secure-sum", "sum_options": opts}
     if protocol in MESH_PROTOCOLS:
         if strategy not in MESH_RELAYS:
             raise UsageError(f"deploy_cheat: a hostile {protocol} hub plays {', '.join(MESH_RELAYS)}, not {strategy}")
         return 5, {"cells": 4}
-    if protocol == "rrba":
+    if protocol == RRBA.name:
         return n, {"schema": "survey", "block": n, "p": 0.5, "secure_tally": True, "sum_options": opts}
     raise UsageError(f"deploy_cheat: protocol {protocol!r}; a hostile process plays {', '.join(DEPLOYED_PROTOCOLS)}")
 
@@ -116,7 +122,7 @@ class DeployedCheat:
     def token(self) -> int | str:
         """How an honest report names the cheater: its id, or ``"relay"`` for the all-to-all hub
         (no party of the run: a receiver suspects "the sender or the relay")."""
-        return "relay" if self.protocol == "full-mesh" else self.cheater
+        return "relay" if self.protocol == MESH.name else self.cheater
 
     def as_json(self) -> dict[str, Any]:
         named = {c for r in self.honest.values() for c in r["culprits"]}
@@ -197,7 +203,7 @@ def _signed_totals(reports: Mapping[int, Mapping[str, Any]], roster: Roster, che
         if pid == cheater or "receipt" not in rep:
             continue
         r = msgspec.convert(rep["receipt"], Aggregate)
-        if public.verify_signed("secagg", r.run, "aggregate", roster.hub, r.signature, r.total.data,
+        if public.verify_signed(SIGNED_AS, r.run, "aggregate", roster.hub, r.signature, r.total.data,
                                 str(r.n_included).encode()):  # fmt: skip
             totals.add(r.total.data)
     return len(totals)
@@ -229,7 +235,7 @@ def _play_mesh(args: argparse.Namespace, strategy: str | None, hub: int) -> int:
                          f"as party {args.id}")  # fmt: skip
     n = len(Roster.load(args.roster).parties) - 1
     cells = int(json.loads(args.params).get("cells", 1582))
-    spec, relay = hostile_mesh(strategy, args.protocol == "full-mesh-board", n, cells, args.seed)
+    spec, relay = hostile_mesh(strategy, args.protocol == BOARD.name, n, cells, args.seed)
     register_protocol(spec, replace=True)
     code = party_main.run(args, relay_filter=relay.filter)
     return _report(args, "server", relay.learned(), code)

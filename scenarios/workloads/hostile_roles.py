@@ -11,7 +11,7 @@ SecAgg+ descriptor such a process registers under SecAgg+'s own name
 (``register_protocol(spec, replace=True)``): every SecAgg+ role the process
 then builds -- SecAgg+ alone, the pipeline's secure-sum dependence, each of
 RRBA's secure tallies (both find their inner sum by name through
-``SumSpec.role``) -- is the cheater's:
+``SumProtocol.role``) -- is the cheater's:
 
 * a *server* strategy (:data:`SERVER_STRATEGIES`): party 0's role is a
   :class:`~mpc_rr.adversary.active.CheatingServer` (the process must be the hub);
@@ -43,7 +43,7 @@ import numpy as np
 
 from mpc_rr.adversary.active import CheatingClient, CheatingServer, cheat_strategies
 from mpc_rr.core import COORDINATOR, Role, Send, UsageError
-from mpc_rr.secure_sum import SumSpec
+from mpc_rr.secure_sum import SumProtocol, with_roles
 from mpc_rr.secure_sum.secagg import SPEC, AdvertiseKeys, SecAggClient, SecAggServer
 
 __all__ = ["HostileLog", "HostileMeshRelay", "hostile_mesh", "hostile_secagg", "load_recorded", "save_recorded"]
@@ -107,7 +107,7 @@ class _RecordingServer(SecAggServer):
 
 def hostile_secagg(
     strategy: str | None, *, replay: Mapping[str, Mapping[int, AdvertiseKeys]] | None = None
-) -> tuple[SumSpec, HostileLog]:
+) -> tuple[SumProtocol, HostileLog]:
     """SecAgg+'s descriptor with this process's roles cheating (module docstring), and the
     log of the roles it builds.  ``replay``: an earlier deployment's signed keys by slot and
     sender (:meth:`HostileLog.recorded`), for ``strategy="replay"``."""
@@ -143,7 +143,7 @@ def hostile_secagg(
         log.roles.append(r)
         return r
 
-    return dataclasses.replace(SPEC, role=role), log
+    return with_roles(SPEC, role), log
 
 
 _RECORD = msgspec.msgpack.Decoder(dict[str, dict[int, AdvertiseKeys]])
@@ -198,10 +198,9 @@ class HostileMeshRelay:
         return 0 if self.relay is None else len(self.relay.recovered())
 
 
-def hostile_mesh(strategy: str, board: bool, n: int, cells: int, seed: int = 0) -> tuple[SumSpec, HostileMeshRelay]:
+def hostile_mesh(strategy: str, board: bool, n: int, cells: int, seed: int = 0) -> tuple[SumProtocol, HostileMeshRelay]:
     """The full mesh's descriptor (``full-mesh-board`` or ``full-mesh``) whose board, if any, sends
     and receives through the hostile relay, and that relay (also the hub's ``relay_filter``)."""
-    from mpc_rr.secure_sum import sum_protocol
     from mpc_rr.secure_sum.full_mesh import BulletinBoard
 
     hostile = HostileMeshRelay(strategy, n, cells, seed)
@@ -223,11 +222,13 @@ def hostile_mesh(strategy: str, board: bool, n: int, cells: int, seed: int = 0) 
         def on_timeout(self) -> list[Send]:
             return self._out(super().on_timeout())
 
-    base = sum_protocol("full-mesh-board" if board else "full-mesh")
+    from mpc_rr.secure_sum.full_mesh import BOARD_SPEC, SPEC
 
-    def role(party_id: int, pub: Any, x: np.ndarray | None, *, entropy: Any = None) -> Role:
+    base = BOARD_SPEC if board else SPEC
+
+    def role(party_id: int, pub: Any, x: np.ndarray | None, *, entropy: Any = None, identity: Any = None) -> Role:
         if party_id == COORDINATOR and board:
             return RelayedBoard(pub.n, pub.cells, run=pub.run)
-        return base.role(party_id, pub, x, entropy=entropy)
+        return base.role(party_id, pub, x, entropy=entropy, identity=identity)
 
-    return dataclasses.replace(base, role=role), hostile
+    return with_roles(base, role), hostile

@@ -2,9 +2,9 @@
 alone runs through ``mpc-rr secure-sum``, a scenario kind, ``classroom`` and ``attack eavesdrop``.
 
 The toy is a plaintext sum with a scale option: every client sends ``scale * x``
-to the hub, which divides the total back.  Its spec names its roles, messages,
-steps, options and an input-recovery hook -- all defined below -- and nothing
-else in the code base is edited to run it.
+to the hub, which divides the total back.  Its class gives its roles, messages,
+steps and options, and the adversary's input recovery is registered for it --
+all below -- and nothing else in the code base is edited to run it.
 """
 
 from __future__ import annotations
@@ -21,7 +21,7 @@ import numpy as np
 import pytest
 from msgspec import Meta
 
-from mpc_rr.adversary import Recovery
+from mpc_rr.adversary import Recovery, attacked, register_attacks, unregister_attacks
 from mpc_rr.core import (
     COORDINATOR,
     NOBODY,
@@ -41,7 +41,7 @@ from mpc_rr.core import (
     table,
     unregister_protocol,
 )
-from mpc_rr.secure_sum import SumResult, SumSpec, sum_protocol_names
+from mpc_rr.secure_sum import SumProtocol, SumResult, sum_protocol_names
 from scenarios.cli import main
 
 NAME = "toy-sum"
@@ -149,32 +149,49 @@ def recover_toy(view: View, members: object = (), *, public: Any = None, **_: An
     return Recovery(NAME, view.observer, (), got, 0, None, None)
 
 
-TOY = SumSpec(
-    name=NAME,
-    summary="a plaintext sum with a scale option, registered by a test file",
-    steps=("value",),
-    options=ToyOptions,
-    public=toy_public,
-    role=toy_role,
-    messages=lambda: (ToyValue, ToyTotal),
-    step_messages=lambda: {"value": ToyValue},
-    message_count=lambda n, options: 2 * n,
-    memory_estimate=lambda n, cells, options: 24 * n * cells,
-    hooks={"recover": f"{__name__}:recover_toy"},
-)
+class ToySum(SumProtocol):
+    """A plaintext sum with a scale option, registered by a test file."""
+
+    name = NAME
+    summary = "a plaintext sum with a scale option, registered by a test file"
+    steps = ("value",)
+    options = ToyOptions
+
+    def public(self, n: int, cells: int, *, run: str, max_value: int = 1, options: Any = None) -> ToyPublic:
+        return toy_public(n, cells, run=run, max_value=max_value, options=options)
+
+    def role(self, party_id: int, public: Any, x: Any, *, entropy: Any = None, identity: Any = None) -> Role:
+        return toy_role(party_id, public, x, entropy=entropy)
+
+    def message_types(self) -> tuple[type[Message], ...]:
+        return (ToyValue, ToyTotal)
+
+    def step_messages(self) -> dict[str, type[Message]]:
+        return {"value": ToyValue}
+
+    def message_count(self, n: int, options: Any) -> int:
+        return 2 * n
+
+    def memory_estimate(self, n: int, cells: int, options: Any) -> int:
+        return 24 * n * cells
+
+
+TOY = ToySum()
 
 
 @pytest.fixture
 def toy() -> Iterator[str]:
     register_protocol(TOY, replace=True)
+    register_attacks(NAME, recover=recover_toy)  # the adversary's part, registered by its owner
     yield NAME
     unregister_protocol(NAME)
+    unregister_attacks(NAME)
 
 
 def test_the_toy_is_a_registered_sum_protocol(toy: str) -> None:
     assert toy in protocol_names() and toy in protocol_names(family="sum") and toy in sum_protocol_names()
     assert get_protocol(toy) is TOY
-    assert toy in protocol_names(hook="recover")
+    assert toy in attacked("recover")
 
 
 def test_secure_sum_runs_it_with_its_own_option_flag(toy: str, capsys: pytest.CaptureFixture[str]) -> None:

@@ -1,4 +1,4 @@
-"""Both secure sums over the runtime: memory transport (virtual time) and TCP + mutual TLS."""
+"""Every registered sum protocol over the runtime: memory transport (virtual time) and TCP + mutual TLS."""
 
 from __future__ import annotations
 
@@ -10,12 +10,14 @@ from hypothesis import strategies as st
 from mpc_rr.core import COORDINATOR
 from mpc_rr.data import ADULT_SCHEMA
 from mpc_rr.mdrr import PairLayout, crosstabs
+from mpc_rr.secure_sum import sum_protocol, sum_protocol_names
 from mpc_rr.workflows import exact_bivariate_counts, run_secure_sum
 from parties.runners import runner_for
 
 
 def _tolerance(protocol: str) -> dict:
-    return {"max_dropout": 0.1} if protocol == "secagg" else {}
+    """A dropout bound, where the protocol takes one (SecAgg+)."""
+    return {"max_dropout": 0.1} if "max_dropout" in sum_protocol(protocol).option_names() else {}
 
 
 def _memory_transport_exact(n: int, seed: int, protocol: str) -> None:
@@ -24,7 +26,8 @@ def _memory_transport_exact(n: int, seed: int, protocol: str) -> None:
     assert rep.exact and rep.survivors == n, rep.aborted
 
 
-PROTOCOLS = st.sampled_from(["full-mesh", "full-mesh-board", "secagg"])
+NAMES = sum_protocol_names()  # every registered sum protocol
+PROTOCOLS = st.sampled_from(NAMES)
 
 
 # the full mesh is O(n^2): one draw near n = 200 took 14 s under load, so the default tier
@@ -50,7 +53,7 @@ def test_property_tcp_tls_exact(n: int, seed: int, protocol: str) -> None:
     assert rep.exact and rep.survivors == n, rep.aborted
 
 
-@pytest.mark.parametrize("protocol", ["full-mesh", "full-mesh-board", "secagg"])
+@pytest.mark.parametrize("protocol", NAMES)
 @pytest.mark.parametrize("n", [2, 9])
 def test_tcp_tls_matches_harness_costs(protocol: str, n: int) -> None:
     x = np.random.default_rng(n).integers(0, 2, size=(n, 7))

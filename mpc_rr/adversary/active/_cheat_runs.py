@@ -28,11 +28,12 @@ from mpc_rr.adversary.active._cheats import (
 )
 from mpc_rr.core import COORDINATOR, HarnessRunner, Role, Runner, UsageError, blame_json
 from mpc_rr.secure_sum import SeededEntropy, simulated_pki
-from mpc_rr.secure_sum.secagg import SecAggClient, SecAggPublic, SecAggServer, secagg_public
+from mpc_rr.secure_sum.secagg import PROTOCOL as SIGNED_AS
+from mpc_rr.secure_sum.secagg import SPEC, SecAggClient, SecAggPublic, SecAggServer, secagg_public
 
 __all__ = ["CHEAT_PROTOCOLS", "CheatReport", "cheat", "cheat_strategies"]
 
-CHEAT_PROTOCOLS = ("secagg",)
+CHEAT_PROTOCOLS = (SPEC.name,)
 """Protocols :func:`cheat` plays (the pipeline's secure-sum dependence and RRBA's secure
 tally run this same SecAgg+ and inherit its checks)."""
 
@@ -196,7 +197,7 @@ def _named(role: Role) -> tuple[int, ...]:
 def cheat(
     strategy: str,
     *,
-    protocol: str = "secagg",
+    protocol: str = SPEC.name,
     trials: int = 5,
     seed: int = 0,
     broken: bool = False,
@@ -208,9 +209,10 @@ def cheat(
     this process: the memory transport's parties, TCP + TLS on loopback)."""
     strategies = cheat_strategies()
     if protocol not in CHEAT_PROTOCOLS:
-        other = {"pipeline": "pipeline_cheat", "rrba": "rrba_cheat", "full-mesh": "mesh_cheat",
-                 "full-mesh-board": "mesh_cheat"}.get(protocol)  # fmt: skip
-        where = f"; {other}() plays it" if other else f"; choose from {', '.join(CHEAT_PROTOCOLS)}"
+        from mpc_rr.adversary._extensions import attacks_for
+
+        where = (f"; mpc_rr.adversary.attacks_for({protocol!r}).cheats plays it" if attacks_for(protocol).cheats
+                 else f"; choose from {', '.join(CHEAT_PROTOCOLS)}")  # fmt: skip
         raise UsageError(f"cheat: plays SecAgg+ alone, not protocol {protocol!r}{where}")
     if strategy not in strategies:
         raise UsageError(f"cheat: unknown strategy {strategy!r}; the strategies are: {', '.join(strategies)}")
@@ -278,7 +280,7 @@ def _receipts_disagree(roles: dict[int, Role], honest: list[int], run: str, ids:
     for i in honest:
         r = getattr(roles[i], "receipt", None)
         if r is not None and roster.verify_signed(
-            "secagg", run, "aggregate", COORDINATOR, r.signature, r.total.data, str(r.n_included).encode()
+            SIGNED_AS, run, "aggregate", COORDINATOR, r.signature, r.total.data, str(r.n_included).encode()
         ):
             valid.add(r.total.data)
     return len(valid) > 1

@@ -1,6 +1,6 @@
 """Every SecAgg+ cheat played through an outer workflow: the pipeline's dependence sum, RRBA's tally.
 
-The pipeline's coordinator runs its dependence sum through ``SumSpec.role``
+The pipeline's coordinator runs its dependence sum through ``SumProtocol.role``
 (:func:`mpc_rr.pipeline.dependence_role`), and every RRBA block's secure tally
 too (:meth:`mpc_rr.rrba.RRBAConfig.tally_public`).  :func:`pipeline_cheat` and
 :func:`rrba_cheat` register, for the duration of the run only, a sum protocol
@@ -54,7 +54,8 @@ from mpc_rr.core import (
     register_protocol,
     unregister_protocol,
 )
-from mpc_rr.secure_sum import SeededEntropy
+from mpc_rr.secure_sum import SeededEntropy, with_roles
+from mpc_rr.secure_sum.secagg import PROTOCOL as SIGNED_AS
 from mpc_rr.secure_sum.secagg import SPEC, SecAggClient, SecAggServer
 
 __all__ = ["PIPELINE_CHEATS", "pipeline_cheat", "rrba_cheat"]
@@ -204,7 +205,7 @@ def _through(outer: str, strategy: str, *, broken: bool, n: int | None, trials: 
     slot = "dependence" if outer == "pipeline" else "block-1"  # the cheating client's inner run
     inner = _Inner(strategy, broken, (slot, CHEATER))
     tally = _Tally(side)
-    register_protocol(dataclasses.replace(SPEC, name=_NAME, role=inner.role, hooks={}))
+    register_protocol(with_roles(SPEC, inner.role, name=_NAME))
     try:
         for trial in range(trials):
             run = f"cheat-{seed}-{trial}"
@@ -335,7 +336,7 @@ def _receipts_disagree(inner: dict[int, Role]) -> bool:
         if i == COORDINATOR or r is None:
             continue
         roster = role.roster  # type: ignore[attr-defined]
-        if roster.verify_signed("secagg", role.run, "aggregate", COORDINATOR, r.signature, r.total.data,
+        if roster.verify_signed(SIGNED_AS, role.run, "aggregate", COORDINATOR, r.signature, r.total.data,
                                 str(r.n_included).encode()):  # fmt: skip
             valid.add(r.total.data)
     return len(valid) > 1

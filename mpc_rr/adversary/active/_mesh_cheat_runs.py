@@ -42,11 +42,13 @@ from mpc_rr.adversary.active._mesh_cheats import (
 )
 from mpc_rr.core import COORDINATOR, RELAY, Role, UsageError
 from mpc_rr.secure_sum import SeededEntropy, crypto, signed_payload, simulated_pki
+from mpc_rr.secure_sum.full_mesh import BOARD_SPEC as BOARD
 from mpc_rr.secure_sum.full_mesh import PROTOCOL, BulletinBoard, FullMeshParty
+from mpc_rr.secure_sum.full_mesh import SPEC as MESH
 
 __all__ = ["MESH_CHEATS", "MESH_PROTOCOLS", "mesh_cheat"]
 
-MESH_PROTOCOLS = {"full-mesh": "all-to-all", "full-mesh-board": "board"}
+MESH_PROTOCOLS = {MESH.name: MESH.publication, BOARD.name: BOARD.publication}
 """The cheat command's full-mesh protocols and their publication modes."""
 
 SERVER_CHEATS = ("key-substitution", "replay", "forge-shares", "withhold-shares", "different-aggregates")

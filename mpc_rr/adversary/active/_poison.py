@@ -37,6 +37,7 @@ import numpy as np
 from mpc_rr.core import COORDINATOR, HarnessRunner, Runner, UsageError
 from mpc_rr.mechanisms import keep_or_uniform
 from mpc_rr.secure_sum import NO_VALIDITY, SecureSumPlan, sum_options, sum_protocol
+from mpc_rr.secure_sum.prio3 import SPEC as PRIO3
 
 __all__ = ["POISON_STRATEGIES", "PoisonResult", "poison_attack"]
 
@@ -59,7 +60,7 @@ class PoisonResult:
     bound: float
     estimate_honest: float | None = None
     estimate_released: float | None = None
-    validity: str = NO_VALIDITY  # what the sum proved of each input (SumSpec.validity_of)
+    validity: str = NO_VALIDITY  # what the sum proved of each input (SumProtocol.validity_of)
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -144,7 +145,7 @@ def poison_attack(
     attack_x[parties - malicious :, target] = 1  # chosen / skip-rr: a valid one-hot on the target
     swap: dict[int, Any] = {}
     if strategy == "out-of-range":
-        if protocol == "prio3":
+        if protocol == PRIO3.name:
             attack_x = honest_x.copy()  # the plan needs encodable inputs; the roles cheat
             swap = {pid: _poisoner(target, boost) for pid in bad}
         else:
@@ -161,7 +162,7 @@ def poison_attack(
         est_r = float((total[target] - n_in * q) / (p - q))
         shift = est_r - est_h
         bound = malicious / (p - q)  # worst case: no replaced report was on the target
-    elif strategy == "chosen" or protocol == "prio3":
+    elif strategy == "chosen" or protocol == PRIO3.name:
         bound = float(malicious)
     else:
         bound = float("inf")

@@ -74,7 +74,7 @@ class PipelinePoisonResult:
     bound: str
     #: the released total is the plain sum of the valid vectors of the parties it includes
     exact_over_valid: bool = True
-    #: what the dependence sum proved of each party's input (SumSpec.validity_of)
+    #: what the dependence sum proved of each party's input (SumProtocol.validity_of)
     validity: str = NO_VALIDITY
     data: str = ""  # the records' data set (its name)
 

@@ -32,6 +32,7 @@ import numpy as np
 from mpc_rr.adversary.active._cheat_runs import CheatReport, in_process
 from mpc_rr.core import COORDINATOR, HarnessRunner, Role, Runner, Send, UsageError, broadcast
 from mpc_rr.secure_sum import Identity, SeededEntropy, simulated_pki
+from mpc_rr.secure_sum.prio3 import SPEC as PRIO3
 from mpc_rr.secure_sum.prio3 import Prio3Client, Prio3Leader, Prio3Options, Report, public
 
 __all__ = ["PRIO3_CHEATS", "prio3_cheat"]
@@ -153,7 +154,7 @@ def prio3_cheat(strategy: str, *, broken: bool, n: int = 8, cells: int = 4, seed
         notes.append("the helper refuses (fewer accepted reports than the minimum batch) but names nobody: "
                      "it cannot tell the leader's omission from dropouts (DAP has the same limit)")  # fmt: skip
     return CheatReport(
-        protocol="prio3", strategy=strategy, side="server", variant="broken" if broken else "ours",
+        protocol=PRIO3.name, strategy=strategy, side="server", variant="broken" if broken else "ours",
         trials=trials, n=n, detected=detections == trials, detections=detections,
         culprits=tuple(sorted(culprits)), culprit_named=COORDINATOR in culprits,
         honest_blamed=tuple(sorted(culprits - {COORDINATOR})), inputs_recovered=recovered, inputs_total=trials,

@@ -22,7 +22,9 @@ __all__ = [
     "TAG_LEN",
     "BoardState",
     "BulletinBoard",
+    "FullMeshBoardProtocol",
     "FullMeshParty",
+    "FullMeshProtocol",
     "MeshAbort",
     "MeshKey",
     "MeshKeys",
@@ -46,6 +48,8 @@ __all__ = [
 ]
 
 _HOME = {
+    "FullMeshProtocol": "mpc_rr.secure_sum.full_mesh._spec",
+    "FullMeshBoardProtocol": "mpc_rr.secure_sum.full_mesh._spec",
     "BOARD_SPEC": "mpc_rr.secure_sum.full_mesh._spec",
     "BoardState": "mpc_rr.secure_sum.full_mesh._board",
     "BulletinBoard": "mpc_rr.secure_sum.full_mesh._board",
@@ -118,4 +122,6 @@ if TYPE_CHECKING:
     from mpc_rr.secure_sum.full_mesh._spec import (
         BOARD_SPEC,
         SPEC,
+        FullMeshBoardProtocol,
+        FullMeshProtocol,
     )

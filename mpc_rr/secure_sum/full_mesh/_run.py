@@ -1,7 +1,7 @@
 """A full-mesh run as the sum family builds it: public parameters, roles, messages, costs.
 
-These are the functions :data:`~mpc_rr.secure_sum.full_mesh.SPEC` and
-``BOARD_SPEC`` name; :func:`full_mesh_roles` builds every role of one run.
+These are the functions :class:`~mpc_rr.secure_sum.full_mesh.FullMesh` and
+:class:`~mpc_rr.secure_sum.full_mesh.FullMeshBoard` call; :func:`full_mesh_roles` builds every role of one run.
 """
 
 from __future__ import annotations
@@ -24,7 +24,6 @@ from mpc_rr.secure_sum.full_mesh._messages import (
     MeshShare,
     Publication,
     check_publication,
-    full_mesh_message_count,
 )
 from mpc_rr.secure_sum.full_mesh._party import FullMeshParty
 
@@ -49,17 +48,12 @@ class MeshPublic:
         return {"publication": self.publication, "modulus": self.modulus, "max_dropout": 0.0}
 
 
-def _public(publication: Publication) -> Callable[..., MeshPublic]:
-    def public(n: int, cells: int, *, run: str, max_value: int = 1, options: object = None) -> MeshPublic:
-        if n < 2:
-            raise UsageError(f"full mesh: n must be >= 2 parties, got {n}")
-        return MeshPublic(int(n), int(cells), str(run), publication)
-
-    return public
-
-
-public_all_to_all = _public("all-to-all")
-public_board = _public("board")
+def mesh_public(n: int, cells: int, *, run: str, publication: Publication) -> MeshPublic:
+    """The public parameters of a run among ``n >= 2`` parties."""
+    if n < 2:
+        raise UsageError(f"full mesh: n must be >= 2 parties, got {n}")
+    check_publication(publication)
+    return MeshPublic(int(n), int(cells), str(run), publication)
 
 
 def role(
@@ -85,14 +79,6 @@ def messages() -> tuple[type[Message], ...]:
 def step_messages() -> Mapping[str, type[Message]]:
     """The message a data party sends at each step (where a dropout can strike)."""
     return {"keys": MeshKey, "shares": MeshShare, "publish": MeshPublish}
-
-
-def message_count_all_to_all(n: int, options: object = None) -> int:
-    return full_mesh_message_count(n, "all-to-all")
-
-
-def message_count_board(n: int, options: object = None) -> int:
-    return full_mesh_message_count(n, "board")
 
 
 def memory_estimate(n: int, cells: int, options: object = None) -> int:

@@ -14,6 +14,7 @@ __all__ = [
     "PlainSumClient",
     "PlainSumHub",
     "PlainSumOptions",
+    "PlainSumProtocol",
     "PlainTotal",
     "PlainValue",
     "client_input",
@@ -22,6 +23,7 @@ __all__ = [
 ]
 
 _HOME = {
+    "PlainSumProtocol": "mpc_rr.secure_sum.plainsum._spec",
     "ClientState": "mpc_rr.secure_sum.plainsum._roles",
     "HubState": "mpc_rr.secure_sum.plainsum._roles",
     "PlainPublic": "mpc_rr.secure_sum.plainsum._roles",
@@ -54,4 +56,5 @@ if TYPE_CHECKING:
     from mpc_rr.secure_sum.plainsum._spec import (
         SPEC,
         PlainSumOptions,
+        PlainSumProtocol,
     )

@@ -41,6 +41,7 @@ __all__ = [
     "Prio3Client",
     "Prio3Leader",
     "Prio3Options",
+    "Prio3Protocol",
     "Prio3Public",
     "Prio3Result",
     "Prio3Total",
@@ -81,6 +82,7 @@ __all__ = [
 ]
 
 _HOME = {
+    "Prio3Protocol": "mpc_rr.secure_sum.prio3._spec",
     "AggregationJob": "mpc_rr.secure_sum.prio3._messages",
     "AtMostOneBlocks": "mpc_rr.secure_sum.prio3._circuits",
     "BATCH": "mpc_rr.secure_sum.prio3._vdaf",
@@ -218,6 +220,7 @@ if TYPE_CHECKING:
     from mpc_rr.secure_sum.prio3._spec import (
         SPEC,
         Prio3Options,
+        Prio3Protocol,
         for_one_hot_blocks,
     )
     from mpc_rr.secure_sum.prio3._vdaf import (

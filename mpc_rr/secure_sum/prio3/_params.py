@@ -299,7 +299,7 @@ HELPER_SECRET_FILE = "prio3-helper.key"
 
 
 def deployment_keys(directory: Path) -> dict[str, Any]:
-    """A deployment's prio3 keys (the ``deployment_keys`` hook of ``mpc-rr keys init``): the
+    """A deployment's prio3 keys (:meth:`Prio3Protocol.deployment_keys`, ``mpc-rr keys init``): the
     helper's X25519 key pair, its private half written to ``directory/prio3-helper.key`` (32
     raw bytes, mode 0600; copy it to party 1 only) and its public half pinned in the
     parameters every party runs with (``helper_key``)."""

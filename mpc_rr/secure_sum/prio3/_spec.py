@@ -1,18 +1,25 @@
-"""Prio3 as a registered sum protocol: its options and its descriptor (import-light)."""
+"""Prio3 as a sum protocol: its options and its protocol class (import-light)."""
 
 from __future__ import annotations
 
-from typing import Annotated, Literal
+from collections.abc import Mapping
+from pathlib import Path
+from typing import TYPE_CHECKING, Annotated, Any, Literal
 
 import msgspec
 from msgspec import Meta
 
-from mpc_rr.core import lazy
-from mpc_rr.secure_sum._family import SumSpec
+from mpc_rr.secure_sum._protocol import SumProtocol, SumPublic
 
-__all__ = ["SPEC", "Prio3Options", "for_one_hot_blocks"]
+if TYPE_CHECKING:
+    import numpy as np
 
-_HERE = "mpc_rr.secure_sum.prio3._roles"
+    from mpc_rr.core import DropPoint, Message, Role
+    from mpc_rr.secure_sum._entropy import Entropy
+    from mpc_rr.secure_sum._identity import Identity
+    from mpc_rr.secure_sum._trust import SumTrust
+
+__all__ = ["SPEC", "Prio3Options", "Prio3Protocol", "for_one_hot_blocks"]
 
 
 class Prio3Options(msgspec.Struct, frozen=True, forbid_unknown_fields=True, kw_only=True):
@@ -93,22 +100,72 @@ def for_one_hot_blocks(
     return msgspec.structs.replace(options, circuit=circuit, blocks=tuple(int(b) for b in blocks))
 
 
-SPEC = SumSpec(
-    name="prio3",
-    summary="Prio3 (draft-irtf-cfrg-vdaf-20): a leader and a helper aggregator check each "
-    "client's validity proof on secret shares; invalid reports are rejected and named",
-    steps=("report",),
-    options=Prio3Options,
-    public=lazy(f"{_HERE}:public"),
-    role=lazy(f"{_HERE}:role"),
-    messages=lazy(f"{_HERE}:messages"),
-    step_messages=lazy(f"{_HERE}:step_messages"),
-    message_count=lazy(f"{_HERE}:message_count"),
-    memory_estimate=lazy(f"{_HERE}:memory_estimate"),
-    run_label="prio3-{seed}",
-    one_hot_blocks=for_one_hot_blocks,
-    trust=lazy("mpc_rr.secure_sum.prio3._params:trust"),
-    validity=lazy("mpc_rr.secure_sum.prio3._params:input_validity"),
-    coordinator_messages=lazy(f"{_HERE}:coordinator_messages"),
-    hooks={"deployment_keys": "mpc_rr.secure_sum.prio3:deployment_keys"},
-)
+class Prio3Protocol(SumProtocol):
+    """Prio3 (:mod:`~mpc_rr.secure_sum.prio3._roles`): it proves its inputs valid and needs a
+    deployment key (the helper's)."""
+
+    name = "prio3"
+    summary = ("Prio3 (draft-irtf-cfrg-vdaf-20): a leader and a helper aggregator check each "
+               "client's validity proof on secret shares; invalid reports are rejected and named")  # fmt: skip
+    steps = ("report",)
+    options = Prio3Options
+    run_label = "prio3-{seed}"
+
+    def public(self, n: int, cells: int, *, run: str, max_value: int = 1, options: Any = None) -> SumPublic:
+        from mpc_rr.secure_sum.prio3 import _roles
+
+        return _roles.public(n, cells, run=run, max_value=max_value, options=options)
+
+    def role(
+        self, party_id: int, public: Any, x: np.ndarray | None, *, entropy: Entropy | None = None,
+        identity: Identity | None = None,
+    ) -> Role:  # fmt: skip
+        from mpc_rr.secure_sum.prio3 import _roles
+
+        return _roles.role(party_id, public, x, entropy=entropy, identity=identity)
+
+    def message_types(self) -> tuple[type[Message], ...]:
+        from mpc_rr.secure_sum.prio3 import _roles
+
+        return _roles.messages()
+
+    def step_messages(self) -> Mapping[str, DropPoint]:
+        from mpc_rr.secure_sum.prio3 import _roles
+
+        return _roles.step_messages()
+
+    def message_count(self, n: int, options: Any) -> int:
+        from mpc_rr.secure_sum.prio3 import _roles
+
+        return _roles.message_count(n, options)
+
+    def memory_estimate(self, n: int, cells: int, options: Any) -> int:
+        from mpc_rr.secure_sum.prio3 import _roles
+
+        return _roles.memory_estimate(n, cells, options)
+
+    def coordinator_messages(self, public: Any, n: int) -> int:
+        from mpc_rr.secure_sum.prio3 import _roles
+
+        return _roles.coordinator_messages(public)
+
+    def for_one_hot_blocks(self, options: Any, blocks: tuple[int, ...], *, empty: bool = False) -> Any:
+        return for_one_hot_blocks(options, blocks, empty=empty)
+
+    def deployment_keys(self, folder: Path) -> Mapping[str, Any]:
+        from mpc_rr.secure_sum.prio3 import _params
+
+        return _params.deployment_keys(folder)
+
+    def trust(self, options: Any, n: int, max_corrupt: float | None) -> SumTrust:
+        from mpc_rr.secure_sum.prio3 import _params
+
+        return _params.trust(options, n, max_corrupt)
+
+    def validity(self, public: Any) -> str:
+        from mpc_rr.secure_sum.prio3 import _params
+
+        return _params.input_validity(public)
+
+
+SPEC = Prio3Protocol()

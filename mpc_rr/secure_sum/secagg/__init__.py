@@ -121,6 +121,7 @@ __all__ = [
     "SecAggConfig",
     "SecAggOptions",
     "SecAggPrecheck",
+    "SecAggProtocol",
     "SecAggPublic",
     "SecAggServer",
     "ServerState",
@@ -150,6 +151,7 @@ __all__ = [
 ]
 
 _HOME = {
+    "SecAggProtocol": "mpc_rr.secure_sum.secagg._spec",
     "Abort": "mpc_rr.secure_sum.secagg._unmasking",
     "AdvertiseKeys": "mpc_rr.secure_sum.secagg._messages",
     "Aggregate": "mpc_rr.secure_sum.secagg._messages",
@@ -266,6 +268,7 @@ if TYPE_CHECKING:
     from mpc_rr.secure_sum.secagg._spec import (
         SPEC,
         SecAggOptions,
+        SecAggProtocol,
     )
     from mpc_rr.secure_sum.secagg._unmasking import (
         Abort,

@@ -1,18 +1,24 @@
-"""SecAgg+ as a registered sum protocol: its options and its descriptor (import-light)."""
+"""SecAgg+ as a sum protocol: its options and its protocol class (import-light)."""
 
 from __future__ import annotations
 
-from typing import Annotated
+from collections.abc import Callable, Mapping
+from typing import TYPE_CHECKING, Annotated, Any
 
 import msgspec
 from msgspec import Meta
 
-from mpc_rr.core import lazy
-from mpc_rr.secure_sum._family import SumSpec
+from mpc_rr.secure_sum._protocol import SumProtocol, SumPublic
 
-__all__ = ["SPEC", "SecAggOptions"]
+if TYPE_CHECKING:
+    import numpy as np
 
-_HERE = "mpc_rr.secure_sum.secagg._roles"
+    from mpc_rr.core import DropPoint, Message, Role
+    from mpc_rr.secure_sum._entropy import Entropy
+    from mpc_rr.secure_sum._identity import Identity
+    from mpc_rr.secure_sum._trust import SumTrust
+
+__all__ = ["SPEC", "SecAggOptions", "SecAggProtocol"]
 
 
 class SecAggOptions(msgspec.Struct, frozen=True, forbid_unknown_fields=True, kw_only=True):
@@ -41,29 +47,73 @@ class SecAggOptions(msgspec.Struct, frozen=True, forbid_unknown_fields=True, kw_
     ] | None = None
 
 
-SPEC = SumSpec(
-    name="secagg",
-    summary="SecAgg+ (Bell et al. 2020): pairwise masks over a sparse graph, Shamir-shared "
-    "seeds, dropouts tolerated in every step",
-    steps=("keys", "shares", "masked", "consistency", "unmask"),
-    options=SecAggOptions,
-    public=lazy(f"{_HERE}:public"),
-    role=lazy(f"{_HERE}:role"),
-    messages=lazy(f"{_HERE}:messages"),
-    step_messages=lazy(f"{_HERE}:step_messages"),
-    message_count=lazy(f"{_HERE}:message_count"),
-    party_messages=lazy(f"{_HERE}:party_messages"),
-    memory_estimate=lazy(f"{_HERE}:memory_estimate"),
-    fit_options=lazy(f"{_HERE}:fit_options"),
-    precheck=lazy(f"{_HERE}:precheck"),
-    trust=lazy("mpc_rr.secure_sum.secagg._params:trust"),
-    run_label="secagg-{seed}",
-    input_step="masked",
-    hooks={
-        "offline": "mpc_rr.adversary:secagg_offline",
-        "recover": "mpc_rr.adversary:recover_secagg",
-        "lesson": "scenarios.classroom.secagg_lesson:secagg_lesson",
-        "plants": "mpc_rr.adversary:SECAGG_PLANTS",
-        "coalition": "mpc_rr.adversary:secagg_coalition",
-    },
-)
+class SecAggProtocol(SumProtocol):
+    """SecAgg+ (:mod:`~mpc_rr.secure_sum.secagg._roles`): its aggregator's signature checks are
+    stateless prechecks."""
+
+    name = "secagg"
+    summary = ("SecAgg+ (Bell et al. 2020): pairwise masks over a sparse graph, Shamir-shared "
+               "seeds, dropouts tolerated in every step")  # fmt: skip
+    steps = ("keys", "shares", "masked", "consistency", "unmask")
+    options = SecAggOptions
+    run_label = "secagg-{seed}"
+    input_step = "masked"
+
+    def public(self, n: int, cells: int, *, run: str, max_value: int = 1, options: Any = None) -> SumPublic:
+        from mpc_rr.secure_sum.secagg import _roles
+
+        return _roles.public(n, cells, run=run, max_value=max_value, options=options)
+
+    def role(
+        self, party_id: int, public: Any, x: np.ndarray | None, *, entropy: Entropy | None = None,
+        identity: Identity | None = None,
+    ) -> Role:  # fmt: skip
+        from mpc_rr.secure_sum.secagg import _roles
+
+        return _roles.role(party_id, public, x, entropy=entropy, identity=identity)
+
+    def message_types(self) -> tuple[type[Message], ...]:
+        from mpc_rr.secure_sum.secagg import _roles
+
+        return _roles.messages()
+
+    def step_messages(self) -> Mapping[str, DropPoint]:
+        from mpc_rr.secure_sum.secagg import _roles
+
+        return _roles.step_messages()
+
+    def message_count(self, n: int, options: Any) -> int:
+        from mpc_rr.secure_sum.secagg import _roles
+
+        return _roles.message_count(n, options)
+
+    def memory_estimate(self, n: int, cells: int, options: Any) -> int:
+        from mpc_rr.secure_sum.secagg import _roles
+
+        return _roles.memory_estimate(n, cells, options)
+
+    def messages_from_parties(self, public: Any, n: int) -> int:
+        from mpc_rr.secure_sum.secagg import _roles
+
+        return _roles.party_messages(public, n)
+
+    def fit_options(self, options: Any, n: int) -> Any:
+        from mpc_rr.secure_sum.secagg import _roles
+
+        return _roles.fit_options(options, n)
+
+    def precheck(self, public: Any) -> Callable[[int, Message], bool]:
+        """The aggregator's stateless checks (signatures) of the run of ``public``."""
+        from mpc_rr.secure_sum.secagg import _roles
+
+        return _roles.precheck(public)
+
+    def trust(self, options: Any, n: int, max_corrupt: float | None) -> SumTrust:
+        """The coalition SecAgg+ hides inputs against: the server with at most
+        ``max_corrupt`` (its own option by default) of the clients."""
+        from mpc_rr.secure_sum.secagg import _params
+
+        return _params.trust(options, n, max_corrupt)
+
+
+SPEC = SecAggProtocol()

@@ -32,21 +32,25 @@ from __future__ import annotations
 
 import argparse
 import json
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
+from mpc_rr.secure_sum import DEFAULT_SUM
 from scenarios.cli.options import HelpFormatter, add_json, add_seed, int_at_least
 
 if TYPE_CHECKING:
     from mpc_rr.adversary.active import CheatReport
 
-_STRATEGIES = (
-    "key-substitution", "equivocate", "isolate", "replay", "forge-shares", "withhold-shares",
-    "different-aggregates", "forged-signature", "key-reuse", "bad-shares", "inconsistent-shares",
-    "claim-sender",
-)  # fmt: skip  (the library's list, spelled here so that the parser imports no numpy)
-_MESH = ("full-mesh", "full-mesh-board")  # mpc_rr.adversary.active.MESH_PROTOCOLS
-_NOT_MESH = ("equivocate", "isolate", "inconsistent-shares")  # no analogue: mesh_cheat says why
-_PRIO3 = ("isolate", "forge-shares")  # mpc_rr.adversary.active.PRIO3_CHEATS
+
+def _cheated() -> dict[str, Any]:
+    """The protocols the adversary module plays cheats against, and their :class:`Cheats`."""
+    from mpc_rr.adversary import attacked, attacks_for
+
+    return {name: attacks_for(name).cheats for name in attacked("cheats")}
+
+
+def _strategies() -> tuple[str, ...]:
+    plays = sorted(_cheated().values(), key=lambda c: -len(c.strategies))  # the widest list's order first
+    return tuple(dict.fromkeys(s for c in plays for s in c.strategies))
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -56,20 +60,15 @@ def register(sub: argparse._SubParsersAction) -> None:
         description=(
             "Play one cheating strategy against the real roles and against the broken variant "
             "(the protection off), over seeded trials; report detection, culprits named by the "
-            "honest parties, inputs recovered against the baseline, and totals moved. Server "
-            "strategies: " + ", ".join(_STRATEGIES[:7]) + "; client strategies: "
-            + ", ".join(_STRATEGIES[7:]) + " (--strategy list: which protocol plays which)."
+            "honest parties, inputs recovered against the baseline, and totals moved. "
+            "Every strategy, its side and the protocols that play it: --strategy list."
         ),
         formatter_class=HelpFormatter,
     )
-    p.add_argument("--protocol", choices=("secagg", *_MESH, "pipeline", "rrba", "prio3"), default="secagg",
-                   help="secagg: SecAgg+ (the pipeline's secure-sum dependence and RRBA's secure tally run it); "
-                        "full-mesh / full-mesh-board: the full mesh through a relaying hub, all-to-all or "
-                        "board publication (every strategy but " + ", ".join(_NOT_MESH) + "); pipeline: the cheating SecAgg+ "
-                        "server or client inside the pipeline's secure-sum dependence; rrba: inside every "
-                        "block's secure tally (every strategy); prio3: a leader that "
-                        "isolates a report or fills the batch with made-up ones (" + ", ".join(_PRIO3) + ")")  # fmt: skip
-    p.add_argument("--strategy", choices=(*_STRATEGIES, "list"), required=True,
+    cheated = _cheated()
+    p.add_argument("--protocol", choices=tuple(cheated), default=DEFAULT_SUM,
+                   help="; ".join(f"{name}: {c.note} ({len(c.strategies)} strategies)" for name, c in cheated.items()))  # fmt: skip
+    p.add_argument("--strategy", choices=(*_strategies(), "list"), required=True,
                    help="the cheat; 'list': every strategy, its side and the protocols that play it")
     p.add_argument("--trials", type=int_at_least(1), default=5, help="seeded runs per variant")
     p.add_argument("--broken", action="store_true", help="report only the broken variant")
@@ -86,22 +85,10 @@ def _run(args: argparse.Namespace) -> int:
         return _list(args)
     if args.transport == "tcp":
         return _deployed(args)
-    from mpc_rr.adversary.active import cheat, mesh_cheat, pipeline_cheat, prio3_cheat, rrba_cheat
-
-    if args.protocol in _MESH:
-        broken = mesh_cheat(args.protocol, args.strategy, broken=True, seed=args.seed, trials=args.trials)
-        ours = broken if args.broken else mesh_cheat(args.protocol, args.strategy, broken=False, seed=args.seed,
-                                                     trials=args.trials)  # fmt: skip
-        return _print(args, broken, ours)
-    play = {"pipeline": pipeline_cheat, "rrba": rrba_cheat, "prio3": prio3_cheat}.get(args.protocol)
-    if play is not None:
-        broken = play(args.strategy, broken=True, seed=args.seed, trials=args.trials)
-        ours = broken if args.broken else play(args.strategy, broken=False, seed=args.seed, trials=args.trials)
-    else:
-        broken = cheat(args.strategy, protocol=args.protocol, trials=args.trials, seed=args.seed, broken=True)
-        ours = broken if args.broken else cheat(
-            args.strategy, protocol=args.protocol, trials=args.trials, seed=args.seed
-        )
+    play = _cheated()[args.protocol]
+    broken = play(args.protocol, args.strategy, broken=True, seed=args.seed, trials=args.trials)
+    ours = broken if args.broken else play(args.protocol, args.strategy, broken=False, seed=args.seed,
+                                           trials=args.trials)  # fmt: skip
     return _print(args, broken, ours)
 
 
@@ -166,13 +153,11 @@ def _deployed(args: argparse.Namespace) -> int:
 
 def _list(args: argparse.Namespace) -> int:
     """Every strategy, its side, and the protocols that play it."""
-    from mpc_rr.adversary.active import MESH_CHEATS, PIPELINE_CHEATS, PRIO3_CHEATS, cheat_strategies
+    from mpc_rr.adversary.active import cheat_strategies
 
+    cheated = _cheated()
     rows = [
-        {"strategy": s, "side": side,
-         "protocols": ["secagg", *(_MESH if s in MESH_CHEATS else ()),
-                       *(("pipeline", "rrba") if s in PIPELINE_CHEATS else ()),
-                       *(("prio3",) if s in PRIO3_CHEATS else ())]}
+        {"strategy": s, "side": side, "protocols": [p for p, c in cheated.items() if s in c.strategies]}
         for s, side in cheat_strategies().items()
     ]  # fmt: skip
     if args.json:

@@ -22,7 +22,9 @@ import json
 from pathlib import Path
 from typing import Any
 
-from mpc_rr.core import get_protocol, protocol_names
+from mpc_rr.adversary import attacked
+from mpc_rr.core import get_protocol
+from mpc_rr.secure_sum import DEFAULT_SUM
 from scenarios.cli.options import (
     HelpFormatter,
     add_json,
@@ -47,8 +49,8 @@ def register(sub: argparse._SubParsersAction) -> None:
         ),
         formatter_class=HelpFormatter,
     )
-    names = protocol_names(hook="coalition")
-    p.add_argument("--protocol", choices=names, default="secagg",
+    names = attacked("coalition")
+    p.add_argument("--protocol", choices=names, default=DEFAULT_SUM if DEFAULT_SUM in names else names[0],
                    help="; ".join(f"{n}: {get_protocol(n).summary}" for n in names))  # fmt: skip
     p.add_argument("--parties", type=int_at_least(3), default=20, help="data parties n")
     p.add_argument("--size", type=int_at_least(0), required=True, help="colluding data parties C")
@@ -78,7 +80,7 @@ def run(args: argparse.Namespace) -> int:
     n, threshold, rule = args.parties, out["threshold"], out["threshold_rule"]
     if not args.no_plot:
         out["plot"] = str(_plot(args.protocol, n, out["curve"], threshold, rule, args.size, args.out,
-                                     f"coalition-{args_digest(args)}.png"))
+                                f"coalition-{args_digest(args)}.png", server=out["server_colludes"]))
     if args.json:
         print(json.dumps(out, indent=2))
         return 0
@@ -108,7 +110,7 @@ def _ci(ci: tuple[float, float]) -> str:
 
 def _plot(
     protocol: str, n: int, curve: list[dict[str, Any]], threshold: int, rule: str, size: int,
-    folder: Path, name: str = "coalition.png",
+    folder: Path, name: str = "coalition.png", *, server: bool = False,
 ) -> Path:
     import matplotlib
 
@@ -128,7 +130,7 @@ def _plot(
             label="baseline: the sum minus the coalition's inputs")  # fmt: skip
     ax.axvline(threshold, color="tab:blue", lw=1.4, label=f"declared bound: {rule}")
     ax.axvline(size, color="tab:gray", lw=0.8, ls=":", label=f"--size {size}")
-    ax.set_xlabel("colluding data parties C" + (" (+ the server)" if protocol == "secagg" else ""))
+    ax.set_xlabel("colluding data parties C" + (" (+ the server)" if server else ""))
     ax.set_ylabel("share of honest inputs guessed right")
     ax.set_ylim(-0.02, 1.05)
     ax.set_title(f"Coalitions against {protocol} ({n} parties)", fontsize=10)

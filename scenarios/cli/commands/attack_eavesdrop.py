@@ -23,8 +23,8 @@ import math
 from pathlib import Path
 from typing import Any
 
-from mpc_rr.adversary import eavesdrop_protocols
 from mpc_rr.core import UsageError
+from mpc_rr.workflows import eavesdrop_protocols
 from scenarios.cli.options import (
     HelpFormatter,
     add_json,

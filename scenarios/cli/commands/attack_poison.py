@@ -30,6 +30,8 @@ from __future__ import annotations
 import argparse
 import json
 
+from mpc_rr.adversary import attacked
+from mpc_rr.secure_sum import ValidityProofs, sum_protocol
 from scenarios.cli.options import HelpFormatter, add_json, add_seed, int_at_least
 from scenarios.workloads.data_source import add_data_option
 
@@ -46,8 +48,11 @@ def register(sub: argparse._SubParsersAction) -> None:
         ),
         formatter_class=HelpFormatter,
     )
-    p.add_argument("--protocol", choices=("secagg", "prio3", "full-mesh-board", "plainsum"), default="prio3",
-                   help="the secure sum attacked (secagg, full-mesh-board, plainsum: no validity check)")  # fmt: skip
+    names = attacked("poison")
+    checked = [n for n in names if isinstance(sum_protocol(n), ValidityProofs)]
+    p.add_argument("--protocol", choices=names, default=checked[0] if checked else names[0],
+                   help="the secure sum attacked (" + ", ".join(n for n in names if n not in checked)
+                   + ": no validity check)")  # fmt: skip
     p.add_argument("--on", choices=("count", "pipeline"), default="count",
                    help="count: one one-hot count; pipeline: the pipeline's dependences and clusters (--data)")  # fmt: skip
     p.add_argument("--trials", type=int_at_least(1), default=1, help="pipeline: seeded trials (seed, seed+1, ...)")
@@ -112,12 +117,14 @@ def run(args: argparse.Namespace) -> int:
 def _pipeline(args: argparse.Namespace) -> int:
     import statistics
 
+    from mpc_rr.adversary import attacks_for
     from mpc_rr.adversary.active import poison_dependence
     from mpc_rr.core import UsageError
     from scenarios.workloads.data_source import load_dataset, spec_from_args
 
-    if args.protocol not in ("secagg", "prio3"):
-        raise UsageError(f"attack poison --on pipeline: --protocol secagg or prio3, not {args.protocol}")
+    through = [n for n in attacked("poison") if "pipeline" in attacks_for(n).poison]
+    if args.protocol not in through:
+        raise UsageError(f"attack poison --on pipeline: --protocol {' or '.join(through)}, not {args.protocol}")
     data = load_dataset(spec_from_args(args, option=True))
     if len(data.schema) < 2:
         raise UsageError(f"--data {args.data}: the pipeline's dependence needs at least 2 attributes, "

@@ -27,6 +27,7 @@ import argparse
 import json
 import sys
 
+from scenarios.classroom import LIVE_PROTOCOLS
 from scenarios.cli.options import (
     HelpFormatter,
     add_json,
@@ -36,9 +37,6 @@ from scenarios.cli.options import (
     probability,
 )
 
-LIVE_PROTOCOLS = ("full-mesh", "secagg", "rr-survey")
-"""What a live class runs (scenarios.classroom.live.LIVE_PROTOCOLS, which imports numpy: not at --help)."""
-
 
 def register(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser(
@@ -47,7 +45,7 @@ def register(sub: argparse._SubParsersAction) -> None:
         description=__doc__,
         formatter_class=HelpFormatter,
     )
-    p.add_argument("--protocol", choices=LIVE_PROTOCOLS, default="full-mesh", help="what the class runs")
+    p.add_argument("--protocol", choices=LIVE_PROTOCOLS, default=LIVE_PROTOCOLS[0], help="what the class runs")
     p.add_argument("--port", type=int_at_least(0, 65535), default=8000, help="TCP port (0: any free port)")
     p.add_argument("--host", default="0.0.0.0", help="address to listen on (default: every interface, for the LAN)")
     p.add_argument("--https", action="store_true", help="serve HTTPS/WSS with a fresh self-signed certificate (phones on the LAN need it: WebCrypto)")

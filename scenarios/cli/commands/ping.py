@@ -15,6 +15,7 @@ import json
 from typing import TYPE_CHECKING, Any
 
 from mpc_rr.core import UsageError
+from mpc_rr.secure_sum.plainsum import SPEC as PLAINSUM
 from scenarios.cli.options import (
     HelpFormatter,
     add_json,
@@ -95,18 +96,17 @@ def ping(
         from parties.procs import run_processes
 
         pr = run_processes(
-            "plainsum", n, seed=seed, params=params, tls=tls, timeout=timeout,
+            PLAINSUM.name, n, seed=seed, params=params, tls=tls, timeout=timeout,
             transcript=transcript, launch=launch,
         )  # fmt: skip
         got = pr.results.values()
         ok = pr.ok and all(np.array_equal(r["total"], want) for r in got)
         costs, errors, trace = pr.costs, pr.errors, pr.transcript
     elif hub_process:
-        from mpc_rr.core import get_protocol
         from parties.procs import run_with_hub_process
 
         pr = run_with_hub_process(
-            get_protocol("plainsum"), n, seed=seed, params=params, tls=tls, timeout=timeout, transcript=transcript
+            PLAINSUM, n, seed=seed, params=params, tls=tls, timeout=timeout, transcript=transcript
         )
         ok = pr.ok and all(np.array_equal(r["total"], want) for r in pr.results.values())
         costs, errors, trace = pr.costs, pr.errors, pr.transcript
@@ -183,7 +183,7 @@ def _run(args: argparse.Namespace) -> int:
         transcript=args.transcript is not None,
     )
     if args.transcript is not None and trace is not None:
-        trace.meta.update(protocol="plainsum", parties=rep["parties"], seed=args.seed)
+        trace.meta.update(protocol=PLAINSUM.name, parties=rep["parties"], seed=args.seed)
         trace.save(args.transcript)
     if args.json:
         print(json.dumps(rep))

@@ -22,7 +22,7 @@ from mpc_rr.rrba import CLIENT_RNG as RRBA_CLIENT_RNG
 from mpc_rr.rrba import ESTIMATORS as RRBA_ESTIMATORS
 from mpc_rr.rrba import REPAIRS as RRBA_REPAIRS
 from mpc_rr.rrba import STOPS as RRBA_STOPS
-from mpc_rr.secure_sum import sum_protocol_names
+from mpc_rr.secure_sum import DEFAULT_SUM, sum_protocol_names
 from parties.runners import TRANSPORTS
 from scenarios.cli.options import (
     HelpFormatter,
@@ -31,8 +31,10 @@ from scenarios.cli.options import (
     add_secagg_bounds,
     add_seed,
     add_step_timeout,
+    add_sum_option,
     available_memory,
     human_bytes,
+    inner_sum_options,
     int_at_least,
     network_runner_of,
     open_unit,
@@ -105,10 +107,11 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
         help="sum each block's one-hot answers with a secure sum (--sum): the aggregator never sees an answer",
     )  # fmt: skip
     p.add_argument(
-        "--sum", choices=sum_protocol_names(at_coordinator=True), default="secagg",
+        "--sum", choices=sum_protocol_names(at_coordinator=True), default=DEFAULT_SUM,
         help="--secure-tally: the sum protocol of each block's tally (any whose aggregator learns the sum)",
     )  # fmt: skip
     add_secagg_bounds(p, "--secure-tally: ", "a block's clients")
+    add_sum_option(p, "--secure-tally: ")
     p.add_argument(
         "--secagg-degree", type=int_at_least(1), default=None,
         help="--secure-tally: SecAgg+ graph degree (default: 2*ceil(log2 B), grown until a threshold is both secure and robust; at most B-1)",
@@ -148,12 +151,11 @@ def _check_flags(args: argparse.Namespace) -> None:
         raise UsageError("--client-rng shared is for the centralized engine only: distributed "
                          "clients each hold their own generator")  # fmt: skip
     given = [f for f, v in (("--max-dropout", args.max_dropout), ("--max-corrupt", args.max_corrupt),
-                            ("--secagg-degree", args.secagg_degree)) if v is not None]  # fmt: skip
+                            ("--secagg-degree", args.secagg_degree),
+                            ("--sum-option", args.sum_option or None)) if v is not None]  # fmt: skip
     if given and not args.secure_tally:
         raise UsageError(f"{', '.join(given)} only apply with --secure-tally")
-    if given and args.sum != "secagg":
-        raise UsageError(f"{', '.join(given)} only apply to --sum secagg (SecAgg+'s options)")
-    if args.sum != "secagg" and not args.secure_tally:
+    if args.sum != DEFAULT_SUM and not args.secure_tally:
         raise UsageError("--sum only applies with --secure-tally")
 
 
@@ -229,6 +231,7 @@ def run(args: argparse.Namespace) -> int:
     if priced is not None:
         args.transport = "memory"
     _check_flags(args)
+    sum_opts = inner_sum_options(args, args.sum) if args.secure_tally else {}
     spec = spec_from_args(args, option=True, networks=True)
     data_ss, proto_ss, eval_ss = np.random.SeedSequence(args.seed).spawn(3)
     data, source = draw_records(spec, args.clients, np.random.default_rng(data_ss))
@@ -254,9 +257,7 @@ def run(args: argparse.Namespace) -> int:
             data, p=args.p, block=args.block, seed=proto_ss, k=args.k, estimator=args.estimator,
             repair=args.repair, alpha=args.alpha, t_floor=args.t_floor, stop=args.stop,
             client_rng=args.client_rng, runner=runner, step_timeout=args.step_timeout,  # type: ignore[arg-type]
-            secure_tally=args.secure_tally, sum_protocol=args.sum,
-            sum_options={"max_dropout": args.max_dropout, "max_corrupt": args.max_corrupt,
-                         "degree": args.secagg_degree},
+            secure_tally=args.secure_tally, sum_protocol=args.sum, sum_options=sum_opts,
             dropout=args.dropout, progress=done.update,
         )  # fmt: skip
     except UsageError as exc:
@@ -267,9 +268,7 @@ def run(args: argparse.Namespace) -> int:
     seconds = time.perf_counter() - t0
     marg = marginal_errors(result, data, np.random.default_rng(eval_ss), max_tables=args.marginals)
     doc = summarize(result, data, source, marg, None if execution is None else execution.costs,
-                    secure_tally=args.secure_tally, sum_protocol=args.sum,
-                    sum_options={"max_dropout": args.max_dropout, "max_corrupt": args.max_corrupt,
-                                 "degree": args.secagg_degree})  # fmt: skip
+                    secure_tally=args.secure_tally, sum_protocol=args.sum, sum_options=sum_opts)  # fmt: skip
     doc["seconds"] = {"collection": seconds, "marginals": sum(m["seconds"] for m in marg.values())}
     if priced is not None:
         doc["network"] = priced.summary()

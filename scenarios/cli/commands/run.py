@@ -18,7 +18,8 @@ from typing import Any
 
 from mpc_rr.estimation import ESTIMATORS
 from mpc_rr.mdrr import DEPENDENCE_SOURCES, MECHANISMS
-from mpc_rr.secure_sum import sum_protocol_names
+from mpc_rr.secure_sum import DEFAULT_SUM, sum_protocol_names
+from parties.runners import LOCAL_TRANSPORTS
 from scenarios.cli.options import (
     HelpFormatter,
     add_json,
@@ -27,6 +28,8 @@ from scenarios.cli.options import (
     add_seed,
     add_shard_flags,
     add_step_timeout,
+    add_sum_option,
+    inner_sum_options,
     int_at_least,
     network_runner_of,
     open_open,
@@ -39,8 +42,6 @@ from scenarios.cli.options import (
     wire_summary,
 )
 from scenarios.workloads.data_source import add_data_arguments, spec_from_args
-
-TRANSPORTS = ("memory", "tcp", "harness")
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -71,7 +72,7 @@ def register(sub: argparse._SubParsersAction) -> None:
         "iterative Bayesian update, none)",
     )  # fmt: skip
     p.add_argument(
-        "--transport", choices=TRANSPORTS, default="memory",
+        "--transport", choices=LOCAL_TRANSPORTS, default="memory",
         help="memory: Party actors in one process; tcp: TCP + mutual TLS on 127.0.0.1; "
         "harness: synchronous driver, no transport",
     )  # fmt: skip
@@ -79,11 +80,12 @@ def register(sub: argparse._SubParsersAction) -> None:
     add_network(p, "the pipeline")
     p.add_argument("--queries", type=int_at_least(1), default=200, help="count queries per coverage sigma")
     p.add_argument(
-        "--sum", choices=sum_protocol_names(at_coordinator=True), default="secagg",
+        "--sum", choices=sum_protocol_names(at_coordinator=True), default=DEFAULT_SUM,
         help="secure-sum sources: the sum protocol of the dependence phase (any whose coordinator "
         "learns the sum)",
     )  # fmt: skip
     add_secagg_bounds(p, "secure-sum sources: ")
+    add_sum_option(p, "secure-sum sources: ")
     p.add_argument(
         "--secagg-degree", type=int_at_least(1), default=None,
         help="secure-sum sources: SecAgg+ graph degree (default 2*ceil(log2 n), grown until a threshold is both secure and robust; at most n-1)",
@@ -108,11 +110,10 @@ def _check_dependence_flags(args: argparse.Namespace) -> None:
 
     given = [f for f, v in (("--max-dropout", args.max_dropout), ("--max-corrupt", args.max_corrupt),
                             ("--secagg-degree", args.secagg_degree),
-                            ("--secagg-failure", args.secagg_failure)) if v is not None]  # fmt: skip
+                            ("--secagg-failure", args.secagg_failure),
+                            ("--sum-option", args.sum_option or None)) if v is not None]  # fmt: skip
     if given and args.dependence == "rr":
         raise UsageError(f"{', '.join(given)} only apply to --dependence secure-sum or pairwise-rr")
-    if given and args.sum != "secagg":
-        raise UsageError(f"{', '.join(given)} only apply to --sum secagg (SecAgg+'s options)")
 
 
 def run(args: argparse.Namespace) -> int:
@@ -126,6 +127,7 @@ def run(args: argparse.Namespace) -> int:
     from scenarios.workloads.outputs import write_outputs
 
     _check_dependence_flags(args)
+    sum_opts = inner_sum_options(args, args.sum, with_flags=False)  # the SecAgg+ flags: RunOptions' own
     priced = network_runner_of(args, args.transport, step_timeout=args.step_timeout,
                                transcript=args.transcript is not None)  # fmt: skip
     if priced is None:
@@ -136,7 +138,7 @@ def run(args: argparse.Namespace) -> int:
         mechanism=args.mechanism, estimator=args.estimator, seed=args.seed, queries=args.queries,
         max_dropout=args.max_dropout, max_corrupt=args.max_corrupt,
         secagg_degree=args.secagg_degree, secagg_failure=args.secagg_failure, sum=args.sum,
-        audit_trials=args.audit,
+        sum_options=sum_opts, audit_trials=args.audit,
     )  # fmt: skip
     name = args.name or (Path(spec.source).stem if spec.is_file else spec.source)
     out = args.out or _fresh(Path("results") / f"run-{name}-{args.seed}")
@@ -211,7 +213,7 @@ def _check_dependence_fits(opts: Any, sizes: tuple[int, ...], n: int) -> None:
         return
     total = sum(sizes)
     cells = (total * total - sum(s * s for s in sizes)) // 2  # one-hot cells of every attribute pair
-    need = memory_estimate(opts.sum, n, cells, opts.sum_options())
+    need = memory_estimate(opts.sum, n, cells, opts.inner_sum_options())
     have = available_memory()
     if need > 0.8 * have:
         raise UsageError(

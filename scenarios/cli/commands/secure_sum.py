@@ -13,7 +13,9 @@ import json
 import sys
 
 from mpc_rr.core import UsageError, option_flag
-from mpc_rr.secure_sum import sum_protocol, sum_protocol_names
+from mpc_rr.secure_sum import DEFAULT_SUM, sum_protocol, sum_protocol_names
+from mpc_rr.secure_sum.secagg import SPEC as SECAGG
+from parties.runners import LOCAL_TRANSPORTS
 from scenarios.cli.options import (
     HelpFormatter,
     add_json,
@@ -33,8 +35,6 @@ from scenarios.cli.options import (
     wire_summary,
 )
 
-TRANSPORTS = ("harness", "memory", "tcp")
-
 
 def register(subparsers: argparse._SubParsersAction) -> None:
     specs = [sum_protocol(n) for n in sum_protocol_names()]
@@ -45,13 +45,13 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         formatter_class=HelpFormatter,
     )
     p.add_argument(
-        "--protocol", choices=[s.name for s in specs], default="secagg",
+        "--protocol", choices=[s.name for s in specs], default=DEFAULT_SUM,
         help="; ".join(f"{s.name}: {s.summary}" for s in specs),
     )  # fmt: skip
     p.add_argument("--parties", type=int_at_least(2), required=True, help="number of data parties n")
     p.add_argument("--cells", type=int_at_least(1), default=1582, help="vector length D")
     p.add_argument(
-        "--transport", choices=TRANSPORTS, default="memory",
+        "--transport", choices=LOCAL_TRANSPORTS, default="memory",
         help="memory: Party actors over the in-memory transport (virtual time); tcp: TCP + "
         "mutual TLS on 127.0.0.1, one process; harness: synchronous driver, no transport",
     )  # fmt: skip
@@ -157,7 +157,7 @@ def run(args: argparse.Namespace) -> int:
             print(line)
         if priced is not None:
             print(pricing_line(out["network"]))
-        if rep.protocol == "secagg":
+        if rep.protocol == SECAGG.name:
             pr = rep.params
             print(f"SecAgg+: degree {pr['degree']}, threshold t={pr['threshold']}, tolerates "
                   f"{pr['max_dropped']} dropouts (max_dropout={pr['max_dropout']:.3g}) and "

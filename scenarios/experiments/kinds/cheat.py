@@ -23,6 +23,7 @@ from typing import Annotated, Any, Literal
 import msgspec
 from msgspec import Meta
 
+from mpc_rr.secure_sum import DEFAULT_SUM
 from scenarios.experiments.kinds import Kind, Outcome, RunContext, Scalar, register
 
 __all__ = ["CheatParams"]
@@ -35,8 +36,8 @@ Strategy = Literal[
 
 
 class CheatParams(msgspec.Struct, tag="cheat", tag_field="kind", forbid_unknown_fields=True, kw_only=True):
-    # pipeline/rrba: through their inner SecAgg+; full-mesh(-board): through a relay (mesh_cheat)
-    protocol: Literal["secagg", "pipeline", "rrba", "full-mesh", "full-mesh-board", "prio3"] = "secagg"
+    # any protocol the adversary module plays cheats against (mpc_rr.adversary.attacked("cheats"))
+    protocol: str = DEFAULT_SUM
     strategy: Strategy = "key-substitution"
     trials: Annotated[int, Meta(ge=1)] = 5
     broken: bool = False
@@ -49,17 +50,13 @@ METRICS: tuple[str, ...] = (
 
 
 def run(ctx: RunContext) -> Outcome:
-    from mpc_rr.adversary.active import cheat, mesh_cheat, pipeline_cheat, prio3_cheat, rrba_cheat
+    from mpc_rr.adversary import attacks_for
 
     prm: CheatParams = ctx.params
     t0 = time.perf_counter()
-    through = {"pipeline": pipeline_cheat, "rrba": rrba_cheat, "prio3": prio3_cheat}.get(prm.protocol)
-    if prm.protocol in ("full-mesh", "full-mesh-board"):
-        rep = mesh_cheat(prm.protocol, prm.strategy, trials=prm.trials, seed=ctx.seed, broken=prm.broken)
-    elif through is not None:
-        rep = through(prm.strategy, trials=prm.trials, seed=ctx.seed, broken=prm.broken)
-    else:
-        rep = cheat(prm.strategy, protocol=prm.protocol, trials=prm.trials, seed=ctx.seed, broken=prm.broken)
+    play = attacks_for(prm.protocol).cheats
+    assert play is not None  # check() refused the point
+    rep = play(prm.protocol, prm.strategy, trials=prm.trials, seed=ctx.seed, broken=prm.broken)
     doc: dict[str, Any] = rep.as_json()
     metrics: dict[str, Scalar] = {
         "detected": rep.detected, "detections": rep.detections, "culprit_named": rep.culprit_named,
@@ -70,6 +67,12 @@ def run(ctx: RunContext) -> Outcome:
     return Outcome("ok", metrics, doc)
 
 
+def _cheated() -> tuple[str, ...]:
+    from mpc_rr.adversary import attacked
+
+    return attacked("cheats")
+
+
 register(
     Kind(
         name="cheat",
@@ -78,6 +81,7 @@ register(
         metrics=METRICS,
         default_metrics=("detected", "culprit_named", "honest_blamed", "inputs_recovered", "baseline", "completed"),
         data="none",
-        summary="an active SecAgg+ server or client cheats: detected, named, learned (mpc-rr attack cheat)",
+        summary="an active server, relay, leader or client cheats: detected, named, learned (mpc-rr attack cheat)",
+        choices={"protocol": _cheated},
     )
 )

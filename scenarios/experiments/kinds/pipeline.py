@@ -26,6 +26,7 @@ from msgspec import Meta
 from mpc_rr.core import UsageError
 from mpc_rr.estimation import ESTIMATORS
 from mpc_rr.mdrr import DEPENDENCE_SOURCES, MECHANISMS
+from mpc_rr.secure_sum import DEFAULT_SUM
 from parties.cli_args import DEFAULT_STEP_TIMEOUT
 from scenarios.experiments.kinds import Kind, Outcome, RunContext, Scalar, register
 
@@ -63,7 +64,10 @@ class PipelineParams(
     max_corrupt: Annotated[float, Meta(ge=0, lt=1)] | None = None
     secagg_degree: Annotated[int, Meta(ge=1)] | None = None
     secagg_failure: Annotated[float, Meta(gt=0, lt=1)] | None = None
-    sum: str = "secagg"  # the dependence sum protocol (secure-sum sources; checked with the point)
+    sum: str = DEFAULT_SUM  # the dependence sum protocol (secure-sum sources; checked with the point)
+    # its options ([protocol.sum_options], any protocol's; max_dropout, max_corrupt, secagg_degree
+    # and secagg_failure above are SecAgg+'s, as fields of their own)
+    sum_options: dict[str, Any] = msgspec.field(default_factory=dict)
     dropout: Annotated[float, Meta(ge=0, lt=1)] = 0.0
     drop_step: Literal["dependence", "release"] = "release"
     audit_trials: Annotated[int, Meta(ge=0)] = 0  # > 0: the ledger's audit_lower (docs/privacy.md)
@@ -91,11 +95,13 @@ def check(prm: PipelineParams, source: Any) -> None:
         k
         for k in ("max_dropout", "max_corrupt", "secagg_degree", "secagg_failure")
         if getattr(prm, k) is not None
-    ]
+    ] + (["sum_options"] if prm.sum_options else [])
     if given and prm.dependence == "rr":
         raise UsageError(f"{', '.join(given)} only apply to dependence secure-sum or pairwise-rr")
-    if given and prm.sum != "secagg":
-        raise UsageError(f"{', '.join(given)} only apply to sum secagg (SecAgg+'s options)")
+    if prm.dependence != "rr":
+        from mpc_rr.secure_sum import sum_options
+
+        sum_options(prm.sum, _inner_options(prm), where="sum")  # refused with the point, naming the field
     records = source.records if source is not None else None
     if prm.parties is not None and records is not None and prm.parties > records:
         raise UsageError(
@@ -112,10 +118,19 @@ def check(prm: PipelineParams, source: Any) -> None:
         )
 
 
+def _inner_options(prm: PipelineParams) -> dict[str, Any]:
+    """The dependence sum's options: ``sum_options`` and the SecAgg+ fields."""
+    from mpc_rr.secure_sum import merge_sum_options
+
+    aliases = {"max_dropout": prm.max_dropout, "max_corrupt": prm.max_corrupt,
+               "degree": prm.secagg_degree, "failure": prm.secagg_failure}  # fmt: skip
+    return merge_sum_options(prm.sum_options, aliases)
+
+
 def _dropper(prm: PipelineParams, seed: int) -> Any:
     from mpc_rr.core import DropAt
     from mpc_rr.pipeline import RandomizedRecord, Release
-    from mpc_rr.secure_sum.secagg import MaskedInput
+    from mpc_rr.secure_sum import sum_protocol
 
     def drop(roles: dict[int, Any], cfg: Any) -> dict[int, Any]:
         rng = np.random.default_rng(np.random.SeedSequence([seed, 0xD809]))
@@ -125,7 +140,8 @@ def _dropper(prm: PipelineParams, seed: int) -> Any:
         if prm.drop_step == "release":
             at: Any = Release
         else:
-            at = RandomizedRecord if prm.dependence == "rr" else MaskedInput
+            inner = sum_protocol(prm.sum)  # a party drops where its input would leave it
+            at = RandomizedRecord if prm.dependence == "rr" else inner.step_messages()[inner.input_step]
         out = dict(roles)
         for v in victims:
             out[int(v)] = DropAt(roles[int(v)], at)
@@ -160,6 +176,7 @@ def run(ctx: RunContext) -> Outcome:
         mechanism=prm.mechanism, estimator=prm.estimator, adjust_iterations=prm.adjust_iterations,
         seed=ctx.seed, queries=prm.queries, max_dropout=prm.max_dropout, max_corrupt=prm.max_corrupt,
         secagg_degree=prm.secagg_degree, secagg_failure=prm.secagg_failure, sum=prm.sum,
+        sum_options=prm.sum_options,
         audit_trials=prm.audit_trials,
     )  # fmt: skip
     from parties.pricing import network_metrics, scenario_runner

@@ -28,6 +28,7 @@ from msgspec import Meta
 
 from mpc_rr.core import UsageError
 from mpc_rr.data import Dataset
+from mpc_rr.secure_sum import DEFAULT_SUM
 from scenarios.experiments.kinds import Kind, Outcome, RunContext, Scalar, register
 
 __all__ = ["RRBAParams"]
@@ -51,6 +52,9 @@ class RRBAParams(
     marginals: Annotated[int, Meta(ge=1)] = 20
     network: str | None = None  # lan|wan|mobile|FILE.toml: priced on it (the distributed roles)
     step_timeout: Annotated[float, Meta(gt=0)] = 60.0  # with network: a client's patience per step
+    secure_tally: bool = False  # each block's answers summed by ``sum`` (distributed roles: the harness)
+    sum: str = DEFAULT_SUM  # the secure tally's sum protocol (checked with the point)
+    sum_options: dict[str, Any] = msgspec.field(default_factory=dict)  # its options ([protocol.sum_options])
 
 
 METRICS: tuple[str, ...] = (
@@ -70,6 +74,16 @@ def check(prm: RRBAParams, source: Any) -> None:
             'network prices the distributed collection, whose clients each hold their own '
             'generator: set client_rng = "per-client"'
         )
+    if not prm.secure_tally and (prm.sum != DEFAULT_SUM or prm.sum_options):
+        raise UsageError("sum and sum_options only apply with secure_tally = true")
+    if prm.secure_tally:
+        from mpc_rr.secure_sum import check_inner_sum, sum_options
+
+        if prm.client_rng != "per-client":
+            raise UsageError('secure_tally runs the distributed clients, each with its own generator: '
+                             'set client_rng = "per-client"')  # fmt: skip
+        check_inner_sum(prm.sum, learner="aggregator")
+        sum_options(prm.sum, prm.sum_options, where="sum")
     records = source.records
     if records is not None and prm.clients is not None and prm.clients > records:
         raise UsageError(
@@ -109,17 +123,26 @@ def run(ctx: RunContext) -> Outcome:
     data_ss, proto_ss, eval_ss = np.random.SeedSequence(ctx.seed).spawn(3)
     data = _clients(ctx, np.random.default_rng(data_ss))
     priced = scenario_runner(prm.network, "memory", ctx.seed)
+    runner = None if priced is None else _priced_factory(priced)
+    if runner is None and prm.secure_tally:
+        from parties.runners import runner_for
+
+        def runner(timeouts: object) -> Any:
+            return runner_for("harness")
+
     t0 = time.perf_counter()
     col = collect_rrba(
         data, p=prm.p, block=prm.block, k=prm.k, estimator=prm.estimator, repair=prm.repair,
         alpha=prm.alpha, t_floor=prm.t_floor, stop=prm.stop, client_rng=prm.client_rng, seed=proto_ss,
-        runner=None if priced is None else _priced_factory(priced), step_timeout=prm.step_timeout,
+        runner=runner, step_timeout=prm.step_timeout, secure_tally=prm.secure_tally,
+        sum_protocol=prm.sum, sum_options=prm.sum_options,
     )  # fmt: skip
     res = col.run
     wall = time.perf_counter() - t0
     marg = marginal_errors(res, data, np.random.default_rng(eval_ss), max_tables=prm.marginals)
     costs = None if col.execution is None else col.execution.costs
-    doc = summarize(res, data, f"{data.n} records of {ctx.source.description}", marg, costs)
+    doc = summarize(res, data, f"{data.n} records of {ctx.source.description}", marg, costs,
+                    secure_tally=prm.secure_tally, sum_protocol=prm.sum, sum_options=prm.sum_options)  # fmt: skip
     if priced is not None:
         doc["network"] = priced.summary()
     doc["dataset"] = data.name

@@ -24,6 +24,7 @@ import numpy as np
 from msgspec import Meta
 
 from mpc_rr.core import UsageError
+from mpc_rr.secure_sum import DEFAULT_SUM
 from parties.cli_args import DEFAULT_STEP_TIMEOUT
 from scenarios.experiments.kinds import Kind, Outcome, RunContext, Scalar, register
 
@@ -33,7 +34,7 @@ __all__ = ["SecureSumParams"]
 class SecureSumParams(
     msgspec.Struct, tag="secure-sum", tag_field="kind", forbid_unknown_fields=True, kw_only=True
 ):
-    protocol: str = "secagg"  # a registered sum protocol (checked with the point)
+    protocol: str = DEFAULT_SUM  # a registered sum protocol (checked with the point)
     parties: Annotated[int, Meta(ge=2)] = 100
     cells: Annotated[int, Meta(ge=1)] = 16
     transport: Literal["harness", "memory", "tcp"] = "memory"

@@ -47,7 +47,7 @@ def test_detection_is_total_over_seeded_trials(strategy: str) -> None:
 def test_cheat_refuses_what_it_does_not_play() -> None:
     with pytest.raises(UsageError, match="unknown strategy 'sybil'; the strategies are: key-substitution"):
         cheat("sybil")
-    with pytest.raises(UsageError, match=r"not protocol 'rrba'; rrba_cheat\(\) plays it"):
+    with pytest.raises(UsageError, match=r"not protocol 'rrba'; mpc_rr.adversary.attacks_for\('rrba'\).cheats plays it"):
         cheat("equivocate", protocol="rrba")
-    with pytest.raises(UsageError, match="not protocol 'prio3'; choose from secagg"):
-        cheat("equivocate", protocol="prio3")
+    with pytest.raises(UsageError, match="not protocol 'plainsum'; choose from secagg"):
+        cheat("equivocate", protocol="plainsum")

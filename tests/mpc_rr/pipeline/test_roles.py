@@ -5,6 +5,7 @@ from __future__ import annotations
 import enum
 from collections.abc import Iterator
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 import pytest
@@ -36,7 +37,7 @@ from mpc_rr.pipeline import (
     pipeline_roles,
     signing,
 )
-from mpc_rr.secure_sum import SeededEntropy, SumSpec
+from mpc_rr.secure_sum import SeededEntropy, SumProtocol
 
 SCHEMA = Schema(
     (
@@ -265,17 +266,31 @@ def _plain_role(pid: int, pub: _PlainPublic, x: np.ndarray | None, *, entropy: o
     return PlainServer(pub.n, pub.cells) if pid == COORDINATOR else PlainClient(pid, x)
 
 
-PLAIN_SUM = SumSpec(
-    name="test-plain-sum",
-    summary="a plaintext stand-in, registered from this file",
-    steps=("share",),
-    public=lambda n, cells, **_: _PlainPublic(n, cells),
-    role=_plain_role,
-    messages=lambda: (PlainShare, PlainTotal),
-    step_messages=lambda: {"share": PlainShare},
-    message_count=lambda n, options: 2 * n,
-    memory_estimate=lambda n, cells, options: 16 * n * cells,
-)
+class _PlainSum(SumProtocol):
+    name = "test-plain-sum"
+    summary = "a plaintext stand-in, registered from this file"
+    steps = ("share",)
+
+    def public(self, n: int, cells: int, *, run: str, max_value: int = 1, options: Any = None) -> _PlainPublic:
+        return _PlainPublic(n, cells)
+
+    def role(self, party_id: int, public: Any, x: Any, *, entropy: Any = None, identity: Any = None) -> Role:
+        return _plain_role(party_id, public, x, entropy=entropy)
+
+    def message_types(self) -> tuple[type[Message], ...]:
+        return (PlainShare, PlainTotal)
+
+    def step_messages(self) -> dict[str, type[Message]]:
+        return {"share": PlainShare}
+
+    def message_count(self, n: int, options: Any) -> int:
+        return 2 * n
+
+    def memory_estimate(self, n: int, cells: int, options: Any) -> int:
+        return 16 * n * cells
+
+
+PLAIN_SUM = _PlainSum()
 
 
 @pytest.fixture

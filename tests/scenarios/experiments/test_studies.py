@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import signal
 import sqlite3
 import subprocess
@@ -188,10 +189,10 @@ def test_kind_literals_match_the_library() -> None:
     assert CHOICES == AUDIT_MECHANISMS  # the command's import-free copy
     # the cheat kind's and the command's import-free copies of the strategies
     from mpc_rr.adversary.active import cheat_strategies
-    from scenarios.cli.commands.attack_cheat import _STRATEGIES
+    from scenarios.cli.commands.attack_cheat import _strategies
     from scenarios.experiments.kinds.cheat import CheatParams
 
-    assert choices(CheatParams, "strategy") == set(_STRATEGIES) == set(cheat_strategies())
+    assert choices(CheatParams, "strategy") == set(_strategies()) == set(cheat_strategies())
 
 
 # -- a plug-in kind, failures and retries ----------------------------------------------------
@@ -398,13 +399,10 @@ def test_the_readme_study_decodes_and_its_data_loads(tmp_path: Path) -> None:
     from mpc_rr.data import shipped_bytes
     from scenarios.experiments.sweep import plan
 
-    # the README copies the shipped Survey sample beside study.toml first
+    # the guide copies the shipped Survey sample beside study.toml first
     (tmp_path / "survey_10000.csv").write_bytes(shipped_bytes("survey_10000"))
-    readme = (ROOT / "README.md").read_text()
-    section = readme[readme.index("## Run a study") :]
-    text = section[
-        section.index("```toml") + 7 : section.index("```", section.index("```toml") + 7)
-    ]
+    guide = (ROOT / "docs" / "guides" / "study.md").read_text()
+    (text,) = [b for b in re.findall(r"```toml\n(.*?)```", guide, re.S) if '"survey-p"' in b]
     s = parse_scenario(text, source="study.toml", base=tmp_path)
     source, runs, _ = plan(s)
     assert s.name == "survey-p" and len(runs) == 4 * 2 * 3

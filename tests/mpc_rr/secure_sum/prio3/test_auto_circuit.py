@@ -2,7 +2,7 @@
 
 SumVec (every cell in [0, 1]) accepts a vector of all ones -- one client adds 1 to every
 count; the one-hot circuits ``auto`` picks for inputs its caller declares one-hot (Histogram,
-or one block per attribute pair: ``SumSpec.one_hot_options``, what the secure-sum command, the
+or one block per attribute pair: ``SumProtocol.one_hot_options``, what the secure-sum command, the
 pipeline, RRBA and the adversary's runs declare) reject it and name its sender.
 """
 
