@@ -15,7 +15,15 @@ role returns, until ``role.done``.  It also
   message the role *accepted*, at most :data:`MAX_LABELS` of them, so a
   peer's rejected messages cost no memory);
 * optionally records what it sent in a :class:`~mpc_rr.core.Transcript`
-  (with the run/step label it knows).
+  (with the run/step label it knows);
+* with an ``error_budget`` (deployments, :mod:`transports.budgets`): a peer
+  whose messages caused more errors here is cut off -- its later frames are
+  dropped unread (counted in ``cut_dropped``), it is
+  named in ``cut_off`` and the endpoint is asked to stop carrying its frames
+  (``endpoint.refuse``);
+* when every party the role waits for is gone for good (cut off here, or by
+  the transport: ``endpoint.gone``), the step's deadline passes at once
+  instead of being waited out (once per step without progress).
 
 Only errors a peer can cause are caught: anything else is a bug and
 propagates.  Per-message work is kept small (one decode, one encode per
@@ -77,6 +85,9 @@ class Party:
         A :class:`Transcript` to record every payload this party sends (or ``None``).
     max_frame:
         Largest accepted incoming frame (passed to the codec).
+    error_budget:
+        Peer errors one sender may cause here before it is cut off (module
+        docstring); ``None`` = never.
     """
 
     def __init__(
@@ -87,6 +98,7 @@ class Party:
         step_timeout: float | None = None,
         transcript: Transcript | None = None,
         max_frame: int = DEFAULT_MAX_FRAME,
+        error_budget: int | None = None,
     ) -> None:
         if role.party_id != endpoint.party_id:
             raise UsageError(
@@ -96,6 +108,8 @@ class Party:
             raise UsageError(f"Party: step_timeout must be > 0 or None, got {step_timeout!r}")
         if not role.message_types:
             raise UsageError(f"Party: role {type(role).__name__} declares no message_types")
+        if error_budget is not None and (isinstance(error_budget, bool) or not isinstance(error_budget, int) or error_budget < 1):
+            raise UsageError(f"Party: error_budget must be None or an int >= 1, got {error_budget!r}")
         self.role = role
         self.endpoint = endpoint
         self.step_timeout = step_timeout
@@ -103,11 +117,28 @@ class Party:
         self.stats = PartyStats(role.party_id, type(role).__name__)
         self.transcript = transcript
         self.connection_lost = False
+        self.error_budget = error_budget
+        #: senders cut off here for going over ``error_budget``, and why
+        self.cut_off: dict[int, str] = {}
+        #: frames dropped unread because their sender was cut off
+        self.cut_dropped = 0
 
     @property
     def peer_errors(self) -> ErrorLog:
         """The bounded record of what peers did wrong (also in ``stats``)."""
         return self.stats.peer_errors
+
+    async def _over_budget(self, src: int) -> None:
+        """``src`` caused one more error than ``error_budget``: cut it off (module docstring)."""
+        why = f"caused {self.stats.peer_errors.counts.get(src, 0)} errors, over its budget of {self.error_budget} per run"
+        self.cut_off[src] = f"party {self.role.party_id}: party {src} {why}; cut it off"
+        await self.endpoint.refuse(src, why)
+
+    def _all_gone(self) -> bool:
+        """Every party the role waits for is gone for good (cut off here or by the transport)."""
+        waiting = self.role.waiting_for()
+        gone, cut = self.endpoint.gone, self.cut_off
+        return bool(waiting) and all(p in gone or p in cut for p in waiting)
 
     async def _send(self, sends: list[Send]) -> None:
         if not sends:
@@ -149,6 +180,10 @@ class Party:
         timeout = math.inf if self.step_timeout is None else self.step_timeout
         deadline = now() + timeout
         polled = 0
+        cut = self.cut_off
+        budget = self.error_budget
+        counts = st.peer_errors.counts
+        hastened = False  # the deadline was already brought forward in this step
         task_status.started()
         try:
             await self._send(role.start())
@@ -156,6 +191,8 @@ class Party:
                 # a payload already waiting needs no timeout scope (and no task switch)
                 got = poll()
                 if got is None:
+                    if not hastened and (cut or ep.gone) and self._all_gone():
+                        hastened, deadline = True, now()
                     with trio.move_on_at(deadline):
                         got = await ep.receive()
                     if got is None:  # the step deadline passed: the role decides what it means
@@ -170,6 +207,9 @@ class Party:
                 src, data = got
                 st.messages_received += 1
                 st.bytes_received += len(data)
+                if cut and src in cut:
+                    self.cut_dropped += 1
+                    continue
                 try:
                     msg = decode(data, sender=src)
                     sends = receive(src, msg)
@@ -177,12 +217,15 @@ class Party:
                     if exc.peer is None:
                         exc.peer = src
                     st.peer_errors.append(exc)
+                    if budget is not None and exc.peer == src and counts.get(src, 0) > budget and src not in cut:
+                        await self._over_budget(src)
                     continue
                 # only labels the role accepted, and at most MAX_LABELS of them: a peer
                 # cannot grow this set with labels of its choosing (issue 21)
                 if len(rounds) < MAX_LABELS:
                     rounds.add((msg.run, msg.step))
                 deadline = now() + timeout
+                hastened = False
                 await self._send(sends)
         except EndpointClosed as exc:
             self.connection_lost = not role.done
