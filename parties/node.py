@@ -274,6 +274,7 @@ async def run_node(
     run_nonce: str | None = None,
     relay_filter: Callable[[int, int, bytes], bytes | None] | None = None,
     budget: PartyBudget | str | None = "default",
+    alongside: Callable[[TcpClient, dict[str, Any]], Any] | None = None,
 ) -> dict[str, Any]:
     """Run party ``pid`` of ``spec`` and return its report (see the module docstring).
 
@@ -289,7 +290,10 @@ async def run_node(
     hub in tests and demos): every frame it relays between two parties passes through it
     (:attr:`transports.tcp.TcpHub.relay_filter`).  ``budget``: every party's
     :class:`~transports.budgets.PartyBudget` (``"default"``: the default for the roster's
-    size; ``None``: none).
+    size; ``None``: none).  ``alongside`` (a client; a hostile party in tests and demos):
+    ``await alongside(endpoint, extra)`` runs next to the party's role from the start
+    signal on; the party ends once both have (e.g. a flood of frames that stops on its own;
+    it may note figures in ``extra``, the report's own fields).
     """
     t0 = time.perf_counter()
     if budget == "default":
@@ -326,7 +330,7 @@ async def run_node(
                 else:
                     party, cause = await _run_client(
                         roster, pid, build, ctx, step_timeout, timeout, linger, tls, trace, extra,
-                        np.random.default_rng([int(seed), pid]), budget,
+                        np.random.default_rng([int(seed), pid]), budget, alongside,
                     )
                 role = party.role
             except (OSError, TransportError) as exc:
@@ -420,6 +424,7 @@ async def _run_client(
     extra: dict[str, Any],
     rng: np.random.Generator,
     budget: PartyBudget | None = None,
+    alongside: Callable[[TcpClient, dict[str, Any]], Any] | None = None,
 ) -> tuple[Party, str]:
     cause = "ok"
     ep = await _connect_retrying(
@@ -437,7 +442,10 @@ async def _run_client(
         with trio.move_on_after(timeout) as run_scope:
             with trio.move_on_after(linger):
                 await ep.wait_start()
-            await party.run()
+            async with trio.open_nursery() as beside:
+                if alongside is not None:
+                    beside.start_soon(alongside, ep, extra)
+                await party.run()
         if run_scope.cancelled_caught and not role.done:
             cause = "timeout"
             waiting = sorted(role.waiting_for())

@@ -25,7 +25,7 @@ bytes per run leave a margin of 1,000x or more at every size measured (the most
 messages an honest client sent: 5 in SecAgg+ at n = 50, 50 in the full mesh's board
 mode at n = 50, 3 in Prio3 at n = 20, 5 in RRBA with a secure tally at n = 20); an honest
 party's messages cause no errors but for a few late ones after a step closed
-(``1,000`` per receiver).  A flooder is cut within its first thousand garbage
+(``100`` per receiver).  A flooder is cut within its first hundred garbage
 frames at whichever honest party it addresses.
 """
 
@@ -37,7 +37,7 @@ from mpc_rr.core import UsageError
 
 __all__ = ["DEFAULT_ERRORS", "PartyBudget", "parse_budget"]
 
-DEFAULT_ERRORS = 1_000
+DEFAULT_ERRORS = 100
 """Default peer errors one sender may cause at one receiver in one run."""
 
 _FIELDS = ("messages", "bytes", "errors")
