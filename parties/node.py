@@ -121,6 +121,13 @@ def _report(
     }
 
 
+def _party_budget(budget: PartyBudget | None) -> dict[str, int | None]:
+    """The Party's share of ``budget``: the errors and undecodable frames it counts itself."""
+    if budget is None:
+        return {}
+    return {"error_budget": budget.errors, "garbage_budget": budget.garbage}
+
+
 def _cut_off(pid: int, party: Party | None) -> list[dict[str, Any]]:
     """The parties cut off for their budget, as ``pid`` knows it (module docstring)."""
     if party is None:
@@ -382,7 +389,7 @@ async def _run_hub(
         role = build(hub.run_nonce)
         extra["run"] = role.run
         party = Party(role, hub, step_timeout=step_timeout, transcript=trace,
-                      error_budget=None if budget is None else budget.errors)  # fmt: skip
+                      **_party_budget(budget))  # fmt: skip
         with trio.move_on_after(timeout) as run_scope:
             try:  # everyone present before any step deadline starts
                 await hub.start_all(timeout=linger)
@@ -437,7 +444,7 @@ async def _run_client(
         raise
     extra["run"] = role.run
     party = Party(role, ep, step_timeout=step_timeout, transcript=trace,
-                  error_budget=None if budget is None else budget.errors)  # fmt: skip
+                  **_party_budget(budget))  # fmt: skip
     try:
         with trio.move_on_after(timeout) as run_scope:
             with trio.move_on_after(linger):

@@ -43,6 +43,7 @@ import trio
 from mpc_rr.core import (
     DEFAULT_MAX_FRAME,
     Codec,
+    DecodeError,
     ErrorLog,
     Message,
     PartyStats,
@@ -88,6 +89,9 @@ class Party:
     error_budget:
         Peer errors one sender may cause here before it is cut off (module
         docstring); ``None`` = never.
+    garbage_budget:
+        Of those, frames that do not decode (:class:`~mpc_rr.core.DecodeError`);
+        ``None`` = only ``error_budget`` applies.
     """
 
     def __init__(
@@ -99,6 +103,7 @@ class Party:
         transcript: Transcript | None = None,
         max_frame: int = DEFAULT_MAX_FRAME,
         error_budget: int | None = None,
+        garbage_budget: int | None = None,
     ) -> None:
         if role.party_id != endpoint.party_id:
             raise UsageError(
@@ -108,8 +113,9 @@ class Party:
             raise UsageError(f"Party: step_timeout must be > 0 or None, got {step_timeout!r}")
         if not role.message_types:
             raise UsageError(f"Party: role {type(role).__name__} declares no message_types")
-        if error_budget is not None and (isinstance(error_budget, bool) or not isinstance(error_budget, int) or error_budget < 1):
-            raise UsageError(f"Party: error_budget must be None or an int >= 1, got {error_budget!r}")
+        for name, v in (("error_budget", error_budget), ("garbage_budget", garbage_budget)):
+            if v is not None and (isinstance(v, bool) or not isinstance(v, int) or v < 1):
+                raise UsageError(f"Party: {name} must be None or an int >= 1, got {v!r}")
         self.role = role
         self.endpoint = endpoint
         self.step_timeout = step_timeout
@@ -118,6 +124,8 @@ class Party:
         self.transcript = transcript
         self.connection_lost = False
         self.error_budget = error_budget
+        self.garbage_budget = garbage_budget
+        self._garbage: dict[int, int] = {}  # frames that did not decode, per sender
         #: senders cut off here for going over ``error_budget``, and why
         self.cut_off: dict[int, str] = {}
         #: frames dropped unread because their sender was cut off
@@ -128,9 +136,19 @@ class Party:
         """The bounded record of what peers did wrong (also in ``stats``)."""
         return self.stats.peer_errors
 
-    async def _over_budget(self, src: int) -> None:
-        """``src`` caused one more error than ``error_budget``: cut it off (module docstring)."""
-        why = f"caused {self.stats.peer_errors.counts.get(src, 0)} errors, over its budget of {self.error_budget} per run"
+    def _over(self, src: int, exc: PeerError) -> str | None:
+        """Why ``src`` is now over a budget with error ``exc`` (counted already), or ``None``."""
+        if self.garbage_budget is not None and isinstance(exc, DecodeError):
+            g = self._garbage[src] = self._garbage.get(src, 0) + 1
+            if g > self.garbage_budget:
+                return f"sent {g} frames that do not decode, over its budget of {self.garbage_budget} per run"
+        n = self.stats.peer_errors.counts.get(src, 0)
+        if self.error_budget is not None and n > self.error_budget:
+            return f"caused {n} errors, over its budget of {self.error_budget} per run"
+        return None
+
+    async def _over_budget(self, src: int, why: str) -> None:
+        """``src`` is over a budget (``why``): cut it off (module docstring)."""
         self.cut_off[src] = f"party {self.role.party_id}: party {src} {why}; cut it off"
         await self.endpoint.refuse(src, why)
 
@@ -181,8 +199,7 @@ class Party:
         deadline = now() + timeout
         polled = 0
         cut = self.cut_off
-        budget = self.error_budget
-        counts = st.peer_errors.counts
+        budgeted = self.error_budget is not None or self.garbage_budget is not None
         hastened = False  # the deadline was already brought forward in this step
         task_status.started()
         try:
@@ -217,8 +234,8 @@ class Party:
                     if exc.peer is None:
                         exc.peer = src
                     st.peer_errors.append(exc)
-                    if budget is not None and exc.peer == src and counts.get(src, 0) > budget and src not in cut:
-                        await self._over_budget(src)
+                    if budgeted and exc.peer == src and src not in cut and (why := self._over(src, exc)):
+                        await self._over_budget(src, why)
                     continue
                 # only labels the role accepted, and at most MAX_LABELS of them: a peer
                 # cannot grow this set with labels of its choosing (issue 21)

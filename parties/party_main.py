@@ -75,8 +75,9 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
         "--party-budget", type=_budget, default="default", metavar="BUDGET",
         help="what one party may send in the run before it is cut off (disconnected by the hub, "
         "named in every report): 'default' (10,000 + 1,000 n messages, 1 GiB + 4 MiB n bytes, "
-        "100 errors it causes at one receiver; n the roster's size), 'none' (no budget), or "
-        "messages=N,bytes=N,errors=N (any of them; N or 'none'); the same on every party",
+        "100 errors it causes at one receiver, 10 frames that do not decode; n the roster's size), "
+        "'none' (no budget), or messages=N,bytes=N,errors=N,garbage=N (any of them; N or 'none'); "
+        "the same on every party",
     )  # fmt: skip
     p.add_argument(
         "--crash-before", default=None, metavar="MESSAGE",

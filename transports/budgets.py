@@ -11,7 +11,9 @@ bounds the *work* it makes the others do.  A party over its budget is cut off:
   and tells every connected party why (a control frame, see
   :meth:`transports.tcp_hub.TcpHub.cut`);
 * ``errors`` -- peer errors the party's messages cause at one receiver (frames
-  that do not decode, messages its role refuses; :class:`~mpc_rr.core.PeerError`).
+  that do not decode, messages its role refuses; :class:`~mpc_rr.core.PeerError`),
+  and among them ``garbage``, frames that do not even decode into a message of
+  the protocol (:class:`~mpc_rr.core.DecodeError`: an honest party never sends one).
   Counted by every receiving party's driver (its message loop), which from then on
   drops that sender's frames unread and asks its endpoint to stop carrying them
   (the hub disconnects the sender; a client asks the hub to relay it nothing more
@@ -25,8 +27,9 @@ bytes per run leave a margin of 1,000x or more at every size measured (the most
 messages an honest client sent: 5 in SecAgg+ at n = 50, 50 in the full mesh's board
 mode at n = 50, 3 in Prio3 at n = 20, 5 in RRBA with a secure tally at n = 20); an honest
 party's messages cause no errors but for a few late ones after a step closed
-(``100`` per receiver).  A flooder is cut within its first hundred garbage
-frames at whichever honest party it addresses.
+(``100`` per receiver), and never a frame that does not decode (``10``).  A
+flooder of garbage is cut within its first ten frames at whichever honest party
+it addresses, and of well-formed but refused messages within a hundred.
 """
 
 from __future__ import annotations
@@ -35,12 +38,14 @@ from dataclasses import dataclass
 
 from mpc_rr.core import UsageError
 
-__all__ = ["DEFAULT_ERRORS", "PartyBudget", "parse_budget"]
+__all__ = ["DEFAULT_ERRORS", "DEFAULT_GARBAGE", "PartyBudget", "parse_budget"]
 
 DEFAULT_ERRORS = 100
 """Default peer errors one sender may cause at one receiver in one run."""
+DEFAULT_GARBAGE = 10
+"""Default frames that do not decode one sender may send one receiver in one run."""
 
-_FIELDS = ("messages", "bytes", "errors")
+_FIELDS = ("messages", "bytes", "errors", "garbage")
 
 
 @dataclass(frozen=True)
@@ -50,6 +55,7 @@ class PartyBudget:
     messages: int | None = None
     bytes: int | None = None
     errors: int | None = None
+    garbage: int | None = None
 
     def __post_init__(self) -> None:
         for name in _FIELDS:
@@ -61,10 +67,11 @@ class PartyBudget:
     def default(cls, n_parties: int) -> PartyBudget:
         """The deployments' default for a roster of ``n_parties`` (module docstring)."""
         n = max(1, int(n_parties))
-        return cls(messages=10_000 + 1_000 * n, bytes=(1 << 30) + (4 << 20) * n, errors=DEFAULT_ERRORS)
+        return cls(messages=10_000 + 1_000 * n, bytes=(1 << 30) + (4 << 20) * n, errors=DEFAULT_ERRORS,
+                   garbage=DEFAULT_GARBAGE)  # fmt: skip
 
     def describe(self) -> str:
-        """``messages=..,bytes=..,errors=..`` (``none`` for an unlimited one): the flag's syntax."""
+        """``messages=..,bytes=..,errors=..,garbage=..`` (``none``: unlimited): the flag's syntax."""
         return ",".join(f"{k}={'none' if getattr(self, k) is None else getattr(self, k)}" for k in _FIELDS)
 
     def to_json(self) -> dict[str, int | None]:
@@ -73,7 +80,7 @@ class PartyBudget:
 
 def parse_budget(text: str, n_parties: int) -> PartyBudget | None:
     """``--party-budget``: ``default``, ``none`` (no budget at all), or
-    ``messages=N,bytes=N,errors=N`` -- any subset, each ``N`` an integer >= 1 or ``none``;
+    ``messages=N,bytes=N,errors=N,garbage=N`` -- any subset, each ``N`` an integer >= 1 or ``none``;
     an unnamed dimension keeps its default for ``n_parties``.  A bad value is a
     :class:`UsageError` naming the flag, the rule and what was given."""
     t = str(text).strip().lower()
@@ -88,7 +95,7 @@ def parse_budget(text: str, n_parties: int) -> PartyBudget | None:
         key, val = key.strip(), val.strip()
         if not sep or key not in values:
             raise UsageError(
-                f"--party-budget: expected 'default', 'none' or messages=N,bytes=N,errors=N "
+                f"--party-budget: expected 'default', 'none' or messages=N,bytes=N,errors=N,garbage=N "
                 f"(N an integer >= 1 or 'none'), got {text!r}"
             )
         if val == "none":

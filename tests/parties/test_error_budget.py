@@ -60,3 +60,27 @@ def test_a_bad_error_budget_is_refused() -> None:
     role = make_role(0, 3, 1, {"cells": 2})
     with pytest.raises(UsageError, match=r"error_budget must be None or an int >= 1, got 0"):
         Party(role, MemoryNetwork(range(3)).endpoint(0), error_budget=0)
+
+
+async def test_garbage_is_cut_sooner_than_refused_messages(autojump_clock) -> None:
+    """Frames that do not decode (an honest party never sends one) have their own, smaller
+    budget; well-formed messages the role refuses count only against the error budget."""
+    import msgspec
+    import numpy as np
+
+    from mpc_rr.core import WireArray
+    from mpc_rr.secure_sum.plainsum import PlainValue
+
+    dup = msgspec.msgpack.Encoder().encode(PlainValue(x=WireArray.from_numpy(np.zeros(2, np.int64))))
+    for frame, limit, why in ((b"\xc1junk", 10, "frames that do not decode, over its budget of 10"),
+                              (dup, 100, "errors, over its budget of 100")):  # fmt: skip
+        role = make_role(0, 3, 1, {"cells": 2})
+        async with MemoryNetwork(range(3)) as net:
+            hub = Party(role, net.endpoint(0), step_timeout=60, error_budget=100, garbage_budget=10)
+            async with trio.open_nursery() as nursery:
+                nursery.start_soon(hub.run)
+                for _ in range(300):
+                    await net.endpoint(2).send(0, frame)
+                await trio.sleep(1)
+                nursery.cancel_scope.cancel()
+        assert why in hub.cut_off[2] and hub.peer_errors.total == limit + 1  # then dropped unread
