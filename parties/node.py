@@ -121,11 +121,13 @@ def _report(
     }
 
 
-def _party_budget(budget: PartyBudget | None) -> dict[str, int | None]:
-    """The Party's share of ``budget``: the errors and undecodable frames it counts itself."""
-    if budget is None:
-        return {}
-    return {"error_budget": budget.errors, "garbage_budget": budget.garbage}
+def _party(role: Role, ep: Any, step_timeout: float | None, trace: Transcript | None,
+           budget: PartyBudget | None) -> Party:  # fmt: skip
+    """The Party over ``ep``, with its share of ``budget``: the errors and undecodable frames
+    it counts itself."""
+    return Party(role, ep, step_timeout=step_timeout, transcript=trace,
+                 error_budget=None if budget is None else budget.errors,
+                 garbage_budget=None if budget is None else budget.garbage)  # fmt: skip
 
 
 def _cut_off(pid: int, party: Party | None) -> list[dict[str, Any]]:
@@ -388,8 +390,7 @@ async def _run_hub(
             os.replace(tmp, port_file)
         role = build(hub.run_nonce)
         extra["run"] = role.run
-        party = Party(role, hub, step_timeout=step_timeout, transcript=trace,
-                      **_party_budget(budget))  # fmt: skip
+        party = _party(role, hub, step_timeout, trace, budget)
         with trio.move_on_after(timeout) as run_scope:
             try:  # everyone present before any step deadline starts
                 await hub.start_all(timeout=linger)
@@ -443,8 +444,7 @@ async def _run_client(
         await ep.aclose()
         raise
     extra["run"] = role.run
-    party = Party(role, ep, step_timeout=step_timeout, transcript=trace,
-                  **_party_budget(budget))  # fmt: skip
+    party = _party(role, ep, step_timeout, trace, budget)
     try:
         with trio.move_on_after(timeout) as run_scope:
             with trio.move_on_after(linger):

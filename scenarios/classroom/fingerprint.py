@@ -30,7 +30,7 @@ def roster_fingerprint(roster: Mapping[str | int, str]) -> str:
     """The fingerprint (module docstring) of ``roster``: ``{id: 64 hex digits of the raw key}``."""
     h = hashlib.sha256(DOMAIN)
     for pid in sorted(int(i) for i in roster):
-        key = roster[str(pid)] if str(pid) in roster else roster[pid]  # type: ignore[index]
+        key = roster[str(pid)] if str(pid) in roster else roster[pid]
         raw = bytes.fromhex(key)
         if len(raw) != 32 or pid < 0:
             raise UsageError(f"roster_fingerprint: party {pid} needs a 32-byte key (64 hex digits), got {key!r}")
