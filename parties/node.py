@@ -23,6 +23,14 @@ the age of the process when it was ready to connect (the hub: listening),
 and ``max_rss_bytes``, its peak resident memory; ``receipt``, when the role holds a
 signed receipt of its result (SecAgg+'s ``Aggregate``: two that disagree prove the
 aggregator equivocated), as JSON (bytes in base64).
+
+Budgets (:mod:`transports.budgets`, on by default: :meth:`PartyBudget.default` for the
+roster's size; ``budget=None`` turns them off): the hub cuts off a party over its message
+or byte budget, and every party cuts off a sender whose messages caused it more errors than
+the error budget.  ``budget`` in the report says which budget the run had; ``cut_off`` lists
+every party cut off as this party knows it, ``{"party", "by", "why"}`` -- ``by`` this party
+itself (it saw the errors or counted the frames: the party is also among its ``culprits``),
+or ``"hub"`` (the hub's notice, which the others cannot check).
 """
 
 from __future__ import annotations
@@ -53,6 +61,7 @@ from mpc_rr.core import (
 )
 from parties.party import Party
 from parties.process_stats import peak_rss_bytes
+from transports.budgets import PartyBudget
 from transports.errors import HandshakeDropped, TransportError
 from transports.pki import Roster, client_context, server_context, signing_key, signing_keys
 from transports.tap import WireCounter
@@ -86,6 +95,8 @@ def _report(
     # misbehaving (SecAgg+'s aggregator leaves a cheating client out and goes on)
     named = err.culprits if isinstance(err, ProtocolAbort) else getattr(role, "culprits", ())
     culprits = [int(c) for c in named]
+    cut = _cut_off(pid, party)
+    culprits += [c["party"] for c in cut if c["by"] == pid and c["party"] not in culprits]
     if ok and pid != COORDINATOR and COORDINATOR in culprits:
         # it finished (RRBA goes on without a block whose tally failed), but it caught the party
         # every other one relies on cheating: not a clean run, whatever it kept (exit 1)
@@ -105,9 +116,33 @@ def _report(
         "culprits": culprits,
         "suspects": suspects,
         "stats": None if party is None else party.stats.to_json(),
+        "cut_off": cut,
         **extra,
     }
 
+
+def _party(role: Role, ep: Any, step_timeout: float | None, trace: Transcript | None,
+           budget: PartyBudget | None) -> Party:  # fmt: skip
+    """The Party over ``ep``, with its share of ``budget``: the errors and undecodable frames
+    it counts itself."""
+    return Party(role, ep, step_timeout=step_timeout, transcript=trace,
+                 error_budget=None if budget is None else budget.errors,
+                 garbage_budget=None if budget is None else budget.garbage)  # fmt: skip
+
+
+def _cut_off(pid: int, party: Party | None) -> list[dict[str, Any]]:
+    """The parties cut off for their budget, as ``pid`` knows it (module docstring)."""
+    if party is None:
+        return []
+    ep = party.endpoint
+    mine = dict(party.cut_off)
+    told: dict[int, str] = {}
+    if isinstance(ep, TcpClient):
+        told = dict(ep.cut_off)  # the hub's notices
+    else:  # the hub's endpoint: what it counted itself
+        mine.update({p: w for p, w in ep.cut_off.items() if p not in mine})
+    out = [{"party": int(p), "by": pid, "why": w} for p, w in sorted(mine.items())]
+    return out + [{"party": int(p), "by": "hub", "why": w} for p, w in sorted(told.items()) if p not in mine]
 
 def process_age() -> float | None:
     """Seconds since this process was started (Linux ``/proc``; ``None`` elsewhere).
@@ -247,6 +282,8 @@ async def run_node(
     crash_before: str | None = None,
     run_nonce: str | None = None,
     relay_filter: Callable[[int, int, bytes], bytes | None] | None = None,
+    budget: PartyBudget | str | None = "default",
+    alongside: Callable[[TcpClient, dict[str, Any]], Any] | None = None,
 ) -> dict[str, Any]:
     """Run party ``pid`` of ``spec`` and return its report (see the module docstring).
 
@@ -260,10 +297,19 @@ async def run_node(
     hub): this run's nonce instead of a fresh random one (a runner that builds the other
     parties' roles before they connect chooses it).  ``relay_filter`` (the hub; a hostile
     hub in tests and demos): every frame it relays between two parties passes through it
-    (:attr:`transports.tcp.TcpHub.relay_filter`).
+    (:attr:`transports.tcp.TcpHub.relay_filter`).  ``budget``: every party's
+    :class:`~transports.budgets.PartyBudget` (``"default"``: the default for the roster's
+    size; ``None``: none).  ``alongside`` (a client; a hostile party in tests and demos):
+    ``await alongside(endpoint, extra)`` runs next to the party's role from the start
+    signal on; the party ends once both have (e.g. a flood of frames that stops on its own;
+    it may note figures in ``extra``, the report's own fields).
     """
     t0 = time.perf_counter()
-    extra: dict[str, Any] = {}
+    if budget == "default":
+        budget = PartyBudget.default(len(roster.parties))
+    elif budget is not None and not isinstance(budget, PartyBudget):
+        raise UsageError(f"run_node: budget must be a PartyBudget, None or 'default', got {budget!r}")
+    extra: dict[str, Any] = {"budget": None if budget is None else budget.to_json()}
     params = dict(params or {})
     build = functools.partial(
         _build, spec, pid, len(roster.parties), int(seed), params, crash_before=crash_before
@@ -288,12 +334,12 @@ async def run_node(
                 if pid == roster.hub:
                     party, cause = await _run_hub(
                         roster, build, step_timeout, timeout, linger, bind, port, port_file, tls,
-                        trace, extra, listen_fd, run_nonce, relay_filter,
+                        trace, extra, listen_fd, run_nonce, relay_filter, budget,
                     )  # fmt: skip
                 else:
                     party, cause = await _run_client(
                         roster, pid, build, ctx, step_timeout, timeout, linger, tls, trace, extra,
-                        np.random.default_rng([int(seed), pid]),
+                        np.random.default_rng([int(seed), pid]), budget, alongside,
                     )
                 role = party.role
             except (OSError, TransportError) as exc:
@@ -328,12 +374,13 @@ async def _run_hub(
     listen_fd: int | None = None,
     run_nonce: str | None = None,
     relay_filter: Callable[[int, int, bytes], bytes | None] | None = None,
+    budget: PartyBudget | None = None,
 ) -> tuple[Party, str]:
     cause = "ok"
     sock = None if listen_fd is None else socket.socket(fileno=listen_fd)
     wire = WireCounter()
     async with open_hub(
-        roster, host=bind, port=port, tls=tls, sock=sock, tap=wire, run_nonce=run_nonce
+        roster, host=bind, port=port, tls=tls, sock=sock, tap=wire, run_nonce=run_nonce, budget=budget
     ) as hub:
         hub.relay_filter = relay_filter
         extra["startup_s"] = process_age()  # listening
@@ -343,7 +390,7 @@ async def _run_hub(
             os.replace(tmp, port_file)
         role = build(hub.run_nonce)
         extra["run"] = role.run
-        party = Party(role, hub, step_timeout=step_timeout, transcript=trace)
+        party = _party(role, hub, step_timeout, trace, budget)
         with trio.move_on_after(timeout) as run_scope:
             try:  # everyone present before any step deadline starts
                 await hub.start_all(timeout=linger)
@@ -368,6 +415,7 @@ async def _run_hub(
         extra["outsiders"] = hub.admission.summary()
         extra["transport_errors"] = len(hub.peer_errors)
         extra["transport_error_samples"] = hub.peer_errors.summary()[:20]
+        extra["refusing"] = {str(p): sorted(s) for p, s in sorted(hub.refusing.items())}
     return party, cause
 
 
@@ -383,6 +431,8 @@ async def _run_client(
     trace: Transcript | None,
     extra: dict[str, Any],
     rng: np.random.Generator,
+    budget: PartyBudget | None = None,
+    alongside: Callable[[TcpClient, dict[str, Any]], Any] | None = None,
 ) -> tuple[Party, str]:
     cause = "ok"
     ep = await _connect_retrying(
@@ -394,12 +444,15 @@ async def _run_client(
         await ep.aclose()
         raise
     extra["run"] = role.run
-    party = Party(role, ep, step_timeout=step_timeout, transcript=trace)
+    party = _party(role, ep, step_timeout, trace, budget)
     try:
         with trio.move_on_after(timeout) as run_scope:
             with trio.move_on_after(linger):
                 await ep.wait_start()
-            await party.run()
+            async with trio.open_nursery() as beside:
+                if alongside is not None:
+                    beside.start_soon(alongside, ep, extra)
+                await party.run()
         if run_scope.cancelled_caught and not role.done:
             cause = "timeout"
             waiting = sorted(role.waiting_for())

@@ -15,7 +15,15 @@ role returns, until ``role.done``.  It also
   message the role *accepted*, at most :data:`MAX_LABELS` of them, so a
   peer's rejected messages cost no memory);
 * optionally records what it sent in a :class:`~mpc_rr.core.Transcript`
-  (with the run/step label it knows).
+  (with the run/step label it knows);
+* with an ``error_budget`` (deployments, :mod:`transports.budgets`): a peer
+  whose messages caused more errors here is cut off -- its later frames are
+  dropped unread (counted in ``cut_dropped``), it is
+  named in ``cut_off`` and the endpoint is asked to stop carrying its frames
+  (``endpoint.refuse``);
+* when every party the role waits for is gone for good (cut off here, or by
+  the transport: ``endpoint.gone``), the step's deadline passes at once
+  instead of being waited out (once per step without progress).
 
 Only errors a peer can cause are caught: anything else is a bug and
 propagates.  Per-message work is kept small (one decode, one encode per
@@ -35,6 +43,7 @@ import trio
 from mpc_rr.core import (
     DEFAULT_MAX_FRAME,
     Codec,
+    DecodeError,
     ErrorLog,
     Message,
     PartyStats,
@@ -77,6 +86,12 @@ class Party:
         A :class:`Transcript` to record every payload this party sends (or ``None``).
     max_frame:
         Largest accepted incoming frame (passed to the codec).
+    error_budget:
+        Peer errors one sender may cause here before it is cut off (module
+        docstring); ``None`` = never.
+    garbage_budget:
+        Of those, frames that do not decode (:class:`~mpc_rr.core.DecodeError`);
+        ``None`` = only ``error_budget`` applies.
     """
 
     def __init__(
@@ -87,6 +102,8 @@ class Party:
         step_timeout: float | None = None,
         transcript: Transcript | None = None,
         max_frame: int = DEFAULT_MAX_FRAME,
+        error_budget: int | None = None,
+        garbage_budget: int | None = None,
     ) -> None:
         if role.party_id != endpoint.party_id:
             raise UsageError(
@@ -96,6 +113,9 @@ class Party:
             raise UsageError(f"Party: step_timeout must be > 0 or None, got {step_timeout!r}")
         if not role.message_types:
             raise UsageError(f"Party: role {type(role).__name__} declares no message_types")
+        for name, v in (("error_budget", error_budget), ("garbage_budget", garbage_budget)):
+            if v is not None and (isinstance(v, bool) or not isinstance(v, int) or v < 1):
+                raise UsageError(f"Party: {name} must be None or an int >= 1, got {v!r}")
         self.role = role
         self.endpoint = endpoint
         self.step_timeout = step_timeout
@@ -103,11 +123,40 @@ class Party:
         self.stats = PartyStats(role.party_id, type(role).__name__)
         self.transcript = transcript
         self.connection_lost = False
+        self.error_budget = error_budget
+        self.garbage_budget = garbage_budget
+        self._garbage: dict[int, int] = {}  # frames that did not decode, per sender
+        #: senders cut off here for going over ``error_budget``, and why
+        self.cut_off: dict[int, str] = {}
+        #: frames dropped unread because their sender was cut off
+        self.cut_dropped = 0
 
     @property
     def peer_errors(self) -> ErrorLog:
         """The bounded record of what peers did wrong (also in ``stats``)."""
         return self.stats.peer_errors
+
+    def _over(self, src: int, exc: PeerError) -> str | None:
+        """Why ``src`` is now over a budget with error ``exc`` (counted already), or ``None``."""
+        if self.garbage_budget is not None and isinstance(exc, DecodeError):
+            g = self._garbage[src] = self._garbage.get(src, 0) + 1
+            if g > self.garbage_budget:
+                return f"sent {g} frames that do not decode, over its budget of {self.garbage_budget} per run"
+        n = self.stats.peer_errors.counts.get(src, 0)
+        if self.error_budget is not None and n > self.error_budget:
+            return f"caused {n} errors, over its budget of {self.error_budget} per run"
+        return None
+
+    async def _over_budget(self, src: int, why: str) -> None:
+        """``src`` is over a budget (``why``): cut it off (module docstring)."""
+        self.cut_off[src] = f"party {self.role.party_id}: party {src} {why}; cut it off"
+        await self.endpoint.refuse(src, why)
+
+    def _all_gone(self) -> bool:
+        """Every party the role waits for is gone for good (cut off here or by the transport)."""
+        waiting = self.role.waiting_for()
+        gone, cut = self.endpoint.gone, self.cut_off
+        return bool(waiting) and all(p in gone or p in cut for p in waiting)
 
     async def _send(self, sends: list[Send]) -> None:
         if not sends:
@@ -149,6 +198,9 @@ class Party:
         timeout = math.inf if self.step_timeout is None else self.step_timeout
         deadline = now() + timeout
         polled = 0
+        cut = self.cut_off
+        budgeted = self.error_budget is not None or self.garbage_budget is not None
+        hastened = False  # the deadline was already brought forward in this step
         task_status.started()
         try:
             await self._send(role.start())
@@ -156,6 +208,8 @@ class Party:
                 # a payload already waiting needs no timeout scope (and no task switch)
                 got = poll()
                 if got is None:
+                    if not hastened and (cut or ep.gone) and self._all_gone():
+                        hastened, deadline = True, now()
                     with trio.move_on_at(deadline):
                         got = await ep.receive()
                     if got is None:  # the step deadline passed: the role decides what it means
@@ -170,6 +224,9 @@ class Party:
                 src, data = got
                 st.messages_received += 1
                 st.bytes_received += len(data)
+                if cut and src in cut:
+                    self.cut_dropped += 1
+                    continue
                 try:
                     msg = decode(data, sender=src)
                     sends = receive(src, msg)
@@ -177,12 +234,15 @@ class Party:
                     if exc.peer is None:
                         exc.peer = src
                     st.peer_errors.append(exc)
+                    if budgeted and exc.peer == src and src not in cut and (why := self._over(src, exc)):
+                        await self._over_budget(src, why)
                     continue
                 # only labels the role accepted, and at most MAX_LABELS of them: a peer
                 # cannot grow this set with labels of its choosing
                 if len(rounds) < MAX_LABELS:
                     rounds.add((msg.run, msg.step))
                 deadline = now() + timeout
+                hastened = False
                 await self._send(sends)
         except EndpointClosed as exc:
             self.connection_lost = not role.done

@@ -73,9 +73,28 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
         "welcome and bound into every message's run label)",
     )  # fmt: skip
     p.add_argument(
+        "--party-budget", type=_budget, default="default", metavar="BUDGET",
+        help="what one party may send in the run before it is cut off (disconnected by the hub, "
+        "named in every report): 'default' (10,000 + 1,000 n messages, 1 GiB + 4 MiB n bytes, "
+        "100 errors it causes at one receiver, 10 frames that do not decode; n the roster's size), "
+        "'none' (no budget), or messages=N,bytes=N,errors=N,garbage=N (any of them; N or 'none'); "
+        "the same on every party",
+    )  # fmt: skip
+    p.add_argument(
         "--crash-before", default=None, metavar="MESSAGE",
         help="fault injection: kill this process (SIGKILL) right before it sends a MESSAGE",
     )  # fmt: skip
+
+
+def _budget(text: str) -> str:
+    """``--party-budget``'s syntax, checked before any work (the roster's size fills it in)."""
+    from transports.budgets import parse_budget
+
+    try:
+        parse_budget(text, 1)
+    except UsageError as exc:
+        raise argparse.ArgumentTypeError(str(exc).removeprefix("--party-budget: ")) from None
+    return text
 
 
 def run(args: argparse.Namespace, **node: Any) -> int:
@@ -108,6 +127,9 @@ def _run(args: argparse.Namespace, node: dict[str, Any]) -> int:
         raise UsageError(f"--params is not valid JSON: {exc}") from None
     if not isinstance(params, dict):
         raise UsageError(f"--params must be a JSON object, got {type(params).__name__}: {args.params}")
+    from transports.budgets import parse_budget
+
+    budget = parse_budget(getattr(args, "party_budget", "default"), len(roster.parties))
     spec = get_protocol(args.protocol)
     # the deployment's protocol keys (`keys init`: e.g. prio3's pinned helper key), under --params;
     # an outer protocol's inner sum (its `sum_protocol`) gets its own in `sum_options`
@@ -137,6 +159,7 @@ def _run(args: argparse.Namespace, node: dict[str, Any]) -> int:
             handle_signals=True,
             crash_before=args.crash_before,
             run_nonce=args.run_nonce,
+            budget=budget,
             **node,
         )
     )

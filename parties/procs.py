@@ -97,6 +97,7 @@ def run_processes(
     launch: str = "auto",
     entries: Mapping[int, Sequence[str]] | None = None,
     keys: Path | None = None,
+    party_budget: str = "default",
 ) -> ProcessRunResult:
     """Run ``n_parties`` processes (hub included) of ``protocol``; see the module docstring.
 
@@ -106,6 +107,7 @@ def run_processes(
     given the same flags in a fresh interpreter (a hostile process among honest ones:
     ``scenarios.workloads.hostile_hub``).  ``keys``: the folder of an existing deployment
     (``keys init``'s, with its ``roster.json``) to run again, instead of a fresh one.
+    ``party_budget``: every party's ``--party-budget`` (``"none"``: no budget).
     """
     if n_parties < 2:
         raise UsageError(f"run_processes: n_parties must be >= 2, got {n_parties}")
@@ -121,6 +123,7 @@ def run_processes(
         )  # fmt: skip
         run.entries = {int(k): list(v) for k, v in (entries or {}).items()}
         run.keys = keys
+        run.party_budget = str(party_budget)
         return run.run()
 
 
@@ -260,6 +263,7 @@ class _Processes:
         self.run_nonce: str | None = None  # the hub's, when this runner chooses it
         self.entries: dict[int, list[str]] = {}  # party -> the program that runs it (run_processes)
         self.keys: Path | None = None  # an existing deployment's folder (run_processes)
+        self.party_budget = "default"  # every party's --party-budget (run_processes)
 
     def _start(self, pid: int, roster_path: Path, listen: socket.socket | None = None) -> None:
         w = self.workdir
@@ -279,6 +283,8 @@ class _Processes:
             argv += ["--crash-before", self.crash[pid]]
         if self.run_nonce is not None:
             argv += ["--run-nonce", self.run_nonce]
+        if self.party_budget != "default":
+            argv += ["--party-budget", self.party_budget]
         self.procs[pid] = launch_party(
             self.launch, argv, w / f"party-{pid}.log", listen=listen,
             preload=preload_modules(self.protocol), python=self.python, entry=self.entries.get(pid),

@@ -175,6 +175,7 @@ class Room:
         if conn.path == "/ws/teacher":
             if f"key={self.teacher_key}" not in conn.query.split("&"):
                 return False
+            conn.identify()  # the teacher: never counted against the students or the unidentified
             self.teachers.add(conn)
             conn.send_text(json.dumps({"type": "snapshot", "events": list(self.events)}))
             return True
@@ -264,6 +265,7 @@ class Room:
         if student is None:
             student = self.students[token] = Student(token, name)
         student.conn, student.name, student.vk = conn, name, vk
+        conn.identify()  # a student now: bounded by max_students, no longer by the hello deadline
         conn.send_text(json.dumps({"type": "welcome", "name": name, "waiting": self.round is not None}))
         self.emit("rejoin" if rejoin else "join", name=name, late=self.round is not None)
         self._broadcast_lobby()

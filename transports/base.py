@@ -27,6 +27,14 @@ of :class:`~mpc_rr.core.PeerError` s naming the peer: every error counted,
 the first few per peer kept, so a hostile peer cannot grow it without bound)
 and the endpoint keeps serving everyone else.
 
+Budgets (:mod:`transports.budgets`): ``await refuse(peer, why)`` -- the driver
+found ``peer`` over its error budget: a transport that can stop carrying its
+frames does (the TCP hub disconnects it, a TCP client asks the hub to relay it
+nothing more from ``peer``; the default does nothing, the driver drops them).
+``gone`` -- the parties this endpoint knows will send nothing more (cut off for
+their budget), so a driver need not wait out a deadline for them; empty by
+default, and ``cut_off`` (``{pid: why}``) says why.
+
 Every implementation's ``send`` begins with the same preamble,
 :meth:`Endpoint._send_preamble`: closed endpoint, unknown destination, the payload
 as immutable ``bytes`` and, where the transport taps payloads (memory,
@@ -37,7 +45,9 @@ so the checks, their order and their error messages are the same everywhere.
 from __future__ import annotations
 
 import abc
-from collections.abc import Iterable
+import types
+from collections.abc import Iterable, Mapping
+from collections.abc import Set as AbstractSet
 from typing import TYPE_CHECKING, ClassVar
 
 import trio
@@ -60,6 +70,9 @@ class Endpoint(abc.ABC):
     dropped: int
     _closed: bool
     _who: ClassVar[str] = "party"  # how error messages name this endpoint ("hub 0", "party 3")
+    # class-level defaults (shared, not per instance: simulations hold 32,561 endpoints)
+    gone: AbstractSet[int] = frozenset()
+    cut_off: Mapping[int, str] = types.MappingProxyType({})
 
     def _init_endpoint(self, party_id: int, peers: Iterable[int]) -> None:
         self.party_id = int(party_id)
@@ -117,6 +130,11 @@ class Endpoint(abc.ABC):
     def poll(self) -> tuple[int, bytes] | None:
         """A payload already delivered (as ``receive`` would return it), or ``None``."""
         return None
+
+    async def refuse(self, peer: int, why: str) -> None:
+        """Stop carrying ``peer``'s frames to this party where the transport can (module
+        docstring); by default nothing: the driver drops them itself."""
+        await trio.lowlevel.checkpoint()
 
     async def __aenter__(self) -> Endpoint:
         return self

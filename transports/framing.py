@@ -7,7 +7,11 @@ Frame layout (big-endian)::
 ``peer`` is the destination on a client -> hub frame and the source on a
 hub -> client frame; :data:`CONTROL` marks a control frame (hello / welcome /
 refusal).  A body longer than ``max_frame + 4`` is a :class:`FrameError`:
-the stream cannot be resynchronised, so the connection is dropped.
+the stream cannot be resynchronised, so the connection is dropped.  With a
+``timeout``, a frame must be complete within ``timeout`` seconds of its first
+byte, plus ``length / FRAME_MIN_RATE`` seconds once its header declares its
+length: one total deadline per frame, which a peer sending a byte now and then
+cannot push back.
 
 Also the stream helpers the TCP hub and client share: :data:`BROKEN` (the
 errors that mean a stream is gone), :func:`quiet_close` and
@@ -26,6 +30,7 @@ from transports.tap import Tap
 __all__ = [
     "BROKEN",
     "CONTROL",
+    "FRAME_MIN_RATE",
     "FrameError",
     "FrameReader",
     "TappedStream",
@@ -37,6 +42,10 @@ __all__ = [
 CONTROL = 0xFFFFFFFF
 _HEAD = struct.Struct(">II")
 _BIG = 1 << 16
+
+FRAME_MIN_RATE = 256 * 1024
+"""Bytes per second a frame's deadline allows for its declared length (on top of the timeout):
+a 64 MiB frame gets 256 s more, a 1 KiB frame 4 ms."""
 
 BROKEN = (trio.BrokenResourceError, trio.ClosedResourceError)
 """What a stream raises once it is gone (broken by the peer, or closed here)."""
@@ -62,20 +71,25 @@ class FrameReader:
     socket without ``close_notify``) -- raises :class:`FrameError`: the peer
     sent a truncated frame.  An abrupt end *between* frames propagates as
     ``trio.BrokenResourceError`` (a disconnect, not a malformed frame).
+    ``timeout`` (seconds, ``None`` = none): a frame not complete within
+    ``timeout`` of its first byte plus its length's allowance
+    (:data:`FRAME_MIN_RATE`) raises :class:`FrameError` (module docstring).
     """
 
     def __init__(
-        self, stream: trio.abc.ReceiveStream, max_frame: int, idle: float | None = None
+        self, stream: trio.abc.ReceiveStream, max_frame: int, timeout: float | None = None
     ) -> None:
         self._stream = stream
         self._max_body = int(max_frame) + 4
         self._buf = bytearray()
-        self.idle = idle  # seconds without a byte tolerated inside a frame (None: forever)
+        self.timeout = timeout
+        self._deadline: float | None = None  # of the frame being read (set at its first byte)
+        self._allowed = 0.0  # seconds the frame being read is allowed in all
 
-    def with_max_frame(self, max_frame: int, idle: float | None = None) -> FrameReader:
-        """A reader of the same stream with another ``max_frame`` (and inside-frame ``idle``
-        deadline), taking over the bytes buffered here."""
-        other = FrameReader(self._stream, max_frame, idle)
+    def with_max_frame(self, max_frame: int, timeout: float | None = None) -> FrameReader:
+        """A reader of the same stream with another ``max_frame`` (and per-frame ``timeout``),
+        taking over the bytes buffered here."""
+        other = FrameReader(self._stream, max_frame, timeout)
         other._buf, self._buf = self._buf, bytearray()
         return other
 
@@ -89,16 +103,24 @@ class FrameReader:
     def _truncated(self) -> str:
         return f"connection ended {self._where()}"
 
+    def _start(self) -> None:
+        """The frame being read has its first byte: its deadline starts now."""
+        if self._deadline is None and self.timeout is not None:
+            self._deadline = trio.current_time() + self.timeout
+            self._allowed = self.timeout
+
     async def _fill(self, n: int) -> bool:
         buf = self._buf
         while len(buf) < n:
-            # inside a frame (bytes of it buffered) a silent peer holds them: bounded by `idle`
-            idle = self.idle if buf and self.idle is not None else math.inf
+            if buf:
+                self._start()
+            # inside a frame (bytes of it buffered) a slow peer holds them: bounded by the deadline
+            at = self._deadline if buf and self._deadline is not None else math.inf
             try:
-                with trio.move_on_after(idle) as waited:
+                with trio.move_on_at(at) as waited:
                     chunk = await self._stream.receive_some(max(65536, min(n - len(buf), 1 << 22)))
                 if waited.cancelled_caught:
-                    raise FrameError(f"no byte for {self.idle} s {self._where()}")
+                    raise FrameError(f"frame not complete {self._allowed:.6g} s after its first byte, {self._where()}")
             except trio.BrokenResourceError as exc:
                 if buf:
                     raise FrameError(self._truncated()) from exc
@@ -113,10 +135,11 @@ class FrameReader:
     async def read(self) -> tuple[int, bytes] | None:
         """The next ``(peer, payload)``, or ``None`` on a clean end of stream.
 
-        Raises :class:`FrameError` for an oversize length or a truncated frame,
-        ``trio.BrokenResourceError`` if the stream broke between frames and
-        ``trio.ClosedResourceError`` if it was closed locally.
+        Raises :class:`FrameError` for an oversize length, a truncated frame or one
+        past its deadline, ``trio.BrokenResourceError`` if the stream broke between
+        frames and ``trio.ClosedResourceError`` if it was closed locally.
         """
+        self._deadline = None
         if not await self._fill(_HEAD.size):
             return None
         body, peer = _HEAD.unpack_from(self._buf)
@@ -124,6 +147,12 @@ class FrameReader:
             raise FrameError(
                 f"frame length {body - 4} outside [0, {self._max_body - 4}] (max_frame)"
             )
+        if self.timeout is not None:
+            self._start()
+            assert self._deadline is not None
+            extra = (body - 4) / FRAME_MIN_RATE
+            self._deadline += extra
+            self._allowed += extra
         await self._fill(4 + body)  # a frame header is buffered: this returns or raises
         payload = bytes(self._buf[8 : 4 + body])
         del self._buf[: 4 + body]

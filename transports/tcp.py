@@ -34,8 +34,8 @@ authenticated are labelled with ``dst = -1``.
 
 This module is the transport's API; the code is in
 
-* :mod:`transports.tcp_hub` -- :class:`TcpHub` and :func:`open_hub`
-  (connections, relaying, the hub's queues and evictions);
+* :mod:`transports.tcp_hub` -- :class:`TcpHub` (connections, relaying, the hub's
+  queues, evictions and budgets); :mod:`transports.tcp_serve` -- :func:`open_hub`;
 * :mod:`transports.tcp_client` -- :class:`TcpClient` and :func:`connect_client`;
 * :mod:`transports.tcp_handshake` -- TLS, hello / welcome and the roster
   checks of both sides, :class:`RefusalLog`;
@@ -48,8 +48,9 @@ from __future__ import annotations
 from transports.tcp_client import TcpClient, connect_client
 from transports.tcp_handshake import RefusalLog
 from transports.tcp_handshake import log as log  # the "transports.tcp" logger, as before the split
-from transports.tcp_hub import TcpHub, open_hub
+from transports.tcp_hub import TcpHub
 from transports.tcp_limits import DEFAULT_QUEUE_BYTES, DEFAULT_STALL_TIMEOUT
+from transports.tcp_serve import open_hub
 
 __all__ = [
     "DEFAULT_QUEUE_BYTES",

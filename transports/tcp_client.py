@@ -8,7 +8,9 @@ the connection and runs the client's side of the handshake
 fingerprint, hello / welcome).  A send cancelled part-way may leave half a
 frame on the wire: the endpoint then closes itself.  Control frames from the
 hub (the start signal of :meth:`~transports.tcp_hub.TcpHub.start_all`) are
-handled here; payloads that overtake the start signal are kept.
+handled here; payloads that overtake the start signal are kept; the hub's notice
+that it cut a party off for its budget (``{"cut": pid, "why": ...}``) is kept in
+``cut_off`` / ``gone`` (:mod:`transports.budgets`).
 """
 
 from __future__ import annotations
@@ -33,7 +35,7 @@ from transports.framing import (
 )
 from transports.pki import Roster
 from transports.tap import Tap
-from transports.tcp_handshake import client_handshake, parse_control
+from transports.tcp_handshake import client_handshake, control, parse_control
 
 __all__ = ["TcpClient", "connect_client"]
 
@@ -57,6 +59,9 @@ class TcpClient(Endpoint):
         #: the hub's nonce for this run (from its welcome; ``""`` if it sent none):
         #: deployments put it in every message's run label (see ``TcpHub.run_nonce``)
         self.run_nonce = ""
+        #: parties the hub cut off for their budget, and why (its notices)
+        self.cut_off: dict[int, str] = {}
+        self.gone: set[int] = set()
 
     async def send(self, dst: int, payload: bytes) -> None:
         """Send ``payload`` to ``dst`` through the hub (blocks under back-pressure).
@@ -111,12 +116,36 @@ class TcpClient(Endpoint):
             raise EndpointClosed(f"party {self.party_id}: the hub closed the connection")
         return frame
 
+    def _control(self, payload: bytes) -> dict[str, Any]:
+        """A control frame from the hub; a cut-off notice is recorded here."""
+        fields = parse_control(payload)
+        pid, why = fields.get("cut"), fields.get("why")
+        if isinstance(pid, int) and not isinstance(pid, bool) and pid in self.peers and pid != self.party_id:
+            self.cut_off.setdefault(pid, str(why)[:500])
+            self.gone.add(pid)
+        return fields
+
+    async def refuse(self, peer: int, why: str) -> None:
+        """Ask the hub to relay nothing more from ``peer`` (found over its error budget)."""
+        if peer == self.roster.hub or peer not in self.peers or self._closed:
+            await trio.lowlevel.checkpoint()
+            return
+        async with self._send_lock:
+            if self._closed:
+                return
+            try:
+                for piece in pack_frame(CONTROL, control(refuse=int(peer))):
+                    await self._stream.send_all(piece)
+            except BROKEN:
+                pass
+
     async def receive(self) -> tuple[int, bytes]:
         if self._pending:
             return self._pending.popleft()
         while True:
             src, payload = await self._next_frame()
             if src == CONTROL:
+                self._control(payload)
                 continue
             if src not in self.peers:
                 self.peer_errors.append(
@@ -136,7 +165,7 @@ class TcpClient(Endpoint):
         while True:
             src, payload = await self._next_frame()
             if src == CONTROL:
-                if parse_control(payload).get("go") is True:
+                if self._control(payload).get("go") is True:
                     return
             elif src in self.peers:
                 self._pending.append((src, payload))

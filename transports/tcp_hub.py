@@ -13,21 +13,28 @@ stops: TCP back-pressure reaches it); a destination that accepts nothing for ``s
 while a sender waits is named in ``hub.peer_errors`` and disconnected (:meth:`TcpHub._evict`).
 Frames for a party that left are dropped (``dropped``).  A party may reconnect only if nothing of
 the run passed on its connection.
+
+Budgets (:mod:`transports.budgets`): a party that sends more frames or bytes in the run than its
+``budget`` allows, causes more frame errors than it allows (frames for unknown parties), or that
+the driver of the hub's own role found over its error budget (:meth:`TcpHub.refuse`),
+is cut off (:meth:`TcpHub.cut`): disconnected, named in ``hub.peer_errors`` and ``hub.cut_off``,
+and every connected party is told in a control frame ``{"cut": pid, "why": ...}``.  A client
+whose driver found a sender over its error budget asks the hub (``{"refuse": pid}``) to relay
+it nothing more from that sender.
 """
 
 from __future__ import annotations
 
 import math
 import secrets
-import socket
-from collections.abc import AsyncIterator, Callable, Iterable
-from contextlib import asynccontextmanager
+from collections.abc import Callable, Iterable
 from typing import Any
 
 import trio
 
 from mpc_rr.core import DEFAULT_MAX_FRAME, PeerError, UsageError
 from transports.base import Endpoint
+from transports.budgets import PartyBudget
 from transports.errors import EndpointClosed, TransportError
 from transports.framing import (
     BROKEN,
@@ -49,9 +56,16 @@ from transports.tcp_admission import (
     Admission,
     Pending,
 )
-from transports.tcp_handshake import RefusalLog, control, hub_handshake, log, send_control
+from transports.tcp_handshake import (
+    RefusalLog,
+    control,
+    hub_handshake,
+    log,
+    parse_control,
+    send_control,
+)
 from transports.tcp_limits import (
-    DEFAULT_FRAME_IDLE,
+    DEFAULT_FRAME_TIMEOUT,
     DEFAULT_QUEUE_BYTES,
     DEFAULT_STALL_TIMEOUT,
     PartyBudgets,
@@ -59,7 +73,7 @@ from transports.tcp_limits import (
     stall_limit,
 )
 
-__all__ = ["TcpHub", "open_hub"]
+__all__ = ["TcpHub"]
 
 
 class TcpHub(Endpoint):
@@ -87,7 +101,13 @@ class TcpHub(Endpoint):
     peer_errors:
         :class:`~mpc_rr.core.ErrorLog` of what parties did wrong (refusals,
         malformed or truncated frames, frames for unknown parties, a
-        destination that stopped reading).
+        destination that stopped reading, a party over its budget).
+    cut_off:
+        ``{pid: why}``: the parties cut off for going over their budget
+        (module docstring); also ``gone``, the ids alone.
+    refusing:
+        ``{pid: {src, ...}}``: the senders each party asked the hub to relay
+        it nothing more from (its driver found them over their error budget).
     """
 
     _who = "hub"
@@ -105,9 +125,9 @@ class TcpHub(Endpoint):
         handshake_timeout: float = DEFAULT_HANDSHAKE_TIMEOUT,
         max_pending: int = DEFAULT_MAX_PENDING,
         per_source: int = DEFAULT_PER_SOURCE,
-        frame_idle: float | None = DEFAULT_FRAME_IDLE,
+        frame_timeout: float | None = DEFAULT_FRAME_TIMEOUT,
         party_bytes: int | None = None,
-        party_budget: int | None = None,
+        budget: PartyBudget | str | None = "default",
         run_nonce: str | None = None,
     ) -> None:
         buffer = count_limit("buffer (frames per queue)", buffer)
@@ -126,13 +146,23 @@ class TcpHub(Endpoint):
             max_pending=count_limit("max_pending", max_pending),
             per_source=count_limit("per_source", per_source),
         )
-        self.frame_idle = stall_limit(frame_idle, "frame_idle")
+        self.frame_timeout = stall_limit(frame_timeout, "frame_timeout")
+        if budget == "default":
+            budget = PartyBudget.default(len(roster.ids))
+        elif budget is not None and not isinstance(budget, PartyBudget):
+            raise UsageError(f"open_hub: budget must be a PartyBudget, None or 'default', got {budget!r}")
+        self.budget: PartyBudget | None = budget
         self.budgets = PartyBudgets(
             2 * self.queue_bytes if party_bytes is None else count_limit("party_bytes", party_bytes),
-            None if party_budget is None else count_limit("party_budget", party_budget),
+            budget,
             roster.hub,
             self.stall_timeout,
         )
+        self._max_errors = None if budget is None else budget.errors
+        self._frame_errors: dict[int, int] = {}  # frames for unknown parties, per sender
+        self.cut_off: dict[int, str] = {}
+        self.gone: set[int] = set()  # the ids of cut_off
+        self.refusing: dict[int, set[int]] = {}
         if run_nonce is not None and not (run_nonce.isalnum() and 0 < len(run_nonce) <= 64):
             raise UsageError(f"open_hub: run_nonce must be 1-64 letters or digits, got {run_nonce!r}")
         self.run_nonce = secrets.token_hex(8) if run_nonce is None else run_nonce
@@ -280,6 +310,50 @@ class TcpHub(Endpoint):
         self._out[pid].close()
         scope.cancel()
 
+    def cut(self, err: PeerError) -> None:
+        """Cut off ``err.peer`` for going over its budget: record ``err`` (in ``peer_errors``
+        and ``cut_off``), disconnect it, and tell every other connected party (a control
+        frame ``{"cut": pid, "why": str(err)}``, after what the party already relayed)."""
+        pid = err.peer
+        if pid is None or pid == self.party_id or pid in self.cut_off or pid not in self._out:
+            return
+        self.cut_off[pid] = str(err)
+        self.gone.add(pid)
+        self.peer_errors.append(err)
+        log.warning("%s", err)
+        self._out[pid].close()
+        scope = self._conns.get(pid)
+        if scope is not None:
+            scope.cancel()
+        notice = control(cut=pid, why=str(err))
+        for q, out in self._out.items():
+            if q != pid:
+                out.push((CONTROL, notice))
+        self._notify()
+
+    async def refuse(self, peer: int, why: str) -> None:
+        """The driver of the hub's own role found ``peer`` over its error budget: cut it off (:meth:`cut`)."""
+        self.cut(PeerError(f"hub: party {peer} {why}; disconnected it", peer))
+        await trio.lowlevel.checkpoint()
+
+    def _frame_error(self, pid: int, err: PeerError) -> bool:
+        """Record a frame error of ``pid``; True (and ``pid`` cut off) once over its budget."""
+        self.peer_errors.append(err)
+        n = self._frame_errors[pid] = self._frame_errors.get(pid, 0) + 1
+        if self._max_errors is not None and n > self._max_errors:
+            self.cut(PeerError(
+                f"hub: party {pid} sent {n} bad frames, over its budget of {self._max_errors} "
+                "errors per run; disconnected it", pid,
+            ))  # fmt: skip
+            return True
+        return False
+
+    def _control_from(self, pid: int, payload: bytes) -> None:
+        """A control frame from party ``pid``: ``{"refuse": src}`` (module docstring)."""
+        src = parse_control(payload).get("refuse")
+        if isinstance(src, int) and not isinstance(src, bool) and src in self._out and src != pid:
+            self.refusing.setdefault(pid, set()).add(src)
+
     # -- connection handling -------------------------------------------------
 
     async def _serve(
@@ -336,7 +410,7 @@ class TcpHub(Endpoint):
         self.connected.add(claimed)
         self._ever.add(claimed)
         self.handshakes += 1
-        reader = hello.reader.with_max_frame(self.max_frame, idle=self.frame_idle)
+        reader = hello.reader.with_max_frame(self.max_frame, timeout=self.frame_timeout)
         return stream, reader, claimed, hello.tapped
 
     async def _handle(self, sock: trio.SocketStream) -> None:
@@ -401,8 +475,7 @@ class TcpHub(Endpoint):
             dst, payload = frame
             over = await self.budgets.admit(pid, len(payload))
             if over is not None:
-                self.peer_errors.append(over)
-                log.warning("%s", over)
+                self.cut(over)
                 return
             if dst == hub:
                 try:
@@ -410,13 +483,17 @@ class TcpHub(Endpoint):
                 except trio.BrokenResourceError:
                     self.dropped += 1
             elif dst in self._out:
+                refusing = self.refusing.get(dst)
+                if refusing is not None and pid in refusing:
+                    self.dropped += 1  # dst asked for nothing more from pid
+                    continue
                 kept = payload if self.relay_filter is None else self.relay_filter(pid, dst, payload)
                 if kept is not None:
                     await self._relay(pid, dst, kept)
-            elif dst != CONTROL:
-                self.peer_errors.append(
-                    PeerError(f"hub: party {pid} sent a frame to unknown party {dst}", pid)
-                )
+            elif dst == CONTROL:
+                self._control_from(pid, payload)
+            elif self._frame_error(pid, PeerError(f"hub: party {pid} sent a frame to unknown party {dst}", pid)):
+                return
 
     async def _writer(self, stream: trio.abc.Stream, pid: int, scope: trio.CancelScope) -> None:
         """Write ``pid``'s outbox to its connection (:func:`~transports.queues.drain_to`)."""
@@ -435,86 +512,3 @@ def _ids(ids: Iterable[int], limit: int = 10) -> str:
     if len(s) <= limit:
         return str(s)
     return f"{str(s[:limit])[:-1]}, ...] ({len(s)} in all)"
-
-
-@asynccontextmanager
-async def open_hub(
-    roster: Roster,
-    *,
-    host: str | None = None,
-    port: int | None = None,
-    tls: bool = True,
-    max_frame: int = DEFAULT_MAX_FRAME,
-    buffer: int = DEFAULT_BUFFER,
-    queue_bytes: int = DEFAULT_QUEUE_BYTES,
-    stall_timeout: float | None = DEFAULT_STALL_TIMEOUT,
-    tap: Tap | None = None,
-    handshake_timeout: float = DEFAULT_HANDSHAKE_TIMEOUT,
-    sock: socket.socket | None = None,
-    **limits: Any,
-) -> AsyncIterator[TcpHub]:
-    """Listen as the hub; ``host``/``port`` default to the roster entry (port 0 = any).
-
-    ``sock``: an already bound and listening TCP socket to serve instead (e.g.
-    inherited from a parent that started every party at once; ``host`` and
-    ``port`` are then ignored).  The hub takes ownership and closes it.
-
-    ``buffer`` (frames) and ``queue_bytes`` (bytes) bound each of the hub's
-    queues -- one per destination and its own inbox; an empty queue always
-    admits one frame.  ``stall_timeout`` (seconds, ``None`` = never): a
-    connected party that accepts nothing for that long while a sender waits
-    to queue a frame for it is recorded in ``hub.peer_errors`` and
-    disconnected.
-
-    ``limits`` (:class:`TcpHub`'s keywords): outsiders (connections not yet
-    authenticated): at most ``max_pending`` handshakes at once and ``per_source``
-    per source address, each within ``handshake_timeout`` seconds; past a bound
-    one is closed, a silent one of the busiest source first (:mod:`transports.tcp_admission`).
-    Authenticated parties: a party that stops for ``frame_idle`` seconds inside a
-    frame is disconnected and named; a party holding ``party_bytes`` (default
-    ``2 * queue_bytes``) in the hub's queues is throttled; one that sends more than
-    ``party_budget`` bytes in all (default: no limit) is disconnected and named.
-
-    Leaving the block closes the hub and every connection.  An exception
-    raised in the block propagates unchanged (with its cause).  Raises
-    :class:`UsageError` for invalid parameters and ``OSError`` if the
-    address cannot be listened on.
-    """
-    entry = roster.parties[roster.hub]
-    hub = TcpHub(
-        roster,
-        tls=tls,
-        max_frame=max_frame,
-        buffer=buffer,
-        queue_bytes=queue_bytes,
-        stall_timeout=stall_timeout,
-        tap=tap,
-        handshake_timeout=handshake_timeout,
-        **limits,
-    )
-    if sock is not None:
-        listeners = [trio.SocketListener(trio.socket.from_stdlib_socket(sock))]
-    else:
-        listeners = await trio.open_tcp_listeners(
-            entry.port if port is None else port, host=entry.host if host is None else host
-        )
-    # The body's exception is kept out of the nursery: a strict nursery would
-    # wrap it in an ExceptionGroup, and awaiting inside the cancelled nursery
-    # would replace it with Cancelled.  It is re-raised, unchanged, once the
-    # hub's tasks have stopped.
-    body_error: BaseException | None = None
-    try:
-        async with trio.open_nursery() as nursery:
-            await nursery.start(hub._serve, listeners)
-            try:
-                yield hub
-            except BaseException as exc:
-                body_error = exc
-            finally:
-                hub.close()
-    finally:
-        for listener in listeners:
-            listener.socket.close()
-    if body_error is not None:
-        raise body_error
-

@@ -16,9 +16,10 @@ import operator
 import trio
 
 from mpc_rr.core import PeerError, UsageError
+from transports.budgets import PartyBudget
 
 __all__ = [
-    "DEFAULT_FRAME_IDLE",
+    "DEFAULT_FRAME_TIMEOUT",
     "DEFAULT_QUEUE_BYTES",
     "DEFAULT_STALL_TIMEOUT",
     "PartyBudgets",
@@ -30,8 +31,9 @@ DEFAULT_QUEUE_BYTES = 32 << 20
 """Default bound of each hub queue (per destination, and the hub's inbox), in bytes."""
 DEFAULT_STALL_TIMEOUT = 60.0
 """Default seconds a connected destination may accept nothing while a sender waits for room."""
-DEFAULT_FRAME_IDLE = 30.0
-"""Default seconds an authenticated party may send nothing while inside a frame."""
+DEFAULT_FRAME_TIMEOUT = 30.0
+"""Default seconds an authenticated party has to complete a frame from its first byte (plus
+:data:`~transports.framing.FRAME_MIN_RATE`'s allowance for the frame's declared size)."""
 
 
 def count_limit(name: str, value: object) -> int:
@@ -71,20 +73,23 @@ class PartyBudgets:
     reading), it goes on to wait at the destination's queue, whose stall
     detection disconnects a destination that stopped reading (one frame per
     ``patience`` seconds passes meanwhile).
-    ``party_budget`` (``None`` = no limit): payload bytes one party may send
-    in the whole run; past it :meth:`admit` names it, and the hub
-    disconnects it.
+    ``budget`` (:class:`~transports.budgets.PartyBudget`, ``None`` = no limit):
+    frames and payload bytes one party may send in the whole run; past either
+    :meth:`admit` names it, and the hub disconnects it.
     """
 
     def __init__(
-        self, party_bytes: int, party_budget: int | None, hub: int, patience: float | None
+        self, party_bytes: int, budget: PartyBudget | None, hub: int, patience: float | None
     ) -> None:
         self.party_bytes = party_bytes
         self.patience = math.inf if patience is None else patience
-        self.party_budget = party_budget
+        self.budget = budget
+        self._max_messages = math.inf if budget is None or budget.messages is None else budget.messages
+        self._max_bytes = math.inf if budget is None or budget.bytes is None else budget.bytes
         self._hub = hub
         self.held: dict[int, int] = {}  # payload bytes queued in the hub, per sending party
         self.sent: dict[int, int] = {}  # payload bytes received from each party this run
+        self.frames: dict[int, int] = {}  # frames received from each party this run
         self._drained = trio.Event()
 
     def hold(self, src: int, payload: bytes) -> None:
@@ -100,14 +105,24 @@ class PartyBudgets:
             ev, self._drained = self._drained, trio.Event()
             ev.set()
 
+    def over(self, pid: int, size: int) -> PeerError | None:
+        """Count one frame of ``size`` payload bytes from ``pid``; the error naming it once it
+        is over its budget of messages or bytes per run."""
+        sent = self.sent[pid] = self.sent.get(pid, 0) + size
+        frames = self.frames[pid] = self.frames.get(pid, 0) + 1
+        if frames > self._max_messages:
+            what = f"{frames} messages, over its budget of {self._max_messages} messages per run"
+        elif sent > self._max_bytes:
+            what = f"{sent} bytes, over its budget of {self._max_bytes} bytes per run"
+        else:
+            return None
+        return PeerError(f"hub: party {pid} sent {what}; disconnected it", pid)
+
     async def admit(self, pid: int, size: int) -> PeerError | None:
         """Wait while ``pid`` holds ``party_bytes``; the error naming it once it is over its budget."""
-        sent = self.sent[pid] = self.sent.get(pid, 0) + size
-        if self.party_budget is not None and sent > self.party_budget:
-            return PeerError(
-                f"hub: party {pid} sent {sent} bytes, over its budget of {self.party_budget} "
-                "bytes per run; disconnected it", pid,
-            )  # fmt: skip
+        over = self.over(pid, size)
+        if over is not None:
+            return over
         while 0 < self.held.get(pid, 0) and self.held.get(pid, 0) + size > self.party_bytes:
             held = self.held[pid]
             with trio.move_on_after(self.patience) as waited:

@@ -15,12 +15,17 @@ Binary frames follow :mod:`transports.framing`'s header without its length
 ``peer`` is the destination on a browser -> server frame and the source on
 a server -> browser frame (:func:`pack_ws`, :func:`unpack_ws`).
 
-Bounds, so that a room of flaky or hostile browsers cannot grow the server:
-at most ``max_conns`` open sockets (one more is refused with close code
-1013, "try again later"), frames larger than ``max_frame`` close the socket
-(hypercorn enforces ``websocket_max_message_size``), and each connection's
-outbound queue holds at most ``queue`` frames -- a browser that does not read
-is disconnected rather than buffered without end.
+Bounds, so that a room of flaky or hostile browsers cannot grow the server
+nor shut it for the others: a socket that has not identified itself
+(:meth:`WebConn.identify`: the layer above accepted its hello, or checked the
+teacher's key when it opened) is bounded per source address and in all
+(:mod:`transports.web_admission`: a flood from one device evicts its own) and
+closed after ``hello_timeout`` seconds; identified sockets are the layer
+above's to bound (a class size) and never count against the unidentified;
+frames larger than ``max_frame`` close the socket (hypercorn enforces
+``websocket_max_message_size``), and each connection's outbound queue holds at
+most ``queue`` frames -- a browser that does not read is disconnected rather
+than buffered without end.
 """
 
 from __future__ import annotations
@@ -35,6 +40,12 @@ from typing import Any, Protocol
 import trio
 
 from transports.base import ChannelEndpoint
+from transports.web_admission import (
+    DEFAULT_HELLO_TIMEOUT,
+    DEFAULT_PER_ADDRESS,
+    DEFAULT_UNIDENTIFIED,
+    Unidentified,
+)
 
 __all__ = [
     "LocalEndpoint",
@@ -93,19 +104,31 @@ _ids = itertools.count(1)
 
 @dataclass(eq=False)
 class WebConn:
-    """One open WebSocket: a number, the path and query it was opened on, a bounded outbox."""
+    """One open WebSocket: a number, the path and query it was opened on, the source address,
+    a bounded outbox, and whether it has identified itself (:meth:`identify`)."""
 
     path: str
     query: str
     queue: int
+    address: str = "?"
     number: int = field(default_factory=lambda: next(_ids))
     closed: bool = False
     close_reason: str = ""
+    identified: bool = False
     _out: trio.MemorySendChannel[dict[str, Any]] = field(init=False, repr=False)
     _in: trio.MemoryReceiveChannel[dict[str, Any]] = field(init=False, repr=False)
+    _on_identify: Callable[[WebConn], None] | None = field(default=None, repr=False)
 
     def __post_init__(self) -> None:
         self._out, self._in = trio.open_memory_channel(self.queue)
+
+    def identify(self) -> None:
+        """The layer above knows who this is (a student's accepted hello, the teacher's key):
+        it no longer counts against the unidentified sockets, and its hello deadline is off."""
+        if not self.identified:
+            self.identified = True
+            if self._on_identify is not None:
+                self._on_identify(self)
 
     def _put(self, event: dict[str, Any]) -> None:
         if self.closed:
@@ -139,14 +162,22 @@ class WebConn:
 
 
 class WebServer:
-    """The ASGI app: GET of a known path serves its :class:`Page`, a WebSocket goes to ``handler``."""
+    """The ASGI app: GET of a known path serves its :class:`Page`, a WebSocket goes to ``handler``.
+
+    ``max_unidentified`` / ``per_address``: bounds on the sockets that have not identified
+    themselves (:mod:`transports.web_admission`); ``hello_timeout``: seconds such a socket
+    may stay open.  ``open_conns`` counts every open socket, ``refused`` those refused or
+    closed by these bounds.
+    """
 
     def __init__(
-        self, pages: Mapping[str, Page], handler: WebHandler, *, max_conns: int = 256, queue: int = 512
-    ) -> None:
+        self, pages: Mapping[str, Page], handler: WebHandler, *, max_unidentified: int = DEFAULT_UNIDENTIFIED,
+        per_address: int = DEFAULT_PER_ADDRESS, hello_timeout: float = DEFAULT_HELLO_TIMEOUT, queue: int = 512,
+    ) -> None:  # fmt: skip
         self.pages = dict(pages)
         self.handler = handler
-        self.max_conns = int(max_conns)
+        self.unidentified = Unidentified(max_unidentified, per_address)
+        self.hello_timeout = float(hello_timeout)
         self.queue = int(queue)
         self.open_conns = 0
         self.refused = 0
@@ -173,25 +204,43 @@ class WebServer:
     async def _websocket(self, scope: Scope, receive: Receive, send: Send) -> None:
         if (await receive())["type"] != "websocket.connect":
             return
-        if self.open_conns >= self.max_conns:
-            self.refused += 1
-            await send({"type": "websocket.close", "code": 1013})
-            return
-        conn = WebConn(scope["path"], scope.get("query_string", b"").decode("latin-1"), self.queue)
+        client = scope.get("client") or ("?",)
+        conn = WebConn(scope["path"], scope.get("query_string", b"").decode("latin-1"), self.queue,
+                       address=str(client[0]))  # fmt: skip
+        conn._on_identify = self.unidentified.release
         self.open_conns += 1
         try:
+            # the handler identifies the teacher here, before any bound applies to it
             if not await self.handler.on_open(conn):
                 await send({"type": "websocket.close", "code": 1008})
+                return
+            if not conn.identified and not self.unidentified.admit(conn):
+                self.refused += 1
+                await send({"type": "websocket.close", "code": 1013})
                 return
             await send({"type": "websocket.accept"})
             async with trio.open_nursery() as nursery:
                 nursery.start_soon(self._writer, conn, send, nursery.cancel_scope)
+                if not conn.identified:
+                    nursery.start_soon(self._hello_deadline, conn, nursery.cancel_scope)
                 await self._reader(conn, receive)
                 conn.close()
         finally:
             self.open_conns -= 1
+            self.unidentified.release(conn)
+            if conn.close_reason.startswith(("per-address limit", "unidentified limit", "no hello")):
+                self.refused += 1
             conn.closed = True
             await self.handler.on_close(conn)
+
+    async def _hello_deadline(self, conn: WebConn, scope: trio.CancelScope) -> None:
+        """Close ``conn`` if it has not identified itself within ``hello_timeout`` seconds."""
+        await trio.sleep(self.hello_timeout)
+        if not conn.identified:
+            self.unidentified.closed["no hello"] += 1
+            conn.close(1008, f"no hello within {self.hello_timeout:g} s")
+            await trio.sleep(1.0)  # time to send the close frame; then drop it regardless
+            scope.cancel()
 
     async def _reader(self, conn: WebConn, receive: Receive) -> None:
         while not conn.closed:

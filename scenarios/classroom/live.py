@@ -41,6 +41,7 @@ import numpy as np
 
 from mpc_rr.core import DropPoint, Message, Role, UsageError, WireArray
 from scenarios.classroom import LIVE_PROTOCOLS
+from scenarios.classroom.fingerprint import roster_fingerprint
 
 __all__ = ["LIVE_PROTOCOLS", "Lesson", "estimate_counts", "make_round", "pages", "wire_schema"]
 
@@ -244,6 +245,7 @@ def make_round(lesson: Lesson, rng: np.random.Generator) -> Any:
             ids = _identities(browsers, n, keys or {})
             # every party's verification key: the pages check each other's signatures with it
             public["roster"] = {str(i): public_key_hex(ids[0].roster.keys[i]) for i in range(n + 1)}
+            public["fingerprint"] = roster_fingerprint(public["roster"])  # on the projector, to compare
         answers = rng.integers(0, k, size=bots)
         votes = np.bincount(answers, minlength=k)
         roles: dict[int, Role] = {}

@@ -61,7 +61,7 @@ async def serve(
     room = Room(make_round(lesson, rng), bots=opts.bots, max_students=opts.max_students,
                 step_timeout=opts.step_timeout, auto_start=opts.auto_start,
                 teacher_key=opts.teacher_key, log=log)  # fmt: skip
-    app = WebServer({}, room, max_conns=opts.max_students + 8)
+    app = WebServer({}, room)  # sockets without a hello: bounded per address, closed after 5 s
     shown = opts.public_host or (lan_address() if opts.host in ("0.0.0.0", "") else opts.host)
     tls, note = None, ""
     with tempfile.TemporaryDirectory(prefix="mpc-rr-class-") as folder:

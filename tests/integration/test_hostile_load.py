@@ -10,6 +10,7 @@ import pytest
 import trio
 
 from benchmarks.hostile_hub import trial
+from transports.budgets import PartyBudget
 from transports.pki import generate_deployment
 from transports.tcp import connect_client, open_hub
 
@@ -42,7 +43,7 @@ async def test_an_authenticated_flooder_is_throttled_then_disconnected(tmp_path:
     """Before: a flooder with distinct labels took the hub from 46 to 278 MB in 20 s and
     was never disconnected."""
     roster = generate_deployment(4, tmp_path, hub_port=0)
-    async with open_hub(roster, host="127.0.0.1", port=0, party_budget=256 << 20) as hub:
+    async with open_hub(roster, host="127.0.0.1", port=0, budget=PartyBudget(bytes=256 << 20)) as hub:
         r = roster.with_hub_address("127.0.0.1", hub.port)
         flooder = await connect_client(r, 1)
         readers = [await connect_client(r, i) for i in (2, 3)]

@@ -427,7 +427,7 @@ async def test_a_frame_larger_than_the_queue_bound_still_passes(roster_for) -> N
 async def test_100k_frames_to_unknown_parties_keep_memory_bounded(roster_for) -> None:
     roster = roster_for(3)
     k = 100_000
-    async with open_hub(roster, port=0, tls=False) as hub:
+    async with open_hub(roster, port=0, tls=False, budget=None) as hub:  # the bound without a budget
         r = roster.with_hub_address("127.0.0.1", hub.port)
         c = await connect_client(r, 1, tls=False)
         blob = struct.pack(">II", 4 + 3, 77) + b"abc"

@@ -3,6 +3,7 @@ parties that stall inside a frame or send past their budget, and the run's nonce
 
 from __future__ import annotations
 
+import contextlib
 import logging
 import os
 import struct
@@ -10,6 +11,7 @@ import struct
 import pytest
 import trio
 
+from transports.budgets import PartyBudget
 from transports.errors import EndpointClosed
 from transports.tcp import connect_client, open_hub
 
@@ -127,24 +129,25 @@ async def test_a_silent_handshake_is_closed_at_the_deadline_and_counted(roster_f
 
 async def test_a_party_stalling_inside_a_frame_is_disconnected_and_named(roster_for) -> None:
     """Before: a party that declared a 64 MiB frame, sent most of it and stalled held that
-    memory for as long as it liked (no idle deadline on authenticated connections)."""
+    memory for as long as it liked (no deadline on authenticated connections)."""
     roster = roster_for(3)
-    async with open_hub(roster, port=0, tls=False, frame_idle=0.3) as hub:
+    async with open_hub(roster, port=0, tls=False, frame_timeout=0.3) as hub:
         r = roster.with_hub_address("127.0.0.1", hub.port)
         c = await connect_client(r, 1, tls=False)
-        await c._stream.send_all(struct.pack(">II", 4 + 8 * MiB, 2) + bytes(MiB))
+        await c._stream.send_all(struct.pack(">II", 4 + MiB // 4, 2) + bytes(MiB // 8))
         with trio.fail_after(10):
             while 1 in hub.connected:
                 await trio.sleep(0.05)
         errs = [str(e) for e in hub.peer_errors if e.peer == 1]
-        assert errs and "no byte for 0.3 s inside a frame" in errs[0], errs
+        # 0.3 s, plus 1 s for the declared 256 KiB at FRAME_MIN_RATE
+        assert errs and "frame not complete 1.3 s after its first byte" in errs[0], errs
         assert "connection dropped" in errs[0]
         await c.aclose()
 
 
-async def test_a_party_over_its_byte_budget_is_disconnected_and_named(roster_for) -> None:
+async def test_a_party_over_its_byte_budget_is_cut_off_and_everyone_is_told(roster_for) -> None:
     roster = roster_for(3)
-    async with open_hub(roster, port=0, tls=False, party_budget=100_000) as hub:
+    async with open_hub(roster, port=0, tls=False, budget=PartyBudget(bytes=100_000)) as hub:
         r = roster.with_hub_address("127.0.0.1", hub.port)
         flooder, honest = await connect_client(r, 1, tls=False), await connect_client(r, 2, tls=False)
         with trio.fail_after(10):
@@ -158,12 +161,78 @@ async def test_a_party_over_its_byte_budget_is_disconnected_and_named(roster_for
                 await trio.sleep(0.05)
         errs = [str(e) for e in hub.peer_errors if e.peer == 1]
         assert any("over its budget of 100000 bytes" in e and "disconnected" in e for e in errs)
+        assert list(hub.cut_off) == [1] and hub.gone == {1}
         await honest.send(0, b"still served")
         while (got := await hub.receive())[0] != 2:
             pass
         assert got == (2, b"still served")
+        # the honest party learns who was cut off, and why, before its next frame
+        await hub.send(2, b"after")
+        with trio.fail_after(5):
+            assert await honest.receive() == (0, b"after")
+        assert honest.gone == {1} and "over its budget of 100000 bytes" in honest.cut_off[1]
         await flooder.aclose()
         await honest.aclose()
+
+
+async def test_a_party_over_its_message_budget_is_cut_off(roster_for) -> None:
+    roster = roster_for(3)
+    async with open_hub(roster, port=0, tls=False, budget=PartyBudget(messages=50)) as hub:
+        r = roster.with_hub_address("127.0.0.1", hub.port)
+        flooder, sink = await connect_client(r, 1, tls=False), await connect_client(r, 2, tls=False)
+        with trio.fail_after(10):
+            try:
+                for _ in range(200):
+                    await flooder.send(2, b"x")  # tiny, well under any byte budget
+            except EndpointClosed:
+                pass
+            while 1 in hub.connected:
+                await trio.sleep(0.05)
+        assert "sent 51 messages, over its budget of 50 messages per run" in hub.cut_off[1]
+        got = 0
+        with trio.move_on_after(1):
+            while True:
+                assert await sink.receive() == (1, b"x")
+                got += 1
+        assert got == 50 and sink.gone == {1}  # what came before the cut, then the notice
+        await flooder.aclose()
+        await sink.aclose()
+
+
+async def test_a_receiver_that_refuses_a_sender_gets_nothing_more_from_it(roster_for) -> None:
+    roster = roster_for(3)
+    async with open_hub(roster, port=0, tls=False) as hub:
+        r = roster.with_hub_address("127.0.0.1", hub.port)
+        a, b = await connect_client(r, 1, tls=False), await connect_client(r, 2, tls=False)
+        await b.refuse(1, "caused too many errors")
+        await b.refuse(0, "ignored: the hub is not refused through itself")
+        with trio.fail_after(5):
+            while hub.refusing.get(2) != {1}:
+                await trio.sleep(0.01)
+        await a.send(2, b"dropped")
+        await hub.send(2, b"from the hub")
+        with trio.fail_after(5):
+            assert await b.receive() == (0, b"from the hub")
+        assert hub.dropped == 1 and 1 in hub.connected  # refused by one party, not cut off
+        await a.aclose()
+        await b.aclose()
+
+
+async def test_the_default_budget_cuts_off_a_party_sending_to_unknown_parties(roster_for) -> None:
+    roster = roster_for(3)
+    async with open_hub(roster, port=0, tls=False) as hub:
+        assert hub.budget == PartyBudget.default(3)
+        r = roster.with_hub_address("127.0.0.1", hub.port)
+        c = await connect_client(r, 1, tls=False)
+        blob = struct.pack(">II", 4 + 3, 77) + b"abc"
+        with contextlib.suppress(trio.BrokenResourceError):
+            await c._stream.send_all(blob * 5000)
+        with trio.fail_after(10):
+            while 1 in hub.connected:
+                await trio.sleep(0.05)
+        assert "sent 101 bad frames, over its budget of 100 errors" in hub.cut_off[1]
+        assert len(hub.peer_errors) == 102  # 101 frame errors, then the cut
+        await c.aclose()
 
 
 async def test_one_flooder_holds_at_most_its_share_of_the_hub(roster_for) -> None:

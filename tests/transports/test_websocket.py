@@ -26,7 +26,7 @@ async def test_a_browser_that_does_not_read_is_dropped_not_buffered() -> None:
 
 class _Refuse:
     async def on_open(self, conn: WebConn) -> bool:
-        return False
+        return True  # the server's own bound refuses it
 
     async def on_text(self, conn: WebConn, text: str) -> None: ...
 
@@ -36,7 +36,7 @@ class _Refuse:
 
 
 async def test_asgi_pages_404_and_connection_cap() -> None:
-    app = WebServer({"/": Page(b"hello")}, _Refuse(), max_conns=0)
+    app = WebServer({"/": Page(b"hello")}, _Refuse(), max_unidentified=0)
     sent: list[dict] = []
 
     async def send(event: dict) -> None:

@@ -94,5 +94,21 @@
     return bits.slice(0, n + 1).map(Boolean);
   }
 
-  root.signing = { init, sign, verifier, payload, shareDigest, merkleRoot, merklePaths, rootFromPath, readBitmap, fromHex, toHex, concat };
+  // scenarios.classroom.fingerprint: SHA-256(domain || (le64(id) || key) for ids in order), first 8
+  // bytes as four groups of four hex digits -- the code the class compares with the projector
+  async function fingerprint(roster) {
+    const ids = Object.keys(roster).map(Number).sort((a, b) => a - b);
+    const parts = [te.encode("mpc_rr/classroom/roster/v1")];
+    for (const id of ids) {
+      const key = fromHex(roster[String(id)]);
+      if (key.length !== 32) throw new Error("party " + id + " has no 32-byte key in the roster");
+      parts.push(le64(id), key);
+    }
+    const h = toHex((await sha(...parts)).slice(0, 8));
+    return h.match(/..../g).join(" ");
+  }
+  // this page's own verification key (hex), as sent at join
+  async function ownKey() { return keys ? toHex(new Uint8Array(await subtle.exportKey("raw", keys.publicKey))) : ""; }
+
+  root.signing = { init, sign, verifier, fingerprint, ownKey, payload, shareDigest, merkleRoot, merklePaths, rootFromPath, readBitmap, fromHex, toHex, concat };
 })(typeof window !== "undefined" ? window : globalThis);

@@ -85,19 +85,41 @@
   }
 
   // -- a round ------------------------------------------------------------------------
-  function startRound(r) {
+  async function startRound(r) {
     S.round = r;
     S.result = null;
+    S.alarm = null;
     show("question", r.question);
     setState("round " + r.run + ": you are party " + r.id + " of " + r.n);
     note("round " + r.run + " started: party " + r.id + " of " + r.n);
+    if (!(await checkRoster(r))) return;
     if (S.answer === null) { setState("choose your answer"); return; }
     begin();
   }
 
+  // The keys the server handed out (scenarios.classroom.fingerprint): this page shows the roster's
+  // fingerprint, computed here, for the class to compare with the projector and each other, and
+  // refuses the round if the roster does not carry this page's own key under its own id (a
+  // server that substituted it could speak for this student to the others).
+  async function checkRoster(r) {
+    if (!r.roster) return true;  // rr-survey: no keys, nothing to check
+    S.fingerprint = await root.signing.fingerprint(r.roster);
+    show("fingerprint", "Class code: " + S.fingerprint + " -- it must match the projector and your neighbours'");
+    const own = await root.signing.ownKey();
+    let why = null;
+    if (r.roster[String(r.id)] !== own) why = "the server gave the class a key for you (party " + r.id + ") that is not this page's";
+    else if (r.fingerprint !== S.fingerprint) why = "the server announces another class code (" + r.fingerprint + ") than its roster gives";
+    if (why === null) return true;
+    S.alarm = why;
+    setState("ALARM");
+    show("alarm", "Do not trust this round: " + why + ". Tell the class; this page takes no part in it.");
+    note("ALARM: " + why);
+    return false;
+  }
+
   async function begin() {
     const r = S.round;
-    if (!r || party) return;
+    if (!r || party || S.alarm) return;
     party = r.protocol === "rr-survey" ? rrSurvey(r, S.answer)
       : r.protocol === "secagg" ? root.secaggParty(r, oneHot(r.options.length, S.answer), send, note)
       : fullMesh(r, S.answer);

@@ -34,6 +34,7 @@
       nmsg = 0; $("trace").textContent = ""; $("saw").textContent = ""; $("nmsg").textContent = 0;
       $("result").textContent = "round running...";
       for (const [id, name] of Object.entries(e.browsers)) student(name);
+      $("fingerprint").textContent = (e.public && e.public.fingerprint) || "(no keys in this lesson)";
       event(`round ${e.run}: ${e.n} parties (${Object.keys(e.browsers).length} browsers, ${e.bots.length} simulated)`);
     } else if (e.type === "msg") onMsg(e);
     else if (e.type === "end") onEnd(e);

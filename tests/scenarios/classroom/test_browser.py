@@ -235,3 +235,45 @@ def test_a_real_room_refusals_reload_and_garbage(driver: Any) -> None:
         assert what in log, what
     assert "refused name=dan" in log and "refused name=ann" in log
     assert json.dumps(out)  # the outcome is plain JSON
+
+
+def test_a_substituted_key_makes_its_students_page_alarm(driver: Any, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A server that hands the whole class (consistently: the same roster, the same code for
+    everyone) another key for student 1 than student 1's page sent: student 1's page finds its
+    own key missing from the roster, alarms and takes no part; the others show the code the
+    projector shows.  Before: no page checked the roster, so such a server could speak for
+    student 1 to the others unseen."""
+    import secrets
+
+    import scenarios.classroom.serve as serve_module
+    from scenarios.classroom.fingerprint import roster_fingerprint
+
+    honest = serve_module.make_round
+
+    def substituting(lesson: Any, rng: Any) -> Any:
+        build = honest(lesson, rng)
+
+        def hostile(browsers: int, bots: int, run: str, keys: Any = None) -> Any:
+            setup = build(browsers, bots, run, keys)
+            setup.public["roster"]["1"] = secrets.token_bytes(32).hex()  # not student 1's key
+            setup.public["fingerprint"] = roster_fingerprint(setup.public["roster"])
+            return setup
+
+        return hostile
+
+    monkeypatch.setattr(serve_module, "make_round", substituting)
+    with classroom("full-mesh", bots=2, auto_start=4, options=("A", "B"), step_timeout=3) as srv:
+        close_tabs(driver)
+        victim = open_student(driver, srv.url, "student 0", 0, new_tab=False)
+        other = open_student(driver, srv.url, "student 1", 1)
+        driver.switch_to.window(victim)
+        alarm = wait_js(driver, "return window.classroom.alarm")
+        assert "a key for you (party 1) that is not this page's" in alarm
+        assert "Do not trust this round" in driver.find_element("id", "alarm").text
+        driver.switch_to.window(other)
+        fp = wait_js(driver, "return window.classroom.fingerprint")
+        assert driver.execute_script("return window.classroom.alarm") is None
+        assert fp in driver.find_element("id", "fingerprint").text
+        assert fp == driver.execute_script("return window.classroom.round.fingerprint")  # the server's
+        out = srv.outcome()
+        assert not out["ok"], out  # the full mesh cannot finish without student 1, who took no part
