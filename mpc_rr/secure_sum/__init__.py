@@ -6,6 +6,7 @@
   sparse random graph with Shamir-shared seeds (Bell et al. 2020, SecAgg+),
   tolerating dropouts in every phase.
 * :mod:`mpc_rr.secure_sum._entropy` -- injectable cryptographic randomness.
+* :mod:`mpc_rr.secure_sum._noise` -- distributed Skellam noise: worst-case calibration, modulus.
 """
 
 from __future__ import annotations
@@ -17,6 +18,7 @@ from mpc_rr.core import lazy_exports
 __all__ = [
     "CHUNKS",
     "PRIME",
+    "PROTOCOL_MODULI",
     "Entropy",
     "Graph",
     "Identity",
@@ -27,6 +29,7 @@ __all__ = [
     "Roster",
     "SecureSumPlan",
     "SeededEntropy",
+    "SumNoise",
     "SumPublic",
     "SumResult",
     "SumSpec",
@@ -35,10 +38,12 @@ __all__ = [
     "agree",
     "agree_many",
     "bytes_to_chunks",
+    "calibrate_noise",
     "check_inner_sum",
     "check_inputs",
     "chunks_to_bytes",
     "crypto",
+    "decode_noisy_sum",
     "decrypt",
     "decrypt_many",
     "default_identity",
@@ -50,6 +55,7 @@ __all__ = [
     "expand_masks",
     "expected_total",
     "given_options",
+    "honest_survivors",
     "install_identity",
     "kdf_sha256",
     "keypair",
@@ -59,6 +65,8 @@ __all__ = [
     "merkle_paths",
     "merkle_root_from_path",
     "message_count",
+    "noise_modulus",
+    "noisy_inputs",
     "pair_key",
     "pair_keys",
     "party_input",
@@ -85,6 +93,13 @@ __all__ = [
 ]
 
 _HOME = {
+    "PROTOCOL_MODULI": "mpc_rr.secure_sum._noise",
+    "SumNoise": "mpc_rr.secure_sum._noise",
+    "calibrate_noise": "mpc_rr.secure_sum._noise",
+    "decode_noisy_sum": "mpc_rr.secure_sum._noise",
+    "honest_survivors": "mpc_rr.secure_sum._noise",
+    "noise_modulus": "mpc_rr.secure_sum._noise",
+    "noisy_inputs": "mpc_rr.secure_sum._noise",
     "CHUNKS": "mpc_rr.secure_sum._shamir",
     "Entropy": "mpc_rr.secure_sum._entropy",
     "Graph": "mpc_rr.secure_sum._graph",
@@ -225,6 +240,15 @@ if TYPE_CHECKING:
         simulation_secret,
         sub_identity,
         use_simulation_secret,
+    )
+    from mpc_rr.secure_sum._noise import (
+        PROTOCOL_MODULI,
+        SumNoise,
+        calibrate_noise,
+        decode_noisy_sum,
+        honest_survivors,
+        noise_modulus,
+        noisy_inputs,
     )
     from mpc_rr.secure_sum._plan import (
         SecureSumPlan,
