@@ -54,7 +54,9 @@ class PhaseSpec:
 
     ``parties``: how many reports each shuffled release hides among;
     ``not_dp``: the reason the phase is not differentially private (e.g. exact
-    counts), which makes its central figure "none".
+    counts), which makes its central figure "none".  ``central``: a central
+    ``(epsilon, delta, bound)`` computed elsewhere (noise added inside a secure sum,
+    :mod:`mpc_rr.privacy._discrete`); the total then composes the phases sequentially.
     """
 
     name: str
@@ -65,6 +67,7 @@ class PhaseSpec:
     not_dp: str | None = None
     audit_lower: float | None = None
     note: str | None = None
+    central: tuple[float, float, str] | None = None
 
     def __post_init__(self) -> None:
         if self.channel not in CHANNELS:
@@ -153,6 +156,8 @@ class Ledger:
 def _central(spec: PhaseSpec, delta: float) -> tuple[float | None, float | None, str, str | None]:
     if spec.not_dp is not None:
         return None, None, "none", spec.not_dp
+    if spec.central is not None:
+        return spec.central[0], spec.central[1], spec.central[2], None
     if not spec.releases:
         return 0.0, 0.0, "nothing released", None
     if math.isinf(spec.local_epsilon):
@@ -188,7 +193,8 @@ def build_ledger(phases: Sequence[PhaseSpec], delta: float = 1e-6) -> Ledger:
     if missing:
         why = f"phase {missing[0].phase!r} has none: {missing[0].reason}"
         total = LedgerEntry("total", channels, parties, n_rel, local, paper, None, None, "none", why)
-    elif all(s.channel not in SHUFFLING or s.not_dp for s in phases) or len(phases) == 1:
+    elif (all(s.channel not in SHUFFLING or s.not_dp for s in phases) or len(phases) == 1
+          or any(s.central is not None for s in phases)):  # fmt: skip
         eps = math.fsum(e.central_epsilon or 0.0 for e in entries)
         dlt = math.fsum(e.delta or 0.0 for e in entries)
         bound = entries[0].bound if len(entries) == 1 else "sequential composition of the phases"

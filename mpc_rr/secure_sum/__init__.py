@@ -66,7 +66,9 @@ __all__ = [
     "merkle_root_from_path",
     "message_count",
     "noise_modulus",
+    "noise_offset",
     "noisy_inputs",
+    "offset_noisy_input",
     "pair_key",
     "pair_keys",
     "party_input",
@@ -99,6 +101,8 @@ _HOME = {
     "decode_noisy_sum": "mpc_rr.secure_sum._noise",
     "honest_survivors": "mpc_rr.secure_sum._noise",
     "noise_modulus": "mpc_rr.secure_sum._noise",
+    "noise_offset": "mpc_rr.secure_sum._noise",
+    "offset_noisy_input": "mpc_rr.secure_sum._noise",
     "noisy_inputs": "mpc_rr.secure_sum._noise",
     "CHUNKS": "mpc_rr.secure_sum._shamir",
     "Entropy": "mpc_rr.secure_sum._entropy",
@@ -248,7 +252,9 @@ if TYPE_CHECKING:
         decode_noisy_sum,
         honest_survivors,
         noise_modulus,
+        noise_offset,
         noisy_inputs,
+        offset_noisy_input,
     )
     from mpc_rr.secure_sum._plan import (
         SecureSumPlan,

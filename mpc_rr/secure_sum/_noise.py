@@ -22,6 +22,15 @@ Chernoff bound of the Skellam tail, ``P(|Z| >= B) <= 2 exp(V (sqrt(1 + (B/V)^2) 
 B asinh(B/V))``, and a union bound over the cells give the ``B`` for which the sum wraps
 with probability at most ``wrap_probability`` (:func:`noise_modulus`).
 
+**Inputs in range.**  Sum protocols that check each input's range (``[0, max_value]``;
+Prio3 proves it) take the noise clipped and offset: a client sends
+``x + clip(z, -c, c) + c`` in ``[0, max_value + 2c]`` and the total is shifted back by
+``c`` per included client (:func:`noise_offset`, :func:`offset_noisy_input`).  The clipped
+noise differs from the Skellam noise only when some draw exceeds ``c``; ``c`` is chosen so
+that this happens with probability at most ``beta`` over all clients and cells, and the
+joint distributions are then within total variation ``beta``: the guarantee becomes
+``(epsilon, delta + beta)``.
+
 Protocol moduli: the full mesh works mod ``n + 1`` by default and accepts any modulus in
 ``[2, 2^56]``; SecAgg+ accepts ``[2, 2^32]``; Prio3 sums in Field64 (``p = 2^64 - 2^32 + 1``)
 or Field128, but its validity circuit range-checks each measurement, so a noisy input must
@@ -52,7 +61,9 @@ __all__ = [
     "decode_noisy_sum",
     "honest_survivors",
     "noise_modulus",
+    "noise_offset",
     "noisy_inputs",
+    "offset_noisy_input",
 ]
 
 # the largest modulus each sum protocol takes (Prio3: its Field64 prime; Field128 goes further)
@@ -176,4 +187,29 @@ def decode_noisy_sum(
         )
     r = np.asarray(total).astype(np.int64)
     out: np.ndarray = np.where(r > n * max_value + bound, r - int(modulus), r)
+    return out
+
+
+def noise_offset(noise: SumNoise, cells: int, beta: float) -> int:
+    """``c`` such that some client's draw of ``Sk(client_variance)`` in some of ``cells`` cells
+    leaves ``[-c, c]`` with probability at most ``beta`` (Chernoff bound, union over
+    ``n * cells`` draws)."""
+    if not 0 < beta < 1:
+        raise UsageError(f"beta must be in (0, 1), got {beta}")
+    if cells < 1:
+        raise UsageError(f"cells must be >= 1, got {cells}")
+    return math.ceil(_tail_radius(noise.client_variance, beta / (2 * noise.n * cells)))
+
+
+def offset_noisy_input(
+    x: np.ndarray, noise: SumNoise, offset: int, rng: np.random.Generator
+) -> np.ndarray:
+    """``x + clip(Sk(client_variance), -offset, offset) + offset`` (int64, nonnegative)."""
+    a = np.asarray(x)
+    if a.ndim != 1 or a.dtype.kind not in "biu":
+        raise UsageError(f"x must be a 1-D integer vector, got shape {a.shape}, dtype {a.dtype}")
+    if offset < 0:
+        raise UsageError(f"offset must be >= 0, got {offset}")
+    z = np.clip(skellam_noise(noise.client_variance, a.size, rng), -offset, offset)
+    out: np.ndarray = a.astype(np.int64) + z + offset
     return out

@@ -97,6 +97,8 @@ class RunOptions:
     secagg_failure: float | None = None
     sum: str = "secagg"  # the dependence sum protocol (secure-sum sources)
     audit_trials: int = 0  # > 0: audit each phase's strongest release after the run (ledger's audit_lower)
+    dp_epsilon: float | None = None  # secure-sum dependence: central epsilon of its noisy counts
+    dp_delta: float = 1e-6
 
     def sum_options(self) -> dict[str, object]:
         """The dependence sum's options the user gave (SecAgg+'s names: a protocol without
@@ -187,6 +189,7 @@ def execute(
         dependence=opts.dependence, mechanism=opts.mechanism, estimator=opts.estimator,
         adjust_iterations=opts.adjust_iterations, coordinator_key=signing.public_bytes(key),
         run=f"{data.name[:200]}-{opts.seed}", sum_protocol=opts.sum, sum_options=opts.sum_options(),
+        dp_epsilon=opts.dp_epsilon, dp_delta=opts.dp_delta,
     )  # fmt: skip
     marks: dict[str, float] = {}
 

@@ -161,7 +161,8 @@ def pipeline_ledger(
     """The two phases of a pipeline run (Sec. 4.1/4.2/4.3 dependence, then the clustered release).
 
     Dependence ``rr``: per-attribute keep-or-uniform reports sent directly to the coordinator.
-    ``secure-sum``: the exact bivariate counts are the output -- not DP.  ``pairwise-rr``: each
+    ``secure-sum``: the exact bivariate counts are the output -- not DP; with ``dp_epsilon``
+    the counts carry Skellam noise and the phase's central figure is the accountant's.  ``pairwise-rr``: each
     pair's keep-or-uniform report enters the secure sum as a one-hot vector, so the coordinator
     learns only each pair's histogram over the parties: m(m-1)/2 shuffled releases.  Release:
     each cluster's report goes to the coordinator signed, i.e. direct; ``cluster`` is k-RR on
@@ -171,6 +172,12 @@ def pipeline_ledger(
     if cfg.dependence == "rr":
         dep = PhaseSpec("dependence (4.1 rr)", "direct", parties_dependence,
                         tuple(Release(e, s) for e, s in zip(cfg.attribute_epsilons(), sizes, strict=True)))  # fmt: skip
+    elif cfg.dependence == "secure-sum" and (noise := cfg.dp_noise()) is not None:
+        bound = (f"Skellam noise in the sum, tight PLD (dp-accounting) over "
+                 f"{noise.noise.sensitivity.cells} unit shifts, assuming {noise.noise.assumption()}")  # fmt: skip
+        dep = PhaseSpec("dependence (4.2 sum)", sum_channel(cfg.sum_protocol), parties_dependence,
+                        (Release(math.inf),), central=(noise.noise.epsilon, noise.delta, bound),
+                        note="local: a party's own vector carries only its share of the noise")  # fmt: skip
     elif cfg.dependence == "secure-sum":
         dep = PhaseSpec("dependence (4.2 sum)", sum_channel(cfg.sum_protocol), parties_dependence, (),
                         not_dp="the secure sum publishes exact bivariate counts (not DP)")  # fmt: skip

@@ -17,7 +17,9 @@ from mpc_rr.secure_sum import (
     decode_noisy_sum,
     honest_survivors,
     noise_modulus,
+    noise_offset,
     noisy_inputs,
+    offset_noisy_input,
 )
 
 SENS = dependence_sensitivity(3)  # 3 pairs, replace-one: 6 unit shifts
@@ -109,3 +111,14 @@ def test_noisy_sum_decodes_to_counts_plus_noise() -> None:
     assert err.var() == pytest.approx(noise.central_variance, rel=0.2)
     with pytest.raises(UsageError, match="modulus 64 must exceed"):
         decode_noisy_sum(total, 64, n, 1, bound)
+
+
+def test_offset_bounds_the_chance_of_a_clipped_draw() -> None:
+    noise = calibrate_noise(1.0, 1e-6, 200, SENS, max_dropout=0.1)
+    c = noise_offset(noise, 1582, 1e-8)
+    v = noise.client_variance
+    clipped = 2 * stats.skellam.sf(c, v / 2, v / 2)  # P(|Z| > c) for one draw
+    assert 200 * 1582 * clipped <= 1e-8
+    assert 200 * 1582 * 2 * stats.skellam.sf(c - 3, v / 2, v / 2) > 1e-8  # and not far too wide
+    x = offset_noisy_input(np.ones(1582, np.uint8), noise, c, np.random.default_rng(0))
+    assert x.min() >= 0 and x.max() <= 1 + 2 * c and x.mean() == pytest.approx(1 + c, abs=0.2)
