@@ -60,9 +60,17 @@ def dependence_public(cfg: PipelineConfig) -> Any:
     layout = pair_layout(cfg.sizes)
     noise = cfg.dp_noise()
     if noise is not None:  # noisy inputs in [0, 1 + 2c]: not one-hot
-        return spec.public(cfg.n, layout.cells, run=f"{cfg.run}/dependence",
-                           max_value=1 + 2 * noise.offset,
-                           options=spec.options_for(cfg.sum_options, cfg.n))  # fmt: skip
+        top = 1 + 2 * noise.offset
+        pub = spec.public(cfg.n, layout.cells, run=f"{cfg.run}/dependence", max_value=top,
+                          options=spec.options_for(cfg.sum_options, cfg.n))  # fmt: skip
+        modulus = getattr(pub, "modulus", None)
+        if modulus is not None and int(modulus) <= cfg.n * top:
+            raise UsageError(
+                f"dp_epsilon: the {cfg.sum_protocol} sum works mod {modulus}, too small for "
+                f"{cfg.n} noisy inputs up to {top} (use a sum whose modulus follows max_value: "
+                f"secagg, prio3, plainsum)"
+            )
+        return pub
     blocks = tuple(int(b) for b in np.diff(layout.offsets))  # each pair's cells: one-hot
     return spec.public(
         cfg.n, layout.cells, run=f"{cfg.run}/dependence", max_value=1,

@@ -96,3 +96,10 @@ def test_a_noisy_run_with_dropouts_gives_close_dependences(adult300) -> None:
     iu = np.triu_indices(len(cfg.sizes), 1)
     err = np.abs(res.dependences - exact)[iu]
     assert 1e-6 < err.mean() < 0.1  # noisy (not exact), yet close
+
+
+def test_a_sum_whose_modulus_cannot_hold_noisy_inputs_is_refused(adult300) -> None:
+    cfg = PipelineConfig(schema=adult300.schema, n=300, dependence="secure-sum", dp_epsilon=1.0,
+                         coordinator_key=signing.public_bytes(KEY), sum_protocol="full-mesh-board")  # fmt: skip
+    with pytest.raises(UsageError, match="the full-mesh-board sum works mod 301, too small"):
+        pipeline_roles(cfg, adult300.codes, 1, KEY)
