@@ -27,6 +27,7 @@ QUICK: dict[str, list[str]] = {
     "hub_flood": ["--frames", "20", "--size", "1"],
     "instructions": ["--n", "100"],
     "network": ["--parties", "50", "--cells", "16"],
+    "noisy_dependence": ["--parties", "2000", "--draws", "1"],
     "prio3": ["--part", "micro", "--quick"],
     "privacy_accountant": ["--repeats", "1", "--curve-repeats", "1"],
     "rr": ["--table1-runs", "5"],
