@@ -415,13 +415,21 @@ def _secure_sum_document(ex: Execution) -> dict[str, Any] | None:
 
     per_party = ex.run.costs.data_parties()["mean"]
     pub = dependence_public(cfg)
+    noise = cfg.dp_noise()
     return {
         "protocol": cfg.sum_protocol,
         "parties": cfg.n,
         "params": pub.as_json(),
         "messages_to_coordinator": dependence_sum(cfg).messages_from_parties(pub, cfg.n),
         "bytes_sent_per_data_party": per_party.get("bytes_sent"),
-    }
+        **({} if noise is None else {"noise": {
+            "mechanism": "skellam", "central_variance": noise.noise.central_variance,
+            "party_variance": noise.noise.client_variance, "honest_min": noise.noise.honest_min,
+            "offset": noise.offset, "epsilon": noise.noise.epsilon, "delta": noise.delta,
+            "l1": noise.noise.sensitivity.l1, "l2": noise.noise.sensitivity.l2,
+            "assumption": noise.noise.assumption(),
+        }}),
+    }  # fmt: skip
 
 
 def privacy_ledger(

@@ -103,3 +103,16 @@ def test_a_sum_whose_modulus_cannot_hold_noisy_inputs_is_refused(adult300) -> No
                          coordinator_key=signing.public_bytes(KEY), sum_protocol="full-mesh-board")  # fmt: skip
     with pytest.raises(UsageError, match="the full-mesh-board sum works mod 301, too small"):
         pipeline_roles(cfg, adult300.codes, 1, KEY)
+
+
+def test_deployed_parties_take_the_noise_parameters() -> None:
+    from mpc_rr.pipeline import make_pipeline_role
+
+    params = {"coordinator_key": signing.public_bytes(KEY).hex(), "dependence": "secure-sum",
+              "dp_epsilon": 2, "dp_delta": 1e-7}  # fmt: skip
+    role = make_pipeline_role(1, 51, 0, params)
+    cfg = role.cfg  # type: ignore[attr-defined]
+    noise = cfg.dp_noise()
+    assert (cfg.dp_epsilon, cfg.dp_delta) == (2.0, 1e-7) and noise.noise.epsilon <= 2.0
+    with pytest.raises(UsageError, match="dp_epsilon must be a float"):
+        make_pipeline_role(1, 51, 0, {**params, "dp_epsilon": "big"})
