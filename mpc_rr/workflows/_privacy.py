@@ -33,6 +33,7 @@ from mpc_rr.privacy import (
     compose,
     epsilon_for_delta,
     largest_epsilon0,
+    skellam_epsilon,
     smallest_n,
 )
 
@@ -173,11 +174,17 @@ def pipeline_ledger(
         dep = PhaseSpec("dependence (4.1 rr)", "direct", parties_dependence,
                         tuple(Release(e, s) for e, s in zip(cfg.attribute_epsilons(), sizes, strict=True)))  # fmt: skip
     elif cfg.dependence == "secure-sum" and (noise := cfg.dp_noise()) is not None:
-        bound = (f"Skellam noise in the sum, tight PLD (dp-accounting) over "
-                 f"{noise.noise.sensitivity.cells} unit shifts, assuming {noise.noise.assumption()}")  # fmt: skip
-        dep = PhaseSpec("dependence (4.2 sum)", sum_channel(cfg.sum_protocol), parties_dependence,
-                        (Release(math.inf),), central=(noise.noise.epsilon, noise.delta, bound),
-                        note="local: a party's own vector carries only its share of the noise")  # fmt: skip
+        channel, cells = sum_channel(cfg.sum_protocol), noise.noise.sensitivity.cells
+        own = skellam_epsilon(noise.noise.client_variance, cells, noise.noise.delta)
+        if channel == "direct":  # every input is seen: only the party's own share of the noise
+            central = (own, noise.delta, f"the sum shows every input: only the party's own Skellam "
+                                         f"noise (variance {noise.noise.client_variance:.4g} per cell)")  # fmt: skip
+        else:
+            central = (noise.noise.epsilon, noise.delta, f"Skellam noise in the sum, tight PLD "
+                       f"(dp-accounting) over {cells} unit shifts, assuming {noise.noise.assumption()}")  # fmt: skip
+        dep = PhaseSpec("dependence (4.2 sum)", channel, parties_dependence, (Release(own),),
+                        central=central, note="local: a party's own vector with only its share "
+                        f"of the noise, at delta {noise.delta:.2g}")  # fmt: skip
     elif cfg.dependence == "secure-sum":
         dep = PhaseSpec("dependence (4.2 sum)", sum_channel(cfg.sum_protocol), parties_dependence, (),
                         not_dp="the secure sum publishes exact bivariate counts (not DP)")  # fmt: skip

@@ -13,6 +13,7 @@ from mpc_rr.data import load_adult
 from mpc_rr.estimation import dependence_matrix
 from mpc_rr.mdrr import pair_layout
 from mpc_rr.pipeline import PipelineConfig, dependence_input, noisy_counts, pipeline_roles, signing
+from mpc_rr.privacy import skellam_epsilon
 from mpc_rr.secure_sum.secagg import MaskedInput
 from mpc_rr.workflows import pipeline_ledger
 
@@ -116,3 +117,21 @@ def test_deployed_parties_take_the_noise_parameters() -> None:
     assert (cfg.dp_epsilon, cfg.dp_delta) == (2.0, 1e-7) and noise.noise.epsilon <= 2.0
     with pytest.raises(UsageError, match="dp_epsilon must be a float"):
         make_pipeline_role(1, 51, 0, {**params, "dp_epsilon": "big"})
+
+
+def test_plainsum_shows_every_input_so_only_the_own_noise_counts(adult300) -> None:
+    clusters = ((0, 1), (2,), (3,), (4,), (5,), (6,), (7,))
+    led_sum, _ = pipeline_ledger(_cfg(adult300, dp_epsilon=1.0), clusters,
+                                 parties_dependence=300, parties_release=300)  # fmt: skip
+    plain = PipelineConfig(schema=adult300.schema, n=300, dependence="secure-sum", dp_epsilon=1.0,
+                           coordinator_key=signing.public_bytes(KEY), sum_protocol="plainsum")  # fmt: skip
+    led, _ = pipeline_ledger(plain, clusters, parties_dependence=300, parties_release=300)
+    dep = led.entries[0]
+    assert dep.channel == "direct" and "only the party's own" in dep.bound
+    noise = plain.dp_noise()
+    assert noise is not None
+    own = skellam_epsilon(
+        noise.noise.client_variance, noise.noise.sensitivity.cells, noise.noise.delta
+    )
+    assert dep.central_epsilon == pytest.approx(own) and own > 10 * noise.noise.epsilon
+    assert led_sum.entries[0].local_epsilon > 10 * (led_sum.entries[0].central_epsilon or 0)

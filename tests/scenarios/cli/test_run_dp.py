@@ -24,7 +24,9 @@ def test_dp_epsilon_gives_the_dependence_phase_a_central_figure(tmp_path: Path, 
         noise = r["secure_sum"]["noise"]
         assert noise["mechanism"] == "skellam" and noise["epsilon"] == dep["central_epsilon"]
         assert noise["honest_min"] == 200 - 20 - 20  # SecAgg+'s default bounds
-        assert noise["party_variance"] * noise["honest_min"] == pytest.approx(noise["central_variance"])
+        assert noise["party_variance"] * noise["honest_min"] == pytest.approx(
+            noise["central_variance"]
+        )
 
 
 def test_dp_epsilon_is_refused_without_the_secure_sum_dependence(capsys) -> None:
