@@ -25,6 +25,8 @@ __all__ = [
     "closed_form_epsilon",
     "compose",
     "dependence_sensitivity",
+    "discrete_gaussian",
+    "discrete_gaussian_pmf",
     "epsilon_for_delta",
     "largest_epsilon0",
     "mechanism_pld",
@@ -41,6 +43,8 @@ __all__ = [
 ]
 
 _HOME = {
+    "discrete_gaussian": "mpc_rr.privacy._discrete_gaussian",
+    "discrete_gaussian_pmf": "mpc_rr.privacy._discrete_gaussian",
     "Sensitivity": "mpc_rr.privacy._discrete",
     "dependence_sensitivity": "mpc_rr.privacy._discrete",
     "skellam_epsilon": "mpc_rr.privacy._discrete",
@@ -94,6 +98,7 @@ if TYPE_CHECKING:
         skellam_rdp,
         skellam_variance,
     )
+    from mpc_rr.privacy._discrete_gaussian import discrete_gaussian, discrete_gaussian_pmf
     from mpc_rr.privacy._ledger import (
         CHANNELS,
         SHUFFLING,

@@ -16,7 +16,9 @@ generator of :func:`mpc_rr.core.csprng_generator` (keyed from the OS CSPRNG) in
 deployments.  numpy's Poisson sampler (PTRS transformed rejection, Hörmann 1993, for means
 >= 10; inversion below) is floating-point: its pmf matches Poisson's to double precision,
 the same sampler class Agarwal et al. use; the outputs are integers, so the float
-artefacts of a textbook continuous Laplace (Mironov 2012) do not arise.
+artefacts of a textbook continuous Laplace (Mironov 2012) do not arise.  An exact sampler
+with integer arithmetic only is :func:`mpc_rr.privacy.discrete_gaussian` (Canonne, Kamath &
+Steinke 2020).
 
 **The accountant.**  The pmf of ``Sk(v)`` is ``p(k) = e^-v I_|k|(v)`` (modified Bessel
 function; ``scipy.special.ive``).  A replaced record moves the pipeline's dependence
