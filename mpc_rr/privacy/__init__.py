@@ -37,6 +37,7 @@ __all__ = [
     "skellam_pld",
     "skellam_pmf",
     "skellam_rdp",
+    "skellam_tail_radius",
     "skellam_variance",
     "smallest_n",
     "with_audits",
@@ -52,6 +53,7 @@ _HOME = {
     "skellam_pld": "mpc_rr.privacy._discrete",
     "skellam_pmf": "mpc_rr.privacy._discrete",
     "skellam_rdp": "mpc_rr.privacy._discrete",
+    "skellam_tail_radius": "mpc_rr.privacy._discrete",
     "skellam_variance": "mpc_rr.privacy._discrete",
     "Amplification": "mpc_rr.privacy._shuffle",
     "BOUNDS": "mpc_rr.privacy._shuffle",
@@ -96,6 +98,7 @@ if TYPE_CHECKING:
         skellam_pld,
         skellam_pmf,
         skellam_rdp,
+        skellam_tail_radius,
         skellam_variance,
     )
     from mpc_rr.privacy._discrete_gaussian import discrete_gaussian, discrete_gaussian_pmf

@@ -57,6 +57,7 @@ __all__ = [
     "skellam_pld",
     "skellam_pmf",
     "skellam_rdp",
+    "skellam_tail_radius",
     "skellam_variance",
 ]
 
@@ -97,16 +98,20 @@ def skellam_pmf(k: np.ndarray | int, variance: float) -> np.ndarray:
 
 def _support(v: float) -> np.ndarray:
     """Integers ``k`` outside which ``Sk(v)`` has less than ``_TAIL`` mass on each side."""
-    half = math.ceil(_tail_radius(v, _TAIL)) + 1
+    half = math.ceil(skellam_tail_radius(v, _TAIL)) + 1
     return np.arange(-half, half + 1, dtype=np.int64)
 
 
-def _tail_radius(v: float, beta: float) -> float:
-    """Smallest ``t`` with the Chernoff bound ``P(Sk(v) >= t) <= beta`` (one side).
+def skellam_tail_radius(v: float, beta: float) -> float:
+    """Smallest ``t`` with the Chernoff bound ``P(Sk(v) >= t) <= beta`` (one side; ``Sk`` is
+    symmetric, so ``P(|Sk(v)| >= t) <= 2 beta``).
 
     ``E e^{lambda Z} = exp(v (cosh lambda - 1))``; at ``lambda = asinh(t / v)`` the bound is
     ``exp(v (sqrt(1 + (t/v)^2) - 1) - t asinh(t/v))``, decreasing in ``t``: bisect.
     """
+    v = _check_variance(v, "v")
+    if not 0 < beta < 1:
+        raise UsageError(f"beta must be in (0, 1), got {beta}")
     target = math.log(beta)
 
     def log_bound(t: float) -> float:

@@ -47,9 +47,9 @@ import numpy as np
 from mpc_rr.core import UsageError
 from mpc_rr.privacy._discrete import (
     Sensitivity,
-    _tail_radius,
     skellam_epsilon,
     skellam_noise,
+    skellam_tail_radius,
     skellam_variance,
 )
 from mpc_rr.secure_sum.secagg._params import parties_in
@@ -169,7 +169,7 @@ def noise_modulus(
     if max_value < 1 or cells < 1:
         raise UsageError(f"max_value and cells must be >= 1, got {max_value}, {cells}")
     total_var = n * noise.client_variance
-    bound = math.ceil(_tail_radius(total_var, wrap_probability / (2 * cells)))
+    bound = math.ceil(skellam_tail_radius(total_var, wrap_probability / (2 * cells)))
     need = n * max_value + 2 * bound + 1
     return 1 << (need - 1).bit_length(), bound
 
@@ -198,7 +198,7 @@ def noise_offset(noise: SumNoise, cells: int, beta: float) -> int:
         raise UsageError(f"beta must be in (0, 1), got {beta}")
     if cells < 1:
         raise UsageError(f"cells must be >= 1, got {cells}")
-    return math.ceil(_tail_radius(noise.client_variance, beta / (2 * noise.n * cells)))
+    return math.ceil(skellam_tail_radius(noise.client_variance, beta / (2 * noise.n * cells)))
 
 
 def offset_noisy_input(

@@ -16,6 +16,7 @@ from mpc_rr.privacy import (
     skellam_noise,
     skellam_pmf,
     skellam_rdp,
+    skellam_tail_radius,
     skellam_variance,
 )
 
@@ -133,3 +134,11 @@ def test_accountant_rejects_bad_targets() -> None:
         skellam_variance(math.inf, 1e-6, 3)
     with pytest.raises(UsageError, match="order must be > 1"):
         skellam_rdp(1.0, 10.0, 1, 1)
+
+
+@pytest.mark.parametrize("variance", [0.5, 30.0, 3000.0])
+def test_tail_radius_bounds_the_exact_tail(variance: float) -> None:
+    t = skellam_tail_radius(variance, 1e-9)
+    exact = stats.skellam.sf(math.ceil(t) - 1, variance / 2, variance / 2)  # P(Z >= ceil t)
+    assert exact <= 1e-9
+    assert stats.skellam.sf(math.ceil(t) - 1 - 0.3 * t, variance / 2, variance / 2) > 1e-9
