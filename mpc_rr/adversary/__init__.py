@@ -71,6 +71,7 @@ __all__ = [
     "LinkabilityResult",
     "LinkageRun",
     "MemberState",
+    "NoiseAudit",
     "Observation",
     "OfflinePublic",
     "OneRunResult",
@@ -99,6 +100,7 @@ __all__ = [
     "audit",
     "audit_curve",
     "audit_shuffle",
+    "audit_sum_noise",
     "bayes_inference",
     "check_confidence",
     "check_count",
@@ -158,6 +160,8 @@ __all__ = [
 ]
 
 _HOME = {
+    "NoiseAudit": "mpc_rr.adversary._noise_audit",
+    "audit_sum_noise": "mpc_rr.adversary._noise_audit",
     "ALL": "mpc_rr.adversary._broken",
     "Activity": "mpc_rr.adversary._traffic",
     "AttributeInference": "mpc_rr.adversary._inference",
@@ -360,6 +364,7 @@ if TYPE_CHECKING:
         link,
         party_groups,
     )
+    from mpc_rr.adversary._noise_audit import NoiseAudit, audit_sum_noise
     from mpc_rr.adversary._offline import (
         OfflinePublic,
         full_mesh_offline,
