@@ -19,7 +19,7 @@ from mpc_rr.estimation import (
     dependence_matrix_from_tables,
     noisy_dependence_matrix,
 )
-from mpc_rr.estimation._dependence import pair_tables
+from mpc_rr.mdrr import crosstabs
 from mpc_rr.privacy import dependence_sensitivity, skellam_noise, skellam_variance
 
 
@@ -32,7 +32,7 @@ def main() -> None:
     rng = np.random.default_rng(0)
     if args.parties is not None:
         data = data.subsample(args.parties, rng)
-    tables = pair_tables(data.codes, data.schema.sizes)
+    tables = crosstabs(data.codes, data.schema.sizes)
     exact = dependence_matrix_from_tables(tables, data.schema)
     iu = np.triu_indices(len(data.schema), 1)
     sens = dependence_sensitivity(len(data.schema))

@@ -45,14 +45,14 @@ from dataclasses import dataclass
 import numpy as np
 
 from mpc_rr.core import UsageError
-from mpc_rr.privacy._discrete import (
+from mpc_rr.privacy import (
     Sensitivity,
     skellam_epsilon,
     skellam_noise,
     skellam_tail_radius,
     skellam_variance,
 )
-from mpc_rr.secure_sum.secagg._params import parties_in
+from mpc_rr.secure_sum.secagg import parties_in
 
 __all__ = [
     "PROTOCOL_MODULI",
