@@ -142,6 +142,7 @@ class PipelineConfig:
                 raise UsageError(f"dp_epsilon must be finite and > 0, got {self.dp_epsilon}")
             if not 0 < self.dp_delta < 1:
                 raise UsageError(f"dp_delta must be in (0, 1), got {self.dp_delta}")
+            self.dp_noise()  # calibrate now (cached): refuses bounds that leave no honest survivor
 
     @property
     def sizes(self) -> tuple[int, ...]:

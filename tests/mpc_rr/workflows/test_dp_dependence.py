@@ -135,3 +135,10 @@ def test_plainsum_shows_every_input_so_only_the_own_noise_counts(adult300) -> No
     )
     assert dep.central_epsilon == pytest.approx(own) and own > 10 * noise.noise.epsilon
     assert led_sum.entries[0].local_epsilon > 10 * (led_sum.entries[0].central_epsilon or 0)
+
+
+def test_bounds_that_leave_no_honest_survivor_are_refused_at_once(adult300) -> None:
+    with pytest.raises(UsageError, match="no honest survivor is guaranteed"):
+        PipelineConfig(schema=adult300.schema, n=300, dependence="secure-sum", dp_epsilon=1.0,
+                       coordinator_key=b"k" * 32,
+                       sum_options={"max_dropout": 0.5, "max_corrupt": 0.5})  # fmt: skip
