@@ -27,6 +27,7 @@ QUICK: dict[str, list[str]] = {
     "hub_flood": ["--frames", "20", "--size", "1"],
     "instructions": ["--n", "100"],
     "network": ["--parties", "50", "--cells", "16"],
+    "noisy_dependence": ["--parties", "2000", "--draws", "1"],
     "prio3": ["--part", "micro", "--quick"],
     "prio3_units": ["--quick", "--repeats", "1", "--baseline", "", "--only", "Field128"],
     "privacy_accountant": ["--repeats", "1", "--curve-repeats", "1"],

@@ -72,6 +72,7 @@ __all__ = [
     "LinkabilityResult",
     "LinkageRun",
     "MemberState",
+    "NoiseAudit",
     "Observation",
     "OfflinePublic",
     "OneRunResult",
@@ -103,6 +104,7 @@ __all__ = [
     "audit",
     "audit_curve",
     "audit_shuffle",
+    "audit_sum_noise",
     "bayes_inference",
     "check_confidence",
     "check_count",
@@ -169,6 +171,8 @@ _HOME = {
     "attacks_for": "mpc_rr.adversary._extensions",
     "register_attacks": "mpc_rr.adversary._extensions",
     "unregister_attacks": "mpc_rr.adversary._extensions",
+    "NoiseAudit": "mpc_rr.adversary._noise_audit",
+    "audit_sum_noise": "mpc_rr.adversary._noise_audit",
     "ALL": "mpc_rr.adversary._broken",
     "Activity": "mpc_rr.adversary._traffic",
     "AttributeInference": "mpc_rr.adversary._inference",
@@ -377,6 +381,7 @@ if TYPE_CHECKING:
         link,
         party_groups,
     )
+    from mpc_rr.adversary._noise_audit import NoiseAudit, audit_sum_noise
     from mpc_rr.adversary._offline import (
         OfflinePublic,
         full_mesh_offline,

@@ -6,7 +6,8 @@ factor models, count queries and errors, dependences between attributes.
 * :func:`rr_adjustment` -- Algorithm 2 (RR-Adjustment), Anderson-accelerated or plain;
 * :class:`FactorModel` / :class:`WeightedRecords` -- estimated joint distributions;
 * :func:`make_queries`, :func:`answer`, :func:`relative_error` -- Section 6.5's count queries;
-* :func:`dependence_matrix` -- Expressions 8-9 (Cramér's V, |Pearson|; docs/rr_library.md, decision 3).
+* :func:`dependence_matrix` -- Expressions 8-9 (Cramér's V, |Pearson|; docs/rr_library.md, decision 3);
+* :func:`noisy_dependence_matrix` -- the same from noisy counts (clip, project, debias).
 """
 
 from __future__ import annotations
@@ -18,6 +19,7 @@ from mpc_rr.core import lazy_exports
 __all__ = [
     "ADJUSTMENT_METHODS",
     "ESTIMATORS",
+    "NOISY_TABLE_REPAIRS",
     "AdjustmentResult",
     "CountQuery",
     "Estimate",
@@ -29,6 +31,7 @@ __all__ = [
     "clip_rescale",
     "contingency",
     "cramers_v",
+    "debiased_cramers_v",
     "dependence",
     "dependence_matrix",
     "dependence_matrix_from_tables",
@@ -37,14 +40,20 @@ __all__ = [
     "jensen_shannon",
     "l2_distance",
     "make_queries",
+    "noisy_dependence_matrix",
     "pearson_abs",
     "project_simplex",
     "relative_error",
+    "repair_table",
     "rr_adjustment",
     "true_count",
 ]
 
 _HOME = {
+    "NOISY_TABLE_REPAIRS": "mpc_rr.estimation._noisy_tables",
+    "debiased_cramers_v": "mpc_rr.estimation._noisy_tables",
+    "noisy_dependence_matrix": "mpc_rr.estimation._noisy_tables",
+    "repair_table": "mpc_rr.estimation._noisy_tables",
     "ADJUSTMENT_METHODS": "mpc_rr.estimation._adjustment",
     "AdjustmentResult": "mpc_rr.estimation._adjustment",
     "CountQuery": "mpc_rr.estimation._queries",
@@ -102,6 +111,12 @@ if TYPE_CHECKING:
     from mpc_rr.estimation._models import (
         FactorModel,
         WeightedRecords,
+    )
+    from mpc_rr.estimation._noisy_tables import (
+        NOISY_TABLE_REPAIRS,
+        debiased_cramers_v,
+        noisy_dependence_matrix,
+        repair_table,
     )
     from mpc_rr.estimation._patterns import (
         PatternCounts,

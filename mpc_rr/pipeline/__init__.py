@@ -45,6 +45,7 @@ __all__ = [
     "make_pipeline_role",
     "new_coordinator_key",
     "new_signing_key",
+    "noisy_counts",
     "pipeline_result_to_json",
     "pipeline_roles",
     "public_bytes",
@@ -87,6 +88,7 @@ _HOME = {
     "dependences_from_aggregate": "mpc_rr.pipeline._dependence",
     "epsilons": "mpc_rr.pipeline._results",
     "local_clustering": "mpc_rr.pipeline._dependence",
+    "noisy_counts": "mpc_rr.pipeline._dependence",
     "make_pipeline_role": "mpc_rr.pipeline._deploy",
     "new_coordinator_key": "mpc_rr.pipeline._deploy",
     "new_signing_key": "mpc_rr.pipeline._signing",
@@ -125,6 +127,7 @@ if TYPE_CHECKING:
         dependence_sum,
         dependences_from_aggregate,
         local_clustering,
+        noisy_counts,
     )
     from mpc_rr.pipeline._deploy import (
         adult_record,

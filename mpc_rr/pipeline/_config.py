@@ -13,9 +13,20 @@ from mpc_rr.data import Schema
 from mpc_rr.estimation import ESTIMATORS
 from mpc_rr.mdrr import DEPENDENCE_SOURCES, MECHANISMS, composed_epsilons, pair_mechanisms
 from mpc_rr.mechanisms import JointMechanism, LambdaRandomization, cluster_matrix, keep_or_uniform
-from mpc_rr.secure_sum import DEFAULT_SUM, check_inner_sum, given_options, sum_options, sum_protocol
+from mpc_rr.privacy import dependence_sensitivity
+from mpc_rr.secure_sum import (
+    DEFAULT_SUM,
+    SumNoise,
+    calibrate_noise,
+    check_inner_sum,
+    given_options,
+    noise_offset,
+    sum_options,
+    sum_protocol,
+)
+from mpc_rr.secure_sum.secagg import DEFAULT_MAX_CORRUPT, DEFAULT_MAX_DROPOUT
 
-__all__ = ["DEPENDENCE_SOURCES", "MECHANISMS", "PipelineConfig"]
+__all__ = ["DEPENDENCE_SOURCES", "MECHANISMS", "DependenceNoise", "PipelineConfig"]
 
 
 
@@ -63,6 +74,12 @@ class PipelineConfig:
         mapping or its options struct; ``None`` values: the protocol's
         defaults), validated here once.  Options are refused with
         ``dependence="rr"``, where no secure sum runs.
+    dp_epsilon, dp_delta:
+        ``dependence="secure-sum"`` only: every party adds Skellam noise to its pair cells
+        inside the sum, calibrated so that the honest survivors' noise alone gives the
+        published counts central ``(dp_epsilon, dp_delta)``-DP for at most the sum's
+        ``max_dropout`` dropouts and ``max_corrupt`` colluders (SecAgg+'s, else none and
+        the SecAgg+ default): :meth:`dp_noise`, :mod:`mpc_rr.secure_sum._noise`.
     """
 
     schema: Schema
@@ -80,6 +97,8 @@ class PipelineConfig:
     min_parties: int = 2
     sum_protocol: str = DEFAULT_SUM
     sum_options: Any = None
+    dp_epsilon: float | None = None
+    dp_delta: float = 1e-6
 
     def __post_init__(self) -> None:
         if self.n < 2:
@@ -114,10 +133,36 @@ class PipelineConfig:
             sum_protocol(self.sum_protocol).parse_options(given)
         )  # fmt: skip
         object.__setattr__(self, "sum_options", parsed)
+        if self.dp_epsilon is not None:
+            if self.dependence != "secure-sum":
+                raise UsageError(
+                    f"dp_epsilon applies to the secure-sum dependence (noise inside the sum), "
+                    f"got dependence {self.dependence!r}"
+                )
+            if not (math.isfinite(self.dp_epsilon) and self.dp_epsilon > 0):
+                raise UsageError(f"dp_epsilon must be finite and > 0, got {self.dp_epsilon}")
+            if not 0 < self.dp_delta < 1:
+                raise UsageError(f"dp_delta must be in (0, 1), got {self.dp_delta}")
+            self.dp_noise()  # calibrate now (cached): refuses bounds that leave no honest survivor
 
     @property
     def sizes(self) -> tuple[int, ...]:
         return self.schema.sizes
+
+    def dp_noise(self) -> DependenceNoise | None:
+        """The dependence sum's noise (``None`` without ``dp_epsilon``): its calibration, the
+        offset ``c`` each party's clipped noise is shifted by, and the split of ``dp_delta``
+        (99% the Skellam accountant's, 1% the chance that a draw is clipped)."""
+        if self.dp_epsilon is None:
+            return None
+        opts = self.sum_options
+        dropout = getattr(opts, "max_dropout", 0.0)
+        corrupt = getattr(opts, "max_corrupt", None)
+        return _dependence_noise(
+            float(self.dp_epsilon), float(self.dp_delta), self.n, self.sizes,
+            DEFAULT_MAX_DROPOUT if dropout is None else float(dropout),
+            DEFAULT_MAX_CORRUPT if corrupt is None else float(corrupt),
+        )  # fmt: skip
 
     def attribute_mechanisms(self) -> list[JointMechanism]:
         """Per-attribute keep-or-uniform(p): the Sec. 4.1 dependence release and RR-Independent."""
@@ -143,7 +188,8 @@ class PipelineConfig:
 
         ``rr``: the per-attribute releases compose sequentially (sum of eps_A).
         ``secure-sum``: exact counts are not differentially private (inf); the
-        paper protects them by the secure sum and unlinkability instead.
+        paper protects them by the secure sum and unlinkability instead.  With
+        ``dp_epsilon``: the central epsilon of the noisy counts.
         ``pairwise-rr``: sequential composition of the party's m(m-1)/2 pair
         releases (see :meth:`dependence_epsilons_per_attribute` for the
         paper's parallel-composition figure next to it).
@@ -151,7 +197,7 @@ class PipelineConfig:
         if self.dependence == "rr":
             return math.fsum(self.attribute_epsilons())
         if self.dependence == "secure-sum":
-            return math.inf
+            return math.inf if self.dp_epsilon is None else float(self.dp_epsilon)
         return math.fsum(m.epsilon for m in self.pair_mechanisms())
 
     def pair_mechanisms(self) -> list[JointMechanism]:
@@ -174,6 +220,30 @@ class PipelineConfig:
             dict(zip(pairs, (x.epsilon for x in self.pair_mechanisms()), strict=True)), m
         )
         return {"sequential": seq.tolist(), "parallel": par.tolist()}
+
+
+@dataclass(frozen=True)
+class DependenceNoise:
+    """Skellam noise in the dependence sum: ``noise`` (calibration), ``offset`` (``c``: each
+    party sends ``x + clip(z, -c, c) + c``), ``clip_delta`` (the chance any draw is clipped)."""
+
+    noise: SumNoise
+    offset: int
+    clip_delta: float
+
+    @property
+    def delta(self) -> float:
+        return self.noise.delta + self.clip_delta
+
+
+@lru_cache(maxsize=16)
+def _dependence_noise(
+    epsilon: float, delta: float, n: int, sizes: tuple[int, ...], dropout: float, corrupt: float
+) -> DependenceNoise:
+    cells = sum(a * b for i, a in enumerate(sizes) for b in sizes[i + 1 :])
+    noise = calibrate_noise(epsilon, 0.99 * delta, n, dependence_sensitivity(len(sizes)),
+                            max_dropout=dropout, max_corrupt=corrupt)  # fmt: skip
+    return DependenceNoise(noise, noise_offset(noise, cells, 0.01 * delta), 0.01 * delta)
 
 
 @lru_cache(maxsize=16)

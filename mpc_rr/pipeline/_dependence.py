@@ -9,6 +9,12 @@ and run id ``<pipeline run>/dependence``, told that every input is one-hot in
 each pair's block of cells (prio3 proves exactly that: a party cannot put a 1
 in several cells of one pair, nor anything but 0/1 in a cell).  Every party learns the aggregate,
 so it can compute the clustering itself and check the coordinator's broadcast.
+
+With ``dp_epsilon`` (:meth:`PipelineConfig.dp_noise`) each party adds Skellam noise to its
+one-hot cells, clipped to ``[-c, c]`` and shifted by ``c`` so every input lies in
+``[0, 1 + 2c]`` (the sum's ``max_value``; no longer one-hot); the aggregate is shifted back
+by ``c`` per included party and the dependences come from the noisy tables with the
+chi-squared debiased for the noise (:func:`mpc_rr.estimation.noisy_dependence_matrix`).
 """
 
 from __future__ import annotations
@@ -18,7 +24,8 @@ from typing import Any
 
 import numpy as np
 
-from mpc_rr.core import COORDINATOR, Role
+from mpc_rr.core import COORDINATOR, Role, UsageError
+from mpc_rr.estimation import noisy_dependence_matrix
 from mpc_rr.mdrr import (
     Clustering,
     cluster_attributes,
@@ -29,7 +36,7 @@ from mpc_rr.mdrr import (
     perturb_pairs,
 )
 from mpc_rr.pipeline._config import PipelineConfig
-from mpc_rr.secure_sum import Entropy, SumProtocol, sum_protocol
+from mpc_rr.secure_sum import Entropy, SumProtocol, offset_noisy_input, sum_protocol
 
 __all__ = [
     "dependence_input",
@@ -38,6 +45,7 @@ __all__ = [
     "dependence_sum",
     "dependences_from_aggregate",
     "local_clustering",
+    "noisy_counts",
 ]
 
 
@@ -50,6 +58,19 @@ def dependence_public(cfg: PipelineConfig) -> Any:
     """The public parameters of a pipeline run's dependence sum."""
     spec = dependence_sum(cfg)
     layout = pair_layout(cfg.sizes)
+    noise = cfg.dp_noise()
+    if noise is not None:  # noisy inputs in [0, 1 + 2c]: not one-hot
+        top = 1 + 2 * noise.offset
+        pub = spec.public(cfg.n, layout.cells, run=f"{cfg.run}/dependence", max_value=top,
+                          options=spec.options_for(cfg.sum_options, cfg.n))  # fmt: skip
+        modulus = getattr(pub, "modulus", None)
+        if modulus is not None and int(modulus) <= cfg.n * top:
+            raise UsageError(
+                f"dp_epsilon: the {cfg.sum_protocol} sum works mod {modulus}, too small for "
+                f"{cfg.n} noisy inputs up to {top} (use a sum whose modulus follows max_value: "
+                f"secagg, prio3, plainsum)"
+            )
+        return pub
     blocks = tuple(int(b) for b in np.diff(layout.offsets))  # each pair's cells: one-hot
     return spec.public(
         cfg.n, layout.cells, run=f"{cfg.run}/dependence", max_value=1,
@@ -73,6 +94,9 @@ def dependence_input(cfg: PipelineConfig, record: np.ndarray, rng: np.random.Gen
     rec = np.asarray(record)[None, :]
     if cfg.dependence != "pairwise-rr":
         one_hot: np.ndarray = layout.one_hot(rec)[0]
+        noise = cfg.dp_noise()
+        if noise is not None:
+            return offset_noisy_input(one_hot, noise.noise, noise.offset, rng)
         return one_hot
     drawn = perturb_pairs(rec, layout, cfg.pair_mechanisms(), rng)
     x = np.zeros(layout.cells, np.uint8)
@@ -88,10 +112,34 @@ def dependences_from_aggregate(cfg: PipelineConfig, total: np.ndarray) -> np.nda
     Eq. 2 with the configured repair (:func:`mpc_rr.mdrr.estimate_pair_tables`).
     """
     layout = pair_layout(cfg.sizes)
+    noise = cfg.dp_noise()
+    if noise is not None:
+        counts, included = noisy_counts(cfg, total)
+        return noisy_dependence_matrix(layout.decode(counts), cfg.schema, included,
+                                       included * noise.noise.client_variance, "debias")  # fmt: skip
     tables = layout.decode(np.asarray(total))
     if cfg.dependence == "pairwise-rr":
         tables = estimate_pair_tables(tables, cfg.pair_mechanisms(), layout, cfg.estimator).tables
     return pair_dependences(tables, cfg.schema)
+
+
+def noisy_counts(cfg: PipelineConfig, total: np.ndarray) -> tuple[np.ndarray, int]:
+    """The noisy pair counts (int64, may be negative) and the number of included parties,
+    from the aggregate of offset noisy inputs.
+
+    Each included party adds ``P + cells * c`` to the grand total (``P`` pairs, one 1 each,
+    and the offset in every cell) and zero-mean noise far smaller than that, so the count
+    of included parties is the rounded ratio.
+    """
+    noise = cfg.dp_noise()
+    if noise is None:
+        raise UsageError("noisy_counts: the run adds no noise (dp_epsilon is None)")
+    t = np.asarray(total, dtype=np.int64)
+    m = len(cfg.sizes)
+    per_party = m * (m - 1) // 2 + t.size * noise.offset
+    included = round(float(t.sum()) / per_party)
+    counts: np.ndarray = t - included * noise.offset
+    return counts, included
 
 
 @lru_cache(maxsize=8)

@@ -18,6 +18,8 @@ Parameters (``--params`` JSON, the same for every party):
 ``adjust_iterations``, ``min_parties``, ``sum_protocol``  as in
 :class:`~mpc_rr.pipeline.PipelineConfig`
 ``sum_options``      the dependence sum's options (a JSON object, e.g. ``{"degree": 40}``)
+``dp_epsilon``, ``dp_delta``  Skellam noise in the secure-sum dependence (deployed parties draw
+                     it from their ChaCha20 generator keyed by the OS)
 """
 
 from __future__ import annotations
@@ -45,6 +47,7 @@ __all__ = ["adult_record", "make_pipeline_role", "new_coordinator_key", "pipelin
 _CONFIG_KEYS = {
     "p": float, "tv": int, "td": float, "dependence": str, "mechanism": str, "estimator": str,
     "adjust_iterations": int, "min_parties": int, "sum_protocol": str,
+    "dp_epsilon": float, "dp_delta": float,
 }  # fmt: skip
 _KNOWN = set(_CONFIG_KEYS) | {"coordinator_key", "signing_key", "data", "row_offset", "run", "sum_options"}
 

@@ -114,7 +114,9 @@ class PhaseSpec:
     ``parties``: how many reports each shuffled release mixes (those that completed);
     ``not_dp``: the reason the phase is not differentially private (e.g. exact
     counts), which makes its central figure "none"; ``assumption``: the threat model of
-    a shuffled phase (its colluders leave every release's blanket).
+    a shuffled phase (its colluders leave every release's blanket).  ``central``: a central
+    ``(epsilon, delta, bound)`` computed elsewhere (noise added inside a secure sum,
+    :mod:`mpc_rr.privacy._discrete`); the total then composes the phases sequentially.
     """
 
     name: str
@@ -126,6 +128,7 @@ class PhaseSpec:
     audit_lower: float | None = None
     note: str | None = None
     assumption: Assumption = Assumption()
+    central: tuple[float, float, str] | None = None
 
     def __post_init__(self) -> None:
         if self.channel not in CHANNELS:
@@ -236,6 +239,8 @@ class Ledger:
 def _central(spec: PhaseSpec, delta: float) -> tuple[float | None, float | None, str, str | None]:
     if spec.not_dp is not None:
         return None, None, "none", spec.not_dp
+    if spec.central is not None:
+        return spec.central[0], spec.central[1], spec.central[2], None
     if not spec.releases:
         return 0.0, 0.0, "nothing released", None
     if math.isinf(spec.local_epsilon):
@@ -279,7 +284,8 @@ def build_ledger(phases: Sequence[PhaseSpec], delta: float = 1e-6) -> Ledger:
         why = f"phase {missing[0].phase!r} has none: {missing[0].reason}"
         total = LedgerEntry("total", channels, parties, n_rel, local, paper, None, None, "none", why,
                             assumption=joint, honest_parties=honest)  # fmt: skip
-    elif all(s.channel not in SHUFFLING or s.not_dp for s in phases) or len(phases) == 1:
+    elif (all(s.channel not in SHUFFLING or s.not_dp for s in phases) or len(phases) == 1
+          or any(s.central is not None for s in phases)):  # fmt: skip
         eps = math.fsum(e.central_epsilon or 0.0 for e in entries)
         dlt = math.fsum(e.delta or 0.0 for e in entries)
         bound = entries[0].bound if len(entries) == 1 else "sequential composition of the phases"

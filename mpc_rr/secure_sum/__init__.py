@@ -6,6 +6,7 @@
   sparse random graph with Shamir-shared seeds (Bell et al. 2020, SecAgg+),
   tolerating dropouts in every phase.
 * :mod:`mpc_rr.secure_sum._entropy` -- injectable cryptographic randomness.
+* :mod:`mpc_rr.secure_sum._noise` -- distributed Skellam noise: worst-case calibration, modulus.
 """
 
 from __future__ import annotations
@@ -20,6 +21,7 @@ __all__ = [
     "DEFAULT_SUM",
     "NO_VALIDITY",
     "PRIME",
+    "PROTOCOL_MODULI",
     "DeploymentKeys",
     "Entropy",
     "Graph",
@@ -32,6 +34,7 @@ __all__ = [
     "SecureSumPlan",
     "SeededEntropy",
     "StatelessPrechecks",
+    "SumNoise",
     "SumProtocol",
     "SumPublic",
     "SumResult",
@@ -42,11 +45,13 @@ __all__ = [
     "agree",
     "agree_many",
     "bytes_to_chunks",
+    "calibrate_noise",
     "check_inner_sum",
     "check_inputs",
     "chunks_to_bytes",
     "colluders_in",
     "crypto",
+    "decode_noisy_sum",
     "decrypt",
     "decrypt_many",
     "default_identity",
@@ -58,6 +63,7 @@ __all__ = [
     "expand_masks",
     "expected_total",
     "given_options",
+    "honest_survivors",
     "install_identity",
     "kdf_sha256",
     "keypair",
@@ -68,6 +74,10 @@ __all__ = [
     "merkle_paths",
     "merkle_root_from_path",
     "message_count",
+    "noise_modulus",
+    "noise_offset",
+    "noisy_inputs",
+    "offset_noisy_input",
     "pair_key",
     "pair_keys",
     "party_input",
@@ -98,6 +108,15 @@ __all__ = [
 
 _HOME = {
     "DEFAULT_SUM": "mpc_rr.secure_sum._family",
+    "PROTOCOL_MODULI": "mpc_rr.secure_sum._noise",
+    "SumNoise": "mpc_rr.secure_sum._noise",
+    "calibrate_noise": "mpc_rr.secure_sum._noise",
+    "decode_noisy_sum": "mpc_rr.secure_sum._noise",
+    "honest_survivors": "mpc_rr.secure_sum._noise",
+    "noise_modulus": "mpc_rr.secure_sum._noise",
+    "noise_offset": "mpc_rr.secure_sum._noise",
+    "offset_noisy_input": "mpc_rr.secure_sum._noise",
+    "noisy_inputs": "mpc_rr.secure_sum._noise",
     "CHUNKS": "mpc_rr.secure_sum._shamir",
     "DEFAULT_MAX_CORRUPT": "mpc_rr.secure_sum._trust",
     "NO_VALIDITY": "mpc_rr.secure_sum._trust",
@@ -251,6 +270,17 @@ if TYPE_CHECKING:
         simulation_secret,
         sub_identity,
         use_simulation_secret,
+    )
+    from mpc_rr.secure_sum._noise import (
+        PROTOCOL_MODULI,
+        SumNoise,
+        calibrate_noise,
+        decode_noisy_sum,
+        honest_survivors,
+        noise_modulus,
+        noise_offset,
+        noisy_inputs,
+        offset_noisy_input,
     )
     from mpc_rr.secure_sum._plan import (
         SecureSumPlan,

@@ -158,6 +158,8 @@ def run_pipeline(
     sum: str = DEFAULT_SUM,  # the dependence sum protocol (its name in results.json and scenarios)
     sum_options: Mapping[str, Any] | None = None,
     audit_trials: int = 0,
+    dp_epsilon: float | None = None,
+    dp_delta: float = 1e-6,
     options: RunOptions | None = None,
     runner: Runner | None = None,
     progress: Callable[[str, int, int], None] | None = None,
@@ -178,9 +180,13 @@ def run_pipeline(
     ``parties``: a seeded subsample of the records (``None``: every record). ``sum_options``:
     the options of the ``sum`` protocol, validated by its options struct (any protocol's;
     ``max_dropout``, ``max_corrupt``, ``secagg_degree``, ``secagg_failure`` are SecAgg+'s
-    bounds as keywords of their own, docs/secure_aggregation.md). ``audit_trials`` > 0 audits each phase of the ledger after
-    the run. ``options``: all of these at once, as a :class:`~mpc_rr.workflows.RunOptions`
-    (the keywords are then not allowed). ``runner``: how the roles run (default: the
+    bounds as keywords of their own, docs/secure_aggregation.md). ``audit_trials`` > 0
+    audits each phase of the ledger after the run. ``dp_epsilon``, ``dp_delta``: a
+    secure-sum dependence with distributed Skellam noise inside the sum, calibrated so the
+    honest survivors' noise alone gives the phase that central (epsilon, delta)
+    (docs/privacy.md). ``options``: all of these at once, as a
+    :class:`~mpc_rr.workflows.RunOptions` (the keywords are then not allowed). ``runner``:
+    how the roles run (default: the
     synchronous harness in this process).
     """
     from dataclasses import fields
@@ -193,7 +199,8 @@ def run_pipeline(
         "mechanism": mechanism, "estimator": estimator, "adjust_iterations": adjust_iterations,
         "seed": seed, "queries": queries, "max_dropout": max_dropout, "max_corrupt": max_corrupt,
         "secagg_degree": secagg_degree, "secagg_failure": secagg_failure, "sum": sum,
-        "sum_options": sum_options, "audit_trials": audit_trials,
+        "sum_options": sum_options, "audit_trials": audit_trials, "dp_epsilon": dp_epsilon,
+        "dp_delta": dp_delta,
     }  # fmt: skip
     if options is not None:
         defaults = {f.name: f.default for f in fields(RunOptions)}

@@ -103,6 +103,8 @@ class RunOptions:
     sum: str = DEFAULT_SUM  # the dependence sum protocol (secure-sum sources)
     sum_options: Mapping[str, Any] | None = None  # its options (any protocol's; the four above: SecAgg+'s, as aliases)
     audit_trials: int = 0  # > 0: audit each phase's strongest release after the run (ledger's audit_lower)
+    dp_epsilon: float | None = None  # secure-sum dependence: central epsilon of its noisy counts
+    dp_delta: float = 1e-6
 
     def inner_sum_options(self) -> dict[str, object]:
         """The dependence sum's options the user gave: ``sum_options`` and the SecAgg+ aliases
@@ -197,6 +199,7 @@ def execute(
         dependence=opts.dependence, mechanism=opts.mechanism, estimator=opts.estimator,
         adjust_iterations=opts.adjust_iterations, coordinator_key=signing.public_bytes(key),
         run=f"{data.name[:200]}-{opts.seed}", sum_protocol=opts.sum, sum_options=opts.inner_sum_options(),
+        dp_epsilon=opts.dp_epsilon, dp_delta=opts.dp_delta,
     )  # fmt: skip
     marks: dict[str, float] = {}
 
@@ -426,6 +429,7 @@ def _secure_sum_document(ex: Execution) -> dict[str, Any] | None:
 
     per_party = ex.run.costs.data_parties()["mean"]
     pub = dependence_public(cfg)
+    noise = cfg.dp_noise()
     return {
         "protocol": cfg.sum_protocol,
         "options": sum_options_json(cfg.sum_protocol, cfg.sum_options),
@@ -433,7 +437,14 @@ def _secure_sum_document(ex: Execution) -> dict[str, Any] | None:
         "params": pub.as_json(),
         "messages_to_coordinator": dependence_sum(cfg).messages_from_parties(pub, cfg.n),
         "bytes_sent_per_data_party": per_party.get("bytes_sent"),
-    }
+        **({} if noise is None else {"noise": {
+            "mechanism": "skellam", "central_variance": noise.noise.central_variance,
+            "party_variance": noise.noise.client_variance, "honest_min": noise.noise.honest_min,
+            "offset": noise.offset, "epsilon": noise.noise.epsilon, "delta": noise.delta,
+            "l1": noise.noise.sensitivity.l1, "l2": noise.noise.sensitivity.l2,
+            "assumption": noise.noise.assumption(),
+        }}),
+    }  # fmt: skip
 
 
 def run_ledger(

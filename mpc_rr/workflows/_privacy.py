@@ -49,6 +49,7 @@ from mpc_rr.privacy import (
     compose,
     epsilon_for_delta,
     largest_epsilon0,
+    skellam_epsilon,
     smallest_n,
 )
 from mpc_rr.secure_sum import DEFAULT_SUM
@@ -267,7 +268,8 @@ def pipeline_ledger(
     ``cfg.n`` (``max_corrupt``: the colluding fraction, ``None``: the sum protocol's own).
 
     Dependence ``rr``: per-attribute keep-or-uniform reports sent directly to the coordinator.
-    ``secure-sum``: the exact bivariate counts are the output -- not DP.  ``pairwise-rr``: each
+    ``secure-sum``: the exact bivariate counts are the output -- not DP; with ``dp_epsilon``
+    the counts carry Skellam noise and the phase's central figure is the accountant's.  ``pairwise-rr``: each
     pair's keep-or-uniform report enters the secure sum as a one-hot vector, so the coordinator
     learns only each pair's histogram over the parties: m(m-1)/2 shuffled releases.  Release:
     each cluster's report goes to the coordinator signed, i.e. direct; ``cluster`` is k-RR on
@@ -277,6 +279,18 @@ def pipeline_ledger(
     if cfg.dependence == "rr":
         dep = PhaseSpec("dependence (4.1 rr)", "direct", parties_dependence,
                         tuple(Release(e, s) for e, s in zip(cfg.attribute_epsilons(), sizes, strict=True)))  # fmt: skip
+    elif cfg.dependence == "secure-sum" and (noise := cfg.dp_noise()) is not None:
+        channel, cells = sum_channel(cfg.sum_protocol), noise.noise.sensitivity.cells
+        own = skellam_epsilon(noise.noise.client_variance, cells, noise.noise.delta)
+        if channel == "direct":  # every input is seen: only the party's own share of the noise
+            central = (own, noise.delta, f"the sum shows every input: only the party's own Skellam "
+                                         f"noise (variance {noise.noise.client_variance:.4g} per cell)")  # fmt: skip
+        else:
+            central = (noise.noise.epsilon, noise.delta, f"Skellam noise in the sum, tight PLD "
+                       f"(dp-accounting) over {cells} unit shifts, assuming {noise.noise.assumption()}")  # fmt: skip
+        dep = PhaseSpec("dependence (4.2 sum)", channel, parties_dependence, (Release(own),),
+                        central=central, note="local: a party's own vector with only its share "
+                        f"of the noise, at delta {noise.delta:.2g}")  # fmt: skip
     elif cfg.dependence == "secure-sum":
         dep = PhaseSpec("dependence (4.2 sum)", sum_channel(cfg.sum_protocol), parties_dependence, (),
                         not_dp="the secure sum publishes exact bivariate counts (not DP)")  # fmt: skip

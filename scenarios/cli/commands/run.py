@@ -35,6 +35,7 @@ from scenarios.cli.options import (
     open_open,
     output_dir,
     output_file,
+    positive_float,
     probability,
     runner_choice,
     unit_interval,
@@ -94,6 +95,13 @@ def register(sub: argparse._SubParsersAction) -> None:
         "--secagg-failure", type=open_open, default=None,
         help="secure-sum sources: allowed probability that a party loses its Shamir threshold (default 1e-6)",
     )  # fmt: skip
+    p.add_argument(
+        "--dp-epsilon", type=positive_float, default=None, metavar="E",
+        help="--dependence secure-sum: every party adds Skellam noise inside the sum so the counts are "
+        "central (E, D)-DP for at most --max-dropout dropouts and --max-corrupt colluders (docs/privacy.md)",
+    )  # fmt: skip
+    p.add_argument("--dp-delta", type=open_open, default=1e-6, metavar="D",
+                   help="with --dp-epsilon: the delta of the noisy counts (default 1e-6)")  # fmt: skip
     add_step_timeout(p)
     add_seed(p, "the simulation: every party's noise derives from it (results say so)")
     p.add_argument("--out", type=output_dir, default=None, help="output folder (default results/run-<name>-<seed>)")
@@ -114,6 +122,8 @@ def _check_dependence_flags(args: argparse.Namespace) -> None:
                             ("--sum-option", args.sum_option or None)) if v is not None]  # fmt: skip
     if given and args.dependence == "rr":
         raise UsageError(f"{', '.join(given)} only apply to --dependence secure-sum or pairwise-rr")
+    if args.dp_epsilon is not None and args.dependence != "secure-sum":
+        raise UsageError(f"--dp-epsilon only applies to --dependence secure-sum, got {args.dependence}")
 
 
 def run(args: argparse.Namespace) -> int:
@@ -138,7 +148,8 @@ def run(args: argparse.Namespace) -> int:
         mechanism=args.mechanism, estimator=args.estimator, seed=args.seed, queries=args.queries,
         max_dropout=args.max_dropout, max_corrupt=args.max_corrupt,
         secagg_degree=args.secagg_degree, secagg_failure=args.secagg_failure, sum=args.sum,
-        sum_options=sum_opts, audit_trials=args.audit,
+        sum_options=sum_opts, audit_trials=args.audit, dp_epsilon=args.dp_epsilon,
+        dp_delta=args.dp_delta,
     )  # fmt: skip
     name = args.name or (Path(spec.source).stem if spec.is_file else spec.source)
     out = args.out or _fresh(Path("results") / f"run-{name}-{args.seed}")
