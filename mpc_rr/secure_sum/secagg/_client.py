@@ -30,15 +30,19 @@ from mpc_rr.secure_sum._identity import (
     Roster,
     default_identity,
 )
+from mpc_rr.secure_sum._public_randomness import DRAW_BYTES, check_reveals, commitment
 from mpc_rr.secure_sum.secagg._client_checks import ClientChecks
 from mpc_rr.secure_sum.secagg._messages import (
     CIPHERTEXT_LEN,
     IDS,
+    PROTOCOL,
     SECAGG_MESSAGES,
     SHARE,
     AdvertiseKeys,
     Aggregate,
     ConsistencySig,
+    DrawCommitted,
+    DrawReveal,
     EncryptedShares,
     ForwardedShares,
     MaskedInput,
@@ -55,7 +59,7 @@ from mpc_rr.secure_sum.secagg._messages import (
     share_digest,
     wire,
 )
-from mpc_rr.secure_sum.secagg._params import SecAggConfig
+from mpc_rr.secure_sum.secagg._params import SecAggConfig, drawn_graph
 
 __all__ = ["ClientState", "SecAggClient", "mask_sum"]
 
@@ -72,7 +76,8 @@ def mask_sum(
 
 
 class ClientState(enum.Enum):
-    KEYS = "keys advertised, waiting for neighbour keys"
+    KEYS = "keys and draw commitment advertised, waiting for the commitment set"
+    DRAW = "draw revealed, waiting for every reveal and my neighbour keys"
     SHARES = "shares sent, waiting for the shares addressed to me"
     MASKED = "masked input (or a share complaint) sent, waiting for the survivor set (or the proofs)"
     CONSISTENCY = "survivor set signed (a committee member), waiting for the committee's signatures"
@@ -82,9 +87,13 @@ class ClientState(enum.Enum):
 
 
 # A data party talks only to the aggregator (party 0), one answer per step:
-#   KEYS    AdvertiseKeys is out (start); NeighborKeys (its live neighbours' keys) -> it
-#           Shamir-shares its mask key s_sk and self-mask seed b among them, encrypted
-#           pairwise: EncryptedShares;
+#   KEYS    AdvertiseKeys (with a commitment to r, its share of the public randomness) is out
+#           (start); DrawCommitted (the digest D of every commitment) -> it signs D and reveals
+#           r: DrawReveal;
+#   DRAW    NeighborKeys (every reveal, and its live neighbours' keys) -> it checks the reveals
+#           against D, derives the seed, the graph and the committee, checks its neighbours
+#           signed the same D, and Shamir-shares its mask key s_sk and self-mask seed b among
+#           them, encrypted pairwise: EncryptedShares;
 #   SHARES  ForwardedShares (the shares addressed to it) -> its masked input
 #           y = x + PRG(b) + sum_v +-PRG(s_uv) (mod R): MaskedInput; or, when some share
 #           does not open, a ShareComplaint asking for its sender's signed proof;
@@ -99,7 +108,8 @@ class ClientState(enum.Enum):
 # SecAggAbort in any step: the aggregator stopped the run.  A malformed message from the
 # aggregator makes the party leave (abort naming it): it becomes a dropout.
 SECAGG_CLIENT_TABLE = table({
-    (ClientState.KEYS, NeighborKeys): Transition("_on_neighbor_keys", ClientState.SHARES),
+    (ClientState.KEYS, DrawCommitted): Transition("_on_draw_committed", ClientState.DRAW),
+    (ClientState.DRAW, NeighborKeys): Transition("_on_neighbor_keys", ClientState.SHARES),
     (ClientState.SHARES, ForwardedShares): Transition("_on_forwarded", ClientState.MASKED),
     (ClientState.MASKED, ShareProofs): Transition("_on_proofs", ClientState.MASKED),
     (ClientState.MASKED, SurvivorSet): Transition("_on_survivors", ClientState.CONSISTENCY),
@@ -107,8 +117,8 @@ SECAGG_CLIENT_TABLE = table({
     (ClientState.MASKED, UnmaskRequest): Transition("_on_unmask_request_unsigned", ClientState.UNMASK),
     (ClientState.UNMASK, Aggregate): Transition("_on_aggregate", ClientState.DONE),
     **each(
-        (ClientState.KEYS, ClientState.SHARES, ClientState.MASKED, ClientState.CONSISTENCY,
-         ClientState.UNMASK),
+        (ClientState.KEYS, ClientState.DRAW, ClientState.SHARES, ClientState.MASKED,
+         ClientState.CONSISTENCY, ClientState.UNMASK),
         SecAggAbort, "_on_abort", ClientState.ABORTED,
     ),
 })
@@ -119,8 +129,12 @@ class SecAggClient(ClientChecks, Role):
 
     Parameters
     ----------
-    config, graph:
-        The public parameters and graph (shared by all roles of the run).
+    config:
+        The public parameters (shared by all roles of the run).
+    graph:
+        ``None``: the graph and the committee are drawn from the run's joint seed (the
+        protocol); a graph pins them (that graph and the run label's committee: unit tests
+        and the adversary module's broken variant only).
     x:
         The private input vector (``cells`` entries in ``[0, (R - 1) // n]``).
     entropy:
@@ -151,7 +165,7 @@ class SecAggClient(ClientChecks, Role):
         self,
         party_id: int,
         config: SecAggConfig,
-        graph: Graph,
+        graph: Graph | None,
         x: np.ndarray,
         *,
         entropy: Entropy | None = None,
@@ -160,11 +174,14 @@ class SecAggClient(ClientChecks, Role):
         super().__init__(party_id, ClientState.KEYS)
         if not 1 <= self.party_id <= config.n:
             raise UsageError(f"party_id must be in 1..{config.n}, got {party_id}")
-        if graph.n != config.n or graph.degree != config.degree:
+        if graph is not None and (graph.n != config.n or graph.degree != config.degree):
             raise UsageError("graph does not match config (n or degree differ)")
         self.cfg = config
         self.run = config.run
-        self.graph = graph
+        self.pinned_graph = graph
+        self.seed: bytes | None = None  # the run's joint seed, once drawn
+        self.graph: Graph  # drawn with the seed (NeighborKeys)
+        self.committee: np.ndarray
         # held in the wire dtype (values < R): a quarter of the memory of uint64 for Adult
         self.x = check_inputs(x, config.modulus, config.n).astype(config.dtype)
         if self.x.size != config.cells:
@@ -190,10 +207,26 @@ class SecAggClient(ClientChecks, Role):
         self._c_sk, c_pk = crypto.keypair(self.entropy)
         self._s_sk, s_pk = crypto.keypair(self.entropy)
         self._b = self.entropy.key(32)
+        self._r = self.entropy.key(DRAW_BYTES)  # my share of the run's public randomness
         commit = hashlib.sha256(self._b).digest()
-        sig = self.identity.sign(self._signed("keys", self.party_id, c_pk, s_pk, commit))
-        msg = AdvertiseKeys(run=self.run, step=0, c_pk=c_pk, s_pk=s_pk, b_commit=commit, signature=sig)
+        draw = commitment(PROTOCOL, self._draw_label, self.party_id, self._r)
+        sig = self.identity.sign(self._signed("keys", self.party_id, c_pk, s_pk, commit, draw))
+        msg = AdvertiseKeys(
+            run=self.run, step=0, c_pk=c_pk, s_pk=s_pk, b_commit=commit, draw_commit=draw, signature=sig
+        )
         return [Send(COORDINATOR, msg)]
+
+    @property
+    def _draw_label(self) -> str:
+        """The run label inside this party's draw commitment (binds it to the run)."""
+        return self.run
+
+    def draw(self, seed: bytes) -> tuple[Graph, np.ndarray]:
+        """The graph and the committee of the run whose joint seed is ``seed`` (a pinned
+        graph: it and the label's committee, whatever the seed)."""
+        if self.pinned_graph is not None:
+            return self.pinned_graph, self.cfg.committee_for(None)
+        return drawn_graph(self.cfg, seed), self.cfg.committee_for(seed)
 
     def waiting_for(self) -> AbstractSet[int]:
         return NOBODY if self.done else ONLY_COORDINATOR
@@ -233,8 +266,39 @@ class SecAggClient(ClientChecks, Role):
         return PeerError(str(self.error), COORDINATOR)
 
     # -- steps ---------------------------------------------------------------------------
+    def _on_draw_committed(self, src: int, msg: DrawCommitted) -> list[Send]:
+        """The commitment set is fixed: sign its digest and reveal my contribution."""
+        self._from_aggregator(src)
+        if len(msg.digest) != DRAW_BYTES:
+            raise self._leave("DrawCommitted", f"a digest of {len(msg.digest)} bytes, not {DRAW_BYTES}")
+        self._digest = msg.digest
+        sig = self.identity.sign(self._signed("draw", self.party_id, msg.digest))
+        return [Send(COORDINATOR, DrawReveal(run=self.run, step=0, reveal=self._r, signature=sig))]
+
+    def _take_draw(self, msg: NeighborKeys) -> np.ndarray:
+        """Check every reveal against the digest I signed and derive the seed, the graph and
+        the committee; returns every contributor's draw commitment, ``(n + 1, 32)``."""
+        n, u = self.cfg.n, self.party_id
+        members = read_bitmap(msg.contributors, n)
+        if members is None or members[COORDINATOR] or not members[u]:
+            raise self._leave("NeighborKeys", "the draw's contributors are not a bitmap over the parties with me in it")
+        got = check_reveals(PROTOCOL, self.run, members, msg.reveals, self._digest, commit_run=self._draw_label)
+        if isinstance(got, str):
+            raise self._leave("NeighborKeys", f"{got} (the draw was altered by the relay)")
+        commits, seed = got
+        table = np.zeros((n + 1, DRAW_BYTES), np.uint8)
+        ids = np.flatnonzero(members)
+        table[ids] = np.frombuffer(commits, np.uint8).reshape(ids.size, DRAW_BYTES)
+        mine = int(np.searchsorted(ids, u))
+        if msg.reveals[DRAW_BYTES * mine : DRAW_BYTES * (mine + 1)] != self._r:
+            raise self._leave("NeighborKeys", "my own reveal is not the one I sent (the draw was altered by the relay)")
+        self.seed = seed
+        self.graph, self.committee = self.draw(seed)
+        return table
+
     def _on_neighbor_keys(self, src: int, msg: NeighborKeys) -> list[Send]:
         self._from_aggregator(src)
+        draw_commits = self._take_draw(msg)
         try:
             ids = read_ids(msg.ids, src, "neighbour ids", at_most=self.cfg.degree)
             m = ids.size
@@ -243,8 +307,10 @@ class SecAggClient(ClientChecks, Role):
             if msg.commits is None:
                 raise DecodeError("NeighborKeys without the seed commitments", src)
             commits = msg.commits.to_numpy(dtype=np.uint8, shape=(m, 32), sender=src)
-            if len(msg.signatures) != m:
-                raise DecodeError(f"{len(msg.signatures)} signatures for {m} neighbours", src)
+            if len(msg.signatures) != m or len(msg.draw_signatures) != m:
+                raise DecodeError(
+                    f"{len(msg.signatures)} key and {len(msg.draw_signatures)} draw signatures for {m} neighbours", src
+                )
         except DecodeError as exc:
             raise self._leave("NeighborKeys", str(exc)) from None
         id_list = ids.tolist()
@@ -254,12 +320,19 @@ class SecAggClient(ClientChecks, Role):
         t = self.cfg.threshold
         if m < t:
             raise self._leave("NeighborKeys", f"only {m} live neighbours, threshold is {t}")
-        bad = self._forged_key(id_list, c_pks, s_pks, commits, msg.signatures)
+        bad = self._forged_key(id_list, c_pks, s_pks, commits, draw_commits[ids], msg.signatures)
         if bad is not None:
             raise self._leave(
                 "NeighborKeys",
                 f"the keys of party {bad} do not carry its signature for this run (substituted "
                 "or replayed by the relay)",
+            )
+        bad = self._draw_unsigned(id_list, self._digest, msg.draw_signatures)
+        if bad is not None:
+            raise self._leave(
+                "NeighborKeys",
+                f"party {bad} did not sign the commitment set I was shown (equivocation: the relay "
+                "showed the parties different draws)",
             )
         self._nb_ids = ids
         self._nb_s_pks = s_pks.tobytes()  # row i: the mask key of ids[i]
@@ -400,6 +473,9 @@ class SecAggClient(ClientChecks, Role):
             raise self._leave(what, "the survivor set is not a bitmap over the parties")
         if not members[self.party_id] or members[COORDINATOR]:
             raise self._leave(what, "a survivor set without me (or with the aggregator)")
+        why = self._survivors_suspect(members, self._holders)
+        if why:
+            raise self._leave(what, why)
         return members
 
     def _on_survivors(self, src: int, msg: SurvivorSet) -> list[Send]:

@@ -29,14 +29,23 @@ from mpc_rr.secure_sum import crypto, shamir
 from mpc_rr.secure_sum._common import SumResult, read_residues
 from mpc_rr.secure_sum._graph import Graph
 from mpc_rr.secure_sum._identity import Identity, default_identity
+from mpc_rr.secure_sum._public_randomness import (
+    DRAW_BYTES,
+    commitment,
+    commitments_digest,
+    joint_seed,
+)
 from mpc_rr.secure_sum.secagg._judge import Judge, SignedShares
 from mpc_rr.secure_sum.secagg._messages import (
     CIPHERTEXT_LEN,
     IDS,
+    PROTOCOL,
     SECAGG_MESSAGES,
     SHARE,
     AdvertiseKeys,
     ConsistencySig,
+    DrawCommitted,
+    DrawReveal,
     EncryptedShares,
     ForwardedShares,
     MaskedInput,
@@ -44,9 +53,10 @@ from mpc_rr.secure_sum.secagg._messages import (
     SecAggAbort,
     ShareComplaint,
     UnmaskShares,
+    bitmap,
     read_ids,
 )
-from mpc_rr.secure_sum.secagg._params import SecAggConfig
+from mpc_rr.secure_sum.secagg._params import SecAggConfig, drawn_graph
 from mpc_rr.secure_sum.secagg._unmasking import Abort, Unmask, Unmasker, ids_text
 
 __all__ = ["SecAggServer", "ServerState"]
@@ -56,6 +66,7 @@ P = TypeVar("P")
 
 class ServerState(enum.Enum):
     KEYS = "collecting public keys"
+    DRAW = "collecting the draw's reveals"
     SHARES = "collecting encrypted shares"
     MASKED = "collecting masked inputs"
     CONSISTENCY = "collecting the committee's signatures on the survivor set"
@@ -67,7 +78,9 @@ class ServerState(enum.Enum):
 # The aggregator routes every message; it closes each step at "all in" or at its deadline: the
 # silent are dropouts (so is a party left with fewer than t live neighbours); beyond the
 # dropout bound it aborts, telling the survivors why (SecAggAbort).  Late messages: counted.
-#   KEYS    AdvertiseKeys -> NeighborKeys: to each live party, its live neighbours' keys
+#   KEYS    AdvertiseKeys -> DrawCommitted: the digest of the draw commitments, to each live party
+#   DRAW    DrawReveal -> NeighborKeys: every reveal (the seed: graph and committee), and to each
+#           live party its live neighbours' keys; a missing or wrong reveal aborts, naming the party
 #   SHARES  EncryptedShares -> ForwardedShares: the shares regrouped by recipient
 #   MASKED  ShareComplaint -> ShareProofs: the senders' signatures and signed batches asked for;
 #           MaskedInput (and complaints, judged) -> SurvivorSet: U3 to every committee member in it
@@ -76,8 +89,11 @@ class ServerState(enum.Enum):
 #   UNMASK  UnmaskShares -> Aggregate: the seeds rebuilt, the masks removed -- the result
 SECAGG_SERVER_TABLE = table({
     (ServerState.KEYS, AdvertiseKeys): Transition("_on_keys", ServerState.KEYS),
-    (ServerState.KEYS, AllIn): Transition("_close_keys", ServerState.SHARES),
-    (ServerState.KEYS, Deadline): Transition("_close_keys", ServerState.SHARES),
+    (ServerState.KEYS, AllIn): Transition("_close_keys", ServerState.DRAW),
+    (ServerState.KEYS, Deadline): Transition("_close_keys", ServerState.DRAW),
+    (ServerState.DRAW, DrawReveal): Transition("_on_reveal", ServerState.DRAW),
+    (ServerState.DRAW, AllIn): Transition("_close_draw", ServerState.SHARES),
+    (ServerState.DRAW, Deadline): Transition("_close_draw", ServerState.SHARES),
     (ServerState.SHARES, EncryptedShares): Transition("_on_shares", ServerState.SHARES),
     (ServerState.SHARES, AllIn): Transition("_close_shares", ServerState.MASKED),
     (ServerState.SHARES, Deadline): Transition("_close_shares", ServerState.MASKED),
@@ -91,8 +107,10 @@ SECAGG_SERVER_TABLE = table({
     (ServerState.UNMASK, UnmaskShares): Transition("_on_unmask", ServerState.UNMASK),
     (ServerState.UNMASK, AllIn): Transition("_close_unmask", ServerState.DONE),
     (ServerState.UNMASK, Deadline): Transition("_close_unmask", ServerState.DONE),
+    **each((ServerState.DRAW, ServerState.SHARES, ServerState.MASKED, ServerState.CONSISTENCY,
+            ServerState.UNMASK), AdvertiseKeys, "_late"),
     **each((ServerState.SHARES, ServerState.MASKED, ServerState.CONSISTENCY, ServerState.UNMASK),
-           AdvertiseKeys, "_late"),
+           DrawReveal, "_late"),
     **each((ServerState.MASKED, ServerState.CONSISTENCY, ServerState.UNMASK), EncryptedShares, "_late"),
     **each((ServerState.CONSISTENCY, ServerState.UNMASK), MaskedInput, "_late"),
     **each((ServerState.CONSISTENCY, ServerState.UNMASK), ShareComplaint, "_late"),
@@ -112,14 +130,17 @@ class SecAggServer(Judge, Unmasker, Role):
     TRANSITIONS = SECAGG_SERVER_TABLE
     message_types = SECAGG_MESSAGES
 
-    def __init__(self, config: SecAggConfig, graph: Graph, *, identity: Identity | None = None) -> None:
+    def __init__(self, config: SecAggConfig, graph: Graph | None, *, identity: Identity | None = None) -> None:
         super().__init__(COORDINATOR, ServerState.KEYS)
         self._identity = identity
-        if graph.n != config.n or graph.degree != config.degree:
+        if graph is not None and (graph.n != config.n or graph.degree != config.degree):
             raise UsageError("graph does not match config (n or degree differ)")
         self.cfg = config
         self.run = config.run
-        self.graph = graph
+        self.pinned_graph = graph  # None: drawn from the joint seed (SecAggClient's graph)
+        self.seed: bytes | None = None
+        self.graph: Graph
+        self.committee: np.ndarray
         n = config.n
         self.alive = np.zeros(n + 1, bool)
         self.alive[1:] = True
@@ -136,6 +157,8 @@ class SecAggServer(Judge, Unmasker, Role):
         self._c_pk = np.zeros((n + 1, 32), np.uint8)
         self._s_pk = np.zeros((n + 1, 32), np.uint8)
         self._commit = np.zeros((n + 1, 32), np.uint8)
+        self._draw_commit = np.zeros((n + 1, 32), np.uint8)
+        self._draw_reveals: dict[int, DrawReveal] = {}
         self._sent_ids: dict[int, np.ndarray] = {}
         self._key_sigs: list[bytes] = [b""] * (n + 1)
         self._mask_sets: dict[int, np.ndarray] = {}
@@ -229,9 +252,16 @@ class SecAggServer(Judge, Unmasker, Role):
         return []
 
     # -- step 0: keys ---------------------------------------------------------------------
+    def draw(self, seed: bytes) -> tuple[Graph, np.ndarray]:
+        """The graph and the committee of the run whose joint seed is ``seed`` (a pinned
+        graph: it and the label's committee)."""
+        if self.pinned_graph is not None:
+            return self.pinned_graph, self.cfg.committee_for(None)
+        return drawn_graph(self.cfg, seed), self.cfg.committee_for(seed)
+
     def _on_keys(self, src: int, msg: AdvertiseKeys) -> list[Send]:
         def read() -> AdvertiseKeys:
-            for name in ("c_pk", "s_pk", "b_commit"):
+            for name in ("c_pk", "s_pk", "b_commit", "draw_commit"):
                 if len(getattr(msg, name)) != 32:
                     raise PeerError(f"{self.name}: {name} from party {src} is not 32 bytes", src)
             self._check_keys(src, msg)
@@ -244,15 +274,64 @@ class SecAggServer(Judge, Unmasker, Role):
         got = [(u, msg) for u, msg in self._keys.items() if self.alive[u]]
         if got:  # every field was checked to be 32 bytes on receipt
             ids = [u for u, _ in got]
-            for table, field in ((self._c_pk, "c_pk"), (self._s_pk, "s_pk"), (self._commit, "b_commit")):
+            tables = ((self._c_pk, "c_pk"), (self._s_pk, "s_pk"), (self._commit, "b_commit"),
+                      (self._draw_commit, "draw_commit"))  # fmt: skip
+            for table, field in tables:
                 raw = b"".join([getattr(msg, field) for _, msg in got])
                 table[ids] = np.frombuffer(raw, np.uint8).reshape(len(ids), 32)
             for u, msg in got:
                 self._key_sigs[u] = msg.signature
         self._keys = {}
+        return self._guarded(self._commit_draw)
+
+    # -- step 0: the draw (commit, then reveal: mpc_rr.secure_sum._public_randomness) ------
+    def _commit_draw(self) -> list[Send]:
+        """Fix the contributors (every party whose keys arrived) and send the digest ``D``."""
+        self._bound()
+        self._contributors = self.alive.copy()
+        ids = np.flatnonzero(self._contributors)
+        self._digest = commitments_digest(PROTOCOL, self.run, self._contributors, self._draw_commit[ids].tobytes())
+        msg = DrawCommitted(run=self.run, step=0, digest=self._digest)
+        return [Send(int(u), msg) for u in ids.tolist()]
+
+    def _on_reveal(self, src: int, msg: DrawReveal) -> list[Send]:
+        def read() -> DrawReveal:
+            if not self._contributors[src]:
+                raise PeerError(f"{self.name}: party {src} revealed a draw it did not commit to", src)
+            if len(msg.reveal) != DRAW_BYTES or not self._draw_opens(src, msg.reveal):
+                raise PeerError(f"{self.name}: the reveal of party {src} does not open its commitment", src)
+            self._check_draw(src, msg, self._digest)
+            return msg
+
+        return self._collect(src, self._draw_reveals, read, lambda a, b: a == b, "DrawReveal")
+
+    def _draw_opens(self, src: int, reveal: bytes) -> bool:
+        return commitment(PROTOCOL, self.run, src, reveal) == self._draw_commit[src].tobytes()
+
+    def _close_draw(self) -> list[Send]:
+        """Every contributor revealed: the seed.  Else abort, naming who did not: the seed
+        uses exactly the committed contributions, so excluding one after seeing the others
+        would let the relay choose among seeds."""
+        self._drop_silent()
         return self._guarded(self._send_neighbor_keys)
 
     def _send_neighbor_keys(self) -> list[Send]:
+        missing = [u for u in np.flatnonzero(self._contributors).tolist() if u not in self._draw_reveals]
+        if missing:
+            raise Abort(
+                f"{self.name}: the draw's reveals of {ids_text(missing)} are missing or do not open "
+                "their commitments; the run's public randomness needs every committed one",
+                missing,
+            )
+        ids = np.flatnonzero(self._contributors).tolist()
+        reveals = b"".join(self._draw_reveals[u].reveal for u in ids)
+        self.seed = joint_seed(self._digest, reveals)
+        self.graph, self.committee = self.draw(self.seed)
+        contributors = bitmap(self._contributors)
+        draw_sigs: list[bytes] = [b""] * (self.cfg.n + 1)
+        for u in ids:
+            draw_sigs[u] = self._draw_reveals[u].signature
+        self._draw_reveals = {}
         self._bound()
         self._prune("pruned: too few live neighbours after key advertisement")
         self._bound()
@@ -281,6 +360,9 @@ class SecAggServer(Judge, Unmasker, Role):
                 s_pks=WireArray(dtype="|u1", shape=(m, 32), data=s.tobytes()),
                 commits=WireArray(dtype="|u1", shape=(m, 32), data=b.tobytes()),
                 signatures=[key_sigs[v] for v in ids.tolist()],
+                contributors=contributors,
+                reveals=reveals,
+                draw_signatures=[draw_sigs[v] for v in ids.tolist()],
             )
             out.append(Send(u, msg))
         return out
@@ -378,7 +460,7 @@ class SecAggServer(Judge, Unmasker, Role):
 
     def _close_masked(self) -> list[Send]:
         self._drop_silent()
-        return self._guarded(self._request_unmask, among=self.cfg.committee)  # only the committee signs
+        return self._guarded(self._request_unmask, among=self.committee)  # only the committee signs
 
     def _request_unmask(self) -> list[Send]:
         self._bound()
@@ -415,7 +497,7 @@ class SecAggServer(Judge, Unmasker, Role):
         def read() -> bytes:
             if not self._inputs[src]:
                 raise PeerError(f"{self.name}: party {src} is not in the survivor set", src)
-            if not self.cfg.committee[src]:
+            if not self.committee[src]:
                 raise PeerError(f"{self.name}: party {src} signed the survivor set unasked (not on the committee)", src)
             return self._check_consistency(src, msg)
 

@@ -1,0 +1,121 @@
+"""Joint public randomness by commit-then-reveal: a seed nobody chooses or predicts alone.
+
+A protocol whose security argument needs a public draw made *after* the
+adversary chose whom to corrupt (SecAgg+'s neighbour graph and consistency
+committee: Bell et al. 2020, Sec. 3 -- their analysis fixes the corrupt set,
+then samples the graph) cannot take that draw from anything the adversary
+knows in advance: the run label, its nonce (the hub chooses it) or the roster.
+Here every party contributes:
+
+1. **commit** -- party ``u`` draws 32 fresh bytes ``r_u`` from its cryptographic
+   source and signs :func:`commitment` ``H(protocol, run, u, r_u)`` with its
+   keys (one signed message, so the relay cannot substitute it);
+2. the relay fixes the set of committed parties and sends every party
+   :func:`commitments_digest` ``D`` of the set and their commitments;
+3. **reveal** -- every party signs ``D`` (the set it was shown) and sends
+   ``r_u``;
+4. the relay sends every party all reveals; each checks them against ``D``
+   (:func:`check_reveals`: every reveal opens its commitment, its own is there)
+   and derives :func:`joint_seed` ``H(D, r_1, ..., r_m)``.
+
+Why the seed is uniform to the adversary: ``D`` is fixed before any honest
+party reveals, the commitments hide ``r`` (SHA-256 of 32 random bytes) and
+bind it (each names its party, so no commitment can be copied and opened as
+another's).  Whatever the colluders commit, the seed is a hash of at least
+one uniform secret they did not know when they committed: in the random
+oracle model it is uniform and unknown to them until the reveals.
+
+Withholding: the seed uses *exactly* the contributions in ``D``; a missing or
+wrong reveal aborts the run and names the party (the relay cannot exclude a
+reveal after seeing the others, which would let it choose among ``2^c``
+subsets of ``c`` colluders' reveals -- or many more by claiming honest
+parties dropped).  The only lever left is to abort after seeing the seed and
+start a new run: ``R`` attempts give the adversary the best of ``R``
+independent draws, so a property that fails with probability ``p`` on one
+draw fails with at most ``R * p``.  A party dropping between commit and reveal
+is a dropout the draw does not tolerate (it aborts the run, naming it);
+dropouts before the commitment (the keys step) or after the draw are
+tolerated as the protocol's other steps tolerate them.
+
+Equivocation (the relay showing different ``D`` to different parties) changes
+every later public draw of those parties; each party checks its neighbours'
+signatures on ``D`` (a protocol-specific check: SecAgg+'s
+:class:`~mpc_rr.secure_sum.secagg.NeighborKeys` carries them).
+"""
+
+from __future__ import annotations
+
+import hashlib
+
+import numpy as np
+
+__all__ = [
+    "DRAW_BYTES",
+    "check_reveals",
+    "commitment",
+    "commitments_digest",
+    "joint_seed",
+    "seeded_generator",
+]
+
+DRAW_BYTES = 32
+"""Bytes of each party's contribution ``r_u`` and of every commitment and seed."""
+
+_DOMAIN = b"mpc_rr/public-randomness/v1"
+
+
+def _frame(*parts: bytes) -> bytes:
+    """Length-prefixed concatenation (8 bytes little-endian each): no two tuples collide."""
+    return b"".join(len(p).to_bytes(8, "little") + p for p in parts)
+
+
+def commitment(protocol: str, run: str, party: int, reveal: bytes) -> bytes:
+    """``H(domain, protocol, run, party, r)``: what party ``party`` commits to (32 bytes)."""
+    return hashlib.sha256(
+        _frame(_DOMAIN, b"commit", protocol.encode(), run.encode(), int(party).to_bytes(8, "little"), reveal)
+    ).digest()
+
+
+def commitments_digest(protocol: str, run: str, contributors: np.ndarray, commits: bytes) -> bytes:
+    """``D``: the committed parties (bool over ids ``0..n``) and their commitments, in id order."""
+    members = np.packbits(np.asarray(contributors, bool)).tobytes()
+    return hashlib.sha256(_frame(_DOMAIN, b"set", protocol.encode(), run.encode(), members, commits)).digest()
+
+
+def joint_seed(digest: bytes, reveals: bytes) -> bytes:
+    """The seed: ``H(D, r_1 || ... || r_m)`` over the reveals of the committed parties, in id order."""
+    return hashlib.sha256(_frame(_DOMAIN, b"seed", digest, reveals)).digest()
+
+
+def check_reveals(
+    protocol: str, run: str, contributors: np.ndarray, reveals: bytes, digest: bytes, *,
+    commit_run: str | None = None,
+) -> tuple[bytes, bytes] | str:  # fmt: skip
+    """``(commits, seed)`` when ``reveals`` (32 bytes per contributor, id order) open a
+    commitment set whose digest is ``digest``; else why not (a sentence).  ``commit_run``:
+    the run label inside each commitment when it is not ``run`` (a broken variant's).
+
+    Recomputing the commitments from the reveals and comparing one digest checks every
+    reveal at once: a wrong reveal changes its commitment, so the digest differs.
+    """
+    ids = np.flatnonzero(contributors).tolist()
+    if len(reveals) != DRAW_BYTES * len(ids):
+        return f"{len(reveals)} bytes of reveals for {len(ids)} contributors"
+    commits = b"".join(
+        commitment(protocol, run if commit_run is None else commit_run, u, reveals[DRAW_BYTES * i : DRAW_BYTES * (i + 1)])
+        for i, u in enumerate(ids)
+    )
+    if commitments_digest(protocol, run, contributors, commits) != digest:
+        return "the reveals do not open the commitments I was shown"
+    return commits, joint_seed(digest, reveals)
+
+
+def seeded_generator(seed: bytes, purpose: str, *labels: object) -> np.random.Generator:
+    """A numpy generator for one public draw (``purpose``: e.g. ``"graph"``) from the seed.
+
+    Public draws only (a graph, a committee): the generator is seeded from
+    SHA-256 of the seed and the labels, 128 bits.
+    """
+    text = "|".join(str(x) for x in labels).encode()
+    digest = hashlib.sha256(_frame(_DOMAIN, purpose.encode(), seed, text)).digest()
+    return np.random.default_rng(int.from_bytes(digest[:16], "little"))
