@@ -54,6 +54,7 @@ __all__ = [
     "MAX_INPUTS",
     "PIPELINE_PLANTS",
     "PLAINSUM_PLANTS",
+    "PUBLIC_DRAW_PROTOCOLS",
     "SEARCH_MAX_CELLS",
     "SECAGG_PLANTS",
     "SHUFFLE_CHANNELS",
@@ -83,6 +84,7 @@ __all__ = [
     "PlaintextShareMeshParty",
     "Plant",
     "Prio3Recovery",
+    "PublicDrawCheck",
     "RRBAClientMechanism",
     "RawRecordParty",
     "Recovery",
@@ -104,6 +106,7 @@ __all__ = [
     "bayes_inference",
     "check_confidence",
     "check_count",
+    "check_public_draws",
     "coalition_members",
     "coalition_model",
     "coalition_sweep",
@@ -221,6 +224,9 @@ _HOME = {
     "check_count": "mpc_rr.adversary._stats",
     "coalition_members": "mpc_rr.adversary._coalitions",
     "draw_exposure": "mpc_rr.adversary._coalitions",
+    "check_public_draws": "mpc_rr.adversary._draw_check",
+    "PublicDrawCheck": "mpc_rr.adversary._draw_check",
+    "PUBLIC_DRAW_PROTOCOLS": "mpc_rr.adversary._draw_check",
     "coalition_model": "mpc_rr.adversary._coalitions",
     "coalition_sweep": "mpc_rr.adversary._coalitions",
     "cp_lower": "mpc_rr.adversary._stats",
@@ -341,6 +347,11 @@ if TYPE_CHECKING:
         GuessingTest,
         search_test,
         structured_test,
+    )
+    from mpc_rr.adversary._draw_check import (
+        PUBLIC_DRAW_PROTOCOLS,
+        PublicDrawCheck,
+        check_public_draws,
     )
     from mpc_rr.adversary._eavesdrop import (
         Participation,
