@@ -46,6 +46,7 @@ signatures on ``D`` (a protocol-specific check: SecAgg+'s
 from __future__ import annotations
 
 import hashlib
+from functools import lru_cache
 
 import numpy as np
 
@@ -96,16 +97,27 @@ def check_reveals(
     the run label inside each commitment when it is not ``run`` (a broken variant's).
 
     Recomputing the commitments from the reveals and comparing one digest checks every
-    reveal at once: a wrong reveal changes its commitment, so the digest differs.
+    reveal at once: a wrong reveal changes its commitment, so the digest differs.  Memoized
+    on the exact bytes (a pure function: a simulation's parties, sent the same reveals,
+    check them once).
     """
-    ids = np.flatnonzero(contributors).tolist()
+    members = np.asarray(contributors, bool)
+    return _check(protocol, run, members.size, np.packbits(members).tobytes(), reveals, digest,
+                  run if commit_run is None else commit_run)  # fmt: skip
+
+
+@lru_cache(maxsize=8)
+def _check(
+    protocol: str, run: str, size: int, packed: bytes, reveals: bytes, digest: bytes, commit_run: str
+) -> tuple[bytes, bytes] | str:
+    members = np.unpackbits(np.frombuffer(packed, np.uint8))[:size].astype(bool)
+    ids = np.flatnonzero(members).tolist()
     if len(reveals) != DRAW_BYTES * len(ids):
         return f"{len(reveals)} bytes of reveals for {len(ids)} contributors"
     commits = b"".join(
-        commitment(protocol, run if commit_run is None else commit_run, u, reveals[DRAW_BYTES * i : DRAW_BYTES * (i + 1)])
-        for i, u in enumerate(ids)
+        commitment(protocol, commit_run, u, reveals[DRAW_BYTES * i : DRAW_BYTES * (i + 1)]) for i, u in enumerate(ids)
     )
-    if commitments_digest(protocol, run, contributors, commits) != digest:
+    if commitments_digest(protocol, run, members, commits) != digest:
         return "the reveals do not open the commitments I was shown"
     return commits, joint_seed(digest, reveals)
 
