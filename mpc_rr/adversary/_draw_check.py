@@ -31,8 +31,13 @@ from typing import Any
 
 import numpy as np
 
-from mpc_rr.core import COORDINATOR, DropAt, Send, UsageError, WireArray, run_roles
+from mpc_rr.adversary._broken import SECAGG_PLANTS
+from mpc_rr.adversary._coalitions import coalition_sweep, secagg_coalition
+from mpc_rr.adversary._recovery import RecoveryResult, member_state
+from mpc_rr.core import COORDINATOR, DropAt, Send, UsageError, WireArray, observe, run_roles
 from mpc_rr.secure_sum.secagg import (
+    SECAGG_MESSAGES,
+    DrawCommitted,
     DrawReveal,
     NeighborKeys,
     SecAggServer,
@@ -97,7 +102,7 @@ class _ShowsAnotherSet(SecAggServer):
         ids = np.flatnonzero(members)
         self._other = members
         self._other_digest = commitments_digest("secagg", self.run, members, self._draw_commit[ids].tobytes())
-        return [Send(s.dst, type(s.msg)(run=self.run, step=0, digest=self._other_digest))
+        return [Send(s.dst, DrawCommitted(run=self.run, step=0, digest=self._other_digest))
                 if s.dst == self.target else s for s in out]  # fmt: skip
 
     def _check_draw(self, src: int, msg: DrawReveal, digest: bytes) -> None:
@@ -136,6 +141,27 @@ def _fresh(n: int, run: str) -> bool:
     return not np.array_equal(g1, g2) and (bool(c1[1:].all()) or not np.array_equal(c1, c2))  # everyone: no draw
 
 
+def _adaptive_coalition(parties: int, size: int, seed: int, variant: str | None) -> RecoveryResult:
+    """The server plus ``size`` clients per target, placed before the run on the target's
+    neighbours in the graph the label determines (:func:`secagg_coalition`), against one run
+    (one-hot inputs over 16 cells; ``variant``: a broken variant of :data:`SECAGG_PLANTS`)."""
+    rng = np.random.default_rng(seed)
+    hot = rng.integers(0, 16, parties)
+    x = np.eye(16, dtype=np.int64)[hot]
+    pub = secagg_public(parties, 16, run=f"secagg-{seed}")
+    roles = secagg_roles(x, pub)
+    if variant is not None:
+        roles = SECAGG_PLANTS[variant](roles, x, pub)
+    res = run_roles(roles, transcript=True)
+    if not res.ok or res.transcript is None:
+        raise UsageError(f"check_public_draws: the run did not finish: {res.errors}")
+    view = observe(res.transcript, SECAGG_MESSAGES)
+    states = {i: member_state(roles[i]) for i in range(1, parties + 1)}
+    model = secagg_coalition(pub, parties)
+    truth = {i + 1: int(c) for i, c in enumerate(hot)}
+    return coalition_sweep("secagg", view, states, truth, [size], neighbours=model.neighbours, public=pub)[0]
+
+
 def check_public_draws(protocol: str = "secagg", *, parties: int = 200, seed: int = 0) -> PublicDrawCheck:
     """Check ``protocol``'s public draws against an adaptive adversary (module docstring).
 
@@ -143,8 +169,6 @@ def check_public_draws(protocol: str = "secagg", *, parties: int = 200, seed: in
     ``max_corrupt`` of the parties cannot reach a threshold even where it knows the graph, and
     the broken variant would pass too).  About 20 s at 200 parties.
     """
-    from mpc_rr.workflows import coalition_report
-
     if protocol not in PUBLIC_DRAW_PROTOCOLS:
         raise UsageError(f"check_public_draws: {protocol!r} makes no public draw (those that do: "
                          f"{', '.join(PUBLIC_DRAW_PROTOCOLS)})")  # fmt: skip
@@ -166,17 +190,19 @@ def check_public_draws(protocol: str = "secagg", *, parties: int = 200, seed: in
     withholder = 3
     roles[withholder] = DropAt(roles[withholder], DrawReveal)
     run_roles(roles)
-    err = roles[COORDINATOR].error
-    wh_named = err is not None and tuple(err.culprits) == (withholder,) and roles[COORDINATOR].seed is None
+    server = roles[COORDINATOR]
+    assert isinstance(server, SecAggServer)
+    err = server.error
+    wh_named = err is not None and tuple(err.culprits) == (withholder,) and server.seed is None
     wh_why = "" if err is None else str(err)
     # the adaptive coalition: max_corrupt of the parties (the default 10 %) plus the server
     size = parties_in(secagg_public(parties, 2, run="size").config.max_corrupt, parties)
-    ours = coalition_report(protocol, parties=parties, size=size, seed=seed, curve=False)
-    broken = coalition_report(protocol, parties=parties, size=size, seed=seed, curve=False, variant="fixed-draw")
+    ours = _adaptive_coalition(parties, size, seed, None)
+    broken = _adaptive_coalition(parties, size, seed, "fixed-draw")
     return PublicDrawCheck(
         protocol=protocol, parties=parties, fresh=fresh, equivocation_named=eq_named,
         equivocation_reason=eq_why, withholding_named=wh_named, withholding_reason=wh_why,
-        adaptive_recovery=float(ours["recovery_rate"]), adaptive_success=float(ours["success"]),
-        baseline=float(ours["baseline"]), broken_recovery=float(broken["recovery_rate"]), coalition_size=size,
+        adaptive_recovery=ours.recovery_rate, adaptive_success=ours.success, baseline=ours.baseline,
+        broken_recovery=broken.recovery_rate, coalition_size=size,
     )  # fmt: skip
 

@@ -306,7 +306,7 @@ class SecAggServer(Judge, Unmasker, Role):
         return self._collect(src, self._draw_reveals, read, lambda a, b: a == b, "DrawReveal")
 
     def _draw_opens(self, src: int, reveal: bytes) -> bool:
-        return commitment(PROTOCOL, self.run, src, reveal) == self._draw_commit[src].tobytes()
+        return bool(commitment(PROTOCOL, self.run, src, reveal) == self._draw_commit[src].tobytes())
 
     def _close_draw(self) -> list[Send]:
         """Every contributor revealed: the seed.  Else abort, naming who did not: the seed
