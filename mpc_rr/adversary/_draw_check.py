@@ -123,6 +123,7 @@ class _ShowsAnotherSet(SecAggServer):
             run=self.run, step=0, ids=WireArray.from_numpy(rows.astype("<u4")),
             c_pks=WireArray.from_numpy(self._c_pk[rows]), s_pks=WireArray.from_numpy(self._s_pk[rows]),
             commits=WireArray.from_numpy(self._commit[rows]), signatures=[self._key_sigs[v] for v in nb],
+            draw_commits=WireArray.from_numpy(self._draw_commit[rows]),
             contributors=bitmap(self._other), reveals=shown, draw_signatures=[draw_sigs[v] for v in nb],
         )  # fmt: skip
         return [Send(s.dst, msg) if s.dst == self.target else s for s in out]

@@ -46,16 +46,20 @@ signatures on ``D`` (a protocol-specific check: SecAgg+'s
 from __future__ import annotations
 
 import hashlib
+import math
 from functools import lru_cache
 
 import numpy as np
 
 __all__ = [
     "DRAW_BYTES",
+    "GRIND_BITS",
     "check_reveals",
     "commitment",
     "commitments_digest",
     "joint_seed",
+    "revealer_count",
+    "revealers",
     "seeded_generator",
 ]
 
@@ -120,6 +124,45 @@ def _check(
     if commitments_digest(protocol, run, members, commits) != digest:
         return "the reveals do not open the commitments I was shown"
     return commits, joint_seed(digest, reveals)
+
+
+GRIND_BITS = 128
+"""Work, in bits, an adversary would need to steer the draw through the choice of revealers."""
+
+
+@lru_cache(maxsize=64)
+def revealer_count(contributors: int, colluders: int) -> int:
+    """How many committed parties reveal: all of them, or the smallest ``M`` with
+    ``((M + c) / L) ** M <= 2 ** -GRIND_BITS`` for ``L`` contributors and ``c`` colluders.
+
+    The revealers are a function of the digest ``D`` (:func:`revealers`), which the relay
+    fixes: every ``D`` it tries draws ``M`` parties at random, and the seed escapes the
+    honest parties only if every revealer is a colluder or revealed already in another view
+    (at most ``M + c`` parties): probability at most ``((M + c) / L) ** M`` per try.  With
+    10 % colluders: everyone up to about 400 parties, 47 of 1,000, 39 of 32,561 -- each party
+    then receives ``M`` reveals, not ``L``.
+    """
+    for m in range(1, contributors):
+        if m * math.log2((m + colluders) / contributors) <= -GRIND_BITS:
+            return m
+    return contributors
+
+
+def revealers(digest: bytes, contributors: np.ndarray, count: int) -> np.ndarray:
+    """The ``count`` contributors (bool over ids) with the smallest ``H(D, id)``, sorted by id
+    (memoized on the exact bytes: a simulation's parties draw them once)."""
+    members = np.asarray(contributors, bool)
+    if count >= int(members.sum()):
+        return np.flatnonzero(members)
+    return _revealers(digest, members.size, np.packbits(members).tobytes(), count).copy()
+
+
+@lru_cache(maxsize=8)
+def _revealers(digest: bytes, size: int, packed: bytes, count: int) -> np.ndarray:
+    ids = np.flatnonzero(np.unpackbits(np.frombuffer(packed, np.uint8))[:size])
+    keys = [hashlib.sha256(_frame(_DOMAIN, b"reveal", digest, int(u).to_bytes(8, "little"))).digest() for u in ids]
+    order = sorted(range(ids.size), key=keys.__getitem__)[:count]
+    return np.sort(ids[order])
 
 
 def seeded_generator(seed: bytes, purpose: str, *labels: object) -> np.random.Generator:

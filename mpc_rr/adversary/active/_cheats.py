@@ -454,6 +454,9 @@ class TrustingClient(SecAggClient):
     def _draw_unsigned(self, *args: Any) -> int | None:
         return None
 
+    def _unproven_reveal(self, *args: Any) -> int | None:
+        return None
+
     def _survivors_suspect(self, *args: Any) -> str:
         return ""
 

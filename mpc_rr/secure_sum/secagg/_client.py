@@ -30,7 +30,14 @@ from mpc_rr.secure_sum._identity import (
     Roster,
     default_identity,
 )
-from mpc_rr.secure_sum._public_randomness import DRAW_BYTES, check_reveals, commitment
+from mpc_rr.secure_sum._public_randomness import (
+    DRAW_BYTES,
+    check_reveals,
+    commitment,
+    joint_seed,
+    revealer_count,
+    revealers,
+)
 from mpc_rr.secure_sum.secagg._client_checks import ClientChecks
 from mpc_rr.secure_sum.secagg._messages import (
     CIPHERTEXT_LEN,
@@ -59,7 +66,7 @@ from mpc_rr.secure_sum.secagg._messages import (
     share_digest,
     wire,
 )
-from mpc_rr.secure_sum.secagg._params import SecAggConfig, drawn_graph
+from mpc_rr.secure_sum.secagg._params import SecAggConfig, drawn_graph, parties_in
 
 __all__ = ["ClientState", "SecAggClient", "mask_sum"]
 
@@ -216,11 +223,6 @@ class SecAggClient(ClientChecks, Role):
         )
         return [Send(COORDINATOR, msg)]
 
-    @property
-    def _draw_label(self) -> str:
-        """The run label inside this party's draw commitment (binds it to the run)."""
-        return self.run
-
     def draw(self, seed: bytes) -> tuple[Graph, np.ndarray]:
         """The graph and the committee of the run whose joint seed is ``seed`` (a pinned
         graph: it and the label's committee, whatever the seed)."""
@@ -275,23 +277,40 @@ class SecAggClient(ClientChecks, Role):
         sig = self.identity.sign(self._signed("draw", self.party_id, msg.digest))
         return [Send(COORDINATOR, DrawReveal(run=self.run, step=0, reveal=self._r, signature=sig))]
 
-    def _take_draw(self, msg: NeighborKeys) -> np.ndarray:
-        """Check every reveal against the digest I signed and derive the seed, the graph and
-        the committee; returns every contributor's draw commitment, ``(n + 1, 32)``."""
+    def _take_draw(self, msg: NeighborKeys) -> np.ndarray | None:
+        """Check the revealers' reveals and derive the seed, the graph and the committee.
+
+        Every contributor reveals (up to a few hundred parties): the reveals must hash to the
+        digest I signed, mine among them; returns every contributor's draw commitment,
+        ``(n + 1, 32)``.  Else the revealers (:func:`revealers` of that digest) each prove
+        their reveal with their signed keys; returns None.
+        """
         n, u = self.cfg.n, self.party_id
         members = read_bitmap(msg.contributors, n)
         if members is None or members[COORDINATOR] or not members[u]:
             raise self._leave("NeighborKeys", "the draw's contributors are not a bitmap over the parties with me in it")
-        got = check_reveals(PROTOCOL, self.run, members, msg.reveals, self._digest, commit_run=self._draw_label)
-        if isinstance(got, str):
-            raise self._leave("NeighborKeys", f"{got} (the draw was altered by the relay)")
-        commits, seed = got
-        table = np.zeros((n + 1, DRAW_BYTES), np.uint8)
-        ids = np.flatnonzero(members)
-        table[ids] = np.frombuffer(commits, np.uint8).reshape(ids.size, DRAW_BYTES)
-        mine = int(np.searchsorted(ids, u))
-        if msg.reveals[DRAW_BYTES * mine : DRAW_BYTES * (mine + 1)] != self._r:
-            raise self._leave("NeighborKeys", "my own reveal is not the one I sent (the draw was altered by the relay)")
+        total = int(members.sum())
+        ids = revealers(self._digest, members, revealer_count(total, parties_in(self.cfg.max_corrupt, n)))
+        if len(msg.reveals) != DRAW_BYTES * ids.size:
+            raise self._leave("NeighborKeys", f"{len(msg.reveals)} bytes of reveals for {ids.size} revealers")
+        table = None
+        if ids.size == total:
+            got = check_reveals(PROTOCOL, self.run, members, msg.reveals, self._digest, commit_run=self._draw_label)
+            if isinstance(got, str):
+                raise self._leave("NeighborKeys", f"{got} (the draw was altered by the relay)")
+            commits, seed = got
+            table = np.zeros((n + 1, DRAW_BYTES), np.uint8)
+            table[ids] = np.frombuffer(commits, np.uint8).reshape(ids.size, DRAW_BYTES)
+            mine = int(np.searchsorted(ids, u))
+            if msg.reveals[DRAW_BYTES * mine : DRAW_BYTES * (mine + 1)] != self._r:
+                raise self._leave("NeighborKeys", "my own reveal is not the one I sent (the draw was altered by the relay)")
+        else:
+            bad = self._unproven_reveal(ids.tolist(), msg.reveals, msg.revealer_keys, msg.revealer_signatures)
+            if bad is not None:
+                raise self._leave(
+                    "NeighborKeys", f"the reveal of party {bad} does not open its signed commitment (altered by the relay)"
+                )
+            seed = joint_seed(self._digest, msg.reveals)
         self.seed = seed
         self.graph, self.committee = self.draw(seed)
         return table
@@ -307,6 +326,9 @@ class SecAggClient(ClientChecks, Role):
             if msg.commits is None:
                 raise DecodeError("NeighborKeys without the seed commitments", src)
             commits = msg.commits.to_numpy(dtype=np.uint8, shape=(m, 32), sender=src)
+            if msg.draw_commits is None:
+                raise DecodeError("NeighborKeys without the draw commitments", src)
+            nb_draws = msg.draw_commits.to_numpy(dtype=np.uint8, shape=(m, 32), sender=src)
             if len(msg.signatures) != m or len(msg.draw_signatures) != m:
                 raise DecodeError(
                     f"{len(msg.signatures)} key and {len(msg.draw_signatures)} draw signatures for {m} neighbours", src
@@ -320,7 +342,9 @@ class SecAggClient(ClientChecks, Role):
         t = self.cfg.threshold
         if m < t:
             raise self._leave("NeighborKeys", f"only {m} live neighbours, threshold is {t}")
-        bad = self._forged_key(id_list, c_pks, s_pks, commits, draw_commits[ids], msg.signatures)
+        if draw_commits is not None and not np.array_equal(nb_draws, draw_commits[ids]):
+            raise self._leave("NeighborKeys", "neighbours' draw commitments that their reveals do not open")
+        bad = self._forged_key(id_list, c_pks, s_pks, commits, nb_draws, msg.signatures)
         if bad is not None:
             raise self._leave(
                 "NeighborKeys",

@@ -15,6 +15,7 @@ import numpy as np
 from mpc_rr.core import COORDINATOR
 from mpc_rr.secure_sum._graph import Graph
 from mpc_rr.secure_sum._identity import Roster, signed_payload
+from mpc_rr.secure_sum._public_randomness import commitment
 from mpc_rr.secure_sum.secagg._messages import (
     IDS,
     PROTOCOL,
@@ -78,6 +79,23 @@ class ClientChecks:
         widths = (32, 32, 32, 32)
         bad = self.roster.first_unsigned_row(PROTOCOL, self.run, "keys", ids, signatures, rows, widths)
         return None if bad is None else ids[bad]
+
+    def _unproven_reveal(self, ids: list[int], reveals: bytes, keys: bytes, signatures: list[bytes]) -> int | None:
+        """The first revealer whose reveal does not open the draw commitment it signed with its
+        keys (``keys``: 96 bytes each, ``c_pk || s_pk || b_commit``), or None."""
+        if len(keys) != 96 * len(ids) or len(signatures) != len(ids) or len(reveals) != 32 * len(ids):
+            return ids[0] if ids else None
+        rows = b"".join(
+            keys[96 * i : 96 * i + 96] + commitment(PROTOCOL, self._draw_label, v, reveals[32 * i : 32 * i + 32])
+            for i, v in enumerate(ids)
+        )
+        bad = self.roster.first_unsigned_row(PROTOCOL, self.run, "keys", ids, signatures, rows, (32, 32, 32, 32))
+        return None if bad is None else ids[bad]
+
+    @property
+    def _draw_label(self) -> str:
+        """The run label inside a draw commitment (binds it to the run)."""
+        return self.run
 
     def _draw_unsigned(self, ids: list[int], digest: bytes, signatures: list[bytes]) -> int | None:
         """The first neighbour that did not sign the draw's digest ``digest`` I was shown (None:

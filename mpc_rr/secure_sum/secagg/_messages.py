@@ -121,10 +121,18 @@ class NeighborKeys(Message, frozen=True):
     """``(m, 32)``: each neighbour's seed commitment (its signature covers it)."""
     signatures: Signatures = msgspec.field(default_factory=list)
     """Each neighbour's signature on its AdvertiseKeys, as the aggregator received it."""
+    draw_commits: WireArray | None = None
+    """``(m, 32)``: each neighbour's draw commitment (its signature covers it)."""
     contributors: bytes = b""
     """The parties committed in the draw: a bitmap over ids ``0..n`` (:func:`bitmap`)."""
     reveals: bytes = b""
-    """32 bytes per contributor, in id order: their contributions."""
+    """32 bytes per revealer (:func:`~mpc_rr.secure_sum._public_randomness.revealers` of the
+    contributors), in id order: their contributions."""
+    revealer_keys: bytes = b""
+    """When not every contributor reveals: 96 bytes per revealer (``c_pk || s_pk ||
+    b_commit``), with which its signature proves its draw commitment."""
+    revealer_signatures: Signatures = msgspec.field(default_factory=list)
+    """Then each revealer's signature on its AdvertiseKeys."""
     draw_signatures: Signatures = msgspec.field(default_factory=list)
     """Each neighbour's signature (round ``draw``) on the digest ``D``, aligned with ``ids``."""
 

@@ -336,6 +336,10 @@ class SecAggConfig:
         """
         if seed is None:
             return self._fixed_committee
+        return self._drawn_committee(seed)
+
+    @lru_cache(maxsize=16)  # noqa: B019  (the config is frozen and lives as long as its run)
+    def _drawn_committee(self, seed: bytes) -> np.ndarray:
         return self._committee(seeded_generator(seed, "secagg/committee", self.n, self.committee_size))
 
     def _committee(self, rng: np.random.Generator) -> np.ndarray:
@@ -386,8 +390,15 @@ class SecAggPublic:
 
 
 def drawn_graph(config: SecAggConfig, seed: bytes) -> Graph:
-    """The run's graph: ``Graph.random_regular`` from the joint ``seed`` (the draw step)."""
-    return Graph.random_regular(config.n, config.degree, seeded_generator(seed, "secagg/graph", config.n, config.degree))
+    """The run's graph: ``Graph.random_regular`` from the joint ``seed`` (the draw step).
+
+    Cached: the parties of a simulation that derive one seed share one graph (read-only)."""
+    return _drawn_graph(config.n, config.degree, seed)
+
+
+@lru_cache(maxsize=16)
+def _drawn_graph(n: int, degree: int, seed: bytes) -> Graph:
+    return Graph.random_regular(n, degree, seeded_generator(seed, "secagg/graph", n, degree))
 
 
 def fixed_graph(config: SecAggConfig) -> Graph:

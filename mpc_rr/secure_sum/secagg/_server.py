@@ -34,6 +34,8 @@ from mpc_rr.secure_sum._public_randomness import (
     commitment,
     commitments_digest,
     joint_seed,
+    revealer_count,
+    revealers,
 )
 from mpc_rr.secure_sum.secagg._judge import Judge, SignedShares
 from mpc_rr.secure_sum.secagg._messages import (
@@ -56,7 +58,7 @@ from mpc_rr.secure_sum.secagg._messages import (
     bitmap,
     read_ids,
 )
-from mpc_rr.secure_sum.secagg._params import SecAggConfig, drawn_graph
+from mpc_rr.secure_sum.secagg._params import SecAggConfig, drawn_graph, parties_in
 from mpc_rr.secure_sum.secagg._unmasking import Abort, Unmask, Unmasker, ids_text
 
 __all__ = ["SecAggServer", "ServerState"]
@@ -316,21 +318,26 @@ class SecAggServer(Judge, Unmasker, Role):
         return self._guarded(self._send_neighbor_keys)
 
     def _send_neighbor_keys(self) -> list[Send]:
-        missing = [u for u in np.flatnonzero(self._contributors).tolist() if u not in self._draw_reveals]
+        count = revealer_count(int(self._contributors.sum()), parties_in(self.cfg.max_corrupt, self.cfg.n))
+        ids = revealers(self._digest, self._contributors, count).tolist()
+        missing = [u for u in ids if u not in self._draw_reveals]
         if missing:
             raise Abort(
                 f"{self.name}: the draw's reveals of {ids_text(missing)} are missing or do not open "
                 "their commitments; the run's public randomness needs every committed one",
                 missing,
             )
-        ids = np.flatnonzero(self._contributors).tolist()
         reveals = b"".join(self._draw_reveals[u].reveal for u in ids)
         self.seed = joint_seed(self._digest, reveals)
         self.graph, self.committee = self.draw(self.seed)
         contributors = bitmap(self._contributors)
+        rev_keys, rev_sigs = b"", []
+        if count < int(self._contributors.sum()):  # the parties cannot recompute D: the revealers' signed keys
+            rev_keys = np.concatenate([self._c_pk[ids], self._s_pk[ids], self._commit[ids]], axis=1).tobytes()
+            rev_sigs = [self._key_sigs[u] for u in ids]
         draw_sigs: list[bytes] = [b""] * (self.cfg.n + 1)
-        for u in ids:
-            draw_sigs[u] = self._draw_reveals[u].signature
+        for u, m in self._draw_reveals.items():
+            draw_sigs[u] = m.signature
         self._draw_reveals = {}
         self._bound()
         self._prune("pruned: too few live neighbours after key advertisement")
@@ -360,8 +367,11 @@ class SecAggServer(Judge, Unmasker, Role):
                 s_pks=WireArray(dtype="|u1", shape=(m, 32), data=s.tobytes()),
                 commits=WireArray(dtype="|u1", shape=(m, 32), data=b.tobytes()),
                 signatures=[key_sigs[v] for v in ids.tolist()],
+                draw_commits=WireArray(dtype="|u1", shape=(m, 32), data=self._draw_commit[ids].tobytes()),
                 contributors=contributors,
                 reveals=reveals,
+                revealer_keys=rev_keys,
+                revealer_signatures=rev_sigs,
                 draw_signatures=[draw_sigs[v] for v in ids.tolist()],
             )
             out.append(Send(u, msg))

@@ -118,3 +118,65 @@ def test_a_reveal_that_does_not_open_its_commitment_aborts_naming_its_sender() -
 def test_the_exposure_of_one_target_per_draw_is_the_hypergeometric_tail(n: int, k: int, t: int, c: int) -> None:
     want = hypergeom(n - 1, c, k).sf(t - 1)
     assert draw_exposure(n, k, t, c) == pytest.approx(want, rel=1e-9, abs=1e-300)
+
+
+def _big(server: type[SecAggServer] = SecAggServer, drop: int | None = None):  # type: ignore[no-untyped-def]
+    from mpc_rr.core import DropAt
+
+    pub = secagg_public(500, 2, run="big-draw")
+    x = np.ones((500, 2), np.int64)
+    roles = secagg_roles(x, pub, entropy=SeededEntropy(9).spawn)
+    roles[COORDINATOR] = server(pub.config, None, identity=roles[COORDINATOR].identity)
+    if drop is not None:
+        roles[drop] = DropAt(roles[drop], DrawReveal)
+    return roles, run_roles(roles)
+
+
+def _revealer_ids() -> list[int]:
+    from mpc_rr.secure_sum._public_randomness import revealer_count, revealers
+
+    roles, res = _big()
+    assert res.ok
+    server = roles[COORDINATOR]
+    count = revealer_count(500, 50)
+    return revealers(server._digest, server._contributors, count).tolist()
+
+
+def test_past_a_few_hundred_parties_a_few_dozen_reveal_and_every_party_derives_the_seed() -> None:
+    from mpc_rr.secure_sum._public_randomness import revealer_count
+
+    assert revealer_count(500, 50) == 58 and revealer_count(32561, 3256) == 39 and revealer_count(300, 30) == 300
+    roles, res = _big()
+    assert res.ok and int(roles[COORDINATOR].result.total[0]) == 500
+    assert all(roles[i].seed == roles[COORDINATOR].seed for i in range(1, 501))
+    per_party = res.costs.data_parties()["mean"]["bytes_received"]
+    assert per_party < 40_000  # 58 reveals and their signed keys, not 500 reveals (plus the rest)
+
+
+class _AltersAReveal(SecAggServer):
+    """Hands every party another value for one revealer's reveal (a seed it chose)."""
+
+    def _send_neighbor_keys(self) -> list[Send]:
+        out = super()._send_neighbor_keys()
+        m = out[0].msg
+        assert isinstance(m, msgspec.Struct)
+        forged = bytes(32) + m.reveals[32:]  # type: ignore[attr-defined]
+        return [Send(s.dst, msgspec.structs.replace(s.msg, reveals=forged)) for s in out]
+
+
+def test_past_a_few_hundred_parties_an_altered_reveal_is_caught_by_every_party() -> None:
+    roles, _ = _big(_AltersAReveal)
+    first = _revealer_ids()[0]
+    errors = [roles[i].error for i in range(1, 501)]
+    assert all(e is not None and tuple(e.culprits) == (COORDINATOR,) for e in errors)
+    assert all(f"the reveal of party {first} does not open its signed commitment" in str(e) for e in errors)
+
+
+def test_past_a_few_hundred_parties_only_a_revealer_that_withholds_aborts_the_run() -> None:
+    revealers = _revealer_ids()
+    other = next(v for v in range(1, 501) if v not in revealers)
+    roles, res = _big(drop=other)  # not a revealer: an ordinary dropout
+    assert res.ok and other not in roles[COORDINATOR].result.included
+    roles, _ = _big(drop=revealers[0])
+    err = roles[COORDINATOR].error
+    assert err is not None and tuple(err.culprits) == (revealers[0],) and roles[COORDINATOR].seed is None

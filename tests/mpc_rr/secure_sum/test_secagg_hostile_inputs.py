@@ -119,6 +119,7 @@ def test_low_order_public_keys_are_a_peer_error_not_a_crash(hostile_run_roles) -
     msg = secagg.NeighborKeys(
         run="hostile", step=0, ids=WireArray.from_numpy(np.array([2, 3, 4], "<u4")), c_pks=zeros, s_pks=zeros,
         commits=zeros, signatures=sigs, contributors=secagg.bitmap(members), reveals=reveals,
+        draw_commits=WireArray.from_numpy(np.frombuffer(b"".join(commits[1:]), np.uint8).reshape(3, 32)),
         draw_signatures=draw_sigs,
     )  # fmt: skip
     with pytest.raises(PeerError, match="invalid X25519 public key"):
