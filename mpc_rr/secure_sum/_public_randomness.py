@@ -14,9 +14,12 @@ Here every party contributes:
    :func:`commitments_digest` ``D`` of the set and their commitments;
 3. **reveal** -- every party signs ``D`` (the set it was shown) and sends
    ``r_u``;
-4. the relay sends every party all reveals; each checks them against ``D``
-   (:func:`check_reveals`: every reveal opens its commitment, its own is there)
-   and derives :func:`joint_seed` ``H(D, r_1, ..., r_m)``.
+4. the relay sends every party the reveals of the revealers
+   (:func:`revealers` of ``D``: every contributor up to a few hundred, then
+   :func:`revealer_count` of them); each checks them (:func:`check_reveals`
+   against ``D`` when everyone reveals, its own among them; else each
+   revealer's signed commitment) and derives :func:`joint_seed`
+   ``H(D, r_1, ..., r_M)``.
 
 Why the seed is uniform to the adversary: ``D`` is fixed before any honest
 party reveals, the commitments hide ``r`` (SHA-256 of 32 random bytes) and
@@ -25,7 +28,7 @@ another's).  Whatever the colluders commit, the seed is a hash of at least
 one uniform secret they did not know when they committed: in the random
 oracle model it is uniform and unknown to them until the reveals.
 
-Withholding: the seed uses *exactly* the contributions in ``D``; a missing or
+Withholding: the seed uses *exactly* the revealers' contributions; a missing or
 wrong reveal aborts the run and names the party (the relay cannot exclude a
 reveal after seeing the others, which would let it choose among ``2^c``
 subsets of ``c`` colluders' reveals -- or many more by claiming honest
@@ -33,7 +36,8 @@ parties dropped).  The only lever left is to abort after seeing the seed and
 start a new run: ``R`` attempts give the adversary the best of ``R``
 independent draws, so a property that fails with probability ``p`` on one
 draw fails with at most ``R * p``.  A party dropping between commit and reveal
-is a dropout the draw does not tolerate (it aborts the run, naming it);
+is a dropout the draw does not tolerate if it is a revealer (it aborts the run,
+naming it);
 dropouts before the commitment (the keys step) or after the draw are
 tolerated as the protocol's other steps tolerate them.
 

@@ -2,7 +2,12 @@
 
 How this protocol works.  Data parties ``1..n`` talk only to the aggregator
 (party 0), which routes every message; a public random ``k``-regular graph
-(:class:`~mpc_rr.secure_sum.Graph`) says who masks with whom.
+(:class:`~mpc_rr.secure_sum.Graph`) says who masks with whom.  The graph and the
+consistency committee are drawn in step 0 from a seed the parties derive together
+(:mod:`mpc_rr.secure_sum._public_randomness`): each commits to 32 random bytes in its
+signed keys, the aggregator sends the digest of the commitments
+(:class:`DrawCommitted`), each signs it and reveals (:class:`DrawReveal`), and
+:class:`NeighborKeys` carries the reveals -- fixed after the roster, before any share.
 
 ====  ===========================  ==============================================
 step  party ``u``                  aggregator
@@ -57,7 +62,9 @@ Threat model (what the docstring promises, and what tests check):
   fewer than ``t`` shares of its seeds.  Honest parties reveal, for each
   neighbour, a share of ``b`` *or* of ``s_sk``, never both.
 * **Dropouts**: any party may vanish at any step (key advertisement, share
-  distribution, masked input, unmasking).  The run is exact over the inputs of
+  distribution, masked input, unmasking) -- except a revealer of the draw between
+  its commitment and its reveal: that aborts the run, naming it (skipping its reveal
+  would let the aggregator choose among seeds).  The run is exact over the inputs of
   the parties that sent a masked input, as long as the cumulative number of
   dropouts is at most ``floor(max_dropout * n)`` and every party whose seed
   must be reconstructed keeps ``t`` live neighbours.  Beyond either bound the
