@@ -38,8 +38,7 @@ import numpy as np
 
 from mpc_rr.core import COORDINATOR, PeerError, Role, Send, WireArray
 from mpc_rr.pipeline import DataParty, RandomizedRecord, wire_record
-from mpc_rr.secure_sum import crypto
-from mpc_rr.secure_sum._graph import Graph
+from mpc_rr.secure_sum import Graph, crypto
 from mpc_rr.secure_sum.full_mesh import TAG_LEN, FullMeshParty
 from mpc_rr.secure_sum.plainsum import PlainSumClient, PlainSumHub, PlainValue
 from mpc_rr.secure_sum.secagg import (

@@ -42,7 +42,9 @@ from mpc_rr.secure_sum.secagg import (
     NeighborKeys,
     SecAggServer,
     bitmap,
+    commitments_digest,
     drawn_graph,
+    joint_seed,
     parties_in,
     secagg_public,
     secagg_roles,
@@ -94,8 +96,6 @@ class _ShowsAnotherSet(SecAggServer):
     left_out = 2
 
     def _commit_draw(self) -> list[Send]:
-        from mpc_rr.secure_sum._public_randomness import commitments_digest
-
         out = super()._commit_draw()
         members = self._contributors.copy()
         members[self.left_out] = False
@@ -109,8 +109,6 @@ class _ShowsAnotherSet(SecAggServer):
         super()._check_draw(src, msg, self._other_digest if src == self.target else digest)
 
     def _send_neighbor_keys(self) -> list[Send]:
-        from mpc_rr.secure_sum._public_randomness import joint_seed
-
         reveals = dict(self._draw_reveals)
         draw_sigs = {u: m.signature for u, m in reveals.items()}
         out = super()._send_neighbor_keys()

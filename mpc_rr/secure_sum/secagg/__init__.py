@@ -142,12 +142,14 @@ __all__ = [
     "UnmaskShares",
     "Unmasker",
     "bitmap",
+    "commitments_digest",
     "consistency_committee",
     "default_degree",
     "default_threshold",
     "drawn_graph",
     "fixed_graph",
     "ids_text",
+    "joint_seed",
     "mask_sum",
     "parties_in",
     "read_bitmap",
@@ -200,6 +202,8 @@ _HOME = {
     "UnmaskShares": "mpc_rr.secure_sum.secagg._messages",
     "Unmasker": "mpc_rr.secure_sum.secagg._unmasking",
     "bitmap": "mpc_rr.secure_sum.secagg._messages",
+    "commitments_digest": "mpc_rr.secure_sum._public_randomness",
+    "joint_seed": "mpc_rr.secure_sum._public_randomness",
     "consistency_committee": "mpc_rr.secure_sum.secagg._params",
     "default_degree": "mpc_rr.secure_sum.secagg._params",
     "default_threshold": "mpc_rr.secure_sum.secagg._params",
@@ -221,6 +225,7 @@ _HOME = {
 __getattr__, __dir__ = lazy_exports(__name__, _HOME, globals())
 
 if TYPE_CHECKING:
+    from mpc_rr.secure_sum._public_randomness import commitments_digest, joint_seed
     from mpc_rr.secure_sum.secagg._client import (
         ClientState,
         SecAggClient,

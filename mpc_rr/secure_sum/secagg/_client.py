@@ -32,13 +32,10 @@ from mpc_rr.secure_sum._identity import (
 )
 from mpc_rr.secure_sum._public_randomness import (
     DRAW_BYTES,
-    check_reveals,
     commitment,
-    joint_seed,
-    revealer_count,
-    revealers,
 )
 from mpc_rr.secure_sum.secagg._client_checks import ClientChecks
+from mpc_rr.secure_sum.secagg._draw import ClientDraw
 from mpc_rr.secure_sum.secagg._messages import (
     CIPHERTEXT_LEN,
     IDS,
@@ -49,7 +46,6 @@ from mpc_rr.secure_sum.secagg._messages import (
     Aggregate,
     ConsistencySig,
     DrawCommitted,
-    DrawReveal,
     EncryptedShares,
     ForwardedShares,
     MaskedInput,
@@ -66,7 +62,7 @@ from mpc_rr.secure_sum.secagg._messages import (
     share_digest,
     wire,
 )
-from mpc_rr.secure_sum.secagg._params import SecAggConfig, drawn_graph, parties_in
+from mpc_rr.secure_sum.secagg._params import SecAggConfig
 
 __all__ = ["ClientState", "SecAggClient", "mask_sum"]
 
@@ -131,7 +127,7 @@ SECAGG_CLIENT_TABLE = table({
 })
 
 
-class SecAggClient(ClientChecks, Role):
+class SecAggClient(ClientDraw, ClientChecks, Role):
     """Data party ``party_id`` in ``1..n``.
 
     Parameters
@@ -223,13 +219,6 @@ class SecAggClient(ClientChecks, Role):
         )
         return [Send(COORDINATOR, msg)]
 
-    def draw(self, seed: bytes) -> tuple[Graph, np.ndarray]:
-        """The graph and the committee of the run whose joint seed is ``seed`` (a pinned
-        graph: it and the label's committee, whatever the seed)."""
-        if self.pinned_graph is not None:
-            return self.pinned_graph, self.cfg.committee_for(None)
-        return drawn_graph(self.cfg, seed), self.cfg.committee_for(seed)
-
     def waiting_for(self) -> AbstractSet[int]:
         return NOBODY if self.done else ONLY_COORDINATOR
 
@@ -268,53 +257,6 @@ class SecAggClient(ClientChecks, Role):
         return PeerError(str(self.error), COORDINATOR)
 
     # -- steps ---------------------------------------------------------------------------
-    def _on_draw_committed(self, src: int, msg: DrawCommitted) -> list[Send]:
-        """The commitment set is fixed: sign its digest and reveal my contribution."""
-        self._from_aggregator(src)
-        if len(msg.digest) != DRAW_BYTES:
-            raise self._leave("DrawCommitted", f"a digest of {len(msg.digest)} bytes, not {DRAW_BYTES}")
-        self._digest = msg.digest
-        sig = self.identity.sign(self._signed("draw", self.party_id, msg.digest))
-        return [Send(COORDINATOR, DrawReveal(run=self.run, step=0, reveal=self._r, signature=sig))]
-
-    def _take_draw(self, msg: NeighborKeys) -> np.ndarray | None:
-        """Check the revealers' reveals and derive the seed, the graph and the committee.
-
-        Every contributor reveals (up to a few hundred parties): the reveals must hash to the
-        digest I signed, mine among them; returns every contributor's draw commitment,
-        ``(n + 1, 32)``.  Else the revealers (:func:`revealers` of that digest) each prove
-        their reveal with their signed keys; returns None.
-        """
-        n, u = self.cfg.n, self.party_id
-        members = read_bitmap(msg.contributors, n)
-        if members is None or members[COORDINATOR] or not members[u]:
-            raise self._leave("NeighborKeys", "the draw's contributors are not a bitmap over the parties with me in it")
-        total = int(members.sum())
-        ids = revealers(self._digest, members, revealer_count(total, parties_in(self.cfg.max_corrupt, n)))
-        if len(msg.reveals) != DRAW_BYTES * ids.size:
-            raise self._leave("NeighborKeys", f"{len(msg.reveals)} bytes of reveals for {ids.size} revealers")
-        table = None
-        if ids.size == total:
-            got = check_reveals(PROTOCOL, self.run, members, msg.reveals, self._digest, commit_run=self._draw_label)
-            if isinstance(got, str):
-                raise self._leave("NeighborKeys", f"{got} (the draw was altered by the relay)")
-            commits, seed = got
-            table = np.zeros((n + 1, DRAW_BYTES), np.uint8)
-            table[ids] = np.frombuffer(commits, np.uint8).reshape(ids.size, DRAW_BYTES)
-            mine = int(np.searchsorted(ids, u))
-            if msg.reveals[DRAW_BYTES * mine : DRAW_BYTES * (mine + 1)] != self._r:
-                raise self._leave("NeighborKeys", "my own reveal is not the one I sent (the draw was altered by the relay)")
-        else:
-            bad = self._unproven_reveal(ids.tolist(), msg.reveals, msg.revealer_keys, msg.revealer_signatures)
-            if bad is not None:
-                raise self._leave(
-                    "NeighborKeys", f"the reveal of party {bad} does not open its signed commitment (altered by the relay)"
-                )
-            seed = joint_seed(self._digest, msg.reveals)
-        self.seed = seed
-        self.graph, self.committee = self.draw(seed)
-        return table
-
     def _on_neighbor_keys(self, src: int, msg: NeighborKeys) -> list[Send]:
         self._from_aggregator(src)
         draw_commits = self._take_draw(msg)

@@ -29,24 +29,15 @@ from mpc_rr.secure_sum import crypto, shamir
 from mpc_rr.secure_sum._common import SumResult, read_residues
 from mpc_rr.secure_sum._graph import Graph
 from mpc_rr.secure_sum._identity import Identity, default_identity
-from mpc_rr.secure_sum._public_randomness import (
-    DRAW_BYTES,
-    commitment,
-    commitments_digest,
-    joint_seed,
-    revealer_count,
-    revealers,
-)
+from mpc_rr.secure_sum.secagg._draw import ServerDraw
 from mpc_rr.secure_sum.secagg._judge import Judge, SignedShares
 from mpc_rr.secure_sum.secagg._messages import (
     CIPHERTEXT_LEN,
     IDS,
-    PROTOCOL,
     SECAGG_MESSAGES,
     SHARE,
     AdvertiseKeys,
     ConsistencySig,
-    DrawCommitted,
     DrawReveal,
     EncryptedShares,
     ForwardedShares,
@@ -55,10 +46,9 @@ from mpc_rr.secure_sum.secagg._messages import (
     SecAggAbort,
     ShareComplaint,
     UnmaskShares,
-    bitmap,
     read_ids,
 )
-from mpc_rr.secure_sum.secagg._params import SecAggConfig, drawn_graph, parties_in
+from mpc_rr.secure_sum.secagg._params import SecAggConfig
 from mpc_rr.secure_sum.secagg._unmasking import Abort, Unmask, Unmasker, ids_text
 
 __all__ = ["SecAggServer", "ServerState"]
@@ -120,7 +110,7 @@ SECAGG_SERVER_TABLE = table({
 })
 
 
-class SecAggServer(Judge, Unmasker, Role):
+class SecAggServer(ServerDraw, Judge, Unmasker, Role):
     """The aggregator (party 0): routes messages, tracks dropouts, unmasks the sum.
 
     ``result`` is a :class:`SumResult` whose ``included`` lists the parties whose
@@ -253,92 +243,9 @@ class SecAggServer(Judge, Unmasker, Role):
         self.late += 1
         return []
 
-    # -- step 0: keys ---------------------------------------------------------------------
-    def draw(self, seed: bytes) -> tuple[Graph, np.ndarray]:
-        """The graph and the committee of the run whose joint seed is ``seed`` (a pinned
-        graph: it and the label's committee)."""
-        if self.pinned_graph is not None:
-            return self.pinned_graph, self.cfg.committee_for(None)
-        return drawn_graph(self.cfg, seed), self.cfg.committee_for(seed)
-
-    def _on_keys(self, src: int, msg: AdvertiseKeys) -> list[Send]:
-        def read() -> AdvertiseKeys:
-            for name in ("c_pk", "s_pk", "b_commit", "draw_commit"):
-                if len(getattr(msg, name)) != 32:
-                    raise PeerError(f"{self.name}: {name} from party {src} is not 32 bytes", src)
-            self._check_keys(src, msg)
-            return msg
-
-        return self._collect(src, self._keys, read, lambda a, b: a == b, "AdvertiseKeys")
-
-    def _close_keys(self) -> list[Send]:
-        self._drop_silent()
-        got = [(u, msg) for u, msg in self._keys.items() if self.alive[u]]
-        if got:  # every field was checked to be 32 bytes on receipt
-            ids = [u for u, _ in got]
-            tables = ((self._c_pk, "c_pk"), (self._s_pk, "s_pk"), (self._commit, "b_commit"),
-                      (self._draw_commit, "draw_commit"))  # fmt: skip
-            for table, field in tables:
-                raw = b"".join([getattr(msg, field) for _, msg in got])
-                table[ids] = np.frombuffer(raw, np.uint8).reshape(len(ids), 32)
-            for u, msg in got:
-                self._key_sigs[u] = msg.signature
-        self._keys = {}
-        return self._guarded(self._commit_draw)
-
-    # -- step 0: the draw (commit, then reveal: mpc_rr.secure_sum._public_randomness) ------
-    def _commit_draw(self) -> list[Send]:
-        """Fix the contributors (every party whose keys arrived) and send the digest ``D``."""
-        self._bound()
-        self._contributors = self.alive.copy()
-        ids = np.flatnonzero(self._contributors)
-        self._digest = commitments_digest(PROTOCOL, self.run, self._contributors, self._draw_commit[ids].tobytes())
-        msg = DrawCommitted(run=self.run, step=0, digest=self._digest)
-        return [Send(int(u), msg) for u in ids.tolist()]
-
-    def _on_reveal(self, src: int, msg: DrawReveal) -> list[Send]:
-        def read() -> DrawReveal:
-            if not self._contributors[src]:
-                raise PeerError(f"{self.name}: party {src} revealed a draw it did not commit to", src)
-            if len(msg.reveal) != DRAW_BYTES or not self._draw_opens(src, msg.reveal):
-                raise PeerError(f"{self.name}: the reveal of party {src} does not open its commitment", src)
-            self._check_draw(src, msg, self._digest)
-            return msg
-
-        return self._collect(src, self._draw_reveals, read, lambda a, b: a == b, "DrawReveal")
-
-    def _draw_opens(self, src: int, reveal: bytes) -> bool:
-        return bool(commitment(PROTOCOL, self.run, src, reveal) == self._draw_commit[src].tobytes())
-
-    def _close_draw(self) -> list[Send]:
-        """Every contributor revealed: the seed.  Else abort, naming who did not: the seed
-        uses exactly the committed contributions, so excluding one after seeing the others
-        would let the relay choose among seeds."""
-        self._drop_silent()
-        return self._guarded(self._send_neighbor_keys)
-
+    # -- step 0: keys (and the draw: ServerDraw) -------------------------------------------
     def _send_neighbor_keys(self) -> list[Send]:
-        count = revealer_count(int(self._contributors.sum()), parties_in(self.cfg.max_corrupt, self.cfg.n))
-        ids = revealers(self._digest, self._contributors, count).tolist()
-        missing = [u for u in ids if u not in self._draw_reveals]
-        if missing:
-            raise Abort(
-                f"{self.name}: the draw's reveals of {ids_text(missing)} are missing or do not open "
-                "their commitments; the run's public randomness needs every committed one",
-                missing,
-            )
-        reveals = b"".join(self._draw_reveals[u].reveal for u in ids)
-        self.seed = joint_seed(self._digest, reveals)
-        self.graph, self.committee = self.draw(self.seed)
-        contributors = bitmap(self._contributors)
-        rev_keys, rev_sigs = b"", []
-        if count < int(self._contributors.sum()):  # the parties cannot recompute D: the revealers' signed keys
-            rev_keys = np.concatenate([self._c_pk[ids], self._s_pk[ids], self._commit[ids]], axis=1).tobytes()
-            rev_sigs = [self._key_sigs[u] for u in ids]
-        draw_sigs: list[bytes] = [b""] * (self.cfg.n + 1)
-        for u, m in self._draw_reveals.items():
-            draw_sigs[u] = m.signature
-        self._draw_reveals = {}
+        contributors, reveals, rev_keys, rev_sigs, draw_sigs = self._seed_draw()
         self._bound()
         self._prune("pruned: too few live neighbours after key advertisement")
         self._bound()
