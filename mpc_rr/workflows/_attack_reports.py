@@ -210,8 +210,9 @@ def _secagg_adversary(cfg: Any, size: int, variant: str | None) -> dict[str, Any
     return {
         "variant": variant or "protocol",
         "draw": ("fixed: the graph and committee from the run label's base alone (broken variant)" if fixed else
-                 "joint: seed = H(commitment set, every party's reveal); commitments signed in the keys "
-                 "step, fixed before any reveal; a missing reveal aborts naming the party"),
+                 "joint: seed = H(digest of the commitments, the revealers' reveals: every party up to "
+                 "about 400, then the few dozen the digest selects); commitments signed in the keys "
+                 "step, fixed before any reveal; a revealer's missing reveal aborts naming it"),
         "adversary_knew": [
             "the roster (every party's id and verification key)",
             "the run label, its nonce and the protocol's parameters (n, k, t, committee size): the "
