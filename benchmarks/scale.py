@@ -73,9 +73,9 @@ def secagg_exchanges(ex: Execution) -> int:
     """X25519 operations of the run's SecAgg+: 2 agreements per edge end, 2 key generations per party."""
     from mpc_rr.pipeline import dependence_public
 
-    graph = dependence_public(ex.config).graph  # the SecAgg+ public parameters of the run
+    cfg = dependence_public(ex.config).config  # the SecAgg+ public parameters of the run
     live = len(ex.result.parties_dependence)
-    return int(2 * graph.neighbors[1:].shape[0] * graph.degree + 2 * live)
+    return int(2 * cfg.n * cfg.degree + 2 * live)
 
 
 def _tasks(runner: Any) -> Any:

@@ -17,6 +17,11 @@ nothing but the leak distinguishes it from the real protocol:
   for private channels: its shares travel in the clear (no key step would
   help: the "ciphertext" is the residues followed by a zero tag), so whoever
   relays them reads them.
+* :class:`FixedDrawSecAggClient` / :class:`FixedDrawSecAggServer` -- SecAgg+ whose
+  graph and consistency committee come from the run label alone
+  (:func:`~mpc_rr.secure_sum.secagg.fixed_graph`), whatever the parties' joint
+  draw: an adversary that knows the label before the run places its colluders
+  on each target's neighbours (``mpc-rr attack coalition --variant fixed-draw``).
 * :class:`SparsePlainSumClient` / :class:`LenientPlainSumHub` -- a plaintext
   sum whose client drops trailing zeros (a variable-length encoding: the size
   tells where the one is); the hub pads them back.
@@ -33,10 +38,17 @@ import numpy as np
 
 from mpc_rr.core import COORDINATOR, PeerError, Role, Send, WireArray
 from mpc_rr.pipeline import DataParty, RandomizedRecord, wire_record
-from mpc_rr.secure_sum import crypto
+from mpc_rr.secure_sum import Graph, crypto
 from mpc_rr.secure_sum.full_mesh import TAG_LEN, FullMeshParty
 from mpc_rr.secure_sum.plainsum import PlainSumClient, PlainSumHub, PlainValue
-from mpc_rr.secure_sum.secagg import ForwardedShares, MaskedInput, SecAggClient, mask_sum
+from mpc_rr.secure_sum.secagg import (
+    ForwardedShares,
+    MaskedInput,
+    SecAggClient,
+    SecAggServer,
+    fixed_graph,
+    mask_sum,
+)
 
 __all__ = [
     "ALL",
@@ -44,6 +56,8 @@ __all__ = [
     "PIPELINE_PLANTS",
     "PLAINSUM_PLANTS",
     "SECAGG_PLANTS",
+    "FixedDrawSecAggClient",
+    "FixedDrawSecAggServer",
     "LenientPlainSumHub",
     "PlaintextShareMeshParty",
     "Plant",
@@ -103,6 +117,20 @@ class UnmaskedSecAggClient(SecAggClient):
                 s = Send(s.dst, MaskedInput(run=run, step=2, y=WireArray.from_numpy(y)))
             out.append(s)
         return out
+
+
+class FixedDrawSecAggClient(SecAggClient):
+    """SecAgg+ client that ignores the joint seed: the graph and committee of the run label."""
+
+    def draw(self, seed: bytes) -> tuple[Graph, np.ndarray]:
+        return fixed_graph(self.cfg), self.cfg.committee_for(None)
+
+
+class FixedDrawSecAggServer(SecAggServer):
+    """The aggregator of :class:`FixedDrawSecAggClient` (the same fixed draw)."""
+
+    def draw(self, seed: bytes) -> tuple[Graph, np.ndarray]:
+        return fixed_graph(self.cfg), self.cfg.committee_for(None)
 
 
 class ZeroShareMeshParty(FullMeshParty):
@@ -204,6 +232,18 @@ def _unmasked_secagg(isolated: Container[int]) -> Plant:
     return plant
 
 
+def _fixed_draw(roles: dict[int, Role], x: np.ndarray, public: Any) -> dict[int, Role]:
+    out: dict[int, Role] = {}
+    old = roles[COORDINATOR]
+    assert isinstance(old, SecAggServer)
+    out[COORDINATOR] = FixedDrawSecAggServer(public.config, None, identity=old._identity)
+    for i in range(1, x.shape[0] + 1):
+        c = roles[i]
+        assert isinstance(c, SecAggClient)
+        out[i] = FixedDrawSecAggClient(i, public.config, None, x[i - 1], entropy=c.entropy, identity=c._identity)
+    return out
+
+
 def _mesh(kind: type[FullMeshParty], **extra: Any) -> Plant:
     def plant(roles: dict[int, Role], x: np.ndarray, public: Any) -> dict[int, Role]:
         out = dict(roles)
@@ -226,8 +266,11 @@ PLAINSUM_PLANTS: Mapping[str, Plant] = {"sparse-encoding": _sparse_plainsum}
 SECAGG_PLANTS: Mapping[str, Plant] = {
     "masks": _unmasked_secagg(ALL),
     "isolated": _unmasked_secagg({1}),
+    "fixed-draw": _fixed_draw,
 }
-"""``masks``: no pairwise masks at all; ``isolated``: party 1 has degree 0 in the masking graph."""
+"""``masks``: no pairwise masks at all; ``isolated``: party 1 has degree 0 in the masking graph;
+``fixed-draw``: the graph and committee from the run label (known before the run), not the joint
+seed (a coalition placed on the label's graph recovers the inputs: ``attack coalition``)."""
 
 FULL_MESH_PLANTS: Mapping[str, Plant] = {
     "masks": _mesh(ZeroShareMeshParty, isolated=ALL),

@@ -10,8 +10,10 @@ chosen as the worst case for each target (:func:`coalition_members`); and
 
 from __future__ import annotations
 
+import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from fractions import Fraction
 from typing import Any
 
 from mpc_rr.adversary._extensions import attacked, attacks_for
@@ -19,13 +21,14 @@ from mpc_rr.adversary._recovery import MemberState, Recovery, RecoveryResult, re
 from mpc_rr.adversary._secagg_recovery import SecAggView, recover_secagg
 from mpc_rr.adversary._stats import check_confidence, cp_two_sided
 from mpc_rr.core import COORDINATOR, UsageError, View, get_protocol
-from mpc_rr.secure_sum.secagg import SecAggConfig
+from mpc_rr.secure_sum.secagg import SecAggConfig, fixed_graph
 
 __all__ = [
     "CoalitionModel",
     "coalition_members",
     "coalition_model",
     "coalition_sweep",
+    "draw_exposure",
     "full_mesh_coalition",
     "pool",
     "score",
@@ -54,14 +57,43 @@ class CoalitionModel:
 
 
 def secagg_coalition(public: Any, parties: int) -> CoalitionModel:
-    """SecAgg+: the server plus ``C`` clients; up to ``t - 1`` of a party's neighbours learn nothing."""
-    cfg, graph = public.config, public.graph
+    """SecAgg+: the server plus ``C`` clients; up to ``t - 1`` of a party's neighbours learn nothing.
+
+    The adaptive adversary chooses its colluders before the draw with everything
+    public then: the roster, the run label and its nonce, the parameters.  Its best
+    prediction of the graph is the one the label determines
+    (:func:`~mpc_rr.secure_sum.secagg.fixed_graph`, or a graph the public
+    parameters pin): exact under the broken variant that draws from the label,
+    worthless under the protocol's joint draw (the seed depends on every honest
+    party's fresh contribution).
+    """
+    cfg = public.config
     nb = None
     if cfg.degree < parties - 1:
+        graph = public.graph if public.graph is not None else fixed_graph(cfg)
         nb = {u: graph.of(u).tolist() for u in range(1, parties + 1)}
     return CoalitionModel(
         cfg.threshold, f"Shamir threshold t = {cfg.threshold} (degree k = {cfg.degree})", 0, True, nb
     )
+
+
+def draw_exposure(n: int, degree: int, threshold: int, size: int) -> float:
+    """Probability that a fresh uniform graph gives one target at least ``threshold`` of its
+    ``degree`` neighbours among ``size`` colluders fixed beforehand (hypergeometric tail over
+    the ``n - 1`` other parties: the neighbours of a random regular graph are a uniform
+    ``degree``-subset for a fixed target).
+
+    What the adversary can reach under the joint draw: each abort-and-rerun is one more
+    independent draw, so ``R`` runs expose a given target with probability at most ``R`` times
+    this.
+    """
+    others = n - 1
+    size = min(size, others)
+    if degree >= others:
+        return 1.0 if size >= threshold else 0.0
+    total = math.comb(others, degree)
+    hits = sum(math.comb(size, i) * math.comb(others - size, degree - i) for i in range(threshold, min(size, degree) + 1))
+    return float(Fraction(hits, total))
 
 
 def full_mesh_coalition(public: Any, parties: int) -> CoalitionModel:

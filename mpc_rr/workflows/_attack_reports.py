@@ -127,8 +127,14 @@ def coalition_report(
     confidence: float = 0.95,
     curve: bool = True,
     network: ObservedNetwork | None = None,
+    variant: str | None = None,
 ) -> dict[str, Any]:
     """Coalitions against ``protocol`` (its registered ``coalition`` model): ``repeats`` runs pooled.
+
+    ``variant``: a broken variant of the protocol (a name of its ``plants`` hook, e.g.
+    SecAgg+'s ``fixed-draw``: the graph from the run label), else the protocol itself.
+    The coalition is chosen before the run with what is public then (the
+    ``adversary_knew`` of the JSON).
 
     Each run: one-hot inputs over ``cells`` (seeds ``seed``, ``seed + 1``, ...),
     secrets from the OS CSPRNG; coalitions of ``size`` (and, with ``curve``,
@@ -156,7 +162,7 @@ def coalition_report(
     obs = None
     for rep in range(repeats):
         obs = observed_run(protocol, network=network, parties=n, cells=cells, seed=seed + rep,
-                           options=options)  # fmt: skip
+                           options=options, planted=variant)  # fmt: skip
         if not obs.result.ok:
             raise UsageError(f"the {protocol} run did not finish: {obs.result.errors}")
         view = observe(obs.tap, obs.message_types)
@@ -186,6 +192,8 @@ def coalition_report(
         "repeats": repeats,
     }
     out["params"] = obs.sum_public.as_json()  # what the run declared (SecAgg+: degree, threshold, bounds)
+    if protocol == "secagg":  # who the adaptive adversary chose, and what it knew before the draw
+        out |= _secagg_adversary(obs.sum_public.config, size, variant)
     if curve:
         out["curve"] = [
             {"size": c, "success": r.success, "ci": list(r.ci), "baseline": r.baseline,
@@ -194,6 +202,38 @@ def coalition_report(
         ]  # fmt: skip
     out["head"] = head
     return out
+
+
+def _secagg_adversary(cfg: Any, size: int, variant: str | None) -> dict[str, Any]:
+    """What the adaptive adversary of ``attack coalition`` knew and could do (SecAgg+)."""
+    from mpc_rr.adversary import draw_exposure
+
+    fixed = variant == "fixed-draw"
+    p = draw_exposure(cfg.n, cfg.degree, cfg.threshold, size)
+    return {
+        "variant": variant or "protocol",
+        "draw": ("fixed: the graph and committee from the run label's base alone (broken variant)" if fixed else
+                 "joint: seed = H(digest of the commitments, the revealers' reveals: every party up to "
+                 "about 400, then the few dozen the digest selects); commitments signed in the keys "
+                 "step, fixed before any reveal; a revealer's missing reveal aborts naming it"),
+        "adversary_knew": [
+            "the roster (every party's id and verification key)",
+            "the run label, its nonce and the protocol's parameters (n, k, t, committee size): the "
+            "server chooses the nonce and may grind it",
+            "its colluders' draw contributions (chosen before any honest reveal)",
+            "every reveal before the parties see them (it relays them): it may abort and rerun, "
+            "one fresh draw per run",
+        ],
+        "colluders_chosen": "before the draw, for each target: the neighbours of the graph the label "
+                            "determines, then the other parties"
+                            + (" (the run's graph: the label fixes it)" if fixed else
+                               " (a guess: the run's graph is drawn after)"),
+        "exposure_per_draw": None if fixed else p,
+        "exposure_note": (None if fixed else
+                          f"a fresh draw gives one target >= t = {cfg.threshold} of its k = {cfg.degree} "
+                          f"neighbours among {size} fixed colluders with probability {p:.3g}; R aborted "
+                          f"and rerun draws: at most R x that"),
+    }
 
 
 def eavesdrop_report(

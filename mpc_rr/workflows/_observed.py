@@ -147,7 +147,7 @@ def _sum_roles(
 def _legacy_public(protocol: str, public: Any) -> dict[str, Any]:
     """The named parameters the attacks of the adversary module take (``config``; ``n``, ``modulus``)."""
     if hasattr(public, "config"):
-        return {"config": public.config, "graph": public.graph}
+        return {"config": public.config}
     if hasattr(public, "modulus") and public.modulus:
         return {"n": public.n, "modulus": public.modulus}
     return {}

@@ -267,8 +267,10 @@ def make_round(lesson: Lesson, rng: np.random.Generator) -> Any:
                 raise UsageError(f"SecAgg+ in class needs at least 4 students, {n} present")
             pub = secagg_public(n, k, run=run, max_dropout=SECAGG_DROPOUT)
             cfg = pub.config
+            if cfg.committee_size < n:  # the page signs as everyone does; it draws no committee
+                raise UsageError(f"SecAgg+ in class: {n} students need a consistency committee the page cannot draw")
             public.update(modulus=cfg.modulus, threshold=cfg.threshold, max_dropped=cfg.max_dropped,
-                          quorum=cfg.quorum, committee=np.flatnonzero(cfg.committee).tolist())  # fmt: skip
+                          quorum=cfg.quorum, committee=list(range(1, n + 1)))  # fmt: skip
             roles[0] = SecAggServer(cfg, pub.graph, identity=ids[0])
             for b, a in enumerate(answers):
                 pid = browsers + 1 + b

@@ -52,7 +52,7 @@ def secagg_lesson(
         if cheat not in SERVER_STRATEGIES:
             raise UsageError(f"--cheat must be one of {', '.join(SERVER_STRATEGIES)}, got {cheat!r}")
         honest = roles[COORDINATOR]
-        roles[COORDINATOR] = CheatingServer(honest.cfg, honest.graph, strategy=cheat)  # type: ignore[attr-defined]
+        roles[COORDINATOR] = CheatingServer(honest.cfg, honest.pinned_graph, strategy=cheat)  # type: ignore[attr-defined]
     roles = drop_roles(roles, drops, step_messages("secagg"))
     R = int(params["modulus"])
     server = roles[COORDINATOR]
@@ -72,8 +72,9 @@ def secagg_lesson(
         *vote_lines(x, options),
     ]
     titles = {
-        "keys": "Round 1 - keys: every party advertises two public keys and a commitment to its "
-                "self-mask seed b",
+        "keys": "Round 1 - keys and the draw: every party advertises two public keys, a commitment "
+                "to its self-mask seed b and one to a random contribution r; once all are fixed, "
+                "it reveals r, and every r together seeds the graph and the committee",
         "shares": "Round 2 - secret shares: every party Shamir-shares its mask key and b among its "
                   "neighbours, encrypted for each",
         "masked": "Round 3 - masked inputs: y = x + PRG(b) + pairwise masks (mod R)",
@@ -84,7 +85,8 @@ def secagg_lesson(
         "result": "Result - the aggregator removes the masks and announces the count",
     }  # fmt: skip
     kinds = {
-        "AdvertiseKeys": "keys", "NeighborKeys": "keys", "EncryptedShares": "shares",
+        "AdvertiseKeys": "keys", "DrawCommitted": "keys", "DrawReveal": "keys", "NeighborKeys": "keys",
+        "EncryptedShares": "shares",
         "ForwardedShares": "shares", "ShareComplaint": "masked", "ShareProofs": "masked", "MaskedInput": "masked", "SurvivorSet": "consistency",
         "ConsistencySig": "consistency", "UnmaskRequest": "unmask",
         "UnmaskShares": "unmask", "Aggregate": "result", "SecAggAbort": "result",
@@ -98,9 +100,15 @@ def secagg_lesson(
     def describe(s: Sent) -> list[tuple[str, str]]:
         m = s.msg
         if isinstance(m, secagg.AdvertiseKeys):
-            return [("c_pk", short_hex(m.c_pk)), ("s_pk", short_hex(m.s_pk)), ("SHA-256(b)", short_hex(m.b_commit))]
+            return [("c_pk", short_hex(m.c_pk)), ("s_pk", short_hex(m.s_pk)), ("SHA-256(b)", short_hex(m.b_commit)),
+                    ("commitment to r", short_hex(m.draw_commit))]  # fmt: skip
+        if isinstance(m, secagg.DrawCommitted):
+            return [("digest of every commitment to r", short_hex(m.digest))]
+        if isinstance(m, secagg.DrawReveal):
+            return [("its contribution r", short_hex(m.reveal))]
         if isinstance(m, secagg.NeighborKeys):
-            return [("neighbours", ids(m.ids)), ("their public keys", f"{m.ids.shape[0]} x (c_pk, s_pk)")]
+            return [("every r", f"{len(m.reveals) // 32} x 32 B (the seed of the graph and the committee)"),
+                    ("neighbours", ids(m.ids)), ("their public keys", f"{m.ids.shape[0]} x (c_pk, s_pk)")]  # fmt: skip
         if isinstance(m, secagg.EncryptedShares):
             k = m.recipients.shape[0]
             return [("for", ids(m.recipients)),
@@ -146,7 +154,11 @@ def secagg_lesson(
             out.append((
                 "Each party made two X25519 key pairs: c (to encrypt shares for a neighbour) and s "
                 "(to agree a pairwise mask key s_uv with each neighbour), and committed to a random "
-                "self-mask seed b. The aggregator forwards each party its live neighbours' keys.",
+                "self-mask seed b. Each also committed to 32 random bytes r and revealed them only "
+                "once every commitment was fixed: the hash of all of them is the run's seed, which "
+                "no one (not the aggregator, not a group of colluders) could choose or predict, and "
+                "the neighbour graph and the committee are drawn from it. The aggregator forwards "
+                "each party every r and its live neighbours' keys.",
                 everyone,
             ))  # fmt: skip
         elif key == "shares":

@@ -139,15 +139,15 @@ def test_a_message_of_an_earlier_run_with_the_same_seed_is_rejected_naming_its_s
     assert err.value.peer == 1
 
 
-def test_the_nonce_does_not_change_the_secagg_graph() -> None:
-    """Same seed, same results: the nonce changes labels only, not SecAgg+'s neighbour graph."""
-    from mpc_rr.secure_sum.secagg import secagg_public
+def test_the_secagg_graph_is_not_a_function_of_the_label() -> None:
+    """The label (seed and nonce) fixes only the broken variant's graph (what an adversary
+    computes before the run); the protocol draws its graph in the run."""
+    from mpc_rr.secure_sum.secagg import fixed_graph, secagg_public
 
     spec = get_protocol("secagg")
-    graphs = [
-        secagg_public(60, 3, run=run_label(spec, 9, {}, nonce), degree=20).graph.neighbors
-        for nonce in ("", "aa11", "bb22")
-    ]
+    pubs = [secagg_public(60, 3, run=run_label(spec, 9, {}, nonce), degree=20) for nonce in ("", "aa11", "bb22")]
+    assert all(p.graph is None for p in pubs)  # nothing to predict: drawn from the parties' joint seed
+    graphs = [fixed_graph(p.config).neighbors for p in pubs]
     assert np.array_equal(graphs[0], graphs[1]) and np.array_equal(graphs[0], graphs[2])
-    other = secagg_public(60, 3, run=run_label(spec, 10, {}, "aa11"), degree=20).graph.neighbors
-    assert not np.array_equal(graphs[0], other)  # the base (here the seed) still matters
+    other = fixed_graph(secagg_public(60, 3, run=run_label(spec, 10, {}, "aa11"), degree=20).config).neighbors
+    assert not np.array_equal(graphs[0], other)  # the fixed derivation follows the label's base

@@ -152,14 +152,19 @@ class CheatingServer(SecAggServer):
                 if ad is not None:  # replay: the earlier run's signed advertisement, whole
                     s_pks[k], commits[k] = np.frombuffer(ad.s_pk, np.uint8), np.frombuffer(ad.b_commit, np.uint8)
                     sigs[k] = ad.signature
-            msg = NeighborKeys(run=m.run, step=m.step, ids=m.ids, c_pks=WireArray.from_numpy(c_pks),
-                               s_pks=WireArray.from_numpy(s_pks), commits=WireArray.from_numpy(commits),
-                               signatures=sigs)  # fmt: skip
+            msg = msgspec.structs.replace(m, c_pks=WireArray.from_numpy(c_pks), s_pks=WireArray.from_numpy(s_pks),
+                                          commits=WireArray.from_numpy(commits), signatures=sigs)  # fmt: skip
             rewritten.append(Send(s.dst, msg))
         return rewritten
 
     def _check_keys(self, src: int, msg: AdvertiseKeys) -> None:
         return None  # a cheating server does not care
+
+    def _draw_opens(self, src: int, reveal: bytes) -> bool:
+        return True  # nor about the draw's commitments (the parties check them)
+
+    def _check_draw(self, *args: Any) -> None:
+        return None
 
     def _check_shares(self, src: int, recipients: np.ndarray, cts: np.ndarray, signature: bytes) -> Any:
         return _unchecked_shares(super()._check_shares, src, recipients, cts, signature)
@@ -369,17 +374,17 @@ class CheatingClient(SecAggClient):
         msg: AdvertiseKeys = out[0].msg  # type: ignore[assignment]
         if self.strategy == "forged-signature":
             msg = AdvertiseKeys(run=msg.run, step=0, c_pk=msg.c_pk, s_pk=msg.s_pk, b_commit=msg.b_commit,
-                                signature=bytes(64))  # fmt: skip
+                                draw_commit=msg.draw_commit, signature=bytes(64))  # fmt: skip
         elif self.strategy == "key-reuse" and self._earlier is not None:
             e = self._earlier
-            self._c_sk, self._s_sk, self._b = e._c_sk, e._s_sk, e._b
+            self._c_sk, self._s_sk, self._b, self._r = e._c_sk, e._s_sk, e._b, e._r
             # its earlier keys and signature, in this run's envelope (a deployment's run label
             # carries the hub's nonce: the earlier run's label would not even be routed)
             msg = msgspec.structs.replace(e.sent_keys, run=msg.run)  # type: ignore[attr-defined]
         elif self.strategy == "claim-sender":  # its own keys, signed as party 1's
-            sig = self.identity.sign(self._signed("keys", 1, msg.c_pk, msg.s_pk, msg.b_commit))
+            sig = self.identity.sign(self._signed("keys", 1, msg.c_pk, msg.s_pk, msg.b_commit, msg.draw_commit))
             msg = AdvertiseKeys(run=msg.run, step=0, c_pk=msg.c_pk, s_pk=msg.s_pk, b_commit=msg.b_commit,
-                                signature=sig)  # fmt: skip
+                                draw_commit=msg.draw_commit, signature=sig)  # fmt: skip
         self.sent_keys = msg
         return [Send(COORDINATOR, msg)]
 
@@ -421,23 +426,39 @@ class TrustingClient(SecAggClient):
         run = self.run
         if self.unbound:
             self.run = ""
+            if round_ == "keys":
+                parts = parts[:3]  # the keys alone: no draw commitment binds them to this run either
         try:
             return super()._signed(round_, sender, *parts)
         finally:
             self.run = run
 
+    @property
+    def _draw_label(self) -> str:
+        return "" if self.unbound else self.run
+
     def _forged_key(self, ids: list[int], *args: Any) -> int | None:
         if not self.unbound:
             return None
-        c_pks, s_pks, commits, sigs = args
+        c_pks, s_pks, commits, _draws, sigs = args
         for i, v in enumerate(ids):
-            payload = self._signed("keys", v, c_pks[i].tobytes(), s_pks[i].tobytes(), commits[i].tobytes())
+            parts = (c_pks[i].tobytes(), s_pks[i].tobytes(), commits[i].tobytes())
+            payload = self._signed("keys", v, *parts)
             if not self.roster.verify(v, sigs[i], payload):
                 return v
         return None
 
     def _share_signed(self, *args: Any) -> bool:
         return True
+
+    def _draw_unsigned(self, *args: Any) -> int | None:
+        return None
+
+    def _unproven_reveal(self, *args: Any) -> int | None:
+        return None
+
+    def _survivors_suspect(self, *args: Any) -> str:
+        return ""
 
     def _inconsistent(self, msg: UnmaskRequest, members: np.ndarray) -> str:
         return ""
@@ -466,6 +487,12 @@ class TrustingServer(SecAggServer):
     """SecAgg+ aggregator that checks no signature and judges no complaint."""
 
     def _check_keys(self, src: int, msg: AdvertiseKeys) -> None:
+        return None
+
+    def _draw_opens(self, src: int, reveal: bytes) -> bool:
+        return True
+
+    def _check_draw(self, *args: Any) -> None:
         return None
 
     def _check_shares(self, src: int, recipients: np.ndarray, cts: np.ndarray, signature: bytes) -> Any:

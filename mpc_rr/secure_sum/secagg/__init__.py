@@ -2,7 +2,12 @@
 
 How this protocol works.  Data parties ``1..n`` talk only to the aggregator
 (party 0), which routes every message; a public random ``k``-regular graph
-(:class:`~mpc_rr.secure_sum.Graph`) says who masks with whom.
+(:class:`~mpc_rr.secure_sum.Graph`) says who masks with whom.  The graph and the
+consistency committee are drawn in step 0 from a seed the parties derive together
+(:mod:`mpc_rr.secure_sum._public_randomness`): each commits to 32 random bytes in its
+signed keys, the aggregator sends the digest of the commitments
+(:class:`DrawCommitted`), each signs it and reveals (:class:`DrawReveal`), and
+:class:`NeighborKeys` carries the reveals -- fixed after the roster, before any share.
 
 ====  ===========================  ==============================================
 step  party ``u``                  aggregator
@@ -57,7 +62,9 @@ Threat model (what the docstring promises, and what tests check):
   fewer than ``t`` shares of its seeds.  Honest parties reveal, for each
   neighbour, a share of ``b`` *or* of ``s_sk``, never both.
 * **Dropouts**: any party may vanish at any step (key advertisement, share
-  distribution, masked input, unmasking).  The run is exact over the inputs of
+  distribution, masked input, unmasking) -- except a revealer of the draw between
+  its commitment and its reveal: that aborts the run, naming it (skipping its reveal
+  would let the aggregator choose among seeds).  The run is exact over the inputs of
   the parties that sent a masked input, as long as the cumulative number of
   dropouts is at most ``floor(max_dropout * n)`` and every party whose seed
   must be reconstructed keeps ``t`` live neighbours.  Beyond either bound the
@@ -111,6 +118,8 @@ __all__ = [
     "Aggregate",
     "ClientState",
     "ConsistencySig",
+    "DrawCommitted",
+    "DrawReveal",
     "EncryptedShares",
     "ForwardedShares",
     "Judge",
@@ -134,10 +143,14 @@ __all__ = [
     "UnmaskShares",
     "Unmasker",
     "bitmap",
+    "commitments_digest",
     "consistency_committee",
     "default_degree",
     "default_threshold",
+    "drawn_graph",
+    "fixed_graph",
     "ids_text",
+    "joint_seed",
     "mask_sum",
     "parties_in",
     "read_bitmap",
@@ -158,6 +171,8 @@ _HOME = {
     "CIPHERTEXT_LEN": "mpc_rr.secure_sum.secagg._messages",
     "ClientState": "mpc_rr.secure_sum.secagg._client",
     "ConsistencySig": "mpc_rr.secure_sum.secagg._messages",
+    "DrawCommitted": "mpc_rr.secure_sum.secagg._messages",
+    "DrawReveal": "mpc_rr.secure_sum.secagg._messages",
     "DEFAULT_FAILURE": "mpc_rr.secure_sum.secagg._params",
     "DEFAULT_MAX_CORRUPT": "mpc_rr.secure_sum.secagg._params",
     "DEFAULT_MAX_DROPOUT": "mpc_rr.secure_sum.secagg._params",
@@ -189,9 +204,13 @@ _HOME = {
     "UnmaskShares": "mpc_rr.secure_sum.secagg._messages",
     "Unmasker": "mpc_rr.secure_sum.secagg._unmasking",
     "bitmap": "mpc_rr.secure_sum.secagg._messages",
+    "commitments_digest": "mpc_rr.secure_sum._public_randomness",
+    "joint_seed": "mpc_rr.secure_sum._public_randomness",
     "consistency_committee": "mpc_rr.secure_sum.secagg._params",
     "default_degree": "mpc_rr.secure_sum.secagg._params",
     "default_threshold": "mpc_rr.secure_sum.secagg._params",
+    "drawn_graph": "mpc_rr.secure_sum.secagg._params",
+    "fixed_graph": "mpc_rr.secure_sum.secagg._params",
     "ids_text": "mpc_rr.secure_sum.secagg._unmasking",
     "mask_sum": "mpc_rr.secure_sum.secagg._client",
     "parties_in": "mpc_rr.secure_sum.secagg._params",
@@ -208,6 +227,7 @@ _HOME = {
 __getattr__, __dir__ = lazy_exports(__name__, _HOME, globals())
 
 if TYPE_CHECKING:
+    from mpc_rr.secure_sum._public_randomness import commitments_digest, joint_seed
     from mpc_rr.secure_sum.secagg._client import (
         ClientState,
         SecAggClient,
@@ -228,6 +248,8 @@ if TYPE_CHECKING:
         AdvertiseKeys,
         Aggregate,
         ConsistencySig,
+        DrawCommitted,
+        DrawReveal,
         EncryptedShares,
         ForwardedShares,
         MaskedInput,
@@ -254,6 +276,8 @@ if TYPE_CHECKING:
         consistency_committee,
         default_degree,
         default_threshold,
+        drawn_graph,
+        fixed_graph,
         parties_in,
         secagg_public,
         secure_threshold,

@@ -30,15 +30,22 @@ from mpc_rr.secure_sum._identity import (
     Roster,
     default_identity,
 )
+from mpc_rr.secure_sum._public_randomness import (
+    DRAW_BYTES,
+    commitment,
+)
 from mpc_rr.secure_sum.secagg._client_checks import ClientChecks
+from mpc_rr.secure_sum.secagg._draw import ClientDraw
 from mpc_rr.secure_sum.secagg._messages import (
     CIPHERTEXT_LEN,
     IDS,
+    PROTOCOL,
     SECAGG_MESSAGES,
     SHARE,
     AdvertiseKeys,
     Aggregate,
     ConsistencySig,
+    DrawCommitted,
     EncryptedShares,
     ForwardedShares,
     MaskedInput,
@@ -72,7 +79,8 @@ def mask_sum(
 
 
 class ClientState(enum.Enum):
-    KEYS = "keys advertised, waiting for neighbour keys"
+    KEYS = "keys and draw commitment advertised, waiting for the commitment set"
+    DRAW = "draw revealed, waiting for every reveal and my neighbour keys"
     SHARES = "shares sent, waiting for the shares addressed to me"
     MASKED = "masked input (or a share complaint) sent, waiting for the survivor set (or the proofs)"
     CONSISTENCY = "survivor set signed (a committee member), waiting for the committee's signatures"
@@ -82,9 +90,13 @@ class ClientState(enum.Enum):
 
 
 # A data party talks only to the aggregator (party 0), one answer per step:
-#   KEYS    AdvertiseKeys is out (start); NeighborKeys (its live neighbours' keys) -> it
-#           Shamir-shares its mask key s_sk and self-mask seed b among them, encrypted
-#           pairwise: EncryptedShares;
+#   KEYS    AdvertiseKeys (with a commitment to r, its share of the public randomness) is out
+#           (start); DrawCommitted (the digest D of every commitment) -> it signs D and reveals
+#           r: DrawReveal;
+#   DRAW    NeighborKeys (every reveal, and its live neighbours' keys) -> it checks the reveals
+#           against D, derives the seed, the graph and the committee, checks its neighbours
+#           signed the same D, and Shamir-shares its mask key s_sk and self-mask seed b among
+#           them, encrypted pairwise: EncryptedShares;
 #   SHARES  ForwardedShares (the shares addressed to it) -> its masked input
 #           y = x + PRG(b) + sum_v +-PRG(s_uv) (mod R): MaskedInput; or, when some share
 #           does not open, a ShareComplaint asking for its sender's signed proof;
@@ -99,7 +111,8 @@ class ClientState(enum.Enum):
 # SecAggAbort in any step: the aggregator stopped the run.  A malformed message from the
 # aggregator makes the party leave (abort naming it): it becomes a dropout.
 SECAGG_CLIENT_TABLE = table({
-    (ClientState.KEYS, NeighborKeys): Transition("_on_neighbor_keys", ClientState.SHARES),
+    (ClientState.KEYS, DrawCommitted): Transition("_on_draw_committed", ClientState.DRAW),
+    (ClientState.DRAW, NeighborKeys): Transition("_on_neighbor_keys", ClientState.SHARES),
     (ClientState.SHARES, ForwardedShares): Transition("_on_forwarded", ClientState.MASKED),
     (ClientState.MASKED, ShareProofs): Transition("_on_proofs", ClientState.MASKED),
     (ClientState.MASKED, SurvivorSet): Transition("_on_survivors", ClientState.CONSISTENCY),
@@ -107,20 +120,24 @@ SECAGG_CLIENT_TABLE = table({
     (ClientState.MASKED, UnmaskRequest): Transition("_on_unmask_request_unsigned", ClientState.UNMASK),
     (ClientState.UNMASK, Aggregate): Transition("_on_aggregate", ClientState.DONE),
     **each(
-        (ClientState.KEYS, ClientState.SHARES, ClientState.MASKED, ClientState.CONSISTENCY,
-         ClientState.UNMASK),
+        (ClientState.KEYS, ClientState.DRAW, ClientState.SHARES, ClientState.MASKED,
+         ClientState.CONSISTENCY, ClientState.UNMASK),
         SecAggAbort, "_on_abort", ClientState.ABORTED,
     ),
 })
 
 
-class SecAggClient(ClientChecks, Role):
+class SecAggClient(ClientDraw, ClientChecks, Role):
     """Data party ``party_id`` in ``1..n``.
 
     Parameters
     ----------
-    config, graph:
-        The public parameters and graph (shared by all roles of the run).
+    config:
+        The public parameters (shared by all roles of the run).
+    graph:
+        ``None``: the graph and the committee are drawn from the run's joint seed (the
+        protocol); a graph pins them (that graph and the run label's committee: unit tests
+        and the adversary module's broken variant only).
     x:
         The private input vector (``cells`` entries in ``[0, (R - 1) // n]``).
     entropy:
@@ -153,7 +170,7 @@ class SecAggClient(ClientChecks, Role):
         self,
         party_id: int,
         config: SecAggConfig,
-        graph: Graph,
+        graph: Graph | None,
         x: np.ndarray,
         *,
         entropy: Entropy | None = None,
@@ -162,11 +179,14 @@ class SecAggClient(ClientChecks, Role):
         super().__init__(party_id, ClientState.KEYS)
         if not 1 <= self.party_id <= config.n:
             raise UsageError(f"party_id must be in 1..{config.n}, got {party_id}")
-        if graph.n != config.n or graph.degree != config.degree:
+        if graph is not None and (graph.n != config.n or graph.degree != config.degree):
             raise UsageError("graph does not match config (n or degree differ)")
         self.cfg = config
         self.run = config.run
-        self.graph = graph
+        self.pinned_graph = graph
+        self.seed: bytes | None = None  # the run's joint seed, once drawn
+        self.graph: Graph  # drawn with the seed (NeighborKeys)
+        self.committee: np.ndarray
         # held in the wire dtype (values < R): a quarter of the memory of uint64 for Adult
         self.x = check_inputs(x, config.modulus, config.n).astype(config.dtype)
         if self.x.size != config.cells:
@@ -192,9 +212,13 @@ class SecAggClient(ClientChecks, Role):
         self._c_sk, c_pk = crypto.keypair(self.entropy)
         self._s_sk, s_pk = crypto.keypair(self.entropy)
         self._b = self.entropy.key(32)
+        self._r = self.entropy.key(DRAW_BYTES)  # my share of the run's public randomness
         commit = hashlib.sha256(self._b).digest()
-        sig = self.identity.sign(self._signed("keys", self.party_id, c_pk, s_pk, commit))
-        msg = AdvertiseKeys(run=self.run, step=0, c_pk=c_pk, s_pk=s_pk, b_commit=commit, signature=sig)
+        draw = commitment(PROTOCOL, self._draw_label, self.party_id, self._r)
+        sig = self.identity.sign(self._signed("keys", self.party_id, c_pk, s_pk, commit, draw))
+        msg = AdvertiseKeys(
+            run=self.run, step=0, c_pk=c_pk, s_pk=s_pk, b_commit=commit, draw_commit=draw, signature=sig
+        )
         return [Send(COORDINATOR, msg)]
 
     def waiting_for(self) -> AbstractSet[int]:
@@ -237,6 +261,7 @@ class SecAggClient(ClientChecks, Role):
     # -- steps ---------------------------------------------------------------------------
     def _on_neighbor_keys(self, src: int, msg: NeighborKeys) -> list[Send]:
         self._from_aggregator(src)
+        draw_commits = self._take_draw(msg)
         try:
             ids = read_ids(msg.ids, src, "neighbour ids", at_most=self.cfg.degree)
             m = ids.size
@@ -245,8 +270,13 @@ class SecAggClient(ClientChecks, Role):
             if msg.commits is None:
                 raise DecodeError("NeighborKeys without the seed commitments", src)
             commits = msg.commits.to_numpy(dtype=np.uint8, shape=(m, 32), sender=src)
-            if len(msg.signatures) != m:
-                raise DecodeError(f"{len(msg.signatures)} signatures for {m} neighbours", src)
+            if msg.draw_commits is None:
+                raise DecodeError("NeighborKeys without the draw commitments", src)
+            nb_draws = msg.draw_commits.to_numpy(dtype=np.uint8, shape=(m, 32), sender=src)
+            if len(msg.signatures) != m or len(msg.draw_signatures) != m:
+                raise DecodeError(
+                    f"{len(msg.signatures)} key and {len(msg.draw_signatures)} draw signatures for {m} neighbours", src
+                )
         except DecodeError as exc:
             raise self._leave("NeighborKeys", str(exc)) from None
         id_list = ids.tolist()
@@ -256,12 +286,21 @@ class SecAggClient(ClientChecks, Role):
         t = self.cfg.threshold
         if m < t:
             raise self._leave("NeighborKeys", f"only {m} live neighbours, threshold is {t}")
-        bad = self._forged_key(id_list, c_pks, s_pks, commits, msg.signatures)
+        if draw_commits is not None and not np.array_equal(nb_draws, draw_commits[ids]):
+            raise self._leave("NeighborKeys", "neighbours' draw commitments that their reveals do not open")
+        bad = self._forged_key(id_list, c_pks, s_pks, commits, nb_draws, msg.signatures)
         if bad is not None:
             raise self._leave(
                 "NeighborKeys",
                 f"the keys of party {bad} do not carry its signature for this run (substituted "
                 "or replayed by the relay)",
+            )
+        bad = self._draw_unsigned(id_list, self._digest, msg.draw_signatures)
+        if bad is not None:
+            raise self._leave(
+                "NeighborKeys",
+                f"party {bad} did not sign the commitment set I was shown (equivocation: the relay "
+                "showed the parties different draws)",
             )
         self._nb_ids = ids
         self._nb_s_pks = s_pks.tobytes()  # row i: the mask key of ids[i]
@@ -402,6 +441,9 @@ class SecAggClient(ClientChecks, Role):
             raise self._leave(what, "the survivor set is not a bitmap over the parties")
         if not members[self.party_id] or members[COORDINATOR]:
             raise self._leave(what, "a survivor set without me (or with the aggregator)")
+        why = self._survivors_suspect(members, self._holders)
+        if why:
+            raise self._leave(what, why)
         return members
 
     def _on_survivors(self, src: int, msg: SurvivorSet) -> list[Send]:

@@ -24,7 +24,7 @@ server's routing stays readable).  What each check establishes:
   one that matches the complainer's signed public key.
 * **Consistency** (Round 3 ConsistencyCheck): the survivor set ``U3`` goes to
   every member of the consistency committee in it
-  (:attr:`~mpc_rr.secure_sum.secagg.SecAggConfig.committee`), each signs it, and
+  (drawn for the run: :meth:`~mpc_rr.secure_sum.secagg.SecAggConfig.committee_for`), each signs it, and
   the set with the signatures of at least
   :attr:`~mpc_rr.secure_sum.secagg.SecAggConfig.quorum` members travels in the
   unmask request to every survivor; an honest party reveals only then.  Only the
@@ -50,6 +50,7 @@ from mpc_rr.secure_sum.secagg._messages import (
     AdvertiseKeys,
     Aggregate,
     ConsistencySig,
+    DrawReveal,
     EncryptedShares,
     MaskedInput,
     ShareComplaint,
@@ -102,7 +103,7 @@ class SecAggPrecheck:
         run = self.cfg.run
         try:
             if isinstance(msg, AdvertiseKeys):
-                parts = (msg.c_pk, msg.s_pk, msg.b_commit)
+                parts = (msg.c_pk, msg.s_pk, msg.b_commit, msg.draw_commit)
                 return all(len(p) == 32 for p in parts) and self._roster.verify(
                     src, msg.signature, signed_payload(PROTOCOL, run, "keys", src, *parts)
                 )
@@ -122,6 +123,7 @@ class Judge:
     cfg: SecAggConfig
     run: str
     name: str
+    committee: np.ndarray
     prechecked: bool
     late: int
     _mask_sets: dict[int, np.ndarray]
@@ -144,13 +146,18 @@ class Judge:
     def _check_keys(self, src: int, msg: AdvertiseKeys) -> None:
         if self.prechecked:  # verified by a co-worker of the aggregator (SecAggPrecheck)
             return
-        payload = self._signed("keys", src, msg.c_pk, msg.s_pk, msg.b_commit)
+        payload = self._signed("keys", src, msg.c_pk, msg.s_pk, msg.b_commit, msg.draw_commit)
         if not self.identity.roster.verify(src, msg.signature, payload):
             raise PeerError(
                 f"{self.name}: the keys of party {src} do not carry its signature for this run "
                 "(forged, replayed or claiming another sender)",
                 src,
             )
+
+    def _check_draw(self, src: int, msg: DrawReveal, digest: bytes) -> None:
+        """The reveal's signature on the draw digest the server sent (its neighbours check it too)."""
+        if not self.identity.roster.verify(src, msg.signature, self._signed("draw", src, digest)):
+            raise PeerError(f"{self.name}: party {src}'s signature is not on the draw's commitment set", src)
 
     # -- round 1 ---------------------------------------------------------------------------
     def _check_shares(self, src: int, recipients: np.ndarray, cts: np.ndarray, signature: bytes) -> SignedShares:
@@ -227,7 +234,7 @@ class Judge:
         self._survivors = bitmap(members)
         self._consistency: dict[int, bytes] = {}
         msg = SurvivorSet(run=self.run, step=3, survivors=self._survivors)
-        return [Send(int(v), msg) for v in np.flatnonzero(members & self.cfg.committee)]
+        return [Send(int(v), msg) for v in np.flatnonzero(members & self.committee)]
 
     def _check_consistency(self, src: int, msg: ConsistencySig) -> bytes:
         if not self.identity.roster.verify(src, msg.signature, self._signed("consistency", src, self._survivors)):

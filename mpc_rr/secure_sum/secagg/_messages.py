@@ -21,6 +21,8 @@ __all__ = [
     "AdvertiseKeys",
     "Aggregate",
     "ConsistencySig",
+    "DrawCommitted",
+    "DrawReveal",
     "EncryptedShares",
     "ForwardedShares",
     "MaskedInput",
@@ -75,18 +77,42 @@ Signatures = Annotated[list[Signature], msgspec.Meta(max_length=1 << 24)]
 
 
 class AdvertiseKeys(Message, frozen=True):
-    """Step 0, party -> aggregator: public keys and a commitment to the self-mask seed,
-    signed with the party's long-term key (:func:`~mpc_rr.secure_sum.signed_payload`, round
-    ``keys``: the run id, the sender and the three fields)."""
+    """Step 0, party -> aggregator: public keys, a commitment to the self-mask seed and a
+    commitment to the party's contribution to the run's public randomness
+    (:func:`~mpc_rr.secure_sum._public_randomness.commitment`), signed with the party's
+    long-term key (:func:`~mpc_rr.secure_sum.signed_payload`, round ``keys``: the run id,
+    the sender and the four fields)."""
 
     c_pk: bytes
     s_pk: bytes
     b_commit: bytes
+    draw_commit: bytes
+    signature: Signature = b""
+
+
+class DrawCommitted(Message, frozen=True):
+    """Step 0 (the draw), aggregator -> every party that advertised keys: the digest ``D``
+    of the committed parties and their draw commitments
+    (:func:`~mpc_rr.secure_sum._public_randomness.commitments_digest`), fixed before
+    anyone reveals."""
+
+    digest: bytes
+
+
+class DrawReveal(Message, frozen=True):
+    """Step 0 (the draw), party -> aggregator: its contribution ``r`` (which opens its
+    signed commitment) and its signature (round ``draw``) on the digest ``D`` it was
+    shown -- its neighbours check it (:class:`NeighborKeys`), so a relay that shows two
+    parties different sets is caught."""
+
+    reveal: bytes
     signature: Signature = b""
 
 
 class NeighborKeys(Message, frozen=True):
-    """Step 0, aggregator -> party: live neighbours and their public keys."""
+    """Step 0, aggregator -> party, after the draw: every reveal (the party derives the
+    seed, hence the graph and the committee), then its live neighbours in that graph and
+    their public keys."""
 
     ids: WireArray
     c_pks: WireArray
@@ -95,6 +121,20 @@ class NeighborKeys(Message, frozen=True):
     """``(m, 32)``: each neighbour's seed commitment (its signature covers it)."""
     signatures: Signatures = msgspec.field(default_factory=list)
     """Each neighbour's signature on its AdvertiseKeys, as the aggregator received it."""
+    draw_commits: WireArray | None = None
+    """``(m, 32)``: each neighbour's draw commitment (its signature covers it)."""
+    contributors: bytes = b""
+    """The parties committed in the draw: a bitmap over ids ``0..n`` (:func:`bitmap`)."""
+    reveals: bytes = b""
+    """32 bytes per revealer (:func:`~mpc_rr.secure_sum._public_randomness.revealers` of the
+    contributors), in id order: their contributions."""
+    revealer_keys: bytes = b""
+    """When not every contributor reveals: 96 bytes per revealer (``c_pk || s_pk ||
+    b_commit``), with which its signature proves its draw commitment."""
+    revealer_signatures: Signatures = msgspec.field(default_factory=list)
+    """Then each revealer's signature on its AdvertiseKeys."""
+    draw_signatures: Signatures = msgspec.field(default_factory=list)
+    """Each neighbour's signature (round ``draw``) on the digest ``D``, aligned with ``ids``."""
 
 
 class EncryptedShares(Message, frozen=True):
@@ -211,6 +251,8 @@ class SecAggAbort(Message, frozen=True):
 
 SECAGG_MESSAGES: tuple[type[Message], ...] = (
     AdvertiseKeys,
+    DrawCommitted,
+    DrawReveal,
     NeighborKeys,
     EncryptedShares,
     ForwardedShares,

@@ -1,13 +1,16 @@
-"""Public parameters of SecAgg+: degree, threshold, modulus, dropout bound and graph.
+"""Public parameters of SecAgg+: degree, threshold, modulus, dropout bound; graph and committee.
 
-:func:`secagg_public` is the ONE place that builds them: every simulation,
-every separate party process and the pipeline's dependence phase call it, so
-all parties of a run agree on the configuration and on the graph.  The graph
-is public and derived from the run id (SHA-256), never from a scenario seed:
-two processes that know the run id build the same graph, and nothing secret
-depends on it.  In a deployment the run id should be fresh and unpredictable
-(the security argument of Bell et al. 2020 assumes the graph is drawn after
-the adversary chose whom to corrupt).
+:func:`secagg_public` is the ONE place that builds the configuration: every
+simulation, every separate party process and the pipeline's dependence phase
+call it, so all parties of a run agree on it.  The graph and the consistency
+committee are *not* part of it: the security argument of Bell et al. 2020
+(Sec. 3) samples them after the adversary chose whom to corrupt, so each run
+draws them from the seed its parties derive jointly in the draw step
+(:mod:`mpc_rr.secure_sum._public_randomness`): :func:`drawn_graph` and
+:meth:`SecAggConfig.committee_for`.  :func:`fixed_graph` and
+``committee_for(None)`` are the derivation from the run label alone, which an
+adversary knows before the run: only unit tests that pin a graph and the
+adversary module's broken variant use them.
 """
 
 from __future__ import annotations
@@ -26,6 +29,7 @@ from mpc_rr.core import UsageError
 from mpc_rr.secure_sum import shamir
 from mpc_rr.secure_sum._entropy import smallest_uint
 from mpc_rr.secure_sum._graph import Graph
+from mpc_rr.secure_sum._public_randomness import seeded_generator
 from mpc_rr.secure_sum._trust import SumTrust, colluders_in
 
 __all__ = [
@@ -37,6 +41,8 @@ __all__ = [
     "consistency_committee",
     "default_degree",
     "default_threshold",
+    "drawn_graph",
+    "fixed_graph",
     "parties_in",
     "secagg_public",
     "secure_threshold",
@@ -319,19 +325,31 @@ class SecAggConfig:
         return self.committee_quorum or _full_quorum(self.n, self.max_corrupt)
 
     @cached_property
-    def committee(self) -> np.ndarray:
+    def _fixed_committee(self) -> np.ndarray:
+        base = self.run.split("#", 1)[0]
+        digest = hashlib.sha256(f"mpc_rr/secagg/committee/v1|{base}|{self.n}|{self.committee_size}".encode()).digest()
+        return self._committee(np.random.default_rng(int.from_bytes(digest[:16], "little")))
+
+    def committee_for(self, seed: bytes | None) -> np.ndarray:
         """``(n + 1,)`` bool: the parties whose signatures on the survivor set count.
 
-        Drawn from SHA-256 of the run label's base (like the graph: public, fixed before
-        the run, the same in every process); everyone when ``committee_size`` is 0 or ``n``.
+        Drawn from the run's joint ``seed`` (:func:`~mpc_rr.secure_sum._public_randomness.joint_seed`);
+        ``None``: from SHA-256 of the run label's base alone, which is fixed before the run
+        (the broken variant's derivation).  Everyone when ``committee_size`` is 0 or ``n``.
         """
+        if seed is None:
+            return self._fixed_committee
+        return self._drawn_committee(seed)
+
+    @lru_cache(maxsize=16)  # noqa: B019  (the config is frozen and lives as long as its run)
+    def _drawn_committee(self, seed: bytes) -> np.ndarray:
+        return self._committee(seeded_generator(seed, "secagg/committee", self.n, self.committee_size))
+
+    def _committee(self, rng: np.random.Generator) -> np.ndarray:
         mask = np.ones(self.n + 1, bool)
         mask[0] = False
         m = self.committee_size
         if 0 < m < self.n:
-            base = self.run.split("#", 1)[0]
-            digest = hashlib.sha256(f"mpc_rr/secagg/committee/v1|{base}|{self.n}|{m}".encode()).digest()
-            rng = np.random.default_rng(int.from_bytes(digest[:16], "little"))
             mask[:] = False
             mask[rng.choice(self.n, size=m, replace=False) + 1] = True
         mask.setflags(write=False)
@@ -359,14 +377,46 @@ class SecAggConfig:
 
 @dataclass(frozen=True, eq=False)
 class SecAggPublic:
-    """Everything public about one SecAgg+ run: the configuration and the graph."""
+    """Everything public about one SecAgg+ run before it starts: the configuration.
+
+    ``graph``: ``None`` (the protocol: the roles draw the graph and the committee from
+    the run's joint seed); a fixed graph pins it and the label's committee instead --
+    unit tests that need a known graph and the adversary module's broken variant only.
+    """
 
     config: SecAggConfig
-    graph: Graph
+    graph: Graph | None = None
 
     def as_json(self) -> dict[str, object]:
         """The public parameters a report shows (:meth:`SecAggConfig.as_json`)."""
         return self.config.as_json()
+
+
+def drawn_graph(config: SecAggConfig, seed: bytes) -> Graph:
+    """The run's graph: ``Graph.random_regular`` from the joint ``seed`` (the draw step).
+
+    Cached: the parties of a simulation that derive one seed share one graph (read-only)."""
+    return _drawn_graph(config.n, config.degree, seed)
+
+
+@lru_cache(maxsize=16)
+def _drawn_graph(n: int, degree: int, seed: bytes) -> Graph:
+    return Graph.random_regular(n, degree, seeded_generator(seed, "secagg/graph", n, degree))
+
+
+def fixed_graph(config: SecAggConfig) -> Graph:
+    """The graph from SHA-256 of ``(run label's base, n, degree)`` alone: fixed before the run.
+
+    What an adversary computes from the label (and the same in every run with that
+    base, whatever the nonce): the adversary module's broken variant and unit tests.
+    """
+    return _fixed_graph(config.run.split("#", 1)[0], config.n, config.degree)
+
+
+@lru_cache(maxsize=16)
+def _fixed_graph(base: str, n: int, degree: int) -> Graph:
+    digest = hashlib.sha256(f"mpc_rr/secagg/graph/v1|{base}|{n}|{degree}".encode()).digest()
+    return Graph.random_regular(n, degree, np.random.default_rng(int.from_bytes(digest[:16], "little")))
 
 
 def secagg_public(
@@ -384,9 +434,8 @@ def secagg_public(
 ) -> SecAggPublic:
     """THE constructor of a run's public parameters (cached: every role of a run shares them).
 
-    Parameters are :meth:`SecAggConfig.create`'s.  The graph is
-    ``Graph.random_regular`` seeded with SHA-256 of ``(run, n, degree)`` (of the run
-    label's base: what precedes a ``#``, the deployment's nonce).
+    Parameters are :meth:`SecAggConfig.create`'s.  The graph is not among them: the
+    roles draw it in the run (:func:`drawn_graph`).
     """
     return _public(
         int(n), int(cells), str(run), int(max_value), modulus, degree, threshold, max_dropout,
@@ -411,14 +460,7 @@ def _public(
         n, cells, max_value=max_value, modulus=modulus, degree=degree, threshold=threshold,
         max_dropout=max_dropout, max_corrupt=max_corrupt, failure=failure, run=run,
     )  # fmt: skip
-    # a deployment's label is "base#nonce" (unique per run, parties/node.py): the graph follows
-    # the base, so one seed gives one graph -- and the same results -- in every run
-    base = run.split("#", 1)[0]
-    digest = hashlib.sha256(f"mpc_rr/secagg/graph/v1|{base}|{n}|{cfg.degree}".encode()).digest()
-    rng = np.random.default_rng(int.from_bytes(digest[:16], "little"))
-    return SecAggPublic(cfg, Graph.random_regular(n, cfg.degree, rng))
-
-
+    return SecAggPublic(cfg)
 
 
 def trust(options: Any, n: int, max_corrupt: float | None = None) -> SumTrust:
@@ -435,5 +477,6 @@ def trust(options: Any, n: int, max_corrupt: float | None = None) -> SumTrust:
         "what the Shamir threshold is sized for)",
         f"secure-sum channel (SecAgg+): hides senders only if the aggregator does not collude "
         f"with more than floor({sized:g} n) = {bound} clients and the protocol's public "
-        "randomness (graph, consistency committee) is unbiased",
+        "randomness (graph, consistency committee) is unbiased: it is drawn after the roster "
+        "from a seed every party contributes to (commit-then-reveal)",
     )  # fmt: skip

@@ -88,17 +88,18 @@ def step_messages() -> Mapping[str, DropPoint]:
 
 
 def message_count(n: int, options: SecAggOptions | None = None) -> int:
-    """Messages of one run without dropouts: 4 per party each way (keys, shares, masked
-    input, unmasking) and 2 per consistency committee member (the survivor set, its
+    """Messages of one run without dropouts: 5 per party each way (keys, the draw, shares,
+    masked input, unmasking) and 2 per consistency committee member (the survivor set, its
     signature)."""
     committee, _ = _committee(n, options)
-    return 8 * n + 2 * committee
+    return 10 * n + 2 * committee
 
 
 def party_messages(pub: SecAggPublic, n: int) -> int:
-    """What the data parties send the aggregator without dropouts: keys, shares, masked input
-    and unmask shares each, and the committee's signatures on the survivor set."""
-    return 4 * n + int(pub.config.committee.sum())
+    """What the data parties send the aggregator without dropouts: keys, the draw's reveal,
+    shares, masked input and unmask shares each, and the committee's signatures on the
+    survivor set."""
+    return 5 * n + (pub.config.committee_size or pub.config.n)
 
 
 def memory_estimate(n: int, cells: int, options: SecAggOptions | None = None) -> int:

@@ -29,6 +29,7 @@ from mpc_rr.secure_sum import crypto, shamir
 from mpc_rr.secure_sum._common import SumResult, read_residues
 from mpc_rr.secure_sum._graph import Graph
 from mpc_rr.secure_sum._identity import Identity, default_identity
+from mpc_rr.secure_sum.secagg._draw import ServerDraw
 from mpc_rr.secure_sum.secagg._judge import Judge, SignedShares
 from mpc_rr.secure_sum.secagg._messages import (
     CIPHERTEXT_LEN,
@@ -37,6 +38,7 @@ from mpc_rr.secure_sum.secagg._messages import (
     SHARE,
     AdvertiseKeys,
     ConsistencySig,
+    DrawReveal,
     EncryptedShares,
     ForwardedShares,
     MaskedInput,
@@ -56,6 +58,7 @@ P = TypeVar("P")
 
 class ServerState(enum.Enum):
     KEYS = "collecting public keys"
+    DRAW = "collecting the draw's reveals"
     SHARES = "collecting encrypted shares"
     MASKED = "collecting masked inputs"
     CONSISTENCY = "collecting the committee's signatures on the survivor set"
@@ -67,7 +70,9 @@ class ServerState(enum.Enum):
 # The aggregator routes every message; it closes each step at "all in" or at its deadline: the
 # silent are dropouts (so is a party left with fewer than t live neighbours); beyond the
 # dropout bound it aborts, telling the survivors why (SecAggAbort).  Late messages: counted.
-#   KEYS    AdvertiseKeys -> NeighborKeys: to each live party, its live neighbours' keys
+#   KEYS    AdvertiseKeys -> DrawCommitted: the digest of the draw commitments, to each live party
+#   DRAW    DrawReveal -> NeighborKeys: every reveal (the seed: graph and committee), and to each
+#           live party its live neighbours' keys; a missing or wrong reveal aborts, naming the party
 #   SHARES  EncryptedShares -> ForwardedShares: the shares regrouped by recipient
 #   MASKED  ShareComplaint -> ShareProofs: the senders' signatures and signed batches asked for;
 #           MaskedInput (and complaints, judged) -> SurvivorSet: U3 to every committee member in it
@@ -76,8 +81,11 @@ class ServerState(enum.Enum):
 #   UNMASK  UnmaskShares -> Aggregate: the seeds rebuilt, the masks removed -- the result
 SECAGG_SERVER_TABLE = table({
     (ServerState.KEYS, AdvertiseKeys): Transition("_on_keys", ServerState.KEYS),
-    (ServerState.KEYS, AllIn): Transition("_close_keys", ServerState.SHARES),
-    (ServerState.KEYS, Deadline): Transition("_close_keys", ServerState.SHARES),
+    (ServerState.KEYS, AllIn): Transition("_close_keys", ServerState.DRAW),
+    (ServerState.KEYS, Deadline): Transition("_close_keys", ServerState.DRAW),
+    (ServerState.DRAW, DrawReveal): Transition("_on_reveal", ServerState.DRAW),
+    (ServerState.DRAW, AllIn): Transition("_close_draw", ServerState.SHARES),
+    (ServerState.DRAW, Deadline): Transition("_close_draw", ServerState.SHARES),
     (ServerState.SHARES, EncryptedShares): Transition("_on_shares", ServerState.SHARES),
     (ServerState.SHARES, AllIn): Transition("_close_shares", ServerState.MASKED),
     (ServerState.SHARES, Deadline): Transition("_close_shares", ServerState.MASKED),
@@ -91,8 +99,10 @@ SECAGG_SERVER_TABLE = table({
     (ServerState.UNMASK, UnmaskShares): Transition("_on_unmask", ServerState.UNMASK),
     (ServerState.UNMASK, AllIn): Transition("_close_unmask", ServerState.DONE),
     (ServerState.UNMASK, Deadline): Transition("_close_unmask", ServerState.DONE),
+    **each((ServerState.DRAW, ServerState.SHARES, ServerState.MASKED, ServerState.CONSISTENCY,
+            ServerState.UNMASK), AdvertiseKeys, "_late"),
     **each((ServerState.SHARES, ServerState.MASKED, ServerState.CONSISTENCY, ServerState.UNMASK),
-           AdvertiseKeys, "_late"),
+           DrawReveal, "_late"),
     **each((ServerState.MASKED, ServerState.CONSISTENCY, ServerState.UNMASK), EncryptedShares, "_late"),
     **each((ServerState.CONSISTENCY, ServerState.UNMASK), MaskedInput, "_late"),
     **each((ServerState.CONSISTENCY, ServerState.UNMASK), ShareComplaint, "_late"),
@@ -100,7 +110,7 @@ SECAGG_SERVER_TABLE = table({
 })
 
 
-class SecAggServer(Judge, Unmasker, Role):
+class SecAggServer(ServerDraw, Judge, Unmasker, Role):
     """The aggregator (party 0): routes messages, tracks dropouts, unmasks the sum.
 
     ``result`` is a :class:`SumResult` whose ``included`` lists the parties whose
@@ -112,14 +122,17 @@ class SecAggServer(Judge, Unmasker, Role):
     TRANSITIONS = SECAGG_SERVER_TABLE
     message_types = SECAGG_MESSAGES
 
-    def __init__(self, config: SecAggConfig, graph: Graph, *, identity: Identity | None = None) -> None:
+    def __init__(self, config: SecAggConfig, graph: Graph | None, *, identity: Identity | None = None) -> None:
         super().__init__(COORDINATOR, ServerState.KEYS)
         self._identity = identity
-        if graph.n != config.n or graph.degree != config.degree:
+        if graph is not None and (graph.n != config.n or graph.degree != config.degree):
             raise UsageError("graph does not match config (n or degree differ)")
         self.cfg = config
         self.run = config.run
-        self.graph = graph
+        self.pinned_graph = graph  # None: drawn from the joint seed (SecAggClient's graph)
+        self.seed: bytes | None = None
+        self.graph: Graph
+        self.committee: np.ndarray
         n = config.n
         self.alive = np.zeros(n + 1, bool)
         self.alive[1:] = True
@@ -136,6 +149,8 @@ class SecAggServer(Judge, Unmasker, Role):
         self._c_pk = np.zeros((n + 1, 32), np.uint8)
         self._s_pk = np.zeros((n + 1, 32), np.uint8)
         self._commit = np.zeros((n + 1, 32), np.uint8)
+        self._draw_commit = np.zeros((n + 1, 32), np.uint8)
+        self._draw_reveals: dict[int, DrawReveal] = {}
         self._sent_ids: dict[int, np.ndarray] = {}
         self._key_sigs: list[bytes] = [b""] * (n + 1)
         self._mask_sets: dict[int, np.ndarray] = {}
@@ -228,31 +243,9 @@ class SecAggServer(Judge, Unmasker, Role):
         self.late += 1
         return []
 
-    # -- step 0: keys ---------------------------------------------------------------------
-    def _on_keys(self, src: int, msg: AdvertiseKeys) -> list[Send]:
-        def read() -> AdvertiseKeys:
-            for name in ("c_pk", "s_pk", "b_commit"):
-                if len(getattr(msg, name)) != 32:
-                    raise PeerError(f"{self.name}: {name} from party {src} is not 32 bytes", src)
-            self._check_keys(src, msg)
-            return msg
-
-        return self._collect(src, self._keys, read, lambda a, b: a == b, "AdvertiseKeys")
-
-    def _close_keys(self) -> list[Send]:
-        self._drop_silent()
-        got = [(u, msg) for u, msg in self._keys.items() if self.alive[u]]
-        if got:  # every field was checked to be 32 bytes on receipt
-            ids = [u for u, _ in got]
-            for table, field in ((self._c_pk, "c_pk"), (self._s_pk, "s_pk"), (self._commit, "b_commit")):
-                raw = b"".join([getattr(msg, field) for _, msg in got])
-                table[ids] = np.frombuffer(raw, np.uint8).reshape(len(ids), 32)
-            for u, msg in got:
-                self._key_sigs[u] = msg.signature
-        self._keys = {}
-        return self._guarded(self._send_neighbor_keys)
-
+    # -- step 0: keys (and the draw: ServerDraw) -------------------------------------------
     def _send_neighbor_keys(self) -> list[Send]:
+        contributors, reveals, rev_keys, rev_sigs, draw_sigs = self._seed_draw()
         self._bound()
         self._prune("pruned: too few live neighbours after key advertisement")
         self._bound()
@@ -281,6 +274,12 @@ class SecAggServer(Judge, Unmasker, Role):
                 s_pks=WireArray(dtype="|u1", shape=(m, 32), data=s.tobytes()),
                 commits=WireArray(dtype="|u1", shape=(m, 32), data=b.tobytes()),
                 signatures=[key_sigs[v] for v in ids.tolist()],
+                draw_commits=WireArray(dtype="|u1", shape=(m, 32), data=self._draw_commit[ids].tobytes()),
+                contributors=contributors,
+                reveals=reveals,
+                revealer_keys=rev_keys,
+                revealer_signatures=rev_sigs,
+                draw_signatures=[draw_sigs[v] for v in ids.tolist()],
             )
             out.append(Send(u, msg))
         return out
@@ -378,7 +377,7 @@ class SecAggServer(Judge, Unmasker, Role):
 
     def _close_masked(self) -> list[Send]:
         self._drop_silent()
-        return self._guarded(self._request_unmask, among=self.cfg.committee)  # only the committee signs
+        return self._guarded(self._request_unmask, among=self.committee)  # only the committee signs
 
     def _request_unmask(self) -> list[Send]:
         self._bound()
@@ -415,7 +414,7 @@ class SecAggServer(Judge, Unmasker, Role):
         def read() -> bytes:
             if not self._inputs[src]:
                 raise PeerError(f"{self.name}: party {src} is not in the survivor set", src)
-            if not self.cfg.committee[src]:
+            if not self.committee[src]:
                 raise PeerError(f"{self.name}: party {src} signed the survivor set unasked (not on the committee)", src)
             return self._check_consistency(src, msg)
 

@@ -1,7 +1,10 @@
 // The SecAgg+ data party in the browser (mpc_rr.secure_sum.secagg.SecAggClient, Bell et al. 2020
 // over Bonawitz et al. 2017), talking to the library's SecAggServer.  Same keys, same bytes:
 //   keys    two X25519 pairs (c: share encryption, s: masks) and a self-mask seed b, its SHA-256
-//           commitment -> AdvertiseKeys;
+//           commitment, and a commitment to r, 32 random bytes: my share of the run's public
+//           randomness -> AdvertiseKeys; the digest D of everyone's commitments -> D signed and r
+//           revealed (DrawReveal); every reveal, checked against D, gives the seed of the graph
+//           and the committee (mpc_rr.secure_sum._public_randomness);
 //   shares  s_sk and b cut into 11 chunks of 24 bits each, Shamir-shared over GF(2^31 - 1) at the
 //           neighbours' ids (threshold t), each row AES-256-GCM sealed under enc_keys (a 64-byte
 //           SHA-256 one-step KDF of the c agreement: one key per direction) -> EncryptedShares;
@@ -31,6 +34,16 @@
     return out;
   }
   async function sha(...parts) { return new Uint8Array(await subtle.digest("SHA-256", concat(...parts))); }
+  function frame(...parts) {  // _public_randomness._frame: each part after its 8-byte little-endian length
+    return concat(...parts.flatMap((p) => {
+      const len = new Uint8Array(8);
+      new DataView(len.buffer).setUint32(0, p.length, true);
+      return [len, p];
+    }));
+  }
+  const DRAW = te.encode("mpc_rr/public-randomness/v1");
+  function u64(v) { const b = new Uint8Array(8); new DataView(b.buffer).setUint32(0, v, true); return b; }
+  async function drawCommit(run, v, r) { return sha(frame(DRAW, te.encode("commit"), te.encode("secagg"), te.encode(run), u64(v), r)); }
   // mpc_rr.secure_sum.crypto.kdf_sha256: SHA-256(be32(i) || Z || info), i = 1, 2, ...
   async function kdf(secret, info, length) {
     const out = [];
@@ -81,8 +94,15 @@
     const make = root.wire.make, arr = root.wire.toArray, sg = root.signing;
     const verify = sg.verifier(r.roster);
     let c, s, b, sRaw, nbIds, nbS, decKeys, holders, held, survivors, members, unopened = null;
+    let r0, digest, accusedAll = [];
     const onCommittee = !r.committee || r.committee.includes(u);  // only the committee signs the survivor set
     const culprit = (why) => { party.culprits = [0]; return new Error(why); };
+    function checkSurvivors(set) {  // as SecAggClient._read_survivors: big enough, no neighbour that never shared with me
+      const size = set.filter(Boolean).length;
+      if (size < n - r.max_dropped) throw culprit(`a survivor set of ${size} parties, fewer than n - max_dropped = ${n - r.max_dropped}`);
+      const strange = nbIds.filter((v) => set[v] && !holders.includes(v) && !accusedAll.includes(v));
+      if (strange.length) throw culprit(`neighbours ${strange} in the survivor set never shared with me (equivocation)`);
+    }
     async function maskedInput(accused) {  // y = x + PRG(b) + pairwise masks with the holders of my shares
       const mask = await words(await kdf(b, `mpc_rr/secagg/v1/self/${run}/${u}/${u}`, 32), cells, R);
       for (const v of holders) {
@@ -112,24 +132,46 @@
         const cPk = new Uint8Array(await subtle.exportKey("raw", c.publicKey));
         const sPk = new Uint8Array(await subtle.exportKey("raw", s.publicKey));
         const commit = await sha(b);
-        const signature = await sg.sign("secagg", run, "keys", u, cPk, sPk, commit);
-        note("step 0: two X25519 public keys and a commitment to my self-mask seed, signed, to the server");
-        send(0, make("AdvertiseKeys", { c_pk: cPk, s_pk: sPk, b_commit: commit, signature, run, step: 0 }));
+        r0 = root.crypto.getRandomValues(new Uint8Array(32));
+        const draw = await drawCommit(run, u, r0);
+        const signature = await sg.sign("secagg", run, "keys", u, cPk, sPk, commit, draw);
+        note("step 0: two X25519 public keys, a commitment to my self-mask seed and one to my share of the run's randomness, signed, to the server");
+        send(0, make("AdvertiseKeys", { c_pk: cPk, s_pk: sPk, b_commit: commit, draw_commit: draw, signature, run, step: 0 }));
       },
       async receive(src, msg) {
         if (src !== 0) throw new Error("SecAgg+ messages come from the server only");
-        if (msg.type === "NeighborKeys") {
+        if (msg.type === "DrawCommitted") {
+          if (msg.digest.length !== 32) throw culprit("a draw digest that is not 32 bytes");
+          digest = Uint8Array.from(msg.digest);
+          note("step 0: everyone's commitments are fixed; I sign their digest and reveal my share of the randomness");
+          send(0, make("DrawReveal", { reveal: r0, signature: await sg.sign("secagg", run, "draw", u, digest), run, step: 0 }));
+        } else if (msg.type === "NeighborKeys") {
+          const who = sg.readBitmap(msg.contributors, n);
+          if (!who || who[0] || !who[u]) throw culprit("the draw's contributors are not a bitmap over the parties with me in it");
+          const ids = who.flatMap((on, i) => (on ? [i] : []));
+          if (msg.reveals.length !== 32 * ids.length) throw culprit("a reveal missing from the draw");
+          const drawCommits = {};
+          for (let i = 0; i < ids.length; i++) drawCommits[ids[i]] = await drawCommit(run, ids[i], Uint8Array.from(msg.reveals.slice(32 * i, 32 * i + 32)));
+          const all = concat(...ids.map((i) => drawCommits[i]));
+          const got = await sha(frame(DRAW, te.encode("set"), te.encode("secagg"), te.encode(run), Uint8Array.from(msg.contributors), all));
+          if (sg.toHex(got) !== sg.toHex(digest)) throw culprit("the reveals do not open the commitments I was shown (the draw was altered by the relay)");
+          const mine = ids.indexOf(u);
+          if (sg.toHex(Uint8Array.from(msg.reveals.slice(32 * mine, 32 * mine + 32))) !== sg.toHex(r0)) throw culprit("my own reveal is not the one I sent");
           nbIds = sortedIds(msg.ids, "NeighborKeys");
           const m = nbIds.length;
           if (m < t) throw new Error(`only ${m} live neighbours, threshold ${t}`);
           const cPks = root.wire.fromArray(msg.c_pks, "|u1", 32 * m), sPks = root.wire.fromArray(msg.s_pks, "|u1", 32 * m);
           nbS = Uint8Array.from(sPks);
-          if (!msg.commits || msg.signatures.length !== m) throw culprit("NeighborKeys without each neighbour's commitment and signature");
+          if (!msg.commits || msg.signatures.length !== m || msg.draw_signatures.length !== m)
+            throw culprit("NeighborKeys without each neighbour's commitment and signatures");
           const commits = root.wire.fromArray(msg.commits, "|u1", 32 * m);
           for (let i = 0; i < m; i++) {
             const part = (a) => Uint8Array.from(a.slice(32 * i, 32 * i + 32));
-            if (!(await verify(nbIds[i], msg.signatures[i], "secagg", run, "keys", part(cPks), part(sPks), part(commits))))
+            if (!drawCommits[nbIds[i]]) throw culprit(`party ${nbIds[i]} is not among the draw's contributors`);
+            if (!(await verify(nbIds[i], msg.signatures[i], "secagg", run, "keys", part(cPks), part(sPks), part(commits), drawCommits[nbIds[i]])))
               throw culprit(`the keys of party ${nbIds[i]} do not carry its signature for this run (substituted or replayed by the relay)`);
+            if (!(await verify(nbIds[i], msg.draw_signatures[i], "secagg", run, "draw", digest)))
+              throw culprit(`party ${nbIds[i]} did not sign the commitment set I was shown (equivocation: the relay showed the parties different draws)`);
           }
           const secret = [...chunks(sRaw), ...chunks(b)];  // 22 field elements
           const coeffs = secret.map(() => Array.from({ length: t - 1 }, fieldRandom));
@@ -198,6 +240,7 @@
               throw culprit(`the share of party ${bad[i]} does not open and is not signed by it (altered by the relay)`);
           }
           if (holders.length < t) throw new Error(`the shares of parties ${bad} do not open; ${holders.length} neighbours left, threshold ${t}`);
+          accusedAll = bad;
           return maskedInput(bad);
         } else if (msg.type === "SurvivorSet") {
           if (!onCommittee) throw culprit("a survivor set to sign, but I am not on the consistency committee");
@@ -205,6 +248,7 @@
           members = sg.readBitmap(msg.survivors, n);
           if (!members) throw culprit("the survivor set is not a bitmap over the parties");
           if (!members[u] || members[0]) throw culprit("a survivor set without me (or with the server)");
+          checkSurvivors(members);
           survivors = msg.survivors;
           note(`step 3: the server says ${members.filter(Boolean).length} inputs are in the sum; I sign that set (consistency check)`);
           send(0, make("ConsistencySig", { signature: await sg.sign("secagg", run, "consistency", u, survivors), run, step: 3 }));
@@ -218,6 +262,7 @@
           const signers = sg.readBitmap(msg.signers, n);
           if (!members || !signers) throw culprit("the survivor set or the signer set is not a bitmap over the parties");
           if (!members[u] || members[0]) throw culprit("a survivor set without me (or with the server)");
+          checkSurvivors(members);
           survivors = msg.survivors;
           const ids = signers.flatMap((on, i) => (on ? [i] : []));
           if (ids.some((i) => !members[i])) throw culprit("signers outside the survivor set");

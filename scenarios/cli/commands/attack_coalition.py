@@ -5,6 +5,7 @@ Examples::
     mpc-rr attack coalition --protocol secagg --parties 20 --size 13
     mpc-rr attack coalition --protocol secagg --parties 100 --size 3 --degree 14 --threshold 6
     mpc-rr attack coalition --protocol full-mesh --parties 12 --size 11
+    mpc-rr attack coalition --protocol secagg --parties 300 --size 30 --variant fixed-draw
 
 One run of the protocol (real roles over the memory transport, a tap on the
 network, secrets from the OS CSPRNG); the coalition then pools its members'
@@ -12,7 +13,10 @@ views and role states (:func:`mpc_rr.adversary.member_state`) and
 tries to recover each honest party's input.  The run is attacked at every
 coalition size for the plot; ``--size`` is the headline.  SecAgg+ promises
 nothing leaks below the threshold ``t`` the run declared; the full mesh
-below ``n - 1``.
+below ``n - 1``.  The coalition is chosen before the run, knowing the
+roster, the run label, its nonce and the parameters (SecAgg+: each target's
+neighbours in the graph the label determines); ``--variant`` runs a broken
+variant instead (``fixed-draw``: SecAgg+ drawing its graph from the label).
 """
 
 from __future__ import annotations
@@ -57,6 +61,9 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--cells", type=int_at_least(2), default=16, help="cells of the one-hot inputs")
     group = p.add_argument_group("protocol options (each protocol's own; default: the protocol's)")
     flags = add_protocol_options(group, [get_protocol(n) for n in names])
+    p.add_argument("--variant", choices=["fixed-draw"], default=None,
+                   help="attack a broken variant instead (fixed-draw: SecAgg+'s graph and committee "
+                   "from the run label, known before the run)")  # fmt: skip
     p.add_argument("--confidence", type=open_open, default=0.95, help="1 - alpha of every interval")
     add_seed(p, "the inputs (secrets: OS CSPRNG)")
     p.add_argument("--repeats", type=int_at_least(1), default=1,
@@ -75,6 +82,7 @@ def run(args: argparse.Namespace) -> int:
         args.protocol, parties=args.parties, size=args.size, cells=args.cells, seed=args.seed,
         repeats=args.repeats, options=given_options(args, args.option_flags),
         confidence=args.confidence, curve=not args.no_plot, network=network_for("memory"),
+        variant=args.variant,
     )  # fmt: skip
     head = out.pop("head")
     n, threshold, rule = args.parties, out["threshold"], out["threshold_rule"]
@@ -89,6 +97,10 @@ def run(args: argparse.Namespace) -> int:
     runs = f", {args.repeats} runs pooled" if args.repeats > 1 else ""
     print(f"coalition attack on {args.protocol}: {n} parties, one-hot inputs over {args.cells} cells{runs}")
     print(f"  declared collusion bound: {rule}")
+    if "draw" in out:
+        print(f"  variant: {out['variant']}; draw: {out['draw']}")
+        if out.get("exposure_note"):
+            print(f"  {out['exposure_note']}")
     print(f"  {who} ({out['coalition_choice']}), {head.targets} honest targets:")
     print(f"    inputs determined by the pooled view  {head.recovered} of {head.targets}  "
           f"(rate {head.recovery_rate:.3f} {_ci(head.recovery_ci)})")  # fmt: skip

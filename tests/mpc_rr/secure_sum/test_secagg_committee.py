@@ -57,15 +57,29 @@ def test_the_defaults_give_a_committee_of_55_and_a_quorum_of_37_at_any_size() ->
     assert consistency_committee(40, 0.1, 0.1) == (40, 23)  # small runs: everyone signs
 
 
-def test_the_committee_follows_the_run_and_not_the_deployment_nonce() -> None:
-    a = secagg_public(300, 4, run="study#nonce-1").config
-    b = secagg_public(300, 4, run="study#nonce-2").config
-    c = secagg_public(300, 4, run="another-study").config
-    assert a.committee.sum() == a.committee_size == 55 and not a.committee[0]
-    np.testing.assert_array_equal(a.committee, b.committee)
-    assert not np.array_equal(a.committee, c.committee)
+def test_the_committee_is_drawn_per_run_and_the_fixed_one_follows_the_label_only() -> None:
+    cfg = secagg_public(300, 4, run="study#nonce-1").config
+    seeds = [bytes([i]) * 32 for i in range(2)]
+    a, b = (cfg.committee_for(s) for s in seeds)
+    assert a.sum() == b.sum() == cfg.committee_size == 55 and not a[0] and not b[0]
+    assert not np.array_equal(a, b)  # another seed, another committee
+    np.testing.assert_array_equal(a, cfg.committee_for(seeds[0]))
+    # the fixed derivation (the broken variant's): the label's base, whatever the nonce
+    other = secagg_public(300, 4, run="study#nonce-2").config
+    np.testing.assert_array_equal(cfg.committee_for(None), other.committee_for(None))
     small = secagg_public(30, 4, run="study").config
-    assert small.committee[1:].all() and not small.committee[0]
+    assert small.committee_for(seeds[0])[1:].all() and not small.committee_for(seeds[0])[0]
+
+
+def test_two_runs_on_the_same_roster_and_label_draw_different_committees() -> None:
+    committees = []
+    for _ in range(2):  # fresh contributions (the OS CSPRNG), same roster, same label
+        pub = secagg_public(120, 4, run="committee")
+        roles = secagg_roles(np.zeros((120, 4), np.int64), pub)
+        assert run_roles(roles).ok
+        committees.append(roles[COORDINATOR].committee)
+        assert all(np.array_equal(roles[i].committee, committees[-1]) for i in range(1, 121))
+    assert not np.array_equal(*committees)
 
 
 def _run(n: int, server: type[SecAggServer], client: type[SecAggClient]) -> tuple[dict[int, Any], Any, np.ndarray]:
@@ -101,7 +115,7 @@ class CountsOutsiders(SecAggServer):
     colluders: dict[int, Any] = {}  # noqa: RUF012  # outsider id -> its identity (set by the test)
 
     def _request_unmask_shares(self) -> list[Send]:
-        outsiders = sorted(self.colluders)[: self.cfg.quorum]
+        outsiders = [v for v in sorted(self.colluders) if not self.committee[v]][: self.cfg.quorum]
         for v in outsiders:
             self._consistency[v] = self.colluders[v].sign(self._signed("consistency", v, self._survivors))
         msg = self._unmask_request(outsiders)
@@ -110,9 +124,8 @@ class CountsOutsiders(SecAggServer):
 
 def test_valid_signatures_from_outside_the_committee_do_not_count() -> None:
     pub = secagg_public(120, 4, run="committee")
-    outsiders = [v for v in range(1, 121) if not pub.config.committee[v]]
     roles = secagg_roles(np.zeros((120, 4), np.int64), pub, entropy=SeededEntropy(3).spawn)
-    CountsOutsiders.colluders = {v: roles[v].identity for v in outsiders}
+    CountsOutsiders.colluders = {v: roles[v].identity for v in range(1, 121)}  # the outsiders among them sign
     roles[COORDINATOR] = CountsOutsiders(pub.config, pub.graph, identity=roles[COORDINATOR].identity)
     run_roles(roles)
     errors = [roles[i].error for i in range(1, 121)]
@@ -124,10 +137,10 @@ def test_valid_signatures_from_outside_the_committee_do_not_count() -> None:
 def test_only_the_committee_is_asked_to_sign_and_the_message_count_follows() -> None:
     roles, res, x = _run(120, SecAggServer, SecAggClient)
     cfg = roles[COORDINATOR].cfg
-    members = {v for v in range(1, 121) if cfg.committee[v]}
+    members = {v for v in range(1, 121) if roles[COORDINATOR].committee[v]}
     shown = {v for v in range(1, 121) if hasattr(roles[v], "_survivors")}  # set when it signs
     assert shown == set(roles[COORDINATOR]._consistency) == members and len(members) == cfg.committee_size == 55
-    assert res.costs.messages == message_count("secagg", 120) == 8 * 120 + 2 * 55
+    assert res.costs.messages == message_count("secagg", 120) == 10 * 120 + 2 * 55
     np.testing.assert_array_equal(roles[COORDINATOR].result.total, x.sum(axis=0))
 
 
@@ -136,7 +149,7 @@ class AsksOutsiders(SecAggServer):
 
     def _survivor_set(self, members: np.ndarray) -> list[Send]:
         out = super()._survivor_set(members)
-        outsider = next(v for v in range(1, self.cfg.n + 1) if members[v] and not self.cfg.committee[v])
+        outsider = next(v for v in range(1, self.cfg.n + 1) if members[v] and not self.committee[v])
         return [*out, Send(outsider, SurvivorSet(run=self.run, step=3, survivors=self._survivors))]
 
 
@@ -155,8 +168,7 @@ class SkipsTheCommittee(SecAggServer):
 
 def test_a_survivor_set_outside_the_committee_or_an_unsigned_request_inside_it_names_the_server() -> None:
     roles, _res, _x = _run(120, AsksOutsiders, SecAggClient)
-    cfg = roles[COORDINATOR].cfg
-    outsider = next(v for v in range(1, 121) if not cfg.committee[v])
+    outsider = next(v for v in range(1, 121) if not roles[COORDINATOR].committee[v])
     err = roles[outsider].error
     assert err is not None and tuple(err.culprits) == (COORDINATOR,) and "not on the consistency committee" in str(err)
     roles, _res, _x = _run(120, SkipsTheCommittee, SecAggClient)
@@ -188,11 +200,13 @@ def test_a_dropout_at_the_consistency_step_crashes_inside_and_outside_the_commit
     from mpc_rr.secure_sum import step_messages
 
     pub = secagg_public(120, 4, run="committee")
-    cfg = pub.config
     x = np.random.default_rng(1).integers(0, 2, size=(120, 4))
     roles = secagg_roles(x, pub, entropy=SeededEntropy(3).spawn)
-    member = next(v for v in range(1, 121) if cfg.committee[v])
-    outsider = next(v for v in range(1, 121) if not cfg.committee[v])
+    run_roles(roles)  # a seeded dry run: the same contributions draw the same committee
+    committee = roles[COORDINATOR].committee
+    roles = secagg_roles(x, pub, entropy=SeededEntropy(3).spawn)
+    member = next(v for v in range(1, 121) if committee[v])
+    outsider = next(v for v in range(1, 121) if not committee[v])
     at = step_messages("secagg")["consistency"]
     roles[member], roles[outsider] = DropAt(roles[member], at), DropAt(roles[outsider], at)
     run_roles(roles)

@@ -11,6 +11,7 @@ from hypothesis import strategies as st
 
 from mpc_rr.core import COORDINATOR, PeerError, Send, WireArray, run_roles
 from mpc_rr.secure_sum import SeededEntropy, secagg, signed_payload
+from mpc_rr.secure_sum._public_randomness import commitment, commitments_digest
 from mpc_rr.secure_sum.secagg import AdvertiseKeys, EncryptedShares, MaskedInput, UnmaskShares
 
 HUGE = WireArray(dtype="<u4", shape=(2**32, 2**32), data=b"")
@@ -45,7 +46,7 @@ def _server_at(step: str, hostile_run_roles):
     inbox: list[tuple[int, object]] = []
     for pid, r in roles.items():
         inbox += [(pid, s.msg) for s in r.start()]
-    order = ["keys", "shares", "masked", "unmask"]
+    order = ["keys", "draw", "shares", "masked", "unmask"]
     for _ in range(order.index(step)):
         replies: list[Send] = []
         for pid, msg in inbox:
@@ -59,14 +60,15 @@ def _server_at(step: str, hostile_run_roles):
 
 
 @settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(step=st.sampled_from(["keys", "shares", "masked", "unmask"]), a=_ARRAYS, b=_ARRAYS,
+@given(step=st.sampled_from(["keys", "draw", "shares", "masked", "unmask"]), a=_ARRAYS, b=_ARRAYS,
        raw=st.binary(max_size=40))  # fmt: skip
 def test_fuzzed_fields_only_ever_raise_peer_errors(
     hostile_run_roles, step: str, a: WireArray, b: WireArray, raw: bytes
 ) -> None:
     server = _server_at(step, hostile_run_roles)
     msg = {
-        "keys": AdvertiseKeys(run="hostile", step=0, c_pk=raw, s_pk=raw, b_commit=raw),
+        "keys": AdvertiseKeys(run="hostile", step=0, c_pk=raw, s_pk=raw, b_commit=raw, draw_commit=raw),
+        "draw": secagg.DrawReveal(run="hostile", step=0, reveal=raw, signature=raw),
         "shares": EncryptedShares(run="hostile", step=1, recipients=a, ciphertexts=b),
         "masked": MaskedInput(run="hostile", step=2, y=a),
         "unmask": UnmaskShares(run="hostile", step=3, b_owners=a, b_shares=b, s_owners=a, s_shares=b),
@@ -85,6 +87,7 @@ def test_a_client_leaves_on_a_malformed_neighbor_keys_and_blames_the_aggregator(
     _pub, _x, roles = hostile_run_roles(n=4, seed=2)
     client = roles[1]
     client.start()
+    client.receive(COORDINATOR, secagg.DrawCommitted(run="hostile", step=0, digest=bytes(32)))
     good = dict(ids=WireArray.from_numpy(np.array([2, 3, 4], "<u4")),
                 c_pks=WireArray.from_numpy(np.zeros((3, 32), np.uint8)),
                 s_pks=WireArray.from_numpy(np.zeros((3, 32), np.uint8)))  # fmt: skip
@@ -99,13 +102,25 @@ def test_low_order_public_keys_are_a_peer_error_not_a_crash(hostile_run_roles) -
     _pub, _x, roles = hostile_run_roles(n=4, seed=3)
     client = roles[1]
     client.start()
+    for v in (2, 3, 4):
+        roles[v].start()
+    # an honest draw: every party's reveal opens its commitment
+    members = np.array([False, True, True, True, True])
+    reveals = b"".join(roles[v]._r for v in (1, 2, 3, 4))
+    commits = [commitment("secagg", "hostile", v, roles[v]._r) for v in (1, 2, 3, 4)]
+    digest = commitments_digest("secagg", "hostile", members, b"".join(commits))
+    client.receive(COORDINATOR, secagg.DrawCommitted(run="hostile", step=0, digest=digest))
     zeros = WireArray.from_numpy(np.zeros((3, 32), np.uint8))  # the all-zero X25519 point
     # the neighbours themselves sign the low-order keys (a relay could not: the signature binds them)
     z = bytes(32)
-    sigs = [roles[v].identity.sign(signed_payload("secagg", "hostile", "keys", v, z, z, z)) for v in (2, 3, 4)]
+    sigs = [roles[v].identity.sign(signed_payload("secagg", "hostile", "keys", v, z, z, z, commits[v - 1]))
+            for v in (2, 3, 4)]  # fmt: skip
+    draw_sigs = [roles[v].identity.sign(signed_payload("secagg", "hostile", "draw", v, digest)) for v in (2, 3, 4)]
     msg = secagg.NeighborKeys(
         run="hostile", step=0, ids=WireArray.from_numpy(np.array([2, 3, 4], "<u4")), c_pks=zeros, s_pks=zeros,
-        commits=zeros, signatures=sigs,
+        commits=zeros, signatures=sigs, contributors=secagg.bitmap(members), reveals=reveals,
+        draw_commits=WireArray.from_numpy(np.frombuffer(b"".join(commits[1:]), np.uint8).reshape(3, 32)),
+        draw_signatures=draw_sigs,
     )  # fmt: skip
     with pytest.raises(PeerError, match="invalid X25519 public key"):
         client.receive(COORDINATOR, msg)

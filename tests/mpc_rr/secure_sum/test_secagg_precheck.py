@@ -57,9 +57,9 @@ def test_the_precheck_passes_what_the_aggregator_would_pass_and_nothing_else() -
     keys = roles[1].start()[0].msg
     assert check(1, keys)
     assert not check(2, keys)  # claiming another sender
-    assert not check(1, AdvertiseKeys(run="pre", c_pk=keys.c_pk, s_pk=keys.s_pk, b_commit=keys.b_commit,
+    assert not check(1, AdvertiseKeys(run="pre", c_pk=keys.c_pk, s_pk=keys.s_pk, b_commit=keys.b_commit, draw_commit=keys.draw_commit,
                                       signature=bytes(64)))  # fmt: skip
-    assert not check(1, AdvertiseKeys(run="pre", c_pk=keys.c_pk[:31], s_pk=keys.s_pk, b_commit=keys.b_commit,
+    assert not check(1, AdvertiseKeys(run="pre", c_pk=keys.c_pk[:31], s_pk=keys.s_pk, b_commit=keys.b_commit, draw_commit=keys.draw_commit,
                                       signature=keys.signature))  # fmt: skip
     other = SecAggPrecheck(SecAggConfig.create(N, CELLS, max_dropout=0.2, max_corrupt=0.0, run="other"))
     assert not other(1, keys)  # another run
@@ -123,5 +123,6 @@ def test_a_sharded_run_prechecks_where_the_parties_send() -> None:
     server = shards[0].roles[COORDINATOR]
     assert server.result.n_included == N
     np.testing.assert_array_equal(server.result.total, x.sum(axis=0))
-    # keys and share batches (the first two steps) passed where they were sent; the rest is not checkable
-    assert checked[:2] == [(N, N), (N, N)] and all(k == 0 for _, k in checked[2:])
+    # keys and share batches passed where they were sent (the draw's reveals between them: checked by
+    # the aggregator against its digest); the rest is not checkable
+    assert checked[0] == checked[2] == (N, N) and all(k == 0 for i, (_, k) in enumerate(checked) if i not in (0, 2))

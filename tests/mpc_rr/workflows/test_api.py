@@ -57,9 +57,9 @@ def test_run_pipeline_equals_the_command_line(tmp_path: Path, capsys: pytest.Cap
     report = mpc_rr.run_pipeline(SURVEY, parties=n, p=0.7, seed=4, dependence="secure-sum",
                                  progress=progress)  # fmt: skip
     assert isinstance(report, mpc_rr.PipelineReport)
-    # the secure-sum progress has a total (SecAgg+: four messages per party reach the coordinator,
-    # and the consistency committee's 55 signatures)
-    total = 4 * n + 55
+    # the secure-sum progress has a total (SecAgg+: five messages per party reach the coordinator,
+    # the draw's reveal among them, and the consistency committee's 55 signatures)
+    total = 5 * n + 55
     assert seen and all(t == total for _, t in seen) and seen[-1] == (total, total)
     # results.json records the SecAgg+ parameters the run derived for its n (they set bytes/party)
     ss = report.document["secure_sum"]

@@ -28,6 +28,6 @@ def test_no_message_label_starts_left_of_the_diagram() -> None:
     fell left of the diagram, where no scrolling reaches (seen at 1280x800 in chromium)."""
     page = render_html(make_trace("secagg", 10, seed=1))
     labels = re.findall(r'<text class="lbl" x="([0-9.]+)" y="[0-9.]+">([^<]+)</text>', page)
-    assert len(labels) == 100  # 10 parties, five rounds each way (with the consistency round)
+    assert len(labels) == 120  # 10 parties, six rounds each way (with the draw and the consistency round)
     for x, text in labels:  # centred (text-anchor: middle) at 14 px, at most ~9.3 px a character
         assert float(x) - 9.3 * len(text.replace("&amp;", "&")) / 2 >= 0, (x, text)

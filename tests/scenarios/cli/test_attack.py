@@ -92,3 +92,17 @@ def test_attack_eavesdrop_plot_is_named_by_its_command_line(cli_json, tmp_path):
             "--json", "--out", str(tmp_path)]  # fmt: skip
     png = Path(cli_json(argv)["plot"])
     assert re.fullmatch(r"eavesdrop-pipeline-[0-9a-f]{6}\.png", png.name) and png.stat().st_size > 10_000
+
+
+def test_attack_coalition_names_the_variant_and_what_the_adversary_knew(cli_json):
+    """A coalition placed before the run on the label's graph: every input under the fixed-draw
+    variant, about the per-draw exposure under the protocol's joint draw."""
+    argv = ["attack", "coalition", "--protocol", "secagg", "--parties", "60", "--size", "6", "--degree", "14",
+            "--threshold", "5", "--max-corrupt", "0", "--max-dropout", "0.05", "--no-plot", "--json"]  # fmt: skip
+    ours = cli_json(argv)
+    broken = cli_json([*argv, "--variant", "fixed-draw"])
+    assert ours["variant"] == "protocol" and broken["variant"] == "fixed-draw"
+    assert "joint" in ours["draw"] and "run label" in broken["draw"]
+    assert any("roster" in k for k in ours["adversary_knew"]) and any("nonce" in k for k in ours["adversary_knew"])
+    assert 0 < ours["exposure_per_draw"] < 0.01 and broken["exposure_per_draw"] is None
+    assert broken["recovery_rate"] == 1.0 and ours["recovery_rate"] <= 0.05

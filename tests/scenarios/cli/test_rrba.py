@@ -79,8 +79,9 @@ def test_distributed_runs_print_measured_costs_and_equal_the_engine(
     assert c["dropouts"] == {"asked": 200, "answered": 200, "left_out": 0, "silent": 0,
                              "rejected": 0, "lost_blocks": 0}  # fmt: skip
     s = secure["cost"]
-    # SecAgg+'s five steps: keys, shares, masked input, the consistency round, unmasking
-    assert s["transport"] == "harness" and s["clients"]["mean"]["messages_sent"] == 5
+    # SecAgg+'s six messages: keys, the draw's reveal, shares, masked input, the consistency
+    # round, unmasking
+    assert s["transport"] == "harness" and s["clients"]["mean"]["messages_sent"] == 6
     assert s["bytes"] > 10 * c["bytes"] and secure["options"]["secure_tally"] is True
 
 

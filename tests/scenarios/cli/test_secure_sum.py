@@ -19,8 +19,9 @@ def test_json_report_is_exact(protocol: str, capsys: pytest.CaptureFixture[str])
         assert key in out
     assert out["protocol"] == protocol and out["parties"] == 12 and out["survivors"] == 12
     # full mesh: keys + shares + publications (3n(n-1)); with the board 2n + 2n(n-1) (each share
-    # through the board) + 2n; SecAgg+: 5 rounds each way (keys, shares, masked input, consistency, unmasking)
-    expected = {"full-mesh": 3 * 12 * 11, "full-mesh-board": 2 * 12 * 11 + 48, "secagg": 10 * 12}
+    # through the board) + 2n; SecAgg+: 6 rounds each way (keys, the draw, shares, masked input, consistency,
+    # unmasking)
+    expected = {"full-mesh": 3 * 12 * 11, "full-mesh-board": 2 * 12 * 11 + 48, "secagg": 12 * 12}
     assert out["messages"] == expected[protocol]
 
 
@@ -39,7 +40,7 @@ def test_transports(transport: str, capsys: pytest.CaptureFixture[str]) -> None:
     args = ["secure-sum", "--parties", "6", "--cells", "8", "--transport", transport, "--json"]
     assert main(args) == 0
     out = json.loads(capsys.readouterr().out)
-    assert out["exact"] and out["transport"] == transport and out["messages"] == 60  # 5 rounds each way
+    assert out["exact"] and out["transport"] == transport and out["messages"] == 72  # 6 rounds each way
 
 
 def _exit_code(argv: list[str]) -> int:
