@@ -86,11 +86,21 @@ THEOREM = {
 _TAIL = 1e-3  # fraction of delta allowed for the truncated tails of C (added to delta)
 _XTOL = 1e-7
 _POINTS = 192  # values of c evaluated exactly; beyond, binned (an upper bound)
+MAX_EPSILON0 = 700.0
+"""The largest local epsilon the accountant takes: it computes e^eps0 as a float, which
+overflows past 709 (and a report that keeps its value with odds e^700 hides nothing)."""
+MAX_PARTIES = 2**31 - 1
+"""The numerical bound's largest n: scipy's binomial functions take n as a C int.  More parties
+only amplify more (a shuffle of more reports is a post-processing of fewer, the others' reports
+known), so the figure at this n bounds any larger one."""
 
 
 def _check(eps0: float, n: int, delta: float) -> None:
     if not (math.isfinite(eps0) and eps0 > 0):
         raise UsageError(f"epsilon0 must be a finite positive number, got {eps0}")
+    if eps0 > MAX_EPSILON0:
+        raise UsageError(f"epsilon0 must be at most {MAX_EPSILON0:g} (the accountant computes "
+                         f"e^epsilon0, which overflows beyond 709), got {eps0:g}")  # fmt: skip
     if int(n) != n or n < 1:
         raise UsageError(f"parties must be an integer >= 1, got {n}")
     if not 0 < delta < 1:
@@ -215,6 +225,12 @@ def numerical_epsilon(
     likely bracket (lo, hi) of the answer (a warm start: each end is checked, never trusted).
     """
     _check(eps0, n, delta)
+    if n > MAX_PARTIES:
+        raise UsageError(
+            f"the numerical bound is computed for at most {MAX_PARTIES:,} parties, got {int(n):,}: "
+            f"more parties only amplify more, so its figure at {MAX_PARTIES:,} bounds yours "
+            "(or use the closed form, bound='closed-form')"
+        )
     t0 = time.perf_counter()
     q = clone_probability(eps0, k)
     pair = _Pair(int(n), q, eps0, delta * _TAIL, points)
@@ -273,9 +289,11 @@ def amplification_curve(
 
 
 def smallest_n(
-    eps0: float, target: float, delta: float, *, k: int | None = None, limit: int = 10**12
+    eps0: float, target: float, delta: float, *, k: int | None = None, limit: int = MAX_PARTIES
 ) -> int | None:
-    """Fewest parties whose shuffle brings eps0 down to ``target`` (None: not below ``limit``)."""
+    """Fewest parties whose shuffle brings eps0 down to ``target`` (None: not below ``limit``,
+    at most :data:`MAX_PARTIES`)."""
+    limit = min(limit, MAX_PARTIES)
     if target <= 0:
         raise UsageError(f"target epsilon must be > 0, got {target}")
     if target >= eps0:

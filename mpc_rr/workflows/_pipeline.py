@@ -188,6 +188,10 @@ def execute(
         adjust_iterations=opts.adjust_iterations, coordinator_key=signing.public_bytes(key),
         run=f"{data.name[:200]}-{opts.seed}", sum_protocol=opts.sum, sum_options=opts.sum_options(),
     )  # fmt: skip
+    if cfg.dependence != "rr":  # the sum's own parameter checks (SecAgg+'s thresholds) before
+        from mpc_rr.pipeline import dependence_public  # any party is built (cached: reused then)
+
+        dependence_public(cfg)
     marks: dict[str, float] = {}
 
     def timed(phase: str, done: int, total: int) -> None:

@@ -177,9 +177,12 @@ def network_runner_of(args: argparse.Namespace, transport: str | None, **options
                           workers=getattr(args, "workers", None), **options)  # fmt: skip
 
 
-def runner_choice(args: argparse.Namespace) -> tuple[str, dict[str, object]]:
-    """The runner name and sharding options for ``runner_for`` (refusing flags that do not apply)."""
+def runner_choice(args: argparse.Namespace, *, check_only: bool = False) -> tuple[str, dict[str, object]]:
+    """The runner name and sharding options for ``runner_for`` (refusing flags that do not apply,
+    and more worker processes than this machine runs well).  ``check_only``: the checks alone,
+    nothing heavy imported (before any work)."""
     from mpc_rr.core import UsageError
+    from parties.cores import available_cores, check_workers
 
     if args.transport != "memory":
         if args.workers is not None and args.workers > 1:
@@ -191,12 +194,12 @@ def runner_choice(args: argparse.Namespace) -> tuple[str, dict[str, object]]:
             raise UsageError(f"--engine {args.engine} needs --transport memory, got {args.transport}")
     if args.ray_address is not None and args.engine != "ray":
         raise UsageError("--ray-address only applies to --engine ray")
+    if args.engine == "processes" and args.workers is not None:
+        check_workers(args.workers, "--workers")
     if args.transport != "memory":
         return args.transport, {}
     if args.engine == "ray":
         return "ray", {"workers": args.workers, "ray_address": args.ray_address}
-    from parties.shards import available_cores
-
     workers = args.workers if args.workers is not None else available_cores()
     return "memory", {"workers": workers}
 

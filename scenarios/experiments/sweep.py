@@ -37,7 +37,7 @@ from scenarios.results.provenance import code_version, machine, versions
 from scenarios.results.store import Store
 from scenarios.workloads.data_source import DataSpec, Source, open_source
 
-__all__ = ["SweepResult", "execute_run", "plan", "sweep"]
+__all__ = ["MAX_RUNS", "SweepResult", "check_size", "execute_run", "plan", "prepare", "sweep"]
 
 
 @dataclass(frozen=True)
@@ -74,16 +74,39 @@ def execute_run(
     return out, time.perf_counter() - t0
 
 
-def plan(
-    scenario: Scenario, store: Store | None = None
-) -> tuple[Source | None, list[PlannedRun], set[str]]:
-    """Load the data, check every point, plan every run; the keys already in ``store``."""
+MAX_RUNS = 1_000_000
+"""Most runs one scenario plans (each is keyed and stored one by one; a million runs of the
+quickest kind is already days of work): more is refused before any is planned."""
+
+
+def check_size(scenario: Scenario) -> None:
+    """Refuse a scenario of more than :data:`MAX_RUNS` runs (counted: nothing is built)."""
+    total = scenario.runs_planned
+    if total > MAX_RUNS:
+        raise UsageError(
+            f"{scenario.source}: {len(scenario.points()):,} grid points x {scenario.meta.repeats:,} "
+            f"repeats = {total:,} runs; at most {MAX_RUNS:,} are planned per scenario: lower "
+            "repeats or split the grid into several scenarios"
+        )
+
+
+def prepare(scenario: Scenario) -> Source | None:
+    """Load the data and check every point (nothing planned: the runs are counted, not built)."""
     spec = scenario.data_spec()
     try:
         source = _source(spec)
     except UsageError as exc:
         raise UsageError(f"{scenario.source}: {exc}") from None
     check_points(scenario, source)
+    return source
+
+
+def plan(
+    scenario: Scenario, store: Store | None = None
+) -> tuple[Source | None, list[PlannedRun], set[str]]:
+    """Load the data, check every point, plan every run; the keys already in ``store``."""
+    check_size(scenario)
+    source = prepare(scenario)
     runs = scenario.plan(source.identity if source is not None else None, code_version())
     present = store.present(r.key for r in runs) if store is not None else set()
     return source, runs, present

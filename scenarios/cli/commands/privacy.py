@@ -17,9 +17,8 @@ from __future__ import annotations
 import argparse
 import json
 import math
-from pathlib import Path
 
-from parties.cli_args import int_at_least, open_open, positive_float, probability
+from parties.cli_args import int_at_least, open_open, output_file, positive_float, probability
 from scenarios.cli.options import HelpFormatter, add_json
 
 CHANNELS = ("direct", "anonymous", "secure-sum", "prio3")
@@ -52,7 +51,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
                    help="identical releases per party, composed with the PLD accountant")  # fmt: skip
     p.add_argument("--target-epsilon", type=positive_float, default=None,
                    help="inverse: smallest n and largest eps0 / p meeting this central epsilon")  # fmt: skip
-    p.add_argument("--plot", type=Path, default=None, help="write the central-vs-n curve PNG here")
+    p.add_argument("--plot", type=output_file, default=None, help="write the central-vs-n curve PNG here")
     add_json(p)
     p.set_defaults(func=_run)
 

@@ -119,18 +119,31 @@ def run(args: argparse.Namespace) -> int:
     import json
 
     from mpc_rr.core import UsageError
+    from scenarios.cli.validation import check_network, check_parties, known_records
+
+    # every check that needs no data first, importing nothing heavy (a refusal prints at once)
+    _check_dependence_flags(args)
+    check_network(args.network)
+    if args.network is None:
+        runner_choice(args, check_only=True)  # refuse sharding flags that do not apply
+    elif args.engine != "processes":
+        raise UsageError("--network runs the parties in one process: drop --engine ray")
+    spec = spec_from_args(args)
+    name = args.name or (Path(spec.source).stem if spec.is_file else spec.source)
+    check_parties(args.parties, known_records(spec.source), name)
+    out = args.out or _fresh(Path("results") / f"run-{name}-{args.seed}")
+    try:  # refuse an unwritable default before any work
+        output_dir(str(out))
+    except argparse.ArgumentTypeError as exc:
+        raise UsageError(f"the default output folder: {exc}") from None
+
     from mpc_rr.workflows import RunOptions, run_and_evaluate
     from parties.runners import runner_for
     from scenarios.cli.progress import Phases
+    from scenarios.cli.validation import check_columns_vary
     from scenarios.workloads.data_source import load_dataset
     from scenarios.workloads.outputs import write_outputs
 
-    _check_dependence_flags(args)
-    priced = network_runner_of(args, args.transport, step_timeout=args.step_timeout,
-                               transcript=args.transcript is not None)  # fmt: skip
-    if priced is None:
-        runner_choice(args)  # refuse sharding flags that do not apply before loading anything
-    spec = spec_from_args(args)
     opts = RunOptions(
         parties=args.parties, p=args.p, tv=args.tv, td=args.td, dependence=args.dependence,
         mechanism=args.mechanism, estimator=args.estimator, seed=args.seed, queries=args.queries,
@@ -138,25 +151,27 @@ def run(args: argparse.Namespace) -> int:
         secagg_degree=args.secagg_degree, secagg_failure=args.secagg_failure, sum=args.sum,
         audit_trials=args.audit,
     )  # fmt: skip
-    name = args.name or (Path(spec.source).stem if spec.is_file else spec.source)
-    out = args.out or _fresh(Path("results") / f"run-{name}-{args.seed}")
-    if args.out is not None and (out / "results.json").exists():
-        warn("run", f"{out} holds a previous run: its results.json, relative_error.csv and "
-                    f"relative_error.png are replaced")  # fmt: skip
-    try:  # refuse an unwritable default before any work
-        output_dir(str(out))
-    except argparse.ArgumentTypeError as exc:
-        raise UsageError(f"the default output folder: {exc}") from None
+    priced = network_runner_of(args, args.transport, step_timeout=args.step_timeout,
+                               transcript=args.transcript is not None)  # fmt: skip
     if priced is not None:
         runner: Any = priced
     else:
         transport, shard = runner_choice(args)
         runner = runner_for(transport, step_timeout=args.step_timeout, transcript=args.transcript is not None, **shard)
+    replaces = args.out is not None and (out / "results.json").exists()
     phases = Phases()
     begun: set[str] = set()
 
+    def say_replaced() -> None:
+        """Once the parties run (not before a refusal): the previous run in --out is replaced."""
+        if replaces and "replaced" not in begun:
+            begun.add("replaced")
+            warn("run", f"{out} holds a previous run: its results.json, relative_error.csv and "
+                        f"relative_error.png are replaced")  # fmt: skip
+
     def progress(phase: str, done: int, total: int) -> None:
         """Counted phases as bars (closed when complete); the work between them as timed lines."""
+        say_replaced()
         if phase == "SECURE SUM":  # sum messages the coordinator received, of one per party and step
             phases.count(phase, done, total, desc="dependence phase (secure sum)", unit="msg")
         elif phase == "SECURE SUM SERVERS":  # then the aggregators' own steps (prio3: verification jobs)
@@ -178,8 +193,8 @@ def run(args: argparse.Namespace) -> int:
         phases.start(f"loading {name}")
         data = load_dataset(spec)
         phases.end(f" ({data.n:,} records, {len(data.schema.names)} attributes)")
-        if args.parties is not None and args.parties > data.n:
-            raise UsageError(f"--parties must be at most the {data.n:,} records of {data.name}, got {args.parties}")
+        check_parties(args.parties, data.n, data.name)
+        check_columns_vary(data.schema, spec.source)
         n = args.parties or data.n
         _check_dependence_fits(opts, data.schema.sizes, n)
         phases.start(f"building {n:,} parties and starting them over {args.transport}")
@@ -189,6 +204,7 @@ def run(args: argparse.Namespace) -> int:
     result["warnings"] = _warnings(result, ev)
     for w in result["warnings"]:
         warn("run", w)
+    say_replaced()
     paths = write_outputs(result, out)
     if args.transcript is not None and ev.execution.run.transcript is not None:
         paths.append(ev.execution.run.transcript.save(args.transcript))
