@@ -134,21 +134,23 @@ def main(argv: Sequence[str] | None = None, commands: Sequence[str] = COMMANDS) 
 
         sys.stdout.flush()
         sys.stderr.flush()
-        _remove_process_temp()
+        _release_process_resources()
         os._exit(status)
     return status
 
 
-def _remove_process_temp() -> None:
-    """Remove :mod:`multiprocessing`'s temporary folder (``pymp-*``: the fork server's socket)
-    before an ``os._exit``, which skips the exit handler that would remove it."""
+def _release_process_resources() -> None:
+    """Before an ``os._exit``, which skips :mod:`multiprocessing`'s exit handlers: release its
+    named semaphores (else its resource tracker warns of leaked ones) and remove its temporary
+    folder (``pymp-*``: the fork server's socket)."""
     import sys
 
     if "multiprocessing.process" not in sys.modules:
         return
     import shutil
-    from multiprocessing import process
+    from multiprocessing import process, util
 
+    util._run_finalizers(0)  # type: ignore[attr-defined]  # the semaphores' (priority 0 and up)
     folder = process.current_process()._config.get("tempdir")  # type: ignore[attr-defined]
     if folder:
         shutil.rmtree(folder, ignore_errors=True)

@@ -9,6 +9,8 @@ prints at once; the checks that need the data (:func:`check_columns_vary`,
 
 from __future__ import annotations
 
+import argparse
+import string
 from pathlib import Path
 from typing import Any
 
@@ -21,6 +23,7 @@ __all__ = [
     "check_network",
     "check_parties",
     "known_records",
+    "poll_answers",
 ]
 
 NETWORK_PROFILES = ("lan", "wan", "mobile")
@@ -67,3 +70,21 @@ def check_columns_vary(schema: Any, source: str) -> None:
     else:
         fix = "every column is constant: there is nothing to randomize; check the file and its delimiter"
     raise UsageError(f"{source}: column(s) {listed} have a single value in every record: {fix}")
+
+
+def poll_answers(text: str) -> tuple[str, ...]:
+    """``--options`` of the classroom: the answers, comma-separated (``Yes,No``), or how many
+    (``3`` is ``A,B,C``); 2 to 8 distinct answers."""
+    if text.strip().isdigit():
+        k = int(text)
+        if not 2 <= k <= 8:
+            raise argparse.ArgumentTypeError(f"2 to 8 answers, got {k}")
+        return tuple(string.ascii_uppercase[:k])
+    answers = tuple(a.strip() for a in text.split(",") if a.strip())
+    if not 2 <= len(answers) <= 8:
+        raise argparse.ArgumentTypeError(
+            f"2 to 8 answers, comma-separated (e.g. Yes,No) or their number, got {text!r}"
+        )
+    if len(set(answers)) != len(answers):
+        raise argparse.ArgumentTypeError(f"answers must differ, got {list(answers)}")
+    return answers

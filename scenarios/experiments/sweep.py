@@ -204,10 +204,13 @@ def _parallel(
 ) -> None:  # fmt: skip
     ctx = multiprocessing.get_context("spawn")
     pool = cf.ProcessPoolExecutor(max_workers=jobs, mp_context=ctx, initializer=_ignore_sigint)
-    futures = {
-        pool.submit(execute_run, scenario.kind.name, r.params, r.seed, r.repeat, spec): r
-        for r in missing
-    }
+    from parties.launch import sigint_held
+
+    with sigint_held(exec_children=True):  # the workers start (at the first submit) deaf to
+        futures = {  # the terminal's Ctrl-C, before their own initializer says so
+            pool.submit(execute_run, scenario.kind.name, r.params, r.seed, r.repeat, spec): r
+            for r in missing
+        }
     try:
         for fut in cf.as_completed(futures):
             run = futures[fut]

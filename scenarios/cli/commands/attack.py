@@ -157,6 +157,7 @@ def _run_linkability(args: argparse.Namespace) -> int:
         reidentification,
         release_pairs,
     )
+    from scenarios.cli.validation import check_parties
     from scenarios.workloads.data_source import open_source, spec_from_args
 
     spec = spec_from_args(args, option=True)
@@ -165,8 +166,12 @@ def _run_linkability(args: argparse.Namespace) -> int:
     data = source.table
     if args.reid_targets < 1:
         raise UsageError(f"--reid-targets must be an integer >= 1, got {args.reid_targets}")
-    if not 2 <= args.parties <= data.n:
-        raise UsageError(f"--parties must be in 2..{data.n} (the records of {data.name}), got {args.parties}")
+    if data.n < 2:
+        raise UsageError(f"{spec.source}: {data.n} record(s); linking needs at least 2 parties (one "
+                         "per record) whose submissions the attacker tells apart")  # fmt: skip
+    if args.parties < 2:
+        raise UsageError(f"--parties must be at least 2, got {args.parties}")
+    check_parties(args.parties, data.n, data.name)
     if len(data.schema) < 2:
         raise UsageError(f"{spec.source}: pairwise RR needs at least 2 attributes, got {len(data.schema)}")
     start = time.perf_counter()

@@ -31,7 +31,17 @@ def test_attack_linkability_json_and_plot(cli_json, tmp_path):
 
 def test_attack_linkability_bad_parties(capsys):
     assert cli.main(["attack", "linkability", "--parties", "1", "--no-plot"]) == 2
-    assert "--parties must be in 2..32561" in capsys.readouterr().err
+    assert "--parties must be at least 2, got 1" in capsys.readouterr().err
+    assert cli.main(["attack", "linkability", "--parties", "40000", "--no-plot"]) == 2
+    assert "--parties must be at most the 32,561 records of adult, got 40,000" in capsys.readouterr().err
+
+
+def test_attack_linkability_on_one_record_says_why(capsys, tmp_path):
+    one = tmp_path / "one.csv"
+    one.write_text("a,b\nx,y\n")
+    assert cli.main(["attack", "linkability", "--data", str(one), "--no-plot"]) == 2
+    err = capsys.readouterr().err
+    assert f"{one}: 1 record(s); linking needs at least 2 parties" in err and "2..1" not in err
 
 
 def test_attack_eavesdrop_live_json(cli_json, tmp_path):
