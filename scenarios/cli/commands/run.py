@@ -78,6 +78,8 @@ def register(sub: argparse._SubParsersAction) -> None:
     add_shard_flags(p)
     add_network(p, "the pipeline")
     p.add_argument("--queries", type=int_at_least(1), default=200, help="count queries per coverage sigma")
+    p.add_argument("--adjust-iterations", type=int_at_least(1), default=50,
+                   help="RR-Adjustment (Algorithm 2): most passes of its fit")  # fmt: skip
     p.add_argument(
         "--sum", choices=sum_protocol_names(at_coordinator=True), default="secagg",
         help="secure-sum sources: the sum protocol of the dependence phase (any whose coordinator "
@@ -149,7 +151,7 @@ def run(args: argparse.Namespace) -> int:
         mechanism=args.mechanism, estimator=args.estimator, seed=args.seed, queries=args.queries,
         max_dropout=args.max_dropout, max_corrupt=args.max_corrupt,
         secagg_degree=args.secagg_degree, secagg_failure=args.secagg_failure, sum=args.sum,
-        audit_trials=args.audit,
+        audit_trials=args.audit, adjust_iterations=args.adjust_iterations,
     )  # fmt: skip
     priced = network_runner_of(args, args.transport, step_timeout=args.step_timeout,
                                transcript=args.transcript is not None)  # fmt: skip
@@ -314,6 +316,16 @@ def _warnings(r: dict, ev: object) -> list[str]:
                    f"the {n_rel} that answered")  # fmt: skip
     cfg = ev.execution.config  # type: ignore[attr-defined]
     clusters = ev.execution.result.clustering.clusters  # type: ignore[attr-defined]
+    if len(clusters) > 1 and all(len(c) == 1 for c in clusters):
+        e = r["epsilon"]
+        paid = ("" if e["dependence"] is None or e["total"] is None else
+                f" at {e['total']:.3g} per party instead of the {e['release']:.3g} of the release alone")  # fmt: skip
+        out.append(
+            f"the dependence phase merged no attributes (every cluster is one attribute, no "
+            f"dependence above --td {cfg.td}): RR-Clusters is RR-Independent drawn a second time{paid} "
+            "(the dependence phase's reports are spent for nothing); lower --td, or raise --p for "
+            "dependences the noise does not hide"
+        )
     thin = [(math.prod(cfg.sizes[i] for i in c), c) for c in clusters]
     thin = [(cells, c) for cells, c in thin if n_rel < 5 * cells]
     if thin:
