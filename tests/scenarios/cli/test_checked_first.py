@@ -230,3 +230,30 @@ def test_quick_refusals_import_nothing_heavy(argv, message, cwd, capsys, tmp_pat
     out = subprocess.run([sys.executable, "-c", probe, *argv], cwd=cwd, env=env, capture_output=True,
                          text=True, timeout=60).stdout  # fmt: skip
     assert out.strip() == "2 []", out
+
+
+# -- honest outputs --------------------------------------------------------------------------
+def test_a_dependence_phase_that_merged_nothing_says_what_it_cost(cwd, capsys) -> None:  # type: ignore[no-untyped-def]
+    argv = ["run", "adult", "--td", "0.95", "--parties", "300", "--transport", "harness",
+            "--queries", "10", "--out", "out", "--json"]  # fmt: skip
+    assert main(argv) == 0
+    doc = json.loads(capsys.readouterr().out)
+    assert all(len(c) == 1 for c in doc["clusters"])
+    e = doc["epsilon"]
+    (w,) = [w for w in doc["warnings"] if "merged no attributes" in w]
+    assert f"at {e['total']:.3g} per party instead of the {e['release']:.3g}" in w and "--td 0.95" in w
+    # a run that merges says nothing of the kind
+    assert main([*argv[:2], "--td", "0.01", *argv[4:]]) == 0
+    doc = json.loads(capsys.readouterr().out)
+    assert any(len(c) > 1 for c in doc["clusters"])
+    assert not any("merged no attributes" in w for w in doc["warnings"])
+
+
+def test_reproduce_on_own_data_labels_it_truthfully(cwd, capsys) -> None:  # type: ignore[no-untyped-def]
+    argv = ["reproduce", "mdrr-table1", "--data", f"{DATA}/survey_10000.csv", "--runs", "1",
+            "--queries", "5", "--out", "rep"]  # fmt: skip
+    assert main(argv) == 0
+    out = capsys.readouterr().out
+    assert "Table 1's grid on survey_10000 (your data, not the paper's Adult)" in out
+    assert "Table 1 (Adult)" not in out and "dataset=adult" not in out
+    assert "data=survey_10000 (your records, n=10000; not Adult)" in out
