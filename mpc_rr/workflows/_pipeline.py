@@ -362,7 +362,8 @@ def adjustment_checks(
             out.append(
                 f"{method}: RR-Adjustment stopped at its limit of {run.iterations} passes without "
                 f"converging (largest marginal gap {run.max_marginal_gap:.2g}, L1); its figures come "
-                "from an unconverged fit: allow more passes (--adjust-iterations)"
+                "from an unconverged fit: allow more passes (--adjust-iterations; a scenario's "
+                "adjust_iterations)"
             )
         elif few:
             out.append(

@@ -60,7 +60,7 @@ def test_weights_on_few_records_are_flagged_without_the_true_records() -> None:
     assert "more passes do not change that" in msg and "--adjust-iterations" not in msg
     # unconverged on many records: more passes may help, through a flag that exists
     (msg,) = adjustment_checks({}, {"RR-Clusters+Adjustment": AdjustmentResult(spread, 50, False, 0.01, 0.0)})
-    assert "allow more passes (--adjust-iterations)" in msg
+    assert "allow more passes (--adjust-iterations;" in msg
 
 
 def test_the_advised_flag_exists() -> None:

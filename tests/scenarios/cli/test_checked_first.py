@@ -257,3 +257,21 @@ def test_reproduce_on_own_data_labels_it_truthfully(cwd, capsys) -> None:  # typ
     assert "Table 1's grid on survey_10000 (your data, not the paper's Adult)" in out
     assert "Table 1 (Adult)" not in out and "dataset=adult" not in out
     assert "data=survey_10000 (your records, n=10000; not Adult)" in out
+
+
+def test_results_show_and_the_report_surface_the_runs_warnings(cwd, capsys, tmp_path) -> None:  # type: ignore[no-untyped-def]
+    """Wide data (37 attributes of alarm): RR-Adjustment's weights rest on few records; the
+    stored run keeps the warning and both views of the store say it."""
+    toml = tmp_path / "w.toml"
+    toml.write_text('[scenario]\nname = "wide"\nseed = 1\nrepeats = 1\n[data]\nsource = "alarm"\n'
+                    '[protocol]\nkind = "pipeline"\ntransport = "harness"\nparties = 2000\nqueries = 10\n'
+                    "[grid]\np = [0.7]\n")  # fmt: skip
+    store = str(tmp_path / "w.db")
+    assert main(["scenario", "run", str(toml), "--store", store, "--quiet"]) == 0
+    capsys.readouterr()
+    assert main(["results", "show", "wide", "--store", store]) == 0
+    shown = capsys.readouterr().out
+    assert "warning: 1 run(s), first at p=0.7: RR-Independent+Adjustment: RR-Adjustment's weights rest on" in shown
+    html = tmp_path / "r.html"
+    assert main(["report", store, "--out", str(html)]) == 0
+    assert "Warning: 1 run(s), first at p=0.7: RR-Independent+Adjustment: RR-Adjustment&#x27;s weights" in html.read_text()
