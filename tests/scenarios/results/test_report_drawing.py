@@ -93,3 +93,27 @@ def test_tick_labels_at_close_costs_do_not_run_into_each_other() -> None:
     fig = draw(Figure("k", "t", "c", {}, {}, (s,)), panels=("messages",), logx=("messages",))
     ticks = [t for t in _texts(_axes(fig.svg, 1)) if t.replace(",", "").isdigit() and int(t) > 100]
     assert ticks == ["162", "180"], ticks
+
+
+def test_a_linear_axis_of_costs_starts_at_zero() -> None:
+    """800 to 1,200 messages on an axis from 780 looked like a factor of five."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    from scenarios.results.report_drawing import _from_zero
+
+    fig, ax = plt.subplots()
+    ax.plot([1, 2, 3], [800.0, 1000.0, 1200.0])
+    assert ax.get_ylim()[0] > 700  # matplotlib's own limits hug the data
+    _from_zero(ax, [800.0, 1000.0, 1200.0])
+    lo, hi = ax.get_ylim()
+    assert lo == 0 and hi >= 1200
+    fig2, ax2 = plt.subplots()  # a quantity that can be negative keeps its limits
+    ax2.plot([1, 2], [-1.0, 3.0])
+    before = ax2.get_ylim()
+    _from_zero(ax2, [-1.0, 3.0])
+    assert ax2.get_ylim() == before
+    plt.close(fig)
+    plt.close(fig2)
