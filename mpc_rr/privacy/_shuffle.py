@@ -63,6 +63,7 @@ import numpy as np
 from scipy import optimize, special
 
 from mpc_rr.core import UsageError
+from mpc_rr.privacy._limits import MAX_PARTIES, check_epsilon0, check_numerical_parties
 
 __all__ = [
     "BOUNDS",
@@ -86,21 +87,12 @@ THEOREM = {
 _TAIL = 1e-3  # fraction of delta allowed for the truncated tails of C (added to delta)
 _XTOL = 1e-7
 _POINTS = 192  # values of c evaluated exactly; beyond, binned (an upper bound)
-MAX_EPSILON0 = 700.0
-"""The largest local epsilon the accountant takes: it computes e^eps0 as a float, which
-overflows past 709 (and a report that keeps its value with odds e^700 hides nothing)."""
-MAX_PARTIES = 2**31 - 1
-"""The numerical bound's largest n: scipy's binomial functions take n as a C int.  More parties
-only amplify more (a shuffle of more reports is a post-processing of fewer, the others' reports
-known), so the figure at this n bounds any larger one."""
 
 
 def _check(eps0: float, n: int, delta: float) -> None:
     if not (math.isfinite(eps0) and eps0 > 0):
         raise UsageError(f"epsilon0 must be a finite positive number, got {eps0}")
-    if eps0 > MAX_EPSILON0:
-        raise UsageError(f"epsilon0 must be at most {MAX_EPSILON0:g} (the accountant computes "
-                         f"e^epsilon0, which overflows beyond 709), got {eps0:g}")  # fmt: skip
+    check_epsilon0(eps0)
     if int(n) != n or n < 1:
         raise UsageError(f"parties must be an integer >= 1, got {n}")
     if not 0 < delta < 1:
@@ -225,12 +217,7 @@ def numerical_epsilon(
     likely bracket (lo, hi) of the answer (a warm start: each end is checked, never trusted).
     """
     _check(eps0, n, delta)
-    if n > MAX_PARTIES:
-        raise UsageError(
-            f"the numerical bound is computed for at most {MAX_PARTIES:,} parties, got {int(n):,}: "
-            f"more parties only amplify more, so its figure at {MAX_PARTIES:,} bounds yours "
-            "(or use the closed form, bound='closed-form')"
-        )
+    check_numerical_parties(n)
     t0 = time.perf_counter()
     q = clone_probability(eps0, k)
     pair = _Pair(int(n), q, eps0, delta * _TAIL, points)

@@ -201,7 +201,8 @@ def _run_linkability(args: argparse.Namespace) -> int:
     }
     png = None
     if not args.no_plot:
-        grid = args.curve or [v for v in (10, 30, 100, 300, 1000, 3000) if v <= args.parties]
+        # the curve reaches this run's n (it is one of its points), whatever the grid's steps
+        grid = [*(args.curve or [v for v in (10, 30, 100, 300, 1000, 3000) if v < args.parties]), args.parties]
         curve = []
         for n in sorted(set(grid)):
             row: dict[str, object] = {"parties": n}
@@ -211,7 +212,7 @@ def _run_linkability(args: argparse.Namespace) -> int:
                 )
                 row[ch] = {"success": r.success, "ci": list(r.ci), "baseline": r.baseline}
             curve.append(row)
-        main = None if args.parties in grid else (args.parties, args.channel, res)
+        main = (args.parties, args.channel, res)  # marked on its curve
         png = _plot(curve, args.p, args.out, main, seed=args.seed, data=data.name, pairs=res.pairs,
                     name=f"linkability-{args_digest(args)}.png")
         out["curve"] = curve

@@ -58,6 +58,13 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 def _run(args: argparse.Namespace) -> int:
     from mpc_rr.core import UsageError
+    from mpc_rr.privacy._limits import check_epsilon0, check_numerical_parties
+
+    if args.channel != "direct":  # the accountant's range, refused before it is imported
+        if args.epsilon0 is not None:
+            check_epsilon0(args.epsilon0)
+        if args.bound == "numerical":
+            check_numerical_parties(args.parties)
     from mpc_rr.workflows import central_curve, plan_privacy
 
     if args.mechanism == "krr" and args.k is None:

@@ -275,3 +275,16 @@ def test_results_show_and_the_report_surface_the_runs_warnings(cwd, capsys, tmp_
     html = tmp_path / "r.html"
     assert main(["report", store, "--out", str(html)]) == 0
     assert "Warning: 1 run(s), first at p=0.7: RR-Independent+Adjustment: RR-Adjustment&#x27;s weights" in html.read_text()
+
+
+def test_the_accountant_refuses_its_extremes_itself() -> None:
+    """The library's entry points, not only the command: a number or a clean refusal."""
+    from mpc_rr.core import UsageError
+    from mpc_rr.privacy import closed_form_epsilon, numerical_epsilon, smallest_n
+
+    with pytest.raises(UsageError, match="at most 2,147,483,647 parties, got 1,000,000,000,000"):
+        numerical_epsilon(1.0, 10**12, 1e-6)
+    with pytest.raises(UsageError, match="epsilon0 must be at most 700"):
+        closed_form_epsilon(1e308, 1000, 1e-6)
+    assert 0 < closed_form_epsilon(1.0, 10**15, 1e-6).central_epsilon < 1e-5
+    assert smallest_n(1.0, 1e-5, 1e-6) is None  # beyond the numerical range: not found, no crash
