@@ -273,6 +273,11 @@ def _print(args: argparse.Namespace, res, inf, eps, reid, png, data: str, aux: s
         f"    {'mean':<15} {inf.baseline:>7.3f} {inf.single_mean:>7.3f} {inf.success:>7.3f}"
         f" {float(np.mean(inf.own)):>13.3f}   (linked CI [{inf.ci[0]:.3f}, {inf.ci[1]:.3f}])"
     )
+    below = [a for a, pr, li in zip(inf.attributes, inf.prior, inf.linked, strict=True) if li < pr]
+    if below:  # a guess from the linked group that loses to the majority value
+        print(f"    linked below the prior for {', '.join(below)}: guessing from the linked group "
+              "is worse than guessing the most common value (the attacker learns nothing there; "
+              "the mis-linked pairs mislead it)")  # fmt: skip
     print("  epsilon per attribute: Sec. 4.3 claims parallel; linking implies (mean over parties):")
     print(f"    {'attribute':<15} {'parallel':>9} {'implied':>9} {'sequential':>10} {'all linked':>10}")
     for row in zip(eps.attributes, eps.parallel, eps.implied, eps.sequential, eps.sequential_share, strict=True):

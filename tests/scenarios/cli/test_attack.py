@@ -102,3 +102,14 @@ def test_attack_eavesdrop_plot_is_named_by_its_command_line(cli_json, tmp_path):
             "--json", "--out", str(tmp_path)]  # fmt: skip
     png = Path(cli_json(argv)["plot"])
     assert re.fullmatch(r"eavesdrop-pipeline-[0-9a-f]{6}\.png", png.name) and png.stat().st_size > 10_000
+
+
+def test_linked_inference_below_the_prior_is_said(capsys, tmp_path):
+    """Anonymous channel, 200 parties: the linked guesses lose to the majority value on some
+    attributes; the summary names exactly those."""
+    assert cli.main(["attack", "linkability", "--parties", "200", "--out", str(tmp_path)]) == 0
+    out = capsys.readouterr().out
+    table = out.split("own (direct)")[1].split("    mean")[0].strip().splitlines()
+    below = [cols[0] for cols in (row.split() for row in table) if float(cols[3]) < float(cols[1])]
+    assert below, "the case no longer shows the effect: pick another"
+    assert f"linked below the prior for {', '.join(below)}: guessing from the linked group is worse" in out
