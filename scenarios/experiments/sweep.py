@@ -137,6 +137,7 @@ def sweep(
         stored_before=len(runs) - len(missing), jobs=jobs, argv=list(argv), versions=versions(),
         machine=machine(),
     )  # fmt: skip
+    from scenarios.cli.options import human_seconds
     from scenarios.cli.progress import progress_bar
 
     bar = progress_bar(total=len(runs), initial=len(runs) - len(missing), desc=scenario.name, unit="run",
@@ -174,9 +175,12 @@ def sweep(
         bar.update(1)
         if lines:  # no terminal (a log file): one line per run instead of a bar
             stored = len(runs) - len(missing) + executed
+            left = len(missing) - executed  # at this session's pace so far (the bar shows its own)
+            eta = "" if not left else f"; about {human_seconds((time.perf_counter() - t_runs) / executed * left)} left"
             print(f"{scenario.name}: [{stored}/{len(runs)}] {describe_point(run.point)}, repeat {run.repeat}: "
-                  f"{out.status} ({wall:.2f} s)", file=sys.stderr, flush=True)  # fmt: skip
+                  f"{out.status} ({wall:.2f} s{eta})", file=sys.stderr, flush=True)  # fmt: skip
 
+    t_runs = time.perf_counter()
     try:
         if jobs == 1 or len(missing) <= 1:
             for run in missing:

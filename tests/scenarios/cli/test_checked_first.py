@@ -288,3 +288,15 @@ def test_the_accountant_refuses_its_extremes_itself() -> None:
         closed_form_epsilon(1e308, 1000, 1e-6)
     assert 0 < closed_form_epsilon(1.0, 10**15, 1e-6).central_epsilon < 1e-5
     assert smallest_n(1.0, 1e-5, 1e-6) is None  # beyond the numerical range: not found, no crash
+
+
+def test_scenario_run_says_how_long_is_left(cwd, capsys, tmp_path) -> None:  # type: ignore[no-untyped-def]
+    toml = tmp_path / "s.toml"
+    toml.write_text('[scenario]\nname = "eta"\nseed = 1\nrepeats = 1\n[data]\nsource = "adult"\n'
+                    '[protocol]\nkind = "pipeline"\ntransport = "harness"\nparties = 60\nqueries = 5\n'
+                    "[grid]\np = [0.5, 0.7]\n")  # fmt: skip
+    assert main(["scenario", "run", str(toml), "--store", str(tmp_path / "s.db")]) == 0
+    err = capsys.readouterr().err  # not a terminal: one line per run
+    first, last = [ln for ln in err.splitlines() if ln.startswith("eta: [")]
+    assert first.startswith("eta: [1/2]") and " s left)" in first and "about " in first
+    assert last.startswith("eta: [2/2]") and "left" not in last
