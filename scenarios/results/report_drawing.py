@@ -173,8 +173,10 @@ def _counts(ax: Any, s: Any, xs: list[Any], ys: list[float], lo: list[float], hi
         if math.isnan(y):
             continue
         k = round(y * n)
-        # beside the marker, one row per series so two series at one point do not overwrite
-        ax.annotate(f"{k}/{n}", (x, y), xytext=(7, 9 - 13 * index), textcoords="offset points",
+        # beside the marker, one row per series so two series at one point do not overwrite;
+        # stacked downwards from a high share, upwards from a low one: inside the axes either way
+        dy = 9 - 13 * index if y >= 0.5 else 9 + 13 * index
+        ax.annotate(f"{k}/{n}", (x, y), xytext=(7, dy), textcoords="offset points",
                     fontsize=9, color=c, va="center", fontweight="bold")  # fmt: skip
 
 
