@@ -82,7 +82,7 @@ def write_privacy_plot(result: dict[str, Any], out: Path, name: str) -> Path | N
             "sequential composition; the console and results.json give its central figure)") if eps else None  # fmt: skip
     return plot_central_curve(
         data["curve"], out / "privacy.png", epsilon0=data["epsilon0"], channel="shuffled",
-        mark=(data["parties"], data["mark"]), note=note,
+        mark=(data["parties"], data["mark"]), note=note, mark_label="this run, one report",
         title=f"{name}: one report of {data['phase']}, eps0 = {data['epsilon0']:.3g}{k}, "
         f"sent {data['channel']}",
     )  # fmt: skip

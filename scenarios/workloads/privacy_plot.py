@@ -11,6 +11,7 @@ __all__ = ["plot_central_curve"]
 def plot_central_curve(
     curve: list[dict[str, float]], path: Path, *, title: str, epsilon0: float,
     mark: tuple[int, float] | None = None, channel: str = "secure-sum", note: str | None = None,
+    mark_label: str = "this run",
 ) -> Path:  # fmt: skip
     """PNG of ``curve`` (:func:`mpc_rr.workflows.central_curve`), log-log, with the local eps0 line.
 
@@ -31,7 +32,7 @@ def plot_central_curve(
     ax.axhline(epsilon0, color="grey", ls=":", label=f"local eps0 = {epsilon0:.3g} (direct channel)")
     if mark is not None:
         ax.plot([mark[0]], [mark[1]], "o", ms=9, color="crimson",
-                label=f"this run: n = {mark[0]:,}, central {mark[1]:.3g}")  # fmt: skip
+                label=f"{mark_label}: n = {mark[0]:,}, central {mark[1]:.3g}")  # fmt: skip
     ax.set_xlabel("parties n (reports shuffled together)")
     ax.set_ylabel("epsilon")
     ax.set_title(title, fontsize=10)

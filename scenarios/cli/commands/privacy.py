@@ -82,7 +82,7 @@ def _run(args: argparse.Namespace) -> int:
         curve = central_curve(doc["epsilon0"], args.delta, args.channel, k=k, releases=args.releases)
         doc["plot"] = str(plot_central_curve(
             curve, args.plot, epsilon0=doc["local_epsilon"], channel=args.channel,
-            mark=(args.parties, doc["central_epsilon"]),
+            mark=(args.parties, doc["central_epsilon"]), mark_label="this plan",
             title=f"{doc['mechanism']}, eps0 = {doc['epsilon0']:.3g} x {args.releases}, delta = {args.delta:g}",
         ))  # fmt: skip
     if args.json:
