@@ -113,3 +113,19 @@ def test_linked_inference_below_the_prior_is_said(capsys, tmp_path):
     below = [cols[0] for cols in (row.split() for row in table) if float(cols[3]) < float(cols[1])]
     assert below, "the case no longer shows the effect: pick another"
     assert f"linked below the prior for {', '.join(below)}: guessing from the linked group is worse" in out
+
+
+def test_linkability_curves_reach_this_runs_n(monkeypatch, tmp_path):
+    """--parties 200: the grid's steps end at 100; the curves go on to this run's n."""
+    from scenarios.cli.commands import attack as attack_cmd
+
+    seen = {}
+
+    def fake_plot(curve, p, out, main=None, **k):
+        seen.update(curve=curve, main=main)
+        return tmp_path / "x.png"
+
+    monkeypatch.setattr(attack_cmd, "_plot", fake_plot)
+    assert cli.main(["attack", "linkability", "--parties", "200", "--json", "--out", str(tmp_path)]) == 0
+    assert [row["parties"] for row in seen["curve"]] == [10, 30, 100, 200]
+    assert seen["main"][0] == 200
