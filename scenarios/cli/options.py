@@ -177,10 +177,10 @@ def network_runner_of(args: argparse.Namespace, transport: str | None, **options
                           workers=getattr(args, "workers", None), **options)  # fmt: skip
 
 
-def runner_choice(args: argparse.Namespace, *, check_only: bool = False) -> tuple[str, dict[str, object]]:
+def runner_choice(args: argparse.Namespace) -> tuple[str, dict[str, object]]:
     """The runner name and sharding options for ``runner_for`` (refusing flags that do not apply,
-    and more worker processes than this machine runs well).  ``check_only``: the checks alone,
-    nothing heavy imported (before any work)."""
+    and more worker processes than this machine runs well); imports nothing heavy, so a command
+    calls it before any work."""
     from mpc_rr.core import UsageError
     from parties.cores import available_cores, check_workers
 

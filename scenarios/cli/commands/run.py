@@ -127,7 +127,7 @@ def run(args: argparse.Namespace) -> int:
     _check_dependence_flags(args)
     check_network(args.network)
     if args.network is None:
-        runner_choice(args, check_only=True)  # refuse sharding flags that do not apply
+        runner_choice(args)  # refuse sharding flags that do not apply
     elif args.engine != "processes":
         raise UsageError("--network runs the parties in one process: drop --engine ray")
     spec = spec_from_args(args)
