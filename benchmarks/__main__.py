@@ -30,6 +30,7 @@ QUICK: dict[str, list[str]] = {
     "noisy_dependence": ["--parties", "2000", "--draws", "1"],
     "prio3": ["--part", "micro", "--quick"],
     "prio3_units": ["--quick", "--repeats", "1", "--baseline", "", "--only", "Field128"],
+    "refusals": ["--repeat", "3"],
     "privacy_accountant": ["--repeats", "1", "--curve-repeats", "1"],
     "rr": ["--table1-runs", "5"],
     "rrba": ["--part", "block", "--repeat", "1"],

@@ -42,6 +42,8 @@ __all__ = [
     "for_command_line",
     "guarded",
     "int_at_least",
+    "interrupted_by",
+    "name_part",
     "non_negative",
     "on_interrupt",
     "open_open",
@@ -235,6 +237,18 @@ def _probe(folder: Path) -> str | None:
     return None
 
 
+def name_part(text: str) -> str:
+    """A name that becomes part of a file or folder name (``--name``): not empty, no path
+    separator, not ``.`` or ``..`` -- outputs named with it stay inside their folder."""
+    if not text.strip():
+        raise argparse.ArgumentTypeError("must not be empty")
+    if any(sep in text for sep in ("/", "\\", "\0")) or text.strip(".") == "":
+        raise argparse.ArgumentTypeError(
+            f"must be a plain name (it names output folders): no '/', '\\', or '..', got {text!r}"
+        )
+    return text
+
+
 def output_dir(text: str) -> Path:
     """A folder that is writable, or can be created (checked before any work, created by the
     command when it writes)."""
@@ -280,6 +294,13 @@ def add_step_timeout(p: argparse.ArgumentParser | argparse._ArgumentGroup) -> No
 
 
 _INTERRUPT_NOTES: list[str | Callable[[], str]] = []
+_STOPPED_BY = ["Ctrl-C"]
+
+
+def interrupted_by(what: str) -> None:
+    """Name what stops the running command (``"SIGTERM"``) in its interrupted line: a
+    KeyboardInterrupt raised for it ends the command as a Ctrl-C does."""
+    _STOPPED_BY[0] = what
 
 
 def on_interrupt(note: str | Callable[[], str]) -> None:
@@ -327,6 +348,7 @@ def guarded(command: str, func: Callable[[], int | None], *, as_json: bool = Fal
     error.  ``as_json``: errors are also printed as one JSON object on stdout.
     """
     _INTERRUPT_NOTES.clear()
+    _STOPPED_BY[0] = "Ctrl-C"
     try:
         return int(func() or 0)
     except BrokenPipeError:  # the reader went away (e.g. `| head`): not an error of ours
@@ -337,7 +359,7 @@ def guarded(command: str, func: Callable[[], int | None], *, as_json: bool = Fal
         if any(isinstance(e, KeyboardInterrupt) for e in leaves):
             notes = [n if isinstance(n, str) else n() for n in _INTERRUPT_NOTES]
             note = "; ".join(notes) or "nothing was written"
-            return _refusal(command, "interrupted", f"stopped by Ctrl-C; {note}", EXIT_INTERRUPT, as_json)
+            return _refusal(command, "interrupted", f"stopped by {_STOPPED_BY[0]}; {note}", EXIT_INTERRUPT, as_json)
         if isinstance(top, SystemExit):
             raise
         if not isinstance(top, Exception):

@@ -55,6 +55,7 @@ __all__ = [
     "launch_party",
     "preload_modules",
     "resolve_launch",
+    "sigint_held",
     "start_launcher",
 ]
 
@@ -161,6 +162,33 @@ def _exec(argv: list[str], log: Path, listen: socket.socket | None, python: str,
         )  # fmt: skip
 
 
+@contextlib.contextmanager
+def sigint_held(*, exec_children: bool = False) -> Iterator[None]:
+    """SIGINT kept from the child processes started inside (the fork server, shard workers).
+
+    A terminal's Ctrl-C goes to the whole process group; the children must not be
+    interrupted in their start-up or their work (no ``Fatal Python error``, no worker
+    traceback): their parent gets the Ctrl-C and stops them.  Forked children inherit
+    the mask set here (SIGINT blocked in this thread; a Ctrl-C meanwhile waits for the
+    parent until the block ends).  ``exec_children``: children that execute a new
+    interpreter (the fork server) get a cleared mask but keep an ignored signal, so
+    SIGINT is also ignored while they start -- a Ctrl-C in those milliseconds is lost.
+    A no-op where signals cannot be masked.
+    """
+    mask = getattr(signal, "pthread_sigmask", None)
+    if mask is None:
+        yield
+        return
+    old = mask(signal.SIG_BLOCK, {signal.SIGINT})
+    handler = signal.signal(signal.SIGINT, signal.SIG_IGN) if exec_children else None
+    try:
+        yield
+    finally:
+        if handler is not None:
+            signal.signal(signal.SIGINT, handler)
+        mask(signal.SIG_SETMASK, old)
+
+
 _server_preload: list[str] | None = None
 
 
@@ -183,7 +211,11 @@ def start_launcher(launch: str, preload: list[str]) -> None:
         multiprocessing.set_forkserver_preload(_server_preload)
     from multiprocessing import forkserver
 
-    forkserver.ensure_running()
+    if threading.current_thread() is not threading.main_thread():
+        forkserver.ensure_running()  # signal handlers are the main thread's to change
+        return
+    with sigint_held(exec_children=True):  # the server and what it forks ignore the Ctrl-C
+        forkserver.ensure_running()
 
 
 def _fork(argv: list[str], log: Path, listen: socket.socket | None, preload: list[str]) -> PartyProcess:

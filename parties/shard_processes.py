@@ -33,6 +33,7 @@ from typing import Any
 import msgspec
 
 from mpc_rr.core import UsageError
+from parties.launch import sigint_held
 from parties.shard_engine import ShardFinal, ShardHost, ShardSpec, StepReport
 
 __all__ = ["SPILL_BYTES", "ProcessPool", "spill_dir", "start_method", "trim_heap"]
@@ -128,44 +129,51 @@ def _worker_main(
     ``spill``: the folder for frames of at least ``spill_bytes`` (``None``: every frame
     through the pipe).
     """
+    import signal
+
+    # a terminal's Ctrl-C reaches the whole process group: the parent stops its workers (it
+    # closes their pipes, then terminates them), so a worker never raises KeyboardInterrupt
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
     try:
-        host = ShardHost(pickle.loads(spec_blob))
+        _serve(conn, spec_blob, spill, spill_bytes)
+    except (EOFError, BrokenPipeError, ConnectionResetError):  # the parent went away (or
+        return  # closed our pipe to stop us: an interrupted run)
     except BaseException:
-        conn.send_bytes(b"E" + traceback.format_exc().encode())
-        return
+        with contextlib.suppress(OSError):
+            conn.send_bytes(b"E" + traceback.format_exc().encode())
+
+
+def _serve(conn: Any, spec_blob: bytes, spill: str | None, spill_bytes: int) -> None:
+    """The worker's command loop (:func:`_worker_main`)."""
+    host = ShardHost(pickle.loads(spec_blob))
     conn.send_bytes(b"R")
     enc = msgspec.msgpack.Encoder()
     # (advance_to, frames, indices of the frames that are spill file names)
     cmd_dec = msgspec.msgpack.Decoder(tuple[float | None, list[bytes], list[int]])
     shard, step = host.engine.spec.shard, 0
-    try:
-        while True:
-            msg = conn.recv_bytes()
-            if msg == b"F":  # the results: a marker, then the pickle (no copy of a large blob)
-                blob = pickle.dumps(host.finish(), protocol=pickle.HIGHEST_PROTOCOL)
-                conn.send_bytes(b"F")
-                conn.send_bytes(blob)
-                return
-            advance, frames, spilled = cmd_dec.decode(msg)
-            del msg
-            for i in spilled:
-                frames[i] = _read_spilled(frames[i].decode())
-            report = host.step(frames, advance)
-            del frames
-            conn.send_bytes(b"S" + enc.encode(report))
-            for dst, frame in sorted(host.take_frames().items()):
-                path = None
-                if spill is not None and len(frame) >= spill_bytes:
-                    path = _spill(spill, f"{shard}-{dst}-{step}", frame)
-                if path is not None:
-                    conn.send_bytes(b"P" + dst.to_bytes(4, "little") + path.encode())
-                else:
-                    conn.send_bytes(b"B" + dst.to_bytes(4, "little") + frame)
-            step += 1
-    except EOFError:  # the parent went away
-        return
-    except BaseException:
-        conn.send_bytes(b"E" + traceback.format_exc().encode())
+    while True:
+        msg = conn.recv_bytes()
+        if msg == b"F":  # the results: a marker, then the pickle (no copy of a large blob)
+            blob = pickle.dumps(host.finish(), protocol=pickle.HIGHEST_PROTOCOL)
+            conn.send_bytes(b"F")
+            conn.send_bytes(blob)
+            return
+        advance, frames, spilled = cmd_dec.decode(msg)
+        del msg
+        for i in spilled:
+            frames[i] = _read_spilled(frames[i].decode())
+        report = host.step(frames, advance)
+        del frames
+        conn.send_bytes(b"S" + enc.encode(report))
+        for dst, frame in sorted(host.take_frames().items()):
+            path = None
+            if spill is not None and len(frame) >= spill_bytes:
+                path = _spill(spill, f"{shard}-{dst}-{step}", frame)
+            if path is not None:
+                conn.send_bytes(b"P" + dst.to_bytes(4, "little") + path.encode())
+            else:
+                conn.send_bytes(b"B" + dst.to_bytes(4, "little") + frame)
+        step += 1
 
 
 class ProcessPool:
@@ -215,7 +223,8 @@ class ProcessPool:
                 proc = ctx.Process(
                     target=_worker_main, args=(child, blob, self._spill, spill_bytes), daemon=True
                 )
-                proc.start()
+                with sigint_held():  # until the worker ignores SIGINT itself
+                    proc.start()
                 child.close()
                 self.conns.append(parent)
                 self.procs.append(proc)

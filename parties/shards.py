@@ -73,11 +73,11 @@ names below from
 
 from __future__ import annotations
 
-import os
 import time
 from collections.abc import Mapping, Sequence
 
 from mpc_rr.core import Role, RolePlan, RunResult, UsageError, require_extra
+from parties.cores import available_cores, check_workers
 from parties.runner import StepTimeout
 from parties.shard_control import ShardPool, collect, drive
 from parties.shard_engine import ShardEngine, ShardFinal, ShardHost, ShardSpec, StepReport
@@ -101,14 +101,6 @@ __all__ = [
     "start_method",
     "trim_heap",
 ]
-
-
-def available_cores() -> int:
-    """CPUs this process may run on (the default number of workers)."""
-    try:
-        return len(os.sched_getaffinity(0))
-    except AttributeError:  # not Linux
-        return os.cpu_count() or 1
 
 
 def split_parties(ids: Sequence[int], workers: int) -> list[tuple[int, ...]]:
@@ -190,6 +182,8 @@ class ShardedRunner:
             raise UsageError(f"workers must be an integer >= 1, got {workers!r}")
         if engine not in ("processes", "ray"):
             raise UsageError(f"engine must be 'processes' or 'ray', got {engine!r}")
+        if workers is not None and engine == "processes":  # Ray actors may live on a cluster
+            check_workers(workers)
         if ray_address is not None and engine != "ray":
             raise UsageError("ray_address only applies to engine='ray'")
         if engine == "ray":  # refused here, before any work, not when the shards start

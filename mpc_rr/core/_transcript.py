@@ -185,6 +185,7 @@ class Transcript:
             _File(TRANSCRIPT_FORMAT, self.observer, self.keep_data, self.meta, self.events)
         )
         try:
+            p.parent.mkdir(parents=True, exist_ok=True)
             p.write_bytes(blob)
         except OSError as exc:
             raise UsageError(f"cannot write transcript {p}: {exc.strerror or exc}") from None

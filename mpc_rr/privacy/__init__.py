@@ -11,6 +11,8 @@ __all__ = [
     "CHANNELS",
     "DIRECT_ASSUMPTION",
     "DISCRETIZATION",
+    "MAX_EPSILON0",
+    "MAX_PARTIES",
     "SHUFFLING",
     "Amplification",
     "Assumption",
@@ -23,6 +25,8 @@ __all__ = [
     "amplification_curve",
     "build_ledger",
     "central_epsilon",
+    "check_epsilon0",
+    "check_numerical_parties",
     "clone_probability",
     "closed_form_epsilon",
     "compose",
@@ -46,6 +50,10 @@ __all__ = [
 ]
 
 _HOME = {
+    "MAX_EPSILON0": "mpc_rr.privacy._limits",
+    "MAX_PARTIES": "mpc_rr.privacy._limits",
+    "check_epsilon0": "mpc_rr.privacy._limits",
+    "check_numerical_parties": "mpc_rr.privacy._limits",
     "discrete_gaussian": "mpc_rr.privacy._discrete_gaussian",
     "discrete_gaussian_pmf": "mpc_rr.privacy._discrete_gaussian",
     "Sensitivity": "mpc_rr.privacy._discrete",
@@ -117,6 +125,12 @@ if TYPE_CHECKING:
         Release,
         build_ledger,
         with_audits,
+    )
+    from mpc_rr.privacy._limits import (
+        MAX_EPSILON0,
+        MAX_PARTIES,
+        check_epsilon0,
+        check_numerical_parties,
     )
     from mpc_rr.privacy._shuffle import (
         BOUNDS,

@@ -63,6 +63,7 @@ import numpy as np
 from scipy import optimize, special
 
 from mpc_rr.core import UsageError
+from mpc_rr.privacy._limits import MAX_PARTIES, check_epsilon0, check_numerical_parties
 
 __all__ = [
     "BOUNDS",
@@ -91,6 +92,7 @@ _POINTS = 192  # values of c evaluated exactly; beyond, binned (an upper bound)
 def _check(eps0: float, n: int, delta: float) -> None:
     if not (math.isfinite(eps0) and eps0 > 0):
         raise UsageError(f"epsilon0 must be a finite positive number, got {eps0}")
+    check_epsilon0(eps0)
     if int(n) != n or n < 1:
         raise UsageError(f"parties must be an integer >= 1, got {n}")
     if not 0 < delta < 1:
@@ -215,6 +217,7 @@ def numerical_epsilon(
     likely bracket (lo, hi) of the answer (a warm start: each end is checked, never trusted).
     """
     _check(eps0, n, delta)
+    check_numerical_parties(n)
     t0 = time.perf_counter()
     q = clone_probability(eps0, k)
     pair = _Pair(int(n), q, eps0, delta * _TAIL, points)
@@ -273,9 +276,11 @@ def amplification_curve(
 
 
 def smallest_n(
-    eps0: float, target: float, delta: float, *, k: int | None = None, limit: int = 10**12
+    eps0: float, target: float, delta: float, *, k: int | None = None, limit: int = MAX_PARTIES
 ) -> int | None:
-    """Fewest parties whose shuffle brings eps0 down to ``target`` (None: not below ``limit``)."""
+    """Fewest parties whose shuffle brings eps0 down to ``target`` (None: not below ``limit``,
+    at most :data:`MAX_PARTIES`)."""
+    limit = min(limit, MAX_PARTIES)
     if target <= 0:
         raise UsageError(f"target epsilon must be > 0, got {target}")
     if target >= eps0:

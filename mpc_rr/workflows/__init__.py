@@ -136,8 +136,8 @@ _HOME = {
     "RunOptions": "mpc_rr.workflows._pipeline",
     "RunnerFactory": "mpc_rr.workflows._rrba",
     "SumReport": "mpc_rr.workflows._secure_sum",
-    "WORSE_BY": "mpc_rr.workflows._pipeline",
-    "adjustment_checks": "mpc_rr.workflows._pipeline",
+    "WORSE_BY": "mpc_rr.workflows._adjustment_checks",
+    "adjustment_checks": "mpc_rr.workflows._adjustment_checks",
     "all_message_types": "mpc_rr.workflows._attack_reports",
     "as_dataset": "mpc_rr.workflows._api",
     "audit_ledger": "mpc_rr.workflows._ledger_audit",
@@ -183,6 +183,7 @@ _HOME = {
 __getattr__, __dir__ = lazy_exports(__name__, _HOME, globals())
 
 if TYPE_CHECKING:
+    from mpc_rr.workflows._adjustment_checks import WORSE_BY, adjustment_checks
     from mpc_rr.workflows._api import (
         AttackReport,
         PipelineReport,
@@ -228,12 +229,10 @@ if TYPE_CHECKING:
         register_observed_run,
     )
     from mpc_rr.workflows._pipeline import (
-        WORSE_BY,
         Evaluation,
         Execution,
         RunAborted,
         RunOptions,
-        adjustment_checks,
         evaluate,
         execute,
         ledger_json,

@@ -54,17 +54,19 @@ from mpc_rr.mdrr import adjust, rr_independent
 from mpc_rr.pipeline import PipelineConfig, PipelinePlan, PipelineResult, signing
 from mpc_rr.privacy import Ledger, PhaseSpec
 from mpc_rr.secure_sum import DEFAULT_SUM, merge_sum_options
+from mpc_rr.workflows._adjustment_checks import (
+    _worse,
+    effective_records,
+)
 from mpc_rr.workflows._ledger_audit import audit_ledger
 from mpc_rr.workflows._privacy import ledger_curve, pipeline_ledger
 from mpc_rr.workflows._validity import pipeline_validity
 
 __all__ = [
-    "WORSE_BY",
     "Evaluation",
     "Execution",
     "RunAborted",
     "RunOptions",
-    "adjustment_checks",
     "evaluate",
     "execute",
     "ledger_json",
@@ -201,6 +203,10 @@ def execute(
         run=f"{data.name[:200]}-{opts.seed}", sum_protocol=opts.sum, sum_options=opts.inner_sum_options(),
         dp_epsilon=opts.dp_epsilon, dp_delta=opts.dp_delta,
     )  # fmt: skip
+    if cfg.dependence != "rr":  # the sum's own parameter checks (SecAgg+'s thresholds) before
+        from mpc_rr.pipeline import dependence_public  # any party is built (cached: reused then)
+
+        dependence_public(cfg)
     marks: dict[str, float] = {}
 
     def timed(phase: str, done: int, total: int) -> None:
@@ -296,56 +302,6 @@ def evaluate(ex: Execution, opts: RunOptions) -> Evaluation:
     return Evaluation(ex, errors, source, evaluation_s, runs, ledger, tuple(phases))
 
 
-WORSE_BY = 1.1
-"""An adjusted estimate counts as worse when its median relative error exceeds the unadjusted
-one's by more than 10% (query noise alone moves a median of 200 queries by a few percent)."""
-
-
-def _worse(relative_error: dict[str, dict[str, float]], method: str) -> tuple[list[tuple[float, float]], int]:
-    """The (adjusted, unadjusted) errors where ``method`` (a "+Adjustment" one) is worse by
-    :data:`WORSE_BY`, and how many coverages were compared."""
-    base = relative_error.get(method.removesuffix("+Adjustment"))
-    if not method.endswith("+Adjustment") or base is None:
-        return [], 0
-    mine = relative_error[method]
-    pairs = [(mine[s], base[s]) for s in mine if s in base and mine[s] is not None and base[s] is not None
-             and math.isfinite(mine[s]) and math.isfinite(base[s])]  # fmt: skip
-    return [(a, b) for a, b in pairs if a > WORSE_BY * b], len(pairs)
-
-
-def adjustment_checks(
-    relative_error: dict[str, dict[str, float]], adjustments: dict[str, AdjustmentResult]
-) -> list[str]:
-    """What a researcher must be told about RR-Adjustment (Algorithm 2), never left silent:
-    a run that stopped at its pass limit without converging, and an adjusted estimate that is
-    *worse* than the estimate it adjusts (median relative error above it by more than
-    :data:`WORSE_BY` at any query coverage).
-
-    The second is not a failure to converge: with many attributes and per-attribute RR, the
-    I-projection matches every one-way marginal but keeps the randomized records' joint
-    structure, which is mostly noise (measured on alarm, 35 attributes, p = 0.7: it converges
-    in 16 passes and still doubles RR-Independent's error).  Use the unadjusted figures then.
-    """
-    out = []
-    for method, run in adjustments.items():
-        if not run.converged:
-            out.append(
-                f"{method}: RR-Adjustment stopped at its limit of {run.iterations} passes without "
-                f"converging (largest marginal gap {run.max_marginal_gap:.2g}, L1); its figures come "
-                "from an unconverged fit (raise adjust_iterations)"
-            )
-    for method in relative_error:
-        worse, total = _worse(relative_error, method)
-        if worse:
-            shown = ", ".join(f"{a:.3g} vs {b:.3g}" for a, b in worse[:3])
-            out.append(
-                f"{method} is worse than {method.removesuffix('+Adjustment')} without it at "
-                f"{len(worse)} of {total} query coverages (median relative error {shown}): "
-                "RR-Adjustment kept the randomized records' joint noise; use the unadjusted estimate"
-            )
-    return out
-
-
 def _finite(v: float) -> float | None:
     return None if math.isinf(v) else v
 
@@ -411,6 +367,7 @@ def _adjustment_json(ev: Evaluation, method: str, run: AdjustmentResult) -> dict
         "iterations": run.iterations,
         "converged": run.converged,
         "max_marginal_gap": run.max_marginal_gap,
+        "effective_records": effective_records(run.weights),  # Kish: who carries the estimate
         "worse_than_unadjusted": bool(worse),
         "coverages_worse": f"{len(worse)} of {total}",
     }

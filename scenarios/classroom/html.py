@@ -230,6 +230,7 @@ header h1{font-size:19px;margin:0 0 4px}
 main{display:grid;grid-template-columns:minmax(0,1fr) 430px;gap:16px;padding:0 22px 22px}
 #diagram{overflow:auto;max-height:78vh;background:#fff;border:1px solid #d5d9e4;border-radius:8px}
 aside{position:sticky;top:8px;align-self:start;background:#fff;border:1px solid #d5d9e4;border-radius:8px;padding:12px 14px;max-height:92vh;overflow:auto}
+@media (max-width:1180px){main{grid-template-columns:minmax(0,1fr)}#diagram{max-height:52vh}aside{position:static;max-height:none}}
 .controls{display:flex;gap:6px;align-items:center;flex-wrap:wrap;margin-bottom:8px}
 button{font:inherit;padding:4px 10px;border:1px solid #9aa6bf;border-radius:5px;background:#eef2fa;cursor:pointer}
 button:hover{background:#dde6f7}

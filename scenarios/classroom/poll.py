@@ -7,7 +7,7 @@ same trace."""
 from __future__ import annotations
 
 import string
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Sequence
 
 import numpy as np
 
@@ -18,8 +18,11 @@ from scenarios.classroom.lesson import vec
 __all__ = ["crashed", "entropies", "inner_role", "labels", "names", "poll_inputs", "short_hex", "vote_lines", "vsum"]
 
 
-def labels(options: int) -> str:
-    return string.ascii_uppercase[:options]
+def labels(options: int | Sequence[str]) -> tuple[str, ...]:
+    """The poll's answers: the labels given, or ``A, B, ...`` for a count of them."""
+    if isinstance(options, int):
+        return tuple(string.ascii_uppercase[:options])
+    return tuple(options)
 
 
 def poll_inputs(n: int, options: int, seed: int) -> np.ndarray:
@@ -32,7 +35,7 @@ def entropies(seed: int) -> Callable[[int], SeededEntropy]:
     return lambda pid: SeededEntropy(seed, f"classroom/party-{pid}")
 
 
-def vote_lines(x: np.ndarray, options: int) -> list[str]:
+def vote_lines(x: np.ndarray, options: int | Sequence[str]) -> list[str]:
     lab = labels(options)
     return [
         f"  P{i}: votes {lab[int(np.argmax(row))]}  x_{i} = {vec(row)}" for i, row in enumerate(x, 1)

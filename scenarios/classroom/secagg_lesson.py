@@ -4,6 +4,8 @@ counted by masked inputs and an aggregator, with dropouts and, on request, a che
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 import numpy as np
 
 from mpc_rr.core import COORDINATOR, UsageError
@@ -34,11 +36,13 @@ CLASSROOM_MAX_DROPOUT = 1 / 3
 
 
 def secagg_lesson(
-    n: int, *, seed: int, options: int = 4, drops: dict[int, str] | None = None, cheat: str | None = None
+    n: int, *, seed: int, options: int | Sequence[str] = 4, drops: dict[int, str] | None = None, cheat: str | None = None
 ) -> Lesson:
     """SecAgg+ (Bell et al. 2020) over ``n`` one-hot votes, the aggregator as party 0
     (``cheat``: it plays that server strategy, :func:`mpc_rr.adversary.active.cheat_strategies`)."""
     drops = drops or {}
+    answers = labels(options)  # the labels given, or A, B, ... for a count
+    options = len(answers)
     x = poll_inputs(n, options, seed)
     run = f"classroom-secagg-{seed}"
     # A lesson about dropouts: tolerate a third of the class (the library's
@@ -59,7 +63,7 @@ def secagg_lesson(
     assert isinstance(server, secagg.SecAggServer)
     cfg = server.cfg
     setup = [
-        f"{n} parties P1..P{n} each vote for one of the options {', '.join(labels(options))} "
+        f"{n} parties P1..P{n} each vote for one of the options {', '.join(answers)} "
         f"(one-hot x_i). An untrusted aggregator (Agg, party 0) learns only the count per option "
         f"(SecAgg+, Bell et al. 2020). Parties talk only to the aggregator.",
         f"Arithmetic mod R = {R} (the smallest power of two above n). Graph: "
@@ -69,7 +73,7 @@ def secagg_lesson(
         f"colluding with fewer than t of a party's neighbours learns nothing of its input "
         f"(max_corrupt = {cfg.max_corrupt:.3g}).",
         "Private inputs (printed only because this is a classroom):",
-        *vote_lines(x, options),
+        *vote_lines(x, answers),
     ]
     titles = {
         "keys": "Round 1 - keys and the draw: every party advertises two public keys, a commitment "

@@ -7,6 +7,8 @@ SecAgg+'s lesson: :mod:`scenarios.classroom.secagg_lesson`.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 import numpy as np
 
 from mpc_rr.core import Role
@@ -31,11 +33,13 @@ __all__ = ["board_lesson", "full_mesh_lesson", "poll_inputs"]
 
 
 def full_mesh_lesson(
-    n: int, *, seed: int, options: int = 4, publication: str = "all-to-all",
+    n: int, *, seed: int, options: int | Sequence[str] = 4, publication: str = "all-to-all",
     drops: dict[int, str] | None = None,
 ) -> Lesson:  # fmt: skip
     """The Sec. 4.2 secure sum mod ``m = n + 1`` of ``n`` one-hot votes."""
     drops = drops or {}
+    answers = labels(options)  # the labels given, or A, B, ... for a count
+    options = len(answers)
     x = poll_inputs(n, options, seed)
     m = n + 1
     run = f"classroom-full-mesh-{seed}"
@@ -43,12 +47,12 @@ def full_mesh_lesson(
     roles = full_mesh.full_mesh_roles(x, publication=pub, entropy=entropies(seed), run=run)
     roles = drop_roles(roles, drops, step_messages("full-mesh"))
     setup = [
-        f"{n} parties P1..P{n} each vote for one of the options {', '.join(labels(options))}; the "
+        f"{n} parties P1..P{n} each vote for one of the options {', '.join(answers)}; the "
         f"vote is a one-hot vector x_i. The secure sum counts the votes per option without anyone "
         f"seeing a vote (Domingo-Ferrer & Soria-Comas, Sec. 4.2).",
         f"Arithmetic mod m = n + 1 = {m}: a count is at most n < m, so the sum mod m is the exact count.",
         "Private inputs (printed only because this is a classroom):",
-        *vote_lines(x, options),
+        *vote_lines(x, answers),
         (
             "Publication: all-to-all (the paper's): every party sends r_j to every other party."
             if pub == "all-to-all"
@@ -225,7 +229,7 @@ def full_mesh_lesson(
 
 
 def board_lesson(
-    n: int, *, seed: int, options: int = 4, drops: dict[int, str] | None = None
+    n: int, *, seed: int, options: int | Sequence[str] = 4, drops: dict[int, str] | None = None
 ) -> Lesson:
     """The Sec. 4.2 secure sum with publication through the bulletin board (``full-mesh-board``)."""
     return full_mesh_lesson(n, seed=seed, options=options, publication="board", drops=drops)

@@ -8,6 +8,7 @@ Ctrl-C -- or, with ``once``, one round, whose outcome it returns.
 
 from __future__ import annotations
 
+import contextlib
 import socket
 import sys
 import tempfile
@@ -38,14 +39,29 @@ class ServeOptions:
     https: bool = False
 
 
-def lan_address() -> str:
-    """This machine's address as the room's phones would reach it (its hostname's address;
-    ``--public-host`` overrides it).  Looks the name up locally, sends nothing."""
+ROUTE_PROBE = "192.0.2.1"
+"""A documentation address (TEST-NET-1, RFC 5737): the route towards it names the interface the
+room's phones reach.  Connecting a UDP socket only looks the route up; no packet is sent."""
+
+
+def lan_address(probe: str = ROUTE_PROBE) -> str:
+    """This machine's address as the room's phones would reach it (``--public-host`` overrides
+    it): the source address of the route towards ``probe``, else the hostname's address (often
+    loopback, from /etc/hosts), else ``127.0.0.1``.  Sends nothing."""
+    with contextlib.suppress(OSError), socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as s:
+        s.connect((probe, 9))  # UDP: sets the default destination, picks the route; no packet
+        addr = str(s.getsockname()[0])
+        if not addr.startswith("127.") and addr != "0.0.0.0":
+            return addr
     try:
-        addr = socket.gethostbyname(socket.gethostname())
+        return socket.gethostbyname(socket.gethostname())
     except OSError:
         return "127.0.0.1"
-    return addr
+
+
+def is_loopback(host: str) -> bool:
+    """``host`` reaches this machine only (127.x, ``localhost``, ``::1``)."""
+    return host.startswith("127.") or host in ("localhost", "::1")
 
 
 async def serve(
@@ -69,9 +85,13 @@ async def serve(
             certfile, keyfile, fp = self_signed((shown, "127.0.0.1", "localhost"), folder)
             tls = (certfile, keyfile)
             note = f"HTTPS with a self-signed certificate (fingerprint {fp}...): accept it once.\n"
-        elif shown not in ("127.0.0.1", "localhost", "::1"):
+        elif not is_loopback(shown):
             note = ("Note: phones need --https (their browsers give WebCrypto only to secure pages; "
                     "http://localhost is one, a LAN address is not).\n")  # fmt: skip
+        if is_loopback(shown) and opts.host in ("0.0.0.0", ""):
+            note += ("Warning: no LAN address found (no route beyond this machine), so the join "
+                     "URL is loopback and only browsers on this machine can join; give the "
+                     "address the room reaches with --public-host.\n")  # fmt: skip
         return await _serve(lesson, opts, room, app, shown, tls, note, out, task_status)
 
 

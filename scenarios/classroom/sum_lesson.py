@@ -13,6 +13,7 @@ for it instead (:func:`scenarios.classroom.register_lesson`).
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any
 
 import msgspec
@@ -21,6 +22,7 @@ import numpy as np
 from mpc_rr.core import COORDINATOR, Role, WireArray
 from mpc_rr.secure_sum import SecureSumPlan, SeededEntropy, party_input, sum_protocol
 from scenarios.classroom.lesson import Context, Lesson, Note, Sent, drop_roles, vec
+from scenarios.classroom.poll import labels as poll_labels
 
 __all__ = ["sum_lesson"]
 
@@ -37,12 +39,13 @@ def _field(value: Any) -> str:
 
 
 def sum_lesson(
-    n: int, *, seed: int, protocol: str, options: int = 4, drops: dict[int, str] | None = None
+    n: int, *, seed: int, protocol: str, options: int | Sequence[str] = 4, drops: dict[int, str] | None = None
 ) -> Lesson:
     """``n`` one-hot votes over ``options`` answers summed by sum protocol ``protocol``."""
     spec = sum_protocol(protocol)
     drops = drops or {}
-    labels = "ABCDEFGH"[:options]
+    labels = poll_labels(options)  # the labels given, or A, B, ... for a count
+    options = len(labels)
     x = np.stack([party_input(i, seed, options) for i in range(1, n + 1)])
     plan = SecureSumPlan(
         protocol, x, run=f"classroom-{protocol}-{seed}", options=spec.one_hot_options({}, (options,)),

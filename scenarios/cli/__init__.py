@@ -125,6 +125,8 @@ def main(argv: Sequence[str] | None = None, commands: Sequence[str] = COMMANDS) 
     if argv[:2] == ["classroom", "serve"]:  # `classroom PROTOCOL` is a positional: serve is its own command
         argv[:2] = ["classroom-serve"]
     args = parser.parse_args(argv)  # argparse exits with status 2 on a usage error
+    if from_shell:
+        _terminate_as_interrupt()
     status = guarded(args.command, lambda: args.func(args), as_json=Parser.json_errors)
     if status == 130 and from_shell:
         # interrupted: what was kept is said and flushed; tearing down millions of objects (a
@@ -133,5 +135,41 @@ def main(argv: Sequence[str] | None = None, commands: Sequence[str] = COMMANDS) 
 
         sys.stdout.flush()
         sys.stderr.flush()
+        _release_process_resources()
         os._exit(status)
     return status
+
+
+def _release_process_resources() -> None:
+    """Before an ``os._exit``, which skips :mod:`multiprocessing`'s exit handlers: release its
+    named semaphores (else its resource tracker warns of leaked ones) and remove its temporary
+    folder (``pymp-*``: the fork server's socket)."""
+    import sys
+
+    if "multiprocessing.process" not in sys.modules:
+        return
+    import shutil
+    from multiprocessing import process, util
+
+    util._run_finalizers(0)  # type: ignore[attr-defined]  # the semaphores' (priority 0 and up)
+    folder = process.current_process()._config.get("tempdir")  # type: ignore[attr-defined]
+    if folder:
+        shutil.rmtree(folder, ignore_errors=True)
+
+
+def _terminate_as_interrupt() -> None:
+    """SIGTERM (``kill PID``, a service manager, a CI timeout) stops the command as Ctrl-C does:
+    what was kept is said and closed (a scenario's session), exit 130."""
+    import signal
+    import threading
+
+    from parties import cli_args
+
+    if threading.current_thread() is not threading.main_thread():
+        return
+
+    def stop(signum: int, frame: object) -> None:
+        cli_args.interrupted_by("SIGTERM")
+        raise KeyboardInterrupt
+
+    signal.signal(signal.SIGTERM, stop)

@@ -236,8 +236,11 @@ def network_runner_of(args: argparse.Namespace, transport: str | None, **options
 
 
 def runner_choice(args: argparse.Namespace) -> tuple[str, dict[str, object]]:
-    """The runner name and sharding options for ``runner_for`` (refusing flags that do not apply)."""
+    """The runner name and sharding options for ``runner_for`` (refusing flags that do not apply,
+    and more worker processes than this machine runs well); imports nothing heavy, so a command
+    calls it before any work."""
     from mpc_rr.core import UsageError
+    from parties.cores import available_cores, check_workers
 
     if args.transport != "memory":
         if args.workers is not None and args.workers > 1:
@@ -249,6 +252,8 @@ def runner_choice(args: argparse.Namespace) -> tuple[str, dict[str, object]]:
             raise UsageError(f"--engine {args.engine} needs --transport memory, got {args.transport}")
     if args.ray_address is not None and args.engine != "ray":
         raise UsageError("--ray-address only applies to --engine ray")
+    if args.engine == "processes" and args.workers is not None:
+        check_workers(args.workers, "--workers")
     if args.transport != "memory":
         return args.transport, {}
     if args.engine == "ray":
@@ -256,8 +261,6 @@ def runner_choice(args: argparse.Namespace) -> tuple[str, dict[str, object]]:
 
         require_extra("ray", "ray", needed_for="--engine ray")
         return "ray", {"workers": args.workers, "ray_address": args.ray_address}
-    from parties.shards import available_cores
-
     workers = args.workers if args.workers is not None else available_cores()
     return "memory", {"workers": workers}
 

@@ -37,7 +37,7 @@ from scenarios.results.provenance import code_version, machine, versions
 from scenarios.results.store import Store
 from scenarios.workloads.data_source import DataSpec, Source, open_source
 
-__all__ = ["SweepResult", "execute_run", "plan", "sweep"]
+__all__ = ["MAX_RUNS", "SweepResult", "check_size", "execute_run", "plan", "prepare", "sweep"]
 
 
 @dataclass(frozen=True)
@@ -74,16 +74,39 @@ def execute_run(
     return out, time.perf_counter() - t0
 
 
-def plan(
-    scenario: Scenario, store: Store | None = None
-) -> tuple[Source | None, list[PlannedRun], set[str]]:
-    """Load the data, check every point, plan every run; the keys already in ``store``."""
+MAX_RUNS = 1_000_000
+"""Most runs one scenario plans (each is keyed and stored one by one; a million runs of the
+quickest kind is already days of work): more is refused before any is planned."""
+
+
+def check_size(scenario: Scenario) -> None:
+    """Refuse a scenario of more than :data:`MAX_RUNS` runs (counted: nothing is built)."""
+    total = scenario.runs_planned
+    if total > MAX_RUNS:
+        raise UsageError(
+            f"{scenario.source}: {len(scenario.points()):,} grid points x {scenario.meta.repeats:,} "
+            f"repeats = {total:,} runs; at most {MAX_RUNS:,} are planned per scenario: lower "
+            "repeats or split the grid into several scenarios"
+        )
+
+
+def prepare(scenario: Scenario) -> Source | None:
+    """Load the data and check every point (nothing planned: the runs are counted, not built)."""
     spec = scenario.data_spec()
     try:
         source = _source(spec)
     except UsageError as exc:
         raise UsageError(f"{scenario.source}: {exc}") from None
     check_points(scenario, source)
+    return source
+
+
+def plan(
+    scenario: Scenario, store: Store | None = None
+) -> tuple[Source | None, list[PlannedRun], set[str]]:
+    """Load the data, check every point, plan every run; the keys already in ``store``."""
+    check_size(scenario)
+    source = prepare(scenario)
     runs = scenario.plan(source.identity if source is not None else None, code_version())
     present = store.present(r.key for r in runs) if store is not None else set()
     return source, runs, present
@@ -114,6 +137,7 @@ def sweep(
         stored_before=len(runs) - len(missing), jobs=jobs, argv=list(argv), versions=versions(),
         machine=machine(),
     )  # fmt: skip
+    from scenarios.cli.options import human_seconds
     from scenarios.cli.progress import progress_bar
 
     bar = progress_bar(total=len(runs), initial=len(runs) - len(missing), desc=scenario.name, unit="run",
@@ -151,9 +175,12 @@ def sweep(
         bar.update(1)
         if lines:  # no terminal (a log file): one line per run instead of a bar
             stored = len(runs) - len(missing) + executed
+            left = len(missing) - executed  # at the pace of the runs so far (the bar shows its own)
+            eta = "" if not left else f"; about {human_seconds((time.perf_counter() - t_runs) / executed * left)} left"
             print(f"{scenario.name}: [{stored}/{len(runs)}] {describe_point(run.point)}, repeat {run.repeat}: "
-                  f"{out.status} ({wall:.2f} s)", file=sys.stderr, flush=True)  # fmt: skip
+                  f"{out.status} ({wall:.2f} s{eta})", file=sys.stderr, flush=True)  # fmt: skip
 
+    t_runs = time.perf_counter()
     try:
         if jobs == 1 or len(missing) <= 1:
             for run in missing:
@@ -181,10 +208,13 @@ def _parallel(
 ) -> None:  # fmt: skip
     ctx = multiprocessing.get_context("spawn")
     pool = cf.ProcessPoolExecutor(max_workers=jobs, mp_context=ctx, initializer=_ignore_sigint)
-    futures = {
-        pool.submit(execute_run, scenario.kind.name, r.params, r.seed, r.repeat, spec): r
-        for r in missing
-    }
+    from parties.launch import sigint_held
+
+    with sigint_held(exec_children=True):  # the workers start (at the first submit) deaf to
+        futures = {  # the terminal's Ctrl-C, before their own initializer says so
+            pool.submit(execute_run, scenario.kind.name, r.params, r.seed, r.repeat, spec): r
+            for r in missing
+        }
     try:
         for fut in cf.as_completed(futures):
             run = futures[fut]

@@ -24,6 +24,7 @@ __all__ = [
     "by_point",
     "code_versions",
     "grid_of",
+    "run_warnings",
     "scenario_metrics",
     "select",
     "summarize_metric",
@@ -200,3 +201,20 @@ def cell_text(v: Any) -> str:
     if isinstance(v, float):
         return f"{v:.4g}"
     return str(v)
+
+
+def run_warnings(runs: Iterable[StoredRun], limit: int = 5) -> list[str]:
+    """What the runs' own warnings say (a run's ``result["warnings"]``: e.g. an RR-Adjustment
+    that rests on few records), one line per kind of warning -- its first words -- with how many
+    runs gave it and the first such run's point and text; at most ``limit`` lines."""
+    seen: dict[str, tuple[int, dict[str, Any], str]] = {}
+    for r in runs:
+        for w in r.result.get("warnings") or []:
+            head = " ".join(str(w).split()[:3])
+            k, point, text = seen.get(head, (0, r.point, str(w)))
+            seen[head] = (k + 1, point, text)
+    out = []
+    for k, point, text in list(seen.values())[:limit]:
+        where = ", ".join(f"{a}={v}" for a, v in point.items()) or "the only point"
+        out.append(f"{k:,} run(s), first at {where}: {text}")
+    return out

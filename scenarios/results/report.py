@@ -24,6 +24,7 @@ from scenarios.results.aggregate import (
     cell_text,
     code_versions,
     grid_of,
+    run_warnings,
     scenario_metrics,
     select,
 )
@@ -173,6 +174,8 @@ def _section(sec: ScenarioSection, index: int) -> str:
     if planned and planned > len(runs):
         parts.append(f'<p class="warn">Incomplete: {len(runs):,} of the {planned:,} runs planned by the last '
                      "session are stored (it was interrupted, or is still running); run the scenario again to complete it.</p>")  # fmt: skip
+    for line in run_warnings(runs):  # what the runs themselves warned of
+        parts.append(f'<p class="warn">Warning: {_e(line)}</p>')
     if sec.failures:
         parts.append(f'<p class="warn">{sec.failures} run(s) raised an error (not in these results): '
                      f"<code>mpc-rr results show {_e(sec.name)} --failures</code>.</p>")  # fmt: skip

@@ -24,6 +24,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from mpc_rr.core import UsageError
+from parties.cli_args import name_part
 
 if TYPE_CHECKING:  # the CLI imports this module at start-up: numpy and the library load on use
     import numpy as np
@@ -73,9 +74,11 @@ class DataSpec:
 
     @property
     def is_network(self) -> bool:
+        if not self.networks:  # the networks' module imports numpy: only when they are sources
+            return False
         from mpc_rr.data import NETWORKS
 
-        return self.networks and self.source in NETWORKS
+        return self.source in NETWORKS
 
     @property
     def is_file(self) -> bool:
@@ -84,6 +87,11 @@ class DataSpec:
     def check(self) -> None:
         """The rules between fields, and that the files named exist (nothing is read yet)."""
         src = self.spelled("source")
+        if self.name is not None:
+            try:
+                name_part(self.name)
+            except argparse.ArgumentTypeError as exc:
+                raise UsageError(f"{self.spelled('name')} {exc}") from None
         if self.is_file:
             path = Path(self.source)
             if path.is_dir():
@@ -129,9 +137,11 @@ class DataSpec:
 
 
 def _known(networks: bool) -> tuple[str, ...]:
+    if not networks:  # the networks' module imports numpy: only when they are sources
+        return EMBEDDED
     from mpc_rr.data import NETWORKS
 
-    return (*EMBEDDED, *NETWORKS) if networks else EMBEDDED
+    return (*EMBEDDED, *NETWORKS)
 
 
 @dataclass(frozen=True)
@@ -331,7 +341,7 @@ def add_reading_flags(p: argparse.ArgumentParser) -> None:
                    help="with --infer-schema: columns whose categories are ordered")  # fmt: skip
     g.add_argument("--max-categories", type=_positive, default=None,
                    help="with --infer-schema: refuse a column with more distinct values (none given: 200)")  # fmt: skip
-    g.add_argument("--name", default=None,
+    g.add_argument("--name", type=name_part, default=None,
                    help="the data set's name in every output (none given: the file's stem)")  # fmt: skip
     g.add_argument("--delimiter", default=",", help="field separator ('\\t' for TSV)")
     g.add_argument("--encoding", default="utf-8-sig",

@@ -75,9 +75,14 @@ def write_privacy_plot(result: dict[str, Any], out: Path, name: str) -> Path | N
     if not data:
         return None
     k = "" if data["k"] is None else f" (k-RR, k = {data['k']})"
+    eps = result.get("epsilon") or {}
+    shown = {key: ("inf" if eps.get(key) is None else f"{eps[key]:.3g}") for key in ("dependence", "release", "total")}
+    note = (f"One report of the run, not its total: each party's local epsilon over the whole run is "
+            f"{shown['total']} (dependence {shown['dependence']} + release {shown['release']}, "
+            "sequential composition; the console and results.json give its central figure)") if eps else None  # fmt: skip
     return plot_central_curve(
         data["curve"], out / "privacy.png", epsilon0=data["epsilon0"], channel="shuffled",
-        mark=(data["parties"], data["mark"]),
+        mark=(data["parties"], data["mark"]), note=note, mark_label="this run, one report",
         title=f"{name}: one report of {data['phase']}, eps0 = {data['epsilon0']:.3g}{k}, "
         f"sent {data['channel']}",
     )  # fmt: skip

@@ -280,6 +280,9 @@ class SecAggConfig:
         if degree is None and threshold is None:
             # grow the default degree until some threshold is both secure and robust
             k = default_degree(n)
+            complete = window(n - 1)  # the best case: a sparse graph adds sampling margins
+            if complete[0] > complete[1]:  # to both ends, so none is feasible: refuse at once
+                k = n - 1
             while k < n - 1 and window(k)[0] > window(k)[1]:
                 k += 2
         else:

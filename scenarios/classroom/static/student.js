@@ -69,7 +69,7 @@
   function onText(m) {
     if (m.type === "welcome") { setState(m.waiting ? "waiting for the next round" : "in the lobby"); note("joined as " + m.name); }
     else if (m.type === "refused") { setState("refused"); show("refused", m.reason); note("refused: " + m.reason); }
-    else if (m.type === "lobby") show("lobby", m.students.length + " students" + (m.bots ? " + " + m.bots + " simulated" : ""));
+    else if (m.type === "lobby") show("lobby", m.students.length + (m.students.length === 1 ? " student" : " students") + (m.bots ? " + " + m.bots + " simulated" : ""));
     else if (m.type === "round") startRound(m);
     else if (m.type === "end") endRound(m);
     else if (m.type === "reveal?") offerReveal();

@@ -29,7 +29,7 @@
     else if (e.type === "refused") event(`refused ${e.name || "a student"}: ${e.why}`, true);
     else if (e.type === "garbage") event(`rejected from ${e.who}: ${e.what}`, true);
     else if (e.type === "refused-round") event(`round not started: ${e.why}`, true);
-    else if (e.type === "lobby") { $("status").textContent = e.round ? "round running" : `${e.students.length} students` + (e.bots ? ` + ${e.bots} simulated` : "") + " ready"; }
+    else if (e.type === "lobby") { $("status").textContent = e.round ? "round running" : `${e.students.length} student${e.students.length === 1 ? "" : "s"}` + (e.bots ? ` + ${e.bots} simulated` : "") + " ready"; }
     else if (e.type === "round") {
       nmsg = 0; $("trace").textContent = ""; $("saw").textContent = ""; $("nmsg").textContent = 0;
       $("result").textContent = "round running...";

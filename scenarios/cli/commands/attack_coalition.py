@@ -135,13 +135,16 @@ def _plot(
     fig, ax = plt.subplots(figsize=(7.5, 4.6))
     ax.plot(x, [c["success"] for c in curve], "o-", color="tab:red", label="attack success")
     ax.fill_between(x, [c["ci"][0] for c in curve], [c["ci"][1] for c in curve], color="tab:red",
-                    alpha=0.15)  # fmt: skip
+                    alpha=0.15, label="attack success: confidence interval")  # fmt: skip
     ax.plot(x, [c["recovery_rate"] for c in curve], "s:", color="tab:purple", ms=4,
             label="inputs determined by the view")  # fmt: skip
     ax.plot(x, [c["baseline"] for c in curve], "--", color="black",
             label="baseline: the sum minus the coalition's inputs")  # fmt: skip
     ax.axvline(threshold, color="tab:blue", lw=1.4, label=f"declared bound: {rule}")
-    ax.axvline(size, color="tab:gray", lw=0.8, ls=":", label=f"--size {size}")
+    ax.axvline(size, color="tab:gray", lw=0.8, ls=":", label=f"the coalition attacked: {size} parties")
+    from matplotlib.ticker import MaxNLocator
+
+    ax.xaxis.set_major_locator(MaxNLocator(integer=True))  # a coalition has a whole number of parties
     ax.set_xlabel("colluding data parties C" + (" (+ the server)" if server else ""))
     ax.set_ylabel("share of honest inputs guessed right")
     ax.set_ylim(-0.02, 1.05)

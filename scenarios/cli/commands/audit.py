@@ -290,12 +290,12 @@ def _top(values: list[float]) -> float:
     return max(finite) if finite and max(finite) > 0 else 1.0
 
 
-def _level(ax: Any, value: float | None, top: float, color: str, ls: str, what: str) -> None:
+def _level(ax: Any, value: float | None, top: float, color: str, ls: str, what: str, lw: float = 1.5) -> None:
     """A horizontal line at ``value``; an infinite one at the top edge, labelled "= inf"."""
     if value is None:
         return
     if math.isfinite(value):
-        ax.axhline(value, color=color, lw=1.5, ls=ls, label=f"{what} {value:.3f}")
+        ax.axhline(value, color=color, lw=lw, ls=ls, label=f"{what} {value:.3f}", zorder=2 if lw > 2 else 3)
         return
     ax.axhline(1.1 * top, color=color, lw=2.5, ls=ls,
                label=f"{what} = inf (a zero cell: an answer there can only be the truth)")  # fmt: skip
@@ -327,8 +327,10 @@ def _plot(
     lows = [c["epsilon_lower"] for c in curve]
     ldp = [c["ldp_auditor"] for c in curve]
     top = _top([claimed, res.epsilon_true or 0.0, *lows, *ldp])
-    _level(ax, res.epsilon_true, top, "black", "-", "true epsilon")
-    _level(ax, claimed, top, "tab:red", "--", f"claimed ({source})")
+    # the true line wide and pale under the claimed one: equal values stay both visible
+    _level(ax, res.epsilon_true, top, "#9a9a9a", "-", "true epsilon", lw=5.0)
+    same = res.epsilon_true is not None and math.isclose(claimed, res.epsilon_true, rel_tol=1e-9)
+    _level(ax, claimed, top, "tab:red", "--", f"claimed ({source}){' = true' if same else ''}")
     ax.plot(x, [min(v, top) for v in lows], "o-", color="tab:blue",
             label=f"our lower bound ({100 * res.confidence:g}%)")
     ax.plot(x, [min(v, top) for v in ldp], "s:", color="tab:gray",

@@ -37,6 +37,7 @@ from scenarios.cli.options import (
     output_file,
     probability,
 )
+from scenarios.cli.validation import poll_answers
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -59,7 +60,9 @@ def register(sub: argparse._SubParsersAction) -> None:
         help=f"party ID crashes instead of sending its STEP message (repeatable; {step_help}); "
         "default: nobody drops",
     )  # fmt: skip
-    p.add_argument("--options", type=int_at_least(2, 8), default=4, help="sum protocols: answers A, B, ... of the class poll")
+    p.add_argument("--options", type=poll_answers, default="A,B,C,D",
+                   help="sum protocols: the answers of the class poll, comma-separated (e.g. Yes,No), "
+                        "or how many (3 = A,B,C)")  # fmt: skip
     p.add_argument(
         "--publication", choices=("all-to-all", "board"), default="all-to-all",
         help="full-mesh: how the r_j are published (the paper: all-to-all)",
@@ -80,7 +83,7 @@ def _options(args: argparse.Namespace) -> dict[str, object]:
     from mpc_rr.core import UsageError
     from scenarios.classroom import lesson_options
 
-    defaults = {"options": 4, "publication": "all-to-all", "p": 0.7, "cheat": None}
+    defaults = {"options": ("A", "B", "C", "D"), "publication": "all-to-all", "p": 0.7, "cheat": None}
     applies = lesson_options(args.protocol)
     stray = [f"--{k}" for k, v in defaults.items() if k not in applies and getattr(args, k) != v]
     if stray:

@@ -36,6 +36,7 @@ from scenarios.cli.options import (
     positive_float,
     probability,
 )
+from scenarios.cli.validation import poll_answers
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -51,7 +52,8 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--https", action="store_true", help="serve HTTPS/WSS with a fresh self-signed certificate (phones on the LAN need it: WebCrypto)")
     p.add_argument("--public-host", default=None, help="host name or address printed in the join URL (default: this machine's)")
     p.add_argument("--question", default="Did you sleep more than 7 hours last night?", help="the question on the students' page")
-    p.add_argument("--options", default="Yes,No", help="the answers, comma-separated (2 to 8)")
+    p.add_argument("--options", type=poll_answers, default="Yes,No",
+                   help="the answers, comma-separated (2 to 8), or how many (3 = A,B,C)")  # fmt: skip
     p.add_argument("--p", type=probability, default=0.5, help="rr-survey: probability that a student's true answer is kept")
     p.add_argument("--bots", type=int_at_least(0, 200), default=0, help="simulated students (the library's roles) in every round")
     p.add_argument("--drop-bot", default=None, metavar="STEP", help="the last bot crashes instead of sending its STEP message (full-mesh: keys|shares|publish; secagg: keys|shares|masked|unmask)")
@@ -74,7 +76,7 @@ def run(args: argparse.Namespace) -> int:
     from scenarios.classroom.live import Lesson
     from scenarios.classroom.serve import ServeOptions, serve
 
-    options = tuple(o.strip() for o in args.options.split(",") if o.strip())
+    options = args.options
     lesson = Lesson(args.protocol, args.question, options, args.p, args.seed, args.drop_bot)
     if args.json and not args.once:
         raise UsageError("--json needs --once (a class that runs until Ctrl-C prints its log)")

@@ -26,9 +26,15 @@ from __future__ import annotations
 import argparse
 import json
 import math
-from pathlib import Path
 
-from parties.cli_args import int_at_least, open_open, open_unit, positive_float, probability
+from parties.cli_args import (
+    int_at_least,
+    open_open,
+    open_unit,
+    output_file,
+    positive_float,
+    probability,
+)
 from scenarios.cli.options import HelpFormatter, add_json
 
 CHANNELS = ("direct", "anonymous", "secure-sum", "prio3")
@@ -64,13 +70,20 @@ def register(subparsers: argparse._SubParsersAction) -> None:
                    help="identical releases per party, composed with the PLD accountant")  # fmt: skip
     p.add_argument("--target-epsilon", type=positive_float, default=None,
                    help="inverse: smallest n and largest eps0 / p meeting this central epsilon")  # fmt: skip
-    p.add_argument("--plot", type=Path, default=None, help="write the central-vs-n curve PNG here")
+    p.add_argument("--plot", type=output_file, default=None, help="write the central-vs-n curve PNG here")
     add_json(p)
     p.set_defaults(func=_run)
 
 
 def _run(args: argparse.Namespace) -> int:
     from mpc_rr.core import UsageError
+    from mpc_rr.privacy import check_epsilon0, check_numerical_parties
+
+    if args.channel != "direct":  # the accountant's range, refused before it is imported
+        if args.epsilon0 is not None:
+            check_epsilon0(args.epsilon0)
+        if args.bound == "numerical":
+            check_numerical_parties(args.parties)
     from mpc_rr.workflows import central_curve, plan_privacy
 
     if args.mechanism == "krr" and args.k is None:
@@ -91,6 +104,7 @@ def _run(args: argparse.Namespace) -> int:
         doc["plot"] = str(plot_central_curve(
             curve, args.plot, epsilon0=doc["local_epsilon"], channel=args.channel,
             mark=(args.parties, doc["central_epsilon"] if doc["central_epsilon"] is not None else doc["local_epsilon"]),
+            mark_label="this plan",
             title=f"{doc['mechanism']}, eps0 = {doc['epsilon0']:.3g} x {args.releases}, delta = {args.delta:g}",
         ))  # fmt: skip
     if args.json:

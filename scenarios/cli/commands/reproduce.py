@@ -106,8 +106,11 @@ def check_flags(args: argparse.Namespace) -> None:
 
 
 def _choices(args: argparse.Namespace, data_n: int) -> str:
+    name = getattr(args, "data_name", "adult")
+    data = f"data={name}, dataset={args.dataset} (n={data_n})" if name == "adult" else (
+        f"data={name} (your records, n={data_n}; not Adult)" + (" x 6" if args.dataset == "adult6" else ""))  # fmt: skip
     return (
-        f"data={getattr(args, 'data_name', 'adult')}, dataset={args.dataset} (n={data_n}), runs={args.runs}, seed={args.seed}, queries/run={args.queries}, "
+        f"{data}, runs={args.runs}, seed={args.seed}, queries/run={args.queries}, "
         f"dependence={args.dependence}, epsilon-formula={args.epsilon_formula}, estimator={args.estimator}"
     )
 
@@ -202,11 +205,14 @@ def _report_table1(args: argparse.Namespace, n: int, rows: list, seconds: float)
             )
         )
         return 0
-    own = "" if args.data_name == "adult" else f" on {args.data_name}, not the paper's data"
-    table = ("Table 2 (Adult6)" if args.dataset == "adult6" else "Table 1 (Adult)") + own
+    number = "Table 2" if args.dataset == "adult6" else "Table 1"
+    if args.data_name == "adult":
+        table, paper = f"{number} ({'Adult6' if args.dataset == 'adult6' else 'Adult'})", "paper"
+    else:  # the paper's column is Adult's figures: a reference, not the same data
+        table, paper = f"{number}'s grid on {args.data_name} (your data, not the paper's Adult)", "Adult"
     print(f"{table}: median relative error of RR-Clusters, sigma = 0.1")
     print(f"choices: {_choices(args, n)}")
-    print(f"{'p':>4} {'Td':>4} {'Tv':>4} {'ours':>7} {'paper':>7}  most frequent clustering")
+    print(f"{'p':>4} {'Td':>4} {'Tv':>4} {'ours':>7} {paper:>7}  most frequent clustering")
     for r in rows:
         pv = "" if r.paper is None else f"{r.paper:.3f}"
         print(f"{r.p:>4} {r.td:>4} {r.tv:>4} {r.ours:>7.3f} {pv:>7}  {r.clusters}")

@@ -219,6 +219,10 @@ def _show(args: argparse.Namespace) -> int:
           f"{len(points)} points; mean ± sd over repeats")  # fmt: skip
     _table([{**p.point, "runs": f"{p.ok}/{p.runs}" if p.ok != p.runs else p.runs,
              **{m: p.metrics[m].text() for m in metrics}} for p in points])  # fmt: skip
+    from scenarios.results.aggregate import run_warnings
+
+    for line in run_warnings(runs):  # what the runs themselves warned of, never left out
+        print(f"warning: {line}")
     return 0
 
 

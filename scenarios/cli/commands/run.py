@@ -80,6 +80,8 @@ def register(sub: argparse._SubParsersAction) -> None:
     add_shard_flags(p)
     add_network(p, "the pipeline")
     p.add_argument("--queries", type=int_at_least(1), default=200, help="count queries per coverage sigma")
+    p.add_argument("--adjust-iterations", type=int_at_least(1), default=50,
+                   help="RR-Adjustment (Algorithm 2): most passes of its fit")  # fmt: skip
     p.add_argument(
         "--sum", choices=sum_protocol_names(at_coordinator=True), default=DEFAULT_SUM,
         help="secure-sum sources: the sum protocol of the dependence phase (any whose coordinator "
@@ -130,46 +132,61 @@ def run(args: argparse.Namespace) -> int:
     import json
 
     from mpc_rr.core import UsageError
+    from scenarios.cli.validation import check_network, check_parties, known_records
+
+    # every check that needs no data first, importing nothing heavy (a refusal prints at once)
+    _check_dependence_flags(args)
+    sum_opts = inner_sum_options(args, args.sum, with_flags=False)  # the SecAgg+ flags: RunOptions' own
+    check_network(args.network)
+    if args.network is None:
+        runner_choice(args)  # refuse sharding flags that do not apply
+    elif args.engine != "processes":
+        raise UsageError("--network runs the parties in one process: drop --engine ray")
+    spec = spec_from_args(args)
+    name = args.name or (Path(spec.source).stem if spec.is_file else spec.source)
+    check_parties(args.parties, known_records(spec.source), name)
+    out = args.out or _fresh(Path("results") / f"run-{name}-{args.seed}")
+    try:  # refuse an unwritable default before any work
+        output_dir(str(out))
+    except argparse.ArgumentTypeError as exc:
+        raise UsageError(f"the default output folder: {exc}") from None
+
     from mpc_rr.workflows import RunOptions, run_and_evaluate
     from parties.runners import runner_for
     from scenarios.cli.progress import Phases
+    from scenarios.cli.validation import check_columns_vary
     from scenarios.workloads.data_source import load_dataset
     from scenarios.workloads.outputs import write_outputs
 
-    _check_dependence_flags(args)
-    sum_opts = inner_sum_options(args, args.sum, with_flags=False)  # the SecAgg+ flags: RunOptions' own
-    priced = network_runner_of(args, args.transport, step_timeout=args.step_timeout,
-                               transcript=args.transcript is not None)  # fmt: skip
-    if priced is None:
-        runner_choice(args)  # refuse sharding flags that do not apply before loading anything
-    spec = spec_from_args(args)
     opts = RunOptions(
         parties=args.parties, p=args.p, tv=args.tv, td=args.td, dependence=args.dependence,
         mechanism=args.mechanism, estimator=args.estimator, seed=args.seed, queries=args.queries,
         max_dropout=args.max_dropout, max_corrupt=args.max_corrupt,
         secagg_degree=args.secagg_degree, secagg_failure=args.secagg_failure, sum=args.sum,
-        sum_options=sum_opts, audit_trials=args.audit, dp_epsilon=args.dp_epsilon,
-        dp_delta=args.dp_delta,
+        sum_options=sum_opts, audit_trials=args.audit, adjust_iterations=args.adjust_iterations,
+        dp_epsilon=args.dp_epsilon, dp_delta=args.dp_delta,
     )  # fmt: skip
-    name = args.name or (Path(spec.source).stem if spec.is_file else spec.source)
-    out = args.out or _fresh(Path("results") / f"run-{name}-{args.seed}")
-    if args.out is not None and (out / "results.json").exists():
-        warn("run", f"{out} holds a previous run: its results.json, relative_error.csv and "
-                    f"relative_error.png are replaced")  # fmt: skip
-    try:  # refuse an unwritable default before any work
-        output_dir(str(out))
-    except argparse.ArgumentTypeError as exc:
-        raise UsageError(f"the default output folder: {exc}") from None
+    priced = network_runner_of(args, args.transport, step_timeout=args.step_timeout,
+                               transcript=args.transcript is not None)  # fmt: skip
     if priced is not None:
         runner: Any = priced
     else:
         transport, shard = runner_choice(args)
         runner = runner_for(transport, step_timeout=args.step_timeout, transcript=args.transcript is not None, **shard)
+    replaces = args.out is not None and (out / "results.json").exists()
     phases = Phases()
     begun: set[str] = set()
 
+    def say_replaced() -> None:
+        """Once the parties run (not before a refusal): the previous run in --out is replaced."""
+        if replaces and "replaced" not in begun:
+            begun.add("replaced")
+            warn("run", f"{out} holds a previous run: its results.json, relative_error.csv and "
+                        f"relative_error.png are replaced")  # fmt: skip
+
     def progress(phase: str, done: int, total: int) -> None:
         """Counted phases as bars (closed when complete); the work between them as timed lines."""
+        say_replaced()
         if phase == "SECURE SUM":  # sum messages the coordinator received, of one per party and step
             phases.count(phase, done, total, desc="dependence phase (secure sum)", unit="msg")
         elif phase == "SECURE SUM SERVERS":  # then the aggregators' own steps (prio3: verification jobs)
@@ -191,8 +208,8 @@ def run(args: argparse.Namespace) -> int:
         phases.start(f"loading {name}")
         data = load_dataset(spec)
         phases.end(f" ({data.n:,} records, {len(data.schema.names)} attributes)")
-        if args.parties is not None and args.parties > data.n:
-            raise UsageError(f"--parties must be at most the {data.n:,} records of {data.name}, got {args.parties}")
+        check_parties(args.parties, data.n, data.name)
+        check_columns_vary(data.schema, spec.source)
         n = args.parties or data.n
         _check_dependence_fits(opts, data.schema.sizes, n)
         phases.start(f"building {n:,} parties and starting them over {args.transport}")
@@ -202,6 +219,7 @@ def run(args: argparse.Namespace) -> int:
     result["warnings"] = _warnings(result, ev)
     for w in result["warnings"]:
         warn("run", w)
+    say_replaced()
     paths = write_outputs(result, out)
     if args.transcript is not None and ev.execution.run.transcript is not None:
         paths.append(ev.execution.run.transcript.save(args.transcript))
@@ -316,6 +334,16 @@ def _warnings(r: dict, ev: object) -> list[str]:
                    f"the {n_rel} that answered")  # fmt: skip
     cfg = ev.execution.config  # type: ignore[attr-defined]
     clusters = ev.execution.result.clustering.clusters  # type: ignore[attr-defined]
+    if len(clusters) > 1 and all(len(c) == 1 for c in clusters):
+        e = r["epsilon"]
+        paid = ("" if e["dependence"] is None or e["total"] is None else
+                f" at {e['total']:.3g} per party instead of the {e['release']:.3g} of the release alone")  # fmt: skip
+        out.append(
+            f"the dependence phase merged no attributes (every cluster is one attribute, no "
+            f"dependence above --td {cfg.td}): RR-Clusters is RR-Independent drawn a second time{paid} "
+            "(the dependence phase's reports are spent for nothing); lower --td, or raise --p for "
+            "dependences the noise does not hide"
+        )
     thin = [(math.prod(cfg.sizes[i] for i in c), c) for c in clusters]
     thin = [(cells, c) for cells, c in thin if n_rel < 5 * cells]
     if thin:

@@ -67,10 +67,11 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
 
 def _run(args: argparse.Namespace) -> int:
     from scenarios.experiments.spec import load_scenario
-    from scenarios.experiments.sweep import sweep
+    from scenarios.experiments.sweep import check_size, sweep
     from scenarios.results.store import Store, StoreFull
 
     scenario = load_scenario(args.file)
+    check_size(scenario)  # before the store is created
     with Store(args.store) as store:
         kept: list[int] = []
         on_interrupt(lambda: f"{scenario.name}: {kept[0] if kept else 0:,} runs are in {args.store} "
@@ -113,24 +114,29 @@ def _run(args: argparse.Namespace) -> int:
 
 def _check(args: argparse.Namespace) -> int:
     from scenarios.experiments.spec import load_scenario
-    from scenarios.experiments.sweep import plan
+    from scenarios.experiments.sweep import MAX_RUNS, plan, prepare
     from scenarios.results.store import Store
 
     scenario = load_scenario(args.file)
     store = Store(args.store, create=False, read_only=True) if args.store is not None else None
+    present: set[str] = set()
     try:
-        source, runs, present = plan(scenario, store)
+        if store is None:  # counted, not planned: a check of a million runs is instant
+            source = prepare(scenario)
+        else:  # each run's key is matched against the store
+            source, _, present = plan(scenario, store)
     finally:
         if store is not None:
             store.close()
     points = scenario.points()
+    n_runs = scenario.runs_planned
     doc = {
         "scenario": scenario.name, "kind": scenario.kind.name,
         "data": None if source is None else {"name": source.name, "description": source.description,
                                               "records": source.records, "identity": source.identity},
         "grid": scenario.grid, "points": len(points), "repeats": scenario.meta.repeats,
-        "runs": len(runs), "stored": len(present) if store is not None else None,
-        "missing": len(runs) - len(present) if store is not None else None,
+        "runs": n_runs, "stored": len(present) if store is not None else None,
+        "missing": n_runs - len(present) if store is not None else None,
         "metrics": list(scenario.metrics), "seed": scenario.meta.seed,
     }  # fmt: skip
     if args.json:
@@ -143,10 +149,13 @@ def _check(args: argparse.Namespace) -> int:
     for k, v in scenario.grid.items():
         print(f"  grid {k}: {v}")
     print(
-        f"  {len(points):,} points x {scenario.meta.repeats} repeats = {len(runs):,} runs, seed {scenario.meta.seed}"
+        f"  {len(points):,} points x {scenario.meta.repeats:,} repeats = {n_runs:,} runs, seed {scenario.meta.seed}"
     )
+    if n_runs > MAX_RUNS:
+        print(f"  more than the {MAX_RUNS:,} runs `scenario run` plans per scenario: lower repeats "
+              "or split the grid")  # fmt: skip
     if store is not None:
-        print(f"  {args.store}: {len(present):,} stored, {len(runs) - len(present):,} missing")
+        print(f"  {args.store}: {len(present):,} stored, {n_runs - len(present):,} missing")
     return 0
 
 

@@ -159,7 +159,14 @@ def _cost_metrics(cost: dict[str, Any]) -> dict[str, Scalar]:
 
 
 def run(ctx: RunContext) -> Outcome:
-    from mpc_rr.workflows import RunAborted, RunOptions, evaluate, execute, to_json
+    from mpc_rr.workflows import (
+        RunAborted,
+        RunOptions,
+        adjustment_checks,
+        evaluate,
+        execute,
+        to_json,
+    )
     from parties.runners import runner_for
 
     prm: PipelineParams = ctx.params
@@ -196,8 +203,10 @@ def run(ctx: RunContext) -> Outcome:
         doc = {"dataset": data.name, "parties": n, "aborted": str(exc), "culprits": list(exc.culprits),
                "cost": cost, "options": msgspec.to_builtins(prm)}  # fmt: skip
         return Outcome("aborted", metrics, doc)
-    doc = to_json(evaluate(ex, opts), opts)
+    ev = evaluate(ex, opts)
+    doc = to_json(ev, opts)
     doc["dropped"] = dropped
+    doc["warnings"] = adjustment_checks(doc["relative_error"], ev.adjustments)
     eps = doc["epsilon"]
     t = doc["timing"]
     metrics |= {

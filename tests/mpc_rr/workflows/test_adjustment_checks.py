@@ -41,7 +41,33 @@ def test_non_convergence_is_flagged_and_a_better_adjustment_is_not() -> None:
     assert adjustment_checks(close, {}) == []
     close["RR-Independent+Adjustment"]["0.5"] = 0.02
     (msg,) = adjustment_checks(close, {})
-    assert "at 1 of 2 query coverages (median relative error 0.02 vs 0.01)" in msg
+    assert "at 1 of 2 query coverages (median relative error 0.02 vs 0.01, measured against the true" in msg
+
+
+def test_weights_on_few_records_are_flagged_without_the_true_records() -> None:
+    """The record-free check: the weights' effective sample size (Kish, 1/sum w^2)."""
+    n = 1000
+    spread = np.full(n, 1.0 / n)
+    few = np.zeros(n)
+    few[:50] = 1.0 / 50  # 50 records carry the estimate: 5 % of them
+    ok = AdjustmentResult(spread, 12, True, 1e-10, 0.0)
+    bad = AdjustmentResult(few, 12, True, 1e-10, 0.0)
+    assert adjustment_checks({}, {"RR-Clusters+Adjustment": ok}) == []
+    (msg,) = adjustment_checks({}, {"RR-Clusters+Adjustment": bad})
+    assert "rest on 50 effective records of 1,000" in msg and "use RR-Clusters (the unadjusted" in msg
+    # unconverged on few records: the targets conflict, and the message does not ask for passes
+    (msg,) = adjustment_checks({}, {"RR-Clusters+Adjustment": AdjustmentResult(few, 300, False, 0.49, 0.0)})
+    assert "more passes do not change that" in msg and "--adjust-iterations" not in msg
+    # unconverged on many records: more passes may help, through a flag that exists
+    (msg,) = adjustment_checks({}, {"RR-Clusters+Adjustment": AdjustmentResult(spread, 50, False, 0.01, 0.0)})
+    assert "allow more passes (--adjust-iterations;" in msg
+
+
+def test_the_advised_flag_exists() -> None:
+    from scenarios.cli import build_parser
+
+    run = build_parser(("run",))._subparsers._group_actions[0].choices["run"]  # type: ignore[union-attr]
+    assert "--adjust-iterations" in {s for a in run._actions for s in a.option_strings}
 
 
 def test_a_real_case_that_worsens_is_caught() -> None:
@@ -63,7 +89,9 @@ def test_a_real_case_that_worsens_is_caught() -> None:
             errors[name][str(sigma)] = float(np.median(errs))
     assert errors["RR-Independent+Adjustment"]["0.1"] > 1.2 * errors["RR-Independent"]["0.1"]
     msgs = adjustment_checks(errors, {"RR-Independent+Adjustment": run})
-    assert len(msgs) == 1 and "is worse than RR-Independent" in msgs[0]
+    assert len(msgs) == 2 and "is worse than RR-Independent" in msgs[1]
+    # and the check a deployment can make (no true record) says it first, with its cause
+    assert "effective records of 10,000" in msgs[0] and "use RR-Independent" in msgs[0]
 
 
 @pytest.mark.slow

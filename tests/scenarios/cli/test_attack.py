@@ -31,7 +31,17 @@ def test_attack_linkability_json_and_plot(cli_json, tmp_path):
 
 def test_attack_linkability_bad_parties(capsys):
     assert cli.main(["attack", "linkability", "--parties", "1", "--no-plot"]) == 2
-    assert "--parties must be in 2..32561" in capsys.readouterr().err
+    assert "--parties must be at least 2, got 1" in capsys.readouterr().err
+    assert cli.main(["attack", "linkability", "--parties", "40000", "--no-plot"]) == 2
+    assert "--parties must be at most the 32,561 records of adult, got 40,000" in capsys.readouterr().err
+
+
+def test_attack_linkability_on_one_record_says_why(capsys, tmp_path):
+    one = tmp_path / "one.csv"
+    one.write_text("a,b\nx,y\n")
+    assert cli.main(["attack", "linkability", "--data", str(one), "--no-plot"]) == 2
+    err = capsys.readouterr().err
+    assert f"{one}: 1 record(s); linking needs at least 2 parties" in err and "2..1" not in err
 
 
 def test_attack_eavesdrop_live_json(cli_json, tmp_path):
@@ -106,3 +116,30 @@ def test_attack_coalition_names_the_variant_and_what_the_adversary_knew(cli_json
     assert any("roster" in k for k in ours["adversary_knew"]) and any("nonce" in k for k in ours["adversary_knew"])
     assert 0 < ours["exposure_per_draw"] < 0.01 and broken["exposure_per_draw"] is None
     assert broken["recovery_rate"] == 1.0 and ours["recovery_rate"] <= 0.05
+
+
+def test_linked_inference_below_the_prior_is_said(capsys, tmp_path):
+    """Anonymous channel, 200 parties: the linked guesses lose to the majority value on some
+    attributes; the summary names exactly those."""
+    assert cli.main(["attack", "linkability", "--parties", "200", "--out", str(tmp_path)]) == 0
+    out = capsys.readouterr().out
+    table = out.split("own (direct)")[1].split("    mean")[0].strip().splitlines()
+    below = [cols[0] for cols in (row.split() for row in table) if float(cols[3]) < float(cols[1])]
+    assert below, "the case no longer shows the effect: pick another"
+    assert f"linked below the prior for {', '.join(below)}: guessing from the linked group is worse" in out
+
+
+def test_linkability_curves_reach_this_runs_n(monkeypatch, tmp_path):
+    """--parties 200: the grid's steps end at 100; the curves go on to this run's n."""
+    from scenarios.cli.commands import attack as attack_cmd
+
+    seen = {}
+
+    def fake_plot(curve, p, out, main=None, **k):
+        seen.update(curve=curve, main=main)
+        return tmp_path / "x.png"
+
+    monkeypatch.setattr(attack_cmd, "_plot", fake_plot)
+    assert cli.main(["attack", "linkability", "--parties", "200", "--json", "--out", str(tmp_path)]) == 0
+    assert [row["parties"] for row in seen["curve"]] == [10, 30, 100, 200]
+    assert seen["main"][0] == 200

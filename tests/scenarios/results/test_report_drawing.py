@@ -93,3 +93,55 @@ def test_tick_labels_at_close_costs_do_not_run_into_each_other() -> None:
     fig = draw(Figure("k", "t", "c", {}, {}, (s,)), panels=("messages",), logx=("messages",))
     ticks = [t for t in _texts(_axes(fig.svg, 1)) if t.replace(",", "").isdigit() and int(t) > 100]
     assert ticks == ["162", "180"], ticks
+
+
+def test_a_linear_axis_of_costs_starts_at_zero() -> None:
+    """800 to 1,200 messages on an axis from 780 looked like a factor of five."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    from scenarios.results.report_drawing import _from_zero
+
+    fig, ax = plt.subplots()
+    ax.plot([1, 2, 3], [800.0, 1000.0, 1200.0])
+    assert ax.get_ylim()[0] > 700  # matplotlib's own limits hug the data
+    _from_zero(ax, [800.0, 1000.0, 1200.0])
+    lo, hi = ax.get_ylim()
+    assert lo == 0 and hi >= 1200
+    fig2, ax2 = plt.subplots()  # a quantity that can be negative keeps its limits
+    ax2.plot([1, 2], [-1.0, 3.0])
+    before = ax2.get_ylim()
+    _from_zero(ax2, [-1.0, 3.0])
+    assert ax2.get_ylim() == before
+    plt.close(fig)
+    plt.close(fig2)
+
+
+def test_count_labels_of_a_low_share_stack_upwards_inside_the_axes() -> None:
+    """0/3 of four series at a share of 0 were stacked downwards, under the x axis."""
+    series = tuple(Series("completed", f"s{i}", (0.0, 0.5), (1.0, 0.0), lo=(0.4, 0.0), hi=(1.0, 0.6), n=(3, 3))
+                   for i in range(4))  # fmt: skip
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    captured: list[tuple[float, float]] = []
+    real = plt.Axes.annotate
+
+    def spy(self, text, xy, *a, **k):  # type: ignore[no-untyped-def]
+        if text.endswith("/3"):
+            captured.append((xy[1], k["xytext"][1]))
+        return real(self, text, xy, *a, **k)
+
+    plt.Axes.annotate = spy  # type: ignore[method-assign]
+    try:
+        draw(Figure("c", "t", "c", {}, {}, series), panels=("completed",))
+    finally:
+        plt.Axes.annotate = real  # type: ignore[method-assign]
+    low = [dy for y, dy in captured if y == 0.0]
+    high = [dy for y, dy in captured if y == 1.0]
+    assert len(low) == 4 and min(low) > 0  # every label of the zero share above its marker
+    assert max(high) == 9 and min(high) < 0  # from the top share downwards, as before
