@@ -16,6 +16,7 @@ from typing import Any
 import numpy as np
 import pytest
 
+import mpc_rr.adversary.testing
 import mpc_rr.workflows.testing  # noqa: F401  (adds the pipeline's and RRBA's inner-sum checks)
 from mpc_rr.core import HarnessRunner, register_protocol, unregister_protocol
 from mpc_rr.secure_sum import sum_protocol, sum_protocol_names
