@@ -71,8 +71,8 @@ class SumReport:
     exact: bool
     aborted: str | None
     culprits: tuple[int, ...]
-    survivors: int
-    dropped: tuple[int, ...]
+    inputs_in_sum: int  # parties whose input the total counts (one that left after sending it: counted)
+    dropped: tuple[int, ...]  # parties that crashed, at any step (before or after sending their input)
     params: dict[str, Any]
     costs: CostReport
     total: np.ndarray | None = field(default=None, repr=False)
@@ -80,6 +80,18 @@ class SumReport:
     rejected: tuple[int, ...] = ()  # senders whose reports failed a validity proof (prio3)
     suspects: tuple[tuple[int, ...], ...] = ()  # on an abort: groups of which one cheated (ProtocolAbort)
     validity: str = NO_VALIDITY  # what the run proved of each input (SumProtocol.validity_of)
+    included: tuple[int, ...] = field(default=(), repr=False)  # the parties whose input is counted
+
+    @property
+    def survivors(self) -> int:
+        """Data parties that did not drop out (``parties`` minus ``dropped``)."""
+        return self.parties - len(self.dropped)
+
+    @property
+    def dropped_after_input(self) -> tuple[int, ...]:
+        """The dropped parties whose input the total still counts."""
+        counted = set(self.included)
+        return tuple(p for p in self.dropped if p in counted)
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -90,8 +102,8 @@ class SumReport:
             "aborted": self.aborted,
             "culprits": list(self.culprits),
             "suspects": [blame_json(g) for g in self.suspects],
-            "survivors": self.survivors,  # inputs in the sum (a party that left after
-            "inputs_in_sum": self.survivors,  # sending its input is counted, and listed in dropped)
+            "survivors": self.survivors,  # parties that did not drop out
+            "inputs_in_sum": self.inputs_in_sum,  # a party that left after sending its input counts
             "dropped": list(self.dropped),
             "dropped_count": len(self.dropped),
             "rejected": {"count": len(self.rejected), "ids": list(self.rejected)},
@@ -204,6 +216,7 @@ def run_secure_sum(
     return SumReport(
         protocol, n, cells, bool(exact), aborted, tuple(culprits), len(included),
         tuple(sorted(plan)), params, res.costs, total, res, rejected, suspects, validity,
+        tuple(int(p) for p in included),
     )  # fmt: skip
 
 

@@ -73,7 +73,7 @@ def test_secagg_dropouts_over_transports_within_and_beyond(transport: str) -> No
     for step in ("keys", "shares", "masked", "unmask"):
         rep = run_secure_sum("secagg", x, dropout=0.2, drop_step=step, **kw)
         assert rep.exact, (step, rep.aborted)
-        assert rep.survivors == (20 if step == "unmask" else 16)
+        assert rep.inputs_in_sum == (20 if step == "unmask" else 16) and rep.survivors == 16
     rep = run_secure_sum("secagg", x, dropout=0.25, drop_step="masked", **kw)
     assert not rep.exact and "5 of 20 parties dropped out by step MASKED" in rep.aborted
     assert set(rep.culprits) == set(rep.dropped)  # the abort names the missing parties by id

@@ -144,10 +144,10 @@ def run(args: argparse.Namespace) -> int:
         dp = c.data_parties()["mean"]
         print(
             f"{rep.protocol}: {rep.parties} parties x {rep.cells} cells over {c.transport}: "
-            f"{status}; {rep.survivors} of {rep.parties} inputs in the sum"
+            f"{status}; {rep.inputs_in_sum} of {rep.parties} inputs in the sum"
             + (f" ({len(rep.dropped)} parties dropped out "
                f"{'at step ' + args.drop_step if args.drop_step else 'at the last step'}"
-               f"{': after sending their inputs' if rep.survivors == rep.parties else ''})" if rep.dropped else "")
+               f"{': after sending their inputs' if rep.inputs_in_sum == rep.parties else ''})" if rep.dropped else "")
             + f", {c.messages} messages, {c.bytes} bytes "
             f"({dp['bytes_sent']:.0f} sent per party), {c.wall_s:.2f} s"
         )

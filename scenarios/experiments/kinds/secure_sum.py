@@ -56,7 +56,7 @@ class SecureSumParams(
 
 
 METRICS: tuple[str, ...] = (
-    "completed", "exact", "survivors", "dropped", "dropout", "messages", "bytes", "rounds",
+    "completed", "exact", "survivors", "inputs_in_sum", "dropped", "dropout", "messages", "bytes", "rounds",
     "wall_s", "bytes_per_party", "messages_per_party", "tcp_handshakes", "tcp_handshake_s",
     "degree", "threshold", "max_dropped", "network_s", "projected_wall_s",
 )  # fmt: skip
@@ -113,7 +113,7 @@ def run(ctx: RunContext) -> Outcome:
     cost = doc["cost"]
     dp = cost["data_parties"]["mean"]
     metrics: dict[str, Scalar] = {
-        "completed": rep.aborted is None, "exact": rep.exact, "survivors": rep.survivors,
+        "completed": rep.aborted is None, "exact": rep.exact, "survivors": rep.survivors, "inputs_in_sum": rep.inputs_in_sum,
         "dropped": len(rep.dropped), "dropout": prm.dropout, "messages": rep.costs.messages,
         "bytes": rep.costs.bytes, "rounds": rep.costs.rounds, "wall_s": rep.params["wall_s"],
         "bytes_per_party": dp["bytes_sent"], "messages_per_party": dp["messages_sent"],

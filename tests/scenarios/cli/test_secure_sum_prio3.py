@@ -15,7 +15,8 @@ def test_secure_sum_prio3_names_the_invalid_clients(capsys: pytest.CaptureFixtur
     assert cli.main(argv) == 0
     out = json.loads(capsys.readouterr().out)
     assert out["exact"] is True and out["aborted"] is None
-    assert out["rejected"] == {"count": 2, "ids": [8, 9]} and out["survivors"] == 7
+    assert out["rejected"] == {"count": 2, "ids": [8, 9]} and out["inputs_in_sum"] == 7
+    assert out["survivors"] == 9  # rejected reports are left out of the sum; nobody dropped out
     # the command's inputs are one-hot: auto proves it (Prio3Histogram), never SumVec
     assert out["params"]["circuit"] == "Histogram" and out["params"]["proofs"] == 3
     assert out["validity"].startswith("one-hot (a single 1 among 8 cells), proved")
