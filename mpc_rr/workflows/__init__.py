@@ -45,6 +45,8 @@ __all__ = [
     "PairwiseCounts",
     "PhaseEpsilons",
     "PipelineReport",
+    "PlanSolution",
+    "PrivacyPlan",
     "RRBACollection",
     "RunAborted",
     "RunOptions",
@@ -131,6 +133,8 @@ _HOME = {
     "PairwiseCounts": "mpc_rr.workflows._secure_sum",
     "PhaseEpsilons": "mpc_rr.workflows._tables",
     "PipelineReport": "mpc_rr.workflows._api",
+    "PlanSolution": "mpc_rr.workflows._privacy",
+    "PrivacyPlan": "mpc_rr.workflows._privacy",
     "RRBACollection": "mpc_rr.workflows._rrba",
     "RunAborted": "mpc_rr.workflows._pipeline",
     "RunOptions": "mpc_rr.workflows._pipeline",
@@ -241,6 +245,8 @@ if TYPE_CHECKING:
         to_json,
     )
     from mpc_rr.workflows._privacy import (
+        PlanSolution,
+        PrivacyPlan,
         central_curve,
         channel_assumption,
         default_max_corrupt,

@@ -26,9 +26,11 @@ completed.
 
 from __future__ import annotations
 
+import dataclasses
 import math
 import time
 from collections.abc import Mapping
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
@@ -55,6 +57,8 @@ from mpc_rr.privacy import (
 from mpc_rr.secure_sum import DEFAULT_SUM
 
 __all__ = [
+    "PlanSolution",
+    "PrivacyPlan",
     "central_curve",
     "channel_assumption",
     "default_max_corrupt",
@@ -189,12 +193,70 @@ def central_curve(
     return out
 
 
+@dataclass(frozen=True)
+class PlanSolution:
+    """The inverse solver's answer for a target central epsilon (``None``: not solved for)."""
+
+    note: str | None = None
+    smallest_parties: int | None = None  # the fewest parties that reach the target
+    largest_epsilon0: float | None = None  # the largest local epsilon that reaches it at this n
+    largest_p: float | None = None  # and k-RR's keep probability for it
+
+    def to_json(self) -> dict[str, Any]:
+        if self.note is not None and self.largest_epsilon0 is None:
+            return {"note": self.note}
+        out: dict[str, Any] = {} if self.note is None else {"note": self.note}
+        out.update(largest_epsilon0=self.largest_epsilon0, largest_p=self.largest_p,
+                   smallest_parties=self.smallest_parties)  # fmt: skip
+        return out
+
+
+@dataclass(frozen=True)
+class PrivacyPlan:
+    """One planned release (``mpc-rr privacy``): the local epsilon a party's randomizer spends,
+    the central (epsilon, delta) the channel licenses for the honest parties under the coalition
+    assumed (``None`` with the ``reason`` where it licenses none), and the assumption."""
+
+    mechanism: str
+    epsilon0: float  # per release
+    p: float | None  # k-RR's keep probability (None: a generic eps0-LDP randomizer)
+    k: int | None
+    parties: int
+    channel: str
+    releases: int
+    max_corrupt: float  # the colluding fraction assumed
+    colluders: int  # the parties whose reports the analyst knows
+    honest_parties: int  # the reports a target's report hides among (itself included)
+    local_epsilon: float  # over every release
+    central_epsilon: float | None
+    delta: float | None
+    bound: str  # which bound gave the central figure
+    reason: str | None  # why there is no central figure
+    amplified: bool
+    assumption: Mapping[str, Any]  # who must be honest, how many may collude, what the channel hides
+    seconds: float
+    target_epsilon: float | None = None
+    solve: PlanSolution | None = None
+
+    def to_json(self) -> dict[str, Any]:
+        """The document ``mpc-rr privacy --json`` prints."""
+        doc = {f.name: getattr(self, f.name) for f in dataclasses.fields(self)
+               if f.name not in ("target_epsilon", "solve")}  # fmt: skip
+        doc["assumption"] = dict(self.assumption)
+        if self.target_epsilon is not None:
+            doc["target_epsilon"] = self.target_epsilon
+            if self.solve is not None:
+                doc["solve"] = self.solve.to_json()
+        return doc
+
+
 def plan_privacy(
     *, epsilon0: float | None = None, p: float | None = None, k: int | None = None,
     parties: int, delta: float = 1e-6, channel: str = "secure-sum", bound: str = "numerical",
     releases: int = 1, target: float | None = None, max_corrupt: float | None = None,
-) -> dict[str, Any]:  # fmt: skip
-    """The ledger of one planned release (``mpc-rr privacy``), with the inverse solver on ``target``.
+) -> PrivacyPlan:  # fmt: skip
+    """The ledger of one planned release (``mpc-rr privacy``), with the inverse solver on ``target``
+    (:class:`PrivacyPlan`; ``plan.to_json()`` is what ``mpc-rr privacy --json`` prints).
 
     ``max_corrupt``: the fraction of the parties colluding with the analyst (default
     :func:`default_max_corrupt`); their reports leave the blanket, and a coalition beyond what
@@ -213,7 +275,7 @@ def plan_privacy(
     eps, dlt, name, reason = _central(eps0, parties, delta, channel, k, releases, bound, assumption)
     shuffled = channel in SHUFFLING
     hide = assumption.hiding(parties) if shuffled else parties
-    doc: dict[str, Any] = {
+    fields: dict[str, Any] = {
         "mechanism": "generic eps0-LDP" if k is None else f"k-RR (keep-or-uniform) over k={k}",
         "epsilon0": eps0, "p": p if p is not None else (keep_probability(eps0, k) if k else None),
         "k": k, "parties": parties, "channel": channel, "releases": releases,
@@ -223,27 +285,24 @@ def plan_privacy(
         "assumption": assumption.to_json(),
         "seconds": time.perf_counter() - t0,
     }  # fmt: skip
+    solve: PlanSolution | None = None
     if target is not None:
-        doc["target_epsilon"] = target
         if reason is not None:
-            doc["solve"] = {"note": f"no central figure to solve for: {reason}"}
+            solve = PlanSolution(note=f"no central figure to solve for: {reason}")
         elif channel not in SHUFFLING:
             per = target / releases
-            doc["solve"] = {"note": "direct channel: central = local, n does not help",
-                            "largest_epsilon0": per,
-                            "largest_p": keep_probability(per, k) if k else None,
-                            "smallest_parties": None if eps is not None and eps > target else 1}  # fmt: skip
+            solve = PlanSolution(note="direct channel: central = local, n does not help",
+                                 largest_epsilon0=per, largest_p=keep_probability(per, k) if k else None,
+                                 smallest_parties=None if eps is not None and eps > target else 1)  # fmt: skip
         elif releases > 1:
-            doc["solve"] = {"note": "the inverse solver covers one release (--releases 1)"}
+            solve = PlanSolution(note="the inverse solver covers one release (--releases 1)")
         else:
             e0max = largest_epsilon0(hide, target, delta, k=k)
             need = smallest_n(eps0, target, delta, k=k)
-            doc["solve"] = {
-                "smallest_parties": None if need is None else _roster_for(need, f),
-                "largest_epsilon0": e0max,
-                "largest_p": keep_probability(e0max, k) if k else None,
-            }
-    return doc
+            solve = PlanSolution(smallest_parties=None if need is None else _roster_for(need, f),
+                                 largest_epsilon0=e0max,
+                                 largest_p=keep_probability(e0max, k) if k else None)  # fmt: skip
+    return PrivacyPlan(**fields, target_epsilon=target, solve=solve)
 
 
 def sum_channel(protocol: str) -> str:

@@ -95,7 +95,7 @@ def _run(args: argparse.Namespace) -> int:
         epsilon0=args.epsilon0, p=args.p, k=k, parties=args.parties, delta=args.delta,
         channel=args.channel, bound=args.bound, releases=args.releases, target=args.target_epsilon,
         max_corrupt=args.max_corrupt,
-    )  # fmt: skip
+    ).to_json()  # fmt: skip
     if args.plot is not None:
         from scenarios.workloads.privacy_plot import plot_central_curve
 
