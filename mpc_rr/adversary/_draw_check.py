@@ -35,6 +35,7 @@ from mpc_rr.adversary._broken import SECAGG_PLANTS
 from mpc_rr.adversary._coalitions import coalition_sweep, secagg_coalition
 from mpc_rr.adversary._recovery import RecoveryResult, member_state
 from mpc_rr.core import COORDINATOR, DropAt, Send, UsageError, WireArray, observe, run_roles
+from mpc_rr.secure_sum import sum_protocols
 from mpc_rr.secure_sum.secagg import (
     SECAGG_MESSAGES,
     DrawCommitted,
@@ -49,10 +50,12 @@ from mpc_rr.secure_sum.secagg import (
     secagg_public,
     secagg_roles,
 )
+from mpc_rr.secure_sum.secagg import SPEC as SECAGG
 
 __all__ = ["PUBLIC_DRAW_PROTOCOLS", "PublicDrawCheck", "check_public_draws"]
 
-PUBLIC_DRAW_PROTOCOLS: tuple[str, ...] = ("secagg",)
+PUBLIC_DRAW_PROTOCOLS: tuple[str, ...] = tuple(p.name for p in sum_protocols() if p.public_draws)
+"""The registered sum protocols whose runs make public draws (``SumProtocol.public_draws``)."""
 """The registered sum protocols whose security argument needs a public draw after corruption."""
 
 MAX_RECOVERY = 0.02
@@ -101,7 +104,7 @@ class _ShowsAnotherSet(SecAggServer):
         members[self.left_out] = False
         ids = np.flatnonzero(members)
         self._other = members
-        self._other_digest = commitments_digest("secagg", self.run, members, self._draw_commit[ids].tobytes())
+        self._other_digest = commitments_digest(SECAGG.name, self.run, members, self._draw_commit[ids].tobytes())
         return [Send(s.dst, DrawCommitted(run=self.run, step=0, digest=self._other_digest))
                 if s.dst == self.target else s for s in out]  # fmt: skip
 
@@ -158,10 +161,10 @@ def _adaptive_coalition(parties: int, size: int, seed: int, variant: str | None)
     states = {i: member_state(roles[i]) for i in range(1, parties + 1)}
     model = secagg_coalition(pub, parties)
     truth = {i + 1: int(c) for i, c in enumerate(hot)}
-    return coalition_sweep("secagg", view, states, truth, [size], neighbours=model.neighbours, public=pub)[0]
+    return coalition_sweep(SECAGG.name, view, states, truth, [size], neighbours=model.neighbours, public=pub)[0]
 
 
-def check_public_draws(protocol: str = "secagg", *, parties: int = 200, seed: int = 0) -> PublicDrawCheck:
+def check_public_draws(protocol: str = SECAGG.name, *, parties: int = 200, seed: int = 0) -> PublicDrawCheck:
     """Check ``protocol``'s public draws against an adaptive adversary (module docstring).
 
     ``parties``: the run size of the coalition attack (at least 200 at the defaults: below,

@@ -21,7 +21,6 @@ __all__ = [
     "DEFAULT_SUM",
     "NO_VALIDITY",
     "PRIME",
-    "PROTOCOL_MODULI",
     "DeploymentKeys",
     "Entropy",
     "Graph",
@@ -81,6 +80,7 @@ __all__ = [
     "pair_key",
     "pair_keys",
     "party_input",
+    "protocol_modulus",
     "public_key_bytes",
     "read_residues",
     "reconstruct",
@@ -108,7 +108,7 @@ __all__ = [
 
 _HOME = {
     "DEFAULT_SUM": "mpc_rr.secure_sum._family",
-    "PROTOCOL_MODULI": "mpc_rr.secure_sum._noise",
+    "protocol_modulus": "mpc_rr.secure_sum._noise",
     "SumNoise": "mpc_rr.secure_sum._noise",
     "calibrate_noise": "mpc_rr.secure_sum._noise",
     "decode_noisy_sum": "mpc_rr.secure_sum._noise",
@@ -272,7 +272,6 @@ if TYPE_CHECKING:
         use_simulation_secret,
     )
     from mpc_rr.secure_sum._noise import (
-        PROTOCOL_MODULI,
         SumNoise,
         calibrate_noise,
         decode_noisy_sum,
@@ -281,6 +280,7 @@ if TYPE_CHECKING:
         noise_offset,
         noisy_inputs,
         offset_noisy_input,
+        protocol_modulus,
     )
     from mpc_rr.secure_sum._plan import (
         SecureSumPlan,

@@ -34,7 +34,7 @@ joint distributions are then within total variation ``beta``: the guarantee beco
 Protocol moduli: the full mesh works mod ``n + 1`` by default and accepts any modulus in
 ``[2, 2^56]``; SecAgg+ accepts ``[2, 2^32]``; Prio3 sums in Field64 (``p = 2^64 - 2^32 + 1``)
 or Field128, but its validity circuit range-checks each measurement, so a noisy input must
-be offset by ``B`` and range-checked in ``[0, max_value + 2 B]`` (:data:`PROTOCOL_MODULI`).
+be offset by ``B`` and range-checked in ``[0, max_value + 2 B]`` (:func:`protocol_modulus`).
 """
 
 from __future__ import annotations
@@ -55,7 +55,6 @@ from mpc_rr.privacy import (
 from mpc_rr.secure_sum.secagg import parties_in
 
 __all__ = [
-    "PROTOCOL_MODULI",
     "SumNoise",
     "calibrate_noise",
     "decode_noisy_sum",
@@ -64,14 +63,15 @@ __all__ = [
     "noise_offset",
     "noisy_inputs",
     "offset_noisy_input",
+    "protocol_modulus",
 ]
 
-# the largest modulus each sum protocol takes (Prio3: its Field64 prime; Field128 goes further)
-PROTOCOL_MODULI: dict[str, int] = {
-    "full-mesh": 2**56,
-    "secagg": 2**32,
-    "prio3": 2**64 - 2**32 + 1,
-}
+def protocol_modulus(protocol: str) -> int | None:
+    """The largest modulus sum ``protocol`` takes (:attr:`SumProtocol.max_modulus`; Prio3: its
+    Field64 prime; ``None``: not stated)."""
+    from mpc_rr.secure_sum._family import sum_protocol
+
+    return sum_protocol(protocol).max_modulus
 
 
 def honest_survivors(n: int, max_dropout: float, max_corrupt: float) -> int:

@@ -87,6 +87,15 @@ class SumProtocol(RegisteredProtocol):
     hides_inputs:
         Whether the protocol keeps each input from whoever relays or sums it (``False`` only
         for a reference without privacy).
+    ledger_channel:
+        The privacy ledger's channel for reports summed by the protocol when it hides inputs
+        (``secure-sum``; Prio3's two aggregators: ``prio3``).
+    public_draws:
+        Whether a run makes public random draws its security argument needs (SecAgg+'s
+        graph and committee): the conformance kit's ``public-draws`` check applies.
+    max_modulus:
+        The largest modulus the sum works in (``None``: not stated): distributed noise must
+        keep the noisy total below it (:func:`~mpc_rr.secure_sum.noise_modulus`).
     """
 
     family = "sum"
@@ -95,6 +104,9 @@ class SumProtocol(RegisteredProtocol):
     input_step: str = ""
     run_label: str = "{name}-{seed}"
     hides_inputs: bool = True
+    ledger_channel: str = "secure-sum"
+    public_draws: bool = False
+    max_modulus: int | None = None
 
     def __init__(self) -> None:
         self.check_name()

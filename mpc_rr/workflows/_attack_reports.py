@@ -192,7 +192,9 @@ def coalition_report(
         "repeats": repeats,
     }
     out["params"] = obs.sum_public.as_json()  # what the run declared (SecAgg+: degree, threshold, bounds)
-    if protocol == "secagg":  # who the adaptive adversary chose, and what it knew before the draw
+    from mpc_rr.secure_sum import sum_protocol
+
+    if sum_protocol(protocol).public_draws:  # whom the adaptive adversary chose, what it knew before the draw
         out |= _secagg_adversary(obs.sum_public.config, size, variant)
     if curve:
         out["curve"] = [

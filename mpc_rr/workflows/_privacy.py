@@ -308,12 +308,12 @@ def plan_privacy(
 def sum_channel(protocol: str) -> str:
     """The ledger's channel for reports summed by ``protocol``: ``secure-sum`` (``prio3`` for
     Prio3's two aggregators) only when the protocol hides each input from whoever learns the
-    total (``SumProtocol.hides_inputs``); ``plainsum`` shows every input, which is a direct channel."""
+    total (``SumProtocol.hides_inputs``, ``SumProtocol.ledger_channel``); ``plainsum`` shows every
+    input, which is a direct channel."""
     from mpc_rr.secure_sum import sum_protocol
 
-    if not getattr(sum_protocol(protocol), "hides_inputs", True):
-        return "direct"
-    return "prio3" if protocol == "prio3" else "secure-sum"
+    spec = sum_protocol(protocol)
+    return spec.ledger_channel if spec.hides_inputs else "direct"
 
 
 def pipeline_ledger(

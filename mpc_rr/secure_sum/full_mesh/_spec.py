@@ -23,6 +23,7 @@ class FullMeshProtocol(SumProtocol):
     """Sec. 4.2 with all-to-all publication (:mod:`~mpc_rr.secure_sum.full_mesh._run`): no party 0."""
 
     name = "full-mesh"
+    max_modulus = 2**56
     summary = "Sec. 4.2 with all-to-all publication: shares mod n+1 between every pair, no dropouts"
     steps = ("keys", "shares", "publish")
     coordinator = False

@@ -109,6 +109,8 @@ class Prio3Protocol(SumProtocol):
                "client's validity proof on secret shares; invalid reports are rejected and named")  # fmt: skip
     steps = ("report",)
     options = Prio3Options
+    ledger_channel = "prio3"  # two aggregators: its own channel in the ledger
+    max_modulus = 2**64 - 2**32 + 1  # Field64's prime (Field128 goes further)
     run_label = "prio3-{seed}"
 
     def public(self, n: int, cells: int, *, run: str, max_value: int = 1, options: Any = None) -> SumPublic:

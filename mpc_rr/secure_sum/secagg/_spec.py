@@ -56,6 +56,8 @@ class SecAggProtocol(SumProtocol):
                "seeds, dropouts tolerated in every step")  # fmt: skip
     steps = ("keys", "shares", "masked", "consistency", "unmask")
     options = SecAggOptions
+    public_draws = True  # the neighbour graph and the consistency committee, drawn jointly
+    max_modulus = 2**32
     run_label = "secagg-{seed}"
     input_step = "masked"
 
