@@ -139,7 +139,7 @@ def main(argv: list[str] | None = None) -> dict[str, object]:
             continue
         print(f"  {name:24} {r['wall_s']:>10.2f} {r['marginals_s']:>12.2f} {r['rss_growth_mb']:>14.1f}")
     report: dict[str, object] = {"rows": rows, "same_estimates": same, "load": loads}
-    if len(rows) == 2:
+    if len(rows) == 2 and not math.isinf(next(iter(rows.values()))["wall_s"]):
         base, new = rows.values()
         report["wall_ratio"] = new["wall_s"] / base["wall_s"]
         report["rss_ratio"] = new["rss_growth_mb"] / max(base["rss_growth_mb"], 1e-9)
