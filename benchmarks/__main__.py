@@ -28,6 +28,7 @@ QUICK: dict[str, list[str]] = {
     "instructions": ["--n", "100"],
     "network": ["--parties", "50", "--cells", "16"],
     "prio3": ["--part", "micro", "--quick"],
+    "perturb_estimate": ["--processes", "1", "--repeat", "5", "--baseline", ""],
     "privacy_accountant": ["--repeats", "1", "--curve-repeats", "1"],
     "rr": ["--table1-runs", "5"],
     "rrba": ["--part", "block", "--repeat", "1"],
