@@ -31,6 +31,7 @@ QUICK: dict[str, list[str]] = {
     "prio3": ["--part", "micro", "--quick"],
     "prio3_units": ["--quick", "--repeats", "1", "--baseline", "", "--only", "Field128"],
     "refusals": ["--repeat", "3"],
+    "perturb_estimate": ["--processes", "1", "--repeat", "5", "--baseline", ""],
     "privacy_accountant": ["--repeats", "1", "--curve-repeats", "1"],
     "rr": ["--table1-runs", "5"],
     "rrba": ["--part", "block", "--repeat", "1"],

@@ -23,16 +23,19 @@ def export_tree(rev: str, into: Path) -> Path:
     return into
 
 
-def run_child(script: str, tree: Path, args: list[str]) -> dict[str, object]:
+def run_child(
+    script: str, tree: Path, args: list[str], timeout: float | None = None
+) -> dict[str, object]:
     """Run ``script --child ARGS`` with ``tree``'s code in a fresh interpreter; return the JSON
     object its last line of output prints.  A folder of the data set files is passed on as
-    ``MPC_RR_DATA``, since an older tree may not ship them."""
+    ``MPC_RR_DATA``, since an older tree may not ship them.  ``timeout`` (s): the child is
+    killed after it and :class:`subprocess.TimeoutExpired` raised."""
     from mpc_rr.data import data_dir
 
     env = dict(os.environ, PYTHONPATH=str(tree), MPC_RR_DATA=str(data_dir()))
     out = subprocess.run(
         [sys.executable, str(Path(script).resolve()), "--child", *args],
-        capture_output=True, text=True, env=env, cwd=str(tree),
+        capture_output=True, text=True, env=env, cwd=str(tree), timeout=timeout,
     )  # fmt: skip
     if out.returncode != 0:
         raise RuntimeError(f"child run in {tree} failed:\n{out.stderr[-3000:]}")

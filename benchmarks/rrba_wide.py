@@ -8,17 +8,23 @@ baseline tree (``--baseline``, extracted with ``git archive``) and this
 checkout alternate run by run so that the load of a shared machine hits both
 alike.  The table gives medians of the collection's wall time and of the
 growth of the peak RSS during it (``ru_maxrss`` after - before), the ratios
-new / baseline, and the load average.
+new / baseline, and the load average.  ``--marginals N`` adds what ``mpc-rr rrba``
+evaluates after the collection (``marginal_errors`` with ``max_tables=N``, its default rule
+on which sets fit): the wall time then covers both, ``marginals s`` that part alone;
+``--timeout S`` stops a child after ``S`` seconds and reports it as "over S".
 
     python -m benchmarks.rrba_wide --categories 40 --attributes 8 --clients 8000 --repeats 3
+    python -m benchmarks.rrba_wide --census 35 --clients 20000 --marginals 20 --timeout 300
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import math
 import os
 import statistics
+import subprocess
 import tempfile
 from pathlib import Path
 
@@ -54,10 +60,17 @@ def _child(a: argparse.Namespace) -> dict[str, float]:
     before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024
     t = time.perf_counter()
     run = run_rrba(data, p=0.5, block=a.block, k=a.k, seed=a.seed)
+    collected = time.perf_counter()
+    digest = float(sum(float(np.asarray(e).sum()) for e in run.estimates))
+    if a.marginals:
+        from mpc_rr.workflows import marginal_errors
+
+        marg = marginal_errors(run, data, np.random.default_rng(a.seed + 1), max_tables=a.marginals)
+        digest += sum(v["l2_mean"] + v["tables"] for v in marg.values())
     wall = time.perf_counter() - t
     grew = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024 - before
-    digest = float(sum(float(np.asarray(e).sum()) for e in run.estimates))
-    return {"wall_s": wall, "rss_growth_mb": grew / 1e6, "digest": digest, "load": os.getloadavg()[0]}
+    return {"wall_s": wall, "marginals_s": time.perf_counter() - collected,
+            "rss_growth_mb": grew / 1e6, "digest": digest, "load": os.getloadavg()[0]}  # fmt: skip
 
 
 def main(argv: list[str] | None = None) -> dict[str, object]:
@@ -70,6 +83,8 @@ def main(argv: list[str] | None = None) -> dict[str, object]:
     p.add_argument("--block", type=int, default=2000)
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--repeats", type=int, default=3)
+    p.add_argument("--marginals", type=int, default=0, help="also evaluate N marginals per order")
+    p.add_argument("--timeout", type=float, default=None, help="stop a child after this many s")
     p.add_argument("--baseline", default=BASELINE, help="git revision to compare with ('' = none)")
     p.add_argument("--child", action="store_true", help=argparse.SUPPRESS)
     a = p.parse_args(argv)
@@ -77,7 +92,8 @@ def main(argv: list[str] | None = None) -> dict[str, object]:
         res = _child(a)
         print(json.dumps(res))
         return dict(res)
-    args = [f"--{k}={getattr(a, k)}" for k in ("categories", "attributes", "k", "clients", "block", "seed")]
+    keys = ("categories", "attributes", "k", "clients", "block", "seed", "marginals")
+    args = [f"--{k}={getattr(a, k)}" for k in keys]
     args += [f"--census={a.census}"] if a.census else []
     with tempfile.TemporaryDirectory(prefix="mpc-rr-baseline-") as tmp:
         from benchmarks._baseline import (  # the parent only (a child may run an older tree)
@@ -91,16 +107,22 @@ def main(argv: list[str] | None = None) -> dict[str, object]:
         runs: dict[str, list[dict[str, float]]] = {k: [] for k in trees}
         for _ in range(a.repeats):
             for name, tree in trees.items():
-                runs[name].append(run_child(__file__, tree, args))
+                try:
+                    runs[name].append(run_child(__file__, tree, args, timeout=a.timeout))
+                except subprocess.TimeoutExpired:
+                    inf = float("inf")
+                    runs[name].append({"wall_s": inf, "marginals_s": inf, "rss_growth_mb": inf,
+                                       "digest": inf, "load": os.getloadavg()[0]})  # fmt: skip
     rows = {
         name: {
             "wall_s": statistics.median(r["wall_s"] for r in rs),
+            "marginals_s": statistics.median(r.get("marginals_s", 0.0) for r in rs),
             "rss_growth_mb": statistics.median(r["rss_growth_mb"] for r in rs),
         }
         for name, rs in runs.items()
     }
     loads = [r["load"] for rs in runs.values() for r in rs]
-    same = len({r["digest"] for rs in runs.values() for r in rs}) == 1
+    same = len({r["digest"] for rs in runs.values() for r in rs if r["digest"] != float("inf")}) == 1
     shape = (
         f"{a.census} census-like attributes (category counts of Census-Income KDD)"
         if a.census
@@ -110,11 +132,14 @@ def main(argv: list[str] | None = None) -> dict[str, object]:
         f"RRBA, {shape}, {a.clients:,} clients, B={a.block}; medians of {a.repeats} "
         f"interleaved fresh processes; load average {min(loads):.1f}-{max(loads):.1f}; same estimates: {same}"
     )
-    print(f"  {'code':24} {'wall s':>8} {'RSS growth MB':>14}")
+    print(f"  {'code':24} {'wall s':>10} {'marginals s':>12} {'RSS growth MB':>14}")
     for name, r in rows.items():
-        print(f"  {name:24} {r['wall_s']:>8.2f} {r['rss_growth_mb']:>14.1f}")
+        if math.isinf(r["wall_s"]):
+            print(f"  {name:24} {'over ' + str(a.timeout):>10} {'-':>12} {'-':>14}")
+            continue
+        print(f"  {name:24} {r['wall_s']:>10.2f} {r['marginals_s']:>12.2f} {r['rss_growth_mb']:>14.1f}")
     report: dict[str, object] = {"rows": rows, "same_estimates": same, "load": loads}
-    if len(rows) == 2:
+    if len(rows) == 2 and not math.isinf(next(iter(rows.values()))["wall_s"]):
         base, new = rows.values()
         report["wall_ratio"] = new["wall_s"] / base["wall_s"]
         report["rss_ratio"] = new["rss_growth_mb"] / max(base["rss_growth_mb"], 1e-9)

@@ -72,7 +72,7 @@ def _as_joint_codes(codes: np.ndarray, sizes: tuple[int, ...]) -> np.ndarray:
     if c2.shape[0] == 0:
         raise UsageError("codes: no records")
     lim = np.asarray(sizes)
-    if (c2.min(axis=0) < 0).any() or (c2.max(axis=0) >= lim).any():  # cheap check first
+    if _out_of_range(c2, lim):  # cheap check first
         i, j = np.argwhere((c2 < 0) | (c2 >= lim))[0]
         raise UsageError(
             f"codes: record {i}, attribute {j}: code {c2[i, j]} outside 0..{sizes[j] - 1}"
@@ -81,6 +81,14 @@ def _as_joint_codes(codes: np.ndarray, sizes: tuple[int, ...]) -> np.ndarray:
         return c2[:, 0].astype(np.int64, copy=False)
     result: np.ndarray = np.ravel_multi_index(tuple(c2.T), sizes).astype(np.int64, copy=False)
     return result
+
+
+def _out_of_range(c2: np.ndarray, lim: np.ndarray) -> bool:
+    """Whether a code of ``c2`` (``(n, k)`` integers) is negative or ``>=`` its column's limit:
+    one pass (the codes read as unsigned, so a negative one is huge) where min and max take two."""
+    if c2.dtype.kind == "i":
+        return bool((c2.view(c2.dtype.str.replace("i", "u")).max(axis=0) >= lim).any())
+    return bool((c2.min(axis=0) < 0).any() or (c2.max(axis=0) >= lim).any())
 
 
 def _from_joint(flat: np.ndarray, like: np.ndarray, sizes: tuple[int, ...]) -> np.ndarray:
@@ -248,11 +256,14 @@ class UniformMixture:
         a = self.keep
         if a >= 1.0:
             return np.array(codes, copy=True)
-        fresh: np.ndarray = u - a
-        fresh *= self.N / (1.0 - a)
-        fresh = fresh.astype(np.int64)
-        np.minimum(fresh, self.N - 1, out=fresh)
-        out = np.where(u < a, flat, fresh)
+        keep = u < a
+        u -= a  # in place: the new cell trunc((u - a) N / (1 - a)), capped at N - 1
+        u *= self.N / (1.0 - a)
+        np.minimum(u, self.N - 1, out=u)  # before the cast: the same integers, one pass on floats
+        fresh = u.astype(np.int64)
+        out = flat - fresh  # kept or fresh as integer arithmetic: 2x faster than np.where
+        out *= keep
+        out += fresh
         return _from_joint(out, np.asarray(codes), self._sizes)
 
     def _perturb_one(self, c: np.ndarray, rng: np.random.Generator) -> np.ndarray:

@@ -280,7 +280,21 @@ def fit_consistent(
     blocks: MarginalBlocks, bbar: np.ndarray, weight: np.ndarray, tol: float = TOL
 ) -> tuple[np.ndarray, np.ndarray, FitReport]:
     """``(x1, x, report)``: stage 1 (``min Σ w ||M x - b̄||²`` over the simplex) and stage 2
-    (the least-norm ``x`` with ``M x = M x1``) of :mod:`._consistency`, as flat tables."""
+    (the least-norm ``x`` with ``M x = M x1``) of :mod:`._consistency`, as flat tables.
+
+    The BLAS runs one thread meanwhile (``threadpoolctl``): its factorizations of a few
+    hundred to ~1,000 rows gain little from a second thread, and where the cores are busy
+    (a shared machine, worker processes) OpenBLAS's waiting threads made whole runs of
+    ``mpc-rr rrba``'s default marginals 1.4-6x slower (``docs/rrba.md``)."""
+    from threadpoolctl import threadpool_limits
+
+    with threadpool_limits(limits=1, user_api="blas"):
+        return _fit(blocks, bbar, weight, tol)
+
+
+def _fit(
+    blocks: MarginalBlocks, bbar: np.ndarray, weight: np.ndarray, tol: float
+) -> tuple[np.ndarray, np.ndarray, FitReport]:
     M, n, mu = blocks.M, math.prod(blocks.shape), blocks.m
     if bbar.shape != (mu,) or weight.shape != (mu,) or (weight <= 0).any():
         raise UsageError(f"fit_consistent: need {mu} marginal cells and positive weights")

@@ -5,7 +5,11 @@ Marginal errors (Imran & Meo, Sec. 3.2.1): for each order ``m`` in 2, 3, 4
 ``m``-attribute sets (all of them when there are fewer), the estimate is the
 RRBA table itself when the cover has that subset (``m == k``), else the
 consistent marginal of the Sec. 4.3 QP (:func:`mpc_rr.rrba.reconstruct`);
-``l2`` is on counts (``n`` x proportions), Jensen-Shannon in bits.
+``l2`` is on counts (``n`` x proportions), Jensen-Shannon in bits.  On wide
+data the QP's cost is cubic in the distinct marginal cells the views
+constrain on the set, so a set is evaluated by default only when they are at
+most :data:`mpc_rr.rrba.MAX_ROWS` (1,000; every 3-/4-way set of Adult
+fits); a refused set is skipped and counted (``skipped``).
 
 Cost: the protocol-level counts every run knows exactly (answers, tables and
 table cells sent to clients).  A distributed run (``--transport``) adds the
@@ -29,7 +33,16 @@ import numpy as np
 
 from mpc_rr.core import CostReport, Runner, RunResult, UsageError
 from mpc_rr.data import Dataset
-from mpc_rr.rrba import RRBARun, empirical_table, epsilon_cap, js_divergence, l2_counts, reconstruct
+from mpc_rr.rrba import (
+    MAX_ROWS,
+    RRBARun,
+    empirical_table,
+    epsilon_cap,
+    js_divergence,
+    l2_counts,
+    marginal_rows,
+    reconstruct,
+)
 from mpc_rr.secure_sum import DEFAULT_SUM, given_options, sum_options_json
 from mpc_rr.workflows._privacy import ledger_curve, rrba_crowds, rrba_ledger
 from mpc_rr.workflows._validity import rrba_validity
@@ -37,19 +50,54 @@ from mpc_rr.workflows._validity import rrba_validity
 __all__ = ["RRBACollection", "RunnerFactory", "collect_rrba", "marginal_errors", "summarize"]
 
 
-def _targets(d: int, m: int, max_tables: int, rng: np.random.Generator) -> list[tuple[int, ...]]:
+def _targets(
+    d: int,
+    m: int,
+    max_tables: int,
+    rng: np.random.Generator,
+    fits: Callable[[tuple[int, ...]], bool],
+) -> tuple[list[tuple[int, ...]], int]:
+    """Up to ``max_tables`` ``m``-attribute sets that ``fits`` accepts, and how many were refused.
+
+    All of them when there are at most ``max_tables`` sets; else sets drawn uniformly from
+    ``rng`` until ``max_tables`` distinct ones fit (a refused set is skipped, so when every set
+    fits the draws are those of plain sampling), at most ``100 * max_tables`` draws.
+    """
     if math.comb(d, m) <= max_tables:
-        return list(combinations(range(d), m))
+        every = list(combinations(range(d), m))
+        kept = [t for t in every if fits(t)]
+        return kept, len(every) - len(kept)
     seen: set[tuple[int, ...]] = set()
-    while len(seen) < max_tables:
-        seen.add(tuple(sorted(int(a) for a in rng.choice(d, m, replace=False))))
-    return sorted(seen)
+    refused: set[tuple[int, ...]] = set()
+    for _ in range(100 * max_tables):
+        if len(seen) == max_tables:
+            break
+        t = tuple(sorted(int(a) for a in rng.choice(d, m, replace=False)))
+        if t in seen or t in refused:
+            continue
+        (seen if fits(t) else refused).add(t)
+    return sorted(seen), len(refused)
 
 
 def marginal_errors(
-    run: RRBARun, data: Dataset, rng: np.random.Generator, *, max_tables: int = 20
+    run: RRBARun,
+    data: Dataset,
+    rng: np.random.Generator,
+    *,
+    max_tables: int = 20,
+    max_rows: int = MAX_ROWS,
+    progress: Callable[[int, int, int], None] | None = None,
 ) -> dict[str, dict[str, Any]]:
     """l2 (counts) and Jensen-Shannon of the 2-, 3- and 4-way marginals to the truth.
+
+    Which marginals: per order, up to ``max_tables`` attribute sets (see the module
+    docstring) among those the structured solver handles in its budget: a set whose
+    consistent marginal needs the QP is kept only when the views constrain at most
+    ``max_rows`` distinct marginal cells on it (:func:`mpc_rr.rrba.marginal_rows`; the
+    solver is cubic in them, :data:`mpc_rr.rrba.MAX_ROWS`); the collection's own tables
+    always fit.  Each order reports ``skipped``, the sets refused by that rule, and
+    ``max_rows``; an order with no set that fits is left out.  ``progress(order, done,
+    total)`` is called after each marginal (``total``: that order's tables).
 
     ``max_tables=0`` skips the evaluation (an empty dict): the Sec. 4.3 QP of
     every 3-/4-way marginal is the costly part on wide data, and the
@@ -57,18 +105,26 @@ def marginal_errors(
     """
     if max_tables < 0:
         raise UsageError(f"marginal_errors: max_tables must be >= 0 (0 skips), got {max_tables}")
+    if max_rows < 1:
+        raise UsageError(f"marginal_errors: max_rows must be >= 1, got {max_rows}")
     if max_tables == 0:
         return {}
     sizes, d, n = data.schema.sizes, len(data.schema), data.n
     own = {tuple(s): t for s, t in zip(run.cover.subsets, run.estimates, strict=True)}
+
+    def fits(tg: tuple[int, ...]) -> bool:
+        return tg in own or marginal_rows(tg, sizes, run.cover.subsets) <= max_rows
+
     out: dict[str, dict[str, Any]] = {}
     for m in (2, 3, 4):
         if m > d:
             continue
         t0 = time.perf_counter()
         l2s, jss, residuals = [], [], []
-        targets = _targets(d, m, max_tables, rng)
-        for tg in targets:
+        targets, skipped = _targets(d, m, max_tables, rng, fits)
+        if not targets:
+            continue
+        for i, tg in enumerate(targets):
             if tg in own:
                 est = own[tg]
             else:
@@ -78,8 +134,12 @@ def marginal_errors(
             truth = empirical_table(data.codes, sizes, tg)
             l2s.append(l2_counts(est, truth, n))
             jss.append(js_divergence(est, truth))
+            if progress is not None:
+                progress(m, i + 1, len(targets))
         out[str(m)] = {
             "tables": len(targets),
+            "skipped": skipped,
+            "max_rows": max_rows,
             "method": "qp" if residuals else "rrba tables",
             "l2_mean": float(np.mean(l2s)),
             "l2_max": float(np.max(l2s)),

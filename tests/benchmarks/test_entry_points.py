@@ -74,6 +74,22 @@ def test_rrba_wide_runs_this_checkout_at_a_small_size(capsys: pytest.CaptureFixt
     assert "RRBA, 4 attributes x 6 categories, k=2 (widest table 36 cells)" in capsys.readouterr().out
 
 
+def test_rrba_wide_marginals_add_their_time_and_the_perturb_benchmark_runs(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    from benchmarks import perturb_estimate, rrba_wide
+
+    report = rrba_wide.main(
+        ["--census", "6", "--clients", "300", "--block", "100", "--marginals", "2",
+         "--repeats", "1", "--baseline", ""]
+    )  # fmt: skip
+    row = report["rows"]["this checkout"]  # type: ignore[index]
+    assert 0 < row["marginals_s"] < row["wall_s"]
+    pe = perturb_estimate.main(["--n", "2000", "--repeat", "3", "--processes", "1", "--baseline", ""])
+    assert pe["same_reports"] is True and pe["rows"]["this checkout"]["ratio"] > 0  # type: ignore[index]
+    assert "perturb + estimate, n=2,000, k=16" in capsys.readouterr().out
+
+
 def test_network_prices_a_sum_on_each_profile(capsys: pytest.CaptureFixture[str]) -> None:
     from benchmarks import network
 

@@ -92,7 +92,8 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
         "--marginals",
         type=int,
         default=20,
-        help="2-/3-/4-way marginals evaluated per order (default 20; 0 skips them)",
+        help="2-/3-/4-way marginals evaluated per order (default 20; 0 skips them); a set whose "
+        "consistency QP would have over 1,000 marginal rows is skipped (cubic cost) and counted",
     )
     p.add_argument("--client-rng", choices=RRBA_CLIENT_RNG, default="per-client",
                    help="per-client generators (as distributed clients) or one shared, faster")  # fmt: skip
@@ -201,6 +202,24 @@ class _BlockBar:
         self.bar.close()
 
 
+class _MarginalBar:
+    """A progress bar over the marginals of each order on stderr (as :class:`_BlockBar`)."""
+
+    def __init__(self, quiet: bool) -> None:
+        from scenarios.cli.progress import progress_bar
+
+        self.bar = progress_bar(total=1, desc="marginals", unit="table", file=sys.stderr,
+                                disable=True if quiet else None, mininterval=0.5)  # fmt: skip
+
+    def update(self, order: int, done: int, total: int) -> None:
+        self.bar.set_description(f"{order}-way marginals", refresh=False)
+        self.bar.total, self.bar.n = total, done
+        self.bar.refresh()
+
+    def close(self) -> None:
+        self.bar.close()
+
+
 _FLAGS = {"t_floor": "--t-floor", "k": "--k", "block": "--block", "p": "--p", "alpha": "--alpha"}
 
 
@@ -266,7 +285,12 @@ def run(args: argparse.Namespace) -> int:
         done.close()
     result, execution = col.run, col.execution
     seconds = time.perf_counter() - t0
-    marg = marginal_errors(result, data, np.random.default_rng(eval_ss), max_tables=args.marginals)
+    mbar = _MarginalBar(args.json or args.marginals == 0)
+    try:
+        marg = marginal_errors(result, data, np.random.default_rng(eval_ss), max_tables=args.marginals,
+                               progress=mbar.update)  # fmt: skip
+    finally:
+        mbar.close()
     doc = summarize(result, data, source, marg, None if execution is None else execution.costs,
                     secure_tally=args.secure_tally, sum_protocol=args.sum, sum_options=sum_opts)  # fmt: skip
     doc["seconds"] = {"collection": seconds, "marginals": sum(m["seconds"] for m in marg.values())}
@@ -349,9 +373,11 @@ def _print(doc: dict[str, Any], args: argparse.Namespace) -> None:
     else:
         print("\n  marginals vs truth (l2 on counts, Jensen-Shannon in bits; mean over tables)")
     for m, v in doc["marginals"].items():
+        skip = f"; {v['skipped']} sets skipped (QP over {v['max_rows']:,} rows)" if v.get("skipped") else ""
         print(
             f"  {m}-way: {v['tables']:>3} tables ({v['method']}): l2 {v['l2_mean']:.2f} "
             f"(max {v['l2_max']:.2f}), JS {v['js_mean']:.4f} (max {v['js_max']:.4f})"
+            f"{skip}"
         )
     c = doc["cost"]
     print(

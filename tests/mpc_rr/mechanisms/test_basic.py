@@ -144,3 +144,29 @@ def test_structured_estimate_equals_dense_solve(sizes: list[int], keep: float, s
 def test_estimate_rejects_wrong_shape() -> None:
     with pytest.raises(UsageError, match=r"observed must have shape \(3,\)"):
         keep_or_uniform(3, 0.5).estimate(np.ones(4))
+
+
+@pytest.mark.parametrize("dtype", [np.int8, np.int32, np.int64, np.uint16])
+def test_perturb_refuses_a_negative_or_too_large_code_of_any_integer_dtype(dtype: type) -> None:
+    # the range check reads signed codes as unsigned (one pass): a negative code must still fail
+    mech, rng = keep_or_uniform((3, 4), 0.5), np.random.default_rng(0)
+    good = np.array([[0, 1], [2, 3], [1, 0]], dtype=dtype)
+    assert mech.perturb(good, rng).shape == (3, 2)
+    if np.issubdtype(dtype, np.signedinteger):
+        with pytest.raises(UsageError, match=r"record 1, attribute 1: code -1 outside 0\.\.3"):
+            mech.perturb(np.array([[0, 1], [2, -1], [1, 0]], dtype=dtype), rng)
+    with pytest.raises(UsageError, match=r"record 2, attribute 0: code 3 outside 0\.\.2"):
+        mech.perturb(np.array([[0, 1], [2, 3], [3, 0]], dtype=dtype), rng)
+    strided = np.array([[0, -1, 1], [2, 9, 3]], dtype=np.int64)[:, ::2]  # a non-contiguous view
+    assert mech.perturb(strided, rng).shape == (2, 2)
+
+
+def test_perturb_keeps_its_stream_and_distribution() -> None:
+    # the cell of a redraw is trunc((u - a) N / (1 - a)) of the record's one uniform
+    rng = np.random.default_rng(7)
+    x = rng.integers(0, 16, 50_000)
+    u = np.random.default_rng(8).random(x.size)
+    fresh = np.minimum(((u - 0.3) * (16 / 0.7)).astype(np.int64), 15)
+    np.testing.assert_array_equal(
+        keep_or_uniform(16, 0.3).perturb(x, np.random.default_rng(8)), np.where(u < 0.3, x, fresh)
+    )

@@ -104,3 +104,20 @@ def test_bad_input_is_named() -> None:
     blocks = MarginalBlocks.of((3, 4), [(0,), (1,)])
     with pytest.raises(UsageError, match="need 7 marginal cells and positive weights"):
         fit_consistent(blocks, np.ones(7), np.zeros(7))
+
+
+def test_fit_consistent_runs_the_blas_on_one_thread(monkeypatch: pytest.MonkeyPatch) -> None:
+    from threadpoolctl import threadpool_info
+
+    from mpc_rr.rrba import _marginal_ipm
+
+    seen: list[int] = []
+
+    def fit(*args: object) -> tuple[np.ndarray, np.ndarray, None]:
+        seen.extend(i["num_threads"] for i in threadpool_info() if i["user_api"] == "blas")
+        return np.zeros(1), np.zeros(1), None
+
+    monkeypatch.setattr(_marginal_ipm, "_fit", fit)
+    blocks = _marginal_ipm.MarginalBlocks.of((2, 3), [(0,), (1,)])
+    _marginal_ipm.fit_consistent(blocks, np.full(5, 0.3), np.ones(5))
+    assert seen and set(seen) == {1}
