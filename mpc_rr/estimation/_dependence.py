@@ -20,7 +20,7 @@ works; its total plays the role of ``n``.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Mapping, Sequence
 
 import numpy as np
 
@@ -93,9 +93,12 @@ def dependence(table: np.ndarray, ordinal_a: bool, ordinal_b: bool) -> float:
 
 
 def dependence_matrix_from_tables(
-    tables: dict[tuple[int, int], np.ndarray], schema: Schema
+    tables: Mapping[tuple[int, int], np.ndarray],
+    schema: Schema,
+    measure: Callable[[np.ndarray, bool, bool], float] = dependence,
 ) -> np.ndarray:
-    """Symmetric ``m x m`` matrix (zero diagonal) from pairwise tables keyed ``(i, j), i < j``."""
+    """Symmetric ``m x m`` matrix (zero diagonal) from pairwise tables keyed ``(i, j), i < j``;
+    ``measure(table, ordinal_a, ordinal_b)`` is each pair's dependence (default :func:`dependence`)."""
     m = len(schema)
     d = np.zeros((m, m))
     for i in range(m):
@@ -103,7 +106,7 @@ def dependence_matrix_from_tables(
             if (i, j) not in tables:
                 raise UsageError(f"dependence matrix: missing table for pair ({i}, {j})")
             ai, aj = schema.attributes[i], schema.attributes[j]
-            d[i, j] = d[j, i] = dependence(tables[(i, j)], ai.ordinal, aj.ordinal)
+            d[i, j] = d[j, i] = measure(tables[(i, j)], ai.ordinal, aj.ordinal)
     return d
 
 

@@ -24,7 +24,7 @@ import numpy as np
 
 from mpc_rr.core import UsageError
 from mpc_rr.data import Schema
-from mpc_rr.estimation._dependence import dependence, pearson_abs
+from mpc_rr.estimation._dependence import dependence, dependence_matrix_from_tables
 from mpc_rr.estimation._frequencies import project_simplex
 
 __all__ = ["NOISY_TABLE_REPAIRS", "debiased_cramers_v", "noisy_dependence_matrix", "repair_table"]
@@ -72,19 +72,14 @@ def noisy_dependence_matrix(
     noise_variance: float,
     repair: str = "clip",
 ) -> np.ndarray:
-    """Symmetric dependence matrix from noisy pair tables keyed ``(i, j), i < j``."""
-    m = len(schema)
-    d = np.zeros((m, m))
-    for i in range(m):
-        for j in range(i + 1, m):
-            if (i, j) not in tables:
-                raise UsageError(f"noisy dependence matrix: missing table for pair ({i}, {j})")
-            ai, aj = schema.attributes[i], schema.attributes[j]
-            t = repair_table(tables[(i, j)], parties, repair)
-            if repair == "debias":
-                both = ai.ordinal and aj.ordinal
-                d[i, j] = pearson_abs(t) if both else debiased_cramers_v(t, noise_variance)
-            else:
-                d[i, j] = dependence(t, ai.ordinal, aj.ordinal)
-            d[j, i] = d[i, j]
-    return d
+    """Symmetric dependence matrix from noisy pair tables keyed ``(i, j), i < j``: each table
+    repaired (``repair``), then its dependence -- with ``debias``, Cramér's V without the noise's
+    share of chi-squared (:func:`debiased_cramers_v`; |Pearson r| for two ordinal attributes)."""
+
+    def measure(t: np.ndarray, ordinal_a: bool, ordinal_b: bool) -> float:
+        if repair == "debias" and not (ordinal_a and ordinal_b):
+            return debiased_cramers_v(t, noise_variance)
+        return dependence(t, ordinal_a, ordinal_b)
+
+    repaired = {k: repair_table(t, parties, repair) for k, t in tables.items()}
+    return dependence_matrix_from_tables(repaired, schema, measure)
