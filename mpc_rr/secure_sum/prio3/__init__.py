@@ -88,7 +88,7 @@ _HOME = {
     "BATCH": "mpc_rr.secure_sum.prio3._vdaf",
     "Count": "mpc_rr.secure_sum.prio3._circuits",
     "Field": "mpc_rr.secure_sum.prio3._field",
-    "Field128": "mpc_rr.secure_sum.prio3._field",
+    "Field128": "mpc_rr.secure_sum.prio3._field128",
     "Field64": "mpc_rr.secure_sum.prio3._field",
     "Flp": "mpc_rr.secure_sum.prio3._flp",
     "Gadget": "mpc_rr.secure_sum.prio3._flp",
@@ -165,12 +165,8 @@ if TYPE_CHECKING:
         encode_range_checked,
         encode_range_checked_int,
     )
-    from mpc_rr.secure_sum.prio3._field import (
-        Field,
-        Field64,
-        Field128,
-        next_power_of_2,
-    )
+    from mpc_rr.secure_sum.prio3._field import Field, Field64, next_power_of_2
+    from mpc_rr.secure_sum.prio3._field128 import Field128
     from mpc_rr.secure_sum.prio3._flp import (
         Flp,
         Gadget,

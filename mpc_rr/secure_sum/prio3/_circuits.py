@@ -17,7 +17,8 @@ from typing import Any
 
 import numpy as np
 
-from mpc_rr.secure_sum.prio3._field import Field, Field64, Field128
+from mpc_rr.secure_sum.prio3._field import Field, Field64
+from mpc_rr.secure_sum.prio3._field128 import Field128
 from mpc_rr.secure_sum.prio3._flp import Mul, ParallelSum, PolyEval, Valid, powers
 
 __all__ = [

@@ -51,7 +51,7 @@ from typing import Any, ClassVar
 import numpy as np
 import numpy.typing as npt
 
-__all__ = ["Field", "Field64", "Field128", "next_power_of_2"]
+__all__ = ["Field", "Field64", "next_power_of_2"]  # Field128: mpc_rr.secure_sum.prio3._field128
 
 Vec = Any  # a numpy array (uint64 or object); Any keeps numpy's scalar/array unions out of the signatures
 
@@ -474,7 +474,3 @@ def _reduce128(hi: Vec, lo: Vec) -> Vec:
         r = t0 + t1
         r = np.where(r < t1, r + _EPS, r)
         return np.where(r >= np.uint64(_P64), r - np.uint64(_P64), r)
-
-
-# Field128 lives in its own module (machine-word arithmetic); re-exported here for callers.
-from mpc_rr.secure_sum.prio3._field128 import Field128  # noqa: E402

@@ -31,7 +31,8 @@ from mpc_rr.secure_sum.prio3._circuits import (
     OneHotBlocks,
     SumVec,
 )
-from mpc_rr.secure_sum.prio3._field import Field64, Field128, next_power_of_2
+from mpc_rr.secure_sum.prio3._field import Field64, next_power_of_2
+from mpc_rr.secure_sum.prio3._field128 import Field128
 from mpc_rr.secure_sum.prio3._spec import Prio3Options
 from mpc_rr.secure_sum.prio3._vdaf import Prio3
 
