@@ -116,7 +116,8 @@ print(json.dumps({"seconds": seconds, "peak_mb": rss(), "import_mb": base,
 
 
 def _categories(path: Path) -> dict[str, list[str]]:
-    from mpc_rr.data import category_order, read_csv_columns
+    from mpc_rr.data import read_csv_columns
+    from mpc_rr.data._schema_io import category_order
 
     cols = read_csv_columns(path, KEEP)
     return {k: list(category_order(v)) for k, v in zip(cols.names, cols.values, strict=True)}

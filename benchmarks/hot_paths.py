@@ -171,7 +171,8 @@ def _child(a: argparse.Namespace) -> dict[str, object]:
         from mpc_rr.data import load_adult
         from mpc_rr.mdrr import PairLayout
         from mpc_rr.pipeline import secagg_public_for
-        from mpc_rr.workflows import RunOptions, execute
+        from mpc_rr.workflows import RunOptions
+        from mpc_rr.workflows._pipeline import execute
 
         data = load_adult()
         small = RunOptions(parties=60, dependence="secure-sum", seed=a.seed + 1)

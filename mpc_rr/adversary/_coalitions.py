@@ -20,8 +20,10 @@ from mpc_rr.adversary._extensions import attacked, attacks_for
 from mpc_rr.adversary._recovery import MemberState, Recovery, RecoveryResult, recover_full_mesh
 from mpc_rr.adversary._secagg_recovery import SecAggView, recover_secagg
 from mpc_rr.adversary._stats import check_confidence, cp_two_sided
-from mpc_rr.core import COORDINATOR, UsageError, View, get_protocol
-from mpc_rr.secure_sum.secagg import SecAggConfig, fixed_graph
+from mpc_rr.core import COORDINATOR, UsageError, get_protocol
+from mpc_rr.core._views import View
+from mpc_rr.secure_sum.secagg import SecAggConfig
+from mpc_rr.secure_sum.secagg._params import fixed_graph
 
 __all__ = [
     "CoalitionModel",

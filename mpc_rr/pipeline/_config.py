@@ -11,7 +11,8 @@ from typing import Any
 from mpc_rr.core import UsageError
 from mpc_rr.data import Schema
 from mpc_rr.estimation import ESTIMATORS
-from mpc_rr.mdrr import DEPENDENCE_SOURCES, MECHANISMS, composed_epsilons, pair_mechanisms
+from mpc_rr.mdrr import DEPENDENCE_SOURCES, MECHANISMS, composed_epsilons
+from mpc_rr.mdrr._pairwise import pair_mechanisms
 from mpc_rr.mechanisms import JointMechanism, LambdaRandomization, cluster_matrix, keep_or_uniform
 from mpc_rr.privacy import dependence_sensitivity
 from mpc_rr.secure_sum import (
@@ -19,11 +20,11 @@ from mpc_rr.secure_sum import (
     SumNoise,
     calibrate_noise,
     check_inner_sum,
-    given_options,
-    noise_offset,
     sum_options,
     sum_protocol,
 )
+from mpc_rr.secure_sum._family import given_options
+from mpc_rr.secure_sum._noise import noise_offset
 from mpc_rr.secure_sum.secagg import DEFAULT_MAX_CORRUPT, DEFAULT_MAX_DROPOUT
 
 __all__ = ["DEPENDENCE_SOURCES", "MECHANISMS", "DependenceNoise", "PipelineConfig"]

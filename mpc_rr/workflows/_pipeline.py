@@ -31,27 +31,15 @@ from typing import Any
 
 import numpy as np
 
-from mpc_rr.core import (
-    COORDINATOR,
-    ProtocolAbort,
-    Role,
-    Runner,
-    RunResult,
-    UsageError,
-    noise_source,
-    simulation_gc,
-)
+from mpc_rr.core import COORDINATOR, ProtocolAbort, Role, Runner, RunResult, UsageError
+from mpc_rr.core._gc import simulation_gc
+from mpc_rr.core._randomness import noise_source
 from mpc_rr.data import Dataset
-from mpc_rr.estimation import (
-    AdjustmentResult,
-    FactorModel,
-    answer,
-    make_queries,
-    relative_error,
-    true_count,
-)
+from mpc_rr.estimation import AdjustmentResult, answer, make_queries, relative_error, true_count
+from mpc_rr.estimation._models import FactorModel
 from mpc_rr.mdrr import adjust, rr_independent
-from mpc_rr.pipeline import PipelineConfig, PipelinePlan, PipelineResult, signing
+from mpc_rr.pipeline import PipelineConfig, PipelinePlan, PipelineResult
+from mpc_rr.pipeline import _signing as signing
 from mpc_rr.privacy import Ledger, PhaseSpec
 from mpc_rr.secure_sum import DEFAULT_SUM, merge_sum_options
 from mpc_rr.workflows._adjustment_checks import (
@@ -204,7 +192,7 @@ def execute(
         dp_epsilon=opts.dp_epsilon, dp_delta=opts.dp_delta,
     )  # fmt: skip
     if cfg.dependence != "rr":  # the sum's own parameter checks (SecAgg+'s thresholds) before
-        from mpc_rr.pipeline import dependence_public  # any party is built (cached: reused then)
+        from mpc_rr.pipeline._dependence import dependence_public
 
         dependence_public(cfg)
     marks: dict[str, float] = {}
@@ -381,8 +369,8 @@ def _secure_sum_document(ex: Execution) -> dict[str, Any] | None:
     cfg = ex.config
     if cfg.dependence == "rr":
         return None
-    from mpc_rr.pipeline import dependence_public, dependence_sum
-    from mpc_rr.secure_sum import sum_options_json
+    from mpc_rr.pipeline._dependence import dependence_public, dependence_sum
+    from mpc_rr.secure_sum._family import sum_options_json
 
     per_party = ex.run.costs.data_parties()["mean"]
     pub = dependence_public(cfg)

@@ -120,7 +120,7 @@ def channel_assumption(channel: str, n: int, max_corrupt: float | None = None) -
     run ``mpc-rr run --max-corrupt F`` would launch), ``prio3`` Prio3 at its default minimum
     batch, ``anonymous`` an ideal shuffler."""
     from mpc_rr.privacy import DIRECT_ASSUMPTION
-    from mpc_rr.secure_sum import colluders_in
+    from mpc_rr.secure_sum._trust import colluders_in
 
     f = default_max_corrupt(channel) if max_corrupt is None else float(max_corrupt)
     if channel == "secure-sum":
@@ -158,7 +158,7 @@ def _central(eps0: float, n: int, delta: float, channel: str, k: int | None, rel
 
 def _roster_for(hiding: int, max_corrupt: float) -> int:
     """The fewest parties ``n`` whose honest part ``n - floor(max_corrupt n)`` is ``hiding``."""
-    from mpc_rr.secure_sum import colluders_in
+    from mpc_rr.secure_sum._trust import colluders_in
 
     n = max(hiding, math.ceil(hiding / (1.0 - max_corrupt)) - 1)
     while n - colluders_in(max_corrupt, n) < hiding:
@@ -173,7 +173,7 @@ def central_curve(
     """``[{"n", "central_epsilon", "closed_form"}]`` over ``ns`` (default 10^2..10^7), with
     ``floor(max_corrupt n)`` colluders' reports out of each blanket (no bound checked: the curve
     shows what the honest part amplifies)."""
-    from mpc_rr.secure_sum import colluders_in
+    from mpc_rr.secure_sum._trust import colluders_in
 
     grid = CURVE_NS if ns is None else ns
     hide = np.asarray([max(1, int(n) - colluders_in(max_corrupt, int(n))) for n in grid], np.int64)

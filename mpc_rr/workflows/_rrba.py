@@ -40,10 +40,11 @@ from mpc_rr.rrba import (
     epsilon_cap,
     js_divergence,
     l2_counts,
-    marginal_rows,
     reconstruct,
 )
-from mpc_rr.secure_sum import DEFAULT_SUM, given_options, sum_options_json
+from mpc_rr.rrba._consistency import marginal_rows
+from mpc_rr.secure_sum import DEFAULT_SUM
+from mpc_rr.secure_sum._family import given_options, sum_options_json
 from mpc_rr.workflows._privacy import ledger_curve, rrba_crowds, rrba_ledger
 from mpc_rr.workflows._validity import rrba_validity
 
@@ -314,7 +315,9 @@ def collect_rrba(
     same seed gives the same estimates as the centralized engine.
     """
     from mpc_rr.core import DropAt
-    from mpc_rr.rrba import Answer, client_step_timeouts, config_for, run_distributed, run_rrba
+    from mpc_rr.rrba import run_distributed, run_rrba
+    from mpc_rr.rrba._messages import Answer
+    from mpc_rr.rrba._protocol import client_step_timeouts, config_for
 
     ss = seed if isinstance(seed, np.random.SeedSequence) else np.random.SeedSequence(seed)
     if runner is None:

@@ -9,13 +9,10 @@ from collections.abc import Sequence
 import numpy as np
 
 from mpc_rr.core import COORDINATOR, UsageError
-from mpc_rr.secure_sum import (
-    crypto,
-    secagg,
-    secure_sum_roles,
-    step_messages,
-)
-from mpc_rr.secure_sum.secagg import mask_sum
+from mpc_rr.secure_sum import _crypto as crypto
+from mpc_rr.secure_sum import secagg, secure_sum_roles, step_messages
+from mpc_rr.secure_sum.secagg._client import mask_sum
+from mpc_rr.secure_sum.secagg._messages import CIPHERTEXT_LEN, read_bitmap
 from scenarios.classroom.lesson import Context, Lesson, Note, Sent, drop_roles, vec
 from scenarios.classroom.poll import (
     crashed,
@@ -116,9 +113,9 @@ def secagg_lesson(
         if isinstance(m, secagg.EncryptedShares):
             k = m.recipients.shape[0]
             return [("for", ids(m.recipients)),
-                    ("ciphertexts", f"{k} x {secagg.CIPHERTEXT_LEN} B AES-256-GCM (the aggregator cannot read them)")]  # fmt: skip
+                    ("ciphertexts", f"{k} x {CIPHERTEXT_LEN} B AES-256-GCM (the aggregator cannot read them)")]  # fmt: skip
         if isinstance(m, secagg.ForwardedShares):
-            return [("from", ids(m.senders)), ("ciphertexts", f"{m.senders.shape[0]} x {secagg.CIPHERTEXT_LEN} B")]
+            return [("from", ids(m.senders)), ("ciphertexts", f"{m.senders.shape[0]} x {CIPHERTEXT_LEN} B")]
         if isinstance(m, secagg.ShareComplaint):
             return [("shares that do not open, from", ids(m.senders))]
         if isinstance(m, secagg.ShareProofs):
@@ -270,7 +267,7 @@ def secagg_lesson(
 
 
 def _members(bits: bytes, n: int) -> str:
-    members = secagg.read_bitmap(bits, n)
+    members = read_bitmap(bits, n)
     return "?" if members is None else "P" + ", P".join(map(str, np.flatnonzero(members).tolist()))
 
 

@@ -12,10 +12,8 @@ from collections.abc import Sequence
 import numpy as np
 
 from mpc_rr.core import Role
-from mpc_rr.secure_sum import (
-    full_mesh,
-    step_messages,
-)
+from mpc_rr.secure_sum import full_mesh, step_messages
+from mpc_rr.secure_sum.full_mesh._messages import KEY_LEN, open_share
 from scenarios.classroom.lesson import Context, Lesson, Note, Sent, drop_roles, vec
 from scenarios.classroom.poll import (
     crashed,
@@ -88,7 +86,7 @@ def full_mesh_lesson(
         sender = inner_role(roles[src])
         if not isinstance(sender, full_mesh.FullMeshParty) or dst not in sender._pks:
             return src, dst, None
-        plain = full_mesh.open_share(sender._sk, sender._pks[dst], msg.ciphertext, run=run,
+        plain = open_share(sender._sk, sender._pks[dst], msg.ciphertext, run=run,
                                      sender=src, receiver=dst)  # fmt: skip
         return src, dst, np.frombuffer(plain, sender.wire_dtype).astype(np.int64)
 
@@ -97,7 +95,7 @@ def full_mesh_lesson(
         if isinstance(msg, full_mesh.MeshKey):
             return [("public key", short_hex(msg.pk))]
         if isinstance(msg, full_mesh.MeshKeys):
-            return [("public keys", f"P1..P{n}, {n} x {full_mesh.KEY_LEN} B")]
+            return [("public keys", f"P1..P{n}, {n} x {KEY_LEN} B")]
         if isinstance(msg, full_mesh.MeshShare):
             src, dst, r = opened(s)
             return [

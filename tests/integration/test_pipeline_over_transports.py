@@ -5,7 +5,8 @@ from __future__ import annotations
 import numpy as np
 
 from mpc_rr.data import load_adult
-from mpc_rr.workflows import RunOptions, run_and_evaluate
+from mpc_rr.workflows import RunOptions
+from mpc_rr.workflows._pipeline import run_and_evaluate
 from parties.runners import runner_for
 
 

@@ -9,7 +9,8 @@ from pathlib import Path
 import pytest
 
 from mpc_rr.data import load_adult
-from mpc_rr.workflows import RunOptions, run_and_evaluate
+from mpc_rr.workflows import RunOptions
+from mpc_rr.workflows._pipeline import run_and_evaluate
 from parties.runners import runner_for
 from scenarios.cli import main
 

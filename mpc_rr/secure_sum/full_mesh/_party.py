@@ -80,8 +80,6 @@ import numpy as np
 
 from mpc_rr.core import (
     COORDINATOR,
-    NOBODY,
-    RELAY,
     AllIn,
     DecodeError,
     Message,
@@ -91,11 +89,11 @@ from mpc_rr.core import (
     Transition,
     UsageError,
     WireArray,
-    broadcast,
-    each,
     table,
 )
-from mpc_rr.secure_sum import crypto
+from mpc_rr.core._errors import RELAY
+from mpc_rr.core._roles import NOBODY, broadcast, each
+from mpc_rr.secure_sum import _crypto as crypto
 from mpc_rr.secure_sum._common import SumResult, check_inputs, read_residues
 from mpc_rr.secure_sum._entropy import Entropy, SystemEntropy, smallest_uint
 from mpc_rr.secure_sum._identity import Identity, default_identity, signed_payload

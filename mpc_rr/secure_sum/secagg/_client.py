@@ -10,18 +10,17 @@ import numpy as np
 
 from mpc_rr.core import (
     COORDINATOR,
-    NOBODY,
-    ONLY_COORDINATOR,
     DecodeError,
     PeerError,
     Role,
     Send,
     Transition,
     UsageError,
-    each,
     table,
 )
-from mpc_rr.secure_sum import crypto, shamir
+from mpc_rr.core._roles import NOBODY, ONLY_COORDINATOR, each
+from mpc_rr.secure_sum import _crypto as crypto
+from mpc_rr.secure_sum import _shamir as shamir
 from mpc_rr.secure_sum._common import SumResult, check_inputs, read_residues
 from mpc_rr.secure_sum._entropy import Entropy, SystemEntropy
 from mpc_rr.secure_sum._graph import Graph

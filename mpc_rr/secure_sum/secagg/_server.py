@@ -12,7 +12,6 @@ import numpy as np
 
 from mpc_rr.core import (
     COORDINATOR,
-    NOBODY,
     AllIn,
     Deadline,
     Message,
@@ -22,10 +21,11 @@ from mpc_rr.core import (
     Transition,
     UsageError,
     WireArray,
-    each,
     table,
 )
-from mpc_rr.secure_sum import crypto, shamir
+from mpc_rr.core._roles import NOBODY, each
+from mpc_rr.secure_sum import _crypto as crypto
+from mpc_rr.secure_sum import _shamir as shamir
 from mpc_rr.secure_sum._common import SumResult, read_residues
 from mpc_rr.secure_sum._graph import Graph
 from mpc_rr.secure_sum._identity import Identity, default_identity

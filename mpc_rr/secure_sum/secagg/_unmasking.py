@@ -9,7 +9,8 @@ from dataclasses import dataclass
 import numpy as np
 
 from mpc_rr.core import UsageError
-from mpc_rr.secure_sum import crypto, shamir
+from mpc_rr.secure_sum import _crypto as crypto
+from mpc_rr.secure_sum import _shamir as shamir
 from mpc_rr.secure_sum._graph import Graph
 from mpc_rr.secure_sum.secagg._client import mask_sum
 from mpc_rr.secure_sum.secagg._params import SecAggConfig

@@ -75,7 +75,7 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from mpc_rr.workflows import coalition_report
+    from mpc_rr.workflows._attack_reports import coalition_report
     from scenarios.workloads.networks import network_for
 
     out = coalition_report(

@@ -240,7 +240,8 @@ def run(args: argparse.Namespace) -> int:
     import numpy as np
 
     from mpc_rr.core import UsageError
-    from mpc_rr.workflows import collect_rrba, marginal_errors, summarize
+    from mpc_rr.workflows import collect_rrba
+    from mpc_rr.workflows._rrba import marginal_errors, summarize
     from scenarios.workloads.data_source import draw_records, spec_from_args
     from scenarios.workloads.outputs import plot_convergence, write_privacy_plot
 
@@ -364,7 +365,7 @@ def _print(doc: dict[str, Any], args: argparse.Namespace) -> None:
         )
     for line in doc["privacy"]["lines"]:
         print("  " + line)
-    from mpc_rr.workflows import validity_lines
+    from mpc_rr.workflows._validity import validity_lines
 
     for line in validity_lines(doc["validity"]):
         print("  " + line)

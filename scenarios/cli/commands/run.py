@@ -151,7 +151,8 @@ def run(args: argparse.Namespace) -> int:
     except argparse.ArgumentTypeError as exc:
         raise UsageError(f"the default output folder: {exc}") from None
 
-    from mpc_rr.workflows import RunOptions, run_and_evaluate
+    from mpc_rr.workflows import RunOptions
+    from mpc_rr.workflows._pipeline import run_and_evaluate
     from parties.runners import runner_for
     from scenarios.cli.progress import Phases
     from scenarios.cli.validation import check_columns_vary
@@ -283,7 +284,7 @@ def _summary(r: dict) -> None:
     for line in r.get("privacy", {}).get("lines", []):
         print(line)
     if r.get("validity"):
-        from mpc_rr.workflows import validity_lines
+        from mpc_rr.workflows._validity import validity_lines
 
         for line in validity_lines(r["validity"]):
             print(line)
@@ -321,7 +322,7 @@ def _warnings(r: dict, ev: object) -> list[str]:
     """What a reader of the numbers must know (printed whatever the format, kept in results.json)."""
     import math
 
-    from mpc_rr.workflows import adjustment_checks
+    from mpc_rr.workflows._adjustment_checks import adjustment_checks
 
     out = adjustment_checks(r["relative_error"], ev.adjustments)  # type: ignore[attr-defined]
     bad = [f"{m} (sigma={s})" for m, by in r["relative_error"].items() for s, v in by.items()
