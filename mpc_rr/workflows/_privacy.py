@@ -61,6 +61,7 @@ __all__ = [
     "PrivacyPlan",
     "central_curve",
     "channel_assumption",
+    "channel_protocol",
     "default_max_corrupt",
     "keep_probability",
     "ledger_curve",
@@ -97,9 +98,20 @@ def keep_probability(eps0: float, k: int) -> float:
 
 def default_max_corrupt(channel: str) -> float:
     """The colluding fraction a channel's figure assumes when none is given (module docstring)."""
-    from mpc_rr.secure_sum import DEFAULT_MAX_CORRUPT
+    from mpc_rr.secure_sum import DEFAULT_MAX_CORRUPT, sum_protocols
 
-    return DEFAULT_MAX_CORRUPT if channel in ("secure-sum", "prio3") else 0.0
+    return DEFAULT_MAX_CORRUPT if channel in {p.ledger_channel for p in sum_protocols()} else 0.0
+
+
+def channel_protocol(channel: str) -> str | None:
+    """The sum protocol a planned ledger channel stands for (``secure-sum``: the default sum,
+    :data:`~mpc_rr.secure_sum.DEFAULT_SUM`; a channel of its own, such as Prio3's: that
+    protocol), or None for a channel that is no sum."""
+    from mpc_rr.secure_sum import DEFAULT_SUM, sum_protocol, sum_protocols
+
+    if channel == sum_protocol(DEFAULT_SUM).ledger_channel:
+        return DEFAULT_SUM
+    return next((p.name for p in sum_protocols() if p.ledger_channel == channel), None)
 
 
 def sum_assumption(
@@ -123,10 +135,14 @@ def channel_assumption(channel: str, n: int, max_corrupt: float | None = None) -
     from mpc_rr.secure_sum._trust import colluders_in
 
     f = default_max_corrupt(channel) if max_corrupt is None else float(max_corrupt)
-    if channel == "secure-sum":
-        return sum_assumption("secagg", {"max_corrupt": f}, n)
-    if channel == "prio3":
-        return sum_assumption("prio3", {}, n, max_corrupt=f)
+    protocol = channel_protocol(channel)
+    if protocol is not None:
+        # a sum sized for the coalition takes it as an option (SecAgg+), others as the trust bound
+        from mpc_rr.secure_sum import sum_protocol
+
+        if "max_corrupt" in sum_protocol(protocol).options.__struct_fields__:
+            return sum_assumption(protocol, {"max_corrupt": f}, n)
+        return sum_assumption(protocol, {}, n, max_corrupt=f)
     if channel == "anonymous":
         c = colluders_in(f, n)
         return Assumption(
