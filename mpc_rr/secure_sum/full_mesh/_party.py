@@ -179,17 +179,10 @@ class FullMeshParty(Role):
     message_types = MESH_MESSAGES
 
     def __init__(
-        self,
-        party_id: int,
-        n: int,
-        x: np.ndarray,
-        *,
-        modulus: int | None = None,
-        publication: Publication = "all-to-all",
-        entropy: Entropy | None = None,
-        run: str = "",
+        self, party_id: int, n: int, x: np.ndarray, *, modulus: int | None = None,
+        publication: Publication = "all-to-all", entropy: Entropy | None = None, run: str = "",
         identity: Identity | None = None,
-    ) -> None:
+    ) -> None:  # fmt: skip
         super().__init__(party_id, MeshState.KEYS)
         self._identity = identity
         if n < 2:
@@ -257,6 +250,16 @@ class FullMeshParty(Role):
         """
         sk = getattr(self, "_sk", None)
         return None if sk is None else crypto.private_bytes(sk)
+
+    @property
+    def public_keys(self) -> dict[int, bytes]:
+        """The public key of each party it holds so far, its own included (a copy)."""
+        return dict(self._pks)
+
+    @property
+    def accumulator(self) -> np.ndarray:
+        """``r_ii`` plus every share opened so far (a copy; uint64, not reduced mod m): step 3's sum."""
+        return self._acc.copy()
 
     def waiting_for(self) -> AbstractSet[int]:
         if self.done:

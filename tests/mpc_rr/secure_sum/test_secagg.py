@@ -382,3 +382,25 @@ def test_fractions_of_parties_count_as_written() -> None:
     with pytest.raises(UsageError, match=r"threshold must be in \[30, degree=99\], got 29"):
         SecAggConfig.create(100, 1, max_corrupt=0.29, degree=99, threshold=29)
     assert SecAggConfig.create(100, 1, max_dropout=0.29, max_corrupt=0.0, degree=99).max_dropped == 29
+
+
+def test_a_client_shows_the_masks_its_masked_input_added() -> None:
+    """``masks()``: y_u = x_u + PRG(b_u) + pairwise masks (mod R) for the y each client sent, and
+    with no dropout the pairwise masks of all clients cancel; before the shares, no masks."""
+    n = 6
+    cfg, _, x, roles = setup(n, seed=21)
+    with pytest.raises(UsageError, match="no masks yet"):
+        roles[1].masks()
+    res = run(roles, transcript=True)
+    assert res.transcript is not None
+    R = cfg.modulus
+    ys = {e.src: CODEC.decode(e.data).y.to_numpy() for e in res.transcript
+          if isinstance(CODEC.decode(e.data), MaskedInput)}  # fmt: skip
+    assert sorted(ys) == list(range(1, n + 1))
+    pairs_total = np.zeros(cfg.cells, np.int64)
+    for u, y in ys.items():
+        own, pairs = roles[u].masks()
+        assert own.any() and pairs.any()
+        np.testing.assert_array_equal((x[u - 1] + own.astype(np.int64) + pairs.astype(np.int64)) % R, y)
+        pairs_total += pairs.astype(np.int64)
+    assert not (pairs_total % R).any()
