@@ -70,7 +70,8 @@ if method == "after":
     from mpc_rr.data import Attribute, Schema, load_csv
     schema = Schema(tuple(Attribute(k, tuple(cats[k])) for k in keep))
 elif method == "before":
-    from mpc_rr.data import Attribute, Dataset, Schema, encode_columns
+    from mpc_rr.data import Attribute, Dataset, Schema
+    from mpc_rr.data._schema import encode_columns
     schema = Schema(tuple(Attribute(k, tuple(cats[k])) for k in keep))
     def load_csv(path, schema):  # the list-of-rows reader (the baseline), verbatim but for the imports
         with open(path, newline="") as fh:

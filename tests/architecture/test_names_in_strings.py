@@ -64,11 +64,16 @@ def _tree(source: str) -> ast.Module:
 
 
 def protocol_literals(source: str, names: set[str]) -> list[tuple[int, str]]:
+    # only a file that quotes a name (or closes an f-string field next to it) can hold one: parsed
+    if not re.search("[\"'}](?:" + "|".join(map(re.escape, names)) + ")[\"'{]", source):
+        return []
     return [(n.lineno, n.value) for n in _strings(_tree(source), documentation=True) if n.value in names]
 
 
 def upward_names(source: str, higher: tuple[str, ...]) -> list[tuple[int, str]]:
     pattern = re.compile(r"(?<![\w.])(?:" + "|".join(map(re.escape, higher)) + r")\.[A-Za-z_]\w*")
+    if not pattern.search(source):
+        return []
     return [
         (n.lineno, m.group(0))
         for n in _strings(_tree(source), documentation=False)
