@@ -47,17 +47,22 @@ __all__ = [
     "ProtocolSpec",
     "RegisteredProtocol",
     "Role",
+    "RolePlan",
     "RunResult",
     "Runner",
     "Send",
     "SubMessage",
+    "SubProtocol",
+    "SubProtocolHost",
     "Transcript",
     "Transition",
     "UsageError",
+    "View",
     "WireArray",
     "WireEvent",
     "csprng_generator",
     "get_protocol",
+    "observe",
     "party_generators",
     "protocol_names",
     "protocols",
@@ -70,6 +75,11 @@ __all__ = [
 ]
 
 _HOME = {
+    "View": "mpc_rr.core._views",
+    "observe": "mpc_rr.core._views",
+    "RolePlan": "mpc_rr.core._runs",
+    "SubProtocolHost": "mpc_rr.core._compose",
+    "SubProtocol": "mpc_rr.core._compose",
     "CostReport": "mpc_rr.core._costs",
     "PartyStats": "mpc_rr.core._costs",
     "DecodeError": "mpc_rr.core._errors",
@@ -113,6 +123,7 @@ _HOME = {
 __getattr__, __dir__ = lazy_exports(__name__, _HOME, globals())
 
 if TYPE_CHECKING:
+    from mpc_rr.core._compose import SubProtocol, SubProtocolHost
     from mpc_rr.core._costs import (
         CostReport,
         PartyStats,
@@ -166,6 +177,7 @@ if TYPE_CHECKING:
         table,
     )
     from mpc_rr.core._runs import (
+        RolePlan,
         Runner,
         RunResult,
     )
@@ -173,3 +185,4 @@ if TYPE_CHECKING:
         Transcript,
         WireEvent,
     )
+    from mpc_rr.core._views import View, observe
