@@ -31,6 +31,7 @@ teacher's page a few updates a second, not one per frame.
 from __future__ import annotations
 
 import json
+import math
 import secrets
 import time
 from collections import deque
@@ -197,7 +198,7 @@ class Room:
         self.log = log or (lambda line: None)
         self.students: dict[str, Student] = {}  # token -> student (connected or not)
         self._by_conn: dict[WebConn, Student] = {}  # each connected student's socket
-        self._lobby_sent = -1.0e9  # when the lobby was last broadcast
+        self._lobby_sent = -math.inf  # when the lobby was last broadcast (trio's clock)
         self._lobby_due = False  # a broadcast held back (LOBBY_EVERY)
         self.teachers: set[WebConn] = set()
         self.events: deque[dict[str, Any]] = deque(maxlen=EVENT_LOG)
@@ -232,10 +233,10 @@ class Room:
         """Tell every student and the teacher who is in -- at most every :data:`LOBBY_EVERY`
         seconds while students stream in (the held-back one goes out from :meth:`run`)."""
         self._auto_start()
-        if not now and time.perf_counter() - self._lobby_sent < LOBBY_EVERY:
+        if not now and trio.current_time() - self._lobby_sent < LOBBY_EVERY:
             self._lobby_due = True
             return
-        self._lobby_due, self._lobby_sent = False, time.perf_counter()
+        self._lobby_due, self._lobby_sent = False, trio.current_time()
         lobby = self.lobby()
         text = json.dumps({"type": "lobby", **lobby})
         for s in self.connected():

@@ -116,6 +116,8 @@ async def _serve(
         for student in room.connected():  # the last frames (the result) reach every page first
             if student.conn is not None:
                 student.conn.close(1000, "the class is over")
+        for conn in tuple(room.teachers):
+            conn.close(1000, "the class is over")
         with trio.move_on_after(2.0):
             while app.open_conns:
                 await trio.sleep(0.02)
