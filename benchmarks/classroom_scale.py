@@ -7,7 +7,9 @@ WebCrypto); the rest of the class are the server's bots.  For each class size, e
 last student's tab joins and answers (the round starts on that join), and the time is taken
 from that click to the moment the total reached the teacher's page (``window.teacher.resultAt``,
 same machine clock).  Prints the median over ``--runs`` with the server's own round time, the
-frames relayed, the teacher page's element count and the load average.
+CPU seconds of this process (the server and the selenium client: what the round costs one core
+when the machine is idle) and of the browser, the frames relayed, the teacher page's element count
+and the load average.
 
     python -m benchmarks.classroom_scale [--pages 30] [--sizes 30,100,200] [--runs 3]
 
@@ -57,6 +59,29 @@ def chromium() -> Iterator[Any]:
     finally:
         driver.quit()
         shutil.rmtree(profile, ignore_errors=True)
+
+
+def _tree_cpu(root: int) -> float:
+    """CPU seconds (user + system) of ``root`` and its descendants (Linux /proc; 0 elsewhere)."""
+    stats: dict[int, tuple[int, float]] = {}
+    for entry in os.listdir("/proc") if os.path.isdir("/proc") else []:
+        if entry.isdigit():
+            try:
+                with open(f"/proc/{entry}/stat") as f:
+                    fields = f.read().rsplit(")", 1)[1].split()
+            except OSError:
+                continue
+            stats[int(entry)] = (int(fields[1]), (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK"))
+    inside, total, grew = {root}, 0.0, True
+    while grew:
+        grew = False
+        for pid, (ppid, _) in stats.items():
+            if ppid in inside and pid not in inside:
+                inside.add(pid)
+                grew = True
+    for pid in inside:
+        total += stats.get(pid, (0, 0.0))[1]
+    return total
 
 
 def _wait(driver: Any, script: str, *args: Any, timeout: float = 60) -> Any:
@@ -135,11 +160,12 @@ def bench_protocol(driver: Any, protocol: str, sizes: list[int], pages: int, run
                 driver.close()
             driver.switch_to.window(teacher)
             bots = size - keep - 1
-            samples, server, frames, dom = [], [], 0, 0
+            samples, server, frames, dom, cpu, browser_cpu = [], [], 0, 0, [], []
             for run in range(runs):
                 _wait_for(lambda k=keep: len(room.room.connected()) == k)
                 room.call(lambda b=bots, s=size: (setattr(room.room, "bots", b), setattr(room.room, "auto_start", s)))
                 time.sleep(0.05)
+                c0, b0 = time.process_time(), _tree_cpu(driver.service.process.pid)
                 last = _join(driver, room.url, f"late{size}-{run}", int(rng.integers(3)))
                 t_join = time.time()
                 driver.switch_to.window(teacher)
@@ -149,6 +175,8 @@ def bench_protocol(driver: Any, protocol: str, sizes: list[int], pages: int, run
                 if not out["ok"] or out["count"] != size:
                     raise RuntimeError(f"{protocol} at {size}: {out}")
                 samples.append(at / 1000 - t_join)
+                cpu.append(time.process_time() - c0)
+                browser_cpu.append(_tree_cpu(driver.service.process.pid) - b0)
                 server.append(out["seconds"])
                 frames = driver.execute_script("return window.teacher.frames")
                 dom = driver.execute_script("return document.getElementsByTagName('*').length")
@@ -158,6 +186,7 @@ def bench_protocol(driver: Any, protocol: str, sizes: list[int], pages: int, run
             rows.append({"protocol": protocol, "size": size, "pages": keep + 1, "bots": bots,
                          "join_to_total": statistics.median(samples), "max": max(samples),
                          "server": statistics.median(server), "frames": frames, "dom": dom,
+                         "cpu": statistics.median(cpu), "browser_cpu": statistics.median(browser_cpu),
                          "load": os.getloadavg()[0], "open_pages_s": opened})  # fmt: skip
             print(_line(rows[-1]), flush=True)
         for h in steady:
@@ -178,7 +207,8 @@ def _wait_for(cond: Any, timeout: float = 30) -> None:
 
 def _line(r: dict[str, Any]) -> str:
     return (f"{r['protocol']:>10} {r['size']:>5} {r['pages']:>6} {r['bots']:>5} {r['join_to_total']:>9.2f} "
-            f"{r['max']:>7.2f} {r['server']:>8.2f} {r['frames']:>8} {r['dom']:>6} {r['load']:>5.1f}")  # fmt: skip
+            f"{r['max']:>7.2f} {r['server']:>8.2f} {r['cpu']:>7.2f} {r['browser_cpu']:>7.2f} {r['frames']:>8} "
+            f"{r['dom']:>6} {r['load']:>5.1f}")  # fmt: skip
 
 
 def main(argv: list[str] | None = None) -> None:
@@ -195,7 +225,8 @@ def main(argv: list[str] | None = None) -> None:
     if unknown or args.pages < 1 or min(sizes) < 4:
         raise SystemExit(f"--protocols among {', '.join(SUM_PROTOCOLS)}, --pages >= 1, sizes >= 4 (got {args})")
     print(f"load average at start {os.getloadavg()[0]:.1f}; {os.cpu_count()} cores")
-    print(f"{'protocol':>10} {'class':>5} {'pages':>6} {'bots':>5} {'join->tot':>9} {'max':>7} {'server':>8} {'frames':>8} {'dom':>6} {'load':>5}")
+    print(f"{'protocol':>10} {'class':>5} {'pages':>6} {'bots':>5} {'join->tot':>9} {'max':>7} {'server':>8} "
+          f"{'cpu':>7} {'browser':>7} {'frames':>8} {'dom':>6} {'load':>5}")  # fmt: skip
     with chromium() as driver:
         for protocol in protocols:
             rows = bench_protocol(driver, protocol, sizes, args.pages, args.runs, args.seed)
