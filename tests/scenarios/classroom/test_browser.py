@@ -285,10 +285,11 @@ def test_the_teacher_page_stays_small_as_the_frames_grow(driver: Any) -> None:
     SAW_PER_TYPE frames of a type field by field -- its DOM grows with the class, not with the
     frames -- and it shows every frame counted and the total."""
     from parties.room import SAW_PER_TYPE
+    from scenarios.classroom import LIVE_PROTOCOLS
 
     seen = {}
     for bots in (5, 25):
-        with classroom("full-mesh", bots=bots) as srv:
+        with classroom(LIVE_PROTOCOLS[0], bots=bots) as srv:  # the full mesh
             close_tabs(driver)
             driver.get(srv.teacher)
             wait_js(driver, "return document.getElementById('url').textContent.length > 0")

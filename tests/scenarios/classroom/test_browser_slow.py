@@ -10,6 +10,7 @@ from typing import Any
 import numpy as np
 import pytest
 
+from scenarios.classroom import LIVE_PROTOCOLS
 from tests.scenarios.classroom.browser import (
     chromium,
     classroom,
@@ -139,7 +140,7 @@ def test_a_bot_that_signs_garbage_shares_is_named_alone_by_the_browser_pages(
         assert f"from party {culprits[0]}, signed by it (it sent garbage)" in errors, errors
 
 
-@pytest.mark.parametrize("protocol", ["full-mesh", "secagg"])
+@pytest.mark.parametrize("protocol", LIVE_PROTOCOLS[:2])  # the full mesh and SecAgg+
 def test_a_lecture_hall_of_a_hundred_pages_and_bots(protocol: str) -> None:
     """100 students: 5 Chromium pages and 95 of the server's bots in one round; the total is exact
     (the pages' answers plus the bots'), it reaches the teacher's page, whose grid has a cell per

@@ -90,7 +90,9 @@ async def test_frames_go_uncompressed_though_the_browser_offers_deflate() -> Non
     compress, so the server declines it (hypercorn alone would accept it)."""
     from wsproto.extensions import PerMessageDeflate
 
-    lesson = Lesson("full-mesh", options=("A", "B"), seed=2)
+    from scenarios.classroom import LIVE_PROTOCOLS
+
+    lesson = Lesson(LIVE_PROTOCOLS[0], options=("A", "B"), seed=2)
     with trio.fail_after(20):
         async with trio.open_nursery() as nursery:
             info = await nursery.start(lambda task_status: serve(
