@@ -344,6 +344,12 @@ def pipeline_ledger(
         if channel == "direct":  # every input is seen: only the party's own share of the noise
             central = (own, noise.delta, f"the sum shows every input: only the party's own Skellam "
                                          f"noise (variance {noise.noise.client_variance:.4g} per cell)")  # fmt: skip
+        elif (honest := parties_dependence - (noise.noise.colluders or 0)) < noise.noise.honest_min:
+            honest = max(1, honest)  # the target's own noise is always in its counts
+            central = (noise.epsilon_for(honest), noise.delta, f"Skellam noise in the sum, tight PLD "
+                       f"(dp-accounting) over {cells} unit shifts: only {parties_dependence} parties "
+                       f"were included, so as few as {honest} honest parties' noise is in the "
+                       f"counts, fewer than the {noise.noise.honest_min} it was calibrated for")  # fmt: skip
         else:
             central = (noise.noise.epsilon, noise.delta, f"Skellam noise in the sum, tight PLD "
                        f"(dp-accounting) over {cells} unit shifts, assuming {noise.noise.assumption()}")  # fmt: skip
