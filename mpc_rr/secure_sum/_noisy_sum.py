@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, field
+from functools import lru_cache
 from typing import Any
 
 import numpy as np
@@ -121,6 +122,14 @@ class NoisySum:
                                self.noise.delta)  # fmt: skip
 
 
+@lru_cache(maxsize=64)
+def _calibrated(epsilon: float, delta: float, cells: int) -> tuple[float, float]:
+    """The central variance for ``(epsilon, delta)`` over ``cells`` unit shifts, and its epsilon
+    (a PLD search of about a second: memoized, every block and protocol of a run shares it)."""
+    v = skellam_variance(epsilon, delta, cells)
+    return v, skellam_epsilon(v, cells, delta)
+
+
 def plan_noisy_sum(
     protocol: SumProtocol | str,
     n: int,
@@ -164,8 +173,7 @@ def plan_noisy_sum(
             f"({dropouts} may drop out and {colluders} collude); lower the bounds or add parties"
         )
     accountant = (1 - clip_share) * delta
-    v = skellam_variance(epsilon, accountant, sensitivity.cells)
-    eps = skellam_epsilon(v, sensitivity.cells, accountant)
+    v, eps = _calibrated(float(epsilon), accountant, sensitivity.cells)
     noise = SumNoise(n, dropouts / n, colluders / n, honest, v, sensitivity, eps, accountant,
                      dropouts=dropouts, colluders=colluders)  # fmt: skip
     clip = clip_share * delta
