@@ -64,6 +64,7 @@ __all__ = [
     "FrontierPoint",
     "FrontierReport",
     "frontier",
+    "frontier_models",
     "frontier_sums",
     "local_keep_probability",
     "noisy_inputs",
@@ -73,6 +74,7 @@ __all__ = [
 LOCAL = "local RR"
 SHUFFLED = "shuffled RR"
 CURATOR = "trusted curator"
+NOISY = " + noise"  # a sum's model: "<protocol> + noise"
 
 
 @dataclass(frozen=True)
@@ -216,6 +218,12 @@ def frontier_sums() -> tuple[str, ...]:
     )  # fmt: skip
 
 
+def frontier_models(sums: Sequence[str] | None = None, *, curator: bool = True) -> tuple[str, ...]:
+    """The models of a frontier over ``sums`` (default :func:`frontier_sums`), in its order."""
+    names = frontier_sums() if sums is None else tuple(sums)
+    return (LOCAL, SHUFFLED, *(f"{s}{NOISY}" for s in names), *((CURATOR,) if curator else ()))
+
+
 # -- the estimates ------------------------------------------------------------------------------
 class _PairModel:
     """Pair tables as distributions (``marginal((a, b))`` for ``a < b``: what a query reads)."""
@@ -284,10 +292,17 @@ def frontier(
     curator: bool = True,
     run_sums: bool = False,
     seed: int = 0,
+    models: Sequence[str] | None = None,
+    repeat_seed: int | None = None,
 ) -> FrontierReport:
     """The frontier of ``data`` (module docstring): ``parties`` records drawn from ``seed``
     (``None``: all), ``queries`` count queries of ``coverage``, each model ``repeats`` times at
-    each of ``epsilons``; ``sums``: the sum protocols (default :func:`frontier_sums`)."""
+    each of ``epsilons``; ``sums``: the sum protocols (default :func:`frontier_sums`).
+
+    ``models``: compute only these (:func:`frontier_models`; default all); ``repeat_seed``:
+    the models' randomness from this seed instead of ``seed``'s (the sample and the queries
+    stay ``seed``'s: a study's repeats of one grid point).
+    """
     eps_list = sorted({float(e) for e in epsilons})
     if not eps_list or not all(math.isfinite(e) and e > 0 for e in eps_list):
         raise UsageError(f"epsilons must be finite and > 0, got {list(epsilons)}")
@@ -304,6 +319,12 @@ def frontier(
     if len(sizes) < 2:
         raise UsageError("the frontier's count queries need at least two attributes")
     data_ss, query_ss, model_ss = np.random.SeedSequence(seed).spawn(3)
+    if repeat_seed is not None:
+        model_ss = np.random.SeedSequence([int(repeat_seed), 0xF0])
+    known = frontier_models(names, curator=curator)
+    wanted = set(known if models is None else models)
+    if wanted - set(known):
+        raise UsageError(f"unknown frontier model(s) {sorted(wanted - set(known))}; the models: {', '.join(known)}")
     sample = data if parties is None else data.subsample(int(parties), np.random.default_rng(data_ss))
     n, codes = sample.n, sample.codes
     qs = make_queries(codes, sizes, queries, coverage, np.random.default_rng(query_ss))
@@ -319,13 +340,16 @@ def frontier(
         # local RR and shuffled RR: the same estimator at their own p
         p_local = local_keep_probability(sizes, eps)
         t0 = time.perf_counter()
-        p_shuf, c_shuf = shuffled_keep_probability(sizes, n, eps, delta, max_corrupt)
+        p_shuf, c_shuf = (shuffled_keep_probability(sizes, n, eps, delta, max_corrupt)
+                          if SHUFFLED in wanted else (math.nan, math.nan))  # fmt: skip
         solve = time.perf_counter() - t0
         for model, p, central, trust, messages, extra in (
             (LOCAL, p_local, eps, "nobody: each party randomizes its own record", n, 0.0),
             (SHUFFLED, p_shuf, c_shuf, shuffle_trust, 2 * n, solve),
         ):
             rng = np.random.default_rng(next(streams))
+            if model not in wanted:
+                continue
             t0 = time.perf_counter()
             mechs = [keep_or_uniform(s, p) for s in sizes]
             errs = tuple(_errors(rr_independent(codes, sizes, mechs, rng).model, qs, truth, n)
@@ -338,6 +362,8 @@ def frontier(
         # secure sums with distributed noise
         for name in names:
             rng = np.random.default_rng(next(streams))
+            if f"{name}{NOISY}" not in wanted:
+                continue
             t0 = time.perf_counter()
             spec = sum_protocol(name)
             noise = plan_noisy_sum(spec, n, cells=layout.cells, epsilon=eps, delta=delta, sensitivity=sens)
@@ -349,12 +375,12 @@ def frontier(
             )  # fmt: skip
             trust = spec.trust_of(noise.options, n).honest
             points.append(FrontierPoint(
-                f"{name} + noise", trust, "noisy pair counts, projected", eps, noise.noise.epsilon,
+                f"{name}{NOISY}", trust, "noisy pair counts, projected", eps, noise.noise.epsilon,
                 noise.delta, f"Sk({noise.noise.client_variance:.4g}) per party and cell "
                 f"({noise.noise.honest_min} honest survivors of {n}; clipped at {noise.offset})",
                 noise.noise.client_variance, errs, spec.message_count(n, noise.options), time.perf_counter() - t0,
             ))  # fmt: skip
-        if curator:
+        if CURATOR in wanted:
             rng = np.random.default_rng(next(streams))
             t0 = time.perf_counter()
             v, _ = _calibrated(eps, (1 - DEFAULT_CLIP_SHARE) * delta, sens.cells)  # the sums' accountant share
