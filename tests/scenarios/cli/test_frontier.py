@@ -17,6 +17,7 @@ def tiny_csv(tmp_path: Path) -> Path:
     return f
 
 
+@pytest.mark.slow  # matplotlib's import and drawing: ~3 s
 def test_json_table_and_figure(tiny_csv: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     from mpc_rr.workflows._frontier import frontier_sums
 
