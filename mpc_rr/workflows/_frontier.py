@@ -72,6 +72,7 @@ __all__ = [
 ]
 
 LOCAL = "local RR"
+LOCAL_CLUSTERS = "local RR-Clusters"
 SHUFFLED = "shuffled RR"
 CURATOR = "trusted curator"
 NOISY = " + noise"  # a sum's model: "<protocol> + noise"
@@ -221,7 +222,8 @@ def frontier_sums() -> tuple[str, ...]:
 def frontier_models(sums: Sequence[str] | None = None, *, curator: bool = True) -> tuple[str, ...]:
     """The models of a frontier over ``sums`` (default :func:`frontier_sums`), in its order."""
     names = frontier_sums() if sums is None else tuple(sums)
-    return (LOCAL, SHUFFLED, *(f"{s}{NOISY}" for s in names), *((CURATOR,) if curator else ()))
+    return (LOCAL, LOCAL_CLUSTERS, SHUFFLED, *(f"{s}{NOISY}" for s in names),
+            *((CURATOR,) if curator else ()))  # fmt: skip
 
 
 # -- the estimates ------------------------------------------------------------------------------
@@ -239,6 +241,25 @@ class _PairModel:
 def _errors(model: Any, queries: Sequence[CountQuery], truth: Sequence[int], n: int) -> float:
     est = [float(n * model.marginal(q.attrs)[q.mask].sum()) for q in queries]
     return float(np.mean([relative_error(e, t) for e, t in zip(est, truth, strict=True)]))
+
+
+def _rr_clusters(sample: Dataset, p: float, rng: np.random.Generator) -> tuple[Any, float]:
+    """The pipeline's Sec. 4.1 run, centralized: per-attribute keep-or-uniform(p) reports give
+    the dependences and Algorithm 1's clusters (its default Tv, Td), then each cluster is
+    released at equal risk (k-RR on its joint domain, epsilon the sum of its attributes') and
+    estimated by Eq. 2.  Returns the model and the per-record epsilon of both phases."""
+    from mpc_rr.estimation import dependence_matrix
+    from mpc_rr.mdrr import cluster_attributes, rr_clusters
+    from mpc_rr.pipeline import PipelineConfig
+
+    sizes = tuple(sample.schema.sizes)
+    cfg = PipelineConfig(schema=sample.schema, n=sample.n, p=p, dependence="rr", coordinator_key=bytes(32))
+    first = rr_independent(sample.codes, sizes, cfg.attribute_mechanisms(), rng)
+    clusters = cluster_attributes(dependence_matrix(first.randomized, sample.schema), sizes, cfg.tv, cfg.td).clusters
+    mechs = cfg.release_mechanisms(tuple(tuple(c) for c in clusters))
+    release = rr_clusters(sample.codes, sizes, clusters, mechs, rng)
+    spent = cfg.dependence_epsilon() + math.fsum(m.epsilon for m in mechs)
+    return release.model, spent
 
 
 def _consistent_pairs(total: np.ndarray, sizes: tuple[int, ...], n: int) -> _PairModel:
@@ -336,6 +357,7 @@ def frontier(
     shuffle_trust = channel_assumption("anonymous", n, max_corrupt).honest
     points: list[FrontierPoint] = []
     streams = iter(model_ss.spawn(len(eps_list) * (3 + len(names))))
+    cluster_streams = iter(model_ss.spawn(len(eps_list)))  # spawned after: the others' streams unchanged
     for eps in eps_list:
         # local RR and shuffled RR: the same estimator at their own p
         p_local = local_keep_probability(sizes, eps)
@@ -359,6 +381,20 @@ def frontier(
                                         0.0 if model == LOCAL else delta,
                                         f"p = {p:.4g} (local epsilon {local_eps:.3g})", p, errs, messages,
                                         time.perf_counter() - t0 + extra))  # fmt: skip
+        rng = np.random.default_rng(next(cluster_streams))
+        if LOCAL_CLUSTERS in wanted:
+            t0 = time.perf_counter()
+            p_half = local_keep_probability(sizes, eps / 2)
+            per_repeat: list[float] = []
+            spent = 0.0
+            for _ in range(repeats):
+                model, spent = _rr_clusters(sample, p_half, rng)
+                per_repeat.append(_errors(model, qs, truth, n))
+            points.insert(-1 if SHUFFLED in wanted else len(points), FrontierPoint(
+                LOCAL_CLUSTERS, "nobody: each party randomizes its own record", "RR-Clusters (Sec. 4.1 dependences)",
+                eps, spent, 0.0, f"p = {p_half:.4g}: E/2 for the dependence phase, E/2 for the clustered release",
+                p_half, tuple(per_repeat), 3 * n, time.perf_counter() - t0,  # reports, clustering, release
+            ))  # fmt: skip
         # secure sums with distributed noise
         for name in names:
             rng = np.random.default_rng(next(streams))

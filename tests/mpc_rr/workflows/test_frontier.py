@@ -15,10 +15,12 @@ from mpc_rr.secure_sum._noisy_sum import plan_noisy_sum
 from mpc_rr.workflows._frontier import (
     CURATOR,
     LOCAL,
+    LOCAL_CLUSTERS,
     SHUFFLED,
     _shuffled_central,
     frontier,
     frontier_sums,
+    local_keep_probability,
 )
 from mpc_rr.workflows._privacy import channel_assumption
 
@@ -48,7 +50,7 @@ def test_the_sums_points_are_the_protocols_own_runs() -> None:
     for name in frontier_sums():
         a, b = ran.point(f"{name} + noise", 4.0), simulated.point(f"{name} + noise", 4.0)
         assert a.errors == b.errors and all(e > 0 for e in a.errors) and a.errors[0] != a.errors[1]
-    for model in (LOCAL, SHUFFLED, CURATOR):  # the other models do not depend on run_sums
+    for model in (LOCAL, LOCAL_CLUSTERS, SHUFFLED, CURATOR):  # the other models do not depend on run_sums
         assert ran.point(model, 4.0).errors == simulated.point(model, 4.0).errors
 
 
@@ -67,7 +69,10 @@ def test_every_point_spends_the_target_epsilon(report) -> None:  # type: ignore[
         assert pt.messages > 40
     doc = report.to_json()
     assert doc["best"]["4.0"] in report.models and doc["best"]["4.0"] != CURATOR
-    assert len(doc["points"]) == 3 + len(frontier_sums())
+    assert len(doc["points"]) == 4 + len(frontier_sums())
+    clusters = report.point(LOCAL_CLUSTERS, 4.0)  # E/2 for the dependences, E/2 for the release
+    assert clusters.value == pytest.approx(local_keep_probability(SIZES, 2.0))
+    assert clusters.central_epsilon == pytest.approx(4.0, abs=1e-6)
     curator = report.point(CURATOR, 4.0)
     assert curator.central_epsilon <= 4.0 and curator.mean < report.point(LOCAL, 4.0).mean
 

@@ -26,7 +26,7 @@ def test_json_table_and_figure(tiny_csv: Path, tmp_path: Path, capsys: pytest.Ca
                  "--repeats", "2", "--queries", "6", "--json", "--out", str(out)]) == 0  # fmt: skip
     doc = json.loads(capsys.readouterr().out)
     assert doc["parties"] == 40 and doc["epsilons"] == [4.0]
-    assert doc["models"] == ["local RR", "shuffled RR", *(f"{s} + noise" for s in frontier_sums()), "trusted curator"]
+    assert doc["models"] == ["local RR", "local RR-Clusters", "shuffled RR", *(f"{s} + noise" for s in frontier_sums()), "trusted curator"]
     assert all(p["central_epsilon"] <= 4.0 + 1e-9 and len(p["errors"]) == 2 for p in doc["points"])
     assert json.loads((out / "frontier.json").read_text())["best"] == doc["best"]
     assert (out / "frontier.png").stat().st_size > 10_000
