@@ -19,14 +19,16 @@ def plot_frontier(doc: dict[str, Any], path: Path, *, title: str) -> Path:
     from matplotlib.ticker import NullFormatter
 
     fig, ax = plt.subplots(figsize=(9.0, 5.0))
-    styles = ["-o", "-s", "-^", "-v", "-D", "--x", "-P"]
+    styles = ["-o", "-s", "-^", "-v", "-D", "-P", "-X", "-*"]
+    reference = "trusted curator"  # drawn dashed in black: the reference, not a trust model to pick
     for i, model in enumerate(doc["models"]):
         pts = sorted((p for p in doc["points"] if p["model"] == model), key=lambda p: p["epsilon"])
         xs = [p["epsilon"] for p in pts]
         ys = [p["mean"] for p in pts]
         lo = [max(p["ci95"][0], 1e-4) for p in pts]
         hi = [p["ci95"][1] for p in pts]
-        line = ax.plot(xs, ys, styles[i % len(styles)], lw=1.6, ms=5, label=model)[0]
+        fmt, extra = (("--x", {"color": "black"}) if model == reference else (styles[i % len(styles)], {}))
+        line = ax.plot(xs, ys, fmt, lw=1.6, ms=5, label=model, **extra)[0]
         ax.fill_between(xs, lo, hi, color=line.get_color(), alpha=0.15, lw=0)
     ax.set_xscale("log")
     ax.set_yscale("log")
