@@ -20,6 +20,7 @@ QUICK: dict[str, list[str]] = {
     "adjustment": ["--runs", "10", "--p", "0.7"],
     "adversary": ["--quick", "--part", "audits,linkability,rrba"],
     "cheating": ["--quick", "--repeat", "1"],
+    "classroom_scale": ["--pages", "5", "--sizes", "30", "--runs", "1"],
     "data_loading": ["--rows", "20000", "--repeat", "1"],
     "families": ["--quick", "--repeats", "2"],
     "hostile_hub": ["--outsiders", "0", "200", "--repeat", "1"],

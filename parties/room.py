@@ -21,12 +21,17 @@ unique in the room: a reload rejoins as the same student (the round it was
 in counts it as a dropout), a second tab with the same name is refused, a
 student who joins during a round waits for the next one, and more than
 ``max_students`` are refused.  What the teacher sees is a bounded list of
-events (:data:`EVENT_LOG`).
+events (:data:`EVENT_LOG`); the round's relayed frames reach it as a summary
+(:data:`PROGRESS_EVERY`: counts and bytes per step and message type, each party's
+last step, and at most :data:`SAW_PER_TYPE` frames of each type field by field), so a
+class of hundreds, whose round relays tens of thousands of frames, costs the
+teacher's page a few updates a second, not one per frame.
 """
 
 from __future__ import annotations
 
 import json
+import math
 import secrets
 import time
 from collections import deque
@@ -49,6 +54,17 @@ EVENT_LOG = 20_000
 """Events kept for a teacher page that (re)connects."""
 
 MAX_NAME = 40
+
+PROGRESS_EVERY = 0.25
+"""Seconds between two summaries of the round's relayed frames sent to the teacher."""
+
+SAW_PER_TYPE = 12
+"""Frames of each message type to the server shown field by field ("what the server saw");
+the others of that type are counted."""
+
+LOBBY_EVERY = 0.25
+"""Seconds between two lobby broadcasts while students stream in (each carries every name:
+one per join would be quadratic in the class size)."""
 
 
 class RoundSetup(Protocol):
@@ -90,6 +106,58 @@ class _Round:
     dropped: set[int] = field(default_factory=set)
     sent: dict[int, int] = field(default_factory=dict)  # frames relayed per browser this round
     budget: int = 0  # at most this many: every protocol here sends fewer than 4 (n + 2)
+    ids: dict[Student, int] = field(default_factory=dict)  # browser -> its id in the round
+    progress: Progress = field(default_factory=lambda: Progress())
+
+
+@dataclass(eq=False)
+class Progress:
+    """The round's relayed frames, summarised for the teacher's page: per (step, message type)
+    the frames and bytes, each party's last step, a few frames to the server field by field
+    (:data:`SAW_PER_TYPE` per type).  :meth:`flush` returns what changed since the last one."""
+
+    counts: dict[tuple[int, str], list[int]] = field(default_factory=dict)  # -> [frames, bytes, to server]
+    last_step: dict[int, int] = field(default_factory=dict)
+    shown: dict[str, int] = field(default_factory=dict)
+    frames: int = 0
+    saw: list[dict[str, Any]] = field(default_factory=list)  # every frame shown so far
+    _saw: list[dict[str, Any]] = field(default_factory=list)
+    _moved: dict[int, int] = field(default_factory=dict)
+    dirty: bool = False
+
+    def add(self, src: int, dst: int, msg: Message, size: int) -> None:
+        name = type(msg).__name__
+        step = int(msg.step)
+        c = self.counts.setdefault((step, name), [0, 0, 0])
+        c[0] += 1
+        c[1] += size
+        self.frames += 1
+        if self.last_step.get(src, -1) < step:
+            self.last_step[src] = self._moved[src] = step
+        if dst == 0:
+            c[2] += 1
+            if self.shown.get(name, 0) < SAW_PER_TYPE:
+                self.shown[name] = self.shown.get(name, 0) + 1
+                frame = {"src": src, "msg": name, "step": step, "size": size, "fields": _shown(msg)}
+                self._saw.append(frame)
+                self.saw.append(frame)
+        self.dirty = True
+
+    def summary(self) -> dict[str, Any]:
+        """Every count so far (the page redraws its small table from it)."""
+        steps = [{"step": step, "msg": name, "frames": c[0], "bytes": c[1], "to_server": c[2]}
+                 for (step, name), c in sorted(self.counts.items())]  # fmt: skip
+        return {"frames": self.frames, "steps": steps}
+
+    def flush(self) -> dict[str, Any]:
+        """The summary, the parties whose last step moved and the frames newly shown."""
+        out = {**self.summary(), "moved": {str(k): v for k, v in self._moved.items()}, "saw": self._saw}
+        self._moved, self._saw, self.dirty = {}, [], False
+        return out
+
+    def everything(self) -> dict[str, Any]:
+        """All of it, for a teacher page that (re)connects."""
+        return {**self.summary(), "moved": {str(k): v for k, v in self.last_step.items()}, "saw": list(self.saw)}
 
 
 def _shown(msg: Message) -> dict[str, Any]:
@@ -129,9 +197,13 @@ class Room:
         self.teacher_key = teacher_key or secrets.token_urlsafe(9)
         self.log = log or (lambda line: None)
         self.students: dict[str, Student] = {}  # token -> student (connected or not)
+        self._by_conn: dict[WebConn, Student] = {}  # each connected student's socket
+        self._lobby_sent = -math.inf  # when the lobby was last broadcast (trio's clock)
+        self._lobby_due = False  # a broadcast held back (LOBBY_EVERY)
         self.teachers: set[WebConn] = set()
         self.events: deque[dict[str, Any]] = deque(maxlen=EVENT_LOG)
         self.round: _Round | None = None
+        self._progress: tuple[str, Progress] | None = None  # the latest round's summary
         self.results: list[dict[str, Any]] = []
         self._last_round: set[str] = set()  # tokens of the last round's browser students
         self._revealed: set[str] = set()
@@ -157,13 +229,34 @@ class Room:
         names = [s.name for s in self.connected()]
         return {"students": names, "bots": self.bots, "round": self.round is not None}
 
-    def _broadcast_lobby(self) -> None:
-        text = json.dumps({"type": "lobby", **self.lobby()})
+    def _broadcast_lobby(self, *, now: bool = False) -> None:
+        """Tell every student and the teacher who is in -- at most every :data:`LOBBY_EVERY`
+        seconds while students stream in (the held-back one goes out from :meth:`run`)."""
+        self._auto_start()
+        if not now and trio.current_time() - self._lobby_sent < LOBBY_EVERY:
+            self._lobby_due = True
+            return
+        self._lobby_due, self._lobby_sent = False, trio.current_time()
+        lobby = self.lobby()
+        text = json.dumps({"type": "lobby", **lobby})
         for s in self.connected():
             assert s.conn is not None
             s.conn.send_text(text)
-        self.emit("lobby", **self.lobby())
-        self._auto_start()
+        self.emit("lobby", **lobby)
+
+    async def _lobby_pump(self) -> None:
+        """Send the held-back lobby broadcast (:meth:`_broadcast_lobby`) once it is due."""
+        while True:
+            await trio.sleep(LOBBY_EVERY)
+            if self._lobby_due:
+                self._broadcast_lobby(now=True)
+
+    def _attach(self, student: Student, conn: WebConn | None) -> None:
+        if student.conn is not None:
+            self._by_conn.pop(student.conn, None)
+        student.conn = conn
+        if conn is not None:
+            self._by_conn[conn] = student
 
     def _auto_start(self) -> None:
         if self.auto_start is not None and self.round is None and len(self.connected()) + self.bots >= self.auto_start:
@@ -177,7 +270,11 @@ class Room:
                 return False
             conn.identify()  # the teacher: never counted against the students or the unidentified
             self.teachers.add(conn)
-            conn.send_text(json.dumps({"type": "snapshot", "events": list(self.events)}))
+            events = list(self.events)
+            if self._progress is not None:
+                run, progress = self._progress
+                events.append({"type": "progress", "run": run, **progress.everything()})
+            conn.send_text(json.dumps({"type": "snapshot", "events": events}))
             return True
         return conn.path == "/ws/student"
 
@@ -186,7 +283,7 @@ class Room:
         student = self._student_of(conn)
         if student is None:
             return
-        student.conn = None
+        self._attach(student, None)
         rnd = self.round
         pid = self._id_in_round(student)
         if rnd is not None and pid is not None and pid not in rnd.dropped:
@@ -254,7 +351,7 @@ class Room:
             old, pid, rnd = student.conn, self._id_in_round(student), self.round
             old.send_text(json.dumps({"type": "refused", "reason": "this page was opened again (reload or another tab)"}))
             old.close(1000, "replaced by a newer page")
-            student.conn = None
+            self._attach(student, None)
             if rnd is not None and pid is not None and pid not in rnd.dropped:
                 rnd.dropped.add(pid)
                 self.emit("dropout", id=pid, name=student.name, why="page opened again")
@@ -264,26 +361,19 @@ class Room:
                 del self.students[t]
         if student is None:
             student = self.students[token] = Student(token, name)
-        student.conn, student.name, student.vk = conn, name, vk
+        self._attach(student, conn)
+        student.name, student.vk = name, vk
         conn.identify()  # a student now: bounded by max_students, no longer by the hello deadline
         conn.send_text(json.dumps({"type": "welcome", "name": name, "waiting": self.round is not None}))
         self.emit("rejoin" if rejoin else "join", name=name, late=self.round is not None)
         self._broadcast_lobby()
 
     def _student_of(self, conn: WebConn) -> Student | None:
-        for s in self.students.values():
-            if s.conn is conn:
-                return s
-        return None
+        return self._by_conn.get(conn)
 
     def _id_in_round(self, student: Student) -> int | None:
         rnd = self.round
-        if rnd is None:
-            return None
-        for pid, s in rnd.browsers.items():
-            if s is student:
-                return pid
-        return None
+        return None if rnd is None else rnd.ids.get(student)
 
     def _garbage(self, conn: WebConn, what: str) -> None:
         student = self._student_of(conn)
@@ -328,8 +418,7 @@ class Room:
             return
         if msg is None:
             msg = rnd.codec.decode(payload, sender=src)  # our own roles' frames: cannot fail
-        self.emit("msg", src=src, dst=dst, msg=type(msg).__name__, step=msg.step, size=len(payload),
-                  fields=_shown(msg) if dst == 0 else None)  # fmt: skip
+        rnd.progress.add(src, dst, msg, len(payload))
         ep = rnd.local.get(dst)
         if ep is not None:
             ep.deliver(src, payload)
@@ -342,14 +431,32 @@ class Room:
     async def run(self, *, rounds: int | None = None) -> None:
         """Run rounds as they are asked for (``rounds``: stop after that many)."""
         done = 0
-        while rounds is None or done < rounds:
-            self._auto_start()
-            await self._start.wait()
-            self._start = trio.Event()
-            if not self.connected() and not self.bots:
-                continue
-            await self.run_round()
-            done += 1
+        async with trio.open_nursery() as nursery:
+            nursery.start_soon(self._lobby_pump)
+            while rounds is None or done < rounds:
+                self._auto_start()
+                await self._start.wait()
+                self._start = trio.Event()
+                if not self.connected() and not self.bots:
+                    continue
+                await self.run_round()
+                done += 1
+            nursery.cancel_scope.cancel()
+
+    def _send_progress(self, rnd: _Round) -> None:
+        """The round's frames so far, to the teachers (not kept in the event log: the last
+        summary is, see :meth:`on_open`)."""
+        event = {"type": "progress", "run": rnd.run, "t": round(time.perf_counter() - self.t0, 3),
+                 **rnd.progress.flush()}  # fmt: skip
+        text = json.dumps(event)
+        for conn in tuple(self.teachers):
+            conn.send_text(text)
+
+    async def _progress_pump(self, rnd: _Round) -> None:
+        while True:
+            await trio.sleep(PROGRESS_EVERY)
+            if rnd.progress.dirty:
+                self._send_progress(rnd)
 
     async def run_round(self) -> dict[str, Any]:
         """One round with everyone connected now; returns (and records) its outcome."""
@@ -366,6 +473,8 @@ class Room:
         codec = codec_for(tuple(setup.message_types))
         ids = frozenset({0, *browsers, *setup.roles})
         rnd = _Round(run, setup, codec, browsers, {}, budget=4 * (len(ids) + 2))
+        rnd.ids = {s: pid for pid, s in browsers.items()}
+        self._progress = (run, rnd.progress)
         for pid in setup.roles:
             rnd.local[pid] = LocalEndpoint(pid, ids, self._route)
         self.round = rnd
@@ -380,6 +489,7 @@ class Room:
         parties = {pid: Party(role, rnd.local[pid], step_timeout=self.step_timeout)
                    for pid, role in setup.roles.items()}  # fmt: skip
         async with trio.open_nursery() as nursery:
+            nursery.start_soon(self._progress_pump, rnd)
             for pid, party in parties.items():
                 if pid != 0:
                     nursery.start_soon(party.run)
@@ -393,6 +503,7 @@ class Room:
         errors = [str(e) for e in parties[0].peer_errors]
         if errors:
             outcome["peer_errors"] = errors[:20]
+        self._send_progress(rnd)  # the final counts reach the teacher before the total
         text = json.dumps({"type": "end", **outcome})
         for s in browsers.values():
             if s.conn is not None:
@@ -405,5 +516,5 @@ class Room:
         self.results.append(outcome)
         self.round_done.set()
         self.round_done = trio.Event()
-        self._broadcast_lobby()
+        self._broadcast_lobby(now=True)
         return outcome

@@ -17,15 +17,12 @@ from mpc_rr.mechanisms import JointMechanism, LambdaRandomization, cluster_matri
 from mpc_rr.privacy import dependence_sensitivity
 from mpc_rr.secure_sum import (
     DEFAULT_SUM,
-    SumNoise,
-    calibrate_noise,
     check_inner_sum,
     sum_options,
     sum_protocol,
 )
 from mpc_rr.secure_sum._family import given_options
-from mpc_rr.secure_sum._noise import noise_offset
-from mpc_rr.secure_sum.secagg import DEFAULT_MAX_CORRUPT, DEFAULT_MAX_DROPOUT
+from mpc_rr.secure_sum._noisy_sum import NoisySum, plan_noisy_sum
 
 __all__ = ["DEPENDENCE_SOURCES", "MECHANISMS", "DependenceNoise", "PipelineConfig"]
 
@@ -78,9 +75,10 @@ class PipelineConfig:
     dp_epsilon, dp_delta:
         ``dependence="secure-sum"`` only: every party adds Skellam noise to its pair cells
         inside the sum, calibrated so that the honest survivors' noise alone gives the
-        published counts central ``(dp_epsilon, dp_delta)``-DP for at most the sum's
-        ``max_dropout`` dropouts and ``max_corrupt`` colluders (SecAgg+'s, else none and
-        the SecAgg+ default): :meth:`dp_noise`, :mod:`mpc_rr.secure_sum._noise`.
+        published counts central ``(dp_epsilon, dp_delta)``-DP for the dropouts and
+        colluders the sum protocol states it allows
+        (:class:`~mpc_rr.secure_sum._protocol.DistributedNoise`): :meth:`dp_noise`,
+        :mod:`mpc_rr.secure_sum._noisy_sum`.
     """
 
     schema: Schema
@@ -156,14 +154,8 @@ class PipelineConfig:
         (99% the Skellam accountant's, 1% the chance that a draw is clipped)."""
         if self.dp_epsilon is None:
             return None
-        opts = self.sum_options
-        dropout = getattr(opts, "max_dropout", 0.0)
-        corrupt = getattr(opts, "max_corrupt", None)
-        return _dependence_noise(
-            float(self.dp_epsilon), float(self.dp_delta), self.n, self.sizes,
-            DEFAULT_MAX_DROPOUT if dropout is None else float(dropout),
-            DEFAULT_MAX_CORRUPT if corrupt is None else float(corrupt),
-        )  # fmt: skip
+        return _dependence_noise(float(self.dp_epsilon), float(self.dp_delta), self.n, self.sizes,
+                                 self.sum_protocol, self.sum_options)  # fmt: skip
 
     def attribute_mechanisms(self) -> list[JointMechanism]:
         """Per-attribute keep-or-uniform(p): the Sec. 4.1 dependence release and RR-Independent."""
@@ -223,28 +215,19 @@ class PipelineConfig:
         return {"sequential": seq.tolist(), "parallel": par.tolist()}
 
 
-@dataclass(frozen=True)
-class DependenceNoise:
-    """Skellam noise in the dependence sum: ``noise`` (calibration), ``offset`` (``c``: each
-    party sends ``x + clip(z, -c, c) + c``), ``clip_delta`` (the chance any draw is clipped)."""
-
-    noise: SumNoise
-    offset: int
-    clip_delta: float
-
-    @property
-    def delta(self) -> float:
-        return self.noise.delta + self.clip_delta
+DependenceNoise = NoisySum
+"""Skellam noise in the dependence sum (:class:`~mpc_rr.secure_sum._noisy_sum.NoisySum`):
+``noise`` (calibration), ``offset`` (``c``: each party sends ``x + clip(z, -c, c) + c``),
+``clip_delta`` (the chance any draw is clipped), ``delta`` (the release's)."""
 
 
 @lru_cache(maxsize=16)
 def _dependence_noise(
-    epsilon: float, delta: float, n: int, sizes: tuple[int, ...], dropout: float, corrupt: float
-) -> DependenceNoise:
+    epsilon: float, delta: float, n: int, sizes: tuple[int, ...], protocol: str, options: Any
+) -> NoisySum:
     cells = sum(a * b for i, a in enumerate(sizes) for b in sizes[i + 1 :])
-    noise = calibrate_noise(epsilon, 0.99 * delta, n, dependence_sensitivity(len(sizes)),
-                            max_dropout=dropout, max_corrupt=corrupt)  # fmt: skip
-    return DependenceNoise(noise, noise_offset(noise, cells, 0.01 * delta), 0.01 * delta)
+    return plan_noisy_sum(protocol, n, cells=cells, epsilon=epsilon, delta=delta,
+                          sensitivity=dependence_sensitivity(len(sizes)), options=options)  # fmt: skip
 
 
 @lru_cache(maxsize=16)

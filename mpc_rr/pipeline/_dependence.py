@@ -10,9 +10,11 @@ each pair's block of cells (prio3 proves exactly that: a party cannot put a 1
 in several cells of one pair, nor anything but 0/1 in a cell).  Every party learns the aggregate,
 so it can compute the clustering itself and check the coordinator's broadcast.
 
-With ``dp_epsilon`` (:meth:`PipelineConfig.dp_noise`) each party adds Skellam noise to its
+With ``dp_epsilon`` (:meth:`PipelineConfig.dp_noise`, a
+:class:`~mpc_rr.secure_sum._noisy_sum.NoisySum`) each party adds Skellam noise to its
 one-hot cells, clipped to ``[-c, c]`` and shifted by ``c`` so every input lies in
-``[0, 1 + 2c]`` (the sum's ``max_value``; no longer one-hot); the aggregate is shifted back
+``[0, 1 + 2c]`` (the sum's ``max_value``, which the protocol sizes its modulus for; no
+longer one-hot); the aggregate is shifted back
 by ``c`` per included party and the dependences come from the noisy tables with the
 chi-squared debiased for the noise (:func:`mpc_rr.estimation.noisy_dependence_matrix`).
 """
@@ -31,7 +33,6 @@ from mpc_rr.mdrr._pair_cells import pair_layout
 from mpc_rr.mdrr._pairwise import estimate_pair_tables, pair_cells, pair_dependences, perturb_pairs
 from mpc_rr.pipeline._config import PipelineConfig
 from mpc_rr.secure_sum import Entropy, SumProtocol, sum_protocol
-from mpc_rr.secure_sum._noise import offset_noisy_input
 
 __all__ = [
     "dependence_input",
@@ -54,18 +55,8 @@ def dependence_public(cfg: PipelineConfig) -> Any:
     spec = dependence_sum(cfg)
     layout = pair_layout(cfg.sizes)
     noise = cfg.dp_noise()
-    if noise is not None:  # noisy inputs in [0, 1 + 2c]: not one-hot
-        top = 1 + 2 * noise.offset
-        pub = spec.public(cfg.n, layout.cells, run=f"{cfg.run}/dependence", max_value=top,
-                          options=spec.options_for(cfg.sum_options, cfg.n))  # fmt: skip
-        modulus = getattr(pub, "modulus", None)
-        if modulus is not None and int(modulus) <= cfg.n * top:
-            raise UsageError(
-                f"dp_epsilon: the {cfg.sum_protocol} sum works mod {modulus}, too small for "
-                f"{cfg.n} noisy inputs up to {top} (use a sum whose modulus follows max_value: "
-                f"secagg, prio3, plainsum)"
-            )
-        return pub
+    if noise is not None:  # noisy inputs in [0, 1 + 2c], sized by the protocol: not one-hot
+        return noise.public(run=f"{cfg.run}/dependence")
     blocks = tuple(int(b) for b in np.diff(layout.offsets))  # each pair's cells: one-hot
     return spec.public(
         cfg.n, layout.cells, run=f"{cfg.run}/dependence", max_value=1,
@@ -91,7 +82,7 @@ def dependence_input(cfg: PipelineConfig, record: np.ndarray, rng: np.random.Gen
         one_hot: np.ndarray = layout.one_hot(rec)[0]
         noise = cfg.dp_noise()
         if noise is not None:
-            return offset_noisy_input(one_hot, noise.noise, noise.offset, rng)
+            return noise.noisy_input(one_hot, rng)
         return one_hot
     drawn = perturb_pairs(rec, layout, cfg.pair_mechanisms(), rng)
     x = np.zeros(layout.cells, np.uint8)
@@ -133,8 +124,7 @@ def noisy_counts(cfg: PipelineConfig, total: np.ndarray) -> tuple[np.ndarray, in
     m = len(cfg.sizes)
     per_party = m * (m - 1) // 2 + t.size * noise.offset
     included = round(float(t.sum()) / per_party)
-    counts: np.ndarray = t - included * noise.offset
-    return counts, included
+    return noise.decode(t, included), included
 
 
 @lru_cache(maxsize=8)

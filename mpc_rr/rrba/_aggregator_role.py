@@ -57,6 +57,7 @@ from mpc_rr.rrba._aggregator import tally
 from mpc_rr.rrba._collection import BlockPlan, BlockRecord, Collection
 from mpc_rr.rrba._config import RRBAConfig
 from mpc_rr.rrba._messages import RRBA_MESSAGES, Answer, AskBlock, Dismiss, read_cells
+from mpc_rr.rrba._noisy_tally import consistent_counts
 from mpc_rr.secure_sum._identity import default_identity, sub_identity
 
 __all__ = ["AggState", "BlockProgress", "RRBAAggregator"]
@@ -297,10 +298,16 @@ class RRBAAggregator(SubProtocolHost):
         res = self.cfg.sum_spec.result_of(server)
         included = np.asarray(res.included, dtype=np.int64) - 1  # block-local indices
         total = np.asarray(res.total, dtype=np.int64)
-        counts[lay.mask] = total  # tables one after the other, as the clients' one-hot vectors
         want = np.zeros(lay.n_tables, np.int64)
         for j in included.tolist():
             want[plan.asked_tables(j)] += 1
+        noise = self.cfg.tally_noise(plan.block)
+        if noise is not None:  # noisy counts: made consistent (no one-hot check is possible)
+            counts[lay.mask] = noise.decode(total, included.size)
+            counts = consistent_counts(counts, want, lay.mask)
+            record = BlockRecord(plan.block, plan.size, int(included.size), silent, rejected)
+            return self._close(plan, counts, want, record)
+        counts[lay.mask] = total  # tables one after the other, as the clients' one-hot vectors
         got = counts.sum(axis=1)
         bad = np.flatnonzero(got != want)
         if bad.size:

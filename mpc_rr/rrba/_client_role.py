@@ -218,9 +218,13 @@ class RRBAClient(SubProtocolHost):
 
     def _tally_input(self, tables: np.ndarray, cells: np.ndarray) -> np.ndarray:
         """The one-hot answer: a 1 in reported cell ``cells[l]`` of each table ``tables[l]``,
-        over every cell of every table (:attr:`RRBAConfig.offsets`)."""
+        over every cell of every table (:attr:`RRBAConfig.offsets`); with ``dp_epsilon``, plus
+        its share of the block's noise, clipped and offset (:meth:`RRBAConfig.tally_noise`)."""
         x = np.zeros(self.cfg.cells, np.uint8)
         x[self.cfg.offsets[tables] + cells] = 1
+        noise = self.cfg.tally_noise(self.block)
+        if noise is not None:  # its share of the block's noise, drawn after its answers
+            return noise.noisy_input(x, self.rng)
         return x
 
     def _dismissed(self, src: int, msg: Dismiss) -> list[Send]:

@@ -33,12 +33,14 @@ import numpy as np
 from mpc_rr.core import UsageError
 from mpc_rr.rrba._aggregator import ESTIMATORS, STOPS
 from mpc_rr.rrba._client import check_p
+from mpc_rr.rrba._noisy_tally import tally_noise
 from mpc_rr.rrba._stopping import check_alpha
 from mpc_rr.rrba._tables import Layout, SubsetIndex
 from mpc_rr.rrba._update import REPAIRS, check_floor
 from mpc_rr.rrba._views import Cover, cover
 from mpc_rr.secure_sum import DEFAULT_SUM, SumProtocol, check_inner_sum, sum_protocol
 from mpc_rr.secure_sum._family import given_options
+from mpc_rr.secure_sum._noisy_sum import NoisySum
 
 __all__ = ["RRBAConfig"]
 
@@ -56,7 +58,9 @@ class RRBAConfig:
     the data parties ``1..n``; ``block`` the clients per block ``B``.  The
     remaining options are :class:`~mpc_rr.rrba.BlockAggregator`'s, and, with
     ``secure_tally``, the sum protocol and its options (a mapping or its
-    options struct; ``None`` values: the protocol's defaults).
+    options struct; ``None`` values: the protocol's defaults); ``dp_epsilon``, ``dp_delta``:
+    with ``secure_tally``, distributed Skellam noise in each block's tally for that central
+    ``(epsilon, delta)`` per record (:mod:`mpc_rr.rrba._noisy_tally`).
     """
 
     sizes: tuple[int, ...]
@@ -74,6 +78,8 @@ class RRBAConfig:
     secure_tally: bool = False
     sum_protocol: str = DEFAULT_SUM
     sum_options: Any = None
+    dp_epsilon: float | None = None
+    dp_delta: float = 1e-6
 
     def __post_init__(self) -> None:
         sizes = tuple(_int("sizes[]", s, 1) for s in self.sizes)
@@ -100,6 +106,19 @@ class RRBAConfig:
             names = ", ".join(given) if isinstance(given, Mapping) else "sum_options"
             raise UsageError(f"{names} only apply with secure_tally (secure block tallies)")
         object.__setattr__(self, "sum_options", self.sum_spec.parse_options(given or None))
+        if self.dp_epsilon is not None:
+            if not self.secure_tally:
+                raise UsageError("dp_epsilon applies to the secure tally (noise inside each block's sum)")
+            if isinstance(self.dp_epsilon, bool) or not isinstance(self.dp_epsilon, int | float) or not (
+                math.isfinite(self.dp_epsilon) and self.dp_epsilon > 0
+            ):
+                raise UsageError(f"dp_epsilon must be finite and > 0, got {self.dp_epsilon!r}")
+            if isinstance(self.dp_delta, bool) or not isinstance(self.dp_delta, int | float) or not (
+                0 < self.dp_delta < 1
+            ):
+                raise UsageError(f"dp_delta must be in (0, 1), got {self.dp_delta!r}")
+            object.__setattr__(self, "dp_epsilon", float(self.dp_epsilon))
+            object.__setattr__(self, "dp_delta", float(self.dp_delta))
         if self.secure_tally:
             short = [b for b in range(1, self.n_blocks + 1) if len(self.members(b)) < 2]
             if short:
@@ -190,7 +209,26 @@ class RRBAConfig:
         """The spec of the secure tally's sum protocol."""
         return sum_protocol(self.sum_protocol)
 
+    @property
+    def view_tables(self) -> int:
+        """The most tables a client answers (the longest view)."""
+        return max(len(v) for v in self.cover.views)
+
+    def tally_noise(self, block: int) -> NoisySum | None:
+        """Block ``block``'s tally noise (``None`` without ``dp_epsilon``):
+        :mod:`mpc_rr.rrba._noisy_tally`."""
+        return self._noise_for(len(self.members(block)))
+
+    def _noise_for(self, m: int) -> NoisySum | None:
+        if self.dp_epsilon is None:
+            return None
+        return tally_noise(self.sum_protocol, self.sum_options, m, self.cells, self.view_tables,
+                           float(self.dp_epsilon), float(self.dp_delta))  # fmt: skip
+
     def _tally_public(self, m: int, run: str) -> Any:
+        noise = self._noise_for(m)
+        if noise is not None:  # noisy inputs in [0, 1 + 2c], sized by the protocol: not one-hot
+            return noise.public(run=run)
         spec = self.sum_spec
         # a client's tally: a 1 in its cell of each table it was asked, nothing elsewhere -- at
         # most one 1 per table (prio3 proves exactly that)
@@ -211,4 +249,5 @@ class RRBAConfig:
             "min_blocks": self.min_blocks, "run": self.run, "secure_tally": self.secure_tally,
             "sum_protocol": self.sum_protocol,
             "sum_options": msgspec.structs.asdict(self.sum_options),
+            "dp_epsilon": self.dp_epsilon, "dp_delta": self.dp_delta,
         }  # fmt: skip

@@ -25,6 +25,8 @@ Parameters (``--params`` JSON, the same for every party):
 ``t_floor``, ``stop``, ``min_blocks``, ``run``, ``secure_tally``,
 ``sum_protocol``  as in :class:`~mpc_rr.rrba.RRBAConfig`
 ``sum_options`` the secure tally's sum options (a JSON object, e.g. ``{"max_dropout": 0.2}``)
+``dp_epsilon``, ``dp_delta``  distributed noise in the secure tally (each client draws its
+                share from its generator: the OS CSPRNG by default)
 ``noise``       ``"csprng"`` (default) or ``"seeded"`` (see above)
 """
 
@@ -56,6 +58,7 @@ _TYPES: dict[str, type | tuple[type, ...]] = {
     "block": int, "p": (int, float), "k": int, "estimator": str, "repair": str,
     "alpha": (int, float), "t_floor": (int, float), "stop": str, "min_blocks": int, "run": str,
     "secure_tally": bool, "sum_protocol": str, "sum_options": dict,
+    "dp_epsilon": (int, float), "dp_delta": (int, float),
 }  # fmt: skip
 _KNOWN = set(_TYPES) | {"schema", "data", "row_offset", "noise"}
 

@@ -96,7 +96,9 @@ class SumNoise:
 
     ``central_variance`` (``v``) is what the fewest honest survivors (``honest_min``) add
     together; ``epsilon`` is the accountant's figure at ``delta`` for ``v`` and
-    ``sensitivity`` (replace-one unless stated).
+    ``sensitivity`` (replace-one unless stated).  ``dropouts`` and ``colluders``: the
+    counts a protocol stated (:class:`~mpc_rr.secure_sum._protocol.DistributedNoise`); ``None``:
+    ``floor(max_dropout n)`` and ``floor(max_corrupt n)``.
     """
 
     n: int
@@ -107,6 +109,8 @@ class SumNoise:
     sensitivity: Sensitivity
     epsilon: float
     delta: float
+    dropouts: int | None = None
+    colluders: int | None = None
 
     @property
     def client_variance(self) -> float:
@@ -114,9 +118,11 @@ class SumNoise:
 
     def assumption(self) -> str:
         """The sentence the ledger prints next to the central figure."""
+        drop = parties_in(self.max_dropout, self.n) if self.dropouts is None else self.dropouts
+        bad = parties_in(self.max_corrupt, self.n) if self.colluders is None else self.colluders
         return (
-            f"at most {parties_in(self.max_dropout, self.n)} dropouts and "
-            f"{parties_in(self.max_corrupt, self.n)} colluders (who add no noise) among "
+            f"at most {drop} dropouts and "
+            f"{bad} colluders (who add no noise) among "
             f"{self.n} parties: the {self.honest_min} honest survivors' Skellam noise alone has "
             f"variance >= {self.central_variance:.4g} per cell"
         )

@@ -23,7 +23,11 @@ checks with ``isinstance``:
 * :class:`ValidityProofs` -- the protocol proves each input valid and can be
   told the inputs are one-hot per block (Prio3's circuits);
 * :class:`DeploymentKeys` -- the protocol needs deployment secrets
-  (``mpc-rr keys init`` writes them).
+  (``mpc-rr keys init`` writes them);
+* :class:`DistributedNoise` -- the sum can carry distributed noise: it states how many
+  clients a run may lose and how many may collude (the noise is calibrated for the
+  honest survivors those leave) and the modulus it sums in
+  (:mod:`mpc_rr.secure_sum._noisy_sum` builds a noisy sum from them).
 
 Subclasses keep their heavy parts (roles import numpy and cryptography) in
 modules imported inside the methods: the command line reads the registered
@@ -51,6 +55,7 @@ if TYPE_CHECKING:
 
 __all__ = [
     "DeploymentKeys",
+    "DistributedNoise",
     "StatelessPrechecks",
     "SumProtocol",
     "SumPublic",
@@ -280,7 +285,31 @@ class DeploymentKeys(Protocol):
         ...
 
 
-_CAPABILITIES = ("precheck", "for_one_hot_blocks", "deployment_keys")
+@runtime_checkable
+class DistributedNoise(Protocol):
+    """A protocol whose sum can carry distributed noise (:mod:`mpc_rr.secure_sum._noisy_sum`).
+
+    Each client sends ``x + clip(z, -c, c) + c``: its own input plus its share of the noise,
+    clipped and offset into ``[0, max_value + 2c]``, an ordinary input of the protocol.  The
+    protocol sums such inputs exactly -- its modulus exceeds ``n (max_value + 2c)``, so the
+    noisy sum never wraps -- and states the worst case the noise must be calibrated for: the
+    most clients a completed run can leave out and the most that may collude with whoever
+    learns the total (they know their own noise).
+    """
+
+    def noise_bounds(self, options: Any, n: int) -> tuple[int, int]:
+        """``(dropouts, colluders)`` of a run among ``n`` data parties with parsed ``options``:
+        the most data parties a run that delivers a total can leave out, and the most that may
+        collude with party 0 (:meth:`SumProtocol.trust`'s colluders)."""
+        ...
+
+    def noisy_modulus(self, public: Any) -> int | None:
+        """The modulus the run of ``public`` sums in (``None``: the integers); it exceeds ``n``
+        times the run's ``max_value``."""
+        ...
+
+
+_CAPABILITIES = ("precheck", "for_one_hot_blocks", "deployment_keys", "noise_bounds", "noisy_modulus")
 
 
 class _WithRoles(SumProtocol):

@@ -20,7 +20,12 @@ synchronous :class:`~mpc_rr.core.HarnessRunner`) and raises
   refused (:class:`~mpc_rr.core.DecodeError`);
 * :func:`check_observer` -- an observer holding only the protocol's message
   types decodes every payload of a run's transcript
-  (:func:`~mpc_rr.core.observe`).
+  (:func:`~mpc_rr.core.observe`);
+* :func:`check_distributed_noise` -- for a protocol that carries distributed noise
+  (:class:`~mpc_rr.secure_sum._protocol.DistributedNoise`): with the most dropouts it
+  states, the decoded noisy sum is the exact sum plus the noise the included parties drew;
+  inputs at the top of the noisy range sum without wrapping; and the noise of the fewest
+  honest survivors its bounds leave reaches the calibrated variance.
 
 Checks that need a layer above the sums (the pipeline's and RRBA's inner
 sum, one process per party) are registered by those layers with
@@ -52,13 +57,16 @@ from mpc_rr.core._views import observe
 from mpc_rr.secure_sum._common import SumResult
 from mpc_rr.secure_sum._entropy import SeededEntropy
 from mpc_rr.secure_sum._family import sum_protocol
+from mpc_rr.secure_sum._noise import offset_noisy_input
+from mpc_rr.secure_sum._noisy_sum import plan_noisy_sum
 from mpc_rr.secure_sum._plan import SecureSumPlan
-from mpc_rr.secure_sum._protocol import SumProtocol
+from mpc_rr.secure_sum._protocol import DistributedNoise, SumProtocol
 
 __all__ = [
     "Check",
     "KitRunner",
     "check_codec",
+    "check_distributed_noise",
     "check_dropouts",
     "check_observer",
     "check_plaintext_sum",
@@ -265,6 +273,95 @@ def check_observer(protocol: SumProtocol | str, runner: KitRunner | None = None,
     assert len(view) == events, f"{proto.name}: the observer decoded {len(view)} of {events} payloads"
 
 
+def _noisy_run(
+    proto: SumProtocol, inputs: np.ndarray, top: int, options: Any, seed: int, run: str,
+    dropped: set[int], runner: KitRunner | None,
+) -> RunResult:  # fmt: skip
+    n, cells = inputs.shape
+    plan: Any = SecureSumPlan(proto, inputs, run=run, entropy=SeededEntropy(seed).spawn, options=options,
+                              shape=(n, cells, top))  # fmt: skip
+    if dropped:
+        point = proto.step_messages()[proto.input_step]
+        plan = DropPlan(plan, dict.fromkeys(dropped, point))
+    return (runner or HarnessRunner())(plan)
+
+
+def check_distributed_noise(
+    protocol: SumProtocol | str, runner: KitRunner | None = None, *, n: int = 6, cells: int = 3,
+    seed: int = 4, samples: int = 4000,
+) -> None:  # fmt: skip
+    """Distributed noise (module docstring): exact noisy sums with the most dropouts the
+    protocol states, no wrap at the top of the noisy range, and the honest survivors' noise
+    alone at the calibrated variance (``samples`` draws of it, at least 0.9 v: the sample
+    variance's sd is ``sqrt(2 / samples)`` of it)."""
+    from mpc_rr.core import UsageError
+    from mpc_rr.privacy import Sensitivity
+
+    proto = _protocol(protocol)
+    assert isinstance(proto, DistributedNoise), f"{proto.name} does not carry distributed noise"
+    for size in (n, 50):  # the colluders the noise allows for are those the protocol hides against
+        opts = proto.options_for(None, size)
+        stated, trusted = proto.noise_bounds(opts, size)[1], proto.trust_of(opts, size).colluders
+        assert stated >= trusted, (
+            f"{proto.name}: the noise allows for {stated} colluders among {size}, its trust() for {trusted}"
+        )
+    unit = Sensitivity(l1=2, l2=2**0.5, linf=1, relation="replace-one")  # one one-hot block
+    plan = plan_noisy_sum(proto, n, cells=cells, epsilon=1.0, delta=1e-6, sensitivity=unit)
+    dropouts, colluders = proto.noise_bounds(plan.options, n)
+    honest = n - int(dropouts) - int(colluders)
+    assert plan.noise.honest_min == honest >= 1, (
+        f"{proto.name}: the noise is calibrated for {plan.noise.honest_min} honest survivors, but "
+        f"{n} parties less {dropouts} dropouts and {colluders} colluders leave {honest}"
+    )
+    try:
+        pub = plan.public(run=f"kit-noise-{proto.name}")
+    except UsageError as exc:
+        raise AssertionError(f"{proto.name}: {exc}") from None
+    modulus = proto.noisy_modulus(pub)
+    assert modulus is None or modulus > n * plan.input_max, (
+        f"{proto.name}: modulus {modulus} cannot hold {n} noisy inputs up to {plan.input_max}"
+    )
+    # the noisy sum is the exact sum plus the noise the included parties drew
+    x = kit_inputs(n, cells, seed)
+    rngs = [np.random.default_rng(np.random.SeedSequence(seed, spawn_key=(i,))) for i in range(n)]
+    noisy = np.stack([plan.noisy_input(x[i], rngs[i]) for i in range(n)])
+    drawn = noisy - x.astype(np.int64) - plan.offset
+    dropped = set(range(n - int(dropouts) + 1, n + 1))
+    res = _noisy_run(proto, noisy, plan.input_max, plan.options, seed, f"kit-noise-{proto.name}", dropped, runner)
+    where = f"{proto.name}: a noisy run with {len(dropped)} dropouts (its stated bound)"
+    assert not res.errors, f"{where} aborted: {res.errors}"
+    totals = _totals(proto, res)
+    counted = [r for r in totals.values() if r.included]
+    assert counted, f"{where}: no party reported whom the total includes"
+    for pid, r in totals.items():
+        included = np.asarray([int(i) for i in (r.included or counted[0].included)])
+        assert len(included) >= n - int(dropouts), f"{where}: party {pid}'s total includes only {len(included)}"
+        got = plan.decode(np.asarray(r.total, dtype=np.int64), len(included))
+        want = x[included - 1].sum(axis=0, dtype=np.int64) + drawn[included - 1].sum(axis=0)
+        assert np.array_equal(got, want), (
+            f"{where}: party {pid} decoded {got.tolist()}, not the exact sum plus the drawn noise "
+            f"{want.tolist()}"
+        )
+    # no wrap: every input at the top of the noisy range
+    top = np.full((n, cells), plan.input_max, np.int64)
+    res = _noisy_run(proto, top, plan.input_max, plan.options, seed, f"kit-noise-top-{proto.name}", set(), runner)
+    assert not res.errors, f"{proto.name}: a run of inputs at {plan.input_max} aborted: {res.errors}"
+    for pid, r in _totals(proto, res).items():
+        got = np.asarray(r.total, dtype=np.int64)
+        assert np.all(got == n * plan.input_max), (
+            f"{proto.name}: {n} inputs of {plan.input_max} summed to {got.tolist()} at party {pid} (wrapped)"
+        )
+    # the fewest honest survivors' noise alone reaches the calibrated variance
+    rng = np.random.default_rng(seed)
+    zero = np.zeros(samples, np.int64)
+    alone = sum(offset_noisy_input(zero, plan.noise, plan.offset, rng) - plan.offset for _ in range(honest))
+    var = float(np.var(alone))
+    assert var >= 0.9 * plan.noise.central_variance, (
+        f"{proto.name}: {honest} honest survivors' noise has variance {var:.4g}, below the "
+        f"calibrated {plan.noise.central_variance:.4g}"
+    )
+
+
 register_check("plaintext-sum", check_plaintext_sum)
 register_check("dropouts-within-bound", check_dropouts, any_runner=False)
 register_check(
@@ -272,3 +369,5 @@ register_check(
 )
 register_check("codec", check_codec, any_runner=False)
 register_check("observer", check_observer, any_runner=False)
+register_check("distributed-noise", check_distributed_noise, any_runner=False,
+               applies=lambda protocol: isinstance(protocol, DistributedNoise))  # fmt: skip

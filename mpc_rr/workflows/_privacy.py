@@ -29,7 +29,7 @@ from __future__ import annotations
 import dataclasses
 import math
 import time
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -55,6 +55,7 @@ from mpc_rr.privacy import (
     smallest_n,
 )
 from mpc_rr.secure_sum import DEFAULT_SUM
+from mpc_rr.secure_sum._noisy_sum import NoisySum
 
 __all__ = [
     "PlanSolution",
@@ -360,6 +361,12 @@ def pipeline_ledger(
         if channel == "direct":  # every input is seen: only the party's own share of the noise
             central = (own, noise.delta, f"the sum shows every input: only the party's own Skellam "
                                          f"noise (variance {noise.noise.client_variance:.4g} per cell)")  # fmt: skip
+        elif (honest := parties_dependence - (noise.noise.colluders or 0)) < noise.noise.honest_min:
+            honest = max(1, honest)  # the target's own noise is always in its counts
+            central = (noise.epsilon_for(honest), noise.delta, f"Skellam noise in the sum, tight PLD "
+                       f"(dp-accounting) over {cells} unit shifts: only {parties_dependence} parties "
+                       f"were included, so as few as {honest} honest parties' noise is in the "
+                       f"counts, fewer than the {noise.noise.honest_min} it was calibrated for")  # fmt: skip
         else:
             central = (noise.noise.epsilon, noise.delta, f"Skellam noise in the sum, tight PLD "
                        f"(dp-accounting) over {cells} unit shifts, assuming {noise.noise.assumption()}")  # fmt: skip
@@ -389,7 +396,7 @@ def rrba_ledger(
     *, epsilon_tables: list[float], paper_epsilon: float, view_len: int, crowds: list[int],
     secure_tally: bool, sum_protocol: str = DEFAULT_SUM, delta: float = 1e-6,
     sum_options: Mapping[str, Any] | None = None, block: int | None = None,
-    max_corrupt: float | None = None,
+    max_corrupt: float | None = None, central: tuple[float, float, str] | None = None,
 ) -> tuple[Ledger, list[PhaseSpec]]:  # fmt: skip
     """An RRBA run: each client answers its view's tables once, in one block (blocks are disjoint).
 
@@ -406,7 +413,9 @@ def rrba_ledger(
     Each block's tally is its own sum among the block's ``block`` clients (default: the largest
     crowd), so its assumption (:func:`sum_assumption` with ``sum_options``) is a block's: at most
     ``floor(max_corrupt * block)`` of the block's clients collude, and their answers leave every
-    crowd of that block.
+    crowd of that block.  ``central``: the tally's own ``(epsilon, delta, bound)`` when its
+    sums carry distributed noise (:func:`rrba_noise_central`), which the phase states instead
+    of the amplification.
     """
     if len(crowds) != len(epsilon_tables):
         raise UsageError(f"rrba_ledger: {len(crowds)} crowds for {len(epsilon_tables)} tables")
@@ -418,11 +427,49 @@ def rrba_ledger(
         per_block = block if block is not None else max(max(crowds, default=1), 2)
         assumption = sum_assumption(sum_protocol, dict(sum_options or {}), max(per_block, 2),
                                     max_corrupt=max_corrupt)  # fmt: skip
+    note = None if channel == "direct" else (
+        f"each table's tally mixes >= {hide} answers (its block's clients asked it), "
+        f"{assumption.colluders} of the block's clients colluding")  # fmt: skip
+    if central is not None:
+        note = "local: a client's RR answers (its share of the tally's noise adds to them)"
     phase = PhaseSpec("rrba answers", channel, hide, rels, paper_epsilon=paper_epsilon * view_len,
-                      note=None if channel == "direct" else
-                      f"each table's tally mixes >= {hide} answers (its block's clients asked it), "
-                      f"{assumption.colluders} of the block's clients colluding", assumption=assumption)  # fmt: skip
+                      note=note, assumption=assumption, central=central)  # fmt: skip
     return build_ledger([phase], delta), [phase]
+
+
+def rrba_noise_central(
+    blocks: Sequence[tuple[int, int]], noise_of: Callable[[int], NoisySum], channel: str
+) -> tuple[float, float, str]:
+    """The central ``(epsilon, delta, bound)`` per record of RRBA tallies with distributed noise.
+
+    ``blocks``: ``(clients, included)`` of each block whose tally was used; ``noise_of(m)``:
+    the noise of a block of ``m`` clients.  A record is in one block (parallel composition),
+    so the figure is the worst block's: its calibrated epsilon, or -- when a block included
+    fewer clients than calibrated for -- the epsilon of the honest clients it did include
+    (the included less the colluders, at least the target itself).  ``channel`` ``direct``
+    (a sum that shows every input): only a client's own share of the noise.
+    """
+    if not blocks:
+        raise UsageError("rrba_noise_central: no block's tally was used")
+    worst, text, delta = 0.0, "", 0.0
+    for m, included in blocks:
+        noise = noise_of(int(m))
+        delta = max(delta, noise.delta)
+        honest = 1 if channel == "direct" else max(1, int(included) - (noise.noise.colluders or 0))
+        eps = noise.noise.epsilon if honest >= noise.noise.honest_min else noise.epsilon_for(honest)
+        if eps >= worst:
+            worst = eps
+            if channel == "direct":
+                text = ("the sum shows every input: only the client's own Skellam noise "
+                        f"(variance {noise.noise.client_variance:.4g} per cell)")  # fmt: skip
+            elif honest >= noise.noise.honest_min:
+                text = (f"Skellam noise in each block's tally, tight PLD (dp-accounting) over "
+                        f"{noise.noise.sensitivity.cells} unit shifts, assuming {noise.noise.assumption()}")  # fmt: skip
+            else:
+                text = (f"Skellam noise in each block's tally: a block of {m} included {included}, "
+                        f"so as few as {honest} honest clients' noise, fewer than the "
+                        f"{noise.noise.honest_min} it was calibrated for")  # fmt: skip
+    return worst, delta, text
 
 
 def rrba_crowds(tuples: np.ndarray) -> np.ndarray:

@@ -45,7 +45,13 @@ from mpc_rr.rrba import (
 from mpc_rr.rrba._consistency import marginal_rows
 from mpc_rr.secure_sum import DEFAULT_SUM
 from mpc_rr.secure_sum._family import given_options, sum_options_json
-from mpc_rr.workflows._privacy import ledger_curve, rrba_crowds, rrba_ledger
+from mpc_rr.workflows._privacy import (
+    ledger_curve,
+    rrba_crowds,
+    rrba_ledger,
+    rrba_noise_central,
+    sum_channel,
+)
 from mpc_rr.workflows._validity import rrba_validity
 
 __all__ = ["RRBACollection", "RunnerFactory", "collect_rrba", "marginal_errors", "summarize"]
@@ -195,9 +201,13 @@ def summarize(
     secure_tally: bool = False,
     sum_protocol: str = DEFAULT_SUM,
     sum_options: Mapping[str, Any] | None = None,
+    dp_epsilon: float | None = None,
+    dp_delta: float = 1e-6,
 ) -> dict[str, Any]:
     """The JSON document of one run (``results.json``); ``costs`` of a distributed run;
-    ``sum``: the secure tally's protocol and its options (``None`` for answers in the clear).
+    ``sum``: the secure tally's protocol and its options (``None`` for answers in the clear);
+    ``dp_epsilon``, ``dp_delta``: the secure tally's distributed noise (the ledger then
+    states the tally's central figure, :func:`~mpc_rr.workflows._privacy.rrba_noise_central`).
 
     ``privacy``: the ledger (docs/privacy.md) -- answers sent directly amplify nothing; a
     secure tally reveals only each block's histogram per table (shuffle amplification), under
@@ -226,6 +236,7 @@ def summarize(
         )
     cells_sent = int((run.sent * np.asarray(run.index.layout.cells)).sum())
     eps_true = run.epsilon_true
+    noisy = _noisy_config(run, sum_protocol, sum_options, dp_epsilon, dp_delta) if secure_tally else None
     floor = float(run.options["t_floor"])  # type: ignore[arg-type]
     view_len = max(len(v) for v in run.cover.views)
     return {
@@ -248,23 +259,43 @@ def summarize(
         "marginals": marginals,
         "cost": _cost(run, costs, cells_sent),
         "subsets": subsets,
-        "privacy": _ledger(run, view_len, secure_tally, sum_protocol, sum_options),
-        "validity": rrba_validity(run, secure_tally, sum_protocol, sum_options),
-        "sum": {"protocol": sum_protocol, "options": sum_options_json(sum_protocol, sum_options)}
+        "privacy": _ledger(run, view_len, secure_tally, sum_protocol, sum_options, noisy),
+        "validity": rrba_validity(run, secure_tally, sum_protocol, sum_options,
+                                  noisy=None if noisy is None else noisy.tally_public(1)),
+        "sum": {"protocol": sum_protocol, "options": sum_options_json(sum_protocol, sum_options),
+                **({} if dp_epsilon is None else {"dp_epsilon": dp_epsilon, "dp_delta": dp_delta})}
         if secure_tally else None,
     }
 
 
+def _noisy_config(run: RRBARun, sum_protocol: str, sum_options: Mapping[str, Any] | None,
+                  dp_epsilon: float | None, dp_delta: float) -> Any:  # fmt: skip
+    """The run's configuration when its tallies carried noise (``None`` otherwise)."""
+    if dp_epsilon is None:
+        return None
+    from mpc_rr.rrba import RRBAConfig
+
+    return RRBAConfig(tuple(run.index.sizes), run.clients, int(run.options.get("block", 1)),  # type: ignore[call-overload]
+                      run.p, k=run.cover.k, secure_tally=True, sum_protocol=sum_protocol,
+                      sum_options=given_options(sum_options or {}) or None, dp_epsilon=dp_epsilon,
+                      dp_delta=dp_delta)  # fmt: skip
+
+
 def _ledger(run: RRBARun, view_len: int, secure_tally: bool, sum_protocol: str,
-            sum_options: Mapping[str, Any] | None) -> dict[str, Any]:  # fmt: skip
+            sum_options: Mapping[str, Any] | None, noisy: Any) -> dict[str, Any]:  # fmt: skip
     views = [[int(s) for s in row if s >= 0] for row in np.asarray(run.cover.padded_tables())]
     worst = max(views, key=lambda v: sum(float(run.epsilon_table_max[s]) for s in v))
     crowds = rrba_crowds(run.tuples)
+    central = None
+    if noisy is not None:
+        used = [(r.asked, r.answered) for r in run.records if r.answered and not r.lost]
+        central = rrba_noise_central(used, noisy._noise_for, sum_channel(sum_protocol))
     ledger, specs = rrba_ledger(
         epsilon_tables=[float(run.epsilon_table_max[s]) for s in worst], paper_epsilon=run.epsilon_paper,
         view_len=view_len, crowds=[int(crowds[s]) for s in worst] if crowds.size else [1] * len(worst),
         secure_tally=secure_tally, sum_protocol=sum_protocol, sum_options=given_options(sum_options or {}),
         block=int(run.options.get("block", 0)) or None,  # type: ignore[call-overload]
+        central=central,
     )  # fmt: skip
     return {**ledger.to_json(), "lines": ledger.lines(), "plot_data": ledger_curve(ledger, specs)}
 
@@ -303,6 +334,8 @@ def collect_rrba(
     dropout: float = 0.0,
     run_id: str | None = None,
     progress: Callable[[int, int], None] | None = None,
+    dp_epsilon: float | None = None,
+    dp_delta: float = 1e-6,
 ) -> RRBACollection:
     """One RRBA collection over every record of ``data`` (Imran & Meo).
 
@@ -312,7 +345,9 @@ def collect_rrba(
     secure block tallies (``secure_tally``: ``sum_protocol`` with
     ``sum_options``), and ``round(dropout * n)`` clients, drawn from their own
     child of the seed, silent at the step where their answer leaves them; the
-    same seed gives the same estimates as the centralized engine.
+    same seed gives the same estimates as the centralized engine.  ``dp_epsilon``,
+    ``dp_delta``: distributed Skellam noise in the secure tallies for that central
+    ``(epsilon, delta)`` per record (:mod:`mpc_rr.rrba._noisy_tally`).
     """
     from mpc_rr.core import DropAt
     from mpc_rr.rrba import run_distributed, run_rrba
@@ -321,8 +356,8 @@ def collect_rrba(
 
     ss = seed if isinstance(seed, np.random.SeedSequence) else np.random.SeedSequence(seed)
     if runner is None:
-        if secure_tally or dropout:
-            raise UsageError("a secure tally or dropouts need a distributed run (a runner)")
+        if secure_tally or dropout or dp_epsilon is not None:
+            raise UsageError("a secure tally, its noise or dropouts need a distributed run (a runner)")
         run = run_rrba(
             data, p=p, block=block, k=k, estimator=estimator, repair=repair, alpha=alpha,
             t_floor=t_floor, stop=stop, client_rng=client_rng, seed=ss,
@@ -334,7 +369,8 @@ def collect_rrba(
     cfg = config_for(
         data, block, p, k=k, estimator=estimator, repair=repair, alpha=alpha, t_floor=t_floor,
         stop=stop, run=run_id or f"rrba-{ss.entropy}", secure_tally=secure_tally,
-        sum_protocol=sum_protocol, sum_options=dict(sum_options or {}),
+        sum_protocol=sum_protocol, sum_options=dict(sum_options or {}), dp_epsilon=dp_epsilon,
+        dp_delta=dp_delta,
     )  # fmt: skip
     # the dropouts: drawn from their own child of the seed, so the protocol's draws are unchanged
     root = ss.entropy if isinstance(ss.entropy, int) else 0

@@ -63,16 +63,25 @@ def pipeline_validity(cfg: PipelineConfig) -> list[dict[str, Any]]:
 
 
 def rrba_validity(
-    run: Any, secure_tally: bool, sum_protocol: str, sum_options: Mapping[str, Any] | None
-) -> list[dict[str, Any]]:
+    run: Any, secure_tally: bool, sum_protocol: str, sum_options: Mapping[str, Any] | None,
+    noisy: Any = None,
+) -> list[dict[str, Any]]:  # fmt: skip
     """RRBA's one phase: direct answers are checked one by one; a secure tally proves what its sum
-    protocol proves, and the aggregator checks each table's total in the block."""
+    protocol proves, and the aggregator checks each table's total in the block (not when the
+    tally carries distributed noise -- ``noisy``, the public parameters of a noisy block tally:
+    its totals are noisy, and a proving sum proves only each noisy input's range)."""
     if not secure_tally:
         return [_entry("rrba answers", None, DIRECT_VALIDITY)]
     from mpc_rr.secure_sum._family import given_options
 
     tables = tuple(int(c) for c in np.asarray(run.index.layout.cells))
     block = max(2, int(run.options.get("block", 2)))
+    if noisy is not None:
+        from mpc_rr.secure_sum import sum_protocol as protocol_named
+
+        text = protocol_named(sum_protocol).validity_of(noisy)
+        return [_entry("rrba answers", sum_protocol, text + "; the tally carries distributed noise, so "
+                       "no table's total can be checked")]  # fmt: skip
     text = sum_validity(sum_protocol, given_options(dict(sum_options or {})), block, tables, empty=True)
     return [_entry("rrba answers", sum_protocol, text + "; the aggregator checks each table's total in "
                    "the block (a mismatch loses the block, its sender unnamed)")]  # fmt: skip

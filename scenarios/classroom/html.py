@@ -231,6 +231,7 @@ main{display:grid;grid-template-columns:minmax(0,1fr) 430px;gap:16px;padding:0 2
 #diagram{overflow:auto;max-height:78vh;background:#fff;border:1px solid #d5d9e4;border-radius:8px}
 aside{position:sticky;top:8px;align-self:start;background:#fff;border:1px solid #d5d9e4;border-radius:8px;padding:12px 14px;max-height:92vh;overflow:auto}
 @media (max-width:1180px){main{grid-template-columns:minmax(0,1fr)}#diagram{max-height:52vh}aside{position:static;max-height:none}}
+@media (max-width:600px){header,.warn{margin-left:0;margin-right:0}main,section.extra{padding-left:8px;padding-right:8px}header h1{font-size:17px}}
 .controls{display:flex;gap:6px;align-items:center;flex-wrap:wrap;margin-bottom:8px}
 button{font:inherit;padding:4px 10px;border:1px solid #9aa6bf;border-radius:5px;background:#eef2fa;cursor:pointer}
 button:hover{background:#dde6f7}
@@ -244,6 +245,7 @@ td.v{font-family:ui-monospace,Menlo,Consolas,monospace;word-break:break-word}
 .note{background:#f1f6ff;border-left:3px solid #4a78c2;padding:5px 8px;margin:5px 0;font-size:13px}
 .ok{color:#11672f;font-weight:600}.bad{color:#a1121b;font-weight:600}
 section.extra{padding:0 22px 22px}
+.wide{overflow-x:auto;max-width:100%}
 pre{background:#fff;border:1px solid #d5d9e4;border-radius:6px;padding:8px;overflow:auto;font-size:12px}
 svg text{font:12px system-ui,sans-serif}
 .life{stroke:#b8c0d2;stroke-dasharray:4 4}
@@ -340,7 +342,7 @@ def render_html(trace: Trace) -> str:
         else '<p class="bad">No result equal to the plain computation (see above).</p>'
     )
     states = "".join(
-        f"<h3>{_esc(role)}</h3>{_state_svg(role, initial, edges)}"
+        f'<h3>{_esc(role)}</h3><div class="wide">{_state_svg(role, initial, edges)}</div>'
         for role, initial, edges in trace.diagrams
     )
     return f"""<!DOCTYPE html>

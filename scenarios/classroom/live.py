@@ -311,7 +311,7 @@ def pages(lesson: Lesson, join_url: str) -> dict[str, tuple[bytes, str]]:
     root = importlib.resources.files("scenarios.classroom") / "static"
     qr = segno.make(join_url, error="m")
     info = {"protocol": lesson.protocol, "question": lesson.question, "options": list(lesson.options),
-            "p": lesson.p, "join_url": join_url, "qr_svg": qr.svg_inline(scale=4)}  # fmt: skip
+            "p": lesson.p, "join_url": join_url, "qr_svg": qr.svg_inline(scale=4, omitsize=True)}  # fmt: skip
     out = {
         "/": ((root / "student.html").read_bytes(), "text/html; charset=utf-8"),
         "/teacher": ((root / "teacher.html").read_bytes(), "text/html; charset=utf-8"),

@@ -77,7 +77,9 @@ async def serve(
     room = Room(make_round(lesson, rng), bots=opts.bots, max_students=opts.max_students,
                 step_timeout=opts.step_timeout, auto_start=opts.auto_start,
                 teacher_key=opts.teacher_key, log=log)  # fmt: skip
-    app = WebServer({}, room)  # sockets without a hello: bounded per address, closed after 5 s
+    # sockets without a hello: bounded per address, closed after 5 s; a page's outbox holds a
+    # round's frames to it (every protocol here sends a party fewer than 4 (n + 2))
+    app = WebServer({}, room, queue=max(512, 4 * (opts.max_students + opts.bots + 2)))
     shown = opts.public_host or (lan_address() if opts.host in ("0.0.0.0", "") else opts.host)
     tls, note = None, ""
     with tempfile.TemporaryDirectory(prefix="mpc-rr-class-") as folder:
@@ -114,6 +116,8 @@ async def _serve(
         for student in room.connected():  # the last frames (the result) reach every page first
             if student.conn is not None:
                 student.conn.close(1000, "the class is over")
+        for conn in tuple(room.teachers):
+            conn.close(1000, "the class is over")
         with trio.move_on_after(2.0):
             while app.open_conns:
                 await trio.sleep(0.02)

@@ -33,6 +33,7 @@ COMMANDS: tuple[str, ...] = (
     "report",
     "audit",
     "privacy",
+    "frontier",
     "attack",
     "reproduce",
     "mechanism",

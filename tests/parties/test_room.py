@@ -103,3 +103,57 @@ async def test_the_newest_page_of_a_student_wins() -> None:
     await room.on_close(first)  # the old socket's close comes later: it changes nothing
     assert [s.conn for s in room.students.values()] == [second]
     assert [e["type"] for e in room.events if e["type"] in ("join", "rejoin", "leave")] == ["join", "rejoin"]
+
+
+async def test_the_teacher_gets_a_summary_that_does_not_grow_with_the_frames() -> None:
+    """A full mesh relays about 2 n^2 frames; the teacher's socket (an outbox of 64 frames) gets
+    a few summaries -- the same rows (one per step and message type) at 7 and 31 parties, at
+    most SAW_PER_TYPE frames of a type field by field, every party's last step -- and stays open.
+    One event per frame would overflow its outbox and close it."""
+    from parties.room import SAW_PER_TYPE
+    from scenarios.classroom import LIVE_PROTOCOLS
+
+    rows, frames = {}, {}
+    for bots in (6, 30):
+        room = Room(make_round(Lesson(LIVE_PROTOCOLS[0]), np.random.default_rng(bots)), bots=bots, step_timeout=5)
+        teacher = WebConn("/ws/teacher", f"key={room.teacher_key}", 64)
+        assert await room.on_open(teacher)
+        out = await room.run_round()
+        texts = _texts(teacher)
+        assert out["ok"] and not teacher.closed
+        progress = [m for m in texts if m["type"] == "progress"]
+        last = progress[-1]
+        assert last["frames"] == sum(r["frames"] for r in last["steps"]) >= 2 * bots * (bots - 1)
+        assert len(texts) < 40  # the round's events and a few summaries
+        frames[bots] = last["frames"]
+        rows[bots] = [(r["step"], r["msg"]) for r in last["steps"]]
+        saw = [f for m in progress for f in m["saw"]]
+        assert max(sum(f["msg"] == name for f in saw) for _, name in rows[bots]) <= SAW_PER_TYPE
+        moved = {k for m in progress for k in m["moved"]}
+        assert moved == {str(i) for i in range(bots + 1)}  # the server and every student
+        late = WebConn("/ws/teacher", f"key={room.teacher_key}", 64)  # a teacher page that reconnects
+        assert await room.on_open(late)
+        (snapshot,) = _texts(late)
+        again = [e for e in snapshot["events"] if e["type"] == "progress"]
+        assert again[-1]["moved"].keys() == moved and len(again[-1]["saw"]) == len(saw)
+    assert rows[6] == rows[30] and frames[30] > 40 * 40
+
+
+async def test_students_streaming_in_get_a_lobby_a_quarter_second_not_one_per_join(autojump_clock) -> None:
+    """50 joins in a burst: the first student is told the lobby once at once, then once more with
+    every name when the held-back broadcast is due -- not 50 times (each with every name)."""
+    from parties.room import LOBBY_EVERY
+
+    room = Room(make_round(Lesson("rr-survey"), np.random.default_rng(4)), max_students=60)
+    conns = [WebConn("/ws/student", "", 256) for _ in range(50)]
+    async with trio.open_nursery() as nursery:
+        nursery.start_soon(room._lobby_pump)
+        for i, conn in enumerate(conns):
+            assert await room.on_open(conn)
+            await room.on_text(conn, json.dumps({"type": "hello", "token": f"t{i}", "name": f"s{i}"}))
+        lobbies = [m for m in _texts(conns[0]) if m["type"] == "lobby"]
+        assert len(lobbies) == 1
+        await trio.sleep(1.5 * LOBBY_EVERY)
+        lobbies = [m for m in _texts(conns[0]) if m["type"] == "lobby"]
+        assert len(lobbies) == 1 and len(lobbies[0]["students"]) == 50
+        nursery.cancel_scope.cancel()

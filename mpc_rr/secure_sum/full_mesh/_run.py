@@ -24,6 +24,7 @@ from mpc_rr.secure_sum.full_mesh._messages import (
     MeshShare,
     Publication,
     check_publication,
+    checked_modulus,
 )
 from mpc_rr.secure_sum.full_mesh._party import FullMeshParty
 
@@ -38,22 +39,31 @@ class MeshPublic:
     cells: int
     run: str
     publication: Publication
+    max_value: int = 1
 
     @property
     def modulus(self) -> int:
-        """``n + 1``: a count of ``n`` parties' 0/1 votes never wraps (Sec. 4.2)."""
-        return self.n + 1
+        """``n max_value + 1``: the sum of ``n`` inputs in ``[0, max_value]`` never wraps --
+        ``n + 1`` for the paper's 0/1 votes (Sec. 4.2); larger for noisy inputs."""
+        return self.n * self.max_value + 1
 
     def as_json(self) -> dict[str, Any]:
         return {"publication": self.publication, "modulus": self.modulus, "max_dropout": 0.0}
 
 
-def mesh_public(n: int, cells: int, *, run: str, publication: Publication) -> MeshPublic:
-    """The public parameters of a run among ``n >= 2`` parties."""
+def mesh_public(
+    n: int, cells: int, *, run: str, publication: Publication, max_value: int = 1
+) -> MeshPublic:
+    """The public parameters of a run among ``n >= 2`` parties with inputs in ``[0, max_value]``
+    (the modulus, ``n max_value + 1``, is checked here: at most ``2^56``)."""
     if n < 2:
         raise UsageError(f"full mesh: n must be >= 2 parties, got {n}")
+    if max_value < 1:
+        raise UsageError(f"full mesh: max_value must be >= 1, got {max_value}")
     check_publication(publication)
-    return MeshPublic(int(n), int(cells), str(run), publication)
+    pub = MeshPublic(int(n), int(cells), str(run), publication, int(max_value))
+    checked_modulus(pub.n, pub.modulus)
+    return pub
 
 
 def role(
@@ -65,11 +75,12 @@ def role(
     if party_id == COORDINATOR:
         if pub.publication != "board":
             raise UsageError("the all-to-all full mesh has no party 0")
-        return BulletinBoard(pub.n, pub.cells, run=pub.run, roster=None if identity is None else identity.roster)
+        return BulletinBoard(pub.n, pub.cells, modulus=pub.modulus, run=pub.run,
+                             roster=None if identity is None else identity.roster)  # fmt: skip
     if x is None:
         raise UsageError(f"full-mesh data party {party_id} needs an input vector")
-    return FullMeshParty(party_id, pub.n, x, publication=pub.publication, entropy=entropy, run=pub.run,
-                         identity=identity)  # fmt: skip
+    return FullMeshParty(party_id, pub.n, x, modulus=pub.modulus, publication=pub.publication,
+                         entropy=entropy, run=pub.run, identity=identity)  # fmt: skip
 
 
 def messages() -> tuple[type[Message], ...]:

@@ -24,7 +24,7 @@ class FullMeshProtocol(SumProtocol):
 
     name = "full-mesh"
     max_modulus = 2**56
-    summary = "Sec. 4.2 with all-to-all publication: shares mod n+1 between every pair, no dropouts"
+    summary = "Sec. 4.2 with all-to-all publication: shares mod n+1 (n max_value + 1) between every pair, no dropouts"
     steps = ("keys", "shares", "publish")
     coordinator = False
     total_at_coordinator = False
@@ -33,7 +33,7 @@ class FullMeshProtocol(SumProtocol):
     def public(self, n: int, cells: int, *, run: str, max_value: int = 1, options: Any = None) -> SumPublic:
         from mpc_rr.secure_sum.full_mesh import _run
 
-        return _run.mesh_public(n, cells, run=run, publication=self.publication)
+        return _run.mesh_public(n, cells, run=run, publication=self.publication, max_value=max_value)
 
     def role(
         self, party_id: int, public: Any, x: np.ndarray | None, *, entropy: Entropy | None = None,
@@ -62,6 +62,15 @@ class FullMeshProtocol(SumProtocol):
         from mpc_rr.secure_sum.full_mesh import _run
 
         return _run.memory_estimate(n, cells, options)
+
+    def noise_bounds(self, options: Any, n: int) -> tuple[int, int]:
+        """Distributed noise: no party may be missing (a run needs every share), colluders as
+        :meth:`trust` counts them."""
+        return 0, self.trust_of(options, n).colluders
+
+    def noisy_modulus(self, public: Any) -> int | None:
+        """``n max_value + 1`` (:attr:`~mpc_rr.secure_sum.full_mesh.MeshPublic.modulus`)."""
+        return int(public.modulus)
 
     def trust(self, options: Any, n: int, max_corrupt: float | None) -> SumTrust:
         """The full mesh hides each input while one other party is honest (n - 2 colluders)."""

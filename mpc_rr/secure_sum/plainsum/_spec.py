@@ -63,6 +63,17 @@ class PlainSumProtocol(SumProtocol):
 
         return _roles.client_input(party_id, seed, cells)
 
+    def noise_bounds(self, options: Any, n: int) -> tuple[int, int]:
+        """Distributed noise (for reference: the hub sees every input, so a party's central
+        guarantee is its own noise): no client may be missing unless ``proceed_on_timeout``
+        (then all but one); colluders as :meth:`trust` counts them."""
+        missing = int(n) - 1 if getattr(options, "proceed_on_timeout", False) else 0
+        return missing, self.trust_of(options, n).colluders
+
+    def noisy_modulus(self, public: Any) -> int | None:
+        """None: the hub adds int64 vectors."""
+        return None
+
     def message_types(self) -> tuple[type[Message], ...]:
         from mpc_rr.secure_sum.plainsum import _roles
 

@@ -101,8 +101,8 @@ def for_one_hot_blocks(
 
 
 class Prio3Protocol(SumProtocol):
-    """Prio3 (:mod:`~mpc_rr.secure_sum.prio3._roles`): it proves its inputs valid and needs a
-    deployment key (the helper's)."""
+    """Prio3 (:mod:`~mpc_rr.secure_sum.prio3._roles`): it proves its inputs valid, needs a
+    deployment key (the helper's) and its sum carries distributed noise."""
 
     name = "prio3"
     summary = ("Prio3 (draft-irtf-cfrg-vdaf-20): a leader and a helper aggregator check each "
@@ -158,6 +158,19 @@ class Prio3Protocol(SumProtocol):
         from mpc_rr.secure_sum.prio3 import _params
 
         return _params.deployment_keys(folder)
+
+    def noise_bounds(self, options: Any, n: int) -> tuple[int, int]:
+        """Distributed noise: the leader aggregates as soon as ``min_batch`` reports are in, so
+        up to ``n - min_batch`` clients may be missing; colluders as :meth:`trust` counts them."""
+        from mpc_rr.secure_sum.prio3 import _params
+
+        batch = min(int(n), options.min_batch) if options.min_batch is not None else _params.default_min_batch(int(n))
+        return int(n) - batch, _params.trust(options, n).colluders
+
+    def noisy_modulus(self, public: Any) -> int | None:
+        """The field's prime (Field64's ``2^64 - 2^32 + 1`` or Field128's): the validity circuit
+        range-checks each noisy input in ``[0, 2^b)``, ``b`` the bits of ``max_value``."""
+        return int(public.vdaf.field.MODULUS)
 
     def trust(self, options: Any, n: int, max_corrupt: float | None) -> SumTrust:
         from mpc_rr.secure_sum.prio3 import _params

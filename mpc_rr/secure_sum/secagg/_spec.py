@@ -49,7 +49,7 @@ class SecAggOptions(msgspec.Struct, frozen=True, forbid_unknown_fields=True, kw_
 
 class SecAggProtocol(SumProtocol):
     """SecAgg+ (:mod:`~mpc_rr.secure_sum.secagg._roles`): its aggregator's signature checks are
-    stateless prechecks."""
+    stateless prechecks, and its sum carries distributed noise."""
 
     name = "secagg"
     summary = ("SecAgg+ (Bell et al. 2020): pairwise masks over a sparse graph, Shamir-shared "
@@ -109,6 +109,19 @@ class SecAggProtocol(SumProtocol):
         from mpc_rr.secure_sum.secagg import _roles
 
         return _roles.precheck(public)
+
+    def noise_bounds(self, options: Any, n: int) -> tuple[int, int]:
+        """Distributed noise: the run completes without up to ``floor(max_dropout n)`` clients
+        and hides inputs against ``floor(max_corrupt n)`` colluders (the bounds its threshold
+        is sized for, defaults filled in as :meth:`public` fills them)."""
+        from mpc_rr.secure_sum.secagg import _params, _roles
+
+        config = _roles.public(n, 1, run="noise-bounds", options=options).config
+        return _params.parties_in(config.max_dropout, n), _params.parties_in(config.max_corrupt, n)
+
+    def noisy_modulus(self, public: Any) -> int | None:
+        """The run's modulus ``R`` (the power of two above ``n max_value``, at most ``2^32``)."""
+        return int(public.config.modulus)
 
     def trust(self, options: Any, n: int, max_corrupt: float | None) -> SumTrust:
         """The coalition SecAgg+ hides inputs against: the server with at most

@@ -234,11 +234,14 @@
           if (hex(rows.data.subarray(32 * (me - 1), 32 * me), 32) !== hex(pk, 32)) throw new Error("a key list without my own key");
           if (!Array.isArray(msg.signatures) || msg.signatures.length !== n) throw new Error("a key list without a signature per key");
           const verify = root.signing.verifier(r.roster);
-          for (let j = 1; j <= n; j++) {  // a key the board substituted or replayed: name the board
-            if (j !== me && !(await verify(j, msg.signatures[j - 1], "full-mesh", run, "keys", rows.data.slice(32 * (j - 1), 32 * j)))) {
-              S.culprits = [0];
-              throw new Error(`the board's key of party ${j} is not signed by it (substituted or replayed)`);
-            }
+          const others = Array.from({ length: n }, (_, i) => i + 1).filter((j) => j !== me);
+          // every signature at once (WebCrypto works them off in parallel; one await each would
+          // make a class of 200 wait for 199 round trips in a row)
+          const valid = await Promise.all(others.map((j) => verify(j, msg.signatures[j - 1], "full-mesh", run, "keys", rows.data.slice(32 * (j - 1), 32 * j))));
+          const forged = others.find((_, i) => !valid[i]);
+          if (forged !== undefined) {  // a key the board substituted or replayed: name the board
+            S.culprits = [0];
+            throw new Error(`the board's key of party ${forged} is not signed by it (substituted or replayed)`);
           }
           note("checked: every key on the board carries its owner's signature for this round");
           const shares = [];
@@ -247,16 +250,14 @@
           shares[me - 1].forEach((v, c) => (acc[c] = (acc[c] + v) % m));
           note("step 2: my answer split into " + n + " shares mod " + m + "; " + (n - 1) + " sealed for the others, "
                + "signed (one signature on the tree hash of the ciphertexts) and passed through the board, which checks them");
-          const to = [], cts = [];
-          for (let j = 1; j <= n; j++) {
-            if (j === me) continue;
+          const to = others;
+          const cts = await Promise.all(to.map(async (j) => {  // every peer at once, as the signatures
             const peer = await subtle.importKey("raw", rows.data.slice(32 * (j - 1), 32 * j), { name: "X25519" }, false, []);
             const shared = new Uint8Array(await subtle.deriveBits({ name: "X25519", public: peer }, sk, 256));
             inKeys[j] = await pairKey(shared, "mesh-share", run, j, me);
             const out = await pairKey(shared, "mesh-share", run, me, j);
-            to.push(j);
-            cts.push(await seal(out, root.wire.toArray(shares[j - 1], dtype).data, aad(me, j)));
-          }
+            return seal(out, root.wire.toArray(shares[j - 1], dtype).data, aad(me, j));
+          }));
           const items = cts.map((ct, i) => root.signing.concat(root.wire.toArray([to[i]], "<u4").data, ct));
           // to the board without audit paths: it checks the signature on the whole batch's tree hash
           // and adds each path when it passes a share on

@@ -37,9 +37,11 @@ from scenarios.cli.options import (
     inner_sum_options,
     int_at_least,
     network_runner_of,
+    open_open,
     open_unit,
     output_dir,
     output_file,
+    positive_float,
     warn,
 )
 from scenarios.workloads.data_source import add_data_option
@@ -114,6 +116,13 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     add_secagg_bounds(p, "--secure-tally: ", "a block's clients")
     add_sum_option(p, "--secure-tally: ")
     p.add_argument(
+        "--dp-epsilon", type=positive_float, default=None, metavar="E",
+        help="--secure-tally: every client adds Skellam noise inside its block's sum so each tally is "
+        "central (E, D)-DP per record for the sum's dropouts and colluders (docs/privacy.md)",
+    )  # fmt: skip
+    p.add_argument("--dp-delta", type=open_open, default=1e-6, metavar="D",
+                   help="with --dp-epsilon: the delta of the noisy tallies (default 1e-6)")  # fmt: skip
+    p.add_argument(
         "--secagg-degree", type=int_at_least(1), default=None,
         help="--secure-tally: SecAgg+ graph degree (default: 2*ceil(log2 B), grown until a threshold is both secure and robust; at most B-1)",
     )  # fmt: skip
@@ -153,7 +162,8 @@ def _check_flags(args: argparse.Namespace) -> None:
                          "clients each hold their own generator")  # fmt: skip
     given = [f for f, v in (("--max-dropout", args.max_dropout), ("--max-corrupt", args.max_corrupt),
                             ("--secagg-degree", args.secagg_degree),
-                            ("--sum-option", args.sum_option or None)) if v is not None]  # fmt: skip
+                            ("--sum-option", args.sum_option or None),
+                            ("--dp-epsilon", args.dp_epsilon)) if v is not None]  # fmt: skip
     if given and not args.secure_tally:
         raise UsageError(f"{', '.join(given)} only apply with --secure-tally")
     if args.sum != DEFAULT_SUM and not args.secure_tally:
@@ -278,7 +288,8 @@ def run(args: argparse.Namespace) -> int:
             repair=args.repair, alpha=args.alpha, t_floor=args.t_floor, stop=args.stop,
             client_rng=args.client_rng, runner=runner, step_timeout=args.step_timeout,  # type: ignore[arg-type]
             secure_tally=args.secure_tally, sum_protocol=args.sum, sum_options=sum_opts,
-            dropout=args.dropout, progress=done.update,
+            dropout=args.dropout, progress=done.update, dp_epsilon=args.dp_epsilon,
+            dp_delta=args.dp_delta,
         )  # fmt: skip
     except UsageError as exc:
         raise UsageError(_as_flags(str(exc))) from None
@@ -293,7 +304,8 @@ def run(args: argparse.Namespace) -> int:
     finally:
         mbar.close()
     doc = summarize(result, data, source, marg, None if execution is None else execution.costs,
-                    secure_tally=args.secure_tally, sum_protocol=args.sum, sum_options=sum_opts)  # fmt: skip
+                    secure_tally=args.secure_tally, sum_protocol=args.sum, sum_options=sum_opts,
+                    dp_epsilon=args.dp_epsilon, dp_delta=args.dp_delta)  # fmt: skip
     doc["seconds"] = {"collection": seconds, "marginals": sum(m["seconds"] for m in marg.values())}
     if priced is not None:
         doc["network"] = priced.summary()

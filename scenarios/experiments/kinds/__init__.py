@@ -53,6 +53,7 @@ MODULES: tuple[str, ...] = (
     "scenarios.experiments.kinds.linkability",
     "scenarios.experiments.kinds.audit",
     "scenarios.experiments.kinds.cheat",
+    "scenarios.experiments.kinds.frontier",
 )
 
 KINDS: dict[str, Kind] = {}

@@ -55,6 +55,8 @@ class RRBAParams(
     secure_tally: bool = False  # each block's answers summed by ``sum`` (distributed roles: the harness)
     sum: str = DEFAULT_SUM  # the secure tally's sum protocol (checked with the point)
     sum_options: dict[str, Any] = msgspec.field(default_factory=dict)  # its options ([protocol.sum_options])
+    dp_epsilon: Annotated[float, Meta(gt=0)] | None = None  # secure_tally: distributed noise, central (E, D)
+    dp_delta: Annotated[float, Meta(gt=0, lt=1)] = 1e-6
 
 
 METRICS: tuple[str, ...] = (
@@ -76,6 +78,8 @@ def check(prm: RRBAParams, source: Any) -> None:
         )
     if not prm.secure_tally and (prm.sum != DEFAULT_SUM or prm.sum_options):
         raise UsageError("sum and sum_options only apply with secure_tally = true")
+    if not prm.secure_tally and prm.dp_epsilon is not None:
+        raise UsageError("dp_epsilon only applies with secure_tally = true (noise inside each block's sum)")
     if prm.secure_tally:
         from mpc_rr.secure_sum import check_inner_sum, sum_options
 
@@ -136,14 +140,16 @@ def run(ctx: RunContext) -> Outcome:
         data, p=prm.p, block=prm.block, k=prm.k, estimator=prm.estimator, repair=prm.repair,
         alpha=prm.alpha, t_floor=prm.t_floor, stop=prm.stop, client_rng=prm.client_rng, seed=proto_ss,
         runner=runner, step_timeout=prm.step_timeout, secure_tally=prm.secure_tally,
-        sum_protocol=prm.sum, sum_options=prm.sum_options,
+        sum_protocol=prm.sum, sum_options=prm.sum_options, dp_epsilon=prm.dp_epsilon,
+        dp_delta=prm.dp_delta,
     )  # fmt: skip
     res = col.run
     wall = time.perf_counter() - t0
     marg = marginal_errors(res, data, np.random.default_rng(eval_ss), max_tables=prm.marginals)
     costs = None if col.execution is None else col.execution.costs
     doc = summarize(res, data, f"{data.n} records of {ctx.source.description}", marg, costs,
-                    secure_tally=prm.secure_tally, sum_protocol=prm.sum, sum_options=prm.sum_options)  # fmt: skip
+                    secure_tally=prm.secure_tally, sum_protocol=prm.sum, sum_options=prm.sum_options,
+                    dp_epsilon=prm.dp_epsilon, dp_delta=prm.dp_delta)  # fmt: skip
     if priced is not None:
         doc["network"] = priced.summary()
     doc["dataset"] = data.name

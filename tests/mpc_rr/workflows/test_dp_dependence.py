@@ -101,11 +101,17 @@ def test_a_noisy_run_with_dropouts_gives_close_dependences(adult300) -> None:
     assert 1e-6 < err.mean() < 0.1  # noisy (not exact), yet close
 
 
-def test_a_sum_whose_modulus_cannot_hold_noisy_inputs_is_refused(adult300) -> None:
+def test_the_full_mesh_sizes_its_modulus_for_the_noisy_inputs(adult300) -> None:
+    """The board's full mesh sums mod n max_value + 1: with noise, n (1 + 2c) + 1 (not n + 1)."""
+    from mpc_rr.pipeline._dependence import dependence_public
+
     cfg = PipelineConfig(schema=adult300.schema, n=300, dependence="secure-sum", dp_epsilon=1.0,
                          coordinator_key=signing.public_bytes(KEY), sum_protocol="full-mesh-board")  # fmt: skip
-    with pytest.raises(UsageError, match="the full-mesh-board sum works mod 301, too small"):
-        pipeline_roles(cfg, adult300.codes, 1, KEY)
+    noise = cfg.dp_noise()
+    assert noise is not None and noise.offset > 1
+    assert noise.noise.dropouts == 0 and noise.noise.colluders == 30  # no dropouts; 0.1 n colluders
+    pub = dependence_public(cfg)
+    assert pub.modulus == 300 * (1 + 2 * noise.offset) + 1
 
 
 def test_deployed_parties_take_the_noise_parameters() -> None:
@@ -140,7 +146,28 @@ def test_plainsum_shows_every_input_so_only_the_own_noise_counts(adult300) -> No
 
 
 def test_bounds_that_leave_no_honest_survivor_are_refused_at_once(adult300) -> None:
-    with pytest.raises(UsageError, match="no honest survivor is guaranteed"):
+    """Prio3's leader aggregates from min_batch reports on: with min_batch 30 of 300 and 30
+    colluders, no honest survivor's noise is guaranteed."""
+    with pytest.raises(UsageError, match=r"no honest survivor is guaranteed among 300 parties \(270 may "
+                       r"drop out and 30 collude\)"):
         PipelineConfig(schema=adult300.schema, n=300, dependence="secure-sum", dp_epsilon=1.0,
-                       coordinator_key=b"k" * 32,
-                       sum_options={"max_dropout": 0.5, "max_corrupt": 0.5})  # fmt: skip
+                       coordinator_key=b"k" * 32, sum_protocol="prio3",
+                       sum_options={"min_batch": 30})  # fmt: skip
+    prio3 = PipelineConfig(schema=adult300.schema, n=300, dependence="secure-sum", dp_epsilon=1.0,
+                           coordinator_key=b"k" * 32, sum_protocol="prio3").dp_noise()  # fmt: skip
+    assert prio3 is not None and prio3.noise.honest_min == 300 - 150 - 30  # min_batch n / 2
+
+
+def test_a_run_that_included_fewer_parties_than_calibrated_for_states_the_larger_epsilon(adult300) -> None:
+    """Beyond the stated dropouts the claim does not hold: the ledger accounts for the honest
+    parties the counts actually include (the included less the colluders)."""
+    cfg = _cfg(adult300, dp_epsilon=1.0)
+    noise = cfg.dp_noise()
+    assert noise is not None and noise.noise.honest_min == 255
+    clusters = ((0, 1), (2,), (3,), (4,), (5,), (6,), (7,))
+    within, _ = pipeline_ledger(cfg, clusters, parties_dependence=270, parties_release=270)
+    beyond, _ = pipeline_ledger(cfg, clusters, parties_dependence=150, parties_release=150)
+    assert within.entries[0].central_epsilon == pytest.approx(noise.noise.epsilon)
+    eps = beyond.entries[0].central_epsilon
+    assert eps == pytest.approx(noise.epsilon_for(150 - 15)) and eps > 1.3
+    assert "as few as 135 honest parties" in beyond.entries[0].bound

@@ -277,3 +277,34 @@ def test_a_substituted_key_makes_its_students_page_alarm(driver: Any, monkeypatc
         assert fp == driver.execute_script("return window.classroom.round.fingerprint")  # the server's
         out = srv.outcome()
         assert not out["ok"], out  # the full mesh cannot finish without student 1, who took no part
+
+
+def test_the_teacher_page_stays_small_as_the_frames_grow(driver: Any) -> None:
+    """The teacher's page after a full-mesh round of 5 and of 25 parties (about 2 n^2 frames: 60
+    and 1,300): one grid cell per party, the same table rows (one per step and message type), at most
+    SAW_PER_TYPE frames of a type field by field -- its DOM grows with the class, not with the
+    frames -- and it shows every frame counted and the total."""
+    from parties.room import SAW_PER_TYPE
+    from scenarios.classroom import LIVE_PROTOCOLS
+
+    seen = {}
+    for bots in (5, 25):
+        with classroom(LIVE_PROTOCOLS[0], bots=bots) as srv:  # the full mesh
+            close_tabs(driver)
+            driver.get(srv.teacher)
+            wait_js(driver, "return document.getElementById('url').textContent.length > 0")
+            driver.find_element("id", "start").click()
+            out = srv.outcome()
+            seen[bots] = wait_js(driver, """const r = window.teacher.result; return r && {
+                ok: r.ok, frames: window.teacher.frames, shown: document.getElementById('nmsg').textContent,
+                cells: document.querySelectorAll('#students > span').length,
+                rows: Array.from(document.querySelectorAll('#steps tr'), (tr) => tr.cells[1].textContent),
+                saw: Array.from(document.querySelectorAll('#saw b'), (b) => b.textContent.split(' ')[0]),
+                elements: document.getElementsByTagName('*').length}""")
+        page = seen[bots]
+        assert out["ok"] and page["ok"] and page["cells"] == bots
+        assert page["frames"] >= 2 * bots * (bots - 1) and page["shown"] == f"{page['frames']:,}"
+        assert max(page["saw"].count(name) for name in page["rows"]) <= SAW_PER_TYPE
+    small, large = seen[5], seen[25]
+    assert small["rows"] == large["rows"]
+    assert large["elements"] - small["elements"] <= (25 - 5) + SAW_PER_TYPE * len(large["rows"]) < large["frames"] / 10

@@ -10,6 +10,7 @@ from typing import Any
 import numpy as np
 import pytest
 
+from scenarios.classroom import LIVE_PROTOCOLS
 from tests.scenarios.classroom.browser import (
     chromium,
     classroom,
@@ -137,3 +138,37 @@ def test_a_bot_that_signs_garbage_shares_is_named_alone_by_the_browser_pages(
     for (culprits, me), errors in seen:
         assert len(culprits) == 1 and culprits[0] not in (0, me), (culprits, errors)
         assert f"from party {culprits[0]}, signed by it (it sent garbage)" in errors, errors
+
+
+@pytest.mark.parametrize("protocol", LIVE_PROTOCOLS[:2])  # the full mesh and SecAgg+
+def test_a_lecture_hall_of_a_hundred_pages_and_bots(protocol: str) -> None:
+    """100 students: 5 Chromium pages and 95 of the server's bots in one round; the total is exact
+    (the pages' answers plus the bots'), it reaches the teacher's page, whose grid has a cell per
+    student and whose DOM stays a few hundred elements while the round relays thousands of frames
+    (SecAgg+: 1,200; the full mesh: about 20,000).  The time from the last join to the total on the teacher's page
+    is printed (docs/classroom.md has the measured figures)."""
+    pages, bots = 5, 95
+    rng = np.random.default_rng(100)
+    answers = rng.integers(0, 3, size=pages).tolist()
+    with classroom(protocol, options=("A", "B", "C"), bots=bots, auto_start=pages + bots, max_students=pages,
+                   step_timeout=60) as srv, chromium() as d:  # fmt: skip
+        d.get(srv.teacher)
+        teacher = d.current_window_handle
+        wait_js(d, "return document.getElementById('url').textContent.length > 0")
+        for i, a in enumerate(answers):
+            open_student(d, srv.url, f"s{i}", a)
+        t_join = time.time()
+        out = srv.outcome(timeout=180)
+        d.switch_to.window(teacher)
+        page: Any = wait_js(d, """const r = window.teacher.result; return r && {ok: r.ok, total: r.total,
+            at: window.teacher.resultAt, frames: window.teacher.frames,
+            cells: document.querySelectorAll('#students > span').length,
+            elements: document.getElementsByTagName('*').length}""", timeout=30)  # fmt: skip
+    print(f"\n{protocol}: {pages} pages + {bots} bots, last join -> total on the teacher page "
+          f"{page['at'] / 1000 - t_join:.2f} s (server round {out['seconds']} s, {page['frames']} frames, "
+          f"load {os.getloadavg()[0]:.1f})")  # fmt: skip
+    assert out["ok"] and page["ok"] and out["count"] == pages + bots, out
+    expected = (np.bincount(answers, minlength=3) + np.asarray(out["bot_votes"])).tolist()
+    assert out["total"] == page["total"] == expected
+    assert page["cells"] == pages + bots
+    assert page["frames"] >= 12 * (pages + bots) and page["elements"] < 1000  # secagg: 12 per student

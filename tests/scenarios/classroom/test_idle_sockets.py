@@ -83,3 +83,28 @@ async def test_forty_idle_sockets_from_one_device_shut_out_no_student_nor_the_te
             assert (await teacher.until("snapshot"))["type"] == "snapshot"
             assert info["room"].lobby()["students"] == ["student 0", "student 1", "student 2"]
             nursery.cancel_scope.cancel()
+
+
+async def test_frames_go_uncompressed_though_the_browser_offers_deflate() -> None:
+    """Every browser offers permessage-deflate; the frames are ciphertexts and keys, which do not
+    compress, so the server declines it (hypercorn alone would accept it)."""
+    from wsproto.extensions import PerMessageDeflate
+
+    from scenarios.classroom import LIVE_PROTOCOLS
+
+    lesson = Lesson(LIVE_PROTOCOLS[0], options=("A", "B"), seed=2)
+    with trio.fail_after(20):
+        async with trio.open_nursery() as nursery:
+            info = await nursery.start(lambda task_status: serve(
+                lesson, ServeOptions(host="127.0.0.1", port=0), out=io.StringIO(), task_status=task_status))  # fmt: skip
+            stream = await trio.open_tcp_stream("127.0.0.1", info["port"])
+            ws = WSConnection(ConnectionType.CLIENT)
+            await stream.send_all(ws.send(Request(host="127.0.0.1", target="/ws/student",
+                                                  extensions=[PerMessageDeflate()])))  # fmt: skip
+            accepted = None
+            while accepted is None:
+                ws.receive_data(await stream.receive_some(65536))
+                accepted = next((e for e in ws.events() if isinstance(e, AcceptConnection)), None)
+            assert accepted.extensions == []
+            await stream.aclose()
+            nursery.cancel_scope.cancel()

@@ -99,6 +99,16 @@ def test_dropouts_are_left_out_counted_and_printed(tmp_path: Path, capsys: pytes
     assert len(Transcript.load(t).events) == 570
 
 
+def test_a_noisy_secure_tally_states_its_central_epsilon(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["rrba", "--clients", "100", "--block", "50", "--marginals", "0", "--json", "--out",
+                 str(tmp_path), "--transport", "harness", "--secure-tally", "--dp-epsilon", "2"]) == 0  # fmt: skip
+    noisy = json.loads(capsys.readouterr().out)
+    phase = noisy["privacy"]["phases"][0]
+    assert phase["channel"] == "secure-sum" and 1.9 < phase["central_epsilon"] <= 2.0
+    assert "honest survivors" in phase["bound"] and noisy["sum"]["dp_epsilon"] == 2.0
+    assert noisy["cost"]["dropouts"]["answered"] == 100
+
+
 @pytest.mark.parametrize(
     ("argv", "message"),
     [
@@ -106,6 +116,7 @@ def test_dropouts_are_left_out_counted_and_printed(tmp_path: Path, capsys: pytes
         (["--dropout", "0.1"], "--dropout need a distributed run"),
         (["--transport", "memory", "--client-rng", "shared"], "--client-rng shared is for the centralized engine"),
         (["--transport", "memory", "--max-dropout", "0.2"], "--max-dropout only apply with --secure-tally"),
+        (["--transport", "memory", "--dp-epsilon", "1"], "--dp-epsilon only apply with --secure-tally"),
         (["--transport", "harness", "--secure-tally", "--clients", "301", "--block", "100"],
          "block 4 would hold 1 client"),
         (["--p", "0"], r"p must be in (0, 1], got 0.0"),
