@@ -13,12 +13,11 @@ run by one of the active cheaters of :mod:`mpc_rr.adversary.active`:
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from typing import Any
 
 import numpy as np
 
-from mpc_rr.adversary._broken import Plant
 from mpc_rr.core import COORDINATOR, Role, Send, WireArray
 from mpc_rr.secure_sum import _crypto as crypto
 from mpc_rr.secure_sum._entropy import SeededEntropy
@@ -26,6 +25,10 @@ from mpc_rr.secure_sum.full_mesh._board import BulletinBoard
 from mpc_rr.secure_sum.full_mesh._messages import MeshKeys
 
 __all__ = ["BOARD_CHEATERS", "SECAGG_CHEATERS", "KeySwappingBoard"]
+
+Plant = Callable[[dict[int, Role], np.ndarray, Any], dict[int, Role]]
+"""``plant(roles, inputs, public) -> roles`` (as :data:`~mpc_rr.adversary._broken.Plant`; not
+imported from there: that module imports the pipeline)."""
 
 
 def _server(strategy: str) -> Plant:

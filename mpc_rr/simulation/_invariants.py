@@ -139,8 +139,6 @@ def _blame(schedule: Schedule, ends: Mapping[int, PartyEnd], roles: Mapping[int,
             wrong += sorted({c for g in err.suspects if not set(g) & (excused | {RELAY}) for c in g})
             if wrong:
                 out.append(Violation("blamed-honest", pid, f"aborted naming fault-free parties {wrong}: {err}"))
-            elif not end.named and faulty and pid == judge:
-                out.append(Violation("silent-abort", pid, f"aborted naming nobody: {err}"))
         if not faulty and end.status in ("abort", "unfinished"):
             out.append(Violation("silent-abort", pid, f"{end.status} in a run without faults"))
     return out

@@ -202,17 +202,17 @@ class Schedule:
         return {
             "protocol": self.protocol, "parties": self.parties, "order": self.order, "seed": self.seed,
             "broken": self.broken, "byzantine": list(self.byzantine),
-            "faults": [{"kind": type(f).__name__.lower(), **dataclasses.asdict(f)} for f in self.faults],
+            "faults": [{"fault": type(f).__name__.lower(), **dataclasses.asdict(f)} for f in self.faults],
         }  # fmt: skip
 
     @classmethod
     def from_json(cls, data: Mapping[str, Any]) -> Schedule:
         faults = []
         for f in data["faults"]:
-            kind = _KINDS.get(f.get("kind", ""))
+            kind = _KINDS.get(f.get("fault", ""))
             if kind is None:
-                raise UsageError(f"schedule: unknown fault kind {f.get('kind')!r} (kinds: {', '.join(_KINDS)})")
-            faults.append(kind(**{k: v for k, v in f.items() if k != "kind"}))
+                raise UsageError(f"schedule: unknown fault {f.get('fault')!r} (the faults: {', '.join(_KINDS)})")
+            faults.append(kind(**{k: v for k, v in f.items() if k != "fault"}))
         return cls(str(data["protocol"]), int(data["parties"]), int(data["order"]),
                    tuple(int(b) for b in data["byzantine"]), tuple(faults),
                    data.get("seed"), data.get("broken"))  # fmt: skip
@@ -292,8 +292,10 @@ def draw_schedule(
         recipients = [d for (s, d) in out if traffic.links[(s, d)] > index]
         told = [d for d in recipients if rng.random() < 0.5] or [src_dst[1]]
         faults += [Mutate(b, d, index, kind, param) for d in told]
-        if rng.random() < 0.5:  # and a second, independent one
+        if rng.random() < 0.5:  # and a second, independent one (on another message)
             kind2 = MUTATIONS[int(rng.integers(len(MUTATIONS)))]
             s2, d2 = out[int(rng.integers(len(out)))]
-            faults.append(Mutate(b, d2, int(rng.integers(traffic.links[(s2, d2)])), kind2, int(rng.integers(2**31))))
+            second = Mutate(b, d2, int(rng.integers(traffic.links[(s2, d2)])), kind2, int(rng.integers(2**31)))
+            if not any(isinstance(f, Mutate) and (f.src, f.dst, f.index) == (b, d2, second.index) for f in faults):
+                faults.append(second)
     return Schedule(protocol, parties, int(rng.integers(2**31)), tuple(chosen), tuple(faults), seed, broken)

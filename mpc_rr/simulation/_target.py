@@ -12,6 +12,7 @@ bit for bit.
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
@@ -93,7 +94,7 @@ class SimTarget:
                 roles[c.party] = CrashAfter(roles[c.party], c.sends)
         return roles
 
-    @property
+    @functools.cached_property
     def cheats(self) -> tuple[str, ...]:
         """The cheating roles a Byzantine party 0 may play (registered by the adversary module)."""
         return tuple(sorted(attacks_for(self.protocol.name).cheaters())) if self.protocol.coordinator else ()

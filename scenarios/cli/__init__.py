@@ -39,6 +39,7 @@ COMMANDS: tuple[str, ...] = (
     "keys",
     "party",
     "ping",
+    "simulate",
 )
 
 
