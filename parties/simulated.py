@@ -21,8 +21,15 @@ import trio
 import trio.testing
 
 from mpc_rr.core import COORDINATOR, Transcript, codec_for_roles
-from mpc_rr.simulation import LateJoin, Outcome, Schedule, SimTarget, WireFaults, target_for
-from mpc_rr.simulation._invariants import check_run
+from mpc_rr.simulation import (
+    LateJoin,
+    Outcome,
+    Schedule,
+    SimTarget,
+    WireFaults,
+    check_run,
+    target_for,
+)
 from parties.party import Party
 from transports.memory import MemoryNetwork
 

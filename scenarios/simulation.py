@@ -13,7 +13,7 @@ import itertools
 import multiprocessing
 from typing import Any
 
-from mpc_rr.simulation._campaign import Campaign, merge, simulate
+from mpc_rr.simulation import Campaign, merge, simulate
 from parties.cores import available_cores, check_workers
 
 __all__ = ["PARALLEL_FROM", "simulate_over_cores"]

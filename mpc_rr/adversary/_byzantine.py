@@ -19,10 +19,8 @@ from typing import Any
 import numpy as np
 
 from mpc_rr.core import COORDINATOR, Role, Send, WireArray
-from mpc_rr.secure_sum import _crypto as crypto
-from mpc_rr.secure_sum._entropy import SeededEntropy
-from mpc_rr.secure_sum.full_mesh._board import BulletinBoard
-from mpc_rr.secure_sum.full_mesh._messages import MeshKeys
+from mpc_rr.secure_sum import SeededEntropy, crypto
+from mpc_rr.secure_sum.full_mesh import BulletinBoard, MeshKeys
 
 __all__ = ["BOARD_CHEATERS", "SECAGG_CHEATERS", "KeySwappingBoard"]
 
@@ -34,7 +32,7 @@ imported from there: that module imports the pipeline)."""
 def _server(strategy: str) -> Plant:
     def plant(roles: dict[int, Role], x: np.ndarray, public: Any) -> dict[int, Role]:
         """Party 0 replaced (its configuration kept: a planted variant may have changed it)."""
-        from mpc_rr.adversary.active._cheats import CheatingServer
+        from mpc_rr.adversary.active import CheatingServer
 
         old: Any = roles[COORDINATOR]
         out = dict(roles)

@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from mpc_rr.core import UsageError
-from mpc_rr.secure_sum._family import sum_protocol
+from mpc_rr.secure_sum import sum_protocol
 from mpc_rr.simulation._schedule import Schedule, draw_schedule
 from mpc_rr.simulation._shrink import shrink
 from mpc_rr.simulation._target import target_for

@@ -35,7 +35,7 @@ from typing import Any
 import numpy as np
 
 from mpc_rr.core import COORDINATOR, RELAY, Role, Transcript, observe
-from mpc_rr.secure_sum._common import SumResult
+from mpc_rr.secure_sum import SumResult
 from mpc_rr.simulation._schedule import Schedule
 from mpc_rr.simulation._target import SimTarget
 
@@ -166,7 +166,7 @@ def _learned(schedule: Schedule, target: SimTarget, roles: Mapping[int, Role]) -
 
 
 def _leaks(schedule: Schedule, target: SimTarget, transcript: Transcript) -> list[Violation]:
-    from mpc_rr.adversary._extensions import attacks_for
+    from mpc_rr.adversary import attacks_for
 
     proto = target.protocol
     attack = attacks_for(proto.name).recover

@@ -19,12 +19,9 @@ from typing import Any
 
 import numpy as np
 
-from mpc_rr.adversary._extensions import attacks_for
+from mpc_rr.adversary import attacks_for
 from mpc_rr.core import COORDINATOR, Role, UsageError
-from mpc_rr.secure_sum._entropy import SeededEntropy
-from mpc_rr.secure_sum._family import sum_protocol
-from mpc_rr.secure_sum._plan import SecureSumPlan
-from mpc_rr.secure_sum._protocol import SumProtocol
+from mpc_rr.secure_sum import SecureSumPlan, SeededEntropy, SumProtocol, sum_protocol
 from mpc_rr.secure_sum.testing import kit_inputs
 from mpc_rr.simulation._crash import CrashAfter
 from mpc_rr.simulation._schedule import Cheat, Crash, Schedule, Traffic

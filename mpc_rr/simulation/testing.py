@@ -14,7 +14,7 @@ A violation fails the check with its seed, its shrunk schedule and the command t
 
 from __future__ import annotations
 
-from mpc_rr.secure_sum._protocol import SumProtocol
+from mpc_rr.secure_sum import SumProtocol
 from mpc_rr.secure_sum.testing import KitRunner, register_check
 from mpc_rr.simulation._campaign import render, simulate
 

@@ -44,8 +44,7 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 def _run(args: argparse.Namespace) -> int:
     from mpc_rr.core import UsageError
-    from mpc_rr.simulation._campaign import render
-    from mpc_rr.simulation._target import broken_variants
+    from mpc_rr.simulation import broken_variants, render
     from scenarios.simulation import simulate_over_cores
 
     if args.broken is not None and args.broken not in (known := broken_variants(args.protocol)):
