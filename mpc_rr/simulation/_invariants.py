@@ -101,7 +101,7 @@ def party_end(pid: int, role: Role, failed: Iterable[int] = ()) -> PartyEnd:
 def step_bound(target: SimTarget) -> int:
     """Deliveries plus deadlines a run may take: ten times the fault-free run's messages
     (duplicates, replays) plus twenty deadlines per party."""
-    return 10 * target.protocol.message_count(target.parties, target.options) + 20 * (target.parties + 1)
+    return 10 * target.messages + 20 * (target.parties + 1)
 
 
 def check_result(schedule: Schedule, target: SimTarget, end: PartyEnd) -> list[Violation]:
@@ -186,7 +186,7 @@ def _leaks(schedule: Schedule, target: SimTarget, transcript: Transcript) -> lis
 
 
 def _budget(schedule: Schedule, target: SimTarget, sent: Mapping[int, int]) -> list[Violation]:
-    allowed = target.protocol.message_count(target.parties, target.options) + 2 * (target.parties + 1)
+    allowed = target.messages + 2 * (target.parties + 1)
     honest = sum(c for p, c in sent.items() if p not in schedule.byzantine)
     if honest > allowed:
         return [Violation("over-budget", -1, f"honest parties sent {honest} messages; the cost model "

@@ -29,7 +29,9 @@ from mpc_rr.simulation._wire import Reference
 
 __all__ = ["SimTarget", "broken_variants", "target_for"]
 
-CELLS = 3
+CELLS = 8
+"""Cells of every input: enough that a masked vector is one-hot by chance (what the recovery
+attack would take for an input) with probability below ``8 / 4**8``."""
 
 
 def broken_variants(protocol: str) -> tuple[str, ...]:
@@ -76,8 +78,18 @@ class SimTarget:
     def run(self) -> str:
         return f"sim-{self.protocol.name}-{self.parties}"
 
-    def public(self) -> Any:
+    @functools.cached_property
+    def public_params(self) -> Any:
+        """The run's public parameters (what the recovery attack is given)."""
         return self.protocol.public(self.parties, self.cells, run=self.run, max_value=1, options=self.options)
+
+    def public(self) -> Any:
+        return self.public_params
+
+    @functools.cached_property
+    def messages(self) -> int:
+        """The cost model's messages of a run without faults (:meth:`SumProtocol.message_count`)."""
+        return int(self.protocol.message_count(self.parties, self.options))
 
     def roles(self, schedule: Schedule) -> dict[int, Role]:
         """The roles of ``schedule``'s run, its crashes wrapped around their parties."""
