@@ -1,9 +1,9 @@
 """Schedules per second of the fault-schedule simulator, per protocol, and the violations found.
 
 Run ``python -m benchmarks.simulate [--schedules N] [--parties P] [--byzantine F]
-[--protocols A,B] [--workers W] [--json]``: for each registered sum protocol (default: all),
-``N`` seeded schedules (``mpc-rr simulate``'s, from seed 0) over ``W`` worker processes
-(default: one per core); prints the wall time, the schedules per second (per process and in
+[--protocols A,B] [--workers W] [--shrink] [--json]``: for each registered sum protocol
+(default: all), ``N`` seeded schedules (``mpc-rr simulate``'s, from seed 0) over ``W`` worker
+processes (default: one per core), violations not shrunk unless ``--shrink``; prints the wall time, the schedules per second (per process and in
 all), the deliveries and deadlines per schedule, and the violating seeds with their kinds.
 The machine is shared: the load average before and after is printed.
 """
@@ -32,6 +32,7 @@ def main(argv: list[str] | None = None) -> dict[str, object]:
     p.add_argument("--byzantine", type=int, default=1)
     p.add_argument("--protocols", default=",".join(sum_protocol_names()))
     p.add_argument("--workers", type=int, default=None)
+    p.add_argument("--shrink", action="store_true", help="shrink each violation (not part of the rate)")
     p.add_argument("--json", action="store_true")
     a = p.parse_args(argv)
     workers = a.workers or available_cores()
@@ -40,7 +41,8 @@ def main(argv: list[str] | None = None) -> dict[str, object]:
           f"{a.parties} data parties, {a.byzantine} byzantine", flush=True)  # fmt: skip
     for name in a.protocols.split(","):
         t0 = time.perf_counter()
-        c = simulate_over_cores(name, a.schedules, workers=workers, parties=a.parties, byzantine=a.byzantine)
+        c = simulate_over_cores(name, a.schedules, workers=workers, parties=a.parties, byzantine=a.byzantine,
+                                shrink_found=a.shrink)  # fmt: skip
         wall = time.perf_counter() - t0
         kinds = collections.Counter(v.kind for f in c.found for v in f.outcome.violations)
         row = {"protocol": name, "schedules": c.schedules, "wall_s": round(wall, 2),
