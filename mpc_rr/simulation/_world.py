@@ -102,13 +102,13 @@ class _Run:
         role = self.roles[pid]
         try:
             out = getattr(role, what)(*args)
+            self.emit(pid, out)  # a message the codec cannot encode is the role's bug too
         except PeerError:
             return
         except Exception as exc:  # the invariant: only typed errors
             self.failed.add(pid)
             self.violations.append(Violation("exception", pid, f"{what} raised {type(exc).__name__}: {exc}"))
             return
-        self.emit(pid, out)
         if role.done and pid not in self.checked:
             self.checked.add(pid)
             self.violations += check_result(self.schedule, self.target, party_end(pid, role))

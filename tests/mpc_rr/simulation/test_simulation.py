@@ -127,6 +127,26 @@ def test_a_hub_that_counts_a_party_twice_is_caught_and_shrunk() -> None:
     assert not small.schedule.faults and "wrong-total" in {v.kind for v in small.violations}
 
 
+def test_a_role_that_raises_an_untyped_error_is_caught() -> None:
+    class BrittleHub(PlainSumHub):
+        def _on_value(self, src: int, msg: Any) -> list[Any]:
+            if src == 2:
+                raise ValueError("a shape nobody checked")
+            return super()._on_value(src, msg)
+
+    base = sum_protocol("plainsum")
+
+    def role(pid: int, pub: Any, x: Any, **kw: Any) -> Any:
+        return BrittleHub(pub.n, pub.cells, run=pub.run) if pid == COORDINATOR else base.role(pid, pub, x, **kw)
+
+    target = SimTarget(with_roles(base, role), 4)
+    target.traffic, target.other_run = fault_free(target)
+    out = run_schedule(Schedule("plainsum", 4, 0), target)
+    assert [v.kind for v in out.violations if v.party == COORDINATOR] == ["exception"]
+    assert "ValueError: a shape nobody checked" in str(out.violations[0])
+    assert out.ends[COORDINATOR].status == "exception"
+
+
 def test_an_honest_party_blamed_for_a_crash_it_did_not_have_is_caught() -> None:
     # a late join excuses the late party: an abort naming party 2 in a run where only party 3
     # crashed names a fault-free party
