@@ -207,6 +207,8 @@ def check_run(
     out: list[Violation] = []
     for end in ends.values():
         out += check_result(schedule, target, end)
+        if end.status == "result" and end.party not in schedule.byzantine:
+            out += target.central(schedule, end.party, roles[end.party])
     out += _blame(schedule, ends, roles)
     out += _agreement(schedule, target, ends)
     out += _leaks(schedule, target, transcript) + _learned(schedule, target, roles)

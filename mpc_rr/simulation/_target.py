@@ -108,6 +108,11 @@ class SimTarget:
         """The cheating roles a Byzantine party 0 may play (registered by the adversary module)."""
         return tuple(sorted(attacks_for(self.protocol.name).cheaters())) if self.protocol.coordinator else ()
 
+    def central(self, schedule: Schedule, pid: int, role: Role) -> list[Any]:
+        """Violations of an outer protocol's result against its central computation (none for
+        a sum: :func:`~mpc_rr.simulation._invariants.check_result` checks its totals)."""
+        return []
+
     def coordinator(self) -> int | None:
         return COORDINATOR if self.protocol.coordinator else None
 

@@ -250,3 +250,43 @@ def test_memory_transport_agrees_on_many_schedules() -> None:
         assert {v.kind for v in here.violations} == {v.kind for v in there.violations}, (protocol, seed)
         same += here.summary() == there.summary()
     assert same >= 0.95 * len(pairs), f"the drivers disagree on {len(pairs) - same} of {len(pairs)} schedules"
+
+
+def test_the_pipeline_over_a_sum_keeps_its_dependences_central() -> None:
+    from types import SimpleNamespace
+
+    from mpc_rr.core import codec_for_roles
+    from mpc_rr.simulation._outer import pipeline_target
+    from mpc_rr.simulation._world import _Run
+
+    t = pipeline_target("plainsum", 5)
+    fault_free_run = Schedule(t.protocol.name, 5, 0)
+    out = run_schedule(fault_free_run, t)
+    assert out.ok and all(e.status == "result" for e in out.ends.values()), out.summary()
+    roles = t.roles(fault_free_run)
+    r = _Run(t, fault_free_run, roles, None, codec_for_roles(roles))
+    r.run()
+    good = roles[COORDINATOR].result
+    assert t.central(fault_free_run, COORDINATOR, roles[COORDINATOR]) == []
+    bad = SimpleNamespace(done=True, error=None, crashed=False,
+                          result=SimpleNamespace(parties_dependence=good.parties_dependence,
+                                                 dependences=np.asarray(good.dependences) + 0.25))  # fmt: skip
+    (v,) = t.central(fault_free_run, COORDINATOR, bad)  # type: ignore[arg-type]
+    assert v.kind == "wrong-total" and "central computation" in v.detail
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("inner", PROTOCOLS)
+def test_the_pipeline_over_each_sum_under_schedules(inner: str) -> None:
+    from mpc_rr.simulation._outer import pipeline_target
+
+    if not sum_protocol(inner).total_at_coordinator:
+        pytest.skip(f"{inner}: party 0 does not learn the total")
+    t = pipeline_target(inner, 6)
+    assert t.traffic is not None
+    bad = []
+    for seed in range(100):
+        s = draw_schedule(seed, t.protocol.name, t.traffic, parties=6, byzantine=0)
+        out = run_schedule(s, t)
+        bad += [f"seed {seed}: {v}" for v in out.violations]
+    assert not bad, bad[:5]
