@@ -1,4 +1,4 @@
-"""The pipeline's secure-sum dependence under fault schedules: a sum protocol inside the pipeline.
+"""The pipeline's secure-sum dependence and RRBA's secure tally under fault schedules.
 
 :class:`PipelineTarget` is a :class:`~mpc_rr.simulation.SimTarget` whose roles are the
 RR-Clusters pipeline's (Domingo-Ferrer & Soria-Comas, Sec. 4.2: the exact bivariate counts
@@ -7,7 +7,10 @@ pipeline's messages and the inner sum's alike (party ids and links are the pipel
 Besides the invariants of every run (blame, termination, typed errors, the cost model of
 the fault-free run), the coordinator's dependences must be the central computation over the
 parties it says the dependence phase used (``parties_dependence``): the dependence matrix of
-exactly their records.
+exactly their records.  :class:`RRBATarget` runs RRBA's collection (Imran & Meo) with its
+secure tally over ``sum_protocol`` the same way; its central computation is the plain tally
+of the same seed, which a schedule without faults (any delivery order) must reproduce: the
+same blocks and the same estimates.
 """
 
 from __future__ import annotations
@@ -23,21 +26,20 @@ from mpc_rr.simulation._invariants import Violation
 from mpc_rr.simulation._schedule import Schedule
 from mpc_rr.simulation._target import SimTarget
 
-__all__ = ["PipelineTarget", "pipeline_target"]
+__all__ = ["PipelineTarget", "RRBATarget", "pipeline_target", "rrba_target"]
 
 
-class _Pipeline(SumProtocol):
-    """The pipeline as the simulator sees it (its name, its messages, party 0 takes part)."""
+class _Outer(SumProtocol):
+    """An outer protocol as the simulator sees it (its name, its messages, party 0 takes part)."""
 
     steps = ("run",)
-    hides_inputs = False  # the inner sum hides the records' counts; the release is public
+    hides_inputs = False  # the inner sum hides the counts; what the outer protocol releases is public
 
-    def __init__(self, inner: SumProtocol) -> None:
-        from mpc_rr.pipeline import PIPELINE
-
-        self.name = PIPELINE.name
-        self.summary = f"{PIPELINE.name} over {inner.name}"
+    def __init__(self, name: str, inner: SumProtocol, messages: tuple[Any, ...]) -> None:
+        self.name = name
+        self.summary = f"{name} over {inner.name}"
         self.inner = inner
+        self._messages = messages
         super().__init__()
 
     def check_name(self) -> None:
@@ -50,9 +52,7 @@ class _Pipeline(SumProtocol):
         raise UsageError("the pipeline's roles come from PipelineTarget")
 
     def message_types(self) -> tuple[Any, ...]:
-        from mpc_rr.pipeline import PIPELINE_MESSAGES
-
-        return tuple(PIPELINE_MESSAGES)
+        return self._messages
 
     def step_messages(self) -> Any:
         return {}
@@ -69,13 +69,13 @@ class PipelineTarget(SimTarget):
 
     def __init__(self, inner: str, parties: int) -> None:
         from mpc_rr.data import Attribute, Schema
-        from mpc_rr.pipeline import PipelineConfig, signing
+        from mpc_rr.pipeline import PIPELINE, PIPELINE_MESSAGES, PipelineConfig, signing
 
         spec = sum_protocol(inner)
         if not spec.total_at_coordinator:
             raise UsageError(f"{spec.name} cannot be the pipeline's dependence sum (party 0 does not learn the total)")
         super().__init__(spec, parties)
-        self.protocol = _Pipeline(spec)
+        self.protocol = _Outer(PIPELINE.name, spec, tuple(PIPELINE_MESSAGES))
         self.inner = spec
         self.schema = Schema((Attribute("a", ("0", "1", "2")), Attribute("b", ("0", "1")), Attribute("c", ("0", "1"))))
         rng = np.random.default_rng(0)
@@ -123,7 +123,76 @@ class PipelineTarget(SimTarget):
         return []
 
 
+class RRBATarget(SimTarget):
+    """RRBA with its secure tally over ``inner`` among ``parties`` clients (module docstring)."""
+
+    def __init__(self, inner: str, parties: int) -> None:
+        from mpc_rr.rrba import RRBA, RRBA_MESSAGES, RRBAConfig
+
+        spec = sum_protocol(inner)
+        if not spec.total_at_coordinator:
+            raise UsageError(f"{spec.name} cannot be RRBA's secure tally (party 0 does not learn the total)")
+        super().__init__(spec, parties)
+        self.protocol = _Outer(RRBA.name, spec, tuple(RRBA_MESSAGES))
+        self.inner = spec
+        rng = np.random.default_rng(0)
+        self.inputs = np.stack([rng.integers(0, 3, parties), rng.integers(0, 2, parties), rng.integers(0, 2, parties)], axis=1)
+        self._config_of = functools.partial(RRBAConfig, sizes=(3, 2, 2), n_clients=parties, block=max(2, parties // 2),
+                                            p=0.5, sum_protocol=spec.name)  # fmt: skip
+
+    @property
+    def run(self) -> str:
+        return f"sim-rrba-{self.inner.name}-{self.parties}"
+
+    def honest_roles(self, seed: int, run: str) -> dict[int, Role]:
+        from mpc_rr.rrba import rrba_roles
+
+        return rrba_roles(self._config_of(run=run, secure_tally=True), self.inputs, seed,
+                          entropy=SeededEntropy(seed).spawn)  # fmt: skip
+
+    @property
+    def messages(self) -> int:
+        """The fault-free run's messages (before that run: a bound no run reaches)."""
+        return 10**6 if self.traffic is None else sum(self.traffic.links.values())
+
+    @functools.cached_property
+    def cheats(self) -> tuple[str, ...]:
+        return ()
+
+    @functools.cached_property
+    def plain(self) -> Any:
+        """The aggregator's result of the plain tally of the same seed (the central computation)."""
+        from mpc_rr.core import HarnessRunner
+        from mpc_rr.rrba import rrba_roles
+
+        res = HarnessRunner()(rrba_roles(self._config_of(run=self.run, secure_tally=False), self.inputs, 1))
+        return res.roles[COORDINATOR].result
+
+    def central(self, schedule: Schedule, pid: int, role: Role) -> list[Violation]:
+        """Without faults, the aggregator ends where the plain tally does."""
+        if pid != COORDINATOR or schedule.faults or not role.done or role.error is not None:
+            return []
+        got, want = role.result, self.plain
+        same = np.array_equal(np.asarray(got.blocks_used), np.asarray(want.blocks_used)) and all(
+            np.array_equal(np.asarray(a), np.asarray(b)) for a, b in zip(got.estimates, want.estimates, strict=True)
+        )
+        return [] if same else [Violation("wrong-total", pid, "the secure tally's estimates differ from the plain tally's")]
+
+
 _TARGETS: dict[tuple[str, int], PipelineTarget] = {}
+_RRBA: dict[tuple[str, int], RRBATarget] = {}
+
+
+def rrba_target(inner: str, parties: int) -> RRBATarget:
+    """The :class:`RRBATarget` of ``inner`` at ``parties`` (built once per process)."""
+    from mpc_rr.simulation._world import fault_free
+
+    key = (inner, int(parties))
+    if key not in _RRBA:
+        t = RRBATarget(inner, parties)
+        t.traffic, t.other_run = fault_free(t)
+        _RRBA[key] = t
+    return _RRBA[key]
 
 
 def pipeline_target(inner: str, parties: int) -> PipelineTarget:

@@ -290,3 +290,35 @@ def test_the_pipeline_over_each_sum_under_schedules(inner: str) -> None:
         out = run_schedule(s, t)
         bad += [f"seed {seed}: {v}" for v in out.violations]
     assert not bad, bad[:5]
+
+
+def test_rrba_over_a_sum_ends_where_the_plain_tally_does() -> None:
+    from types import SimpleNamespace
+
+    from mpc_rr.simulation._outer import rrba_target
+
+    t = rrba_target("plainsum", 4)
+    for order in (0, 99):
+        out = run_schedule(Schedule(t.protocol.name, 4, order), t)
+        assert out.ok and all(e.status == "result" for e in out.ends.values()), out.summary()
+    plain = t.plain
+    moved = SimpleNamespace(done=True, error=None, result=SimpleNamespace(
+        blocks_used=plain.blocks_used, estimates=[np.asarray(e) + 0.5 for e in plain.estimates]))  # fmt: skip
+    (v,) = t.central(Schedule(t.protocol.name, 4, 0), COORDINATOR, moved)  # type: ignore[arg-type]
+    assert v.kind == "wrong-total" and "plain tally" in v.detail
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("inner", PROTOCOLS)
+def test_rrba_over_each_sum_under_schedules(inner: str) -> None:
+    from mpc_rr.simulation._outer import rrba_target
+
+    if not sum_protocol(inner).total_at_coordinator:
+        pytest.skip(f"{inner}: party 0 does not learn the total")
+    t = rrba_target(inner, 6)
+    assert t.traffic is not None
+    bad = []
+    for seed in range(100):
+        out = run_schedule(draw_schedule(seed, t.protocol.name, t.traffic, parties=6, byzantine=0), t)
+        bad += [f"seed {seed}: {v}" for v in out.violations]
+    assert not bad, bad[:5]
