@@ -24,7 +24,6 @@ from __future__ import annotations
 import argparse
 import json
 from pathlib import Path
-from typing import Any
 
 from mpc_rr.adversary import attacked
 from mpc_rr.core import get_protocol
@@ -87,7 +86,9 @@ def run(args: argparse.Namespace) -> int:
     head = out.pop("head")
     n, threshold, rule = args.parties, out["threshold"], out["threshold_rule"]
     if not args.no_plot:
-        out["plot"] = str(_plot(args.protocol, n, out["curve"], threshold, rule, args.size, args.out,
+        from scenarios.figures.attacks import plot_coalition
+
+        out["plot"] = str(plot_coalition(args.protocol, n, out["curve"], threshold, rule, args.size, args.out,
                                 f"coalition-{args_digest(args)}.png", server=out["server_colludes"]))
     if args.json:
         print(json.dumps(out, indent=2))
@@ -120,38 +121,3 @@ def _ci(ci: tuple[float, float]) -> str:
     return f"[{ci[0]:.3f}, {ci[1]:.3f}]"
 
 
-def _plot(
-    protocol: str, n: int, curve: list[dict[str, Any]], threshold: int, rule: str, size: int,
-    folder: Path, name: str = "coalition.png", *, server: bool = False,
-) -> Path:
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
-    folder.mkdir(parents=True, exist_ok=True)
-    png = folder / name  # one file per command line: a new attack keeps the last one's plot
-    x = [c["size"] for c in curve]
-    fig, ax = plt.subplots(figsize=(7.5, 4.6))
-    ax.plot(x, [c["success"] for c in curve], "o-", color="tab:red", label="attack success")
-    ax.fill_between(x, [c["ci"][0] for c in curve], [c["ci"][1] for c in curve], color="tab:red",
-                    alpha=0.15, label="attack success: confidence interval")  # fmt: skip
-    ax.plot(x, [c["recovery_rate"] for c in curve], "s:", color="tab:purple", ms=4,
-            label="inputs determined by the view")  # fmt: skip
-    ax.plot(x, [c["baseline"] for c in curve], "--", color="black",
-            label="baseline: the sum minus the coalition's inputs")  # fmt: skip
-    ax.axvline(threshold, color="tab:blue", lw=1.4, label=f"declared bound: {rule}")
-    ax.axvline(size, color="tab:gray", lw=0.8, ls=":", label=f"the coalition attacked: {size} parties")
-    from matplotlib.ticker import MaxNLocator
-
-    ax.xaxis.set_major_locator(MaxNLocator(integer=True))  # a coalition has a whole number of parties
-    ax.set_xlabel("colluding data parties C" + (" (+ the server)" if server else ""))
-    ax.set_ylabel("share of honest inputs guessed right")
-    ax.set_ylim(-0.02, 1.05)
-    ax.set_title(f"Coalitions against {protocol} ({n} parties)", fontsize=10)
-    ax.grid(alpha=0.3)
-    ax.legend(fontsize=7.5, loc="center left", bbox_to_anchor=(0.01, 0.62), framealpha=0.9)
-    fig.tight_layout()
-    fig.savefig(png, dpi=110)
-    plt.close(fig)
-    return png

@@ -97,7 +97,7 @@ def _run(args: argparse.Namespace) -> int:
         max_corrupt=args.max_corrupt,
     ).to_json()  # fmt: skip
     if args.plot is not None:
-        from scenarios.workloads.privacy_plot import plot_central_curve
+        from scenarios.figures.privacy import plot_central_curve
 
         curve = central_curve(doc["epsilon0"], args.delta, args.channel, k=k, releases=args.releases,
                               max_corrupt=doc["max_corrupt"] if doc["amplified"] else 0.0)  # fmt: skip

@@ -241,8 +241,9 @@ def run(args: argparse.Namespace) -> int:
 
     from mpc_rr.core import UsageError
     from mpc_rr.workflows import collect_rrba, marginal_errors, summarize
+    from scenarios.figures.privacy import write_privacy_plot
+    from scenarios.figures.rrba import plot_convergence
     from scenarios.workloads.data_source import draw_records, spec_from_args
-    from scenarios.workloads.outputs import plot_convergence, write_privacy_plot
 
     if args.marginals < 0:
         raise UsageError(f"--marginals must be >= 0 (0 skips the marginal errors), got {args.marginals}")

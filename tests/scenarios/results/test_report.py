@@ -18,8 +18,8 @@ import pytest
 from scenarios.cli import main
 from scenarios.experiments.spec import parse_scenario
 from scenarios.experiments.sweep import sweep
+from scenarios.figures.report_figures import Figure, wilson
 from scenarios.results.report import build, render
-from scenarios.results.report_figures import Figure, wilson
 from scenarios.results.store import Store
 
 # one worker builds the module's store once (pytest-xdist, --dist loadgroup)
@@ -367,7 +367,7 @@ def test_report_command(report, tmp_path: Path, capsys, monkeypatch: pytest.Monk
 
 def test_error_plots_show_every_method_listed_not_only_the_first(report) -> None:
     """Listing RR-Independent first hid the RR-Clusters comparison (only the first error_* was drawn)."""
-    from scenarios.results.report_protocol_figures import pipeline_figures
+    from scenarios.figures.report_protocol_figures import pipeline_figures
 
     db, _, _ = report
     with Store(db, create=False) as store:

@@ -6,8 +6,8 @@ from __future__ import annotations
 import re
 import xml.etree.ElementTree as ET
 
-from scenarios.results.report_drawing import SMALL_N, draw
-from scenarios.results.report_series import Figure, Series, wilson
+from scenarios.figures.report_drawing import SMALL_N, draw
+from scenarios.figures.report_series import Figure, Series, wilson
 
 SVG = "{http://www.w3.org/2000/svg}"
 XLINK = "{http://www.w3.org/1999/xlink}href"
@@ -102,7 +102,7 @@ def test_a_linear_axis_of_costs_starts_at_zero() -> None:
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    from scenarios.results.report_drawing import _from_zero
+    from scenarios.figures.report_drawing import _from_zero
 
     fig, ax = plt.subplots()
     ax.plot([1, 2, 3], [800.0, 1000.0, 1200.0])

@@ -22,7 +22,8 @@ from collections.abc import Sequence
 from dataclasses import replace
 from typing import Any
 
-from scenarios.results.report_series import Figure
+from scenarios.figures._backend import pyplot
+from scenarios.figures.report_series import Figure
 
 __all__ = ["COLORS", "MARKERS", "SMALL_N", "draw", "draw_stacked"]
 
@@ -39,10 +40,7 @@ def draw(fig: Figure, *, panels: Sequence[str], logx: Sequence[str] = (), logy: 
          vlines: dict[str, list[tuple[float, str]]] | None = None, hlines: dict[str, list[tuple[float, str]]] | None = None,
          height: float = 4.2, legend_out: bool = False, dodge: bool = False) -> Figure:  # fmt: skip
     """Draw ``fig.series`` (panel by panel) into an SVG; returns the figure with it."""
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
+    plt = pyplot()
 
     plt.rcParams.update({"svg.fonttype": "none", "font.size": 11, "axes.titlesize": 11, "axes.labelsize": 11,
                          "legend.fontsize": 9.5, "xtick.labelsize": 10, "ytick.labelsize": 10,
@@ -288,10 +286,7 @@ def draw_stacked(
     fig: Figure, parts: Sequence[tuple[str, str]], rows: Sequence[tuple[str, dict[str, float]]]
 ) -> Figure:
     """Horizontal stacked bars (one row per grid point) of the ``parts`` means."""
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
+    plt = pyplot()
 
     plt.rcParams.update({"svg.fonttype": "none", "font.size": 11, "font.family": "DejaVu Sans"})
     f, ax = plt.subplots(figsize=(11.5, 1.2 + 0.34 * len(rows)))

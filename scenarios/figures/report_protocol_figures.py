@@ -14,9 +14,8 @@ from collections.abc import Sequence
 from dataclasses import replace
 from typing import Any
 
-from scenarios.results.aggregate import by_point
-from scenarios.results.report_drawing import SMALL_N, draw, draw_stacked
-from scenarios.results.report_series import (
+from scenarios.figures.report_drawing import SMALL_N, draw, draw_stacked
+from scenarios.figures.report_series import (
     Figure,
     Series,
     group_label,
@@ -27,6 +26,7 @@ from scenarios.results.report_series import (
     swept,
     title,
 )
+from scenarios.results.aggregate import by_point
 from scenarios.results.store import StoredRun
 
 __all__ = ["PHASES", "pipeline_figures", "secure_sum_figures"]
