@@ -198,10 +198,11 @@ def test_titles_name_the_data_and_the_run_count(report) -> None:
         "sums: cost against the dropout rate (18 runs)",
     ]
     assert by["blocks"].figures[0].title == "blocks: convergence on survey (4 runs)"
-    # the accuracy-vs-cost panels share their y axis, units are in the labels
+    # the accuracy-vs-cost panels share their y axis, units are in the labels; 30 and 60 parties
+    # cost within a factor of a few: linear axes (from zero), not log
     acc = by["pipe"].figures[0]
-    assert acc.xlabel == {"messages": "messages sent (log)", "payload bytes": "payload bytes sent (MB, log)",
-                          "wall time": "protocol wall time (s, log)"}  # fmt: skip
+    assert acc.xlabel == {"messages": "messages sent", "payload bytes": "payload bytes sent (MB)",
+                          "wall time": "protocol wall time (s)"}  # fmt: skip
 
 
 def _sql_runs(db: Path, scenario: str) -> list[tuple[dict, dict]]:
