@@ -22,8 +22,8 @@ def test_pipeline_secure_sum_dependence_over_prio3_equals_secagg() -> None:
                             runner_for("harness"), data)[0]
         for s in ("secagg", "prio3")
     }  # fmt: skip
-    assert runs["prio3"]["dependences"] == runs["secagg"]["dependences"]
-    assert runs["prio3"]["clusters"] == runs["secagg"]["clusters"]
+    assert runs["prio3"].dependences == runs["secagg"].dependences
+    assert runs["prio3"].clusters == runs["secagg"].clusters
 
 
 def _rrba(capsys: pytest.CaptureFixture[str], out: Path, sum_protocol: str) -> dict:  # type: ignore[type-arg]
