@@ -263,6 +263,4 @@ def coalition(protocol: str, *, parties: int, size: int, **options: Any) -> Atta
     (``mpc-rr attack coalition``); ``options`` are :func:`~mpc_rr.workflows.coalition_report`'s."""
     from mpc_rr.workflows._attack_reports import coalition_report
 
-    doc = dict(coalition_report(protocol, parties=parties, size=size, **options))
-    doc.pop("head", None)
-    return _attack(doc)
+    return _attack(coalition_report(protocol, parties=parties, size=size, **options).to_json())
