@@ -6,7 +6,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from scenarios.figures._backend import pyplot
+from scenarios.figures._backend import plain_log, pyplot
 
 if TYPE_CHECKING:
     from mpc_rr.adversary import LinkabilityResult
@@ -45,6 +45,7 @@ def plot_linkability(
         )
         ax.plot([n], [r.baseline], "_", ms=14, color="black")
     ax.set_xscale("log")
+    plain_log(ax.xaxis)
     ax.set_ylim(0, 1.05)
     ax.set_xlabel("parties n (log scale)")
     ax.set_ylabel("share of a party's pair values its group holds (fraction)")

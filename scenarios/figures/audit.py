@@ -7,7 +7,7 @@ import math
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from scenarios.figures._backend import pyplot
+from scenarios.figures._backend import plain_log, pyplot
 
 if TYPE_CHECKING:
     from mpc_rr.adversary import AuditResult, PipelineAuditResult
@@ -56,6 +56,7 @@ def plot_audit(
     ax.plot(x, [min(v, top) for v in ldp], "s:", color="tab:gray",
             label="LDP-Auditor formula, same runs and confidence")
     ax.set_xscale("log")
+    plain_log(ax.xaxis)
     ax.set_xlabel("mechanism runs (trials)")
     ax.set_ylabel("epsilon (ln of a probability ratio)")
     ax.set_ylim(0, 1.2 * top + 1e-9)
@@ -79,11 +80,14 @@ def plot_pipeline_audit(
     fig, ax = plt.subplots(figsize=(7.5, 4.6))
     lows = [c["epsilon_lower"] for c in curve]
     top = _top([claimed, res.epsilon_true or 0.0, *lows])
-    _level(ax, res.epsilon_true, top, "black", "-", "true epsilon")
-    _level(ax, claimed, top, "tab:red", "--", f"claimed ({source})")
+    # as in plot_audit: the true line wide and pale under the claimed one, equal values both visible
+    _level(ax, res.epsilon_true, top, "#9a9a9a", "-", "true epsilon", lw=5.0)
+    same = res.epsilon_true is not None and math.isclose(claimed, res.epsilon_true, rel_tol=1e-9)
+    _level(ax, claimed, top, "tab:red", "--", f"claimed ({source}){' = true' if same else ''}")
     ax.plot([c["trials"] for c in curve], [min(v, top) for v in lows], "o-",
             color="tab:blue", label=f"one-run lower bound ({100 * res.confidence:g}%)")  # fmt: skip
     ax.set_xscale("log")
+    plain_log(ax.xaxis)
     ax.set_xlabel("canary parties in the one run")
     ax.set_ylabel("epsilon")
     ax.set_ylim(0, 1.2 * top + 1e-9)

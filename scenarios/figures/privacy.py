@@ -7,7 +7,7 @@ import math
 from pathlib import Path
 from typing import Any
 
-from scenarios.figures._backend import pyplot
+from scenarios.figures._backend import plain_log, pyplot
 
 __all__ = ["plot_central_curve", "write_privacy_plot"]
 
@@ -34,6 +34,8 @@ def plot_central_curve(
     if mark is not None:
         ax.plot([mark[0]], [mark[1]], "o", ms=9, color="crimson",
                 label=f"{mark_label}: n = {mark[0]:,}, central {mark[1]:.3g}")  # fmt: skip
+    plain_log(ax.xaxis)
+    plain_log(ax.yaxis)
     ax.set_xlabel("parties n (reports shuffled together)")
     ax.set_ylabel("epsilon")
     ax.set_title(title, fontsize=10)

@@ -26,7 +26,7 @@ from collections.abc import Sequence
 from dataclasses import replace
 from typing import Any
 
-from scenarios.figures._backend import pyplot
+from scenarios.figures._backend import LOG_SPAN, plain_log, pyplot
 from scenarios.figures.report_series import Figure
 
 __all__ = ["BAND", "COLORS", "LOG_SPAN", "MARKERS", "SMALL_N", "draw", "draw_stacked", "wide"]
@@ -37,10 +37,6 @@ MARKERS = ("o", "s", "^", "D", "v", "P", "X", "*", "<", ">")
 # below this many runs per point a share is shown as its count k/n (a Wilson bar at n = 5 spans
 # about half the axis and would be all the eye sees)
 SMALL_N = 20
-# a measured x (messages, bytes, seconds) goes on a log axis only from this ratio of its largest to
-# its smallest value (a decade and a half): on a narrower span a linear axis from zero shows the
-# differences in proportion, and the smallest value still sits clear of the origin
-LOG_SPAN = 30.0
 BAND = "95 % Wilson interval (shaded band)"
 
 
@@ -134,12 +130,12 @@ def draw(fig: Figure, *, panels: Sequence[str], logx: Sequence[str] = (), logy: 
             )
         if panel in logx:
             ax.set_xscale("log")
-            _plain_log(ax.xaxis)
+            plain_log(ax.xaxis)
             _two_ticks(ax, "x", [v for s in mine if s.style != "dotted" for v in s.x if v is not None])
         _same_x_note(ax, mine)
         if panel in logy:
             ax.set_yscale("log")
-            _plain_log(ax.yaxis)
+            plain_log(ax.yaxis)
             _two_ticks(ax, "y", [v for s in mine for v in s.y if v is not None])
         if ylim is not None:
             ax.set_ylim(*ylim)
@@ -289,27 +285,6 @@ def _with_svg(fig: Figure, f: Any) -> Figure:
     f.savefig(buf, format="svg", bbox_inches="tight")
     plt.close(f)
     return replace(fig, svg=buf.getvalue())
-
-
-def _plain_log(axis: Any) -> None:
-    """Tick labels of a log axis as plain numbers (300, 1,000, 0.05), minor ones only over a short span."""
-    from matplotlib.ticker import FuncFormatter, NullFormatter
-
-    def fmt(v: float, _pos: int) -> str:
-        return f"{v:,.0f}" if v >= 10 else f"{v:g}"
-
-    lo, hi = axis.get_view_interval()
-    span = hi / lo if lo > 0 else math.inf
-    # a short span: 2, 3 and 5 times a power of ten; up to three decades: 3 times (evenly between
-    # the decades, so a panel of a decade or two has labels at its low end too); wider: decades
-    leads = "235" if span < LOG_SPAN else ("3" if span < 1000 else "")
-
-    def minor(v: float, pos: int) -> str:
-        lead = f"{v:.0e}"[0]
-        return fmt(v, pos) if lead in leads else ""
-
-    axis.set_major_formatter(FuncFormatter(fmt))
-    axis.set_minor_formatter(FuncFormatter(minor) if leads else NullFormatter())
 
 
 def draw_stacked(

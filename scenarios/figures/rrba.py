@@ -6,7 +6,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from scenarios.figures._backend import pyplot
+from scenarios.figures._backend import plain_log, pyplot
 
 if TYPE_CHECKING:
     from mpc_rr.rrba import RRBARun
@@ -45,6 +45,7 @@ def plot_convergence(run: RRBARun, path: Path, title: str, names: tuple[str, ...
         ax.plot([], [], lw=0.6, color="0.6", label=f"each of the {S} subsets")
     ax.plot([], [], "o", mfc="none", color="k" if few else "C3", label="stopping rule first held")
     ax.set_yscale("log")
+    plain_log(ax.yaxis)
     ax.set_xlabel("answers collected for the subset (tuples)")
     ax.set_ylabel("max |estimate - truth| over the subset's cells (probability)")
     ax.set_title(title, fontsize=10)
