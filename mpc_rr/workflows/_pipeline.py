@@ -68,6 +68,7 @@ __all__ = [
     "execute",
     "ledger_json",
     "run_and_evaluate",
+    "run_and_report",
     "run_ledger",
     "to_json",
 ]
@@ -328,16 +329,28 @@ def ledger_json(ev: Evaluation) -> dict[str, Any]:
     return privacy_record(ev).to_json()
 
 
-def run_and_evaluate(
+def run_and_report(
     opts: RunOptions,
     runner: Runner,
     data: Dataset,
     *,
     progress: Callable[[str, int, int], None] | None = None,
 ) -> tuple[RunResults, Evaluation]:
-    """:func:`execute`, :func:`evaluate` and :func:`~mpc_rr.workflows.run_results` in one call:
-    the typed results (``results.json`` is their ``to_json()``) and the evaluation behind them."""
+    """:func:`execute`, :func:`evaluate` and :func:`~mpc_rr.workflows._run_results.run_results`
+    in one call: the typed results (``results.json`` is their ``to_json()``) and the evaluation."""
     from mpc_rr.workflows._run_results import run_results
 
     ev = evaluate(execute(opts, runner, data, progress=progress), opts)
     return run_results(ev, opts), ev
+
+
+def run_and_evaluate(
+    opts: RunOptions,
+    runner: Runner,
+    data: Dataset,
+    *,
+    progress: Callable[[str, int, int], None] | None = None,
+) -> tuple[dict[str, Any], Evaluation]:
+    """:func:`run_and_report` with the results as their JSON document (``results.json``)."""
+    results, ev = run_and_report(opts, runner, data, progress=progress)
+    return results.to_json(), ev

@@ -152,7 +152,7 @@ def run(args: argparse.Namespace) -> int:
     except argparse.ArgumentTypeError as exc:
         raise UsageError(f"the default output folder: {exc}") from None
 
-    from mpc_rr.workflows._pipeline import RunOptions, run_and_evaluate
+    from mpc_rr.workflows._pipeline import RunOptions, run_and_report
     from parties.runners import runner_for
     from scenarios.cli.jobs import (
         PipelineProgress,
@@ -200,7 +200,7 @@ def run(args: argparse.Namespace) -> int:
         n = args.parties or data.n
         refuse_pipeline_over_memory(opts, data.schema.sizes, n)
         phases.start(f"building {n:,} parties and starting them over {args.transport}")
-        results, ev = run_and_evaluate(opts, runner, data, progress=PipelineProgress(phases, say_replaced))
+        results, ev = run_and_report(opts, runner, data, progress=PipelineProgress(phases, say_replaced))
     if priced is not None:
         results = results.with_network(priced.summary())
     warn_all("run", results.warnings)
