@@ -22,6 +22,13 @@ nothing but the leak distinguishes it from the real protocol:
   (:func:`~mpc_rr.secure_sum.secagg.fixed_graph`), whatever the parties' joint
   draw: an adversary that knows the label before the run places its colluders
   on each target's neighbours (``mpc-rr attack coalition --variant fixed-draw``).
+* :class:`NoConsistencyClient` -- SecAgg+ without its consistency round: a client reveals
+  its shares for whatever survivor set the aggregator names, without a committee quorum's
+  signatures on it, so an aggregator that tells some neighbours of a party that it dropped
+  and the others that it survived collects both shares of that party's masks.
+* :class:`UnsignedKeyMeshParty` -- a full-mesh party that takes any key the board or relay
+  lists as its owner's, unsigned: whoever relays the keys can swap them, and a share sealed
+  under a swapped key does not open at its recipient, who blames the honest sender.
 * :class:`SparsePlainSumClient` / :class:`LenientPlainSumHub` -- a plaintext
   sum whose client drops trailing zeros (a variable-length encoding: the size
   tells where the one is); the hub pads them back.
@@ -44,7 +51,13 @@ from mpc_rr.secure_sum._graph import Graph
 from mpc_rr.secure_sum.full_mesh import FullMeshParty
 from mpc_rr.secure_sum.full_mesh._messages import TAG_LEN
 from mpc_rr.secure_sum.plainsum import PlainSumClient, PlainSumHub, PlainValue
-from mpc_rr.secure_sum.secagg import ForwardedShares, MaskedInput, SecAggClient, SecAggServer
+from mpc_rr.secure_sum.secagg import (
+    ForwardedShares,
+    MaskedInput,
+    SecAggClient,
+    SecAggServer,
+    UnmaskRequest,
+)
 from mpc_rr.secure_sum.secagg._client import mask_sum
 from mpc_rr.secure_sum.secagg._params import fixed_graph
 
@@ -57,11 +70,13 @@ __all__ = [
     "FixedDrawSecAggClient",
     "FixedDrawSecAggServer",
     "LenientPlainSumHub",
+    "NoConsistencyClient",
     "PlaintextShareMeshParty",
     "Plant",
     "RawRecordParty",
     "SparsePlainSumClient",
     "UnmaskedSecAggClient",
+    "UnsignedKeyMeshParty",
     "ZeroShareMeshParty",
 ]
 
@@ -129,6 +144,22 @@ class FixedDrawSecAggServer(SecAggServer):
 
     def draw(self, seed: bytes) -> tuple[Graph, np.ndarray]:
         return fixed_graph(self.cfg), self.cfg.committee_for(None)
+
+
+class NoConsistencyClient(SecAggClient):
+    """SecAgg+ client that skips the consistency round's check: no quorum of the committee's
+    signatures is asked of the survivor set it unmasks for."""
+
+    def _inconsistent(self, msg: UnmaskRequest, members: np.ndarray) -> str:
+        return ""
+
+
+class UnsignedKeyMeshParty(FullMeshParty):
+    """Full-mesh party that takes every listed key as its owner's without checking the
+    owner's signature on it."""
+
+    def _genuine(self, owner: int, pk: bytes, signature: bytes) -> bool:
+        return True
 
 
 class ZeroShareMeshParty(FullMeshParty):
@@ -242,6 +273,27 @@ def _fixed_draw(roles: dict[int, Role], x: np.ndarray, public: Any) -> dict[int,
     return out
 
 
+def _no_consistency(roles: dict[int, Role], x: np.ndarray, public: Any) -> dict[int, Role]:
+    """SecAgg+ without the consistency round, where it is all that stops an equivocating
+    aggregator: a threshold of half the degree and a dropout bound of at least one party
+    (at the default threshold, above ``k / 2``, equivocation fails on the threshold alone)."""
+    from mpc_rr.secure_sum.secagg import SecAggConfig
+
+    old = public.config
+    n = x.shape[0]
+    cfg = SecAggConfig.create(n, old.cells, modulus=old.modulus, degree=old.degree,
+                              threshold=max(2, old.degree // 2), max_dropout=max(old.max_dropout, 1.5 / n),
+                              max_corrupt=old.max_corrupt, run=old.run)  # fmt: skip
+    server = roles[COORDINATOR]
+    assert isinstance(server, SecAggServer)
+    out: dict[int, Role] = {COORDINATOR: SecAggServer(cfg, None, identity=server._identity)}
+    for i in range(1, n + 1):
+        c = roles[i]
+        assert isinstance(c, SecAggClient)
+        out[i] = NoConsistencyClient(i, cfg, None, x[i - 1], entropy=c.entropy, identity=c._identity)
+    return out
+
+
 def _mesh(kind: type[FullMeshParty], **extra: Any) -> Plant:
     def plant(roles: dict[int, Role], x: np.ndarray, public: Any) -> dict[int, Role]:
         out = dict(roles)
@@ -265,18 +317,23 @@ SECAGG_PLANTS: Mapping[str, Plant] = {
     "masks": _unmasked_secagg(ALL),
     "isolated": _unmasked_secagg({1}),
     "fixed-draw": _fixed_draw,
+    "no-consistency": _no_consistency,
 }
 """``masks``: no pairwise masks at all; ``isolated``: party 1 has degree 0 in the masking graph;
 ``fixed-draw``: the graph and committee from the run label (known before the run), not the joint
-seed (a coalition placed on the label's graph recovers the inputs: ``attack coalition``)."""
+seed (a coalition placed on the label's graph recovers the inputs: ``attack coalition``);
+``no-consistency``: no committee quorum on the survivor set (an equivocating aggregator unmasks
+an input: ``mpc-rr simulate --broken no-consistency``)."""
 
 FULL_MESH_PLANTS: Mapping[str, Plant] = {
     "masks": _mesh(ZeroShareMeshParty, isolated=ALL),
     "isolated": _mesh(ZeroShareMeshParty, isolated={1}),
     "clear-shares": _mesh(PlaintextShareMeshParty),
+    "unsigned-keys": _mesh(UnsignedKeyMeshParty),
 }
 """``masks``: no shares; ``isolated``: party 1's shares are zero; ``clear-shares``: shares in
-the clear (the paper's protocol over a relay)."""
+the clear (the paper's protocol over a relay); ``unsigned-keys``: keys taken unsigned (a board
+that alters one makes an honest sender blamed: ``mpc-rr simulate --broken unsigned-keys``)."""
 
 PIPELINE_PLANTS: Mapping[str, type[DataParty]] = {"raw-record": RawRecordParty}
 """``raw-record``: data parties send their true record as the dependence-phase record."""

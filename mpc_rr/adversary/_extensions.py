@@ -10,6 +10,8 @@ the adversary module registers them, keyed by the protocol's name, with
   an observer rebuilds from a saved transcript alone;
 * ``plants`` -- ``{name: plant}``: the broken-on-purpose variants
   (:mod:`~mpc_rr.adversary._broken`) every attack is tested against;
+* ``byzantine`` -- ``{strategy: plant}``: the cheating roles a simulated Byzantine party 0
+  plays (:mod:`~mpc_rr.adversary._byzantine`, ``mpc-rr simulate``);
 * ``coalition`` -- ``coalition(public, parties) -> CoalitionModel``: who
   colludes and the bound the run declares;
 * ``cheats`` -- the strategies a cheating server, relay, leader or client
@@ -41,7 +43,7 @@ from mpc_rr.core._registry import lazy
 
 __all__ = ["Cheats", "ProtocolAttacks", "attacked", "attacks_for", "register_attacks", "unregister_attacks"]
 
-Part = Literal["recover", "offline", "plants", "coalition", "cheats", "poison"]
+Part = Literal["recover", "offline", "plants", "byzantine", "coalition", "cheats", "poison"]
 
 
 @dataclass(frozen=True)
@@ -70,6 +72,7 @@ class ProtocolAttacks:
     recover: Callable[..., Any] | None = None
     offline: Callable[..., Any] | None = None
     plants: Callable[[], Mapping[str, Any]] | None = None
+    byzantine: Callable[[], Mapping[str, Any]] | None = None
     coalition: Callable[..., Any] | None = None
     cheats: Cheats | None = None
     poison: tuple[str, ...] = ()
@@ -82,6 +85,10 @@ class ProtocolAttacks:
     def planted(self) -> Mapping[str, Any]:
         """The planted variants (``{}`` when none)."""
         return {} if self.plants is None else dict(self.plants())
+
+    def cheaters(self) -> Mapping[str, Any]:
+        """The cheating roles of a Byzantine party 0 (``{}`` when none)."""
+        return {} if self.byzantine is None else dict(self.byzantine())
 
 
 _ATTACKS: dict[str, ProtocolAttacks] = {}
@@ -97,8 +104,8 @@ def register_attacks(protocol: str, **parts: Any) -> ProtocolAttacks:
     given: dict[str, Any] = {}
     for key, value in parts.items():
         if isinstance(value, str):
-            value = _named(value) if key == "plants" else lazy(value)
-        elif key == "plants" and isinstance(value, Mapping):
+            value = _named(value) if key in ("plants", "byzantine") else lazy(value)
+        elif key in ("plants", "byzantine") and isinstance(value, Mapping):
             value = _constant(dict(value))
         elif key == "poison":
             value = tuple(value)
@@ -194,7 +201,7 @@ def _register_builtin() -> None:
         register_attacks(mesh.name, recover=f"{here}._recovery:recover_full_mesh",
                          offline=f"{here}._offline:full_mesh_offline", plants=f"{here}._broken:FULL_MESH_PLANTS",
                          coalition=f"{here}._coalitions:full_mesh_coalition")  # fmt: skip
-    register_attacks(BOARD.name, poison=("count",))
+    register_attacks(BOARD.name, poison=("count",), byzantine=f"{here}._byzantine:BOARD_CHEATERS")
     for mesh in (MESH, BOARD):
         register_attacks(mesh.name, cheats=Cheats(_MESH_CHEATS, _play_mesh, "through a relaying hub"))
     register_attacks(SECAGG.name, cheats=Cheats(_SECAGG_CHEATS, _play_secagg, "a cheating server or client"))
@@ -203,7 +210,8 @@ def _register_builtin() -> None:
     register_attacks(PRIO3.name, cheats=Cheats(_PRIO3_CHEATS, _play_prio3, "a cheating leader"))
     register_attacks(SECAGG.name, recover=f"{here}._secagg_recovery:recover_secagg",
                      offline=f"{here}._offline:secagg_offline", plants=f"{here}._broken:SECAGG_PLANTS",
-                     coalition=f"{here}._coalitions:secagg_coalition", poison=("count", "pipeline"))  # fmt: skip
+                     coalition=f"{here}._coalitions:secagg_coalition", poison=("count", "pipeline"),
+                     byzantine=f"{here}._byzantine:SECAGG_CHEATERS")  # fmt: skip
     register_attacks(PRIO3.name, poison=("count", "pipeline"))
     register_attacks(PIPELINE.name, plants=f"{here}._broken:PIPELINE_PLANTS")
 

@@ -33,6 +33,7 @@ from mpc_rr.workflows._tables import ErrorTable, PhaseEpsilons
 
 if TYPE_CHECKING:
     from mpc_rr.workflows._pipeline import Evaluation, RunOptions
+    from mpc_rr.workflows._run_results import RunResults
 
 __all__ = ["AttackReport", "PipelineReport", "as_dataset", "coalition", "eavesdrop", "run_pipeline"]
 
@@ -102,8 +103,8 @@ def as_dataset(
 
 @dataclass(frozen=True)
 class PipelineReport:
-    """One run of the distributed pipeline, evaluated: typed fields, and ``document`` (the
-    ``results.json`` they are written to)."""
+    """One run of the distributed pipeline, evaluated: typed fields, ``results`` (every field of
+    ``results.json``, typed) and ``document`` (``results.json`` itself, derived from ``results``)."""
 
     dataset: str
     parties: int  # data parties in the run
@@ -112,23 +113,25 @@ class PipelineReport:
     relative_error: ErrorTable  # median relative error of count queries, per method and coverage
     ledger: Ledger  # each phase's local epsilon, what its channel licenses, and the assumptions
     cost: CostReport  # messages, bytes, rounds and time, per party and role
-    document: Mapping[str, Any] = field(repr=False)  # results.json
+    warnings: tuple[str, ...]  # what a reader of the numbers must know (as ``mpc-rr run`` prints)
+    results: RunResults = field(repr=False)  # everything results.json holds, typed
     evaluation: Evaluation = field(repr=False)  # everything the run and its evaluation computed
+
+    @property
+    def document(self) -> dict[str, Any]:
+        """``results.json``: :meth:`RunResults.to_json` of :attr:`results`."""
+        return self.results.to_json()
 
     @classmethod
     def of(cls, ev: Evaluation, opts: RunOptions) -> PipelineReport:
         """The report of evaluation ``ev`` of a run with options ``opts``."""
-        from mpc_rr.workflows._pipeline import run_ledger, to_json
+        from mpc_rr.workflows._run_results import run_results
 
-        doc = to_json(ev, opts)
-        ledger = ev.ledger if ev.ledger is not None else run_ledger(ev.execution)[0]
-        eps = doc["epsilon"]
+        r = run_results(ev, opts)
         return cls(
-            dataset=str(doc["dataset"]), parties=int(doc["parties"]),
-            clusters=tuple(tuple(c) for c in doc["clusters"]),
-            epsilon=PhaseEpsilons(eps["dependence"], eps["release"], eps["total"]),
-            relative_error=ErrorTable.from_json(doc["relative_error"]), ledger=ledger,
-            cost=ev.execution.run.costs, document=doc, evaluation=ev,
+            dataset=r.dataset, parties=r.parties, clusters=r.clusters, epsilon=r.epsilon,
+            relative_error=r.relative_error, ledger=r.privacy.ledger, cost=r.cost,
+            warnings=r.warnings, results=r, evaluation=ev,
         )  # fmt: skip
 
 
@@ -254,6 +257,4 @@ def coalition(protocol: str, *, parties: int, size: int, **options: Any) -> Atta
     (``mpc-rr attack coalition``); ``options`` are :func:`~mpc_rr.workflows.coalition_report`'s."""
     from mpc_rr.workflows._attack_reports import coalition_report
 
-    doc = dict(coalition_report(protocol, parties=parties, size=size, **options))
-    doc.pop("head", None)
-    return _attack(doc)
+    return _attack(coalition_report(protocol, parties=parties, size=size, **options).to_json())

@@ -1,14 +1,16 @@
 """What the adversaries learn from observed runs: the eavesdropper, coalitions, a saved transcript.
 
 Each report is the document ``mpc-rr attack ... --json`` prints, scored
-against the run's truth (:class:`~._observed.ObservedRun` keeps it).
+against the run's truth (:class:`~._observed.ObservedRun` keeps it); the
+coalitions' is a typed :class:`CoalitionReport` whose ``to_json()`` is that document.
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping
+from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -26,7 +28,10 @@ from mpc_rr.workflows._observed import (
     one_hot_inputs,
 )
 
-__all__ = ["all_message_types", "coalition_report", "eavesdrop_report", "offline_report"]
+if TYPE_CHECKING:
+    from mpc_rr.adversary._recovery import RecoveryResult
+
+__all__ = ["CoalitionPoint", "CoalitionReport", "all_message_types", "coalition_report", "eavesdrop_report", "offline_report"]
 
 
 def all_message_types() -> tuple[type[Message], ...]:
@@ -118,6 +123,55 @@ def _offline_recovery(view: Any, spec: Any, meta: dict[str, Any], confidence: fl
     return out
 
 
+@dataclass(frozen=True)
+class CoalitionPoint:
+    """One coalition size of the sweep: success (with its interval), baseline and recovery rate."""
+
+    size: int
+    success: float
+    ci: tuple[float, float]
+    baseline: float
+    recovery_rate: float
+
+    def to_json(self) -> dict[str, Any]:
+        return {"size": self.size, "success": self.success, "ci": list(self.ci), "baseline": self.baseline,
+                "recovery_rate": self.recovery_rate}  # fmt: skip
+
+
+@dataclass(frozen=True)
+class CoalitionReport:
+    """Coalitions against a sum protocol, typed: ``head`` the pooled result at the coalition size
+    asked for (:class:`~mpc_rr.adversary.RecoveryResult`), the declared bound (``threshold`` and
+    its ``threshold_rule``), how the coalition was chosen, the public parameters of the run
+    (``params``), what an adaptive adversary knew (``adversary``: protocols with public draws) and
+    the sweep over sizes (``curve``, ``None`` without it).  :meth:`to_json` is the document
+    ``mpc-rr attack coalition --json`` prints."""
+
+    head: RecoveryResult
+    parties: int
+    cells: int
+    threshold: int
+    threshold_rule: str
+    coalition_choice: str
+    server_colludes: bool
+    repeats: int
+    params: Mapping[str, Any]
+    adversary: Mapping[str, Any] | None = None
+    curve: tuple[CoalitionPoint, ...] | None = None
+
+    def to_json(self) -> dict[str, Any]:
+        out: dict[str, Any] = self.head.to_dict() | {
+            "parties": self.parties, "cells": self.cells, "threshold": self.threshold,
+            "threshold_rule": self.threshold_rule, "coalition_choice": self.coalition_choice,
+            "server_colludes": self.server_colludes, "repeats": self.repeats, "params": self.params,
+        }  # fmt: skip
+        if self.adversary is not None:
+            out |= self.adversary
+        if self.curve is not None:
+            out["curve"] = [c.to_json() for c in self.curve]
+        return out
+
+
 def coalition_report(
     protocol: str,
     *,
@@ -131,7 +185,7 @@ def coalition_report(
     curve: bool = True,
     network: ObservedNetwork | None = None,
     variant: str | None = None,
-) -> dict[str, Any]:
+) -> CoalitionReport:
     """Coalitions against ``protocol`` (its registered ``coalition`` model): ``repeats`` runs pooled.
 
     ``variant``: a broken variant of the protocol (a name of its ``plants`` hook, e.g.
@@ -142,8 +196,8 @@ def coalition_report(
     Each run: one-hot inputs over ``cells`` (seeds ``seed``, ``seed + 1``, ...),
     secrets from the OS CSPRNG; coalitions of ``size`` (and, with ``curve``,
     of every size worth trying) pool their views and role states.  Returns
-    the JSON document of ``mpc-rr attack coalition`` (the result at ``size``,
-    the declared bound, the curve); ``head`` holds the pooled result at ``size``.
+    the typed report (its ``to_json()``: the JSON document of ``mpc-rr attack
+    coalition``): the result at ``size``, the declared bound, the curve.
     """
     from mpc_rr.adversary import check_confidence
     from mpc_rr.adversary._coalitions import coalition_model, coalition_sweep, pool
@@ -181,28 +235,18 @@ def coalition_report(
     assert model is not None and obs is not None
     results = [pool([r[k] for r in per_run]) for k in range(len(grid))]
     head = results[grid.index(size)]
-    out: dict[str, Any] = head.to_dict() | {
-        "parties": n,
-        "cells": cells,
-        "threshold": model.threshold,
-        "threshold_rule": model.rule,
-        "coalition_choice": "each target's graph neighbours first" if model.neighbours else "the C lowest ids",
-        "server_colludes": model.server_colludes,
-        "repeats": repeats,
-    }
-    out["params"] = obs.sum_public.as_json()  # what the run declared (SecAgg+: degree, threshold, bounds)
     from mpc_rr.secure_sum import sum_protocol
 
-    if sum_protocol(protocol).public_draws:  # whom the adaptive adversary chose, what it knew before the draw
-        out |= _secagg_adversary(obs.sum_public.config, size, variant)
-    if curve:
-        out["curve"] = [
-            {"size": c, "success": r.success, "ci": list(r.ci), "baseline": r.baseline,
-             "recovery_rate": r.recovery_rate}
-            for c, r in zip(grid, results, strict=True)
-        ]  # fmt: skip
-    out["head"] = head
-    return out
+    adaptive = sum_protocol(protocol).public_draws  # whom the adaptive adversary chose, what it knew before the draw
+    return CoalitionReport(
+        head=head, parties=n, cells=cells, threshold=model.threshold, threshold_rule=model.rule,
+        coalition_choice="each target's graph neighbours first" if model.neighbours else "the C lowest ids",
+        server_colludes=model.server_colludes, repeats=repeats,
+        params=obs.sum_public.as_json(),  # what the run declared (SecAgg+: degree, threshold, bounds)
+        adversary=_secagg_adversary(obs.sum_public.config, size, variant) if adaptive else None,
+        curve=tuple(CoalitionPoint(c, r.success, (r.ci[0], r.ci[1]), r.baseline, r.recovery_rate)
+                    for c, r in zip(grid, results, strict=True)) if curve else None,
+    )  # fmt: skip
 
 
 def _secagg_adversary(cfg: Any, size: int, variant: str | None) -> dict[str, Any]:

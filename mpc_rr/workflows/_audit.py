@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -237,9 +237,12 @@ def curve_points(trials: int) -> list[int]:
 
 @dataclass(frozen=True)
 class AuditReport:
-    """One audit: the document ``mpc-rr audit --json`` prints, and the values it came from."""
+    """One audit, typed: the result, the claim it was checked against, the curve of the bound
+    against the trials, and (mechanisms) the mechanism's facts, the naive test's result with its
+    ``naive_design``, the one-run audit; :attr:`document` is the JSON ``mpc-rr audit --json``
+    prints, derived from these fields.  ``pipeline``: the one-run audit of the pipeline's roles
+    (:func:`audit_pipeline`), whose document also states the claim's verdict and the design."""
 
-    document: Mapping[str, Any]
     label: str
     claimed: float
     claim_source: str
@@ -248,7 +251,25 @@ class AuditReport:
     facts: tuple[tuple[str, str], ...] = ()
     naive: Any = None
     one_run: Any = None
-    extra: Mapping[str, Any] = field(default_factory=dict)
+    naive_design: str | None = None
+    pipeline: bool = False
+    has_curve: bool = False  # the curve was asked for (its key is in the document)
+
+    @property
+    def document(self) -> dict[str, Any]:
+        """The JSON ``mpc-rr audit --json`` prints."""
+        out: dict[str, Any] = self.result.to_dict() | {"label": self.label, "claim_source": self.claim_source}
+        if self.pipeline:
+            out |= {"epsilon_claimed": self.claimed, "violation": self.result.epsilon_lower > self.claimed,
+                    "design": "one run (Steinke et al. 2023)"}  # fmt: skip
+        out.update(dict(self.facts))
+        if self.naive is not None:
+            out["naive"] = self.naive.to_dict() | {"design": self.naive_design}
+        if self.has_curve:
+            out["curve"] = [dict(c) for c in self.curve]
+        if self.one_run is not None:
+            out["one_run"] = self.one_run.to_dict()
+        return out
 
 
 def audit_mechanism(
@@ -285,12 +306,9 @@ def audit_mechanism(
     res = audit(mech, trials, rng, confidence=confidence, claimed=claim, black_box=black_box, test=given)
     if black_box:  # the auditor did not use it, but the report may show it
         res = AuditResult(**{**res.__dict__, "epsilon_true": float(mech.epsilon)})
-    out: dict[str, Any] = res.to_dict() | {"label": built.label, "claim_source": source}
-    out.update(dict(built.facts))
     naive = None
     if built.compare is not None:
         naive = audit(mech, trials, rng, confidence=confidence, claimed=claim, test=built.compare(rng))
-        out["naive"] = naive.to_dict() | {"design": built.compare_label}
     points: list[dict[str, float]] = []
     if curve:
         test = given if given is not None else structured_test(mech)
@@ -300,12 +318,11 @@ def audit_mechanism(
                 mech, max(n // 2, 1), rng, test=test, alpha=2 * (1 - confidence)
             )
             points.append({"trials": n, "epsilon_lower": r.epsilon_lower, "ldp_auditor": max(theirs, 0.0)})
-        out["curve"] = points
     one = None
     if one_run:
         one = one_run_audit(mech, trials, rng, confidence=confidence, claimed=claim, test=given)
-        out["one_run"] = one.to_dict()
-    return AuditReport(out, built.label, claim, source, res, tuple(points), built.facts, naive, one)
+    return AuditReport(built.label, claim, source, res, tuple(points), built.facts, naive, one,
+                       naive_design=built.compare_label, has_curve=curve)  # fmt: skip
 
 
 def audit_pipeline(
@@ -334,10 +351,6 @@ def audit_pipeline(
         f"pipeline per-party output (dependence rr + {release} release), sizes "
         f"{tuple(res.sizes)}, p = {p:g}"
     )
-    out: dict[str, Any] = res.to_dict() | {
-        "label": label, "claim_source": source, "epsilon_claimed": claim,
-        "violation": res.epsilon_lower > claim, "design": "one run (Steinke et al. 2023)",
-    }  # fmt: skip
     points: list[dict[str, float]] = []
     if curve:
         pts = sorted({int(v) for v in np.geomspace(min(250, parties), parties, 4).round()})
@@ -346,5 +359,4 @@ def audit_pipeline(
                 list(sizes), n, rng, p=p, mechanism=release, confidence=confidence
             )
             points.append({"trials": n, "epsilon_lower": r.epsilon_lower, "guesses": r.guesses})
-        out["curve"] = points
-    return AuditReport(out, label, claim, source, res, tuple(points))
+    return AuditReport(label, claim, source, res, tuple(points), pipeline=True, has_curve=curve)

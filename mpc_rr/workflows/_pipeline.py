@@ -10,8 +10,9 @@ Three steps, each with one job:
   ``rr``; otherwise a centrally computed reference at the same per-attribute
   epsilon, labelled as such), RR-Clusters, and both with RR-Adjustment ->
   :class:`Evaluation` (frozen);
-* :func:`to_json` shapes ``results.json`` (the command line writes it with
-  a CSV and a plot: :mod:`scenarios.workloads.outputs`).
+* :func:`~mpc_rr.workflows.run_results` types what the run reports
+  (:class:`~mpc_rr.workflows.RunResults`); ``results.json`` is its
+  ``to_json()`` (:func:`to_json`).
 
 The data set's name (:attr:`mpc_rr.data.Dataset.name`: ``adult`` for the
 shipped Adult, a CSV file's stem unless named) labels every output: the run
@@ -23,17 +24,15 @@ noise can be recomputed from the seed (:func:`mpc_rr.core.noise_source`).
 
 from __future__ import annotations
 
-import math
 import time
 from collections.abc import Callable, Mapping
-from dataclasses import asdict, dataclass, field
-from typing import Any
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
 from mpc_rr.core import COORDINATOR, ProtocolAbort, Role, Runner, RunResult, UsageError
 from mpc_rr.core._gc import simulation_gc
-from mpc_rr.core._randomness import noise_source
 from mpc_rr.data import Dataset
 from mpc_rr.estimation import AdjustmentResult, answer, make_queries, relative_error, true_count
 from mpc_rr.estimation._models import FactorModel
@@ -42,13 +41,11 @@ from mpc_rr.pipeline import PipelineConfig, PipelinePlan, PipelineResult
 from mpc_rr.pipeline import _signing as signing
 from mpc_rr.privacy import Ledger, PhaseSpec
 from mpc_rr.secure_sum import DEFAULT_SUM, merge_sum_options
-from mpc_rr.workflows._adjustment_checks import (
-    _worse,
-    effective_records,
-)
 from mpc_rr.workflows._ledger_audit import audit_ledger
-from mpc_rr.workflows._privacy import ledger_curve, pipeline_ledger
-from mpc_rr.workflows._validity import pipeline_validity
+from mpc_rr.workflows._privacy import pipeline_ledger
+
+if TYPE_CHECKING:
+    from mpc_rr.workflows._run_results import RunResults
 
 __all__ = [
     "Evaluation",
@@ -59,6 +56,7 @@ __all__ = [
     "execute",
     "ledger_json",
     "run_and_evaluate",
+    "run_and_report",
     "run_ledger",
     "to_json",
 ]
@@ -290,106 +288,11 @@ def evaluate(ex: Execution, opts: RunOptions) -> Evaluation:
     return Evaluation(ex, errors, source, evaluation_s, runs, ledger, tuple(phases))
 
 
-def _finite(v: float) -> float | None:
-    return None if math.isinf(v) else v
-
-
 def to_json(ev: Evaluation, opts: RunOptions) -> dict[str, Any]:
-    """The content of ``results.json``."""
-    ex = ev.execution
-    res = ex.result
-    names = ex.config.schema.names
-    return {
-        "dataset": ex.dataset,
-        "run_id": ex.config.run,
-        "parties": ex.config.n,
-        "parties_released": len(res.parties_release),
-        "seed": opts.seed,
-        "noise": noise_source(opts.seed),
-        "options": asdict(opts),
-        "attributes": [
-            {
-                "name": a.name,
-                "kind": "ordinal" if a.ordinal else "nominal",
-                "categories": list(a.categories),
-            }
-            for a in ex.config.schema.attributes
-        ],
-        "clusters": res.clustering.names(names),
-        "epsilon": {k: _finite(v) for k, v in res.epsilon.items()},
-        "epsilon_note": "dependence epsilon is null (infinite) for secure-sum: exact counts are not DP"
-        if math.isinf(res.epsilon["dependence"])
-        else "sequential composition: dependence + release",
-        "relative_error": ev.relative_error,
-        "independent_source": ev.independent_source,
-        "adjustment": None
-        if res.adjustment is None
-        else {"iterations": res.adjustment.iterations, "converged": res.adjustment.converged},
-        "adjustments": {m: _adjustment_json(ev, m, a) for m, a in ev.adjustments.items()},
-        "estimator": ex.config.estimator,
-        "cost": ex.run.costs.to_json(),
-        "secure_sum": _secure_sum_document(ex),
-        "timing": {
-            "setup_s": ex.setup_s,
-            "protocol_s": ex.protocol_s,
-            "evaluation_s": ev.evaluation_s,
-            "phases_s": ex.phases,
-        },
-        "dependences": {
-            f"{names[i]}~{names[j]}": float(res.dependences[i, j])
-            for i in range(len(names))
-            for j in range(i + 1, len(names))
-        },
-        "peer_errors": [
-            m for log in ex.run.costs.peer_error_logs().values() for m in log.summary()
-        ][:20],
-        "privacy": ledger_json(ev),
-        "validity": pipeline_validity(ex.config),
-    }
+    """The content of ``results.json`` (:meth:`RunResults.to_json` of :func:`run_results`)."""
+    from mpc_rr.workflows._run_results import run_results
 
-
-def _adjustment_json(ev: Evaluation, method: str, run: AdjustmentResult) -> dict[str, Any]:
-    """One RR-Adjustment's passes, convergence, fit, and whether it made the estimate worse."""
-    worse, total = _worse(ev.relative_error, method)
-    return {
-        "iterations": run.iterations,
-        "converged": run.converged,
-        "max_marginal_gap": run.max_marginal_gap,
-        "effective_records": effective_records(run.weights),  # Kish: who carries the estimate
-        "worse_than_unadjusted": bool(worse),
-        "coverages_worse": f"{len(worse)} of {total}",
-    }
-
-
-def _secure_sum_document(ex: Execution) -> dict[str, Any] | None:
-    """The dependence sum actually run (``None`` for ``dependence = "rr"``): its protocol and the
-    public parameters it derived for this ``n`` -- for SecAgg+ the graph degree and the threshold
-    chosen from ``max_dropout``/``max_corrupt`` (Bell et al. 2020, Sec. 3), which set the bytes a
-    party sends (they grow with the degree) -- and the mean bytes sent per data party (whole run)."""
-    cfg = ex.config
-    if cfg.dependence == "rr":
-        return None
-    from mpc_rr.pipeline._dependence import dependence_public, dependence_sum
-    from mpc_rr.secure_sum._family import sum_options_json
-
-    per_party = ex.run.costs.data_parties()["mean"]
-    pub = dependence_public(cfg)
-    noise = cfg.dp_noise()
-    return {
-        "protocol": cfg.sum_protocol,
-        "options": sum_options_json(cfg.sum_protocol, cfg.sum_options),
-        "parties": cfg.n,
-        "params": pub.as_json(),
-        "messages_to_coordinator": dependence_sum(cfg).messages_from_parties(pub, cfg.n),
-        "bytes_sent_per_data_party": per_party.get("bytes_sent"),
-        **({} if noise is None else {"noise": {
-            "mechanism": "skellam", "central_variance": noise.noise.central_variance,
-            "party_variance": noise.noise.client_variance, "honest_min": noise.noise.honest_min,
-            "offset": noise.offset, "epsilon": noise.noise.epsilon, "delta": noise.delta,
-            "l1": noise.noise.sensitivity.l1, "l2": noise.noise.sensitivity.l2,
-            "assumption": noise.noise.assumption(),
-        }}),
-    }  # fmt: skip
+    return run_results(ev, opts).to_json()
 
 
 def run_ledger(
@@ -409,11 +312,24 @@ def run_ledger(
 
 def ledger_json(ev: Evaluation) -> dict[str, Any]:
     """``results.json``'s ``privacy``: the evaluation's ledger, its printed lines and its curve."""
-    if ev.ledger is None:
-        ledger, phases = run_ledger(ev.execution)
-    else:
-        ledger, phases = ev.ledger, list(ev.ledger_phases)
-    return {**ledger.to_json(), "lines": ledger.lines(), "plot_data": ledger_curve(ledger, phases)}
+    from mpc_rr.workflows._run_results import privacy_record
+
+    return privacy_record(ev).to_json()
+
+
+def run_and_report(
+    opts: RunOptions,
+    runner: Runner,
+    data: Dataset,
+    *,
+    progress: Callable[[str, int, int], None] | None = None,
+) -> tuple[RunResults, Evaluation]:
+    """:func:`execute`, :func:`evaluate` and :func:`~mpc_rr.workflows._run_results.run_results`
+    in one call: the typed results (``results.json`` is their ``to_json()``) and the evaluation."""
+    from mpc_rr.workflows._run_results import run_results
+
+    ev = evaluate(execute(opts, runner, data, progress=progress), opts)
+    return run_results(ev, opts), ev
 
 
 def run_and_evaluate(
@@ -423,6 +339,6 @@ def run_and_evaluate(
     *,
     progress: Callable[[str, int, int], None] | None = None,
 ) -> tuple[dict[str, Any], Evaluation]:
-    """:func:`execute`, :func:`evaluate` and :func:`to_json` in one call."""
-    ev = evaluate(execute(opts, runner, data, progress=progress), opts)
-    return to_json(ev, opts), ev
+    """:func:`run_and_report` with the results as their JSON document (``results.json``)."""
+    results, ev = run_and_report(opts, runner, data, progress=progress)
+    return results.to_json(), ev

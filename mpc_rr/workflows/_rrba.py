@@ -11,6 +11,9 @@ constrain on the set, so a set is evaluated by default only when they are at
 most :data:`mpc_rr.rrba.MAX_ROWS` (1,000; every 3-/4-way set of Adult
 fits); a refused set is skipped and counted (``skipped``).
 
+The report itself is typed (:class:`~mpc_rr.workflows.RRBAResults`,
+:mod:`mpc_rr.workflows._rrba_results`); ``results.json`` is its ``to_json()``.
+
 Cost: the protocol-level counts every run knows exactly (answers, tables and
 table cells sent to clients).  A distributed run (``--transport``) adds the
 messages, bytes, rounds and wall time the runner measured (its
@@ -33,26 +36,9 @@ import numpy as np
 
 from mpc_rr.core import CostReport, Runner, RunResult, UsageError
 from mpc_rr.data import Dataset
-from mpc_rr.rrba import (
-    MAX_ROWS,
-    RRBARun,
-    empirical_table,
-    epsilon_cap,
-    js_divergence,
-    l2_counts,
-    reconstruct,
-)
+from mpc_rr.rrba import MAX_ROWS, RRBARun, empirical_table, js_divergence, l2_counts, reconstruct
 from mpc_rr.rrba._consistency import marginal_rows
 from mpc_rr.secure_sum import DEFAULT_SUM
-from mpc_rr.secure_sum._family import given_options, sum_options_json
-from mpc_rr.workflows._privacy import (
-    ledger_curve,
-    rrba_crowds,
-    rrba_ledger,
-    rrba_noise_central,
-    sum_channel,
-)
-from mpc_rr.workflows._validity import rrba_validity
 
 __all__ = ["RRBACollection", "RunnerFactory", "collect_rrba", "marginal_errors", "summarize"]
 
@@ -158,39 +144,6 @@ def marginal_errors(
     return out
 
 
-def _finite(x: float) -> float | None:
-    return None if math.isinf(x) or math.isnan(x) else float(x)
-
-
-def _cost(run: RRBARun, costs: CostReport | None, cells_sent: int) -> dict[str, Any]:
-    doc: dict[str, Any] = {
-        "answers": int(run.answers.sum()),
-        "tables_sent": int(run.sent.sum()),
-        "table_cells_sent": cells_sent,
-        "dropouts": run.dropouts(),
-        "late": run.late,
-    }
-    if costs is None:
-        return {
-            **doc, "transport": None, "messages": None, "bytes": None, "rounds": None,
-            "wall_s": None, "aggregator": None, "clients": None,
-            "note": "centralized engine: no messages are sent (use --transport harness|memory|tcp)",
-        }  # fmt: skip
-    clients = costs.data_parties()
-    return {
-        **doc,
-        "transport": costs.transport,
-        "messages": costs.messages,
-        "bytes": costs.bytes,
-        "rounds": costs.rounds,
-        "wall_s": costs.wall_s,
-        "aggregator": costs.coordinator(),
-        "clients": {"count": len(costs.parties) - 1, **clients},
-        "peer_errors": costs.peer_errors,
-        **costs.extra,
-    }
-
-
 def summarize(
     run: RRBARun,
     data: Dataset,
@@ -204,100 +157,13 @@ def summarize(
     dp_epsilon: float | None = None,
     dp_delta: float = 1e-6,
 ) -> dict[str, Any]:
-    """The JSON document of one run (``results.json``); ``costs`` of a distributed run;
-    ``sum``: the secure tally's protocol and its options (``None`` for answers in the clear);
-    ``dp_epsilon``, ``dp_delta``: the secure tally's distributed noise (the ledger then
-    states the tally's central figure, :func:`~mpc_rr.workflows._privacy.rrba_noise_central`).
+    """The JSON document of one run: :meth:`~mpc_rr.workflows.RRBAResults.to_json` of
+    :func:`~mpc_rr.workflows.rrba_results` (same arguments)."""
+    from mpc_rr.workflows._rrba_results import rrba_results
 
-    ``privacy``: the ledger (docs/privacy.md) -- answers sent directly amplify nothing; a
-    secure tally reveals only each block's histogram per table (shuffle amplification), under
-    the tally's assumption (``sum_protocol`` with ``sum_options``: who must be honest).
-    ``validity``: what each phase proves of a client's answer.
-    """
-    names = data.schema.names
-    last = run.held[-1] if run.held.size else np.zeros(len(run.cover.subsets), bool)
-    subsets = []
-    for s, sub in enumerate(run.cover.subsets):
-        est, tru = run.estimates[s], run.truth[s]
-        subsets.append(
-            {
-                "attributes": [names[a] for a in sub],
-                "cells": int(est.size),
-                "answers": int(run.answers[s]),
-                "blocks": int(run.blocks_used[s]),
-                "first_held_block": int(run.first_held[s]) or None,
-                "converged": bool(run.converged[s]),
-                "held_at_last_block": bool(last[s]),
-                "max_abs_error": float(np.abs(est - tru).max()),
-                "epsilon_true_max": _finite(float(run.epsilon_table_max[s])),
-                "estimate": est.reshape(-1).round(6).tolist(),
-                "truth": tru.reshape(-1).round(6).tolist(),
-            }
-        )
-    cells_sent = int((run.sent * np.asarray(run.index.layout.cells)).sum())
-    eps_true = run.epsilon_true
-    noisy = _noisy_config(run, sum_protocol, sum_options, dp_epsilon, dp_delta) if secure_tally else None
-    floor = float(run.options["t_floor"])  # type: ignore[arg-type]
-    view_len = max(len(v) for v in run.cover.views)
-    return {
-        "data": source,
-        "attributes": list(names),
-        "clients": run.clients,
-        "blocks": run.blocks,
-        "views": run.cover.n_views,
-        "subsets_total": len(run.cover.subsets),
-        "options": {"p": run.p, **run.options},
-        "converged": bool(run.converged.all()),
-        "converged_subsets": int(run.converged.sum()),
-        "epsilon_true": _finite(eps_true),
-        "epsilon_true_is_infinite": math.isinf(eps_true),
-        "epsilon_paper": _finite(run.epsilon_paper),
-        "epsilon_paper_view": _finite(run.epsilon_paper * view_len),
-        "epsilon_cap_per_subset": _finite(epsilon_cap(floor, run.p)),
-        "l2": {m: v["l2_mean"] for m, v in marginals.items()},
-        "js": {m: v["js_mean"] for m, v in marginals.items()},
-        "marginals": marginals,
-        "cost": _cost(run, costs, cells_sent),
-        "subsets": subsets,
-        "privacy": _ledger(run, view_len, secure_tally, sum_protocol, sum_options, noisy),
-        "validity": rrba_validity(run, secure_tally, sum_protocol, sum_options,
-                                  noisy=None if noisy is None else noisy.tally_public(1)),
-        "sum": {"protocol": sum_protocol, "options": sum_options_json(sum_protocol, sum_options),
-                **({} if dp_epsilon is None else {"dp_epsilon": dp_epsilon, "dp_delta": dp_delta})}
-        if secure_tally else None,
-    }
-
-
-def _noisy_config(run: RRBARun, sum_protocol: str, sum_options: Mapping[str, Any] | None,
-                  dp_epsilon: float | None, dp_delta: float) -> Any:  # fmt: skip
-    """The run's configuration when its tallies carried noise (``None`` otherwise)."""
-    if dp_epsilon is None:
-        return None
-    from mpc_rr.rrba import RRBAConfig
-
-    return RRBAConfig(tuple(run.index.sizes), run.clients, int(run.options.get("block", 1)),  # type: ignore[call-overload]
-                      run.p, k=run.cover.k, secure_tally=True, sum_protocol=sum_protocol,
-                      sum_options=given_options(sum_options or {}) or None, dp_epsilon=dp_epsilon,
-                      dp_delta=dp_delta)  # fmt: skip
-
-
-def _ledger(run: RRBARun, view_len: int, secure_tally: bool, sum_protocol: str,
-            sum_options: Mapping[str, Any] | None, noisy: Any) -> dict[str, Any]:  # fmt: skip
-    views = [[int(s) for s in row if s >= 0] for row in np.asarray(run.cover.padded_tables())]
-    worst = max(views, key=lambda v: sum(float(run.epsilon_table_max[s]) for s in v))
-    crowds = rrba_crowds(run.tuples)
-    central = None
-    if noisy is not None:
-        used = [(r.asked, r.answered) for r in run.records if r.answered and not r.lost]
-        central = rrba_noise_central(used, noisy._noise_for, sum_channel(sum_protocol))
-    ledger, specs = rrba_ledger(
-        epsilon_tables=[float(run.epsilon_table_max[s]) for s in worst], paper_epsilon=run.epsilon_paper,
-        view_len=view_len, crowds=[int(crowds[s]) for s in worst] if crowds.size else [1] * len(worst),
-        secure_tally=secure_tally, sum_protocol=sum_protocol, sum_options=given_options(sum_options or {}),
-        block=int(run.options.get("block", 0)) or None,  # type: ignore[call-overload]
-        central=central,
-    )  # fmt: skip
-    return {**ledger.to_json(), "lines": ledger.lines(), "plot_data": ledger_curve(ledger, specs)}
+    return rrba_results(run, data, source, marginals, costs, secure_tally=secure_tally,
+                        sum_protocol=sum_protocol, sum_options=sum_options,
+                        dp_epsilon=dp_epsilon, dp_delta=dp_delta).to_json()  # fmt: skip
 
 
 RunnerFactory = Callable[[Mapping[int, float] | float], Runner]

@@ -40,6 +40,7 @@ COMMANDS: tuple[str, ...] = (
     "keys",
     "party",
     "ping",
+    "simulate",
 )
 
 

@@ -1,4 +1,5 @@
-"""CSV, PNG and claim checks for the RRBA reproductions (:mod:`scenarios.reproduce.rrba`).
+"""CSV and claim checks for the RRBA reproductions (:mod:`scenarios.reproduce.rrba`); their
+figures are drawn by :mod:`scenarios.figures.reproduce`.
 
 A configuration (estimator, p, B, q) "converges" when at least half of its
 trials do; each paper claim is then checked per estimator and per
@@ -13,15 +14,11 @@ import math
 from pathlib import Path
 from typing import Any
 
-import numpy as np
-
 from scenarios.reproduce.rrba import PAPER_TABLE4
 
 __all__ = [
     "convergence_claims",
-    "plot_convergence",
-    "plot_table4",
-    "plot_tables56",
+    "convergence_rates",
     "tables56_findings",
     "write_csv",
 ]
@@ -37,7 +34,8 @@ def write_csv(rows: list[dict[str, Any]], path: Path) -> None:
             w.writerow({k: (f"{v:.6g}" if isinstance(v, float) else v) for k, v in r.items()})
 
 
-def _conv(rows: list[dict[str, Any]], est: str, crit: str) -> dict[tuple[float, int, float], float]:
+def convergence_rates(rows: list[dict[str, Any]], est: str, crit: str) -> dict[tuple[float, int, float], float]:
+    """``(p, B, q) -> `` the share of trials of estimator ``est`` that converge by criterion ``crit``."""
     key = CRITERIA[crit]
     return {(r["p"], r["block"], r["q"]): r[key] for r in rows if r["estimator"] == est}
 
@@ -51,7 +49,7 @@ def convergence_claims(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
     bs = sorted({r["block"] for r in rows})
     for est in ests:
         for crit in CRITERIA:
-            c = _conv(rows, est, crit)
+            c = convergence_rates(rows, est, crit)
             ok = {k: v >= 0.5 for k, v in c.items()}
 
             def conv_set(
@@ -99,176 +97,6 @@ def convergence_claims(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
                 out.append({"estimator": est, "criterion": crit, "claim": claim,
                             "verdict": "confirmed" if holds else "refuted", "numbers": numbers})  # fmt: skip
     return out
-
-
-def _plt() -> Any:
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
-    return plt
-
-
-def plot_convergence(rows: list[dict[str, Any]], out: Path, trials: int) -> list[Path]:
-    """Heat maps of the convergence rate (one PNG per criterion) and Fig. 5's tuples."""
-    plt = _plt()
-    from matplotlib.ticker import NullLocator
-
-    ests = sorted({r["estimator"] for r in rows}, reverse=True)
-    ps = sorted({r["p"] for r in rows})
-    qs, bs = sorted({r["q"] for r in rows}), sorted({r["block"] for r in rows})
-    paths = []
-    for crit, label in (("rule", "Sec. 5 rule holds from a block <= 100 to block 200"),
-                        ("accuracy", "|estimate - q| < delta*(q, B) from a block <= 100 to block 200")):  # fmt: skip
-        c = {e: _conv(rows, e, crit) for e in ests}
-        fig, axes = plt.subplots(
-            len(ests), len(bs), figsize=(4.2 * len(bs), 3.6 * len(ests)), squeeze=False
-        )
-        for i, e in enumerate(ests):
-            for j, b in enumerate(bs):
-                ax = axes[i, j]
-                grid = np.array([[c[e][(p, b, q)] for q in qs] for p in ps])
-                ax.imshow(grid, vmin=0, vmax=1, cmap="viridis", aspect="auto", origin="lower")
-                for (y, x), v in np.ndenumerate(grid):
-                    ax.text(x, y, f"{v:.2f}".lstrip("0") if v < 1 else "1", ha="center", va="center",
-                            fontsize=6.5, color="w" if v < 0.5 else "k")  # fmt: skip
-                ax.set_xticks(range(len(qs)), [f"{q:g}" for q in qs], rotation=60, fontsize=7)
-                ax.set_yticks(range(len(ps)), [f"{p:g}" for p in ps], fontsize=7)
-                ax.set_title(f"estimator={e}, B={b}", fontsize=9)
-                ax.set_xlabel("cell probability q", fontsize=8)
-                ax.set_ylabel("p (truthful-answer probability)", fontsize=8)
-        fig.suptitle(
-            f"RRBA convergence rate over {trials} trials x 200 blocks (binary tables): {label}",
-            fontsize=10,
-        )
-        fig.tight_layout()
-        path = out / f"rrba_convergence_{crit}.png"
-        fig.savefig(path, dpi=100)
-        plt.close(fig)
-        paths.append(path)
-    if 0.5 in ps:
-        fig, axes = plt.subplots(2, len(ests), figsize=(6.5 * len(ests), 8.2), squeeze=False)
-        for j, e in enumerate(ests):
-            top, bottom = axes[0, j], axes[1, j]
-            for i, q in enumerate(qs):
-                col = plt.cm.viridis(i / len(qs))
-                rr = {
-                    r["block"]: r
-                    for r in rows
-                    if r["estimator"] == e and r["p"] == 0.5 and r["q"] == q
-                }
-                x = [b for b in bs if rr[b]["converged_rate"] >= 0.5]
-                top.plot(x, [rr[b]["tuples_mean"] for b in x], "o-", color=col, label=f"q={q:g}")
-                top.plot(bs, [rr[b]["first_hold_tuples_mean"] for b in bs], ":", color=col)
-                bottom.plot(
-                    bs,
-                    [rr[b]["error_at_first_hold_mean"] for b in bs],
-                    "o-",
-                    color=col,
-                    label=f"q={q:g}",
-                )
-                bottom.plot(bs, [rr[b]["final_abs_error_mean"] for b in bs], "--", color=col)
-            top.plot([], [], "k:", label="rule first holds (Sec. 5 stop)")
-            bottom.plot([], [], "k--", label="after all 200 blocks")
-            for ax in (top, bottom):
-                ax.set_xscale("log")
-                ax.set_yscale("log")
-                ax.set_xticks(bs, [str(b) for b in bs])
-                ax.xaxis.set_minor_locator(NullLocator())
-                ax.set_xlabel("block size B (clients)")
-                ax.grid(True, alpha=0.3, which="both")
-                ax.legend(fontsize=7, ncol=2)
-            top.set_ylabel("tuples until the rule holds for good (answers)")
-            top.set_title(
-                f"estimator={e}, p = 0.5: solid = converging in >= half the trials", fontsize=9
-            )
-            bottom.set_ylabel("mean |estimate - q| (probability)")
-            bottom.set_title(
-                f"estimator={e}, p = 0.5: error where the rule first holds (solid)", fontsize=9
-            )
-        fig.suptitle(
-            f"Fig. 5 analogue: tuples to convergence and error vs block size, {trials} trials x 200 blocks",
-            fontsize=10,
-        )
-        fig.tight_layout()
-        path = out / "rrba_convergence_tuples.png"
-        fig.savefig(path, dpi=100)
-        plt.close(fig)
-        paths.append(path)
-    return paths
-
-
-def plot_table4(rows: list[dict[str, Any]], path: Path, runs: int, n: int) -> None:
-    plt = _plt()
-    ks = sorted({r["k"] for r in rows})
-    methods = list(dict.fromkeys(r["method"] for r in rows))
-    paper = [(f"paper: {m}", [PAPER_TABLE4[m][k][0] for k in ks]) for m in PAPER_TABLE4]
-    ours = [
-        (m, [next(r["accuracy"] for r in rows if r["method"] == m and r["k"] == k) for k in ks])
-        for m in methods
-    ]
-    series = ours + paper
-    fig, ax = plt.subplots(figsize=(10, 5.4))
-    w = 0.8 / len(series)
-    for i, (name, vals) in enumerate(series):
-        ax.bar(np.arange(len(ks)) + (i - len(series) / 2 + 0.5) * w, vals, w, label=name,
-               hatch="//" if name.startswith("paper") else None, alpha=0.85)  # fmt: skip
-    ax.set_xticks(range(len(ks)), [f"{k}-way" for k in ks])
-    ax.set_ylabel("accuracy (% of tables classified right)")
-    ax.set_xlabel("binary contingency table")
-    ax.set_ylim(0, 105)
-    ax.axhline(50, color="0.5", lw=0.8, ls="--")
-    ax.set_title(
-        f"Table 4: independence tests, ours vs the paper's (hatched); {runs} tables with H0 true + "
-        f"{runs} with H0 false per order,\nn = {n}, B = 250, p = 0.5, alpha = 0.05, Laplace epsilon 0.25",
-        fontsize=10,
-    )
-    ax.legend(fontsize=7, loc="upper center", bbox_to_anchor=(0.5, -0.13), ncol=4)
-    ax.grid(True, axis="y", alpha=0.3)
-    fig.tight_layout()
-    fig.savefig(path, dpi=100)
-    plt.close(fig)
-
-
-def plot_tables56(rows: list[dict[str, Any]], path: Path, runs: int) -> None:
-    plt = _plt()
-    tabs = sorted({r["table"] for r in rows})
-    cols = sorted({(r["dataset"], r["k"]) for r in rows}, key=lambda x: (x[0] != "survey", x[1]))
-    methods = list(dict.fromkeys(r["method"] for r in rows))
-    fig, axes = plt.subplots(2, len(tabs), figsize=(7.5 * len(tabs), 8), squeeze=False)
-    for j, tab in enumerate(tabs):
-        for i, (metric, unit) in enumerate(
-            (("l2", "l2 distance (counts)"), ("js", "Jensen-Shannon (bits)"))
-        ):
-            ax = axes[i, j]
-            w = 0.8 / len(methods)
-            for m_i, m in enumerate(methods):
-                vals = [next(r[metric] for r in rows if r["table"] == tab and r["method"] == m
-                             and (r["dataset"], r["k"]) == c) for c in cols]  # fmt: skip
-                ax.bar(np.arange(len(cols)) + (m_i - len(methods) / 2 + 0.5) * w, vals, w, label=m)
-            for key, mk in (("RRBA", "k*"), ("Laplace", "rx")):
-                ref = [next((r[f"paper_{metric}"] for r in rows if r["table"] == tab and (r["dataset"], r["k"]) == c
-                             and r["paper_l2"] is not None and (r["method"].startswith("RRBA") == (key == "RRBA"))), None)
-                       for c in cols]  # fmt: skip
-                xs = [x for x, v in enumerate(ref) if v is not None]
-                ax.plot(xs, [ref[x] for x in xs], mk, ms=9, label=f"paper: {key}")
-            ax.set_xticks(range(len(cols)), [f"{d}\n{k}-way" for d, k in cols])
-            ax.set_yscale("log")
-            ax.set_ylabel(unit)
-            p, eps = next((r["p"], r["epsilon_paper"]) for r in rows if r["table"] == tab)
-            ax.set_title(f"Table {tab} (p = {p}, paper epsilon {eps}): {metric}", fontsize=10)
-            ax.grid(True, axis="y", alpha=0.3, which="both")
-            if i == 0 and j == 0:
-                ax.legend(fontsize=7)
-    n = rows[0]["n"]
-    fig.suptitle(
-        f"Tables 5-6: noisy k-way tables vs truth, Survey and Alarm, n = {n}, B = 250, {runs} trials",
-        fontsize=11,
-    )
-    fig.tight_layout()
-    fig.savefig(path, dpi=100)
-    plt.close(fig)
 
 
 def tables56_findings(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
@@ -319,6 +147,7 @@ def run(args: Any) -> int:
 
     from mpc_rr.core import UsageError
     from scenarios.cli.progress import progress_bar
+    from scenarios.figures.reproduce import plot_rrba_convergence, plot_table4, plot_tables56
     from scenarios.reproduce import rrba as rr
 
     exp = args.experiment
@@ -346,7 +175,7 @@ def run(args: Any) -> int:
     if exp == "rrba-convergence":
         claims = convergence_claims(rows)
         write_csv(claims, out / f"{name}_claims.csv")
-        doc["png"] = [str(p) for p in plot_convergence(rows, out, runs)]
+        doc["png"] = [str(p) for p in plot_rrba_convergence(rows, out, runs)]
         doc["claims"] = claims
     elif exp == "rrba-table4":
         plot_table4(rows, out / f"{name}.png", runs, args.clients)

@@ -1,7 +1,7 @@
 """``mpc-rr report``: one self-contained HTML page of a results store, to read or attach to a paper.
 
 For every scenario in the store (its most recent code version): the
-figures of :mod:`scenarios.results.report_figures` (SVG embedded as data URIs, each
+figures of :mod:`scenarios.figures.report_figures` (SVG embedded as data URIs, each
 with its caption and the plotted numbers as CSV), a table per grid point
 (mean ± sd over repeats of the scenario's metrics), the seeds, the
 sessions that ran it (interrupted ones marked), the scenario text exactly as
@@ -19,6 +19,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from scenarios.figures.report_figures import Figure, figures_for
 from scenarios.results.aggregate import (
     by_point,
     cell_text,
@@ -28,7 +29,6 @@ from scenarios.results.aggregate import (
     scenario_metrics,
     select,
 )
-from scenarios.results.report_figures import Figure, figures_for
 from scenarios.results.report_ledger import ledger_figures, ledger_html
 from scenarios.results.store import Store, StoredRun, now
 

@@ -19,8 +19,8 @@ import json
 from collections.abc import Sequence
 from typing import Any
 
-from scenarios.results.report_drawing import draw
-from scenarios.results.report_series import Figure, Series, group_label, swept, title
+from scenarios.figures.report_drawing import draw
+from scenarios.figures.report_series import Figure, Series, group_label, swept, title
 from scenarios.results.store import StoredRun
 
 __all__ = ["LEDGER_HEAD", "ledger_figures", "ledger_html", "ledger_rows"]

@@ -106,3 +106,11 @@ def test_prio3_units_reports_each_measure_in_x25519_agreements(capsys: pytest.Ca
     assert set(case) == set(prio3_units.MEASURES) and all(v > 0 for v in case.values())
     out = capsys.readouterr().out
     assert "Histogram(10) chunk 4 Field128/1" in out and out.count("X") >= 4
+
+
+def test_simulate_counts_schedules_per_second_and_violations() -> None:
+    from benchmarks import simulate
+
+    report = simulate.main(["--schedules", "20", "--protocols", "plainsum", "--workers", "1", "--parties", "4"])
+    (row,) = report["rows"]  # type: ignore[misc]
+    assert row["schedules"] == 20 and row["schedules_per_s"] > 0 and row["violating"] == 0

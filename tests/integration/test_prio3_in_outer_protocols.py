@@ -10,7 +10,7 @@ import pytest
 
 from mpc_rr.data import load_adult
 from mpc_rr.workflows import RunOptions
-from mpc_rr.workflows._pipeline import run_and_evaluate
+from mpc_rr.workflows._pipeline import run_and_report
 from parties.runners import runner_for
 from scenarios.cli import main
 
@@ -19,12 +19,12 @@ from scenarios.cli import main
 def test_pipeline_secure_sum_dependence_over_prio3_equals_secagg() -> None:
     data = load_adult()
     runs = {
-        s: run_and_evaluate(RunOptions(parties=24, seed=2, queries=20, dependence="secure-sum", sum=s),
+        s: run_and_report(RunOptions(parties=24, seed=2, queries=20, dependence="secure-sum", sum=s),
                             runner_for("harness"), data)[0]
         for s in ("secagg", "prio3")
     }  # fmt: skip
-    assert runs["prio3"]["dependences"] == runs["secagg"]["dependences"]
-    assert runs["prio3"]["clusters"] == runs["secagg"]["clusters"]
+    assert runs["prio3"].dependences == runs["secagg"].dependences
+    assert runs["prio3"].clusters == runs["secagg"].clusters
 
 
 def _rrba(capsys: pytest.CaptureFixture[str], out: Path, sum_protocol: str) -> dict:  # type: ignore[type-arg]

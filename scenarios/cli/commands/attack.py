@@ -213,7 +213,9 @@ def _run_linkability(args: argparse.Namespace) -> int:
                 row[ch] = {"success": r.success, "ci": list(r.ci), "baseline": r.baseline}
             curve.append(row)
         main = (args.parties, args.channel, res)  # marked on its curve
-        png = _plot(curve, args.p, args.out, main, seed=args.seed, data=data.name, pairs=res.pairs,
+        from scenarios.figures import attacks as figures
+
+        png = figures.plot_linkability(curve, args.p, args.out, main, seed=args.seed, data=data.name, pairs=res.pairs,
                     name=f"linkability-{args_digest(args)}.png")
         out["curve"] = curve
         out["plot"] = str(png)
@@ -297,51 +299,6 @@ def _print(args: argparse.Namespace, res, inf, eps, reid, png, data: str, aux: s
     )
     if png is not None:
         print(f"  plot: {png}")
-
-
-def _plot(
-    curve: list[dict[str, object]], p: float, out: Path,
-    main: tuple[int, str, LinkabilityResult] | None = None, *, seed: int | None = None,
-    data: str = "adult", pairs: int = 28, name: str = "linkability.png",
-) -> Path:
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
-    out.mkdir(parents=True, exist_ok=True)
-    png = out / name  # one file per command line: a new attack keeps the last one's plot
-    x = [int(row["parties"]) for row in curve]  # type: ignore[call-overload]
-    fig, ax = plt.subplots(figsize=(7.5, 4.6))
-    style = {"direct": ("tab:red", "o-"), "anonymous": ("tab:blue", "s-"), "secure-sum": ("tab:green", "^--")}
-    for ch in CHANNELS:
-        color, fmt = style[ch]
-        ys = [row[ch]["success"] for row in curve]  # type: ignore[index]
-        lo = [row[ch]["ci"][0] for row in curve]  # type: ignore[index]
-        hi = [row[ch]["ci"][1] for row in curve]  # type: ignore[index]
-        ax.plot(x, ys, fmt, color=color, label=ch, ms=6)
-        ax.fill_between(x, lo, hi, color=color, alpha=0.15)
-    base = [row["anonymous"]["baseline"] for row in curve]  # type: ignore[index]
-    ax.plot(x, base, ":", color="black", label="random grouping (baseline)")
-    if main is not None:
-        n, ch, r = main
-        ax.errorbar(
-            [n], [r.success], yerr=[[r.success - r.ci[0]], [r.ci[1] - r.success]], fmt="*",
-            ms=13, color=style[ch][0], mec="black", label=f"this run: {ch}, n = {n:,}",
-        )
-        ax.plot([n], [r.baseline], "_", ms=14, color="black")
-    ax.set_xscale("log")
-    ax.set_ylim(0, 1.05)
-    ax.set_xlabel("parties n (log scale)")
-    ax.set_ylabel("share of a party's pair values its group holds (fraction)")
-    runs = "one run per n" + (f", seed {seed}" if seed is not None else "")
-    ax.set_title(f"Linking pairwise-RR submissions ({data}, {pairs} pairs, p = {p:g}; {runs})", fontsize=10)
-    ax.grid(alpha=0.3, which="both")
-    ax.legend(fontsize=8)
-    fig.tight_layout()
-    fig.savefig(png, dpi=110)
-    plt.close(fig)
-    return png
 
 
 def _fmt(x: float) -> str:

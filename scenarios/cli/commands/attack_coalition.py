@@ -24,7 +24,6 @@ from __future__ import annotations
 import argparse
 import json
 from pathlib import Path
-from typing import Any
 
 from mpc_rr.adversary import attacked
 from mpc_rr.core import get_protocol
@@ -78,30 +77,33 @@ def run(args: argparse.Namespace) -> int:
     from mpc_rr.workflows._attack_reports import coalition_report
     from scenarios.workloads.networks import network_for
 
-    out = coalition_report(
+    rep = coalition_report(
         args.protocol, parties=args.parties, size=args.size, cells=args.cells, seed=args.seed,
         repeats=args.repeats, options=given_options(args, args.option_flags),
         confidence=args.confidence, curve=not args.no_plot, network=network_for("memory"),
         variant=args.variant,
     )  # fmt: skip
-    head = out.pop("head")
-    n, threshold, rule = args.parties, out["threshold"], out["threshold_rule"]
-    if not args.no_plot:
-        out["plot"] = str(_plot(args.protocol, n, out["curve"], threshold, rule, args.size, args.out,
-                                f"coalition-{args_digest(args)}.png", server=out["server_colludes"]))
+    head, n, threshold, rule = rep.head, args.parties, rep.threshold, rep.threshold_rule
+    out = rep.to_json()
+    if rep.curve is not None:
+        from scenarios.figures.attacks import plot_coalition
+
+        out["plot"] = str(plot_coalition(args.protocol, n, out["curve"], threshold, rule, args.size, args.out,
+                                         f"coalition-{args_digest(args)}.png", server=rep.server_colludes))  # fmt: skip
     if args.json:
         print(json.dumps(out, indent=2))
         return 0
     lvl = f"{100 * args.confidence:g}%"
-    who = f"{args.size} colluding " + ("clients + the server" if out["server_colludes"] else "parties")
+    who = f"{args.size} colluding " + ("clients + the server" if rep.server_colludes else "parties")
     runs = f", {args.repeats} runs pooled" if args.repeats > 1 else ""
     print(f"coalition attack on {args.protocol}: {n} parties, one-hot inputs over {args.cells} cells{runs}")
     print(f"  declared collusion bound: {rule}")
-    if "draw" in out:
-        print(f"  variant: {out['variant']}; draw: {out['draw']}")
-        if out.get("exposure_note"):
-            print(f"  {out['exposure_note']}")
-    print(f"  {who} ({out['coalition_choice']}), {head.targets} honest targets:")
+    adv = rep.adversary
+    if adv is not None:
+        print(f"  variant: {adv['variant']}; draw: {adv['draw']}")
+        if adv.get("exposure_note"):
+            print(f"  {adv['exposure_note']}")
+    print(f"  {who} ({rep.coalition_choice}), {head.targets} honest targets:")
     print(f"    inputs determined by the pooled view  {head.recovered} of {head.targets}  "
           f"(rate {head.recovery_rate:.3f} {_ci(head.recovery_ci)})")  # fmt: skip
     print(f"    success {head.success:.3f} {_ci(head.ci)} ({lvl})   baseline {head.baseline:.3f} "
@@ -109,8 +111,8 @@ def run(args: argparse.Namespace) -> int:
     verdict = "LEAKS beyond the sum" if head.leaks else "nothing beyond the sum"
     bound = "at or above" if args.size >= threshold else "below"
     print(f"    -> {verdict} ({bound} the declared bound {threshold})")
-    if "curve" in out:
-        jump = [c["size"] for c in out["curve"] if c["recovery_rate"] > 0]
+    if rep.curve is not None:
+        jump = [c.size for c in rep.curve if c.recovery_rate > 0]
         print(f"  first size that recovers an input: {jump[0] if jump else 'none'} (declared: {threshold})")
         print(f"  plot: {out['plot']}")
     return 0
@@ -120,38 +122,3 @@ def _ci(ci: tuple[float, float]) -> str:
     return f"[{ci[0]:.3f}, {ci[1]:.3f}]"
 
 
-def _plot(
-    protocol: str, n: int, curve: list[dict[str, Any]], threshold: int, rule: str, size: int,
-    folder: Path, name: str = "coalition.png", *, server: bool = False,
-) -> Path:
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
-    folder.mkdir(parents=True, exist_ok=True)
-    png = folder / name  # one file per command line: a new attack keeps the last one's plot
-    x = [c["size"] for c in curve]
-    fig, ax = plt.subplots(figsize=(7.5, 4.6))
-    ax.plot(x, [c["success"] for c in curve], "o-", color="tab:red", label="attack success")
-    ax.fill_between(x, [c["ci"][0] for c in curve], [c["ci"][1] for c in curve], color="tab:red",
-                    alpha=0.15, label="attack success: confidence interval")  # fmt: skip
-    ax.plot(x, [c["recovery_rate"] for c in curve], "s:", color="tab:purple", ms=4,
-            label="inputs determined by the view")  # fmt: skip
-    ax.plot(x, [c["baseline"] for c in curve], "--", color="black",
-            label="baseline: the sum minus the coalition's inputs")  # fmt: skip
-    ax.axvline(threshold, color="tab:blue", lw=1.4, label=f"declared bound: {rule}")
-    ax.axvline(size, color="tab:gray", lw=0.8, ls=":", label=f"the coalition attacked: {size} parties")
-    from matplotlib.ticker import MaxNLocator
-
-    ax.xaxis.set_major_locator(MaxNLocator(integer=True))  # a coalition has a whole number of parties
-    ax.set_xlabel("colluding data parties C" + (" (+ the server)" if server else ""))
-    ax.set_ylabel("share of honest inputs guessed right")
-    ax.set_ylim(-0.02, 1.05)
-    ax.set_title(f"Coalitions against {protocol} ({n} parties)", fontsize=10)
-    ax.grid(alpha=0.3)
-    ax.legend(fontsize=7.5, loc="center left", bbox_to_anchor=(0.01, 0.62), framealpha=0.9)
-    fig.tight_layout()
-    fig.savefig(png, dpi=110)
-    plt.close(fig)
-    return png

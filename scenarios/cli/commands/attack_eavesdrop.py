@@ -106,8 +106,10 @@ def run(args: argparse.Namespace) -> int:
         out = eavesdrop_report(obs, np.random.default_rng(args.seed + 1),
                                permutations=args.permutations, confidence=args.confidence,
                                secret_attribute=args.secret_attribute)  # fmt: skip
-    if not args.no_plot and _plottable(out):
-        out["plot"] = str(_plot(out, args.out, f"eavesdrop-{args.protocol}-{args_digest(args)}.png"))
+    from scenarios.figures.attacks import eavesdrop_plottable, plot_eavesdrop
+
+    if not args.no_plot and eavesdrop_plottable(out):
+        out["plot"] = str(plot_eavesdrop(out, args.out, f"eavesdrop-{args.protocol}-{args_digest(args)}.png"))
     if args.json:
         print(json.dumps(out, indent=2, default=_json_default))
     else:
@@ -145,52 +147,6 @@ def _json_default(o: Any) -> Any:
     if hasattr(o, "tolist"):
         return o.tolist()
     raise TypeError(f"not JSON-able: {type(o).__name__}")
-
-
-def _plottable(out: dict[str, Any]) -> bool:
-    c = out.get("content")
-    return isinstance(c, dict) and "success_per_attribute" in c
-
-
-def _plot(out: dict[str, Any], folder: Path, name: str = "eavesdrop.png") -> Path:
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-    import numpy as np
-
-    c = out["content"]
-    names = c["attributes"]
-    succ, base = c["success_per_attribute"], c["baseline_per_attribute"]
-    lo = [v[0] for v in c["ci_per_attribute"]]
-    hi = [v[1] for v in c["ci_per_attribute"]]
-    extra = c["attacker_estimated_prior"]
-    what = ("RRBA answers" if out["protocol"] == "rrba"
-            else f"Pipeline records ({c['mechanism']} release)")  # fmt: skip
-    title = (f"{what} read in plaintext ({out['transport']}), p = {c['p']:g}, "
-             f"{out['parties']:,} parties")  # fmt: skip
-    prior_label = ("attacker: the public table as prior" if out["protocol"] == "rrba"
-                   else "attacker with an estimated prior")  # fmt: skip
-    folder.mkdir(parents=True, exist_ok=True)
-    png = folder / name  # one file per command line: a new attack keeps the last one's plot
-    x = np.arange(len(names))
-    fig, ax = plt.subplots(figsize=(8, 4.4))
-    ax.bar(x - 0.2, base, 0.4, color="tab:gray", label="prior mode (no record read)")
-    ax.bar(x + 0.2, succ, 0.4, color="tab:red", label="Bayes-optimal from the records")
-    ax.errorbar(x + 0.2, succ, yerr=[np.subtract(succ, lo), np.subtract(hi, succ)], fmt="none",
-                ecolor="black", capsize=3)  # fmt: skip
-    ax.plot(x + 0.2, extra, "k_", ms=14, label=prior_label)
-    ax.set_xticks(x, names, rotation=30, ha="right", fontsize=8)
-    ax.set_ylim(0, 1.2)
-    ax.set_yticks(np.linspace(0, 1, 6))
-    ax.set_ylabel("share of parties whose value is guessed right")
-    ax.set_title(title, fontsize=9)
-    ax.legend(fontsize=8, loc="upper center", ncol=3, framealpha=0.9)
-    ax.grid(alpha=0.3, axis="y")
-    fig.tight_layout()
-    fig.savefig(png, dpi=110)
-    plt.close(fig)
-    return png
 
 
 def _fmt_ci(ci: Any) -> str:

@@ -92,41 +92,43 @@ def _run(args: argparse.Namespace) -> int:
     if args.mechanism == "generic" and args.p is not None:
         raise UsageError("--p is keep-or-uniform's: use --mechanism krr --k K")
     k = args.k if args.mechanism == "krr" else None
-    doc = plan_privacy(
+    plan = plan_privacy(
         epsilon0=args.epsilon0, p=args.p, k=k, parties=args.parties, delta=args.delta,
         channel=args.channel, bound=args.bound, releases=args.releases, target=args.target_epsilon,
         max_corrupt=args.max_corrupt,
-    ).to_json()  # fmt: skip
+    )  # fmt: skip
+    doc = plan.to_json()
+    plot = None
     if args.plot is not None:
-        from scenarios.workloads.privacy_plot import plot_central_curve
+        from scenarios.figures.privacy import plot_central_curve
 
-        curve = central_curve(doc["epsilon0"], args.delta, args.channel, k=k, releases=args.releases,
-                              max_corrupt=doc["max_corrupt"] if doc["amplified"] else 0.0)  # fmt: skip
-        doc["plot"] = str(plot_central_curve(
-            curve, args.plot, epsilon0=doc["local_epsilon"], channel=args.channel,
-            mark=(args.parties, doc["central_epsilon"] if doc["central_epsilon"] is not None else doc["local_epsilon"]),
+        curve = central_curve(plan.epsilon0, args.delta, args.channel, k=k, releases=args.releases,
+                              max_corrupt=plan.max_corrupt if plan.amplified else 0.0)  # fmt: skip
+        plot = plot_central_curve(
+            curve, args.plot, epsilon0=plan.local_epsilon, channel=args.channel,
+            mark=(args.parties, plan.central_epsilon if plan.central_epsilon is not None else plan.local_epsilon),
             mark_label="this plan",
-            title=f"{doc['mechanism']}, eps0 = {doc['epsilon0']:.3g} x {args.releases}, delta = {args.delta:g}",
-        ))  # fmt: skip
+            title=f"{plan.mechanism}, eps0 = {plan.epsilon0:.3g} x {args.releases}, delta = {args.delta:g}",
+        )  # fmt: skip
+        doc["plot"] = str(plot)
     if args.json:
         print(json.dumps(doc, indent=2))
         return 0
-    print(f"privacy plan: {doc['mechanism']}, {args.parties:,} parties, channel {args.channel}")
-    p_txt = "" if doc["p"] is None else f" (keep probability p = {doc['p']:.4g})"
-    print(f"  local epsilon:   {doc['local_epsilon']:.4g}{p_txt}, {args.releases} release(s)")
-    if doc["reason"] is not None:
-        print(f"  central:         none -- {doc['reason']}")
-    elif doc["amplified"]:
-        print(f"  central:         ({doc['central_epsilon']:.4g}, {doc['delta']:.2g})  [{doc['bound']}]")
+    print(f"privacy plan: {plan.mechanism}, {args.parties:,} parties, channel {args.channel}")
+    p_txt = "" if plan.p is None else f" (keep probability p = {plan.p:.4g})"
+    print(f"  local epsilon:   {plan.local_epsilon:.4g}{p_txt}, {args.releases} release(s)")
+    if plan.reason is not None:
+        print(f"  central:         none -- {plan.reason}")
+    elif plan.amplified:
+        print(f"  central:         ({plan.central_epsilon:.4g}, {plan.delta:.2g})  [{plan.bound}]")
     else:
-        print(f"  central:         {doc['central_epsilon']:.4g} = local  [{doc['bound']}]")
+        print(f"  central:         {plan.central_epsilon:.4g} = local  [{plan.bound}]")
     if args.channel != "direct":
-        a = doc["assumption"]
-        print(f"  colluders:       {doc['colluders']:,} (max_corrupt {doc['max_corrupt']:g}); a report "
-              f"hides among {doc['honest_parties']:,} (itself and the honest others)")  # fmt: skip
-        print(f"  assumes:         {a['channel']}")
-    print(f"  computed in {1000 * doc['seconds']:.1f} ms")
-    solve = doc.get("solve")
+        print(f"  colluders:       {plan.colluders:,} (max_corrupt {plan.max_corrupt:g}); a report "
+              f"hides among {plan.honest_parties:,} (itself and the honest others)")  # fmt: skip
+        print(f"  assumes:         {plan.assumption['channel']}")
+    print(f"  computed in {1000 * plan.seconds:.1f} ms")
+    solve = doc.get("solve")  # (its JSON: the keys the solver answered, the note alone when it did not)
     if solve:
         print(f"  target central epsilon {args.target_epsilon:g}:")
         for key in ("smallest_parties", "largest_epsilon0", "largest_p", "note"):
@@ -134,6 +136,6 @@ def _run(args: argparse.Namespace) -> int:
             if v is not None:
                 shown = f"{v:.4g}" if isinstance(v, float) and math.isfinite(v) else v
                 print(f"    {key.replace('_', ' ')}: {shown}")
-    if "plot" in doc:
-        print(f"  plot: {doc['plot']}")
+    if plot is not None:
+        print(f"  plot: {plot}")
     return 0

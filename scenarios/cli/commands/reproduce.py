@@ -231,7 +231,9 @@ def _report_fig3(args: argparse.Namespace, n: int, fig: dict, seconds: float) ->
                     w.writerow([p, m, s, f"{v:.5f}"])
     png = args.out / "mdrr_fig3.png"
     what = args.data_name + (" x 6" if args.dataset == "adult6" else "")
-    _plot_fig3(fig, png, f"{what} (n = {n:,}), {args.runs} runs per point, seed {args.seed}")
+    from scenarios.figures.reproduce import plot_fig3
+
+    plot_fig3(fig, png, f"{what} (n = {n:,}), {args.runs} runs per point, seed {args.seed}")
     if args.json:
         print(
             json.dumps(
@@ -281,24 +283,3 @@ def _report_ranking(args: argparse.Namespace, n: int, rows: list, seconds: float
     return 0
 
 
-def _plot_fig3(fig: dict, png: Path, what: str = "") -> None:
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
-    # one y scale for every panel: the panels compare p
-    fig_, axes = plt.subplots(2, 2, figsize=(10, 8), sharex=True, sharey=True)
-    for ax, (p, methods) in zip(axes.flat, fig.items(), strict=False):
-        for m, by_sigma in methods.items():
-            ax.plot(list(by_sigma), list(by_sigma.values()), marker="o", label=m)
-        ax.set_title(f"p = {p}")
-        ax.set_xlabel("query coverage sigma (fraction of records)")
-        ax.set_ylabel("median relative error of count queries\n(|estimate - true| / true)")
-        ax.set_yscale("log")
-        ax.grid(True, alpha=0.3)
-    axes.flat[0].legend(fontsize=8)
-    fig_.suptitle(f"Figure 3 reproduced: {what}" if what else "Figure 3 reproduced", fontsize=11)
-    fig_.tight_layout()
-    fig_.savefig(png, dpi=110)
-    plt.close(fig_)

@@ -13,10 +13,9 @@ from __future__ import annotations
 import argparse
 import json
 import math
-import sys
 import time
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from mpc_rr.rrba import CLIENT_RNG as RRBA_CLIENT_RNG
 from mpc_rr.rrba import ESTIMATORS as RRBA_ESTIMATORS
@@ -32,8 +31,6 @@ from scenarios.cli.options import (
     add_seed,
     add_step_timeout,
     add_sum_option,
-    available_memory,
-    human_bytes,
     inner_sum_options,
     int_at_least,
     network_runner_of,
@@ -42,13 +39,11 @@ from scenarios.cli.options import (
     output_dir,
     output_file,
     positive_float,
-    warn,
 )
 from scenarios.workloads.data_source import add_data_option
 
 if TYPE_CHECKING:  # the library is imported when the command runs (mpc-rr --help stays fast)
-
-    pass
+    from mpc_rr.workflows._rrba_results import RRBAResults
 
 
 def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
@@ -170,66 +165,6 @@ def _check_flags(args: argparse.Namespace) -> None:
         raise UsageError("--sum only applies with --secure-tally")
 
 
-def _check_memory(data: Any, args: argparse.Namespace) -> None:
-    """Refuse (exit 2) a collection whose padded tables cannot fit, with the figure and the rule."""
-    from mpc_rr.core import UsageError
-    from mpc_rr.rrba import WORKING_TABLES, collection_bytes, cover
-
-    sizes, names = data.schema.sizes, data.schema.names
-    subsets = cover(len(sizes), args.k).subsets
-    need = collection_bytes(sizes, subsets, data.n, args.block)
-    have = available_memory()
-    if need <= 0.8 * have:
-        return
-    widest = max(subsets, key=lambda s: math.prod(sizes[a] for a in s))
-    width = math.prod(sizes[a] for a in widest)
-    blocks = math.ceil(data.n / max(args.block, 1))
-    big = sorted(range(len(sizes)), key=lambda a: -sizes[a])[:3]
-    raise UsageError(
-        f"RRBA on {len(sizes)} attributes at --k {args.k} needs about {human_bytes(need)}, "
-        f"{human_bytes(have)} are available (refused above 80 %): {len(subsets):,} tables padded to "
-        f"the widest one's {width:,} cells ({' x '.join(f'{names[a]} {sizes[a]}' for a in widest)}), "
-        f"8 bytes each, for {blocks:,} blocks of history + {WORKING_TABLES} working copies. Drop or "
-        f"coarsen the attributes with the most categories "
-        f"({', '.join(f'{names[a]}: {sizes[a]:,}' for a in big)}), or use a larger --block"
-    )
-
-
-class _BlockBar:
-    """A progress bar over blocks on stderr (silent with --json or when not a terminal)."""
-
-    def __init__(self, total: int, quiet: bool) -> None:
-        from scenarios.cli.progress import progress_bar
-
-        self.bar = progress_bar(total=total, desc="RRBA blocks", unit="block", file=sys.stderr,
-                        disable=True if quiet else None, mininterval=0.5)  # fmt: skip
-
-    def update(self, done: int, total: int) -> None:
-        self.bar.n = done
-        self.bar.refresh()
-
-    def close(self) -> None:
-        self.bar.close()
-
-
-class _MarginalBar:
-    """A progress bar over the marginals of each order on stderr (as :class:`_BlockBar`)."""
-
-    def __init__(self, quiet: bool) -> None:
-        from scenarios.cli.progress import progress_bar
-
-        self.bar = progress_bar(total=1, desc="marginals", unit="table", file=sys.stderr,
-                                disable=True if quiet else None, mininterval=0.5)  # fmt: skip
-
-    def update(self, order: int, done: int, total: int) -> None:
-        self.bar.set_description(f"{order}-way marginals", refresh=False)
-        self.bar.total, self.bar.n = total, done
-        self.bar.refresh()
-
-    def close(self) -> None:
-        self.bar.close()
-
-
 _FLAGS = {"t_floor": "--t-floor", "k": "--k", "block": "--block", "p": "--p", "alpha": "--alpha"}
 
 
@@ -242,18 +177,22 @@ def _as_flags(message: str) -> str:
     return re.sub(r"^([a-z_]+)\b", lambda m: _FLAGS.get(m.group(1), m.group(1)), message)
 
 
-def _fmt_eps(x: float | None) -> str:
-    return "inf" if x is None else f"{x:.3f}"
-
-
 def run(args: argparse.Namespace) -> int:
     import numpy as np
 
     from mpc_rr.core import UsageError
-    from mpc_rr.workflows import collect_rrba
-    from mpc_rr.workflows._rrba import marginal_errors, summarize
+    from mpc_rr.workflows._rrba import collect_rrba, marginal_errors
+    from mpc_rr.workflows._rrba_results import RRBASeconds, rrba_results
+    from scenarios.cli.jobs import (
+        BlockBar,
+        MarginalBar,
+        refuse_rrba_over_memory,
+        save_transcript,
+        warn_all,
+    )
+    from scenarios.figures.privacy import write_privacy_plot
+    from scenarios.figures.rrba import plot_convergence
     from scenarios.workloads.data_source import draw_records, spec_from_args
-    from scenarios.workloads.outputs import plot_convergence, write_privacy_plot
 
     if args.marginals < 0:
         raise UsageError(f"--marginals must be >= 0 (0 skips the marginal errors), got {args.marginals}")
@@ -265,7 +204,7 @@ def run(args: argparse.Namespace) -> int:
     spec = spec_from_args(args, option=True, networks=True)
     data_ss, proto_ss, eval_ss = np.random.SeedSequence(args.seed).spawn(3)
     data, source = draw_records(spec, args.clients, np.random.default_rng(data_ss))
-    _check_memory(data, args)
+    refuse_rrba_over_memory(data, args.k, args.block)
     t0 = time.perf_counter()
     runner = None
     if priced is not None:
@@ -281,7 +220,7 @@ def run(args: argparse.Namespace) -> int:
             return runner_for(args.transport, step_timeout=timeouts, transcript=args.transcript is not None)
 
     # the library refuses a block < 1 with the rule; the bar must not divide by it first
-    done = _BlockBar(math.ceil(data.n / max(args.block, 1)), args.json or args.transport is None)
+    done = BlockBar(math.ceil(data.n / max(args.block, 1)), args.json or args.transport is None)
     try:
         col = collect_rrba(
             data, p=args.p, block=args.block, seed=proto_ss, k=args.k, estimator=args.estimator,
@@ -297,113 +236,103 @@ def run(args: argparse.Namespace) -> int:
         done.close()
     result, execution = col.run, col.execution
     seconds = time.perf_counter() - t0
-    mbar = _MarginalBar(args.json or args.marginals == 0)
+    mbar = MarginalBar(args.json or args.marginals == 0)
     try:
         marg = marginal_errors(result, data, np.random.default_rng(eval_ss), max_tables=args.marginals,
                                progress=mbar.update)  # fmt: skip
     finally:
         mbar.close()
-    doc = summarize(result, data, source, marg, None if execution is None else execution.costs,
-                    secure_tally=args.secure_tally, sum_protocol=args.sum, sum_options=sum_opts,
-                    dp_epsilon=args.dp_epsilon, dp_delta=args.dp_delta)  # fmt: skip
-    doc["seconds"] = {"collection": seconds, "marginals": sum(m["seconds"] for m in marg.values())}
-    if priced is not None:
-        doc["network"] = priced.summary()
-    doc["warnings"] = _warnings(doc)
-    for w in doc["warnings"]:
-        warn("rrba", w)
+    report = rrba_results(
+        result, data, source, marg, None if execution is None else execution.costs,
+        secure_tally=args.secure_tally, sum_protocol=args.sum, sum_options=sum_opts,
+        dp_epsilon=args.dp_epsilon, dp_delta=args.dp_delta,
+    ).timed(RRBASeconds(seconds, sum(m["seconds"] for m in marg.values())),
+            None if priced is None else priced.summary())  # fmt: skip
+    warn_all("rrba", report.warnings)
+    doc = report.to_json()
     args.out.mkdir(parents=True, exist_ok=True)
     (args.out / "results.json").write_text(json.dumps(doc, indent=1))
-    if args.transcript is not None and execution is not None and execution.transcript is not None:
-        execution.transcript.meta.update(protocol="rrba", clients=data.n, seed=args.seed)
-        execution.transcript.save(args.transcript)
+    if execution is not None:
+        save_transcript(execution.transcript, args.transcript, protocol="rrba", clients=data.n, seed=args.seed)
     png = args.out / "convergence.png"
     title = (
         f"RRBA convergence on {data.name or args.data}: {result.clients} clients, B={args.block}, p={args.p}, "
         f"estimator={args.estimator}, stop={args.stop}, 1 run (seed {args.seed})"
     )
     plot_convergence(result, png, title, data.schema.names)
-    doc["files"] = {"results": str(args.out / "results.json"), "plot": str(png)}
+    files = {"results": str(args.out / "results.json"), "plot": str(png)}
     ppng = write_privacy_plot(doc, args.out, f"RRBA on {data.name or args.data}")
     if ppng is not None:
-        doc["files"]["privacy_plot"] = str(ppng)
+        files["privacy_plot"] = str(ppng)
     if args.transcript is not None:
-        doc["files"]["transcript"] = str(args.transcript)
+        files["transcript"] = str(args.transcript)
     if args.json:
-        print(json.dumps(doc))
+        print(json.dumps({**doc, "files": files}))
     else:
-        _print(doc, args)
+        _print(report, files, args.seed)
     return 0
 
 
-def _print(doc: dict[str, Any], args: argparse.Namespace) -> None:
-    o = doc["options"]
-    print(f"RRBA on {doc['data']}")
+def _print(r: RRBAResults, files: dict[str, str], seed: int) -> None:
+    from mpc_rr.workflows._validity import validity_lines
+    from scenarios.cli.jobs import fmt_epsilon
+
+    o = r.options
+    print(f"RRBA on {r.data}")
     print(
-        f"  d={len(doc['attributes'])} attributes, k={o['k']}: {doc['subsets_total']} subsets in "
-        f"{doc['views']} views; B={o['block']}, p={o['p']}, estimator={o['estimator']} "
-        f"(repair {o['repair']}), alpha={o['alpha']}, t-floor={o['t_floor']}, stop={o['stop']}, seed={args.seed}"
+        f"  d={len(r.attributes)} attributes, k={o['k']}: {r.subsets_total} subsets in "
+        f"{r.views} views; B={o['block']}, p={o['p']}, estimator={o['estimator']} "
+        f"(repair {o['repair']}), alpha={o['alpha']}, t-floor={o['t_floor']}, stop={o['stop']}, seed={seed}"
     )
-    print(
-        f"  clients asked {doc['clients']}, blocks {doc['blocks']}, answers {doc['cost']['answers']}"
-    )
-    subs = doc["subsets"]
+    c = r.cost
+    print(f"  clients asked {r.clients}, blocks {r.blocks}, answers {c.answers}")
+    subs = r.subsets
     show = subs if len(subs) <= 40 else subs[:40]
     print(
         f"\n  {'subset':<28}{'cells':>6}{'answers':>8}{'blocks':>7}{'first held':>11}{'converged':>10}{'max|err|':>9}  estimate/truth (first cells)"
     )
-    for r in show:
-        cells = " ".join(
-            f"{e:.3f}/{t:.3f}" for e, t in list(zip(r["estimate"], r["truth"], strict=True))[:4]
-        )
-        held = r["first_held_block"] or "-"
+    for s in show:
+        cells = " ".join(f"{e:.3f}/{t:.3f}" for e, t in list(zip(s.estimate, s.truth, strict=True))[:4])
+        held = s.first_held_block or "-"
         print(
-            f"  {','.join(r['attributes'])[:27]:<28}{r['cells']:>6}{r['answers']:>8}{r['blocks']:>7}"
-            f"{held!s:>11}{'yes' if r['converged'] else 'no':>10}{r['max_abs_error']:>9.4f}  {cells}"
+            f"  {','.join(s.attributes)[:27]:<28}{s.cells:>6}{s.answers:>8}{s.blocks:>7}"
+            f"{held!s:>11}{'yes' if s.converged else 'no':>10}{s.max_abs_error:>9.4f}  {cells}"
         )
     if len(subs) > len(show):
         print(f"  ... {len(subs) - len(show)} more subsets in results.json")
-    print(f"\n  stopping rule: {doc['converged_subsets']}/{len(subs)} subsets "
+    print(f"\n  stopping rule: {r.converged_subsets}/{len(subs)} subsets "
           f"{'stopped' if o['stop'] == 'first' else 'hold at the last block'}")  # fmt: skip
-    cap = doc["epsilon_cap_per_subset"]
     print(
-        f"  epsilon: true (worst client, its view's subsets composed) {_fmt_eps(doc['epsilon_true'])}; "
-        f"paper ln(1/(1-p)) = {_fmt_eps(doc['epsilon_paper'])} per answer "
-        f"({_fmt_eps(doc['epsilon_paper_view'])} per view); t-floor cap per subset {_fmt_eps(cap)}"
+        f"  epsilon: true (worst client, its view's subsets composed) {fmt_epsilon(r.epsilon_true)}; "
+        f"paper ln(1/(1-p)) = {fmt_epsilon(r.epsilon_paper)} per answer "
+        f"({fmt_epsilon(r.epsilon_paper_view)} per view); t-floor cap per subset {fmt_epsilon(r.epsilon_cap_per_subset)}"
     )
-    if doc["epsilon_true_is_infinite"]:
-        print(
-            "  note: a table sent had a zero cell, so the true epsilon is infinite; use --t-floor"
-        )
-    for line in doc["privacy"]["lines"]:
+    if r.epsilon_true_is_infinite:
+        print("  note: a table sent had a zero cell, so the true epsilon is infinite; use --t-floor")
+    for line in r.privacy.lines:
         print("  " + line)
-    from mpc_rr.workflows._validity import validity_lines
-
-    for line in validity_lines(doc["validity"]):
+    for line in validity_lines([dict(v) for v in r.validity]):
         print("  " + line)
-    if not doc["marginals"]:
+    if not r.marginals:
         print("\n  marginals vs truth: not evaluated (--marginals 0)")
     else:
         print("\n  marginals vs truth (l2 on counts, Jensen-Shannon in bits; mean over tables)")
-    for m, v in doc["marginals"].items():
-        skip = f"; {v['skipped']} sets skipped (QP over {v['max_rows']:,} rows)" if v.get("skipped") else ""
+    for m, v in r.marginals.items():
+        skip = f"; {v.skipped} sets skipped (QP over {v.max_rows:,} rows)" if v.skipped else ""
         print(
-            f"  {m}-way: {v['tables']:>3} tables ({v['method']}): l2 {v['l2_mean']:.2f} "
-            f"(max {v['l2_max']:.2f}), JS {v['js_mean']:.4f} (max {v['js_max']:.4f})"
-            f"{skip}"
+            f"  {m}-way: {v.tables:>3} tables ({v.method}): l2 {v.l2_mean:.2f} "
+            f"(max {v.l2_max:.2f}), JS {v.js_mean:.4f} (max {v.js_max:.4f}){skip}"
         )
-    c = doc["cost"]
-    print(
-        f"\n  cost: {c['answers']} answers, {c['tables_sent']} tables ({c['table_cells_sent']} cells) sent"
-    )
-    if c["messages"] is None:
-        print(f"  messages/bytes per role: none ({c['note']})")
+    print(f"\n  cost: {c.answers} answers, {c.tables_sent} tables ({c.table_cells_sent} cells) sent")
+    costs = c.costs
+    if costs is None:
+        print(f"  messages/bytes per role: none ({c.to_json()['note']})")
     else:
-        a, cl = c["aggregator"], c["clients"]
+        a, cl = costs.coordinator(), costs.data_parties()
         tally = "secure tally (SecAgg+ per block)" if o.get("secure_tally") else "plain tally"
         print(
-            f"  over {c['transport']}, {tally}: {c['messages']:,} messages, {c['bytes']:,} bytes, "
-            f"{c['rounds']} rounds, {c['wall_s']:.2f} s"
+            f"  over {costs.transport}, {tally}: {costs.messages:,} messages, {costs.bytes:,} bytes, "
+            f"{costs.rounds} rounds, {costs.wall_s:.2f} s"
         )
         print(
             f"    aggregator: sent {a['messages_sent']:,} messages / {a['bytes_sent']:,} bytes, "
@@ -411,42 +340,21 @@ def _print(doc: dict[str, Any], args: argparse.Namespace) -> None:
         )
         m = cl["mean"]
         print(
-            f"    clients ({cl['count']:,}): sent {cl['total']['messages_sent']:,.0f} messages / "
+            f"    clients ({len(costs.parties) - 1:,}): sent {cl['total']['messages_sent']:,.0f} messages / "
             f"{cl['total']['bytes_sent']:,.0f} bytes in total; per client {m['messages_sent']:.2f} "
             f"sent ({m['bytes_sent']:.0f} bytes), {m['messages_received']:.2f} received "
             f"({m['bytes_received']:.0f} bytes)"
         )
-    dr = c["dropouts"]
+    dr = c.dropouts
     print(
         f"  dropouts: {dr['asked']:,} clients asked, {dr['answered']:,} answers in the tallies, "
         f"{dr['left_out']:,} left out ({dr['silent']:,} silent at the deadline, {dr['rejected']:,} "
-        f"rejected), {dr['lost_blocks']} blocks lost, {c['late']} late messages ignored"
+        f"rejected), {dr['lost_blocks']} blocks lost, {c.late} late messages ignored"
     )
-    s = doc["seconds"]
-    print(f"  time: collection {s['collection']:.2f} s, marginals {s['marginals']:.2f} s")
-    if doc.get("network") is not None:
+    if r.seconds is not None:
+        print(f"  time: collection {r.seconds.collection:.2f} s, marginals {r.seconds.marginals:.2f} s")
+    if r.network is not None:
         from parties.pricing import pricing_line
 
-        print("  " + pricing_line(doc["network"]))
-    print(f"  wrote {doc['files']['results']} and {doc['files']['plot']}")
-
-
-def _warnings(doc: dict[str, Any]) -> list[str]:
-    """What a reader of the numbers must know (printed whatever the format, kept in results.json)."""
-    import math
-
-    out = []
-    if doc["epsilon_true_is_infinite"]:
-        out.append("a table sent had a zero cell, so the true epsilon is infinite (an answer in that "
-                   "cell can only be the truth); --t-floor keeps every cell above a floor")  # fmt: skip
-    thin = [r for r in doc["subsets"] if r["answers"] < 5 * r["cells"]]
-    if thin:
-        worst = min(thin, key=lambda r: r["answers"] / r["cells"])
-        out.append(f"tiny sample: {len(thin)} of {len(doc['subsets'])} subsets got fewer than 5 answers "
-                   f"per cell (worst: {','.join(worst['attributes'])}, {worst['answers']} answers for "
-                   f"{worst['cells']} cells); their estimates are mostly noise")  # fmt: skip
-    bad = [f"{m}-way" for m, v in doc["marginals"].items()
-           if any(isinstance(v.get(k), float) and math.isnan(v[k]) for k in ("l2_mean", "js_mean"))]  # fmt: skip
-    if bad:
-        out.append(f"marginal errors are nan for {', '.join(bad)}")
-    return out
+        print("  " + pricing_line(r.network))
+    print(f"  wrote {files['results']} and {files['plot']}")

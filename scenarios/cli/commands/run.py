@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import argparse
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from mpc_rr.estimation import ESTIMATORS
 from mpc_rr.mdrr import DEPENDENCE_SOURCES, MECHANISMS
@@ -43,6 +43,9 @@ from scenarios.cli.options import (
     wire_summary,
 )
 from scenarios.workloads.data_source import add_data_arguments, spec_from_args
+
+if TYPE_CHECKING:  # the library is imported when the command runs (mpc-rr --help stays fast)
+    from mpc_rr.workflows._run_results import RunResults
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -129,8 +132,6 @@ def _check_dependence_flags(args: argparse.Namespace) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    import json
-
     from mpc_rr.core import UsageError
     from scenarios.cli.validation import check_network, check_parties, known_records
 
@@ -151,9 +152,14 @@ def run(args: argparse.Namespace) -> int:
     except argparse.ArgumentTypeError as exc:
         raise UsageError(f"the default output folder: {exc}") from None
 
-    from mpc_rr.workflows import RunOptions
-    from mpc_rr.workflows._pipeline import run_and_evaluate
+    from mpc_rr.workflows._pipeline import RunOptions, run_and_report
     from parties.runners import runner_for
+    from scenarios.cli.jobs import (
+        PipelineProgress,
+        refuse_pipeline_over_memory,
+        save_transcript,
+        warn_all,
+    )
     from scenarios.cli.progress import Phases
     from scenarios.cli.validation import check_columns_vary
     from scenarios.workloads.data_source import load_dataset
@@ -175,36 +181,16 @@ def run(args: argparse.Namespace) -> int:
         transport, shard = runner_choice(args)
         runner = runner_for(transport, step_timeout=args.step_timeout, transcript=args.transcript is not None, **shard)
     replaces = args.out is not None and (out / "results.json").exists()
-    phases = Phases()
-    begun: set[str] = set()
+    said: list[bool] = []
 
     def say_replaced() -> None:
         """Once the parties run (not before a refusal): the previous run in --out is replaced."""
-        if replaces and "replaced" not in begun:
-            begun.add("replaced")
+        if replaces and not said:
+            said.append(True)
             warn("run", f"{out} holds a previous run: its results.json, relative_error.csv and "
                         f"relative_error.png are replaced")  # fmt: skip
 
-    def progress(phase: str, done: int, total: int) -> None:
-        """Counted phases as bars (closed when complete); the work between them as timed lines."""
-        say_replaced()
-        if phase == "SECURE SUM":  # sum messages the coordinator received, of one per party and step
-            phases.count(phase, done, total, desc="dependence phase (secure sum)", unit="msg")
-        elif phase == "SECURE SUM SERVERS":  # then the aggregators' own steps (prio3: verification jobs)
-            phases.count(phase, done, total, desc="dependence phase (the aggregators' steps)", unit="msg")
-        elif phase == "DEPENDENCE":
-            phases.count(phase, done, total, desc="dependence phase", unit="party")
-            if total and done >= total and "clustering" not in begun:
-                begun.add("clustering")
-                phases.start(f"clustering (Algorithm 1) and signed broadcast to {total:,} parties, "
-                             f"who verify it and randomize their clusters")  # fmt: skip
-        elif phase == "RELEASE":
-            phases.count(phase, done, total, desc="release phase", unit="party")
-            if total and done >= total and "estimation" not in begun:
-                begun.add("estimation")
-                phases.start("estimating every cluster (Eq. 2 + repair) and RR-Adjustment, then "
-                             "the count queries")  # fmt: skip
-
+    phases = Phases()
     with phases:
         phases.start(f"loading {name}")
         data = load_dataset(spec)
@@ -212,45 +198,26 @@ def run(args: argparse.Namespace) -> int:
         check_parties(args.parties, data.n, data.name)
         check_columns_vary(data.schema, spec.source)
         n = args.parties or data.n
-        _check_dependence_fits(opts, data.schema.sizes, n)
+        refuse_pipeline_over_memory(opts, data.schema.sizes, n)
         phases.start(f"building {n:,} parties and starting them over {args.transport}")
-        result, ev = run_and_evaluate(opts, runner, data, progress=progress)
+        results, ev = run_and_report(opts, runner, data, progress=PipelineProgress(phases, say_replaced))
     if priced is not None:
-        result["network"] = priced.summary()
-    result["warnings"] = _warnings(result, ev)
-    for w in result["warnings"]:
-        warn("run", w)
+        results = results.with_network(priced.summary())
+    warn_all("run", results.warnings)
     say_replaced()
-    paths = write_outputs(result, out)
-    if args.transcript is not None and ev.execution.run.transcript is not None:
-        paths.append(ev.execution.run.transcript.save(args.transcript))
+    doc = results.to_json()
+    paths = write_outputs(doc, out)
+    saved = save_transcript(ev.execution.run.transcript, args.transcript)
+    if saved is not None:
+        paths.append(saved)
     if args.json:
-        print(json.dumps(result))
+        import json
+
+        print(json.dumps(doc))
     else:
-        _summary(result)
+        _summary(results)
         print("wrote " + ", ".join(str(p) for p in paths))
     return 0
-
-
-def _check_dependence_fits(opts: Any, sizes: tuple[int, ...], n: int) -> None:
-    """Refuse, before any party is built, a dependence sum that cannot fit in this machine's
-    memory (its protocol's own estimate for ``n`` parties over the pair cells)."""
-    from mpc_rr.core import UsageError
-    from mpc_rr.secure_sum import memory_estimate
-    from scenarios.cli.options import available_memory, human_bytes
-
-    if opts.dependence == "rr":
-        return
-    total = sum(sizes)
-    cells = (total * total - sum(s * s for s in sizes)) // 2  # one-hot cells of every attribute pair
-    need = memory_estimate(opts.sum, n, cells, opts.inner_sum_options())
-    have = available_memory()
-    if need > 0.8 * have:
-        raise UsageError(
-            f"--dependence {opts.dependence} --sum {opts.sum} with {n:,} parties x {cells:,} pair "
-            f"cells needs about {human_bytes(need)}; {human_bytes(have)} are available. Use "
-            "fewer --parties, another --sum (prio3), or --dependence rr"
-        )
 
 
 def _fresh(folder: Path) -> Path:
@@ -263,96 +230,50 @@ def _fresh(folder: Path) -> Path:
     return out
 
 
-def _fmt_eps(v: float | None) -> str:
-    return "inf (not DP)" if v is None else f"{v:.3f}"
+def _summary(r: RunResults) -> None:
+    from scenarios.cli.jobs import fmt_epsilon
 
-
-def _summary(r: dict) -> None:
-    o = r["options"]
+    o, c = r.options, r.cost
     print(
-        f"\nmpc-rr run {r['dataset']}: {r['parties']} parties, transport {r['cost']['transport']}, "
-        f"dependence {o['dependence']}, mechanism {o['mechanism']}, p = {o['p']}, Tv = {o['tv']}, "
-        f"Td = {o['td']}, seed {r['seed']}"
+        f"\nmpc-rr run {r.dataset}: {r.parties} parties, transport {c.transport}, "
+        f"dependence {o.dependence}, mechanism {o.mechanism}, p = {o.p}, Tv = {o.tv}, "
+        f"Td = {o.td}, seed {r.seed}"
     )
-    print(f"noise: {r['noise']}")
-    print("clusters: " + " | ".join(" + ".join(c) for c in r["clusters"]))
-    e = r["epsilon"]
+    print(f"noise: {r.noise}")
+    print("clusters: " + " | ".join(" + ".join(cl) for cl in r.clusters))
+    e = r.epsilon
     print(
-        f"epsilon per party: dependence {_fmt_eps(e['dependence'])}, release "
-        f"{_fmt_eps(e['release'])}, total {_fmt_eps(e['total'])}"
+        f"epsilon per party: dependence {fmt_epsilon(e.dependence, 'inf (not DP)')}, release "
+        f"{fmt_epsilon(e.release, 'inf (not DP)')}, total {fmt_epsilon(e.total, 'inf (not DP)')}"
     )
-    for line in r.get("privacy", {}).get("lines", []):
+    for line in r.privacy.lines:
         print(line)
-    if r.get("validity"):
+    if r.validity:
         from mpc_rr.workflows._validity import validity_lines
 
-        for line in validity_lines(r["validity"]):
+        for line in validity_lines([dict(v) for v in r.validity]):
             print(line)
-    c = r["cost"]
-    co, dp = c["coordinator"], c["data_parties"]["mean"]
+    co, dp = c.coordinator(), c.data_parties()["mean"]
     print(
-        f"cost: {c['messages']:,} messages, {c['bytes']:,} bytes; coordinator sent "
+        f"cost: {c.messages:,} messages, {c.bytes:,} bytes; coordinator sent "
         f"{co['messages_sent']:,} msgs / {co['bytes_sent']:,} B, received {co['messages_received']:,} "
         f"msgs / {co['bytes_received']:,} B; per party sent {dp['messages_sent']:.1f} msgs / "
         f"{dp['bytes_sent']:.0f} B"
     )
-    line = wire_summary(c)
+    line = wire_summary(c.to_json())
     if line is not None:
         print(line)
-    if r.get("network") is not None:
+    if r.network is not None:
         from parties.pricing import pricing_line
 
-        print(pricing_line(r["network"]))
-    t = r["timing"]
-    print(
-        f"time: setup {t['setup_s']:.2f} s, protocol {t['protocol_s']:.2f} s, evaluation "
-        f"{t['evaluation_s']:.2f} s"
-    )
-    src = r["independent_source"]
+        print(pricing_line(r.network))
+    t = r.timing
+    print(f"time: setup {t.setup_s:.2f} s, protocol {t.protocol_s:.2f} s, evaluation {t.evaluation_s:.2f} s")
+    src = r.independent_source
     how = ("from the parties' per-attribute RR reports of the dependence phase (Sec. 4.1)"
            if src.startswith("pipeline") else f"{src}: the secure-sum phase releases no per-attribute reports")  # fmt: skip
     print(f"median relative error of count queries; RR-Independent {how}:")
-    sig = list(next(iter(r["relative_error"].values())))
-    print(f"  {'method':<27}" + "".join(f"{'sigma=' + s:>12}" for s in sig))
-    for m, by in r["relative_error"].items():
-        print(f"  {m:<27}" + "".join(f"{by[s]:>12.4f}" for s in sig))
-
-
-def _warnings(r: dict, ev: object) -> list[str]:
-    """What a reader of the numbers must know (printed whatever the format, kept in results.json)."""
-    import math
-
-    from mpc_rr.workflows._adjustment_checks import adjustment_checks
-
-    out = adjustment_checks(r["relative_error"], ev.adjustments)  # type: ignore[attr-defined]
-    bad = [f"{m} (sigma={s})" for m, by in r["relative_error"].items() for s, v in by.items()
-           if v is None or (isinstance(v, float) and math.isnan(v))]  # fmt: skip
-    if bad:
-        out.append(f"relative error is nan for {', '.join(bad)}: no query had a true count above zero")
-    n_rel = int(r["parties_released"])
-    if n_rel < r["parties"]:
-        out.append(f"{r['parties'] - n_rel} of {r['parties']} parties dropped out; the estimates use "
-                   f"the {n_rel} that answered")  # fmt: skip
-    cfg = ev.execution.config  # type: ignore[attr-defined]
-    clusters = ev.execution.result.clustering.clusters  # type: ignore[attr-defined]
-    if len(clusters) > 1 and all(len(c) == 1 for c in clusters):
-        e = r["epsilon"]
-        paid = ("" if e["dependence"] is None or e["total"] is None else
-                f" at {e['total']:.3g} per party instead of the {e['release']:.3g} of the release alone")  # fmt: skip
-        out.append(
-            f"the dependence phase merged no attributes (every cluster is one attribute, no "
-            f"dependence above --td {cfg.td}): RR-Clusters is RR-Independent drawn a second time{paid} "
-            "(the dependence phase's reports are spent for nothing); lower --td, or raise --p for "
-            "dependences the noise does not hide"
-        )
-    thin = [(math.prod(cfg.sizes[i] for i in c), c) for c in clusters]
-    thin = [(cells, c) for cells, c in thin if n_rel < 5 * cells]
-    if thin:
-        cells, c = max(thin)
-        names = "+".join(cfg.schema.names[i] for i in c)
-        out.append(f"tiny sample: {len(thin)} cluster(s) have fewer than 5 released records per value "
-                   f"combination (worst: {names}, {cells} combinations for {n_rel} records); their "
-                   f"estimates are mostly noise")  # fmt: skip
-    if r["cost"]["peer_errors"]:
-        out.append(f"{r['cost']['peer_errors']} message(s) were rejected as peer errors (see peer_errors)")
-    return out
+    table = r.relative_error
+    print(f"  {'method':<27}" + "".join(f"{'sigma=' + str(s):>12}" for s in table.coverages))
+    for m, row in zip(table.methods, table.values, strict=True):
+        print(f"  {m:<27}" + "".join(f"{v:>12.4f}" for v in row))

@@ -53,5 +53,5 @@ def test_a_new_protocol_is_attacked_once_registered_and_forgotten_after() -> Non
 
 
 def test_an_unknown_part_is_refused_naming_the_parts() -> None:
-    with pytest.raises(UsageError, match=r"register_attacks: unknown part\(s\) spy; the parts: cheats, coalition"):
+    with pytest.raises(UsageError, match=r"register_attacks: unknown part\(s\) spy; the parts: byzantine, cheats, coalition"):
         register_attacks("secagg", spy=print)

@@ -131,7 +131,7 @@ def test_linked_inference_below_the_prior_is_said(capsys, tmp_path):
 
 def test_linkability_curves_reach_this_runs_n(monkeypatch, tmp_path):
     """--parties 200: the grid's steps end at 100; the curves go on to this run's n."""
-    from scenarios.cli.commands import attack as attack_cmd
+    from scenarios.figures import attacks as attack_figures
 
     seen = {}
 
@@ -139,7 +139,7 @@ def test_linkability_curves_reach_this_runs_n(monkeypatch, tmp_path):
         seen.update(curve=curve, main=main)
         return tmp_path / "x.png"
 
-    monkeypatch.setattr(attack_cmd, "_plot", fake_plot)
+    monkeypatch.setattr(attack_figures, "plot_linkability", fake_plot)
     assert cli.main(["attack", "linkability", "--parties", "200", "--json", "--out", str(tmp_path)]) == 0
     assert [row["parties"] for row in seen["curve"]] == [10, 30, 100, 200]
     assert seen["main"][0] == 200

@@ -303,14 +303,13 @@ def test_scenario_run_says_how_long_is_left(cwd, capsys, tmp_path) -> None:  # t
 
 
 def test_privacy_png_says_it_is_one_report_and_gives_the_total(monkeypatch, tmp_path) -> None:  # type: ignore[no-untyped-def]
-    import scenarios.workloads.privacy_plot as pp
-    from scenarios.workloads.outputs import write_privacy_plot
+    import scenarios.figures.privacy as pp
 
     seen: dict[str, object] = {}
     monkeypatch.setattr(pp, "plot_central_curve", lambda curve, path, **k: seen.update(k) or path)
     result = {"epsilon": {"dependence": 21.9, "release": 21.9, "total": 43.8},
               "privacy": {"plot_data": {"k": 16, "curve": [], "epsilon0": 3.65, "parties": 2000,
                                         "mark": 3.65, "phase": "release (clusters)", "channel": "direct"}}}  # fmt: skip
-    write_privacy_plot(result, tmp_path, "adult")
+    pp.write_privacy_plot(result, tmp_path, "adult")
     assert "One report of the run, not its total" in str(seen["note"]) and "43.8" in str(seen["note"])
     assert seen["mark_label"] == "this run, one report"

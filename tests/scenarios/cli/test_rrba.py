@@ -163,9 +163,7 @@ def test_refused_with_an_estimate_when_it_cannot_fit(
     tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """Exit 2 before the collection, naming the figure, the rule and the widest table."""
-    import scenarios.cli.commands.rrba as cmd
-
-    monkeypatch.setattr(cmd, "available_memory", lambda: 1024)
+    monkeypatch.setattr("scenarios.cli.options.available_memory", lambda: 1024)
     assert main(["rrba", "--clients", "300", "--out", str(tmp_path / "o")]) == 2
     err = capsys.readouterr().err
     assert "needs about" in err and "are available (refused above 80 %)" in err

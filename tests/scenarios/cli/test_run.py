@@ -11,8 +11,8 @@ import pytest
 
 from mpc_rr.data import Dataset, load_adult
 from scenarios.cli import main
+from scenarios.figures.run import plot_title
 from scenarios.reproduce import mdrr
-from scenarios.workloads.outputs import plot_title
 
 ROWS = [
     ("young", "F", "north", "low"), ("old", "M", "south", "high"), ("adult", "F", "north", "mid"),

@@ -1,13 +1,14 @@
 """Report figures that do not mislead: tick labels on every cost axis, measured costs never moved,
-shares of few runs read as counts k/n."""
+a log cost axis only over a wide span, shares of few runs read as counts k/n, every share's
+interval a shaded band."""
 
 from __future__ import annotations
 
 import re
 import xml.etree.ElementTree as ET
 
-from scenarios.results.report_drawing import SMALL_N, draw
-from scenarios.results.report_series import Figure, Series, wilson
+from scenarios.figures.report_drawing import BAND, SMALL_N, draw, wide
+from scenarios.figures.report_series import Figure, Series, wilson
 
 SVG = "{http://www.w3.org/2000/svg}"
 XLINK = "{http://www.w3.org/1999/xlink}href"
@@ -102,7 +103,7 @@ def test_a_linear_axis_of_costs_starts_at_zero() -> None:
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    from scenarios.results.report_drawing import _from_zero
+    from scenarios.figures.report_drawing import _from_zero
 
     fig, ax = plt.subplots()
     ax.plot([1, 2, 3], [800.0, 1000.0, 1200.0])
@@ -145,3 +146,29 @@ def test_count_labels_of_a_low_share_stack_upwards_inside_the_axes() -> None:
     high = [dy for y, dy in captured if y == 1.0]
     assert len(low) == 4 and min(low) > 0  # every label of the zero share above its marker
     assert max(high) == 9 and min(high) < 0  # from the top share downwards, as before
+
+
+def _ids(ax: ET.Element) -> list[str]:
+    return [g.get("id") or "" for g in ax.iter(f"{SVG}g")]
+
+
+def test_wilson_intervals_are_drawn_as_bands_and_the_legend_says_so() -> None:
+    """Intervals were vertical bars (few runs: thick faint ones) that read as data."""
+    for n in (5, SMALL_N):
+        fig = draw(Figure("c", "t", "c", {}, {}, (_rates(n),)), panels=("completed",))
+        ax = _axes(fig.svg, 1)
+        assert any("PolyCollection" in i for i in _ids(ax)), _ids(ax)  # the band
+        assert not any(i.startswith("LineCollection") for i in _ids(ax)), _ids(ax)  # no error bars
+        assert BAND in _texts(ET.fromstring(fig.svg)), n
+    plain = Series("messages", "all runs", (1.0, 2.0), (0.2, 0.1), style="markers")
+    fig = draw(Figure("k", "t", "c", {}, {}, (plain,)), panels=("messages",))
+    assert BAND not in _texts(ET.fromstring(fig.svg))  # no interval, no band in the legend
+
+
+def test_a_cost_axis_is_log_only_from_a_decade_and_a_half() -> None:
+    assert wide([90.0, 3000.0]) and wide([0.01, 0.3, None])
+    assert not wide([300.0, 3000.0]) and not wide([900.0, 900.0]) and not wide([])
+    s = Series("messages", "all runs", (800.0, 1200.0), (0.2, 0.1), style="markers")
+    fig = draw(Figure("k", "t", "c", {}, {}, (s,)), panels=("messages",), xzero=("messages",))
+    ticks = [t for t in _texts(_axes(fig.svg, 1)) if re.fullmatch(r"[0-9.,]+", t)]
+    assert "0" in ticks, ticks  # the linear cost axis starts at zero

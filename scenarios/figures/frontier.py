@@ -12,11 +12,11 @@ __all__ = ["plot_frontier"]
 def plot_frontier(doc: dict[str, Any], path: Path, *, title: str) -> Path:
     """PNG of a frontier's JSON (:meth:`mpc_rr.workflows._frontier.FrontierReport.to_json`):
     x the target central epsilon (log), y the mean relative error of the count queries (log)."""
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
     from matplotlib.ticker import NullFormatter
+
+    from scenarios.figures._backend import pyplot
+
+    plt = pyplot()
 
     fig, ax = plt.subplots(figsize=(9.0, 5.0))
     styles = ["-o", "-s", "-^", "-v", "-D", "-P", "-X", "-*"]

@@ -11,9 +11,9 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
+from scenarios.figures.report_drawing import draw
+from scenarios.figures.report_series import Figure, label, lines, numeric, swept, title
 from scenarios.results.aggregate import by_point
-from scenarios.results.report_drawing import draw
-from scenarios.results.report_series import Figure, label, lines, numeric, swept, title
 from scenarios.results.store import StoredRun
 
 __all__ = ["generic_figures"]

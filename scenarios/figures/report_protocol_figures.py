@@ -14,9 +14,8 @@ from collections.abc import Sequence
 from dataclasses import replace
 from typing import Any
 
-from scenarios.results.aggregate import by_point
-from scenarios.results.report_drawing import SMALL_N, draw, draw_stacked
-from scenarios.results.report_series import (
+from scenarios.figures.report_drawing import LOG_SPAN, SMALL_N, draw, draw_stacked, wide
+from scenarios.figures.report_series import (
     Figure,
     Series,
     group_label,
@@ -27,13 +26,15 @@ from scenarios.results.report_series import (
     swept,
     title,
 )
+from scenarios.results.aggregate import by_point
 from scenarios.results.store import StoredRun
 
 __all__ = ["PHASES", "pipeline_figures", "secure_sum_figures"]
 
-_SMALL = (f"at fewer than {SMALL_N} runs per point each marker is labelled with its count k/n and the "
-          "interval drawn as a faint band; series at the same x are dodged sideways by a hair, for "
-          "visibility only")  # fmt: skip
+_SMALL = (f"at fewer than {SMALL_N} runs per point each marker is labelled with its count k/n; "
+          "series at the same x are dodged sideways by a hair, for visibility only")  # fmt: skip
+
+_COST_PANELS = ("messages", "payload bytes", "wall time")
 
 PHASES = (("setup_s", "setup (roles, keys)"), ("phase_network_s", "network setup (TLS keys, handshakes)"),
           ("phase_dependence_s", "dependence phase"),
@@ -84,6 +85,9 @@ def pipeline_figures(
             ("wall_s", "wall time"),
         ):
             series += _every_error(pts_ok, cost, errors, group, panel, x_metric=True, style="markers")
+        # log only where the costs span a decade and a half or more; else linear from zero
+        logx = tuple(p for p in _COST_PANELS if wide([v for s in series if s.panel == p for v in s.x]))
+        scale = {p: ", log" if p in logx else "" for p in _COST_PANELS}
         fig = Figure(
             "accuracy-cost", title(scenario, "accuracy against cost", ok),
             f"Each marker is one grid point: {_error_label(errors)} (mean ± sd over its repeats) against what "
@@ -91,13 +95,16 @@ def pipeline_figures(
             "start to end; over TCP the deployment's keys and TLS handshakes included). "
             f"Grouped by {', '.join(group) or 'nothing (one group)'}. Markers sit at the cost measured, never "
             "moved: groups that cost the same are drawn as concentric rings (the first group the widest), "
-            "and a panel where every group has one cost says so. The y axis is shared.",
-            {"messages": "messages sent (log)", "payload bytes": "payload bytes sent (MB, log)", "wall time": "protocol wall time (s, log)"},
+            "and a panel where every group has one cost says so. The y axis is shared. A cost axis is "
+            f"logarithmic (its label says log) when its costs span a factor of {LOG_SPAN:g} or more, else "
+            "linear from zero.",
+            {"messages": f"messages sent{' (log)' if scale['messages'] else ''}",
+             "payload bytes": f"payload bytes sent (MB{scale['payload bytes']})",
+             "wall time": f"protocol wall time (s{scale['wall time']})"},
             {"messages": _error_label(errors)}, tuple(series), runs=len(ok),
         )  # fmt: skip
         # the legend under the panels: inside one it hid markers
-        figs.append(draw(fig, panels=("messages", "payload bytes", "wall time"), logx=("messages", "payload bytes", "wall time"),
-                         legend_out=True))  # fmt: skip
+        figs.append(draw(fig, panels=_COST_PANELS, logx=logx, xzero=_COST_PANELS, legend_out=True))
     for x in ("p", "parties"):
         if x in sw and ok:
             others = [k for k in sw if k != x]
@@ -128,7 +135,7 @@ def pipeline_figures(
         series += _every_error(pts_ok, "dropout", errors, others, "accuracy")
         fig = Figure(
             "completion-dropout", title(scenario, "completion and error against the dropout rate", runs),
-            f"Left: share of runs that completed (95 % Wilson interval; {_SMALL}); right: "
+            f"Left: share of runs that completed (its 95 % Wilson interval the shaded band; {_SMALL}); right: "
             f"{_error_label(errors)} of the completed runs (mean ± sd).",
             {"completion": label("dropout"), "accuracy": label("dropout")},
             {"completion": label("completed"), "accuracy": _error_label(errors)}, tuple(series), runs=len(runs),
@@ -198,7 +205,7 @@ def secure_sum_figures(
         fig = Figure(
             "completion-dropout", title(scenario, "completion against the dropout rate", runs),
             "Share of runs that produced a sum (left) and whose sum equals the plaintext sum of the included "
-            f"parties (right), with 95 % Wilson intervals ({_SMALL}), against the fraction of parties that "
+            f"parties (right), each with its 95 % Wilson interval as a shaded band ({_SMALL}), against the fraction of parties that "
             "crash at the given step. The dashed line is the tolerance the protocol was configured with; past it, a run must "
             "abort cleanly, never return a wrong sum.",
             {"completed": label("dropout"), "exact": label("dropout")},

@@ -9,7 +9,11 @@ or under the panels).  Series on a grid's x values may be dodged sideways
 as concentric rings, and a panel where every marker has the same x says so
 in the panel.  A share of runs (an interval series) at fewer than
 :data:`SMALL_N` runs per point is labelled ``k/n`` with its interval drawn
-faint, so the count and not the width of a Wilson bar is what is read.
+faint, so the count and not the width of a Wilson interval is what is read.
+Every share's interval is drawn as a band between its points (the legend
+says so), never as bars that read like data.  A measured x (a cost) is on a
+log axis only when it spans at least :data:`LOG_SPAN` (:func:`wide`), else
+on a linear axis from zero.
 :func:`draw_stacked` draws horizontal stacked bars.  Both return the figure
 with its ``svg`` filled in and close the matplotlib figure.
 """
@@ -22,9 +26,10 @@ from collections.abc import Sequence
 from dataclasses import replace
 from typing import Any
 
-from scenarios.results.report_series import Figure
+from scenarios.figures._backend import LOG_SPAN, plain_log, pyplot
+from scenarios.figures.report_series import Figure
 
-__all__ = ["COLORS", "MARKERS", "SMALL_N", "draw", "draw_stacked"]
+__all__ = ["BAND", "COLORS", "LOG_SPAN", "MARKERS", "SMALL_N", "draw", "draw_stacked", "wide"]
 
 COLORS = ("#1f77b4", "#d62728", "#2ca02c", "#ff7f0e", "#9467bd", "#8c564b", "#e377c2", "#17becf",
           "#7f7f7f", "#bcbd22")  # fmt: skip
@@ -32,17 +37,23 @@ MARKERS = ("o", "s", "^", "D", "v", "P", "X", "*", "<", ">")
 # below this many runs per point a share is shown as its count k/n (a Wilson bar at n = 5 spans
 # about half the axis and would be all the eye sees)
 SMALL_N = 20
+BAND = "95 % Wilson interval (shaded band)"
+
+
+def wide(values: Sequence[float | None]) -> bool:
+    """Whether positive ``values`` span at least :data:`LOG_SPAN` (largest / smallest): a log axis then."""
+    pos = [float(v) for v in values if v is not None and math.isfinite(v) and v > 0]
+    return bool(pos) and max(pos) / min(pos) >= LOG_SPAN
 
 
 def draw(fig: Figure, *, panels: Sequence[str], logx: Sequence[str] = (), logy: Sequence[str] = (),
          sharey: bool = True, sharex: bool = False, ylim: tuple[float, float] | None = None,
          vlines: dict[str, list[tuple[float, str]]] | None = None, hlines: dict[str, list[tuple[float, str]]] | None = None,
-         height: float = 4.2, legend_out: bool = False, dodge: bool = False) -> Figure:  # fmt: skip
-    """Draw ``fig.series`` (panel by panel) into an SVG; returns the figure with it."""
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
+         height: float = 4.2, legend_out: bool = False, dodge: bool = False,
+         xzero: Sequence[str] = ()) -> Figure:  # fmt: skip
+    """Draw ``fig.series`` (panel by panel) into an SVG; returns the figure with it.  ``xzero``:
+    panels whose linear x axis (of non-negative values) starts at zero."""
+    plt = pyplot()
 
     plt.rcParams.update({"svg.fonttype": "none", "font.size": 11, "axes.titlesize": 11, "axes.labelsize": 11,
                          "legend.fontsize": 9.5, "xtick.labelsize": 10, "ytick.labelsize": 10,
@@ -90,11 +101,11 @@ def draw(fig: Figure, *, panels: Sequence[str], logx: Sequence[str] = (), logy: 
                 # negative bar)
                 lo = [max(0.0, y - (math.nan if v is None else v)) for y, v in zip(ys, s.lo, strict=True)]
                 hi = [max(0.0, (math.nan if v is None else v) - y) for y, v in zip(ys, s.hi, strict=True)]
+                _band(ax, xs, ys, lo, hi, c)
                 if s.n and max(s.n) < SMALL_N:  # few runs: the count k/n is what is read
-                    _counts(ax, s, xs, ys, lo, hi, c, mk, ls, labels.index(s.label))
+                    _counts(ax, s, xs, ys, c, mk, ls, labels.index(s.label))
                     continue
-                ax.errorbar(xs, ys, yerr=[lo, hi], color=c, marker=mk, ls=ls, ms=6, lw=1.6, capsize=3,
-                            elinewidth=1.0, alpha=0.9, label=s.label)  # fmt: skip
+                ax.plot(xs, ys, color=c, marker=mk, ls=ls, ms=6, lw=1.6, alpha=0.9, label=s.label)
                 continue
             if s.yerr is not None and any(e for e in s.yerr):
                 ax.errorbar(xs, ys, yerr=[0.0 if e is None else e for e in s.yerr], color=c, marker=mk, ls=ls,
@@ -119,17 +130,19 @@ def draw(fig: Figure, *, panels: Sequence[str], logx: Sequence[str] = (), logy: 
             )
         if panel in logx:
             ax.set_xscale("log")
-            _plain_log(ax.xaxis)
+            plain_log(ax.xaxis)
             _two_ticks(ax, "x", [v for s in mine if s.style != "dotted" for v in s.x if v is not None])
         _same_x_note(ax, mine)
         if panel in logy:
             ax.set_yscale("log")
-            _plain_log(ax.yaxis)
+            plain_log(ax.yaxis)
             _two_ticks(ax, "y", [v for s in mine for v in s.y if v is not None])
         if ylim is not None:
             ax.set_ylim(*ylim)
         elif panel not in logy:
             _from_zero(ax, [v for s in mine for v in s.y if v is not None])
+        if panel in xzero and panel not in logx:
+            _from_zero(ax, [v for s in mine for v in s.x if v is not None], "x")
         ax.set_xlabel(fig.xlabel.get(panel, ""))
         if ax is axes[0][0] or not sharey:
             ax.set_ylabel(fig.ylabel.get(panel, ""))
@@ -143,6 +156,13 @@ def draw(fig: Figure, *, panels: Sequence[str], logx: Sequence[str] = (), logy: 
             if lab not in labs:
                 handles.append(h)
                 labs.append(lab)
+    if any(s.lo is not None and s.hi is not None for s in fig.series):  # the bands' one legend entry
+        from matplotlib.patches import Patch
+
+        handles.append(Patch(facecolor="0.45", alpha=0.3, lw=0))
+        labs.append(BAND)
+        if labs[0] == "all runs" and len(labs) == 2:  # one series: only the band needs saying
+            handles, labs = handles[1:], labs[1:]
     if labs and not (len(labs) == 1 and labs[0] == "all runs"):
         if below:
             f.legend(handles, labs, loc="upper center", bbox_to_anchor=(0.5, 0.0), ncol=min(len(labs), 4),
@@ -163,11 +183,17 @@ def _rings(ax: Any, s: Any, xs: list[Any], ys: list[float], c: str, mk: str, ind
                 mfc="none", mew=1.8, capsize=3, elinewidth=1.0, alpha=0.9, label=s.label)  # fmt: skip
 
 
-def _counts(ax: Any, s: Any, xs: list[Any], ys: list[float], lo: list[float], hi: list[float], c: str,
-            mk: str, ls: str, index: int) -> None:  # fmt: skip
-    """A share of few runs: the marker labelled ``k/n``, its Wilson interval a faint band."""
-    ax.errorbar(xs, ys, yerr=[lo, hi], color=c, marker=mk, ls=ls, ms=6, lw=1.6, capsize=0,
-                elinewidth=5.0, ecolor=(*_rgb(c), 0.18), label=s.label)  # fmt: skip
+def _band(ax: Any, xs: list[Any], ys: list[float], lo: list[float], hi: list[float], c: str) -> None:
+    """A share's interval as a shaded band from point to point (``lo``, ``hi``: how far below and
+    above the share), under its line: it reads as uncertainty, not as bars of data."""
+    lower = [y - d for y, d in zip(ys, lo, strict=True)]
+    upper = [y + d for y, d in zip(ys, hi, strict=True)]
+    ax.fill_between(xs, lower, upper, color=c, alpha=0.13, lw=0, zorder=1)
+
+
+def _counts(ax: Any, s: Any, xs: list[Any], ys: list[float], c: str, mk: str, ls: str, index: int) -> None:
+    """A share of few runs: the marker labelled ``k/n`` (its Wilson interval: the band beneath)."""
+    ax.plot(xs, ys, color=c, marker=mk, ls=ls, ms=6, lw=1.6, label=s.label)
     ax.set_ylim(-0.05, 1.12)  # a share: the whole axis, room above for the labels
     for x, y, n in zip(xs, ys, s.n, strict=False):
         if math.isnan(y):
@@ -180,20 +206,14 @@ def _counts(ax: Any, s: Any, xs: list[Any], ys: list[float], lo: list[float], hi
                     fontsize=9, color=c, va="center", fontweight="bold")  # fmt: skip
 
 
-def _from_zero(ax: Any, values: Sequence[float]) -> None:
-    """A linear axis of non-negative quantities (messages, bytes, seconds, errors) starts at 0:
-    an axis from 800 messages makes a 5 % difference look like a factor of two."""
+def _from_zero(ax: Any, values: Sequence[float], which: str = "y") -> None:
+    """A linear axis (``which``: ``"y"`` or ``"x"``) of non-negative quantities (messages, bytes,
+    seconds, errors) starts at 0: an axis from 800 messages makes a 5 % difference look like a
+    factor of two."""
     finite = [v for v in values if math.isfinite(v)]
-    lo, hi = ax.get_ylim()
-    if finite and min(finite) >= 0 and lo > 0:
-        ax.set_ylim(0, hi + 0.04 * (hi - lo))  # room for a marker at the top
-
-
-def _rgb(color: str) -> tuple[float, float, float]:
-    from matplotlib.colors import to_rgb
-
-    r, g, b = to_rgb(color)
-    return (r, g, b)
+    lo, hi = ax.get_ylim() if which == "y" else ax.get_xlim()
+    if finite and min(finite) >= 0 and lo > 0:  # room for a marker at the far end
+        (ax.set_ylim if which == "y" else ax.set_xlim)(0, hi + 0.04 * (hi - lo))
 
 
 def _same_x_note(ax: Any, mine: Sequence[Any]) -> None:
@@ -267,31 +287,11 @@ def _with_svg(fig: Figure, f: Any) -> Figure:
     return replace(fig, svg=buf.getvalue())
 
 
-def _plain_log(axis: Any) -> None:
-    """Tick labels of a log axis as plain numbers (300, 1,000, 0.05), minor ones only over a short span."""
-    from matplotlib.ticker import FuncFormatter, NullFormatter
-
-    def fmt(v: float, _pos: int) -> str:
-        return f"{v:,.0f}" if v >= 10 else f"{v:g}"
-
-    def minor(v: float, pos: int) -> str:  # 2, 3 and 5 times a power of ten
-        lead = f"{v:.0e}"[0]
-        return fmt(v, pos) if lead in "235" else ""
-
-    axis.set_major_formatter(FuncFormatter(fmt))
-    lo, hi = axis.get_view_interval()
-    short = lo > 0 and hi / lo < 30
-    axis.set_minor_formatter(FuncFormatter(minor) if short else NullFormatter())
-
-
 def draw_stacked(
     fig: Figure, parts: Sequence[tuple[str, str]], rows: Sequence[tuple[str, dict[str, float]]]
 ) -> Figure:
     """Horizontal stacked bars (one row per grid point) of the ``parts`` means."""
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
+    plt = pyplot()
 
     plt.rcParams.update({"svg.fonttype": "none", "font.size": 11, "font.family": "DejaVu Sans"})
     f, ax = plt.subplots(figsize=(11.5, 1.2 + 0.34 * len(rows)))

@@ -19,11 +19,11 @@ figures a scenario gets depends on its kind and on what its grid sweeps:
 * any other kind: each of its metrics against each swept number.
 
 This module is the API (:func:`figures_for`, :data:`BUILDERS`); the code is in
-:mod:`~scenarios.results.report_series` (the records and the data behind
-them), :mod:`~scenarios.results.report_drawing` (matplotlib into SVG), and
-one module per family of figures: :mod:`~scenarios.results.report_protocol_figures`
-(pipeline, secure-sum), :mod:`~scenarios.results.report_privacy_figures`
-(rrba, linkability, audit) and :mod:`~scenarios.results.report_generic_figures`.
+:mod:`~scenarios.figures.report_series` (the records and the data behind
+them), :mod:`~scenarios.figures.report_drawing` (matplotlib into SVG), and
+one module per family of figures: :mod:`~scenarios.figures.report_protocol_figures`
+(pipeline, secure-sum), :mod:`~scenarios.figures.report_privacy_figures`
+(rrba, linkability, audit) and :mod:`~scenarios.figures.report_generic_figures`.
 """
 
 from __future__ import annotations
@@ -31,25 +31,25 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from scenarios.results.report_drawing import COLORS as COLORS
-from scenarios.results.report_drawing import MARKERS as MARKERS
-from scenarios.results.report_drawing import draw as draw
-from scenarios.results.report_drawing import draw_stacked as draw_stacked
-from scenarios.results.report_generic_figures import generic_figures
-from scenarios.results.report_privacy_figures import (
+from scenarios.figures.report_drawing import COLORS as COLORS
+from scenarios.figures.report_drawing import MARKERS as MARKERS
+from scenarios.figures.report_drawing import draw as draw
+from scenarios.figures.report_drawing import draw_stacked as draw_stacked
+from scenarios.figures.report_generic_figures import generic_figures
+from scenarios.figures.report_privacy_figures import (
     audit_figures,
     linkability_figures,
     rrba_figures,
 )
-from scenarios.results.report_protocol_figures import PHASES as PHASES
-from scenarios.results.report_protocol_figures import pipeline_figures, secure_sum_figures
-from scenarios.results.report_series import LABELS as LABELS
-from scenarios.results.report_series import SCALE as SCALE
-from scenarios.results.report_series import Figure, Series, wilson
-from scenarios.results.report_series import label as label
-from scenarios.results.report_series import lines as lines
-from scenarios.results.report_series import rates as rates
-from scenarios.results.report_series import swept as swept
+from scenarios.figures.report_protocol_figures import PHASES as PHASES
+from scenarios.figures.report_protocol_figures import pipeline_figures, secure_sum_figures
+from scenarios.figures.report_series import LABELS as LABELS
+from scenarios.figures.report_series import SCALE as SCALE
+from scenarios.figures.report_series import Figure, Series, wilson
+from scenarios.figures.report_series import label as label
+from scenarios.figures.report_series import lines as lines
+from scenarios.figures.report_series import rates as rates
+from scenarios.figures.report_series import swept as swept
 from scenarios.results.store import StoredRun
 
 # the API; the helpers imported `as` themselves above (labels, grouping, drawing) stay importable

@@ -8,7 +8,7 @@
   epsilon.
 
 A linkability study that does not sweep n, and an audit that does not sweep
-the trials, get the generic figures (:mod:`scenarios.results.report_generic_figures`).
+the trials, get the generic figures (:mod:`scenarios.figures.report_generic_figures`).
 """
 
 from __future__ import annotations
@@ -16,10 +16,10 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
+from scenarios.figures.report_drawing import draw
+from scenarios.figures.report_generic_figures import generic_figures
+from scenarios.figures.report_series import Figure, Series, group_label, label, lines, swept, title
 from scenarios.results.aggregate import by_point, summarize_metric
-from scenarios.results.report_drawing import draw
-from scenarios.results.report_generic_figures import generic_figures
-from scenarios.results.report_series import Figure, Series, group_label, label, lines, swept, title
 from scenarios.results.store import StoredRun
 
 __all__ = ["audit_figures", "linkability_figures", "rrba_figures"]
