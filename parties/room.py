@@ -30,7 +30,7 @@ import json
 import secrets
 import time
 from collections import deque
-from collections.abc import Callable, Mapping
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
@@ -64,9 +64,10 @@ class RoundSetup(Protocol):
         """The round's result as JSON, from the server role once it stopped."""
 
 
-MakeRound = Callable[[int, int, str, Mapping[int, bytes]], RoundSetup]
+MakeRound = Callable[..., RoundSetup]
 """``make_round(browsers, bots, run, keys)``: browsers are ids ``1..browsers``, bots the next
-ids; ``keys``: each browser's Ed25519 verification key (32 raw bytes), sent when it joined."""
+ids; ``keys``: each browser's Ed25519 verification key (32 raw bytes), sent when it joined;
+``choice=`` (a string) too when the teacher's start carried one (a lesson's option)."""
 
 
 @dataclass(eq=False)
@@ -138,6 +139,7 @@ class Room:
         self.round_done = trio.Event()
         self._start = trio.Event()
         self._runs = 0
+        self.choice: str | None = None  # what the teacher picked for the next round, if anything
         self.t0 = time.perf_counter()
 
     # -- what the teacher sees ----------------------------------------------------------
@@ -205,6 +207,8 @@ class Room:
             return
         if conn in self.teachers:
             if kind == "start":
+                choice = msg.get("choice")  # a lesson's option for the round (the cheat lesson's strategy)
+                self.choice = choice[:40] if isinstance(choice, str) and choice else None
                 self._start.set()
             elif kind == "reveal" and self.round is None:  # ask the last round's students
                 self._revealed.clear()
@@ -359,7 +363,8 @@ class Room:
         browsers = {i + 1: s for i, s in enumerate(present)}
         try:
             keys = {i: s.vk for i, s in browsers.items()}
-            setup = self.make_round(len(browsers), self.bots, run, keys)
+            extra = {} if self.choice is None else {"choice": self.choice}
+            setup = self.make_round(len(browsers), self.bots, run, keys, **extra)
         except Exception as exc:  # a round the lesson refuses (e.g. too few students)
             self.emit("refused-round", why=str(exc))
             return {"ok": False, "error": str(exc)}

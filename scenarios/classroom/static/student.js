@@ -50,7 +50,7 @@
   // -- the socket ---------------------------------------------------------------------
   let ws = null;
   let party = null;
-  function send(peer, msg) { ws.send(root.wire.frame(peer, msg)); }
+  function send(peer, msg) { ws.send(root.wire.frame(peer, msg)); if (root.detect) root.detect.sent(msg); }
 
   function connect(name) {
     let token = sessionStorage.getItem("mpc-rr-token");  // per tab, kept across reloads
@@ -124,11 +124,13 @@
       : r.protocol === "secagg" ? root.secaggParty(r, oneHot(r.options.length, S.answer), send, note)
       : fullMesh(r, S.answer);
     party.run = r.run;
+    if (root.detect) root.detect.watch(party, r);  // detect.js: what this page's checks caught
     await party.start();
   }
 
   function endRound(m) {
     party = null;
+    if (root.detect) root.detect.ended(m);
     S.result = m;
     if (m.ok) {
       setState("done");

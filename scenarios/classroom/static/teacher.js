@@ -37,7 +37,7 @@
       $("fingerprint").textContent = (e.public && e.public.fingerprint) || "(no keys in this lesson)";
       event(`round ${e.run}: ${e.n} parties (${Object.keys(e.browsers).length} browsers, ${e.bots.length} simulated)`);
     } else if (e.type === "msg") onMsg(e);
-    else if (e.type === "end") onEnd(e);
+    else if (e.type === "end") { onEnd(e); if (root.lessonEnd) root.lessonEnd(e); }
     else if (e.type === "reveal-asked") { revealed = []; $("revealed").textContent = "Asked who reveals..."; }
     else if (e.type === "reveal") onReveal(e);
   }
@@ -90,7 +90,7 @@
     $("url").textContent = cfg.join_url;
     $("question").textContent = cfg.question + "  (" + cfg.options.join(" / ") + ")";
     $("qr").innerHTML = cfg.qr_svg;
-    $("saw-note").textContent = cfg.protocol === "secagg"
+    $("saw-note").textContent = (cfg.runs || cfg.protocol) === "secagg"  // cfg.runs: a topic lesson's protocol
       ? "Every frame the server received in this round, field by field: public keys, shares sealed for other students (the server cannot open them), masked answers y = x + masks mod R (uniform), and at the end the Shamir shares that remove the masks -- of the seeds of those who stayed, of the mask keys of those who left, never both."
       : cfg.protocol === "rr-survey"
       ? `Every frame the server received in this round, field by field. Each x is a randomized answer: the student's own with probability ${cfg.p}, otherwise a random one -- a single x proves nothing about its sender.`
@@ -103,7 +103,8 @@
       else onEvent(e);
     };
     ws.onclose = () => ($("status").textContent = "disconnected from the server");
-    $("start").onclick = () => ws.send(JSON.stringify({ type: "start" }));
+    // a lesson's own choice for the round (lessons-teacher.js: the cheat lesson's strategy)
+    $("start").onclick = () => ws.send(JSON.stringify({ type: "start", ...(root.lessonStart ? root.lessonStart() : {}) }));
     $("reveal").onclick = () => ws.send(JSON.stringify({ type: "reveal" }));
   }
   root.addEventListener("DOMContentLoaded", init);

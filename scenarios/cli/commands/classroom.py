@@ -28,7 +28,7 @@ import json
 import sys
 
 from mpc_rr.core import get_protocol
-from scenarios.classroom import classroom_protocols
+from scenarios.classroom import classroom_protocols, lesson_protocol
 from scenarios.cli.options import (
     HelpFormatter,
     add_json,
@@ -49,7 +49,8 @@ def register(sub: argparse._SubParsersAction) -> None:
     )
     names = classroom_protocols()
     p.add_argument("protocol", choices=names, help="the protocol to run")
-    step_help = "; ".join(f"{n}: {'|'.join(get_protocol(n).steps)}" for n in names if get_protocol(n).steps)
+    steps = {n: get_protocol(lesson_protocol(n)).steps for n in names}
+    step_help = "; ".join(f"{n}: {'|'.join(s)}" for n, s in steps.items() if s)
     p.add_argument("--parties", type=int_at_least(3, 10), default=4, help="data parties (students), 3 to 10")
     p.add_argument("--format", choices=("text", "mermaid", "html", "json"), default=None,
                    help="output format (default: text); mermaid with --states: Markdown with one "
@@ -71,7 +72,8 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument(
         "--cheat", default=None, metavar="STRATEGY",
         help="secagg: the aggregator cheats (e.g. equivocate, key-substitution; every strategy: "
-        "mpc-rr attack cheat --help) and the trace shows the moment the honest parties catch it",
+        "mpc-rr attack cheat --help) and the trace shows the moment the honest parties catch it; "
+        "cheat: key-substitution (default), equivocate or drop-student",
     )  # fmt: skip
     p.add_argument("--states", action="store_true", help="text, mermaid: also print each role's transition table as a state diagram")
     p.add_argument("--out", type=output_file, default=None, help="write to this file (default: standard output)")

@@ -1,0 +1,62 @@
+// The teacher page's part of the lessons named for their topic (scenarios.classroom.live_lessons).
+// cheat: before each round the teacher picks what the server plays (honest, key substitution,
+// equivocation, dropping student 1); the pick goes with the start (teacher.js calls lessonStart)
+// and only to the server, never to the students' pages, which catch the cheat with their own checks.
+"use strict";
+(function (root) {
+  const $ = (id) => document.getElementById(id);
+  const EXPECT = {  // what the class should see, for the teacher to point at
+    honest: "Every page shows the same class code and the total; nothing is caught.",
+    "key-substitution": "Every page stops at the keys: a neighbour's key is not signed by its owner; each names the server.",
+    equivocate: "Every page signs the survivor set it was shown. The pages shown a set that too few signed refuse to reveal any share and name the server; at most one set can reach the quorum, so the server never gets both kinds of share of student 1, and the round ends without a total.",
+    "drop-student": "The total comes, without student 1's answer. The others' pages name party 1 as left out of the signed survivor set; party 1's page says the server left it out though it answered.",
+  };
+  let cfg = null, played = null;
+
+  function panel() {
+    const start = $("start");
+    const box = document.createElement("div");
+    box.id = "lesson-panel";
+    box.className = "lesson-panel";
+    const label = document.createElement("label");
+    label.textContent = "The server plays: ";
+    const sel = document.createElement("select");
+    sel.id = "cheat";
+    for (const [name, what] of Object.entries(cfg.cheats)) {
+      const o = document.createElement("option");
+      o.value = name; o.textContent = name; o.title = what;
+      sel.appendChild(o);
+    }
+    label.appendChild(sel);
+    const what = document.createElement("span");
+    what.id = "cheat-what";
+    what.className = "muted";
+    const show = () => { what.textContent = " -- " + cfg.cheats[sel.value]; };
+    sel.onchange = show;
+    show();
+    box.appendChild(label);
+    box.appendChild(what);
+    const now = document.createElement("p");
+    now.id = "cheat-now";
+    now.className = "cheat-now";
+    box.appendChild(now);
+    start.parentNode.after(box);
+    root.lessonStart = () => {
+      played = sel.value;
+      now.textContent = "This round the server plays: " + played + ". " + EXPECT[played];
+      return { choice: played };
+    };
+    root.lessonEnd = (e) => {
+      if (!played) return;
+      now.textContent = "The server played: " + played + ". " + EXPECT[played]
+        + (e.ok ? "" : " The server's own view: " + e.error);
+    };
+  }
+
+  async function init() {
+    cfg = await (await fetch("/lesson.json")).json();
+    if (cfg.lesson !== "cheat") return;
+    panel();
+  }
+  if (typeof document !== "undefined") root.addEventListener("DOMContentLoaded", init);
+})(window);
