@@ -50,9 +50,10 @@ def _live_protocols() -> tuple[str, ...]:
     return (MESH.name, SECAGG.name, "rr-survey")
 
 
-LIVE_LESSONS = ("cheat",)
+LIVE_LESSONS = ("cheat", "noise")
 """The live lessons named for their topic (:mod:`.live_lessons`): ``cheat``, the teacher plays a
-cheating SecAgg+ server and every page shows what it caught."""
+cheating SecAgg+ server and every page shows what it caught; ``noise``, every page adds its
+share of distributed noise to its answer."""
 
 LIVE_PROTOCOLS = _live_protocols() + LIVE_LESSONS
 """What a live class runs (:mod:`.live`): the full mesh through the board, SecAgg+, an RR
@@ -73,11 +74,12 @@ def _register_builtin() -> None:
     register_lesson(PIPELINE.name, f"{here}.pipeline:pipeline_lesson")
     register_lesson(RRBA.name, f"{here}.rrba:rrba_trace")
     register_lesson("cheat", f"{here}.cheats:cheat_lesson", runs=SECAGG.name)
+    register_lesson("noise", f"{here}.noise_lesson:noise_lesson", runs=SECAGG.name)
 
 
 _register_builtin()
 
-LESSON_OPTIONS = ("options", "publication", "p", "cheat")
+LESSON_OPTIONS = ("options", "publication", "p", "cheat", "epsilon")
 """The lesson options a command can set (each lesson takes those it names)."""
 
 

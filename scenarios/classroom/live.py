@@ -65,6 +65,8 @@ class Lesson:
     drop_bot: str | None = None
     """The last bot crashes instead of sending its message of this step (``keys``, ``shares``,
     ``masked``, ...: the protocol's steps), to show a dropout without asking a student."""
+    epsilon: float = 1.0
+    """The noise lesson: the central epsilon of the noisy total (at delta ``1e-6``)."""
 
     def __post_init__(self) -> None:
         if self.protocol not in LIVE_PROTOCOLS:
@@ -75,6 +77,8 @@ class Lesson:
             raise UsageError(f"--options: answers must differ, got {list(self.options)}")
         if not 0.0 < self.p <= 1.0:
             raise UsageError(f"--p must be in (0, 1], got {self.p}")
+        if not 0.0 < self.epsilon < float("inf"):
+            raise UsageError(f"--epsilon must be finite and > 0, got {self.epsilon}")
         if self.drop_bot is not None and self.drop_bot not in drop_steps(self.protocol):
             steps = ", ".join(drop_steps(self.protocol)) or "none"
             raise UsageError(f"--drop-bot: {self.protocol} steps are {steps}, got {self.drop_bot!r}")
@@ -313,7 +317,7 @@ def make_round(lesson: Lesson, rng: np.random.Generator) -> Any:
 
 
 _STATIC = ("msgpack.js", "wire.js", "signing.js", "secagg.js", "student.js", "teacher.js", "style.css",
-           "detect.js", "lessons-teacher.js")  # fmt: skip
+           "detect.js", "noise.js", "lessons-teacher.js")  # fmt: skip
 
 
 def pages(lesson: Lesson, join_url: str) -> dict[str, tuple[bytes, str]]:
@@ -329,7 +333,7 @@ def pages(lesson: Lesson, join_url: str) -> dict[str, tuple[bytes, str]]:
     if lesson.protocol in LIVE_LESSONS:  # what the lesson's own pages need (the cheat lesson: its strategies)
         from scenarios.classroom.live_lessons import lesson_info
 
-        info.update(lesson_info(lesson.protocol))
+        info.update(lesson_info(lesson))
     out = {
         "/": ((root / "student.html").read_bytes(), "text/html; charset=utf-8"),
         "/teacher": ((root / "teacher.html").read_bytes(), "text/html; charset=utf-8"),

@@ -1,5 +1,8 @@
 """The live lessons named for their topic (:data:`scenarios.classroom.LIVE_LESSONS`).
 
+* ``noise`` -- a SecAgg+ round in which each student adds its share of Skellam noise before its
+  answer enters the sum (:mod:`scenarios.classroom.noise_lesson`); the projector shows the noisy
+  total, one answer as it entered the sum, and the accountant's epsilon for the class;
 * ``cheat`` -- a SecAgg+ round (the pages run ``static/secagg.js``, the bots the library's
   client) whose server is, when the teacher picks one on the teacher page before the round,
   a cheater of :data:`scenarios.classroom.cheats.CHEATS`: it really sends the substituted
@@ -13,6 +16,7 @@
 from __future__ import annotations
 
 import dataclasses
+import math
 from collections.abc import Mapping
 from typing import Any
 
@@ -20,7 +24,7 @@ import numpy as np
 
 from mpc_rr.core import UsageError
 
-__all__ = ["HONEST", "lesson_info", "lesson_round", "live_messages"]
+__all__ = ["HONEST", "cheat_round", "lesson_info", "lesson_round", "live_messages", "noise_round"]
 
 HONEST = "honest"
 """The teacher's choice for a round where the server plays fair."""
@@ -37,15 +41,27 @@ def live_messages(lesson: str) -> str:
     return _secagg()
 
 
-def lesson_info(lesson: str) -> dict[str, Any]:
-    """What the teacher page of lesson ``lesson`` shows (``lesson.json``): the cheat lesson's
-    strategies and what each does."""
+def lesson_info(lesson: Any) -> dict[str, Any]:
+    """What the pages of ``lesson`` show (``lesson.json``): the cheat lesson's strategies and
+    what each does; the noise lesson's epsilon and delta."""
     from scenarios.classroom.cheats import CHEATS, TARGET
+    from scenarios.classroom.noise_lesson import DELTA
 
-    return {"lesson": lesson, "runs": live_messages(lesson), "cheats": {HONEST: "the server plays fair", **CHEATS}, "target": TARGET}
+    name = lesson.protocol
+    info: dict[str, Any] = {"lesson": name, "runs": live_messages(name)}
+    if name == "cheat":
+        info.update(cheats={HONEST: "the server plays fair", **CHEATS}, target=TARGET)
+    else:
+        info.update(epsilon=lesson.epsilon, delta=DELTA)
+    return info
 
 
 def lesson_round(lesson: Any, rng: np.random.Generator) -> Any:
+    """The round builder of topic lesson ``lesson.protocol`` (:func:`cheat_round`, :func:`noise_round`)."""
+    return {"cheat": cheat_round, "noise": noise_round}[lesson.protocol](lesson, rng)
+
+
+def cheat_round(lesson: Any, rng: np.random.Generator) -> Any:
     """``build(browsers, bots, run, keys, choice=None)`` for the room (see
     :func:`scenarios.classroom.live.make_round`); ``choice``: the teacher's pick (a strategy of
     :data:`~scenarios.classroom.cheats.CHEATS`, or :data:`HONEST`)."""
@@ -65,6 +81,64 @@ def lesson_round(lesson: Any, rng: np.random.Generator) -> Any:
         setup.lesson = lesson  # the outcome names the lesson
         if strategy != HONEST:
             setup.roles[0] = cheating_server(setup.roles[0], strategy)
+        return setup
+
+    return build
+
+
+def noise_round(lesson: Any, rng: np.random.Generator) -> Any:
+    """``build(browsers, bots, run, keys)``: a SecAgg+ round in which every student adds its share
+    of Skellam noise (:mod:`scenarios.classroom.noise_lesson`): the pages in the browser
+    (``static/noise.js``, from ``crypto.getRandomValues``), the bots from the OS's CSPRNG.  The
+    outcome's ``total`` is the noisy count; with it the epsilon, the worst case it holds for, the
+    noise's spread and one bot's answer as it entered the sum."""
+    from mpc_rr.core import csprng_generator
+    from mpc_rr.privacy._discrete import skellam_noise
+    from mpc_rr.secure_sum.secagg import SecAggClient, SecAggServer, secagg_public
+    from scenarios.classroom.live import SECAGG_DROPOUT, make_round
+    from scenarios.classroom.noise_lesson import DELTA, class_noise
+
+    honest_build = make_round(dataclasses.replace(lesson, protocol=_secagg()), rng)
+
+    def build(browsers: int, bots: int, run: str, keys: Mapping[int, bytes] | None = None) -> Any:
+        setup = honest_build(browsers, bots, run, keys)
+        setup.lesson = lesson
+        n, k = browsers + bots, len(lesson.options)
+        old = setup.roles[0]
+        noise, c = class_noise(n, k, lesson.epsilon, old.cfg.max_dropout, old.cfg.max_corrupt)
+        pub = secagg_public(n, k, run=run, max_dropout=SECAGG_DROPOUT, max_value=1 + 2 * c)
+        cfg = pub.config
+        setup.roles[0] = SecAggServer(cfg, pub.graph, identity=old.identity)
+        noisy: dict[int, tuple[list[int], list[int]]] = {}
+        gen = csprng_generator()
+        for pid in [p for p in setup.roles if p]:
+            bot = setup.roles[pid]
+            x = np.asarray(bot.x, np.int64)
+            z = np.clip(skellam_noise(noise.client_variance, k, gen), -c, c)
+            noisy[pid] = (x.tolist(), z.tolist())
+            setup.roles[pid] = SecAggClient(pid, cfg, pub.graph, x + z + c, identity=bot.identity)
+        setup.public.update(modulus=cfg.modulus, threshold=cfg.threshold, max_dropped=cfg.max_dropped, quorum=cfg.quorum,
+                            noise={"variance": noise.client_variance, "offset": c, "epsilon": noise.epsilon,
+                                   "delta": DELTA, "honest_min": noise.honest_min})  # fmt: skip
+        plain_outcome = setup.outcome
+
+        def outcome(hub: Any) -> dict[str, Any]:
+            out: dict[str, Any] = plain_outcome(hub)
+            out.update(epsilon=round(noise.epsilon, 4), delta=DELTA, honest_min=noise.honest_min, offset=c,
+                       max_dropped=cfg.max_dropped, colluders=n - noise.honest_min - cfg.max_dropped,
+                       student_sd=round(math.sqrt(noise.client_variance), 3))  # fmt: skip
+            if out.get("ok"):
+                count = int(out["count"])
+                out["total"] = [int(t) - c * count for t in out["total"]]
+                out["noise_sd"] = round(math.sqrt(count * noise.client_variance), 3)
+                counted = [p for p in noisy if p not in out["not_counted"]]
+                if counted:  # one answer as it entered the sum (a simulated student's: it does not mind)
+                    x, z = noisy[counted[-1]]
+                    out["example"] = {"id": counted[-1], "answer": int(np.argmax(x)),
+                                      "entered": [a + b for a, b in zip(x, z, strict=True)]}  # fmt: skip
+            return out
+
+        setup.outcome = outcome
         return setup
 
     return build

@@ -1,4 +1,6 @@
 // The teacher page's part of the lessons named for their topic (scenarios.classroom.live_lessons).
+// noise: the epsilon the library's accountant gives for the class, the noisy total and one answer
+// as it entered the sum, shown when the round ends (from the round's outcome).
 // cheat: before each round the teacher picks what the server plays (honest, key substitution,
 // equivocation, dropping student 1); the pick goes with the start (teacher.js calls lessonStart)
 // and only to the server, never to the students' pages, which catch the cheat with their own checks.
@@ -53,10 +55,33 @@
     };
   }
 
+  // noise: the accountant's epsilon for this class, the noisy total, one answer as it entered the sum
+  function noisePanel() {
+    const box = document.createElement("div");
+    box.id = "lesson-panel";
+    box.className = "lesson-panel noise-panel";
+    box.textContent = `Every student adds its share of Skellam noise to its answer, on its own device, before the answer enters the sum. `
+      + `Target: epsilon = ${cfg.epsilon} at delta = ${cfg.delta.toExponential(0)} for the total.`;
+    const now = document.createElement("div");
+    now.id = "noise-now";
+    box.appendChild(now);
+    $("start").parentNode.after(box);
+    root.lessonEnd = (e) => {
+      now.textContent = "";
+      const line = (cls, text) => { const p = document.createElement("p"); p.className = cls; p.textContent = text; now.appendChild(p); };
+      line("eps", `epsilon = ${e.epsilon.toFixed(2)} (delta = ${e.delta.toExponential(0)}) for this class of ${e.n}: it holds even if only ${e.honest_min} honest students' noise is in the sum `
+        + `(up to ${e.max_dropped} leaving, ${e.colluders} colluding with the server).`);
+      if (!e.ok) return;
+      line("total", "Noisy total: " + e.options.map((o, i) => `${o} ${e.total[i]}`).join(", ") + ` -- the noise on each count has spread ${e.noise_sd.toFixed(1)} (each student's: ${e.student_sd.toFixed(1)}).`);
+      if (e.example) line("one", `One answer as it entered the sum (simulated student ${e.example.id}): `
+        + e.options.map((o, i) => `${o} ${e.example.entered[i]}`).join(", ") + `. Which did it choose? (It chose ${e.options[e.example.answer]}.)`);
+    };
+  }
+
   async function init() {
     cfg = await (await fetch("/lesson.json")).json();
-    if (cfg.lesson !== "cheat") return;
-    panel();
+    if (cfg.lesson === "cheat") panel();
+    else if (cfg.lesson === "noise") noisePanel();
   }
   if (typeof document !== "undefined") root.addEventListener("DOMContentLoaded", init);
 })(window);

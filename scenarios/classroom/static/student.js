@@ -121,7 +121,7 @@
     const r = S.round;
     if (!r || party || S.alarm) return;
     party = r.protocol === "rr-survey" ? rrSurvey(r, S.answer)
-      : r.protocol === "secagg" ? root.secaggParty(r, oneHot(r.options.length, S.answer), send, note)
+      : r.protocol === "secagg" ? root.secaggParty(r, answerVector(r), send, note)
       : fullMesh(r, S.answer);
     party.run = r.run;
     if (root.detect) root.detect.watch(party, r);  // detect.js: what this page's checks caught
@@ -156,6 +156,11 @@
     document.getElementById("reveal-no").onclick = () => { box.hidden = true; };
   }
 
+  // the noise lesson (noise.js): the answer plus this page's share of the noise
+  function answerVector(r) {
+    const x = oneHot(r.options.length, S.answer);
+    return r.noise && root.noise ? root.noise.add(r, x, note) : x;
+  }
   function oneHot(k, answer) { return Array.from({ length: k }, (_, i) => (i === answer ? 1 : 0)); }
 
   // rr-survey: keep the answer with probability p, else a uniform answer; only that is sent

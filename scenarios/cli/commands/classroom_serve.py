@@ -55,6 +55,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--options", type=poll_answers, default="Yes,No",
                    help="the answers, comma-separated (2 to 8), or how many (3 = A,B,C)")  # fmt: skip
     p.add_argument("--p", type=probability, default=0.5, help="rr-survey: probability that a student's true answer is kept")
+    p.add_argument("--epsilon", type=positive_float, default=1.0, help="noise: the central epsilon of the noisy total (at delta 1e-6)")
     p.add_argument("--bots", type=int_at_least(0, 200), default=0, help="simulated students (the library's roles) in every round")
     p.add_argument("--drop-bot", default=None, metavar="STEP", help="the last bot crashes instead of sending its STEP message (full-mesh: keys|shares|publish; secagg: keys|shares|masked|unmask)")
     p.add_argument("--max-students", type=int_at_least(1, 500), default=40, help="refuse browsers beyond this many")
@@ -77,7 +78,7 @@ def run(args: argparse.Namespace) -> int:
     from scenarios.classroom.serve import ServeOptions, serve
 
     options = args.options
-    lesson = Lesson(args.protocol, args.question, options, args.p, args.seed, args.drop_bot)
+    lesson = Lesson(args.protocol, args.question, options, args.p, args.seed, args.drop_bot, args.epsilon)
     if args.json and not args.once:
         raise UsageError("--json needs --once (a class that runs until Ctrl-C prints its log)")
     if args.once and args.auto_start is None and args.bots == 0:

@@ -4,13 +4,22 @@ rest bots) of a real ``mpc-rr classroom serve``; the teacher's page drives the r
 ``cheat``: the teacher picks what the server plays on the teacher page; each student page's own
 checks catch it and name the server (key substitution, equivocation) or name the student the
 server left out (dropping a student), and the left-out student's page says so.
+
+``noise``: each page draws its share of Skellam noise (its sampler checked against the
+library's distribution) and adds it to its answer; the projector shows the noisy total, one
+answer as it entered the sum and the accountant's epsilon.
+
+A browser test costs seconds (Chromium alone starts in 2-5 s on the shared machine): all are
+``-m slow``.
 """
 
 from __future__ import annotations
 
+import math
 from collections.abc import Iterator
 from typing import Any
 
+import numpy as np
 import pytest
 
 from tests.scenarios.classroom.browser import (
@@ -61,10 +70,8 @@ CAUGHT = {
 }
 
 
-@pytest.mark.parametrize("cheat", [  # the default tier runs one; -m slow the others
-    "key-substitution", pytest.param("equivocate", marks=pytest.mark.slow),
-    pytest.param("drop-student", marks=pytest.mark.slow),
-])  # fmt: skip
+@pytest.mark.slow
+@pytest.mark.parametrize("cheat", ["key-substitution", "equivocate", "drop-student"])
 def test_every_page_catches_the_server_the_teacher_plays(driver: Any, cheat: str) -> None:
     """2 pages + 3 bots; the teacher plays ``cheat``.  Key substitution: every page shows the check
     that failed and names the server, and the round ends without a total.  Equivocation about
@@ -117,3 +124,63 @@ def test_an_honest_round_of_the_cheat_lesson_catches_nothing(driver: Any) -> Non
     assert out["ok"] and out["count"] == 5, out
     for page in pages:
         assert page["found"] == [] and page["leftOut"] == [] and page["excluded"] is None and page["shown"] == ""
+
+
+@pytest.mark.slow
+def test_the_pages_skellam_sampler_matches_the_library(driver: Any) -> None:
+    """noise.js's Skellam draws (Poisson by multiplication, split into pieces of rate <= 16):
+    20,000 draws at variance 4 and 100 have the mean, variance and P(0) of the library's
+    distribution (skellam_pmf) within 6 standard errors; a broken sampler (e.g. one Poisson
+    instead of a difference, or the rate not halved) misses by far more."""
+    from mpc_rr.privacy._discrete import skellam_pmf
+
+    with classroom("noise", bots=4, options=("A", "B")) as srv:
+        close_tabs(driver)
+        driver.get(srv.url)
+        wait_js(driver, "return !!(window.noise && window.noise.sample)")
+        n = 20_000
+        for v in (4.0, 100.0):
+            draws = driver.execute_script("return window.noise.sample(arguments[0], arguments[1])", v, n)
+            a = np.asarray(draws, np.int64)
+            se_var = math.sqrt((2 * v * v + v) / n)
+            p0 = float(skellam_pmf(0, v))
+            assert abs(a.mean()) < 6 * math.sqrt(v / n), (v, a.mean())
+            assert abs(a.var() - v) < 6 * se_var, (v, a.var())
+            assert abs((a == 0).mean() - p0) < 6 * math.sqrt(p0 * (1 - p0) / n), (v, (a == 0).mean(), p0)
+
+
+@pytest.mark.slow
+def test_each_page_adds_its_noise_and_the_projector_shows_epsilon(driver: Any) -> None:
+    """noise lesson, 2 pages + 6 bots: each page draws its noise, shows it and sends answer +
+    noise + c; the total on the projector is the noisy count (within the noise's clip of the true
+    one), with the accountant's epsilon for n = 8 and one bot's answer as it entered the sum."""
+    from scenarios.classroom.noise_lesson import class_noise
+
+    answers = [0, 1]
+    with classroom("noise", bots=6, step_timeout=3, options=("Yes", "No")) as srv:
+        close_tabs(driver)
+        tabs = [open_student(driver, srv.url, f"student {i}", a, new_tab=i > 0) for i, a in enumerate(answers)]
+        teacher = _teacher_starts(driver, srv, 2)
+        wait_js(driver, "return window.teacher.result")
+        shown = driver.find_element("id", "noise-now").text
+        pages = []
+        for t in tabs:
+            driver.switch_to.window(t)
+            wait_js(driver, "return window.classroom.result")
+            pages.append((driver.execute_script("return window.noise.last"), driver.find_element("id", "coin").text))
+        driver.switch_to.window(teacher)
+        driver.close()
+        driver.switch_to.window(tabs[0])
+        out = srv.outcome()
+    noise, c = class_noise(8, 2, 1.0, 0.34, 0.1)
+    assert out["ok"] and out["count"] == 8, out
+    assert out["epsilon"] == round(noise.epsilon, 4) and out["honest_min"] == noise.honest_min and out["offset"] == c
+    true = np.bincount(answers, minlength=2) + np.asarray(out["bot_votes"])
+    page_noise = sum(np.asarray(p["z"]) for p, _ in pages)
+    assert np.abs(np.asarray(out["total"]) - true - page_noise).max() <= 6 * c  # the bots' noise, clipped
+    for (last, coin), a in zip(pages, answers, strict=True):
+        assert last["x"] == [int(a == 0), int(a == 1)] and max(map(abs, last["z"])) <= c
+        assert last["entered"] == [x + z for x, z in zip(last["x"], last["z"], strict=True)]
+        assert "Your noise, drawn on this device" in coin
+    assert f"epsilon = {noise.epsilon:.2f}" in shown and "for this class of 8" in shown
+    assert "Noisy total: Yes " in shown and "One answer as it entered the sum (simulated student" in shown
