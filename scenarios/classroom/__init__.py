@@ -75,6 +75,9 @@ def _register_builtin() -> None:
     register_lesson(RRBA.name, f"{here}.rrba:rrba_trace")
     register_lesson("cheat", f"{here}.cheats:cheat_lesson", runs=SECAGG.name)
     register_lesson("noise", f"{here}.noise_lesson:noise_lesson", runs=SECAGG.name)
+    from mpc_rr.secure_sum.prio3 import SPEC as PRIO3
+
+    register_lesson(PRIO3.name, f"{here}.prio3_lesson:prio3_lesson")
 
 
 _register_builtin()
