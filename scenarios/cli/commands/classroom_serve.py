@@ -8,7 +8,9 @@ it is split into shares mod n+1, each encrypted to its receiver with
 WebCrypto (X25519, AES-GCM) and relayed; for SECAGG (SecAgg+) it is masked and
 its mask keys Shamir-shared (a third of the class may leave mid-round); for
 RR-SURVEY the coin is flipped in the browser and only the randomized answer
-is sent.  The server runs the
+is sent.  The lessons: CHEAT (the teacher page picks what a cheating SecAgg+
+server plays; each page shows what its own checks caught), NOISE (each page
+adds its share of Skellam noise to its answer; --epsilon).  The server runs the
 aggregator (or board) and the --bots simulated students with the library's
 own roles.  The teacher page shows who joined, every message, who dropped,
 the result and every byte the server received.
@@ -100,6 +102,9 @@ def run(args: argparse.Namespace) -> int:
         if outcome.get("ok"):
             print(f"total: {dict(zip(outcome['options'], outcome['total'], strict=True))} "
                   f"over {outcome['count']} students in {outcome['seconds']} s")  # fmt: skip
+            if "epsilon" in outcome:  # the noise lesson: a noisy total
+                print(f"the total is noisy: epsilon {outcome['epsilon']} at delta {outcome['delta']:g} "
+                      f"(noise spread {outcome['noise_sd']} per option)")  # fmt: skip
             if "estimate" in outcome:
                 print(f"estimated true counts: {outcome['estimate']} (95% CI {outcome['ci']})")
         else:
