@@ -380,7 +380,9 @@ class Room:
         for pid, s in browsers.items():
             s.rounds += 1
             assert s.conn is not None
-            s.conn.send_text(json.dumps({"type": "round", "id": pid, "n": n, "run": run, **setup.public}))
+            # what this browser is told (a lesson's cheating server may tell each its own: public_for)
+            public = setup.public_for(pid) if hasattr(setup, "public_for") else setup.public
+            s.conn.send_text(json.dumps({"type": "round", "id": pid, "n": n, "run": run, **public}))
         hub = setup.roles[0]
         parties = {pid: Party(role, rnd.local[pid], step_timeout=self.step_timeout)
                    for pid, role in setup.roles.items()}  # fmt: skip

@@ -6,7 +6,8 @@
 * ``cheat`` -- a SecAgg+ round (the pages run ``static/secagg.js``, the bots the library's
   client) whose server is, when the teacher picks one on the teacher page before the round,
   a cheater of :data:`scenarios.classroom.cheats.CHEATS`: it really sends the substituted
-  keys, the two survivor sets, or leaves student 1 out.  Nothing tells a page what the server
+  keys, the two survivor sets, or leaves student 1 out; or (live only, :data:`SPLIT_ROSTER`) it
+  hands the class a roster in which student 1's key is its own.  Nothing tells a page what the server
   plays: each page's own checks (``static/secagg.js``; what they found is shown by
   ``static/detect.js``) catch it and name whom they blame.
 
@@ -24,10 +25,30 @@ import numpy as np
 
 from mpc_rr.core import UsageError
 
-__all__ = ["HONEST", "cheat_round", "lesson_info", "lesson_round", "live_messages", "noise_round"]
+__all__ = ["HONEST", "SPLIT_ROSTER", "cheat_round", "lesson_info", "lesson_round", "live_messages", "noise_round"]
 
 HONEST = "honest"
 """The teacher's choice for a round where the server plays fair."""
+
+SPLIT_ROSTER = "split-roster"
+"""A live-only cheat (the trace has no roster to split): the server hands every page but student
+1's a roster in which student 1's signing key is one of its own making, and the class code of
+that roster; student 1's page gets the true one.  The other pages' signature checks fail on
+student 1's keys, and the class codes read aloud differ."""
+
+
+def _split_roster(public: dict[str, Any]) -> Any:
+    """``public_for(pid)``: the true round for student 1, a forged roster for everyone else."""
+    from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
+
+    from scenarios.classroom.cheats import TARGET
+    from scenarios.classroom.fingerprint import roster_fingerprint
+    from scenarios.classroom.live import public_key_hex
+
+    forged = dict(public["roster"])
+    forged[str(TARGET)] = public_key_hex(Ed25519PrivateKey.generate().public_key())  # the server's key
+    other = {**public, "roster": forged, "fingerprint": roster_fingerprint(forged)}
+    return lambda pid: public if pid == TARGET else other
 
 
 def _secagg() -> str:
@@ -50,7 +71,9 @@ def lesson_info(lesson: Any) -> dict[str, Any]:
     name = lesson.protocol
     info: dict[str, Any] = {"lesson": name, "runs": live_messages(name)}
     if name == "cheat":
-        info.update(cheats={HONEST: "the server plays fair", **CHEATS}, target=TARGET)
+        info.update(cheats={HONEST: "the server plays fair", **CHEATS,
+                            SPLIT_ROSTER: "the server gives every page but student 1's a roster with its own key for student 1"},
+                    target=TARGET)  # fmt: skip
     else:
         info.update(epsilon=lesson.epsilon, delta=DELTA)
     return info
@@ -73,13 +96,15 @@ def cheat_round(lesson: Any, rng: np.random.Generator) -> Any:
     def build(browsers: int, bots: int, run: str, keys: Mapping[int, bytes] | None = None,
               choice: str | None = None) -> Any:  # fmt: skip
         strategy = choice or HONEST
-        if strategy != HONEST and strategy not in CHEATS:
-            raise UsageError(f"the server can play {HONEST} or {', '.join(CHEATS)}, not {strategy!r}")
+        if strategy not in (HONEST, SPLIT_ROSTER) and strategy not in CHEATS:
+            raise UsageError(f"the server can play {HONEST}, {', '.join(CHEATS)} or {SPLIT_ROSTER}, not {strategy!r}")
         if strategy != HONEST and browsers + bots <= 1:
             raise UsageError("a cheat needs student 1 and someone else in the class")
         setup = honest_build(browsers, bots, run, keys)
         setup.lesson = lesson  # the outcome names the lesson
-        if strategy != HONEST:
+        if strategy == SPLIT_ROSTER:
+            setup.public_for = _split_roster(setup.public)
+        elif strategy != HONEST:
             setup.roles[0] = cheating_server(setup.roles[0], strategy)
         return setup
 

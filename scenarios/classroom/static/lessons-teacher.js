@@ -11,6 +11,7 @@
     honest: "Every page shows the same class code and the total; nothing is caught.",
     "key-substitution": "Every page stops at the keys: a neighbour's key is not signed by its owner; each names the server.",
     equivocate: "Every page signs the survivor set it was shown. The pages shown a set that too few signed refuse to reveal any share and name the server; at most one set can reach the quorum, so the server never gets both kinds of share of student 1, and the round ends without a total.",
+    "split-roster": "Student 1's page shows the class code on the projector; every other page shows another code, and its checks fail on student 1's keys (they are not signed by the key its roster gives for student 1). Read the code aloud: the pages that differ were shown another class.",
     "drop-student": "The total comes, without student 1's answer. The others' pages name party 1 as left out of the signed survivor set; party 1's page says the server left it out though it answered.",
   };
   let cfg = null, played = null;

@@ -69,7 +69,7 @@ def test_bad_cheats_are_usage_errors(capsys: pytest.CaptureFixture[str]) -> None
     assert main(["classroom", "cheat", "--cheat", "replay"]) == 2
     assert "--cheat must be one of key-substitution, equivocate, drop-student" in capsys.readouterr().err
     build = make_round(Lesson("cheat"), np.random.default_rng(0))
-    with pytest.raises(UsageError, match="can play honest or key-substitution"):
+    with pytest.raises(UsageError, match="can play honest, key-substitution, equivocate, drop-student or split-roster"):
         build(0, 5, "r", {}, choice="forge-shares")
 
 
@@ -94,4 +94,20 @@ def test_the_teacher_page_lists_the_strategies() -> None:
 
     info = json.loads(pages(Lesson("cheat"), "http://x/")["/lesson.json"][0])
     assert info["lesson"] == "cheat" and info["runs"] == "secagg"
-    assert list(info["cheats"]) == ["honest", *CHEATS]
+    assert list(info["cheats"]) == ["honest", *CHEATS, "split-roster"]
+
+
+def test_a_split_roster_tells_student_1_the_truth_and_the_others_another_class() -> None:
+    """The live-only cheat: every page but student 1's gets a roster whose key for student 1 is
+    not the one student 1's page sent, and the class code of that roster."""
+    build = make_round(Lesson("cheat", seed=3), np.random.default_rng(3))
+    from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
+
+    keys = {i: Ed25519PrivateKey.generate().public_key().public_bytes_raw() for i in (1, 2, 3)}
+    setup = build(3, 2, "run-1", keys, choice="split-roster")
+    mine, theirs = setup.public_for(1), setup.public_for(2)
+    assert mine is setup.public and setup.public_for(3) is theirs
+    assert mine["roster"]["1"] == keys[1].hex() != theirs["roster"]["1"]
+    assert {k: v for k, v in mine["roster"].items() if k != "1"} == {k: v for k, v in theirs["roster"].items() if k != "1"}
+    assert mine["fingerprint"] != theirs["fingerprint"]
+    assert type(setup.roles[COORDINATOR]) is SecAggServer  # the server itself plays the protocol honestly

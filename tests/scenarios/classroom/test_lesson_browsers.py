@@ -60,7 +60,8 @@ def _detected(driver: Any, tab: str) -> dict[str, Any]:
     wait_js(driver, "return window.classroom.result")  # the round's end reached this page
     out: dict[str, Any] = driver.execute_script(
         "return {found: window.detect.found, leftOut: window.detect.leftOut, excluded: window.detect.excluded,"
-        " shown: document.getElementById('detected').innerText, alarm: window.classroom.alarm}")
+        " shown: document.getElementById('detected').innerText, alarm: window.classroom.alarm,"
+        " code: window.classroom.fingerprint}")
     return out
 
 
@@ -71,19 +72,22 @@ CAUGHT = {
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("cheat", ["key-substitution", "equivocate", "drop-student"])
+@pytest.mark.parametrize("cheat", ["key-substitution", "equivocate", "drop-student", "split-roster"])
 def test_every_page_catches_the_server_the_teacher_plays(driver: Any, cheat: str) -> None:
     """2 pages + 3 bots; the teacher plays ``cheat``.  Key substitution: every page shows the check
     that failed and names the server, and the round ends without a total.  Equivocation about
     party 1: party 2's page, shown the set that drops party 1, finds it signed by fewer than a
     quorum and names the server (party 1's side of the split has the quorum: no set but one can).
+    Split roster: student 1's page shows the projector's class code, the other page another one,
+    and its check of student 1's keys fails, naming the server.
     Dropping student 1 (the first page): the total counts the four others; the second page names
     party 1 as left out of the signed survivor set; the first says the server left it out."""
-    with classroom("cheat", bots=3, step_timeout=0.6 if cheat == "key-substitution" else 2, options=("A", "B")) as srv:
+    with classroom("cheat", bots=3, step_timeout=2 if cheat == "equivocate" else 0.6, options=("A", "B")) as srv:
         close_tabs(driver)
         tabs = [open_student(driver, srv.url, f"student {i}", i, new_tab=i > 0) for i in range(2)]
         teacher = _teacher_starts(driver, srv, 2, cheat=cheat)
         wait_js(driver, "return window.teacher.result")
+        projector = driver.find_element("id", "fingerprint").text
         assert f"The server played: {cheat}." in driver.find_element("id", "cheat-now").text
         pages = [_detected(driver, t) for t in tabs]
         driver.switch_to.window(teacher)
@@ -91,7 +95,14 @@ def test_every_page_catches_the_server_the_teacher_plays(driver: Any, cheat: str
         driver.switch_to.window(tabs[-1])
         out = srv.outcome()
     assert "CheatingServer" not in str(out) and "cheat" not in str(out.get("error", ""))
-    if cheat in CAUGHT:
+    if cheat == "split-roster":  # only the class codes, read aloud, and the others' checks show it
+        victim, other = pages
+        assert not out["ok"] or 2 in out["not_counted"], out  # the page that caught it takes no part
+        assert victim["code"] == projector != other["code"]
+        assert victim["found"] == [] and victim["alarm"] is None
+        assert [f["type"] for f in other["found"]] == ["NeighborKeys"] and other["found"][0]["culprits"] == [0]
+        assert "the keys of party 1 do not carry its signature" in other["found"][0]["what"]
+    elif cheat in CAUGHT:
         where, what = CAUGHT[cheat]
         assert not out["ok"], out
         if cheat == "equivocate":  # party 1 and half its neighbours were shown the set with a quorum:
