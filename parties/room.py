@@ -7,7 +7,9 @@ starts a round when the teacher asks (or when ``auto_start`` students are
 in), numbers the round's students ``1..n`` (browsers first, then the bots),
 runs the server's own roles -- the aggregator or board (party 0) and every
 bot -- as :class:`~parties.party.Party` actors over local endpoints, and
-relays the browsers' frames.
+relays the browsers' frames.  The teacher's start may carry a lesson's ``choice`` (what a
+cheating server plays: handed to ``make_round``), and a round may tell each browser its own
+public part (``public_for(id)``, e.g. a server that splits the roster).
 
 Every binary frame a browser sends is decoded with the round's strict codec
 *before* it is relayed: garbage (a short frame, an unknown message, a frame of
