@@ -111,6 +111,9 @@ def _shown(msg: Message) -> dict[str, Any]:
                 out[name] = f"<malformed array of {len(value.data)} bytes>"
         elif isinstance(value, bytes):
             out[name] = value[:24].hex() + ("..." if len(value) > 24 else "")
+        elif isinstance(value, list | tuple):  # e.g. Prio3's nonces: a few items, bytes in hex
+            out[name] = [v[:8].hex() + "..." if isinstance(v, bytes) else v for v in value[:8]] + (
+                ["..."] if len(value) > 8 else [])
         else:
             out[name] = value
     return out

@@ -50,10 +50,17 @@ def _live_protocols() -> tuple[str, ...]:
     return (MESH.name, SECAGG.name, "rr-survey")
 
 
-LIVE_LESSONS = ("cheat", "noise")
+def _prio3() -> str:
+    from mpc_rr.secure_sum.prio3 import SPEC as PRIO3
+
+    return PRIO3.name
+
+
+LIVE_LESSONS = ("cheat", "noise", _prio3())
 """The live lessons named for their topic (:mod:`.live_lessons`): ``cheat``, the teacher plays a
 cheating SecAgg+ server and every page shows what it caught; ``noise``, every page adds its
-share of distributed noise to its answer."""
+share of distributed noise to its answer; Prio3's, the simulated students' votes with their
+validity proofs (the pages watch: they do not prove)."""
 
 LIVE_PROTOCOLS = _live_protocols() + LIVE_LESSONS
 """What a live class runs (:mod:`.live`): the full mesh through the board, SecAgg+, an RR

@@ -155,11 +155,11 @@ def _annotation(cls: type, name: str) -> Any:
 
 
 def messages(protocol: str) -> tuple[type[Message], ...]:
-    """The message types a round of ``protocol`` speaks."""
+    """The message types a round of ``protocol`` speaks (a topic lesson: those its pages speak)."""
     if protocol in LIVE_LESSONS:
-        from scenarios.classroom.live_lessons import live_messages
+        from scenarios.classroom.live_lessons import page_messages
 
-        protocol = live_messages(protocol)
+        return page_messages(protocol)
     if protocol == MESH:
         from mpc_rr.secure_sum.full_mesh import MESH_MESSAGES
 

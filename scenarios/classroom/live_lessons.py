@@ -21,9 +21,10 @@ import math
 from collections.abc import Mapping
 from typing import Any
 
+import msgspec
 import numpy as np
 
-from mpc_rr.core import UsageError
+from mpc_rr.core import Message, Role, UsageError
 
 __all__ = ["HONEST", "SPLIT_ROSTER", "cheat_round", "lesson_info", "lesson_round", "live_messages", "noise_round"]
 
@@ -58,8 +59,18 @@ def _secagg() -> str:
 
 
 def live_messages(lesson: str) -> str:
-    """The protocol whose messages lesson ``lesson``'s round speaks."""
-    return _secagg()
+    """The protocol lesson ``lesson``'s round runs."""
+    from scenarios.classroom import LIVE_LESSONS
+
+    return LIVE_LESSONS[2] if lesson == LIVE_LESSONS[2] else _secagg()
+
+
+def page_messages(lesson: str) -> tuple[type[Message], ...]:
+    """The message types lesson ``lesson``'s pages speak (Prio3's pages watch: none)."""
+    from scenarios.classroom import LIVE_LESSONS
+    from scenarios.classroom.live import messages
+
+    return () if lesson == LIVE_LESSONS[2] else messages(_secagg())
 
 
 def lesson_info(lesson: Any) -> dict[str, Any]:
@@ -70,7 +81,9 @@ def lesson_info(lesson: Any) -> dict[str, Any]:
 
     name = lesson.protocol
     info: dict[str, Any] = {"lesson": name, "runs": live_messages(name)}
-    if name == "cheat":
+    if name == live_messages(name) and name not in ("cheat", "noise"):  # Prio3: the pages watch
+        info.update(spectate=True)
+    elif name == "cheat":
         info.update(cheats={HONEST: "the server plays fair", **CHEATS,
                             SPLIT_ROSTER: "the server gives every page but student 1's a roster with its own key for student 1"},
                     target=TARGET)  # fmt: skip
@@ -81,7 +94,9 @@ def lesson_info(lesson: Any) -> dict[str, Any]:
 
 def lesson_round(lesson: Any, rng: np.random.Generator) -> Any:
     """The round builder of topic lesson ``lesson.protocol`` (:func:`cheat_round`, :func:`noise_round`)."""
-    return {"cheat": cheat_round, "noise": noise_round}[lesson.protocol](lesson, rng)
+    from scenarios.classroom import LIVE_LESSONS
+
+    return {"cheat": cheat_round, "noise": noise_round, LIVE_LESSONS[2]: prio3_round}[lesson.protocol](lesson, rng)
 
 
 def cheat_round(lesson: Any, rng: np.random.Generator) -> Any:
@@ -165,5 +180,77 @@ def noise_round(lesson: Any, rng: np.random.Generator) -> Any:
 
         setup.outcome = outcome
         return setup
+
+    return build
+
+
+@dataclasses.dataclass
+class _Prio3Round:
+    lesson: Any
+    message_types: tuple[type[Message], ...]
+    roles: dict[int, Role]
+    public: dict[str, Any]
+    bot_votes: np.ndarray
+    cheats: dict[int, str]
+
+    def outcome(self, hub: Any) -> dict[str, Any]:
+        base: dict[str, Any] = {"protocol": self.lesson.protocol, "options": list(self.lesson.options),
+                                "bot_votes": self.bot_votes.tolist(), "spectate": True}  # fmt: skip
+        if hub.error is not None:
+            return {**base, "ok": False, "error": str(hub.error), "culprits": list(hub.error.culprits)}
+        res = hub.result
+        rejected = sorted(int(r) for r in res.rejected)
+        return {**base, "ok": True, "total": [int(v) for v in res.total], "count": int(res.n_included),
+                "not_counted": rejected, "rejected": [{"id": r, "why": self.cheats.get(r, "its proof failed")}
+                                                      for r in rejected]}  # fmt: skip
+
+
+def prio3_round(lesson: Any, rng: np.random.Generator) -> Any:
+    """``build(browsers, bots, run, keys)``: a Prio3 round among the bots alone -- the library
+    makes each vote's validity proof; the last bot votes twice, and from five bots on the one
+    before it counts 5 (:func:`scenarios.classroom.prio3_lesson.cheaters`).  The pages watch (the
+    browser does not prove): they are told the round, and at its end the aggregators' verdict.
+    The bots are Prio3's clients ``1..bots`` (party 1 also the helper), the server its leader."""
+    import os
+    import tempfile
+
+    from cryptography.hazmat.primitives.asymmetric.x25519 import X25519PrivateKey
+
+    from mpc_rr.secure_sum import simulated_pki
+    from mpc_rr.secure_sum.prio3 import SPEC as PRIO3
+    from mpc_rr.secure_sum.prio3 import Prio3Client, public
+    from mpc_rr.secure_sum.prio3 import role as prio3_role
+    from scenarios.classroom.prio3_lesson import cheaters
+
+    def build(browsers: int, bots: int, run: str, keys: Mapping[int, bytes] | None = None) -> _Prio3Round:
+        k = len(lesson.options)
+        if bots < 3:
+            raise UsageError(f"the Prio3 lesson needs at least 3 bots (the simulated students vote), got {bots}")
+        answers = rng.integers(0, k, size=bots)
+        x = np.eye(k, dtype=np.int64)[answers]
+        bad = cheaters(bots, max(k, 2))
+        sk = X25519PrivateKey.generate()
+        ids = simulated_pki(list(range(bots + 1)))
+        fd, path = tempfile.mkstemp(prefix="mpc-rr-class-helper-")
+        try:
+            os.write(fd, sk.private_bytes_raw())
+            os.close(fd)
+            opts = PRIO3.one_hot_options({}, (k,))
+            opts = msgspec.structs.replace(opts, helper_key=sk.public_key().public_bytes_raw().hex(), helper_secret=path)
+            pub = public(bots, k, run=run, options=opts)
+            roles: dict[int, Role] = {0: prio3_role(0, pub, None, identity=ids[0])}
+            for i in range(1, bots + 1):
+                if i in bad:
+                    roles[i] = Prio3Client(i, pub, x[i - 1], encoded=pub.vdaf.field.array(bad[i][1][:k]), identity=ids[i])
+                else:
+                    roles[i] = prio3_role(i, pub, x[i - 1], identity=ids[i])
+        finally:
+            os.unlink(path)
+        honest = [i for i in range(1, bots + 1) if i not in bad]
+        votes = x[np.asarray(honest) - 1].sum(axis=0)
+        public_part = {"protocol": lesson.protocol, "question": lesson.question, "options": list(lesson.options),
+                       "browsers": browsers, "spectate": True}  # fmt: skip
+        return _Prio3Round(lesson, tuple(PRIO3.message_types()), roles, public_part, votes,
+                           {i: how for i, (how, _) in bad.items()})
 
     return build

@@ -12,9 +12,10 @@ mesh, which check nothing of an input, both would move the count.
 
 The trace is ``mpc-rr classroom prio3``.  The helper's key and every party's signing key come
 from the seed (a teaching trace: in a deployment the helper's key is pinned from a file and the
-keys are the PKI's), so the same seed gives the same trace.  There is no live lesson of Prio3:
-the browser does not prove (its client would need Field64/Field128 arithmetic and
-TurboSHAKE128, which WebCrypto does not have).
+keys are the PKI's), so the same seed gives the same trace.  The live lesson
+(:func:`scenarios.classroom.live_lessons.prio3_round`) has the simulated students vote with the
+library's proofs while the pages watch: the browser does not prove (its client would need
+Field64/Field128 arithmetic and TurboSHAKE128, which WebCrypto does not have).
 """
 
 from __future__ import annotations

@@ -73,6 +73,19 @@
   };
   D.sent = function (msg) { D.sentTypes.push(msg.type); };
   D.ended = function (m) {  // the round is over: was this page, which sent its answer, left out?
+    if (m.rejected) {  // the Prio3 lesson: the aggregators' verdict (this page watched, it verified nothing)
+      D.found = []; D.leftOut = []; D.excluded = null;
+      render();
+      const el = box();
+      const d = document.createElement("div");
+      d.className = "notice";
+      const b = document.createElement("b");
+      b.textContent = "The aggregators rejected and named: " + (m.rejected.map((r) => "simulated student " + r.id + " (" + r.why + ")").join(", ") || "nobody");
+      const p = document.createElement("p");
+      p.textContent = "The server and the helper (simulated student 1) checked every vote's proof on their shares, without seeing any vote; these proofs failed, so those votes are not in the total.";
+      d.appendChild(b); d.appendChild(p); el.appendChild(d);
+      return;
+    }
     if (!D.round || D.round.protocol !== "secagg" || D.found.length) return;
     const answered = D.sentTypes.includes("MaskedInput");
     const told = D.seen.includes("UnmaskRequest") || D.seen.includes("SecAggAbort") || D.seen.includes("Aggregate");

@@ -79,10 +79,35 @@
     };
   }
 
+  // prio3: the simulated students vote with validity proofs; who was rejected, and why
+  function proofsPanel() {
+    const box = document.createElement("div");
+    box.id = "lesson-panel";
+    box.className = "lesson-panel noise-panel";
+    box.textContent = "The simulated students vote, each vote split between the server and the helper (simulated student 1) with a proof that it is one vote. "
+      + "The last simulated student votes twice; from five on, the one before it counts 5. The students' pages watch (the browser does not prove).";
+    const now = document.createElement("div");
+    now.id = "proofs-now";
+    box.appendChild(now);
+    $("start").parentNode.after(box);
+    const saw = () => { if ($("saw-note")) $("saw-note").textContent = "Every frame the server (the leader) received: each report carries the leader's share of the vote and of its proof, the helper's share sealed to the helper, and a signature. No vote is in it; the helper's verifier shares decide which proofs hold."; };
+    saw();
+    root.lessonEnd = (e) => {
+      saw();
+      now.textContent = "";
+      const p = document.createElement("p");
+      p.className = "total";
+      p.textContent = e.ok ? "Rejected and named: " + (e.rejected.map((r) => `simulated student ${r.id} (${r.why})`).join(", ") || "nobody")
+        + ". The total counts the " + e.count + " valid votes." : "Aborted: " + e.error;
+      now.appendChild(p);
+    };
+  }
+
   async function init() {
     cfg = await (await fetch("/lesson.json")).json();
     if (cfg.lesson === "cheat") panel();
     else if (cfg.lesson === "noise") noisePanel();
+    else if (cfg.spectate) proofsPanel();
   }
   if (typeof document !== "undefined") root.addEventListener("DOMContentLoaded", init);
 })(window);

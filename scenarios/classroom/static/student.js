@@ -93,7 +93,7 @@
     setState("round " + r.run + ": you are party " + r.id + " of " + r.n);
     note("round " + r.run + " started: party " + r.id + " of " + r.n);
     if (!(await checkRoster(r))) return;
-    if (S.answer === null) { setState("choose your answer"); return; }
+    if (S.answer === null && !r.spectate) { setState("choose your answer"); return; }
     begin();
   }
 
@@ -120,7 +120,8 @@
   async function begin() {
     const r = S.round;
     if (!r || party || S.alarm) return;
-    party = r.protocol === "rr-survey" ? rrSurvey(r, S.answer)
+    party = r.spectate ? spectator(r)  // the Prio3 lesson: the simulated students vote, this page watches
+      : r.protocol === "rr-survey" ? rrSurvey(r, S.answer)
       : r.protocol === "secagg" ? root.secaggParty(r, answerVector(r), send, note)
       : fullMesh(r, S.answer);
     party.run = r.run;
@@ -160,6 +161,15 @@
   function answerVector(r) {
     const x = oneHot(r.options.length, S.answer);
     return r.noise && root.noise ? root.noise.add(r, x, note) : x;
+  }
+  function spectator(r) {
+    return {
+      async start() {
+        show("coin", "In this lesson the simulated students vote, each vote with its validity proof (made by the library: this page does not prove). Watch the projector: who is rejected, and why?");
+        note("round " + r.run + ": watching the simulated students' votes");
+      },
+      async receive() { throw new Error("a watching page takes no protocol message"); },
+    };
   }
   function oneHot(k, answer) { return Array.from({ length: k }, (_, i) => (i === answer ? 1 : 0)); }
 

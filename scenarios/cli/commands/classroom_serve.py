@@ -10,7 +10,9 @@ its mask keys Shamir-shared (a third of the class may leave mid-round); for
 RR-SURVEY the coin is flipped in the browser and only the randomized answer
 is sent.  The lessons: CHEAT (the teacher page picks what a cheating SecAgg+
 server plays; each page shows what its own checks caught), NOISE (each page
-adds its share of Skellam noise to its answer; --epsilon).  The server runs the
+adds its share of Skellam noise to its answer; --epsilon), PRIO3 (the --bots
+vote with the library's validity proofs, two of them invalidly, and are
+rejected and named; the pages watch: they do not prove).  The server runs the
 aggregator (or board) and the --bots simulated students with the library's
 own roles.  The teacher page shows who joined, every message, who dropped,
 the result and every byte the server received.

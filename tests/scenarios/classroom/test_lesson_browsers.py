@@ -9,6 +9,9 @@ server left out (dropping a student), and the left-out student's page says so.
 library's distribution) and adds it to its answer; the projector shows the noisy total, one
 answer as it entered the sum and the accountant's epsilon.
 
+``prio3``: the simulated students vote with the library's proofs and the pages watch; the
+projector and every page name the rejected votes.
+
 A browser test costs seconds (Chromium alone starts in 2-5 s on the shared machine): all are
 ``-m slow``.
 """
@@ -195,3 +198,30 @@ def test_each_page_adds_its_noise_and_the_projector_shows_epsilon(driver: Any) -
         assert "Your noise, drawn on this device" in coin
     assert f"epsilon = {noise.epsilon:.2f}" in shown and "for this class of 8" in shown
     assert "Noisy total: Yes " in shown and "One answer as it entered the sum (simulated student" in shown
+
+
+@pytest.mark.slow
+def test_the_watching_pages_and_the_projector_name_the_rejected_votes(driver: Any) -> None:
+    """prio3, 2 watching pages + 6 bots (the library proves: the pages do not): the projector and
+    every page name simulated students 5 (a count of 5) and 6 (a double vote) as rejected; the pages
+    sent no protocol frame."""
+    with classroom("prio3", bots=6, step_timeout=3, options=("Yes", "No")) as srv:
+        close_tabs(driver)
+        tabs = [open_student(driver, srv.url, f"student {i}", None, new_tab=i > 0) for i in range(2)]
+        teacher = _teacher_starts(driver, srv, 2)
+        wait_js(driver, "return window.teacher.result")
+        shown = driver.find_element("id", "proofs-now").text
+        pages = []
+        for t in tabs:
+            driver.switch_to.window(t)
+            wait_js(driver, "return window.classroom.result")
+            pages.append((driver.find_element("id", "detected").text, driver.execute_script("return window.detect.sentTypes")))
+        driver.switch_to.window(teacher)
+        driver.close()
+        driver.switch_to.window(tabs[0])
+        out = srv.outcome()
+    assert out["ok"] and [r["id"] for r in out["rejected"]] == [5, 6], out
+    named = "simulated student 5 (counts 5 for one option), simulated student 6 (votes twice)"
+    assert f"Rejected and named: {named}" in shown
+    for text, sent in pages:
+        assert f"The aggregators rejected and named: {named}" in text and sent == []

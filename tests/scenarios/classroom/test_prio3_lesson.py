@@ -46,3 +46,20 @@ def test_the_check_fails_when_a_cheater_slips_through(monkeypatch: pytest.Monkey
     monkeypatch.setattr(prio3_lesson, "cheaters", lambda n, k: {n: ("votes twice", [1] + [0] * (k - 1))})
     t = make_trace("prio3", 4, seed=3)
     assert not t.ok and t.check[0] == "rejected and named: nobody"
+
+
+def test_the_live_round_rejects_and_names_the_bots_that_cheat() -> None:
+    """``classroom serve --protocol prio3``: the bots vote with the library's proofs (the pages
+    watch); the room's round ends with the double vote and the count of 5 rejected and named."""
+    import trio
+
+    from parties.room import Room
+    from scenarios.classroom.live import Lesson, make_round, messages
+
+    room = Room(make_round(Lesson("prio3", options=("A", "B", "C")), np.random.default_rng(5)), bots=6, step_timeout=2)
+    out = trio.run(room.run_round)
+    assert out["ok"], out
+    assert [r["id"] for r in out["rejected"]] == [5, 6] and out["count"] == 4
+    assert {r["why"] for r in out["rejected"]} == {"votes twice", "counts 5 for one option"}
+    assert out["total"] == out["bot_votes"]  # the honest bots' votes, exactly
+    assert messages("prio3") == ()  # the pages speak nothing: they do not prove
