@@ -165,6 +165,8 @@
   function spectator(r) {
     return {
       async start() {
+        const box = document.getElementById("options");
+        if (box) box.hidden = true;  // nothing to answer: this page takes no part
         show("coin", "In this lesson the simulated students vote, each vote with its validity proof (made by the library: this page does not prove). Watch the projector: who is rejected, and why?");
         note("round " + r.run + ": watching the simulated students' votes");
       },
