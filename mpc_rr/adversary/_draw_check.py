@@ -100,11 +100,11 @@ class _ShowsAnotherSet(SecAggServer):
 
     def _commit_draw(self) -> list[Send]:
         out = super()._commit_draw()
-        members = self._contributors.copy()
+        members = self.ledger.contributors.copy()
         members[self.left_out] = False
         ids = np.flatnonzero(members)
         self._other = members
-        self._other_digest = commitments_digest(SECAGG.name, self.run, members, self._draw_commit[ids].tobytes())
+        self._other_digest = commitments_digest(SECAGG.name, self.run, members, self.ledger.draw_commit[ids].tobytes())
         return [Send(s.dst, DrawCommitted(run=self.run, step=0, digest=self._other_digest))
                 if s.dst == self.target else s for s in out]  # fmt: skip
 
@@ -112,7 +112,7 @@ class _ShowsAnotherSet(SecAggServer):
         super()._check_draw(src, msg, self._other_digest if src == self.target else digest)
 
     def _send_neighbor_keys(self) -> list[Send]:
-        reveals = dict(self._draw_reveals)
+        reveals = dict(self.ledger.draw_reveals)
         draw_sigs = {u: m.signature for u, m in reveals.items()}
         out = super()._send_neighbor_keys()
         ids = np.flatnonzero(self._other).tolist()
@@ -122,9 +122,9 @@ class _ShowsAnotherSet(SecAggServer):
         rows = np.asarray(nb)
         msg = NeighborKeys(
             run=self.run, step=0, ids=WireArray.from_numpy(rows.astype("<u4")),
-            c_pks=WireArray.from_numpy(self._c_pk[rows]), s_pks=WireArray.from_numpy(self._s_pk[rows]),
-            commits=WireArray.from_numpy(self._commit[rows]), signatures=[self._key_sigs[v] for v in nb],
-            draw_commits=WireArray.from_numpy(self._draw_commit[rows]),
+            c_pks=WireArray.from_numpy(self.ledger.c_pk[rows]), s_pks=WireArray.from_numpy(self.ledger.s_pk[rows]),
+            commits=WireArray.from_numpy(self.ledger.commit[rows]), signatures=[self.ledger.key_sigs[v] for v in nb],
+            draw_commits=WireArray.from_numpy(self.ledger.draw_commit[rows]),
             contributors=bitmap(self._other), reveals=shown, draw_signatures=[draw_sigs[v] for v in nb],
         )  # fmt: skip
         return [Send(s.dst, msg) if s.dst == self.target else s for s in out]

@@ -83,7 +83,8 @@ Threat model (what the docstring promises, and what tests check):
 Modules: messages (:mod:`~mpc_rr.secure_sum.secagg._messages`), public
 parameters and graph (:mod:`~mpc_rr.secure_sum.secagg._params`, the one
 :func:`secagg_public`), the data party (:mod:`~mpc_rr.secure_sum.secagg._client`)
-and the aggregator (:mod:`~mpc_rr.secure_sum.secagg._server`); their
+and the aggregator (:mod:`~mpc_rr.secure_sum.secagg._server`, whose state is one
+:class:`~mpc_rr.secure_sum.secagg._ledger.ServerLedger`); their
 transition tables, right under each State enum, are the state diagrams of the
 steps above.
 
@@ -122,7 +123,6 @@ __all__ = [
     "DrawReveal",
     "EncryptedShares",
     "ForwardedShares",
-    "Judge",
     "MaskedInput",
     "NeighborKeys",
     "SecAggAbort",
@@ -141,7 +141,6 @@ __all__ = [
     "Unmask",
     "UnmaskRequest",
     "UnmaskShares",
-    "Unmasker",
     "bitmap",
     "commitments_digest",
     "consistency_committee",
@@ -179,7 +178,6 @@ _HOME = {
     "EncryptedShares": "mpc_rr.secure_sum.secagg._messages",
     "ForwardedShares": "mpc_rr.secure_sum.secagg._messages",
     "IDS": "mpc_rr.secure_sum.secagg._messages",
-    "Judge": "mpc_rr.secure_sum.secagg._judge",
     "MaskedInput": "mpc_rr.secure_sum.secagg._messages",
     "NeighborKeys": "mpc_rr.secure_sum.secagg._messages",
     "PROTOCOL": "mpc_rr.secure_sum.secagg._messages",
@@ -197,12 +195,11 @@ _HOME = {
     "ServerState": "mpc_rr.secure_sum.secagg._server",
     "ShareComplaint": "mpc_rr.secure_sum.secagg._messages",
     "ShareProofs": "mpc_rr.secure_sum.secagg._messages",
-    "SignedShares": "mpc_rr.secure_sum.secagg._judge",
+    "SignedShares": "mpc_rr.secure_sum.secagg._ledger",
     "SurvivorSet": "mpc_rr.secure_sum.secagg._messages",
-    "Unmask": "mpc_rr.secure_sum.secagg._unmasking",
+    "Unmask": "mpc_rr.secure_sum.secagg._ledger",
     "UnmaskRequest": "mpc_rr.secure_sum.secagg._messages",
     "UnmaskShares": "mpc_rr.secure_sum.secagg._messages",
-    "Unmasker": "mpc_rr.secure_sum.secagg._unmasking",
     "bitmap": "mpc_rr.secure_sum.secagg._messages",
     "commitments_digest": "mpc_rr.secure_sum._public_randomness",
     "joint_seed": "mpc_rr.secure_sum._public_randomness",
@@ -234,9 +231,11 @@ if TYPE_CHECKING:
         mask_sum,
     )
     from mpc_rr.secure_sum.secagg._judge import (
-        Judge,
         SecAggPrecheck,
+    )
+    from mpc_rr.secure_sum.secagg._ledger import (
         SignedShares,
+        Unmask,
     )
     from mpc_rr.secure_sum.secagg._messages import (
         CIPHERTEXT_LEN,
@@ -296,7 +295,5 @@ if TYPE_CHECKING:
     )
     from mpc_rr.secure_sum.secagg._unmasking import (
         Abort,
-        Unmask,
-        Unmasker,
         ids_text,
     )

@@ -244,6 +244,23 @@ class SecAggClient(ClientDraw, ClientChecks, Role):
             np.zeros((0, 2 * shamir.CHUNKS), np.uint64) if held is None else np.asarray(held, np.uint64),
         )
 
+    @property
+    def self_mask_seed(self) -> bytes:
+        """Its self-mask seed ``b_u`` (32 bytes; after :meth:`start`) -- for teaching and the
+        adversary's analyses, never sent by the protocol."""
+        return self._b
+
+    @property
+    def mask_key(self) -> crypto.X25519PrivateKey:
+        """Its X25519 mask private key ``s_u`` (after :meth:`start`; see :attr:`self_mask_seed`)."""
+        return self._s_sk
+
+    @property
+    def mask_partners(self) -> np.ndarray:
+        """The neighbours it masks with: the senders of the shares it holds, complaints
+        removed (ids, ascending; after ``ForwardedShares``)."""
+        return np.asarray(self._holders, np.int64)
+
     def neighbour_mask_keys(self) -> dict[int, bytes]:
         """Mask public key of each live neighbour the aggregator sent (after ``NeighborKeys``)."""
         pks = self._nb_s_pks

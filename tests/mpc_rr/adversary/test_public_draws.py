@@ -75,9 +75,9 @@ class _DropsAReveal(SecAggServer):
     """Leaves party 2's reveal out after seeing every reveal (as if it dropped): a choice of seed."""
 
     def _send_neighbor_keys(self) -> list[Send]:
-        ids = np.flatnonzero(self._contributors).tolist()
-        kept = b"".join(self._draw_reveals[u].reveal for u in ids if u != 2)
-        members = self._contributors.copy()
+        ids = np.flatnonzero(self.ledger.contributors).tolist()
+        kept = b"".join(self.ledger.draw_reveals[u].reveal for u in ids if u != 2)
+        members = self.ledger.contributors.copy()
         members[2] = False
         out = super()._send_neighbor_keys()
         return [Send(s.dst, msgspec.structs.replace(s.msg, contributors=bitmap(members), reveals=kept))
@@ -90,7 +90,7 @@ def test_a_server_that_leaves_a_reveal_out_is_named_by_every_party() -> None:
     assert all(e is not None and tuple(e.culprits) == (COORDINATOR,) for e in errors)
     assert all("do not open the commitments I was shown" in str(e) for i, e in enumerate(errors, 1) if i != 2)
     assert "contributors are not a bitmap over the parties with me in it" in str(errors[1])  # party 2
-    assert not roles[COORDINATOR]._cts  # nobody shared a secret under the steered draw
+    assert not roles[COORDINATOR].ledger.cts  # nobody shared a secret under the steered draw
 
 
 class _RevealsAnother(SecAggClient):
@@ -139,7 +139,7 @@ def _revealer_ids() -> list[int]:
     assert res.ok
     server = roles[COORDINATOR]
     count = revealer_count(500, 50)
-    return revealers(server._digest, server._contributors, count).tolist()
+    return revealers(server.ledger.digest, server.ledger.contributors, count).tolist()
 
 
 def test_past_a_few_hundred_parties_a_few_dozen_reveal_and_every_party_derives_the_seed() -> None:
