@@ -166,8 +166,10 @@ class CheatingServer(SecAggServer):
     def _check_draw(self, *args: Any) -> None:
         return None
 
-    def _check_shares(self, src: int, recipients: np.ndarray, cts: np.ndarray, signature: bytes) -> Any:
-        return _unchecked_shares(super()._check_shares, src, recipients, cts, signature)
+    def _check_shares(
+        self, src: int, recipients: np.ndarray, cts: np.ndarray, signature: bytes, commitments: np.ndarray | None = None
+    ) -> Any:
+        return _unchecked_shares(super()._check_shares, src, recipients, cts, signature, commitments)
 
     # -- shares: read them (substitution), forge or withhold them --------------------------------
     def _forward_shares(self) -> list[Send]:
@@ -354,12 +356,14 @@ class CheatingServer(SecAggServer):
                     into[v][1].append(part)
 
 
-def _unchecked_shares(check: Any, src: int, recipients: np.ndarray, cts: np.ndarray, signature: bytes) -> Any:
+def _unchecked_shares(
+    check: Any, src: int, recipients: np.ndarray, cts: np.ndarray, signature: bytes, commitments: np.ndarray | None
+) -> Any:
     """A party's shares as received, whether or not its signature holds."""
     try:
-        return check(src, recipients, cts, signature)
+        return check(src, recipients, cts, signature, commitments)
     except PeerError:
-        return SignedShares(recipients, cts, signature)
+        return SignedShares(recipients, cts, signature, commitments)
 
 
 class CheatingClient(SecAggClient):
@@ -495,8 +499,10 @@ class TrustingServer(SecAggServer):
     def _check_draw(self, *args: Any) -> None:
         return None
 
-    def _check_shares(self, src: int, recipients: np.ndarray, cts: np.ndarray, signature: bytes) -> Any:
-        return _unchecked_shares(super()._check_shares, src, recipients, cts, signature)
+    def _check_shares(
+        self, src: int, recipients: np.ndarray, cts: np.ndarray, signature: bytes, commitments: np.ndarray | None = None
+    ) -> Any:
+        return _unchecked_shares(super()._check_shares, src, recipients, cts, signature, commitments)
 
     def _unmask_sum(self) -> list[Send]:
         import hashlib

@@ -61,6 +61,7 @@ from mpc_rr.secure_sum.secagg._messages import (
     bitmap,
     read_ids,
     share_batch,
+    share_commitments,
     share_digest,
     wire,
 )
@@ -140,13 +141,15 @@ def check_draw(roster: Roster, run: str, name: str, src: int, msg: DrawReveal, d
 
 # -- round 1 ---------------------------------------------------------------------------------
 def check_shares(
-    roster: Roster, run: str, name: str, src: int, recipients: np.ndarray, cts: np.ndarray, signature: bytes
-) -> SignedShares:
-    """The batch of ``src`` with its signature on the batch's digest (else PeerError)."""
-    root = share_digest(share_batch(recipients, cts))
+    roster: Roster, run: str, name: str, src: int, recipients: np.ndarray, cts: np.ndarray, signature: bytes,
+    commitments: np.ndarray | None = None,
+) -> SignedShares:  # fmt: skip
+    """The batch of ``src`` (with its commitments, in a retry) and its signature on the
+    batch's digest (else PeerError)."""
+    root = share_digest(share_batch(recipients, cts, commitments))
     if not roster.verify(src, signature, _signed(run, "shares", src, root)):
         raise PeerError(f"{name}: the shares of party {src} do not carry its signature", src)
-    return SignedShares(recipients, cts, signature)
+    return SignedShares(recipients, cts, signature, commitments)
 
 
 # -- complaints (with the masked input) --------------------------------------------------------
@@ -175,6 +178,8 @@ def judge_complaint(ledger: ServerLedger, run: str, src: int, msg: MaskedInput, 
             _, k_in = crypto.enc_keys(crypto.agree(sk, c_pk[v].tobytes()), run, src, v)
             plain = np.frombuffer(crypto.decrypt(k_in, ct, f"{run}/{v}/{src}".encode()), SHARE)
             opens = plain.size == 2 * shamir.CHUNKS and int(plain.max()) < shamir.PRIME
+            if opens and held.commitments is not None:  # and matches what v committed to
+                opens = bool(np.array_equal(share_commitments(run, v, src, plain)[0], held.commitments[row]))
         except (crypto.InvalidTag, crypto.InvalidPublicKey):
             opens = False
         if opens:
@@ -190,7 +195,7 @@ def share_proofs(ledger: ServerLedger, run: str, senders: list[int]) -> SharePro
     return ShareProofs(
         run=run, step=2, senders=wire(np.asarray(senders), IDS),
         signatures=[shares[v].signature for v in senders],
-        batches=[share_batch(shares[v].recipients, shares[v].cts) for v in senders],
+        batches=[share_batch(shares[v].recipients, shares[v].cts, shares[v].commitments) for v in senders],
     )  # fmt: skip
 
 

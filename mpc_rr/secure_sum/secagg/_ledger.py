@@ -19,13 +19,16 @@ __all__ = ["ServerLedger", "SignedShares", "Unmask"]
 
 
 class SignedShares:
-    """One party's ciphertexts as received: recipients, ciphertexts and its signature on
-    their digest (:func:`~mpc_rr.secure_sum.secagg.share_digest`)."""
+    """One party's ciphertexts as received: recipients, ciphertexts, its commitments to the
+    plaintext shares (a retry's verifiable shares, ``(m, 64)``; else None) and its signature
+    on their digest (:func:`~mpc_rr.secure_sum.secagg.share_digest`)."""
 
-    __slots__ = ("cts", "recipients", "signature")
+    __slots__ = ("commitments", "cts", "recipients", "signature")
 
-    def __init__(self, recipients: np.ndarray, cts: np.ndarray, signature: bytes) -> None:
-        self.recipients, self.cts, self.signature = recipients, cts, signature
+    def __init__(
+        self, recipients: np.ndarray, cts: np.ndarray, signature: bytes, commitments: np.ndarray | None = None
+    ) -> None:
+        self.recipients, self.cts, self.signature, self.commitments = recipients, cts, signature, commitments
 
     def same(self, other: SignedShares) -> bool:
         return self.signature == other.signature and np.array_equal(self.cts, other.cts)

@@ -10,7 +10,14 @@ import numpy as np
 from mpc_rr.core import Send, WireArray
 from mpc_rr.secure_sum.secagg._draw import ServerDraw
 from mpc_rr.secure_sum.secagg._ledger import ServerLedger
-from mpc_rr.secure_sum.secagg._messages import CIPHERTEXT_LEN, IDS, ForwardedShares, NeighborKeys
+from mpc_rr.secure_sum.secagg._messages import (
+    CIPHERTEXT_LEN,
+    COMMITMENT_LEN,
+    IDS,
+    CommittedForwardedShares,
+    ForwardedShares,
+    NeighborKeys,
+)
 
 __all__ = ["forwarded_shares", "neighbor_keys"]
 
@@ -67,9 +74,14 @@ def forwarded_shares(ledger: ServerLedger, run: str) -> list[Send]:
     snd = np.repeat(np.asarray(senders, np.int64), sizes)
     rcv = np.concatenate([sent[u] for u in senders] or [empty])
     cts = np.concatenate([cts_of[u].cts for u in senders] or [np.zeros((0, CIPHERTEXT_LEN), np.uint8)])
+    verifiable = bool(senders) and cts_of[senders[0]].commitments is not None  # a retry: with commitments
+    commits = np.concatenate(
+        [c for u in senders if (c := cts_of[u].commitments) is not None] or [np.zeros((0, COMMITMENT_LEN), np.uint8)]
+    )
     keep = alive[rcv]
     if not keep.all():
         snd, rcv, cts = snd[keep], rcv[keep], cts[keep]
+        commits = commits[keep] if verifiable else commits
     # by receiver, then sender: the senders come in ascending order and each sends one
     # share per receiver, so a stable sort by receiver alone is the lexicographic order
     order = np.argsort(rcv, kind="stable")
@@ -77,17 +89,18 @@ def forwarded_shares(ledger: ServerLedger, run: str) -> list[Send]:
     bounds = np.searchsorted(rcv, np.arange(ledger.n + 2)).tolist()
     snd_b = snd.astype(IDS).tobytes()
     cts_b = cts[order].data.cast("B")  # sliced into each message's bytes: one copy
+    commits_b = commits[order].tobytes() if verifiable else b""
     out: list[Send] = []
     width, ids_str, w4 = CIPHERTEXT_LEN, IDS.str, IDS.itemsize
     mask_sets = ledger.mask_sets
     for v in np.flatnonzero(alive).tolist():
         lo, hi = bounds[v], bounds[v + 1]
         mask_sets[v] = snd[lo:hi]
-        msg = ForwardedShares(
-            run=run,
-            step=1,
-            senders=WireArray(dtype=ids_str, shape=(hi - lo,), data=snd_b[w4 * lo : w4 * hi]),
-            ciphertexts=WireArray(dtype="|u1", shape=(hi - lo, width), data=bytes(cts_b[width * lo : width * hi])),
-        )
-        out.append(Send(v, msg))
+        ids_w = WireArray(dtype=ids_str, shape=(hi - lo,), data=snd_b[w4 * lo : w4 * hi])
+        cts_w = WireArray(dtype="|u1", shape=(hi - lo, width), data=bytes(cts_b[width * lo : width * hi]))
+        if verifiable:
+            com_w = WireArray(dtype="|u1", shape=(hi - lo, COMMITMENT_LEN), data=commits_b[64 * lo : 64 * hi])
+            out.append(Send(v, CommittedForwardedShares(run=run, step=1, senders=ids_w, ciphertexts=cts_w, commitments=com_w)))
+        else:
+            out.append(Send(v, ForwardedShares(run=run, step=1, senders=ids_w, ciphertexts=cts_w)))
     return out

@@ -10,10 +10,11 @@ handler validates, updates the ledger and returns what to send.
 
 from __future__ import annotations
 
+import dataclasses
 import enum
 from collections.abc import Callable
 from collections.abc import Set as AbstractSet
-from typing import TypeVar
+from typing import Any, TypeVar
 
 import numpy as np
 
@@ -40,26 +41,33 @@ from mpc_rr.secure_sum.secagg._draw import server_draw
 from mpc_rr.secure_sum.secagg._ledger import ServerLedger, SignedShares, Unmask
 from mpc_rr.secure_sum.secagg._messages import (
     CIPHERTEXT_LEN,
+    COMMITMENT_LEN,
+    IDS,
+    MAX_RETRIES,
     PROTOCOL,
     SECAGG_MESSAGES,
     AdvertiseKeys,
     Aggregate,
+    CommittedShares,
     ConsistencySig,
     DrawCommitted,
     DrawReveal,
     EncryptedShares,
     MaskedInput,
     SecAggAbort,
+    SecAggRestart,
     ShareComplaint,
     SurvivorSet,
     UnmaskRequest,
     UnmaskShares,
     bitmap,
     read_ids,
+    retry_label,
+    wire,
 )
 from mpc_rr.secure_sum.secagg._params import SecAggConfig, drawn_graph
 from mpc_rr.secure_sum.secagg._routing import forwarded_shares, neighbor_keys
-from mpc_rr.secure_sum.secagg._unmasking import Abort, ids_text
+from mpc_rr.secure_sum.secagg._unmasking import Abort, Retry, ids_text
 
 __all__ = ["SecAggServer", "ServerState"]
 
@@ -89,6 +97,11 @@ class ServerState(enum.Enum):
 #   CONSISTENCY  ConsistencySig (the committee's) -> UnmaskRequest: U3 and a committee quorum's
 #           signatures on it, to every survivor (a committee member that did not sign: dropped)
 #   UNMASK  UnmaskShares -> Aggregate: the seeds rebuilt, the masks removed -- the result
+# A retry (SecAggRestart, at most MAX_RETRIES; _restart) re-enters KEYS as the next attempt:
+#   after DRAW, without the revealers whose reveal is missing; after UNMASK, when shares do
+#   not rebuild what their dealers committed to -- the first time with everyone and verifiable
+#   shares (CommittedShares, CommittedForwardedShares), then without the parties those prove
+#   cheated (_unmasking.identify).  No table edge leads back to KEYS: _fire moves there.
 SECAGG_SERVER_TABLE = table({
     (ServerState.KEYS, AdvertiseKeys): Transition("_on_keys", ServerState.KEYS),
     (ServerState.KEYS, AllIn): Transition("_close_keys", ServerState.DRAW),
@@ -97,6 +110,7 @@ SECAGG_SERVER_TABLE = table({
     (ServerState.DRAW, AllIn): Transition("_close_draw", ServerState.SHARES),
     (ServerState.DRAW, Deadline): Transition("_close_draw", ServerState.SHARES),
     (ServerState.SHARES, EncryptedShares): Transition("_on_shares", ServerState.SHARES),
+    (ServerState.SHARES, CommittedShares): Transition("_on_shares", ServerState.SHARES),
     (ServerState.SHARES, AllIn): Transition("_close_shares", ServerState.MASKED),
     (ServerState.SHARES, Deadline): Transition("_close_shares", ServerState.MASKED),
     (ServerState.MASKED, MaskedInput): Transition("_on_masked", ServerState.MASKED),
@@ -114,6 +128,7 @@ SECAGG_SERVER_TABLE = table({
     **each((ServerState.SHARES, ServerState.MASKED, ServerState.CONSISTENCY, ServerState.UNMASK),
            DrawReveal, "_late"),
     **each((ServerState.MASKED, ServerState.CONSISTENCY, ServerState.UNMASK), EncryptedShares, "_late"),
+    **each((ServerState.MASKED, ServerState.CONSISTENCY, ServerState.UNMASK), CommittedShares, "_late"),
     **each((ServerState.CONSISTENCY, ServerState.UNMASK), MaskedInput, "_late"),
     **each((ServerState.CONSISTENCY, ServerState.UNMASK), ShareComplaint, "_late"),
     **each((ServerState.UNMASK,), ConsistencySig, "_late"),
@@ -142,6 +157,9 @@ class SecAggServer(Role):
         self.pinned_graph = graph  # None: drawn from the joint seed (SecAggClient's graph)
         self._identity = identity
         self.ledger = ServerLedger.for_run(config.n, config.cells)
+        self.base_run = config.run  # the label of attempt 0 (a retry's is retry_label of it)
+        self.attempt = 0  # retries so far; from 1 on, shares are verifiable
+        self._restarted = False  # set by _restart for _fire: the next state is KEYS
 
     # -- read-only views of the ledger ------------------------------------------------------
     @property
@@ -279,7 +297,8 @@ class SecAggServer(Role):
         return self._collect(src, self.ledger.keys, read, lambda a, b: a == b, "AdvertiseKeys")
 
     def _check_keys(self, src: int, msg: AdvertiseKeys) -> None:
-        if not self.prechecked:  # else verified by a co-worker of the aggregator (SecAggPrecheck)
+        # else verified by a co-worker of the aggregator (SecAggPrecheck, for attempt 0's label)
+        if not self.prechecked or self.attempt:
             _judge.check_keys(self.identity.roster, self.run, self.name, src, msg)
 
     def _close_keys(self) -> list[Send]:
@@ -362,14 +381,22 @@ class SecAggServer(Role):
             cts: np.ndarray = msg.ciphertexts.to_numpy(
                 dtype=np.uint8, shape=(rec.size, CIPHERTEXT_LEN), sender=src
             )
-            return self._check_shares(src, rec, cts, msg.signature)
+            if isinstance(msg, CommittedShares) != bool(self.attempt):
+                raise PeerError(f"{self.name}: party {src} sent commitments in a first attempt or none in a retry", src)
+            if not isinstance(msg, CommittedShares):
+                return self._check_shares(src, rec, cts, msg.signature)
+            commits = msg.commitments.to_numpy(dtype=np.uint8, shape=(rec.size, COMMITMENT_LEN), sender=src)
+            return self._check_shares(src, rec, cts, msg.signature, commits)
 
         return self._collect(src, self.ledger.cts, read, SignedShares.same, "EncryptedShares")
 
-    def _check_shares(self, src: int, recipients: np.ndarray, cts: np.ndarray, signature: bytes) -> SignedShares:
-        if self.prechecked:  # verified by a co-worker of the aggregator (SecAggPrecheck)
+    def _check_shares(
+        self, src: int, recipients: np.ndarray, cts: np.ndarray, signature: bytes, commitments: np.ndarray | None = None
+    ) -> SignedShares:
+        if self.prechecked and commitments is None:  # verified by a co-worker (SecAggPrecheck)
             return SignedShares(recipients, cts, signature)
-        return _judge.check_shares(self.identity.roster, self.run, self.name, src, recipients, cts, signature)
+        roster = self.identity.roster
+        return _judge.check_shares(roster, self.run, self.name, src, recipients, cts, signature, commitments)
 
     def _close_shares(self) -> list[Send]:
         self._drop_silent()
@@ -530,17 +557,40 @@ class SecAggServer(Role):
         self._bound()
         cfg, led = self.cfg, self.ledger
         alive_b = np.flatnonzero(led.inputs)
-        b = self._reconstruct("b", alive_b)
-        total = _unmasking.remove_self_masks(led, cfg, self.name, alive_b, b)
-        dropped = np.flatnonzero(led.sharers & ~led.inputs)
-        dropped = dropped[led.holders_in(led.inputs)[dropped] > 0]
-        if dropped.size:
-            sks = self._reconstruct("s", dropped)
-            total = _unmasking.remove_pair_masks(led, cfg, self.name, dropped, sks, total)
+        try:
+            b = self._reconstruct("b", alive_b)
+            total = _unmasking.remove_self_masks(led, cfg, self.name, alive_b, b)
+            dropped = np.flatnonzero(led.sharers & ~led.inputs)
+            dropped = dropped[led.holders_in(led.inputs)[dropped] > 0]
+            if dropped.size:
+                sks = self._reconstruct("s", dropped)
+                total = _unmasking.remove_pair_masks(led, cfg, self.name, dropped, sks, total)
+        except Abort as exc:
+            raise self._unmask_failure(exc) from None
         included = tuple(int(u) for u in alive_b)
         self.finish(SumResult(total.astype(np.int64), included, len(included), cfg.modulus))
         msg = self._receipt(total, len(included))
         return [Send(int(v), msg) for v in np.flatnonzero(led.alive)]
+
+    def _unmask_failure(self, exc: Abort) -> Abort:
+        """What an unmasking that failed leads to: shares that do not rebuild what their
+        dealers committed to are retried, first with verifiable shares (nobody excluded:
+        attempt 0's shares prove nothing), then without the parties those prove cheated;
+        anything else (too few shares: dropouts) aborts as it is."""
+        if not exc.inconsistent:
+            return exc
+        if not self.attempt:
+            return Retry(f"{exc}; retrying with verifiable shares", exc.culprits, (), proven=False)
+        liars, dealers = _unmasking.identify(self.ledger, self.cfg)
+        if not liars and not dealers:
+            return exc
+        why = []
+        if dealers:
+            why.append(f"parties {ids_text(dealers)} dealt shares that do not rebuild their committed secrets")
+        if liars:
+            why.append(f"parties {ids_text(liars)} revealed shares their dealers did not commit to")
+        culprits = sorted(set(liars) | set(dealers))
+        return Retry(f"{self.name}: {'; '.join(why)} (proven by their signed shares)", culprits, culprits, proven=True)
 
     def _receipt(self, total: np.ndarray, n_included: int) -> Aggregate:
         return _judge.receipt(self.identity, self.cfg, total, n_included)
@@ -552,6 +602,13 @@ class SecAggServer(Role):
         alive = self.ledger.alive
         try:
             out = step()
+        except Retry as exc:
+            gone = np.flatnonzero(alive).size - len(set(exc.excluded) & set(np.flatnonzero(alive).tolist()))
+            if self.attempt < MAX_RETRIES and self.cfg.n - gone <= self.cfg.max_dropped:
+                return self._restart(exc)
+            self.abort(str(exc), exc.culprits)
+            msg = SecAggAbort(run=self.run, step=9, reason=str(exc))
+            return [Send(int(u), msg) for u in np.flatnonzero(alive)]
         except Abort as exc:
             self.abort(str(exc), exc.culprits)
             msg = SecAggAbort(run=self.run, step=9, reason=str(exc))
@@ -559,3 +616,38 @@ class SecAggServer(Role):
         waiting = alive if among is None else alive & among
         self.ledger.expect = set(np.flatnonzero(waiting).tolist())
         return out
+
+    # -- retrying ---------------------------------------------------------------------------
+    def _restart(self, exc: Retry) -> list[Send]:
+        """Begin the next attempt without ``exc.excluded``: a fresh ledger (the dropped and the
+        culprits carried over), a run label bound to the attempt; every live party is told
+        (:class:`SecAggRestart`, under the label it knows), the excluded told to stop."""
+        old, old_run = self.ledger, self.run
+        told = np.flatnonzero(old.alive).tolist()
+        self.attempt += 1
+        self.cfg = dataclasses.replace(self.cfg, run=retry_label(self.base_run, self.attempt))
+        self.run = self.cfg.run
+        led = ServerLedger.for_run(self.cfg.n, self.cfg.cells)
+        led.alive[:] = old.alive
+        led.dropped, led.culprits, led.late = dict(old.dropped), list(old.culprits), old.late
+        self.ledger = led
+        for u in exc.excluded:
+            if exc.proven and u not in led.culprits:
+                led.culprits.append(u)
+            self._drop(u, f"excluded at {self.state.name} of attempt {self.attempt - 1}")
+        led.expect = set(np.flatnonzero(led.alive).tolist())
+        self._restarted = True
+        ids = wire(np.asarray(exc.excluded, np.int64), IDS)
+        restart = SecAggRestart(run=old_run, step=8, attempt=self.attempt, excluded=ids, reason=str(exc)[:4096])
+        stop = SecAggAbort(run=old_run, step=9, reason=f"excluded from the retry: {exc}")
+        out = set(exc.excluded)
+        return [Send(int(u), stop if u in out else restart) for u in told]
+
+    def _fire(self, t: Transition, *args: Any) -> list[Send]:
+        """The table's step, then KEYS if it began a retry (each step's close leads to its
+        successor in the table; a retry is the one edge back)."""
+        sends = super()._fire(t, *args)
+        if self._restarted:
+            self._restarted = False
+            self.state = ServerState.KEYS
+        return sends

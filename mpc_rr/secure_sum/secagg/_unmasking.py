@@ -15,16 +15,32 @@ from mpc_rr.core import PeerError, UsageError
 from mpc_rr.secure_sum import crypto, shamir
 from mpc_rr.secure_sum.secagg._client import mask_sum
 from mpc_rr.secure_sum.secagg._ledger import ServerLedger, Unmask
-from mpc_rr.secure_sum.secagg._messages import SHARE, UnmaskShares, read_ids
+from mpc_rr.secure_sum.secagg._messages import SHARE, UnmaskShares, read_ids, share_commitment
 from mpc_rr.secure_sum.secagg._params import SecAggConfig
 
-__all__ = ["Abort", "Unmask", "ids_text", "read_unmask", "reconstruct", "remove_pair_masks", "remove_self_masks"]
+__all__ = ["Abort", "Retry", "Unmask", "identify", "ids_text", "read_unmask", "reconstruct", "remove_pair_masks", "remove_self_masks"]
 
 
 class Abort(Exception):
-    def __init__(self, reason: str, culprits: Iterable[int] = ()) -> None:
+    """The run cannot go on: ``reason``, the parties it names (``culprits``) and whether the
+    cause is shares that do not rebuild what their dealers committed to (``inconsistent``:
+    a retry with verifiable shares can tell who)."""
+
+    def __init__(self, reason: str, culprits: Iterable[int] = (), *, inconsistent: bool = False) -> None:
         super().__init__(reason)
         self.culprits = [int(c) for c in culprits]
+        self.inconsistent = inconsistent
+
+
+class Retry(Abort):
+    """The run can go on as its next attempt without the parties ``excluded`` (``proven``:
+    misbehaviour proven by their signatures, else dropouts); beyond the retries or the
+    dropout bound it aborts as an :class:`Abort` would."""
+
+    def __init__(self, reason: str, culprits: Iterable[int], excluded: Iterable[int], *, proven: bool) -> None:
+        super().__init__(reason, culprits)
+        self.excluded = sorted({int(u) for u in excluded})
+        self.proven = proven
 
 
 def ids_text(ids: Iterable[int], limit: int = 20) -> str:
@@ -71,7 +87,7 @@ def reconstruct(ledger: ServerLedger, cfg: SecAggConfig, name: str, which: str, 
     try:
         out: np.ndarray = shamir.chunks_to_bytes(secrets)
     except UsageError as exc:  # shares that do not decode: some holder lied
-        raise Abort(f"{name}: inconsistent {which}-shares: {exc}") from None
+        raise Abort(f"{name}: inconsistent {which}-shares: {exc}", inconsistent=True) from None
     return out
 
 
@@ -85,7 +101,7 @@ def remove_pair_masks(
     for d, sk_bytes in zip(dropped.tolist(), sks, strict=True):
         sk = crypto.X25519PrivateKey.from_private_bytes(sk_bytes.tobytes())
         if sk.public_key().public_bytes_raw() != ledger.s_pk[d].tobytes():
-            raise Abort(f"{name}: reconstructed mask key of party {d} is inconsistent", [d])
+            raise Abort(f"{name}: reconstructed mask key of party {d} is inconsistent", [d], inconsistent=True)
         # the survivors that masked with d: those holding its share (complaints removed)
         vs = [
             v for v in graph.of(d).tolist()
@@ -136,7 +152,7 @@ def remove_self_masks(ledger: ServerLedger, cfg: SecAggConfig, name: str, alive_
     wrong = np.frombuffer(digests, np.uint8).reshape(-1, 32) != ledger.commit[alive_b]
     bad = alive_b[wrong.any(axis=1)].tolist()
     if bad:
-        raise Abort(f"{name}: reconstructed self-mask seeds of {ids_text(bad)} fail their commitment", bad)
+        raise Abort(f"{name}: reconstructed self-mask seeds of {ids_text(bad)} fail their commitment", bad, inconsistent=True)
     total = ledger.y_sum.astype(np.int64)
     ids = alive_b.tolist()
     for lo in range(0, len(ids), 4096):
@@ -145,3 +161,61 @@ def remove_self_masks(ledger: ServerLedger, cfg: SecAggConfig, name: str, alive_
         total -= crypto.signed_mask_sum(keys, [], cfg.cells, R).astype(np.int64)
         total %= R
     return total
+
+
+def _opens_commitment(which: str, owner: int, secret: bytes, ledger: ServerLedger) -> bool:
+    """Whether a rebuilt secret is the one ``owner`` committed to in its signed keys."""
+    if which == "b":
+        return bool(hashlib.sha256(secret).digest() == ledger.commit[owner].tobytes())
+    sk = crypto.X25519PrivateKey.from_private_bytes(secret)
+    return bool(sk.public_key().public_bytes_raw() == ledger.s_pk[owner].tobytes())
+
+
+def identify(ledger: ServerLedger, cfg: SecAggConfig) -> tuple[list[int], list[int]]:
+    """With verifiable shares (a retry), who made the unmasking fail, with proof:
+    ``(liars, dealers)``.
+
+    A *liar* revealed a share that does not match the commitment its dealer signed for it
+    (an honest holder checked its share against that commitment on receipt and complained
+    if it did not match, so it only ever reveals matching shares).  A *dealer* has ``t``
+    revealed shares that match its signed commitments and yet rebuild a secret other than
+    the one its signed keys commit to (``SHA-256(b)``, or ``s_pk``): an honest dealer's
+    shares all lie on one polynomial through its secret, so any ``t`` of them rebuild it.
+    Its signed batch, the ``t`` shares and its signed keys are the proof; anyone holding
+    the roster can check it.  An owner with fewer than ``t`` matching shares is judged by
+    nobody (too few shares is no proof).
+    """
+    t, run = cfg.threshold, cfg.run
+    liars: set[int] = set()
+    dealers: set[int] = set()
+    for which in ("b", "s"):
+        owner, holder, sh = _gather(ledger, which)
+        rows = np.ascontiguousarray(sh, SHARE).reshape(-1, shamir.CHUNKS)
+        good: dict[int, list[tuple[int, np.ndarray]]] = {}
+        col = slice(32, 64) if which == "b" else slice(0, 32)
+        for i, (o, h) in enumerate(zip(owner.tolist(), holder.tolist(), strict=True)):
+            held = ledger.shares.get(o)
+            if held is None or held.commitments is None:
+                continue
+            k = int(np.searchsorted(held.recipients, h))
+            if k >= held.recipients.size or int(held.recipients[k]) != h:
+                continue
+            raw = rows[i].tobytes()
+            if share_commitment(run, o, h, which, raw) != held.commitments[k, col].tobytes():
+                liars.add(h)
+                continue
+            good.setdefault(o, []).append((h, rows[i]))
+        for o, got in good.items():
+            if len(got) < t:
+                continue
+            got.sort(key=lambda p: p[0])
+            xs = np.asarray([h for h, _ in got[:t]], np.int64).reshape(1, t)
+            ys = np.stack([r for _, r in got[:t]]).astype(np.uint64).reshape(1, t, shamir.CHUNKS)
+            try:
+                secret = bytes(shamir.chunks_to_bytes(shamir.reconstruct(xs, ys))[0].tobytes())
+            except UsageError:  # the shares do not even decode
+                dealers.add(o)
+                continue
+            if len(secret) != 32 or not _opens_commitment(which, o, secret, ledger):
+                dealers.add(o)
+    return sorted(liars), sorted(dealers)
