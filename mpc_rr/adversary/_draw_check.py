@@ -11,9 +11,10 @@ draw the graph after):
   commitment set (one contribution left out: a seed it could steer that
   party's view with) is caught by that party, which leaves naming it;
 * **withholding named** -- a colluder that withholds its reveal after
-  committing cannot drop out of the draw: the run aborts naming it (the seed
-  uses exactly the committed contributions, so withholding buys a rerun, never
-  a choice among seeds);
+  committing cannot drop out of the draw: the run restarts without it, named
+  in the retry's reason, and completes over a fresh draw (the seed uses exactly
+  the committed contributions, so withholding buys a rerun, never a choice
+  among the seeds of subsets);
 * **adaptive coalition at the baseline** -- the server plus ``max_corrupt`` of
   the parties, placed before the draw on each target's neighbours as
   everything public predicts them, recovers no more than the ideal
@@ -194,9 +195,11 @@ def check_public_draws(protocol: str = SECAGG.name, *, parties: int = 200, seed:
     run_roles(roles)
     server = roles[COORDINATOR]
     assert isinstance(server, SecAggServer)
-    err = server.error
-    wh_named = err is not None and tuple(err.culprits) == (withholder,) and server.seed is None
-    wh_why = "" if err is None else str(err)
+    wh_why = server.retries[0] if server.retries else ("" if server.error is None else str(server.error))
+    wh_named = (
+        server.error is None and server.attempt == 1 and f"[{withholder}]" in wh_why
+        and withholder not in server.result.included
+    )  # fmt: skip
     # the adaptive coalition: max_corrupt of the parties (the default 10 %) plus the server
     size = parties_in(secagg_public(parties, 2, run="size").config.max_corrupt, parties)
     ours = _adaptive_coalition(parties, size, seed, None)

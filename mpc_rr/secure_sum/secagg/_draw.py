@@ -8,8 +8,8 @@ bytes inside its signed keys; the aggregator fixes the commitment set and
 sends its digest ``D`` (:class:`DrawCommitted`); each party signs ``D`` and
 reveals (:class:`DrawReveal`); :class:`NeighborKeys` carries the revealers'
 reveals, from which each party derives the seed of the graph and the
-committee.  A missing or wrong reveal of a revealer aborts the run, naming
-it.
+committee.  A missing or wrong reveal of a revealer restarts the run without
+it (a fresh draw; after the retries, an abort naming it).
 """
 
 from __future__ import annotations
@@ -141,22 +141,23 @@ class ServerDraw(NamedTuple):
 
 
 def server_draw(ledger: ServerLedger, cfg: SecAggConfig, name: str) -> tuple[bytes, ServerDraw]:
-    """The aggregator's side: the joint seed from the revealers' reveals in ``ledger`` (a
-    missing one aborts, naming it: the seed uses exactly the committed contributions, so
-    excluding one after seeing the others would let the relay choose among seeds), and what
-    NeighborKeys carries of the draw."""
-    from mpc_rr.secure_sum.secagg._unmasking import Abort, ids_text  # it imports the client
+    """The aggregator's side: the joint seed from the revealers' reveals in ``ledger``, and
+    what NeighborKeys carries of the draw.  A missing reveal is a :class:`Retry` naming the
+    revealer: the seed uses exactly the committed contributions (excluding one after seeing
+    the others would let the relay choose among seeds), so the run starts again, with a
+    fresh draw, without it."""
+    from mpc_rr.secure_sum.secagg._unmasking import Retry, ids_text  # it imports the client
 
     contributors = ledger.contributors
     count = revealer_count(int(contributors.sum()), parties_in(cfg.max_corrupt, cfg.n))
     ids = revealers(ledger.digest, contributors, count).tolist()
     missing = [u for u in ids if u not in ledger.draw_reveals]
     if missing:
-        raise Abort(
+        raise Retry(
             f"{name}: the draw's reveals of {ids_text(missing)} are missing or do not open "
             "their commitments; the run's public randomness needs every committed one",
-            missing,
-        )
+            missing, missing, proven=False,
+        )  # fmt: skip
     reveals = b"".join(ledger.draw_reveals[u].reveal for u in ids)
     seed = joint_seed(ledger.digest, reveals)
     rev_keys, rev_sigs = b"", []

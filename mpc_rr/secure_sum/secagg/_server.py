@@ -141,7 +141,8 @@ class SecAggServer(Role):
     ``result`` is a :class:`SumResult` whose ``included`` lists the parties whose
     inputs are in the total; ``dropped`` maps each dropped party to the step at
     which it dropped; ``culprits`` lists parties excluded for misbehaving;
-    ``late`` counts messages that arrived after their step closed.  Its whole
+    ``late`` counts messages that arrived after their step closed; ``attempt``
+    the retries it began and ``retries`` why (:class:`SecAggRestart`).  Its whole
     state is ``ledger`` (:class:`~mpc_rr.secure_sum.secagg._ledger.ServerLedger`).
     """
 
@@ -160,6 +161,7 @@ class SecAggServer(Role):
         self.base_run = config.run  # the label of attempt 0 (a retry's is retry_label of it)
         self.attempt = 0  # retries so far; from 1 on, shares are verifiable
         self._restarted = False  # set by _restart for _fire: the next state is KEYS
+        self.retries: list[str] = []  # why each retry began (SecAggRestart's reason)
 
     # -- read-only views of the ledger ------------------------------------------------------
     @property
@@ -624,6 +626,7 @@ class SecAggServer(Role):
         (:class:`SecAggRestart`, under the label it knows), the excluded told to stop."""
         old, old_run = self.ledger, self.run
         told = np.flatnonzero(old.alive).tolist()
+        self.retries.append(str(exc))
         self.attempt += 1
         self.cfg = dataclasses.replace(self.cfg, run=retry_label(self.base_run, self.attempt))
         self.run = self.cfg.run
