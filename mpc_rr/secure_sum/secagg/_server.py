@@ -36,13 +36,12 @@ from mpc_rr.secure_sum._common import SumResult, read_residues
 from mpc_rr.secure_sum._graph import Graph
 from mpc_rr.secure_sum._identity import Identity, default_identity, signed_payload
 from mpc_rr.secure_sum._public_randomness import DRAW_BYTES, commitment, commitments_digest
-from mpc_rr.secure_sum.secagg import _judge, _unmasking
+from mpc_rr.secure_sum.secagg import _judge, _retry, _unmasking
 from mpc_rr.secure_sum.secagg._draw import server_draw
 from mpc_rr.secure_sum.secagg._ledger import ServerLedger, SignedShares, Unmask
 from mpc_rr.secure_sum.secagg._messages import (
     CIPHERTEXT_LEN,
     COMMITMENT_LEN,
-    IDS,
     MAX_RETRIES,
     PROTOCOL,
     SECAGG_MESSAGES,
@@ -55,7 +54,6 @@ from mpc_rr.secure_sum.secagg._messages import (
     EncryptedShares,
     MaskedInput,
     SecAggAbort,
-    SecAggRestart,
     ShareComplaint,
     SurvivorSet,
     UnmaskRequest,
@@ -63,7 +61,6 @@ from mpc_rr.secure_sum.secagg._messages import (
     bitmap,
     read_ids,
     retry_label,
-    wire,
 )
 from mpc_rr.secure_sum.secagg._params import SecAggConfig, drawn_graph
 from mpc_rr.secure_sum.secagg._routing import forwarded_shares, neighbor_keys
@@ -568,31 +565,11 @@ class SecAggServer(Role):
                 sks = self._reconstruct("s", dropped)
                 total = _unmasking.remove_pair_masks(led, cfg, self.name, dropped, sks, total)
         except Abort as exc:
-            raise self._unmask_failure(exc) from None
+            raise _retry.after_unmasking(exc, self.attempt, led, cfg, self.name) from None
         included = tuple(int(u) for u in alive_b)
         self.finish(SumResult(total.astype(np.int64), included, len(included), cfg.modulus))
         msg = self._receipt(total, len(included))
         return [Send(int(v), msg) for v in np.flatnonzero(led.alive)]
-
-    def _unmask_failure(self, exc: Abort) -> Abort:
-        """What an unmasking that failed leads to: shares that do not rebuild what their
-        dealers committed to are retried, first with verifiable shares (nobody excluded:
-        attempt 0's shares prove nothing), then without the parties those prove cheated;
-        anything else (too few shares: dropouts) aborts as it is."""
-        if not exc.inconsistent:
-            return exc
-        if not self.attempt:
-            return Retry(f"{exc}; retrying with verifiable shares", exc.culprits, (), proven=False)
-        liars, dealers = _unmasking.identify(self.ledger, self.cfg)
-        if not liars and not dealers:
-            return exc
-        why = []
-        if dealers:
-            why.append(f"parties {ids_text(dealers)} dealt shares that do not rebuild their committed secrets")
-        if liars:
-            why.append(f"parties {ids_text(liars)} revealed shares their dealers did not commit to")
-        culprits = sorted(set(liars) | set(dealers))
-        return Retry(f"{self.name}: {'; '.join(why)} (proven by their signed shares)", culprits, culprits, proven=True)
 
     def _receipt(self, total: np.ndarray, n_included: int) -> Aggregate:
         return _judge.receipt(self.identity, self.cfg, total, n_included)
@@ -624,27 +601,14 @@ class SecAggServer(Role):
         """Begin the next attempt without ``exc.excluded``: a fresh ledger (the dropped and the
         culprits carried over), a run label bound to the attempt; every live party is told
         (:class:`SecAggRestart`, under the label it knows), the excluded told to stop."""
-        old, old_run = self.ledger, self.run
-        told = np.flatnonzero(old.alive).tolist()
+        old_run, step = self.run, self.state.name
         self.retries.append(str(exc))
         self.attempt += 1
         self.cfg = dataclasses.replace(self.cfg, run=retry_label(self.base_run, self.attempt))
         self.run = self.cfg.run
-        led = ServerLedger.for_run(self.cfg.n, self.cfg.cells)
-        led.alive[:] = old.alive
-        led.dropped, led.culprits, led.late = dict(old.dropped), list(old.culprits), old.late
-        self.ledger = led
-        for u in exc.excluded:
-            if exc.proven and u not in led.culprits:
-                led.culprits.append(u)
-            self._drop(u, f"excluded at {self.state.name} of attempt {self.attempt - 1}")
-        led.expect = set(np.flatnonzero(led.alive).tolist())
+        self.ledger, sends = _retry.next_attempt(self.ledger, exc, old_run, self.attempt, step)
         self._restarted = True
-        ids = wire(np.asarray(exc.excluded, np.int64), IDS)
-        restart = SecAggRestart(run=old_run, step=8, attempt=self.attempt, excluded=ids, reason=str(exc)[:4096])
-        stop = SecAggAbort(run=old_run, step=9, reason=f"excluded from the retry: {exc}")
-        out = set(exc.excluded)
-        return [Send(int(u), stop if u in out else restart) for u in told]
+        return sends
 
     def _fire(self, t: Transition, *args: Any) -> list[Send]:
         """The table's step, then KEYS if it began a retry (each step's close leads to its
