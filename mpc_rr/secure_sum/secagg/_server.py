@@ -139,15 +139,21 @@ class SecAggServer(Role):
     inputs are in the total; ``dropped`` maps each dropped party to the step at
     which it dropped; ``culprits`` lists parties excluded for misbehaving;
     ``late`` counts messages that arrived after their step closed; ``attempt``
-    the retries it began and ``retries`` why (:class:`SecAggRestart`).  Its whole
+    the retries it began (at most ``max_retries``; 0 for clients that do not know
+    :class:`SecAggRestart`) and ``retries`` why.  Its whole
     state is ``ledger`` (:class:`~mpc_rr.secure_sum.secagg._ledger.ServerLedger`).
     """
 
     TRANSITIONS = SECAGG_SERVER_TABLE
     message_types = SECAGG_MESSAGES
 
-    def __init__(self, config: SecAggConfig, graph: Graph | None, *, identity: Identity | None = None) -> None:
+    def __init__(
+        self, config: SecAggConfig, graph: Graph | None, *, identity: Identity | None = None,
+        max_retries: int = MAX_RETRIES,
+    ) -> None:  # fmt: skip
         super().__init__(COORDINATOR, ServerState.KEYS)
+        if not 0 <= max_retries <= MAX_RETRIES:
+            raise UsageError(f"max_retries must be in 0..{MAX_RETRIES}, got {max_retries}")
         if graph is not None and (graph.n != config.n or graph.degree != config.degree):
             raise UsageError("graph does not match config (n or degree differ)")
         self.cfg = config
@@ -157,6 +163,7 @@ class SecAggServer(Role):
         self.ledger = ServerLedger.for_run(config.n, config.cells)
         self.base_run = config.run  # the label of attempt 0 (a retry's is retry_label of it)
         self.attempt = 0  # retries so far; from 1 on, shares are verifiable
+        self.max_retries = max_retries  # 0: abort where a retry would begin (clients without retries)
         self._restarted = False  # set by _restart for _fire: the next state is KEYS
         self.retries: list[str] = []  # why each retry began (SecAggRestart's reason)
 
@@ -583,7 +590,7 @@ class SecAggServer(Role):
             out = step()
         except Retry as exc:
             gone = np.flatnonzero(alive).size - len(set(exc.excluded) & set(np.flatnonzero(alive).tolist()))
-            if self.attempt < MAX_RETRIES and self.cfg.n - gone <= self.cfg.max_dropped:
+            if self.attempt < self.max_retries and self.cfg.n - gone <= self.cfg.max_dropped:
                 return self._restart(exc)
             self.abort(str(exc), exc.culprits)
             msg = SecAggAbort(run=self.run, step=9, reason=str(exc))

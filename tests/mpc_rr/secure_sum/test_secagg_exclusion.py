@@ -11,15 +11,15 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from mpc_rr.core import COORDINATOR, Codec, DecodeError, Send, WireArray, run_roles
+from mpc_rr.core import COORDINATOR, Codec, DecodeError, Send, UsageError, WireArray, run_roles
 from mpc_rr.secure_sum import Graph, SeededEntropy, shamir
 from mpc_rr.secure_sum.secagg import (
     SECAGG_MESSAGES,
     SecAggClient,
     SecAggConfig,
     SecAggPublic,
+    SecAggServer,
     UnmaskShares,
-    _server,
     secagg_roles,
 )
 from mpc_rr.secure_sum.secagg._messages import (
@@ -108,10 +108,11 @@ def test_a_dealer_of_inconsistent_shares_is_proven_excluded_and_the_rest_summed_
     assert roles[CHEATER].error is not None and "excluded from the retry" in str(roles[CHEATER].error)
 
 
-def test_without_retries_the_run_aborts_as_it_always_did(monkeypatch: pytest.MonkeyPatch) -> None:
+def test_without_retries_the_run_aborts_as_it_always_did() -> None:
     """The behaviour the retries replace: the unmasking fails and the whole sum stops."""
-    monkeypatch.setattr(_server, "MAX_RETRIES", 0)
     _x, roles = _roles({CHEATER: InconsistentDealer})
+    old = roles[COORDINATOR]
+    roles[COORDINATOR] = SecAggServer(old.cfg, old.pinned_graph, identity=old.identity, max_retries=0)
     run_roles(roles)
     err = roles[COORDINATOR].error
     assert err is not None and "fail their commitment" in str(err) and tuple(err.culprits) == (CHEATER,)
@@ -166,3 +167,10 @@ def test_the_retry_messages_round_trip_and_malformed_ones_are_refused() -> None:
         codec.decode(bad)
     with pytest.raises(DecodeError):  # attempt 0 is no retry
         codec.decode(codec.encode(SecAggRestart(run="r", step=8, attempt=1, excluded=ids, reason="")).replace(b"\xa7attempt\x01", b"\xa7attempt\x00"))
+
+
+def test_the_retry_budget_is_checked() -> None:
+    _x, roles = _roles({})
+    old = roles[COORDINATOR]
+    with pytest.raises(UsageError, match="max_retries must be in 0..3, got 4"):
+        SecAggServer(old.cfg, old.pinned_graph, max_retries=4)
