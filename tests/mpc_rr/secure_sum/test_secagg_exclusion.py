@@ -172,5 +172,5 @@ def test_the_retry_messages_round_trip_and_malformed_ones_are_refused() -> None:
 def test_the_retry_budget_is_checked() -> None:
     _x, roles = _roles({})
     old = roles[COORDINATOR]
-    with pytest.raises(UsageError, match="max_retries must be in 0..3, got 4"):
+    with pytest.raises(UsageError, match=r"max_retries must be in 0\.\.3, got 4"):
         SecAggServer(old.cfg, old.pinned_graph, max_retries=4)
