@@ -288,7 +288,7 @@ def make_round(lesson: Lesson, rng: np.random.Generator) -> Any:
                 raise UsageError(f"SecAgg+ in class: {n} students need a consistency committee the page cannot draw")
             public.update(modulus=cfg.modulus, threshold=cfg.threshold, max_dropped=cfg.max_dropped,
                           quorum=cfg.quorum, committee=list(range(1, n + 1)))  # fmt: skip
-            roles[0] = SecAggServer(cfg, pub.graph, identity=ids[0])
+            roles[0] = SecAggServer(cfg, pub.graph, identity=ids[0], max_retries=0)  # the page knows no retry
             for b, a in enumerate(answers):
                 pid = browsers + 1 + b
                 roles[pid] = SecAggClient(pid, cfg, pub.graph, np.eye(k, dtype=np.int64)[a], identity=ids[pid])

@@ -62,9 +62,10 @@ Threat model (what the docstring promises, and what tests check):
   fewer than ``t`` shares of its seeds.  Honest parties reveal, for each
   neighbour, a share of ``b`` *or* of ``s_sk``, never both.
 * **Dropouts**: any party may vanish at any step (key advertisement, share
-  distribution, masked input, unmasking) -- except a revealer of the draw between
-  its commitment and its reveal: that aborts the run, naming it (skipping its reveal
-  would let the aggregator choose among seeds).  The run is exact over the inputs of
+  distribution, masked input, unmasking); a revealer of the draw that vanishes
+  between its commitment and its reveal restarts the run without it
+  (:class:`~mpc_rr.secure_sum.secagg._messages.SecAggRestart`: skipping its reveal would let the aggregator choose among
+  seeds, a fresh draw does not).  The run is exact over the inputs of
   the parties that sent a masked input, as long as the cumulative number of
   dropouts is at most ``floor(max_dropout * n)`` and every party whose seed
   must be reconstructed keeps ``t`` live neighbours.  Beyond either bound the
@@ -79,11 +80,17 @@ Threat model (what the docstring promises, and what tests check):
   for one step is reported (``PeerError`` naming it) and excluded as a
   dropout if the step is still open; an identical duplicate is reported and
   ignored.  The aggregator keeps serving the others.
+* A party whose **shares do not rebuild** the seed or key it committed to is
+  excluded by a retry: first with every party and verifiable shares
+  (:class:`~mpc_rr.secure_sum.secagg._messages.CommittedShares`: each share committed to and signed by its dealer),
+  then without the parties those prove cheated (at most ``MAX_RETRIES`` retries;
+  docs/secure_aggregation.md argues the cost and why no honest party is excluded).
 
 Modules: messages (:mod:`~mpc_rr.secure_sum.secagg._messages`), public
 parameters and graph (:mod:`~mpc_rr.secure_sum.secagg._params`, the one
 :func:`secagg_public`), the data party (:mod:`~mpc_rr.secure_sum.secagg._client`)
-and the aggregator (:mod:`~mpc_rr.secure_sum.secagg._server`); their
+and the aggregator (:mod:`~mpc_rr.secure_sum.secagg._server`, whose state is one
+:class:`~mpc_rr.secure_sum.secagg._ledger.ServerLedger`); their
 transition tables, right under each State enum, are the state diagrams of the
 steps above.
 
@@ -122,7 +129,6 @@ __all__ = [
     "DrawReveal",
     "EncryptedShares",
     "ForwardedShares",
-    "Judge",
     "MaskedInput",
     "NeighborKeys",
     "SecAggAbort",
@@ -141,7 +147,6 @@ __all__ = [
     "Unmask",
     "UnmaskRequest",
     "UnmaskShares",
-    "Unmasker",
     "bitmap",
     "commitments_digest",
     "consistency_committee",
@@ -179,7 +184,6 @@ _HOME = {
     "EncryptedShares": "mpc_rr.secure_sum.secagg._messages",
     "ForwardedShares": "mpc_rr.secure_sum.secagg._messages",
     "IDS": "mpc_rr.secure_sum.secagg._messages",
-    "Judge": "mpc_rr.secure_sum.secagg._judge",
     "MaskedInput": "mpc_rr.secure_sum.secagg._messages",
     "NeighborKeys": "mpc_rr.secure_sum.secagg._messages",
     "PROTOCOL": "mpc_rr.secure_sum.secagg._messages",
@@ -197,12 +201,11 @@ _HOME = {
     "ServerState": "mpc_rr.secure_sum.secagg._server",
     "ShareComplaint": "mpc_rr.secure_sum.secagg._messages",
     "ShareProofs": "mpc_rr.secure_sum.secagg._messages",
-    "SignedShares": "mpc_rr.secure_sum.secagg._judge",
+    "SignedShares": "mpc_rr.secure_sum.secagg._ledger",
     "SurvivorSet": "mpc_rr.secure_sum.secagg._messages",
-    "Unmask": "mpc_rr.secure_sum.secagg._unmasking",
+    "Unmask": "mpc_rr.secure_sum.secagg._ledger",
     "UnmaskRequest": "mpc_rr.secure_sum.secagg._messages",
     "UnmaskShares": "mpc_rr.secure_sum.secagg._messages",
-    "Unmasker": "mpc_rr.secure_sum.secagg._unmasking",
     "bitmap": "mpc_rr.secure_sum.secagg._messages",
     "commitments_digest": "mpc_rr.secure_sum._public_randomness",
     "joint_seed": "mpc_rr.secure_sum._public_randomness",
@@ -234,9 +237,11 @@ if TYPE_CHECKING:
         mask_sum,
     )
     from mpc_rr.secure_sum.secagg._judge import (
-        Judge,
         SecAggPrecheck,
+    )
+    from mpc_rr.secure_sum.secagg._ledger import (
         SignedShares,
+        Unmask,
     )
     from mpc_rr.secure_sum.secagg._messages import (
         CIPHERTEXT_LEN,
@@ -296,7 +301,5 @@ if TYPE_CHECKING:
     )
     from mpc_rr.secure_sum.secagg._unmasking import (
         Abort,
-        Unmask,
-        Unmasker,
         ids_text,
     )
