@@ -7,7 +7,9 @@ starts a round when the teacher asks (or when ``auto_start`` students are
 in), numbers the round's students ``1..n`` (browsers first, then the bots),
 runs the server's own roles -- the aggregator or board (party 0) and every
 bot -- as :class:`~parties.party.Party` actors over local endpoints, and
-relays the browsers' frames.
+relays the browsers' frames.  The teacher's start may carry a lesson's ``choice`` (what a
+cheating server plays: handed to ``make_round``), and a round may tell each browser its own
+public part (``public_for(id)``, e.g. a server that splits the roster).
 
 Every binary frame a browser sends is decoded with the round's strict codec
 *before* it is relayed: garbage (a short frame, an unknown message, a frame of
@@ -35,7 +37,7 @@ import math
 import secrets
 import time
 from collections import deque
-from collections.abc import Callable, Mapping
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
@@ -80,9 +82,10 @@ class RoundSetup(Protocol):
         """The round's result as JSON, from the server role once it stopped."""
 
 
-MakeRound = Callable[[int, int, str, Mapping[int, bytes]], RoundSetup]
+MakeRound = Callable[..., RoundSetup]
 """``make_round(browsers, bots, run, keys)``: browsers are ids ``1..browsers``, bots the next
-ids; ``keys``: each browser's Ed25519 verification key (32 raw bytes), sent when it joined."""
+ids; ``keys``: each browser's Ed25519 verification key (32 raw bytes), sent when it joined;
+``choice=`` (a string) too when the teacher's start carried one (a lesson's option)."""
 
 
 @dataclass(eq=False)
@@ -176,6 +179,9 @@ def _shown(msg: Message) -> dict[str, Any]:
                 out[name] = f"<malformed array of {len(value.data)} bytes>"
         elif isinstance(value, bytes):
             out[name] = value[:24].hex() + ("..." if len(value) > 24 else "")
+        elif isinstance(value, list | tuple):  # e.g. Prio3's nonces: a few items, bytes in hex
+            out[name] = [v[:8].hex() + "..." if isinstance(v, bytes) else v for v in value[:8]] + (
+                ["..."] if len(value) > 8 else [])
         else:
             out[name] = value
     return out
@@ -210,6 +216,7 @@ class Room:
         self.round_done = trio.Event()
         self._start = trio.Event()
         self._runs = 0
+        self.choice: str | None = None  # what the teacher picked for the next round, if anything
         self.t0 = time.perf_counter()
 
     # -- what the teacher sees ----------------------------------------------------------
@@ -302,6 +309,8 @@ class Room:
             return
         if conn in self.teachers:
             if kind == "start":
+                choice = msg.get("choice")  # a lesson's option for the round (the cheat lesson's strategy)
+                self.choice = choice[:40] if isinstance(choice, str) and choice else None
                 self._start.set()
             elif kind == "reveal" and self.round is None:  # ask the last round's students
                 self._revealed.clear()
@@ -466,7 +475,8 @@ class Room:
         browsers = {i + 1: s for i, s in enumerate(present)}
         try:
             keys = {i: s.vk for i, s in browsers.items()}
-            setup = self.make_round(len(browsers), self.bots, run, keys)
+            extra = {} if self.choice is None else {"choice": self.choice}
+            setup = self.make_round(len(browsers), self.bots, run, keys, **extra)
         except Exception as exc:  # a round the lesson refuses (e.g. too few students)
             self.emit("refused-round", why=str(exc))
             return {"ok": False, "error": str(exc)}
@@ -484,7 +494,9 @@ class Room:
         for pid, s in browsers.items():
             s.rounds += 1
             assert s.conn is not None
-            s.conn.send_text(json.dumps({"type": "round", "id": pid, "n": n, "run": run, **setup.public}))
+            # what this browser is told (a lesson's cheating server may tell each its own: public_for)
+            public = setup.public_for(pid) if hasattr(setup, "public_for") else setup.public
+            s.conn.send_text(json.dumps({"type": "round", "id": pid, "n": n, "run": run, **public}))
         hub = setup.roles[0]
         parties = {pid: Party(role, rnd.local[pid], step_timeout=self.step_timeout)
                    for pid, role in setup.roles.items()}  # fmt: skip

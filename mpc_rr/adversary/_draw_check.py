@@ -11,9 +11,10 @@ draw the graph after):
   commitment set (one contribution left out: a seed it could steer that
   party's view with) is caught by that party, which leaves naming it;
 * **withholding named** -- a colluder that withholds its reveal after
-  committing cannot drop out of the draw: the run aborts naming it (the seed
-  uses exactly the committed contributions, so withholding buys a rerun, never
-  a choice among seeds);
+  committing cannot drop out of the draw: the run restarts without it, named
+  in the retry's reason, and completes over a fresh draw (the seed uses exactly
+  the committed contributions, so withholding buys a rerun, never a choice
+  among the seeds of subsets);
 * **adaptive coalition at the baseline** -- the server plus ``max_corrupt`` of
   the parties, placed before the draw on each target's neighbours as
   everything public predicts them, recovers no more than the ideal
@@ -99,11 +100,11 @@ class _ShowsAnotherSet(SecAggServer):
 
     def _commit_draw(self) -> list[Send]:
         out = super()._commit_draw()
-        members = self._contributors.copy()
+        members = self.ledger.contributors.copy()
         members[self.left_out] = False
         ids = np.flatnonzero(members)
         self._other = members
-        self._other_digest = commitments_digest(SECAGG.name, self.run, members, self._draw_commit[ids].tobytes())
+        self._other_digest = commitments_digest(SECAGG.name, self.run, members, self.ledger.draw_commit[ids].tobytes())
         return [Send(s.dst, DrawCommitted(run=self.run, step=0, digest=self._other_digest))
                 if s.dst == self.target else s for s in out]  # fmt: skip
 
@@ -111,7 +112,7 @@ class _ShowsAnotherSet(SecAggServer):
         super()._check_draw(src, msg, self._other_digest if src == self.target else digest)
 
     def _send_neighbor_keys(self) -> list[Send]:
-        reveals = dict(self._draw_reveals)
+        reveals = dict(self.ledger.draw_reveals)
         draw_sigs = {u: m.signature for u, m in reveals.items()}
         out = super()._send_neighbor_keys()
         ids = np.flatnonzero(self._other).tolist()
@@ -121,9 +122,9 @@ class _ShowsAnotherSet(SecAggServer):
         rows = np.asarray(nb)
         msg = NeighborKeys(
             run=self.run, step=0, ids=WireArray.from_numpy(rows.astype("<u4")),
-            c_pks=WireArray.from_numpy(self._c_pk[rows]), s_pks=WireArray.from_numpy(self._s_pk[rows]),
-            commits=WireArray.from_numpy(self._commit[rows]), signatures=[self._key_sigs[v] for v in nb],
-            draw_commits=WireArray.from_numpy(self._draw_commit[rows]),
+            c_pks=WireArray.from_numpy(self.ledger.c_pk[rows]), s_pks=WireArray.from_numpy(self.ledger.s_pk[rows]),
+            commits=WireArray.from_numpy(self.ledger.commit[rows]), signatures=[self.ledger.key_sigs[v] for v in nb],
+            draw_commits=WireArray.from_numpy(self.ledger.draw_commit[rows]),
             contributors=bitmap(self._other), reveals=shown, draw_signatures=[draw_sigs[v] for v in nb],
         )  # fmt: skip
         return [Send(s.dst, msg) if s.dst == self.target else s for s in out]
@@ -193,9 +194,11 @@ def check_public_draws(protocol: str = SECAGG.name, *, parties: int = 200, seed:
     run_roles(roles)
     server = roles[COORDINATOR]
     assert isinstance(server, SecAggServer)
-    err = server.error
-    wh_named = err is not None and tuple(err.culprits) == (withholder,) and server.seed is None
-    wh_why = "" if err is None else str(err)
+    wh_why = server.retries[0] if server.retries else ("" if server.error is None else str(server.error))
+    wh_named = (
+        server.error is None and server.attempt == 1 and f"[{withholder}]" in wh_why
+        and withholder not in server.result.included
+    )  # fmt: skip
     # the adaptive coalition: max_corrupt of the parties (the default 10 %) plus the server
     size = parties_in(secagg_public(parties, 2, run="size").config.max_corrupt, parties)
     ours = _adaptive_coalition(parties, size, seed, None)

@@ -27,15 +27,20 @@ from mpc_rr.core import UsageError, get_protocol, protocols
 if TYPE_CHECKING:
     from scenarios.classroom.trace import Trace
 
-__all__ = ["LIVE_PROTOCOLS", "classroom_protocols", "lesson_options", "make_trace", "register_lesson", "steps_of"]
+__all__ = ["LIVE_LESSONS", "LIVE_PROTOCOLS", "classroom_protocols", "lesson_options", "lesson_protocol", "make_trace", "register_lesson", "steps_of"]
 
 _LESSONS: dict[str, str | Callable[..., Any]] = {}
+_RUNS: dict[str, str] = {}  # a lesson named for its topic (not a protocol) -> the protocol it runs
 
 
-def register_lesson(protocol: str, lesson: str | Callable[..., Any]) -> None:
+def register_lesson(protocol: str, lesson: str | Callable[..., Any], *, runs: str | None = None) -> None:
     """``lesson`` (a function, or ``"module:attribute"`` imported on first use) teaches
-    ``protocol``; without one, a sum protocol is taught by :mod:`.sum_lesson`."""
+    ``protocol``; without one, a sum protocol is taught by :mod:`.sum_lesson`.  A lesson named
+    for its topic (``mpc-rr classroom cheat``) gives the protocol it ``runs`` (its steps are
+    where ``--drop`` strikes)."""
     _LESSONS[protocol] = lesson
+    if runs is not None:
+        _RUNS[protocol] = runs
 
 
 def _live_protocols() -> tuple[str, ...]:
@@ -45,9 +50,22 @@ def _live_protocols() -> tuple[str, ...]:
     return (MESH.name, SECAGG.name, "rr-survey")
 
 
-LIVE_PROTOCOLS = _live_protocols()
-"""What a live class runs (:mod:`.live`): the full mesh through the board, SecAgg+, and an RR
-survey whose answers reach the teacher unprotected (no sum protocol)."""
+def _prio3() -> str:
+    from mpc_rr.secure_sum.prio3 import SPEC as PRIO3
+
+    return PRIO3.name
+
+
+LIVE_LESSONS = ("cheat", "noise", _prio3())
+"""The live lessons named for their topic (:mod:`.live_lessons`): ``cheat``, the teacher plays a
+cheating SecAgg+ server and every page shows what it caught; ``noise``, every page adds its
+share of distributed noise to its answer; Prio3's, the simulated students' votes with their
+validity proofs (the pages watch: they do not prove)."""
+
+LIVE_PROTOCOLS = _live_protocols() + LIVE_LESSONS
+"""What a live class runs (:mod:`.live`): the full mesh through the board, SecAgg+, an RR
+survey whose answers reach the teacher unprotected (no sum protocol), and the topic lessons
+(:data:`LIVE_LESSONS`)."""
 
 
 def _register_builtin() -> None:
@@ -62,29 +80,41 @@ def _register_builtin() -> None:
     register_lesson(SECAGG.name, f"{here}.secagg_lesson:secagg_lesson")
     register_lesson(PIPELINE.name, f"{here}.pipeline:pipeline_lesson")
     register_lesson(RRBA.name, f"{here}.rrba:rrba_trace")
+    register_lesson("cheat", f"{here}.cheats:cheat_lesson", runs=SECAGG.name)
+    register_lesson("noise", f"{here}.noise_lesson:noise_lesson", runs=SECAGG.name)
+    from mpc_rr.secure_sum.prio3 import SPEC as PRIO3
+
+    register_lesson(PRIO3.name, f"{here}.prio3_lesson:prio3_lesson")
 
 
 _register_builtin()
 
-LESSON_OPTIONS = ("options", "publication", "p", "cheat")
+LESSON_OPTIONS = ("options", "publication", "p", "cheat", "epsilon")
 """The lesson options a command can set (each lesson takes those it names)."""
 
 
 def classroom_protocols() -> tuple[str, ...]:
-    """Protocols a class can run: those with a registered lesson, and every sum protocol."""
-    return tuple(s.name for s in protocols() if s.name in _LESSONS or s.family == "sum")
+    """Protocols a class can run: those with a registered lesson, and every sum protocol; then
+    the lessons named for their topic."""
+    named = tuple(s.name for s in protocols() if s.name in _LESSONS or s.family == "sum")
+    return named + tuple(k for k in _LESSONS if k in _RUNS and k not in named)
+
+
+def lesson_protocol(name: str) -> str:
+    """The protocol lesson ``name`` runs (itself, unless the lesson is named for its topic)."""
+    return _RUNS.get(name, name)
 
 
 def steps_of(protocol: str) -> tuple[str, ...]:
     """Where ``--drop ID@STEP`` can strike: the message a data party would send at that step
     (empty: the lesson takes no dropouts)."""
-    spec = get_protocol(protocol)
+    spec = get_protocol(_RUNS.get(protocol, protocol))
     fn = _lesson(protocol)
     return spec.steps if "drops" in inspect.signature(fn).parameters else ()
 
 
 def _lesson(protocol: str) -> Any:
-    spec = get_protocol(protocol)
+    spec = get_protocol(_RUNS.get(protocol, protocol))
     lesson = _LESSONS.get(protocol)
     if isinstance(lesson, str):
         module, _, attr = lesson.partition(":")

@@ -341,6 +341,9 @@ def render_html(trace: Trace) -> str:
         if trace.ok
         else '<p class="bad">No result equal to the plain computation (see above).</p>'
     )
+    if "verdict" in trace.extra:  # a lesson whose check is not the plain computation (cheat, noise)
+        ok = bool(trace.ok)
+        verdict = f'<p class="{"ok" if ok else "bad"}">{_esc(str(trace.extra["verdict"][0 if ok else 1]))}</p>'
     states = "".join(
         f'<h3>{_esc(role)}</h3><div class="wide">{_state_svg(role, initial, edges)}</div>'
         for role, initial, edges in trace.diagrams

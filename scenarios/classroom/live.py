@@ -40,7 +40,7 @@ import msgspec
 import numpy as np
 
 from mpc_rr.core import DropPoint, Message, Role, UsageError, WireArray
-from scenarios.classroom import LIVE_PROTOCOLS
+from scenarios.classroom import LIVE_LESSONS, LIVE_PROTOCOLS
 from scenarios.classroom.fingerprint import roster_fingerprint
 
 __all__ = ["LIVE_PROTOCOLS", "Lesson", "estimate_counts", "make_round", "pages", "wire_schema"]
@@ -65,6 +65,8 @@ class Lesson:
     drop_bot: str | None = None
     """The last bot crashes instead of sending its message of this step (``keys``, ``shares``,
     ``masked``, ...: the protocol's steps), to show a dropout without asking a student."""
+    epsilon: float = 1.0
+    """The noise lesson: the central epsilon of the noisy total (at delta ``1e-6``)."""
 
     def __post_init__(self) -> None:
         if self.protocol not in LIVE_PROTOCOLS:
@@ -75,6 +77,8 @@ class Lesson:
             raise UsageError(f"--options: answers must differ, got {list(self.options)}")
         if not 0.0 < self.p <= 1.0:
             raise UsageError(f"--p must be in (0, 1], got {self.p}")
+        if not 0.0 < self.epsilon < float("inf"):
+            raise UsageError(f"--epsilon must be finite and > 0, got {self.epsilon}")
         if self.drop_bot is not None and self.drop_bot not in drop_steps(self.protocol):
             steps = ", ".join(drop_steps(self.protocol)) or "none"
             raise UsageError(f"--drop-bot: {self.protocol} steps are {steps}, got {self.drop_bot!r}")
@@ -88,6 +92,10 @@ def drop_steps(protocol: str) -> tuple[str, ...]:
 def _step_messages(protocol: str) -> dict[str, DropPoint]:
     if protocol == "rr-survey":
         return {}
+    if protocol in LIVE_LESSONS:
+        from scenarios.classroom.live_lessons import live_messages
+
+        protocol = live_messages(protocol)
     from mpc_rr.core import get_protocol
 
     return dict(get_protocol(protocol).step_messages())  # type: ignore[attr-defined]
@@ -147,7 +155,11 @@ def _annotation(cls: type, name: str) -> Any:
 
 
 def messages(protocol: str) -> tuple[type[Message], ...]:
-    """The message types a round of ``protocol`` speaks."""
+    """The message types a round of ``protocol`` speaks (a topic lesson: those its pages speak)."""
+    if protocol in LIVE_LESSONS:
+        from scenarios.classroom.live_lessons import page_messages
+
+        return page_messages(protocol)
     if protocol == MESH:
         from mpc_rr.secure_sum.full_mesh import MESH_MESSAGES
 
@@ -234,7 +246,12 @@ def _identities(browsers: int, n: int, keys: Mapping[int, bytes]) -> dict[int, A
 
 def make_round(lesson: Lesson, rng: np.random.Generator) -> Any:
     """``make_round(browsers, bots, run, keys)`` for :class:`parties.room.Room`: the server's roles
-    (party 0 and the bots, answering at random from ``rng``) for one round."""
+    (party 0 and the bots, answering at random from ``rng``) for one round (a topic lesson's:
+    :mod:`.live_lessons`, which also takes the teacher's ``choice``)."""
+    if lesson.protocol in LIVE_LESSONS:
+        from scenarios.classroom.live_lessons import lesson_round
+
+        return lesson_round(lesson, rng)
 
     def build(browsers: int, bots: int, run: str, keys: Mapping[int, bytes] | None = None) -> _Round:
         n, k = browsers + bots, len(lesson.options)
@@ -271,7 +288,7 @@ def make_round(lesson: Lesson, rng: np.random.Generator) -> Any:
                 raise UsageError(f"SecAgg+ in class: {n} students need a consistency committee the page cannot draw")
             public.update(modulus=cfg.modulus, threshold=cfg.threshold, max_dropped=cfg.max_dropped,
                           quorum=cfg.quorum, committee=list(range(1, n + 1)))  # fmt: skip
-            roles[0] = SecAggServer(cfg, pub.graph, identity=ids[0])
+            roles[0] = SecAggServer(cfg, pub.graph, identity=ids[0], max_retries=0)  # the page knows no retry
             for b, a in enumerate(answers):
                 pid = browsers + 1 + b
                 roles[pid] = SecAggClient(pid, cfg, pub.graph, np.eye(k, dtype=np.int64)[a], identity=ids[pid])
@@ -299,7 +316,8 @@ def make_round(lesson: Lesson, rng: np.random.Generator) -> Any:
     return build
 
 
-_STATIC = ("msgpack.js", "wire.js", "signing.js", "secagg.js", "student.js", "teacher.js", "style.css")
+_STATIC = ("msgpack.js", "wire.js", "signing.js", "secagg.js", "student.js", "teacher.js", "style.css",
+           "detect.js", "noise.js", "lessons-teacher.js")  # fmt: skip
 
 
 def pages(lesson: Lesson, join_url: str) -> dict[str, tuple[bytes, str]]:
@@ -312,6 +330,10 @@ def pages(lesson: Lesson, join_url: str) -> dict[str, tuple[bytes, str]]:
     qr = segno.make(join_url, error="m")
     info = {"protocol": lesson.protocol, "question": lesson.question, "options": list(lesson.options),
             "p": lesson.p, "join_url": join_url, "qr_svg": qr.svg_inline(scale=4, omitsize=True)}  # fmt: skip
+    if lesson.protocol in LIVE_LESSONS:  # what the lesson's own pages need (the cheat lesson: its strategies)
+        from scenarios.classroom.live_lessons import lesson_info
+
+        info.update(lesson_info(lesson))
     out = {
         "/": ((root / "student.html").read_bytes(), "text/html; charset=utf-8"),
         "/teacher": ((root / "teacher.html").read_bytes(), "text/html; charset=utf-8"),

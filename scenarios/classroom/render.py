@@ -66,6 +66,8 @@ def text(trace: Trace) -> str:
         if trace.ok
         else "NO RESULT EQUAL TO THE PLAIN COMPUTATION (see above)."
     )
+    if "verdict" in trace.extra:  # a lesson whose check is not the plain computation (cheat, noise)
+        verdict = str(trace.extra["verdict"][0 if trace.ok else 1])
     out += ["", verdict, ""]
     return "\n".join(out)
 
@@ -118,6 +120,8 @@ def mermaid(trace: Trace) -> str:
             label = {"deadline": "", "drop": "DROPOUT: ", "abort": "ABORT: ", "reject": "rejected: "}[it.kind]
             lines.append(f"    Note right of {_mid(trace, it.src)}: {_mnote(label + it.text)}")
     verdict = "result equals the plain computation" if trace.ok else "no result equal to the plain computation"
+    if "verdict" in trace.extra:
+        verdict = str(trace.extra["verdict"][0 if trace.ok else 1])
     lines.append(f"    Note over {span}: {_mtext('check - ' + verdict)}")
     return "\n".join(lines) + "\n"
 

@@ -45,13 +45,18 @@ def secagg_lesson(
     roles, params = secure_sum_roles(
         "secagg", x, run=run, entropy=entropies(seed), max_dropout=CLASSROOM_MAX_DROPOUT
     )
-    if cheat is not None:
+    if cheat is not None:  # the library's strategies, and the cheat lesson's (scenarios.classroom.cheats)
         from mpc_rr.adversary.active import SERVER_STRATEGIES, CheatingServer
+        from scenarios.classroom.cheats import CHEATS, cheating_server
 
-        if cheat not in SERVER_STRATEGIES:
-            raise UsageError(f"--cheat must be one of {', '.join(SERVER_STRATEGIES)}, got {cheat!r}")
         honest = roles[COORDINATOR]
-        roles[COORDINATOR] = CheatingServer(honest.cfg, honest.pinned_graph, strategy=cheat)  # type: ignore[attr-defined]
+        assert isinstance(honest, secagg.SecAggServer)
+        if cheat in CHEATS:
+            roles[COORDINATOR] = cheating_server(honest, cheat)
+        elif cheat in SERVER_STRATEGIES:
+            roles[COORDINATOR] = CheatingServer(honest.cfg, honest.pinned_graph, strategy=cheat)
+        else:
+            raise UsageError(f"--cheat must be one of {', '.join(dict.fromkeys([*SERVER_STRATEGIES, *CHEATS]))}, got {cheat!r}")
     roles = drop_roles(roles, drops, step_messages("secagg"))
     R = int(params["modulus"])
     server = roles[COORDINATOR]
@@ -227,7 +232,9 @@ def secagg_lesson(
 
     def check(ctx: Context) -> tuple[list[str], bool]:
         if cheat is not None:
-            return _caught(ctx, cheat, n)
+            from scenarios.classroom.cheats import caught
+
+            return caught(ctx, cheat, n, x)
         if server.error is not None:
             return [
                 f"no result: {server.error}",
@@ -263,17 +270,3 @@ def secagg_lesson(
 def _members(bits: bytes, n: int) -> str:
     members = read_bitmap(bits, n)
     return "?" if members is None else "P" + ", P".join(map(str, np.flatnonzero(members).tolist()))
-
-
-def _caught(ctx: Context, cheat: str, n: int) -> tuple[list[str], bool]:
-    """Who caught the cheating aggregator, with what; OK when someone named it and it learned nothing."""
-    lines = [f"The aggregator cheated ({cheat})."]
-    named = []
-    for i in range(1, n + 1):
-        err = ctx.roles[i].error
-        if err is not None and COORDINATOR in err.culprits:
-            named.append(i)
-            lines.append(f"P{i} caught it: {err}")
-    learned = getattr(ctx.roles[COORDINATOR], "learned", {})
-    lines.append(f"inputs the aggregator recovered: {len(learned)}")
-    return lines, bool(named) and not learned

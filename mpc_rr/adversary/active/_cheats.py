@@ -87,10 +87,10 @@ def unmask_input(
     minus: list[bytes] = []
     for v in partners:
         if u in s_sks:
-            pk = partner_pk[v] if partner_pk is not None else server._s_pk[v].tobytes()
+            pk = partner_pk[v] if partner_pk is not None else server.ledger.s_pk[v].tobytes()
             shared = crypto.agree(s_sks[u], pk)
         elif v in s_sks:
-            shared = crypto.agree(s_sks[v], server._s_pk[u].tobytes())
+            shared = crypto.agree(s_sks[v], server.ledger.s_pk[u].tobytes())
         else:
             return None
         key = crypto.pair_key(shared, "mask", run, min(u, v), max(u, v))
@@ -166,8 +166,10 @@ class CheatingServer(SecAggServer):
     def _check_draw(self, *args: Any) -> None:
         return None
 
-    def _check_shares(self, src: int, recipients: np.ndarray, cts: np.ndarray, signature: bytes) -> Any:
-        return _unchecked_shares(super()._check_shares, src, recipients, cts, signature)
+    def _check_shares(
+        self, src: int, recipients: np.ndarray, cts: np.ndarray, signature: bytes, commitments: np.ndarray | None = None
+    ) -> Any:
+        return _unchecked_shares(super()._check_shares, src, recipients, cts, signature, commitments)
 
     # -- shares: read them (substitution), forge or withhold them --------------------------------
     def _forward_shares(self) -> list[Send]:
@@ -181,11 +183,11 @@ class CheatingServer(SecAggServer):
             u = s.dst
             if self._fake_sk:
                 for i, v in enumerate(senders.tolist()):
-                    k_vu = crypto.enc_keys(crypto.agree(self._fake_sk[u], self._c_pk[v].tobytes()), run, v, u)[0]
+                    k_vu = crypto.enc_keys(crypto.agree(self._fake_sk[u], self.ledger.c_pk[v].tobytes()), run, v, u)[0]
                     aad = f"{run}/{v}/{u}".encode()
                     plain = crypto.decrypt(k_vu, cts[i].tobytes(), aad)
                     self._plain[(v, u)] = np.frombuffer(plain, np.uint32).astype(np.uint64)
-                    k_new = crypto.enc_keys(crypto.agree(self._fake_sk[v], self._c_pk[u].tobytes()), run, v, u)[0]
+                    k_new = crypto.enc_keys(crypto.agree(self._fake_sk[v], self.ledger.c_pk[u].tobytes()), run, v, u)[0]
                     cts[i] = np.frombuffer(crypto.encrypt(k_new, plain, aad), np.uint8)
             keep = np.ones(senders.size, bool)
             if self.strategy == "forge-shares":  # garbage in all but t of them: the victim goes on
@@ -194,7 +196,7 @@ class CheatingServer(SecAggServer):
             if self.strategy == "withhold-shares" and u == self.target:
                 keep[self.cfg.threshold - 1 :] = False  # t - 1 shares: it masks with those only
                 self._withheld = senders[keep]
-                self._mask_sets[u] = senders[keep]
+                self.ledger.mask_sets[u] = senders[keep]
             msg = ForwardedShares(
                 run=m.run, step=m.step, senders=WireArray.from_numpy(senders[keep].astype("<u4")),
                 ciphertexts=WireArray.from_numpy(np.ascontiguousarray(cts[keep])),
@@ -223,7 +225,7 @@ class CheatingServer(SecAggServer):
         out = super()._request_unmask()
         if self.strategy not in ("equivocate", "isolate") or self.done:
             return out
-        j, members = self.target, self._inputs.copy()
+        j, members = self.target, self.ledger.inputs.copy()
         nb = self.graph.of(j)
         told: dict[int, bytes] = {}
         if self.strategy == "equivocate":
@@ -237,7 +239,7 @@ class CheatingServer(SecAggServer):
             for v in np.flatnonzero(members).tolist():
                 told[v] = bitmap(members) if v in set(nb.tolist()) | {j} else bitmap(gone)
         self._told = told
-        return [Send(s.dst, SurvivorSet(run=self.run, step=3, survivors=told.get(s.dst, self._survivors)))
+        return [Send(s.dst, SurvivorSet(run=self.run, step=3, survivors=told.get(s.dst, self.ledger.survivors)))
                 for s in out]  # fmt: skip
 
     def _check_consistency(self, src: int, msg: Any) -> bytes:
@@ -248,12 +250,12 @@ class CheatingServer(SecAggServer):
         if self.strategy not in ("equivocate", "isolate"):
             return super()._request_unmask_shares()
         signed: dict[bytes, list[int]] = {}  # set -> the committee members that signed it
-        for v in sorted(self._consistency):
-            signed.setdefault(self._told.get(v, self._survivors), []).append(v)
+        for v in sorted(self.ledger.consistency):
+            signed.setdefault(self._told.get(v, self.ledger.survivors), []).append(v)
         requests: dict[bytes, UnmaskRequest] = {}
         out = []
         for v in np.flatnonzero(self.alive).tolist():  # each party sees its own set and its signatures
-            told = self._told.get(v, self._survivors)
+            told = self._told.get(v, self.ledger.survivors)
             if told not in requests:
                 requests[told] = self._unmask_request(signed.get(told, []), told)
             out.append(Send(v, requests[told]))
@@ -262,7 +264,7 @@ class CheatingServer(SecAggServer):
     # -- unmasking: keep the raw reveals, learn, then abort as if for dropouts ----------------------
     def _on_unmask(self, src: int, msg: UnmaskShares) -> list[Send]:
         self._reveals[src] = msg
-        self._expect.discard(src)
+        self.ledger.expect.discard(src)
         return []
 
     def _unmask_sum(self) -> list[Send]:
@@ -328,7 +330,7 @@ class CheatingServer(SecAggServer):
             b = _secret(*b_sh.get(u, ([], [])), t)
             if b is None:
                 continue
-            partners = self._mask_sets.get(u, np.zeros(0, np.int64)).tolist()
+            partners = self.ledger.mask_sets.get(u, np.zeros(0, np.int64)).tolist()
             x = unmask_input(self, u, y, b, s_keys, partners, old)
             if x is not None:
                 self.learned[u] = x
@@ -338,11 +340,11 @@ class CheatingServer(SecAggServer):
         run = self.run
         for u, key in self._evidence.items():
             sk = crypto.X25519PrivateKey.from_private_bytes(key)
-            for v, held in self._shares.items():
+            for v, held in self.ledger.shares.items():
                 hit = np.flatnonzero(held.recipients == u)
                 if not hit.size:
                     continue
-                k_in = crypto.enc_keys(crypto.agree(sk, self._c_pk[v].tobytes()), run, u, v)[1]
+                k_in = crypto.enc_keys(crypto.agree(sk, self.ledger.c_pk[v].tobytes()), run, u, v)[1]
                 try:
                     row = np.frombuffer(crypto.decrypt(k_in, held.cts[hit[0]].tobytes(), f"{run}/{v}/{u}".encode()),
                                         np.uint32).astype(np.uint64)  # fmt: skip
@@ -354,12 +356,14 @@ class CheatingServer(SecAggServer):
                     into[v][1].append(part)
 
 
-def _unchecked_shares(check: Any, src: int, recipients: np.ndarray, cts: np.ndarray, signature: bytes) -> Any:
+def _unchecked_shares(
+    check: Any, src: int, recipients: np.ndarray, cts: np.ndarray, signature: bytes, commitments: np.ndarray | None
+) -> Any:
     """A party's shares as received, whether or not its signature holds."""
     try:
-        return check(src, recipients, cts, signature)
+        return check(src, recipients, cts, signature, commitments)
     except PeerError:
-        return SignedShares(recipients, cts, signature)
+        return SignedShares(recipients, cts, signature, commitments)
 
 
 class CheatingClient(SecAggClient):
@@ -495,18 +499,20 @@ class TrustingServer(SecAggServer):
     def _check_draw(self, *args: Any) -> None:
         return None
 
-    def _check_shares(self, src: int, recipients: np.ndarray, cts: np.ndarray, signature: bytes) -> Any:
-        return _unchecked_shares(super()._check_shares, src, recipients, cts, signature)
+    def _check_shares(
+        self, src: int, recipients: np.ndarray, cts: np.ndarray, signature: bytes, commitments: np.ndarray | None = None
+    ) -> Any:
+        return _unchecked_shares(super()._check_shares, src, recipients, cts, signature, commitments)
 
     def _unmask_sum(self) -> list[Send]:
         import hashlib
 
-        real = self._commit.copy()
+        real = self.ledger.commit.copy()
         try:
-            alive_b = np.flatnonzero(self._inputs)
+            alive_b = np.flatnonzero(self.ledger.inputs)
             b = super()._reconstruct("b", alive_b)
             for i, u in enumerate(alive_b.tolist()):
-                self._commit[u] = np.frombuffer(hashlib.sha256(b[i].tobytes()).digest(), np.uint8)
+                self.ledger.commit[u] = np.frombuffer(hashlib.sha256(b[i].tobytes()).digest(), np.uint8)
             return super()._unmask_sum()
         finally:
-            self._commit = real
+            self.ledger.commit = real

@@ -62,9 +62,10 @@ Threat model (what the docstring promises, and what tests check):
   fewer than ``t`` shares of its seeds.  Honest parties reveal, for each
   neighbour, a share of ``b`` *or* of ``s_sk``, never both.
 * **Dropouts**: any party may vanish at any step (key advertisement, share
-  distribution, masked input, unmasking) -- except a revealer of the draw between
-  its commitment and its reveal: that aborts the run, naming it (skipping its reveal
-  would let the aggregator choose among seeds).  The run is exact over the inputs of
+  distribution, masked input, unmasking); a revealer of the draw that vanishes
+  between its commitment and its reveal restarts the run without it
+  (:class:`~mpc_rr.secure_sum.secagg._messages.SecAggRestart`: skipping its reveal would let the aggregator choose among
+  seeds, a fresh draw does not).  The run is exact over the inputs of
   the parties that sent a masked input, as long as the cumulative number of
   dropouts is at most ``floor(max_dropout * n)`` and every party whose seed
   must be reconstructed keeps ``t`` live neighbours.  Beyond either bound the
@@ -79,11 +80,17 @@ Threat model (what the docstring promises, and what tests check):
   for one step is reported (``PeerError`` naming it) and excluded as a
   dropout if the step is still open; an identical duplicate is reported and
   ignored.  The aggregator keeps serving the others.
+* A party whose **shares do not rebuild** the seed or key it committed to is
+  excluded by a retry: first with every party and verifiable shares
+  (:class:`~mpc_rr.secure_sum.secagg._messages.CommittedShares`: each share committed to and signed by its dealer),
+  then without the parties those prove cheated (at most ``MAX_RETRIES`` retries;
+  docs/secure_aggregation.md argues the cost and why no honest party is excluded).
 
 Modules: messages (:mod:`~mpc_rr.secure_sum.secagg._messages`), public
 parameters and graph (:mod:`~mpc_rr.secure_sum.secagg._params`, the one
 :func:`secagg_public`), the data party (:mod:`~mpc_rr.secure_sum.secagg._client`)
-and the aggregator (:mod:`~mpc_rr.secure_sum.secagg._server`); their
+and the aggregator (:mod:`~mpc_rr.secure_sum.secagg._server`, whose state is one
+:class:`~mpc_rr.secure_sum.secagg._ledger.ServerLedger`); their
 transition tables, right under each State enum, are the state diagrams of the
 steps above.
 
@@ -135,7 +142,7 @@ __all__ = [
 
 _HOME = {
     "SecAggClient": "mpc_rr.secure_sum.secagg._client",
-    "SignedShares": "mpc_rr.secure_sum.secagg._judge",
+    "SignedShares": "mpc_rr.secure_sum.secagg._ledger",
     "AdvertiseKeys": "mpc_rr.secure_sum.secagg._messages",
     "Aggregate": "mpc_rr.secure_sum.secagg._messages",
     "ConsistencySig": "mpc_rr.secure_sum.secagg._messages",
@@ -170,7 +177,7 @@ if TYPE_CHECKING:
     from mpc_rr.secure_sum.secagg._client import (
         SecAggClient,
     )
-    from mpc_rr.secure_sum.secagg._judge import (
+    from mpc_rr.secure_sum.secagg._ledger import (
         SignedShares,
     )
     from mpc_rr.secure_sum.secagg._messages import (

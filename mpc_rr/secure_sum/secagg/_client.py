@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import enum
 import hashlib
 from collections.abc import Set as AbstractSet
@@ -37,12 +38,16 @@ from mpc_rr.secure_sum.secagg._client_checks import ClientChecks
 from mpc_rr.secure_sum.secagg._draw import ClientDraw
 from mpc_rr.secure_sum.secagg._messages import (
     CIPHERTEXT_LEN,
+    COMMITMENT_LEN,
     IDS,
+    MAX_RETRIES,
     PROTOCOL,
     SECAGG_MESSAGES,
     SHARE,
     AdvertiseKeys,
     Aggregate,
+    CommittedForwardedShares,
+    CommittedShares,
     ConsistencySig,
     DrawCommitted,
     EncryptedShares,
@@ -50,6 +55,7 @@ from mpc_rr.secure_sum.secagg._messages import (
     MaskedInput,
     NeighborKeys,
     SecAggAbort,
+    SecAggRestart,
     ShareComplaint,
     ShareProofs,
     SurvivorSet,
@@ -57,7 +63,9 @@ from mpc_rr.secure_sum.secagg._messages import (
     UnmaskShares,
     read_bitmap,
     read_ids,
+    retry_label,
     share_batch,
+    share_commitments,
     share_digest,
     wire,
 )
@@ -107,12 +115,16 @@ class ClientState(enum.Enum):
 #           for each neighbour a share of b (in the set) or of s_sk (not), never both;
 #   MASKED  UnmaskRequest, outside the committee (it signs nothing): the same;
 #   UNMASK  Aggregate -> the sum is the result.
+# SecAggRestart in any step: run again as the next attempt (fresh keys, seeds and draw, a run
+# label bound to the attempt, verifiable shares: CommittedShares / CommittedForwardedShares),
+# without the parties the aggregator excluded; at most MAX_RETRIES times.
 # SecAggAbort in any step: the aggregator stopped the run.  A malformed message from the
 # aggregator makes the party leave (abort naming it): it becomes a dropout.
 SECAGG_CLIENT_TABLE = table({
     (ClientState.KEYS, DrawCommitted): Transition("_on_draw_committed", ClientState.DRAW),
     (ClientState.DRAW, NeighborKeys): Transition("_on_neighbor_keys", ClientState.SHARES),
     (ClientState.SHARES, ForwardedShares): Transition("_on_forwarded", ClientState.MASKED),
+    (ClientState.SHARES, CommittedForwardedShares): Transition("_on_forwarded", ClientState.MASKED),
     (ClientState.MASKED, ShareProofs): Transition("_on_proofs", ClientState.MASKED),
     (ClientState.MASKED, SurvivorSet): Transition("_on_survivors", ClientState.CONSISTENCY),
     (ClientState.CONSISTENCY, UnmaskRequest): Transition("_on_unmask_request", ClientState.UNMASK),
@@ -122,6 +134,11 @@ SECAGG_CLIENT_TABLE = table({
         (ClientState.KEYS, ClientState.DRAW, ClientState.SHARES, ClientState.MASKED,
          ClientState.CONSISTENCY, ClientState.UNMASK),
         SecAggAbort, "_on_abort", ClientState.ABORTED,
+    ),
+    **each(
+        (ClientState.KEYS, ClientState.DRAW, ClientState.SHARES, ClientState.MASKED,
+         ClientState.CONSISTENCY, ClientState.UNMASK),
+        SecAggRestart, "_on_restart", ClientState.KEYS,
     ),
 })
 
@@ -195,6 +212,9 @@ class SecAggClient(ClientDraw, ClientChecks, Role):
             raise UsageError(f"identity of party {identity.party_id} given to party {party_id}")
         self._identity = identity
         self.accused: list[int] = []  # neighbours whose signed shares did not open
+        self.base_run = config.run  # the run label of attempt 0 (a retry's is retry_label of it)
+        self.attempt = 0  # retries so far (SecAggRestart); from 1 on, shares are verifiable
+        self.excluded: list[int] = []  # parties the aggregator excluded from the retries
 
     @property
     def identity(self) -> Identity:
@@ -242,6 +262,23 @@ class SecAggClient(ClientDraw, ClientChecks, Role):
             np.zeros(0, np.int64) if holders is None else np.asarray(holders, np.int64),
             np.zeros((0, 2 * shamir.CHUNKS), np.uint64) if held is None else np.asarray(held, np.uint64),
         )
+
+    @property
+    def self_mask_seed(self) -> bytes:
+        """Its self-mask seed ``b_u`` (32 bytes; after :meth:`start`) -- for teaching and the
+        adversary's analyses, never sent by the protocol."""
+        return self._b
+
+    @property
+    def mask_key(self) -> crypto.X25519PrivateKey:
+        """Its X25519 mask private key ``s_u`` (after :meth:`start`; see :attr:`self_mask_seed`)."""
+        return self._s_sk
+
+    @property
+    def mask_partners(self) -> np.ndarray:
+        """The neighbours it masks with: the senders of the shares it holds, complaints
+        removed (ids, ascending; after ``ForwardedShares``)."""
+        return np.asarray(self._holders, np.int64)
 
     def neighbour_mask_keys(self) -> dict[int, bytes]:
         """Mask public key of each live neighbour the aggregator sent (after ``NeighborKeys``)."""
@@ -316,15 +353,23 @@ class SecAggClient(ClientDraw, ClientChecks, Role):
         aads = [f"{run}/{u}/{v}".encode() for v in id_list]
         ct = np.frombuffer(crypto.encrypt_many(k_out, shares.tobytes(), aads), np.uint8)
         ct = ct.reshape(m, CIPHERTEXT_LEN)
-        root = share_digest(share_batch(ids, ct))
-        out = EncryptedShares(
-            run=run,
-            step=1,
-            recipients=wire(ids, IDS),
-            ciphertexts=wire(ct, np.uint8),
-            signature=self.identity.sign(self._signed("shares", u, root)),
-        )
-        return [Send(COORDINATOR, out)]
+        if not self.attempt:
+            root = share_digest(share_batch(ids, ct))
+            out = EncryptedShares(
+                run=run,
+                step=1,
+                recipients=wire(ids, IDS),
+                ciphertexts=wire(ct, np.uint8),
+                signature=self.identity.sign(self._signed("shares", u, root)),
+            )
+            return [Send(COORDINATOR, out)]
+        commits = share_commitments(run, np.full(m, u), ids, shares)  # a retry: verifiable shares
+        root = share_digest(share_batch(ids, ct, commits))
+        sig = self.identity.sign(self._signed("shares", u, root))
+        return [Send(COORDINATOR, CommittedShares(
+            run=run, step=1, recipients=wire(ids, IDS), ciphertexts=wire(ct, np.uint8), signature=sig,
+            commitments=wire(commits, np.uint8),
+        ))]  # fmt: skip
 
     def _on_forwarded(self, src: int, msg: ForwardedShares) -> list[Send]:
         self._from_aggregator(src)
@@ -332,6 +377,14 @@ class SecAggClient(ClientDraw, ClientChecks, Role):
             senders = read_ids(msg.senders, src, "share senders", at_most=self.cfg.degree)
             m = senders.size
             cts = msg.ciphertexts.to_numpy(dtype=np.uint8, shape=(m, CIPHERTEXT_LEN), sender=src)
+            if isinstance(msg, CommittedForwardedShares) != bool(self.attempt):
+                raise DecodeError(
+                    "shares with commitments in a first attempt, or without them in a retry", src
+                )
+            commits = (
+                msg.commitments.to_numpy(dtype=np.uint8, shape=(m, COMMITMENT_LEN), sender=src)
+                if isinstance(msg, CommittedForwardedShares) else None
+            )  # fmt: skip
         except DecodeError as exc:
             raise self._leave("ForwardedShares", str(exc)) from None
         sender_list = senders.tolist()
@@ -360,12 +413,14 @@ class SecAggClient(ClientDraw, ClientChecks, Role):
                 except crypto.InvalidTag:
                     continue
                 plain[i], good[i] = row, bool(row.max() < shamir.PRIME)
+        if commits is not None:  # a share that does not match its commitment does not open
+            good &= (share_commitments(run, senders, np.full(m, u), plain) == commits).all(axis=1)
         self._holders = senders
         self._held = plain  # row i: shares of s_sk (first CHUNKS) and b (last CHUNKS) of senders[i]
         if good.all():
             return self._masked_input()
         # who is to blame: the sender (if it signed what does not open) or the aggregator
-        self._unopened = (senders[~good], cts[~good])
+        self._unopened = (senders[~good], cts[~good], None if commits is None else commits[~good])
         self._holders, self._held = senders[good], plain[good]
         complaint = ShareComplaint(run=run, step=2, senders=wire(senders[~good], IDS))
         return [Send(COORDINATOR, complaint)]
@@ -378,7 +433,7 @@ class SecAggClient(ClientDraw, ClientChecks, Role):
         if asked is None:
             raise self._leave("ShareProofs", "proofs nobody asked for")
         del self._unopened
-        senders, cts = asked
+        senders, cts, commits = asked
         m = senders.size
         try:
             got = read_ids(msg.senders, src, "proof senders", at_most=m)
@@ -387,7 +442,8 @@ class SecAggClient(ClientDraw, ClientChecks, Role):
         except DecodeError as exc:
             raise self._leave("ShareProofs", str(exc)) from None
         for i, v in enumerate(senders.tolist()):
-            if not self._share_signed(v, cts[i], msg.batches[i], msg.signatures[i]):
+            commit = None if commits is None else commits[i]
+            if not self._share_signed(v, cts[i], msg.batches[i], msg.signatures[i], commit):
                 raise self._leave(
                     "ForwardedShares",
                     f"the share of party {v} does not open and is not signed by it (altered by the relay)",
@@ -513,6 +569,27 @@ class SecAggClient(ClientDraw, ClientChecks, Role):
         self.receipt = msg
         self.finish(SumResult(total.astype(np.int64), (), int(msg.n_included), self.cfg.modulus))
         return []
+
+    def _on_restart(self, src: int, msg: SecAggRestart) -> list[Send]:
+        """Run again as the next attempt: fresh keys, seed and draw under the attempt's run
+        label (nothing of the attempt left is reused: a retry reveals nothing new about it)."""
+        self._from_aggregator(src)
+        if msg.attempt != self.attempt + 1 or msg.attempt > MAX_RETRIES:
+            raise self._leave(
+                "SecAggRestart", f"attempt {msg.attempt} after attempt {self.attempt} (at most {MAX_RETRIES} retries)"
+            )
+        try:
+            excluded = read_ids(msg.excluded, src, "excluded parties", at_most=self.cfg.n).tolist()
+        except DecodeError as exc:
+            raise self._leave("SecAggRestart", str(exc)) from None
+        if self.party_id in excluded:
+            raise self._leave("SecAggRestart", "a retry that excludes me, sent to me")
+        self.excluded = sorted(set(self.excluded) | set(excluded))
+        self.attempt = msg.attempt
+        self.cfg = dataclasses.replace(self.cfg, run=retry_label(self.base_run, self.attempt))
+        self.run = self.cfg.run
+        self.accused, self.seed = [], None
+        return self.start()
 
     def _on_abort(self, src: int, msg: SecAggAbort) -> list[Send]:
         self._from_aggregator(src)

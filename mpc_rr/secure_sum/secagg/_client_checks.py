@@ -17,6 +17,7 @@ from mpc_rr.secure_sum._graph import Graph
 from mpc_rr.secure_sum._identity import Roster, signed_payload
 from mpc_rr.secure_sum._public_randomness import commitment
 from mpc_rr.secure_sum.secagg._messages import (
+    COMMITMENT_LEN,
     IDS,
     PROTOCOL,
     SHARE_ROW,
@@ -104,13 +105,18 @@ class ClientChecks:
         bad = self.roster.first_unsigned_row(PROTOCOL, self.run, "draw", ids, signatures, rows, (len(digest),))
         return None if bad is None else ids[bad]
 
-    def _share_signed(self, sender: int, ct: np.ndarray, batch: bytes, signature: bytes) -> bool:
-        """Whether ``sender`` signed this ciphertext to me: my row of a batch it signed."""
-        if len(batch) % SHARE_ROW or len(batch) > SHARE_ROW * self.cfg.degree:
+    def _share_signed(
+        self, sender: int, ct: np.ndarray, batch: bytes, signature: bytes, commit: np.ndarray | None = None
+    ) -> bool:
+        """Whether ``sender`` signed this ciphertext to me (and, with verifiable shares, these
+        commitments ``commit``): my row of a batch it signed."""
+        width = SHARE_ROW + (0 if commit is None else COMMITMENT_LEN)
+        if len(batch) % width or len(batch) > width * self.cfg.degree:
             return False
-        rows = np.frombuffer(batch, np.uint8).reshape(-1, SHARE_ROW)
+        rows = np.frombuffer(batch, np.uint8).reshape(-1, width)
         mine = np.flatnonzero(rows[:, :4].copy().view(IDS).ravel() == self.party_id)
-        if mine.size != 1 or rows[mine[0], 4:].tobytes() != ct.tobytes():
+        want = ct.tobytes() + (b"" if commit is None else commit.tobytes())
+        if mine.size != 1 or rows[mine[0], 4:].tobytes() != want:
             return False
         return self.roster.verify(sender, signature, self._signed("shares", sender, share_digest(batch)))
 

@@ -1,7 +1,9 @@
 """The aggregator's checks against active parties: signatures, complaints, the consistency round.
 
-A mixin of :class:`~mpc_rr.secure_sum.secagg.SecAggServer` (kept apart so the
-server's routing stays readable).  What each check establishes:
+Pure functions over the aggregator's ledger (:class:`~mpc_rr.secure_sum.secagg._ledger.ServerLedger`)
+that :class:`~mpc_rr.secure_sum.secagg.SecAggServer` calls; each either returns its
+verdict or raises :class:`~mpc_rr.core.PeerError` naming the party.  What each check
+establishes:
 
 * **Keys** (Bonawitz et al. 2017, Round 0 AdvertiseKeys, signed): the server
   verifies each party's signature on its keys and seed commitment (bound to
@@ -39,10 +41,11 @@ from collections.abc import Set as AbstractSet
 
 import numpy as np
 
-from mpc_rr.core import Message, PeerError, Send
+from mpc_rr.core import Message, PeerError
 from mpc_rr.secure_sum import _crypto as crypto
 from mpc_rr.secure_sum import _shamir as shamir
 from mpc_rr.secure_sum._identity import Identity, Roster, default_identity, signed_payload
+from mpc_rr.secure_sum.secagg._ledger import ServerLedger, SignedShares
 from mpc_rr.secure_sum.secagg._messages import (
     CIPHERTEXT_LEN,
     IDS,
@@ -54,32 +57,29 @@ from mpc_rr.secure_sum.secagg._messages import (
     DrawReveal,
     EncryptedShares,
     MaskedInput,
-    ShareComplaint,
     ShareProofs,
-    SurvivorSet,
     UnmaskRequest,
     bitmap,
     read_ids,
     share_batch,
+    share_commitments,
     share_digest,
     wire,
 )
 from mpc_rr.secure_sum.secagg._params import SecAggConfig
 
-__all__ = ["Judge", "SecAggPrecheck", "SignedShares"]
-
-
-class SignedShares:
-    """One party's ciphertexts as received: recipients, ciphertexts and its signature on
-    their digest (:func:`~mpc_rr.secure_sum.secagg.share_digest`)."""
-
-    __slots__ = ("cts", "recipients", "signature")
-
-    def __init__(self, recipients: np.ndarray, cts: np.ndarray, signature: bytes) -> None:
-        self.recipients, self.cts, self.signature = recipients, cts, signature
-
-    def same(self, other: SignedShares) -> bool:
-        return self.signature == other.signature and np.array_equal(self.cts, other.cts)
+__all__ = [
+    "SecAggPrecheck",
+    "SignedShares",
+    "check_consistency",
+    "check_draw",
+    "check_keys",
+    "check_shares",
+    "judge_complaint",
+    "receipt",
+    "share_proofs",
+    "unmask_request",
+]
 
 
 class SecAggPrecheck:
@@ -118,144 +118,111 @@ class SecAggPrecheck:
         return False
 
 
-class Judge:
-    """The mixin (module docstring).  Needs the server's ``cfg``, ``run``, ``identity``."""
+def _signed(run: str, round_: str, sender: int, *parts: bytes) -> bytes:
+    return signed_payload(PROTOCOL, run, round_, sender, *parts)
 
-    cfg: SecAggConfig
-    run: str
-    name: str
-    committee: np.ndarray
-    prechecked: bool
-    late: int
-    _mask_sets: dict[int, np.ndarray]
-    _shares: dict[int, SignedShares]
-    _y: dict[int, np.ndarray]
-    _complained: set[int]
 
-    def _exclude(self, u: int) -> None:
-        raise NotImplementedError
+# -- round 0 ---------------------------------------------------------------------------------
+def check_keys(roster: Roster, run: str, name: str, src: int, msg: AdvertiseKeys) -> None:
+    """The signature of ``src`` on its keys and commitments for this run (else PeerError)."""
+    payload = _signed(run, "keys", src, msg.c_pk, msg.s_pk, msg.b_commit, msg.draw_commit)
+    if not roster.verify(src, msg.signature, payload):
+        raise PeerError(
+            f"{name}: the keys of party {src} do not carry its signature for this run "
+            "(forged, replayed or claiming another sender)",
+            src,
+        )
 
-    @property
-    def identity(self) -> Identity:  # the server's
-        raise NotImplementedError
-    alive: np.ndarray
 
-    def _signed(self, round_: str, sender: int, *parts: bytes) -> bytes:
-        return signed_payload(PROTOCOL, self.run, round_, sender, *parts)
+def check_draw(roster: Roster, run: str, name: str, src: int, msg: DrawReveal, digest: bytes) -> None:
+    """The reveal's signature on the draw digest the server sent (its neighbours check it too)."""
+    if not roster.verify(src, msg.signature, _signed(run, "draw", src, digest)):
+        raise PeerError(f"{name}: party {src}'s signature is not on the draw's commitment set", src)
 
-    # -- round 0 ---------------------------------------------------------------------------
-    def _check_keys(self, src: int, msg: AdvertiseKeys) -> None:
-        if self.prechecked:  # verified by a co-worker of the aggregator (SecAggPrecheck)
-            return
-        payload = self._signed("keys", src, msg.c_pk, msg.s_pk, msg.b_commit, msg.draw_commit)
-        if not self.identity.roster.verify(src, msg.signature, payload):
-            raise PeerError(
-                f"{self.name}: the keys of party {src} do not carry its signature for this run "
-                "(forged, replayed or claiming another sender)",
-                src,
-            )
 
-    def _check_draw(self, src: int, msg: DrawReveal, digest: bytes) -> None:
-        """The reveal's signature on the draw digest the server sent (its neighbours check it too)."""
-        if not self.identity.roster.verify(src, msg.signature, self._signed("draw", src, digest)):
-            raise PeerError(f"{self.name}: party {src}'s signature is not on the draw's commitment set", src)
+# -- round 1 ---------------------------------------------------------------------------------
+def check_shares(
+    roster: Roster, run: str, name: str, src: int, recipients: np.ndarray, cts: np.ndarray, signature: bytes,
+    commitments: np.ndarray | None = None,
+) -> SignedShares:  # fmt: skip
+    """The batch of ``src`` (with its commitments, in a retry) and its signature on the
+    batch's digest (else PeerError)."""
+    root = share_digest(share_batch(recipients, cts, commitments))
+    if not roster.verify(src, signature, _signed(run, "shares", src, root)):
+        raise PeerError(f"{name}: the shares of party {src} do not carry its signature", src)
+    return SignedShares(recipients, cts, signature, commitments)
 
-    # -- round 1 ---------------------------------------------------------------------------
-    def _check_shares(self, src: int, recipients: np.ndarray, cts: np.ndarray, signature: bytes) -> SignedShares:
-        if self.prechecked:  # verified by a co-worker of the aggregator (SecAggPrecheck)
-            return SignedShares(recipients, cts, signature)
-        root = share_digest(share_batch(recipients, cts))
-        if not self.identity.roster.verify(src, signature, self._signed("shares", src, root)):
-            raise PeerError(f"{self.name}: the shares of party {src} do not carry its signature", src)
-        return SignedShares(recipients, cts, signature)
 
-    # -- complaints (with the masked input) ---------------------------------------------------
-    def _judge(
-        self, src: int, msg: MaskedInput, forwarded: AbstractSet[int], c_pk: np.ndarray,
-        shares: dict[int, SignedShares],
-    ) -> list[int]:  # fmt: skip
-        """The parties ``src``'s complaint convicts (the accused, or ``src`` itself if it lied)."""
-        if msg.accused is None:
-            return []
-        accused = read_ids(msg.accused, src, "accused", at_most=len(forwarded)).tolist()
-        if not accused:
-            return []
-        if len(set(accused)) != len(accused) or not set(accused) <= forwarded:
-            return [src]
-        if len(msg.evidence) != 32:
-            return [src]
-        sk = crypto.X25519PrivateKey.from_private_bytes(msg.evidence)
-        if sk.public_key().public_bytes_raw() != c_pk[src].tobytes():
-            return [src]  # not the key it signed: a lie
-        guilty = []
-        for v in accused:
-            held = shares[v]
-            row = int(np.searchsorted(held.recipients, src))
-            ct = held.cts[row].tobytes()
-            try:
-                _, k_in = crypto.enc_keys(crypto.agree(sk, c_pk[v].tobytes()), self.run, src, v)
-                plain = np.frombuffer(crypto.decrypt(k_in, ct, f"{self.run}/{v}/{src}".encode()), SHARE)
-                opens = plain.size == 2 * shamir.CHUNKS and int(plain.max()) < shamir.PRIME
-            except (crypto.InvalidTag, crypto.InvalidPublicKey):
-                opens = False
-            if opens:
-                return [src]  # the share opens under the true key: the complainer lied
-            guilty.append(v)
-        return guilty
-
-    def _on_complaint(self, src: int, msg: ShareComplaint) -> list[Send]:
-        """A party whose forwarded shares did not open asks for their senders' proofs (once)."""
-        if not 1 <= src <= self.cfg.n or not self.alive[src]:
-            self.late += 1
-            return []
-        ms = self._mask_sets.get(src, np.zeros(0, np.int64))
+# -- complaints (with the masked input) --------------------------------------------------------
+def judge_complaint(ledger: ServerLedger, run: str, src: int, msg: MaskedInput, forwarded: AbstractSet[int]) -> list[int]:
+    """The parties ``src``'s complaint convicts (the accused, or ``src`` itself if it lied);
+    ``forwarded``: the senders whose shares ``src`` was forwarded."""
+    if msg.accused is None:
+        return []
+    accused = read_ids(msg.accused, src, "accused", at_most=len(forwarded)).tolist()
+    if not accused:
+        return []
+    if len(set(accused)) != len(accused) or not set(accused) <= forwarded:
+        return [src]
+    if len(msg.evidence) != 32:
+        return [src]
+    c_pk = ledger.c_pk
+    sk = crypto.X25519PrivateKey.from_private_bytes(msg.evidence)
+    if sk.public_key().public_bytes_raw() != c_pk[src].tobytes():
+        return [src]  # not the key it signed: a lie
+    guilty = []
+    for v in accused:
+        held = ledger.shares[v]
+        row = int(np.searchsorted(held.recipients, src))
+        ct = held.cts[row].tobytes()
         try:
-            senders = read_ids(msg.senders, src, "complaint", at_most=ms.size)
-            if src in self._complained or src in self._y:
-                raise PeerError(f"{self.name}: party {src} complained twice or after its masked input", src)
-            if not senders.size or np.any(np.diff(senders) <= 0) or not np.isin(senders, ms).all():
-                raise PeerError(f"{self.name}: party {src} complained about shares it was not sent", src)
-        except PeerError as exc:
-            self._exclude(src)
-            raise PeerError(f"{exc}; party {src} excluded as a dropout", src) from None
-        self._complained.add(src)
-        return [Send(src, self._share_proofs(src, senders.tolist(), self._shares))]
+            _, k_in = crypto.enc_keys(crypto.agree(sk, c_pk[v].tobytes()), run, src, v)
+            plain = np.frombuffer(crypto.decrypt(k_in, ct, f"{run}/{v}/{src}".encode()), SHARE)
+            opens = plain.size == 2 * shamir.CHUNKS and int(plain.max()) < shamir.PRIME
+            if opens and held.commitments is not None:  # and matches what v committed to
+                opens = bool(np.array_equal(share_commitments(run, v, src, plain)[0], held.commitments[row]))
+        except (crypto.InvalidTag, crypto.InvalidPublicKey):
+            opens = False
+        if opens:
+            return [src]  # the share opens under the true key: the complainer lied
+        guilty.append(v)
+    return guilty
 
-    def _share_proofs(self, src: int, senders: list[int], shares: dict[int, SignedShares]) -> ShareProofs:
-        """What party ``src`` asked for: each sender's signature and the batch it signed
-        (Round 1, on request: the common run sends none)."""
-        return ShareProofs(
-            run=self.run, step=2, senders=wire(np.asarray(senders), IDS),
-            signatures=[shares[v].signature for v in senders],
-            batches=[share_batch(shares[v].recipients, shares[v].cts) for v in senders],
-        )  # fmt: skip
 
-    # -- round 3: consistency -----------------------------------------------------------------
-    def _survivor_set(self, members: np.ndarray) -> list[Send]:
-        self._survivors = bitmap(members)
-        self._consistency: dict[int, bytes] = {}
-        msg = SurvivorSet(run=self.run, step=3, survivors=self._survivors)
-        return [Send(int(v), msg) for v in np.flatnonzero(members & self.committee)]
+def share_proofs(ledger: ServerLedger, run: str, senders: list[int]) -> ShareProofs:
+    """What a complainer asked for: each sender's signature and the batch it signed
+    (Round 1, on request: the common run sends none)."""
+    shares = ledger.shares
+    return ShareProofs(
+        run=run, step=2, senders=wire(np.asarray(senders), IDS),
+        signatures=[shares[v].signature for v in senders],
+        batches=[share_batch(shares[v].recipients, shares[v].cts, shares[v].commitments) for v in senders],
+    )  # fmt: skip
 
-    def _check_consistency(self, src: int, msg: ConsistencySig) -> bytes:
-        if not self.identity.roster.verify(src, msg.signature, self._signed("consistency", src, self._survivors)):
-            raise PeerError(f"{self.name}: party {src}'s signature is not on the survivor set", src)
-        return msg.signature
 
-    def _unmask_request(self, signers: list[int], survivors: bytes | None = None) -> UnmaskRequest:
-        """The survivor set (default: the one the committee was shown) with ``signers``'
-        signatures on it."""
-        members = np.zeros(self.cfg.n + 1, bool)
-        members[signers] = True
-        sigs = [self._consistency[v] for v in signers]
-        return UnmaskRequest(
-            run=self.run, step=4, survivors=self._survivors if survivors is None else survivors,
-            signers=bitmap(members), signatures=sigs,
-        )  # fmt: skip
+# -- round 3: consistency -------------------------------------------------------------------------
+def check_consistency(roster: Roster, run: str, name: str, src: int, msg: ConsistencySig, survivors: bytes) -> bytes:
+    """The signature of committee member ``src`` on the survivor set it was shown."""
+    if not roster.verify(src, msg.signature, _signed(run, "consistency", src, survivors)):
+        raise PeerError(f"{name}: party {src}'s signature is not on the survivor set", src)
+    return msg.signature
 
-    # -- the result ------------------------------------------------------------------------------
-    def _receipt(self, total: np.ndarray, n_included: int) -> Aggregate:
-        w = wire(total, self.cfg.dtype)
-        sig = self.identity.sign(self._signed("aggregate", 0, w.data, str(n_included).encode()))
-        return Aggregate(run=self.run, step=5, total=w, n_included=n_included, signature=sig)
 
+def unmask_request(ledger: ServerLedger, run: str, signers: list[int], survivors: bytes | None = None) -> UnmaskRequest:
+    """The survivor set (default: the one the committee was shown) with ``signers``'
+    signatures on it."""
+    members = np.zeros(ledger.n + 1, bool)
+    members[signers] = True
+    sigs = [ledger.consistency[v] for v in signers]
+    return UnmaskRequest(
+        run=run, step=4, survivors=ledger.survivors if survivors is None else survivors,
+        signers=bitmap(members), signatures=sigs,
+    )  # fmt: skip
+
+
+# -- the result --------------------------------------------------------------------------------------
+def receipt(identity: Identity, cfg: SecAggConfig, total: np.ndarray, n_included: int) -> Aggregate:
+    """The total, signed by the aggregator with the number of inputs it counts."""
+    w = wire(total, cfg.dtype)
+    sig = identity.sign(_signed(cfg.run, "aggregate", 0, w.data, str(n_included).encode()))
+    return Aggregate(run=cfg.run, step=5, total=w, n_included=n_included, signature=sig)

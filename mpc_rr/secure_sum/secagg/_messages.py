@@ -13,13 +13,17 @@ from mpc_rr.secure_sum import _shamir as shamir
 
 __all__ = [
     "CIPHERTEXT_LEN",
+    "COMMITMENT_LEN",
     "IDS",
+    "MAX_RETRIES",
     "PROTOCOL",
     "SECAGG_MESSAGES",
     "SHARE",
     "SHARE_ROW",
     "AdvertiseKeys",
     "Aggregate",
+    "CommittedForwardedShares",
+    "CommittedShares",
     "ConsistencySig",
     "DrawCommitted",
     "DrawReveal",
@@ -28,6 +32,7 @@ __all__ = [
     "MaskedInput",
     "NeighborKeys",
     "SecAggAbort",
+    "SecAggRestart",
     "ShareComplaint",
     "ShareProofs",
     "SurvivorSet",
@@ -36,7 +41,10 @@ __all__ = [
     "bitmap",
     "read_bitmap",
     "read_ids",
+    "retry_label",
     "share_batch",
+    "share_commitment",
+    "share_commitments",
     "share_digest",
     "wire",
 ]
@@ -147,6 +155,17 @@ class EncryptedShares(Message, frozen=True):
     signature: Signature = b""
 
 
+class CommittedShares(EncryptedShares, frozen=True, kw_only=True):
+    """Step 1 of a retried run (verifiable shares, :class:`SecAggRestart`): the ciphertexts
+    and, per recipient, the commitments to the two plaintext shares it holds
+    (:func:`share_commitments`); the signature then covers the rows
+    ``recipient || ciphertext || commitments``, so a share a holder reveals later is
+    checked against what its dealer signed."""
+
+    commitments: WireArray
+    """``(m, 64)``: per recipient, SHA-256 commitments to its share of ``s_sk``, then of ``b``."""
+
+
 class ForwardedShares(Message, frozen=True):
     """Step 1, aggregator -> party: the ciphertexts addressed to it.
 
@@ -155,6 +174,14 @@ class ForwardedShares(Message, frozen=True):
 
     senders: WireArray
     ciphertexts: WireArray
+
+
+class CommittedForwardedShares(ForwardedShares, frozen=True, kw_only=True):
+    """Step 1 of a retried run, aggregator -> party: the ciphertexts addressed to it with
+    their senders' commitments (:class:`CommittedShares`); a share that opens but does not
+    match its commitment is a share that does not open (complaint, proofs, accusation)."""
+
+    commitments: WireArray
 
 
 class ShareComplaint(Message, frozen=True):
@@ -249,6 +276,22 @@ class SecAggAbort(Message, frozen=True):
     reason: str
 
 
+MAX_RETRIES = 3
+"""How many times one run may restart (:class:`SecAggRestart`) before it aborts."""
+
+
+class SecAggRestart(Message, frozen=True):
+    """Aggregator -> every live party, labelled with the run being left: run again from the
+    keys step as attempt ``attempt`` (run label :func:`retry_label`, fresh keys, seeds and
+    draw, verifiable shares), without the parties ``excluded`` (proven to have dealt
+    inconsistent shares or revealed shares their dealer did not commit to, or revealers
+    missing from the draw); ``reason`` says which."""
+
+    attempt: Annotated[int, msgspec.Meta(ge=1, le=64)]
+    excluded: WireArray
+    reason: Annotated[str, msgspec.Meta(max_length=4096)]
+
+
 SECAGG_MESSAGES: tuple[type[Message], ...] = (
     AdvertiseKeys,
     DrawCommitted,
@@ -265,6 +308,9 @@ SECAGG_MESSAGES: tuple[type[Message], ...] = (
     UnmaskShares,
     Aggregate,
     SecAggAbort,
+    CommittedShares,
+    CommittedForwardedShares,
+    SecAggRestart,
 )
 
 
@@ -274,12 +320,55 @@ SHARE_ROW = IDS.itemsize + CIPHERTEXT_LEN
 _BATCH_DOMAIN = b"mpc_rr/secagg/share-batch/v1"
 
 
-def share_batch(recipients: np.ndarray, cts: np.ndarray) -> bytes:
+COMMITMENT_LEN = 64
+"""Bytes of one recipient's share commitments (:func:`share_commitments`)."""
+
+_COMMIT_DOMAIN = b"mpc_rr/secagg/share-commitment/v1"
+
+
+def share_batch(recipients: np.ndarray, cts: np.ndarray, commitments: np.ndarray | None = None) -> bytes:
     """A party's shares as one byte string: rows ``recipient (uint32 LE) || ciphertext``
-    in recipient order (:data:`SHARE_ROW` bytes each)."""
+    in recipient order (:data:`SHARE_ROW` bytes each), each followed by the recipient's
+    :data:`COMMITMENT_LEN` bytes of commitments in a run with verifiable shares."""
     ids = np.ascontiguousarray(recipients, "<u4")
-    rows = np.concatenate([ids.view(np.uint8).reshape(ids.size, 4), np.asarray(cts, np.uint8).reshape(ids.size, -1)], axis=1)
-    return rows.tobytes()
+    parts = [ids.view(np.uint8).reshape(ids.size, 4), np.asarray(cts, np.uint8).reshape(ids.size, -1)]
+    if commitments is not None:
+        parts.append(np.asarray(commitments, np.uint8).reshape(ids.size, COMMITMENT_LEN))
+    return np.concatenate(parts, axis=1).tobytes()
+
+
+def share_commitment(run: str, dealer: int, holder: int, which: str, share: bytes) -> bytes:
+    """SHA-256 commitment to one plaintext share (``which``: ``"s"`` for the share of
+    ``s_sk``, ``"b"`` for the share of ``b``; ``CHUNKS`` uint32 field elements) that
+    ``dealer`` dealt to ``holder`` in run ``run``."""
+    tag = _COMMIT_DOMAIN + run.encode() + b"/" + dealer.to_bytes(4, "little") + holder.to_bytes(4, "little")
+    return hashlib.sha256(tag + which.encode() + share).digest()
+
+
+def share_commitments(run: str, dealers: np.ndarray | int, holders: np.ndarray | int, rows: np.ndarray) -> np.ndarray:
+    """``(m, 64)``: for each plaintext share row (``2 * CHUNKS`` field elements: the share of
+    ``s_sk``, then of ``b``) that ``dealers[i]`` dealt to ``holders[i]``, the
+    :func:`share_commitment` of each half (the shares are uniform field elements, 264 bits
+    each, so the digests hide them).  Its dealer signs them with its ciphertexts
+    (:class:`CommittedShares`): a revealed share that matches its commitment is the one
+    the dealer dealt."""
+    rows = np.ascontiguousarray(rows, SHARE).reshape(-1, 2 * shamir.CHUNKS)
+    m = rows.shape[0]
+    d = np.broadcast_to(np.asarray(dealers, np.int64), (m,)).tolist()
+    h = np.broadcast_to(np.asarray(holders, np.int64), (m,)).tolist()
+    half = shamir.CHUNKS * SHARE.itemsize
+    raw = rows.tobytes()
+    out = bytearray()
+    for i in range(m):
+        row = raw[2 * half * i : 2 * half * (i + 1)]
+        out += share_commitment(run, d[i], h[i], "s", row[:half]) + share_commitment(run, d[i], h[i], "b", row[half:])
+    return np.frombuffer(bytes(out), np.uint8).reshape(m, COMMITMENT_LEN)
+
+
+def retry_label(run: str, attempt: int) -> str:
+    """The run label of attempt ``attempt`` of run ``run`` (attempt 0: ``run`` itself):
+    every signature and key derivation of a retry is bound to it."""
+    return run if attempt == 0 else f"{run}/retry-{attempt}"
 
 
 def share_digest(batch: bytes) -> bytes:

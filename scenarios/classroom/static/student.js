@@ -50,7 +50,7 @@
   // -- the socket ---------------------------------------------------------------------
   let ws = null;
   let party = null;
-  function send(peer, msg) { ws.send(root.wire.frame(peer, msg)); }
+  function send(peer, msg) { ws.send(root.wire.frame(peer, msg)); if (root.detect) root.detect.sent(msg); }
 
   function connect(name) {
     let token = sessionStorage.getItem("mpc-rr-token");  // per tab, kept across reloads
@@ -93,7 +93,7 @@
     setState("round " + r.run + ": you are party " + r.id + " of " + r.n);
     note("round " + r.run + " started: party " + r.id + " of " + r.n);
     if (!(await checkRoster(r))) return;
-    if (S.answer === null) { setState("choose your answer"); return; }
+    if (S.answer === null && !r.spectate) { setState("choose your answer"); return; }
     begin();
   }
 
@@ -120,15 +120,18 @@
   async function begin() {
     const r = S.round;
     if (!r || party || S.alarm) return;
-    party = r.protocol === "rr-survey" ? rrSurvey(r, S.answer)
-      : r.protocol === "secagg" ? root.secaggParty(r, oneHot(r.options.length, S.answer), send, note)
+    party = r.spectate ? spectator(r)  // the Prio3 lesson: the simulated students vote, this page watches
+      : r.protocol === "rr-survey" ? rrSurvey(r, S.answer)
+      : r.protocol === "secagg" ? root.secaggParty(r, answerVector(r), send, note)
       : fullMesh(r, S.answer);
     party.run = r.run;
+    if (root.detect) root.detect.watch(party, r);  // detect.js: what this page's checks caught
     await party.start();
   }
 
   function endRound(m) {
     party = null;
+    if (root.detect) root.detect.ended(m);
     S.result = m;
     if (m.ok) {
       setState("done");
@@ -154,6 +157,22 @@
     document.getElementById("reveal-no").onclick = () => { box.hidden = true; };
   }
 
+  // the noise lesson (noise.js): the answer plus this page's share of the noise
+  function answerVector(r) {
+    const x = oneHot(r.options.length, S.answer);
+    return r.noise && root.noise ? root.noise.add(r, x, note) : x;
+  }
+  function spectator(r) {
+    return {
+      async start() {
+        const box = document.getElementById("options");
+        if (box) box.hidden = true;  // nothing to answer: this page takes no part
+        show("coin", "In this lesson the simulated students vote, each vote with its validity proof (made by the library: this page does not prove). Watch the projector: who is rejected, and why?");
+        note("round " + r.run + ": watching the simulated students' votes");
+      },
+      async receive() { throw new Error("a watching page takes no protocol message"); },
+    };
+  }
   function oneHot(k, answer) { return Array.from({ length: k }, (_, i) => (i === answer ? 1 : 0)); }
 
   // rr-survey: keep the answer with probability p, else a uniform answer; only that is sent

@@ -92,7 +92,7 @@
       $("fingerprint").textContent = (e.public && e.public.fingerprint) || "(no keys in this lesson)";
       event(`round ${e.run}: ${e.n} parties (${Object.keys(e.browsers).length} browsers, ${e.bots.length} simulated)`);
     } else if (e.type === "progress") onProgress(e);
-    else if (e.type === "end") onEnd(e);
+    else if (e.type === "end") { onEnd(e); if (root.lessonEnd) root.lessonEnd(e); }
     else if (e.type === "reveal-asked") { revealed = []; $("revealed").textContent = "Asked who reveals..."; }
     else if (e.type === "reveal") onReveal(e);
   }
@@ -132,7 +132,7 @@
     $("qr").innerHTML = $("slide-qr").innerHTML = cfg.qr_svg;
     $("slide-url").textContent = cfg.join_url;
     $("slide-question").textContent = $("question").textContent;
-    $("saw-note").textContent = cfg.protocol === "secagg"
+    $("saw-note").textContent = (cfg.runs || cfg.protocol) === "secagg"  // cfg.runs: a topic lesson's protocol
       ? "The first frames of each kind the server received in this round, field by field (the table counts them all): public keys, shares sealed for other students (the server cannot open them), masked answers y = x + masks mod R (uniform), and at the end the Shamir shares that remove the masks -- of the seeds of those who stayed, of the mask keys of those who left, never both."
       : cfg.protocol === "rr-survey"
       ? `The first frames the server received in this round, field by field (the table counts them all). Each x is a randomized answer: the student's own with probability ${cfg.p}, otherwise a random one -- a single x proves nothing about its sender.`
@@ -145,7 +145,8 @@
       else onEvent(e);
     };
     ws.onclose = () => ($("status").textContent = "disconnected from the server");
-    $("start").onclick = () => ws.send(JSON.stringify({ type: "start" }));
+    // a lesson's own choice for the round (lessons-teacher.js: the cheat lesson's strategy)
+    $("start").onclick = () => ws.send(JSON.stringify({ type: "start", ...(root.lessonStart ? root.lessonStart() : {}) }));
     $("reveal").onclick = () => ws.send(JSON.stringify({ type: "reveal" }));
     $("slide-hide").onclick = () => slide(false);
     $("slide-show").onclick = () => slide(true);

@@ -28,13 +28,14 @@ import json
 import sys
 
 from mpc_rr.core import get_protocol
-from scenarios.classroom import classroom_protocols
+from scenarios.classroom import classroom_protocols, lesson_protocol
 from scenarios.cli.options import (
     HelpFormatter,
     add_json,
     add_seed,
     int_at_least,
     output_file,
+    positive_float,
     probability,
 )
 from scenarios.cli.validation import poll_answers
@@ -49,7 +50,8 @@ def register(sub: argparse._SubParsersAction) -> None:
     )
     names = classroom_protocols()
     p.add_argument("protocol", choices=names, help="the protocol to run")
-    step_help = "; ".join(f"{n}: {'|'.join(get_protocol(n).steps)}" for n in names if get_protocol(n).steps)
+    steps = {n: get_protocol(lesson_protocol(n)).steps for n in names}
+    step_help = "; ".join(f"{n}: {'|'.join(s)}" for n, s in steps.items() if s)
     p.add_argument("--parties", type=int_at_least(3, 10), default=4, help="data parties (students), 3 to 10")
     p.add_argument("--format", choices=("text", "mermaid", "html", "json"), default=None,
                    help="output format (default: text); mermaid with --states: Markdown with one "
@@ -71,8 +73,11 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument(
         "--cheat", default=None, metavar="STRATEGY",
         help="secagg: the aggregator cheats (e.g. equivocate, key-substitution; every strategy: "
-        "mpc-rr attack cheat --help) and the trace shows the moment the honest parties catch it",
+        "mpc-rr attack cheat --help) and the trace shows the moment the honest parties catch it; "
+        "cheat: key-substitution (default), equivocate or drop-student",
     )  # fmt: skip
+    p.add_argument("--epsilon", type=positive_float, default=None,
+                   help="noise: the central epsilon of the noisy total (default 1.0; at delta 1e-6)")  # fmt: skip
     p.add_argument("--states", action="store_true", help="text, mermaid: also print each role's transition table as a state diagram")
     p.add_argument("--out", type=output_file, default=None, help="write to this file (default: standard output)")
     add_json(p, "same as --format json")
@@ -83,12 +88,12 @@ def _options(args: argparse.Namespace) -> dict[str, object]:
     from mpc_rr.core import UsageError
     from scenarios.classroom import lesson_options
 
-    defaults = {"options": ("A", "B", "C", "D"), "publication": "all-to-all", "p": 0.7, "cheat": None}
+    defaults = {"options": ("A", "B", "C", "D"), "publication": "all-to-all", "p": 0.7, "cheat": None, "epsilon": None}
     applies = lesson_options(args.protocol)
     stray = [f"--{k}" for k, v in defaults.items() if k not in applies and getattr(args, k) != v]
     if stray:
         raise UsageError(f"{', '.join(stray)} do not apply to {args.protocol}")
-    return {k: getattr(args, k) for k in applies}
+    return {k: getattr(args, k) for k in applies if getattr(args, k) is not None or k != "epsilon"}
 
 
 def run(args: argparse.Namespace) -> int:

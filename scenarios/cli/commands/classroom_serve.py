@@ -8,7 +8,11 @@ it is split into shares mod n+1, each encrypted to its receiver with
 WebCrypto (X25519, AES-GCM) and relayed; for SECAGG (SecAgg+) it is masked and
 its mask keys Shamir-shared (a third of the class may leave mid-round); for
 RR-SURVEY the coin is flipped in the browser and only the randomized answer
-is sent.  The server runs the
+is sent.  The lessons: CHEAT (the teacher page picks what a cheating SecAgg+
+server plays; each page shows what its own checks caught), NOISE (each page
+adds its share of Skellam noise to its answer; --epsilon), PRIO3 (the --bots
+vote with the library's validity proofs, two of them invalidly, and are
+rejected and named; the pages watch: they do not prove).  The server runs the
 aggregator (or board) and the --bots simulated students with the library's
 own roles.  The teacher page shows who joined, every message, who dropped,
 the result and every byte the server received.
@@ -55,6 +59,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--options", type=poll_answers, default="Yes,No",
                    help="the answers, comma-separated (2 to 8), or how many (3 = A,B,C)")  # fmt: skip
     p.add_argument("--p", type=probability, default=0.5, help="rr-survey: probability that a student's true answer is kept")
+    p.add_argument("--epsilon", type=positive_float, default=1.0, help="noise: the central epsilon of the noisy total (at delta 1e-6)")
     p.add_argument("--bots", type=int_at_least(0, 200), default=0, help="simulated students (the library's roles) in every round")
     p.add_argument("--drop-bot", default=None, metavar="STEP", help="the last bot crashes instead of sending its STEP message (full-mesh: keys|shares|publish; secagg: keys|shares|masked|unmask)")
     p.add_argument("--max-students", type=int_at_least(1, 500), default=40, help="refuse browsers beyond this many")
@@ -77,7 +82,7 @@ def run(args: argparse.Namespace) -> int:
     from scenarios.classroom.serve import ServeOptions, serve
 
     options = args.options
-    lesson = Lesson(args.protocol, args.question, options, args.p, args.seed, args.drop_bot)
+    lesson = Lesson(args.protocol, args.question, options, args.p, args.seed, args.drop_bot, args.epsilon)
     if args.json and not args.once:
         raise UsageError("--json needs --once (a class that runs until Ctrl-C prints its log)")
     if args.once and args.auto_start is None and args.bots == 0:
@@ -99,6 +104,9 @@ def run(args: argparse.Namespace) -> int:
         if outcome.get("ok"):
             print(f"total: {dict(zip(outcome['options'], outcome['total'], strict=True))} "
                   f"over {outcome['count']} students in {outcome['seconds']} s")  # fmt: skip
+            if "epsilon" in outcome:  # the noise lesson: a noisy total
+                print(f"the total is noisy: epsilon {outcome['epsilon']} at delta {outcome['delta']:g} "
+                      f"(noise spread {outcome['noise_sd']} per option)")  # fmt: skip
             if "estimate" in outcome:
                 print(f"estimated true counts: {outcome['estimate']} (95% CI {outcome['ci']})")
         else:

@@ -33,8 +33,7 @@ def test_a_cheating_client_is_named_and_excluded_and_honest_parties_never_blamed
         assert 0 in broken.honest_blamed and broken.completed == 0
     ours = cheat(strategy, trials=1, seed=5)
     assert ours.detected and ours.culprits == (3,) and ours.honest_blamed == ()
-    if strategy != "inconsistent-shares":  # found when the seeds are rebuilt: too late to exclude
-        assert ours.completed == 1 and ours.wrong_totals == 0  # excluded, and the sum of the rest is exact
+    assert ours.completed == 1 and ours.wrong_totals == 0  # excluded, and the sum of the rest is exact
 
 
 @pytest.mark.slow

@@ -77,9 +77,9 @@ class _DropsAReveal(SecAggServer):
     """Leaves party 2's reveal out after seeing every reveal (as if it dropped): a choice of seed."""
 
     def _send_neighbor_keys(self) -> list[Send]:
-        ids = np.flatnonzero(self._contributors).tolist()
-        kept = b"".join(self._draw_reveals[u].reveal for u in ids if u != 2)
-        members = self._contributors.copy()
+        ids = np.flatnonzero(self.ledger.contributors).tolist()
+        kept = b"".join(self.ledger.draw_reveals[u].reveal for u in ids if u != 2)
+        members = self.ledger.contributors.copy()
         members[2] = False
         out = super()._send_neighbor_keys()
         return [Send(s.dst, msgspec.structs.replace(s.msg, contributors=bitmap(members), reveals=kept))
@@ -92,7 +92,7 @@ def test_a_server_that_leaves_a_reveal_out_is_named_by_every_party() -> None:
     assert all(e is not None and tuple(e.culprits) == (COORDINATOR,) for e in errors)
     assert all("do not open the commitments I was shown" in str(e) for i, e in enumerate(errors, 1) if i != 2)
     assert "contributors are not a bitmap over the parties with me in it" in str(errors[1])  # party 2
-    assert not roles[COORDINATOR]._cts  # nobody shared a secret under the steered draw
+    assert not roles[COORDINATOR].ledger.cts  # nobody shared a secret under the steered draw
 
 
 class _RevealsAnother(SecAggClient):
@@ -105,15 +105,17 @@ class _RevealsAnother(SecAggClient):
         return [Send(COORDINATOR, DrawReveal(run=self.run, step=0, reveal=bytes(32), signature=reveal.signature))]
 
 
-def test_a_reveal_that_does_not_open_its_commitment_aborts_naming_its_sender() -> None:
+def test_a_reveal_that_does_not_open_its_commitment_excludes_its_sender_and_the_draw_restarts() -> None:
     pub = secagg_public(30, 2, run="other-reveal")
     roles = secagg_roles(np.ones((30, 2), np.int64), pub)
     roles[4] = _RevealsAnother(4, pub.config, None, np.ones(2, np.int64), identity=roles[4].identity)
     res = run_roles(roles)
     server = roles[COORDINATOR]
-    assert server.error is not None and tuple(server.error.culprits) == (4,)
-    assert server.seed is None and any(e.peer == 4 for e in res.peer_errors())
-    assert all(roles[i].seed is None for i in range(1, 31))  # the draw never happened
+    assert server.error is None and server.culprits == [4] and server.attempt == 1
+    assert any(e.peer == 4 for e in res.peer_errors()) and "reveals of [4]" in server.retries[0]
+    assert 4 not in server.result.included and len(server.result.included) == 29
+    # the seed is the retry's (drawn without 4's contribution), the same for every party
+    assert all(roles[i].seed == server.seed and roles[i].attempt == 1 for i in range(1, 31) if i != 4)
 
 
 @pytest.mark.parametrize(("n", "k", "t", "c"), [(300, 36, 19, 30), (200, 34, 18, 20), (60, 14, 8, 6), (10, 9, 3, 4)])
@@ -141,7 +143,7 @@ def _revealer_ids() -> list[int]:
     assert res.ok
     server = roles[COORDINATOR]
     count = revealer_count(500, 50)
-    return revealers(server._digest, server._contributors, count).tolist()
+    return revealers(server.ledger.digest, server.ledger.contributors, count).tolist()
 
 
 def test_past_a_few_hundred_parties_a_few_dozen_reveal_and_every_party_derives_the_seed() -> None:
@@ -174,11 +176,12 @@ def test_past_a_few_hundred_parties_an_altered_reveal_is_caught_by_every_party()
     assert all(f"the reveal of party {first} does not open its signed commitment" in str(e) for e in errors)
 
 
-def test_past_a_few_hundred_parties_only_a_revealer_that_withholds_aborts_the_run() -> None:
+def test_past_a_few_hundred_parties_only_a_revealer_that_withholds_restarts_the_run() -> None:
     revealers = _revealer_ids()
     other = next(v for v in range(1, 501) if v not in revealers)
     roles, res = _big(drop=other)  # not a revealer: an ordinary dropout
-    assert res.ok and other not in roles[COORDINATOR].result.included
-    roles, _ = _big(drop=revealers[0])
-    err = roles[COORDINATOR].error
-    assert err is not None and tuple(err.culprits) == (revealers[0],) and roles[COORDINATOR].seed is None
+    assert res.ok and other not in roles[COORDINATOR].result.included and roles[COORDINATOR].attempt == 0
+    roles, _ = _big(drop=revealers[0])  # a revealer: a fresh draw without it
+    server = roles[COORDINATOR]
+    assert server.error is None and server.attempt == 1 and f"reveals of [{revealers[0]}]" in server.retries[0]
+    assert revealers[0] not in server.result.included and server.culprits == []  # a dropout, not a culprit

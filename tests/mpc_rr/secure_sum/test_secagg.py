@@ -404,3 +404,32 @@ def test_a_client_shows_the_masks_its_masked_input_added() -> None:
         np.testing.assert_array_equal((x[u - 1] + own.astype(np.int64) + pairs.astype(np.int64)) % R, y)
         pairs_total += pairs.astype(np.int64)
     assert not (pairs_total % R).any()
+
+
+def test_the_server_state_is_created_whole_at_construction() -> None:
+    """A run adds no attribute to the aggregator nor to its ledger: its state is born with it."""
+    _cfg, _, _x, roles = setup(12, seed=4)
+    server = roles[COORDINATOR]
+    before = (set(vars(server)), set(vars(server.ledger)))
+    run(roles, crashed=lambda p, i, m: p == 3 and type(m).__name__ == "SurvivorSet")
+    assert server.result is not None and server.dropped  # a run through every step, with a dropout
+    assert (set(vars(server)), set(vars(server.ledger))) == before
+
+
+def test_the_client_accessors_rebuild_its_masked_input() -> None:
+    """y_u = x_u + PRG(b_u) + sum_v sign(u, v) PRG(s_uv), from the public accessors alone."""
+    cfg, _, x, roles = setup(10, seed=6)
+    seen: dict[int, np.ndarray] = {}
+    result = run(roles, transcript=True)
+    for e in result.transcript.events:
+        msg = CODEC.decode(e.data)
+        if isinstance(msg, MaskedInput):
+            seen[e.src] = msg.y.to_numpy().astype(np.int64)
+    c = roles[4]
+    assert isinstance(c, SecAggClient)
+    u, R, pks = c.party_id, cfg.modulus, c.neighbour_mask_keys()
+    mask = crypto.expand_mask(crypto.pair_key(c.self_mask_seed, "self", cfg.run, u, u), cfg.cells, R).astype(np.int64)
+    for v in c.mask_partners.tolist():
+        key = crypto.pair_key(crypto.agree(c.mask_key, pks[v]), "mask", cfg.run, min(u, v), max(u, v))
+        mask += (1 if v > u else -1) * crypto.expand_mask(key, cfg.cells, R).astype(np.int64)
+    np.testing.assert_array_equal((x[u - 1] + mask) % R, seen[u])

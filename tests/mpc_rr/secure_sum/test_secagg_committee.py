@@ -116,7 +116,7 @@ class CountsOutsiders(SecAggServer):
     def _request_unmask_shares(self) -> list[Send]:
         outsiders = [v for v in sorted(self.colluders) if not self.committee[v]][: self.cfg.quorum]
         for v in outsiders:
-            self._consistency[v] = self.colluders[v].sign(self._signed("consistency", v, self._survivors))
+            self.ledger.consistency[v] = self.colluders[v].sign(self._signed("consistency", v, self.ledger.survivors))
         msg = self._unmask_request(outsiders)
         return [Send(v, msg) for v in np.flatnonzero(self.alive).tolist()]
 
@@ -130,7 +130,7 @@ def test_valid_signatures_from_outside_the_committee_do_not_count() -> None:
     errors = [roles[i].error for i in range(1, 121)]
     assert all(e is not None and tuple(e.culprits) == (COORDINATOR,) for e in errors)
     assert all("outside the consistency committee" in str(e) for e in errors)
-    assert roles[COORDINATOR]._unmask == {}  # nobody revealed a share
+    assert roles[COORDINATOR].ledger.unmask == {}  # nobody revealed a share
 
 
 def test_only_the_committee_is_asked_to_sign_and_the_message_count_follows() -> None:
@@ -138,7 +138,7 @@ def test_only_the_committee_is_asked_to_sign_and_the_message_count_follows() -> 
     cfg = roles[COORDINATOR].cfg
     members = {v for v in range(1, 121) if roles[COORDINATOR].committee[v]}
     shown = {v for v in range(1, 121) if hasattr(roles[v], "_survivors")}  # set when it signs
-    assert shown == set(roles[COORDINATOR]._consistency) == members and len(members) == cfg.committee_size == 55
+    assert shown == set(roles[COORDINATOR].ledger.consistency) == members and len(members) == cfg.committee_size == 55
     assert res.costs.messages == message_count("secagg", 120) == 10 * 120 + 2 * 55
     np.testing.assert_array_equal(roles[COORDINATOR].result.total, x.sum(axis=0))
 
@@ -149,7 +149,7 @@ class AsksOutsiders(SecAggServer):
     def _survivor_set(self, members: np.ndarray) -> list[Send]:
         out = super()._survivor_set(members)
         outsider = next(v for v in range(1, self.cfg.n + 1) if members[v] and not self.committee[v])
-        return [*out, Send(outsider, SurvivorSet(run=self.run, step=3, survivors=self._survivors))]
+        return [*out, Send(outsider, SurvivorSet(run=self.run, step=3, survivors=self.ledger.survivors))]
 
 
 class SkipsTheCommittee(SecAggServer):
@@ -174,7 +174,7 @@ def test_a_survivor_set_outside_the_committee_or_an_unsigned_request_inside_it_n
     skipped = roles[COORDINATOR].skipped
     err = roles[skipped].error
     assert err is not None and tuple(err.culprits) == (COORDINATOR,) and "before the survivor set" in str(err)
-    assert skipped not in roles[COORDINATOR]._unmask  # it revealed nothing
+    assert skipped not in roles[COORDINATOR].ledger.unmask  # it revealed nothing
 
 
 @pytest.mark.parametrize("strategy", ["equivocate", "isolate"])

@@ -21,6 +21,7 @@ from mpc_rr.secure_sum.secagg import (
     UnmaskShares,
     secagg_roles,
 )
+from mpc_rr.secure_sum.secagg._judge import share_proofs
 from mpc_rr.secure_sum.secagg._messages import SHARE_ROW, share_batch, share_digest
 
 N, CELLS = 10, 4
@@ -152,7 +153,7 @@ def test_proofs_nobody_asked_for_make_a_party_leave_naming_the_server() -> None:
         if any(isinstance(s.msg, ForwardedShares) for s in out):
             fw = next(s.msg for s in out if s.dst == victim)
             senders = fw.senders.to_numpy()[:1].astype(np.int64).tolist()
-            out.append(Send(victim, server._share_proofs(victim, senders, server._shares)))
+            out.append(Send(victim, share_proofs(server.ledger, server.run, senders)))
         return out
 
     server.receive = receive

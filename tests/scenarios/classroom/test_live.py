@@ -73,7 +73,7 @@ def test_lesson_refuses_bad_options() -> None:
     with pytest.raises(UsageError, match="--options"):
         Lesson("full-mesh", options=("Yes",))
     with pytest.raises(UsageError, match="--protocol"):
-        Lesson("prio3")
+        Lesson("pipeline")  # a protocol without a live lesson
 
 
 def test_cli_refuses_once_without_a_start(capsys: pytest.CaptureFixture[str]) -> None:
