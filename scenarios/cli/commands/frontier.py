@@ -72,8 +72,8 @@ def register(sub: argparse._SubParsersAction) -> None:
 def run(args: argparse.Namespace) -> int:
     from mpc_rr.core import UsageError
     from mpc_rr.workflows._frontier import frontier
-    from scenarios.workloads.data_source import load_dataset
     from scenarios.figures.frontier import plot_frontier
+    from scenarios.workloads.data_source import load_dataset
 
     spec = spec_from_args(args)
     data = load_dataset(spec)
