@@ -161,6 +161,12 @@ class SumProtocol(RegisteredProtocol):
     def message_count(self, n: int, options: Any) -> int:
         """Messages of a run among ``n`` data parties without dropouts (parsed ``options``)."""
 
+    def message_bound(self, n: int, options: Any) -> int:
+        """The most messages the honest parties of a run among ``n`` data parties send,
+        whatever the faults: the fault-free :meth:`message_count` (default), times the attempts
+        of a protocol that restarts without a culprit, plus its restart notices."""
+        return int(self.message_count(n, options))
+
     @abc.abstractmethod
     def memory_estimate(self, n: int, cells: int, options: Any) -> int:
         """Rough peak bytes of a simulated run in one process (commands refuse a run that
@@ -344,6 +350,9 @@ class _WithRoles(SumProtocol):
 
     def message_count(self, n: int, options: Any) -> int:
         return self.base.message_count(n, options)
+
+    def message_bound(self, n: int, options: Any) -> int:
+        return self.base.message_bound(n, options)
 
     def memory_estimate(self, n: int, cells: int, options: Any) -> int:
         return self.base.memory_estimate(n, cells, options)

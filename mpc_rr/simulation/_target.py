@@ -88,8 +88,10 @@ class SimTarget:
 
     @functools.cached_property
     def messages(self) -> int:
-        """The cost model's messages of a run without faults (:meth:`SumProtocol.message_count`)."""
-        return int(self.protocol.message_count(self.parties, self.options))
+        """The cost model's most messages of a run whatever its faults
+        (:meth:`SumProtocol.message_bound`: the fault-free count, times the attempts of a
+        protocol that restarts without a culprit)."""
+        return int(self.protocol.message_bound(self.parties, self.options))
 
     def roles(self, schedule: Schedule) -> dict[int, Role]:
         """The roles of ``schedule``'s run, its crashes wrapped around their parties."""

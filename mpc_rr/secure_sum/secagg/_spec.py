@@ -89,6 +89,13 @@ class SecAggProtocol(SumProtocol):
 
         return _roles.message_count(n, options)
 
+    def message_bound(self, n: int, options: Any) -> int:
+        """Up to ``MAX_RETRIES`` restarts without a proven culprit: each attempt at most the
+        fault-free count plus one restart notice and one verifiable-share batch per party."""
+        from mpc_rr.secure_sum.secagg._messages import MAX_RETRIES
+
+        return (MAX_RETRIES + 1) * (self.message_count(n, options) + 2 * (n + 1))
+
     def memory_estimate(self, n: int, cells: int, options: Any) -> int:
         from mpc_rr.secure_sum.secagg import _roles
 

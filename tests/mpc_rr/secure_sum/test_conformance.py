@@ -40,9 +40,6 @@ KNOWN_GAPS = {
     "the clients that did not report",
     ("prio3", "simulation-byzantine"): "a Byzantine leader's abort naming the helper is repeated by every "
     "client as its own culprit (mpc-rr simulate --protocol prio3 --seed 12 --schedules 1 --parties 6)",
-    ("secagg", "simulation-byzantine"): "a Byzantine client's altered unmask share makes the aggregator "
-    "blame the honest owner of the self-mask seed (mpc-rr simulate --protocol secagg --seed 76 "
-    "--schedules 1 --parties 6)",
 }
 
 

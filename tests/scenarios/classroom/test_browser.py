@@ -41,12 +41,18 @@ def driver() -> Iterator[Any]:
 
 def _sample(cls: type, rng: np.random.Generator) -> Any:
     """A message of type ``cls`` with every field set to a non-default value."""
+    import msgspec
+
     values: dict[str, Any] = {}
+    bounds = {f.name: f.type for f in msgspec.inspect.type_info(cls).fields}  # type: ignore[attr-defined]
     for name, kind in wire_schema((cls,))["types"][cls.__name__]["fields"]:
         if name == "v":
             continue
+        t = bounds[name]
+        lo = max(1, getattr(t, "ge", None) or 1)  # within the field's own bounds (e.g. an attempt <= 64)
+        hi = min(2**31, (getattr(t, "le", None) or 2**31 - 1) + 1)
         values[name] = {
-            "int": int(rng.integers(1, 2**31)),
+            "int": int(rng.integers(lo, hi)),
             "str": f"run-{rng.integers(1000)}",
             "bytes": rng.bytes(int(rng.integers(1, 80))),
             "array": WireArray.from_numpy(rng.integers(0, 200, size=(3, 4)).astype(np.uint8)),
