@@ -37,23 +37,12 @@ import numpy as np
 from scipy.optimize import linear_sum_assignment
 
 from benchmarks._timing import median_times
-from mpc_rr.adversary import (
-    ChannelView,
-    Observation,
-    PairModel,
-    RRBAClientMechanism,
-    attack_order,
-    audit,
-    bayes_inference,
-    dense_matrix,
-    evaluate,
-    link,
-    observe,
-    release_pairs,
-    smallest_cell_test,
-    structured_test,
-    uniform_event_test,
-)
+from mpc_rr.adversary import Observation, audit, bayes_inference, observe, release_pairs
+from mpc_rr.adversary._channels import ChannelView
+from mpc_rr.adversary._designs import structured_test
+from mpc_rr.adversary._inference import dense_matrix
+from mpc_rr.adversary._linkability import PairModel, attack_order, evaluate, link
+from mpc_rr.adversary._rrba_audit import RRBAClientMechanism, smallest_cell_test, uniform_event_test
 from mpc_rr.data import load_adult
 from mpc_rr.mechanisms import (
     JointMechanism,
@@ -179,7 +168,7 @@ def bench_linkability(sizes: list[int], repeat: int) -> None:
 
 def _loglik(view: ChannelView, g: object) -> float:
     """Mean per-party sum of the step scores of a fast grouping, recomputed the naive way."""
-    from mpc_rr.adversary import Grouping
+    from mpc_rr.adversary._linkability import Grouping
 
     assert isinstance(g, Grouping)
     model, pairs, n = g.model, view.pairs, view.parties
@@ -294,7 +283,8 @@ def bench_bayes(n: int, repeat: int) -> None:
 
 
 def bench_eavesdrop(parties: int, only: set[str] | None = None) -> None:
-    from mpc_rr.workflows import eavesdrop_report, observed_run
+    from mpc_rr.workflows import observed_run
+    from mpc_rr.workflows._attack_reports import eavesdrop_report
     from scenarios.workloads.networks import network_for
 
     print(f"\n5. eavesdropper on real runs, {parties} data parties, 16 cells (pipeline: Adult, p = 0.5)")
@@ -329,7 +319,8 @@ def bench_eavesdrop(parties: int, only: set[str] | None = None) -> None:
 
 
 def bench_inference_sweep(parties: int) -> None:
-    from mpc_rr.workflows import eavesdrop_report, observed_run
+    from mpc_rr.workflows import observed_run
+    from mpc_rr.workflows._attack_reports import eavesdrop_report
     from scenarios.workloads.networks import network_for
 
     print(f"\n5b. plaintext eavesdropper, Bayes-optimal inference per mechanism and p "
@@ -351,7 +342,8 @@ def bench_inference_sweep(parties: int) -> None:
 
 
 def bench_rrba_sizes(parties: int) -> None:
-    from mpc_rr.adversary import size_census, size_leakage
+    from mpc_rr.adversary import size_leakage
+    from mpc_rr.adversary._eavesdrop import size_census
     from mpc_rr.workflows import observed_run
     from scenarios.workloads.networks import network_for
 
@@ -374,8 +366,9 @@ def bench_rrba_sizes(parties: int) -> None:
 
 
 def bench_coalition() -> None:
-    from mpc_rr.adversary import coalition_sweep, member_state, pool
-    from mpc_rr.core import observe
+    from mpc_rr.adversary._coalitions import coalition_sweep, pool
+    from mpc_rr.adversary._recovery import member_state
+    from mpc_rr.core._views import observe
     from mpc_rr.workflows import observed_run
     from scenarios.workloads.networks import network_for
 
@@ -424,7 +417,8 @@ def bench_coalition() -> None:
 
 
 def bench_pipeline(parties: int) -> None:
-    from mpc_rr.adversary import RawRecordParty, pipeline_audit
+    from mpc_rr.adversary import pipeline_audit
+    from mpc_rr.adversary._broken import RawRecordParty
 
     print(f"\n7. pipeline end to end, one-run audit ({parties:,} canaries, real roles, harness)")
     for sizes, p, mech, planted in (((2, 2, 2), 0.3, "cluster", None), ((2, 2, 2), 0.3, "lambda", None),

@@ -70,7 +70,8 @@ if method == "after":
     from mpc_rr.data import Attribute, Schema, load_csv
     schema = Schema(tuple(Attribute(k, tuple(cats[k])) for k in keep))
 elif method == "before":
-    from mpc_rr.data import Attribute, Dataset, Schema, encode_columns
+    from mpc_rr.data import Attribute, Dataset, Schema
+    from mpc_rr.data._schema import encode_columns
     schema = Schema(tuple(Attribute(k, tuple(cats[k])) for k in keep))
     def load_csv(path, schema):  # the list-of-rows reader (the baseline), verbatim but for the imports
         with open(path, newline="") as fh:
@@ -116,7 +117,8 @@ print(json.dumps({"seconds": seconds, "peak_mb": rss(), "import_mb": base,
 
 
 def _categories(path: Path) -> dict[str, list[str]]:
-    from mpc_rr.data import category_order, read_csv_columns
+    from mpc_rr.data import read_csv_columns
+    from mpc_rr.data._schema_io import category_order
 
     cols = read_csv_columns(path, KEEP)
     return {k: list(category_order(v)) for k, v in zip(cols.names, cols.values, strict=True)}

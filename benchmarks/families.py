@@ -28,12 +28,8 @@ import numpy as np
 from scipy.optimize import linprog
 
 from mpc_rr.mechanisms import LambdaRandomization
-from mpc_rr.mechanisms.optimized import (
-    heuristic_in_order,
-    heuristic_reference,
-    solve_heuristic,
-    solve_lp,
-)
+from mpc_rr.mechanisms.optimized import solve_heuristic, solve_lp
+from mpc_rr.mechanisms.optimized._heuristic import heuristic_in_order, heuristic_reference
 
 ADULT_SIZES = (9, 16, 7, 15, 6, 5, 2, 2)
 

@@ -170,8 +170,9 @@ def _child(a: argparse.Namespace) -> dict[str, object]:
     else:
         from mpc_rr.data import load_adult
         from mpc_rr.mdrr import PairLayout
-        from mpc_rr.pipeline import secagg_public_for
-        from mpc_rr.workflows import RunOptions, execute
+        from mpc_rr.pipeline._dependence import dependence_public
+        from mpc_rr.workflows import RunOptions
+        from mpc_rr.workflows._pipeline import execute
 
         data = load_adult()
         small = RunOptions(parties=60, dependence="secure-sum", seed=a.seed + 1)
@@ -180,7 +181,7 @@ def _child(a: argparse.Namespace) -> dict[str, object]:
         c0, w0 = cpu(), time.perf_counter()
         ex = execute(opts, runner_for("memory", step_timeout=600.0), data)
         cpu_s, wall_s = cpu() - c0, time.perf_counter() - w0
-        pub = secagg_public_for(ex.config)
+        pub = dependence_public(ex.config)  # the run's SecAgg+ public parameters
         n, k, modulus = ex.config.n, pub.config.degree, pub.config.modulus
         cells = PairLayout(ex.config.sizes).cells
         ok = ex.run.ok and len(ex.result.parties_release) == n

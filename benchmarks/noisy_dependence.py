@@ -19,7 +19,7 @@ from mpc_rr.estimation import (
     dependence_matrix_from_tables,
     noisy_dependence_matrix,
 )
-from mpc_rr.mdrr import crosstabs
+from mpc_rr.mdrr._pair_cells import crosstabs
 from mpc_rr.privacy import dependence_sensitivity, skellam_noise, skellam_variance
 
 

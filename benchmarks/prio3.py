@@ -141,7 +141,8 @@ def _runs(n: int, lengths: list[int], repeat: int) -> list[dict[str, object]]:
 _ADULT = """
 import json, sys, time
 from mpc_rr.data import load_adult
-from mpc_rr.workflows import RunOptions, run_and_evaluate
+from mpc_rr.workflows import RunOptions
+from mpc_rr.workflows._pipeline import run_and_evaluate
 from parties.runners import runner_for
 n, s = int(sys.argv[1]), sys.argv[2]
 t = time.perf_counter(); c = time.process_time()

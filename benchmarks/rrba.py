@@ -35,12 +35,12 @@ from mpc_rr.rrba import (
     SubsetIndex,
     answers_from_uniforms,
     assign_views,
-    cdf_table,
     cover,
     reconstruct,
     run_rrba,
     tally,
 )
+from mpc_rr.rrba._client import cdf_table
 
 P = 0.3
 
@@ -146,7 +146,8 @@ def bench_distributed(
     import trio
 
     from benchmarks.runtime_memory import ours as echo_run
-    from mpc_rr.rrba import config_for, rrba_roles, run_distributed
+    from mpc_rr.rrba import rrba_roles, run_distributed
+    from mpc_rr.rrba._protocol import config_for
     from parties.runner import MemoryRunner
     from parties.tcp_runner import TcpRunner
 

@@ -36,7 +36,7 @@ def _child(a: argparse.Namespace) -> dict[str, object]:
 
     import numpy as np
 
-    from mpc_rr.data import load_records
+    from mpc_rr.data._records import load_records
     from mpc_rr.rrba import reconstruct, run_rrba
 
     data_rng, target_rng = (np.random.default_rng(s) for s in np.random.SeedSequence(a.seed).spawn(2))

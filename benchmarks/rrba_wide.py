@@ -63,7 +63,7 @@ def _child(a: argparse.Namespace) -> dict[str, float]:
     collected = time.perf_counter()
     digest = float(sum(float(np.asarray(e).sum()) for e in run.estimates))
     if a.marginals:
-        from mpc_rr.workflows import marginal_errors
+        from mpc_rr.workflows._rrba import marginal_errors
 
         marg = marginal_errors(run, data, np.random.default_rng(a.seed + 1), max_tables=a.marginals)
         digest += sum(v["l2_mean"] + v["tables"] for v in marg.values())

@@ -48,7 +48,8 @@ from typing import Any
 import numpy as np
 
 from mpc_rr.data import Dataset, load_adult
-from mpc_rr.workflows import Execution, RunOptions, execute
+from mpc_rr.workflows import RunOptions
+from mpc_rr.workflows._pipeline import Execution, execute
 from parties.runners import runner_for
 from parties.shards import available_cores
 
@@ -71,7 +72,7 @@ def x25519_exchange_s(count: int = 3000) -> tuple[float, float]:
 
 def secagg_exchanges(ex: Execution) -> int:
     """X25519 operations of the run's SecAgg+: 2 agreements per edge end, 2 key generations per party."""
-    from mpc_rr.pipeline import dependence_public
+    from mpc_rr.pipeline._dependence import dependence_public
 
     cfg = dependence_public(ex.config).config  # the SecAgg+ public parameters of the run
     live = len(ex.result.parties_dependence)

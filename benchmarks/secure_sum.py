@@ -41,7 +41,8 @@ from pathlib import Path
 import numpy as np
 
 from mpc_rr.data import ADULT_SCHEMA, load_adult
-from mpc_rr.mdrr import PairLayout, crosstabs
+from mpc_rr.mdrr import PairLayout
+from mpc_rr.mdrr._pair_cells import crosstabs
 from mpc_rr.workflows import SumReport, run_secure_sum
 from parties.runners import runner_for
 

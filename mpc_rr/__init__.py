@@ -10,24 +10,20 @@ Run a job in one call, get a frozen report back (:mod:`mpc_rr.workflows`)::
     sums = mpc_rr.run_secure_sum("secagg", inputs)       # any registered sum protocol
     mpc_rr.protocol_names(family="sum")                  # which: the registry
 
-* workflows: :func:`run_pipeline` (on a Dataset, a DataFrame-like table, a
+* jobs: :func:`run_pipeline` (on a Dataset, a DataFrame-like table, a
   CSV file or ``"adult"``; :func:`as_dataset`), :func:`run_secure_sum`,
   :func:`collect_rrba`, :func:`audit_mechanism` / :func:`audit_pipeline`,
-  :func:`eavesdrop`, :func:`coalition` -- each runs on the synchronous harness
-  unless given a runner (``parties.runner_for("memory", workers=2)``,
+  :func:`eavesdrop`, :func:`coalition`, :func:`plan_privacy` -- each runs on the
+  synchronous harness unless given a runner (``parties.runner_for("memory", workers=2)``,
   ``parties.runner_for("tcp")``);
-* protocols: :func:`protocol_names`, :func:`get_protocol`,
-  :func:`register_protocol`, :class:`ProtocolSpec` (one descriptor each);
-* roles and running them: :class:`Role`, :class:`Send`, :class:`Transition`,
-  :func:`table`, :class:`AllIn`, :class:`Deadline`, :class:`SubMessage`,
-  :data:`COORDINATOR`, :class:`HarnessRunner`, :func:`run_roles`,
-  :class:`RunResult`, :class:`Runner`;
-* messages and observation: :class:`Message`, :class:`WireArray`,
-  :class:`Codec`, :class:`Transcript`, :class:`WireEvent`,
-  :class:`CostReport`, :class:`PartyStats`;
-* errors: :class:`UsageError`, :class:`PeerError`, :class:`DecodeError`,
-  :class:`ProtocolAbort`;
-* randomness: :func:`party_generators`, :func:`csprng_generator`.
+* their options and reports: :class:`RunOptions`, :class:`MechanismParams`,
+  :class:`PipelineReport` (:class:`PhaseEpsilons`, :class:`ErrorTable`),
+  :class:`SumReport`, :class:`RRBACollection`, :class:`AuditReport`,
+  :class:`AttackReport`;
+* protocols: :func:`protocol_names`, :func:`get_protocol`, :func:`register_protocol`;
+* errors: :class:`UsageError` (a caller's mistake), :class:`ProtocolAbort`.
+
+Writing a protocol -- roles, messages, running them -- is :mod:`mpc_rr.core`.
 
 Packages, by concern (each ``__init__`` is its API): :mod:`~mpc_rr.core`,
 :mod:`~mpc_rr.data`, :mod:`~mpc_rr.mechanisms`, :mod:`~mpc_rr.estimation`,
@@ -41,162 +37,101 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from mpc_rr.core import lazy_exports
-
-_CORE = (
-    "COORDINATOR",
-    "AllIn",
-    "Codec",
-    "CostReport",
-    "Deadline",
-    "DecodeError",
-    "HarnessRunner",
-    "Message",
-    "PartyStats",
-    "PeerError",
-    "ProtocolAbort",
-    "ProtocolSpec",
-    "Role",
-    "RunResult",
-    "Runner",
-    "Send",
-    "SubMessage",
-    "Transcript",
-    "Transition",
-    "UsageError",
-    "WireArray",
-    "WireEvent",
-    "csprng_generator",
-    "get_protocol",
-    "party_generators",
-    "protocol_names",
-    "register_protocol",
-    "run_roles",
-    "table",
-)
-_WORKFLOWS = (
-    "AttackReport",
-    "AuditReport",
-    "ErrorTable",
-    "MechanismParams",
-    "PhaseEpsilons",
-    "PipelineReport",
-    "RRBACollection",
-    "RunOptions",
-    "SumReport",
-    "as_dataset",
-    "audit_mechanism",
-    "audit_pipeline",
-    "coalition",
-    "collect_rrba",
-    "eavesdrop",
-    "run_pipeline",
-    "run_secure_sum",
-)
+from mpc_rr.core._lazy import lazy_exports
 
 __all__ = [
-    "COORDINATOR",
-    "AllIn",
     "AttackReport",
     "AuditReport",
-    "Codec",
-    "CostReport",
-    "Deadline",
-    "DecodeError",
     "ErrorTable",
-    "HarnessRunner",
     "MechanismParams",
-    "Message",
-    "PartyStats",
-    "PeerError",
     "PhaseEpsilons",
     "PipelineReport",
     "ProtocolAbort",
-    "ProtocolSpec",
     "RRBACollection",
-    "Role",
     "RunOptions",
-    "RunResult",
-    "Runner",
-    "Send",
-    "SubMessage",
     "SumReport",
-    "Transcript",
-    "Transition",
     "UsageError",
-    "WireArray",
-    "WireEvent",
     "as_dataset",
     "audit_mechanism",
     "audit_pipeline",
     "coalition",
     "collect_rrba",
-    "csprng_generator",
     "eavesdrop",
     "get_protocol",
-    "party_generators",
+    "plan_privacy",
     "protocol_names",
     "register_protocol",
     "run_pipeline",
-    "run_roles",
     "run_secure_sum",
-    "table",
 ]
 
-__getattr__, __dir__ = lazy_exports(
-    "mpc_rr", {**dict.fromkeys(_CORE, "mpc_rr.core"), **dict.fromkeys(_WORKFLOWS, "mpc_rr.workflows")},
-    globals(),
-)
+_HOME = {
+    "ProtocolAbort": "mpc_rr.core._errors",
+    "UsageError": "mpc_rr.core._errors",
+    "get_protocol": "mpc_rr.core._registry",
+    "protocol_names": "mpc_rr.core._registry",
+    "register_protocol": "mpc_rr.core._registry",
+    "AttackReport": "mpc_rr.workflows._api",
+    "PipelineReport": "mpc_rr.workflows._api",
+    "as_dataset": "mpc_rr.workflows._api",
+    "coalition": "mpc_rr.workflows._api",
+    "eavesdrop": "mpc_rr.workflows._api",
+    "run_pipeline": "mpc_rr.workflows._api",
+    "AuditReport": "mpc_rr.workflows._audit",
+    "MechanismParams": "mpc_rr.workflows._audit",
+    "audit_mechanism": "mpc_rr.workflows._audit",
+    "audit_pipeline": "mpc_rr.workflows._audit",
+    "RunOptions": "mpc_rr.workflows._pipeline",
+    "plan_privacy": "mpc_rr.workflows._privacy",
+    "RRBACollection": "mpc_rr.workflows._rrba",
+    "collect_rrba": "mpc_rr.workflows._rrba",
+    "SumReport": "mpc_rr.workflows._secure_sum",
+    "run_secure_sum": "mpc_rr.workflows._secure_sum",
+    "ErrorTable": "mpc_rr.workflows._tables",
+    "PhaseEpsilons": "mpc_rr.workflows._tables",
+}
 
+__getattr__, __dir__ = lazy_exports(__name__, _HOME, globals())
 
 if TYPE_CHECKING:
-    from mpc_rr.core import (
-        COORDINATOR,
-        AllIn,
-        Codec,
-        CostReport,
-        Deadline,
-        DecodeError,
-        HarnessRunner,
-        Message,
-        PartyStats,
-        PeerError,
+    from mpc_rr.core._errors import (
         ProtocolAbort,
-        ProtocolSpec,
-        Role,
-        Runner,
-        RunResult,
-        Send,
-        SubMessage,
-        Transcript,
-        Transition,
         UsageError,
-        WireArray,
-        WireEvent,
-        csprng_generator,
+    )
+    from mpc_rr.core._registry import (
         get_protocol,
-        party_generators,
         protocol_names,
         register_protocol,
-        run_roles,
-        table,
     )
-    from mpc_rr.workflows import (
+    from mpc_rr.workflows._api import (
         AttackReport,
-        AuditReport,
-        ErrorTable,
-        MechanismParams,
-        PhaseEpsilons,
         PipelineReport,
-        RRBACollection,
-        RunOptions,
-        SumReport,
         as_dataset,
-        audit_mechanism,
-        audit_pipeline,
         coalition,
-        collect_rrba,
         eavesdrop,
         run_pipeline,
+    )
+    from mpc_rr.workflows._audit import (
+        AuditReport,
+        MechanismParams,
+        audit_mechanism,
+        audit_pipeline,
+    )
+    from mpc_rr.workflows._pipeline import (
+        RunOptions,
+    )
+    from mpc_rr.workflows._privacy import (
+        plan_privacy,
+    )
+    from mpc_rr.workflows._rrba import (
+        RRBACollection,
+        collect_rrba,
+    )
+    from mpc_rr.workflows._secure_sum import (
+        SumReport,
         run_secure_sum,
+    )
+    from mpc_rr.workflows._tables import (
+        ErrorTable,
+        PhaseEpsilons,
     )

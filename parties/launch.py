@@ -94,7 +94,7 @@ class PartyProcess(Protocol):
 
 def preload_modules(protocol: str) -> list[str]:
     """Modules the fork server imports once: the party command, the runtime, the protocol's roles."""
-    from mpc_rr.core import BUILTIN
+    from mpc_rr.core._registry import BUILTIN
 
     target = BUILTIN.get(protocol)
     return [*_COMMON_PRELOAD, *([target.partition(":")[0]] if target else [])]

@@ -56,9 +56,9 @@ from mpc_rr.core import (
     Role,
     Transcript,
     UsageError,
-    blame_json,
-    message_type,
 )
+from mpc_rr.core._errors import blame_json
+from mpc_rr.core._messages import message_type
 from parties.party import Party
 from parties.process_stats import peak_rss_bytes
 from transports.budgets import PartyBudget
@@ -257,7 +257,7 @@ def deployment_identities(roster: Roster, ids: Iterable[int], tls: bool, seed: i
 def _install_identity(roster: Roster, pid: int, tls: bool, seed: int) -> None:
     """The party's signing identity for every role of this process, loaded when a role first
     signs (:func:`deployment_identities`)."""
-    from mpc_rr.secure_sum import install_identity
+    from mpc_rr.secure_sum._identity import install_identity
 
     install_identity(deployment_identities(roster, [pid], tls, seed)[pid], party_id=pid)
 
@@ -354,7 +354,7 @@ async def run_node(
     try:
         return _report(pid, spec, role, party, cause, error, extra)
     finally:  # a process that runs a party in-process more than once (tests) starts afresh
-        from mpc_rr.secure_sum import install_identity
+        from mpc_rr.secure_sum._identity import install_identity
 
         install_identity(None, party_id=pid)
 

@@ -41,10 +41,8 @@ import msgspec
 import trio
 
 from mpc_rr.core import (
-    DEFAULT_MAX_FRAME,
     Codec,
     DecodeError,
-    ErrorLog,
     Message,
     PartyStats,
     PeerError,
@@ -54,6 +52,8 @@ from mpc_rr.core import (
     Transcript,
     UsageError,
 )
+from mpc_rr.core._errors import ErrorLog
+from mpc_rr.core._messages import DEFAULT_MAX_FRAME
 from transports.base import Endpoint
 from transports.errors import EndpointClosed
 

@@ -32,7 +32,8 @@ from typing import Any
 import numpy as np
 import trio.testing
 
-from mpc_rr.core import Role, RolePlan, RunResult, UsageError, roles_of
+from mpc_rr.core import Role, RunResult, UsageError
+from mpc_rr.core._runs import RolePlan, roles_of
 from parties.runner import run_memory_sync
 from transports.network_profiles import NetworkProfile, load_profile, profile_links
 

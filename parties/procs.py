@@ -170,8 +170,9 @@ def run_with_hub_process(
     is the protocol run, as with ``run_tcp``).  Results
     are JSON values (``spec.result_to_json``), as from :func:`run_processes`.
     """
-    from mpc_rr.core import BUILTIN, CostReport
-    from mpc_rr.secure_sum import install_identity
+    from mpc_rr.core import CostReport
+    from mpc_rr.core._registry import BUILTIN
+    from mpc_rr.secure_sum._identity import install_identity
     from parties.node import deployment_identities, run_label
     from parties.process_stats import peak_rss_bytes
     from parties.tcp_runner import run_tcp_sync

@@ -22,16 +22,8 @@ import numpy as np
 import trio
 import trio.testing
 
-from mpc_rr.core import (
-    CostReport,
-    ProtocolAbort,
-    Role,
-    RolePlan,
-    RunResult,
-    Transcript,
-    UsageError,
-    roles_of,
-)
+from mpc_rr.core import CostReport, ProtocolAbort, Role, RunResult, Transcript, UsageError
+from mpc_rr.core._runs import RolePlan, roles_of
 from parties.party import Party
 from transports.memory import DEFAULT_BUFFER, LinkModel, MemoryNetwork
 from transports.tap import Tap

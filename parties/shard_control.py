@@ -19,16 +19,10 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
-from mpc_rr.core import (
-    CostReport,
-    OutcomeTable,
-    Progress,
-    ProtocolAbort,
-    RunResult,
-    StatsTable,
-    Transcript,
-    WireEvent,
-)
+from mpc_rr.core import CostReport, ProtocolAbort, RunResult, Transcript, WireEvent
+from mpc_rr.core._outcome_table import OutcomeTable
+from mpc_rr.core._runs import Progress
+from mpc_rr.core._stats_table import StatsTable
 from parties.shard_engine import ShardFinal, StepReport
 from transports.tap import PAYLOAD_TAP, Tap
 

@@ -42,19 +42,11 @@ from collections.abc import Sequence
 
 import msgspec
 
-from mpc_rr.core import (
-    COORDINATOR,
-    DEFAULT_MAX_FRAME,
-    Codec,
-    ErrorLog,
-    Message,
-    PartTally,
-    PeerError,
-    Send,
-    StatsColumns,
-    Transcript,
-    UsageError,
-)
+from mpc_rr.core import COORDINATOR, Codec, Message, PeerError, Send, Transcript, UsageError
+from mpc_rr.core._errors import ErrorLog
+from mpc_rr.core._messages import DEFAULT_MAX_FRAME
+from mpc_rr.core._parts import PartTally
+from mpc_rr.core._stats_table import StatsColumns
 from parties.party import MAX_LABELS, codec_for
 from parties.process_stats import peak_rss_bytes, rss_bytes
 from parties.runner import timeout_for

@@ -33,15 +33,9 @@ import msgspec
 import trio
 import trio.testing
 
-from mpc_rr.core import (
-    OutcomeTable,
-    PartyStats,
-    Role,
-    RolePlan,
-    Transcript,
-    UsageError,
-    WireEvent,
-)
+from mpc_rr.core import PartyStats, Role, Transcript, UsageError, WireEvent
+from mpc_rr.core._outcome_table import OutcomeTable
+from mpc_rr.core._runs import RolePlan
 from parties.party import Party
 from parties.process_stats import peak_rss_bytes, rss_bytes
 from parties.runner import StepTimeout, timeout_for
@@ -73,7 +67,7 @@ class ShardSpec:
 def adopt_pki(spec: ShardSpec) -> None:
     """Sign and verify with the coordinator's simulated PKI (one roster per run), if it sent one."""
     if spec.pki is not None:
-        from mpc_rr.secure_sum import use_simulation_secret
+        from mpc_rr.secure_sum._identity import use_simulation_secret
 
         use_simulation_secret(spec.pki)
 

@@ -76,7 +76,8 @@ from __future__ import annotations
 import time
 from collections.abc import Mapping, Sequence
 
-from mpc_rr.core import Role, RolePlan, RunResult, UsageError, require_extra
+from mpc_rr.core import Role, RunResult, UsageError, require_extra
+from mpc_rr.core._runs import RolePlan
 from parties.cores import available_cores, check_workers
 from parties.runner import StepTimeout
 from parties.shard_control import ShardPool, collect, drive
@@ -219,7 +220,7 @@ class ShardedRunner:
         for k, ids in enumerate(shards):
             owner[list(ids)] = k
         tap_keep = None if self.tap is None else self.tap.keep_data
-        from mpc_rr.secure_sum import simulation_secret
+        from mpc_rr.secure_sum._identity import simulation_secret
 
         pki = simulation_secret()  # every worker signs and verifies against this process's roster
         return [

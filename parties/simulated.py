@@ -20,7 +20,8 @@ from typing import Any
 import trio
 import trio.testing
 
-from mpc_rr.core import COORDINATOR, Transcript, codec_for_roles
+from mpc_rr.core import COORDINATOR, Transcript
+from mpc_rr.core._harness import codec_for_roles
 from mpc_rr.simulation import (
     LateJoin,
     Outcome,

@@ -19,17 +19,9 @@ from typing import Any
 
 import trio
 
-from mpc_rr.core import (
-    COORDINATOR,
-    DEFAULT_MAX_FRAME,
-    Message,
-    Role,
-    RolePlan,
-    RunResult,
-    Send,
-    UsageError,
-    roles_of,
-)
+from mpc_rr.core import COORDINATOR, Message, Role, RunResult, Send, UsageError
+from mpc_rr.core._messages import DEFAULT_MAX_FRAME
+from mpc_rr.core._runs import RolePlan, roles_of
 from parties.party import Party
 from parties.runner import StepTimeout, run_parties, sent_transcript, timeout_for
 from transports.base import Endpoint

@@ -52,7 +52,7 @@ from typing import TYPE_CHECKING, ClassVar
 
 import trio
 
-from mpc_rr.core import ErrorLog
+from mpc_rr.core._errors import ErrorLog
 from transports.errors import EndpointClosed, UnknownDestination
 
 if TYPE_CHECKING:

@@ -20,7 +20,8 @@ from typing import Any
 
 import trio
 
-from mpc_rr.core import DEFAULT_MAX_FRAME, PeerError, UsageError
+from mpc_rr.core import PeerError, UsageError
+from mpc_rr.core._messages import DEFAULT_MAX_FRAME
 from transports.base import Endpoint
 from transports.errors import EndpointClosed
 from transports.framing import (

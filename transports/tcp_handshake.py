@@ -28,7 +28,8 @@ from typing import Any
 import msgspec
 import trio
 
-from mpc_rr.core import ErrorLog, PeerError
+from mpc_rr.core import PeerError
+from mpc_rr.core._errors import ErrorLog
 from transports.errors import HandshakeDropped, TransportError
 from transports.framing import (
     BROKEN,

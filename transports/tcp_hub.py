@@ -32,7 +32,8 @@ from typing import Any
 
 import trio
 
-from mpc_rr.core import DEFAULT_MAX_FRAME, PeerError, UsageError
+from mpc_rr.core import PeerError, UsageError
+from mpc_rr.core._messages import DEFAULT_MAX_FRAME
 from transports.base import Endpoint
 from transports.budgets import PartyBudget
 from transports.errors import EndpointClosed, TransportError

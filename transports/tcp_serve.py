@@ -9,7 +9,7 @@ from typing import Any
 
 import trio
 
-from mpc_rr.core import DEFAULT_MAX_FRAME
+from mpc_rr.core._messages import DEFAULT_MAX_FRAME
 from transports.memory import DEFAULT_BUFFER
 from transports.pki import Roster
 from transports.tap import Tap

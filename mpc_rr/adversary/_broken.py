@@ -44,9 +44,12 @@ from typing import Any
 import numpy as np
 
 from mpc_rr.core import COORDINATOR, PeerError, Role, Send, WireArray
-from mpc_rr.pipeline import DataParty, RandomizedRecord, wire_record
-from mpc_rr.secure_sum import Graph, crypto
-from mpc_rr.secure_sum.full_mesh import TAG_LEN, FullMeshParty
+from mpc_rr.pipeline import DataParty, RandomizedRecord
+from mpc_rr.pipeline._messages import wire_record
+from mpc_rr.secure_sum import _crypto as crypto
+from mpc_rr.secure_sum._graph import Graph
+from mpc_rr.secure_sum.full_mesh import FullMeshParty
+from mpc_rr.secure_sum.full_mesh._messages import TAG_LEN
 from mpc_rr.secure_sum.plainsum import PlainSumClient, PlainSumHub, PlainValue
 from mpc_rr.secure_sum.secagg import (
     ForwardedShares,
@@ -54,9 +57,9 @@ from mpc_rr.secure_sum.secagg import (
     SecAggClient,
     SecAggServer,
     UnmaskRequest,
-    fixed_graph,
-    mask_sum,
 )
+from mpc_rr.secure_sum.secagg._client import mask_sum
+from mpc_rr.secure_sum.secagg._params import fixed_graph
 
 __all__ = [
     "ALL",

@@ -19,7 +19,8 @@ from typing import Any
 import numpy as np
 
 from mpc_rr.core import COORDINATOR, Role, Send, WireArray
-from mpc_rr.secure_sum import SeededEntropy, crypto
+from mpc_rr.secure_sum import SeededEntropy
+from mpc_rr.secure_sum import _crypto as crypto
 from mpc_rr.secure_sum.full_mesh import BulletinBoard, MeshKeys
 
 __all__ = ["BOARD_CHEATERS", "SECAGG_CHEATERS", "KeySwappingBoard"]

@@ -22,7 +22,8 @@ import numpy as np
 from mpc_rr.adversary._choices import LINK_CHANNELS
 from mpc_rr.adversary._stats import check_count
 from mpc_rr.core import UsageError
-from mpc_rr.mdrr import PairLayout, perturb_pairs
+from mpc_rr.mdrr import PairLayout
+from mpc_rr.mdrr._pairwise import perturb_pairs
 from mpc_rr.mechanisms import JointMechanism
 
 __all__ = ["CHANNELS", "ChannelView", "PairwiseRelease", "expand_totals", "observe", "release_pairs"]

@@ -20,8 +20,13 @@ from mpc_rr.adversary._extensions import attacked, attacks_for
 from mpc_rr.adversary._recovery import MemberState, Recovery, RecoveryResult, recover_full_mesh
 from mpc_rr.adversary._secagg_recovery import SecAggView, recover_secagg
 from mpc_rr.adversary._stats import check_confidence, cp_two_sided
-from mpc_rr.core import COORDINATOR, UsageError, View, get_protocol
-from mpc_rr.secure_sum.secagg import SecAggConfig, fixed_graph
+from mpc_rr.core import COORDINATOR, UsageError, get_protocol
+from mpc_rr.core._views import View
+from mpc_rr.secure_sum.full_mesh import BOARD_SPEC as BOARD
+from mpc_rr.secure_sum.full_mesh import SPEC as MESH
+from mpc_rr.secure_sum.secagg import SPEC as SECAGG
+from mpc_rr.secure_sum.secagg import SecAggConfig
+from mpc_rr.secure_sum.secagg._params import fixed_graph
 
 __all__ = [
     "CoalitionModel",
@@ -214,21 +219,21 @@ def coalition_sweep(
     out = []
     sv = None
     if public is not None:
-        if protocol == "secagg":
+        if protocol == SECAGG.name:
             config = public.config
         else:
             n, modulus = public.n, public.modulus
-    if protocol == "secagg":
+    if protocol == SECAGG.name:
         if config is None:
-            raise UsageError("coalition_sweep: secagg needs config")
+            raise UsageError(f"coalition_sweep: {SECAGG.name} needs config")
         sv = SecAggView(view.of(COORDINATOR, observer="server"), config)
-    elif protocol not in ("full-mesh", "full-mesh-board"):
+    elif protocol not in (MESH.name, BOARD.name):
         raise UsageError(
             f"coalition_sweep: protocol must be one of {', '.join(attacked('coalition'))}, "
             f"got {protocol!r}"
         )
     elif n is None:
-        raise UsageError("coalition_sweep: full-mesh needs n")
+        raise UsageError(f"coalition_sweep: {protocol} needs n")
 
     def attack(coal: list[int], targets: list[int]) -> Recovery:
         mem = [states[c] for c in coal]

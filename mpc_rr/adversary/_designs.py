@@ -51,7 +51,7 @@ from mpc_rr.mechanisms import (
     RandomizationMatrix,
     UniformMixture,
 )
-from mpc_rr.mechanisms.optimized import PatternMechanism
+from mpc_rr.mechanisms.optimized._build import PatternMechanism
 
 __all__ = ["MAX_INPUTS", "SEARCH_MAX_CELLS", "GuessingTest", "search_test", "structured_test"]
 

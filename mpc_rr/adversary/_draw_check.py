@@ -35,23 +35,22 @@ import numpy as np
 from mpc_rr.adversary._broken import SECAGG_PLANTS
 from mpc_rr.adversary._coalitions import coalition_sweep, secagg_coalition
 from mpc_rr.adversary._recovery import RecoveryResult, member_state
-from mpc_rr.core import COORDINATOR, DropAt, Send, UsageError, WireArray, observe, run_roles
+from mpc_rr.core import COORDINATOR, DropAt, Send, UsageError, WireArray, run_roles
+from mpc_rr.core._views import observe
 from mpc_rr.secure_sum import sum_protocols
+from mpc_rr.secure_sum._public_randomness import commitments_digest, joint_seed
 from mpc_rr.secure_sum.secagg import (
     SECAGG_MESSAGES,
     DrawCommitted,
     DrawReveal,
     NeighborKeys,
     SecAggServer,
-    bitmap,
-    commitments_digest,
-    drawn_graph,
-    joint_seed,
-    parties_in,
     secagg_public,
     secagg_roles,
 )
 from mpc_rr.secure_sum.secagg import SPEC as SECAGG
+from mpc_rr.secure_sum.secagg._messages import bitmap
+from mpc_rr.secure_sum.secagg._params import drawn_graph, parties_in
 
 __all__ = ["PUBLIC_DRAW_PROTOCOLS", "PublicDrawCheck", "check_public_draws"]
 

@@ -38,7 +38,8 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
-from mpc_rr.core import UsageError, lazy, protocol_names
+from mpc_rr.core import UsageError, protocol_names
+from mpc_rr.core._registry import lazy
 
 __all__ = ["Cheats", "ProtocolAttacks", "attacked", "attacks_for", "register_attacks", "unregister_attacks"]
 

@@ -34,7 +34,8 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from mpc_rr.adversary._stats import check_confidence, cp_two_sided
-from mpc_rr.core import UsageError, View
+from mpc_rr.core import UsageError
+from mpc_rr.core._views import View
 
 if TYPE_CHECKING:
     from mpc_rr.pipeline import PipelineConfig
@@ -382,7 +383,8 @@ def rrba_observations(
     the attacker's prior per subset)``.  Tallies through SecAgg+
     (``secure_tally``) leave no answer to read: no group.
     """
-    from mpc_rr.rrba import Answer, AskBlock, implied_matrix
+    from mpc_rr.rrba._messages import Answer, AskBlock
+    from mpc_rr.rrba._privacy import implied_matrix
 
     sizes = config.sizes
     asks = {s.dst: a for s, a in view.select(AskBlock, src=0)}

@@ -27,7 +27,8 @@ from dataclasses import dataclass
 import numpy as np
 
 from mpc_rr.adversary._stats import check_confidence, check_count, cp_lower, cp_upper
-from mpc_rr.secure_sum import SumNoise, offset_noisy_input
+from mpc_rr.secure_sum import SumNoise
+from mpc_rr.secure_sum._noise import offset_noisy_input
 
 __all__ = ["NoiseAudit", "audit_sum_noise"]
 

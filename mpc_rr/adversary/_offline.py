@@ -9,10 +9,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from mpc_rr.core import (
-    UsageError,
-    View,
-)
+from mpc_rr.core import UsageError
+from mpc_rr.core._views import View
 from mpc_rr.secure_sum.full_mesh import (
     MeshPublish,
 )

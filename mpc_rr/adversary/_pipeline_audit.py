@@ -37,7 +37,8 @@ from mpc_rr.adversary._audit import AuditVerdict, epsilon_from_precision
 from mpc_rr.adversary._stats import check_confidence, check_count, cp_lower, cp_two_sided
 from mpc_rr.core import COORDINATOR, HarnessRunner, Runner, UsageError
 from mpc_rr.data import Attribute, Schema
-from mpc_rr.pipeline import DataParty, PipelineConfig, pipeline_roles, signing
+from mpc_rr.pipeline import DataParty, PipelineConfig, pipeline_roles
+from mpc_rr.pipeline import _signing as signing
 
 __all__ = ["PipelineAuditResult", "pipeline_audit", "synthetic_schema"]
 

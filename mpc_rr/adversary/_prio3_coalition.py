@@ -40,8 +40,8 @@ class Prio3Recovery:
 
 
 def _shares(leader: Any, helper: Any) -> tuple[dict[int, Any], dict[int, Any]]:
-    from mpc_rr.secure_sum import agree, decrypt
-    from mpc_rr.secure_sum.prio3 import seal_key
+    from mpc_rr.secure_sum._crypto import agree, decrypt
+    from mpc_rr.secure_sum.prio3._params import seal_key
 
     v, ctx = leader.pub.vdaf, leader.pub.ctx
     lead, help_ = {}, {}

@@ -44,25 +44,21 @@ from typing import Any
 
 import numpy as np
 
-from mpc_rr.core import (
-    DecodeError,
-    Role,
-    UsageError,
-    View,
-    get_protocol,
-)
-from mpc_rr.secure_sum import crypto, shamir, smallest_uint
+from mpc_rr.core import DecodeError, Role, UsageError, get_protocol
+from mpc_rr.core._views import View
+from mpc_rr.secure_sum import _crypto as crypto
+from mpc_rr.secure_sum import _shamir as shamir
+from mpc_rr.secure_sum._entropy import smallest_uint
 from mpc_rr.secure_sum.full_mesh import SPEC as MESH
 from mpc_rr.secure_sum.full_mesh import (
-    TAG_LEN,
     FullMeshParty,
     MeshKey,
     MeshKeys,
     MeshPublish,
     MeshShare,
     MeshTotal,
-    open_share,
 )
+from mpc_rr.secure_sum.full_mesh._messages import TAG_LEN, open_share
 from mpc_rr.secure_sum.plainsum import SPEC as PLAINSUM
 from mpc_rr.secure_sum.plainsum import PlainTotal, PlainValue
 from mpc_rr.secure_sum.secagg import (

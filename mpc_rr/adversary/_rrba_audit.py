@@ -30,15 +30,10 @@ import numpy as np
 
 from mpc_rr.adversary._designs import GuessingTest
 from mpc_rr.core import UsageError
-from mpc_rr.rrba import (
-    Layout,
-    answers_from_uniforms,
-    cdf_table,
-    check_p,
-    implied_matrix,
-    paper_epsilon,
-    table_epsilon,
-)
+from mpc_rr.rrba import answers_from_uniforms, paper_epsilon, table_epsilon
+from mpc_rr.rrba._client import cdf_table, check_p
+from mpc_rr.rrba._privacy import implied_matrix
+from mpc_rr.rrba._tables import Layout
 
 __all__ = ["RRBAClientMechanism", "smallest_cell_test", "uniform_event_test"]
 

@@ -17,12 +17,11 @@ from typing import Any
 import numpy as np
 
 from mpc_rr.adversary._recovery import MemberState, Recovery, _finish, _members, one_hot_cell
-from mpc_rr.core import (
-    COORDINATOR,
-    UsageError,
-    View,
-)
-from mpc_rr.secure_sum import crypto, shamir
+from mpc_rr.core import COORDINATOR, UsageError
+from mpc_rr.core._views import View
+from mpc_rr.secure_sum import _crypto as crypto
+from mpc_rr.secure_sum import _shamir as shamir
+from mpc_rr.secure_sum.secagg import SPEC as SECAGG
 from mpc_rr.secure_sum.secagg import (
     AdvertiseKeys,
     Aggregate,
@@ -217,4 +216,4 @@ def recover_secagg(
             else:
                 cand = full
         cands[u] = cand
-    return _finish("secagg", sv.view, mem, cands, sv.total, t)
+    return _finish(SECAGG.name, sv.view, mem, cands, sv.total, t)

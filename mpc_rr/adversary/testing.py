@@ -28,7 +28,7 @@ def check_public_draws_of(protocol: SumProtocol, runner: KitRunner | None = None
 
 
 def _draws(protocol: SumProtocol) -> bool:
-    from mpc_rr.adversary import PUBLIC_DRAW_PROTOCOLS
+    from mpc_rr.adversary._draw_check import PUBLIC_DRAW_PROTOCOLS
 
     return protocol.name in PUBLIC_DRAW_PROTOCOLS
 

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from mpc_rr.core import lazy_exports
+from mpc_rr.core._lazy import lazy_exports
 
 __all__ = [
     "DEPENDENCE_SOURCES",
@@ -21,19 +21,10 @@ __all__ = [
     "Clustering",
     "GroupRelease",
     "PairLayout",
-    "PairTables",
     "adjust",
     "cluster_attributes",
     "composed_epsilons",
-    "crosstabs",
-    "estimate_pair_tables",
-    "joint_counts",
-    "pair_cells",
-    "pair_dependences",
-    "pair_layout",
-    "pair_mechanisms",
     "perturb_pairs",
-    "perturb_record",
     "release_groups",
     "rr_clusters",
     "rr_independent",
@@ -41,24 +32,15 @@ __all__ = [
 ]
 
 _HOME = {
-    "Clustering": "mpc_rr.mdrr._clustering",
-    "DEPENDENCE_SOURCES": "mpc_rr.mdrr._choices",
-    "GroupRelease": "mpc_rr.mdrr._release",
-    "MECHANISMS": "mpc_rr.mdrr._choices",
-    "PairLayout": "mpc_rr.mdrr._pair_cells",
-    "PairTables": "mpc_rr.mdrr._pairwise",
-    "adjust": "mpc_rr.mdrr._release",
-    "cluster_attributes": "mpc_rr.mdrr._clustering",
-    "composed_epsilons": "mpc_rr.mdrr._pairwise",
-    "crosstabs": "mpc_rr.mdrr._pair_cells",
-    "estimate_pair_tables": "mpc_rr.mdrr._pairwise",
-    "joint_counts": "mpc_rr.mdrr._release",
-    "pair_cells": "mpc_rr.mdrr._pairwise",
-    "pair_dependences": "mpc_rr.mdrr._pairwise",
-    "pair_layout": "mpc_rr.mdrr._pair_cells",
-    "pair_mechanisms": "mpc_rr.mdrr._pairwise",
     "perturb_pairs": "mpc_rr.mdrr._pairwise",
-    "perturb_record": "mpc_rr.mdrr._release",
+    "DEPENDENCE_SOURCES": "mpc_rr.mdrr._choices",
+    "MECHANISMS": "mpc_rr.mdrr._choices",
+    "Clustering": "mpc_rr.mdrr._clustering",
+    "cluster_attributes": "mpc_rr.mdrr._clustering",
+    "PairLayout": "mpc_rr.mdrr._pair_cells",
+    "composed_epsilons": "mpc_rr.mdrr._pairwise",
+    "GroupRelease": "mpc_rr.mdrr._release",
+    "adjust": "mpc_rr.mdrr._release",
     "release_groups": "mpc_rr.mdrr._release",
     "rr_clusters": "mpc_rr.mdrr._release",
     "rr_independent": "mpc_rr.mdrr._release",
@@ -78,23 +60,14 @@ if TYPE_CHECKING:
     )
     from mpc_rr.mdrr._pair_cells import (
         PairLayout,
-        crosstabs,
-        pair_layout,
     )
     from mpc_rr.mdrr._pairwise import (
-        PairTables,
         composed_epsilons,
-        estimate_pair_tables,
-        pair_cells,
-        pair_dependences,
-        pair_mechanisms,
         perturb_pairs,
     )
     from mpc_rr.mdrr._release import (
         GroupRelease,
         adjust,
-        joint_counts,
-        perturb_record,
         release_groups,
         rr_clusters,
         rr_independent,

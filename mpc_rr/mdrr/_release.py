@@ -22,14 +22,8 @@ from dataclasses import dataclass
 import numpy as np
 
 from mpc_rr.core import UsageError
-from mpc_rr.estimation import (
-    AdjustmentResult,
-    Estimate,
-    FactorModel,
-    WeightedRecords,
-    estimate_distribution,
-    rr_adjustment,
-)
+from mpc_rr.estimation import AdjustmentResult, Estimate, estimate_distribution, rr_adjustment
+from mpc_rr.estimation._models import FactorModel, WeightedRecords
 from mpc_rr.mechanisms import JointMechanism, UniformMixture
 
 __all__ = [

@@ -15,10 +15,9 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from mpc_rr.core import lazy_exports
+from mpc_rr.core._lazy import lazy_exports
 
 __all__ = [
-    "DENSE_LIMIT",
     "PAPER_TABLE1",
     "CompactPattern",
     "JointMechanism",
@@ -26,20 +25,10 @@ __all__ = [
     "LambdaRandomization",
     "PatternMechanism",
     "RandomizationMatrix",
-    "StrengthRow",
     "TablePattern",
     "UniformMixture",
-    "apply_kron_ij",
-    "check_codes",
-    "check_dense_cells",
-    "check_observed",
-    "check_pattern_sizes",
-    "check_record",
     "check_sizes",
     "cluster_matrix",
-    "eigenvalues_from_levels",
-    "factor_entropy",
-    "factor_epsilon",
     "k_rr",
     "keep_or_uniform",
     "keep_or_uniform_epsilon",
@@ -47,44 +36,27 @@ __all__ = [
     "mixture_epsilon",
     "paper_epsilon",
     "paper_example",
-    "pattern_matrix",
-    "solve_pattern",
-    "subset_counts",
 ]
 
 _HOME = {
-    "CompactPattern": "mpc_rr.mechanisms._patterns",
-    "DENSE_LIMIT": "mpc_rr.mechanisms._domain",
-    "JointMechanism": "mpc_rr.mechanisms._joint",
-    "KroneckerPattern": "mpc_rr.mechanisms._patterns",
-    "LambdaRandomization": "mpc_rr.mechanisms._lambda",
-    "PAPER_TABLE1": "mpc_rr.mechanisms._lambda",
-    "PatternMechanism": "mpc_rr.mechanisms._patterns",
     "RandomizationMatrix": "mpc_rr.mechanisms._basic",
-    "StrengthRow": "mpc_rr.mechanisms._lambda",
-    "TablePattern": "mpc_rr.mechanisms._patterns",
     "UniformMixture": "mpc_rr.mechanisms._basic",
-    "apply_kron_ij": "mpc_rr.mechanisms._kron",
-    "check_codes": "mpc_rr.mechanisms._domain",
-    "check_dense_cells": "mpc_rr.mechanisms._domain",
-    "check_observed": "mpc_rr.mechanisms._domain",
-    "check_pattern_sizes": "mpc_rr.mechanisms._patterns",
-    "check_record": "mpc_rr.mechanisms._domain",
-    "check_sizes": "mpc_rr.mechanisms._domain",
     "cluster_matrix": "mpc_rr.mechanisms._basic",
-    "eigenvalues_from_levels": "mpc_rr.mechanisms._kron",
-    "factor_entropy": "mpc_rr.mechanisms._lambda",
-    "factor_epsilon": "mpc_rr.mechanisms._lambda",
     "k_rr": "mpc_rr.mechanisms._basic",
     "keep_or_uniform": "mpc_rr.mechanisms._basic",
     "keep_or_uniform_epsilon": "mpc_rr.mechanisms._basic",
+    "paper_epsilon": "mpc_rr.mechanisms._basic",
+    "check_sizes": "mpc_rr.mechanisms._domain",
     "local_epsilon": "mpc_rr.mechanisms._epsilon",
     "mixture_epsilon": "mpc_rr.mechanisms._epsilon",
-    "paper_epsilon": "mpc_rr.mechanisms._basic",
+    "JointMechanism": "mpc_rr.mechanisms._joint",
+    "LambdaRandomization": "mpc_rr.mechanisms._lambda",
+    "PAPER_TABLE1": "mpc_rr.mechanisms._lambda",
     "paper_example": "mpc_rr.mechanisms._lambda",
-    "pattern_matrix": "mpc_rr.mechanisms._kron",
-    "solve_pattern": "mpc_rr.mechanisms._kron",
-    "subset_counts": "mpc_rr.mechanisms._kron",
+    "CompactPattern": "mpc_rr.mechanisms._patterns",
+    "KroneckerPattern": "mpc_rr.mechanisms._patterns",
+    "PatternMechanism": "mpc_rr.mechanisms._patterns",
+    "TablePattern": "mpc_rr.mechanisms._patterns",
 }
 
 __getattr__, __dir__ = lazy_exports(__name__, _HOME, globals())
@@ -100,11 +72,6 @@ if TYPE_CHECKING:
         paper_epsilon,
     )
     from mpc_rr.mechanisms._domain import (
-        DENSE_LIMIT,
-        check_codes,
-        check_dense_cells,
-        check_observed,
-        check_record,
         check_sizes,
     )
     from mpc_rr.mechanisms._epsilon import (
@@ -114,19 +81,9 @@ if TYPE_CHECKING:
     from mpc_rr.mechanisms._joint import (
         JointMechanism,
     )
-    from mpc_rr.mechanisms._kron import (
-        apply_kron_ij,
-        eigenvalues_from_levels,
-        pattern_matrix,
-        solve_pattern,
-        subset_counts,
-    )
     from mpc_rr.mechanisms._lambda import (
         PAPER_TABLE1,
         LambdaRandomization,
-        StrengthRow,
-        factor_entropy,
-        factor_epsilon,
         paper_example,
     )
     from mpc_rr.mechanisms._patterns import (
@@ -134,5 +91,4 @@ if TYPE_CHECKING:
         KroneckerPattern,
         PatternMechanism,
         TablePattern,
-        check_pattern_sizes,
     )

@@ -11,16 +11,17 @@ from typing import Any
 from mpc_rr.core import UsageError
 from mpc_rr.data import Schema
 from mpc_rr.estimation import ESTIMATORS
-from mpc_rr.mdrr import DEPENDENCE_SOURCES, MECHANISMS, composed_epsilons, pair_mechanisms
+from mpc_rr.mdrr import DEPENDENCE_SOURCES, MECHANISMS, composed_epsilons
+from mpc_rr.mdrr._pairwise import pair_mechanisms
 from mpc_rr.mechanisms import JointMechanism, LambdaRandomization, cluster_matrix, keep_or_uniform
 from mpc_rr.privacy import dependence_sensitivity
 from mpc_rr.secure_sum import (
     DEFAULT_SUM,
     check_inner_sum,
-    given_options,
     sum_options,
     sum_protocol,
 )
+from mpc_rr.secure_sum._family import given_options
 from mpc_rr.secure_sum._noisy_sum import NoisySum, plan_noisy_sum
 
 __all__ = ["DEPENDENCE_SOURCES", "MECHANISMS", "DependenceNoise", "PipelineConfig"]

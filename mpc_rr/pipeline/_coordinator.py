@@ -12,21 +12,21 @@ from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
 from mpc_rr.core import (
     COORDINATOR,
-    NOBODY,
     AllIn,
     Deadline,
-    IdMask,
     Message,
     PeerError,
     Send,
     SubMessage,
-    SubProtocolHost,
     Transition,
     UsageError,
-    broadcast,
     table,
 )
-from mpc_rr.estimation import PatternCounts, estimate_distribution
+from mpc_rr.core._compose import SubProtocolHost
+from mpc_rr.core._id_mask import IdMask
+from mpc_rr.core._roles import NOBODY, broadcast
+from mpc_rr.estimation import estimate_distribution
+from mpc_rr.estimation._patterns import PatternCounts
 from mpc_rr.mdrr import Clustering, cluster_attributes
 from mpc_rr.pipeline import _signing as signing
 from mpc_rr.pipeline._config import PipelineConfig

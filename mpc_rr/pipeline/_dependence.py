@@ -28,15 +28,9 @@ import numpy as np
 
 from mpc_rr.core import COORDINATOR, Role, UsageError
 from mpc_rr.estimation import noisy_dependence_matrix
-from mpc_rr.mdrr import (
-    Clustering,
-    cluster_attributes,
-    estimate_pair_tables,
-    pair_cells,
-    pair_dependences,
-    pair_layout,
-    perturb_pairs,
-)
+from mpc_rr.mdrr import Clustering, cluster_attributes
+from mpc_rr.mdrr._pair_cells import pair_layout
+from mpc_rr.mdrr._pairwise import estimate_pair_tables, pair_cells, pair_dependences, perturb_pairs
 from mpc_rr.pipeline._config import PipelineConfig
 from mpc_rr.secure_sum import Entropy, SumProtocol, sum_protocol
 

@@ -35,7 +35,8 @@ import numpy as np
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
 from mpc_rr.core import COORDINATOR, Role, UsageError, csprng_generator
-from mpc_rr.data import ADULT_COLUMNS, ADULT_SCHEMA, data_file
+from mpc_rr.data import ADULT_SCHEMA, data_file
+from mpc_rr.data._datasets import ADULT_COLUMNS
 from mpc_rr.pipeline import _signing as signing
 from mpc_rr.pipeline._config import PipelineConfig
 from mpc_rr.pipeline._coordinator import Coordinator

@@ -8,19 +8,12 @@ from functools import lru_cache
 
 import numpy as np
 
-from mpc_rr.core import (
-    COORDINATOR,
-    NOBODY,
-    ONLY_COORDINATOR,
-    Send,
-    SubProtocolHost,
-    Transition,
-    UsageError,
-    sub_protocol_steps,
-    table,
-)
-from mpc_rr.mdrr import Clustering, perturb_record
-from mpc_rr.mechanisms import check_record
+from mpc_rr.core import COORDINATOR, Send, Transition, UsageError, table
+from mpc_rr.core._compose import SubProtocolHost, sub_protocol_steps
+from mpc_rr.core._roles import NOBODY, ONLY_COORDINATOR
+from mpc_rr.mdrr import Clustering
+from mpc_rr.mdrr._release import perturb_record
+from mpc_rr.mechanisms._domain import check_record
 from mpc_rr.pipeline import _signing as signing
 from mpc_rr.pipeline._config import PipelineConfig
 from mpc_rr.pipeline._dependence import (

@@ -14,7 +14,8 @@ from collections.abc import Callable, Mapping, Sequence
 
 import numpy as np
 
-from mpc_rr.core import COORDINATOR, Message, Progress, Role, RolePlan, UsageError
+from mpc_rr.core import COORDINATOR, Message, Role, UsageError
+from mpc_rr.core._runs import Progress, RolePlan
 from mpc_rr.pipeline import _signing as signing
 from mpc_rr.pipeline._config import PipelineConfig
 from mpc_rr.pipeline._coordinator import Coordinator

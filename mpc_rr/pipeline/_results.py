@@ -9,15 +9,9 @@ from functools import lru_cache
 import numpy as np
 
 from mpc_rr.core import UsageError
-from mpc_rr.estimation import (
-    AdjustmentResult,
-    Estimate,
-    FactorModel,
-    PatternCounts,
-    WeightedRecords,
-    estimate_distribution,
-    rr_adjustment,
-)
+from mpc_rr.estimation import AdjustmentResult, Estimate, estimate_distribution, rr_adjustment
+from mpc_rr.estimation._models import FactorModel, WeightedRecords
+from mpc_rr.estimation._patterns import PatternCounts
 from mpc_rr.mdrr import Clustering
 from mpc_rr.pipeline._config import PipelineConfig
 

@@ -24,8 +24,9 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from mpc_rr.core import Codec, DecodeError, Message, PartTally, PeerError, UsageError, WireArray
-from mpc_rr.estimation import PatternCounts
+from mpc_rr.core import Codec, DecodeError, Message, PeerError, UsageError, WireArray
+from mpc_rr.core._parts import PartTally
+from mpc_rr.estimation._patterns import PatternCounts
 from mpc_rr.pipeline._config import PipelineConfig
 from mpc_rr.pipeline._messages import PIPELINE_MESSAGES, RandomizedRecord, Release, read_codes
 

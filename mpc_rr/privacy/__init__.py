@@ -4,15 +4,11 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from mpc_rr.core import lazy_exports
+from mpc_rr.core._lazy import lazy_exports
 
 __all__ = [
-    "BOUNDS",
     "CHANNELS",
     "DIRECT_ASSUMPTION",
-    "DISCRETIZATION",
-    "MAX_EPSILON0",
-    "MAX_PARTIES",
     "SHUFFLING",
     "Amplification",
     "Assumption",
@@ -50,12 +46,10 @@ __all__ = [
 ]
 
 _HOME = {
-    "MAX_EPSILON0": "mpc_rr.privacy._limits",
-    "MAX_PARTIES": "mpc_rr.privacy._limits",
-    "check_epsilon0": "mpc_rr.privacy._limits",
-    "check_numerical_parties": "mpc_rr.privacy._limits",
-    "discrete_gaussian": "mpc_rr.privacy._discrete_gaussian",
-    "discrete_gaussian_pmf": "mpc_rr.privacy._discrete_gaussian",
+    "Mechanism": "mpc_rr.privacy._compose",
+    "compose": "mpc_rr.privacy._compose",
+    "epsilon_for_delta": "mpc_rr.privacy._compose",
+    "mechanism_pld": "mpc_rr.privacy._compose",
     "Sensitivity": "mpc_rr.privacy._discrete",
     "dependence_sensitivity": "mpc_rr.privacy._discrete",
     "skellam_epsilon": "mpc_rr.privacy._discrete",
@@ -65,38 +59,35 @@ _HOME = {
     "skellam_rdp": "mpc_rr.privacy._discrete",
     "skellam_tail_radius": "mpc_rr.privacy._discrete",
     "skellam_variance": "mpc_rr.privacy._discrete",
-    "Amplification": "mpc_rr.privacy._shuffle",
+    "discrete_gaussian": "mpc_rr.privacy._discrete_gaussian",
+    "discrete_gaussian_pmf": "mpc_rr.privacy._discrete_gaussian",
     "Assumption": "mpc_rr.privacy._ledger",
-    "BOUNDS": "mpc_rr.privacy._shuffle",
     "CHANNELS": "mpc_rr.privacy._ledger",
     "DIRECT_ASSUMPTION": "mpc_rr.privacy._ledger",
-    "DISCRETIZATION": "mpc_rr.privacy._compose",
     "Ledger": "mpc_rr.privacy._ledger",
     "LedgerEntry": "mpc_rr.privacy._ledger",
-    "Mechanism": "mpc_rr.privacy._compose",
     "PhaseSpec": "mpc_rr.privacy._ledger",
     "Release": "mpc_rr.privacy._ledger",
     "SHUFFLING": "mpc_rr.privacy._ledger",
-    "amplification_curve": "mpc_rr.privacy._shuffle",
     "build_ledger": "mpc_rr.privacy._ledger",
+    "with_audits": "mpc_rr.privacy._ledger",
+    "check_epsilon0": "mpc_rr.privacy._limits",
+    "check_numerical_parties": "mpc_rr.privacy._limits",
+    "Amplification": "mpc_rr.privacy._shuffle",
+    "amplification_curve": "mpc_rr.privacy._shuffle",
     "central_epsilon": "mpc_rr.privacy._shuffle",
     "clone_probability": "mpc_rr.privacy._shuffle",
     "closed_form_epsilon": "mpc_rr.privacy._shuffle",
-    "compose": "mpc_rr.privacy._compose",
-    "epsilon_for_delta": "mpc_rr.privacy._compose",
     "largest_epsilon0": "mpc_rr.privacy._shuffle",
-    "mechanism_pld": "mpc_rr.privacy._compose",
     "numerical_epsilon": "mpc_rr.privacy._shuffle",
     "shuffle_delta": "mpc_rr.privacy._shuffle",
     "smallest_n": "mpc_rr.privacy._shuffle",
-    "with_audits": "mpc_rr.privacy._ledger",
 }
 
 __getattr__, __dir__ = lazy_exports(__name__, _HOME, globals())
 
 if TYPE_CHECKING:
     from mpc_rr.privacy._compose import (
-        DISCRETIZATION,
         Mechanism,
         compose,
         epsilon_for_delta,
@@ -113,7 +104,10 @@ if TYPE_CHECKING:
         skellam_tail_radius,
         skellam_variance,
     )
-    from mpc_rr.privacy._discrete_gaussian import discrete_gaussian, discrete_gaussian_pmf
+    from mpc_rr.privacy._discrete_gaussian import (
+        discrete_gaussian,
+        discrete_gaussian_pmf,
+    )
     from mpc_rr.privacy._ledger import (
         CHANNELS,
         DIRECT_ASSUMPTION,
@@ -127,13 +121,10 @@ if TYPE_CHECKING:
         with_audits,
     )
     from mpc_rr.privacy._limits import (
-        MAX_EPSILON0,
-        MAX_PARTIES,
         check_epsilon0,
         check_numerical_parties,
     )
     from mpc_rr.privacy._shuffle import (
-        BOUNDS,
         Amplification,
         amplification_curve,
         central_epsilon,

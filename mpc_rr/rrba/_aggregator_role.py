@@ -42,25 +42,23 @@ import numpy as np
 
 from mpc_rr.core import (
     COORDINATOR,
-    NOBODY,
     AllIn,
     Deadline,
     DecodeError,
     Message,
     PeerError,
     Send,
-    SubProtocolHost,
     Transition,
-    broadcast,
-    sub_protocol_steps,
     table,
 )
+from mpc_rr.core._compose import SubProtocolHost, sub_protocol_steps
+from mpc_rr.core._roles import NOBODY, broadcast
 from mpc_rr.rrba._aggregator import tally
 from mpc_rr.rrba._collection import BlockPlan, BlockRecord, Collection
 from mpc_rr.rrba._config import RRBAConfig
 from mpc_rr.rrba._messages import RRBA_MESSAGES, Answer, AskBlock, Dismiss, read_cells
 from mpc_rr.rrba._noisy_tally import consistent_counts
-from mpc_rr.secure_sum import default_identity, sub_identity
+from mpc_rr.secure_sum._identity import default_identity, sub_identity
 
 __all__ = ["AggState", "BlockProgress", "RRBAAggregator"]
 

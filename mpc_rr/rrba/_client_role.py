@@ -18,26 +18,17 @@ from functools import lru_cache
 
 import numpy as np
 
-from mpc_rr.core import (
-    COORDINATOR,
-    NOBODY,
-    ONLY_COORDINATOR,
-    Message,
-    PeerError,
-    Send,
-    SubProtocolHost,
-    Transition,
-    UsageError,
-    sub_protocol_steps,
-    table,
-)
-from mpc_rr.mechanisms import check_record
+from mpc_rr.core import COORDINATOR, Message, PeerError, Send, Transition, UsageError, table
+from mpc_rr.core._compose import SubProtocolHost, sub_protocol_steps
+from mpc_rr.core._roles import NOBODY, ONLY_COORDINATOR
+from mpc_rr.mechanisms._domain import check_record
 from mpc_rr.rrba._client import answer_packed, cdf_table
 from mpc_rr.rrba._config import RRBAConfig
 from mpc_rr.rrba._messages import RRBA_MESSAGES, Answer, AskBlock, Dismiss, wire_cells
 from mpc_rr.rrba._privacy import table_epsilon
 from mpc_rr.rrba._tables import SubsetIndex
-from mpc_rr.secure_sum import Entropy, default_identity, sub_identity
+from mpc_rr.secure_sum import Entropy
+from mpc_rr.secure_sum._identity import default_identity, sub_identity
 
 __all__ = ["CheckedAsk", "ClientOutcome", "ClientState", "RRBAClient", "check_ask"]
 

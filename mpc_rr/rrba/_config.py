@@ -38,7 +38,8 @@ from mpc_rr.rrba._stopping import check_alpha
 from mpc_rr.rrba._tables import Layout, SubsetIndex
 from mpc_rr.rrba._update import REPAIRS, check_floor
 from mpc_rr.rrba._views import Cover, cover
-from mpc_rr.secure_sum import DEFAULT_SUM, SumProtocol, check_inner_sum, given_options, sum_protocol
+from mpc_rr.secure_sum import DEFAULT_SUM, SumProtocol, check_inner_sum, sum_protocol
+from mpc_rr.secure_sum._family import given_options
 from mpc_rr.secure_sum._noisy_sum import NoisySum
 
 __all__ = ["RRBAConfig"]

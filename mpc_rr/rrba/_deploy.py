@@ -41,7 +41,8 @@ from typing import Any
 
 import numpy as np
 
-from mpc_rr.core import COORDINATOR, Role, UsageError, csprng_generator, noise_source
+from mpc_rr.core import COORDINATOR, Role, UsageError, csprng_generator
+from mpc_rr.core._randomness import noise_source
 from mpc_rr.data import Schema
 from mpc_rr.rrba._aggregator_role import RRBAAggregator
 from mpc_rr.rrba._client_role import ClientOutcome, RRBAClient

@@ -28,7 +28,7 @@ from typing import Any
 import numpy as np
 
 from mpc_rr.core import UsageError
-from mpc_rr.estimation import project_simplex
+from mpc_rr.estimation._frequencies import project_simplex
 from mpc_rr.privacy import Sensitivity
 from mpc_rr.secure_sum._noisy_sum import NoisySum, plan_noisy_sum
 

@@ -57,7 +57,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from mpc_rr.core import COORDINATOR, Role, Runner, RunResult, UsageError, noise_source
+from mpc_rr.core import COORDINATOR, Role, Runner, RunResult, UsageError
+from mpc_rr.core._randomness import noise_source
 from mpc_rr.data import Dataset
 from mpc_rr.rrba._aggregator_role import BlockProgress, RRBAAggregator
 from mpc_rr.rrba._client_role import RRBAClient

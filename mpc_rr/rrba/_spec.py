@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from mpc_rr.core import ProtocolSpec, lazy
+from mpc_rr.core import ProtocolSpec
+from mpc_rr.core._registry import lazy
 
 __all__ = ["RRBA"]
 

@@ -52,7 +52,7 @@ from mpc_rr.privacy import (
     skellam_tail_radius,
     skellam_variance,
 )
-from mpc_rr.secure_sum.secagg import parties_in
+from mpc_rr.secure_sum.secagg._params import parties_in
 
 __all__ = [
     "SumNoise",

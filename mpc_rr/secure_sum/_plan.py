@@ -22,7 +22,8 @@ from typing import Any
 
 import numpy as np
 
-from mpc_rr.core import COORDINATOR, DropPoint, Message, Progress, Role, RolePlan, UsageError
+from mpc_rr.core import COORDINATOR, DropPoint, Message, Role, UsageError
+from mpc_rr.core._runs import Progress, RolePlan
 from mpc_rr.secure_sum._entropy import Entropy
 from mpc_rr.secure_sum._family import sum_options, sum_protocol, sum_protocols
 from mpc_rr.secure_sum._protocol import StatelessPrechecks, SumProtocol

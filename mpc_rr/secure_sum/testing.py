@@ -52,8 +52,8 @@ from mpc_rr.core import (
     Message,
     RunResult,
     Transcript,
-    observe,
 )
+from mpc_rr.core._views import observe
 from mpc_rr.secure_sum._common import SumResult
 from mpc_rr.secure_sum._entropy import SeededEntropy
 from mpc_rr.secure_sum._family import sum_protocol

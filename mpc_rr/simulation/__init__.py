@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from mpc_rr.core import lazy_exports
+from mpc_rr.core._lazy import lazy_exports
 
 __all__ = [
     "KINDS",

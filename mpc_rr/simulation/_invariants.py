@@ -34,7 +34,8 @@ from typing import Any
 
 import numpy as np
 
-from mpc_rr.core import COORDINATOR, RELAY, Role, Transcript, observe
+from mpc_rr.core import COORDINATOR, Role, Transcript, observe
+from mpc_rr.core._errors import RELAY
 from mpc_rr.secure_sum import SumResult
 from mpc_rr.simulation._schedule import Schedule
 from mpc_rr.simulation._target import SimTarget

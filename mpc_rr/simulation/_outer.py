@@ -69,7 +69,9 @@ class PipelineTarget(SimTarget):
 
     def __init__(self, inner: str, parties: int) -> None:
         from mpc_rr.data import Attribute, Schema
-        from mpc_rr.pipeline import PIPELINE, PIPELINE_MESSAGES, PipelineConfig, signing
+        from mpc_rr.pipeline import PIPELINE, PipelineConfig
+        from mpc_rr.pipeline import _signing as signing
+        from mpc_rr.pipeline._messages import PIPELINE_MESSAGES
 
         spec = sum_protocol(inner)
         if not spec.total_at_coordinator:
@@ -127,7 +129,8 @@ class RRBATarget(SimTarget):
     """RRBA with its secure tally over ``inner`` among ``parties`` clients (module docstring)."""
 
     def __init__(self, inner: str, parties: int) -> None:
-        from mpc_rr.rrba import RRBA, RRBA_MESSAGES, RRBAConfig
+        from mpc_rr.rrba import RRBA, RRBAConfig
+        from mpc_rr.rrba._messages import RRBA_MESSAGES
 
         spec = sum_protocol(inner)
         if not spec.total_at_coordinator:

@@ -28,7 +28,8 @@ from typing import Any
 
 import numpy as np
 
-from mpc_rr.core import Codec, PeerError, Role, Send, Transcript, codec_for_roles
+from mpc_rr.core import Codec, PeerError, Role, Send, Transcript
+from mpc_rr.core._harness import codec_for_roles
 from mpc_rr.simulation._invariants import (
     PartyEnd,
     Violation,

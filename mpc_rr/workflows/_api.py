@@ -71,15 +71,9 @@ def as_dataset(
     schema is inferred: ``columns`` keeps those columns, in that order;
     ``ordinal`` names the ordered ones.
     """
-    from mpc_rr.data import (
-        encode_columns,
-        infer_schema,
-        load_adult,
-        load_csv,
-        load_schema,
-        read_csv_columns,
-        schema_of_values,
-    )
+    from mpc_rr.data import infer_schema, load_adult, load_csv, load_schema, read_csv_columns
+    from mpc_rr.data._schema import encode_columns
+    from mpc_rr.data._schema_io import schema_of_values
 
     if isinstance(table, Dataset):
         return table

@@ -36,7 +36,8 @@ __all__ = ["CoalitionPoint", "CoalitionReport", "all_message_types", "coalition_
 
 def all_message_types() -> tuple[type[Message], ...]:
     """Every message class of every registered protocol (an offline observer's codec)."""
-    from mpc_rr.core import message_types, protocols
+    from mpc_rr.core import protocols
+    from mpc_rr.core._views import message_types
 
     return message_types(*(spec.message_types() for spec in protocols()))
 
@@ -47,8 +48,9 @@ def offline_report(
     """What an eavesdropper learns from a saved transcript alone: who took part and when, the
     size census, and -- where payloads are readable and the adversary registered an ``offline``
     decoder and a ``recover`` attack for the protocol -- input recovery, scored when the file's metadata holds the input recipe."""
-    from mpc_rr.adversary import participation, size_census
-    from mpc_rr.core import DecodeError, observe
+    from mpc_rr.adversary._eavesdrop import participation, size_census
+    from mpc_rr.core import DecodeError
+    from mpc_rr.core._views import observe
 
     try:
         t = Transcript.load(path)
@@ -95,7 +97,8 @@ def _spec_or_none(name: object) -> Any:
 
 def _offline_recovery(view: Any, spec: Any, meta: dict[str, Any], confidence: float) -> dict[str, Any]:
     """Input recovery from a saved plaintext transcript; scored if ``meta`` holds the input recipe."""
-    from mpc_rr.adversary import recover, score
+    from mpc_rr.adversary import recover
+    from mpc_rr.adversary._coalitions import score
 
     senders = sorted({s.src for s in view if s.src != 0})
     n = int(meta.get("parties", len(senders)))
@@ -196,14 +199,10 @@ def coalition_report(
     the typed report (its ``to_json()``: the JSON document of ``mpc-rr attack
     coalition``): the result at ``size``, the declared bound, the curve.
     """
-    from mpc_rr.adversary import (
-        check_confidence,
-        coalition_model,
-        coalition_sweep,
-        member_state,
-        pool,
-    )
-    from mpc_rr.core import observe
+    from mpc_rr.adversary import check_confidence
+    from mpc_rr.adversary._coalitions import coalition_model, coalition_sweep, pool
+    from mpc_rr.adversary._recovery import member_state
+    from mpc_rr.core._views import observe
 
     check_confidence(confidence)
     n = parties
@@ -252,7 +251,7 @@ def coalition_report(
 
 def _secagg_adversary(cfg: Any, size: int, variant: str | None) -> dict[str, Any]:
     """What the adaptive adversary of ``attack coalition`` knew and could do (SecAgg+)."""
-    from mpc_rr.adversary import draw_exposure
+    from mpc_rr.adversary._coalitions import draw_exposure
 
     fixed = variant == "fixed-draw"
     p = draw_exposure(cfg.n, cfg.degree, cfg.threshold, size)
@@ -301,19 +300,11 @@ def eavesdrop_report(
     headline ``success`` / ``baseline`` / ``ci`` (``content`` where payloads are
     readable, else ``size``).
     """
-    from mpc_rr.adversary import (
-        bayes_inference,
-        participation,
-        pipeline_observations,
-        pool_inference,
-        recover,
-        rrba_observations,
-        score,
-        size_census,
-        size_leakage,
-        timing_leakage,
-    )
-    from mpc_rr.core import observe
+    from mpc_rr.adversary import bayes_inference, recover, size_leakage, timing_leakage
+    from mpc_rr.adversary._coalitions import score
+    from mpc_rr.adversary._eavesdrop import participation, size_census
+    from mpc_rr.adversary._inference import pipeline_observations, pool_inference, rrba_observations
+    from mpc_rr.core._views import observe
 
     tap = run.tap
     data = run.data_parties

@@ -27,7 +27,7 @@ import numpy as np
 from mpc_rr.core import UsageError
 
 if TYPE_CHECKING:
-    from mpc_rr.adversary import GuessingTest
+    from mpc_rr.adversary._designs import GuessingTest
     from mpc_rr.data import Dataset
 
 __all__ = [
@@ -159,7 +159,8 @@ def rrba_sent_table(
     table of ``subset`` that block ``clients / block + 1`` would be sent
     (default: the table with the smallest cell -- its clients leak most).
     """
-    from mpc_rr.data import Dataset, load_records
+    from mpc_rr.data import Dataset
+    from mpc_rr.data._records import load_records
     from mpc_rr.rrba import run_rrba
 
     rng = np.random.default_rng(seed)
@@ -184,7 +185,11 @@ def rrba_sent_table(
 
 
 def _rrba(a: MechanismParams) -> Built:
-    from mpc_rr.adversary import RRBAClientMechanism, smallest_cell_test, uniform_event_test
+    from mpc_rr.adversary._rrba_audit import (
+        RRBAClientMechanism,
+        smallest_cell_test,
+        uniform_event_test,
+    )
 
     p = a.keep("rrba")
     if a.table is not None:
@@ -288,13 +293,9 @@ def audit_mechanism(
     LDP-Auditor's formula on the same runs; ``one_run``: also Steinke et al.'s
     one-run audit.  Every draw comes from ``default_rng(seed)``.
     """
-    from mpc_rr.adversary import (
-        AuditResult,
-        audit,
-        ldp_auditor_audit,
-        one_run_audit,
-        structured_test,
-    )
+    from mpc_rr.adversary import AuditResult, audit, one_run_audit
+    from mpc_rr.adversary._audit import ldp_auditor_audit
+    from mpc_rr.adversary._designs import structured_test
 
     built = build_mechanism(name, params)
     claim = built.claimed if claimed is None else claimed

@@ -45,8 +45,10 @@ import numpy as np
 
 from mpc_rr.core import COORDINATOR, HarnessRunner, UsageError
 from mpc_rr.data import Dataset
-from mpc_rr.estimation import CountQuery, make_queries, project_simplex, relative_error, true_count
-from mpc_rr.mdrr import pair_layout, rr_independent
+from mpc_rr.estimation import CountQuery, make_queries, relative_error, true_count
+from mpc_rr.estimation._frequencies import project_simplex
+from mpc_rr.mdrr import rr_independent
+from mpc_rr.mdrr._pair_cells import pair_layout
 from mpc_rr.mechanisms import keep_or_uniform
 from mpc_rr.privacy import Assumption, PhaseSpec, Release, build_ledger, dependence_sensitivity
 from mpc_rr.privacy import skellam_epsilon as _skellam_epsilon

@@ -25,7 +25,8 @@ from typing import TYPE_CHECKING, Any, Protocol
 
 import numpy as np
 
-from mpc_rr.adversary import attacks_for, planted_variants
+from mpc_rr.adversary import attacks_for
+from mpc_rr.adversary._choices import planted_variants
 from mpc_rr.core import (
     COORDINATOR,
     HarnessRunner,
@@ -239,7 +240,8 @@ def pipeline_run(
     (``None`` or ``"adult"``: Adult; or a :class:`~mpc_rr.data.Dataset`) drawn with ``seed``,
     keep probability ``p``, release ``mechanism``, ``dependence`` source."""
     from mpc_rr.data import Dataset, load_adult
-    from mpc_rr.pipeline import PipelineConfig, pipeline_roles, signing
+    from mpc_rr.pipeline import PipelineConfig, pipeline_roles
+    from mpc_rr.pipeline import _signing as signing
 
     if planted not in (None, "raw-record"):
         raise UsageError(f"pipeline has no planted variant {planted!r}")
@@ -262,7 +264,7 @@ def pipeline_run(
     )  # fmt: skip
     roles = pipeline_roles(cfg, data.codes, seed, key, sum_entropy=entropy if dependence != "rr" else None)
     if planted == "raw-record":
-        from mpc_rr.adversary import RawRecordParty
+        from mpc_rr.adversary._broken import RawRecordParty
         from mpc_rr.core import party_generators
 
         gens = party_generators(seed, parties)
@@ -286,8 +288,10 @@ def rrba_run(
 ) -> ObservedRun:
     """RRBA's observed run (its registered observed run): ``parties`` clients drawn from
     ``data``, ``block`` clients per block, answers in the clear or ``secure_tally``."""
-    from mpc_rr.data import Dataset, load_records
-    from mpc_rr.rrba import client_step_timeouts, config_for, rrba_roles
+    from mpc_rr.data import Dataset
+    from mpc_rr.data._records import load_records
+    from mpc_rr.rrba import rrba_roles
+    from mpc_rr.rrba._protocol import client_step_timeouts, config_for
 
     rng = np.random.default_rng(np.random.SeedSequence([seed, 0xBA]))
     if isinstance(data, Dataset):  # shuffled and cut as load_records does a named table

@@ -6,7 +6,8 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from mpc_rr.core import UsageError, lazy, protocol_names
+from mpc_rr.core import UsageError, protocol_names
+from mpc_rr.core._registry import lazy
 
 __all__ = ["eavesdrop_protocols", "observed_run_of", "register_observed_run"]
 

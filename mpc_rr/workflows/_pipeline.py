@@ -31,26 +31,14 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from mpc_rr.core import (
-    COORDINATOR,
-    ProtocolAbort,
-    Role,
-    Runner,
-    RunResult,
-    UsageError,
-    simulation_gc,
-)
+from mpc_rr.core import COORDINATOR, ProtocolAbort, Role, Runner, RunResult, UsageError
+from mpc_rr.core._gc import simulation_gc
 from mpc_rr.data import Dataset
-from mpc_rr.estimation import (
-    AdjustmentResult,
-    FactorModel,
-    answer,
-    make_queries,
-    relative_error,
-    true_count,
-)
+from mpc_rr.estimation import AdjustmentResult, answer, make_queries, relative_error, true_count
+from mpc_rr.estimation._models import FactorModel
 from mpc_rr.mdrr import adjust, rr_independent
-from mpc_rr.pipeline import PipelineConfig, PipelinePlan, PipelineResult, signing
+from mpc_rr.pipeline import PipelineConfig, PipelinePlan, PipelineResult
+from mpc_rr.pipeline import _signing as signing
 from mpc_rr.privacy import Ledger, PhaseSpec
 from mpc_rr.secure_sum import DEFAULT_SUM, merge_sum_options
 from mpc_rr.workflows._ledger_audit import audit_ledger
@@ -202,7 +190,7 @@ def execute(
         dp_epsilon=opts.dp_epsilon, dp_delta=opts.dp_delta,
     )  # fmt: skip
     if cfg.dependence != "rr":  # the sum's own parameter checks (SecAgg+'s thresholds) before
-        from mpc_rr.pipeline import dependence_public  # any party is built (cached: reused then)
+        from mpc_rr.pipeline._dependence import dependence_public
 
         dependence_public(cfg)
     marks: dict[str, float] = {}

@@ -62,6 +62,7 @@ __all__ = [
     "PrivacyPlan",
     "central_curve",
     "channel_assumption",
+    "channel_protocol",
     "default_max_corrupt",
     "keep_probability",
     "ledger_curve",
@@ -98,9 +99,20 @@ def keep_probability(eps0: float, k: int) -> float:
 
 def default_max_corrupt(channel: str) -> float:
     """The colluding fraction a channel's figure assumes when none is given (module docstring)."""
-    from mpc_rr.secure_sum import DEFAULT_MAX_CORRUPT
+    from mpc_rr.secure_sum import DEFAULT_MAX_CORRUPT, sum_protocols
 
-    return DEFAULT_MAX_CORRUPT if channel in ("secure-sum", "prio3") else 0.0
+    return DEFAULT_MAX_CORRUPT if channel in {p.ledger_channel for p in sum_protocols()} else 0.0
+
+
+def channel_protocol(channel: str) -> str | None:
+    """The sum protocol a planned ledger channel stands for (``secure-sum``: the default sum,
+    :data:`~mpc_rr.secure_sum.DEFAULT_SUM`; a channel of its own, such as Prio3's: that
+    protocol), or None for a channel that is no sum."""
+    from mpc_rr.secure_sum import DEFAULT_SUM, sum_protocol, sum_protocols
+
+    if channel == sum_protocol(DEFAULT_SUM).ledger_channel:
+        return DEFAULT_SUM
+    return next((p.name for p in sum_protocols() if p.ledger_channel == channel), None)
 
 
 def sum_assumption(
@@ -121,13 +133,17 @@ def channel_assumption(channel: str, n: int, max_corrupt: float | None = None) -
     run ``mpc-rr run --max-corrupt F`` would launch), ``prio3`` Prio3 at its default minimum
     batch, ``anonymous`` an ideal shuffler."""
     from mpc_rr.privacy import DIRECT_ASSUMPTION
-    from mpc_rr.secure_sum import colluders_in
+    from mpc_rr.secure_sum._trust import colluders_in
 
     f = default_max_corrupt(channel) if max_corrupt is None else float(max_corrupt)
-    if channel == "secure-sum":
-        return sum_assumption("secagg", {"max_corrupt": f}, n)
-    if channel == "prio3":
-        return sum_assumption("prio3", {}, n, max_corrupt=f)
+    protocol = channel_protocol(channel)
+    if protocol is not None:
+        # a sum sized for the coalition takes it as an option (SecAgg+), others as the trust bound
+        from mpc_rr.secure_sum import sum_protocol
+
+        if "max_corrupt" in sum_protocol(protocol).options.__struct_fields__:
+            return sum_assumption(protocol, {"max_corrupt": f}, n)
+        return sum_assumption(protocol, {}, n, max_corrupt=f)
     if channel == "anonymous":
         c = colluders_in(f, n)
         return Assumption(
@@ -159,7 +175,7 @@ def _central(eps0: float, n: int, delta: float, channel: str, k: int | None, rel
 
 def _roster_for(hiding: int, max_corrupt: float) -> int:
     """The fewest parties ``n`` whose honest part ``n - floor(max_corrupt n)`` is ``hiding``."""
-    from mpc_rr.secure_sum import colluders_in
+    from mpc_rr.secure_sum._trust import colluders_in
 
     n = max(hiding, math.ceil(hiding / (1.0 - max_corrupt)) - 1)
     while n - colluders_in(max_corrupt, n) < hiding:
@@ -174,7 +190,7 @@ def central_curve(
     """``[{"n", "central_epsilon", "closed_form"}]`` over ``ns`` (default 10^2..10^7), with
     ``floor(max_corrupt n)`` colluders' reports out of each blanket (no bound checked: the curve
     shows what the honest part amplifies)."""
-    from mpc_rr.secure_sum import colluders_in
+    from mpc_rr.secure_sum._trust import colluders_in
 
     grid = CURVE_NS if ns is None else ns
     hide = np.asarray([max(1, int(n) - colluders_in(max_corrupt, int(n))) for n in grid], np.int64)

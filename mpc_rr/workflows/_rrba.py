@@ -36,15 +36,8 @@ import numpy as np
 
 from mpc_rr.core import CostReport, Runner, RunResult, UsageError
 from mpc_rr.data import Dataset
-from mpc_rr.rrba import (
-    MAX_ROWS,
-    RRBARun,
-    empirical_table,
-    js_divergence,
-    l2_counts,
-    marginal_rows,
-    reconstruct,
-)
+from mpc_rr.rrba import MAX_ROWS, RRBARun, empirical_table, js_divergence, l2_counts, reconstruct
+from mpc_rr.rrba._consistency import marginal_rows
 from mpc_rr.secure_sum import DEFAULT_SUM
 
 __all__ = ["RRBACollection", "RunnerFactory", "collect_rrba", "marginal_errors", "summarize"]
@@ -223,7 +216,9 @@ def collect_rrba(
     ``(epsilon, delta)`` per record (:mod:`mpc_rr.rrba._noisy_tally`).
     """
     from mpc_rr.core import DropAt
-    from mpc_rr.rrba import Answer, client_step_timeouts, config_for, run_distributed, run_rrba
+    from mpc_rr.rrba import run_distributed, run_rrba
+    from mpc_rr.rrba._messages import Answer
+    from mpc_rr.rrba._protocol import client_step_timeouts, config_for
 
     ss = seed if isinstance(seed, np.random.SeedSequence) else np.random.SeedSequence(seed)
     if runner is None:

@@ -26,7 +26,8 @@ import numpy as np
 from mpc_rr.core import CostReport
 from mpc_rr.data import Dataset
 from mpc_rr.rrba import RRBARun, epsilon_cap
-from mpc_rr.secure_sum import DEFAULT_SUM, given_options, sum_options_json
+from mpc_rr.secure_sum import DEFAULT_SUM
+from mpc_rr.secure_sum._family import given_options, sum_options_json
 from mpc_rr.workflows._privacy import (
     ledger_curve,
     rrba_crowds,

@@ -17,7 +17,8 @@ from collections.abc import Mapping
 from dataclasses import asdict, dataclass, field, replace
 from typing import TYPE_CHECKING, Any
 
-from mpc_rr.core import CostReport, noise_source
+from mpc_rr.core import CostReport
+from mpc_rr.core._randomness import noise_source
 from mpc_rr.privacy import Ledger
 from mpc_rr.workflows._adjustment_checks import _worse, adjustment_checks, effective_records
 from mpc_rr.workflows._tables import ErrorTable, PhaseEpsilons
@@ -215,8 +216,8 @@ def _secure_sum_record(ex: Execution) -> SecureSumRecord | None:
     cfg = ex.config
     if cfg.dependence == "rr":
         return None
-    from mpc_rr.pipeline import dependence_public, dependence_sum
-    from mpc_rr.secure_sum import sum_options_json
+    from mpc_rr.pipeline._dependence import dependence_public, dependence_sum
+    from mpc_rr.secure_sum._family import sum_options_json
 
     per_party = ex.run.costs.data_parties()["mean"]
     pub = dependence_public(cfg)

@@ -28,28 +28,16 @@ from mpc_rr.core import (
     Runner,
     RunResult,
     UsageError,
-    blame_json,
-    simulation_gc,
 )
+from mpc_rr.core._errors import blame_json
+from mpc_rr.core._gc import simulation_gc
 from mpc_rr.data import Schema
 from mpc_rr.estimation import Estimate, dependence_matrix_from_tables
-from mpc_rr.mdrr import (
-    PairLayout,
-    composed_epsilons,
-    estimate_pair_tables,
-    pair_cells,
-    pair_dependences,
-    perturb_pairs,
-)
+from mpc_rr.mdrr import PairLayout, composed_epsilons
+from mpc_rr.mdrr._pairwise import estimate_pair_tables, pair_cells, pair_dependences, perturb_pairs
 from mpc_rr.mechanisms import JointMechanism
-from mpc_rr.secure_sum import (
-    DEFAULT_SUM,
-    NO_VALIDITY,
-    SecureSumPlan,
-    SeededEntropy,
-    sum_options,
-    sum_protocol,
-)
+from mpc_rr.secure_sum import DEFAULT_SUM, SecureSumPlan, SeededEntropy, sum_options, sum_protocol
+from mpc_rr.secure_sum._trust import NO_VALIDITY
 
 __all__ = [
     "BivariateCounts",

@@ -50,7 +50,7 @@ def pipeline_validity(cfg: PipelineConfig) -> list[dict[str, Any]]:
     if cfg.dependence == "rr":
         dep = _entry("dependence (4.1 rr)", None, DIRECT_VALIDITY)
     else:
-        from mpc_rr.pipeline import dependence_public, dependence_sum
+        from mpc_rr.pipeline._dependence import dependence_public, dependence_sum
 
         pub = dependence_public(cfg)
         text = dependence_sum(cfg).validity_of(pub)
@@ -72,7 +72,7 @@ def rrba_validity(
     its totals are noisy, and a proving sum proves only each noisy input's range)."""
     if not secure_tally:
         return [_entry("rrba answers", None, DIRECT_VALIDITY)]
-    from mpc_rr.secure_sum import given_options
+    from mpc_rr.secure_sum._family import given_options
 
     tables = tuple(int(c) for c in np.asarray(run.index.layout.cells))
     block = max(2, int(run.options.get("block", 2)))

@@ -34,7 +34,8 @@ def check_pipeline_inner_sum(protocol: SumProtocol, runner: KitRunner | None = N
     """The pipeline's dependences over ``protocol`` equal the plaintext dependence matrix."""
     from mpc_rr.data import Attribute, Schema
     from mpc_rr.estimation import dependence_matrix
-    from mpc_rr.pipeline import PipelineConfig, pipeline_roles, signing
+    from mpc_rr.pipeline import PipelineConfig, pipeline_roles
+    from mpc_rr.pipeline import _signing as signing
 
     schema = Schema((Attribute("a", ("0", "1", "2")), Attribute("b", ("0", "1")), Attribute("c", ("0", "1"))))
     key = signing.new_signing_key(bytes(range(32)))

@@ -14,16 +14,8 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from mpc_rr.core import (
-    DropAt,
-    DropPoint,
-    Message,
-    Role,
-    UsageError,
-    WireEvent,
-    codec_for_roles,
-    state_diagram,
-)
+from mpc_rr.core import DropAt, DropPoint, Message, Role, UsageError, WireEvent, state_diagram
+from mpc_rr.core._harness import codec_for_roles
 from scenarios.classroom.record import Call, Recording, record, state_of
 from scenarios.classroom.trace import Item, Trace
 

@@ -143,7 +143,7 @@ def wire_schema(types: tuple[type[Message], ...]) -> dict[str, Any]:
             elif f.default_factory is list:
                 defaults[f.encode_name] = []
         out[cls.__name__] = {"fields": fields, "defaults": defaults}
-    from mpc_rr.core import WIRE_VERSION
+    from mpc_rr.core._messages import WIRE_VERSION
 
     return {"tag": tag, "version": WIRE_VERSION, "types": out}
 
@@ -220,7 +220,7 @@ class _Round:
 
 def public_key_hex(key: Any) -> str:
     """A roster key as the browser imports it (raw Ed25519, hex)."""
-    from mpc_rr.secure_sum import public_key_bytes
+    from mpc_rr.secure_sum._identity import public_key_bytes
 
     return str(public_key_bytes(key).hex())
 

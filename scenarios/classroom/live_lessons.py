@@ -218,8 +218,9 @@ def prio3_round(lesson: Any, rng: np.random.Generator) -> Any:
 
     from mpc_rr.secure_sum import simulated_pki
     from mpc_rr.secure_sum.prio3 import SPEC as PRIO3
-    from mpc_rr.secure_sum.prio3 import Prio3Client, public
-    from mpc_rr.secure_sum.prio3 import role as prio3_role
+    from mpc_rr.secure_sum.prio3 import Prio3Client
+    from mpc_rr.secure_sum.prio3._roles import public
+    from mpc_rr.secure_sum.prio3._roles import role as prio3_role
     from scenarios.classroom.prio3_lesson import cheaters
 
     def build(browsers: int, bots: int, run: str, keys: Mapping[int, bytes] | None = None) -> _Prio3Round:

@@ -27,8 +27,8 @@ from mpc_rr.pipeline import (
     Release,
     SignedClustering,
     pipeline_roles,
-    signing,
 )
+from mpc_rr.pipeline import _signing as signing
 from mpc_rr.secure_sum import SeededEntropy
 from scenarios.classroom.lesson import Context, Lesson, Note, Sent, drop_roles
 

@@ -30,8 +30,9 @@ import numpy as np
 from mpc_rr.core import COORDINATOR, Role
 from mpc_rr.secure_sum import SeededEntropy, simulated_pki
 from mpc_rr.secure_sum.prio3 import SPEC as PRIO3
-from mpc_rr.secure_sum.prio3 import Prio3Client, Prio3Options, public
-from mpc_rr.secure_sum.prio3 import role as prio3_role
+from mpc_rr.secure_sum.prio3 import Prio3Client, Prio3Options
+from mpc_rr.secure_sum.prio3._roles import public
+from mpc_rr.secure_sum.prio3._roles import role as prio3_role
 from scenarios.classroom.lesson import Context, Lesson, Note, Sent, vec
 from scenarios.classroom.poll import entropies, labels, poll_inputs, vote_lines
 

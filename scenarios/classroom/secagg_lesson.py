@@ -9,13 +9,8 @@ from collections.abc import Sequence
 import numpy as np
 
 from mpc_rr.core import COORDINATOR, UsageError
-from mpc_rr.secure_sum import (
-    crypto,
-    secagg,
-    secure_sum_roles,
-    step_messages,
-)
-from mpc_rr.secure_sum.secagg import mask_sum
+from mpc_rr.secure_sum import secagg, secure_sum_roles, step_messages
+from mpc_rr.secure_sum.secagg._messages import CIPHERTEXT_LEN, read_bitmap
 from scenarios.classroom.lesson import Context, Lesson, Note, Sent, drop_roles, vec
 from scenarios.classroom.poll import (
     crashed,
@@ -121,9 +116,9 @@ def secagg_lesson(
         if isinstance(m, secagg.EncryptedShares):
             k = m.recipients.shape[0]
             return [("for", ids(m.recipients)),
-                    ("ciphertexts", f"{k} x {secagg.CIPHERTEXT_LEN} B AES-256-GCM (the aggregator cannot read them)")]  # fmt: skip
+                    ("ciphertexts", f"{k} x {CIPHERTEXT_LEN} B AES-256-GCM (the aggregator cannot read them)")]  # fmt: skip
         if isinstance(m, secagg.ForwardedShares):
-            return [("from", ids(m.senders)), ("ciphertexts", f"{m.senders.shape[0]} x {secagg.CIPHERTEXT_LEN} B")]
+            return [("from", ids(m.senders)), ("ciphertexts", f"{m.senders.shape[0]} x {CIPHERTEXT_LEN} B")]
         if isinstance(m, secagg.ShareComplaint):
             return [("shares that do not open, from", ids(m.senders))]
         if isinstance(m, secagg.ShareProofs):
@@ -145,16 +140,12 @@ def secagg_lesson(
         return []
 
     def self_mask(c: secagg.SecAggClient) -> np.ndarray:
-        key = crypto.pair_key(c._b, "self", run, c.party_id, c.party_id)
-        return crypto.expand_mask(key, options, R).astype(np.int64)
+        """PRG(b_u), as P_u's role added it."""
+        return c.masks()[0].astype(np.int64)
 
     def pair_masks(c: secagg.SecAggClient) -> np.ndarray:
-        """sum_v sign(u, v) PRG(s_uv) recomputed from P_u's secret key and its neighbours' keys."""
-        u = c.party_id
-        pk_of = c.neighbour_mask_keys()
-        vs = c._holders.tolist()
-        keys = [crypto.pair_key(crypto.agree(c._s_sk, pk_of[v]), "mask", run, min(u, v), max(u, v)) for v in vs]
-        return mask_sum(None, keys, np.where(np.asarray(vs) > u, 1, -1), options, R).astype(np.int64)
+        """sum_v sign(u, v) PRG(s_uv), as P_u's role added it."""
+        return c.masks()[1].astype(np.int64)
 
     def notes(key: str, ctx: Context) -> list[Note]:
         out: list[Note] = []
@@ -277,5 +268,5 @@ def secagg_lesson(
 
 
 def _members(bits: bytes, n: int) -> str:
-    members = secagg.read_bitmap(bits, n)
+    members = read_bitmap(bits, n)
     return "?" if members is None else "P" + ", P".join(map(str, np.flatnonzero(members).tolist()))

@@ -12,10 +12,8 @@ from collections.abc import Sequence
 import numpy as np
 
 from mpc_rr.core import Role
-from mpc_rr.secure_sum import (
-    full_mesh,
-    step_messages,
-)
+from mpc_rr.secure_sum import full_mesh, step_messages
+from mpc_rr.secure_sum.full_mesh._messages import KEY_LEN, open_share
 from scenarios.classroom.lesson import Context, Lesson, Note, Sent, drop_roles, vec
 from scenarios.classroom.poll import (
     crashed,
@@ -86,10 +84,12 @@ def full_mesh_lesson(
         assert isinstance(msg, full_mesh.MeshShare)
         src, dst = (s.src, msg.peer) if s.dst == 0 else (msg.peer, s.dst) if s.src == 0 else (s.src, s.dst)
         sender = inner_role(roles[src])
-        if not isinstance(sender, full_mesh.FullMeshParty) or dst not in sender._pks:
+        if not isinstance(sender, full_mesh.FullMeshParty):
             return src, dst, None
-        plain = full_mesh.open_share(sender._sk, sender._pks[dst], msg.ciphertext, run=run,
-                                     sender=src, receiver=dst)  # fmt: skip
+        key, pks = sender.share_key_bytes(), sender.public_keys
+        if key is None or dst not in pks:
+            return src, dst, None
+        plain = open_share(key, pks[dst], msg.ciphertext, run=run, sender=src, receiver=dst)
         return src, dst, np.frombuffer(plain, sender.wire_dtype).astype(np.int64)
 
     def describe(s: Sent) -> list[tuple[str, str]]:
@@ -97,7 +97,7 @@ def full_mesh_lesson(
         if isinstance(msg, full_mesh.MeshKey):
             return [("public key", short_hex(msg.pk))]
         if isinstance(msg, full_mesh.MeshKeys):
-            return [("public keys", f"P1..P{n}, {n} x {full_mesh.KEY_LEN} B")]
+            return [("public keys", f"P1..P{n}, {n} x {KEY_LEN} B")]
         if isinstance(msg, full_mesh.MeshShare):
             src, dst, r = opened(s)
             return [
@@ -150,7 +150,7 @@ def full_mesh_lesson(
                 if inner.state.name in ("KEYS", "SHARING"):  # it never had all its shares
                     continue
                 got = vsum((sh[(k, i)] for k in range(1, n + 1) if (k, i) in sh), options)
-                kept = (inner._acc.astype(np.int64) - got) % m
+                kept = (inner.accumulator.astype(np.int64) - got) % m
                 if any((i, j) not in sh for j in range(1, n + 1) if j != i):
                     continue
                 total = (kept + vsum((sh[(i, j)] for j in range(1, n + 1) if j != i), options)) % m
@@ -167,7 +167,7 @@ def full_mesh_lesson(
                 inner = inner_role(ctx.roles[j])
                 assert isinstance(inner, full_mesh.FullMeshParty)
                 received = vsum((sh[(i, j)] for i in range(1, n + 1) if (i, j) in sh), options)
-                kept = (inner._acc.astype(np.int64) - received) % m
+                kept = (inner.accumulator.astype(np.int64) - received) % m
                 held = (received + kept) % m
                 again = (held + x[j - 1]) % m
                 ok = "OK" if np.array_equal(again, r_j) else "MISMATCH"

@@ -10,7 +10,7 @@ import argparse
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
-from mpc_rr.core import option_flag
+from mpc_rr.core._registry import option_flag
 from parties.cli_args import (
     HelpFormatter,
     add_json,

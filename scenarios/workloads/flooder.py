@@ -23,6 +23,7 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
+from mpc_rr.secure_sum import DEFAULT_SUM
 from parties import party_main
 from parties.cli_args import guarded
 
@@ -52,7 +53,7 @@ async def flood(ep: Any, extra: dict[str, Any]) -> None:
 
 
 def flood_trial(
-    protocol: str = "secagg", n: int = 8, *, params: Mapping[str, Any] | None = None,
+    protocol: str = DEFAULT_SUM, n: int = 8, *, params: Mapping[str, Any] | None = None,
     party_budget: str = "default", seed: int = 1, step_timeout: float = 20.0, timeout: float = 300.0,
     workdir: Path | None = None,
 ) -> dict[str, Any]:  # fmt: skip

@@ -40,8 +40,8 @@ from mpc_rr.pipeline import PIPELINE
 from mpc_rr.rrba import RRBA
 from mpc_rr.secure_sum.full_mesh import BOARD_SPEC as BOARD
 from mpc_rr.secure_sum.full_mesh import SPEC as MESH
-from mpc_rr.secure_sum.secagg import PROTOCOL as SIGNED_AS
 from mpc_rr.secure_sum.secagg import SPEC as SECAGG
+from mpc_rr.secure_sum.secagg._messages import PROTOCOL as SIGNED_AS
 from parties import party_main
 from parties.cli_args import guarded
 from scenarios.workloads.hostile_roles import (

@@ -1,4 +1,5 @@
-"""The shape of the code, checked: package APIs, private modules, layer contracts, module sizes."""
+"""The shape of the code, checked: layer contracts and module sizes (the package APIs:
+:mod:`tests.architecture.test_public_api`)."""
 
 from __future__ import annotations
 
@@ -31,42 +32,6 @@ def _imports(path: Path) -> list[tuple[int, str]]:
         elif isinstance(node, ast.Import):
             out += [(node.lineno, a.name) for a in node.names]
     return out
-
-
-def _private_owner(module: str) -> str | None:
-    """``mpc_rr.pkg`` if ``module`` is (inside) a private module ``mpc_rr.pkg._x``, else None."""
-    parts = module.split(".")
-    for i, part in enumerate(parts):
-        if part.startswith("_") and not part.startswith("__") and i > 0:
-            return ".".join(parts[:i])
-    return None
-
-
-def test_no_module_outside_a_package_imports_its_private_modules() -> None:
-    """A package's ``__init__`` is its API: ``from mpc_rr.secure_sum import X``, never
-    ``mpc_rr.secure_sum._crypto`` from another package (tests may look inside)."""
-    bad = []
-    for path in _sources():
-        me = _module(path)
-        for line, target in _imports(path):
-            owner = _private_owner(target)
-            if owner is None or not target.startswith("mpc_rr."):
-                continue
-            if me == owner or me.startswith(owner + "."):
-                continue
-            bad.append(f"{path.relative_to(ROOT)}:{line}: {target}")
-    assert not bad, "private modules imported from outside their package:\n" + "\n".join(bad)
-
-
-def test_private_check_catches_a_planted_import(tmp_path: Path) -> None:
-    assert _private_owner("mpc_rr.secure_sum._crypto") == "mpc_rr.secure_sum"
-    assert _private_owner("mpc_rr.secure_sum.secagg._client.SecAggClient") == "mpc_rr.secure_sum.secagg"
-    assert _private_owner("mpc_rr.secure_sum.crypto") is None
-    f = tmp_path / "m.py"
-    f.write_text("from mpc_rr.core._roles import Role\nimport mpc_rr.data._schema\n")
-    assert [t for _, t in _imports(f) if _private_owner(t)] == [
-        "mpc_rr.core._roles", "mpc_rr.core._roles.Role", "mpc_rr.data._schema"
-    ]
 
 
 def test_import_linter_contracts_hold() -> None:

@@ -15,7 +15,8 @@ import numpy as np
 import pytest
 
 from mpc_rr.data import data_file, load_adult
-from mpc_rr.pipeline import adult_record, make_pipeline_role, new_coordinator_key
+from mpc_rr.pipeline import new_coordinator_key
+from mpc_rr.pipeline._deploy import adult_record, make_pipeline_role
 from parties.procs import run_processes
 from transports.pki import generate_deployment
 

@@ -18,7 +18,7 @@ import pytest
 from mpc_rr.data import load_adult
 from mpc_rr.pipeline import new_coordinator_key
 from mpc_rr.secure_sum import party_input
-from mpc_rr.secure_sum.plainsum import client_input
+from mpc_rr.secure_sum.plainsum._roles import client_input
 from parties.procs import ProcessRunResult, run_processes
 
 

@@ -21,26 +21,25 @@ import numpy as np
 import pytest
 from msgspec import Meta
 
-from mpc_rr.adversary import Recovery, attacked, register_attacks, unregister_attacks
+from mpc_rr.adversary import attacked, register_attacks, unregister_attacks
+from mpc_rr.adversary._recovery import Recovery
 from mpc_rr.core import (
     COORDINATOR,
-    NOBODY,
-    ONLY_COORDINATOR,
     AllIn,
     Message,
     PeerError,
     Role,
     Send,
     Transition,
-    View,
     WireArray,
-    broadcast,
     get_protocol,
     protocol_names,
     register_protocol,
     table,
     unregister_protocol,
 )
+from mpc_rr.core._roles import NOBODY, ONLY_COORDINATOR, broadcast
+from mpc_rr.core._views import View
 from mpc_rr.secure_sum import SumProtocol, SumResult, sum_protocol_names
 from scenarios.cli import main
 

@@ -9,7 +9,8 @@ from hypothesis import strategies as st
 
 from mpc_rr.core import COORDINATOR
 from mpc_rr.data import ADULT_SCHEMA
-from mpc_rr.mdrr import PairLayout, crosstabs
+from mpc_rr.mdrr import PairLayout
+from mpc_rr.mdrr._pair_cells import crosstabs
 from mpc_rr.secure_sum import sum_protocol, sum_protocol_names
 from mpc_rr.workflows import exact_bivariate_counts, run_secure_sum
 from parties.runners import runner_for

@@ -9,7 +9,8 @@ import pytest
 
 from mpc_rr.core import Role, RunResult
 from mpc_rr.data import load_adult
-from mpc_rr.pipeline import PipelineConfig, PipelinePlan, signing
+from mpc_rr.pipeline import PipelineConfig, PipelinePlan
+from mpc_rr.pipeline import _signing as signing
 from mpc_rr.secure_sum.plainsum import make_role
 
 

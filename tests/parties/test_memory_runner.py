@@ -9,7 +9,8 @@ import trio
 import trio.testing
 
 from mpc_rr.core import COORDINATOR
-from mpc_rr.secure_sum.plainsum import client_input, expected_total, make_role
+from mpc_rr.secure_sum.plainsum import expected_total, make_role
+from mpc_rr.secure_sum.plainsum._roles import client_input
 from parties import run_memory, run_memory_sync
 from transports import LinkModel, Tap
 

@@ -142,7 +142,8 @@ def test_a_message_of_an_earlier_run_with_the_same_seed_is_rejected_naming_its_s
 def test_the_secagg_graph_is_not_a_function_of_the_label() -> None:
     """The label (seed and nonce) fixes only the broken variant's graph (what an adversary
     computes before the run); the protocol draws its graph in the run."""
-    from mpc_rr.secure_sum.secagg import fixed_graph, secagg_public
+    from mpc_rr.secure_sum.secagg import secagg_public
+    from mpc_rr.secure_sum.secagg._params import fixed_graph
 
     spec = get_protocol("secagg")
     pubs = [secagg_public(60, 3, run=run_label(spec, 9, {}, nonce), degree=20) for nonce in ("", "aa11", "bb22")]

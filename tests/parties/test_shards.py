@@ -13,20 +13,10 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from mpc_rr.core import (
-    COORDINATOR,
-    DropPlan,
-    ProtocolAbort,
-    ProtocolSpec,
-    Role,
-    RoleOutcome,
-    RolePlan,
-    Send,
-    SpecPlan,
-    StatsTable,
-    UsageError,
-)
-from mpc_rr.pipeline import signing
+from mpc_rr.core import COORDINATOR, DropPlan, ProtocolAbort, ProtocolSpec, Role, Send, UsageError
+from mpc_rr.core._runs import RoleOutcome, RolePlan, SpecPlan
+from mpc_rr.core._stats_table import StatsTable
+from mpc_rr.pipeline import _signing as signing
 from mpc_rr.secure_sum.plainsum import expected_total, make_role
 from mpc_rr.workflows import run_secure_sum
 from parties.runner import MemoryRunner

@@ -14,7 +14,8 @@ import pytest
 import trio
 import trio.testing
 
-from mpc_rr.core import ErrorLog, PeerError, UsageError
+from mpc_rr.core import PeerError, UsageError
+from mpc_rr.core._errors import ErrorLog
 from transports.errors import EndpointClosed, HandshakeDropped, TransportError
 from transports.framing import CONTROL, pack_frame
 from transports.tcp import RefusalLog, TcpClient, connect_client, open_hub

@@ -29,28 +29,18 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from mpc_rr.core import lazy_exports
+from mpc_rr.core._lazy import lazy_exports
 
 __all__ = [
-    "CHEAT_PROTOCOLS",
     "CLIENT_STRATEGIES",
-    "MESH_CHEATS",
-    "MESH_PROTOCOLS",
-    "PIPELINE_CHEATS",
     "PIPELINE_POISON_STRATEGIES",
     "POISON_STRATEGIES",
-    "PRIO3_CHEATS",
     "SERVER_STRATEGIES",
-    "BlamingClient",
     "CheatReport",
     "CheatingClient",
     "CheatingServer",
-    "KeySubstitutingRelay",
     "PipelinePoisonResult",
     "PoisonResult",
-    "TrustingClient",
-    "TrustingMeshParty",
-    "TrustingServer",
     "cheat",
     "cheat_strategies",
     "mesh_cheat",
@@ -59,78 +49,53 @@ __all__ = [
     "poison_attack",
     "poison_dependence",
     "prio3_cheat",
-    "relay_run",
     "rrba_cheat",
-    "unmask_input",
 ]
 
 _HOME = {
-    "BlamingClient": "mpc_rr.adversary.active._cheats",
-    "CHEAT_PROTOCOLS": "mpc_rr.adversary.active._cheat_runs",
-    "CLIENT_STRATEGIES": "mpc_rr.adversary.active._cheats",
     "CheatReport": "mpc_rr.adversary.active._cheat_runs",
-    "CheatingClient": "mpc_rr.adversary.active._cheats",
-    "CheatingServer": "mpc_rr.adversary.active._cheats",
-    "KeySubstitutingRelay": "mpc_rr.adversary.active._mesh_cheats",
-    "MESH_CHEATS": "mpc_rr.adversary.active._mesh_cheat_runs",
-    "MESH_PROTOCOLS": "mpc_rr.adversary.active._mesh_cheat_runs",
-    "PIPELINE_CHEATS": "mpc_rr.adversary.active._cheat_through",
-    "PIPELINE_POISON_STRATEGIES": "mpc_rr.adversary.active._poison_pipeline",
-    "POISON_STRATEGIES": "mpc_rr.adversary.active._poison",
-    "PRIO3_CHEATS": "mpc_rr.adversary.active._prio3_cheats",
-    "PipelinePoisonResult": "mpc_rr.adversary.active._poison_pipeline",
-    "PoisonResult": "mpc_rr.adversary.active._poison",
-    "SERVER_STRATEGIES": "mpc_rr.adversary.active._cheats",
-    "TrustingClient": "mpc_rr.adversary.active._cheats",
-    "TrustingMeshParty": "mpc_rr.adversary.active._mesh_cheats",
-    "TrustingServer": "mpc_rr.adversary.active._cheats",
     "cheat": "mpc_rr.adversary.active._cheat_runs",
     "cheat_strategies": "mpc_rr.adversary.active._cheat_runs",
+    "pipeline_cheat": "mpc_rr.adversary.active._cheat_through",
+    "rrba_cheat": "mpc_rr.adversary.active._cheat_through",
+    "CLIENT_STRATEGIES": "mpc_rr.adversary.active._cheats",
+    "CheatingClient": "mpc_rr.adversary.active._cheats",
+    "CheatingServer": "mpc_rr.adversary.active._cheats",
+    "SERVER_STRATEGIES": "mpc_rr.adversary.active._cheats",
     "mesh_cheat": "mpc_rr.adversary.active._mesh_cheat_runs",
     "mesh_relay": "mpc_rr.adversary.active._mesh_cheats",
-    "pipeline_cheat": "mpc_rr.adversary.active._cheat_through",
+    "POISON_STRATEGIES": "mpc_rr.adversary.active._poison",
+    "PoisonResult": "mpc_rr.adversary.active._poison",
     "poison_attack": "mpc_rr.adversary.active._poison",
+    "PIPELINE_POISON_STRATEGIES": "mpc_rr.adversary.active._poison_pipeline",
+    "PipelinePoisonResult": "mpc_rr.adversary.active._poison_pipeline",
     "poison_dependence": "mpc_rr.adversary.active._poison_pipeline",
     "prio3_cheat": "mpc_rr.adversary.active._prio3_cheats",
-    "relay_run": "mpc_rr.adversary.active._mesh_cheats",
-    "rrba_cheat": "mpc_rr.adversary.active._cheat_through",
-    "unmask_input": "mpc_rr.adversary.active._cheats",
 }
 
 __getattr__, __dir__ = lazy_exports(__name__, _HOME, globals())
 
 if TYPE_CHECKING:
     from mpc_rr.adversary.active._cheat_runs import (
-        CHEAT_PROTOCOLS,
         CheatReport,
         cheat,
         cheat_strategies,
     )
     from mpc_rr.adversary.active._cheat_through import (
-        PIPELINE_CHEATS,
         pipeline_cheat,
         rrba_cheat,
     )
     from mpc_rr.adversary.active._cheats import (
         CLIENT_STRATEGIES,
         SERVER_STRATEGIES,
-        BlamingClient,
         CheatingClient,
         CheatingServer,
-        TrustingClient,
-        TrustingServer,
-        unmask_input,
     )
     from mpc_rr.adversary.active._mesh_cheat_runs import (
-        MESH_CHEATS,
-        MESH_PROTOCOLS,
         mesh_cheat,
     )
     from mpc_rr.adversary.active._mesh_cheats import (
-        KeySubstitutingRelay,
-        TrustingMeshParty,
         mesh_relay,
-        relay_run,
     )
     from mpc_rr.adversary.active._poison import (
         POISON_STRATEGIES,
@@ -143,6 +108,5 @@ if TYPE_CHECKING:
         poison_dependence,
     )
     from mpc_rr.adversary.active._prio3_cheats import (
-        PRIO3_CHEATS,
         prio3_cheat,
     )

@@ -26,10 +26,11 @@ from mpc_rr.adversary.active._cheats import (
     TrustingServer,
     UnboundClient,
 )
-from mpc_rr.core import COORDINATOR, HarnessRunner, Role, Runner, UsageError, blame_json
+from mpc_rr.core import COORDINATOR, HarnessRunner, Role, Runner, UsageError
+from mpc_rr.core._errors import blame_json
 from mpc_rr.secure_sum import SeededEntropy, simulated_pki
-from mpc_rr.secure_sum.secagg import PROTOCOL as SIGNED_AS
 from mpc_rr.secure_sum.secagg import SPEC, SecAggClient, SecAggPublic, SecAggServer, secagg_public
+from mpc_rr.secure_sum.secagg._messages import PROTOCOL as SIGNED_AS
 
 __all__ = ["CHEAT_PROTOCOLS", "CheatReport", "cheat", "cheat_strategies"]
 

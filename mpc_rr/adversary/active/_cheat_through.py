@@ -55,8 +55,8 @@ from mpc_rr.core import (
     unregister_protocol,
 )
 from mpc_rr.secure_sum import SeededEntropy, with_roles
-from mpc_rr.secure_sum.secagg import PROTOCOL as SIGNED_AS
 from mpc_rr.secure_sum.secagg import SPEC, SecAggClient, SecAggServer
+from mpc_rr.secure_sum.secagg._messages import PROTOCOL as SIGNED_AS
 
 __all__ = ["PIPELINE_CHEATS", "pipeline_cheat", "rrba_cheat"]
 
@@ -170,7 +170,8 @@ def _build(outer: str, strategy: str, n: int, rng: np.random.Generator, run: str
     """The outer run's roles, its sum being ``secagg-cheat`` with inner entropy seeded by
     ``seed`` and ``label`` (an earlier run draws other keys)."""
     from mpc_rr.data import Attribute, Schema
-    from mpc_rr.pipeline import PipelineConfig, pipeline_roles, signing
+    from mpc_rr.pipeline import PipelineConfig, pipeline_roles
+    from mpc_rr.pipeline import _signing as signing
     from mpc_rr.rrba import RRBAConfig, rrba_roles
 
     records = np.stack([rng.integers(0, 3, n), rng.integers(0, 2, n), rng.integers(0, 2, n)], axis=1)

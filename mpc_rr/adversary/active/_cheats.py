@@ -33,7 +33,9 @@ import msgspec
 import numpy as np
 
 from mpc_rr.core import COORDINATOR, PeerError, Send, WireArray
-from mpc_rr.secure_sum import SystemEntropy, crypto, shamir
+from mpc_rr.secure_sum import SystemEntropy
+from mpc_rr.secure_sum import _crypto as crypto
+from mpc_rr.secure_sum import _shamir as shamir
 from mpc_rr.secure_sum.secagg import (
     AdvertiseKeys,
     Aggregate,
@@ -47,10 +49,8 @@ from mpc_rr.secure_sum.secagg import (
     SurvivorSet,
     UnmaskRequest,
     UnmaskShares,
-    bitmap,
-    share_batch,
-    share_digest,
 )
+from mpc_rr.secure_sum.secagg._messages import bitmap, share_batch, share_digest
 
 __all__ = [
     "CLIENT_STRATEGIES",

@@ -40,11 +40,15 @@ from mpc_rr.adversary.active._mesh_cheats import (
     TrustingMeshParty,
     relay_run,
 )
-from mpc_rr.core import COORDINATOR, RELAY, Role, UsageError
-from mpc_rr.secure_sum import SeededEntropy, crypto, signed_payload, simulated_pki
+from mpc_rr.core import COORDINATOR, Role, UsageError
+from mpc_rr.core._errors import RELAY
+from mpc_rr.secure_sum import SeededEntropy, simulated_pki
+from mpc_rr.secure_sum import _crypto as crypto
+from mpc_rr.secure_sum._identity import signed_payload
 from mpc_rr.secure_sum.full_mesh import BOARD_SPEC as BOARD
-from mpc_rr.secure_sum.full_mesh import PROTOCOL, BulletinBoard, FullMeshParty
 from mpc_rr.secure_sum.full_mesh import SPEC as MESH
+from mpc_rr.secure_sum.full_mesh import BulletinBoard, FullMeshParty
+from mpc_rr.secure_sum.full_mesh._messages import PROTOCOL
 
 __all__ = ["MESH_CHEATS", "MESH_PROTOCOLS", "mesh_cheat"]
 

@@ -49,9 +49,10 @@ import numpy as np
 from msgspec.structs import replace
 
 from mpc_rr.core import COORDINATOR, PeerError, ProtocolAbort, Role, Send, UsageError, WireArray
-from mpc_rr.secure_sum import SeededEntropy, crypto, signed_payload
+from mpc_rr.secure_sum import SeededEntropy
+from mpc_rr.secure_sum import _crypto as crypto
+from mpc_rr.secure_sum._identity import signed_payload
 from mpc_rr.secure_sum.full_mesh import (
-    PROTOCOL,
     BulletinBoard,
     FullMeshParty,
     MeshKey,
@@ -59,9 +60,8 @@ from mpc_rr.secure_sum.full_mesh import (
     MeshPublish,
     MeshShare,
     MeshTotal,
-    share_aad,
-    share_key,
 )
+from mpc_rr.secure_sum.full_mesh._messages import PROTOCOL, share_aad, share_key
 
 __all__ = ["KeySubstitutingRelay", "TrustingMeshParty", "mesh_relay", "relay_run"]
 

@@ -36,7 +36,8 @@ import numpy as np
 
 from mpc_rr.core import COORDINATOR, HarnessRunner, Runner, UsageError
 from mpc_rr.mechanisms import keep_or_uniform
-from mpc_rr.secure_sum import NO_VALIDITY, SecureSumPlan, sum_options, sum_protocol
+from mpc_rr.secure_sum import SecureSumPlan, sum_options, sum_protocol
+from mpc_rr.secure_sum._trust import NO_VALIDITY
 from mpc_rr.secure_sum.prio3 import SPEC as PRIO3
 
 __all__ = ["POISON_STRATEGIES", "PoisonResult", "poison_attack"]
@@ -176,7 +177,8 @@ def _poisoner(target: int, boost: int) -> Any:
     """Replace a prio3 client by one that submits ``boost`` in ``target`` (an out-of-range report)."""
 
     def make(role: Any) -> Any:
-        from mpc_rr.secure_sum.prio3 import Prio3Client, poison_vector
+        from mpc_rr.secure_sum.prio3 import Prio3Client
+        from mpc_rr.secure_sum.prio3._params import poison_vector
 
         enc = poison_vector(role.x, role.pub.vdaf, boost=boost, cell=target)
         return Prio3Client(role.party_id, role.pub, role.x, encoded=enc)

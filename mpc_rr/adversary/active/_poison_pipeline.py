@@ -39,16 +39,17 @@ import numpy as np
 from mpc_rr.adversary.active._poison import POISON_STRATEGIES
 from mpc_rr.core import COORDINATOR, HarnessRunner, UsageError
 from mpc_rr.data import Dataset
-from mpc_rr.mdrr import cluster_attributes, pair_layout
-from mpc_rr.pipeline import (
-    PipelineConfig,
+from mpc_rr.mdrr import cluster_attributes
+from mpc_rr.mdrr._pair_cells import pair_layout
+from mpc_rr.pipeline import PipelineConfig
+from mpc_rr.pipeline._dependence import (
     dependence_input,
     dependence_public,
     dependence_role,
     dependence_sum,
     dependences_from_aggregate,
 )
-from mpc_rr.secure_sum import NO_VALIDITY
+from mpc_rr.secure_sum._trust import NO_VALIDITY
 
 __all__ = ["PIPELINE_POISON_STRATEGIES", "PipelinePoisonResult", "poison_dependence"]
 

@@ -30,10 +30,12 @@ from typing import Any
 import numpy as np
 
 from mpc_rr.adversary.active._cheat_runs import CheatReport, in_process
-from mpc_rr.core import COORDINATOR, HarnessRunner, Role, Runner, Send, UsageError, broadcast
+from mpc_rr.core import COORDINATOR, HarnessRunner, Role, Runner, Send, UsageError
+from mpc_rr.core._roles import broadcast
 from mpc_rr.secure_sum import Identity, SeededEntropy, simulated_pki
 from mpc_rr.secure_sum.prio3 import SPEC as PRIO3
-from mpc_rr.secure_sum.prio3 import Prio3Client, Prio3Leader, Prio3Options, Report, public
+from mpc_rr.secure_sum.prio3 import Prio3Client, Prio3Leader, Prio3Options, Report
+from mpc_rr.secure_sum.prio3._roles import public
 
 __all__ = ["PRIO3_CHEATS", "prio3_cheat"]
 

@@ -15,19 +15,8 @@ from collections.abc import Set as AbstractSet
 
 import numpy as np
 
-from mpc_rr.core import (
-    COORDINATOR,
-    NOBODY,
-    AllIn,
-    PeerError,
-    Role,
-    Send,
-    Transition,
-    WireArray,
-    broadcast,
-    each,
-    table,
-)
+from mpc_rr.core import COORDINATOR, AllIn, PeerError, Role, Send, Transition, WireArray, table
+from mpc_rr.core._roles import NOBODY, broadcast, each
 from mpc_rr.secure_sum._common import SumResult, read_residues
 from mpc_rr.secure_sum._entropy import smallest_uint
 from mpc_rr.secure_sum._identity import Roster, default_identity, merkle_paths, share_items

@@ -9,7 +9,7 @@ import msgspec
 import numpy as np
 
 from mpc_rr.core import Message, UsageError, WireArray
-from mpc_rr.secure_sum import crypto
+from mpc_rr.secure_sum import _crypto as crypto
 from mpc_rr.secure_sum._identity import (
     Identity,
     Roster,

@@ -80,8 +80,6 @@ import numpy as np
 
 from mpc_rr.core import (
     COORDINATOR,
-    NOBODY,
-    RELAY,
     AllIn,
     DecodeError,
     Message,
@@ -91,11 +89,11 @@ from mpc_rr.core import (
     Transition,
     UsageError,
     WireArray,
-    broadcast,
-    each,
     table,
 )
-from mpc_rr.secure_sum import crypto
+from mpc_rr.core._errors import RELAY
+from mpc_rr.core._roles import NOBODY, broadcast, each
+from mpc_rr.secure_sum import _crypto as crypto
 from mpc_rr.secure_sum._common import SumResult, check_inputs, read_residues
 from mpc_rr.secure_sum._entropy import Entropy, SystemEntropy, smallest_uint
 from mpc_rr.secure_sum._identity import Identity, default_identity, signed_payload
@@ -181,17 +179,10 @@ class FullMeshParty(Role):
     message_types = MESH_MESSAGES
 
     def __init__(
-        self,
-        party_id: int,
-        n: int,
-        x: np.ndarray,
-        *,
-        modulus: int | None = None,
-        publication: Publication = "all-to-all",
-        entropy: Entropy | None = None,
-        run: str = "",
+        self, party_id: int, n: int, x: np.ndarray, *, modulus: int | None = None,
+        publication: Publication = "all-to-all", entropy: Entropy | None = None, run: str = "",
         identity: Identity | None = None,
-    ) -> None:
+    ) -> None:  # fmt: skip
         super().__init__(party_id, MeshState.KEYS)
         self._identity = identity
         if n < 2:
@@ -259,6 +250,16 @@ class FullMeshParty(Role):
         """
         sk = getattr(self, "_sk", None)
         return None if sk is None else crypto.private_bytes(sk)
+
+    @property
+    def public_keys(self) -> dict[int, bytes]:
+        """The public key of each party it holds so far, its own included (a copy)."""
+        return dict(self._pks)
+
+    @property
+    def accumulator(self) -> np.ndarray:
+        """``r_ii`` plus every share opened so far (a copy; uint64, not reduced mod m): step 3's sum."""
+        return self._acc.copy()
 
     def waiting_for(self) -> AbstractSet[int]:
         if self.done:

@@ -32,8 +32,6 @@ import numpy as np
 
 from mpc_rr.core import (
     COORDINATOR,
-    NOBODY,
-    ONLY_COORDINATOR,
     AllIn,
     Deadline,
     Message,
@@ -43,9 +41,9 @@ from mpc_rr.core import (
     Transition,
     UsageError,
     WireArray,
-    broadcast,
     table,
 )
+from mpc_rr.core._roles import NOBODY, ONLY_COORDINATOR, broadcast
 from mpc_rr.secure_sum._common import SumResult
 
 __all__ = [

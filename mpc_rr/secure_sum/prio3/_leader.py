@@ -13,7 +13,6 @@ import numpy as np
 
 from mpc_rr.core import (
     COORDINATOR,
-    NOBODY,
     AllIn,
     Deadline,
     PeerError,
@@ -21,9 +20,9 @@ from mpc_rr.core import (
     Send,
     Transition,
     WireArray,
-    broadcast,
     table,
 )
+from mpc_rr.core._roles import NOBODY, broadcast
 from mpc_rr.secure_sum._entropy import Entropy, SystemEntropy
 from mpc_rr.secure_sum._identity import Identity, default_identity
 from mpc_rr.secure_sum.prio3._messages import (

@@ -64,8 +64,6 @@ import numpy as np
 
 from mpc_rr.core import (
     COORDINATOR,
-    NOBODY,
-    ONLY_COORDINATOR,
     Message,
     PeerError,
     Role,
@@ -75,6 +73,7 @@ from mpc_rr.core import (
     WireArray,
     table,
 )
+from mpc_rr.core._roles import NOBODY, ONLY_COORDINATOR
 from mpc_rr.secure_sum._crypto import InvalidPublicKey, InvalidTag, agree, decrypt, encrypt, keypair
 from mpc_rr.secure_sum._entropy import Entropy, SystemEntropy
 from mpc_rr.secure_sum._identity import Identity, default_identity

@@ -11,18 +11,17 @@ import numpy as np
 
 from mpc_rr.core import (
     COORDINATOR,
-    NOBODY,
-    ONLY_COORDINATOR,
     DecodeError,
     PeerError,
     Role,
     Send,
     Transition,
     UsageError,
-    each,
     table,
 )
-from mpc_rr.secure_sum import crypto, shamir
+from mpc_rr.core._roles import NOBODY, ONLY_COORDINATOR, each
+from mpc_rr.secure_sum import _crypto as crypto
+from mpc_rr.secure_sum import _shamir as shamir
 from mpc_rr.secure_sum._common import SumResult, check_inputs, read_residues
 from mpc_rr.secure_sum._entropy import Entropy, SystemEntropy
 from mpc_rr.secure_sum._graph import Graph
@@ -456,26 +455,38 @@ class SecAggClient(ClientDraw, ClientChecks, Role):
             raise PeerError(str(self.error), self.accused[0])
         return self._masked_input()
 
-    def _masked_input(self) -> list[Send]:
-        """y = x + PRG(b) + sum_v sign(u, v) PRG(s_uv) (mod R) over the holders of my shares,
-        with the complaint (accused senders and evidence) if any."""
-        senders = self._holders
-        sender_list = senders.tolist()
-        m = senders.size
-        u, run = self.party_id, self.run
+    def _mask_keys(self) -> tuple[bytes, list[bytes], list[bytes]]:
+        """My self-mask key (from b) and my pair keys s_uv over the holders of my shares: added (v > u), subtracted."""
+        senders, u, run = self._holders, self.party_id, self.run
         idx: np.ndarray = np.searchsorted(self._nb_ids, senders)  # senders is a subset of _nb_ids (checked)
         pks = np.frombuffer(self._nb_s_pks, np.uint8).reshape(-1, 32)[idx].tobytes()
         try:
-            shared = crypto.agree_many(self._s_sk, pks, m)
+            shared = crypto.agree_many(self._s_sk, pks, senders.size)
         except crypto.InvalidPublicKey as exc:
             raise self._leave("NeighborKeys", str(exc)) from None
-        keys = crypto.pair_keys(shared, "mask", run, u, sender_list)
-        plus = [crypto.pair_key(self._b, "self", run, u, u)]
+        plus: list[bytes] = []
         minus: list[bytes] = []
-        for key, v in zip(keys, sender_list, strict=True):
+        for key, v in zip(crypto.pair_keys(shared, "mask", run, u, senders.tolist()), senders.tolist(), strict=True):
             (plus if v > u else minus).append(key)
+        return crypto.pair_key(self._b, "self", run, u, u), plus, minus
+
+    def masks(self) -> tuple[np.ndarray, np.ndarray]:
+        """``(PRG(b_u), sum_v sign(u, v) PRG(s_uv))`` mod R (uint64): the two masks ``MaskedInput``
+        adds to x (Bell et al. 2020, round 2), from the role's own keys. For lessons and tests; never
+        sent. Available once it holds its neighbours' shares."""
+        if getattr(self, "_holders", None) is None:
+            raise UsageError(f"party {self.party_id} has no masks yet (it has not received its neighbours' shares)")
+        self_key, plus, minus = self._mask_keys()
+        own = crypto.signed_mask_sum([self_key], [], self.cfg.cells, self.cfg.modulus).astype(np.uint64)
+        return own, crypto.signed_mask_sum(plus, minus, self.cfg.cells, self.cfg.modulus).astype(np.uint64)
+
+    def _masked_input(self) -> list[Send]:
+        """y = x + PRG(b) + sum_v sign(u, v) PRG(s_uv) (mod R) over the holders of my shares,
+        with the complaint (accused senders and evidence) if any."""
+        run = self.run
+        self_key, plus, minus = self._mask_keys()
         cfg = self.cfg
-        mask = crypto.signed_mask_sum(plus, minus, cfg.cells, cfg.modulus)
+        mask = crypto.signed_mask_sum([self_key, *plus], minus, cfg.cells, cfg.modulus)
         R = cfg.modulus
         if R & (R - 1) == 0:  # both in the wire dtype, whose wrap-around is exact mod R
             y = (self.x + mask) & mask.dtype.type(R - 1)

@@ -42,7 +42,8 @@ from collections.abc import Set as AbstractSet
 import numpy as np
 
 from mpc_rr.core import Message, PeerError
-from mpc_rr.secure_sum import crypto, shamir
+from mpc_rr.secure_sum import _crypto as crypto
+from mpc_rr.secure_sum import _shamir as shamir
 from mpc_rr.secure_sum._identity import Identity, Roster, default_identity, signed_payload
 from mpc_rr.secure_sum.secagg._ledger import ServerLedger, SignedShares
 from mpc_rr.secure_sum.secagg._messages import (

@@ -9,7 +9,7 @@ import msgspec
 import numpy as np
 
 from mpc_rr.core import DecodeError, Message, WireArray
-from mpc_rr.secure_sum import shamir
+from mpc_rr.secure_sum import _shamir as shamir
 
 __all__ = [
     "CIPHERTEXT_LEN",

@@ -26,7 +26,7 @@ from typing import Any
 import numpy as np
 
 from mpc_rr.core import UsageError
-from mpc_rr.secure_sum import shamir
+from mpc_rr.secure_sum import _shamir as shamir
 from mpc_rr.secure_sum._entropy import smallest_uint
 from mpc_rr.secure_sum._graph import Graph
 from mpc_rr.secure_sum._public_randomness import seeded_generator

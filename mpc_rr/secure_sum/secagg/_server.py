@@ -20,7 +20,6 @@ import numpy as np
 
 from mpc_rr.core import (
     COORDINATOR,
-    NOBODY,
     AllIn,
     Deadline,
     Message,
@@ -29,9 +28,9 @@ from mpc_rr.core import (
     Send,
     Transition,
     UsageError,
-    each,
     table,
 )
+from mpc_rr.core._roles import NOBODY, each
 from mpc_rr.secure_sum._common import SumResult, read_residues
 from mpc_rr.secure_sum._graph import Graph
 from mpc_rr.secure_sum._identity import Identity, default_identity, signed_payload

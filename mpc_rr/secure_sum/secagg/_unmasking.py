@@ -12,7 +12,8 @@ from collections.abc import Iterable
 import numpy as np
 
 from mpc_rr.core import PeerError, UsageError
-from mpc_rr.secure_sum import crypto, shamir
+from mpc_rr.secure_sum import _crypto as crypto
+from mpc_rr.secure_sum import _shamir as shamir
 from mpc_rr.secure_sum.secagg._client import mask_sum
 from mpc_rr.secure_sum.secagg._ledger import ServerLedger, Unmask
 from mpc_rr.secure_sum.secagg._messages import SHARE, UnmaskShares, read_ids, share_commitment

@@ -93,7 +93,7 @@ def _run(args: argparse.Namespace) -> int:
 
 
 def _print(args: argparse.Namespace, broken: CheatReport, ours: CheatReport) -> int:
-    from mpc_rr.core import blame_json
+    from mpc_rr.core._errors import blame_json
 
     if args.json:
         out = ours.as_json()

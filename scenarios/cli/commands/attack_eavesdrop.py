@@ -87,14 +87,15 @@ def run(args: argparse.Namespace) -> int:
     check_confidence(args.confidence)
     data = _records(args)
     if args.transcript is not None:
-        from mpc_rr.workflows import offline_report
+        from mpc_rr.workflows._attack_reports import offline_report
 
         out = offline_report(args.transcript, args.protocol, np.random.default_rng(args.seed),
                              confidence=args.confidence)  # fmt: skip
     elif args.protocol is None:
         raise UsageError("give --protocol (a live run) or --transcript FILE (offline)")
     else:
-        from mpc_rr.workflows import eavesdrop_report, observed_run
+        from mpc_rr.workflows import observed_run
+        from mpc_rr.workflows._attack_reports import eavesdrop_report
         from scenarios.workloads.networks import network_for
 
         obs = observed_run(

@@ -84,7 +84,8 @@ def _run(args: argparse.Namespace) -> int:
             check_epsilon0(args.epsilon0)
         if args.bound == "numerical":
             check_numerical_parties(args.parties)
-    from mpc_rr.workflows import central_curve, plan_privacy
+    from mpc_rr.workflows import plan_privacy
+    from mpc_rr.workflows._privacy import central_curve
 
     if args.mechanism == "krr" and args.k is None:
         raise UsageError("--mechanism krr needs --k")

@@ -12,7 +12,8 @@ import argparse
 import json
 import sys
 
-from mpc_rr.core import UsageError, option_flag
+from mpc_rr.core import UsageError
+from mpc_rr.core._registry import option_flag
 from mpc_rr.secure_sum import DEFAULT_SUM, sum_protocol, sum_protocol_names
 from mpc_rr.secure_sum.secagg import SPEC as SECAGG
 from parties.runners import LOCAL_TRANSPORTS

@@ -84,7 +84,7 @@ def _finite(x: float | None) -> float | None:
 
 def run(ctx: RunContext) -> Outcome:
     from mpc_rr.adversary import AuditResult, audit
-    from mpc_rr.workflows import build_mechanism
+    from mpc_rr.workflows._audit import build_mechanism
 
     prm: AuditParams = ctx.params
     built = build_mechanism(prm.mechanism, _params(prm))

@@ -159,14 +159,9 @@ def _cost_metrics(cost: dict[str, Any]) -> dict[str, Scalar]:
 
 
 def run(ctx: RunContext) -> Outcome:
-    from mpc_rr.workflows import (
-        RunAborted,
-        RunOptions,
-        adjustment_checks,
-        evaluate,
-        execute,
-        to_json,
-    )
+    from mpc_rr.workflows import RunAborted, RunOptions
+    from mpc_rr.workflows._adjustment_checks import adjustment_checks
+    from mpc_rr.workflows._pipeline import evaluate, execute, to_json
     from parties.runners import runner_for
 
     prm: PipelineParams = ctx.params

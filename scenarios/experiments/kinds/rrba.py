@@ -120,7 +120,8 @@ def _priced_factory(priced: Any) -> Any:
 
 
 def run(ctx: RunContext) -> Outcome:
-    from mpc_rr.workflows import collect_rrba, marginal_errors, summarize
+    from mpc_rr.workflows import collect_rrba
+    from mpc_rr.workflows._rrba import marginal_errors, summarize
     from parties.pricing import network_metrics, scenario_runner
 
     prm: RRBAParams = ctx.params

@@ -9,14 +9,9 @@ import numpy as np
 import pytest
 from scipy import stats
 
-from mpc_rr.adversary import (
-    audit,
-    epsilon_from_precision,
-    ldp_auditor_epsilon,
-    one_run_audit,
-    search_test,
-    structured_test,
-)
+from mpc_rr.adversary import audit, one_run_audit
+from mpc_rr.adversary._audit import epsilon_from_precision, ldp_auditor_epsilon
+from mpc_rr.adversary._designs import search_test, structured_test
 from mpc_rr.adversary._stats import cp_lower
 from mpc_rr.core import UsageError
 from mpc_rr.mechanisms import (

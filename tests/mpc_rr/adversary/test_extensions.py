@@ -12,7 +12,10 @@ from mpc_rr.secure_sum import sum_protocol_names
 
 
 def test_the_light_strategy_lists_are_the_active_modules_own() -> None:
-    from mpc_rr.adversary.active import MESH_CHEATS, PIPELINE_CHEATS, PRIO3_CHEATS, cheat_strategies
+    from mpc_rr.adversary.active import cheat_strategies
+    from mpc_rr.adversary.active._cheat_through import PIPELINE_CHEATS
+    from mpc_rr.adversary.active._mesh_cheat_runs import MESH_CHEATS
+    from mpc_rr.adversary.active._prio3_cheats import PRIO3_CHEATS
 
     assert _SECAGG_CHEATS == tuple(cheat_strategies()) == tuple(PIPELINE_CHEATS)
     assert set(_MESH_CHEATS) == set(MESH_CHEATS) and set(_PRIO3_CHEATS) == set(PRIO3_CHEATS)

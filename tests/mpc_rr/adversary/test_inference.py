@@ -6,7 +6,8 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from mpc_rr.adversary import Observation, bayes_inference, dense_matrix
+from mpc_rr.adversary import Observation, bayes_inference
+from mpc_rr.adversary._inference import dense_matrix
 from mpc_rr.core import UsageError
 from mpc_rr.mechanisms import cluster_matrix, keep_or_uniform
 

@@ -7,15 +7,13 @@ import pytest
 
 from mpc_rr.adversary import (
     attack,
-    attack_order,
     attribute_inference,
     epsilon_consequence,
-    link,
     observe,
     reidentification,
     release_pairs,
 )
-from mpc_rr.adversary._linkability import _assign
+from mpc_rr.adversary._linkability import _assign, attack_order, link
 from mpc_rr.core import UsageError
 from mpc_rr.mdrr import PairLayout
 from mpc_rr.mechanisms import k_rr, keep_or_uniform

@@ -13,9 +13,11 @@ import json
 import numpy as np
 import pytest
 
-from mpc_rr.adversary.active import MESH_CHEATS, mesh_cheat
+from mpc_rr.adversary.active import mesh_cheat
+from mpc_rr.adversary.active._mesh_cheat_runs import MESH_CHEATS
 from mpc_rr.adversary.active._mesh_cheats import MeshRelay, ShareWithholdingRelay, relay_run
-from mpc_rr.core import COORDINATOR, RELAY, UsageError
+from mpc_rr.core import COORDINATOR, UsageError
+from mpc_rr.core._errors import RELAY
 from mpc_rr.secure_sum import SeededEntropy, simulated_pki
 from mpc_rr.secure_sum.full_mesh import FullMeshParty
 from scenarios.cli import main

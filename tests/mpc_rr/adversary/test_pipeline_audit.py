@@ -8,7 +8,9 @@ import numpy as np
 import pytest
 from scipy import stats
 
-from mpc_rr.adversary import RawRecordParty, pipeline_audit, synthetic_schema
+from mpc_rr.adversary import pipeline_audit
+from mpc_rr.adversary._broken import RawRecordParty
+from mpc_rr.adversary._pipeline_audit import synthetic_schema
 from mpc_rr.core import UsageError
 
 

@@ -6,7 +6,8 @@ import json
 
 import pytest
 
-from mpc_rr.adversary.active import PRIO3_CHEATS, prio3_cheat
+from mpc_rr.adversary.active import prio3_cheat
+from mpc_rr.adversary.active._prio3_cheats import PRIO3_CHEATS
 from mpc_rr.core import UsageError
 from scenarios.cli import main
 

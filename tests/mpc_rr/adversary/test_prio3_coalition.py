@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 from scipy.stats import binom
 
-from mpc_rr.adversary import prio3_recover
+from mpc_rr.adversary._prio3_coalition import prio3_recover
 from mpc_rr.core import HarnessRunner
 from mpc_rr.secure_sum import secure_sum_roles
 

@@ -10,7 +10,9 @@ import numpy as np
 import pytest
 from scipy.stats import hypergeom
 
-from mpc_rr.adversary import SECAGG_PLANTS, FixedDrawSecAggServer, check_public_draws, draw_exposure
+from mpc_rr.adversary import check_public_draws
+from mpc_rr.adversary._broken import SECAGG_PLANTS, FixedDrawSecAggServer
+from mpc_rr.adversary._coalitions import draw_exposure
 from mpc_rr.adversary._draw_check import MAX_RECOVERY
 from mpc_rr.core import COORDINATOR, Send, UsageError, run_roles
 from mpc_rr.secure_sum import SeededEntropy
@@ -18,11 +20,11 @@ from mpc_rr.secure_sum.secagg import (
     DrawReveal,
     SecAggClient,
     SecAggServer,
-    bitmap,
-    fixed_graph,
     secagg_public,
     secagg_roles,
 )
+from mpc_rr.secure_sum.secagg._messages import bitmap
+from mpc_rr.secure_sum.secagg._params import fixed_graph
 
 
 def _run(n: int, run: str, entropy=None, server: type[SecAggServer] = SecAggServer, **kw):

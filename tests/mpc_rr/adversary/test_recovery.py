@@ -6,27 +6,22 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from mpc_rr.adversary import (
+from mpc_rr.adversary import recover
+from mpc_rr.adversary._broken import (
     ALL,
-    MemberState,
     PlaintextShareMeshParty,
     UnmaskedSecAggClient,
     ZeroShareMeshParty,
-    coalition_members,
-    coalition_sweep,
-    member_state,
-    one_hot_cell,
-    pool,
-    recover,
-    recover_full_mesh,
-    recover_secagg,
-    score,
 )
-from mpc_rr.core import COORDINATOR, DropAt, HarnessRunner, UsageError, observe
+from mpc_rr.adversary._coalitions import coalition_members, coalition_sweep, pool, score
+from mpc_rr.adversary._recovery import MemberState, member_state, one_hot_cell, recover_full_mesh
+from mpc_rr.adversary._secagg_recovery import recover_secagg
+from mpc_rr.core import COORDINATOR, DropAt, HarnessRunner, UsageError
+from mpc_rr.core._views import observe
 from mpc_rr.secure_sum import SeededEntropy, secure_sum_roles
 from mpc_rr.secure_sum.full_mesh import MESH_MESSAGES
 from mpc_rr.secure_sum.secagg import SECAGG_MESSAGES, SecAggServer, secagg_public
-from mpc_rr.workflows import one_hot_inputs
+from mpc_rr.workflows._observed import one_hot_inputs
 
 N, CELLS = 12, 8
 

@@ -10,14 +10,9 @@ import numpy as np
 import pytest
 from scipy import stats
 
-from mpc_rr.adversary import (
-    RRBAClientMechanism,
-    audit,
-    one_run_audit,
-    smallest_cell_test,
-    synthetic_schema,
-    uniform_event_test,
-)
+from mpc_rr.adversary import audit, one_run_audit
+from mpc_rr.adversary._pipeline_audit import synthetic_schema
+from mpc_rr.adversary._rrba_audit import RRBAClientMechanism, smallest_cell_test, uniform_event_test
 from mpc_rr.core import UsageError
 from mpc_rr.rrba import client_answer
 
@@ -42,7 +37,9 @@ def test_the_audited_mechanism_answers_as_the_rrba_client_role_does():
     """The roles are on main: a Client role sent table T answers exactly as the audited
     mechanism does with the same generator (one subset per view: sizes (2, 2), k = 2)."""
     from mpc_rr.data import Dataset
-    from mpc_rr.rrba import AskBlock, RRBAClient, config_for
+    from mpc_rr.rrba import RRBAClient
+    from mpc_rr.rrba._messages import AskBlock
+    from mpc_rr.rrba._protocol import config_for
 
     table = np.array([0.55, 0.3, 0.1, 0.05])
     cfg = config_for(Dataset(synthetic_schema((2, 2)), np.zeros((4, 2), np.int64)), 4, 0.4)

@@ -6,13 +6,8 @@ import msgspec
 import numpy as np
 import pytest
 
-from mpc_rr.adversary import (
-    activity,
-    feature_leakage,
-    participation_leakage,
-    size_leakage,
-    timing_leakage,
-)
+from mpc_rr.adversary import participation_leakage, size_leakage, timing_leakage
+from mpc_rr.adversary._traffic import activity, feature_leakage
 from mpc_rr.core import Transcript, UsageError
 
 N = 300

@@ -8,7 +8,8 @@ import pickle
 
 import numpy as np
 
-from mpc_rr.core import RELAY, ProtocolAbort, blame_json
+from mpc_rr.core import ProtocolAbort
+from mpc_rr.core._errors import RELAY, blame_json
 from mpc_rr.secure_sum.plainsum import PlainSumClient, PlainSumHub
 
 

@@ -9,7 +9,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from mpc_rr.core import WIRE_VERSION, Codec, DecodeError, Message, UsageError, WireArray
+from mpc_rr.core import Codec, DecodeError, Message, UsageError, WireArray
+from mpc_rr.core._messages import WIRE_VERSION
 from mpc_rr.secure_sum.plainsum import PlainTotal, PlainValue
 
 

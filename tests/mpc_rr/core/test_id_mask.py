@@ -6,7 +6,7 @@ import numpy as np
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from mpc_rr.core import IdMask
+from mpc_rr.core._id_mask import IdMask
 
 
 @settings(max_examples=60, deadline=None)

@@ -9,8 +9,10 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from mpc_rr.core import OutcomeTable, ProtocolAbort, RoleOutcome, RunResult, UsageError
+from mpc_rr.core import ProtocolAbort, RunResult, UsageError
 from mpc_rr.core._costs import CostReport
+from mpc_rr.core._outcome_table import OutcomeTable
+from mpc_rr.core._runs import RoleOutcome
 
 
 @st.composite

@@ -23,11 +23,11 @@ from mpc_rr.core import (
     SubMessage,
     Transition,
     UsageError,
-    each,
     run_roles,
     state_diagram,
     table,
 )
+from mpc_rr.core._roles import each
 from mpc_rr.secure_sum.plainsum import PlainValue, make_role
 
 

@@ -22,15 +22,13 @@ from mpc_rr.core import (
     state_diagram,
 )
 from mpc_rr.secure_sum.plainsum import (
-    ClientState,
-    HubState,
     PlainSumClient,
     PlainSumHub,
     PlainTotal,
     PlainValue,
-    client_input,
     make_role,
 )
+from mpc_rr.secure_sum.plainsum._roles import ClientState, HubState, client_input
 
 
 def make(n: int, cells: int, seed: int, **hub: object) -> tuple[dict[int, Role], np.ndarray]:
@@ -166,7 +164,8 @@ def test_receive_prechecked_holds_only_during_the_dispatch_and_reaches_a_sub_pro
     import enum
     from collections.abc import Set as AbstractSet
 
-    from mpc_rr.core import Send, SubProtocolHost, Transition, sub_protocol_steps, table
+    from mpc_rr.core import Send, Transition, table
+    from mpc_rr.core._compose import SubProtocolHost, sub_protocol_steps
 
     seen: list[bool] = []
 

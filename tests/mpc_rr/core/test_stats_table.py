@@ -9,16 +9,9 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from mpc_rr.core import (
-    CostReport,
-    ErrorLog,
-    PartyStats,
-    PeerError,
-    ProtocolAbort,
-    StatsColumns,
-    StatsTable,
-    UsageError,
-)
+from mpc_rr.core import CostReport, PartyStats, PeerError, ProtocolAbort, UsageError
+from mpc_rr.core._errors import ErrorLog
+from mpc_rr.core._stats_table import StatsColumns, StatsTable
 
 LABELS = st.tuples(st.sampled_from(["a", "b", "sum"]), st.integers(0, 40))
 

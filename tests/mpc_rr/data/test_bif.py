@@ -7,7 +7,8 @@ import pytest
 from scipy.stats import chi2, chi2_contingency
 
 from mpc_rr.core import UsageError
-from mpc_rr.data import data_file, load_csv, load_network, parse_bif
+from mpc_rr.data import data_file, load_csv, load_network
+from mpc_rr.data._bif import parse_bif
 
 TINY = """
 network tiny { }

@@ -14,7 +14,6 @@ from mpc_rr.data import (
     Attribute,
     Dataset,
     Schema,
-    category_order,
     infer_schema,
     load_adult,
     load_adult_test,
@@ -24,6 +23,7 @@ from mpc_rr.data import (
     read_csv_columns,
     schema_to_toml,
 )
+from mpc_rr.data._schema_io import category_order
 
 
 def test_read_keeps_only_the_named_columns(people, write_csv) -> None:
@@ -96,7 +96,7 @@ def test_dataset_names(people, write_csv, tmp_path: Path) -> None:
 
 
 def _adult_bytes() -> bytes:
-    from mpc_rr.data import shipped_bytes
+    from mpc_rr.data._shipped import shipped_bytes
 
     return shipped_bytes("adult.data")
 

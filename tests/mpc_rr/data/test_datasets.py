@@ -8,15 +8,8 @@ import numpy as np
 import pytest
 
 from mpc_rr.core import UsageError
-from mpc_rr.data import (
-    ADULT_SCHEMA,
-    Attribute,
-    Dataset,
-    Schema,
-    encode_columns,
-    load_adult,
-    load_csv,
-)
+from mpc_rr.data import ADULT_SCHEMA, Attribute, Dataset, Schema, load_adult, load_csv
+from mpc_rr.data._schema import encode_columns
 
 SCHEMA = Schema(
     (Attribute("color", ("red", "green")), Attribute("size", ("S", "M", "L"), ordinal=True))

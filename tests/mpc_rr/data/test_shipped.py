@@ -24,9 +24,9 @@ from mpc_rr.data import (
     load_network,
     read_csv_columns,
     shipped,
-    shipped_bytes,
     shipped_file,
 )
+from mpc_rr.data._shipped import shipped_bytes
 
 FILES = importlib.resources.files("mpc_rr.data") / "files"
 

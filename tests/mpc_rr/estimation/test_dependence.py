@@ -9,7 +9,8 @@ from hypothesis import strategies as st
 
 from mpc_rr.core import UsageError
 from mpc_rr.data import Attribute, Schema
-from mpc_rr.estimation import contingency, cramers_v, dependence_matrix, pearson_abs
+from mpc_rr.estimation import contingency, cramers_v, dependence_matrix
+from mpc_rr.estimation._dependence import pearson_abs
 
 
 @settings(max_examples=30, deadline=None)

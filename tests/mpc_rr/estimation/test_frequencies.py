@@ -10,7 +10,8 @@ from hypothesis.extra.numpy import arrays
 from scipy.optimize import minimize
 
 from mpc_rr.core import UsageError
-from mpc_rr.estimation import clip_rescale, estimate_distribution, ibu, project_simplex
+from mpc_rr.estimation import estimate_distribution, ibu
+from mpc_rr.estimation._frequencies import clip_rescale, project_simplex
 from mpc_rr.mechanisms import RandomizationMatrix, keep_or_uniform
 
 

@@ -9,8 +9,9 @@ from hypothesis import strategies as st
 
 from mpc_rr.core import UsageError
 from mpc_rr.data import Attribute, Schema
-from mpc_rr.estimation import PatternCounts, dependence_matrix, rr_adjustment
-from mpc_rr.mdrr import joint_counts
+from mpc_rr.estimation import dependence_matrix, rr_adjustment
+from mpc_rr.estimation._patterns import PatternCounts
+from mpc_rr.mdrr._release import joint_counts
 
 SIZES = (3, 2, 4, 2)
 SCHEMA = Schema(tuple(Attribute(f"a{j}", tuple(str(c) for c in range(s))) for j, s in enumerate(SIZES)))

@@ -10,8 +10,6 @@ import pytest
 from mpc_rr.core import UsageError
 from mpc_rr.estimation import (
     CountQuery,
-    FactorModel,
-    WeightedRecords,
     answer,
     jensen_shannon,
     l2_distance,
@@ -19,6 +17,7 @@ from mpc_rr.estimation import (
     relative_error,
     true_count,
 )
+from mpc_rr.estimation._models import FactorModel, WeightedRecords
 
 
 def test_queries_follow_section_6_5() -> None:

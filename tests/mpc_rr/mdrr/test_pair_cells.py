@@ -8,7 +8,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from mpc_rr.core import UsageError
-from mpc_rr.mdrr import PairLayout, crosstabs
+from mpc_rr.mdrr import PairLayout
+from mpc_rr.mdrr._pair_cells import crosstabs
 
 ADULT_SIZES = (9, 16, 7, 15, 6, 5, 2, 2)
 

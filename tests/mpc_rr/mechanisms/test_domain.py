@@ -8,15 +8,14 @@ import pytest
 from mpc_rr.core import UsageError
 from mpc_rr.mdrr import PairLayout
 from mpc_rr.mechanisms import (
-    DENSE_LIMIT,
     LambdaRandomization,
     RandomizationMatrix,
     UniformMixture,
-    check_dense_cells,
     check_sizes,
     k_rr,
     keep_or_uniform,
 )
+from mpc_rr.mechanisms._domain import DENSE_LIMIT, check_dense_cells
 from mpc_rr.mechanisms.optimized import kronecker_mechanism, solve_heuristic, solve_lp
 
 

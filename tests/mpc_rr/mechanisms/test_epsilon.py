@@ -15,18 +15,14 @@ from mpc_rr.mechanisms import (
     LambdaRandomization,
     RandomizationMatrix,
     cluster_matrix,
-    factor_epsilon,
     k_rr,
     keep_or_uniform,
     local_epsilon,
     mixture_epsilon,
 )
-from mpc_rr.mechanisms.optimized import (
-    heuristic_in_order,
-    kronecker_mechanism,
-    solve_heuristic,
-    solve_lp,
-)
+from mpc_rr.mechanisms._lambda import factor_epsilon
+from mpc_rr.mechanisms.optimized import kronecker_mechanism, solve_heuristic, solve_lp
+from mpc_rr.mechanisms.optimized._heuristic import heuristic_in_order
 
 
 def _mixture(keep: float, n: int) -> np.ndarray:

@@ -14,13 +14,11 @@ from mpc_rr.mechanisms import (
     PAPER_TABLE1,
     JointMechanism,
     LambdaRandomization,
-    apply_kron_ij,
-    eigenvalues_from_levels,
-    factor_entropy,
     local_epsilon,
     paper_example,
-    solve_pattern,
 )
+from mpc_rr.mechanisms._kron import apply_kron_ij, eigenvalues_from_levels, solve_pattern
+from mpc_rr.mechanisms._lambda import factor_entropy
 
 
 def _row_entropy_bits(mat: np.ndarray) -> float:

@@ -20,12 +20,12 @@ from mpc_rr.mechanisms import (
 )
 from mpc_rr.mechanisms.optimized import (
     OptimizedRR,
-    heuristic_in_order,
     kronecker_mechanism,
     optimize,
     solve_heuristic,
     solve_lp,
 )
+from mpc_rr.mechanisms.optimized._heuristic import heuristic_in_order
 
 
 def _table() -> TablePattern:

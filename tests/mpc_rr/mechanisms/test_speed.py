@@ -9,7 +9,8 @@ import numpy as np
 import pytest
 
 from mpc_rr.mechanisms import LambdaRandomization
-from mpc_rr.mechanisms.optimized import heuristic_in_order, solve_lp
+from mpc_rr.mechanisms.optimized import solve_lp
+from mpc_rr.mechanisms.optimized._heuristic import heuristic_in_order
 
 pytestmark = pytest.mark.slow
 

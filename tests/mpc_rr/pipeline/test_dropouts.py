@@ -9,7 +9,8 @@ import pytest
 from mpc_rr.core import COORDINATOR, DropAt, HarnessRunner
 from mpc_rr.data import load_adult
 from mpc_rr.estimation import dependence_matrix
-from mpc_rr.pipeline import PipelineConfig, pipeline_roles, signing
+from mpc_rr.pipeline import PipelineConfig, pipeline_roles
+from mpc_rr.pipeline import _signing as signing
 from mpc_rr.secure_sum.secagg import AdvertiseKeys, EncryptedShares, MaskedInput, UnmaskShares
 from parties.runner import MemoryRunner
 

@@ -35,8 +35,8 @@ from mpc_rr.pipeline import (
     RandomizedRecord,
     SignedClustering,
     pipeline_roles,
-    signing,
 )
+from mpc_rr.pipeline import _signing as signing
 from mpc_rr.secure_sum import SeededEntropy, SumProtocol
 
 SCHEMA = Schema(
@@ -439,7 +439,7 @@ def test_an_estimator_that_cannot_invert_the_release_aborts_cleanly() -> None:
 def test_the_coordinator_keeps_records_as_rows_of_one_array() -> None:
     """RecordRows: a record is m codes in the wire's smallest dtype, read back as int64 rows in
     the order asked (what the coordinator's dict of arrays gave)."""
-    from mpc_rr.pipeline import RecordRows
+    from mpc_rr.pipeline._messages import RecordRows
 
     rows = RecordRows(5, (3, 300))
     assert rows.rows.dtype == np.uint16 and len(rows) == 0 and 2 not in rows

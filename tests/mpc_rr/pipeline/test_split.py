@@ -19,16 +19,15 @@ from hypothesis import strategies as st
 
 from mpc_rr.core import COORDINATOR, Codec, DecodeError, Message, PeerError, Role, WireArray
 from mpc_rr.pipeline import (
-    PIPELINE_MESSAGES,
-    CoordinatorShard,
-    CoordinatorTally,
     PipelineConfig,
     PipelineResult,
     RandomizedRecord,
     Release,
     pipeline_roles,
-    signing,
 )
+from mpc_rr.pipeline import _signing as signing
+from mpc_rr.pipeline._messages import PIPELINE_MESSAGES
+from mpc_rr.pipeline._split import CoordinatorShard, CoordinatorTally
 from tests.mpc_rr.pipeline.test_roles import KEY, SCHEMA, records
 
 CODEC = Codec((*PIPELINE_MESSAGES, CoordinatorTally))

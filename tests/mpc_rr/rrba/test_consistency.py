@@ -7,7 +7,8 @@ import numpy as np
 import pytest
 
 from mpc_rr.core import UsageError
-from mpc_rr.rrba import marginal_constraints, reconstruct, solve_simplex_qp
+from mpc_rr.rrba import reconstruct
+from mpc_rr.rrba._consistency import marginal_constraints, solve_simplex_qp
 
 
 def _views_of(joint: np.ndarray, subsets: list[tuple[int, ...]]) -> list[np.ndarray]:

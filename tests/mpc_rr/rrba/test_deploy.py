@@ -11,7 +11,8 @@ import pytest
 from mpc_rr.core import COORDINATOR, UsageError, run_roles
 from mpc_rr.core._registry import get_protocol
 from mpc_rr.data import Dataset, data_file, load_network
-from mpc_rr.rrba import RRBAAggregator, RRBAClient, csv_record, run_rrba
+from mpc_rr.rrba import RRBAAggregator, RRBAClient, run_rrba
+from mpc_rr.rrba._deploy import csv_record
 
 SURVEY_CSV = data_file("survey_10000.csv")
 

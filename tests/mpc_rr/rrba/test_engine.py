@@ -12,25 +12,22 @@ from scipy.stats import chi2, norm
 
 from mpc_rr.core import UsageError
 from mpc_rr.data import Attribute, Dataset, Schema
-from mpc_rr.estimation import project_simplex
+from mpc_rr.estimation._frequencies import project_simplex
 from mpc_rr.rrba import (
     BlockAggregator,
-    Layout,
     SubsetIndex,
     answers_from_uniforms,
-    apply_floor,
-    cdf_table,
     client_answer,
     cover,
     empirical_table,
-    eq4,
-    pooled,
-    repair,
     run_rrba,
     run_tables,
     stable_from,
     tolerance,
 )
+from mpc_rr.rrba._client import cdf_table
+from mpc_rr.rrba._tables import Layout
+from mpc_rr.rrba._update import apply_floor, eq4, pooled, repair
 
 
 def _data(n: int, sizes: tuple[int, ...], seed: int = 0) -> Dataset:

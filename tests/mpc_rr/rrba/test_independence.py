@@ -8,13 +8,8 @@ import pytest
 from scipy.stats import binom
 
 from mpc_rr.core import UsageError
-from mpc_rr.rrba import (
-    chi2_independence,
-    elastic_fit,
-    independence_test,
-    rank_threshold,
-    rrba_simulator,
-)
+from mpc_rr.rrba import chi2_independence, elastic_fit, independence_test, rrba_simulator
+from mpc_rr.rrba._independence import rank_threshold
 
 
 @pytest.mark.parametrize("gamma", [0.01, 0.5])

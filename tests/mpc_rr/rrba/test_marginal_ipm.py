@@ -10,7 +10,8 @@ import pytest
 
 import mpc_rr.rrba._consistency as consistency
 from mpc_rr.core import UsageError
-from mpc_rr.rrba import marginal_operator, reconstruct
+from mpc_rr.rrba import reconstruct
+from mpc_rr.rrba._consistency import marginal_operator
 from mpc_rr.rrba._marginal_ipm import MarginalBlocks, distinct_marginals, fit_consistent
 
 SIZES = (3, 4, 5, 4, 3)

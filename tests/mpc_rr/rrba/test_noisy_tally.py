@@ -10,10 +10,12 @@ import pytest
 
 import mpc_rr.rrba._aggregator_role as aggregator_role
 from mpc_rr.core import COORDINATOR, UsageError, run_roles
-from mpc_rr.rrba import RRBAClient, assemble, config_for, rrba_roles
+from mpc_rr.rrba import RRBAClient, rrba_roles
 from mpc_rr.rrba._noisy_tally import consistent_counts, tally_sensitivity
+from mpc_rr.rrba._protocol import config_for
+from mpc_rr.rrba._simulate import assemble
 from mpc_rr.secure_sum import SeededEntropy
-from mpc_rr.workflows import summarize
+from mpc_rr.workflows._rrba import summarize
 from tests.mpc_rr.rrba.test_protocol import SEED, small_data
 
 

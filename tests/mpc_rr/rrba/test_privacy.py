@@ -10,14 +10,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from mpc_rr.mechanisms import local_epsilon
-from mpc_rr.rrba import (
-    Layout,
-    epsilon_cap,
-    implied_matrix,
-    paper_epsilon,
-    table_epsilon,
-    view_epsilon,
-)
+from mpc_rr.rrba import epsilon_cap, paper_epsilon, table_epsilon, view_epsilon
+from mpc_rr.rrba._privacy import implied_matrix
+from mpc_rr.rrba._tables import Layout
 
 
 @settings(max_examples=80, deadline=None)

@@ -25,24 +25,19 @@ from mpc_rr.core import (
 )
 from mpc_rr.data import Attribute, Dataset, Schema
 from mpc_rr.rrba import (
-    MAX_VIEW,
-    RRBA_MESSAGES,
-    AggState,
-    Answer,
-    AskBlock,
-    ClientState,
-    Dismiss,
     RRBAAggregator,
     RRBAClient,
     RRBAConfig,
-    client_step_timeouts,
-    config_for,
     rrba_roles,
     run_distributed,
     run_rrba,
-    wire_cells,
 )
-from mpc_rr.secure_sum import SeededEntropy, default_identity
+from mpc_rr.rrba._aggregator_role import AggState
+from mpc_rr.rrba._client_role import ClientState
+from mpc_rr.rrba._messages import MAX_VIEW, RRBA_MESSAGES, Answer, AskBlock, Dismiss, wire_cells
+from mpc_rr.rrba._protocol import client_step_timeouts, config_for
+from mpc_rr.secure_sum import SeededEntropy
+from mpc_rr.secure_sum._identity import default_identity
 from mpc_rr.secure_sum.secagg import SECAGG_MESSAGES, AdvertiseKeys, MaskedInput
 from parties.runner import MemoryRunner
 from parties.tcp_runner import TcpRunner

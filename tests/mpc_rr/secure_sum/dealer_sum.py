@@ -25,8 +25,6 @@ import numpy as np
 
 from mpc_rr.core import (
     COORDINATOR,
-    NOBODY,
-    ONLY_COORDINATOR,
     AllIn,
     Deadline,
     Message,
@@ -36,9 +34,9 @@ from mpc_rr.core import (
     Transition,
     UsageError,
     WireArray,
-    broadcast,
     table,
 )
+from mpc_rr.core._roles import NOBODY, ONLY_COORDINATOR, broadcast
 from mpc_rr.secure_sum import Entropy, SumProtocol, SumResult, SystemEntropy
 
 M = 1 << 32

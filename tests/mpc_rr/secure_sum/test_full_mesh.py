@@ -7,18 +7,14 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from mpc_rr.core import RELAY, Codec, PeerError, ProtocolAbort, UsageError, WireArray, run_roles
-from mpc_rr.secure_sum import (
-    SeededEntropy,
-    SystemEntropy,
-    crypto,
-    default_identity,
-    signed_payload,
-    smallest_uint,
-)
+from mpc_rr.core import Codec, PeerError, ProtocolAbort, UsageError, WireArray, run_roles
+from mpc_rr.core._errors import RELAY
+from mpc_rr.secure_sum import SeededEntropy, SystemEntropy
+from mpc_rr.secure_sum import _crypto as crypto
+from mpc_rr.secure_sum._entropy import smallest_uint
+from mpc_rr.secure_sum._identity import default_identity, signed_payload
 from mpc_rr.secure_sum.full_mesh import (
     MESH_MESSAGES,
-    TAG_LEN,
     BulletinBoard,
     FullMeshParty,
     MeshAbort,
@@ -27,8 +23,11 @@ from mpc_rr.secure_sum.full_mesh import (
     MeshPublish,
     MeshShare,
     MeshTotal,
-    full_mesh_message_count,
     full_mesh_roles,
+)
+from mpc_rr.secure_sum.full_mesh._messages import (
+    TAG_LEN,
+    full_mesh_message_count,
     open_share,
     share_aad,
     share_key,

@@ -8,17 +8,17 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from mpc_rr.core import RELAY, PeerError, WireArray, run_roles
-from mpc_rr.secure_sum import signed_payload
+from mpc_rr.core import PeerError, WireArray, run_roles
+from mpc_rr.core._errors import RELAY
+from mpc_rr.secure_sum._identity import signed_payload
 from mpc_rr.secure_sum.full_mesh import (
     FullMeshParty,
     MeshAbort,
     MeshKeys,
     MeshShare,
     full_mesh_roles,
-    share_index,
-    sign_shares,
 )
+from mpc_rr.secure_sum.full_mesh._messages import share_index, sign_shares
 from tests.mpc_rr.secure_sum.test_full_mesh import _keyed, _seal, _share, onehot, seeded
 
 
@@ -103,7 +103,7 @@ def test_the_share_batch_signature_is_bound_to_run_round_and_sender() -> None:
     """A share batch signed for another run, as another round, or as another sender does not
     verify: the board (which gets a party's shares without paths and checks the signature on
     their tree hash once all are in) refuses it naming its sender and tells every party."""
-    from mpc_rr.secure_sum import merkle_paths, share_items
+    from mpc_rr.secure_sum._identity import merkle_paths, share_items
 
     roles, sent = _keyed("board", run="t", through_board=False)
     genuine = {j: next(s.msg for s in sent[2] if s.msg.peer == j) for j in (1, 3)}

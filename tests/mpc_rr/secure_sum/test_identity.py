@@ -8,15 +8,12 @@ from cryptography.hazmat.primitives import hashes
 from cryptography.hazmat.primitives.asymmetric import ec
 
 from mpc_rr.core import COORDINATOR, HarnessRunner, UsageError
-from mpc_rr.secure_sum import (
-    Identity,
-    Roster,
-    SeededEntropy,
+from mpc_rr.secure_sum import Identity, Roster, SeededEntropy, simulated_pki
+from mpc_rr.secure_sum._identity import (
     default_identity,
     merkle_paths,
     merkle_root_from_path,
     signed_payload,
-    simulated_pki,
     simulation_secret,
     use_simulation_secret,
 )
@@ -148,7 +145,7 @@ def test_simulated_signatures_are_deterministic_p256_of_64_bytes_and_der_is_refu
 
 
 def test_a_sub_identity_keeps_the_key_and_names_the_members_by_inner_id() -> None:
-    from mpc_rr.secure_sum import sub_identity
+    from mpc_rr.secure_sum._identity import sub_identity
 
     pki = simulated_pki(range(8), SeededEntropy(4))
     members = [5, 6, 7]  # inner 1, 2, 3; inner 0 is outer 0

@@ -16,6 +16,8 @@ from mpc_rr.secure_sum import (
     decode_noisy_sum,
     honest_survivors,
     noise_modulus,
+)
+from mpc_rr.secure_sum._noise import (
     noise_offset,
     noisy_inputs,
     offset_noisy_input,

@@ -11,7 +11,10 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from mpc_rr.core import UsageError
-from mpc_rr.secure_sum import Graph, SeededEntropy, crypto, shamir
+from mpc_rr.secure_sum import SeededEntropy
+from mpc_rr.secure_sum import _crypto as crypto
+from mpc_rr.secure_sum import _shamir as shamir
+from mpc_rr.secure_sum._graph import Graph
 
 
 @settings(max_examples=25, deadline=None)

@@ -10,7 +10,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from mpc_rr.core import COORDINATOR, Codec, ProtocolAbort, UsageError, WireArray, run_roles
-from mpc_rr.secure_sum import Graph, SeededEntropy, crypto
+from mpc_rr.secure_sum import SeededEntropy
+from mpc_rr.secure_sum import _crypto as crypto
+from mpc_rr.secure_sum._graph import Graph
 from mpc_rr.secure_sum.secagg import (
     SECAGG_MESSAGES,
     AdvertiseKeys,
@@ -21,9 +23,9 @@ from mpc_rr.secure_sum.secagg import (
     SecAggConfig,
     SecAggPublic,
     UnmaskShares,
-    default_threshold,
     secagg_roles,
 )
+from mpc_rr.secure_sum.secagg._params import default_threshold
 
 CODEC = Codec(SECAGG_MESSAGES)
 STEP_MESSAGE = {
@@ -299,7 +301,7 @@ def test_the_threshold_holds_off_the_declared_coalition() -> None:
     """Found by the adversary work: the old defaults gave t = 2 at n = 100, so two colluding
     neighbours plus the server recovered a party's input.  The degree now grows until a
     threshold is both secure against max_corrupt and robust to max_dropout."""
-    from mpc_rr.secure_sum.secagg import secure_threshold
+    from mpc_rr.secure_sum.secagg._params import secure_threshold
 
     for n in (100, 1000, 32_561):
         cfg = SecAggConfig.create(n, 4)
@@ -318,7 +320,7 @@ def test_thresholds_equal_scipy_binomial_tails() -> None:
     """The thresholds sum exact binomial terms (no scipy.stats in a party): scipy's answers."""
     from scipy.stats import binom
 
-    from mpc_rr.secure_sum.secagg import secure_threshold
+    from mpc_rr.secure_sum.secagg._params import secure_threshold
 
     def secure_ref(n: int, k: int, g: float, failure: float) -> int:
         det = math.floor(g * n) + 1
@@ -374,12 +376,34 @@ def test_a_client_refuses_fewer_forwarded_shares_than_the_threshold() -> None:
 
 def test_fractions_of_parties_count_as_written() -> None:
     """0.29 * 100 is 28.999999999999996 in floats: 29 colluders must still be below t."""
-    from mpc_rr.secure_sum.secagg import parties_in
+    from mpc_rr.secure_sum.secagg._params import parties_in
 
     assert [parties_in(f, 100) for f in (0.29, 0.57, 1 / 3, 0.1)] == [29, 57, 33, 10]
     with pytest.raises(UsageError, match=r"threshold must be in \[30, degree=99\], got 29"):
         SecAggConfig.create(100, 1, max_corrupt=0.29, degree=99, threshold=29)
     assert SecAggConfig.create(100, 1, max_dropout=0.29, max_corrupt=0.0, degree=99).max_dropped == 29
+
+
+def test_a_client_shows_the_masks_its_masked_input_added() -> None:
+    """``masks()``: y_u = x_u + PRG(b_u) + pairwise masks (mod R) for the y each client sent, and
+    with no dropout the pairwise masks of all clients cancel; before the shares, no masks."""
+    n = 6
+    cfg, _, x, roles = setup(n, seed=21)
+    with pytest.raises(UsageError, match="no masks yet"):
+        roles[1].masks()
+    res = run(roles, transcript=True)
+    assert res.transcript is not None
+    R = cfg.modulus
+    ys = {e.src: CODEC.decode(e.data).y.to_numpy() for e in res.transcript
+          if isinstance(CODEC.decode(e.data), MaskedInput)}  # fmt: skip
+    assert sorted(ys) == list(range(1, n + 1))
+    pairs_total = np.zeros(cfg.cells, np.int64)
+    for u, y in ys.items():
+        own, pairs = roles[u].masks()
+        assert own.any() and pairs.any()
+        np.testing.assert_array_equal((x[u - 1] + own.astype(np.int64) + pairs.astype(np.int64)) % R, y)
+        pairs_total += pairs.astype(np.int64)
+    assert not (pairs_total % R).any()
 
 
 def test_the_server_state_is_created_whole_at_construction() -> None:

@@ -19,11 +19,10 @@ from mpc_rr.secure_sum.secagg import (
     SecAggClient,
     SecAggServer,
     SurvivorSet,
-    consistency_committee,
-    parties_in,
     secagg_public,
     secagg_roles,
 )
+from mpc_rr.secure_sum.secagg._params import consistency_committee, parties_in
 
 
 def _corrupt_bound(m: int, gamma: float, failure: float) -> int:

@@ -12,7 +12,9 @@ import numpy as np
 import pytest
 
 from mpc_rr.core import COORDINATOR, Codec, DecodeError, Send, UsageError, WireArray, run_roles
-from mpc_rr.secure_sum import Graph, SeededEntropy, shamir
+from mpc_rr.secure_sum import SeededEntropy
+from mpc_rr.secure_sum import _shamir as shamir
+from mpc_rr.secure_sum._graph import Graph
 from mpc_rr.secure_sum.secagg import (
     SECAGG_MESSAGES,
     SecAggClient,
@@ -67,7 +69,7 @@ class FalseAccuser(SecAggClient):
             return out
         m: MaskedInput = out[0].msg
         victim = int(self.mask_partners[0])
-        from mpc_rr.secure_sum import crypto
+        from mpc_rr.secure_sum import _crypto as crypto
 
         return [Send(COORDINATOR, MaskedInput(run=m.run, step=m.step, y=m.y, accused=wire(np.asarray([victim]), "<u4"),
                                               evidence=crypto.private_bytes(self._c_sk)))]  # fmt: skip

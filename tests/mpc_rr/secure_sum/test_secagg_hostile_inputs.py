@@ -10,9 +10,11 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from mpc_rr.core import COORDINATOR, PeerError, Send, WireArray, run_roles
-from mpc_rr.secure_sum import SeededEntropy, secagg, signed_payload
+from mpc_rr.secure_sum import SeededEntropy, secagg
+from mpc_rr.secure_sum._identity import signed_payload
 from mpc_rr.secure_sum._public_randomness import commitment, commitments_digest
 from mpc_rr.secure_sum.secagg import AdvertiseKeys, EncryptedShares, MaskedInput, UnmaskShares
+from mpc_rr.secure_sum.secagg._messages import bitmap
 
 HUGE = WireArray(dtype="<u4", shape=(2**32, 2**32), data=b"")
 
@@ -118,7 +120,7 @@ def test_low_order_public_keys_are_a_peer_error_not_a_crash(hostile_run_roles) -
     draw_sigs = [roles[v].identity.sign(signed_payload("secagg", "hostile", "draw", v, digest)) for v in (2, 3, 4)]
     msg = secagg.NeighborKeys(
         run="hostile", step=0, ids=WireArray.from_numpy(np.array([2, 3, 4], "<u4")), c_pks=zeros, s_pks=zeros,
-        commits=zeros, signatures=sigs, contributors=secagg.bitmap(members), reveals=reveals,
+        commits=zeros, signatures=sigs, contributors=bitmap(members), reveals=reveals,
         draw_commits=WireArray.from_numpy(np.frombuffer(b"".join(commits[1:]), np.uint8).reshape(3, 32)),
         draw_signatures=draw_sigs,
     )  # fmt: skip

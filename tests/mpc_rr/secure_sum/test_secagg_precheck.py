@@ -8,17 +8,18 @@ import pytest
 
 from mpc_rr.adversary.active._cheats import CheatingClient
 from mpc_rr.core import COORDINATOR, Codec, WireArray, run_roles
-from mpc_rr.secure_sum import Graph, SecureSumPlan, SeededEntropy
+from mpc_rr.secure_sum import SecureSumPlan, SeededEntropy
+from mpc_rr.secure_sum._graph import Graph
 from mpc_rr.secure_sum.secagg import (
     SECAGG_MESSAGES,
     AdvertiseKeys,
     EncryptedShares,
     MaskedInput,
     SecAggConfig,
-    SecAggPrecheck,
     SecAggPublic,
     secagg_roles,
 )
+from mpc_rr.secure_sum.secagg._judge import SecAggPrecheck
 
 N, CELLS = 12, 3
 

@@ -7,10 +7,10 @@ import numpy as np
 import pytest
 
 from mpc_rr.core import COORDINATOR, Codec, Send, WireArray, run_roles
-from mpc_rr.secure_sum import Graph, SeededEntropy
+from mpc_rr.secure_sum import SeededEntropy
+from mpc_rr.secure_sum._graph import Graph
 from mpc_rr.secure_sum.secagg import (
     SECAGG_MESSAGES,
-    SHARE_ROW,
     EncryptedShares,
     ForwardedShares,
     MaskedInput,
@@ -20,10 +20,9 @@ from mpc_rr.secure_sum.secagg import (
     ShareProofs,
     UnmaskShares,
     secagg_roles,
-    share_batch,
-    share_digest,
 )
 from mpc_rr.secure_sum.secagg._judge import share_proofs
+from mpc_rr.secure_sum.secagg._messages import SHARE_ROW, share_batch, share_digest
 
 N, CELLS = 10, 4
 CODEC = Codec(SECAGG_MESSAGES)

@@ -255,7 +255,7 @@ def test_memory_transport_agrees_on_many_schedules() -> None:
 def test_the_pipeline_over_a_sum_keeps_its_dependences_central() -> None:
     from types import SimpleNamespace
 
-    from mpc_rr.core import codec_for_roles
+    from mpc_rr.core._harness import codec_for_roles
     from mpc_rr.simulation._outer import pipeline_target
     from mpc_rr.simulation._world import _Run
 

@@ -13,7 +13,7 @@ from mpc_rr.data import data_file, infer_schema, load_csv, read_csv_columns
 from mpc_rr.estimation import AdjustmentResult, answer, make_queries, relative_error, true_count
 from mpc_rr.mdrr import adjust, rr_independent
 from mpc_rr.mechanisms import keep_or_uniform
-from mpc_rr.workflows import adjustment_checks
+from mpc_rr.workflows._adjustment_checks import adjustment_checks
 
 
 def _run(converged: bool, iterations: int = 50) -> AdjustmentResult:

@@ -7,7 +7,8 @@ import pytest
 
 from mpc_rr.data import ADULT_SCHEMA
 from mpc_rr.estimation import dependence_matrix_from_tables
-from mpc_rr.mdrr import PairLayout, crosstabs
+from mpc_rr.mdrr import PairLayout
+from mpc_rr.mdrr._pair_cells import crosstabs
 from mpc_rr.workflows import exact_bivariate_counts
 
 

@@ -11,11 +11,13 @@ from scipy import stats
 from mpc_rr.core import COORDINATOR, DropAt, HarnessRunner, UsageError
 from mpc_rr.data import load_adult
 from mpc_rr.estimation import dependence_matrix
-from mpc_rr.mdrr import pair_layout
-from mpc_rr.pipeline import PipelineConfig, dependence_input, noisy_counts, pipeline_roles, signing
+from mpc_rr.mdrr._pair_cells import pair_layout
+from mpc_rr.pipeline import PipelineConfig, pipeline_roles
+from mpc_rr.pipeline import _signing as signing
+from mpc_rr.pipeline._dependence import dependence_input, noisy_counts
 from mpc_rr.privacy import skellam_epsilon
 from mpc_rr.secure_sum.secagg import MaskedInput
-from mpc_rr.workflows import pipeline_ledger
+from mpc_rr.workflows._privacy import pipeline_ledger
 
 KEY = signing.new_signing_key(bytes(range(32)))
 
@@ -101,7 +103,7 @@ def test_a_noisy_run_with_dropouts_gives_close_dependences(adult300) -> None:
 
 def test_the_full_mesh_sizes_its_modulus_for_the_noisy_inputs(adult300) -> None:
     """The board's full mesh sums mod n max_value + 1: with noise, n (1 + 2c) + 1 (not n + 1)."""
-    from mpc_rr.pipeline import dependence_public
+    from mpc_rr.pipeline._dependence import dependence_public
 
     cfg = PipelineConfig(schema=adult300.schema, n=300, dependence="secure-sum", dp_epsilon=1.0,
                          coordinator_key=signing.public_bytes(KEY), sum_protocol="full-mesh-board")  # fmt: skip
@@ -113,7 +115,7 @@ def test_the_full_mesh_sizes_its_modulus_for_the_noisy_inputs(adult300) -> None:
 
 
 def test_deployed_parties_take_the_noise_parameters() -> None:
-    from mpc_rr.pipeline import make_pipeline_role
+    from mpc_rr.pipeline._deploy import make_pipeline_role
 
     params = {"coordinator_key": signing.public_bytes(KEY).hex(), "dependence": "secure-sum",
               "dp_epsilon": 2, "dp_delta": 1e-7}  # fmt: skip

@@ -7,17 +7,13 @@ import msgspec
 import numpy as np
 import pytest
 
-from mpc_rr.adversary import (
-    bayes_inference,
-    on_link,
-    participation,
-    pipeline_observations,
-    size_census,
-    size_leakage,
-    timing_leakage,
-)
-from mpc_rr.core import Transcript, observe
-from mpc_rr.workflows import eavesdrop_report, observed_run
+from mpc_rr.adversary import bayes_inference, size_leakage, timing_leakage
+from mpc_rr.adversary._eavesdrop import on_link, participation, size_census
+from mpc_rr.adversary._inference import pipeline_observations
+from mpc_rr.core import Transcript
+from mpc_rr.core._views import observe
+from mpc_rr.workflows import observed_run
+from mpc_rr.workflows._attack_reports import eavesdrop_report
 from scenarios.workloads.networks import network_for
 
 RNG = np.random.default_rng
@@ -98,7 +94,7 @@ def test_participation_dropouts_are_visible_without_cover_traffic():
     from mpc_rr.core import DropAt
     from mpc_rr.secure_sum import secure_sum_roles
     from mpc_rr.secure_sum.secagg import MaskedInput
-    from mpc_rr.workflows import one_hot_inputs
+    from mpc_rr.workflows._observed import one_hot_inputs
     from parties.runner import MemoryRunner
     from transports.tap import Tap
 

@@ -8,7 +8,8 @@ import pytest
 
 from mpc_rr.core import UsageError
 from mpc_rr.privacy import PhaseSpec, Release, build_ledger, with_audits
-from mpc_rr.workflows import audit_ledger, audit_phase
+from mpc_rr.workflows import audit_ledger
+from mpc_rr.workflows._ledger_audit import audit_phase
 
 
 def test_shuffled_krr_phase_is_audited_on_its_multiset_and_stays_below_the_claim() -> None:

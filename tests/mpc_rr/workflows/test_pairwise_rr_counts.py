@@ -9,9 +9,10 @@ import pytest
 
 from mpc_rr.core import UsageError
 from mpc_rr.data import Attribute, Schema
-from mpc_rr.mdrr import composed_epsilons, crosstabs
+from mpc_rr.mdrr import composed_epsilons
+from mpc_rr.mdrr._pair_cells import crosstabs
 from mpc_rr.mechanisms import k_rr, keep_or_uniform
-from mpc_rr.workflows import pairwise_rr_counts as pairwise_rr
+from mpc_rr.workflows._secure_sum import pairwise_rr_counts as pairwise_rr
 
 SCHEMA = Schema(
     (

@@ -11,7 +11,8 @@ from mpc_rr.core import UsageError
 from mpc_rr.data import Attribute, Dataset, Schema
 from mpc_rr.pipeline import PipelineConfig
 from mpc_rr.privacy import numerical_epsilon
-from mpc_rr.workflows import pipeline_ledger, rrba_crowds, rrba_ledger, sum_channel
+from mpc_rr.workflows import rrba_crowds
+from mpc_rr.workflows._privacy import pipeline_ledger, rrba_ledger, sum_channel
 
 SCHEMA = Schema((Attribute("a", ("x", "y")), Attribute("b", ("x", "y", "z")), Attribute("c", ("x", "y"))))
 
@@ -83,7 +84,7 @@ def test_prio3_is_its_own_channel_with_the_two_aggregators_assumption() -> None:
 
 
 def test_each_phase_states_its_input_validity_from_its_protocol() -> None:
-    from mpc_rr.workflows import pipeline_validity
+    from mpc_rr.workflows._validity import pipeline_validity
 
     prio3 = pipeline_validity(_cfg("pairwise-rr", "prio3"))
     assert prio3[0] == {"phase": "dependence (4.3 pairs)", "protocol": "prio3", "validity":
@@ -131,7 +132,7 @@ def test_rrba_crowds_are_the_fewest_answers_a_block_gave_each_table() -> None:
 
 def test_rrba_run_ledger_uses_the_crowds_of_the_secure_tally() -> None:
     from mpc_rr.rrba import run_rrba
-    from mpc_rr.workflows import summarize
+    from mpc_rr.workflows._rrba import summarize
 
     rng = np.random.default_rng(5)
     data = Dataset(SCHEMA, rng.integers(0, [2, 3, 2], size=(900, 3)))

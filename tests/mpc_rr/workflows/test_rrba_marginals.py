@@ -11,9 +11,10 @@ import pytest
 
 from mpc_rr.core import UsageError
 from mpc_rr.data import Attribute, Dataset, Schema
-from mpc_rr.rrba import cover, distinct_marginals, marginal_operator, marginal_rows, run_rrba
-from mpc_rr.workflows import marginal_errors
-from mpc_rr.workflows._rrba import _targets
+from mpc_rr.rrba import cover, run_rrba
+from mpc_rr.rrba._consistency import marginal_operator, marginal_rows
+from mpc_rr.rrba._marginal_ipm import distinct_marginals
+from mpc_rr.workflows._rrba import _targets, marginal_errors
 
 
 def _data(sizes: tuple[int, ...], n: int) -> Dataset:

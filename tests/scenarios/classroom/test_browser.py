@@ -106,8 +106,8 @@ def _signatures_match_the_library(driver: Any) -> None:
         Ed25519PublicKey,
     )
 
-    from mpc_rr.secure_sum import merkle_paths, signed_payload
-    from mpc_rr.secure_sum.secagg import share_digest
+    from mpc_rr.secure_sum._identity import merkle_paths, signed_payload
+    from mpc_rr.secure_sum.secagg._messages import share_digest
 
     lib = Ed25519PrivateKey.generate()
     lib_sig = lib.sign(signed_payload("secagg", "run-a", "consistency", 5, b"\x01\x02"))

@@ -168,7 +168,7 @@ def test_examples_decode_and_plan() -> None:
 
 def test_kind_literals_match_the_library() -> None:
     from mpc_rr.rrba import CLIENT_RNG, ESTIMATORS, REPAIRS, STOPS
-    from mpc_rr.workflows import AUDIT_MECHANISMS
+    from mpc_rr.workflows._audit import AUDIT_MECHANISMS
     from scenarios.cli.commands.audit import CHOICES
     from scenarios.experiments.kinds.audit import AuditParams
     from scenarios.experiments.kinds.rrba import RRBAParams
@@ -396,7 +396,7 @@ def test_worker_processes_give_the_same_results(secure_sum_study, tmp_path: Path
 
 
 def test_the_readme_study_decodes_and_its_data_loads(tmp_path: Path) -> None:
-    from mpc_rr.data import shipped_bytes
+    from mpc_rr.data._shipped import shipped_bytes
     from scenarios.experiments.sweep import plan
 
     # the guide copies the shipped Survey sample beside study.toml first

@@ -11,20 +11,13 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from mpc_rr.core import UsageError
-from mpc_rr.mechanisms import (
-    CompactPattern,
-    JointMechanism,
-    TablePattern,
-    local_epsilon,
-    subset_counts,
-)
-from mpc_rr.mechanisms.optimized import (
+from mpc_rr.mechanisms import CompactPattern, JointMechanism, TablePattern, local_epsilon
+from mpc_rr.mechanisms._kron import subset_counts
+from mpc_rr.mechanisms.optimized import optimize, solve_heuristic, solve_lp
+from mpc_rr.mechanisms.optimized._heuristic import (
     closed_form_two,
     heuristic_in_order,
     heuristic_reference,
-    optimize,
-    solve_heuristic,
-    solve_lp,
 )
 
 

@@ -13,9 +13,9 @@ from hypothesis import strategies as st
 
 from mpc_rr.core import COORDINATOR, run_roles
 from mpc_rr.data import Attribute, Dataset, Schema
-from mpc_rr.rrba import RRBAClient, config_for, rrba_roles
+from mpc_rr.rrba import RRBAClient, rrba_roles
+from mpc_rr.rrba._protocol import config_for
 from mpc_rr.secure_sum.prio3 import (
-    AtMostOneBlocks,
     Field64,
     Field128,
     InvalidReport,
@@ -24,6 +24,7 @@ from mpc_rr.secure_sum.prio3 import (
     Prio3Options,
     build_vdaf,
 )
+from mpc_rr.secure_sum.prio3._circuits import AtMostOneBlocks
 
 CTX = b"mpc_rr at most one"
 BLOCKS = (3, 1, 4, 2)

@@ -13,12 +13,12 @@ from mpc_rr.secure_sum.prio3 import (
     Field64,
     Field128,
     InvalidReport,
-    OneHotBlocks,
     Prio3,
     Prio3Options,
     build_vdaf,
     default_chunk,
 )
+from mpc_rr.secure_sum.prio3._circuits import OneHotBlocks
 
 P64 = Field64.MODULUS
 CTX = b"mpc_rr blocks"
@@ -130,8 +130,8 @@ def test_default_chunk_minimizes_the_flp_work() -> None:
 @settings(max_examples=10, deadline=None)
 @given(st.integers(0, 2**32), st.integers(1, 60))
 def test_the_provers_sparse_range_check_wires_equal_the_dense_ones(field: Any, seed: int, chunk: int) -> None:
-    from mpc_rr.secure_sum.prio3 import powers
     from mpc_rr.secure_sum.prio3._circuits import _sparse_left
+    from mpc_rr.secure_sum.prio3._flp import powers
 
     rng = np.random.default_rng(seed)
     x = field.array((rng.random((3, 5, chunk)) < 0.2).astype(np.int64))  # 0/1, a few ones

@@ -11,15 +11,10 @@ import pytest
 
 from mpc_rr.core import HarnessRunner, Send
 from mpc_rr.secure_sum import secure_sum_roles
-from mpc_rr.secure_sum.prio3 import (
-    AggregationJob,
-    JobResponse,
-    Prio3Client,
-    Prio3Leader,
-    build_vdaf,
-    job_reports,
-)
+from mpc_rr.secure_sum.prio3 import Prio3Client, Prio3Leader, build_vdaf
 from mpc_rr.secure_sum.prio3 import _params as params
+from mpc_rr.secure_sum.prio3._messages import AggregationJob, JobResponse
+from mpc_rr.secure_sum.prio3._params import job_reports
 
 
 def _onehot(n: int, cells: int, seed: int) -> np.ndarray:

@@ -10,7 +10,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from mpc_rr.secure_sum.prio3 import Field64, Field128, InvalidReport, Prio3, prio3_variant
+from mpc_rr.secure_sum.prio3 import Field64, Field128, InvalidReport, Prio3
+from mpc_rr.secure_sum.prio3._vdaf import prio3_variant
 
 P64 = Field64.MODULUS
 CTX = b"mpc_rr test"

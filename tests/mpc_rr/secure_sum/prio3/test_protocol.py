@@ -9,23 +9,11 @@ import numpy as np
 import pytest
 
 from mpc_rr.core import DropAt, HarnessRunner, Send, UsageError
-from mpc_rr.secure_sum import (
-    InvalidTag,
-    SystemEntropy,
-    agree,
-    decrypt,
-    keypair,
-    secure_sum_roles,
-    sum_protocol,
-)
-from mpc_rr.secure_sum.prio3 import (
-    HelperKey,
-    JobResponse,
-    Prio3Client,
-    Prio3Leader,
-    Report,
-    seal_key,
-)
+from mpc_rr.secure_sum import SystemEntropy, secure_sum_roles, sum_protocol
+from mpc_rr.secure_sum._crypto import InvalidTag, agree, decrypt, keypair
+from mpc_rr.secure_sum.prio3 import Prio3Client, Prio3Leader, Report
+from mpc_rr.secure_sum.prio3._messages import HelperKey, JobResponse
+from mpc_rr.secure_sum.prio3._params import seal_key
 from mpc_rr.workflows import run_secure_sum
 
 

@@ -10,8 +10,10 @@ import numpy as np
 import pytest
 
 from mpc_rr.core import DropAt, HarnessRunner, Send, UsageError
-from mpc_rr.secure_sum import default_identity, secure_sum_roles
-from mpc_rr.secure_sum.prio3 import Prio3Client, Report, default_min_batch, report_payload
+from mpc_rr.secure_sum import secure_sum_roles
+from mpc_rr.secure_sum._identity import default_identity
+from mpc_rr.secure_sum.prio3 import Prio3Client, Report, default_min_batch
+from mpc_rr.secure_sum.prio3._params import report_payload
 
 
 def _onehot(n: int, cells: int, seed: int) -> np.ndarray:

@@ -20,17 +20,10 @@ from typing import Any
 
 import pytest
 
-from mpc_rr.secure_sum.prio3 import (
-    Field64,
-    Field128,
-    InvalidReport,
-    PolyEval,
-    Prio3,
-    SumVec,
-    Valid,
-    XofTurboShake128,
-    prio3_variant,
-)
+from mpc_rr.secure_sum.prio3 import Field64, Field128, InvalidReport, Prio3, SumVec
+from mpc_rr.secure_sum.prio3._flp import PolyEval, Valid
+from mpc_rr.secure_sum.prio3._vdaf import prio3_variant
+from mpc_rr.secure_sum.prio3._xof import XofTurboShake128
 
 SPECS = pathlib.Path(__file__).resolve().parent / "vectors"
 """The draft's official vectors, copied unchanged (``vectors/README.md``: source, licence)."""
