@@ -43,11 +43,12 @@ from typing import Any, Protocol
 
 import trio
 
-from mpc_rr.core import Codec, DecodeError, Message, Role, WireArray
+from mpc_rr.core import Codec, DecodeError, Message, Role
 from parties.party import Party, codec_for
+from parties.room_progress import SAW_PER_TYPE, Progress
 from transports.websocket import LocalEndpoint, WebConn, pack_ws, unpack_ws
 
-__all__ = ["EVENT_LOG", "GARBAGE_LIMIT", "Room", "RoundSetup", "Student"]
+__all__ = ["EVENT_LOG", "GARBAGE_LIMIT", "SAW_PER_TYPE", "Progress", "Room", "RoundSetup", "Student"]
 
 GARBAGE_LIMIT = 20
 """Bad frames after which a browser is disconnected."""
@@ -59,10 +60,6 @@ MAX_NAME = 40
 
 PROGRESS_EVERY = 0.25
 """Seconds between two summaries of the round's relayed frames sent to the teacher."""
-
-SAW_PER_TYPE = 12
-"""Frames of each message type to the server shown field by field ("what the server saw");
-the others of that type are counted."""
 
 LOBBY_EVERY = 0.25
 """Seconds between two lobby broadcasts while students stream in (each carries every name:
@@ -111,80 +108,6 @@ class _Round:
     budget: int = 0  # at most this many: every protocol here sends fewer than 4 (n + 2)
     ids: dict[Student, int] = field(default_factory=dict)  # browser -> its id in the round
     progress: Progress = field(default_factory=lambda: Progress())
-
-
-@dataclass(eq=False)
-class Progress:
-    """The round's relayed frames, summarised for the teacher's page: per (step, message type)
-    the frames and bytes, each party's last step, a few frames to the server field by field
-    (:data:`SAW_PER_TYPE` per type).  :meth:`flush` returns what changed since the last one."""
-
-    counts: dict[tuple[int, str], list[int]] = field(default_factory=dict)  # -> [frames, bytes, to server]
-    last_step: dict[int, int] = field(default_factory=dict)
-    shown: dict[str, int] = field(default_factory=dict)
-    frames: int = 0
-    saw: list[dict[str, Any]] = field(default_factory=list)  # every frame shown so far
-    _saw: list[dict[str, Any]] = field(default_factory=list)
-    _moved: dict[int, int] = field(default_factory=dict)
-    dirty: bool = False
-
-    def add(self, src: int, dst: int, msg: Message, size: int) -> None:
-        name = type(msg).__name__
-        step = int(msg.step)
-        c = self.counts.setdefault((step, name), [0, 0, 0])
-        c[0] += 1
-        c[1] += size
-        self.frames += 1
-        if self.last_step.get(src, -1) < step:
-            self.last_step[src] = self._moved[src] = step
-        if dst == 0:
-            c[2] += 1
-            if self.shown.get(name, 0) < SAW_PER_TYPE:
-                self.shown[name] = self.shown.get(name, 0) + 1
-                frame = {"src": src, "msg": name, "step": step, "size": size, "fields": _shown(msg)}
-                self._saw.append(frame)
-                self.saw.append(frame)
-        self.dirty = True
-
-    def summary(self) -> dict[str, Any]:
-        """Every count so far (the page redraws its small table from it)."""
-        steps = [{"step": step, "msg": name, "frames": c[0], "bytes": c[1], "to_server": c[2]}
-                 for (step, name), c in sorted(self.counts.items())]  # fmt: skip
-        return {"frames": self.frames, "steps": steps}
-
-    def flush(self) -> dict[str, Any]:
-        """The summary, the parties whose last step moved and the frames newly shown."""
-        out = {**self.summary(), "moved": {str(k): v for k, v in self._moved.items()}, "saw": self._saw}
-        self._moved, self._saw, self.dirty = {}, [], False
-        return out
-
-    def everything(self) -> dict[str, Any]:
-        """All of it, for a teacher page that (re)connects."""
-        return {**self.summary(), "moved": {str(k): v for k, v in self.last_step.items()}, "saw": list(self.saw)}
-
-
-def _shown(msg: Message) -> dict[str, Any]:
-    """What a frame to the server carries, field by field (arrays as their values, bytes in
-    hex, cut short): the "what the server saw" panel."""
-    out: dict[str, Any] = {}
-    for name in msg.__struct_fields__:
-        if name in ("v", "run", "step"):
-            continue
-        value = getattr(msg, name)
-        if isinstance(value, WireArray):
-            try:
-                flat = value.to_numpy().ravel()
-                out[name] = [int(v) for v in flat[:24]] + (["..."] if flat.size > 24 else [])
-            except DecodeError:
-                out[name] = f"<malformed array of {len(value.data)} bytes>"
-        elif isinstance(value, bytes):
-            out[name] = value[:24].hex() + ("..." if len(value) > 24 else "")
-        elif isinstance(value, list | tuple):  # e.g. Prio3's nonces: a few items, bytes in hex
-            out[name] = [v[:8].hex() + "..." if isinstance(v, bytes) else v for v in value[:8]] + (
-                ["..."] if len(value) > 8 else [])
-        else:
-            out[name] = value
-    return out
 
 
 class Room:
