@@ -42,6 +42,7 @@ QUICK: dict[str, list[str]] = {
     "runtime_tcp": ["--parties", "100", "--repeats", "1", "--procs", "10"],
     "scale": ["--part", "rr", "--parties", "4000", "--repeats", "1"],
     "secure_sum": ["--quick"],
+    "secagg_exclusion": ["--sizes", "100"],
     "simulate": ["--schedules", "400"],
     "tls_parties": ["--parties", "200", "--repeats", "1"],
 }

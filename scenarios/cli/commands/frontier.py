@@ -5,6 +5,12 @@ Examples::
 
     mpc-rr frontier adult --parties 2000 --epsilon 0.5,1,2,4,8
     mpc-rr frontier survey_10000 --epsilon 1,4 --repeats 10 --json
+
+On one sample and one set of count queries, every trust model answers the same bivariate
+counts at the same central (epsilon, delta) per record: local RR, shuffled RR (the ledger's
+amplification), each secure sum that carries distributed noise, and a trusted curator for
+reference (docs/privacy.md).  The frontier itself is :mod:`mpc_rr.workflows._frontier`:
+this command parses, prints and plots.
 """
 
 from __future__ import annotations
@@ -44,10 +50,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser(
         "frontier",
         help="count-query error per trust model at equal central epsilon (local, shuffled, secure sums + noise)",
-        description="On one sample and one set of count queries, every trust model answers the same "
-        "bivariate counts at the same central (epsilon, delta) per record: local RR, shuffled RR "
-        "(the ledger's amplification), each secure sum that carries distributed noise, and a "
-        "trusted curator for reference (docs/privacy.md).",
+        description=__doc__,
         formatter_class=HelpFormatter,
     )
     add_data_arguments(p)

@@ -11,6 +11,12 @@ to the fewest faults that still violate, and the command that replays it:
 ``--seed S --schedules 1`` runs seed ``S`` alone and prints the same output every time.
 ``--broken NAME`` runs a planted broken variant of the protocol instead (the simulator must
 find it).  Many schedules run over the cores.  Exit status 1 when some schedule violates.
+
+Examples::
+
+    mpc-rr simulate --protocol secagg --schedules 1000 --byzantine 1
+    mpc-rr simulate --protocol secagg --seed 76 --schedules 1 --parties 5 --byzantine 1  # replay one
+    mpc-rr simulate --protocol full-mesh-board --broken unsigned-keys --schedules 300 --json
 """
 
 from __future__ import annotations
