@@ -12,6 +12,7 @@ from mpc_rr.core import (
     COORDINATOR,
     NOBODY,
     ONLY_COORDINATOR,
+    PeerError,
     Send,
     SubProtocolHost,
     Transition,
@@ -150,6 +151,7 @@ class DataParty(SubProtocolHost):
 
     def _early_clustering(self, src: int, msg: SignedClustering) -> list[Send]:
         """Only possible if a transport reordered a link: keep it for after the sub-protocol."""
+        _from_coordinator(self, src)
         self._early.append((src, msg))
         return []
 
@@ -159,8 +161,7 @@ class DataParty(SubProtocolHost):
         return []
 
     def _on_clustering(self, src: int, msg: SignedClustering) -> list[Send]:
-        if src != COORDINATOR:
-            return self._refuse(f"a clustering from party {src}, not the coordinator")
+        _from_coordinator(self, src)
         if msg.source != self.cfg.dependence:
             return self._refuse(f"source {msg.source!r}, expected {self.cfg.dependence!r}")
         clusters = tuple(tuple(int(i) for i in c) for c in msg.clusters)
@@ -178,3 +179,10 @@ class DataParty(SubProtocolHost):
         eps = epsilons(self.cfg, clusters)
         self.finish(PartyOutcome(clusters, eps["dependence"], eps["release"]))
         return [Send(COORDINATOR, Release(run=self.run, codes=wire_record(z, self.cfg)))]
+
+
+def _from_coordinator(party: DataParty, src: int) -> None:
+    """A clustering sent by a data party is refused, naming it: only the coordinator's is the
+    broadcast (aborting would let any party stop another and get the coordinator blamed)."""
+    if src != COORDINATOR:
+        raise PeerError(f"{party.name}: a clustering from party {src}, not the coordinator; refused", src)

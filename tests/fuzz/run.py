@@ -1,0 +1,53 @@
+"""Fuzz one target with atheris: ``python -m tests.fuzz.run NAME [libFuzzer flags]``.
+
+``--list`` prints the targets; ``--seed NAME|all`` writes a target's seeds into its committed
+corpus (``tests/fuzz/corpus/NAME``).  Fuzzing reads that corpus and adds what it finds to a
+scratch folder (``FUZZ_WORK``, default ``/tmp/mpc-rr-fuzz/NAME``), so the committed corpus
+changes only by hand; a finding is written there as ``crash-*`` (copy it into the corpus: the
+default tier then replays it as a regression test).  The library is instrumented for
+coverage as it is imported (atheris, the ``fuzz`` extra).
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+from pathlib import Path
+
+INSTRUMENTED = ("mpc_rr", "transports", "scenarios", "parties")
+
+
+def main(argv: list[str]) -> int:
+    if argv[:1] == ["--list"]:
+        from tests.fuzz._targets import targets
+
+        print("\n".join(targets()))
+        return 0
+    if argv[:1] == ["--seed"]:
+        from tests.fuzz._targets import targets, write_seeds
+
+        names = list(targets()) if argv[1:2] == ["all"] else argv[1:2]
+        for name in names:
+            print(name, write_seeds(name, targets()[name].setup()), "new seeds")
+        return 0
+    if not argv:
+        print(__doc__, file=sys.stderr)
+        return 2
+    import atheris
+
+    name, flags = argv[0], argv[1:]
+    with atheris.instrument_imports(include=list(INSTRUMENTED)):
+        from tests.fuzz._targets import CORPUS, targets
+
+        target = targets()[name]
+        fuzzed = target.setup()
+    work = Path(os.environ.get("FUZZ_WORK", f"/tmp/mpc-rr-fuzz/{name}"))
+    work.mkdir(parents=True, exist_ok=True)
+    folders = [str(work), str(CORPUS / name)]
+    atheris.Setup([sys.argv[0], *flags, f"-artifact_prefix={work}/", *folders], fuzzed.one)
+    atheris.Fuzz()
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))

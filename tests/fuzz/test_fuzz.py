@@ -1,0 +1,51 @@
+"""The fuzz targets (tests/fuzz): the committed corpus replayed in the default tier (every seed
+and every input that once reproduced a finding: the regression tests), each target fuzzed for
+a short budget under ``-m slow`` (``FUZZ_TEST_SECONDS``, default 20 s)."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from tests.fuzz._targets import corpus_files, targets
+
+NAMES = list(targets())
+ROOT = Path(__file__).parents[2]
+
+
+def test_every_decoder_and_every_role_of_every_registered_protocol_has_a_target() -> None:
+    from mpc_rr.core._registry import protocol_names
+    from tests.fuzz._runs import runs
+
+    for name in protocol_names():
+        assert f"codec-{name}" in NAMES, f"no codec target for {name}"
+        kinds = {type(r).__name__ for r in runs()[name].build().values()}
+        assert {f"role-{name}-{k}" for k in kinds} <= set(NAMES), f"a role of {name} has no target"
+    assert {"frames", "roster", "store-rows", "scenario-toml", "schema-toml", "csv"} <= set(NAMES)
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_the_committed_corpus_raises_only_typed_errors(name: str) -> None:
+    files = corpus_files(name)
+    assert files, f"tests/fuzz/corpus/{name} is empty (python -m tests.fuzz.run --seed {name})"
+    one = targets()[name].setup().one
+    for path in files:
+        one(path.read_bytes())  # a finding raises, naming what broke
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("name", NAMES)
+def test_a_short_fuzzing_run_finds_nothing(name: str, tmp_path: Path) -> None:
+    pytest.importorskip("atheris", reason="the fuzz extra (pip install -e '.[fuzz]')")
+    seconds = int(os.environ.get("FUZZ_TEST_SECONDS", "20"))
+    env = {**os.environ, "FUZZ_WORK": str(tmp_path), "PYTHONPATH": str(ROOT)}
+    proc = subprocess.run(
+        [sys.executable, "-m", "tests.fuzz.run", name, f"-max_total_time={seconds}", "-print_final_stats=1"],
+        cwd=ROOT, env=env, capture_output=True, text=True, timeout=seconds + 300,
+    )  # fmt: skip
+    crashes = sorted(p.name for p in tmp_path.glob("crash-*"))
+    assert proc.returncode == 0 and not crashes, f"{name}: {crashes}\n{proc.stderr[-4000:]}"
