@@ -185,7 +185,9 @@ async def test_a_truncated_frame_then_a_close_is_recorded(roster_for, tls: bool,
         r = roster.with_hub_address("127.0.0.1", hub.port)
         c = await connect_client(r, 1, tls=tls)
         await c._stream.send_all(struct.pack(">II", 4 + 1000, 0) + b"x" * 10)  # 10 of 1000
-        await trio.sleep(0.05)
+        # the hub has read the 10 bytes once every task waits (a reset may discard unread
+        # bytes: a fixed delay lost that race under load)
+        await trio.testing.wait_all_tasks_blocked(cushion=0.02)
         if how == "close":
             await c.aclose()
         else:
@@ -219,7 +221,7 @@ async def test_the_client_records_a_truncated_frame_from_the_hub(roster_for) -> 
         for piece in pack_frame(CONTROL, b'{"welcome":1}'):
             await stream.send_all(piece)
         await stream.send_all(struct.pack(">II", 4 + 100, 2) + b"y" * 7)
-        await trio.sleep(0.05)
+        await trio.testing.wait_all_tasks_blocked(cushion=0.02)  # the client has read the 7 bytes
         stream.socket.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, struct.pack("ii", 1, 0))
         stream.socket.close()
 
