@@ -14,13 +14,25 @@ from functools import cache
 
 import numpy as np
 
-from mpc_rr.core import DropPlan, HarnessRunner, Message, Role
+from mpc_rr.core import COORDINATOR, DropPlan, HarnessRunner, Message, Role
 from mpc_rr.core._registry import get_protocol, protocols
 from mpc_rr.core._runs import SpecPlan
 from mpc_rr.secure_sum._entropy import SeededEntropy
+from mpc_rr.secure_sum._identity import use_simulation_secret
 from mpc_rr.secure_sum._plan import SecureSumPlan
 from mpc_rr.secure_sum._protocol import SumProtocol
 from mpc_rr.secure_sum.testing import kit_inputs
+
+FUZZ_SECRET = bytes(range(100, 132))
+"""The simulated PKI's secret in a fuzzing process (:func:`reproducible`)."""
+
+
+def reproducible() -> None:
+    """Make this process's runs the same in every process: the simulated PKI's long-term keys
+    from :data:`FUZZ_SECRET` instead of the OS (everything else a run draws is seeded), so an
+    input found by one fuzzing process replays in another.  Only for a process of its own
+    (``python -m tests.fuzz.run``): it changes every simulated party's key in the process."""
+    use_simulation_secret(FUZZ_SECRET)
 
 
 @dataclass(frozen=True)
@@ -55,7 +67,14 @@ def _sum_run(proto: SumProtocol) -> Run:
             out.append(DropPlan(plan(), dict.fromkeys(range(2, n + 1), point)).build())  # beyond it
         return out
 
-    return Run(proto.name, lambda: plan().build(), tuple(proto.message_types()), faulty)
+    def build() -> dict[int, Role]:
+        p = plan()
+        roles = p.build()
+        if COORDINATOR in roles:  # a plan gives party 0 the OS's entropy; here its seeds too
+            roles[COORDINATOR] = proto.role(COORDINATOR, p.public(), None, entropy=SeededEntropy(seed).spawn(0))
+        return roles
+
+    return Run(proto.name, build, tuple(proto.message_types()), faulty)
 
 
 def _spec_run(name: str, n: int, params: dict[str, object]) -> Run:

@@ -16,7 +16,17 @@ from __future__ import annotations
 import copy
 from collections.abc import Iterable
 
-from mpc_rr.core import RELAY, Codec, DecodeError, PeerError, ProtocolAbort, Role
+from mpc_rr.core import (
+    RELAY,
+    Codec,
+    DecodeError,
+    HarnessRunner,
+    Message,
+    PeerError,
+    ProtocolAbort,
+    Role,
+    Send,
+)
 from tests.fuzz._runs import Run, deliveries, runs
 from tests.fuzz._state import difference, state_of
 from tests.fuzz._targets import Fuzzed, register
@@ -32,27 +42,39 @@ inconsistent share, which needs the shares' signatures checked at unmasking.)"""
 
 
 class Prefixes:
-    """Party ``pid`` of ``run`` after each prefix of the messages it received (built once each)."""
+    """Party ``pid`` of ``run`` after each prefix of the messages it received: copies taken
+    during the recorded run itself, before each message reached it (so no replay needs the
+    run to be reproducible: a role may draw fresh secrets)."""
 
     def __init__(self, run: Run, pid: int) -> None:
         self.run, self.pid = run, pid
-        events = deliveries(run.build())
-        self.incoming = [(d.src, d.data) for d in events if d.dst == pid]
-        self.others = [(d.src, d.data) for d in events if d.dst != pid]
-        role = run.build()[pid]
-        self.parties = len(run.build())
+        roles = run.build()
+        role = roles[pid]
+        self.parties = len(roles)
         self.codec = Codec(role.message_types)
-        self._after: dict[int, Role] = {}
+        self.incoming: list[tuple[int, bytes]] = []
+        self._after: list[Role] = []
+        real = role.receive
+
+        def recording(src: int, msg: Message) -> list[Send]:
+            self._snapshot(role)
+            self.incoming.append((src, self.codec.encode(msg)))
+            return real(src, msg)
+
+        role.receive = recording  # type: ignore[method-assign]
+        res = HarnessRunner()(roles)
+        self._snapshot(role)
+        assert role.error is None, f"{run.name}: party {pid} aborted in the recorded run: {role.error}"
+        self.others = [(d.src, d.data) for d in deliveries(run.build()) if d.dst != pid]
+        del res
+
+    def _snapshot(self, role: Role) -> None:
+        copy_ = copy.deepcopy(role)
+        vars(copy_).pop("receive", None)  # the recording hook stays on the original
+        self._after.append(copy_)
 
     def after(self, k: int) -> Role:
-        """A fresh copy of the role after the first ``k`` messages."""
-        if k not in self._after:
-            role = self.run.build()[self.pid]
-            role.start()
-            for src, data in self.incoming[:k]:
-                role.receive(src, self.codec.decode(data, sender=src))
-                assert role.error is None, f"the replayed prefix aborted: {role.error}"
-            self._after[k] = role
+        """A fresh copy of the role as it was after the first ``k`` messages."""
         return copy.deepcopy(self._after[k])
 
 

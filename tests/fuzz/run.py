@@ -1,7 +1,11 @@
 """Fuzz one target with atheris: ``python -m tests.fuzz.run NAME [libFuzzer flags]``.
 
 ``--list`` prints the targets; ``--seed NAME|all`` writes a target's seeds into its committed
-corpus (``tests/fuzz/corpus/NAME``).  Fuzzing reads that corpus and adds what it finds to a
+corpus (``tests/fuzz/corpus/NAME``); ``--replay [NAME ...]`` runs every input of the committed
+corpus of the targets named (default: all) once, and prints one JSON object per target
+(``inputs``, ``error``: the first finding's traceback or ``null``).  A fuzzing process makes
+its runs reproducible first (:func:`tests.fuzz._runs.reproducible`), so an input replays
+here as it was found.  Fuzzing reads that corpus and adds what it finds to a
 scratch folder (``FUZZ_WORK``, default ``/tmp/mpc-rr-fuzz/NAME``), so the committed corpus
 changes only by hand; a finding is written there as ``crash-*`` (copy it into the corpus: the
 default tier then replays it as a regression test).  The library is instrumented for
@@ -17,7 +21,38 @@ from pathlib import Path
 INSTRUMENTED = ("mpc_rr", "transports", "scenarios", "parties")
 
 
+def _replay(names: list[str]) -> int:
+    import json
+    import traceback
+
+    from tests.fuzz._targets import corpus_files, targets
+
+    failed = 0
+    for name in names or list(targets()):
+        files = corpus_files(name)
+        error = None
+        try:
+            one = targets()[name].setup().one
+            for path in files:
+                try:
+                    one(path.read_bytes())
+                except Exception:
+                    error = f"{path.name}:\n{traceback.format_exc()}"
+                    break
+        except Exception:
+            error = f"setup:\n{traceback.format_exc()}"
+        failed += error is not None
+        print(json.dumps({"target": name, "inputs": len(files), "error": error}), flush=True)
+    return 1 if failed else 0
+
+
 def main(argv: list[str]) -> int:
+    if argv[:1] in (["--seed"], ["--replay"]) or (argv[:1] and not argv[0].startswith("--")):
+        from tests.fuzz._runs import reproducible
+
+        reproducible()
+    if argv[:1] == ["--replay"]:
+        return _replay(argv[1:])
     if argv[:1] == ["--list"]:
         from tests.fuzz._targets import targets
 

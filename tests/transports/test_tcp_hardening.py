@@ -437,7 +437,7 @@ async def test_a_frame_larger_than_the_queue_bound_still_passes(roster_for) -> N
 # -- bounded retention ---------------------------------------------------------------------
 
 
-@deadline(60)
+@deadline(600)  # a hang guard only: 11 s alone, over 60 s under tracemalloc at load 20
 async def test_100k_frames_to_unknown_parties_keep_memory_bounded(roster_for) -> None:
     roster = roster_for(3)
     k = 100_000
@@ -450,8 +450,7 @@ async def test_100k_frames_to_unknown_parties_keep_memory_bounded(roster_for) ->
             base = tracemalloc.get_traced_memory()[0]
             await c._stream.send_all(blob * k)
             await c.send(0, b"end")
-            with trio.fail_after(60):
-                assert await hub.receive() == (1, b"end")
+            assert await hub.receive() == (1, b"end")  # after the 100k refused frames, in order
             grown = tracemalloc.get_traced_memory()[0] - base
         finally:
             tracemalloc.stop()
