@@ -33,11 +33,12 @@ from tests.fuzz._targets import Fuzzed, register
 
 TYPED = (PeerError, ProtocolAbort)
 
-OPEN_BLAME = {("SecAggServer", "UnmaskShares")}
+OPEN_BLAME = {("SecAggServer", "UnmaskShares"), ("Coordinator", "UnmaskShares")}
 """``(role class, message type)`` pairs where one hostile sender can still get an honest party
 blamed, an open problem the blame check reports but does not stop at: a client that sends the
 server a wrong share of another client's self-mask seed makes the reconstruction fail that
-client's commitment, and the server aborts naming it.  (The fix is to exclude the sender of an
+client's commitment, and the server aborts naming it (the pipeline's coordinator, which runs
+the server in its dependence phase, with it).  (The fix is to exclude the sender of an
 inconsistent share, which needs the shares' signatures checked at unmasking.)"""
 
 
