@@ -1,14 +1,13 @@
 """Fuzz targets of every role's ``receive``, after a valid prefix of a real run.
 
 ``role-<protocol>-<Role class>``: one target per kind of role of every registered protocol.
-The role is rebuilt from its seeds and fed the first ``k`` messages it received in the
-recorded run (:mod:`tests.fuzz._runs`), then one fuzzed message.  An input is three parts:
-its first byte picks ``k``, its second the sender, the rest is the frame, decoded by the role's
-own codec (a frame the codec refuses stops there: the ``codec-*`` targets cover it).  Only
-:class:`~mpc_rr.core.PeerError` (a refusal) and :class:`~mpc_rr.core.ProtocolAbort` may
-escape ``receive``, and after a refusal the role's state is exactly what it was before
-(:func:`tests.fuzz._state.state_of`).  Seeds: at each ``k``, the message that came next, the
-same from a sender that is not its own, and a message of the run sent to someone else.
+The role is taken as it was after the first ``k`` messages it received in a recorded run
+(:mod:`tests.fuzz._runs`; copies made during that run), then given one fuzzed message.  An
+input is three parts: its first byte picks ``k``, its second the sender, the rest is the
+frame, decoded by the role's own codec (a frame the codec refuses stops there: the ``codec-*``
+targets cover it).  :func:`check_receive` says what must hold.  Seeds: at each ``k``, the
+message that came next, the same from a sender that is not its own, and a message of the run
+sent to someone else.
 """
 
 from __future__ import annotations
@@ -63,11 +62,10 @@ class Prefixes:
             return real(src, msg)
 
         role.receive = recording  # type: ignore[method-assign]
-        res = HarnessRunner()(roles)
+        HarnessRunner()(roles)
         self._snapshot(role)
         assert role.error is None, f"{run.name}: party {pid} aborted in the recorded run: {role.error}"
         self.others = [(d.src, d.data) for d in deliveries(run.build()) if d.dst != pid]
-        del res
 
     def _snapshot(self, role: Role) -> None:
         copy_ = copy.deepcopy(role)
@@ -85,10 +83,11 @@ def check_receive(role: Role, src: int, msg: object) -> None:
 
     A role refusing a message (:class:`~mpc_rr.core.PeerError`) either leaves its state exactly
     as it was, or takes one of the two consequences the protocols declare for the sender: it
-    excludes the sender (who is then not waited for, :meth:`~mpc_rr.core.Role.waiting_for`: left
-    out of the step, its contribution dropped), or it aborts.  Whenever the role aborts -- the message refused or accepted -- its
-    :class:`~mpc_rr.core.ProtocolAbort` blames only the sender (or the relay that carried the
-    message): one hostile sender never gets an honest party named.
+    excludes the sender (who is then not waited for, :meth:`~mpc_rr.core.Role.waiting_for`:
+    left out of the step, its contribution dropped), or it aborts.  Whenever the role aborts --
+    the message refused or accepted -- its :class:`~mpc_rr.core.ProtocolAbort` blames only the
+    sender (or the relay that carried the message): one hostile sender never gets an honest
+    party named (but for the pairs in :data:`OPEN_BLAME`).
     """
     before = state_of(role)
     was_done = role.done
