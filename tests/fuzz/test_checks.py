@@ -1,4 +1,4 @@
-"""What the role targets check (tests/fuzz/roles.py), against roles that break each rule."""
+"""What the role targets check (tests/fuzz/_checks.py), against roles that break each rule."""
 
 from __future__ import annotations
 
@@ -8,8 +8,8 @@ import numpy as np
 import pytest
 
 from mpc_rr.core import Message, PeerError, Role, Send, Transition, table
+from tests.fuzz._checks import check_receive
 from tests.fuzz._state import difference, state_of
-from tests.fuzz.roles import check_receive
 
 
 class Note(Message, frozen=True):
