@@ -62,7 +62,7 @@ fuzz: $(STAMP)
 	for t in $${FUZZ_TARGETS:-$$($(BIN)/python -m tests.fuzz.run --list)}; do \
 		echo "fuzz $$t ($(FUZZ_SECONDS) s)"; \
 		$(BIN)/python -m tests.fuzz.run $$t -max_total_time=$(FUZZ_SECONDS) -print_final_stats=1 >$$log 2>&1; \
-		rc=$$?; grep -E '^#[0-9]+ +DONE|^stat::(number_of_executed_units|average_exec_per_sec)' $$log; \
+		rc=$$?; grep -E '^#[0-9]+[[:space:]]+DONE|^stat::(number_of_executed_units|average_exec_per_sec)' $$log; \
 		test $$rc -eq 0 || { tail -40 $$log; exit 1; }; \
 	done
 
