@@ -18,6 +18,7 @@ import pytest
 from tests.fuzz._targets import targets
 
 NAMES = list(targets())
+pytestmark = pytest.mark.xdist_group("fuzz-corpus")  # one worker replays the corpus, once
 ROOT = Path(__file__).parents[2]
 
 
