@@ -47,7 +47,7 @@ def _replay(names: list[str]) -> int:
 
 
 def main(argv: list[str]) -> int:
-    if argv[:1] in (["--seed"], ["--replay"]) or (argv[:1] and not argv[0].startswith("--")):
+    if argv[:1] in (["--seed"], ["--replay"]):
         from tests.fuzz._runs import reproducible
 
         reproducible()
@@ -71,8 +71,11 @@ def main(argv: list[str]) -> int:
     import atheris
 
     name, flags = argv[0], argv[1:]
-    with atheris.instrument_imports(include=list(INSTRUMENTED)):
+    with atheris.instrument_imports(include=list(INSTRUMENTED)):  # what it imports is covered
+        from tests.fuzz._runs import reproducible
         from tests.fuzz._targets import CORPUS, targets
+
+        reproducible()
 
         target = targets()[name]
         fuzzed = target.setup()
