@@ -7,7 +7,7 @@ STAMP := $(VENV)/.installed
 # pytest-xdist workers for `make test` (auto: one per core; TEST_WORKERS=0 runs in this process)
 TEST_WORKERS ?= auto
 
-.PHONY: demo test docs lint bench bench-full clean
+.PHONY: demo test docs lint bench bench-full fuzz clean
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -52,6 +52,19 @@ bench: $(STAMP)  # quick sizes: minutes
 
 bench-full: $(STAMP)  # every module at its own (long) defaults: hours on 2 cores
 	$(BIN)/python -m benchmarks --full
+
+# each fuzz target (tests/fuzz: every decoder, every role's receive) for FUZZ_SECONDS seconds,
+# one after another (FUZZ_TARGETS: a subset); findings are written to /tmp/mpc-rr-fuzz/<target>/
+FUZZ_SECONDS ?= 60
+fuzz: $(STAMP)
+	$(BIN)/python -m pip install --quiet -e '.[fuzz]'
+	@log=$$(mktemp); trap 'rm -f $$log' EXIT; \
+	for t in $${FUZZ_TARGETS:-$$($(BIN)/python -m tests.fuzz.run --list)}; do \
+		echo "fuzz $$t ($(FUZZ_SECONDS) s)"; \
+		$(BIN)/python -m tests.fuzz.run $$t -max_total_time=$(FUZZ_SECONDS) -print_final_stats=1 >$$log 2>&1; \
+		rc=$$?; grep -E '^#[0-9]+[[:space:]]+DONE|^stat::(number_of_executed_units|average_exec_per_sec)' $$log; \
+		test $$rc -eq 0 || { tail -40 $$log; exit 1; }; \
+	done
 
 docs: $(STAMP)  # the docs site into site/ (open site/index.html); `mkdocs serve` for a live preview
 	NO_MKDOCS_2_WARNING=1 $(BIN)/mkdocs build --strict

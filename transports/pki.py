@@ -122,7 +122,7 @@ class Roster:
         path = Path(path)
         try:
             d = json.loads(path.read_text())
-        except (OSError, json.JSONDecodeError) as exc:
+        except (OSError, ValueError, RecursionError) as exc:  # not UTF-8, not JSON, nested too deep
             raise UsageError(f"roster {str(path)!r}: cannot read: {exc}") from None
         if not isinstance(d, dict):
             raise UsageError(f"roster {str(path)!r}: expected a JSON object, got {type(d).__name__}")
@@ -137,7 +137,7 @@ class Roster:
         for k, p in enumerate(entries):
             try:
                 e = PartyEntry(int(p["id"]), str(p["host"]), int(p["port"]), str(p["fingerprint"]))
-            except (KeyError, TypeError, ValueError) as exc:
+            except (KeyError, TypeError, ValueError, OverflowError) as exc:  # 1e999 is no port
                 raise UsageError(
                     f"roster {str(path)!r}: party entry {k} needs integer id and port, host and "
                     f"fingerprint ({type(exc).__name__}: {exc})"
@@ -149,7 +149,7 @@ class Roster:
             parties[e.id] = e
         try:
             hub = int(d.get("hub", 0))
-        except (TypeError, ValueError):
+        except (TypeError, ValueError, OverflowError):
             raise UsageError(f"roster {str(path)!r}: hub must be an integer") from None
         if hub not in parties:
             raise UsageError(f"roster {str(path)!r}: hub {hub} is not a listed party")

@@ -167,6 +167,7 @@ class Coordinator(SubProtocolHost):
         return []
 
     def _forward_sub(self, src: int, msg: Message) -> list[Send]:
+        sends = super()._forward_sub(src, msg)  # a refused message is not progress
         k = self._sub_messages = self._sub_messages + 1
         if k <= self._sub_bulk:
             if k % 256 == 0 or k == self._sub_bulk:
@@ -174,7 +175,7 @@ class Coordinator(SubProtocolHost):
         else:  # past one message per party and step: the aggregators' own steps (prio3: a job each)
             extra = k - self._sub_bulk
             self._report("SECURE SUM SERVERS", extra, max(self._sub_expected - self._sub_bulk, extra))
-        return super()._forward_sub(src, msg)
+        return sends
 
     def _dependence_deadline(self) -> list[Send]:
         if self.sub is not None:

@@ -8,7 +8,7 @@ from functools import lru_cache
 
 import numpy as np
 
-from mpc_rr.core import COORDINATOR, Send, Transition, UsageError, table
+from mpc_rr.core import COORDINATOR, PeerError, Send, Transition, UsageError, table
 from mpc_rr.core._compose import SubProtocolHost, sub_protocol_steps
 from mpc_rr.core._roles import NOBODY, ONLY_COORDINATOR
 from mpc_rr.mdrr import Clustering
@@ -143,6 +143,7 @@ class DataParty(SubProtocolHost):
 
     def _early_clustering(self, src: int, msg: SignedClustering) -> list[Send]:
         """Only possible if a transport reordered a link: keep it for after the sub-protocol."""
+        _from_coordinator(self, src)
         self._early.append((src, msg))
         return []
 
@@ -152,8 +153,7 @@ class DataParty(SubProtocolHost):
         return []
 
     def _on_clustering(self, src: int, msg: SignedClustering) -> list[Send]:
-        if src != COORDINATOR:
-            return self._refuse(f"a clustering from party {src}, not the coordinator")
+        _from_coordinator(self, src)
         if msg.source != self.cfg.dependence:
             return self._refuse(f"source {msg.source!r}, expected {self.cfg.dependence!r}")
         clusters = tuple(tuple(int(i) for i in c) for c in msg.clusters)
@@ -171,3 +171,10 @@ class DataParty(SubProtocolHost):
         eps = epsilons(self.cfg, clusters)
         self.finish(PartyOutcome(clusters, eps["dependence"], eps["release"]))
         return [Send(COORDINATOR, Release(run=self.run, codes=wire_record(z, self.cfg)))]
+
+
+def _from_coordinator(party: DataParty, src: int) -> None:
+    """A clustering sent by a data party is refused, naming it: only the coordinator's is the
+    broadcast (aborting would let any party stop another and get the coordinator blamed)."""
+    if src != COORDINATOR:
+        raise PeerError(f"{party.name}: a clustering from party {src}, not the coordinator; refused", src)

@@ -364,7 +364,7 @@ class Store:
         if where:
             q += " WHERE " + " AND ".join(where)
         q += " ORDER BY finished, key"
-        return [_stored(r) for r in self.db.execute(q, args)]
+        return [_stored(r, self.path) for r in self.db.execute(q, args)]
 
     def run(self, key_prefix: str) -> StoredRun:
         """The run whose key starts with ``key_prefix`` (at least 6 hex digits, unambiguous)."""
@@ -378,7 +378,7 @@ class Store:
             raise UsageError(
                 f"{self.path}: more than one run key starts with {key_prefix!r}; give more characters"
             )
-        return _stored(rows[0])
+        return _stored(rows[0], self.path)
 
     def scenarios(self) -> list[dict[str, Any]]:
         """Per scenario and code version: kind, runs ok/aborted, points, first/last finished."""
@@ -399,7 +399,10 @@ class Store:
         row = self.db.execute(
             "SELECT planned_keys FROM sessions WHERE id = ?", (session,)
         ).fetchone()
-        return list(json.loads(row[0])) if row and row[0] else []
+        keys = _json_column(self.path, f"session {session}", "planned_keys", row[0]) if row and row[0] else []
+        if not isinstance(keys, list) or not all(isinstance(k, str) for k in keys):
+            raise UsageError(f"{self.path}: session {session}: planned_keys is not a list of run keys{_EDITED}")
+        return keys
 
     def sessions(self, scenario: str | None = None) -> list[dict[str, Any]]:
         q = ("SELECT id, scenario, text_id, code_version, data_identity, data_description, planned, "
@@ -416,7 +419,7 @@ class Store:
         for r in self.db.execute(q + " ORDER BY id", args):
             d = dict(zip(cols, r, strict=True))
             for k in ("argv", "versions", "machine"):
-                d[k] = json.loads(d[k]) if d[k] else None
+                d[k] = _json_column(self.path, f"session {d['id']}", k, d[k]) if d[k] else None
             out.append(d)
         return out
 
@@ -457,9 +460,29 @@ class _Transaction:
             pass
 
 
-def _stored(r: Sequence[Any]) -> StoredRun:
+def _stored(r: Sequence[Any], path: Path) -> StoredRun:
+    def column(i: int, name: str) -> dict[str, Any]:
+        value = _json_column(path, f"run {r[0]!r}", name, r[i])
+        if not isinstance(value, dict):
+            raise UsageError(f"{path}: run {r[0]!r}: column {name} holds a JSON {type(value).__name__}, "
+                             f"not an object{_EDITED}")  # fmt: skip
+        return value
+
     return StoredRun(
-        key=r[0], scenario=r[1], kind=r[2], point=json.loads(r[3]), params=json.loads(r[4]), repeat=r[5],
+        key=r[0], scenario=r[1], kind=r[2], point=column(3, "point"), params=column(4, "params"), repeat=r[5],
         seed=r[6], code_version=r[7], data_identity=r[8], dataset=r[9], status=r[10],
-        metrics=json.loads(r[11]), result=json.loads(r[12]), wall_s=r[13], finished=r[14], session=r[15],
+        metrics=column(11, "metrics"), result=column(12, "result"), wall_s=r[13], finished=r[14], session=r[15],
     )  # fmt: skip
+
+
+_EDITED = " (the file was changed outside mpc-rr?)"
+
+
+def _json_column(path: Path, row: str, name: str, value: Any) -> Any:
+    """A JSON column of a stored row, decoded; a value mpc-rr cannot have written is a
+    :class:`UsageError` naming the row and the column."""
+    try:
+        return json.loads(value)
+    except (TypeError, ValueError, RecursionError) as exc:  # not text, not UTF-8, not JSON, too deep
+        raise UsageError(f"{path}: {row}: column {name} is not JSON ({type(exc).__name__}: "
+                         f"{str(exc)[:200]}){_EDITED}") from None  # fmt: skip

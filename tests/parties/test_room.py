@@ -24,7 +24,7 @@ def _texts(conn: WebConn) -> list[dict]:
             out.append(json.loads(event["text"]))
 
 
-async def test_lobby_round_and_reveal() -> None:
+async def test_lobby_round_and_reveal(autojump_clock) -> None:
     room = Room(make_round(Lesson("rr-survey"), np.random.default_rng(0)), bots=1, step_timeout=0.2)
     teacher = WebConn("/ws/teacher", f"key={room.teacher_key}", 64)
     assert await room.on_open(teacher)
@@ -47,7 +47,7 @@ async def test_lobby_round_and_reveal() -> None:
     assert teacher_events[0]["answer"] == 1
 
 
-async def test_a_late_joiner_waits_for_the_next_round() -> None:
+async def test_a_late_joiner_waits_for_the_next_round(autojump_clock) -> None:
     room = Room(make_round(Lesson("rr-survey"), np.random.default_rng(1)), bots=2, step_timeout=0.3)
     ann, bob = WebConn("/ws/student", "", 64), WebConn("/ws/student", "", 64)
     assert await room.on_open(ann)  # a silent student: the round lasts until the hub's deadline
@@ -71,7 +71,7 @@ async def test_a_late_joiner_waits_for_the_next_round() -> None:
     assert _texts(bob)[0]["type"] == "round"
 
 
-async def test_a_flood_is_cut_at_the_source() -> None:
+async def test_a_flood_is_cut_at_the_source(autojump_clock) -> None:
     from mpc_rr.core import Codec, WireArray
     from mpc_rr.secure_sum.plainsum import PlainValue
     from transports.websocket import pack_ws

@@ -195,16 +195,20 @@ class Prio3Leader(Role):
             raise PeerError(f"{self.name}: JobResponse from party {src}, not the helper", src)
         if msg.refused:  # the helper releases nothing (too few reports, or one it says is unsigned)
             return self._fail(f"{self.name}: the helper refused: {msg.refused[:400]}", [])
-        job = self._pending.pop(msg.job, None) if msg.job == min(self._pending, default=-1) else None
-        if job is None:
+        # every check of the response before anything changes: a refused one leaves the job
+        # awaited (a malformed array or aggregate share once dropped it for good)
+        if msg.job != min(self._pending, default=-1):
             raise PeerError(f"{self.name}: JobResponse for job {msg.job}, not the oldest one "
                             f"awaited ({min(self._pending, default=None)})", src)  # fmt: skip
+        job = self._pending[msg.job]
         v, k = self.pub.vdaf, len(job.ids)
         if len(msg.helper_vshares) != k:
-            self._pending[msg.job] = job
             raise PeerError(f"{self.name}: JobResponse {msg.job} has {len(msg.helper_vshares)} "
                             f"verifier shares, not {k}", src)  # fmt: skip
         flags = msg.accepted.to_numpy(dtype=np.uint8, shape=(k,), sender=src)
+        if msg.job == len(self._jobs) - 1:
+            self._helper_aggregate(src, msg.agg_share)
+        del self._pending[msg.job]
         outs = []
         for i, pid in enumerate(job.ids):
             out = finish_report(
@@ -224,15 +228,22 @@ class Prio3Leader(Role):
             return self._send_next() if self._sent < len(self._jobs) else []
         return self._finish_total(src, msg.agg_share)
 
-    def _finish_total(self, src: int, agg_share: bytes) -> list[Send]:
-        """The last job's answer: add the helper's aggregate share, tell every client."""
-        v, included, rejected = self.pub.vdaf, self._included, self._rejected
+    def _helper_aggregate(self, src: int, agg_share: bytes) -> np.ndarray:
+        """The helper's aggregate share, decoded (a :class:`PeerError` naming it if malformed)."""
+        v = self.pub.vdaf
         try:
             helper_agg = v.field.decode_vec(agg_share)
         except ValueError as exc:
             raise PeerError(f"{self.name}: the helper's aggregate share: {exc}", src) from None
         if helper_agg.shape != (v.flp.OUTPUT_LEN,):
             raise PeerError(f"{self.name}: the helper's aggregate share has the wrong length", src)
+        out: np.ndarray = helper_agg
+        return out
+
+    def _finish_total(self, src: int, agg_share: bytes) -> list[Send]:
+        """The last job's answer: add the helper's aggregate share, tell every client."""
+        v, included, rejected = self.pub.vdaf, self._included, self._rejected
+        helper_agg = self._helper_aggregate(src, agg_share)
         total = np.asarray(v.unshard([self._agg, helper_agg], len(included)), dtype=object)
         if total.size and (total.max() >= 2**62):
             return self._fail(

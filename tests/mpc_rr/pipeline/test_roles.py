@@ -20,6 +20,7 @@ from mpc_rr.core import (
     Transition,
     UsageError,
     WireArray,
+    codec_for_roles,
     party_generators,
     register_protocol,
     run_roles,
@@ -143,6 +144,45 @@ def test_party_refuses_a_forged_broadcast() -> None:
         == []
     )
     assert party.error is not None and "invalid signature" in str(party.error)
+
+
+def _secure_sum_roles(n: int, **kw: object) -> dict[int, Role]:
+    return pipeline_roles(config(n, dependence="secure-sum", **kw), records(n, 5), 1, KEY,
+                          sum_entropy=SeededEntropy(1).spawn)  # fmt: skip
+
+
+@pytest.mark.parametrize("dependence", ["rr", "secure-sum"])
+def test_a_clustering_from_a_data_party_is_refused_naming_it(dependence: str) -> None:
+    """A data party cannot stop another by sending it a clustering (found by the fuzz target
+    role-pipeline-DataParty: the party aborted and blamed the coordinator): the clustering is
+    refused naming its sender, in the dependence phase too, and the party goes on waiting."""
+    n = 4
+    roles = pipeline_roles(config(n, dependence=dependence), records(n, 5), 1, KEY,
+                           sum_entropy=SeededEntropy(1).spawn)  # fmt: skip
+    party = roles[1]
+    party.start()
+    clustering = SignedClustering(run=party.run, source=dependence, clusters=[[0, 1], [2], [3]],
+                                  digest=b"", signature=b"")  # fmt: skip
+    with pytest.raises(PeerError, match="a clustering from party 2, not the coordinator") as info:
+        party.receive(2, clustering)
+    assert info.value.peer == 2 and party.error is None and not party.done
+    assert party.waiting_for() and not party._early  # nothing kept for later either
+
+
+def test_a_refused_sub_protocol_message_is_not_counted_as_progress() -> None:
+    """The coordinator's secure-sum progress counts the messages it took, not those refused
+    (found by the fuzz target role-pipeline-Coordinator: a refused one moved the count)."""
+    honest = run_roles(_secure_sum_roles(3), transcript=True)
+    assert honest.ok and honest.transcript is not None
+    first = next(e for e in honest.transcript.events if e.dst == COORDINATOR)
+    coord = _secure_sum_roles(3)[COORDINATOR]
+    coord.start()
+    msg = codec_for_roles({0: coord}).decode(bytes(first.data))
+    with pytest.raises(PeerError):
+        coord.receive(COORDINATOR, msg)  # party 0 is no data party of the sum
+    assert coord._sub_messages == 0
+    coord.receive(first.src, msg)
+    assert coord._sub_messages == 1
 
 
 def test_bad_record_from_a_party_is_a_peer_error() -> None:

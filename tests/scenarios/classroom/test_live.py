@@ -115,7 +115,7 @@ async def test_https_serves_the_pages_with_a_self_signed_certificate() -> None:
     assert "self-signed certificate (fingerprint" in out.getvalue()
 
 
-async def test_secagg_bots_recover_a_dropout_within_the_bound() -> None:
+async def test_secagg_bots_recover_a_dropout_within_the_bound(autojump_clock) -> None:
     """SecAgg+ with 6 simulated students, one crashing after sharing its keys: the aggregator
     removes its masks from the others' shares and the total is the other 5 answers."""
     out = await _serve_once(Lesson("secagg", options=("A", "B"), seed=2, drop_bot="masked"), bots=6, step_timeout=0.5)
@@ -123,7 +123,7 @@ async def test_secagg_bots_recover_a_dropout_within_the_bound() -> None:
     assert out["count"] == 5 and out["total"] == out["bot_votes"] and sum(out["total"]) == 5
 
 
-async def test_full_mesh_aborts_naming_the_bot_that_left() -> None:
+async def test_full_mesh_aborts_naming_the_bot_that_left(autojump_clock) -> None:
     lesson = Lesson("full-mesh", seed=2, drop_bot="publish")
     opts = ServeOptions(host="127.0.0.1", port=0, bots=4, auto_start=4, once=True, step_timeout=0.5)
     with trio.fail_after(30):
