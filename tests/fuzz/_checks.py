@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from mpc_rr.core import RELAY, PeerError, ProtocolAbort, Role
+from mpc_rr.core import PeerError, ProtocolAbort, Role
+from mpc_rr.core._errors import RELAY
 from tests.fuzz._state import difference, state_of
 
 TYPED = (PeerError, ProtocolAbort)

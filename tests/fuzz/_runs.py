@@ -107,7 +107,8 @@ def _collection_runs() -> dict[str, Run]:
 
 def _pipeline_run(name: str) -> Run:
     from mpc_rr.data import Attribute, Schema
-    from mpc_rr.pipeline import PipelineConfig, pipeline_roles, signing
+    from mpc_rr.pipeline import PipelineConfig, pipeline_roles
+    from mpc_rr.pipeline import _signing as signing
 
     schema = Schema((Attribute("a", ("0", "1", "2")), Attribute("b", ("0", "1")),
                      Attribute("c", ("0", "1"), ordinal=True)))  # fmt: skip

@@ -20,13 +20,13 @@ from mpc_rr.core import (
     Transition,
     UsageError,
     WireArray,
-    codec_for_roles,
     party_generators,
     register_protocol,
     run_roles,
     table,
     unregister_protocol,
 )
+from mpc_rr.core._harness import codec_for_roles
 from mpc_rr.data import Attribute, Schema
 from mpc_rr.estimation import dependence_matrix
 from mpc_rr.mdrr import PairLayout, cluster_attributes, release_groups, rr_independent
