@@ -8,13 +8,11 @@ from tests.fuzz._state import difference, state_of
 
 TYPED = (PeerError, ProtocolAbort)
 
-OPEN_BLAME = {("SecAggServer", "UnmaskShares"), ("Coordinator", "UnmaskShares")}
-"""``(role class, message type)`` pairs where one hostile sender can still get an honest party
-blamed, an open problem the blame check reports but does not stop at: a client that sends the
-server a wrong share of another client's self-mask seed makes the reconstruction fail that
-client's commitment, and the server aborts naming it (the pipeline's coordinator, which runs
-the server in its dependence phase, with it).  (The fix is to exclude the sender of an
-inconsistent share, which needs the shares' signatures checked at unmasking.)"""
+OPEN_BLAME: frozenset[tuple[str, str]] = frozenset()
+"""``(role class, message type)`` pairs where one hostile sender could still get an honest party
+blamed (none: a wrong share of another client's self-mask seed now makes SecAgg+'s server
+retry with signed share commitments and exclude whoever the commitments prove lied, instead of
+aborting and naming the seed's owner)."""
 
 
 def check_receive(role: Role, src: int, msg: object) -> None:
