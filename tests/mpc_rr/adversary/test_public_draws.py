@@ -168,6 +168,7 @@ class _AltersAReveal(SecAggServer):
         return [Send(s.dst, msgspec.structs.replace(s.msg, reveals=forged)) for s in out]
 
 
+@pytest.mark.slow  # 500 parties; the default tier has the same rule at 12 (the conformance check above)
 def test_past_a_few_hundred_parties_an_altered_reveal_is_caught_by_every_party() -> None:
     roles, _ = _big(_AltersAReveal)
     first = _revealer_ids()[0]
@@ -176,6 +177,7 @@ def test_past_a_few_hundred_parties_an_altered_reveal_is_caught_by_every_party()
     assert all(f"the reveal of party {first} does not open its signed commitment" in str(e) for e in errors)
 
 
+@pytest.mark.slow  # 500 parties; the default tier has the same rule at 12 (the conformance check above)
 def test_past_a_few_hundred_parties_only_a_revealer_that_withholds_restarts_the_run() -> None:
     revealers = _revealer_ids()
     other = next(v for v in range(1, 501) if v not in revealers)
