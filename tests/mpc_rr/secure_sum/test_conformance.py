@@ -38,8 +38,6 @@ SLOW_RUNNERS = {"memory-sharded-2", "tcp-tls"}
 KNOWN_GAPS = {
     ("prio3", "dropouts-beyond-bound"): "below its minimum batch Prio3's leader aborts without naming "
     "the clients that did not report",
-    ("prio3", "simulation-byzantine"): "a Byzantine leader's abort naming the helper is repeated by every "
-    "client as its own culprit (mpc-rr simulate --protocol prio3 --seed 12 --schedules 1 --parties 6)",
 }
 
 

@@ -215,10 +215,9 @@ def test_secagg_blames_only_the_party_that_sent_a_bad_unmask_share() -> None:
     assert out.ok, [str(v) for v in out.violations]
 
 
-@pytest.mark.xfail(strict=True, raises=AssertionError,
-                   reason="a Byzantine Prio3 leader's abort naming the helper is repeated by every client "
-                          "as its own culprit (the clients cannot tell whether the leader lies)")  # fmt: skip
 def test_prio3_clients_blame_the_helper_only_on_evidence() -> None:
+    """Seed 12: a Byzantine leader's abort naming the helper was repeated by every client as its
+    own culprit; a client now takes the leader's word as suspects {leader, helper}."""
     out = run_schedule(_schedule("prio3", 12, 6, 1))
     assert out.ok, [str(v) for v in out.violations]
 
