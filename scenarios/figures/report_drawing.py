@@ -117,9 +117,10 @@ def draw(fig: Figure, *, panels: Sequence[str], logx: Sequence[str] = (), logy: 
                 )
         for v, text in (vlines or {}).get(panel, []):
             ax.axvline(v, color="0.35", ls="--", lw=1.1)
-            # two short lines beside the top of the line, so the label stays inside the axes
-            ax.annotate(text.replace(" = ", "\n= ", 1), (v, 1.0), xycoords=("data", "axes fraction"),
-                        xytext=(4, -4), textcoords="offset points", fontsize=9, color="0.25", va="top")  # fmt: skip
+            # along the line at mid-height, on its left: the top and bottom rows hold the k/n labels
+            ax.annotate(text, (v, 0.5), xycoords=("data", "axes fraction"), xytext=(-3, 0),
+                        textcoords="offset points", fontsize=9, color="0.25", rotation=90,
+                        ha="right", va="center")  # fmt: skip
         for j, (v, text) in enumerate((hlines or {}).get(panel, [])):
             ax.axhline(
                 v,
@@ -156,7 +157,8 @@ def draw(fig: Figure, *, panels: Sequence[str], logx: Sequence[str] = (), logy: 
             if lab not in labs:
                 handles.append(h)
                 labs.append(lab)
-    if any(s.lo is not None and s.hi is not None for s in fig.series):  # the bands' one legend entry
+    bands = any(s.lo is not None and s.hi is not None for s in fig.series)
+    if bands:  # the bands' one legend entry
         from matplotlib.patches import Patch
 
         handles.append(Patch(facecolor="0.45", alpha=0.3, lw=0))
@@ -167,7 +169,7 @@ def draw(fig: Figure, *, panels: Sequence[str], logx: Sequence[str] = (), logy: 
         if below:
             f.legend(handles, labs, loc="upper center", bbox_to_anchor=(0.5, 0.0), ncol=min(len(labs), 4),
                      frameon=False)  # fmt: skip
-        elif legend_out:
+        elif legend_out or bands:  # a share's band and its k/n labels fill the axes: beside them
             f.legend(handles, labs, loc="center left", bbox_to_anchor=(1.0, 0.5), frameon=False)
         else:
             axes[0][-1].legend(handles, labs, loc="best", framealpha=0.85)

@@ -172,3 +172,15 @@ def test_a_cost_axis_is_log_only_from_a_decade_and_a_half() -> None:
     fig = draw(Figure("k", "t", "c", {}, {}, (s,)), panels=("messages",), xzero=("messages",))
     ticks = [t for t in _texts(_axes(fig.svg, 1)) if re.fullmatch(r"[0-9.,]+", t)]
     assert "0" in ticks, ticks  # the linear cost axis starts at zero
+
+
+def test_a_share_plot_keeps_its_legend_and_its_bound_label_off_the_count_labels() -> None:
+    """The max_dropout label sat at the top of its line, over the k/n labels of the points beside
+    it, and the legend ("best") over a band: the label now runs along the line at mid-height, and
+    a figure of shares puts its legend beside the axes."""
+    fig = draw(Figure("c", "t", "c", {}, {}, (_rates(5),)), panels=("completed",),
+               vlines={"completed": [(0.34, "max_dropout = 0.34")]})  # fmt: skip
+    ax = _axes(fig.svg, 1)
+    assert BAND not in _texts(ax) and BAND in _texts(ET.fromstring(fig.svg))  # the legend: outside
+    (label,) = [t for t in ax.iter(f"{SVG}text") if "max_dropout" in "".join(t.itertext())]
+    assert "rotate(-90" in (label.get("transform") or ""), label.attrib  # along the line
