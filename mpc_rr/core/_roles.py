@@ -383,6 +383,17 @@ class Role(abc.ABC):
             self._error = ProtocolAbort(reason, tuple(int(c) for c in culprits), groups)
             self.state = self._ended[1]
 
+    def abort_on_word_of(self, teller: int, reason: str, named: Iterable[int]) -> None:
+        """Stop on ``teller``'s claim, which this party cannot check, that ``named`` failed (a
+        board's or a leader's abort notice): the suspects are ``{teller, c}`` for each ``c`` named
+        (nobody proven) -- unless it names this party, which knows itself honest: then
+        ``teller`` is the culprit."""
+        named = [int(c) for c in named]
+        if self.party_id in named:
+            self.abort(reason + " -- naming me, falsely", [teller])
+        else:
+            self.abort(reason, [], [(teller, c) for c in named])
+
     @property
     def done(self) -> bool:
         return self.state in self._ended

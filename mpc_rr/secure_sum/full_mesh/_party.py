@@ -309,12 +309,8 @@ class FullMeshParty(Role):
         which knows itself honest: then the board."""
         if self.publication != "board" or src != COORDINATOR:
             raise PeerError(f"{self.name}: unexpected abort notice from party {src}", src)
-        named = [c for c in msg.culprits if 1 <= c <= self.n]
-        text = f"{self.name}: the board stopped the run: {msg.reason[:500]}"
-        if self.party_id in named:  # it blames me, honest: the board lies (e.g. it withheld my shares)
-            self.abort(text + " -- naming me, falsely", [COORDINATOR])
-        else:
-            self.abort(text, [], [(COORDINATOR, c) for c in named])
+        named = [c for c in msg.culprits if 1 <= c <= self.n]  # naming me: it lies (e.g. it withheld my shares)
+        self.abort_on_word_of(COORDINATOR, f"{self.name}: the board stopped the run: {msg.reason[:500]}", named)
         return []
 
     def _store(self, store: dict[int, bytes], src: int, data: bytes, what: str, via: int | None = None) -> None:

@@ -203,15 +203,8 @@ class Prio3Client(Role):
     def _on_abort(self, src: int, msg: Prio3Abort) -> list[Send]:
         if src != COORDINATOR:
             raise PeerError(f"{self.name}: Prio3Abort from party {src}, not the leader", src)
-        # the leader's word, which a client cannot check: the suspects are {leader, c} for each c
-        # it names (nobody proven), as a full-mesh party reads its board's abort -- unless it names
-        # this party, which knows itself honest: then the leader is the culprit
-        named = [int(c) for c in msg.culprits[:16] if isinstance(c, int) and c != COORDINATOR]
-        text = f"{self.name}: the leader aborted: {msg.reason[:500]}"
-        if self.party_id in named:
-            self.abort(text + " -- naming me, falsely", [COORDINATOR])
-        else:
-            self.abort(text, [], [(COORDINATOR, c) for c in named])
+        named = [c for c in msg.culprits[:16] if isinstance(c, int) and c != COORDINATOR]
+        self.abort_on_word_of(COORDINATOR, f"{self.name}: the leader aborted: {msg.reason[:500]}", named)
         return []
 
     def _on_job(self, src: int, msg: AggregationJob) -> list[Send]:
